@@ -1,0 +1,15 @@
+//! The discrete-event engine: simulated clock, event queues, named seeded random streams and the
+//! guarded run loop.
+//!
+//! Owns: ordering of events (by time, ties broken by scheduling order, so runs are deterministic),
+//! randomness (every draw comes from a stream named by the model that uses it), and stopping
+//! (stop time, event-count and wall-time guards, interruption). Does not own: what an event means.
+
+pub mod queue;
+pub mod rng;
+pub mod run;
+
+pub use queue::{CalendarQueue, EventQueue, HeapQueue};
+pub use rng::{RngStream, StreamFactory};
+pub use run::{Progress, RunError, RunLimits, RunOutcome, Scheduler, StopReason};
+pub use rexmit_time::{Duration, Rate, Time};

@@ -1,0 +1,267 @@
+//! The scheduler (clock + queue) and the guarded run loop.
+
+use crate::queue::{EventQueue, HeapQueue};
+use rexmit_time::Time;
+use std::fmt;
+
+/// The simulated clock and the pending events. Models schedule through it; only the run loop
+/// advances the clock.
+pub struct Scheduler<E, Q: EventQueue<E> = HeapQueue<E>> {
+    now: Time,
+    next_seq: u64,
+    queue: Q,
+    processed: u64,
+    _e: std::marker::PhantomData<E>,
+}
+
+impl<E> Default for Scheduler<E, HeapQueue<E>> {
+    fn default() -> Self {
+        Scheduler::with_queue(HeapQueue::new())
+    }
+}
+
+impl<E> Scheduler<E, HeapQueue<E>> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
+    pub fn with_queue(queue: Q) -> Self {
+        Scheduler { now: Time::ZERO, next_seq: 0, queue, processed: 0, _e: std::marker::PhantomData }
+    }
+
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Schedule `event` at `at`. Scheduling in the past is a logic error in a model: events
+    /// never go back in time.
+    #[inline]
+    pub fn schedule(&mut self, at: Time, event: E) {
+        assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.queue.push(at, seq, event);
+    }
+
+    #[inline]
+    pub fn schedule_in(&mut self, delay: rexmit_time::Duration, event: E) {
+        self.schedule(self.now + delay, event);
+    }
+
+    pub fn pending(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Events processed so far.
+    pub fn processed(&self) -> u64 {
+        self.processed
+    }
+
+    pub fn peek_time(&self) -> Option<Time> {
+        self.queue.peek_time()
+    }
+
+    /// Take the next event, advancing the clock to its time.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        let (t, _, e) = self.queue.pop()?;
+        debug_assert!(t >= self.now);
+        self.now = t;
+        self.processed += 1;
+        Some((t, e))
+    }
+
+    /// Run events until `limits` says stop. `handle` processes one event and may schedule more.
+    /// `progress` is called about every `limits.progress_every` of wall time; returning `false`
+    /// from it interrupts the run (e.g. Ctrl-C in the Python front).
+    pub fn run<H, P>(&mut self, limits: &RunLimits, mut handle: H, mut progress: P) -> Result<RunOutcome, RunError>
+    where
+        H: FnMut(&mut Self, Time, E),
+        P: FnMut(Progress) -> bool,
+    {
+        let wall_start = std::time::Instant::now();
+        let mut last_report = wall_start;
+        let start_events = self.processed;
+        // Wall clock is read only every CHECK_EVERY events, as a guard, never as model input.
+        const CHECK_EVERY: u64 = 1 << 14;
+        let mut until_check = CHECK_EVERY;
+        loop {
+            match self.queue.peek_time() {
+                None => return Ok(self.outcome(StopReason::QueueEmpty, wall_start, start_events)),
+                Some(t) if t > limits.stop_time => {
+                    self.now = limits.stop_time;
+                    return Ok(self.outcome(StopReason::StopTime, wall_start, start_events));
+                }
+                Some(_) => {}
+            }
+            let (t, e) = self.pop().expect("peeked");
+            handle(self, t, e);
+            if let Some(max) = limits.max_events {
+                if self.processed - start_events >= max {
+                    return Err(RunError::EventLimit { max_events: max, at: self.now });
+                }
+            }
+            until_check -= 1;
+            if until_check == 0 {
+                until_check = CHECK_EVERY;
+                let wall = wall_start.elapsed();
+                if let Some(max) = limits.max_wall {
+                    if wall > max {
+                        return Err(RunError::WallTimeLimit { max_wall: max, at: self.now });
+                    }
+                }
+                if last_report.elapsed() >= limits.progress_every {
+                    last_report = std::time::Instant::now();
+                    let p = Progress { now: self.now, stop_time: limits.stop_time, events: self.processed, wall };
+                    if !progress(p) {
+                        return Err(RunError::Interrupted { at: self.now });
+                    }
+                }
+            }
+        }
+    }
+
+    fn outcome(&self, reason: StopReason, wall_start: std::time::Instant, start_events: u64) -> RunOutcome {
+        RunOutcome { reason, end_time: self.now, events: self.processed - start_events, wall: wall_start.elapsed() }
+    }
+}
+
+/// When a run stops.
+#[derive(Clone, Debug)]
+pub struct RunLimits {
+    pub stop_time: Time,
+    /// Stop with an error after this many events (a runaway model).
+    pub max_events: Option<u64>,
+    /// Stop with an error after this much wall time.
+    pub max_wall: Option<std::time::Duration>,
+    /// How often (wall time) the progress callback is called.
+    pub progress_every: std::time::Duration,
+}
+
+impl RunLimits {
+    pub fn until(stop_time: Time) -> Self {
+        RunLimits { stop_time, max_events: None, max_wall: None, progress_every: std::time::Duration::from_millis(250) }
+    }
+}
+
+/// A snapshot for progress bars.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub now: Time,
+    pub stop_time: Time,
+    pub events: u64,
+    pub wall: std::time::Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The stop time was reached.
+    StopTime,
+    /// No events were left before the stop time.
+    QueueEmpty,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    pub reason: StopReason,
+    pub end_time: Time,
+    pub events: u64,
+    pub wall: std::time::Duration,
+}
+
+/// A run that was stopped by a guard. The model's state at `at` is intact, so partial results
+/// can still be collected (and marked partial).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunError {
+    EventLimit { max_events: u64, at: Time },
+    WallTimeLimit { max_wall: std::time::Duration, at: Time },
+    Interrupted { at: Time },
+}
+
+impl RunError {
+    pub fn at(&self) -> Time {
+        match self {
+            RunError::EventLimit { at, .. } | RunError::WallTimeLimit { at, .. } | RunError::Interrupted { at } => *at,
+        }
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::EventLimit { max_events, at } => write!(
+                f,
+                "run stopped at {at}: more than {max_events} events (limits.max_events); raise it if the scenario really needs that many"
+            ),
+            RunError::WallTimeLimit { max_wall, at } => write!(
+                f,
+                "run stopped at {at}: wall-time limit of {:.1} s exceeded (limits.max_wall_time)",
+                max_wall.as_secs_f64()
+            ),
+            RunError::Interrupted { at } => write!(f, "run interrupted at {at}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rexmit_time::Duration;
+
+    #[test]
+    fn run_stops_at_stop_time_and_leaves_later_events() {
+        let mut s: Scheduler<u32> = Scheduler::new();
+        s.schedule(Time::ZERO, 0);
+        let mut seen = Vec::new();
+        let out = s
+            .run(&RunLimits::until(Time::from_millis(35)), |s, t, e| {
+                seen.push((t, e));
+                s.schedule_in(Duration::from_millis(10), e + 1);
+            }, |_| true)
+            .unwrap();
+        assert_eq!(out.reason, StopReason::StopTime);
+        assert_eq!(seen.len(), 4); // 0, 10, 20, 30 ms
+        assert_eq!(s.now(), Time::from_millis(35));
+        assert_eq!(s.pending(), 1);
+    }
+
+    #[test]
+    fn event_limit_stops_a_runaway_model_with_an_error() {
+        let mut s: Scheduler<()> = Scheduler::new();
+        s.schedule(Time::ZERO, ());
+        let mut limits = RunLimits::until(Time::MAX);
+        limits.max_events = Some(1000);
+        let err = s.run(&limits, |s, _, _| s.schedule_in(Duration::ZERO, ()), |_| true).unwrap_err();
+        assert!(matches!(err, RunError::EventLimit { max_events: 1000, .. }));
+        assert!(err.to_string().contains("max_events"));
+    }
+
+    #[test]
+    fn wall_time_limit_and_interruption() {
+        let mut s: Scheduler<()> = Scheduler::new();
+        s.schedule(Time::ZERO, ());
+        let mut limits = RunLimits::until(Time::MAX);
+        limits.max_wall = Some(std::time::Duration::from_millis(20));
+        let err = s.run(&limits, |s, _, _| s.schedule_in(Duration::from_nanos(1), ()), |_| true).unwrap_err();
+        assert!(matches!(err, RunError::WallTimeLimit { .. }));
+
+        let mut limits = RunLimits::until(Time::MAX);
+        limits.progress_every = std::time::Duration::ZERO;
+        let err = s.run(&limits, |s, _, _| s.schedule_in(Duration::from_nanos(1), ()), |_| false).unwrap_err();
+        assert!(matches!(err, RunError::Interrupted { .. }));
+    }
+
+    #[test]
+    #[should_panic(expected = "in the past")]
+    fn scheduling_in_the_past_is_refused() {
+        let mut s: Scheduler<()> = Scheduler::new();
+        s.schedule(Time::from_millis(5), ());
+        s.pop();
+        s.schedule(Time::from_millis(1), ());
+    }
+}
