@@ -6,14 +6,27 @@
 //!
 //! Decoding untrusted bytes returns a `WireError`; it never panics.
 
+pub mod checksum;
+mod error;
+mod ip_codec;
 pub mod ipv4;
 pub mod payload;
+pub mod pcap;
 pub mod sctp;
+mod sctp_codec;
 pub mod tcp;
+mod tcp_codec;
 pub mod udp;
 
+#[doc(hidden)]
+pub mod samples;
+
+pub use error::WireError;
 pub use ipv4::{IpPacket, Ipv4Header, Transport};
 pub use payload::Payload;
+pub use pcap::PcapWriter;
 pub use sctp::{Chunk, DataChunk, GapBlock, InitChunk, InitParam, NrSackChunk, SackChunk, SctpPacket};
+pub use sctp_codec::chunk_name;
 pub use tcp::{SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps};
+pub use tcp_codec::option_kind;
 pub use udp::UdpDatagram;

@@ -191,8 +191,11 @@ impl Chunk {
     pub fn length(&self) -> usize {
         match self {
             Chunk::Data(d) => DATA_CHUNK_HEADER_LEN + d.payload.len(),
+            // RFC 9260 §3.2: the length includes the padding of every parameter but the last.
             Chunk::Init(i) | Chunk::InitAck(i) => {
-                20 + i.params.iter().map(|p| pad4(p.length())).sum::<usize>()
+                let padded: usize = i.params.iter().map(|p| pad4(p.length())).sum();
+                let last_pad = i.params.last().map_or(0, |p| pad4(p.length()) - p.length());
+                20 + padded - last_pad
             }
             Chunk::Sack(s) => 16 + 4 * s.gap_blocks.len() + 4 * s.dup_tsns.len(),
             Chunk::NrSack(s) => {
