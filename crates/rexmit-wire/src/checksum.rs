@@ -48,7 +48,12 @@ pub fn internet_checksum(bytes: &[u8]) -> u16 {
 }
 
 /// Start a UDP/TCP checksum with the IPv4 pseudo-header (RFC 768; RFC 9293 §3.1).
-pub(crate) fn pseudo_header_sum(src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, len: u16) -> InternetSum {
+pub(crate) fn pseudo_header_sum(
+    src: Ipv4Addr,
+    dst: Ipv4Addr,
+    protocol: u8,
+    len: u16,
+) -> InternetSum {
     let mut s = InternetSum::default();
     s.add(&src.octets());
     s.add(&dst.octets());
@@ -87,7 +92,11 @@ const CRC32C_TABLE: [u32; 256] = {
         let mut c = i as u32;
         let mut k = 0;
         while k < 8 {
-            c = if c & 1 != 0 { (c >> 1) ^ 0x82F6_3B78 } else { c >> 1 };
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0x82F6_3B78
+            } else {
+                c >> 1
+            };
             k += 1;
         }
         table[i] = c;
@@ -151,6 +160,9 @@ mod tests {
 
     #[test]
     fn odd_length_pads_with_zero() {
-        assert_eq!(internet_checksum(&[0x12, 0x34, 0x56]), internet_checksum(&[0x12, 0x34, 0x56, 0]));
+        assert_eq!(
+            internet_checksum(&[0x12, 0x34, 0x56]),
+            internet_checksum(&[0x12, 0x34, 0x56, 0])
+        );
     }
 }

@@ -6,31 +6,60 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WireError {
     /// Fewer bytes than the structure `what` needs.
-    Truncated { what: &'static str, needed: usize, available: usize },
+    Truncated {
+        what: &'static str,
+        needed: usize,
+        available: usize,
+    },
     /// A checksum did not verify. `what` names it, e.g. "IPv4: header checksum".
-    ChecksumMismatch { what: &'static str, computed: u32, found: u32 },
+    ChecksumMismatch {
+        what: &'static str,
+        computed: u32,
+        found: u32,
+    },
     /// A length field inconsistent with the structure, e.g. "TCP option SACK" / "length 11 is not 2+8n".
     BadLength { what: String, detail: String },
     /// A field value this codec cannot represent or does not support.
     Unsupported { what: &'static str, detail: String },
     /// Encoding would overflow a header field (e.g. the 16-bit IPv4 total length).
-    TooLong { what: &'static str, len: usize, max: usize },
+    TooLong {
+        what: &'static str,
+        len: usize,
+        max: usize,
+    },
 }
 
 impl WireError {
     pub(crate) fn bad_length(what: impl Into<String>, detail: impl Into<String>) -> Self {
-        WireError::BadLength { what: what.into(), detail: detail.into() }
+        WireError::BadLength {
+            what: what.into(),
+            detail: detail.into(),
+        }
     }
 }
 
 impl fmt::Display for WireError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            WireError::Truncated { what, needed, available } => {
-                write!(f, "{what}: truncated, need {needed} bytes but only {available} available")
+            WireError::Truncated {
+                what,
+                needed,
+                available,
+            } => {
+                write!(
+                    f,
+                    "{what}: truncated, need {needed} bytes but only {available} available"
+                )
             }
-            WireError::ChecksumMismatch { what, computed, found } => {
-                write!(f, "{what} mismatch (computed {computed:#x}, found {found:#x})")
+            WireError::ChecksumMismatch {
+                what,
+                computed,
+                found,
+            } => {
+                write!(
+                    f,
+                    "{what} mismatch (computed {computed:#x}, found {found:#x})"
+                )
             }
             WireError::BadLength { what, detail } => write!(f, "{what}: {detail}"),
             WireError::Unsupported { what, detail } => write!(f, "{what}: {detail}"),
@@ -63,7 +92,11 @@ impl<'a> Reader<'a> {
     }
     pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
         if n > self.bytes.len() {
-            return Err(WireError::Truncated { what: self.what, needed: n, available: self.bytes.len() });
+            return Err(WireError::Truncated {
+                what: self.what,
+                needed: n,
+                available: self.bytes.len(),
+            });
         }
         let (head, tail) = self.bytes.split_at(n);
         self.bytes = tail;
@@ -83,17 +116,28 @@ impl<'a> Reader<'a> {
 }
 
 /// Fail unless a length field has the one value its structure allows.
-pub(crate) fn expect_len(what: impl FnOnce() -> String, len: usize, want: usize) -> Result<(), WireError> {
+pub(crate) fn expect_len(
+    what: impl FnOnce() -> String,
+    len: usize,
+    want: usize,
+) -> Result<(), WireError> {
     if len == want {
         Ok(())
     } else {
-        Err(WireError::bad_length(what(), format!("length {len}, expected {want}")))
+        Err(WireError::bad_length(
+            what(),
+            format!("length {len}, expected {want}"),
+        ))
     }
 }
 
 /// Convert a length to a 16-bit header field, or fail naming the field.
 pub(crate) fn len16(what: &'static str, len: usize) -> Result<u16, WireError> {
-    u16::try_from(len).map_err(|_| WireError::TooLong { what, len, max: u16::MAX as usize })
+    u16::try_from(len).map_err(|_| WireError::TooLong {
+        what,
+        len,
+        max: u16::MAX as usize,
+    })
 }
 
 #[cfg(test)]
@@ -105,7 +149,10 @@ mod tests {
         let mut r = Reader::new(&[1, 2, 3], "test");
         assert_eq!(r.u16().unwrap(), 0x0102);
         let e = r.u32().unwrap_err();
-        assert_eq!(e.to_string(), "test: truncated, need 4 bytes but only 1 available");
+        assert_eq!(
+            e.to_string(),
+            "test: truncated, need 4 bytes but only 1 available"
+        );
         assert_eq!(r.u8().unwrap(), 3);
     }
 

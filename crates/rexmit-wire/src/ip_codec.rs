@@ -6,7 +6,9 @@
 
 use crate::checksum::{internet_checksum, pseudo_header_sum, verify_pseudo_header_checksum};
 use crate::error::{len16, Reader, WireError};
-use crate::ipv4::{IpPacket, Ipv4Header, Transport, IPV4_HEADER_LEN, PROTO_SCTP, PROTO_TCP, PROTO_UDP};
+use crate::ipv4::{
+    IpPacket, Ipv4Header, Transport, IPV4_HEADER_LEN, PROTO_SCTP, PROTO_TCP, PROTO_UDP,
+};
 use crate::payload::Payload;
 use crate::sctp::SctpPacket;
 use crate::tcp::TcpSegment;
@@ -56,7 +58,10 @@ impl IpPacket {
         let mut r = Reader::new(bytes, "IPv4 header");
         let ver_ihl = r.u8()?;
         if ver_ihl >> 4 != 4 {
-            return Err(WireError::Unsupported { what: "IPv4", detail: format!("version {}", ver_ihl >> 4) });
+            return Err(WireError::Unsupported {
+                what: "IPv4",
+                detail: format!("version {}", ver_ihl >> 4),
+            });
         }
         let header_len = usize::from(ver_ihl & 0x0f) * 4;
         let tos = r.u8()?;
@@ -71,7 +76,10 @@ impl IpPacket {
         if header_len < IPV4_HEADER_LEN || total < header_len || total > bytes.len() {
             return Err(WireError::bad_length(
                 "IPv4",
-                format!("header length {header_len}, total length {total}, {} bytes received", bytes.len()),
+                format!(
+                    "header length {header_len}, total length {total}, {} bytes received",
+                    bytes.len()
+                ),
             ));
         }
         let header = bytes.get(..header_len).unwrap_or_default();
@@ -99,9 +107,21 @@ impl IpPacket {
             PROTO_UDP => Transport::Udp(UdpDatagram::decode(body, src, dst)?),
             PROTO_TCP => Transport::Tcp(TcpSegment::decode(body, src, dst)?),
             PROTO_SCTP => Transport::Sctp(SctpPacket::decode(body)?),
-            p => return Err(WireError::Unsupported { what: "IPv4", detail: format!("unknown protocol {p}") }),
+            p => {
+                return Err(WireError::Unsupported {
+                    what: "IPv4",
+                    detail: format!("unknown protocol {p}"),
+                })
+            }
         };
-        let header = Ipv4Header { src, dst, tos, identification, dont_fragment: flags_frag & FLAG_DF != 0, ttl };
+        let header = Ipv4Header {
+            src,
+            dst,
+            tos,
+            identification,
+            dont_fragment: flags_frag & FLAG_DF != 0,
+            ttl,
+        };
         Ok(IpPacket { header, transport })
     }
 }
@@ -137,7 +157,10 @@ impl UdpDatagram {
         if usize::from(len) != bytes.len() {
             return Err(WireError::bad_length(
                 "UDP",
-                format!("length field {len} but the IP payload is {} bytes", bytes.len()),
+                format!(
+                    "length field {len} but the IP payload is {} bytes",
+                    bytes.len()
+                ),
             ));
         }
         if found != 0 {
@@ -150,7 +173,11 @@ impl UdpDatagram {
             })?;
         }
         debug_assert!(bytes.len() >= UDP_HEADER_LEN);
-        Ok(UdpDatagram { src_port, dst_port, payload: Payload::from_bytes(r.rest()) })
+        Ok(UdpDatagram {
+            src_port,
+            dst_port,
+            payload: Payload::from_bytes(r.rest()),
+        })
     }
 }
 
@@ -162,7 +189,11 @@ mod tests {
         let mut p = IpPacket::new(
             Ipv4Addr::new(192, 168, 0, 1),
             Ipv4Addr::new(192, 168, 0, 199),
-            Transport::Udp(UdpDatagram { src_port: 5000, dst_port: 6000, payload: Payload::from_bytes(b"hello") }),
+            Transport::Udp(UdpDatagram {
+                src_port: 5000,
+                dst_port: 6000,
+                payload: Payload::from_bytes(b"hello"),
+            }),
         );
         p.header.identification = 0x1c46;
         p
@@ -188,7 +219,10 @@ mod tests {
         let mut b = udp_packet().to_bytes().unwrap();
         b[8] = 63; // TTL changed without fixing the checksum
         let e = IpPacket::decode(&b).unwrap_err();
-        assert!(e.to_string().starts_with("IPv4: header checksum mismatch"), "{e}");
+        assert!(
+            e.to_string().starts_with("IPv4: header checksum mismatch"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -221,14 +255,20 @@ mod tests {
         b[10..12].copy_from_slice(&[0, 0]);
         let ck = internet_checksum(&b[..20]);
         b[10..12].copy_from_slice(&ck.to_be_bytes());
-        assert_eq!(IpPacket::decode(&b).unwrap_err().to_string(), "IPv4: unknown protocol 47");
+        assert_eq!(
+            IpPacket::decode(&b).unwrap_err().to_string(),
+            "IPv4: unknown protocol 47"
+        );
 
         let mut b = udp_packet().to_bytes().unwrap();
         b[6] = 0x20; // MF
         b[10..12].copy_from_slice(&[0, 0]);
         let ck = internet_checksum(&b[..20]);
         b[10..12].copy_from_slice(&ck.to_be_bytes());
-        assert_eq!(IpPacket::decode(&b).unwrap_err().to_string(), "IPv4: fragments are not supported");
+        assert_eq!(
+            IpPacket::decode(&b).unwrap_err().to_string(),
+            "IPv4: fragments are not supported"
+        );
     }
 
     #[test]
@@ -246,9 +286,16 @@ mod tests {
         let p = IpPacket::new(
             Ipv4Addr::LOCALHOST,
             Ipv4Addr::LOCALHOST,
-            Transport::Udp(UdpDatagram { src_port: 1, dst_port: 2, payload: Payload::zeros(65_520) }),
+            Transport::Udp(UdpDatagram {
+                src_port: 1,
+                dst_port: 2,
+                payload: Payload::zeros(65_520),
+            }),
         );
         let e = p.to_bytes().unwrap_err();
-        assert_eq!(e.to_string(), "IPv4 total length: length 65548 exceeds the maximum 65535");
+        assert_eq!(
+            e.to_string(),
+            "IPv4 total length: length 65548 exceeds the maximum 65535"
+        );
     }
 }

@@ -25,7 +25,14 @@ pub struct Ipv4Header {
 
 impl Ipv4Header {
     pub fn new(src: Ipv4Addr, dst: Ipv4Addr) -> Self {
-        Ipv4Header { src, dst, tos: 0, identification: 0, dont_fragment: true, ttl: 64 }
+        Ipv4Header {
+            src,
+            dst,
+            tos: 0,
+            identification: 0,
+            dont_fragment: true,
+            ttl: 64,
+        }
     }
 }
 
@@ -78,7 +85,10 @@ pub struct IpPacket {
 
 impl IpPacket {
     pub fn new(src: Ipv4Addr, dst: Ipv4Addr, transport: Transport) -> Self {
-        IpPacket { header: Ipv4Header::new(src, dst), transport }
+        IpPacket {
+            header: Ipv4Header::new(src, dst),
+            transport,
+        }
     }
     /// Total length on the wire (the IPv4 total-length field).
     pub fn wire_len(&self) -> usize {

@@ -35,10 +35,17 @@ impl<W: Write> PcapWriter<W> {
     pub fn write_packet(&mut self, t: Time, bytes: &[u8]) -> io::Result<()> {
         let ns = t.as_nanos();
         let secs = u32::try_from(ns / 1_000_000_000).map_err(|_| {
-            io::Error::new(io::ErrorKind::InvalidInput, "pcap: timestamp beyond the 32-bit seconds field")
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "pcap: timestamp beyond the 32-bit seconds field",
+            )
         })?;
-        let orig_len = u32::try_from(bytes.len())
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "pcap: packet longer than 4 GiB"))?;
+        let orig_len = u32::try_from(bytes.len()).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "pcap: packet longer than 4 GiB",
+            )
+        })?;
         let incl_len = orig_len.min(PCAP_SNAPLEN);
         let mut rec = Vec::with_capacity(16);
         rec.extend_from_slice(&secs.to_le_bytes());
@@ -46,7 +53,8 @@ impl<W: Write> PcapWriter<W> {
         rec.extend_from_slice(&incl_len.to_le_bytes());
         rec.extend_from_slice(&orig_len.to_le_bytes());
         self.out.write_all(&rec)?;
-        self.out.write_all(bytes.get(..incl_len as usize).unwrap_or(bytes))
+        self.out
+            .write_all(bytes.get(..incl_len as usize).unwrap_or(bytes))
     }
 
     pub fn flush(&mut self) -> io::Result<()> {
@@ -65,7 +73,8 @@ mod tests {
     #[test]
     fn header_and_record_layout() {
         let mut w = PcapWriter::new(Vec::new()).unwrap();
-        w.write_packet(Time::from_nanos(3_000_000_123), &[0x45, 0, 0, 20]).unwrap();
+        w.write_packet(Time::from_nanos(3_000_000_123), &[0x45, 0, 0, 20])
+            .unwrap();
         let b = w.into_inner();
         #[rustfmt::skip]
         let expected = [

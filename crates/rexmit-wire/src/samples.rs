@@ -5,7 +5,9 @@
 
 use crate::ipv4::{IpPacket, Transport};
 use crate::payload::Payload;
-use crate::sctp::{Chunk, DataChunk, GapBlock, InitChunk, InitParam, NrSackChunk, SackChunk, SctpPacket};
+use crate::sctp::{
+    Chunk, DataChunk, GapBlock, InitChunk, InitParam, NrSackChunk, SackChunk, SctpPacket,
+};
 use crate::tcp::{SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps};
 use crate::udp::UdpDatagram;
 use rexmit_time::Time;
@@ -23,10 +25,17 @@ const SERVER_ISN: u32 = 5000;
 pub fn sample_packets() -> Vec<(Time, IpPacket)> {
     let mut out = Vec::new();
     tcp_connection(&mut out);
-    let udp = UdpDatagram { src_port: 50000, dst_port: 50001, payload: Payload::from_bytes(b"rexmit udp sample") };
+    let udp = UdpDatagram {
+        src_port: 50000,
+        dst_port: 50001,
+        payload: Payload::from_bytes(b"rexmit udp sample"),
+    };
     push(&mut out, CLIENT, SERVER, Transport::Udp(udp));
     sctp_association(&mut out);
-    out.into_iter().enumerate().map(|(i, p)| (Time::from_millis(10 * i as u64), p)).collect()
+    out.into_iter()
+        .enumerate()
+        .map(|(i, p)| (Time::from_millis(10 * i as u64), p))
+        .collect()
 }
 
 fn push(out: &mut Vec<IpPacket>, src: Ipv4Addr, dst: Ipv4Addr, transport: Transport) {
@@ -35,9 +44,19 @@ fn push(out: &mut Vec<IpPacket>, src: Ipv4Addr, dst: Ipv4Addr, transport: Transp
     out.push(p);
 }
 
-fn tcp(from_client: bool, seq: u32, ack: u32, flags: TcpFlags, options: TcpOptions, len: u32) -> Transport {
-    let (src_port, dst_port) =
-        if from_client { (TCP_CLIENT_PORT, TCP_SERVER_PORT) } else { (TCP_SERVER_PORT, TCP_CLIENT_PORT) };
+fn tcp(
+    from_client: bool,
+    seq: u32,
+    ack: u32,
+    flags: TcpFlags,
+    options: TcpOptions,
+    len: u32,
+) -> Transport {
+    let (src_port, dst_port) = if from_client {
+        (TCP_CLIENT_PORT, TCP_SERVER_PORT)
+    } else {
+        (TCP_SERVER_PORT, TCP_CLIENT_PORT)
+    };
     Transport::Tcp(TcpSegment {
         src_port,
         dst_port,
@@ -45,7 +64,11 @@ fn tcp(from_client: bool, seq: u32, ack: u32, flags: TcpFlags, options: TcpOptio
         ack,
         flags,
         // 512 << 7 = 64 KiB once window scaling is in effect; SYNs carry the unscaled value.
-        window: if flags.contains(TcpFlags::SYN) { 65535 } else { 512 },
+        window: if flags.contains(TcpFlags::SYN) {
+            65535
+        } else {
+            512
+        },
         urgent: 0,
         options,
         payload: Payload::zeros(len),
@@ -66,29 +89,108 @@ fn tcp_connection(out: &mut Vec<IpPacket>) {
         timestamps: ts(tsval, tsecr),
         sack_blocks: vec![],
     };
-    let plain = |tsval, tsecr| TcpOptions { timestamps: ts(tsval, tsecr), ..Default::default() };
+    let plain = |tsval, tsecr| TcpOptions {
+        timestamps: ts(tsval, tsecr),
+        ..Default::default()
+    };
     let ack = TcpFlags::ACK;
     let data = TcpFlags::ACK | TcpFlags::PSH;
-    push(out, CLIENT, SERVER, tcp(true, CLIENT_ISN, 0, TcpFlags::SYN, syn_opts(100, 0), 0));
-    push(out, SERVER, CLIENT, tcp(false, SERVER_ISN, CLIENT_ISN + 1, TcpFlags::SYN | ack, syn_opts(200, 100), 0));
+    push(
+        out,
+        CLIENT,
+        SERVER,
+        tcp(true, CLIENT_ISN, 0, TcpFlags::SYN, syn_opts(100, 0), 0),
+    );
+    push(
+        out,
+        SERVER,
+        CLIENT,
+        tcp(
+            false,
+            SERVER_ISN,
+            CLIENT_ISN + 1,
+            TcpFlags::SYN | ack,
+            syn_opts(200, 100),
+            0,
+        ),
+    );
     let c_seq = CLIENT_ISN + 1;
     let s_seq = SERVER_ISN + 1;
-    push(out, CLIENT, SERVER, tcp(true, c_seq, s_seq, ack, plain(110, 200), 0));
+    push(
+        out,
+        CLIENT,
+        SERVER,
+        tcp(true, c_seq, s_seq, ack, plain(110, 200), 0),
+    );
     for i in 0..9 {
-        push(out, CLIENT, SERVER, tcp(true, c_seq + i * SEGMENT, s_seq, data, plain(120 + i, 200), SEGMENT));
+        push(
+            out,
+            CLIENT,
+            SERVER,
+            tcp(
+                true,
+                c_seq + i * SEGMENT,
+                s_seq,
+                data,
+                plain(120 + i, 200),
+                SEGMENT,
+            ),
+        );
     }
     // Segments 1, 3, 5 and 7 were lost; the receiver holds 0, 2, 4, 6 and 8.
-    let block = |i: u32| SackBlock { left: c_seq + i * SEGMENT, right: c_seq + (i + 1) * SEGMENT };
+    let block = |i: u32| SackBlock {
+        left: c_seq + i * SEGMENT,
+        right: c_seq + (i + 1) * SEGMENT,
+    };
     let first_hole = c_seq + SEGMENT;
-    push(out, SERVER, CLIENT, tcp(false, s_seq, first_hole, ack, plain(210, 120), 0));
-    let three = TcpOptions { timestamps: ts(211, 126), sack_blocks: vec![block(6), block(4), block(2)], ..Default::default() };
-    push(out, SERVER, CLIENT, tcp(false, s_seq, first_hole, ack, three, 0));
-    let four = TcpOptions { sack_blocks: vec![block(8), block(6), block(4), block(2)], ..Default::default() };
-    push(out, SERVER, CLIENT, tcp(false, s_seq, first_hole, ack, four, 0));
+    push(
+        out,
+        SERVER,
+        CLIENT,
+        tcp(false, s_seq, first_hole, ack, plain(210, 120), 0),
+    );
+    let three = TcpOptions {
+        timestamps: ts(211, 126),
+        sack_blocks: vec![block(6), block(4), block(2)],
+        ..Default::default()
+    };
+    push(
+        out,
+        SERVER,
+        CLIENT,
+        tcp(false, s_seq, first_hole, ack, three, 0),
+    );
+    let four = TcpOptions {
+        sack_blocks: vec![block(8), block(6), block(4), block(2)],
+        ..Default::default()
+    };
+    push(
+        out,
+        SERVER,
+        CLIENT,
+        tcp(false, s_seq, first_hole, ack, four, 0),
+    );
     for (k, i) in [1u32, 3, 5, 7].into_iter().enumerate() {
-        push(out, CLIENT, SERVER, tcp(true, c_seq + i * SEGMENT, s_seq, data, plain(130 + k as u32, 211), SEGMENT));
+        push(
+            out,
+            CLIENT,
+            SERVER,
+            tcp(
+                true,
+                c_seq + i * SEGMENT,
+                s_seq,
+                data,
+                plain(130 + k as u32, 211),
+                SEGMENT,
+            ),
+        );
     }
-    push(out, SERVER, CLIENT, tcp(false, s_seq, c_seq + 9 * SEGMENT, ack, plain(220, 133), 0));
+    push(
+        out,
+        SERVER,
+        CLIENT,
+        tcp(false, s_seq, c_seq + 9 * SEGMENT, ack, plain(220, 133), 0),
+    );
 }
 
 const SCTP_CLIENT_PORT: u16 = 45000;
@@ -103,10 +205,27 @@ fn sctp(out: &mut Vec<IpPacket>, from_client: bool, verification_tag: u32, chunk
     } else {
         (SERVER, CLIENT, SCTP_SERVER_PORT, SCTP_CLIENT_PORT)
     };
-    push(out, src, dst, Transport::Sctp(SctpPacket { src_port, dst_port, verification_tag, chunks }));
+    push(
+        out,
+        src,
+        dst,
+        Transport::Sctp(SctpPacket {
+            src_port,
+            dst_port,
+            verification_tag,
+            chunks,
+        }),
+    );
 }
 
-fn data(tsn: u32, stream_id: u16, ssn: u16, unordered: bool, beginning: bool, ending: bool) -> Chunk {
+fn data(
+    tsn: u32,
+    stream_id: u16,
+    ssn: u16,
+    unordered: bool,
+    beginning: bool,
+    ending: bool,
+) -> Chunk {
     Chunk::Data(DataChunk {
         immediate: false,
         unordered,
@@ -152,56 +271,125 @@ fn sctp_association(out: &mut Vec<IpPacket>) {
     sctp(out, false, CLIENT_TAG, vec![Chunk::CookieAck]);
     let t = CLIENT_TSN;
     // Bundled: an ordered message, an unordered message, the first fragment of a third.
-    sctp(out, true, SERVER_TAG, vec![
-        data(t, 0, 0, false, true, true),
-        data(t + 1, 1, 0, true, true, true),
-        data(t + 2, 2, 0, false, true, false),
-    ]);
-    sctp(out, true, SERVER_TAG, vec![data(t + 3, 2, 0, false, false, false), data(t + 4, 2, 0, false, false, true)]);
+    sctp(
+        out,
+        true,
+        SERVER_TAG,
+        vec![
+            data(t, 0, 0, false, true, true),
+            data(t + 1, 1, 0, true, true, true),
+            data(t + 2, 2, 0, false, true, false),
+        ],
+    );
+    sctp(
+        out,
+        true,
+        SERVER_TAG,
+        vec![
+            data(t + 3, 2, 0, false, false, false),
+            data(t + 4, 2, 0, false, false, true),
+        ],
+    );
     // TSN t+2 was lost; t was received twice.
     let gap = |s, e| GapBlock { start: s, end: e };
-    sctp(out, false, CLIENT_TAG, vec![Chunk::Sack(SackChunk {
-        cum_tsn_ack: t + 1,
-        a_rwnd: 130_000,
-        gap_blocks: vec![gap(2, 3)],
-        dup_tsns: vec![t],
-    })]);
-    sctp(out, true, SERVER_TAG, vec![data(t + 5, 0, 1, false, true, true), data(t + 6, 1, 0, true, true, true)]);
+    sctp(
+        out,
+        false,
+        CLIENT_TAG,
+        vec![Chunk::Sack(SackChunk {
+            cum_tsn_ack: t + 1,
+            a_rwnd: 130_000,
+            gap_blocks: vec![gap(2, 3)],
+            dup_tsns: vec![t],
+        })],
+    );
+    sctp(
+        out,
+        true,
+        SERVER_TAG,
+        vec![
+            data(t + 5, 0, 1, false, true, true),
+            data(t + 6, 1, 0, true, true, true),
+        ],
+    );
     // NR-SACK: t+3..t+4 renegable, t+5..t+6 delivered (unordered/ordered) and non-renegable.
-    sctp(out, false, CLIENT_TAG, vec![Chunk::NrSack(NrSackChunk {
-        all_non_renegable: false,
-        cum_tsn_ack: t + 1,
-        a_rwnd: 129_000,
-        gap_blocks: vec![gap(2, 3)],
-        nr_gap_blocks: vec![gap(4, 5)],
-        dup_tsns: vec![],
-    })]);
-    sctp(out, true, SERVER_TAG, vec![data(t + 2, 2, 0, false, true, false)]);
-    sctp(out, false, CLIENT_TAG, vec![Chunk::NrSack(NrSackChunk {
-        all_non_renegable: true,
-        cum_tsn_ack: t + 4,
-        a_rwnd: 131_072,
-        gap_blocks: vec![gap(1, 2)],
-        nr_gap_blocks: vec![gap(1, 2)],
-        dup_tsns: vec![t + 2],
-    })]);
+    sctp(
+        out,
+        false,
+        CLIENT_TAG,
+        vec![Chunk::NrSack(NrSackChunk {
+            all_non_renegable: false,
+            cum_tsn_ack: t + 1,
+            a_rwnd: 129_000,
+            gap_blocks: vec![gap(2, 3)],
+            nr_gap_blocks: vec![gap(4, 5)],
+            dup_tsns: vec![],
+        })],
+    );
+    sctp(
+        out,
+        true,
+        SERVER_TAG,
+        vec![data(t + 2, 2, 0, false, true, false)],
+    );
+    sctp(
+        out,
+        false,
+        CLIENT_TAG,
+        vec![Chunk::NrSack(NrSackChunk {
+            all_non_renegable: true,
+            cum_tsn_ack: t + 4,
+            a_rwnd: 131_072,
+            gap_blocks: vec![gap(1, 2)],
+            nr_gap_blocks: vec![gap(1, 2)],
+            dup_tsns: vec![t + 2],
+        })],
+    );
     let info = b"heartbeat info 1".to_vec();
-    sctp(out, true, SERVER_TAG, vec![Chunk::Heartbeat { info: info.clone() }]);
+    sctp(
+        out,
+        true,
+        SERVER_TAG,
+        vec![Chunk::Heartbeat { info: info.clone() }],
+    );
     sctp(out, false, CLIENT_TAG, vec![Chunk::HeartbeatAck { info }]);
-    sctp(out, true, SERVER_TAG, vec![Chunk::Shutdown { cum_tsn_ack: 4999 }]);
+    sctp(
+        out,
+        true,
+        SERVER_TAG,
+        vec![Chunk::Shutdown { cum_tsn_ack: 4999 }],
+    );
     sctp(out, false, CLIENT_TAG, vec![Chunk::ShutdownAck]);
-    sctp(out, true, SERVER_TAG, vec![Chunk::ShutdownComplete { t_bit: false }]);
+    sctp(
+        out,
+        true,
+        SERVER_TAG,
+        vec![Chunk::ShutdownComplete { t_bit: false }],
+    );
     // A second association attempt, aborted by the peer without a TCB (T bit, RFC 9260 §8.4).
-    sctp(out, true, 0, vec![Chunk::Init(InitChunk {
-        initiate_tag: 0x3333_3333,
-        a_rwnd: 65_536,
-        outbound_streams: 1,
-        inbound_streams: 1,
-        initial_tsn: 1,
-        params: vec![],
-    })]);
+    sctp(
+        out,
+        true,
+        0,
+        vec![Chunk::Init(InitChunk {
+            initiate_tag: 0x3333_3333,
+            a_rwnd: 65_536,
+            outbound_streams: 1,
+            inbound_streams: 1,
+            initial_tsn: 1,
+            params: vec![],
+        })],
+    );
     // Error cause 12, User-Initiated Abort with an empty reason (RFC 9260 §3.3.10.12).
-    sctp(out, false, 0x3333_3333, vec![Chunk::Abort { t_bit: false, causes: vec![0, 12, 0, 4] }]);
+    sctp(
+        out,
+        false,
+        0x3333_3333,
+        vec![Chunk::Abort {
+            t_bit: false,
+            causes: vec![0, 12, 0, 4],
+        }],
+    );
 }
 
 #[cfg(test)]
@@ -213,7 +401,9 @@ mod tests {
         let samples = sample_packets();
         assert!(samples.len() > 30);
         for (t, p) in &samples {
-            let b = p.to_bytes().unwrap_or_else(|e| panic!("packet at {t:?}: {e}"));
+            let b = p
+                .to_bytes()
+                .unwrap_or_else(|e| panic!("packet at {t:?}: {e}"));
             assert_eq!(b.len(), p.wire_len());
             assert_eq!(&IpPacket::decode(&b).unwrap(), p);
         }

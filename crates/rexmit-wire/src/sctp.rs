@@ -117,7 +117,10 @@ pub enum InitParam {
     /// for NR-SACK.
     SupportedExtensions(Vec<u8>),
     /// A parameter rexmit does not interpret, kept so it can be re-encoded.
-    Unknown { param_type: u16, value: Vec<u8> },
+    Unknown {
+        param_type: u16,
+        value: Vec<u8>,
+    },
 }
 
 impl InitParam {
@@ -153,17 +156,34 @@ pub enum Chunk {
     Sack(SackChunk),
     NrSack(NrSackChunk),
     /// HEARTBEAT with its Heartbeat Info parameter value (opaque to the receiver).
-    Heartbeat { info: Vec<u8> },
-    HeartbeatAck { info: Vec<u8> },
+    Heartbeat {
+        info: Vec<u8>,
+    },
+    HeartbeatAck {
+        info: Vec<u8>,
+    },
     /// ABORT; `t_bit` is the T flag (RFC 9260 §3.3.7); `causes` are the raw error causes.
-    Abort { t_bit: bool, causes: Vec<u8> },
-    Shutdown { cum_tsn_ack: u32 },
+    Abort {
+        t_bit: bool,
+        causes: Vec<u8>,
+    },
+    Shutdown {
+        cum_tsn_ack: u32,
+    },
     ShutdownAck,
-    ShutdownComplete { t_bit: bool },
-    CookieEcho { cookie: Vec<u8> },
+    ShutdownComplete {
+        t_bit: bool,
+    },
+    CookieEcho {
+        cookie: Vec<u8>,
+    },
     CookieAck,
     /// Any other chunk, kept raw.
-    Unknown { chunk_type: u8, flags: u8, value: Vec<u8> },
+    Unknown {
+        chunk_type: u8,
+        flags: u8,
+        value: Vec<u8>,
+    },
 }
 
 impl Chunk {

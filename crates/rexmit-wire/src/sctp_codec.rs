@@ -9,8 +9,8 @@ use crate::checksum::crc32c;
 use crate::error::{expect_len, len16, Reader, WireError};
 use crate::payload::Payload;
 use crate::sctp::{
-    chunk_type as ct, pad4, param_type as pt, Chunk, DataChunk, GapBlock, InitChunk, InitParam, NrSackChunk,
-    SackChunk, SctpPacket, SCTP_COMMON_HEADER_LEN,
+    chunk_type as ct, pad4, param_type as pt, Chunk, DataChunk, GapBlock, InitChunk, InitParam,
+    NrSackChunk, SackChunk, SctpPacket, SCTP_COMMON_HEADER_LEN,
 };
 
 /// DATA chunk flags (RFC 9260 §3.3.1, I bit RFC 7053 §3).
@@ -59,7 +59,11 @@ impl SctpPacket {
             crc32c(&z)
         };
         if computed != found {
-            return Err(WireError::ChecksumMismatch { what: "SCTP: CRC32c checksum", computed, found });
+            return Err(WireError::ChecksumMismatch {
+                what: "SCTP: CRC32c checksum",
+                computed,
+                found,
+            });
         }
         let mut chunks = Vec::new();
         while r.remaining() > 0 {
@@ -69,7 +73,10 @@ impl SctpPacket {
             if length < 4 || length - 4 > r.remaining() {
                 return Err(WireError::bad_length(
                     format!("SCTP chunk {}", chunk_name(c_type)),
-                    format!("length {length} but {} bytes remain in the packet", r.remaining() + 4),
+                    format!(
+                        "length {length} but {} bytes remain in the packet",
+                        r.remaining() + 4
+                    ),
                 ));
             }
             let value = r.take(length - 4)?;
@@ -79,12 +86,20 @@ impl SctpPacket {
             chunks.push(Chunk::decode(c_type, flags, length, value)?);
         }
         debug_assert!(bytes.len() >= SCTP_COMMON_HEADER_LEN);
-        Ok(SctpPacket { src_port, dst_port, verification_tag, chunks })
+        Ok(SctpPacket {
+            src_port,
+            dst_port,
+            verification_tag,
+            chunks,
+        })
     }
 }
 
 fn truncated_chunk(c_type: u8) -> WireError {
-    WireError::bad_length(format!("SCTP chunk {}", chunk_name(c_type)), "chunk header truncated")
+    WireError::bad_length(
+        format!("SCTP chunk {}", chunk_name(c_type)),
+        "chunk header truncated",
+    )
 }
 
 /// The name Wireshark and the RFCs use for a chunk type, for error messages.
@@ -122,7 +137,11 @@ fn put_u32s(out: &mut Vec<u8>, values: &[u32]) {
 }
 
 fn count16(what: &'static str, n: usize) -> Result<u16, WireError> {
-    u16::try_from(n).map_err(|_| WireError::TooLong { what, len: n, max: u16::MAX as usize })
+    u16::try_from(n).map_err(|_| WireError::TooLong {
+        what,
+        len: n,
+        max: u16::MAX as usize,
+    })
 }
 
 impl Chunk {
@@ -176,8 +195,12 @@ impl Chunk {
             Chunk::Sack(s) => {
                 out.extend_from_slice(&s.cum_tsn_ack.to_be_bytes());
                 out.extend_from_slice(&s.a_rwnd.to_be_bytes());
-                out.extend_from_slice(&count16("SACK gap blocks", s.gap_blocks.len())?.to_be_bytes());
-                out.extend_from_slice(&count16("SACK duplicate TSNs", s.dup_tsns.len())?.to_be_bytes());
+                out.extend_from_slice(
+                    &count16("SACK gap blocks", s.gap_blocks.len())?.to_be_bytes(),
+                );
+                out.extend_from_slice(
+                    &count16("SACK duplicate TSNs", s.dup_tsns.len())?.to_be_bytes(),
+                );
                 put_gap_blocks(out, &s.gap_blocks);
                 put_u32s(out, &s.dup_tsns);
             }
@@ -186,9 +209,15 @@ impl Chunk {
                 // NR gap blocks and duplicate TSNs.
                 out.extend_from_slice(&s.cum_tsn_ack.to_be_bytes());
                 out.extend_from_slice(&s.a_rwnd.to_be_bytes());
-                out.extend_from_slice(&count16("NR-SACK gap blocks", s.gap_blocks.len())?.to_be_bytes());
-                out.extend_from_slice(&count16("NR-SACK NR gap blocks", s.nr_gap_blocks.len())?.to_be_bytes());
-                out.extend_from_slice(&count16("NR-SACK duplicate TSNs", s.dup_tsns.len())?.to_be_bytes());
+                out.extend_from_slice(
+                    &count16("NR-SACK gap blocks", s.gap_blocks.len())?.to_be_bytes(),
+                );
+                out.extend_from_slice(
+                    &count16("NR-SACK NR gap blocks", s.nr_gap_blocks.len())?.to_be_bytes(),
+                );
+                out.extend_from_slice(
+                    &count16("NR-SACK duplicate TSNs", s.dup_tsns.len())?.to_be_bytes(),
+                );
                 out.extend_from_slice(&[0, 0]);
                 put_gap_blocks(out, &s.gap_blocks);
                 put_gap_blocks(out, &s.nr_gap_blocks);
@@ -197,13 +226,15 @@ impl Chunk {
             Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => {
                 // RFC 9260 §3.3.5: one Heartbeat Info TLV (type 1).
                 out.extend_from_slice(&pt::HEARTBEAT_INFO.to_be_bytes());
-                out.extend_from_slice(&len16("HEARTBEAT info length", 4 + info.len())?.to_be_bytes());
+                out.extend_from_slice(
+                    &len16("HEARTBEAT info length", 4 + info.len())?.to_be_bytes(),
+                );
                 out.extend_from_slice(info);
             }
             Chunk::Shutdown { cum_tsn_ack } => out.extend_from_slice(&cum_tsn_ack.to_be_bytes()),
-            Chunk::Abort { causes: v, .. } | Chunk::CookieEcho { cookie: v } | Chunk::Unknown { value: v, .. } => {
-                out.extend_from_slice(v)
-            }
+            Chunk::Abort { causes: v, .. }
+            | Chunk::CookieEcho { cookie: v }
+            | Chunk::Unknown { value: v, .. } => out.extend_from_slice(v),
             Chunk::ShutdownAck | Chunk::ShutdownComplete { .. } | Chunk::CookieAck => {}
         }
         debug_assert_eq!(pad4(out.len() - start), pad4(self.length()));
@@ -221,7 +252,10 @@ impl Chunk {
             if length >= min {
                 Ok(())
             } else {
-                Err(WireError::bad_length(what(), format!("length {length} is below the minimum {min}")))
+                Err(WireError::bad_length(
+                    what(),
+                    format!("length {length} is below the minimum {min}"),
+                ))
             }
         };
         let mut r = Reader::new(value, "SCTP chunk value");
@@ -269,7 +303,9 @@ impl Chunk {
                 if need != length {
                     return Err(WireError::bad_length(
                         what(),
-                        format!("length {length} but {n} gap blocks and {x} duplicate TSNs need {need}"),
+                        format!(
+                            "length {length} but {n} gap blocks and {x} duplicate TSNs need {need}"
+                        ),
                     ));
                 }
                 Chunk::Sack(SackChunk {
@@ -318,7 +354,10 @@ impl Chunk {
                 if p_len != length - 4 {
                     return Err(WireError::bad_length(
                         what(),
-                        format!("Heartbeat Info length {p_len} but the chunk carries {}", length - 4),
+                        format!(
+                            "Heartbeat Info length {p_len} but the chunk carries {}",
+                            length - 4
+                        ),
                     ));
                 }
                 let info = r.rest().to_vec();
@@ -328,10 +367,15 @@ impl Chunk {
                     Chunk::HeartbeatAck { info }
                 }
             }
-            ct::ABORT => Chunk::Abort { t_bit: flags & FLAG_T != 0, causes: value.to_vec() },
+            ct::ABORT => Chunk::Abort {
+                t_bit: flags & FLAG_T != 0,
+                causes: value.to_vec(),
+            },
             ct::SHUTDOWN => {
                 exact(8)?;
-                Chunk::Shutdown { cum_tsn_ack: r.u32()? }
+                Chunk::Shutdown {
+                    cum_tsn_ack: r.u32()?,
+                }
             }
             ct::SHUTDOWN_ACK => {
                 exact(4)?;
@@ -339,20 +383,35 @@ impl Chunk {
             }
             ct::SHUTDOWN_COMPLETE => {
                 exact(4)?;
-                Chunk::ShutdownComplete { t_bit: flags & FLAG_T != 0 }
+                Chunk::ShutdownComplete {
+                    t_bit: flags & FLAG_T != 0,
+                }
             }
-            ct::COOKIE_ECHO => Chunk::CookieEcho { cookie: value.to_vec() },
+            ct::COOKIE_ECHO => Chunk::CookieEcho {
+                cookie: value.to_vec(),
+            },
             ct::COOKIE_ACK => {
                 exact(4)?;
                 Chunk::CookieAck
             }
-            _ => Chunk::Unknown { chunk_type: c_type, flags, value: value.to_vec() },
+            _ => Chunk::Unknown {
+                chunk_type: c_type,
+                flags,
+                value: value.to_vec(),
+            },
         })
     }
 }
 
 fn read_gap_blocks(r: &mut Reader<'_>, n: usize) -> Result<Vec<GapBlock>, WireError> {
-    (0..n).map(|_| Ok(GapBlock { start: r.u16()?, end: r.u16()? })).collect()
+    (0..n)
+        .map(|_| {
+            Ok(GapBlock {
+                start: r.u16()?,
+                end: r.u16()?,
+            })
+        })
+        .collect()
 }
 
 fn read_u32s(r: &mut Reader<'_>, n: usize) -> Result<Vec<u32>, WireError> {
@@ -384,9 +443,9 @@ impl InitParam {
                     out.extend_from_slice(&t.to_be_bytes());
                 }
             }
-            InitParam::StateCookie(v) | InitParam::SupportedExtensions(v) | InitParam::Unknown { value: v, .. } => {
-                out.extend_from_slice(v)
-            }
+            InitParam::StateCookie(v)
+            | InitParam::SupportedExtensions(v)
+            | InitParam::Unknown { value: v, .. } => out.extend_from_slice(v),
         }
         out.resize(start + pad4(self.length()), 0);
         Ok(())
@@ -400,7 +459,10 @@ impl InitParam {
         if p_len < 4 || p_len - 4 > r.remaining() {
             return Err(WireError::bad_length(
                 what(),
-                format!("length {p_len} but {} bytes remain in the chunk", r.remaining() + 4),
+                format!(
+                    "length {p_len} but {} bytes remain in the chunk",
+                    r.remaining() + 4
+                ),
             ));
         }
         let mut v = Reader::new(r.take(p_len - 4)?, "SCTP parameter value");
@@ -419,7 +481,10 @@ impl InitParam {
             }
             pt::SUPPORTED_ADDRESS_TYPES => {
                 if p_len % 2 != 0 {
-                    return Err(WireError::bad_length(what(), format!("length {p_len} is not 4+2n")));
+                    return Err(WireError::bad_length(
+                        what(),
+                        format!("length {p_len} is not 4+2n"),
+                    ));
                 }
                 let mut types = Vec::new();
                 while v.remaining() > 0 {
@@ -428,7 +493,10 @@ impl InitParam {
                 InitParam::SupportedAddressTypes(types)
             }
             pt::SUPPORTED_EXTENSIONS => InitParam::SupportedExtensions(v.rest().to_vec()),
-            _ => InitParam::Unknown { param_type: p_type, value: v.rest().to_vec() },
+            _ => InitParam::Unknown {
+                param_type: p_type,
+                value: v.rest().to_vec(),
+            },
         })
     }
 }

@@ -5,7 +5,12 @@ use super::*;
 use std::net::Ipv4Addr;
 
 fn packet(chunks: Vec<Chunk>) -> SctpPacket {
-    SctpPacket { src_port: 5000, dst_port: 5001, verification_tag: 0xabcd_ef01, chunks }
+    SctpPacket {
+        src_port: 5000,
+        dst_port: 5001,
+        verification_tag: 0xabcd_ef01,
+        chunks,
+    }
 }
 
 fn round_trip(p: &SctpPacket) -> Vec<u8> {
@@ -23,7 +28,10 @@ fn nr_sack() -> NrSackChunk {
         cum_tsn_ack: 100,
         a_rwnd: 65536,
         gap_blocks: vec![GapBlock { start: 2, end: 3 }],
-        nr_gap_blocks: vec![GapBlock { start: 5, end: 8 }, GapBlock { start: 10, end: 10 }],
+        nr_gap_blocks: vec![
+            GapBlock { start: 5, end: 8 },
+            GapBlock { start: 10, end: 10 },
+        ],
         dup_tsns: vec![99],
     }
 }
@@ -62,10 +70,16 @@ fn every_chunk_type_round_trips() {
             InitParam::CookiePreservative(5000),
             InitParam::SupportedAddressTypes(vec![5]),
             InitParam::SupportedExtensions(vec![ct::NR_SACK, 0xc0, 0x82]),
-            InitParam::Unknown { param_type: 0xc000, value: vec![] },
+            InitParam::Unknown {
+                param_type: 0xc000,
+                value: vec![],
+            },
         ],
     };
-    let init_ack = InitChunk { params: vec![InitParam::StateCookie(vec![7; 33])], ..init.clone() };
+    let init_ack = InitChunk {
+        params: vec![InitParam::StateCookie(vec![7; 33])],
+        ..init.clone()
+    };
     let data = |tsn, unordered, beginning, ending, len| {
         Chunk::Data(DataChunk {
             immediate: tsn == 3,
@@ -91,19 +105,41 @@ fn every_chunk_type_round_trips() {
             gap_blocks: vec![GapBlock { start: 2, end: 4 }],
             dup_tsns: vec![5, 6],
         }),
-        Chunk::Sack(SackChunk { cum_tsn_ack: 0, a_rwnd: 0, gap_blocks: vec![], dup_tsns: vec![] }),
+        Chunk::Sack(SackChunk {
+            cum_tsn_ack: 0,
+            a_rwnd: 0,
+            gap_blocks: vec![],
+            dup_tsns: vec![],
+        }),
         Chunk::NrSack(nr_sack()),
-        Chunk::NrSack(NrSackChunk { all_non_renegable: false, ..nr_sack() }),
-        Chunk::Heartbeat { info: vec![1, 2, 3, 4, 5] },
+        Chunk::NrSack(NrSackChunk {
+            all_non_renegable: false,
+            ..nr_sack()
+        }),
+        Chunk::Heartbeat {
+            info: vec![1, 2, 3, 4, 5],
+        },
         Chunk::HeartbeatAck { info: vec![] },
-        Chunk::Abort { t_bit: true, causes: vec![0, 12, 0, 4] },
-        Chunk::Abort { t_bit: false, causes: vec![] },
+        Chunk::Abort {
+            t_bit: true,
+            causes: vec![0, 12, 0, 4],
+        },
+        Chunk::Abort {
+            t_bit: false,
+            causes: vec![],
+        },
         Chunk::Shutdown { cum_tsn_ack: 77 },
         Chunk::ShutdownAck,
         Chunk::ShutdownComplete { t_bit: true },
-        Chunk::CookieEcho { cookie: vec![9; 13] },
+        Chunk::CookieEcho {
+            cookie: vec![9; 13],
+        },
         Chunk::CookieAck,
-        Chunk::Unknown { chunk_type: 0xc1, flags: 0x5a, value: vec![1, 2, 3] },
+        Chunk::Unknown {
+            chunk_type: 0xc1,
+            flags: 0x5a,
+            value: vec![1, 2, 3],
+        },
     ];
     for c in &chunks {
         round_trip(&packet(vec![c.clone()]));
@@ -120,7 +156,10 @@ fn init_length_excludes_the_last_parameter_padding() {
         outbound_streams: 3,
         inbound_streams: 4,
         initial_tsn: 5,
-        params: vec![InitParam::SupportedExtensions(vec![16]), InitParam::SupportedExtensions(vec![16])],
+        params: vec![
+            InitParam::SupportedExtensions(vec![16]),
+            InitParam::SupportedExtensions(vec![16]),
+        ],
     });
     assert_eq!(c.length(), 20 + 8 + 5);
     let mut b = Vec::new();
@@ -145,7 +184,10 @@ fn bad_checksum_is_rejected() {
     let mut b = round_trip(&packet(vec![Chunk::CookieAck]));
     b[13] ^= 1;
     let e = SctpPacket::decode(&b).unwrap_err();
-    assert!(e.to_string().starts_with("SCTP: CRC32c checksum mismatch"), "{e}");
+    assert!(
+        e.to_string().starts_with("SCTP: CRC32c checksum mismatch"),
+        "{e}"
+    );
 }
 
 /// Re-seal a packet after tampering so the CRC32c is not what rejects it.
@@ -173,7 +215,10 @@ fn chunk_longer_than_packet_is_rejected() {
     b[15] = 12;
     reseal(&mut b);
     let e = SctpPacket::decode(&b).unwrap_err();
-    assert_eq!(e.to_string(), "SCTP chunk SHUTDOWN: length 12 but 8 bytes remain in the packet");
+    assert_eq!(
+        e.to_string(),
+        "SCTP chunk SHUTDOWN: length 12 but 8 bytes remain in the packet"
+    );
     b[15] = 2;
     reseal(&mut b);
     assert!(SctpPacket::decode(&b).is_err());
@@ -181,7 +226,9 @@ fn chunk_longer_than_packet_is_rejected() {
 
 #[test]
 fn missing_padding_on_last_chunk_is_tolerated() {
-    let p = packet(vec![Chunk::CookieEcho { cookie: vec![1, 2, 3] }]);
+    let p = packet(vec![Chunk::CookieEcho {
+        cookie: vec![1, 2, 3],
+    }]);
     let mut b = round_trip(&p);
     b.pop();
     reseal(&mut b);
@@ -203,5 +250,8 @@ fn bad_parameter_length_is_rejected() {
     b[12 + 20 + 3] = 6;
     reseal(&mut b);
     let e = SctpPacket::decode(&b).unwrap_err();
-    assert_eq!(e.to_string(), "SCTP INIT parameter 0x0005: length 6, expected 8");
+    assert_eq!(
+        e.to_string(),
+        "SCTP INIT parameter 0x0005: length 6, expected 8"
+    );
 }

@@ -89,7 +89,11 @@ impl TcpOptions {
     /// How many SACK blocks fit next to the other options present (RFC 2018 §3: 4 without
     /// timestamps, 3 with them).
     pub fn max_sack_blocks(&self) -> usize {
-        let other = TcpOptions { sack_blocks: Vec::new(), ..self.clone() }.wire_len();
+        let other = TcpOptions {
+            sack_blocks: Vec::new(),
+            ..self.clone()
+        }
+        .wire_len();
         TCP_MAX_OPTIONS_LEN.saturating_sub(other + 4) / 8
     }
 }

@@ -8,7 +8,9 @@ use crate::checksum::{pseudo_header_sum, verify_pseudo_header_checksum};
 use crate::error::{expect_len, len16, Reader, WireError};
 use crate::ipv4::PROTO_TCP;
 use crate::payload::Payload;
-use crate::tcp::{SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps, TCP_HEADER_LEN, TCP_MAX_OPTIONS_LEN};
+use crate::tcp::{
+    SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps, TCP_HEADER_LEN, TCP_MAX_OPTIONS_LEN,
+};
 use std::net::Ipv4Addr;
 
 /// Option kinds (RFC 9293 §3.2, RFC 7323 §2.2 and §3.2, RFC 2018 §2 and §3).
@@ -31,7 +33,11 @@ impl TcpOptions {
     pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), WireError> {
         let len = self.wire_len();
         if len > TCP_MAX_OPTIONS_LEN {
-            return Err(WireError::TooLong { what: "TCP options", len, max: TCP_MAX_OPTIONS_LEN });
+            return Err(WireError::TooLong {
+                what: "TCP options",
+                len,
+                max: TCP_MAX_OPTIONS_LEN,
+            });
         }
         if let Some(mss) = self.mss {
             out.extend_from_slice(&[MSS, 4]);
@@ -73,12 +79,18 @@ impl TcpOptions {
             }
             let name = option_name(kind);
             let len = r.u8().map_err(|_| {
-                WireError::bad_length(format!("TCP option {name}"), "kind byte without a length byte")
+                WireError::bad_length(
+                    format!("TCP option {name}"),
+                    "kind byte without a length byte",
+                )
             })? as usize;
             if len < 2 || len - 2 > r.remaining() {
                 return Err(WireError::bad_length(
                     format!("TCP option {name}"),
-                    format!("length {len} does not fit the {} option bytes left", r.remaining() + 2),
+                    format!(
+                        "length {len} does not fit the {} option bytes left",
+                        r.remaining() + 2
+                    ),
                 ));
             }
             let mut v = Reader::new(r.take(len - 2)?, "TCP option value");
@@ -98,11 +110,17 @@ impl TcpOptions {
                 }
                 TIMESTAMPS => {
                     expect(10)?;
-                    opts.timestamps = Some(Timestamps { tsval: v.u32()?, tsecr: v.u32()? });
+                    opts.timestamps = Some(Timestamps {
+                        tsval: v.u32()?,
+                        tsecr: v.u32()?,
+                    });
                 }
                 SACK => {
                     if len < 10 || (len - 2) % 8 != 0 {
-                        return Err(WireError::bad_length("TCP option SACK", format!("length {len} is not 2+8n")));
+                        return Err(WireError::bad_length(
+                            "TCP option SACK",
+                            format!("length {len} is not 2+8n"),
+                        ));
                     }
                     let n = (len - 2) / 8;
                     if n > MAX_SACK_BLOCKS {
@@ -113,7 +131,10 @@ impl TcpOptions {
                     }
                     opts.sack_blocks.clear();
                     for _ in 0..n {
-                        opts.sack_blocks.push(SackBlock { left: v.u32()?, right: v.u32()? });
+                        opts.sack_blocks.push(SackBlock {
+                            left: v.u32()?,
+                            right: v.u32()?,
+                        });
                     }
                 }
                 _ => {} // unknown option: skipped by its length
@@ -177,12 +198,19 @@ impl TcpSegment {
         if header_len < TCP_HEADER_LEN || header_len > bytes.len() {
             return Err(WireError::bad_length(
                 "TCP header",
-                format!("data offset {header_len} bytes but the segment has {}", bytes.len()),
+                format!(
+                    "data offset {header_len} bytes but the segment has {}",
+                    bytes.len()
+                ),
             ));
         }
         len16("TCP segment", bytes.len())?;
         verify_pseudo_header_checksum(src, dst, PROTO_TCP, bytes, 16).map_err(|computed| {
-            WireError::ChecksumMismatch { what: "TCP: checksum", computed: u32::from(computed), found: u32::from(found) }
+            WireError::ChecksumMismatch {
+                what: "TCP: checksum",
+                computed: u32::from(computed),
+                found: u32::from(found),
+            }
         })?;
         let options = TcpOptions::decode(r.take(header_len - TCP_HEADER_LEN)?)?;
         Ok(TcpSegment {
@@ -216,7 +244,10 @@ mod tests {
                 mss: Some(1460),
                 window_scale: Some(7),
                 sack_permitted: true,
-                timestamps: Some(Timestamps { tsval: 0x1122_3344, tsecr: 0 }),
+                timestamps: Some(Timestamps {
+                    tsval: 0x1122_3344,
+                    tsecr: 0,
+                }),
                 sack_blocks: vec![],
             },
             payload: Payload::empty(),
@@ -261,7 +292,12 @@ mod tests {
     #[test]
     fn options_round_trip_with_four_sack_blocks() {
         let o = TcpOptions {
-            sack_blocks: (0..4).map(|i| SackBlock { left: i * 100, right: i * 100 + 50 }).collect(),
+            sack_blocks: (0..4)
+                .map(|i| SackBlock {
+                    left: i * 100,
+                    right: i * 100 + 50,
+                })
+                .collect(),
             ..Default::default()
         };
         let mut b = Vec::new();
@@ -279,7 +315,10 @@ mod tests {
             ..Default::default()
         };
         let e = o.encode(&mut Vec::new()).unwrap_err();
-        assert_eq!(e.to_string(), "TCP options: length 48 exceeds the maximum 40");
+        assert_eq!(
+            e.to_string(),
+            "TCP options: length 48 exceeds the maximum 40"
+        );
     }
 
     #[test]

@@ -16,21 +16,34 @@ fn payload() -> impl Strategy<Value = Payload> {
 }
 
 fn header() -> impl Strategy<Value = Ipv4Header> {
-    (any::<u32>(), any::<u32>(), any::<u8>(), any::<u16>(), any::<bool>(), any::<u8>()).prop_map(
-        |(src, dst, tos, identification, dont_fragment, ttl)| Ipv4Header {
-            src: Ipv4Addr::from(src),
-            dst: Ipv4Addr::from(dst),
-            tos,
-            identification,
-            dont_fragment,
-            ttl,
-        },
+    (
+        any::<u32>(),
+        any::<u32>(),
+        any::<u8>(),
+        any::<u16>(),
+        any::<bool>(),
+        any::<u8>(),
     )
+        .prop_map(
+            |(src, dst, tos, identification, dont_fragment, ttl)| Ipv4Header {
+                src: Ipv4Addr::from(src),
+                dst: Ipv4Addr::from(dst),
+                tos,
+                identification,
+                dont_fragment,
+                ttl,
+            },
+        )
 }
 
 fn udp() -> impl Strategy<Value = Transport> {
-    (any::<u16>(), any::<u16>(), payload())
-        .prop_map(|(src_port, dst_port, payload)| Transport::Udp(UdpDatagram { src_port, dst_port, payload }))
+    (any::<u16>(), any::<u16>(), payload()).prop_map(|(src_port, dst_port, payload)| {
+        Transport::Udp(UdpDatagram {
+            src_port,
+            dst_port,
+            payload,
+        })
+    })
 }
 
 fn tcp_options() -> impl Strategy<Value = TcpOptions> {
@@ -43,12 +56,20 @@ fn tcp_options() -> impl Strategy<Value = TcpOptions> {
         proptest::option::of(ts),
         vec(block, 0..=4),
     )
-        .prop_map(|(mss, window_scale, sack_permitted, timestamps, mut sack_blocks)| {
-            let mut o = TcpOptions { mss, window_scale, sack_permitted, timestamps, sack_blocks: vec![] };
-            sack_blocks.truncate(o.max_sack_blocks());
-            o.sack_blocks = sack_blocks;
-            o
-        })
+        .prop_map(
+            |(mss, window_scale, sack_permitted, timestamps, mut sack_blocks)| {
+                let mut o = TcpOptions {
+                    mss,
+                    window_scale,
+                    sack_permitted,
+                    timestamps,
+                    sack_blocks: vec![],
+                };
+                sack_blocks.truncate(o.max_sack_blocks());
+                o.sack_blocks = sack_blocks;
+                o
+            },
+        )
 }
 
 fn tcp() -> impl Strategy<Value = Transport> {
@@ -58,23 +79,28 @@ fn tcp() -> impl Strategy<Value = Transport> {
         tcp_options(),
         payload(),
     )
-        .prop_map(|((src_port, dst_port, seq, ack), (flags, window, urgent), options, payload)| {
-            Transport::Tcp(TcpSegment {
-                src_port,
-                dst_port,
-                seq,
-                ack,
-                flags: TcpFlags(flags),
-                window,
-                urgent,
-                options,
-                payload,
-            })
-        })
+        .prop_map(
+            |((src_port, dst_port, seq, ack), (flags, window, urgent), options, payload)| {
+                Transport::Tcp(TcpSegment {
+                    src_port,
+                    dst_port,
+                    seq,
+                    ack,
+                    flags: TcpFlags(flags),
+                    window,
+                    urgent,
+                    options,
+                    payload,
+                })
+            },
+        )
 }
 
 fn gaps() -> impl Strategy<Value = Vec<GapBlock>> {
-    vec((any::<u16>(), any::<u16>()).prop_map(|(start, end)| GapBlock { start, end }), 0..6)
+    vec(
+        (any::<u16>(), any::<u16>()).prop_map(|(start, end)| GapBlock { start, end }),
+        0..6,
+    )
 }
 
 fn bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
@@ -95,32 +121,82 @@ fn init_param() -> impl Strategy<Value = InitParam> {
 }
 
 fn init() -> impl Strategy<Value = InitChunk> {
-    (any::<u32>(), any::<u32>(), any::<u16>(), any::<u16>(), any::<u32>(), vec(init_param(), 0..5)).prop_map(
-        |(initiate_tag, a_rwnd, outbound_streams, inbound_streams, initial_tsn, params)| InitChunk {
-            initiate_tag,
-            a_rwnd,
-            outbound_streams,
-            inbound_streams,
-            initial_tsn,
-            params,
-        },
+    (
+        any::<u32>(),
+        any::<u32>(),
+        any::<u16>(),
+        any::<u16>(),
+        any::<u32>(),
+        vec(init_param(), 0..5),
     )
+        .prop_map(
+            |(initiate_tag, a_rwnd, outbound_streams, inbound_streams, initial_tsn, params)| {
+                InitChunk {
+                    initiate_tag,
+                    a_rwnd,
+                    outbound_streams,
+                    inbound_streams,
+                    initial_tsn,
+                    params,
+                }
+            },
+        )
 }
 
 fn chunk() -> impl Strategy<Value = Chunk> {
-    let data = (any::<[bool; 4]>(), any::<u32>(), any::<u16>(), any::<u16>(), any::<u32>(), payload()).prop_map(
-        |([immediate, unordered, beginning, ending], tsn, stream_id, ssn, ppid, payload)| {
-            Chunk::Data(DataChunk { immediate, unordered, beginning, ending, tsn, stream_id, ssn, ppid, payload })
-        },
-    );
+    let data = (
+        any::<[bool; 4]>(),
+        any::<u32>(),
+        any::<u16>(),
+        any::<u16>(),
+        any::<u32>(),
+        payload(),
+    )
+        .prop_map(
+            |([immediate, unordered, beginning, ending], tsn, stream_id, ssn, ppid, payload)| {
+                Chunk::Data(DataChunk {
+                    immediate,
+                    unordered,
+                    beginning,
+                    ending,
+                    tsn,
+                    stream_id,
+                    ssn,
+                    ppid,
+                    payload,
+                })
+            },
+        );
     let sack = (any::<u32>(), any::<u32>(), gaps(), vec(any::<u32>(), 0..5)).prop_map(
-        |(cum_tsn_ack, a_rwnd, gap_blocks, dup_tsns)| Chunk::Sack(SackChunk { cum_tsn_ack, a_rwnd, gap_blocks, dup_tsns }),
-    );
-    let nr_sack = (any::<bool>(), any::<u32>(), any::<u32>(), gaps(), gaps(), vec(any::<u32>(), 0..5)).prop_map(
-        |(all_non_renegable, cum_tsn_ack, a_rwnd, gap_blocks, nr_gap_blocks, dup_tsns)| {
-            Chunk::NrSack(NrSackChunk { all_non_renegable, cum_tsn_ack, a_rwnd, gap_blocks, nr_gap_blocks, dup_tsns })
+        |(cum_tsn_ack, a_rwnd, gap_blocks, dup_tsns)| {
+            Chunk::Sack(SackChunk {
+                cum_tsn_ack,
+                a_rwnd,
+                gap_blocks,
+                dup_tsns,
+            })
         },
     );
+    let nr_sack = (
+        any::<bool>(),
+        any::<u32>(),
+        any::<u32>(),
+        gaps(),
+        gaps(),
+        vec(any::<u32>(), 0..5),
+    )
+        .prop_map(
+            |(all_non_renegable, cum_tsn_ack, a_rwnd, gap_blocks, nr_gap_blocks, dup_tsns)| {
+                Chunk::NrSack(NrSackChunk {
+                    all_non_renegable,
+                    cum_tsn_ack,
+                    a_rwnd,
+                    gap_blocks,
+                    nr_gap_blocks,
+                    dup_tsns,
+                })
+            },
+        );
     prop_oneof![
         data,
         init().prop_map(Chunk::Init),
@@ -136,15 +212,25 @@ fn chunk() -> impl Strategy<Value = Chunk> {
         bytes(40).prop_map(|cookie| Chunk::CookieEcho { cookie }),
         Just(Chunk::CookieAck),
         // Chunk types the codec does not interpret (17 and up are all unknown to it).
-        (17u8..=255, any::<u8>(), bytes(20))
-            .prop_map(|(chunk_type, flags, value)| Chunk::Unknown { chunk_type, flags, value }),
+        (17u8..=255, any::<u8>(), bytes(20)).prop_map(|(chunk_type, flags, value)| {
+            Chunk::Unknown {
+                chunk_type,
+                flags,
+                value,
+            }
+        }),
     ]
 }
 
 fn sctp() -> impl Strategy<Value = Transport> {
     (any::<u16>(), any::<u16>(), any::<u32>(), vec(chunk(), 0..6)).prop_map(
         |(src_port, dst_port, verification_tag, chunks)| {
-            Transport::Sctp(SctpPacket { src_port, dst_port, verification_tag, chunks })
+            Transport::Sctp(SctpPacket {
+                src_port,
+                dst_port,
+                verification_tag,
+                chunks,
+            })
         },
     )
 }
@@ -158,7 +244,9 @@ fn any_packet() -> impl Strategy<Value = IpPacket> {
 }
 
 fn assert_round_trip(p: &IpPacket) -> Result<(), TestCaseError> {
-    let b = p.to_bytes().map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let b = p
+        .to_bytes()
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(b.len(), p.wire_len());
     let back = IpPacket::decode(&b).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(&back, p);
