@@ -44,20 +44,22 @@ fn push(out: &mut Vec<IpPacket>, src: Ipv4Addr, dst: Ipv4Addr, transport: Transp
     out.push(p);
 }
 
+/// Push one segment of the sample connection; `from_client` picks addresses and ports.
 fn tcp(
+    out: &mut Vec<IpPacket>,
     from_client: bool,
     seq: u32,
     ack: u32,
     flags: TcpFlags,
     options: TcpOptions,
     len: u32,
-) -> Transport {
-    let (src_port, dst_port) = if from_client {
-        (TCP_CLIENT_PORT, TCP_SERVER_PORT)
+) {
+    let (src, dst, src_port, dst_port) = if from_client {
+        (CLIENT, SERVER, TCP_CLIENT_PORT, TCP_SERVER_PORT)
     } else {
-        (TCP_SERVER_PORT, TCP_CLIENT_PORT)
+        (SERVER, CLIENT, TCP_SERVER_PORT, TCP_CLIENT_PORT)
     };
-    Transport::Tcp(TcpSegment {
+    let segment = TcpSegment {
         src_port,
         dst_port,
         seq,
@@ -72,7 +74,8 @@ fn tcp(
         urgent: 0,
         options,
         payload: Payload::zeros(len),
-    })
+    };
+    push(out, src, dst, Transport::Tcp(segment));
 }
 
 fn ts(tsval: u32, tsecr: u32) -> Option<Timestamps> {
@@ -93,104 +96,45 @@ fn tcp_connection(out: &mut Vec<IpPacket>) {
         timestamps: ts(tsval, tsecr),
         ..Default::default()
     };
-    let ack = TcpFlags::ACK;
-    let data = TcpFlags::ACK | TcpFlags::PSH;
-    push(
+    let (syn, ack, data) = (TcpFlags::SYN, TcpFlags::ACK, TcpFlags::ACK | TcpFlags::PSH);
+    let (c_isn, s_isn) = (CLIENT_ISN, SERVER_ISN);
+    tcp(out, true, c_isn, 0, syn, syn_opts(100, 0), 0);
+    tcp(
         out,
-        CLIENT,
-        SERVER,
-        tcp(true, CLIENT_ISN, 0, TcpFlags::SYN, syn_opts(100, 0), 0),
+        false,
+        s_isn,
+        c_isn + 1,
+        syn | ack,
+        syn_opts(200, 100),
+        0,
     );
-    push(
-        out,
-        SERVER,
-        CLIENT,
-        tcp(
-            false,
-            SERVER_ISN,
-            CLIENT_ISN + 1,
-            TcpFlags::SYN | ack,
-            syn_opts(200, 100),
-            0,
-        ),
-    );
-    let c_seq = CLIENT_ISN + 1;
-    let s_seq = SERVER_ISN + 1;
-    push(
-        out,
-        CLIENT,
-        SERVER,
-        tcp(true, c_seq, s_seq, ack, plain(110, 200), 0),
-    );
+    let (c_seq, s_seq) = (c_isn + 1, s_isn + 1);
+    tcp(out, true, c_seq, s_seq, ack, plain(110, 200), 0);
+    let at = |i: u32| c_seq + i * SEGMENT;
     for i in 0..9 {
-        push(
-            out,
-            CLIENT,
-            SERVER,
-            tcp(
-                true,
-                c_seq + i * SEGMENT,
-                s_seq,
-                data,
-                plain(120 + i, 200),
-                SEGMENT,
-            ),
-        );
+        tcp(out, true, at(i), s_seq, data, plain(120 + i, 200), SEGMENT);
     }
     // Segments 1, 3, 5 and 7 were lost; the receiver holds 0, 2, 4, 6 and 8.
     let block = |i: u32| SackBlock {
-        left: c_seq + i * SEGMENT,
-        right: c_seq + (i + 1) * SEGMENT,
+        left: at(i),
+        right: at(i + 1),
     };
-    let first_hole = c_seq + SEGMENT;
-    push(
-        out,
-        SERVER,
-        CLIENT,
-        tcp(false, s_seq, first_hole, ack, plain(210, 120), 0),
-    );
+    tcp(out, false, s_seq, at(1), ack, plain(210, 120), 0);
     let three = TcpOptions {
         timestamps: ts(211, 126),
         sack_blocks: vec![block(6), block(4), block(2)],
         ..Default::default()
     };
-    push(
-        out,
-        SERVER,
-        CLIENT,
-        tcp(false, s_seq, first_hole, ack, three, 0),
-    );
+    tcp(out, false, s_seq, at(1), ack, three, 0);
     let four = TcpOptions {
         sack_blocks: vec![block(8), block(6), block(4), block(2)],
         ..Default::default()
     };
-    push(
-        out,
-        SERVER,
-        CLIENT,
-        tcp(false, s_seq, first_hole, ack, four, 0),
-    );
-    for (k, i) in [1u32, 3, 5, 7].into_iter().enumerate() {
-        push(
-            out,
-            CLIENT,
-            SERVER,
-            tcp(
-                true,
-                c_seq + i * SEGMENT,
-                s_seq,
-                data,
-                plain(130 + k as u32, 211),
-                SEGMENT,
-            ),
-        );
+    tcp(out, false, s_seq, at(1), ack, four, 0);
+    for (tsval, i) in (130..).zip([1, 3, 5, 7]) {
+        tcp(out, true, at(i), s_seq, data, plain(tsval, 211), SEGMENT);
     }
-    push(
-        out,
-        SERVER,
-        CLIENT,
-        tcp(false, s_seq, c_seq + 9 * SEGMENT, ack, plain(220, 133), 0),
-    );
+    tcp(out, false, s_seq, at(9), ack, plain(220, 133), 0);
 }
 
 const SCTP_CLIENT_PORT: u16 = 45000;
@@ -216,6 +160,16 @@ fn sctp(out: &mut Vec<IpPacket>, from_client: bool, verification_tag: u32, chunk
             chunks,
         }),
     );
+}
+
+/// Client to server, inside the established association.
+fn to_server(out: &mut Vec<IpPacket>, chunks: Vec<Chunk>) {
+    sctp(out, true, SERVER_TAG, chunks);
+}
+
+/// Server to client, inside the established association.
+fn to_client(out: &mut Vec<IpPacket>, chunks: Vec<Chunk>) {
+    sctp(out, false, CLIENT_TAG, chunks);
 }
 
 fn data(
@@ -266,25 +220,21 @@ fn sctp_association(out: &mut Vec<IpPacket>) {
             InitParam::SupportedExtensions(vec![crate::sctp::chunk_type::NR_SACK]),
         ],
     };
-    sctp(out, false, CLIENT_TAG, vec![Chunk::InitAck(init_ack)]);
-    sctp(out, true, SERVER_TAG, vec![Chunk::CookieEcho { cookie }]);
-    sctp(out, false, CLIENT_TAG, vec![Chunk::CookieAck]);
+    to_client(out, vec![Chunk::InitAck(init_ack)]);
+    to_server(out, vec![Chunk::CookieEcho { cookie }]);
+    to_client(out, vec![Chunk::CookieAck]);
     let t = CLIENT_TSN;
     // Bundled: an ordered message, an unordered message, the first fragment of a third.
-    sctp(
+    to_server(
         out,
-        true,
-        SERVER_TAG,
         vec![
             data(t, 0, 0, false, true, true),
             data(t + 1, 1, 0, true, true, true),
             data(t + 2, 2, 0, false, true, false),
         ],
     );
-    sctp(
+    to_server(
         out,
-        true,
-        SERVER_TAG,
         vec![
             data(t + 3, 2, 0, false, false, false),
             data(t + 4, 2, 0, false, false, true),
@@ -292,10 +242,8 @@ fn sctp_association(out: &mut Vec<IpPacket>) {
     );
     // TSN t+2 was lost; t was received twice.
     let gap = |s, e| GapBlock { start: s, end: e };
-    sctp(
+    to_client(
         out,
-        false,
-        CLIENT_TAG,
         vec![Chunk::Sack(SackChunk {
             cum_tsn_ack: t + 1,
             a_rwnd: 130_000,
@@ -303,20 +251,16 @@ fn sctp_association(out: &mut Vec<IpPacket>) {
             dup_tsns: vec![t],
         })],
     );
-    sctp(
+    to_server(
         out,
-        true,
-        SERVER_TAG,
         vec![
             data(t + 5, 0, 1, false, true, true),
             data(t + 6, 1, 0, true, true, true),
         ],
     );
     // NR-SACK: t+3..t+4 renegable, t+5..t+6 delivered (unordered/ordered) and non-renegable.
-    sctp(
+    to_client(
         out,
-        false,
-        CLIENT_TAG,
         vec![Chunk::NrSack(NrSackChunk {
             all_non_renegable: false,
             cum_tsn_ack: t + 1,
@@ -326,16 +270,9 @@ fn sctp_association(out: &mut Vec<IpPacket>) {
             dup_tsns: vec![],
         })],
     );
-    sctp(
+    to_server(out, vec![data(t + 2, 2, 0, false, true, false)]);
+    to_client(
         out,
-        true,
-        SERVER_TAG,
-        vec![data(t + 2, 2, 0, false, true, false)],
-    );
-    sctp(
-        out,
-        false,
-        CLIENT_TAG,
         vec![Chunk::NrSack(NrSackChunk {
             all_non_renegable: true,
             cum_tsn_ack: t + 4,
@@ -346,27 +283,13 @@ fn sctp_association(out: &mut Vec<IpPacket>) {
         })],
     );
     let info = b"heartbeat info 1".to_vec();
-    sctp(
-        out,
-        true,
-        SERVER_TAG,
-        vec![Chunk::Heartbeat { info: info.clone() }],
-    );
-    sctp(out, false, CLIENT_TAG, vec![Chunk::HeartbeatAck { info }]);
-    sctp(
-        out,
-        true,
-        SERVER_TAG,
-        vec![Chunk::Shutdown { cum_tsn_ack: 4999 }],
-    );
-    sctp(out, false, CLIENT_TAG, vec![Chunk::ShutdownAck]);
-    sctp(
-        out,
-        true,
-        SERVER_TAG,
-        vec![Chunk::ShutdownComplete { t_bit: false }],
-    );
-    // A second association attempt, aborted by the peer without a TCB (T bit, RFC 9260 §8.4).
+    to_server(out, vec![Chunk::Heartbeat { info: info.clone() }]);
+    to_client(out, vec![Chunk::HeartbeatAck { info }]);
+    to_server(out, vec![Chunk::Shutdown { cum_tsn_ack: 4999 }]);
+    to_client(out, vec![Chunk::ShutdownAck]);
+    to_server(out, vec![Chunk::ShutdownComplete { t_bit: false }]);
+    // A second association attempt, refused with an ABORT carrying the INIT's initiate tag and
+    // the T bit clear (RFC 9260 §8.4 (3)).
     sctp(
         out,
         true,
