@@ -1,1 +1,29 @@
+//! Network models: nodes with one or more interfaces, point-to-point links (rate, propagation
+//! delay, serialization, output queue, error and reordering models), static routing, topology
+//! builders, the agent interface, UDP applications, pcap taps, and the simulation loop that ties
+//! them to the engine.
+//!
+//! Does not own: transport protocols (sans-IO cores live in their own crates and reach the
+//! network through `Agent` adapters), or scenario parsing.
 
+pub mod agent;
+pub mod apps;
+pub mod channel;
+pub mod error_model;
+pub mod network;
+pub mod packet;
+mod pcap_tap;
+pub mod queue;
+mod routing;
+pub mod series;
+pub mod sim;
+pub mod topology;
+
+pub use agent::{Agent, Ctx, Metrics};
+pub use channel::{ChannelStats, LinkParams};
+pub use error_model::{BurstSize, ErrorModelConfig, ReorderConfig, ScriptSelect, ScriptedValue};
+pub use network::{AgentId, BuildError, ChannelId, IfaceId, Network, NodeId, NodeStats};
+pub use packet::{FlowKey, FlowMatch, Packet};
+pub use queue::{QueueConfig, QueueDiscipline, QueueLimit, RedParams};
+pub use series::{Series, SeriesSource};
+pub use sim::{SetupError, Simulation};

@@ -1,1 +1,58 @@
+//! Scenarios: the one schema (serde) for TOML files and the Python `rexmit.Scenario`, its
+//! validation with key paths and allowed ranges, and building and running the simulation.
+//!
+//! Data flows one way: text → `Scenario` → validated → `Simulation` → `RunResults`.
 
+pub mod build;
+pub mod error;
+pub mod results;
+pub mod run;
+pub mod schema;
+pub mod units;
+pub mod validate;
+
+pub use error::ScenarioError;
+pub use results::RunResults;
+pub use schema::Scenario;
+
+impl Scenario {
+    /// Parse and validate a TOML scenario. Errors name the key path (and the line for syntax errors).
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = toml::Deserializer::new(text);
+        let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let msg = inner.message().to_string();
+            let line = inner.span().map(|sp| line_of(text, sp.start));
+            ScenarioError::new(if path == "." { String::new() } else { path }, match line {
+                Some(l) => format!("{msg} (line {l})"),
+                None => msg,
+            })
+        })?;
+        validate::validate(&s)?;
+        Ok(s)
+    }
+
+    /// Parse and validate a JSON scenario (what the Python front sends).
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let s: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            ScenarioError::new(if path == "." { String::new() } else { path }, e.into_inner().to_string())
+        })?;
+        validate::validate(&s)?;
+        Ok(s)
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a Scenario always serializes to TOML")
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a Scenario always serializes to JSON")
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}

@@ -1,0 +1,186 @@
+//! One direction of a point-to-point link: output queue, serialization at the link rate,
+//! propagation delay, error models and reordering, with the statistics of each.
+
+use crate::error_model::{ErrorModel, ErrorModelConfig, ReorderConfig};
+use crate::network::{IfaceId, NodeId};
+use crate::packet::Packet;
+use crate::queue::{OutputQueue, QueueConfig, QueueDrop};
+use rexmit_engine::{RngStream, StreamFactory};
+use rexmit_time::{Duration, Rate, Time};
+
+/// Parameters of one link direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkParams {
+    pub rate: Rate,
+    pub delay: Duration,
+    pub queue: QueueConfig,
+    pub errors: Vec<ErrorModelConfig>,
+    pub reorder: Option<ReorderConfig>,
+}
+
+impl LinkParams {
+    pub fn new(rate: Rate, delay: Duration) -> Self {
+        LinkParams { rate, delay, queue: QueueConfig::default(), errors: Vec::new(), reorder: None }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChannelStats {
+    /// Packets and bytes offered to the channel (queued or sent at once).
+    pub offered_packets: u64,
+    pub offered_bytes: u64,
+    pub drop_overflow: u64,
+    pub drop_early: u64,
+    pub drop_error: u64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub arrived_packets: u64,
+    pub arrived_bytes: u64,
+    /// Time the transmitter was busy serializing.
+    pub busy: Duration,
+    pub max_queue_packets: u64,
+    pub max_queue_bytes: u64,
+    /// ∫ queue length dt, for time averages (packet·ns and byte·ns).
+    pub queue_packet_ns: u128,
+    pub queue_byte_ns: u128,
+    /// Sum of queueing delays of transmitted packets (for the mean).
+    pub queue_delay_sum: Duration,
+}
+
+pub struct Channel {
+    pub name: String,
+    pub from_iface: IfaceId,
+    pub to_iface: IfaceId,
+    pub to_node: NodeId,
+    pub params: LinkParams,
+    pub(crate) queue: OutputQueue,
+    pub(crate) busy: bool,
+    errors: Vec<ErrorModel>,
+    rng_queue: RngStream,
+    rng_error: RngStream,
+    rng_reorder: RngStream,
+    pub stats: ChannelStats,
+    last_change: Time,
+    /// Arrival time of packets entering the queue, to measure queueing delay (FIFO order).
+    enqueued_at: std::collections::VecDeque<Time>,
+    pub(crate) pcap: Option<usize>,
+}
+
+/// What happens to a packet that starts transmission.
+pub(crate) enum TxOutcome {
+    /// Arrives at the far end at `arrival`.
+    Deliver { arrival: Time },
+    /// Lost on the link (error model).
+    Corrupted,
+}
+
+impl Channel {
+    pub(crate) fn new(name: String, from: IfaceId, to: IfaceId, to_node: NodeId, params: LinkParams, streams: &StreamFactory) -> Self {
+        Channel {
+            rng_queue: streams.stream(&format!("link/{name}/queue")),
+            rng_error: streams.stream(&format!("link/{name}/error")),
+            rng_reorder: streams.stream(&format!("link/{name}/reorder")),
+            errors: params.errors.iter().cloned().map(ErrorModel::new).collect(),
+            queue: OutputQueue::new(params.queue.clone()),
+            name,
+            from_iface: from,
+            to_iface: to,
+            to_node,
+            params,
+            busy: false,
+            stats: ChannelStats::default(),
+            last_change: Time::ZERO,
+            enqueued_at: std::collections::VecDeque::new(),
+            pcap: None,
+        }
+    }
+
+    fn account_queue(&mut self, now: Time) {
+        let dt = now.saturating_since(self.last_change).as_nanos() as u128;
+        self.stats.queue_packet_ns += dt * self.queue.len_packets() as u128;
+        self.stats.queue_byte_ns += dt * self.queue.len_bytes() as u128;
+        self.last_change = now;
+    }
+
+    /// Offer a packet. Returns the packet to start transmitting now, if the line was idle.
+    pub(crate) fn offer(&mut self, now: Time, pkt: Packet) -> Result<Option<Packet>, (Packet, QueueDrop)> {
+        self.stats.offered_packets += 1;
+        self.stats.offered_bytes += pkt.size as u64;
+        if !self.busy && self.queue.len_packets() == 0 {
+            self.busy = true;
+            return Ok(Some(pkt));
+        }
+        self.account_queue(now);
+        match self.queue.enqueue(pkt, &mut self.rng_queue) {
+            Ok(()) => {
+                self.enqueued_at.push_back(now);
+                self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len_packets() as u64);
+                self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.len_bytes());
+                Ok(None)
+            }
+            Err((p, why)) => {
+                match why {
+                    QueueDrop::Overflow => self.stats.drop_overflow += 1,
+                    QueueDrop::Early => self.stats.drop_early += 1,
+                }
+                Err((p, why))
+            }
+        }
+    }
+
+    /// The transmitter finished a packet: the next one to send, if any.
+    pub(crate) fn next_to_send(&mut self, now: Time) -> Option<Packet> {
+        self.account_queue(now);
+        match self.queue.dequeue() {
+            Some(p) => {
+                let t_in = self.enqueued_at.pop_front().expect("one timestamp per queued packet");
+                self.stats.queue_delay_sum += now - t_in;
+                Some(p)
+            }
+            None => {
+                self.busy = false;
+                None
+            }
+        }
+    }
+
+    /// Start serializing `pkt` at `now`: returns when the line is free again and the packet's fate.
+    pub(crate) fn start_tx(&mut self, now: Time, pkt: &Packet) -> (Time, TxOutcome) {
+        let tx = self.params.rate.tx_time(pkt.size as u64);
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += pkt.size as u64;
+        self.stats.busy += tx;
+        let done = now + tx;
+        // Every model sees every packet, so each model's packet count stays exact.
+        let mut lost = false;
+        for m in &mut self.errors {
+            lost |= m.drops(pkt, &mut self.rng_error);
+        }
+        if lost {
+            self.stats.drop_error += 1;
+            return (done, TxOutcome::Corrupted);
+        }
+        let extra = match &self.params.reorder {
+            Some(r) => r.extra_delay(&mut self.rng_reorder),
+            None => Duration::ZERO,
+        };
+        (done, TxOutcome::Deliver { arrival: done + self.params.delay + extra })
+    }
+
+    pub(crate) fn on_arrival(&mut self, pkt: &Packet) {
+        self.stats.arrived_packets += 1;
+        self.stats.arrived_bytes += pkt.size as u64;
+    }
+
+    pub fn queue_packets(&self) -> usize {
+        self.queue.len_packets()
+    }
+    pub fn queue_bytes(&self) -> u64 {
+        self.queue.len_bytes()
+    }
+
+    /// Close the time integrals at `now` (call before reading averages).
+    pub(crate) fn finish(&mut self, now: Time) {
+        self.account_queue(now);
+    }
+}

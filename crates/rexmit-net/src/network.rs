@@ -1,0 +1,186 @@
+//! Nodes, interfaces and point-to-point links (each a pair of simplex channels), with address
+//! assignment. Building a `Network` is separate from running it (see `sim.rs`).
+
+use crate::channel::{Channel, LinkParams};
+use rexmit_engine::StreamFactory;
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct IfaceId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChannelId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AgentId(pub u32);
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeStats {
+    /// Packets dropped because no route leads to their destination.
+    pub no_route: u64,
+    /// Packets for this node with no agent bound to their protocol and port.
+    pub no_listener: u64,
+    /// Packets dropped because their TTL ran out (a routing loop).
+    pub ttl_expired: u64,
+    /// Packets a non-forwarding host received for another address.
+    pub not_for_us: u64,
+}
+
+pub struct Node {
+    pub name: String,
+    /// Routers forward packets not addressed to them; hosts (even multihomed ones) never do.
+    pub forwarding: bool,
+    pub ifaces: Vec<IfaceId>,
+    pub(crate) routes: HashMap<Ipv4Addr, IfaceId>,
+    pub(crate) ports: HashMap<(u8, u16), AgentId>,
+    pub stats: NodeStats,
+    pub(crate) pcap: Option<usize>,
+}
+
+pub struct Iface {
+    pub node: NodeId,
+    pub addr: Ipv4Addr,
+    /// The channel that carries packets out of this interface.
+    pub tx: ChannelId,
+    /// The interface at the other end of the link.
+    pub peer: IfaceId,
+}
+
+/// Nodes, interfaces and channels. Indexes are dense, so lookups are vector indexing.
+pub struct Network {
+    pub nodes: Vec<Node>,
+    pub ifaces: Vec<Iface>,
+    pub channels: Vec<Channel>,
+    pub(crate) addr_owner: HashMap<Ipv4Addr, IfaceId>,
+    streams: StreamFactory,
+    links: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    DuplicateNode(String),
+    DuplicateAddress(Ipv4Addr),
+    SelfLink(String),
+    TooManyLinks,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::DuplicateNode(n) => write!(f, "node name {n:?} is used twice"),
+            BuildError::DuplicateAddress(a) => write!(f, "address {a} is assigned to two interfaces"),
+            BuildError::SelfLink(n) => write!(f, "a link connects node {n:?} to itself"),
+            BuildError::TooManyLinks => write!(f, "more than 65536 links: automatic addressing (10.x.y.1/2) ran out"),
+        }
+    }
+}
+impl std::error::Error for BuildError {}
+
+impl Network {
+    pub fn new(streams: StreamFactory) -> Self {
+        Network { nodes: Vec::new(), ifaces: Vec::new(), channels: Vec::new(), addr_owner: HashMap::new(), streams, links: 0 }
+    }
+
+    pub fn streams(&self) -> &StreamFactory {
+        &self.streams
+    }
+
+    pub fn add_node(&mut self, name: &str, forwarding: bool) -> Result<NodeId, BuildError> {
+        if self.node_by_name(name).is_some() {
+            return Err(BuildError::DuplicateNode(name.to_string()));
+        }
+        self.nodes.push(Node {
+            name: name.to_string(),
+            forwarding,
+            ifaces: Vec::new(),
+            routes: HashMap::new(),
+            ports: HashMap::new(),
+            stats: NodeStats::default(),
+            pcap: None,
+        });
+        Ok(NodeId(self.nodes.len() as u32 - 1))
+    }
+
+    pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// The addresses of a node's interfaces, in the order the links were added.
+    pub fn addrs(&self, id: NodeId) -> Vec<Ipv4Addr> {
+        self.node(id).ifaces.iter().map(|i| self.ifaces[i.0 as usize].addr).collect()
+    }
+
+    pub fn channel_by_name(&self, name: &str) -> Option<ChannelId> {
+        self.channels.iter().position(|c| c.name == name).map(|i| ChannelId(i as u32))
+    }
+
+    /// Connect `a` and `b` with a duplex link: channel a→b uses `ab`, b→a uses `ba`. Addresses
+    /// default to 10.x.y.1 (a) and 10.x.y.2 (b) where x.y numbers the link.
+    pub fn add_link(
+        &mut self,
+        a: NodeId,
+        b: NodeId,
+        ab: LinkParams,
+        ba: LinkParams,
+        addrs: Option<(Ipv4Addr, Ipv4Addr)>,
+    ) -> Result<(ChannelId, ChannelId), BuildError> {
+        if a == b {
+            return Err(BuildError::SelfLink(self.node(a).name.clone()));
+        }
+        let k = self.links;
+        if k >= 65536 {
+            return Err(BuildError::TooManyLinks);
+        }
+        let (addr_a, addr_b) = addrs.unwrap_or_else(|| {
+            let (x, y) = ((k >> 8) as u8, (k & 0xff) as u8);
+            (Ipv4Addr::new(10, x, y, 1), Ipv4Addr::new(10, x, y, 2))
+        });
+        for addr in [addr_a, addr_b] {
+            if self.addr_owner.contains_key(&addr) || addr_a == addr_b {
+                return Err(BuildError::DuplicateAddress(addr));
+            }
+        }
+        self.links += 1;
+        let ia = IfaceId(self.ifaces.len() as u32);
+        let ib = IfaceId(ia.0 + 1);
+        let ca = ChannelId(self.channels.len() as u32);
+        let cb = ChannelId(ca.0 + 1);
+        self.ifaces.push(Iface { node: a, addr: addr_a, tx: ca, peer: ib });
+        self.ifaces.push(Iface { node: b, addr: addr_b, tx: cb, peer: ia });
+        self.addr_owner.insert(addr_a, ia);
+        self.addr_owner.insert(addr_b, ib);
+        self.nodes[a.0 as usize].ifaces.push(ia);
+        self.nodes[b.0 as usize].ifaces.push(ib);
+        let (na, nb) = (self.node(a).name.clone(), self.node(b).name.clone());
+        let name_ab = self.unique_channel_name(&format!("{na}->{nb}"));
+        let name_ba = self.unique_channel_name(&format!("{nb}->{na}"));
+        let ch_ab = Channel::new(name_ab, ia, ib, b, ab, &self.streams);
+        self.channels.push(ch_ab);
+        let ch_ba = Channel::new(name_ba, ib, ia, a, ba, &self.streams);
+        self.channels.push(ch_ba);
+        Ok((ca, cb))
+    }
+
+    fn unique_channel_name(&self, base: &str) -> String {
+        if self.channel_by_name(base).is_none() {
+            return base.to_string();
+        }
+        (2..).map(|i| format!("{base}#{i}")).find(|n| self.channel_by_name(n).is_none()).expect("some suffix is free")
+    }
+
+    /// The node owning `addr`, if any.
+    pub fn owner_of(&self, addr: Ipv4Addr) -> Option<NodeId> {
+        self.addr_owner.get(&addr).map(|i| self.ifaces[i.0 as usize].node)
+    }
+
+    /// Whether `node` can reach `addr` (after `compute_routes`).
+    pub fn has_route(&self, node: NodeId, addr: Ipv4Addr) -> bool {
+        let n = self.node(node);
+        self.owner_of(addr) == Some(node) || n.routes.contains_key(&addr) || (n.ifaces.len() == 1 && self.addr_owner.contains_key(&addr))
+    }
+}

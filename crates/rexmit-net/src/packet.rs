@@ -1,0 +1,74 @@
+//! The packet as the network sees it: the real IP packet plus simulator-only metadata.
+//!
+//! The metadata (`uid`, `created`) never reaches a protocol core: it is the simulator's ground
+//! truth, used for metrics (one-way delay, which packet was dropped where).
+
+use rexmit_time::Time;
+use rexmit_wire::{IpPacket, Transport};
+
+#[derive(Clone, Debug)]
+pub struct Packet {
+    /// Unique per simulation, in order of injection.
+    pub uid: u64,
+    /// When the sending agent handed the packet to the network.
+    pub created: Time,
+    /// IPv4 total length in bytes (cached: it is what queues and links count).
+    pub size: u32,
+    pub ip: IpPacket,
+}
+
+impl Packet {
+    pub fn protocol(&self) -> u8 {
+        self.ip.transport.protocol()
+    }
+    pub fn dst_port(&self) -> u16 {
+        self.ip.transport.dst_port()
+    }
+    /// The flow this packet belongs to, seen from the network.
+    pub fn flow_key(&self) -> FlowKey {
+        FlowKey {
+            src: self.ip.header.src,
+            dst: self.ip.header.dst,
+            protocol: self.protocol(),
+            src_port: self.ip.transport.src_port(),
+            dst_port: self.ip.transport.dst_port(),
+        }
+    }
+    /// TCP sequence number if this is a TCP segment.
+    pub fn tcp_seq(&self) -> Option<u32> {
+        match &self.ip.transport {
+            Transport::Tcp(t) => Some(t.seq),
+            _ => None,
+        }
+    }
+}
+
+/// A 5-tuple, as a classifier in the network sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FlowKey {
+    pub src: std::net::Ipv4Addr,
+    pub dst: std::net::Ipv4Addr,
+    pub protocol: u8,
+    pub src_port: u16,
+    pub dst_port: u16,
+}
+
+/// Matches packets of one flow, any field left `None` matches anything.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowMatch {
+    pub src: Option<std::net::Ipv4Addr>,
+    pub dst: Option<std::net::Ipv4Addr>,
+    pub protocol: Option<u8>,
+    pub src_port: Option<u16>,
+    pub dst_port: Option<u16>,
+}
+
+impl FlowMatch {
+    pub fn matches(&self, k: &FlowKey) -> bool {
+        self.src.is_none_or(|a| a == k.src)
+            && self.dst.is_none_or(|a| a == k.dst)
+            && self.protocol.is_none_or(|p| p == k.protocol)
+            && self.src_port.is_none_or(|p| p == k.src_port)
+            && self.dst_port.is_none_or(|p| p == k.dst_port)
+    }
+}

@@ -1,0 +1,117 @@
+//! Static shortest-path routing (hop count), computed once after the topology is built.
+//!
+//! Only routers forward. A host with one interface sends everything out of it (no table). For
+//! every other node (routers, multihomed hosts) and every address, the route is the interface
+//! on a shortest path to the address's owning interface whose *last hop is the link attached
+//! to that interface* — so a packet to a multihomed host's second address takes that address's
+//! own path (seed 000 Figure 6: two disjoint paths). Ties go to the lowest interface index.
+
+use crate::network::{IfaceId, Network, NodeId};
+use std::collections::VecDeque;
+
+const UNREACHABLE: u32 = u32::MAX;
+
+impl Network {
+    /// Hop distances from every router to every node, walking only through routers.
+    fn router_distances(&self) -> Vec<Option<Vec<u32>>> {
+        let n = self.nodes.len();
+        let mut all = vec![None; n];
+        for (src, node) in self.nodes.iter().enumerate() {
+            if !node.forwarding {
+                continue;
+            }
+            let mut dist = vec![UNREACHABLE; n];
+            dist[src] = 0;
+            let mut q = VecDeque::from([src]);
+            while let Some(u) = q.pop_front() {
+                if u != src && !self.nodes[u].forwarding {
+                    continue; // reached a host: it does not pass packets on
+                }
+                for &i in &self.nodes[u].ifaces {
+                    let peer = self.ifaces[self.ifaces[i.0 as usize].peer.0 as usize].node.0 as usize;
+                    if dist[peer] == UNREACHABLE {
+                        dist[peer] = dist[u] + 1;
+                        q.push_back(peer);
+                    }
+                }
+            }
+            all[src] = Some(dist);
+        }
+        all
+    }
+
+    /// Fill the routing tables of routers and multihomed hosts.
+    pub fn compute_routes(&mut self) {
+        let dist = self.router_distances();
+        let addrs: Vec<(std::net::Ipv4Addr, IfaceId)> = {
+            let mut v: Vec<_> = self.addr_owner.iter().map(|(a, i)| (*a, *i)).collect();
+            v.sort();
+            v
+        };
+        let mut tables: Vec<Vec<(std::net::Ipv4Addr, IfaceId)>> = vec![Vec::new(); self.nodes.len()];
+        for (addr, owner_if) in addrs {
+            let owner = self.ifaces[owner_if.0 as usize].node;
+            let last_hop_if = self.ifaces[owner_if.0 as usize].peer;
+            let gateway = self.ifaces[last_hop_if.0 as usize].node;
+            for (ni, node) in self.nodes.iter().enumerate() {
+                let nid = NodeId(ni as u32);
+                if nid == owner || (!node.forwarding && node.ifaces.len() <= 1) {
+                    continue;
+                }
+                if nid == gateway {
+                    tables[ni].push((addr, last_hop_if));
+                    continue;
+                }
+                // Pick the interface whose neighbour is closest to the gateway.
+                let mut best: Option<(u32, IfaceId)> = None;
+                for &i in &node.ifaces {
+                    let peer = self.ifaces[self.ifaces[i.0 as usize].peer.0 as usize].node;
+                    let d = if peer == gateway {
+                        0
+                    } else if let Some(Some(dv)) = dist.get(peer.0 as usize) {
+                        // Only a router neighbour can carry the packet further.
+                        dv[gateway.0 as usize]
+                    } else {
+                        UNREACHABLE
+                    };
+                    if d != UNREACHABLE && best.is_none_or(|(bd, _)| d < bd) {
+                        best = Some((d, i));
+                    }
+                }
+                if let Some((_, i)) = best {
+                    tables[ni].push((addr, i));
+                }
+            }
+        }
+        for (node, table) in self.nodes.iter_mut().zip(tables) {
+            node.routes = table.into_iter().collect();
+        }
+    }
+
+    /// The interface `node` sends a packet for `dst` out of, if any.
+    #[inline]
+    pub fn route(&self, node: NodeId, dst: std::net::Ipv4Addr) -> Option<IfaceId> {
+        let n = &self.nodes[node.0 as usize];
+        if !n.forwarding && n.ifaces.len() == 1 {
+            return Some(n.ifaces[0]);
+        }
+        n.routes.get(&dst).copied()
+    }
+
+    /// Whether a packet sent by `node` to `dst` would reach `dst`'s owner (walks the tables).
+    pub fn reachable(&self, node: NodeId, dst: std::net::Ipv4Addr) -> bool {
+        let Some(owner) = self.owner_of(dst) else { return false };
+        let mut at = node;
+        for _ in 0..=self.nodes.len() {
+            if at == owner {
+                return true;
+            }
+            if at != node && !self.nodes[at.0 as usize].forwarding {
+                return false;
+            }
+            let Some(i) = self.route(at, dst) else { return false };
+            at = self.ifaces[self.ifaces[i.0 as usize].peer.0 as usize].node;
+        }
+        false
+    }
+}

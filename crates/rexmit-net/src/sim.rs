@@ -1,0 +1,310 @@
+//! The simulation: a built `Network`, the agents on its nodes, the scheduler, and the event
+//! handlers that move packets through channels and nodes.
+
+use crate::agent::{Action, Agent, Ctx, Metrics};
+use crate::channel::TxOutcome;
+use crate::network::{AgentId, ChannelId, IfaceId, Network, NodeId};
+use crate::packet::Packet;
+use crate::pcap_tap::PcapTaps;
+use crate::series::{Series, SeriesSource};
+use rexmit_engine::{Progress, RunError, RunLimits, RunOutcome, Scheduler};
+use rexmit_time::{Duration, Time};
+use rexmit_wire::IpPacket;
+use std::net::Ipv4Addr;
+
+/// Events of the network model.
+pub enum Event {
+    /// A channel finished serializing a packet.
+    TxDone(ChannelId),
+    /// A packet reached the far end of a channel.
+    Arrive(ChannelId, Box<Packet>),
+    /// A packet an agent sent to an address of its own node.
+    Local(NodeId, Box<Packet>),
+    Timer(AgentId, u64),
+    Start(AgentId),
+    Sample(u32),
+}
+
+struct AgentSlot {
+    name: String,
+    node: NodeId,
+    agent: Box<dyn Agent>,
+}
+
+/// Everything the event handlers touch (kept apart from the scheduler so both can be borrowed).
+pub struct World {
+    pub net: Network,
+    agents: Vec<AgentSlot>,
+    node_addrs: Vec<Vec<Ipv4Addr>>,
+    actions: Vec<Action>,
+    next_uid: u64,
+    pub(crate) series: Vec<Series>,
+    pcaps: PcapTaps,
+}
+
+pub struct Simulation {
+    sched: Scheduler<Event>,
+    pub world: World,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetupError {
+    PortInUse { node: String, protocol: u8, port: u16 },
+    UnknownProbe { series: String, probe: String, allowed: Vec<String> },
+    Pcap(String),
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetupError::PortInUse { node, protocol, port } => {
+                write!(f, "node {node:?}: protocol {protocol} port {port} is bound twice")
+            }
+            SetupError::UnknownProbe { series, probe, allowed } => {
+                write!(f, "time series {series:?}: unknown value {probe:?} (allowed: {})", allowed.join(", "))
+            }
+            SetupError::Pcap(e) => write!(f, "pcap: {e}"),
+        }
+    }
+}
+impl std::error::Error for SetupError {}
+
+impl Simulation {
+    /// Take a built network; routes are computed here.
+    pub fn new(mut net: Network) -> Self {
+        net.compute_routes();
+        let node_addrs = (0..net.nodes.len()).map(|i| net.addrs(NodeId(i as u32))).collect();
+        Simulation {
+            sched: Scheduler::new(),
+            world: World {
+                net,
+                agents: Vec::new(),
+                node_addrs,
+                actions: Vec::new(),
+                next_uid: 0,
+                series: Vec::new(),
+                pcaps: PcapTaps::default(),
+            },
+        }
+    }
+
+    pub fn net(&self) -> &Network {
+        &self.world.net
+    }
+
+    pub fn now(&self) -> Time {
+        self.sched.now()
+    }
+
+    /// Place an agent on `node`, listening on `bind` = (protocol, port) if given, started at `start`.
+    pub fn add_agent(
+        &mut self,
+        name: &str,
+        node: NodeId,
+        bind: Option<(u8, u16)>,
+        start: Time,
+        agent: Box<dyn Agent>,
+    ) -> Result<AgentId, SetupError> {
+        let id = AgentId(self.world.agents.len() as u32);
+        if let Some(key) = bind {
+            let n = &mut self.world.net.nodes[node.0 as usize];
+            if n.ports.contains_key(&key) {
+                return Err(SetupError::PortInUse { node: n.name.clone(), protocol: key.0, port: key.1 });
+            }
+            n.ports.insert(key, id);
+        }
+        self.world.agents.push(AgentSlot { name: name.to_string(), node, agent });
+        self.sched.schedule(start, Event::Start(id));
+        Ok(id)
+    }
+
+    pub fn agent(&self, id: AgentId) -> &dyn Agent {
+        self.world.agents[id.0 as usize].agent.as_ref()
+    }
+
+    /// Record `source` every `interval` from `start`.
+    pub fn add_series(&mut self, name: &str, source: SeriesSource, interval: Duration, start: Time) -> Result<(), SetupError> {
+        if let SeriesSource::AgentProbe(a, probe) = &source {
+            let agent = &self.world.agents[a.0 as usize].agent;
+            if !agent.probe_names().contains(&probe.as_str()) {
+                return Err(SetupError::UnknownProbe {
+                    series: name.to_string(),
+                    probe: probe.clone(),
+                    allowed: agent.probe_names().iter().map(|s| s.to_string()).collect(),
+                });
+            }
+        }
+        let idx = self.world.series.len() as u32;
+        self.world.series.push(Series::new(name, source, interval));
+        self.sched.schedule(start, Event::Sample(idx));
+        Ok(())
+    }
+
+    /// Write every packet a channel transmits (including ones its error model then corrupts).
+    pub fn pcap_channel(&mut self, ch: ChannelId, path: &std::path::Path) -> Result<(), SetupError> {
+        let idx = self.world.pcaps.open(path).map_err(|e| SetupError::Pcap(format!("{}: {e}", path.display())))?;
+        self.world.net.channels[ch.0 as usize].pcap = Some(idx);
+        Ok(())
+    }
+
+    /// Write every packet a node sends or receives.
+    pub fn pcap_node(&mut self, node: NodeId, path: &std::path::Path) -> Result<(), SetupError> {
+        let idx = self.world.pcaps.open(path).map_err(|e| SetupError::Pcap(format!("{}: {e}", path.display())))?;
+        self.world.net.nodes[node.0 as usize].pcap = Some(idx);
+        Ok(())
+    }
+
+    pub fn run(&mut self, limits: &RunLimits, progress: impl FnMut(Progress) -> bool) -> Result<RunOutcome, RunError> {
+        let world = &mut self.world;
+        let stop = limits.stop_time;
+        let r = self.sched.run(limits, |s, t, e| world.handle(s, t, e, stop), progress);
+        let now = self.sched.now();
+        for ch in &mut self.world.net.channels {
+            ch.finish(now);
+        }
+        self.world.pcaps.flush();
+        r
+    }
+
+    /// Per-agent metrics at the current time.
+    pub fn agent_metrics(&self) -> Vec<(String, String, Metrics)> {
+        let now = self.sched.now();
+        self.world
+            .agents
+            .iter()
+            .map(|a| (a.name.clone(), self.world.net.node(a.node).name.clone(), a.agent.metrics(now)))
+            .collect()
+    }
+
+    pub fn series(&self) -> &[Series] {
+        &self.world.series
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.sched.processed()
+    }
+
+    pub fn pcap_errors(&self) -> u64 {
+        self.world.pcaps.encode_errors
+    }
+}
+
+impl World {
+    fn handle(&mut self, s: &mut Scheduler<Event>, now: Time, e: Event, stop: Time) {
+        match e {
+            Event::TxDone(ch) => {
+                if let Some(p) = self.net.channels[ch.0 as usize].next_to_send(now) {
+                    self.start_tx(s, now, ch, p);
+                }
+            }
+            Event::Arrive(ch, pkt) => {
+                let c = &mut self.net.channels[ch.0 as usize];
+                c.on_arrival(&pkt);
+                let (node, iface) = (c.to_node, c.to_iface);
+                self.at_node(s, now, node, Some(iface), *pkt);
+            }
+            Event::Local(node, pkt) => self.at_node(s, now, node, None, *pkt),
+            Event::Timer(a, token) => self.with_agent(s, now, a, |ag, ctx| ag.on_timer(ctx, token)),
+            Event::Start(a) => self.with_agent(s, now, a, |ag, ctx| ag.start(ctx)),
+            Event::Sample(i) => {
+                let series = &mut self.series[i as usize];
+                let v = match &series.source {
+                    SeriesSource::QueuePackets(ch) => self.net.channels[ch.0 as usize].queue_packets() as f64,
+                    SeriesSource::QueueBytes(ch) => self.net.channels[ch.0 as usize].queue_bytes() as f64,
+                    SeriesSource::Drops(ch) => {
+                        let st = &self.net.channels[ch.0 as usize].stats;
+                        (st.drop_overflow + st.drop_early + st.drop_error) as f64
+                    }
+                    SeriesSource::AgentProbe(a, name) => self.agents[a.0 as usize].agent.probe(name).unwrap_or(f64::NAN),
+                };
+                series.push(now, v);
+                let next = now + series.interval;
+                if next <= stop {
+                    s.schedule(next, Event::Sample(i));
+                }
+            }
+        }
+    }
+
+    fn with_agent(&mut self, s: &mut Scheduler<Event>, now: Time, a: AgentId, f: impl FnOnce(&mut dyn Agent, &mut Ctx<'_>)) {
+        let slot = &mut self.agents[a.0 as usize];
+        let node = slot.node;
+        let mut ctx = Ctx { now, node, addrs: &self.node_addrs[node.0 as usize], actions: &mut self.actions };
+        f(slot.agent.as_mut(), &mut ctx);
+        let mut actions = std::mem::take(&mut self.actions);
+        for act in actions.drain(..) {
+            match act {
+                Action::Timer(at, token) => s.schedule(at, Event::Timer(a, token)),
+                Action::Send(ip) => self.originate(s, now, node, ip),
+            }
+        }
+        self.actions = actions;
+    }
+
+    /// A packet leaves an agent on `node`.
+    fn originate(&mut self, s: &mut Scheduler<Event>, now: Time, node: NodeId, ip: IpPacket) {
+        let pkt = Packet { uid: self.next_uid, created: now, size: ip.wire_len() as u32, ip };
+        self.next_uid += 1;
+        if self.net.owner_of(pkt.ip.header.dst) == Some(node) {
+            s.schedule(now, Event::Local(node, Box::new(pkt)));
+            return;
+        }
+        match self.net.route(node, pkt.ip.header.dst) {
+            Some(iface) => self.forward(s, now, iface, pkt),
+            None => self.net.nodes[node.0 as usize].stats.no_route += 1,
+        }
+    }
+
+    fn at_node(&mut self, s: &mut Scheduler<Event>, now: Time, node: NodeId, _from: Option<IfaceId>, mut pkt: Packet) {
+        if let Some(tap) = self.net.nodes[node.0 as usize].pcap {
+            self.pcaps.write(tap, now, &pkt.ip);
+        }
+        let dst = pkt.ip.header.dst;
+        if self.net.owner_of(dst) == Some(node) {
+            let key = (pkt.protocol(), pkt.dst_port());
+            match self.net.nodes[node.0 as usize].ports.get(&key).copied() {
+                Some(a) => self.with_agent(s, now, a, |ag, ctx| ag.on_packet(ctx, pkt)),
+                None => self.net.nodes[node.0 as usize].stats.no_listener += 1,
+            }
+            return;
+        }
+        let n = &mut self.net.nodes[node.0 as usize];
+        if !n.forwarding {
+            n.stats.not_for_us += 1;
+            return;
+        }
+        // RFC 791: TTL is decremented by each router; a packet whose TTL reaches 0 is discarded.
+        if pkt.ip.header.ttl <= 1 {
+            n.stats.ttl_expired += 1;
+            return;
+        }
+        pkt.ip.header.ttl -= 1;
+        match self.net.route(node, dst) {
+            Some(iface) => self.forward(s, now, iface, pkt),
+            None => self.net.nodes[node.0 as usize].stats.no_route += 1,
+        }
+    }
+
+    fn forward(&mut self, s: &mut Scheduler<Event>, now: Time, iface: IfaceId, pkt: Packet) {
+        let ch = self.net.ifaces[iface.0 as usize].tx;
+        if let Ok(Some(p)) = self.net.channels[ch.0 as usize].offer(now, pkt) {
+            self.start_tx(s, now, ch, p);
+        }
+    }
+
+    fn start_tx(&mut self, s: &mut Scheduler<Event>, now: Time, ch: ChannelId, pkt: Packet) {
+        let c = &mut self.net.channels[ch.0 as usize];
+        let (done, outcome) = c.start_tx(now, &pkt);
+        if let Some(tap) = c.pcap {
+            self.pcaps.write(tap, now, &pkt.ip);
+        }
+        let from_node = self.net.ifaces[c.from_iface.0 as usize].node;
+        if let Some(tap) = self.net.nodes[from_node.0 as usize].pcap {
+            self.pcaps.write(tap, now, &pkt.ip);
+        }
+        s.schedule(done, Event::TxDone(ch));
+        if let TxOutcome::Deliver { arrival } = outcome {
+            s.schedule(arrival, Event::Arrive(ch, Box::new(pkt)));
+        }
+    }
+}

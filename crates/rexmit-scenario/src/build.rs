@@ -1,0 +1,336 @@
+//! Turning a validated scenario into a `Simulation`: topology, explicit nodes and links, apps,
+//! time series and pcap taps. Name lookups and route checks happen here and name their key path.
+
+use crate::error::{Result, ScenarioError};
+use crate::schema::*;
+use rexmit_engine::StreamFactory;
+use rexmit_net::apps::udp::{CbrSource, OnOffSource, PeriodDist, UdpEndpoints, UdpSink};
+use rexmit_net::topology::{self, AccessLink, DualDumbbellSpec, DumbbellSpec, Duplex, MultihomedHost};
+use rexmit_net::*;
+use rexmit_time::Time;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A built simulation plus what is needed to report on it.
+pub struct Built {
+    pub sim: Simulation,
+    /// For each app: (source agent, sink agent).
+    pub apps: Vec<(AgentId, AgentId)>,
+    pub pcap_files: Vec<String>,
+}
+
+fn queue(q: &Option<QueueCfg>) -> QueueConfig {
+    match q {
+        None => QueueConfig::default(),
+        Some(q) => QueueConfig {
+            limit: match (q.packets, q.bytes) {
+                (_, Some(b)) => QueueLimit::Bytes(b.0),
+                (Some(p), None) => QueueLimit::Packets(p),
+                (None, None) => QueueConfig::default().limit,
+            },
+            discipline: match &q.red {
+                None => QueueDiscipline::DropTail,
+                Some(r) => QueueDiscipline::Red(RedParams { min_th: r.min_th, max_th: r.max_th, max_p: r.max_p, weight: r.weight, gentle: r.gentle }),
+            },
+        },
+    }
+}
+
+fn scripted_values(v: &[ScriptedEntry]) -> Vec<ScriptedValue> {
+    v.iter()
+        .map(|e| match e {
+            ScriptedEntry::Plain(v) => ScriptedValue { value: *v, times: 1 },
+            ScriptedEntry::Times(t) => ScriptedValue { value: t.value, times: t.times },
+        })
+        .collect()
+}
+
+/// Packets of an app's data direction, once addresses and ports are known.
+#[derive(Clone)]
+struct AppFlow {
+    matcher: FlowMatch,
+}
+
+struct Ctx<'a> {
+    apps: &'a BTreeMap<String, AppFlow>,
+}
+
+impl Ctx<'_> {
+    fn error_model(&self, path: &str, e: &ErrorModelCfg) -> Result<ErrorModelConfig> {
+        Ok(match e {
+            ErrorModelCfg::Uniform { rate, .. } => ErrorModelConfig::Uniform { rate: *rate },
+            ErrorModelCfg::Burst { rate, size, .. } => ErrorModelConfig::Burst {
+                rate: *rate,
+                size: match size {
+                    BurstSizeCfg::Fixed(n) => BurstSize::Fixed(*n),
+                    BurstSizeCfg::Uniform { min, max } => BurstSize::Uniform { min: *min, max: *max },
+                    BurstSizeCfg::Geometric { mean } => BurstSize::Geometric { mean: *mean },
+                },
+            },
+            ErrorModelCfg::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad, .. } => ErrorModelConfig::GilbertElliott {
+                p_good_to_bad: *p_good_to_bad,
+                p_bad_to_good: *p_bad_to_good,
+                loss_good: *loss_good,
+                loss_bad: *loss_bad,
+            },
+            ErrorModelCfg::Scripted { app, flow, packets, tcp_seqs, sctp_tsns, .. } => {
+                let matcher = match (app, flow) {
+                    (Some(a), _) => self
+                        .apps
+                        .get(a)
+                        .ok_or_else(|| ScenarioError::new(format!("{path}.app"), format!("no app named {a:?}")))?
+                        .matcher
+                        .clone(),
+                    (None, Some(f)) => FlowMatch { src: f.src, dst: f.dst, protocol: f.protocol, src_port: f.src_port, dst_port: f.dst_port },
+                    (None, None) => FlowMatch::default(),
+                };
+                let select = match (packets, tcp_seqs, sctp_tsns) {
+                    (Some(p), _, _) => ScriptSelect::PacketNumbers(p.clone()),
+                    (_, Some(t), _) => ScriptSelect::TcpSeqs(scripted_values(t)),
+                    (_, _, Some(t)) => ScriptSelect::SctpTsns(scripted_values(t)),
+                    _ => return Err(ScenarioError::new(path, "give exactly one of `packets`, `tcp_seqs` or `sctp_tsns`")),
+                };
+                ErrorModelConfig::Scripted { flow: matcher, select }
+            }
+        })
+    }
+
+    /// Parameters of the forward and reverse directions of a link.
+    fn link_params(&self, path: &str, l: &LinkProps) -> Result<Duplex> {
+        let mut fwd = LinkParams::new(l.rate.0, l.delay.0);
+        fwd.queue = queue(&l.queue);
+        let mut rev = fwd.clone();
+        for (i, e) in l.errors.iter().enumerate() {
+            let m = self.error_model(&format!("{path}.errors[{i}]"), e)?;
+            match e.direction() {
+                Direction::Both => {
+                    fwd.errors.push(m.clone());
+                    rev.errors.push(m);
+                }
+                Direction::Forward => fwd.errors.push(m),
+                Direction::Reverse => rev.errors.push(m),
+            }
+        }
+        if let Some(r) = &l.reorder {
+            let cfg = ReorderConfig { probability: r.probability, mean_delay: r.mean_delay.0 };
+            match r.direction {
+                Direction::Both => {
+                    fwd.reorder = Some(cfg.clone());
+                    rev.reorder = Some(cfg);
+                }
+                Direction::Forward => fwd.reorder = Some(cfg),
+                Direction::Reverse => rev.reorder = Some(cfg),
+            }
+        }
+        Ok(Duplex { fwd, rev })
+    }
+
+    fn dumbbell(&self, path: &str, d: &DumbbellCfg) -> Result<DumbbellSpec> {
+        let side = |name: &str, list: &[HostLinkCfg]| -> Result<Vec<AccessLink>> {
+            list.iter()
+                .enumerate()
+                .map(|(i, h)| Ok(AccessLink { host: h.name.clone(), link: self.link_params(&format!("{path}.{name}[{i}]"), &h.props())? }))
+                .collect()
+        };
+        Ok(DumbbellSpec {
+            left_router: d.left_router.clone(),
+            right_router: d.right_router.clone(),
+            bottleneck: self.link_params(&format!("{path}.bottleneck"), &d.bottleneck)?,
+            left: side("left", &d.left)?,
+            right: side("right", &d.right)?,
+        })
+    }
+}
+
+fn net_err(path: &str, e: BuildError) -> ScenarioError {
+    ScenarioError::new(path, e.to_string())
+}
+
+fn node_id(net: &Network, path: &str, name: &str) -> Result<NodeId> {
+    net.node_by_name(name).ok_or_else(|| {
+        let mut known: Vec<&str> = net.nodes.iter().map(|n| n.name.as_str()).collect();
+        known.truncate(12);
+        ScenarioError::new(path, format!("no node named {name:?} (nodes: {}{})", known.join(", "), if net.nodes.len() > 12 { ", ..." } else { "" }))
+    })
+}
+
+fn channel_id(net: &Network, path: &str, name: &str) -> Result<ChannelId> {
+    net.channel_by_name(name).ok_or_else(|| {
+        let mut known: Vec<&str> = net.channels.iter().map(|c| c.name.as_str()).collect();
+        known.truncate(12);
+        ScenarioError::new(path, format!("no link direction named {name:?} (write \"A->B\"; links: {}{})", known.join(", "), if net.channels.len() > 12 { ", ..." } else { "" }))
+    })
+}
+
+fn build_network(s: &Scenario, apps: &BTreeMap<String, AppFlow>) -> Result<Network> {
+    let ctx = Ctx { apps };
+    let mut net = Network::new(StreamFactory::new(s.seed));
+    match &s.topology {
+        None => {}
+        Some(Topology::Chain { nodes, links }) => {
+            let links = links
+                .iter()
+                .enumerate()
+                .map(|(i, l)| ctx.link_params(&format!("topology.links[{i}]"), l))
+                .collect::<Result<Vec<_>>>()?;
+            topology::chain(&mut net, nodes, &links).map_err(|e| net_err("topology", e))?;
+        }
+        Some(Topology::Dumbbell(d)) => {
+            let spec = ctx.dumbbell("topology", d)?;
+            topology::dumbbell(&mut net, &spec).map_err(|e| net_err("topology", e))?;
+        }
+        Some(Topology::DualDumbbell { paths, multihomed }) => {
+            let spec = DualDumbbellSpec {
+                paths: [ctx.dumbbell("topology.paths[0]", &paths[0])?, ctx.dumbbell("topology.paths[1]", &paths[1])?],
+                multihomed: multihomed
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| {
+                        let l0 = ctx.link_params(&format!("topology.multihomed[{i}].links[0]"), &m.links[0])?;
+                        let l1 = ctx.link_params(&format!("topology.multihomed[{i}].links[1]"), &m.links[1])?;
+                        Ok(MultihomedHost { name: m.name.clone(), left: m.side == Side::Left, links: [l0, l1] })
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            };
+            topology::dual_dumbbell(&mut net, &spec).map_err(|e| net_err("topology", e))?;
+        }
+    }
+    // Explicit nodes: routers by default when they have more than one link.
+    let degree = |name: &str| s.links.iter().filter(|l| l.between.iter().any(|b| b == name)).count();
+    for (i, n) in s.nodes.iter().enumerate() {
+        let fwd = n.forward.unwrap_or(degree(&n.name) > 1);
+        net.add_node(&n.name, fwd).map_err(|e| net_err(&format!("nodes[{i}].name"), e))?;
+    }
+    for (i, l) in s.links.iter().enumerate() {
+        let path = format!("links[{i}]");
+        let a = node_id(&net, &format!("{path}.between[0]"), &l.between[0])?;
+        let b = node_id(&net, &format!("{path}.between[1]"), &l.between[1])?;
+        let d = ctx.link_params(&path, &l.props())?;
+        net.add_link(a, b, d.fwd, d.rev, None).map_err(|e| net_err(&path, e))?;
+    }
+    Ok(net)
+}
+
+fn app_port(i: usize, a: &AppCfg) -> u16 {
+    a.port.unwrap_or(5000 + i as u16)
+}
+
+fn period(p: &PeriodCfg) -> PeriodDist {
+    match p {
+        PeriodCfg::Fixed { value } => PeriodDist::Fixed(value.0),
+        PeriodCfg::Exponential { mean } => PeriodDist::Exponential { mean: mean.0 },
+        PeriodCfg::Pareto { mean, shape } => PeriodDist::Pareto { mean: mean.0, alpha: *shape },
+    }
+}
+
+/// Build the simulation. `out_dir` receives pcap files (under `pcap/`), if any are requested.
+pub fn build(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
+    crate::validate::validate(s)?;
+    if s.apps.len() > 60_000 {
+        return Err(ScenarioError::new("apps", format!("{} apps: at most 60000 are supported (one port each)", s.apps.len())));
+    }
+    // Pass 1 learns the addresses that scripted error models of apps refer to.
+    let probe = build_network_unresolved(s)?;
+    let mut flows = BTreeMap::new();
+    let mut seen = BTreeMap::new();
+    for (i, a) in s.apps.iter().enumerate() {
+        let path = format!("apps[{i}]");
+        if seen.insert(a.name.clone(), i).is_some() {
+            return Err(ScenarioError::new(format!("{path}.name"), format!("app name {:?} is used twice", a.name)));
+        }
+        let from = node_id(&probe, &format!("{path}.from"), &a.from)?;
+        let to = node_id(&probe, &format!("{path}.to"), &a.to)?;
+        let to_addrs = probe.addrs(to);
+        let dst = *to_addrs.get(a.to_addr).ok_or_else(|| {
+            ScenarioError::new(format!("{path}.to_addr"), format!("{} is out of range: node {:?} has {} address(es), allowed 0..={}", a.to_addr, a.to, to_addrs.len(), to_addrs.len().saturating_sub(1)))
+        })?;
+        let src = *probe.addrs(from).first().ok_or_else(|| ScenarioError::new(format!("{path}.from"), format!("node {:?} has no links", a.from)))?;
+        let port = app_port(i, a);
+        let matcher = FlowMatch { src: Some(src), dst: Some(dst), protocol: Some(17), src_port: Some(port), dst_port: Some(port) };
+        flows.insert(a.name.clone(), AppFlow { matcher });
+    }
+    let net = build_network(s, &flows)?;
+    let mut sim = Simulation::new(net);
+    let mut apps = Vec::new();
+    for (i, a) in s.apps.iter().enumerate() {
+        let path = format!("apps[{i}]");
+        let from = node_id(sim.net(), &format!("{path}.from"), &a.from)?;
+        let to = node_id(sim.net(), &format!("{path}.to"), &a.to)?;
+        let dst = sim.net().addrs(to)[a.to_addr];
+        if !sim.net().reachable(from, dst) {
+            return Err(ScenarioError::new(&path, format!("no route from {:?} to {:?} ({dst})", a.from, a.to)));
+        }
+        let port = app_port(i, a);
+        let ep = UdpEndpoints { src_port: port, dst, dst_port: port };
+        let rng = sim.net().streams().stream(&format!("app/{}", a.name));
+        let stop = a.stop.map(|d| Time::ZERO + d.0);
+        let (rate, size) = (a.rate.expect("validated").0, a.packet_size.expect("validated"));
+        let source: Box<dyn Agent> = match a.kind {
+            AppKind::UdpCbr => Box::new(CbrSource::new(ep, size, rate, stop, a.jitter.map(|j| j.0).unwrap_or_default(), rng)),
+            AppKind::UdpOnoff => {
+                let (on, off) = (period(a.on.as_ref().expect("validated")), period(a.off.as_ref().expect("validated")));
+                Box::new(OnOffSource::new(ep, size, rate, on, off, stop, rng))
+            }
+        };
+        let start = Time::ZERO + a.start.0;
+        let sink = sim
+            .add_agent(&format!("{}/sink", a.name), to, Some((17, port)), Time::ZERO, Box::new(UdpSink::new()))
+            .map_err(|e| ScenarioError::new(format!("{path}.port"), e.to_string()))?;
+        let src_id = sim.add_agent(&a.name, from, None, start, source).map_err(|e| ScenarioError::new(&path, e.to_string()))?;
+        apps.push((src_id, sink));
+    }
+    for (i, t) in s.metrics.timeseries.iter().enumerate() {
+        let path = format!("metrics.timeseries[{i}]");
+        let (name, source, interval) = match t {
+            SeriesCfg::QueuePackets { link, interval } => (format!("queue_packets:{link}"), SeriesSource::QueuePackets(channel_id(sim.net(), &format!("{path}.link"), link)?), interval),
+            SeriesCfg::QueueBytes { link, interval } => (format!("queue_bytes:{link}"), SeriesSource::QueueBytes(channel_id(sim.net(), &format!("{path}.link"), link)?), interval),
+            SeriesCfg::Drops { link, interval } => (format!("drops:{link}"), SeriesSource::Drops(channel_id(sim.net(), &format!("{path}.link"), link)?), interval),
+            SeriesCfg::App { app, value, interval } => {
+                let k = seen.get(app).copied().ok_or_else(|| ScenarioError::new(format!("{path}.app"), format!("no app named {app:?}")))?;
+                let (src, sink) = apps[k];
+                // A value is looked up at the source first, then at the sink.
+                let agent = if sim.agent(src).probe_names().contains(&value.as_str()) { src } else { sink };
+                if !sim.agent(agent).probe_names().contains(&value.as_str()) {
+                    let mut allowed: Vec<&str> = sim.agent(src).probe_names().to_vec();
+                    allowed.extend(sim.agent(sink).probe_names());
+                    return Err(ScenarioError::new(format!("{path}.value"), format!("{value:?} is not a value of app {app:?} (allowed: {})", allowed.join(", "))));
+                }
+                (format!("{app}:{value}"), SeriesSource::AgentProbe(agent, value.clone()), interval)
+            }
+        };
+        sim.add_series(&name, source, interval.0, Time::ZERO).map_err(|e| ScenarioError::new(&path, e.to_string()))?;
+    }
+    let mut pcap_files = Vec::new();
+    for (i, p) in s.metrics.pcap.iter().enumerate() {
+        let path = format!("metrics.pcap[{i}]");
+        let dir = out_dir.ok_or_else(|| ScenarioError::new(&path, "pcap output needs an output directory (rexmit run --out DIR)"))?.join("pcap");
+        let (file, res) = if let Some(l) = &p.link {
+            let ch = channel_id(sim.net(), &format!("{path}.link"), l)?;
+            let f = dir.join(format!("link_{}.pcap", sanitize(l)));
+            let r = sim.pcap_channel(ch, &f);
+            (f, r)
+        } else {
+            let n = p.node.as_deref().unwrap_or_default();
+            let id = node_id(sim.net(), &format!("{path}.node"), n)?;
+            let f = dir.join(format!("node_{}.pcap", sanitize(n)));
+            let r = sim.pcap_node(id, &f);
+            (f, r)
+        };
+        res.map_err(|e| ScenarioError::new(&path, e.to_string()))?;
+        pcap_files.push(file.display().to_string());
+    }
+    Ok(Built { sim, apps, pcap_files })
+}
+
+fn build_network_unresolved(s: &Scenario) -> Result<Network> {
+    // Scripted models that name an app match nothing in this pass; only addresses matter here.
+    let mut placeholder = BTreeMap::new();
+    for a in &s.apps {
+        placeholder.insert(a.name.clone(), AppFlow { matcher: FlowMatch::default() });
+    }
+    build_network(s, &placeholder)
+}
+
+fn sanitize(name: &str) -> String {
+    name.replace("->", "-").chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '#' { c } else { '_' }).collect()
+}

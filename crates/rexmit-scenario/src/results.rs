@@ -1,0 +1,44 @@
+//! What a run produces: a summary, one row per flow, one row per link direction, per-node
+//! drop counters and the requested time series. Plain data, serializable to JSON.
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResults {
+    pub summary: Summary,
+    pub flows: Vec<Row>,
+    pub links: Vec<Row>,
+    pub nodes: Vec<Row>,
+    #[serde(skip)]
+    pub series: Vec<SeriesData>,
+    pub pcap_files: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub seed: u64,
+    pub stop_time_s: f64,
+    pub end_time_s: f64,
+    pub events: u64,
+    pub wall_time_s: f64,
+    /// Packet hops: transmissions on any link.
+    pub packet_hops: u64,
+    /// `None` for a complete run; otherwise why the run stopped early (results are partial).
+    pub partial: Option<String>,
+    pub pcap_errors: u64,
+}
+
+/// A named entity with string labels and numeric metrics.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub name: String,
+    pub labels: Vec<(String, String)>,
+    pub metrics: Vec<(String, f64)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SeriesData {
+    pub name: String,
+    pub t_ns: Vec<u64>,
+    pub values: Vec<f64>,
+}

@@ -1,0 +1,107 @@
+//! Run a scenario and collect its results.
+
+use crate::build::{build, Built};
+use crate::error::Result;
+use crate::results::{Row, RunResults, SeriesData, Summary};
+use crate::schema::Scenario;
+use rexmit_engine::{Progress, RunLimits};
+use rexmit_time::Time;
+use std::path::Path;
+
+pub fn run(s: &Scenario, out_dir: Option<&Path>, progress: impl FnMut(Progress) -> bool) -> Result<RunResults> {
+    let Built { mut sim, apps, pcap_files } = build(s, out_dir)?;
+    let mut limits = RunLimits::until(Time::ZERO + s.stop_time.0);
+    limits.max_events = s.limits.max_events;
+    limits.max_wall = s.limits.max_wall_time.map(|d| std::time::Duration::from_nanos(d.0.as_nanos()));
+    let started = std::time::Instant::now();
+    let outcome = sim.run(&limits, progress);
+    let wall = started.elapsed().as_secs_f64();
+    let partial = outcome.as_ref().err().map(|e| e.to_string());
+    let now = sim.now();
+
+    let metrics = sim.agent_metrics();
+    let flows = s
+        .apps
+        .iter()
+        .zip(&apps)
+        .map(|(a, (src, sink))| {
+            let mut m = metrics[src.0 as usize].2.clone();
+            m.extend(metrics[sink.0 as usize].2.iter().cloned());
+            let labels = vec![
+                ("kind".to_string(), serde_json::to_value(a.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()),
+                ("from".to_string(), a.from.clone()),
+                ("to".to_string(), a.to.clone()),
+            ];
+            Row { name: a.name.clone(), labels, metrics: m }
+        })
+        .collect();
+    let elapsed = now.as_secs_f64();
+    let mut packet_hops = 0;
+    let links = sim
+        .net()
+        .channels
+        .iter()
+        .map(|c| {
+            let st = &c.stats;
+            packet_hops += st.tx_packets;
+            let secs = elapsed.max(f64::MIN_POSITIVE);
+            let m = vec![
+                ("rate_bps", c.params.rate.bps() as f64),
+                ("delay_s", c.params.delay.as_secs_f64()),
+                ("offered_packets", st.offered_packets as f64),
+                ("tx_packets", st.tx_packets as f64),
+                ("tx_bytes", st.tx_bytes as f64),
+                ("arrived_packets", st.arrived_packets as f64),
+                ("drop_overflow", st.drop_overflow as f64),
+                ("drop_early", st.drop_early as f64),
+                ("drop_error", st.drop_error as f64),
+                ("utilization", st.busy.as_secs_f64() / secs),
+                ("throughput_bps", st.tx_bytes as f64 * 8.0 / secs),
+                ("queue_packets_mean", st.queue_packet_ns as f64 / now.as_nanos().max(1) as f64),
+                ("queue_bytes_mean", st.queue_byte_ns as f64 / now.as_nanos().max(1) as f64),
+                ("queue_packets_max", st.max_queue_packets as f64),
+                ("queue_bytes_max", st.max_queue_bytes as f64),
+                ("queue_delay_mean_s", if st.tx_packets > 0 { st.queue_delay_sum.as_secs_f64() / st.tx_packets as f64 } else { 0.0 }),
+            ];
+            let node = |i: rexmit_net::IfaceId| sim.net().node(sim.net().ifaces[i.0 as usize].node).name.clone();
+            Row {
+                name: c.name.clone(),
+                labels: vec![("from".into(), node(c.from_iface)), ("to".into(), node(c.to_iface))],
+                metrics: m.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            }
+        })
+        .collect();
+    let nodes = sim
+        .net()
+        .nodes
+        .iter()
+        .map(|n| Row {
+            name: n.name.clone(),
+            labels: vec![("forwarding".into(), n.forwarding.to_string())],
+            metrics: vec![
+                ("no_route".into(), n.stats.no_route as f64),
+                ("no_listener".into(), n.stats.no_listener as f64),
+                ("ttl_expired".into(), n.stats.ttl_expired as f64),
+                ("not_for_us".into(), n.stats.not_for_us as f64),
+            ],
+        })
+        .collect();
+    let series = sim.series().iter().map(|s| SeriesData { name: s.name.clone(), t_ns: s.t_ns.clone(), values: s.values.clone() }).collect();
+    Ok(RunResults {
+        summary: Summary {
+            seed: s.seed,
+            stop_time_s: s.stop_time.0.as_secs_f64(),
+            end_time_s: elapsed,
+            events: sim.events_processed(),
+            wall_time_s: wall,
+            packet_hops,
+            partial,
+            pcap_errors: sim.pcap_errors(),
+        },
+        flows,
+        links,
+        nodes,
+        series,
+        pcap_files,
+    })
+}

@@ -1,0 +1,391 @@
+//! The scenario schema: the one definition of what a scenario file (TOML) or a Python
+//! `rexmit.Scenario` (JSON across the boundary) may contain. Unknown keys are errors.
+
+use crate::units::{Bytes, DurationStr, RateStr};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Free text, copied to the results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Seed of every random stream in the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time at which the run ends.
+    pub stop_time: DurationStr,
+    #[serde(default)]
+    pub limits: Limits,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<Topology>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeCfg>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkCfg>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub apps: Vec<AppCfg>,
+    #[serde(default)]
+    pub metrics: MetricsCfg,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Stop with an error after this many events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_events: Option<u64>,
+    /// Stop with an error after this much wall-clock time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_wall_time: Option<DurationStr>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NodeCfg {
+    pub name: String,
+    /// Whether the node forwards packets not addressed to it (routers). Default: true for
+    /// nodes with more than one link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forward: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    #[default]
+    Both,
+    /// From the link's first node to its second.
+    Forward,
+    Reverse,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QueueCfg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red: Option<RedCfg>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RedCfg {
+    pub min_th: f64,
+    pub max_th: f64,
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+    #[serde(default = "default_weight")]
+    pub weight: f64,
+    #[serde(default = "default_true")]
+    pub gentle: bool,
+}
+
+fn default_max_p() -> f64 {
+    0.1
+}
+fn default_weight() -> f64 {
+    0.002
+}
+fn default_true() -> bool {
+    true
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedValueCfg {
+    pub value: u64,
+    #[serde(default = "one")]
+    pub times: u32,
+}
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum ScriptedEntry {
+    Plain(u64),
+    Times(ScriptedValueCfg),
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowMatchCfg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<std::net::Ipv4Addr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<std::net::Ipv4Addr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src_port: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst_port: Option<u16>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum BurstSizeCfg {
+    Fixed(u32),
+    Uniform { min: u32, max: u32 },
+    Geometric { mean: f64 },
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ErrorModelCfg {
+    Uniform {
+        rate: f64,
+        #[serde(default)]
+        direction: Direction,
+    },
+    Burst {
+        rate: f64,
+        size: BurstSizeCfg,
+        #[serde(default)]
+        direction: Direction,
+    },
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        #[serde(default)]
+        loss_good: f64,
+        #[serde(default = "one_f")]
+        loss_bad: f64,
+        #[serde(default)]
+        direction: Direction,
+    },
+    Scripted {
+        /// Match the packets of this app's data direction.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        app: Option<String>,
+        #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+        flow: Option<FlowMatchCfg>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        packets: Option<Vec<u64>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tcp_seqs: Option<Vec<ScriptedEntry>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sctp_tsns: Option<Vec<ScriptedEntry>>,
+        #[serde(default)]
+        direction: Direction,
+    },
+}
+
+fn one_f() -> f64 {
+    1.0
+}
+
+impl ErrorModelCfg {
+    pub fn direction(&self) -> Direction {
+        match self {
+            ErrorModelCfg::Uniform { direction, .. }
+            | ErrorModelCfg::Burst { direction, .. }
+            | ErrorModelCfg::GilbertElliott { direction, .. }
+            | ErrorModelCfg::Scripted { direction, .. } => *direction,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ReorderCfg {
+    pub probability: f64,
+    pub mean_delay: DurationStr,
+    #[serde(default)]
+    pub direction: Direction,
+}
+
+/// Parameters of a link (both directions unless a model says otherwise).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkProps {
+    pub rate: RateStr,
+    pub delay: DurationStr,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueCfg>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ErrorModelCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorder: Option<ReorderCfg>,
+}
+
+/// A link between two named nodes; "forward" is from `between[0]` to `between[1]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkCfg {
+    pub between: [String; 2],
+    pub rate: RateStr,
+    pub delay: DurationStr,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueCfg>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ErrorModelCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorder: Option<ReorderCfg>,
+}
+
+/// A host and its access link to a router (forward = host to router).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HostLinkCfg {
+    pub name: String,
+    pub rate: RateStr,
+    pub delay: DurationStr,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueCfg>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ErrorModelCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorder: Option<ReorderCfg>,
+}
+
+impl LinkCfg {
+    pub fn props(&self) -> LinkProps {
+        LinkProps { rate: self.rate, delay: self.delay, queue: self.queue.clone(), errors: self.errors.clone(), reorder: self.reorder.clone() }
+    }
+}
+
+impl HostLinkCfg {
+    pub fn props(&self) -> LinkProps {
+        LinkProps { rate: self.rate, delay: self.delay, queue: self.queue.clone(), errors: self.errors.clone(), reorder: self.reorder.clone() }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellCfg {
+    #[serde(default = "r1")]
+    pub left_router: String,
+    #[serde(default = "r2")]
+    pub right_router: String,
+    pub bottleneck: LinkProps,
+    #[serde(default)]
+    pub left: Vec<HostLinkCfg>,
+    #[serde(default)]
+    pub right: Vec<HostLinkCfg>,
+}
+fn r1() -> String {
+    "R1".into()
+}
+fn r2() -> String {
+    "R2".into()
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    Left,
+    Right,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MultihomedCfg {
+    pub name: String,
+    pub side: Side,
+    /// Access links to path 1 and path 2.
+    pub links: [LinkProps; 2],
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Topology {
+    Chain { nodes: Vec<String>, links: Vec<LinkProps> },
+    Dumbbell(DumbbellCfg),
+    DualDumbbell { paths: [DumbbellCfg; 2], multihomed: Vec<MultihomedCfg> },
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PeriodCfg {
+    Fixed { value: DurationStr },
+    Exponential { mean: DurationStr },
+    Pareto { mean: DurationStr, shape: f64 },
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AppKind {
+    /// Constant bit rate over UDP.
+    UdpCbr,
+    /// On/off source over UDP, sending at `rate` while on.
+    UdpOnoff,
+}
+
+/// An application flow from node `from` to node `to`. Which optional fields are required
+/// depends on `kind` (checked by validation, which names the missing or unused field).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AppCfg {
+    pub name: String,
+    pub kind: AppKind,
+    /// Sending node.
+    pub from: String,
+    /// Receiving node.
+    pub to: String,
+    /// Which of the receiver's addresses (0 = its first interface's).
+    #[serde(default)]
+    pub to_addr: usize,
+    /// Source and destination port (default: 5000 + index of the app).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    #[serde(default = "zero_s")]
+    pub start: DurationStr,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<DurationStr>,
+    /// udp_cbr, udp_onoff: sending rate at the IP layer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<RateStr>,
+    /// udp_cbr, udp_onoff: IP packet size in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_size: Option<u32>,
+    /// udp_cbr: each send time moves uniformly within ± jitter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<DurationStr>,
+    /// udp_onoff: on-period and off-period lengths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<PeriodCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off: Option<PeriodCfg>,
+}
+fn zero_s() -> DurationStr {
+    DurationStr(rexmit_time::Duration::ZERO)
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SeriesCfg {
+    QueuePackets { link: String, interval: DurationStr },
+    QueueBytes { link: String, interval: DurationStr },
+    Drops { link: String, interval: DurationStr },
+    /// A value an app exposes (e.g. "rx_bytes" at its sink, "tx_bytes" at its source).
+    App { app: String, value: String, interval: DurationStr },
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PcapCfg {
+    /// A link direction, named "A->B".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsCfg {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeseries: Vec<SeriesCfg>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pcap: Vec<PcapCfg>,
+}

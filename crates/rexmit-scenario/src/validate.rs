@@ -1,0 +1,251 @@
+//! Range and consistency checks that the type system cannot express. Each failure names the
+//! key path and the allowed range. Cross-references (node, link and app names, routes) are
+//! checked while building, where the network exists (see `build.rs`).
+
+use crate::error::{Result, ScenarioError};
+use crate::schema::*;
+
+fn err<T>(path: &str, msg: impl Into<String>) -> Result<T> {
+    Err(ScenarioError::new(path, msg))
+}
+
+pub(crate) fn probability(path: &str, p: f64) -> Result<()> {
+    if !(0.0..=1.0).contains(&p) || p.is_nan() {
+        return err(path, format!("{p} is not a probability: allowed range is 0 to 1"));
+    }
+    Ok(())
+}
+
+pub fn validate(s: &Scenario) -> Result<()> {
+    if s.stop_time.0.is_zero() {
+        return err("stop_time", "must be > 0");
+    }
+    if s.limits.max_events == Some(0) {
+        return err("limits.max_events", "must be ≥ 1");
+    }
+    if s.limits.max_wall_time.is_some_and(|d| d.0.is_zero()) {
+        return err("limits.max_wall_time", "must be > 0");
+    }
+    match &s.topology {
+        None => {}
+        Some(Topology::Chain { nodes, links }) => {
+            if nodes.len() < 2 {
+                return err("topology.nodes", format!("a chain needs at least 2 nodes, got {}", nodes.len()));
+            }
+            if links.len() + 1 != nodes.len() {
+                return err("topology.links", format!("a chain of {} nodes needs {} links, got {}", nodes.len(), nodes.len() - 1, links.len()));
+            }
+            for (i, l) in links.iter().enumerate() {
+                link(&format!("topology.links[{i}]"), l)?;
+            }
+        }
+        Some(Topology::Dumbbell(d)) => dumbbell("topology", d)?,
+        Some(Topology::DualDumbbell { paths, multihomed }) => {
+            for (i, p) in paths.iter().enumerate() {
+                dumbbell(&format!("topology.paths[{i}]"), p)?;
+            }
+            for (i, m) in multihomed.iter().enumerate() {
+                for (k, l) in m.links.iter().enumerate() {
+                    link(&format!("topology.multihomed[{i}].links[{k}]"), l)?;
+                }
+            }
+        }
+    }
+    for (i, l) in s.links.iter().enumerate() {
+        link(&format!("links[{i}]"), &l.props())?;
+        if l.between[0] == l.between[1] {
+            return err(&format!("links[{i}].between"), format!("a link cannot join node {:?} to itself", l.between[0]));
+        }
+    }
+    for (i, n) in s.nodes.iter().enumerate() {
+        if n.name.is_empty() {
+            return err(&format!("nodes[{i}].name"), "must not be empty");
+        }
+    }
+    for (i, a) in s.apps.iter().enumerate() {
+        app(&format!("apps[{i}]"), a, s)?;
+    }
+    for (i, t) in s.metrics.timeseries.iter().enumerate() {
+        let iv = match t {
+            SeriesCfg::QueuePackets { interval, .. }
+            | SeriesCfg::QueueBytes { interval, .. }
+            | SeriesCfg::Drops { interval, .. }
+            | SeriesCfg::App { interval, .. } => interval,
+        };
+        if iv.0.is_zero() {
+            return err(&format!("metrics.timeseries[{i}].interval"), "must be > 0");
+        }
+    }
+    for (i, p) in s.metrics.pcap.iter().enumerate() {
+        if p.link.is_some() == p.node.is_some() {
+            return err(&format!("metrics.pcap[{i}]"), "give exactly one of `link` (\"A->B\") or `node`");
+        }
+    }
+    Ok(())
+}
+
+fn dumbbell(path: &str, d: &DumbbellCfg) -> Result<()> {
+    link(&format!("{path}.bottleneck"), &d.bottleneck)?;
+    for (side, hosts) in [("left", &d.left), ("right", &d.right)] {
+        for (i, h) in hosts.iter().enumerate() {
+            link(&format!("{path}.{side}[{i}]"), &h.props())?;
+        }
+    }
+    Ok(())
+}
+
+fn link(path: &str, l: &LinkProps) -> Result<()> {
+    if l.rate.0.bps() == 0 {
+        return err(&format!("{path}.rate"), "must be > 0 bps");
+    }
+    if let Some(q) = &l.queue {
+        match (q.packets, q.bytes) {
+            (Some(0), _) => return err(&format!("{path}.queue.packets"), "must be ≥ 1"),
+            (_, Some(b)) if b.0 == 0 => return err(&format!("{path}.queue.bytes"), "must be ≥ 1"),
+            (Some(_), Some(_)) => return err(&format!("{path}.queue"), "give `packets` or `bytes`, not both"),
+            (None, None) => return err(&format!("{path}.queue"), "give a limit: `packets` or `bytes`"),
+            _ => {}
+        }
+        if let Some(r) = &q.red {
+            let p = format!("{path}.queue.red");
+            if !(r.min_th >= 0.0 && r.min_th < r.max_th) {
+                return err(&p, format!("need 0 ≤ min_th < max_th, got min_th={} max_th={}", r.min_th, r.max_th));
+            }
+            if !(r.max_p > 0.0 && r.max_p <= 1.0) {
+                return err(&format!("{p}.max_p"), format!("{} is outside (0, 1]", r.max_p));
+            }
+            if !(r.weight > 0.0 && r.weight <= 1.0) {
+                return err(&format!("{p}.weight"), format!("{} is outside (0, 1]", r.weight));
+            }
+        }
+    }
+    for (i, e) in l.errors.iter().enumerate() {
+        let p = format!("{path}.errors[{i}]");
+        match e {
+            ErrorModelCfg::Uniform { rate, .. } => probability(&format!("{p}.rate"), *rate)?,
+            ErrorModelCfg::Burst { rate, size, .. } => {
+                probability(&format!("{p}.rate"), *rate)?;
+                match size {
+                    BurstSizeCfg::Fixed(0) => return err(&format!("{p}.size"), "must be ≥ 1"),
+                    BurstSizeCfg::Uniform { min, max } if *min == 0 || min > max => {
+                        return err(&format!("{p}.size"), format!("need 1 ≤ min ≤ max, got min={min} max={max}"))
+                    }
+                    BurstSizeCfg::Geometric { mean } if !(*mean >= 1.0) => {
+                        return err(&format!("{p}.size.mean"), format!("{mean} is below 1: a burst has at least one packet"))
+                    }
+                    _ => {}
+                }
+            }
+            ErrorModelCfg::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad, .. } => {
+                probability(&format!("{p}.p_good_to_bad"), *p_good_to_bad)?;
+                probability(&format!("{p}.p_bad_to_good"), *p_bad_to_good)?;
+                probability(&format!("{p}.loss_good"), *loss_good)?;
+                probability(&format!("{p}.loss_bad"), *loss_bad)?;
+            }
+            ErrorModelCfg::Scripted { app, flow, packets, tcp_seqs, sctp_tsns, .. } => {
+                let n = packets.is_some() as u8 + tcp_seqs.is_some() as u8 + sctp_tsns.is_some() as u8;
+                if n != 1 {
+                    return err(&p, "give exactly one of `packets`, `tcp_seqs` or `sctp_tsns`");
+                }
+                if app.is_some() && flow.is_some() {
+                    return err(&p, "give `app` or `match`, not both");
+                }
+                if packets.as_ref().is_some_and(|v| v.contains(&0)) {
+                    return err(&format!("{p}.packets"), "packet numbers start at 1");
+                }
+                for (name, list) in [("tcp_seqs", tcp_seqs), ("sctp_tsns", sctp_tsns)] {
+                    for (k, e) in list.iter().flatten().enumerate() {
+                        let v = match e {
+                            ScriptedEntry::Plain(v) => *v,
+                            ScriptedEntry::Times(t) => {
+                                if t.times == 0 {
+                                    return err(&format!("{p}.{name}[{k}].times"), "must be ≥ 1");
+                                }
+                                t.value
+                            }
+                        };
+                        if v > u32::MAX as u64 {
+                            return err(&format!("{p}.{name}[{k}]"), format!("{v} does not fit a 32-bit sequence number"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if let Some(r) = &l.reorder {
+        probability(&format!("{path}.reorder.probability"), r.probability)?;
+        if r.probability > 0.0 && r.mean_delay.0.is_zero() {
+            return err(&format!("{path}.reorder.mean_delay"), "must be > 0 when probability > 0");
+        }
+    }
+    Ok(())
+}
+
+fn period(path: &str, p: &PeriodCfg) -> Result<()> {
+    match p {
+        PeriodCfg::Fixed { .. } => Ok(()),
+        PeriodCfg::Exponential { mean } if mean.0.is_zero() => err(&format!("{path}.mean"), "must be > 0"),
+        PeriodCfg::Pareto { shape, .. } if !(*shape > 1.0) => {
+            err(&format!("{path}.shape"), format!("{shape} must be > 1 (a Pareto with shape ≤ 1 has no mean)"))
+        }
+        PeriodCfg::Pareto { mean, .. } if mean.0.is_zero() => err(&format!("{path}.mean"), "must be > 0"),
+        _ => Ok(()),
+    }
+}
+
+fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
+    if a.name.is_empty() {
+        return err(&format!("{path}.name"), "must not be empty");
+    }
+    if a.from == a.to {
+        return err(&format!("{path}.to"), format!("sender and receiver are the same node {:?}", a.from));
+    }
+    if a.start.0 >= s.stop_time.0 {
+        return err(&format!("{path}.start"), format!("{} is not before stop_time {}", a.start.0, s.stop_time.0));
+    }
+    if let Some(stop) = a.stop {
+        if stop.0 <= a.start.0 {
+            return err(&format!("{path}.stop"), format!("{} is not after start {}", stop.0, a.start.0));
+        }
+    }
+    let need = |field: &str, present: bool| -> Result<()> {
+        if present {
+            Ok(())
+        } else {
+            err(&format!("{path}.{field}"), format!("is required for kind {:?}", a.kind))
+        }
+    };
+    let unused = |field: &str, present: bool| -> Result<()> {
+        if present {
+            err(&format!("{path}.{field}"), format!("is not used by kind {:?}", a.kind))
+        } else {
+            Ok(())
+        }
+    };
+    match a.kind {
+        AppKind::UdpCbr | AppKind::UdpOnoff => {
+            need("rate", a.rate.is_some())?;
+            need("packet_size", a.packet_size.is_some())?;
+            if a.rate.is_some_and(|r| r.0.bps() == 0) {
+                return err(&format!("{path}.rate"), "must be > 0 bps");
+            }
+            let min = rexmit_net::apps::udp::MIN_UDP_PACKET;
+            if let Some(sz) = a.packet_size {
+                if !(min..=65535).contains(&sz) {
+                    return err(&format!("{path}.packet_size"), format!("{sz} is outside {min}..=65535 (IP packet bytes, headers included)"));
+                }
+            }
+            if a.kind == AppKind::UdpCbr {
+                unused("on", a.on.is_some())?;
+                unused("off", a.off.is_some())?;
+            } else {
+                unused("jitter", a.jitter.is_some())?;
+                need("on", a.on.is_some())?;
+                need("off", a.off.is_some())?;
+                period(&format!("{path}.on"), a.on.as_ref().expect("checked"))?;
+                period(&format!("{path}.off"), a.off.as_ref().expect("checked"))?;
+            }
+        }
+    }
+    Ok(())
+}
