@@ -1,0 +1,163 @@
+//! Congestion control behind one trait (in the style of quinn-proto's `congestion::Controller`).
+//!
+//! Owns: cwnd and ssthresh arithmetic of each algorithm (slow start, congestion avoidance,
+//! multiplicative decrease, the loss window after a timeout). Does not own: loss detection or
+//! the window inflation/deflation of fast recovery — the `recovery` module sets the window
+//! explicitly through `set_window` while a recovery episode lasts.
+
+mod aimd;
+mod cubic;
+pub mod highspeed;
+mod reno;
+pub mod scalable;
+mod westwood;
+
+pub use aimd::{Aimd, Law};
+pub use cubic::Cubic;
+pub use reno::reno;
+pub use westwood::Westwood;
+
+use rexmit_time::{Duration, Time};
+
+/// What an ACK tells the controller.
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    pub now: Time,
+    /// Bytes newly acknowledged cumulatively by this ACK.
+    pub acked: u64,
+    /// Bytes this ACK reports as having left the network (cumulative + newly SACKed, or one
+    /// SMSS for a duplicate ACK without SACK). Bandwidth estimators use it.
+    pub delivered: u64,
+    pub srtt: Option<Duration>,
+    pub min_rtt: Option<Duration>,
+}
+
+/// A congestion controller. All quantities are bytes.
+pub trait CongestionControl: std::fmt::Debug + Send {
+    /// New data was cumulatively acknowledged outside loss recovery: grow the window.
+    fn on_ack(&mut self, ack: &AckSample);
+    /// Every ACK (inside or outside recovery), for estimators such as Westwood+.
+    fn on_delivery(&mut self, _ack: &AckSample) {}
+    /// Loss detected by duplicate ACKs, SACK or RACK (RFC 5681 §3.2 step 2): set ssthresh and
+    /// reduce cwnd to it. Fast-recovery window inflation is applied by the caller afterwards.
+    fn on_congestion_event(&mut self, now: Time, flight_size: u64);
+    /// Retransmission timeout: the congestion-event decrease for ssthresh, then cwnd = the loss
+    /// window LW = 1 SMSS (RFC 5681 §3.1 eq. 4 and after; RFC 9438 §4.8 for CUBIC).
+    fn on_timeout(&mut self, now: Time, flight_size: u64) {
+        self.on_congestion_event(now, flight_size);
+        let w = self.window_state_mut();
+        w.cwnd = w.smss;
+        w.ca_credit = 0.0;
+    }
+    /// The shared cwnd/ssthresh state.
+    fn window_state(&self) -> &Window;
+    fn window_state_mut(&mut self) -> &mut Window;
+    fn window(&self) -> u64 {
+        self.window_state().cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.window_state().ssthresh
+    }
+    /// Explicit window change by loss recovery (inflation, deflation, exit).
+    fn set_window(&mut self, cwnd: u64) {
+        self.window_state_mut().cwnd = cwnd;
+    }
+    fn name(&self) -> &'static str;
+}
+
+/// The cwnd/ssthresh pair and the slow-start rule all controllers share.
+#[derive(Clone, Debug)]
+pub struct Window {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub smss: u64,
+    /// Fractional congestion-avoidance increase carried between ACKs, in bytes.
+    pub ca_credit: f64,
+}
+
+impl Window {
+    pub fn new(initial_cwnd: u64, initial_ssthresh: u64, smss: u64) -> Self {
+        Window { cwnd: initial_cwnd, ssthresh: initial_ssthresh, smss, ca_credit: 0.0 }
+    }
+
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// RFC 5681 §3.1 slow start with appropriate byte counting limited to L = 1 SMSS (RFC 3465).
+    /// Returns the part of `acked` not used by slow start.
+    pub fn slow_start(&mut self, acked: u64) -> u64 {
+        if !self.in_slow_start() {
+            return acked;
+        }
+        let inc = acked.min(self.smss);
+        self.cwnd += inc;
+        0
+    }
+
+    /// Congestion avoidance with byte counting (RFC 3465 §2.1, allowed by RFC 5681 §3.1):
+    /// `segments_per_rtt` SMSS per cwnd of acknowledged bytes (seed 003 a(cwnd)).
+    pub fn avoid(&mut self, acked: u64, segments_per_rtt: f64) {
+        if acked == 0 {
+            return;
+        }
+        self.ca_credit += segments_per_rtt * acked as f64;
+        let cwnd = self.cwnd.max(1) as f64;
+        if self.ca_credit >= cwnd {
+            let inc = (self.ca_credit / cwnd).floor();
+            self.cwnd += inc as u64 * self.smss;
+            self.ca_credit -= inc * cwnd;
+        }
+    }
+
+    /// ssthresh = max(factor · FlightSize, 2·SMSS) and cwnd = ssthresh (RFC 5681 §3.1 eq. 4
+    /// with factor 1/2; seed 003 uses factor 1 − b).
+    pub fn decrease(&mut self, flight_size: u64, factor: f64) {
+        self.ssthresh = ((flight_size as f64 * factor) as u64).max(2 * self.smss);
+        self.cwnd = self.ssthresh;
+        self.ca_credit = 0.0;
+    }
+
+}
+
+/// The controllers `TcpConfig` can select.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CcAlgorithm {
+    /// RFC 5681 AIMD: a = 1 segment per RTT, b = 1/2.
+    Reno,
+    /// Generalised AIMD of seed 003: increase `a` segments per RTT, decrease by fraction `b`.
+    Aimd { a: f64, b: f64 },
+    /// Scalable TCP (Kelly 2003): a = 0.01 per ACK, b = 0.125.
+    Scalable,
+    /// HighSpeed TCP, RFC 3649.
+    HighSpeed,
+    /// CUBIC, RFC 9438.
+    Cubic,
+    /// Westwood+ (seed 001): ssthresh from the bandwidth estimate after a loss.
+    Westwood,
+}
+
+impl CcAlgorithm {
+    pub fn build(&self, initial_cwnd: u64, initial_ssthresh: u64, smss: u64) -> Box<dyn CongestionControl> {
+        let w = Window::new(initial_cwnd, initial_ssthresh, smss);
+        match *self {
+            CcAlgorithm::Reno => Box::new(reno(w)),
+            CcAlgorithm::Aimd { a, b } => Box::new(Aimd::new(w, Law::Constant { a, b })),
+            CcAlgorithm::Scalable => Box::new(Aimd::new(w, Law::Scalable)),
+            CcAlgorithm::HighSpeed => Box::new(Aimd::new(w, Law::HighSpeed)),
+            CcAlgorithm::Cubic => Box::new(Cubic::new(w)),
+            CcAlgorithm::Westwood => Box::new(Westwood::new(w)),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn sample(now_ms: u64, acked: u64) -> AckSample {
+    AckSample {
+        now: Time::from_millis(now_ms),
+        acked,
+        delivered: acked,
+        srtt: Some(Duration::from_millis(100)),
+        min_rtt: Some(Duration::from_millis(100)),
+    }
+}

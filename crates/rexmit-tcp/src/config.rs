@@ -1,0 +1,175 @@
+//! Every knob of a TCP endpoint, with RFC defaults, and its validation.
+
+use crate::cc::CcAlgorithm;
+use rexmit_time::Duration;
+use rexmit_transport::RtoConfig;
+use std::fmt;
+
+/// Which loss-recovery algorithm the sender runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryAlgorithm {
+    /// Fast retransmit, then slow start from one segment (4.3BSD-Tahoe).
+    Tahoe,
+    /// RFC 5681 §3.2 fast retransmit / fast recovery.
+    Reno,
+    /// RFC 6582 NewReno: stay in fast recovery across partial ACKs.
+    NewReno,
+    /// RFC 6675 SACK-based conservative loss recovery (needs SACK to be negotiated; falls back
+    /// to NewReno when the peer does not permit SACK).
+    Sack,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Our MSS, announced in the SYN (RFC 9293 §3.7.1). Payload per segment is this minus the
+    /// per-segment option bytes (RFC 6691).
+    pub mss: u16,
+    /// Peer MSS assumed when the SYN carries none (RFC 9293 §3.7.1: 536).
+    pub default_peer_mss: u16,
+    /// Initial window in segments (RFC 5681 §3.1: 2–4 by size; RFC 6928 allows 10).
+    pub initial_cwnd_segments: u32,
+    /// Initial ssthresh in bytes (RFC 5681 §3.1: arbitrarily high).
+    pub initial_ssthresh: u64,
+    pub recovery: RecoveryAlgorithm,
+    pub cc: CcAlgorithm,
+    /// Duplicate ACK threshold (RFC 5681 §3.2, RFC 6675 DupThresh).
+    pub dup_thresh: u32,
+    pub rto: RtoConfig,
+    /// Send buffer limit in bytes: unsent data plus the retransmission queue.
+    pub send_buffer: usize,
+    /// Receive buffer limit in bytes: unread in-order data plus the out-of-order queue.
+    pub recv_buffer: usize,
+    pub sack: bool,
+    /// RFC 2883 D-SACK generation (only when SACK is negotiated).
+    pub dsack: bool,
+    pub timestamps: bool,
+    pub window_scaling: bool,
+    /// Nagle's algorithm (RFC 9293 §3.7.4).
+    pub nagle: bool,
+    /// ACK every `ack_every` full-sized segments (RFC 5681 §4.2: 2); 1 disables delayed ACKs.
+    pub ack_every: u32,
+    /// Delayed ACK timer (RFC 5681 §4.2: at most 500 ms; 200 ms is customary).
+    pub delayed_ack_timeout: Duration,
+    /// Immediate ACK for out-of-order segments and for segments filling a gap (RFC 5681 §4.2).
+    pub immediate_ack_on_ooo: bool,
+    /// RFC 3042 limited transmit.
+    pub limited_transmit: bool,
+    /// RFC 5827 early retransmit (byte-based).
+    pub early_retransmit: bool,
+    /// Thin streams: do not back off the RTO while fewer than 4 segments are in flight.
+    pub thin_linear_timeouts: bool,
+    /// Thin streams: fast retransmit on the first duplicate ACK while fewer than 4 segments are
+    /// in flight.
+    pub thin_dupack: bool,
+    /// TIME-WAIT duration, 2·MSL (RFC 9293 §3.3.2; MSL = 2 minutes).
+    pub time_wait: Duration,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1460,
+            default_peer_mss: 536,
+            initial_cwnd_segments: 4,
+            initial_ssthresh: u64::MAX / 2,
+            recovery: RecoveryAlgorithm::Sack,
+            cc: CcAlgorithm::Reno,
+            dup_thresh: 3,
+            rto: RtoConfig::tcp(),
+            send_buffer: 128 * 1024,
+            recv_buffer: 128 * 1024,
+            sack: true,
+            dsack: true,
+            timestamps: false,
+            window_scaling: true,
+            nagle: false,
+            ack_every: 2,
+            delayed_ack_timeout: Duration::from_millis(200),
+            immediate_ack_on_ooo: true,
+            limited_transmit: false,
+            early_retransmit: false,
+            thin_linear_timeouts: false,
+            thin_dupack: false,
+            time_wait: Duration::from_secs(240),
+        }
+    }
+}
+
+/// A configuration value outside its allowed range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub field: &'static str,
+    pub allowed: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tcp config field `{}` out of range: allowed {}", self.field, self.allowed)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn check(ok: bool, field: &'static str, allowed: &str) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError { field, allowed: allowed.to_string() })
+    }
+}
+
+impl TcpConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        // 88 = 20 B of header room for 40 B options plus at least 48 B of data.
+        check(self.mss >= 88, "mss", "88..=65535")?;
+        check(self.default_peer_mss >= 88, "default_peer_mss", "88..=65535")?;
+        check((1..=1000).contains(&self.initial_cwnd_segments), "initial_cwnd_segments", "1..=1000")?;
+        check(self.initial_ssthresh >= 2 * self.mss as u64, "initial_ssthresh", ">= 2 * mss")?;
+        check((1..=1000).contains(&self.dup_thresh), "dup_thresh", "1..=1000")?;
+        check(!self.rto.min.is_zero(), "rto.min", "> 0")?;
+        check(self.rto.min <= self.rto.max, "rto.max", ">= rto.min")?;
+        check(
+            self.rto.initial >= self.rto.min && self.rto.initial <= self.rto.max,
+            "rto.initial",
+            "rto.min..=rto.max",
+        )?;
+        check(self.send_buffer >= self.mss as usize, "send_buffer", ">= mss")?;
+        check(
+            self.recv_buffer >= self.mss as usize && self.recv_buffer <= (1 << 30),
+            "recv_buffer",
+            "mss..=2^30",
+        )?;
+        check(
+            self.window_scaling || self.recv_buffer <= 65_535,
+            "recv_buffer",
+            "<= 65535 without window_scaling",
+        )?;
+        check((1..=64).contains(&self.ack_every), "ack_every", "1..=64")?;
+        check(
+            self.delayed_ack_timeout <= Duration::from_millis(500),
+            "delayed_ack_timeout",
+            "0..=500 ms (RFC 5681 §4.2)",
+        )?;
+        if let crate::cc::CcAlgorithm::Aimd { a, b } = self.cc {
+            check(a.is_finite() && a > 0.0 && a <= 1000.0, "cc.a", "(0, 1000]")?;
+            check(b.is_finite() && b > 0.0 && b < 1.0, "cc.b", "(0, 1)")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_valid_and_errors_name_the_field() {
+        assert_eq!(TcpConfig::default().validate(), Ok(()));
+        let bad = TcpConfig { ack_every: 0, ..TcpConfig::default() };
+        assert_eq!(bad.validate().unwrap_err().field, "ack_every");
+        let bad = TcpConfig { cc: CcAlgorithm::Aimd { a: 1.0, b: 1.5 }, ..TcpConfig::default() };
+        assert_eq!(bad.validate().unwrap_err().field, "cc.b");
+        let bad = TcpConfig { recv_buffer: 1 << 20, window_scaling: false, ..TcpConfig::default() };
+        assert_eq!(bad.validate().unwrap_err().field, "recv_buffer");
+    }
+}

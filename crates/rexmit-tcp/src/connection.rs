@@ -1,0 +1,691 @@
+//! The connection: RFC 9293 state machine, handshake option negotiation, segment construction,
+//! and the sans-IO surface (`handle_segment`, `handle_timeout`, `poll_transmit`, `poll_timeout`,
+//! `poll_event`) the simulator's adapter drives.
+//!
+//! Owns: states and transitions, SYN/FIN exchange, timestamps, window scaling, events and the
+//! statistics gauges. Delegates sending to `sender`, receiving to `receiver`.
+
+use crate::config::TcpConfig;
+use crate::receiver::{Receiver, ReceiverConfig};
+use crate::sender::{AckInput, Sender};
+use crate::seq::SeqSpace;
+use crate::stats::TcpStats;
+use rexmit_time::Time;
+use rexmit_wire::{Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps};
+use std::collections::VecDeque;
+
+/// RFC 9293 §3.3.2 connection states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Closed,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+    FinWait1,
+    FinWait2,
+    CloseWait,
+    Closing,
+    LastAck,
+    TimeWait,
+}
+
+/// What the application learns from the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The three-way handshake completed.
+    Connected,
+    /// `bytes` more in-order bytes are readable with `recv`.
+    Delivered { bytes: u64 },
+    /// The send buffer has room again after `send` accepted less than asked.
+    SendBufferSpace,
+    /// The peer's FIN arrived: no more data will come.
+    PeerClosed,
+    /// Both directions are closed (entering TIME-WAIT or CLOSED).
+    Closed,
+    /// The peer reset the connection.
+    Reset,
+}
+
+/// RFC 7323 §2.3: the largest window-scale shift.
+const MAX_WSCALE: u8 = 14;
+/// RFC 7323 §3: length of the timestamps option with its padding.
+const TS_OPTION_LEN: u64 = 12;
+
+pub struct Connection {
+    cfg: TcpConfig,
+    state: State,
+    local_port: u16,
+    remote_port: u16,
+    iss: SeqSpace,
+    irs: SeqSpace,
+    snd: Sender,
+    rcv: Receiver,
+    /// A SYN (SYN-SENT) or SYN-ACK (SYN-RECEIVED) must be (re)sent.
+    syn_pending: bool,
+    syn_sent_at: Option<Time>,
+    syn_retransmitted: bool,
+    syn_rto_at: Option<Time>,
+    sack_ok: bool,
+    ts_ok: bool,
+    snd_wscale: u8,
+    rcv_wscale: u8,
+    ts_recent: u32,
+    last_ack_sent: u64,
+    time_wait_at: Option<Time>,
+    events: VecDeque<Event>,
+    stats: TcpStats,
+    blocked_since: Option<Time>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection").field("state", &self.state).field("snd", &self.snd).finish()
+    }
+}
+
+fn rcv_config(cfg: &TcpConfig) -> ReceiverConfig {
+    ReceiverConfig {
+        limit: cfg.recv_buffer as u64,
+        ack_every: cfg.ack_every,
+        delayed_ack_timeout: cfg.delayed_ack_timeout,
+        immediate_ack_on_ooo: cfg.immediate_ack_on_ooo,
+        dsack: cfg.dsack,
+    }
+}
+
+impl Connection {
+    fn new(cfg: TcpConfig, state: State, local_port: u16, remote_port: u16, iss: u32) -> Self {
+        // The segment size is provisional until the handshake tells us the peer's MSS.
+        let smss = cfg.mss as u64;
+        let snd = Sender::new(&cfg, smss);
+        let rcv = Receiver::new(rcv_config(&cfg), 1);
+        let rcv_wscale = if cfg.window_scaling {
+            let mut s = 0;
+            while s < MAX_WSCALE && (cfg.recv_buffer >> s) > 65_535 {
+                s += 1;
+            }
+            s
+        } else {
+            0
+        };
+        Connection {
+            cfg,
+            state,
+            local_port,
+            remote_port,
+            iss: SeqSpace::new(iss),
+            irs: SeqSpace::new(0),
+            snd,
+            rcv,
+            syn_pending: false,
+            syn_sent_at: None,
+            syn_retransmitted: false,
+            syn_rto_at: None,
+            sack_ok: false,
+            ts_ok: false,
+            snd_wscale: 0,
+            rcv_wscale,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            time_wait_at: None,
+            events: VecDeque::new(),
+            stats: TcpStats::default(),
+            blocked_since: None,
+        }
+    }
+
+    /// Active open: the SYN goes out on the next `poll_transmit`. `cfg` should have passed
+    /// `TcpConfig::validate`.
+    pub fn connect(cfg: TcpConfig, local_port: u16, remote_port: u16, iss: u32, _now: Time) -> Self {
+        let mut c = Connection::new(cfg, State::SynSent, local_port, remote_port, iss);
+        c.syn_pending = true;
+        c
+    }
+
+    /// Passive open: wait for a SYN to `local_port`.
+    pub fn listen(cfg: TcpConfig, local_port: u16, iss: u32) -> Self {
+        Connection::new(cfg, State::Listen, local_port, 0, iss)
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+    pub fn local_port(&self) -> u16 {
+        self.local_port
+    }
+    pub fn remote_port(&self) -> u16 {
+        self.remote_port
+    }
+    pub fn stats(&self) -> &TcpStats {
+        &self.stats
+    }
+    pub fn cwnd(&self) -> u64 {
+        self.snd.cc.window()
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.snd.cc.ssthresh()
+    }
+    /// RFC 6675 pipe for the SACK variant, FlightSize otherwise.
+    pub fn pipe(&self) -> u64 {
+        self.snd.pipe()
+    }
+    /// Segment payload size in use (SMSS).
+    pub fn smss(&self) -> u64 {
+        self.snd.smss
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.snd.in_recovery()
+    }
+    /// Name of the congestion controller in use.
+    pub fn cc_name(&self) -> &'static str {
+        self.snd.cc.name()
+    }
+    /// Bytes the application could still write.
+    pub fn send_buffer_free(&self) -> usize {
+        self.snd.buf.free() as usize
+    }
+    /// Bytes waiting in the send buffer (unsent plus unacknowledged).
+    pub fn send_buffer_len(&self) -> usize {
+        self.snd.buf.len() as usize
+    }
+    /// In-order bytes waiting for `recv`.
+    pub fn readable(&self) -> usize {
+        self.rcv.readable_bytes() as usize
+    }
+    /// Everything written and the FIN (if closed) are acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.snd.all_acked()
+    }
+
+    fn can_send_data(&self) -> bool {
+        matches!(self.state, State::SynSent | State::SynReceived | State::Established | State::CloseWait)
+            && self.snd.fin_at.is_none()
+    }
+
+    /// The application writes `len` synthetic bytes; returns how many the send buffer took.
+    pub fn send(&mut self, now: Time, len: usize) -> usize {
+        if !self.can_send_data() {
+            return 0;
+        }
+        let n = self.snd.buf.push_synthetic(len);
+        self.after_write(now, n, len)
+    }
+
+    /// The application writes real bytes; returns how many the send buffer took.
+    pub fn send_bytes(&mut self, now: Time, data: &[u8]) -> usize {
+        if !self.can_send_data() {
+            return 0;
+        }
+        let n = self.snd.buf.push_bytes(data);
+        self.after_write(now, n, data.len())
+    }
+
+    fn after_write(&mut self, now: Time, accepted: usize, asked: usize) -> usize {
+        self.stats.bytes_accepted += accepted as u64;
+        if accepted < asked && self.blocked_since.is_none() {
+            self.blocked_since = Some(now);
+        }
+        self.refresh_send_gauges();
+        accepted
+    }
+
+    /// Up to `max` in-order received bytes (synthetic zeros stay synthetic).
+    pub fn recv(&mut self, max: usize) -> Payload {
+        let before = self.rcv.window();
+        let p = self.rcv.read(max);
+        // RFC 9293 §3.8.6.2.2: announce a window that reopened by at least one segment
+        // (receiver-side silly window syndrome avoidance).
+        if before < self.snd.smss && self.rcv.window() >= self.snd.smss.min(self.cfg.recv_buffer as u64 / 2) {
+            self.rcv.force_ack();
+        }
+        p
+    }
+
+    /// The application has no more data: queue a FIN after the buffered data (RFC 9293 §3.10.4).
+    pub fn close(&mut self, _now: Time) {
+        match self.state {
+            State::Listen => self.enter(State::Closed, _now),
+            // RFC 9293 §3.10.4 lets SYN-SENT/SYN-RECEIVED queue the close until established.
+            State::SynSent | State::SynReceived => self.snd.fin_at = Some(self.snd.buf.end()),
+            State::Established => {
+                self.snd.fin_at = Some(self.snd.buf.end());
+                self.state = State::FinWait1;
+            }
+            State::CloseWait => {
+                self.snd.fin_at = Some(self.snd.buf.end());
+                self.state = State::LastAck;
+            }
+            _ => {}
+        }
+    }
+
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    fn enter(&mut self, s: State, now: Time) {
+        if self.state == s {
+            return;
+        }
+        let was_open = !matches!(self.state, State::Closed | State::TimeWait);
+        self.state = s;
+        match s {
+            State::TimeWait => {
+                self.time_wait_at = Some(now + self.cfg.time_wait);
+                self.events.push_back(Event::Closed);
+            }
+            State::Closed => {
+                self.time_wait_at = None;
+                if was_open {
+                    self.events.push_back(Event::Closed);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub fn poll_timeout(&self) -> Option<Time> {
+        let mut t: Option<Time> = None;
+        let mut take = |x: Option<Time>| {
+            if let Some(x) = x {
+                t = Some(t.map_or(x, |y| y.min(x)));
+            }
+        };
+        match self.state {
+            State::Closed | State::Listen => return None,
+            State::SynSent | State::SynReceived => take(self.syn_rto_at),
+            State::TimeWait => take(self.time_wait_at),
+            _ => {
+                take(self.snd.next_timeout());
+                take(self.rcv.ack_deadline());
+            }
+        }
+        t
+    }
+
+    pub fn handle_timeout(&mut self, now: Time) {
+        match self.state {
+            State::Closed | State::Listen => {}
+            State::SynSent | State::SynReceived => {
+                if self.syn_rto_at.is_some_and(|t| t <= now) {
+                    // RFC 6298 §5.5 back off; the SYN or SYN-ACK goes out again.
+                    self.syn_rto_at = None;
+                    self.snd.rtt.back_off();
+                    self.stats.timeouts += 1;
+                    self.syn_retransmitted = true;
+                    self.syn_pending = true;
+                }
+            }
+            State::TimeWait => {
+                if self.time_wait_at.is_some_and(|t| t <= now) {
+                    self.enter(State::Closed, now);
+                }
+            }
+            _ => {
+                self.rcv.on_timeout(now);
+                self.snd.on_timeout(now, &mut self.stats);
+            }
+        }
+        self.refresh_send_gauges();
+    }
+
+    /// Negotiation results from the peer's SYN or SYN-ACK (RFC 9293 §3.7.1, RFC 7323 §2–3,
+    /// RFC 2018 §2).
+    fn negotiate(&mut self, seg: &TcpSegment) {
+        self.irs = SeqSpace::new(seg.seq);
+        self.rcv = Receiver::new(rcv_config(&self.cfg), 1);
+        self.sack_ok = self.cfg.sack && seg.options.sack_permitted;
+        self.ts_ok = self.cfg.timestamps && seg.options.timestamps.is_some();
+        match (self.cfg.window_scaling, seg.options.window_scale) {
+            (true, Some(s)) => self.snd_wscale = s.min(MAX_WSCALE),
+            _ => {
+                self.snd_wscale = 0;
+                self.rcv_wscale = 0;
+            }
+        }
+        if let Some(ts) = seg.options.timestamps {
+            self.ts_recent = ts.tsval;
+        }
+    }
+
+    fn established(&mut self, now: Time, seg: &TcpSegment, peer_mss: Option<u16>) {
+        let peer_mss = peer_mss.unwrap_or(self.cfg.default_peer_mss) as u64;
+        // RFC 6691 §3: the MSS excludes options; leave room for the timestamps option.
+        let opt = if self.ts_ok { TS_OPTION_LEN } else { 0 };
+        let smss = peer_mss.min(self.cfg.mss as u64).saturating_sub(opt).max(1);
+        if let (Some(sent), false) = (self.syn_sent_at, self.syn_retransmitted) {
+            self.snd.rtt.on_sample(now.saturating_since(sent));
+        }
+        let wnd = if seg.flags.contains(TcpFlags::SYN) {
+            seg.window as u64
+        } else {
+            (seg.window as u64) << self.snd_wscale
+        };
+        let peer_seq = self.irs.unwrap(seg.seq, 1).unwrap_or(1);
+        self.snd.on_established(&self.cfg, smss, self.sack_ok, wnd, peer_seq);
+        if self.syn_retransmitted {
+            // RFC 5681 §3.1: after a lost SYN the initial window is one segment.
+            self.snd.cc.set_window(smss);
+        }
+        self.syn_rto_at = None;
+        self.state = if self.snd.fin_at.is_some() { State::FinWait1 } else { State::Established };
+        self.events.push_back(Event::Connected);
+    }
+
+    pub fn handle_segment(&mut self, now: Time, seg: &TcpSegment) {
+        self.stats.segments_received += 1;
+        if seg.dst_port != self.local_port {
+            return;
+        }
+        if self.state != State::Listen && seg.src_port != self.remote_port {
+            return;
+        }
+        let f = seg.flags;
+        match self.state {
+            State::Closed => {}
+            State::Listen => {
+                // RFC 9293 §3.10.7.2: only a SYN (without RST/ACK) opens.
+                if f.contains(TcpFlags::SYN) && !f.contains(TcpFlags::RST) && !f.contains(TcpFlags::ACK) {
+                    self.remote_port = seg.src_port;
+                    self.negotiate(seg);
+                    self.state = State::SynReceived;
+                    self.syn_pending = true;
+                }
+            }
+            State::SynSent => self.on_syn_sent(now, seg),
+            _ => self.on_synchronized(now, seg),
+        }
+        self.refresh_send_gauges();
+        self.stats.pipe = self.snd.pipe();
+    }
+
+    /// RFC 9293 §3.10.7.3.
+    fn on_syn_sent(&mut self, now: Time, seg: &TcpSegment) {
+        let f = seg.flags;
+        let ack_ok = f.contains(TcpFlags::ACK) && seg.ack == self.iss.wire(1);
+        if f.contains(TcpFlags::ACK) && !ack_ok {
+            return;
+        }
+        if f.contains(TcpFlags::RST) {
+            if ack_ok {
+                self.events.push_back(Event::Reset);
+                self.enter(State::Closed, now);
+            }
+            return;
+        }
+        if !f.contains(TcpFlags::SYN) {
+            return;
+        }
+        self.negotiate(seg);
+        if ack_ok {
+            self.snd.snd_una = 1;
+            self.established(now, seg, seg.options.mss);
+            self.rcv.force_ack();
+        } else {
+            // Simultaneous open: answer with SYN-ACK.
+            self.state = State::SynReceived;
+            self.syn_pending = true;
+        }
+    }
+
+    /// RFC 9293 §3.10.7.4, for every state from SYN-RECEIVED on.
+    fn on_synchronized(&mut self, now: Time, seg: &TcpSegment) {
+        let f = seg.flags;
+        if self.state == State::SynReceived && f.contains(TcpFlags::SYN) && !f.contains(TcpFlags::ACK) {
+            if seg.seq == self.irs.wire(0) {
+                // The peer's SYN again: our SYN-ACK was lost.
+                self.syn_pending = true;
+            }
+            return;
+        }
+        let fin = f.contains(TcpFlags::FIN);
+        let seg_len = seg.payload.len() as u64 + fin as u64;
+        let Some(seq) = self.irs.unwrap(seg.seq, self.rcv.rcv_nxt) else { return };
+        // First: sequence number acceptability.
+        if !self.rcv.acceptable(seq, seg_len) {
+            if !f.contains(TcpFlags::RST) {
+                self.rcv.force_ack();
+                if self.state == State::TimeWait {
+                    self.time_wait_at = Some(now + self.cfg.time_wait);
+                }
+            }
+            return;
+        }
+        // Second: RST.
+        if f.contains(TcpFlags::RST) {
+            self.events.push_back(Event::Reset);
+            self.enter(State::Closed, now);
+            return;
+        }
+        // Fourth: SYN in window — RFC 9293 §3.10.7.4 / RFC 5961 §4 challenge ACK.
+        if f.contains(TcpFlags::SYN) {
+            self.rcv.force_ack();
+            return;
+        }
+        // Fifth: ACK.
+        if !f.contains(TcpFlags::ACK) {
+            return;
+        }
+        if self.state == State::SynReceived {
+            if seg.ack != self.iss.wire(1) {
+                return;
+            }
+            self.snd.snd_una = 1;
+            self.established(now, seg, None);
+        }
+        let Some(ack) = self.iss.unwrap(seg.ack, self.snd.snd_una) else { return };
+        if ack > self.snd.snd_max {
+            // RFC 9293 §3.10.7.4: ACK of something not yet sent — ACK and drop.
+            self.rcv.force_ack();
+            return;
+        }
+        if self.ts_ok {
+            if let Some(ts) = seg.options.timestamps {
+                // RFC 7323 §4.3: remember TSval of segments covering the last ACK we sent.
+                if seq <= self.last_ack_sent {
+                    self.ts_recent = ts.tsval;
+                }
+            }
+        }
+        if ack >= self.snd.snd_una {
+            let sack: Vec<(u64, u64)> = if self.sack_ok {
+                seg.options
+                    .sack_blocks
+                    .iter()
+                    .filter_map(|b| {
+                        let l = self.iss.unwrap(b.left, self.snd.snd_una)?;
+                        let r = self.iss.unwrap(b.right, self.snd.snd_una)?;
+                        (l < r && r <= self.snd.snd_max).then_some((l, r))
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let input = AckInput {
+                ack,
+                seq,
+                window: (seg.window as u64) << self.snd_wscale,
+                sack,
+                has_data_or_flags: seg_len > 0,
+            };
+            let acked = self.snd.on_ack(now, &input, &mut self.stats);
+            if acked > 0 {
+                if let Some(since) = self.blocked_since {
+                    if self.snd.buf.free() > 0 {
+                        self.stats.app_blocked += now.saturating_since(since);
+                        self.blocked_since = None;
+                        self.events.push_back(Event::SendBufferSpace);
+                    }
+                }
+            }
+            if self.snd.fin_acked() {
+                match self.state {
+                    State::FinWait1 => self.state = State::FinWait2,
+                    State::Closing => self.enter(State::TimeWait, now),
+                    State::LastAck => {
+                        self.enter(State::Closed, now);
+                        return;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // Seventh: segment text and FIN.
+        if seg_len == 0 {
+            return;
+        }
+        match self.state {
+            State::Established | State::FinWait1 | State::FinWait2 => {
+                let out = self.rcv.on_data(now, seq, &seg.payload, fin);
+                if out.delivered > 0 {
+                    self.stats.bytes_delivered += out.delivered;
+                    self.events.push_back(Event::Delivered { bytes: out.delivered });
+                }
+                self.stats.ooo_bytes = self.rcv.ooo_bytes();
+                self.stats.ooo_bytes_max = self.rcv.ooo_bytes_max();
+                if out.fin {
+                    self.events.push_back(Event::PeerClosed);
+                    match self.state {
+                        State::Established => self.state = State::CloseWait,
+                        State::FinWait1 if self.snd.fin_acked() => self.enter(State::TimeWait, now),
+                        State::FinWait1 => self.state = State::Closing,
+                        _ => self.enter(State::TimeWait, now),
+                    }
+                }
+            }
+            _ => {
+                // Data or FIN after the peer's FIN: a retransmission; acknowledge it again.
+                self.rcv.force_ack();
+                if self.state == State::TimeWait {
+                    self.time_wait_at = Some(now + self.cfg.time_wait);
+                }
+            }
+        }
+    }
+
+    /// The next segment to put on the wire, if any. Call until `None`.
+    pub fn poll_transmit(&mut self, now: Time) -> Option<TcpSegment> {
+        let seg = self.next_segment(now)?;
+        self.stats.segments_sent += 1;
+        if !seg.payload.is_empty() {
+            self.stats.data_segments_sent += 1;
+        }
+        self.refresh_send_gauges();
+        Some(seg)
+    }
+
+    fn next_segment(&mut self, now: Time) -> Option<TcpSegment> {
+        match self.state {
+            State::Closed | State::Listen => return None,
+            State::SynSent | State::SynReceived => {
+                if !self.syn_pending {
+                    return None;
+                }
+                self.syn_pending = false;
+                if self.syn_sent_at.is_none() {
+                    self.syn_sent_at = Some(now);
+                }
+                self.syn_rto_at = Some(now + self.snd.rtt.rto());
+                let ack = self.state == State::SynReceived;
+                return Some(self.syn_segment(now, ack));
+            }
+            _ => {}
+        }
+        if matches!(
+            self.state,
+            State::Established | State::CloseWait | State::FinWait1 | State::Closing | State::LastAck
+        ) {
+            if let Some(tx) = self.snd.next_tx(now, &mut self.stats) {
+                let payload = if tx.len == 0 { Payload::empty() } else { self.snd.buf.payload(tx.start, tx.len as usize) };
+                let mut flags = TcpFlags::ACK;
+                if tx.fin {
+                    flags.insert(TcpFlags::FIN);
+                }
+                return Some(self.segment(now, tx.start, flags, payload));
+            }
+        }
+        if self.rcv.ack_due() {
+            let seq = self.snd.snd_max;
+            return Some(self.segment(now, seq, TcpFlags::ACK, Payload::empty()));
+        }
+        None
+    }
+
+    fn syn_segment(&mut self, now: Time, ack: bool) -> TcpSegment {
+        let mut options = TcpOptions { mss: Some(self.cfg.mss), ..TcpOptions::default() };
+        // RFC 7323 §2.2 / RFC 2018 §2: a SYN-ACK carries an option only if the SYN did.
+        let offer = !ack;
+        if self.cfg.window_scaling && (offer || self.snd_wscale > 0 || self.rcv_wscale > 0) {
+            options.window_scale = Some(self.rcv_wscale);
+        }
+        options.sack_permitted = self.cfg.sack && (offer || self.sack_ok);
+        if self.cfg.timestamps && (offer || self.ts_ok) {
+            options.timestamps = Some(Timestamps { tsval: ts_clock(now), tsecr: if ack { self.ts_recent } else { 0 } });
+        }
+        let mut flags = TcpFlags::SYN;
+        let mut ack_no = 0;
+        let mut window = self.cfg.recv_buffer.min(65_535) as u16;
+        if ack {
+            flags.insert(TcpFlags::ACK);
+            ack_no = self.irs.wire(self.rcv.rcv_nxt);
+            let (wnd, _) = self.rcv.on_ack_sent(false, 0);
+            // RFC 7323 §2.2: the window in a SYN is never scaled.
+            window = wnd.min(65_535) as u16;
+        }
+        TcpSegment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: self.iss.wire(0),
+            ack: ack_no,
+            flags,
+            window,
+            urgent: 0,
+            options,
+            payload: Payload::empty(),
+        }
+    }
+
+    /// A non-SYN segment: every one carries ACK, our window and (if negotiated) SACK blocks.
+    fn segment(&mut self, now: Time, seq: u64, flags: TcpFlags, payload: Payload) -> TcpSegment {
+        let mut options = TcpOptions::default();
+        if self.ts_ok {
+            options.timestamps = Some(Timestamps { tsval: ts_clock(now), tsecr: self.ts_recent });
+        }
+        let max_blocks = options.max_sack_blocks();
+        let (wnd, blocks) = self.rcv.on_ack_sent(self.sack_ok, max_blocks);
+        if blocks.first().is_some_and(|&(l, r)| r <= self.rcv.rcv_nxt || blocks.get(1).is_some_and(|&(l2, r2)| l >= l2 && r <= r2)) {
+            self.stats.dsacks_sent += 1;
+        }
+        options.sack_blocks =
+            blocks.iter().map(|&(l, r)| SackBlock { left: self.irs.wire(l), right: self.irs.wire(r) }).collect();
+        self.last_ack_sent = self.rcv.rcv_nxt;
+        TcpSegment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: self.iss.wire(seq),
+            ack: self.irs.wire(self.rcv.rcv_nxt),
+            flags,
+            window: (wnd >> self.rcv_wscale).min(65_535) as u16,
+            urgent: 0,
+            options,
+            payload,
+        }
+    }
+
+    fn refresh_send_gauges(&mut self) {
+        let s = &mut self.stats;
+        s.cwnd = self.snd.cc.window();
+        s.ssthresh = self.snd.cc.ssthresh();
+        s.srtt = self.snd.rtt.srtt();
+        s.rto = self.snd.rtt.rto();
+        s.rtx_queue_bytes = self.snd.snd_max - self.snd.snd_una;
+        s.rtx_queue_bytes_max = s.rtx_queue_bytes_max.max(s.rtx_queue_bytes);
+        s.send_buffer_bytes = self.snd.buf.len();
+    }
+}
+
+/// RFC 7323 §5.4: a timestamp clock of 1 ms.
+fn ts_clock(now: Time) -> u32 {
+    (now.as_nanos() / 1_000_000) as u32
+}

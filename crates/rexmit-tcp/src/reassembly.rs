@@ -1,0 +1,119 @@
+//! The receiver's out-of-order queue: data above rcv_nxt held until the gap before it fills.
+//!
+//! Owns the held payloads and the merged block view used for SACK generation. Does not decide
+//! what is acceptable (the receiver trims to the window first) nor which blocks to report.
+
+use crate::payload_util::slice;
+use rexmit_wire::Payload;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default)]
+pub struct Reassembly {
+    /// Non-overlapping pieces keyed by start offset.
+    pieces: BTreeMap<u64, Payload>,
+    bytes: u64,
+}
+
+impl Reassembly {
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    pub fn is_empty(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    /// Store `[start, start + p.len())`. Returns the sub-ranges that were already held
+    /// (duplicates, for RFC 2883 D-SACK).
+    pub fn insert(&mut self, start: u64, p: &Payload) -> Vec<(u64, u64)> {
+        let end = start + p.len() as u64;
+        let mut dups = Vec::new();
+        let mut cursor = start;
+        // Pieces that may overlap: the one starting at or before `start`, and all inside.
+        let first = self.pieces.range(..=start).next_back().map(|(&s, _)| s).unwrap_or(start);
+        let overlapping: Vec<(u64, u64)> =
+            self.pieces.range(first..end).map(|(&s, q)| (s, s + q.len() as u64)).collect();
+        let mut fresh = Vec::new();
+        for (s, e) in overlapping {
+            if e <= cursor {
+                continue;
+            }
+            if s > cursor {
+                fresh.push((cursor, s));
+            }
+            let ds = s.max(cursor);
+            let de = e.min(end);
+            if ds < de {
+                dups.push((ds, de));
+            }
+            cursor = cursor.max(e);
+        }
+        if cursor < end {
+            fresh.push((cursor, end));
+        }
+        for (s, e) in fresh {
+            self.bytes += e - s;
+            self.pieces.insert(s, slice(p, (s - start) as usize, (e - s) as usize));
+        }
+        dups
+    }
+
+    /// The maximal contiguous block containing offset `seq`.
+    pub fn block_containing(&self, seq: u64) -> Option<(u64, u64)> {
+        let (&s, p) = self.pieces.range(..=seq).next_back()?;
+        if seq >= s + p.len() as u64 {
+            return None;
+        }
+        let mut left = s;
+        while let Some((&ps, pp)) = self.pieces.range(..left).next_back() {
+            if ps + pp.len() as u64 == left {
+                left = ps;
+            } else {
+                break;
+            }
+        }
+        let mut right = s + p.len() as u64;
+        while let Some(pp) = self.pieces.get(&right) {
+            right += pp.len() as u64;
+        }
+        Some((left, right))
+    }
+
+    /// Remove and return the pieces that start exactly at `rcv_nxt` and continue contiguously.
+    pub fn pop_in_order(&mut self, mut rcv_nxt: u64) -> Vec<Payload> {
+        let mut out = Vec::new();
+        while let Some(p) = self.pieces.remove(&rcv_nxt) {
+            rcv_nxt += p.len() as u64;
+            self.bytes -= p.len() as u64;
+            out.push(p);
+        }
+        out
+    }
+
+    /// Highest offset held (exclusive), if any.
+    pub fn high(&self) -> Option<u64> {
+        self.pieces.iter().next_back().map(|(&s, p)| s + p.len() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlapping_inserts_keep_each_byte_once_and_report_duplicates() {
+        let mut r = Reassembly::default();
+        assert!(r.insert(10, &Payload::from_bytes(&[10, 11, 12])).is_empty());
+        assert!(r.insert(20, &Payload::zeros(5)).is_empty());
+        let dups = r.insert(8, &Payload::from_bytes(&[8, 9, 10, 11, 12, 13, 14]));
+        assert_eq!(dups, vec![(10, 13)]);
+        assert_eq!(r.bytes(), 7 + 5);
+        assert_eq!(r.block_containing(12), Some((8, 15)));
+        assert_eq!(r.block_containing(15), None);
+        assert_eq!(r.insert(21, &Payload::zeros(2)), vec![(21, 23)]);
+        let got = r.pop_in_order(8);
+        let bytes: Vec<u8> = got.iter().flat_map(|p| p.to_vec()).collect();
+        assert_eq!(bytes, vec![8, 9, 10, 11, 12, 13, 14]);
+        assert_eq!(r.bytes(), 5);
+        assert_eq!(r.high(), Some(25));
+    }
+}

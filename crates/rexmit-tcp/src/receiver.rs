@@ -1,0 +1,336 @@
+//! The receiving half of a connection: rcv_nxt, the receive buffer and its advertised window,
+//! the out-of-order queue, SACK/D-SACK block selection and the delayed-ACK decision.
+//!
+//! Owns what goes into the ACK fields of outgoing segments. Does not own connection state
+//! (SYN/FIN handshakes, RST) nor the wire encoding of the options.
+
+use crate::payload_util::{join, slice};
+use crate::reassembly::Reassembly;
+use rexmit_time::{Duration, Time};
+use rexmit_wire::Payload;
+use std::collections::VecDeque;
+
+/// Receiver knobs copied from `TcpConfig`.
+#[derive(Clone, Debug)]
+pub struct ReceiverConfig {
+    pub limit: u64,
+    pub ack_every: u32,
+    pub delayed_ack_timeout: Duration,
+    pub immediate_ack_on_ooo: bool,
+    pub dsack: bool,
+}
+
+/// What one arriving data segment did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DataOutcome {
+    /// New in-order bytes made readable.
+    pub delivered: u64,
+    /// The peer's FIN became in-order (rcv_nxt now covers it).
+    pub fin: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    cfg: ReceiverConfig,
+    /// Next stream offset expected (RFC 9293 RCV.NXT).
+    pub rcv_nxt: u64,
+    readable: VecDeque<Payload>,
+    readable_bytes: u64,
+    ooo: Reassembly,
+    ooo_max: u64,
+    /// Offsets identifying reported SACK blocks, most recently changed first (RFC 2018 §4).
+    sack_recent: Vec<u64>,
+    /// Pending D-SACK block for the next ACK (RFC 2883 §4).
+    dsack: Option<(u64, u64)>,
+    /// Offset of the peer's FIN, once seen.
+    fin_at: Option<u64>,
+    /// Right edge of the window last advertised (never moved left, RFC 9293 §3.8.6).
+    rcv_adv: u64,
+    /// Data segments received since the last ACK we sent.
+    unacked_segments: u32,
+    ack_deadline: Option<Time>,
+    ack_now: bool,
+}
+
+impl Receiver {
+    pub fn new(cfg: ReceiverConfig, rcv_nxt: u64) -> Self {
+        let rcv_adv = rcv_nxt + cfg.limit;
+        Receiver {
+            cfg,
+            rcv_nxt,
+            readable: VecDeque::new(),
+            readable_bytes: 0,
+            ooo: Reassembly::default(),
+            ooo_max: 0,
+            sack_recent: Vec::new(),
+            dsack: None,
+            fin_at: None,
+            rcv_adv,
+            unacked_segments: 0,
+            ack_deadline: None,
+            ack_now: false,
+        }
+    }
+
+    /// Bytes of window we can offer: buffer limit minus unread in-order data. Out-of-order data
+    /// lies inside this window, so the buffer never holds more than `limit`.
+    pub fn window(&self) -> u64 {
+        self.cfg.limit.saturating_sub(self.readable_bytes)
+    }
+
+    /// Highest offset we accept data for (exclusive).
+    fn accept_limit(&self) -> u64 {
+        self.rcv_adv.max(self.rcv_nxt + self.window())
+    }
+
+    pub fn ooo_bytes(&self) -> u64 {
+        self.ooo.bytes()
+    }
+    pub fn ooo_bytes_max(&self) -> u64 {
+        self.ooo_max
+    }
+    pub fn readable_bytes(&self) -> u64 {
+        self.readable_bytes
+    }
+
+    /// RFC 9293 §3.10.7.4 acceptability test for a segment occupying `[start, start + len)`.
+    pub fn acceptable(&self, start: u64, len: u64) -> bool {
+        let limit = self.accept_limit();
+        if len == 0 {
+            return start >= self.rcv_nxt && start <= limit;
+        }
+        start < limit && start + len > self.rcv_nxt
+    }
+
+    /// A data segment `[start, start + payload.len())`, possibly with FIN after its last byte.
+    pub fn on_data(&mut self, now: Time, start: u64, payload: &Payload, fin: bool) -> DataOutcome {
+        let len = payload.len() as u64;
+        let end = start + len;
+        if fin && self.fin_at.is_none() && end <= self.accept_limit() {
+            self.fin_at = Some(end);
+        }
+        let had_ooo = !self.ooo.is_empty();
+        let mut out = DataOutcome::default();
+        // RFC 2883 §4 (1): part of the segment below rcv_nxt is a duplicate.
+        if len > 0 && start < self.rcv_nxt {
+            self.note_dsack((start, end.min(self.rcv_nxt)));
+            self.ack_now = true;
+        }
+        let from = start.max(self.rcv_nxt);
+        let to = end.min(self.accept_limit());
+        if from < to {
+            let piece = slice(payload, (from - start) as usize, (to - from) as usize);
+            let dups = self.ooo.insert(from, &piece);
+            if let Some(&d) = dups.first() {
+                // RFC 2883 §4 (2): duplicate of out-of-order data already held.
+                self.note_dsack(d);
+            }
+            if from == self.rcv_nxt {
+                for p in self.ooo.pop_in_order(self.rcv_nxt) {
+                    out.delivered += self.deliver(p);
+                }
+                if had_ooo && self.cfg.immediate_ack_on_ooo {
+                    // RFC 5681 §4.2: immediate ACK for a segment that fills (part of) a gap.
+                    self.ack_now = true;
+                }
+            } else {
+                self.ooo_max = self.ooo_max.max(self.ooo.bytes());
+                // RFC 2018 §4: the block holding this segment is reported first.
+                self.sack_recent.insert(0, from);
+                if self.cfg.immediate_ack_on_ooo {
+                    // RFC 5681 §4.2: immediate duplicate ACK for an out-of-order segment.
+                    self.ack_now = true;
+                }
+            }
+        } else if len > 0 {
+            self.ack_now = true;
+        }
+        if self.fin_at == Some(self.rcv_nxt) {
+            self.rcv_nxt += 1;
+            self.fin_at = None;
+            out.fin = true;
+            self.ack_now = true;
+        }
+        if len > 0 {
+            self.unacked_segments += 1;
+            // RFC 5681 §4.2: ACK at least every second full-sized segment, and within 500 ms.
+            if self.unacked_segments >= self.cfg.ack_every {
+                self.ack_now = true;
+            } else if self.ack_deadline.is_none() {
+                self.ack_deadline = Some(now + self.cfg.delayed_ack_timeout);
+            }
+        }
+        out
+    }
+
+    fn deliver(&mut self, p: Payload) -> u64 {
+        let n = p.len() as u64;
+        self.rcv_nxt += n;
+        self.readable_bytes += n;
+        self.readable.push_back(p);
+        n
+    }
+
+    fn note_dsack(&mut self, block: (u64, u64)) {
+        if self.cfg.dsack {
+            self.dsack = Some(block);
+        }
+    }
+
+    /// Hand up to `max` in-order bytes to the application.
+    pub fn read(&mut self, max: usize) -> Payload {
+        let mut parts = Vec::new();
+        let mut want = max as u64;
+        while want > 0 {
+            let Some(front) = self.readable.pop_front() else { break };
+            let n = front.len() as u64;
+            if n <= want {
+                want -= n;
+                parts.push(front);
+            } else {
+                parts.push(slice(&front, 0, want as usize));
+                self.readable.push_front(slice(&front, want as usize, (n - want) as usize));
+                want = 0;
+            }
+        }
+        let got: u64 = parts.iter().map(|p| p.len() as u64).sum();
+        self.readable_bytes -= got;
+        if parts.is_empty() {
+            return Payload::empty();
+        }
+        join(&parts)
+    }
+
+    /// Whether an ACK must go out now, and when the delayed-ACK timer fires otherwise.
+    pub fn ack_due(&self) -> bool {
+        self.ack_now
+    }
+    pub fn ack_deadline(&self) -> Option<Time> {
+        self.ack_deadline
+    }
+    pub fn on_timeout(&mut self, now: Time) {
+        if self.ack_deadline.is_some_and(|d| d <= now) {
+            self.ack_now = true;
+        }
+    }
+    /// Ask for an immediate ACK (window update, out-of-window segment, handshake).
+    pub fn force_ack(&mut self) {
+        self.ack_now = true;
+    }
+
+    /// Fill the ACK fields of an outgoing segment: returns (window bytes, SACK blocks).
+    /// Called for every segment we send (all carry ACK), which resets the delayed-ACK state.
+    pub fn on_ack_sent(&mut self, sack: bool, max_blocks: usize) -> (u64, Vec<(u64, u64)>) {
+        self.ack_now = false;
+        self.ack_deadline = None;
+        self.unacked_segments = 0;
+        let wnd = self.window();
+        self.rcv_adv = self.rcv_adv.max(self.rcv_nxt + wnd);
+        let blocks = if sack { self.sack_blocks(max_blocks) } else { Vec::new() };
+        (wnd, blocks)
+    }
+
+    /// RFC 2018 §4 block selection with RFC 2883 §4 D-SACK first.
+    fn sack_blocks(&mut self, max: usize) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        if let Some(d) = self.dsack.take() {
+            out.push(d);
+            // RFC 2883 §4 (3): if the duplicate lies in an out-of-order block, that block next.
+            if let Some(b) = self.ooo.block_containing(d.0) {
+                out.push(b);
+            }
+        }
+        let mut keep = Vec::new();
+        for &k in &self.sack_recent {
+            let Some(b) = self.ooo.block_containing(k) else { continue };
+            if keep.iter().any(|&(_, kb)| kb == b) {
+                continue;
+            }
+            keep.push((k, b));
+        }
+        self.sack_recent = keep.iter().map(|&(k, _)| k).collect();
+        for (_, b) in keep {
+            if out.len() >= max {
+                break;
+            }
+            if !out.contains(&b) {
+                out.push(b);
+            }
+        }
+        out.truncate(max);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rx() -> Receiver {
+        Receiver::new(
+            ReceiverConfig {
+                limit: 100_000,
+                ack_every: 2,
+                delayed_ack_timeout: Duration::from_millis(200),
+                immediate_ack_on_ooo: true,
+                dsack: true,
+            },
+            1,
+        )
+    }
+    fn seg(r: &mut Receiver, start: u64, len: u32) -> DataOutcome {
+        r.on_data(Time::ZERO, start, &Payload::zeros(len), false)
+    }
+
+    #[test]
+    fn sack_blocks_most_recent_first_with_triggering_block_first() {
+        let mut r = rx();
+        seg(&mut r, 1001, 100);
+        assert_eq!(r.on_ack_sent(true, 4).1, vec![(1001, 1101)]);
+        seg(&mut r, 2001, 100);
+        seg(&mut r, 3001, 100);
+        assert_eq!(r.on_ack_sent(true, 4).1, vec![(3001, 3101), (2001, 2101), (1001, 1101)]);
+        // Extending the oldest block makes it the most recent.
+        seg(&mut r, 1101, 100);
+        assert_eq!(r.on_ack_sent(true, 4).1, vec![(1001, 1201), (3001, 3101), (2001, 2101)]);
+        // Only as many as fit.
+        seg(&mut r, 4001, 100);
+        seg(&mut r, 5001, 100);
+        assert_eq!(
+            r.on_ack_sent(true, 3).1,
+            vec![(5001, 5101), (4001, 4101), (1001, 1201)]
+        );
+    }
+
+    #[test]
+    fn dsack_for_duplicate_below_rcv_nxt_and_inside_ooo_block() {
+        let mut r = rx();
+        seg(&mut r, 1, 100);
+        seg(&mut r, 1, 100);
+        assert_eq!(r.on_ack_sent(true, 4).1, vec![(1, 101)]);
+        seg(&mut r, 301, 100);
+        r.on_ack_sent(true, 4);
+        seg(&mut r, 301, 100);
+        // RFC 2883 §4: D-SACK block, then the out-of-order block containing it.
+        assert_eq!(r.on_ack_sent(true, 4).1, vec![(301, 401), (301, 401)]);
+        assert_eq!(r.on_ack_sent(true, 4).1, vec![(301, 401)]);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_and_immediate_when_out_of_order() {
+        let mut r = rx();
+        seg(&mut r, 1, 100);
+        assert!(!r.ack_due());
+        assert_eq!(r.ack_deadline(), Some(Time::from_millis(200)));
+        seg(&mut r, 101, 100);
+        assert!(r.ack_due());
+        r.on_ack_sent(true, 4);
+        seg(&mut r, 301, 100);
+        assert!(r.ack_due());
+        r.on_ack_sent(true, 4);
+        let out = seg(&mut r, 201, 100);
+        assert_eq!(out.delivered, 200);
+        assert!(r.ack_due(), "gap-filling segment is acked at once");
+        assert_eq!(r.rcv_nxt, 401);
+    }
+}

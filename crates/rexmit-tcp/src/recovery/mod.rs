@@ -1,0 +1,76 @@
+//! Loss recovery: what each algorithm does on a duplicate ACK, on an ACK of new data and on a
+//! retransmission timeout. One file per algorithm; this module dispatches and holds what they
+//! share (RFC 6298 timeout handling, episode bookkeeping).
+//!
+//! Owns the reactions only. Transmission selection (including NextSeg) is in `sender`, the
+//! scoreboard in `sack_scoreboard`, window arithmetic in `cc`.
+
+mod newreno;
+mod reno;
+mod sack;
+mod tahoe;
+
+use crate::cc::AckSample;
+use crate::config::RecoveryAlgorithm;
+use crate::sender::Sender;
+use crate::stats::{RetransmitCause, TcpStats};
+use rexmit_time::Time;
+
+/// A duplicate ACK arrived (`s.dupacks` already counts it).
+pub(crate) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
+    match s.alg {
+        RecoveryAlgorithm::Tahoe => tahoe::on_dupack(s, now, st),
+        RecoveryAlgorithm::Reno => reno::on_dupack(s, now, st),
+        RecoveryAlgorithm::NewReno => newreno::on_dupack(s, now, st),
+        RecoveryAlgorithm::Sack => sack::on_dupack(s, now, st),
+    }
+}
+
+/// An ACK advanced snd_una (already updated). Returns whether the RTO timer is restarted
+/// (RFC 6298 §5.3; RFC 6582 §3.2 step 5 restricts it during NewReno recovery).
+pub(crate) fn on_new_ack(s: &mut Sender, now: Time, ack: &AckSample, st: &mut TcpStats) -> bool {
+    match s.alg {
+        RecoveryAlgorithm::Tahoe => tahoe::on_new_ack(s, now, ack, st),
+        RecoveryAlgorithm::Reno => reno::on_new_ack(s, now, ack, st),
+        RecoveryAlgorithm::NewReno => newreno::on_new_ack(s, now, ack, st),
+        RecoveryAlgorithm::Sack => sack::on_new_ack(s, now, ack, st),
+    }
+}
+
+/// RFC 6298 §5.4–5.5 and RFC 5681 §3.1 after a retransmission timeout.
+pub(crate) fn on_timeout(s: &mut Sender, now: Time, st: &mut TcpStats) {
+    st.timeouts += 1;
+    // RFC 5681 §3.1 eq. 4 (ssthresh from FlightSize) and cwnd = LW = 1 SMSS.
+    s.cc.on_timeout(now, s.flight_size());
+    s.end_episode(now, st);
+    // RFC 6298 §5.5 back off, unless the thin-stream option keeps timeouts linear.
+    if !(s.thin_linear_timeouts && s.is_thin()) {
+        s.rtt.back_off();
+    }
+    // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: no fast retransmit for data sent before the timeout.
+    s.recover = s.snd_max;
+    s.dupacks = 0;
+    if s.alg == RecoveryAlgorithm::Sack {
+        sack::on_timeout(s, now, st);
+    } else {
+        // Go back N: resend from snd_una in slow start (RFC 5681 §3.1 retransmits the earliest
+        // segment, RFC 6298 §5.4; the rest follow as the window opens).
+        s.go_back_cause = RetransmitCause::Timeout;
+        s.snd_nxt = s.snd_una;
+        if let Some(first) = s.sb.first() {
+            s.pending_rexmit = Some((first.start, RetransmitCause::Timeout));
+        }
+    }
+}
+
+/// RFC 5681 §3.2 steps 2–3 shared by Reno and NewReno: halve, retransmit, inflate by DupThresh.
+fn enter_fast_recovery(s: &mut Sender, now: Time, st: &mut TcpStats) {
+    st.fast_retransmits += 1;
+    s.cc.on_congestion_event(now, s.flight_size());
+    let inflated = s.cc.ssthresh() + s.dupacks as u64 * s.smss;
+    s.cc.set_window(inflated);
+    if let Some(first) = s.sb.first() {
+        s.pending_rexmit = Some((first.start, RetransmitCause::FastRetransmit));
+    }
+    s.begin_episode(now, false, st);
+}

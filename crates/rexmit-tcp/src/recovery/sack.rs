@@ -1,0 +1,66 @@
+//! SACK-based conservative loss recovery (RFC 6675 §5): entry on DupThresh duplicate ACKs or
+//! IsLost(HighACK + 1), retransmissions chosen by NextSeg under the pipe limit (in `sender`),
+//! exit when the cumulative ACK reaches RecoveryPoint.
+
+use super::super::sender::Sender;
+use crate::cc::AckSample;
+use crate::stats::{RetransmitCause, TcpStats};
+use rexmit_time::Time;
+
+pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
+    if s.episode.is_some() {
+        return;
+    }
+    // RFC 6675 §5 step (4): DupAcks >= DupThresh or IsLost(HighACK + 1), and (RFC 6675 §5,
+    // "not already in loss recovery" / RFC 6582 guard) HighACK beyond the last RecoveryPoint.
+    let trigger = s.dupacks >= s.effective_dup_thresh() || s.sb.first_is_lost();
+    if !trigger || s.snd_una < s.recover {
+        return;
+    }
+    st.fast_retransmits += 1;
+    // (4.1) RecoveryPoint = HighData.
+    s.recover = s.snd_max;
+    // (4.2) ssthresh = cwnd = FlightSize / 2 (the controller's decrease).
+    s.cc.on_congestion_event(now, s.flight_size());
+    s.high_rxt = s.snd_una;
+    s.rescue_rxt = None;
+    // (4.3) Retransmit the first segment presumed dropped, regardless of pipe.
+    if let Some(first) = s.sb.first() {
+        let start = first.start;
+        s.pending_rexmit = Some((start, RetransmitCause::FastRetransmit));
+        s.high_rxt = s.sb.get(start).map_or(start, |f| f.end);
+    }
+    s.begin_episode(now, false, st);
+}
+
+pub(super) fn on_new_ack(s: &mut Sender, now: Time, ack: &AckSample, st: &mut TcpStats) -> bool {
+    let Some(ep) = s.episode.as_ref() else {
+        s.cc.on_ack(ack);
+        return true;
+    };
+    let after_rto = ep.after_rto;
+    if s.snd_una >= ep.recovery_point {
+        // RFC 6675 §5 (A): end of loss recovery.
+        s.end_episode(now, st);
+    }
+    if after_rto {
+        // After a timeout the window regrows by slow start (RFC 5681 §3.1).
+        s.cc.on_ack(ack);
+    }
+    s.high_rxt = s.high_rxt.max(s.snd_una);
+    true
+}
+
+/// RFC 6675 §5.1: after a timeout everything not SACKed is presumed lost and resent via
+/// NextSeg in slow start, until RecoveryPoint = HighData is acknowledged.
+pub(super) fn on_timeout(s: &mut Sender, now: Time, st: &mut TcpStats) {
+    s.sb.mark_all_lost();
+    s.high_rxt = s.snd_una;
+    s.rescue_rxt = None;
+    s.begin_episode(now, true, st);
+    let first = s.sb.segments().find(|x| !x.sacked).map(|x| (x.start, x.end));
+    if let Some((start, end)) = first {
+        s.pending_rexmit = Some((start, RetransmitCause::Timeout));
+        s.high_rxt = end;
+    }
+}

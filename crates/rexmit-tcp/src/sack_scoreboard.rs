@@ -1,0 +1,253 @@
+//! The sender's per-segment record of outstanding data and the RFC 6675 scoreboard on it:
+//! SACKed marks, IsLost (§4), SetPipe (§4) and the retransmission candidates of NextSeg (§4).
+//!
+//! Owns: one entry per transmitted segment between snd_una and snd_max. Does not own the
+//! decision of what to send (the sender combines these candidates with new data, NextSeg rule
+//! 2) nor any window arithmetic.
+
+use rexmit_time::Time;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SentSegment {
+    /// Stream offsets `[start, end)`; `end` includes the FIN when `fin`.
+    pub start: u64,
+    pub end: u64,
+    pub fin: bool,
+    pub sent_at: Time,
+    pub rexmits: u32,
+    pub sacked: bool,
+    /// IsLost() held at the last update, or the segment was declared lost by a timeout.
+    pub lost: bool,
+}
+
+impl SentSegment {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// Result of applying the SACK blocks of one ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackUpdate {
+    pub newly_sacked: u64,
+    /// RFC 2883 §4 / RFC 3708: the first block reported a duplicate.
+    pub dsack: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    segs: std::collections::VecDeque<SentSegment>,
+    /// Highest SACKed offset (exclusive), 0 when nothing SACKed.
+    high_sacked: u64,
+}
+
+impl Scoreboard {
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+    pub fn segments(&self) -> impl Iterator<Item = &SentSegment> {
+        self.segs.iter()
+    }
+    pub fn high_sacked(&self) -> u64 {
+        self.high_sacked
+    }
+    pub fn first(&self) -> Option<&SentSegment> {
+        self.segs.front()
+    }
+
+    fn index_of(&self, start: u64) -> Option<usize> {
+        let i = self.segs.partition_point(|s| s.start < start);
+        (i < self.segs.len() && self.segs[i].start == start).then_some(i)
+    }
+
+    pub fn get(&self, start: u64) -> Option<&SentSegment> {
+        self.index_of(start).map(|i| &self.segs[i])
+    }
+
+    /// Record a new segment (appended at snd_max).
+    pub fn push(&mut self, seg: SentSegment) {
+        self.segs.push_back(seg);
+    }
+
+    /// Record a retransmission of the segment starting at `start`.
+    pub fn on_retransmit(&mut self, start: u64, now: Time) -> Option<SentSegment> {
+        let i = self.index_of(start)?;
+        let s = &mut self.segs[i];
+        s.rexmits += 1;
+        s.sent_at = now;
+        Some(s.clone())
+    }
+
+    /// Remove everything below the cumulative ACK `ack`. Returns the fully acknowledged
+    /// segments (a segment cut by the ACK is trimmed, not returned).
+    pub fn on_cum_ack(&mut self, ack: u64) -> Vec<SentSegment> {
+        let mut out = Vec::new();
+        while let Some(front) = self.segs.front_mut() {
+            if front.end <= ack {
+                out.push(self.segs.pop_front().expect("front exists"));
+            } else {
+                if front.start < ack {
+                    front.start = ack;
+                }
+                break;
+            }
+        }
+        out
+    }
+
+    /// Apply SACK blocks (already converted to offsets, in the order received).
+    pub fn on_sack(&mut self, blocks: &[(u64, u64)], snd_una: u64) -> SackUpdate {
+        let mut up = SackUpdate::default();
+        for (i, &(l, r)) in blocks.iter().enumerate() {
+            if l >= r {
+                continue;
+            }
+            // RFC 3708 §2: a first block below the cumulative ACK, or inside the second block,
+            // is a D-SACK and not new information.
+            if i == 0 && (r <= snd_una || blocks.get(1).is_some_and(|&(l2, r2)| l >= l2 && r <= r2)) {
+                up.dsack = true;
+                continue;
+            }
+            let from = self.segs.partition_point(|s| s.end <= l);
+            for s in self.segs.range_mut(from..) {
+                if s.start >= r {
+                    break;
+                }
+                // Only whole segments count as SACKed.
+                if s.start >= l && s.end <= r && !s.sacked {
+                    s.sacked = true;
+                    s.lost = false;
+                    up.newly_sacked += s.len();
+                    self.high_sacked = self.high_sacked.max(s.end);
+                }
+            }
+        }
+        up
+    }
+
+    /// RFC 6675 §4 IsLost for every segment, in one pass from the top: a segment is lost when
+    /// DupThresh SACKed segments, or more than (DupThresh − 1)·SMSS SACKed bytes, lie above it.
+    pub fn update_lost(&mut self, dup_thresh: u32, smss: u64) {
+        let mut count = 0u32;
+        let mut bytes = 0u64;
+        for s in self.segs.iter_mut().rev() {
+            if s.sacked {
+                count += 1;
+                bytes += s.len();
+            } else if count >= dup_thresh || bytes > (dup_thresh as u64 - 1) * smss {
+                s.lost = true;
+            }
+        }
+    }
+
+    /// IsLost of the first outstanding segment (RFC 6675 §5 entry condition).
+    pub fn first_is_lost(&self) -> bool {
+        self.segs.front().is_some_and(|s| s.lost && !s.sacked)
+    }
+
+    /// Declare every unSACKed segment lost (after a retransmission timeout).
+    pub fn mark_all_lost(&mut self) {
+        for s in self.segs.iter_mut().filter(|s| !s.sacked) {
+            s.lost = true;
+        }
+    }
+
+    /// RFC 6675 §4 SetPipe: unSACKed segments not lost count once, and once more if they lie
+    /// below HighRxt (they were retransmitted).
+    pub fn pipe(&self, high_rxt: u64) -> u64 {
+        let mut pipe = 0;
+        for s in self.segs.iter().filter(|s| !s.sacked) {
+            if !s.lost {
+                pipe += s.len();
+            }
+            if s.start < high_rxt {
+                pipe += s.len();
+            }
+        }
+        pipe
+    }
+
+    pub fn sacked_bytes(&self) -> u64 {
+        self.segs.iter().filter(|s| s.sacked).map(|s| s.len()).sum()
+    }
+
+    /// NextSeg rule (1): the first unSACKed segment above HighRxt, below the highest SACKed
+    /// octet, for which IsLost holds. Rule (3) when `require_lost` is false.
+    pub fn next_hole(&self, high_rxt: u64, require_lost: bool) -> Option<&SentSegment> {
+        self.segs.iter().find(|s| {
+            !s.sacked && s.start >= high_rxt && s.start < self.high_sacked && (s.lost || !require_lost)
+        })
+    }
+
+    /// NextSeg rule (4): the segment holding the highest outstanding unSACKed octet.
+    pub fn highest_unsacked(&self) -> Option<&SentSegment> {
+        self.segs.iter().rev().find(|s| !s.sacked)
+    }
+
+    /// Clear SACK state after the cumulative ACK passes it (RFC 6675 keeps nothing below HighACK).
+    pub fn reset_high_sacked_below(&mut self, snd_una: u64) {
+        if self.high_sacked <= snd_una {
+            self.high_sacked = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut sb = Scoreboard::default();
+        for i in 0..n {
+            sb.push(SentSegment {
+                start: 1 + i * 100,
+                end: 101 + i * 100,
+                fin: false,
+                sent_at: Time::ZERO,
+                rexmits: 0,
+                sacked: false,
+                lost: false,
+            });
+        }
+        sb
+    }
+
+    #[test]
+    fn is_lost_needs_dupthresh_sacked_segments_above() {
+        let mut sb = board(6);
+        sb.on_sack(&[(101, 301)], 1);
+        sb.update_lost(3, 100);
+        assert!(!sb.first_is_lost());
+        sb.on_sack(&[(401, 501), (101, 301)], 1);
+        sb.update_lost(3, 100);
+        assert!(sb.first_is_lost());
+        // Segment 301 has only one SACKed segment above it.
+        assert!(!sb.get(301).unwrap().lost);
+        // Pipe: 1 lost (not counted), 301 and 501 in flight.
+        assert_eq!(sb.pipe(1), 200);
+        // After retransmitting the first segment (HighRxt = 101) it counts again.
+        assert_eq!(sb.pipe(101), 300);
+        assert_eq!(sb.next_hole(1, true).unwrap().start, 1);
+        assert_eq!(sb.next_hole(101, true), None);
+        assert_eq!(sb.next_hole(101, false).unwrap().start, 301);
+        assert_eq!(sb.highest_unsacked().unwrap().start, 501);
+    }
+
+    #[test]
+    fn dsack_blocks_are_recognised_not_counted() {
+        let mut sb = board(4);
+        sb.on_cum_ack(101);
+        let up = sb.on_sack(&[(1, 101)], 101);
+        assert_eq!(up, SackUpdate { newly_sacked: 0, dsack: true });
+        let up = sb.on_sack(&[(301, 401)], 101);
+        assert_eq!(up.newly_sacked, 100);
+        let up = sb.on_sack(&[(301, 401), (301, 401)], 101);
+        assert!(up.dsack);
+    }
+}

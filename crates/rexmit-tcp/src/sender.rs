@@ -1,0 +1,485 @@
+//! The sending half of a connection: sequence pointers, send buffer, scoreboard, RTO timer,
+//! congestion window and the choice of the next data segment to transmit.
+//!
+//! Owns: snd_una/snd_nxt/snd_max, the peer's window, RFC 6298 timer management and Karn's
+//! rule, and transmission selection (new data, go-back-N after Tahoe-style resets, RFC 6675
+//! NextSeg during SACK recovery). Does not own the reactions to duplicate ACKs, partial ACKs and
+//! timeouts — those are the `recovery` module's, one file per algorithm.
+
+use crate::cc::{AckSample, CongestionControl};
+use crate::config::{RecoveryAlgorithm, TcpConfig};
+use crate::recovery;
+use crate::sack_scoreboard::{Scoreboard, SentSegment};
+use crate::send_buffer::SendBuffer;
+use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
+use rexmit_time::Time;
+use rexmit_transport::RttEstimator;
+
+/// One loss-recovery episode in progress.
+#[derive(Clone, Debug)]
+pub struct Episode {
+    /// RFC 6675 RecoveryPoint / RFC 6582 recover: the episode ends when snd_una reaches it.
+    pub recovery_point: u64,
+    /// Entered by a retransmission timeout (SACK variant only): the window grows by slow start.
+    pub after_rto: bool,
+    pub partial_acks: u32,
+    /// Index into `TcpStats::recoveries`, when the episode is recorded there.
+    pub stats_index: Option<usize>,
+}
+
+/// What the connection should put in the next data segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataTx {
+    pub start: u64,
+    /// Payload bytes (the FIN, if any, comes after them).
+    pub len: u64,
+    pub fin: bool,
+    pub rexmit: Option<RetransmitCause>,
+}
+
+/// The fields of an incoming ACK the sender needs, converted to offsets.
+#[derive(Clone, Debug, Default)]
+pub struct AckInput {
+    pub ack: u64,
+    /// Peer's sequence offset of the segment (for RFC 9293 SND.WL1).
+    pub seq: u64,
+    /// Peer's window in bytes (already scaled).
+    pub window: u64,
+    pub sack: Vec<(u64, u64)>,
+    /// The segment carries data, SYN or FIN (then it is never a RFC 5681 duplicate ACK).
+    pub has_data_or_flags: bool,
+}
+
+pub struct Sender {
+    pub(crate) alg: RecoveryAlgorithm,
+    pub(crate) dup_thresh: u32,
+    pub(crate) limited_transmit: bool,
+    pub(crate) early_retransmit: bool,
+    pub(crate) thin_linear_timeouts: bool,
+    pub(crate) thin_dupack: bool,
+    pub(crate) nagle: bool,
+    pub(crate) smss: u64,
+    pub(crate) snd_una: u64,
+    pub(crate) snd_nxt: u64,
+    pub(crate) snd_max: u64,
+    pub(crate) buf: SendBuffer,
+    pub(crate) sb: Scoreboard,
+    /// Offset of our FIN once the application closed.
+    pub(crate) fin_at: Option<u64>,
+    pub(crate) snd_wnd: u64,
+    snd_wl1: u64,
+    snd_wl2: u64,
+    pub(crate) cc: Box<dyn CongestionControl>,
+    pub(crate) rtt: RttEstimator,
+    pub(crate) rto_at: Option<Time>,
+    pub(crate) persist_at: Option<Time>,
+    probe_now: bool,
+    pub(crate) dupacks: u32,
+    pub(crate) episode: Option<Episode>,
+    /// RFC 6582 `recover`: no new fast retransmit until snd_una reaches it.
+    pub(crate) recover: u64,
+    /// RFC 6675 HighRxt (exclusive end of the highest retransmitted segment).
+    pub(crate) high_rxt: u64,
+    /// RFC 6675 RescueRxt.
+    pub(crate) rescue_rxt: Option<u64>,
+    /// A retransmission that goes out regardless of cwnd (fast retransmit, partial ACK, RTO).
+    pub(crate) pending_rexmit: Option<(u64, RetransmitCause)>,
+    /// Below this offset, sends from snd_nxt are go-back-N retransmissions.
+    pub(crate) go_back_cause: RetransmitCause,
+}
+
+impl std::fmt::Debug for Sender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sender")
+            .field("snd_una", &self.snd_una)
+            .field("snd_nxt", &self.snd_nxt)
+            .field("snd_max", &self.snd_max)
+            .field("cwnd", &self.cc.window())
+            .field("ssthresh", &self.cc.ssthresh())
+            .finish()
+    }
+}
+
+impl Sender {
+    /// A sender whose first data byte is stream offset 1 (offset 0 is the SYN).
+    pub fn new(cfg: &TcpConfig, smss: u64) -> Self {
+        let iw = cfg.initial_cwnd_segments as u64 * smss;
+        Sender {
+            alg: cfg.recovery,
+            dup_thresh: cfg.dup_thresh,
+            limited_transmit: cfg.limited_transmit,
+            early_retransmit: cfg.early_retransmit,
+            thin_linear_timeouts: cfg.thin_linear_timeouts,
+            thin_dupack: cfg.thin_dupack,
+            nagle: cfg.nagle,
+            smss,
+            snd_una: 1,
+            snd_nxt: 1,
+            snd_max: 1,
+            buf: SendBuffer::new(1, cfg.send_buffer),
+            sb: Scoreboard::default(),
+            fin_at: None,
+            snd_wnd: 0,
+            snd_wl1: 0,
+            snd_wl2: 0,
+            cc: cfg.cc.build(iw, cfg.initial_ssthresh, smss),
+            rtt: RttEstimator::new(cfg.rto.clone()),
+            rto_at: None,
+            persist_at: None,
+            probe_now: false,
+            dupacks: 0,
+            episode: None,
+            recover: 0,
+            high_rxt: 0,
+            rescue_rxt: None,
+            pending_rexmit: None,
+            go_back_cause: RetransmitCause::Timeout,
+        }
+    }
+
+    /// Handshake results: segment size, whether SACK is in use, the peer's first window.
+    pub fn on_established(&mut self, cfg: &TcpConfig, smss: u64, sack_ok: bool, wnd: u64, peer_seq: u64) {
+        if smss != self.smss {
+            self.smss = smss;
+            let iw = cfg.initial_cwnd_segments as u64 * smss;
+            self.cc = cfg.cc.build(iw, cfg.initial_ssthresh, smss);
+        }
+        if self.alg == RecoveryAlgorithm::Sack && !sack_ok {
+            // Without SACK from the peer, RFC 6675 cannot run: NewReno is its fallback.
+            self.alg = RecoveryAlgorithm::NewReno;
+        }
+        self.snd_wnd = wnd;
+        self.snd_wl1 = peer_seq;
+        self.snd_wl2 = self.snd_una;
+    }
+
+    /// RFC 5681 FlightSize.
+    pub fn flight_size(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    pub fn pipe(&self) -> u64 {
+        if self.alg == RecoveryAlgorithm::Sack {
+            self.sb.pipe(self.high_rxt)
+        } else {
+            self.flight_size()
+        }
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.episode.is_some()
+    }
+
+    /// Every byte written, and the FIN if requested, has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.snd_una >= self.buf.end() && !self.fin_at.is_some_and(|f| self.snd_una <= f)
+    }
+
+    pub fn fin_acked(&self) -> bool {
+        self.fin_at.is_some_and(|f| self.snd_una > f)
+    }
+
+    /// Thin-stream test: fewer than 4 segments in flight.
+    pub fn is_thin(&self) -> bool {
+        self.sb.len() < 4
+    }
+
+    /// Unsent data (or an unsent FIN) is waiting.
+    fn has_unsent(&self) -> bool {
+        self.snd_max < self.buf.end() || self.fin_at.is_some_and(|f| self.snd_max <= f)
+    }
+
+    /// Duplicate-ACK threshold in force: thin-stream and RFC 5827 early retransmit lower it.
+    pub fn effective_dup_thresh(&self) -> u32 {
+        let oseg = self.sb.len() as u32;
+        if self.thin_dupack && self.is_thin() {
+            return 1;
+        }
+        // RFC 5827 §3.1: with fewer than 4 segments outstanding and no new segment sendable,
+        // ER_thresh = oseg − 1.
+        let can_send_new = self.has_unsent() && self.snd_max + self.smss <= self.snd_una + self.snd_wnd;
+        if self.early_retransmit && (2..4).contains(&oseg) && !can_send_new {
+            return (oseg - 1).min(self.dup_thresh);
+        }
+        self.dup_thresh
+    }
+
+    fn arm_rto(&mut self, now: Time) {
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// Process the acknowledgment fields of an incoming segment. Returns bytes newly
+    /// acknowledged.
+    pub fn on_ack(&mut self, now: Time, a: &AckInput, st: &mut TcpStats) -> u64 {
+        let prev_wnd = self.snd_wnd;
+        // RFC 9293 §3.10.7.4: window update when the segment is newer than the last one used.
+        if self.snd_wl1 < a.seq || (self.snd_wl1 == a.seq && self.snd_wl2 <= a.ack) {
+            self.snd_wnd = a.window;
+            self.snd_wl1 = a.seq;
+            self.snd_wl2 = a.ack;
+        }
+        if self.snd_wnd > 0 {
+            self.persist_at = None;
+        }
+        let up = self.sb.on_sack(&a.sack, self.snd_una);
+        if up.dsack {
+            st.dsacks_received += 1;
+        }
+        let mut acked = 0;
+        let sample_base = AckSample {
+            now,
+            acked: 0,
+            delivered: 0,
+            srtt: None,
+            min_rtt: None,
+        };
+        if a.ack > self.snd_una {
+            acked = a.ack - self.snd_una;
+            let done = self.sb.on_cum_ack(a.ack);
+            // RFC 6298 §3 (Karn): only segments never retransmitted give RTT samples.
+            if let Some(last) = done.last() {
+                if done.iter().all(|s| s.rexmits == 0) {
+                    self.rtt.on_sample(now.saturating_since(last.sent_at));
+                }
+            }
+            let data_end = self.buf.end();
+            self.buf.release_to(a.ack.min(data_end));
+            self.snd_una = a.ack;
+            self.snd_nxt = self.snd_nxt.max(self.snd_una);
+            self.sb.reset_high_sacked_below(self.snd_una);
+            st.bytes_acked += acked.min(data_end.saturating_sub(self.snd_una - acked));
+            self.dupacks = 0;
+            let sample = AckSample {
+                acked,
+                delivered: acked + up.newly_sacked,
+                srtt: self.rtt.srtt(),
+                min_rtt: self.rtt.min_rtt(),
+                ..sample_base
+            };
+            self.cc.on_delivery(&sample);
+            let restart = recovery::on_new_ack(self, now, &sample, st);
+            if self.snd_una >= self.snd_max {
+                // RFC 6298 §5.2: all outstanding data acknowledged — stop the timer.
+                self.rto_at = None;
+            } else if restart {
+                // RFC 6298 §5.3: restart the timer on an ACK of new data.
+                self.arm_rto(now);
+            }
+        } else if a.ack == self.snd_una && self.snd_max > self.snd_una {
+            let dup = if self.alg == RecoveryAlgorithm::Sack {
+                // RFC 6675 §2 DupAck: no cumulative progress, and SACK newly covering data.
+                up.newly_sacked > 0
+            } else {
+                // RFC 5681 §2 DUPLICATE ACKNOWLEDGMENT (a)–(e).
+                !a.has_data_or_flags && a.window == prev_wnd
+            };
+            if dup {
+                self.dupacks += 1;
+                let delivered = if up.newly_sacked > 0 { up.newly_sacked } else { self.smss };
+                self.cc.on_delivery(&AckSample {
+                    delivered,
+                    srtt: self.rtt.srtt(),
+                    min_rtt: self.rtt.min_rtt(),
+                    ..sample_base
+                });
+                self.sb.update_lost(self.effective_dup_thresh(), self.smss);
+                recovery::on_dupack(self, now, st);
+            }
+        }
+        if self.alg == RecoveryAlgorithm::Sack {
+            self.sb.update_lost(self.effective_dup_thresh(), self.smss);
+        }
+        acked
+    }
+
+    /// RFC 6298 §5.4–5.6 and the persist timer.
+    pub fn on_timeout(&mut self, now: Time, st: &mut TcpStats) {
+        if self.rto_at.is_some_and(|t| t <= now) {
+            self.rto_at = None;
+            if self.snd_max > self.snd_una {
+                recovery::on_timeout(self, now, st);
+                self.arm_rto(now);
+            }
+        }
+        if self.persist_at.is_some_and(|t| t <= now) {
+            self.persist_at = None;
+            self.probe_now = true;
+        }
+    }
+
+    pub fn next_timeout(&self) -> Option<Time> {
+        match (self.rto_at, self.persist_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Choose and record the next data segment to send, if any may go now.
+    pub fn next_tx(&mut self, now: Time, st: &mut TcpStats) -> Option<DataTx> {
+        if let Some((start, cause)) = self.pending_rexmit.take() {
+            if let Some(tx) = self.retransmit(now, start, cause, st) {
+                if self.snd_nxt == tx.start {
+                    self.snd_nxt = self.snd_nxt.max(tx.start + tx.len + tx.fin as u64);
+                }
+                return Some(tx);
+            }
+        }
+        if self.alg == RecoveryAlgorithm::Sack && self.episode.is_some() {
+            return self.next_seg(now, st);
+        }
+        let cwnd = self.cc.window() + self.limited_transmit_allowance();
+        let limit = self.snd_una + cwnd.min(self.snd_wnd);
+        if self.snd_nxt < self.snd_max {
+            // Go-back-N after a Tahoe fast retransmit or a non-SACK timeout.
+            let Some(seg) = self.sb.get(self.snd_nxt).cloned() else {
+                self.snd_nxt = self.snd_max;
+                return self.next_tx(now, st);
+            };
+            let data_end = seg.end - seg.fin as u64;
+            if data_end > limit && data_end > self.snd_nxt {
+                return None;
+            }
+            self.snd_nxt = seg.end;
+            return self.retransmit(now, seg.start, self.go_back_cause, st);
+        }
+        let cwnd_only = self.snd_una + cwnd;
+        self.new_data(now, limit.min(cwnd_only), st)
+    }
+
+    /// RFC 3042 §2: the first two duplicate ACKs each allow one new segment beyond cwnd.
+    fn limited_transmit_allowance(&self) -> u64 {
+        if self.limited_transmit && self.episode.is_none() && self.dupacks < self.effective_dup_thresh() {
+            self.dupacks.min(2) as u64 * self.smss
+        } else {
+            0
+        }
+    }
+
+    /// RFC 6675 §5 (C) and §4 NextSeg.
+    fn next_seg(&mut self, now: Time, st: &mut TcpStats) -> Option<DataTx> {
+        let cwnd = self.cc.window();
+        let pipe = self.sb.pipe(self.high_rxt);
+        // RFC 6675 §5 (C): transmit while cwnd − pipe ≥ 1 SMSS.
+        if cwnd < pipe + self.smss {
+            return None;
+        }
+        let cause = if self.episode.as_ref().is_some_and(|e| e.after_rto) {
+            RetransmitCause::Timeout
+        } else {
+            RetransmitCause::FastRetransmit
+        };
+        // NextSeg (1): first lost unSACKed segment above HighRxt, below the highest SACK.
+        if let Some(s) = self.sb.next_hole(self.high_rxt, true).map(|s| s.start) {
+            return self.retransmit_and_raise_high_rxt(now, s, cause, st);
+        }
+        // NextSeg (2): new data, if the receiver's window allows.
+        let wnd_limit = self.snd_una + self.snd_wnd;
+        if let Some(tx) = self.new_data(now, wnd_limit, st) {
+            return Some(tx);
+        }
+        if self.has_unsent() && self.snd_max < wnd_limit {
+            // New data exists but Nagle/segment size holds it; rules 3–4 would only retransmit.
+            return None;
+        }
+        // NextSeg (3): first unSACKed segment above HighRxt below the highest SACK, not lost.
+        if let Some(s) = self.sb.next_hole(self.high_rxt, false).map(|s| s.start) {
+            return self.retransmit_and_raise_high_rxt(now, s, cause, st);
+        }
+        // NextSeg (4): one rescue retransmission per episode of the highest unSACKed segment;
+        // HighRxt is not updated.
+        let recovery_point = self.episode.as_ref().map_or(self.snd_max, |e| e.recovery_point);
+        if !self.rescue_rxt.is_some_and(|r| self.snd_una <= r) {
+            if let Some(s) = self.sb.highest_unsacked().map(|s| s.start) {
+                self.rescue_rxt = Some(recovery_point);
+                return self.retransmit(now, s, cause, st);
+            }
+        }
+        None
+    }
+
+    fn retransmit_and_raise_high_rxt(
+        &mut self,
+        now: Time,
+        start: u64,
+        cause: RetransmitCause,
+        st: &mut TcpStats,
+    ) -> Option<DataTx> {
+        let tx = self.retransmit(now, start, cause, st)?;
+        self.high_rxt = self.high_rxt.max(tx.start + tx.len + tx.fin as u64);
+        Some(tx)
+    }
+
+    fn retransmit(&mut self, now: Time, start: u64, cause: RetransmitCause, st: &mut TcpStats) -> Option<DataTx> {
+        if start < self.snd_una {
+            return None;
+        }
+        let seg: SentSegment = self.sb.on_retransmit(start, now)?;
+        let len = seg.len() - seg.fin as u64;
+        match cause {
+            RetransmitCause::FastRetransmit => st.retransmits_fast += 1,
+            RetransmitCause::Timeout => st.retransmits_timeout += 1,
+        }
+        st.bytes_retransmitted += len;
+        if self.rto_at.is_none() {
+            self.arm_rto(now);
+        }
+        Some(DataTx { start: seg.start, len, fin: seg.fin, rexmit: Some(cause) })
+    }
+
+    /// The next new segment if it fits below `limit` (Nagle and SWS avoidance permitting).
+    fn new_data(&mut self, now: Time, limit: u64, st: &mut TcpStats) -> Option<DataTx> {
+        let start = self.snd_max;
+        let avail = self.buf.end().saturating_sub(start);
+        let mut len = avail.min(self.smss);
+        let fin_pending = self.fin_at.is_some_and(|f| f >= start);
+        if len == 0 && !fin_pending {
+            return None;
+        }
+        let probe = std::mem::take(&mut self.probe_now);
+        if start + len > limit {
+            if probe && self.sb.is_empty() && len > 0 {
+                // RFC 9293 §3.8.6.1 zero-window probe: one byte beyond the window.
+                len = 1;
+            } else {
+                if self.snd_wnd < self.smss.min(avail.max(1)) && self.sb.is_empty() && self.persist_at.is_none() {
+                    self.persist_at = Some(now + self.rtt.rto());
+                }
+                return None;
+            }
+        }
+        let fin = fin_pending && self.fin_at == Some(start + len);
+        // RFC 9293 §3.7.4 Nagle: hold a small segment while data is unacknowledged.
+        if self.nagle && len < self.smss && !fin && self.snd_max > self.snd_una {
+            return None;
+        }
+        let end = start + len + fin as u64;
+        self.sb.push(SentSegment { start, end, fin, sent_at: now, rexmits: 0, sacked: false, lost: false });
+        self.snd_max = end;
+        self.snd_nxt = end;
+        if self.rto_at.is_none() {
+            // RFC 6298 §5.1.
+            self.arm_rto(now);
+        }
+        let _ = st;
+        Some(DataTx { start, len, fin, rexmit: None })
+    }
+
+    /// Record the start of a recovery episode.
+    pub(crate) fn begin_episode(&mut self, now: Time, after_rto: bool, st: &mut TcpStats) {
+        let stats_index = if after_rto {
+            None
+        } else {
+            st.recoveries.push(RecoveryEpisode { start: now, end: None });
+            Some(st.recoveries.len() - 1)
+        };
+        self.episode = Some(Episode { recovery_point: self.snd_max, after_rto, partial_acks: 0, stats_index });
+    }
+
+    pub(crate) fn end_episode(&mut self, now: Time, st: &mut TcpStats) {
+        if let Some(e) = self.episode.take() {
+            if let Some(i) = e.stats_index {
+                st.recoveries[i].end = Some(now);
+            }
+        }
+    }
+}

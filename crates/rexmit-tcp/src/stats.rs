@@ -1,0 +1,60 @@
+//! Counters and gauges a connection keeps for metrics. Plain data; the connection updates it.
+
+use rexmit_time::{Duration, Time};
+
+/// Why a segment was retransmitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetransmitCause {
+    /// Fast retransmit and every retransmission made during dupack/SACK-based recovery.
+    FastRetransmit,
+    /// Retransmission timeout (including the go-back-N resends that follow it).
+    Timeout,
+}
+
+/// One loss-recovery episode (fast recovery or SACK loss recovery; timeouts are counted apart).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecoveryEpisode {
+    pub start: Time,
+    pub end: Option<Time>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TcpStats {
+    /// Data bytes the application wrote and the send buffer accepted.
+    pub bytes_accepted: u64,
+    /// Data bytes cumulatively acknowledged by the peer.
+    pub bytes_acked: u64,
+    /// In-order data bytes delivered to the application side of this endpoint.
+    pub bytes_delivered: u64,
+    pub segments_sent: u64,
+    pub data_segments_sent: u64,
+    pub segments_received: u64,
+    pub retransmits_fast: u64,
+    pub retransmits_timeout: u64,
+    pub bytes_retransmitted: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub recoveries: Vec<RecoveryEpisode>,
+    pub dsacks_received: u64,
+    pub dsacks_sent: u64,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    /// RFC 6675 pipe at the last ACK (bytes); FlightSize for non-SACK variants.
+    pub pipe: u64,
+    pub srtt: Option<Duration>,
+    pub rto: Duration,
+    /// Bytes between snd_una and snd_max (the retransmission queue).
+    pub rtx_queue_bytes: u64,
+    pub rtx_queue_bytes_max: u64,
+    pub send_buffer_bytes: u64,
+    pub ooo_bytes: u64,
+    pub ooo_bytes_max: u64,
+    /// Total time the application was blocked by a full send buffer.
+    pub app_blocked: Duration,
+}
+
+impl TcpStats {
+    pub fn retransmits(&self) -> u64 {
+        self.retransmits_fast + self.retransmits_timeout
+    }
+}

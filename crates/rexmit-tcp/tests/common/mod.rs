@@ -1,0 +1,223 @@
+//! A two-endpoint test network for packet-by-packet tests: A (client, sender of bulk data) and
+//! B (server). Each direction is a link with a rate and a one-way delay; a test chooses which
+//! segments are dropped or delayed and reads back a timeline of everything sent.
+#![allow(dead_code)]
+
+use rexmit_tcp::{Connection, Event, State, TcpConfig};
+use rexmit_time::{Duration, Rate, Time};
+use rexmit_wire::{TcpFlags, TcpSegment};
+
+pub const MSS: u64 = 1000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    AtoB,
+    BtoA,
+}
+
+/// One transmitted segment, as the timeline records it.
+#[derive(Clone, Debug)]
+pub struct Sent {
+    pub t: Time,
+    pub dir: Dir,
+    pub seg: TcpSegment,
+    pub dropped: bool,
+}
+
+pub type DropFn = Box<dyn FnMut(Dir, &TcpSegment) -> bool>;
+pub type DelayFn = Box<dyn FnMut(Dir, &TcpSegment) -> Duration>;
+
+pub struct Net {
+    pub now: Time,
+    pub a: Connection,
+    pub b: Connection,
+    pub rate: Rate,
+    pub delay: Duration,
+    link_free: [Time; 2],
+    queue: Vec<(Time, u64, Dir, TcpSegment)>,
+    order: u64,
+    pub log: Vec<Sent>,
+    pub drop: DropFn,
+    pub extra_delay: DelayFn,
+    pub received: Vec<u8>,
+    pub b_events: Vec<Event>,
+    pub a_events: Vec<Event>,
+    /// Close B once A's FIN arrived.
+    pub b_closes: bool,
+    pub iss_a: u32,
+    pub iss_b: u32,
+}
+
+impl Net {
+    pub fn new(cfg_a: TcpConfig, cfg_b: TcpConfig) -> Self {
+        Net::with_iss(cfg_a, cfg_b, 1_000, 5_000)
+    }
+
+    pub fn with_iss(cfg_a: TcpConfig, cfg_b: TcpConfig, iss_a: u32, iss_b: u32) -> Self {
+        cfg_a.validate().expect("config a");
+        cfg_b.validate().expect("config b");
+        Net {
+            now: Time::ZERO,
+            a: Connection::connect(cfg_a, 10, 80, iss_a, Time::ZERO),
+            b: Connection::listen(cfg_b, 80, iss_b),
+            rate: Rate::from_mbps(8),
+            delay: Duration::from_millis(50),
+            link_free: [Time::ZERO; 2],
+            queue: Vec::new(),
+            order: 0,
+            log: Vec::new(),
+            drop: Box::new(|_, _| false),
+            extra_delay: Box::new(|_, _| Duration::ZERO),
+            received: Vec::new(),
+            b_events: Vec::new(),
+            a_events: Vec::new(),
+            b_closes: true,
+            iss_a,
+            iss_b,
+        }
+    }
+
+    /// Packet number (1-based, seed 003 style) of a data segment from A.
+    pub fn pkt(&self, seg: &TcpSegment) -> u64 {
+        (seg.seq.wrapping_sub(self.iss_a).wrapping_sub(1) as u64) / MSS + 1
+    }
+
+    fn flush(&mut self) {
+        for dir in [Dir::AtoB, Dir::BtoA] {
+            loop {
+                let conn = if dir == Dir::AtoB { &mut self.a } else { &mut self.b };
+                let Some(seg) = conn.poll_transmit(self.now) else { break };
+                let dropped = (self.drop)(dir, &seg);
+                self.log.push(Sent { t: self.now, dir, seg: seg.clone(), dropped });
+                let i = dir as usize;
+                let depart = self.now.max(self.link_free[i]) + self.rate.tx_time(seg.wire_len() as u64 + 20);
+                self.link_free[i] = depart;
+                if !dropped {
+                    let extra = (self.extra_delay)(dir, &seg);
+                    self.order += 1;
+                    self.queue.push((depart + self.delay + extra, self.order, dir, seg));
+                }
+            }
+        }
+    }
+
+    fn drain_events(&mut self) {
+        while let Some(e) = self.a.poll_event() {
+            self.a_events.push(e);
+        }
+        while let Some(e) = self.b.poll_event() {
+            if e == Event::PeerClosed && self.b_closes {
+                self.b.close(self.now);
+            }
+            self.b_events.push(e);
+        }
+        loop {
+            let p = self.b.recv(usize::MAX);
+            if p.is_empty() {
+                break;
+            }
+            p.write_to(&mut self.received);
+        }
+    }
+
+    /// Run until `end` or until nothing is left to do.
+    pub fn run_until(&mut self, end: Time) {
+        for _ in 0..2_000_000 {
+            self.drain_events();
+            self.flush();
+            let next_arrival = self.queue.iter().map(|q| (q.0, q.1)).min();
+            let mut next = next_arrival.map(|x| x.0);
+            for t in [self.a.poll_timeout(), self.b.poll_timeout()].into_iter().flatten() {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+            let Some(t) = next else { return };
+            if t > end {
+                self.now = end;
+                return;
+            }
+            self.now = self.now.max(t);
+            if let Some((at, ord)) = next_arrival {
+                if at <= self.now {
+                    let i = self.queue.iter().position(|q| q.0 == at && q.1 == ord).expect("queued");
+                    let (_, _, dir, seg) = self.queue.remove(i);
+                    match dir {
+                        Dir::AtoB => self.b.handle_segment(self.now, &seg),
+                        Dir::BtoA => self.a.handle_segment(self.now, &seg),
+                    }
+                    continue;
+                }
+            }
+            if self.a.poll_timeout().is_some_and(|x| x <= self.now) {
+                self.a.handle_timeout(self.now);
+            }
+            if self.b.poll_timeout().is_some_and(|x| x <= self.now) {
+                self.b.handle_timeout(self.now);
+            }
+        }
+        panic!("event loop did not settle");
+    }
+
+    /// Data segments A sent: (time, packet number, dropped).
+    pub fn data_from_a(&self) -> Vec<(Time, u64, bool)> {
+        self.log
+            .iter()
+            .filter(|s| s.dir == Dir::AtoB && !s.seg.payload.is_empty())
+            .map(|s| (s.t, self.pkt(&s.seg), s.dropped))
+            .collect()
+    }
+
+    /// Packet numbers A sent more than once, in the order of their retransmissions, with times.
+    pub fn retransmissions(&self) -> Vec<(Time, u64)> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut out = Vec::new();
+        for (t, p, _) in self.data_from_a() {
+            if !seen.insert(p) {
+                out.push((t, p));
+            }
+        }
+        out
+    }
+
+    pub fn finished(&self) -> bool {
+        matches!(self.a.state(), State::TimeWait | State::Closed) && self.b.state() == State::Closed
+    }
+}
+
+/// A config for timeline tests: MSS 1000, no timestamps, no delayed ACKs unless asked.
+pub fn cfg(recovery: rexmit_tcp::RecoveryAlgorithm) -> TcpConfig {
+    TcpConfig {
+        mss: MSS as u16,
+        recovery,
+        window_scaling: false,
+        recv_buffer: 64_000,
+        send_buffer: 1 << 20,
+        ack_every: 1,
+        timestamps: false,
+        ..TcpConfig::default()
+    }
+}
+
+/// Drop the first transmission of each listed packet number from A.
+pub fn drop_first(pkts: &[u64], iss_a: u32) -> DropFn {
+    let mut pending: Vec<u64> = pkts.to_vec();
+    Box::new(move |dir, seg| {
+        if dir != Dir::AtoB || seg.payload.is_empty() {
+            return false;
+        }
+        let p = (seg.seq.wrapping_sub(iss_a).wrapping_sub(1) as u64) / MSS + 1;
+        if let Some(i) = pending.iter().position(|&x| x == p) {
+            pending.remove(i);
+            true
+        } else {
+            false
+        }
+    })
+}
+
+pub fn ms(x: u64) -> Time {
+    Time::from_millis(x)
+}
+
+pub fn is_syn(s: &TcpSegment) -> bool {
+    s.flags.contains(TcpFlags::SYN)
+}
