@@ -1,0 +1,357 @@
+//! Association control: the four-way handshake (RFC 9260 §5.1), graceful shutdown (§9.2),
+//! ABORT (§9.1) and heartbeats (§8.3).
+
+use super::{Association, Outgoing, State};
+use crate::event::{AbortReason, Event};
+use crate::handshake::{self, Cookie};
+use crate::path::Transition;
+use crate::receiver_map::ReceiverMap;
+use rexmit_time::Time;
+use rexmit_wire::{Chunk, InitChunk, InitParam, SctpPacket};
+use std::net::Ipv4Addr;
+
+impl Association {
+    fn our_init(&self) -> InitChunk {
+        InitChunk {
+            initiate_tag: self.local_tag,
+            a_rwnd: self.cfg.recv_buffer,
+            outbound_streams: self.cfg.outbound_streams,
+            inbound_streams: self.cfg.max_inbound_streams,
+            initial_tsn: self.local_initial_tsn,
+            params: handshake::init_params(&self.local_addrs, self.cfg.nr_sack),
+        }
+    }
+
+    fn queue_to_primary(&mut self, vtag: u32, chunk: Chunk) {
+        if let Some(p) = self.paths.get(self.primary) {
+            self.ctrl.push_back(Outgoing { src: p.local, dst: p.remote, vtag, chunks: vec![chunk] });
+        }
+    }
+
+    pub(super) fn send_init(&mut self, now: Time) {
+        let init = Chunk::Init(self.our_init());
+        self.queue_to_primary(0, init.clone());
+        self.t1_chunk = Some(init);
+        self.t1 = Some(now + self.paths.get(self.primary).map_or(self.cfg.rto.initial, |p| p.rtt.rto()));
+    }
+
+    /// INIT at a listener: answer with INIT ACK carrying a State Cookie, keep no state
+    /// (RFC 9260 §5.1). INIT in other states (collisions, restarts) is not handled.
+    pub(super) fn on_init(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, src_port: u16, n_chunks: usize, init: &InitChunk) {
+        // §3.3.2: INIT must be alone, with a non-zero tag and stream counts.
+        if self.state != State::Listen || n_chunks != 1 || init.initiate_tag == 0 || init.outbound_streams == 0 || init.inbound_streams == 0 {
+            return;
+        }
+        let cookie = Cookie {
+            local_tag: self.local_tag,
+            peer_tag: init.initiate_tag,
+            local_initial_tsn: self.local_initial_tsn,
+            peer_initial_tsn: init.initial_tsn,
+            peer_a_rwnd: init.a_rwnd,
+            peer_outbound: init.outbound_streams,
+            peer_inbound: init.inbound_streams,
+            nr_sack: self.cfg.nr_sack && handshake::peer_offers_nr_sack(&init.params),
+            created_ns: now.as_nanos(),
+            peer_addrs: handshake::peer_addresses(from, &init.params),
+        };
+        let mut ack = self.our_init();
+        ack.params.push(InitParam::StateCookie(cookie.encode(self.cfg.cookie_secret)));
+        self.peer_port = src_port;
+        self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: init.initiate_tag, chunks: vec![Chunk::InitAck(ack)] });
+    }
+
+    /// Values both sides learn from the peer's INIT / INIT ACK.
+    fn adopt_peer(&mut self, peer_tag: u32, peer_initial_tsn: u32, peer_a_rwnd: u32, peer_outbound: u16, peer_inbound: u16, nr_sack: bool) {
+        self.peer_tag = peer_tag;
+        self.nr_sack = nr_sack;
+        self.peer_rwnd = peer_a_rwnd as u64;
+        self.rmap = Some(ReceiverMap::new(peer_initial_tsn));
+        self.send_queue.set_streams(self.cfg.outbound_streams.min(peer_inbound));
+        self.reasm = crate::reassembly::Reassembly::new(self.cfg.max_inbound_streams.min(peer_outbound));
+        let ssthresh = self.cfg.initial_ssthresh.unwrap_or(peer_a_rwnd as u64);
+        for p in &mut self.paths {
+            p.cc.ssthresh = ssthresh;
+        }
+    }
+
+    fn establish(&mut self, now: Time) {
+        self.state = State::Established;
+        self.t1 = None;
+        self.t1_chunk = None;
+        if let Some(iv) = self.cfg.hb_interval {
+            for p in &mut self.paths {
+                p.hb_next = Some(now + iv + p.rtt.rto());
+            }
+        }
+        let nr = self.nr_sack;
+        self.emit(Event::Connected { nr_sack: nr });
+    }
+
+    pub(super) fn on_init_ack(&mut self, now: Time, ack: &InitChunk) {
+        if self.state != State::CookieWait || ack.initiate_tag == 0 || ack.outbound_streams == 0 || ack.inbound_streams == 0 {
+            return;
+        }
+        let Some(cookie) = handshake::state_cookie(&ack.params).map(|c| c.to_vec()) else { return };
+        let nr = self.cfg.nr_sack && handshake::peer_offers_nr_sack(&ack.params);
+        self.adopt_peer(ack.initiate_tag, ack.initial_tsn, ack.a_rwnd, ack.outbound_streams, ack.inbound_streams, nr);
+        let echo = Chunk::CookieEcho { cookie };
+        self.queue_to_primary(self.peer_tag, echo.clone());
+        self.state = State::CookieEchoed;
+        self.t1_chunk = Some(echo);
+        self.t1_retries = 0;
+        self.t1 = Some(now + self.paths[self.primary].rtt.rto());
+    }
+
+    pub(super) fn on_cookie_echo(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket, raw: &[u8]) {
+        let Some(c) = Cookie::decode(raw, self.cfg.cookie_secret) else { return };
+        if pkt.verification_tag != c.local_tag || c.local_tag != self.local_tag {
+            return;
+        }
+        if self.state != State::Listen {
+            // Our COOKIE ACK was lost and the peer repeats its COOKIE ECHO (§5.2.4 case D).
+            if c.peer_tag == self.peer_tag && self.state != State::Closed {
+                self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: self.peer_tag, chunks: vec![Chunk::CookieAck] });
+            }
+            return;
+        }
+        // §5.1.5 step 3: stale cookies are dropped (the Stale Cookie error is not sent).
+        if now.as_nanos().saturating_sub(c.created_ns) > self.cfg.valid_cookie_life.as_nanos() || c.peer_addrs.is_empty() {
+            return;
+        }
+        self.peer_port = pkt.src_port;
+        self.make_paths(&c.peer_addrs);
+        self.primary = self.path_of(from).unwrap_or(0);
+        self.adopt_peer(c.peer_tag, c.peer_initial_tsn, c.peer_a_rwnd, c.peer_outbound, c.peer_inbound, c.nr_sack);
+        self.establish(now);
+        self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: self.peer_tag, chunks: vec![Chunk::CookieAck] });
+    }
+
+    pub(super) fn on_cookie_ack(&mut self, now: Time) {
+        if self.state == State::CookieEchoed {
+            self.establish(now);
+        }
+    }
+
+    pub(super) fn on_t1_expiry(&mut self, now: Time) {
+        self.t1_retries += 1;
+        if self.t1_retries > self.cfg.max_init_retransmits {
+            self.fail(AbortReason::InitFailed);
+            return;
+        }
+        let p = self.primary;
+        self.paths[p].rtt.back_off();
+        if let Some(c) = self.t1_chunk.clone() {
+            let vtag = if matches!(c, Chunk::Init(_)) { 0 } else { self.peer_tag };
+            self.queue_to_primary(vtag, c);
+        }
+        self.t1 = Some(now + self.paths[p].rtt.rto());
+    }
+
+    // --- shutdown (§9.2) ---
+
+    /// Queue SHUTDOWN / SHUTDOWN ACK once every outstanding chunk is acknowledged.
+    pub(super) fn progress_shutdown(&mut self, now: Time) {
+        let drained = self.send_queue.is_empty() && self.rtxq.is_empty();
+        if !drained {
+            return;
+        }
+        match self.state {
+            State::ShutdownPending => {
+                self.state = State::ShutdownSent;
+                self.send_t2_chunk(now);
+            }
+            State::ShutdownReceived => {
+                self.state = State::ShutdownAckSent;
+                self.send_t2_chunk(now);
+            }
+            _ => {}
+        }
+    }
+
+    fn t2_chunk(&self) -> Option<Chunk> {
+        match self.state {
+            State::ShutdownSent => Some(Chunk::Shutdown { cum_tsn_ack: self.rmap.as_ref().map_or(0, |m| m.cum_tsn()) }),
+            State::ShutdownAckSent => Some(Chunk::ShutdownAck),
+            _ => None,
+        }
+    }
+
+    fn send_t2_chunk(&mut self, now: Time) {
+        if let Some(c) = self.t2_chunk() {
+            self.queue_to_primary(self.peer_tag, c);
+            self.t2 = Some(now + self.paths[self.primary].rtt.rto());
+        }
+    }
+
+    pub(super) fn on_t2_expiry(&mut self, now: Time) {
+        self.t2_retries += 1;
+        if self.t2_retries > self.cfg.assoc_max_retrans {
+            self.fail(AbortReason::MaxRetransmissions);
+            return;
+        }
+        let p = self.primary;
+        self.paths[p].rtt.back_off();
+        self.send_t2_chunk(now);
+    }
+
+    pub(super) fn on_shutdown(&mut self, now: Time, cum_tsn_ack: u32) {
+        // The SHUTDOWN's cumulative TSN ack acknowledges like a SACK (§9.2).
+        let rwnd = (self.peer_rwnd + self.flight_size()).min(u32::MAX as u64) as u32;
+        self.on_sack(now, cum_tsn_ack, rwnd, &[], &[], false);
+        match self.state {
+            State::Established | State::ShutdownPending | State::ShutdownReceived => {
+                self.state = State::ShutdownReceived;
+                self.progress_shutdown(now);
+            }
+            State::ShutdownSent => {
+                // Both sides shut down at once: answer with SHUTDOWN ACK (§9.2).
+                self.state = State::ShutdownAckSent;
+                self.send_t2_chunk(now);
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn on_shutdown_ack(&mut self, _now: Time, from: Ipv4Addr, to: Ipv4Addr) {
+        if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
+            self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: self.peer_tag, chunks: vec![Chunk::ShutdownComplete { t_bit: false }] });
+            self.finish(Event::Closed);
+        }
+    }
+
+    pub(super) fn on_shutdown_complete(&mut self, _now: Time) {
+        if self.state == State::ShutdownAckSent {
+            self.finish(Event::Closed);
+        }
+    }
+
+    // --- abort ---
+
+    pub(super) fn on_abort(&mut self, _now: Time) {
+        if self.state != State::Listen {
+            self.finish(Event::Aborted { reason: AbortReason::ByPeer });
+        }
+    }
+
+    pub(super) fn close_abruptly(&mut self, _now: Time, send_abort: bool) {
+        if self.state == State::Closed {
+            return;
+        }
+        if send_abort && self.peer_tag != 0 {
+            self.queue_to_primary(self.peer_tag, Chunk::Abort { t_bit: false, causes: Vec::new() });
+        }
+        self.finish(Event::Aborted { reason: AbortReason::Local });
+    }
+
+    /// Give up (RFC 9260 §8.1, §5.1 T1): ABORT the peer and report why.
+    pub(super) fn fail(&mut self, reason: AbortReason) {
+        if self.peer_tag != 0 {
+            self.queue_to_primary(self.peer_tag, Chunk::Abort { t_bit: false, causes: Vec::new() });
+        }
+        self.finish(Event::Aborted { reason });
+    }
+
+    fn finish(&mut self, e: Event) {
+        self.state = State::Closed;
+        self.t1 = None;
+        self.t2 = None;
+        for p in &mut self.paths {
+            p.t3 = None;
+            p.hb_next = None;
+            p.hb_deadline = None;
+        }
+        self.emit(e);
+    }
+
+    // --- heartbeats (§8.3) ---
+
+    pub(super) fn on_heartbeat(&mut self, from: Ipv4Addr, to: Ipv4Addr, info: &[u8]) {
+        if matches!(self.state, State::Listen | State::CookieWait) {
+            return;
+        }
+        self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: self.peer_tag, chunks: vec![Chunk::HeartbeatAck { info: info.to_vec() }] });
+    }
+
+    pub(super) fn on_heartbeat_ack(&mut self, now: Time, from: Ipv4Addr, info: &[u8]) {
+        // Our Heartbeat Info: path index (1 byte) and nonce (8 bytes).
+        if info.len() != 9 {
+            return;
+        }
+        let p = info[0] as usize;
+        let nonce = u64::from_be_bytes(info[1..9].try_into().unwrap_or([0; 8]));
+        let Some(path) = self.paths.get_mut(p) else { return };
+        let Some((expected, sent)) = path.hb_outstanding else { return };
+        if expected != nonce || path.remote != from {
+            return;
+        }
+        path.hb_outstanding = None;
+        path.hb_deadline = None;
+        path.rtt.on_sample(now.saturating_since(sent));
+        let up = path.on_ack();
+        if let Some(iv) = self.cfg.hb_interval {
+            path.hb_next = Some(now + iv + path.rtt.rto());
+        }
+        let addr = path.remote;
+        self.assoc_errors = 0;
+        if up == Transition::Up {
+            self.emit(Event::PathUp { addr });
+        }
+    }
+
+    pub(super) fn heartbeat_timers(&mut self, now: Time, p: usize) {
+        if !matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived) {
+            return;
+        }
+        let Some(iv) = self.cfg.hb_interval else { return };
+        if self.paths[p].hb_deadline.is_some_and(|d| d <= now) {
+            // Unanswered within RTO: an error on the path and the association (§8.1, §8.3).
+            let path = &mut self.paths[p];
+            path.hb_deadline = None;
+            path.hb_outstanding = None;
+            path.rtt.back_off();
+            path.hb_next = Some(now);
+            self.path_error(p);
+            if self.state == State::Closed {
+                return;
+            }
+        }
+        if self.paths[p].hb_next.is_some_and(|t| t <= now) {
+            let path = &mut self.paths[p];
+            let idle_since = path.last_sent;
+            let confirmed_active = path.state == crate::path::PathState::Active;
+            if confirmed_active && idle_since + iv > now && path.error_count == 0 {
+                // Data went there recently: not idle, nothing to probe yet.
+                path.hb_next = Some(idle_since + iv + path.rtt.rto());
+                return;
+            }
+            path.hb_nonce += 1;
+            let nonce = path.hb_nonce;
+            path.hb_outstanding = Some((nonce, now));
+            path.hb_deadline = Some(now + path.rtt.rto());
+            path.hb_next = None;
+            let mut info = vec![p as u8];
+            info.extend_from_slice(&nonce.to_be_bytes());
+            let (src, dst) = (path.local, path.remote);
+            self.stats.paths[p].heartbeats_sent += 1;
+            self.ctrl.push_back(Outgoing { src, dst, vtag: self.peer_tag, chunks: vec![Chunk::Heartbeat { info }] });
+        }
+    }
+
+    /// Count an error against path `p` and the association (RFC 9260 §8.1, §8.2).
+    pub(super) fn path_error(&mut self, p: usize) {
+        let pf = self.cfg.cmt.pf.then_some(self.cfg.cmt.pf_threshold);
+        let tr = self.paths[p].on_error(self.cfg.path_max_retrans, pf);
+        if tr == Transition::Down {
+            let addr = self.paths[p].remote;
+            self.emit(Event::PathDown { addr });
+            if self.cfg.hb_interval.is_none() {
+                // Without heartbeats nothing would ever probe the path again.
+                self.paths[p].hb_next = None;
+            }
+        }
+        self.assoc_errors += 1;
+        if self.assoc_errors > self.cfg.assoc_max_retrans {
+            self.fail(AbortReason::MaxRetransmissions);
+        }
+    }
+}

@@ -1,0 +1,411 @@
+//! The association endpoint: state, public API and dispatch. The mechanisms live in the
+//! sibling modules: `control` (setup, shutdown, abort, heartbeats), `receiver` (incoming
+//! DATA), `sender` (SACK processing, fast retransmit, T3-rtx) and `transmit` (packet
+//! assembly).
+//!
+//! Driving it: after `handle_packet`, `handle_timeout` or `send`, call `poll_transmit` until
+//! it returns `None`, drain `poll_event`, and arm one timer at `poll_timeout`.
+
+mod control;
+mod receiver;
+mod sender;
+mod transmit;
+
+use crate::cc::PathCc;
+use crate::config::SctpConfig;
+use crate::event::{Event, SendError};
+use crate::path::Path;
+use crate::reassembly::Reassembly;
+use crate::receiver_map::ReceiverMap;
+use crate::rtx_queue::{RtxQueue, TsnState};
+use crate::sack_gen::SackGen;
+use crate::send_queue::SendQueue;
+use crate::stats::{PathStats, SctpStats};
+use rexmit_time::Time;
+use rexmit_wire::{Chunk, Payload, SctpPacket};
+use std::collections::VecDeque;
+use std::net::Ipv4Addr;
+
+/// RFC 9260 §4 states (CLOSED split into a listening and a finished form).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Listen,
+    CookieWait,
+    CookieEchoed,
+    Established,
+    ShutdownPending,
+    ShutdownSent,
+    ShutdownReceived,
+    ShutdownAckSent,
+    Closed,
+}
+
+/// A control packet waiting for `poll_transmit`.
+#[derive(Clone, Debug)]
+struct Outgoing {
+    src: Ipv4Addr,
+    dst: Ipv4Addr,
+    vtag: u32,
+    chunks: Vec<Chunk>,
+}
+
+pub struct Association {
+    cfg: SctpConfig,
+    state: State,
+    local_addrs: Vec<Ipv4Addr>,
+    local_port: u16,
+    peer_port: u16,
+    local_tag: u32,
+    peer_tag: u32,
+    local_initial_tsn: u32,
+    /// Both ends offered NR-SACK.
+    nr_sack: bool,
+    paths: Vec<Path>,
+    primary: usize,
+    /// T1-init / T1-cookie: deadline, retransmissions so far, the chunk to resend.
+    t1: Option<Time>,
+    t1_retries: u32,
+    t1_chunk: Option<Chunk>,
+    /// T2-shutdown.
+    t2: Option<Time>,
+    t2_retries: u32,
+    // --- sender ---
+    send_queue: SendQueue,
+    rtxq: RtxQueue,
+    next_tsn: u32,
+    /// Cumulative TSN ack point: highest TSN the peer acknowledged cumulatively.
+    cum_point: u32,
+    /// Peer's receive window as last computed (RFC 9260 §6.2.1).
+    peer_rwnd: u64,
+    /// Plain-SCTP fast recovery exit point (RFC 9260 §7.2.4); CMT keeps one per path.
+    fast_recovery: Option<u32>,
+    /// Association error counter (RFC 9260 §8.1).
+    assoc_errors: u32,
+    /// Bytes the refused `send` needed; `Some` while the application is blocked.
+    blocked_need: Option<u64>,
+    /// A transmit opportunity has begun (reset by every input).
+    round_open: bool,
+    cmt_next: usize,
+    // --- receiver ---
+    rmap: Option<ReceiverMap>,
+    reasm: Reassembly,
+    sack: SackGen,
+    ctrl: VecDeque<Outgoing>,
+    events: VecDeque<Event>,
+    stats: SctpStats,
+}
+
+impl Association {
+    fn blank(cfg: SctpConfig, local_addrs: Vec<Ipv4Addr>, local_port: u16, initiate_tag: u32, initial_tsn: u32, state: State) -> Self {
+        let streams = cfg.outbound_streams;
+        let inbound = cfg.max_inbound_streams;
+        Association {
+            state,
+            local_addrs,
+            local_port,
+            peer_port: 0,
+            local_tag: initiate_tag,
+            peer_tag: 0,
+            local_initial_tsn: initial_tsn,
+            nr_sack: false,
+            paths: Vec::new(),
+            primary: 0,
+            t1: None,
+            t1_retries: 0,
+            t1_chunk: None,
+            t2: None,
+            t2_retries: 0,
+            send_queue: SendQueue::new(streams),
+            rtxq: RtxQueue::new(),
+            next_tsn: initial_tsn,
+            cum_point: initial_tsn.wrapping_sub(1),
+            peer_rwnd: 0,
+            fast_recovery: None,
+            assoc_errors: 0,
+            blocked_need: None,
+            round_open: false,
+            cmt_next: 0,
+            rmap: None,
+            reasm: Reassembly::new(inbound),
+            sack: SackGen::default(),
+            ctrl: VecDeque::new(),
+            events: VecDeque::new(),
+            stats: SctpStats::default(),
+            cfg,
+        }
+    }
+
+    fn make_paths(&mut self, remote_addrs: &[Ipv4Addr]) {
+        let smss = self.cfg.max_data_payload() as u64;
+        let n_local = self.local_addrs.len().max(1);
+        self.paths = remote_addrs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let local = self.local_addrs.get(i % n_local).copied().unwrap_or(Ipv4Addr::UNSPECIFIED);
+                let ssthresh = self.cfg.initial_ssthresh.unwrap_or(u64::MAX);
+                Path::new(local, *r, self.cfg.rto.clone(), PathCc::new(smss, self.cfg.initial_cwnd, ssthresh))
+            })
+            .collect();
+        self.stats.paths = vec![PathStats::default(); self.paths.len()];
+    }
+
+    /// Start an association as the initiator: INIT goes to `remote_addrs[0]`, the primary.
+    /// The configuration must have passed `SctpConfig::validate`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn connect(
+        cfg: SctpConfig,
+        local_addrs: Vec<Ipv4Addr>,
+        local_port: u16,
+        remote_addrs: Vec<Ipv4Addr>,
+        remote_port: u16,
+        initiate_tag: u32,
+        initial_tsn: u32,
+        now: Time,
+    ) -> Self {
+        let mut a = Association::blank(cfg, local_addrs, local_port, initiate_tag, initial_tsn, State::CookieWait);
+        a.peer_port = remote_port;
+        a.make_paths(&remote_addrs);
+        a.send_init(now);
+        a
+    }
+
+    /// Wait for one association as the responder; its tag and initial TSN are fixed here so
+    /// that runs are reproducible.
+    pub fn listen(cfg: SctpConfig, local_addrs: Vec<Ipv4Addr>, local_port: u16, initiate_tag: u32, initial_tsn: u32) -> Self {
+        Association::blank(cfg, local_addrs, local_port, initiate_tag, initial_tsn, State::Listen)
+    }
+
+    /// Queue a user message. Returns its message number, which also travels as the DATA
+    /// chunks' PPID so the receiver's `MessageDelivered` can be matched to it.
+    pub fn send(&mut self, now: Time, stream: u16, msg: Payload, unordered: bool) -> Result<u64, SendError> {
+        if !matches!(self.state, State::CookieWait | State::CookieEchoed | State::Established) {
+            return Err(SendError::NotConnected);
+        }
+        if msg.is_empty() {
+            return Err(SendError::EmptyMessage);
+        }
+        if stream >= self.send_queue.streams() {
+            return Err(SendError::InvalidStream);
+        }
+        let len = msg.len() as u64;
+        if len > self.cfg.send_buffer {
+            return Err(SendError::MessageTooLarge);
+        }
+        if self.send_buffer_bytes() + len > self.cfg.send_buffer {
+            if self.blocked_need.is_none() {
+                self.stats.send_blocked_events += 1;
+                self.stats.blocked_since = Some(now);
+            }
+            self.blocked_need = Some(len);
+            return Err(SendError::BufferFull);
+        }
+        let id = self.send_queue.push(stream, &msg, unordered, self.cfg.max_data_payload());
+        self.stats.messages_sent += 1;
+        if self.paths.iter().all(|p| p.flight == 0) {
+            // Nothing in flight will clock out this data: open a fresh transmit opportunity.
+            self.round_open = false;
+        }
+        Ok(id)
+    }
+
+    /// Graceful shutdown (RFC 9260 §9.2): SHUTDOWN once all queued data is acknowledged.
+    pub fn shutdown(&mut self, now: Time) {
+        match self.state {
+            State::Established => self.state = State::ShutdownPending,
+            State::CookieWait | State::CookieEchoed | State::Listen => self.close_abruptly(now, false),
+            _ => {}
+        }
+    }
+
+    /// ABORT the association (RFC 9260 §9.1).
+    pub fn abort(&mut self, now: Time) {
+        self.close_abruptly(now, true);
+    }
+
+    pub fn handle_packet(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
+        self.stats.packets_received += 1;
+        self.round_open = false;
+        if self.state == State::Closed || pkt.dst_port != self.local_port {
+            return;
+        }
+        if self.state != State::Listen && pkt.src_port != self.peer_port {
+            return;
+        }
+        let mut data = Vec::new();
+        for chunk in &pkt.chunks {
+            if !self.accepts(pkt.verification_tag, chunk) {
+                continue;
+            }
+            match chunk {
+                Chunk::Init(init) => self.on_init(now, from, to, pkt.src_port, pkt.chunks.len(), init),
+                Chunk::InitAck(init) => self.on_init_ack(now, init),
+                Chunk::CookieEcho { cookie } => self.on_cookie_echo(now, from, to, pkt, cookie),
+                Chunk::CookieAck => self.on_cookie_ack(now),
+                Chunk::Data(d) => data.push(d),
+                Chunk::Sack(s) => self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false),
+                Chunk::NrSack(s) => {
+                    if self.nr_sack {
+                        self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &s.nr_gap_blocks, s.all_non_renegable)
+                    } else {
+                        // Not negotiated: use it as a plain SACK, ignoring non-renegable info.
+                        self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false)
+                    }
+                }
+                Chunk::Heartbeat { info } => self.on_heartbeat(from, to, info),
+                Chunk::HeartbeatAck { info } => self.on_heartbeat_ack(now, from, info),
+                Chunk::Abort { .. } => self.on_abort(now),
+                Chunk::Shutdown { cum_tsn_ack } => self.on_shutdown(now, *cum_tsn_ack),
+                Chunk::ShutdownAck => self.on_shutdown_ack(now, from, to),
+                Chunk::ShutdownComplete { .. } => self.on_shutdown_complete(now),
+                // RFC 9260 §3.2: unrecognised chunks are skipped (rexmit never reports them).
+                Chunk::Unknown { .. } => {}
+            }
+            if self.state == State::Closed {
+                return;
+            }
+        }
+        if !data.is_empty() {
+            self.on_data(now, from, &data);
+        }
+    }
+
+    /// Verification tag rules of RFC 9260 §8.5 and §8.5.1.
+    fn accepts(&self, vtag: u32, chunk: &Chunk) -> bool {
+        match (self.state, chunk) {
+            (_, Chunk::Init(_)) => vtag == 0,
+            (_, Chunk::CookieEcho { .. }) => true, // checked against the cookie
+            (State::Listen, _) => false,
+            (_, Chunk::Abort { t_bit, .. }) | (_, Chunk::ShutdownComplete { t_bit }) => {
+                vtag == if *t_bit { self.peer_tag } else { self.local_tag }
+            }
+            _ => vtag == self.local_tag,
+        }
+    }
+
+    pub fn handle_timeout(&mut self, now: Time) {
+        self.round_open = false;
+        if self.state == State::Closed {
+            return;
+        }
+        if self.t1.is_some_and(|t| t <= now) {
+            self.on_t1_expiry(now);
+        }
+        if self.t2.is_some_and(|t| t <= now) {
+            self.on_t2_expiry(now);
+        }
+        self.sack.on_timeout(now);
+        for p in 0..self.paths.len() {
+            if self.state == State::Closed {
+                return;
+            }
+            if self.paths[p].t3.is_some_and(|t| t <= now) {
+                self.on_t3_expiry(now, p);
+            }
+            self.heartbeat_timers(now, p);
+        }
+    }
+
+    /// The earliest instant at which `handle_timeout` has work.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        if self.state == State::Closed {
+            return None;
+        }
+        let mut t = [self.t1, self.t2, self.sack.deadline()].into_iter().flatten().min();
+        for p in &self.paths {
+            for x in [p.t3, p.hb_next, p.hb_deadline].into_iter().flatten() {
+                t = Some(t.map_or(x, |y| y.min(x)));
+            }
+        }
+        t
+    }
+
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    pub fn stats(&self) -> &SctpStats {
+        &self.stats
+    }
+
+    // --- observation for tests and metrics ---
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+    pub fn is_established(&self) -> bool {
+        self.state == State::Established
+    }
+    pub fn nr_sack_negotiated(&self) -> bool {
+        self.nr_sack
+    }
+    pub fn config(&self) -> &SctpConfig {
+        &self.cfg
+    }
+    /// User-data bytes in the send buffer: unsent data plus the retransmission queue.
+    pub fn send_buffer_bytes(&self) -> u64 {
+        self.send_queue.bytes() + self.rtxq.bytes()
+    }
+    /// Bytes of the retransmission queue still held (nr-acked chunks are freed).
+    pub fn rtx_queue_bytes(&self) -> u64 {
+        self.rtxq.bytes()
+    }
+    /// (TSN, state, bytes) of every retransmission-queue entry, lowest first.
+    pub fn rtx_queue(&self) -> Vec<(u32, TsnState, u32)> {
+        self.rtxq.snapshot()
+    }
+    /// The application is blocked: its last `send` was refused and no room has come back.
+    pub fn is_send_blocked(&self) -> bool {
+        self.blocked_need.is_some()
+    }
+    pub fn paths(&self) -> &[Path] {
+        &self.paths
+    }
+    pub fn primary_path(&self) -> usize {
+        self.primary
+    }
+    /// Choose the primary destination (RFC 9260 §5.1.2 lets the user set it).
+    pub fn set_primary(&mut self, path: usize) {
+        if path < self.paths.len() {
+            self.primary = path;
+        }
+    }
+    /// Bytes in flight over all paths.
+    pub fn flight_size(&self) -> u64 {
+        self.paths.iter().map(|p| p.flight).sum()
+    }
+    pub fn in_fast_recovery(&self) -> bool {
+        self.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some())
+    }
+    /// Receiver-side ground truth for RtxQ_Util (seed 000 §IV.B): is the peer's `tsn`
+    /// received and non-renegable here?
+    pub fn is_tsn_non_renegable(&self, tsn: u32) -> bool {
+        self.rmap.as_ref().is_some_and(|m| m.is_non_renegable(tsn))
+    }
+    /// Receiver's cumulative TSN ack point.
+    pub fn receiver_cum_tsn(&self) -> Option<u32> {
+        self.rmap.as_ref().map(|m| m.cum_tsn())
+    }
+
+    fn emit(&mut self, e: Event) {
+        self.events.push_back(e);
+    }
+
+    fn path_of(&self, addr: Ipv4Addr) -> Option<usize> {
+        self.paths.iter().position(|p| p.remote == addr)
+    }
+
+    /// Free room returned to the send buffer: end a blocked period if the refused message
+    /// now fits.
+    fn check_unblocked(&mut self, now: Time) {
+        if let Some(need) = self.blocked_need {
+            if self.send_buffer_bytes() + need <= self.cfg.send_buffer {
+                self.blocked_need = None;
+                if let Some(since) = self.stats.blocked_since.take() {
+                    self.stats.send_blocked_time += now.saturating_since(since);
+                }
+                self.emit(Event::SendBufferSpace);
+            }
+        }
+    }
+}

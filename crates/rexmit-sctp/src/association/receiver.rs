@@ -1,0 +1,95 @@
+//! Incoming DATA (RFC 9260 §6.2): duplicate detection, receive-buffer limits and reneging,
+//! delivery, and the decision to acknowledge.
+
+use super::{Association, State};
+use crate::config::RenegePolicy;
+use crate::event::Event;
+use crate::receiver_map::Arrival;
+use rexmit_time::Time;
+use rexmit_wire::DataChunk;
+use std::net::Ipv4Addr;
+
+impl Association {
+    /// Advertised receiver window: buffer minus undelivered data (RFC 9260 §6.2).
+    pub(super) fn a_rwnd(&self) -> u32 {
+        (self.cfg.recv_buffer as u64).saturating_sub(self.reasm.bytes()) as u32
+    }
+
+    pub(super) fn on_data(&mut self, now: Time, from: Ipv4Addr, chunks: &[&DataChunk]) {
+        if !matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived) {
+            return;
+        }
+        let Some(map) = self.rmap.as_ref() else { return };
+        let gaps_before = map.has_gaps();
+        let never_renege = self.cfg.renege == RenegePolicy::Never;
+        let mut dups = Vec::new();
+        for d in chunks {
+            // §6.2: a DATA chunk without user data is a protocol violation; rexmit ignores it.
+            if d.payload.is_empty() {
+                continue;
+            }
+            let map = self.rmap.as_mut().expect("checked above");
+            let pos = map.pos(d.tsn);
+            if pos <= map.cum_pos() || map.contains_pos(pos) {
+                dups.push(d.tsn);
+                continue;
+            }
+            let len = d.payload.len() as u64;
+            if self.reasm.bytes() + len > self.cfg.recv_buffer as u64 {
+                if self.cfg.renege == RenegePolicy::UnderMemoryPressure && pos == map.cum_pos() + 1 {
+                    self.renege_for(len);
+                }
+                if self.reasm.bytes() + len > self.cfg.recv_buffer as u64 {
+                    // §6.2: no room: drop without acknowledging.
+                    continue;
+                }
+            }
+            let map = self.rmap.as_mut().expect("checked above");
+            let in_stream = d.stream_id < self.reasm.streams();
+            match map.on_data(d.tsn, never_renege || !in_stream) {
+                Arrival::Duplicate => dups.push(d.tsn),
+                Arrival::OutOfWindow => {}
+                Arrival::New(pos) => {
+                    if !in_stream {
+                        // §6.8 Invalid Stream Identifier: acknowledged and discarded (the
+                        // ERROR chunk is not sent).
+                        continue;
+                    }
+                    for m in self.reasm.insert(pos, (*d).clone()) {
+                        for p in &m.positions {
+                            map.mark_non_renegable(*p);
+                        }
+                        self.stats.messages_delivered += 1;
+                        self.stats.bytes_delivered += m.payload.len() as u64;
+                        self.events.push_back(Event::MessageDelivered { stream: m.stream, ssn: m.ssn, unordered: m.unordered, ppid: m.ppid, payload: m.payload });
+                    }
+                }
+            }
+        }
+        self.stats.dup_tsns_received += dups.len() as u64;
+        let gaps_now = self.rmap.as_ref().is_some_and(|m| m.has_gaps());
+        if let Some(p) = self.path_of(from) {
+            self.sack.dest = p;
+        }
+        self.sack.on_data_packet(now, &self.cfg, gaps_before, gaps_now, &dups);
+        if matches!(self.state, State::ShutdownSent) {
+            // §9.2: keep acknowledging promptly while shutting down.
+            self.sack.request_now();
+        }
+    }
+
+    /// Drop renegable out-of-order data, highest TSN first, until `need` bytes fit
+    /// (RFC 9260 §6.2: reneging under memory pressure).
+    fn renege_for(&mut self, need: u64) {
+        let Some(map) = self.rmap.as_mut() else { return };
+        for pos in map.renegable_desc() {
+            if self.reasm.bytes() + need <= self.cfg.recv_buffer as u64 {
+                break;
+            }
+            if map.renege(pos) {
+                self.reasm.renege(pos);
+                self.stats.reneged_chunks += 1;
+            }
+        }
+    }
+}

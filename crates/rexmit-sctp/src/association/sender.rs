@@ -1,0 +1,275 @@
+//! The data sender's reaction to acknowledgements and timeouts: SACK / NR-SACK processing
+//! (RFC 9260 §6.2.1, NR-SACK draft §5), miss indications and fast retransmit (§7.2.4, with
+//! CMT's split fast retransmit), cwnd updates (§7.2, CMT's CUC), T3-rtx (§6.3.3) and
+//! reneging detection.
+
+use super::{Association, State};
+use crate::path::Path;
+use crate::rtx_queue::{RtxEntry, TsnState};
+use crate::tsn::{tsn_ge, tsn_gt, tsn_le, tsn_lt};
+use rexmit_time::{Duration, Time};
+use rexmit_wire::GapBlock;
+
+/// Absolute TSN ranges of gap blocks relative to `cum`, malformed blocks skipped.
+fn ranges(cum: u32, blocks: &[GapBlock]) -> Vec<(u32, u32)> {
+    blocks
+        .iter()
+        .filter(|b| b.start >= 1 && b.start <= b.end)
+        .map(|b| (cum.wrapping_add(b.start as u32), cum.wrapping_add(b.end as u32)))
+        .collect()
+}
+
+fn covered(tsn: u32, r: &[(u32, u32)]) -> bool {
+    r.iter().any(|&(lo, hi)| tsn_le(lo, tsn) && tsn_le(tsn, hi))
+}
+
+/// What one SACK newly acknowledged, per destination.
+struct AckTally {
+    bytes: Vec<u64>,
+    highest: Option<u32>,
+    highest_on: Vec<Option<u32>>,
+    rtt_sample: Vec<Option<Duration>>,
+}
+
+impl AckTally {
+    fn new(n: usize) -> Self {
+        AckTally { bytes: vec![0; n], highest: None, highest_on: vec![None; n], rtt_sample: vec![None; n] }
+    }
+
+    /// `e` is acknowledged for the first time (TSNs are visited in increasing order).
+    fn newly_acked(&mut self, paths: &mut [Path], e: &RtxEntry, now: Time) {
+        if e.state == TsnState::InFlight {
+            paths[e.path].flight -= e.len as u64;
+        }
+        self.bytes[e.path] += e.len as u64;
+        self.highest = Some(e.tsn);
+        self.highest_on[e.path] = Some(e.tsn);
+        if e.tx_count == 1 {
+            // Karn's rule (§6.3.1 C5): only chunks sent once are timed.
+            self.rtt_sample[e.path] = Some(now.saturating_since(e.sent_at));
+        }
+    }
+}
+
+impl Association {
+    fn in_fr(&self, p: usize) -> bool {
+        if self.cfg.cmt.enabled {
+            self.paths[p].fr_exit.is_some()
+        } else {
+            self.fast_recovery.is_some()
+        }
+    }
+
+    /// Process the acknowledgement fields of a SACK, NR-SACK or SHUTDOWN.
+    pub(super) fn on_sack(&mut self, now: Time, cum: u32, a_rwnd: u32, gaps: &[GapBlock], nr_gaps: &[GapBlock], all_nr: bool) {
+        if !matches!(
+            self.state,
+            State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived | State::ShutdownAckSent
+        ) {
+            return;
+        }
+        self.stats.sacks_received += 1;
+        // §6.2.1 D i): a cumulative ack behind the ack point is stale.
+        if tsn_lt(cum, self.cum_point) {
+            return;
+        }
+        let highest_sent = self.next_tsn.wrapping_sub(1);
+        if tsn_gt(cum, highest_sent) {
+            return; // acknowledges data never sent: ignored
+        }
+        let n = self.paths.len();
+        let flight_before: Vec<u64> = self.paths.iter().map(|p| p.flight).collect();
+        // Lowest TSN in flight on each path before the SACK (§6.3.2 R3).
+        let mut earliest: Vec<Option<u32>> = vec![None; n];
+        for e in self.rtxq.iter() {
+            if e.state == TsnState::InFlight && earliest[e.path].is_none() {
+                earliest[e.path] = Some(e.tsn);
+            }
+        }
+        let cum_advanced = tsn_gt(cum, self.cum_point);
+        let mut tally = AckTally::new(n);
+
+        // Cumulatively acked chunks leave the queue (§6.2.1 D ii).
+        for e in self.rtxq.cum_ack(cum) {
+            if matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx) {
+                tally.newly_acked(&mut self.paths, &e, now);
+            }
+        }
+        self.cum_point = cum;
+
+        // Gap blocks and nr-gap blocks (§6.2.1 D iv; NR-SACK draft §5.1).
+        let gap_r = ranges(cum, gaps);
+        let nr_r = ranges(cum, nr_gaps);
+        let highest_reported = gap_r.iter().chain(nr_r.iter()).map(|r| r.1).fold(None, |m: Option<u32>, t| match m {
+            Some(x) if tsn_ge(x, t) => Some(x),
+            _ => Some(t),
+        });
+        let mut to_free = Vec::new();
+        let mut reneged = 0;
+        for e in self.rtxq.iter_mut() {
+            let nr = covered(e.tsn, &nr_r) || (all_nr && covered(e.tsn, &gap_r));
+            let gap = nr || covered(e.tsn, &gap_r);
+            match e.state {
+                TsnState::InFlight | TsnState::MarkedForRtx if gap => {
+                    tally.newly_acked(&mut self.paths, e, now);
+                    e.state = TsnState::GapAcked;
+                    e.fast_rtx_pending = false;
+                    if nr {
+                        to_free.push(e.tsn);
+                    }
+                }
+                TsnState::GapAcked if nr => to_free.push(e.tsn),
+                TsnState::GapAcked if !gap => {
+                    // Reneged (§6.2.1 D iv): acked before, missing now; send it again.
+                    e.state = TsnState::MarkedForRtx;
+                    e.miss_indications = 0;
+                    reneged += 1;
+                }
+                _ => {}
+            }
+        }
+        self.stats.reneged_seen += reneged;
+        for t in to_free {
+            self.rtxq.free(t);
+        }
+
+        // RTT samples: at most one per path per SACK (§6.3.1 C4).
+        for (p, s) in tally.rtt_sample.iter().copied().enumerate() {
+            if let Some(r) = s {
+                self.paths[p].rtt.on_sample(r);
+            }
+        }
+
+        // Fast recovery exit (§7.2.4): before cwnd updates, so the SACK that ends it may grow cwnd.
+        if let Some(exit) = self.fast_recovery {
+            if tsn_ge(cum, exit) {
+                self.fast_recovery = None;
+            }
+        }
+        for p in &mut self.paths {
+            if p.fr_exit.is_some_and(|x| tsn_ge(cum, x)) {
+                p.fr_exit = None;
+            }
+        }
+
+        // Miss indications (§7.2.4, HTNA); with CMT SFR only behind a newer ack on the same
+        // destination.
+        let in_fr_any = self.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some());
+        let limit = if in_fr_any && cum_advanced { highest_reported.or(tally.highest) } else { tally.highest };
+        let sfr = self.cfg.cmt.enabled && self.cfg.cmt.sfr;
+        let mut lost: Vec<u32> = Vec::new();
+        if let Some(limit) = limit {
+            for e in self.rtxq.iter_mut() {
+                if e.state != TsnState::InFlight || !tsn_lt(e.tsn, limit) {
+                    continue;
+                }
+                if sfr && !tally.highest_on[e.path].is_some_and(|h| tsn_lt(e.tsn, h)) {
+                    continue;
+                }
+                e.miss_indications += 1;
+                if e.miss_indications >= 3 && !e.fast_retransmitted {
+                    lost.push(e.tsn);
+                }
+            }
+        }
+        if !lost.is_empty() {
+            self.fast_retransmit(&lost);
+        }
+
+        // Congestion control per destination (§7.2.1, §7.2.2; CMT CUC).
+        for p in 0..n {
+            let may_grow = cum_advanced || (self.cfg.cmt.enabled && self.cfg.cmt.cuc && earliest[p].is_some_and(|t| self.rtxq.get(t).map_or(true, |e| e.state != TsnState::InFlight)));
+            let fr = self.in_fr(p);
+            let path = &mut self.paths[p];
+            path.cc.on_ack(tally.bytes[p], flight_before[p], path.flight, may_grow, fr);
+        }
+
+        // Error counters (§8.3) and T3-rtx (§6.3.2 R2, R3).
+        for p in 0..n {
+            if tally.bytes[p] > 0 {
+                self.assoc_errors = 0;
+                if self.paths[p].on_ack() == crate::path::Transition::Up {
+                    let addr = self.paths[p].remote;
+                    self.emit(crate::event::Event::PathUp { addr });
+                }
+            }
+            let still_in_flight = self.rtxq.iter().any(|e| e.path == p && e.state == TsnState::InFlight);
+            if !still_in_flight {
+                self.paths[p].t3 = None;
+            } else if earliest[p].is_some_and(|t| self.rtxq.get(t).map_or(true, |e| e.state != TsnState::InFlight)) {
+                self.paths[p].t3 = Some(now + self.paths[p].rtt.rto());
+            }
+        }
+
+        // Peer's window: a_rwnd minus what is still in flight (§6.2.1 D iii).
+        self.peer_rwnd = (a_rwnd as u64).saturating_sub(self.flight_size());
+
+        // Seed 000 §IV.B naive loss-recovery rule.
+        let any_gap = !gap_r.is_empty() || !nr_r.is_empty();
+        if any_gap && !self.stats.in_loss_recovery {
+            self.stats.in_loss_recovery = true;
+            self.stats.loss_recovery_since = Some(now);
+        } else if !any_gap && cum_advanced && self.stats.in_loss_recovery {
+            self.stats.in_loss_recovery = false;
+            if let Some(s) = self.stats.loss_recovery_since.take() {
+                self.stats.loss_recovery_time += now.saturating_since(s);
+            }
+        }
+
+        self.check_unblocked(now);
+        self.progress_shutdown(now);
+    }
+
+    /// Mark `lost` TSNs for fast retransmission and enter fast recovery on their
+    /// destinations (§7.2.4 steps 1-2).
+    fn fast_retransmit(&mut self, lost: &[u32]) {
+        let highest_outstanding = self.rtxq.highest_tsn().unwrap_or(self.cum_point);
+        let mut paths_hit = Vec::new();
+        for &t in lost {
+            if let Some(e) = self.rtxq.get_mut(t) {
+                if e.state == TsnState::InFlight {
+                    self.paths[e.path].flight -= e.len as u64;
+                }
+                e.state = TsnState::MarkedForRtx;
+                e.fast_retransmitted = true;
+                e.fast_rtx_pending = true;
+                e.miss_indications = 0;
+                if !paths_hit.contains(&e.path) {
+                    paths_hit.push(e.path);
+                }
+            }
+        }
+        for p in paths_hit {
+            if self.in_fr(p) {
+                continue; // §7.2.4: no further reduction during fast recovery
+            }
+            self.paths[p].cc.on_fast_retransmit();
+            self.stats.fast_recoveries += 1;
+            if self.cfg.cmt.enabled {
+                self.paths[p].fr_exit = Some(highest_outstanding);
+            } else {
+                self.fast_recovery = Some(highest_outstanding);
+            }
+        }
+    }
+
+    /// T3-rtx expiry on path `p` (§6.3.3 E1-E3, §8.2).
+    pub(super) fn on_t3_expiry(&mut self, _now: Time, p: usize) {
+        self.paths[p].t3 = None;
+        self.stats.timeouts += 1;
+        self.stats.paths[p].timeouts += 1;
+        self.paths[p].cc.on_t3_expiry();
+        self.paths[p].rtt.back_off();
+        for e in self.rtxq.iter_mut() {
+            if e.path == p && e.state == TsnState::InFlight {
+                e.state = TsnState::MarkedForRtx;
+                e.miss_indications = 0;
+            }
+        }
+        self.paths[p].flight = 0;
+        if self.cfg.cmt.enabled {
+            self.paths[p].fr_exit = None;
+        }
+        self.path_error(p);
+    }
+}

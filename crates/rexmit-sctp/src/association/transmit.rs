@@ -1,0 +1,232 @@
+//! Packet assembly (RFC 9260 §6.1, §6.10): control chunks first, then one DATA packet per call
+//! — fast retransmissions without regard to cwnd (§7.2.4 step 3), other retransmissions
+//! before new data (§6.1 C), new data within cwnd, the peer's window and Max.Burst — with a
+//! pending SACK bundled in front when it goes to the same destination.
+
+use super::{Association, Outgoing, State};
+use crate::cmt;
+use crate::config::RfcVariant;
+use crate::event::Transmit;
+use crate::rtx_queue::{RtxEntry, TsnState};
+use rexmit_time::Time;
+use rexmit_wire::sctp::{pad4, SCTP_COMMON_HEADER_LEN};
+use rexmit_wire::{Chunk, SctpPacket};
+
+const IPV4_HEADER_LEN: usize = 20;
+
+impl Association {
+    fn packet_budget(&self) -> usize {
+        self.cfg.pmtu as usize - IPV4_HEADER_LEN - SCTP_COMMON_HEADER_LEN
+    }
+
+    fn packet(&mut self, o: Outgoing) -> Transmit {
+        self.stats.packets_sent += 1;
+        Transmit {
+            src: o.src,
+            dst: o.dst,
+            packet: SctpPacket { src_port: self.local_port, dst_port: self.peer_port, verification_tag: o.vtag, chunks: o.chunks },
+        }
+    }
+
+    /// Start of a transmit opportunity: Max.Burst bookkeeping (§6.1 D).
+    fn open_round(&mut self) {
+        self.round_open = true;
+        let mb = self.cfg.max_burst;
+        let has_new = !self.send_queue.is_empty();
+        for p in &mut self.paths {
+            p.burst_sent = 0;
+            if self.cfg.rfc == RfcVariant::Rfc4960 && has_new {
+                p.cc.clamp_burst(p.flight, mb);
+            }
+        }
+    }
+
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        if !self.round_open {
+            self.open_round();
+        }
+        if let Some(o) = self.ctrl.pop_front() {
+            return Some(self.packet(o));
+        }
+        let data_ok = matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived);
+        if data_ok {
+            if let Some(t) = self.data_packet(now) {
+                return Some(t);
+            }
+            self.progress_shutdown(now);
+            if let Some(o) = self.ctrl.pop_front() {
+                return Some(self.packet(o));
+            }
+        }
+        if self.sack.due() && self.rmap.is_some() && self.state != State::Closed {
+            let p = self.sack.dest.min(self.paths.len().saturating_sub(1));
+            let chunk = self.build_sack();
+            let path = self.paths.get(p)?;
+            let o = Outgoing { src: path.local, dst: path.remote, vtag: self.peer_tag, chunks: vec![chunk] };
+            return Some(self.packet(o));
+        }
+        None
+    }
+
+    fn build_sack(&mut self) -> Chunk {
+        let a_rwnd = self.a_rwnd();
+        let map = self.rmap.as_ref().expect("caller checked");
+        let c = self.sack.build(map, self.nr_sack, a_rwnd);
+        match c {
+            Chunk::NrSack(_) => self.stats.nr_sacks_sent += 1,
+            _ => self.stats.sacks_sent += 1,
+        }
+        c
+    }
+
+    /// Record one transmission of rtx-queue entry `tsn` to path `p`.
+    fn on_data_sent(&mut self, now: Time, tsn: u32, p: usize) {
+        let Some(e) = self.rtxq.get_mut(tsn) else { return };
+        e.state = TsnState::InFlight;
+        e.path = p;
+        e.sent_at = now;
+        e.tx_count += 1;
+        e.miss_indications = 0;
+        let (len, rtx) = (e.len as u64, e.tx_count > 1);
+        let path = &mut self.paths[p];
+        path.flight += len;
+        path.last_sent = now;
+        if path.t3.is_none() {
+            // §6.3.2 R1
+            path.t3 = Some(now + path.rtt.rto());
+        }
+        self.peer_rwnd = self.peer_rwnd.saturating_sub(len);
+        self.stats.paths[p].data_chunks_sent += 1;
+        if rtx {
+            self.stats.retransmissions += 1;
+        } else {
+            self.stats.data_chunks_sent += 1;
+            self.stats.data_bytes_sent += len;
+        }
+    }
+
+    fn data_packet(&mut self, now: Time) -> Option<Transmit> {
+        if self.paths.is_empty() {
+            return None;
+        }
+        let budget = self.packet_budget();
+        let fast = self.rtxq.iter().any(|e| e.fast_rtx_pending && e.state == TsnState::MarkedForRtx);
+        let first_marked = self.rtxq.iter().find(|e| e.state == TsnState::MarkedForRtx).map(|e| e.path);
+        let (p, mut tsns, mut used) = if let Some(last) = first_marked {
+            let p = cmt::rtx_destination(&self.paths, last, &self.cfg.cmt);
+            let mut flight = self.paths[p].flight;
+            let cwnd = self.paths[p].cc.cwnd;
+            let mut tsns = Vec::new();
+            let mut used = 0;
+            if fast || flight < cwnd {
+                let marked: Vec<&RtxEntry> = self.rtxq.iter().filter(|e| e.state == TsnState::MarkedForRtx).collect();
+                for e in marked {
+                    let sz = pad4(rexmit_wire::sctp::DATA_CHUNK_HEADER_LEN + e.len as usize);
+                    if used + sz > budget || (!fast && flight >= cwnd) {
+                        break;
+                    }
+                    used += sz;
+                    flight += e.len as u64;
+                    tsns.push(e.tsn);
+                }
+            }
+            if fast {
+                // §7.2.4 step 3: one packet ignoring cwnd; the rest waits for cwnd.
+                for e in self.rtxq.iter_mut() {
+                    e.fast_rtx_pending = false;
+                }
+                self.stats.fast_retransmits += tsns.len() as u64;
+            }
+            (p, tsns, used)
+        } else {
+            (0, Vec::new(), 0)
+        };
+        if !tsns.is_empty() {
+            for &t in &tsns {
+                self.on_data_sent(now, t, p);
+            }
+            let chunks = self.with_sack(p, &mut used, tsns.iter().filter_map(|t| self.rtxq.get(*t)).map(|e| Chunk::Data(e.chunk.clone())).collect());
+            let path = &self.paths[p];
+            let o = Outgoing { src: path.local, dst: path.remote, vtag: self.peer_tag, chunks };
+            return Some(self.packet(o));
+        }
+        tsns.clear();
+        self.new_data_packet(now)
+    }
+
+    /// Put a due SACK in front of `chunks` if it goes to path `p` and fits.
+    fn with_sack(&mut self, p: usize, used: &mut usize, chunks: Vec<Chunk>) -> Vec<Chunk> {
+        if self.sack.due() && self.sack.dest == p && self.rmap.is_some() {
+            let s = self.build_sack();
+            if *used + pad4(s.length()) <= self.packet_budget() {
+                *used += pad4(s.length());
+                let mut v = vec![s];
+                v.extend(chunks);
+                return v;
+            }
+            // Does not fit: send it on its own next time.
+            self.sack.request_now();
+            let o = Outgoing { src: self.paths[p].local, dst: self.paths[p].remote, vtag: self.peer_tag, chunks: vec![s] };
+            self.ctrl.push_back(o);
+        }
+        chunks
+    }
+
+    fn new_data_packet(&mut self, now: Time) -> Option<Transmit> {
+        if self.send_queue.is_empty() {
+            return None;
+        }
+        let p = cmt::new_data_destination(&self.paths, self.primary, &self.cfg.cmt, self.cmt_next)?;
+        if self.cfg.rfc == RfcVariant::Rfc9260 && self.cfg.max_burst > 0 && self.paths[p].burst_sent >= self.cfg.max_burst {
+            return None;
+        }
+        let budget = self.packet_budget();
+        let mut used = 0;
+        let mut chunks = Vec::new();
+        let total_flight_zero = self.flight_size() == 0;
+        loop {
+            let Some(front) = self.send_queue.front() else { break };
+            let len = front.chunk.payload.len() as u64;
+            let sz = pad4(rexmit_wire::sctp::DATA_CHUNK_HEADER_LEN + len as usize);
+            let path = &self.paths[p];
+            if used + sz > budget || !path.cc.can_send(path.flight) {
+                break;
+            }
+            // §6.1 A: respect the peer's window, except one chunk when nothing is in flight.
+            if len > self.peer_rwnd && !(total_flight_zero && chunks.is_empty()) {
+                break;
+            }
+            let mut pc = self.send_queue.pop().expect("front exists");
+            let tsn = self.next_tsn;
+            self.next_tsn = tsn.wrapping_add(1);
+            pc.chunk.tsn = tsn;
+            self.rtxq.push(RtxEntry {
+                tsn,
+                chunk: pc.chunk.clone(),
+                len: len as u32,
+                state: TsnState::InFlight,
+                path: p,
+                sent_at: now,
+                tx_count: 0,
+                miss_indications: 0,
+                fast_retransmitted: false,
+                fast_rtx_pending: false,
+                msg_id: pc.msg_id,
+            });
+            self.on_data_sent(now, tsn, p);
+            used += sz;
+            chunks.push(Chunk::Data(pc.chunk));
+        }
+        if chunks.is_empty() {
+            return None;
+        }
+        self.paths[p].burst_sent += 1;
+        if self.cfg.cmt.enabled {
+            self.cmt_next = (p + 1) % self.paths.len();
+        }
+        let chunks = self.with_sack(p, &mut used, chunks);
+        let path = &self.paths[p];
+        let o = Outgoing { src: path.local, dst: path.remote, vtag: self.peer_tag, chunks };
+        Some(self.packet(o))
+    }
+}

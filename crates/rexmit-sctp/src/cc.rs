@@ -1,0 +1,117 @@
+//! Per-destination congestion control of RFC 9260 §7.2 (same as RFC 4960 §7.2): slow start,
+//! congestion avoidance with partial_bytes_acked, no growth unless cwnd is fully used, the
+//! reductions on fast retransmit and T3-rtx, and Max.Burst. Owns: cwnd, ssthresh,
+//! partial_bytes_acked of one destination. Does not own: flightsize (the association counts
+//! it per path) or loss detection.
+//!
+//! Where the RFC says "MTU" this module uses `smss`, the largest DATA payload of a packet
+//! (see `SctpConfig::max_data_payload`), because cwnd and flightsize count user-data bytes.
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathCc {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub partial_bytes_acked: u64,
+    pub smss: u64,
+}
+
+impl PathCc {
+    /// RFC 9260 §7.2.1: initial cwnd = min(4·MTU, max(2·MTU, 4380)) unless overridden.
+    pub fn new(smss: u64, initial_cwnd: Option<u64>, ssthresh: u64) -> Self {
+        let iw = initial_cwnd.unwrap_or_else(|| (4 * smss).min((2 * smss).max(4380)));
+        PathCc { cwnd: iw, ssthresh, partial_bytes_acked: 0, smss }
+    }
+
+    /// RFC 9260 §6.1 B: new data may go out while flightsize < cwnd.
+    pub fn can_send(&self, flight: u64) -> bool {
+        flight < self.cwnd
+    }
+
+    /// One SACK's effect. `newly_acked`: bytes of chunks acknowledged for the first time on
+    /// this destination (cum ack and gap blocks); `may_grow`: the SACK advanced the cumulative
+    /// TSN ack point (or, with CMT's CUC, this destination's pseudo cumulative ack);
+    /// `flight_before`: flightsize before the SACK (the "fully utilised" test).
+    pub fn on_ack(&mut self, newly_acked: u64, flight_before: u64, flight_after: u64, may_grow: bool, in_fast_recovery: bool) {
+        let fully_utilised = flight_before >= self.cwnd;
+        if newly_acked > 0 && may_grow && !in_fast_recovery {
+            if self.cwnd <= self.ssthresh {
+                // §7.2.1 slow start: grow by at most one MTU, only when cwnd was fully used.
+                if fully_utilised {
+                    self.cwnd += newly_acked.min(self.smss);
+                }
+            } else {
+                // §7.2.2 congestion avoidance.
+                self.partial_bytes_acked += newly_acked;
+                if self.partial_bytes_acked >= self.cwnd && fully_utilised {
+                    self.partial_bytes_acked -= self.cwnd;
+                    self.cwnd += self.smss;
+                }
+            }
+        }
+        if flight_after == 0 {
+            // §7.2.2: all data acknowledged resets partial_bytes_acked.
+            self.partial_bytes_acked = 0;
+        }
+    }
+
+    /// §7.2.3 / §7.2.4 step 2: loss detected by fast retransmit.
+    pub fn on_fast_retransmit(&mut self) {
+        self.ssthresh = (self.cwnd / 2).max(4 * self.smss);
+        self.cwnd = self.ssthresh;
+        self.partial_bytes_acked = 0;
+    }
+
+    /// §7.2.3 / §6.3.3 E1: T3-rtx expiry.
+    pub fn on_t3_expiry(&mut self) {
+        self.ssthresh = (self.cwnd / 2).max(4 * self.smss);
+        self.cwnd = self.smss;
+        self.partial_bytes_acked = 0;
+    }
+
+    /// RFC 4960 §6.1 D: Max.Burst applied by lowering cwnd.
+    pub fn clamp_burst(&mut self, flight: u64, max_burst: u32) {
+        let limit = flight + max_burst as u64 * self.smss;
+        if max_burst > 0 && limit < self.cwnd {
+            self.cwnd = limit;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const M: u64 = 1452;
+
+    #[test]
+    fn slow_start_grows_one_mtu_only_when_fully_utilised() {
+        let mut c = PathCc::new(M, None, u64::MAX);
+        assert_eq!(c.cwnd, 4380);
+        c.on_ack(2 * M, 4380, 0, true, false);
+        assert_eq!(c.cwnd, 4380 + M);
+        c.on_ack(M, 100, 0, true, false);
+        assert_eq!(c.cwnd, 4380 + M, "not fully utilised: no growth");
+        c.on_ack(M, 10_000, 0, false, false);
+        assert_eq!(c.cwnd, 4380 + M, "no cum-ack advance: no growth");
+    }
+
+    #[test]
+    fn fast_retransmit_halves_to_at_least_four_mtus_and_t3_drops_to_one() {
+        let mut c = PathCc::new(M, Some(8 * M), u64::MAX);
+        c.on_fast_retransmit();
+        assert_eq!((c.cwnd, c.ssthresh), (4 * M, 4 * M));
+        c.cwnd = 20 * M;
+        c.on_t3_expiry();
+        assert_eq!((c.cwnd, c.ssthresh), (M, 10 * M));
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_mtu_per_cwnd_acked() {
+        let mut c = PathCc::new(M, Some(5 * M), 4 * M);
+        for _ in 0..4 {
+            c.on_ack(M, 5 * M, 4 * M, true, false);
+        }
+        assert_eq!(c.cwnd, 5 * M);
+        c.on_ack(M, 5 * M, 4 * M, true, false);
+        assert_eq!((c.cwnd, c.partial_bytes_acked), (6 * M, 0));
+    }
+}

@@ -1,0 +1,100 @@
+//! Choice of destination for new data and for retransmissions, plain SCTP and CMT
+//! (Iyengar et al., "Concurrent Multipath Transfer Using SCTP Multihoming Over Independent
+//! End-to-End Paths"). Owns: the RTX-SAME / ASAP / CWND / SSTHRESH policies and CMT's
+//! round-robin over paths with cwnd space. Does not own: SFR and CUC, which are applied
+//! where SACKs are processed (`association::sender`).
+
+use crate::config::{CmtConfig, RtxPolicy};
+use crate::path::{Path, PathState};
+
+/// Destination for new data. Plain SCTP: the primary while it is active, else the next
+/// active path (failover, RFC 9260 §6.4.1). CMT: the first path from `next` on that is
+/// active and has cwnd space.
+pub fn new_data_destination(paths: &[Path], primary: usize, cmt: &CmtConfig, next: usize) -> Option<usize> {
+    let n = paths.len();
+    if n == 0 {
+        return None;
+    }
+    if !cmt.enabled {
+        if paths[primary].usable() {
+            return Some(primary);
+        }
+        return (1..n).map(|k| (primary + k) % n).find(|&i| paths[i].usable()).or(Some(primary));
+    }
+    let cand = (0..n).map(|k| (next + k) % n).find(|&i| paths[i].usable() && paths[i].cc.can_send(paths[i].flight));
+    // With every path failed CMT still probes the primary with data, like plain SCTP.
+    cand.or_else(|| (!paths.iter().any(|p| p.usable())).then_some(primary))
+}
+
+/// Destination for a retransmission of a chunk last sent to `last`.
+pub fn rtx_destination(paths: &[Path], last: usize, cmt: &CmtConfig) -> usize {
+    let n = paths.len();
+    let last = last.min(n.saturating_sub(1));
+    let usable: Vec<usize> = (0..n).filter(|&i| paths[i].usable()).collect();
+    if usable.is_empty() {
+        // Everything failed: keep probing, preferring a path that is not declared inactive.
+        return (0..n).find(|&i| paths[i].state != PathState::Inactive).unwrap_or(last);
+    }
+    if !cmt.enabled {
+        // RFC 9260 §6.4: retransmit to an active destination other than the last one.
+        return (1..n).map(|k| (last + k) % n).find(|&i| paths[i].usable()).unwrap_or(last);
+    }
+    let best_by = |key: &dyn Fn(&Path) -> u64| -> usize {
+        let mut best = usable[0];
+        for &i in &usable {
+            if key(&paths[i]) > key(&paths[best]) {
+                best = i;
+            }
+        }
+        best
+    };
+    match cmt.rtx_policy {
+        RtxPolicy::Same if paths[last].usable() => last,
+        RtxPolicy::Same => best_by(&|p| p.cc.ssthresh),
+        RtxPolicy::Asap => (0..n)
+            .map(|k| (last + k) % n)
+            .find(|&i| paths[i].usable() && paths[i].cc.can_send(paths[i].flight))
+            .unwrap_or_else(|| best_by(&|p| p.cc.cwnd)),
+        RtxPolicy::Cwnd => best_by(&|p| p.cc.cwnd),
+        RtxPolicy::Ssthresh => best_by(&|p| p.cc.ssthresh),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::PathCc;
+    use rexmit_transport::RtoConfig;
+    use std::net::Ipv4Addr;
+
+    fn paths() -> Vec<Path> {
+        (0..2)
+            .map(|i| Path::new(Ipv4Addr::new(10, 0, i, 1), Ipv4Addr::new(10, 1, i, 1), RtoConfig::sctp(), PathCc::new(1000, Some(4000), 8000)))
+            .collect()
+    }
+
+    #[test]
+    fn plain_sctp_uses_primary_and_fails_over() {
+        let mut p = paths();
+        let cmt = CmtConfig::default();
+        assert_eq!(new_data_destination(&p, 0, &cmt, 0), Some(0));
+        assert_eq!(rtx_destination(&p, 0, &cmt), 1);
+        p[0].state = PathState::Inactive;
+        assert_eq!(new_data_destination(&p, 0, &cmt, 0), Some(1));
+    }
+
+    #[test]
+    fn cmt_policies_pick_by_ssthresh_or_cwnd() {
+        let mut p = paths();
+        p[1].cc.ssthresh = 9000;
+        p[0].cc.cwnd = 5000;
+        let mut cmt = CmtConfig { enabled: true, ..CmtConfig::default() };
+        assert_eq!(rtx_destination(&p, 0, &cmt), 1);
+        cmt.rtx_policy = RtxPolicy::Cwnd;
+        assert_eq!(rtx_destination(&p, 1, &cmt), 0);
+        cmt.rtx_policy = RtxPolicy::Same;
+        assert_eq!(rtx_destination(&p, 1, &cmt), 1);
+        p[0].flight = 5000;
+        assert_eq!(new_data_destination(&p, 0, &cmt, 0), Some(1));
+    }
+}

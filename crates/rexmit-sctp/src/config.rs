@@ -1,0 +1,218 @@
+//! Every knob of an SCTP association, with RFC 4960 / RFC 9260 defaults, and its validation.
+//! Owns: parameter values and their allowed ranges. Does not own: any behaviour.
+
+use rexmit_time::Duration;
+use rexmit_transport::RtoConfig;
+use std::fmt;
+
+/// Which revision of the SCTP congestion-control text to follow where RFC 9260 changed
+/// RFC 4960.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RfcVariant {
+    /// RFC 4960 §6.1 D: Max.Burst is applied by lowering cwnd to flightsize + Max.Burst·MTU.
+    Rfc4960,
+    /// RFC 9260 §6.1 D: Max.Burst limits the packets sent per transmit opportunity; cwnd is
+    /// left unchanged.
+    Rfc9260,
+}
+
+/// Whether the receiver may take back (renege) SACKed out-of-order data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenegePolicy {
+    /// Out-of-order data is never dropped once acked, so all of it is non-renegable (seed 000
+    /// §II.A: FreeBSD `net.inet.sctp.do_sctp_drain=0`).
+    Never,
+    /// Undelivered out-of-order data is renegable; it is dropped when the receive buffer is
+    /// full and the chunk that would advance the cumulative TSN does not fit (RFC 9260 §6.2).
+    UnderMemoryPressure,
+}
+
+/// Where CMT sends retransmissions (Iyengar et al., §4 of the CMT paper).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtxPolicy {
+    /// RTX-SAME: the destination of the original transmission.
+    Same,
+    /// RTX-ASAP: any destination with cwnd space now.
+    Asap,
+    /// RTX-CWND: the active destination with the largest cwnd.
+    Cwnd,
+    /// RTX-SSTHRESH: the active destination with the largest ssthresh (seed 000 §IV.A).
+    Ssthresh,
+}
+
+/// Concurrent Multipath Transfer knobs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CmtConfig {
+    /// Send new data on all active paths (off: only on the primary, plain SCTP).
+    pub enabled: bool,
+    /// Split Fast Retransmit: count miss indications per destination.
+    pub sfr: bool,
+    /// Cwnd Update for CMT: grow a destination's cwnd on its own pseudo cumulative ack.
+    pub cuc: bool,
+    pub rtx_policy: RtxPolicy,
+    /// Potentially-failed state: a path that timed out once gets no new data until a
+    /// heartbeat confirms it (CMT-PF).
+    pub pf: bool,
+    /// Consecutive timeouts after which a path becomes potentially failed.
+    pub pf_threshold: u32,
+}
+
+impl Default for CmtConfig {
+    fn default() -> Self {
+        CmtConfig { enabled: false, sfr: true, cuc: true, rtx_policy: RtxPolicy::Ssthresh, pf: false, pf_threshold: 1 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SctpConfig {
+    /// Path MTU in bytes (IP header included), the same for every path.
+    pub pmtu: u32,
+    /// Send buffer limit in bytes of user data (unsent data plus retransmission queue).
+    pub send_buffer: u64,
+    /// Receive buffer in bytes of user data; advertised as the initial a_rwnd.
+    pub recv_buffer: u32,
+    pub outbound_streams: u16,
+    pub max_inbound_streams: u16,
+    /// RTO.Initial / RTO.Min / RTO.Max (RFC 4960 §15: 3 s, 1 s, 60 s).
+    pub rto: RtoConfig,
+    /// Max.Burst (RFC 9260 §16: 4); 0 disables the limit.
+    pub max_burst: u32,
+    /// Initial cwnd in bytes; `None` = RFC 9260 §7.2.1 min(4·MTU, max(2·MTU, 4380)).
+    pub initial_cwnd: Option<u64>,
+    /// Initial ssthresh in bytes; `None` = the peer's a_rwnd (RFC 9260 §7.2.1).
+    pub initial_ssthresh: Option<u64>,
+    pub rfc: RfcVariant,
+    /// Delayed SACK timer (RFC 9260 §6.2: 200 ms, at most 500 ms).
+    pub sack_delay: Duration,
+    /// SACK every `sack_freq`-th packet carrying DATA (RFC 9260 §6.2: 2).
+    pub sack_freq: u32,
+    /// SACK at once while gaps exist or when a gap is filled (RFC 9260 §6.7).
+    pub immediate_sack_on_gap: bool,
+    /// Offer the NR-SACK extension (chunk type 16) in INIT / INIT-ACK.
+    pub nr_sack: bool,
+    pub renege: RenegePolicy,
+    /// Association.Max.Retrans (10).
+    pub assoc_max_retrans: u32,
+    /// Path.Max.Retrans (5).
+    pub path_max_retrans: u32,
+    /// Max.Init.Retransmits (8).
+    pub max_init_retransmits: u32,
+    /// HB.interval (30 s); `None` disables heartbeats.
+    pub hb_interval: Option<Duration>,
+    /// Valid.Cookie.Life (60 s).
+    pub valid_cookie_life: Duration,
+    /// Key for the state cookie's integrity check (deterministic, no RNG).
+    pub cookie_secret: u64,
+    pub cmt: CmtConfig,
+}
+
+impl Default for SctpConfig {
+    fn default() -> Self {
+        SctpConfig {
+            pmtu: 1500,
+            send_buffer: 64 * 1024,
+            recv_buffer: 64 * 1024,
+            outbound_streams: 10,
+            max_inbound_streams: 2048,
+            rto: RtoConfig::sctp(),
+            max_burst: 4,
+            initial_cwnd: None,
+            initial_ssthresh: None,
+            rfc: RfcVariant::Rfc4960,
+            sack_delay: Duration::from_millis(200),
+            sack_freq: 2,
+            immediate_sack_on_gap: true,
+            nr_sack: false,
+            renege: RenegePolicy::UnderMemoryPressure,
+            assoc_max_retrans: 10,
+            path_max_retrans: 5,
+            max_init_retransmits: 8,
+            hb_interval: Some(Duration::from_secs(30)),
+            valid_cookie_life: Duration::from_secs(60),
+            cookie_secret: 0x7265_786d_6974_5343,
+            cmt: CmtConfig::default(),
+        }
+    }
+}
+
+/// A parameter outside its allowed range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub field: &'static str,
+    pub allowed: String,
+    pub got: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sctp.{}: {} is outside the allowed range {}", self.field, self.got, self.allowed)
+    }
+}
+impl std::error::Error for ConfigError {}
+
+fn check(ok: bool, field: &'static str, allowed: &str, got: impl fmt::Display) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError { field, allowed: allowed.to_string(), got: got.to_string() })
+    }
+}
+
+impl SctpConfig {
+    /// Largest user-data payload of one DATA chunk alone in a packet: PMTU minus the IPv4
+    /// header (20), the SCTP common header (12) and the DATA chunk header (16). Congestion
+    /// control uses it wherever the RFC says "MTU", like TCP's SMSS, so that "n TPDUs" in
+    /// seed 000's figures are exactly n of these.
+    pub fn max_data_payload(&self) -> u32 {
+        (self.pmtu - 20 - 12 - 16) & !3
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check((576..=65535).contains(&self.pmtu), "pmtu", "576..=65535", self.pmtu)?;
+        check(self.send_buffer >= self.max_data_payload() as u64, "send_buffer", ">= one full DATA chunk (pmtu - 48)", self.send_buffer)?;
+        check(self.recv_buffer >= 1500, "recv_buffer", ">= 1500 (RFC 9260 §3.3.2)", self.recv_buffer)?;
+        check(self.outbound_streams >= 1, "outbound_streams", "1..=65535", self.outbound_streams)?;
+        check(self.max_inbound_streams >= 1, "max_inbound_streams", "1..=65535", self.max_inbound_streams)?;
+        check(!self.rto.min.is_zero(), "rto.min", "> 0", self.rto.min)?;
+        check(self.rto.min <= self.rto.max, "rto.max", ">= rto.min", self.rto.max)?;
+        check(self.rto.initial >= self.rto.min && self.rto.initial <= self.rto.max, "rto.initial", "rto.min..=rto.max", self.rto.initial)?;
+        if let Some(c) = self.initial_cwnd {
+            check(c >= self.max_data_payload() as u64, "initial_cwnd", ">= one full DATA chunk (pmtu - 48)", c)?;
+        }
+        if let Some(s) = self.initial_ssthresh {
+            check(s >= self.max_data_payload() as u64, "initial_ssthresh", ">= one full DATA chunk (pmtu - 48)", s)?;
+        }
+        check(!self.sack_delay.is_zero() && self.sack_delay <= Duration::from_millis(500), "sack_delay", "(0, 500ms] (RFC 9260 §6.2)", self.sack_delay)?;
+        check(self.sack_freq >= 1, "sack_freq", ">= 1", self.sack_freq)?;
+        check(self.assoc_max_retrans >= 1, "assoc_max_retrans", ">= 1", self.assoc_max_retrans)?;
+        check(self.path_max_retrans >= 1, "path_max_retrans", ">= 1", self.path_max_retrans)?;
+        check(self.max_init_retransmits >= 1, "max_init_retransmits", ">= 1", self.max_init_retransmits)?;
+        if let Some(h) = self.hb_interval {
+            check(!h.is_zero(), "hb_interval", "> 0 (or None to disable)", h)?;
+        }
+        check(!self.valid_cookie_life.is_zero(), "valid_cookie_life", "> 0", self.valid_cookie_life)?;
+        check(self.cmt.pf_threshold < self.path_max_retrans, "cmt.pf_threshold", "< path_max_retrans", self.cmt.pf_threshold)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_follow_rfc() {
+        let c = SctpConfig::default();
+        c.validate().unwrap();
+        assert_eq!(c.rto.initial, Duration::from_secs(3));
+        assert_eq!(c.max_data_payload(), 1452);
+    }
+
+    #[test]
+    fn bad_values_name_their_field() {
+        let c = SctpConfig { sack_delay: Duration::from_secs(1), ..SctpConfig::default() };
+        assert_eq!(c.validate().unwrap_err().field, "sack_delay");
+        let c = SctpConfig { pmtu: 100, ..SctpConfig::default() };
+        assert_eq!(c.validate().unwrap_err().field, "pmtu");
+    }
+}

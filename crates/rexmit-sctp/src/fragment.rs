@@ -1,0 +1,62 @@
+//! Fragmentation of user messages into DATA chunk payloads and reassembly of the fragments
+//! (RFC 9260 §6.9). Owns: payload splitting and joining. Does not own: TSNs, B/E flags
+//! (the send queue sets them) or delivery order (`reassembly`).
+
+use rexmit_wire::Payload;
+
+/// Split `msg` into pieces of at most `max` bytes (at least one piece).
+pub fn split(msg: &Payload, max: u32) -> Vec<Payload> {
+    let max = max.max(1) as usize;
+    let n = msg.len();
+    if n <= max {
+        return vec![msg.clone()];
+    }
+    let mut out = Vec::with_capacity(n.div_ceil(max));
+    let mut off = 0;
+    while off < n {
+        let len = max.min(n - off);
+        out.push(match msg.bytes() {
+            Some(b) => Payload::from_bytes(&b[off..off + len]),
+            None => Payload::zeros(len as u32),
+        });
+        off += len;
+    }
+    out
+}
+
+/// Join fragments back into one payload; stays synthetic when every fragment is.
+pub fn join(parts: &[Payload]) -> Payload {
+    if parts.len() == 1 {
+        return parts[0].clone();
+    }
+    if parts.iter().all(|p| p.bytes().is_none()) {
+        return Payload::zeros(parts.iter().map(|p| p.len() as u32).sum());
+    }
+    let mut v = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        p.write_to(&mut v);
+    }
+    Payload::from_bytes(&v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_then_join_restores_bytes() {
+        let data: Vec<u8> = (0..=250u8).collect();
+        let parts = split(&Payload::from_bytes(&data), 100);
+        assert_eq!(parts.iter().map(|p| p.len()).collect::<Vec<_>>(), vec![100, 100, 51]);
+        assert_eq!(join(&parts), Payload::from_bytes(&data));
+    }
+
+    #[test]
+    fn synthetic_payloads_stay_synthetic() {
+        let parts = split(&Payload::zeros(3000), 1452);
+        assert_eq!(parts.len(), 3);
+        let j = join(&parts);
+        assert!(j.bytes().is_none());
+        assert_eq!(j.len(), 3000);
+    }
+}

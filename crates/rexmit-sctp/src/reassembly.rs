@@ -1,0 +1,162 @@
+//! Received but undelivered user data: fragment reassembly (RFC 9260 §6.9) and per-stream
+//! ordered delivery by SSN, unordered delivery as soon as a message is complete (§6.6).
+//! Owns: the payloads held by the receiver (they count against a_rwnd) and the next expected
+//! SSN of each inbound stream. Does not own: acknowledgement state (`receiver_map`).
+
+use crate::fragment;
+use rexmit_wire::{DataChunk, Payload};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delivered {
+    pub stream: u16,
+    pub ssn: u16,
+    pub unordered: bool,
+    pub ppid: u32,
+    pub payload: Payload,
+    /// Unwrapped TSN positions of the fragments (now non-renegable).
+    pub positions: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Reassembly {
+    chunks: BTreeMap<u64, DataChunk>,
+    bytes: u64,
+    next_ssn: Vec<u16>,
+    /// Complete ordered messages waiting for earlier SSNs: (stream, ssn) → fragment positions.
+    ready: BTreeMap<(u16, u16), Vec<u64>>,
+}
+
+impl Reassembly {
+    pub fn new(streams: u16) -> Self {
+        Reassembly { next_ssn: vec![0; streams as usize], ..Default::default() }
+    }
+
+    pub fn streams(&self) -> u16 {
+        self.next_ssn.len() as u16
+    }
+    /// Bytes held (undelivered), subtracted from the advertised window.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn same_message(a: &DataChunk, b: &DataChunk) -> bool {
+        a.stream_id == b.stream_id && a.unordered == b.unordered && (a.unordered || a.ssn == b.ssn)
+    }
+
+    /// Fragment positions of the complete message containing `pos`, if it is complete.
+    fn complete_run(&self, pos: u64) -> Option<Vec<u64>> {
+        let c = self.chunks.get(&pos)?;
+        let mut start = pos;
+        while !self.chunks.get(&start)?.beginning {
+            let prev = self.chunks.get(&(start - 1))?;
+            if prev.ending || !Self::same_message(prev, c) {
+                return None;
+            }
+            start -= 1;
+        }
+        let mut end = pos;
+        while !self.chunks.get(&end)?.ending {
+            let next = self.chunks.get(&(end + 1))?;
+            if next.beginning || !Self::same_message(next, c) {
+                return None;
+            }
+            end += 1;
+        }
+        Some((start..=end).collect())
+    }
+
+    fn take(&mut self, positions: Vec<u64>) -> Option<Delivered> {
+        let mut parts = Vec::with_capacity(positions.len());
+        let mut head: Option<DataChunk> = None;
+        for p in &positions {
+            let c = self.chunks.remove(p)?;
+            self.bytes -= c.payload.len() as u64;
+            parts.push(c.payload.clone());
+            head.get_or_insert(c);
+        }
+        let h = head?;
+        Some(Delivered { stream: h.stream_id, ssn: h.ssn, unordered: h.unordered, ppid: h.ppid, payload: fragment::join(&parts), positions })
+    }
+
+    /// Store a newly received chunk at `pos` (stream already validated) and return the
+    /// messages that become deliverable.
+    pub fn insert(&mut self, pos: u64, chunk: DataChunk) -> Vec<Delivered> {
+        let (stream, ssn, unordered) = (chunk.stream_id, chunk.ssn, chunk.unordered);
+        if stream as usize >= self.next_ssn.len() {
+            return Vec::new();
+        }
+        self.bytes += chunk.payload.len() as u64;
+        self.chunks.insert(pos, chunk);
+        let Some(run) = self.complete_run(pos) else { return Vec::new() };
+        let mut out = Vec::new();
+        if unordered {
+            out.extend(self.take(run));
+            return out;
+        }
+        self.ready.insert((stream, ssn), run);
+        loop {
+            let next = self.next_ssn[stream as usize];
+            let Some(run) = self.ready.remove(&(stream, next)) else { break };
+            out.extend(self.take(run));
+            self.next_ssn[stream as usize] = next.wrapping_add(1);
+        }
+        out
+    }
+
+    /// Drop the chunk at `pos` (reneging). A complete ordered message it belonged to becomes
+    /// incomplete again and completes when the chunk is retransmitted.
+    pub fn renege(&mut self, pos: u64) -> bool {
+        let Some(c) = self.chunks.remove(&pos) else { return false };
+        self.bytes -= c.payload.len() as u64;
+        if !c.unordered {
+            self.ready.remove(&(c.stream_id, c.ssn));
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frag(stream: u16, ssn: u16, unordered: bool, b: bool, e: bool, len: u32) -> DataChunk {
+        DataChunk { immediate: false, unordered, beginning: b, ending: e, tsn: 0, stream_id: stream, ssn, ppid: 7, payload: Payload::zeros(len) }
+    }
+
+    #[test]
+    fn ordered_waits_for_earlier_ssn_unordered_does_not() {
+        let mut r = Reassembly::new(2);
+        assert!(r.insert(2, frag(0, 1, false, true, true, 10)).is_empty());
+        let d = r.insert(3, frag(0, 0, true, true, true, 5));
+        assert_eq!(d.len(), 1);
+        assert!(d[0].unordered);
+        assert_eq!(r.bytes(), 10);
+        let d = r.insert(1, frag(0, 0, false, true, true, 20));
+        assert_eq!(d.iter().map(|m| m.ssn).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(r.bytes(), 0);
+    }
+
+    #[test]
+    fn fragments_reassemble_in_any_arrival_order() {
+        let mut r = Reassembly::new(1);
+        assert!(r.insert(12, frag(0, 0, false, false, true, 3)).is_empty());
+        assert!(r.insert(10, frag(0, 0, false, true, false, 4)).is_empty());
+        let d = r.insert(11, frag(0, 0, false, false, false, 4));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].payload.len(), 11);
+        assert_eq!(d[0].positions, vec![10, 11, 12]);
+    }
+
+    #[test]
+    fn reneged_fragment_breaks_a_ready_message_until_it_returns() {
+        let mut r = Reassembly::new(1);
+        r.insert(5, frag(0, 1, false, true, false, 4));
+        r.insert(6, frag(0, 1, false, false, true, 4));
+        assert!(r.renege(6));
+        assert_eq!(r.bytes(), 4);
+        assert!(r.insert(4, frag(0, 0, false, true, true, 1)).len() == 1);
+        let d = r.insert(6, frag(0, 1, false, false, true, 4));
+        assert_eq!(d.len(), 1);
+    }
+}
