@@ -221,3 +221,102 @@ pub fn ms(x: u64) -> Time {
 pub fn is_syn(s: &TcpSegment) -> bool {
     s.flags.contains(TcpFlags::SYN)
 }
+
+/// Drives one connection (the data sender) with hand-made segments from a fictitious peer.
+pub struct Injector {
+    pub c: Connection,
+    pub now: Time,
+    pub iss: u32,
+    pub irs: u32,
+    pub peer_window: u16,
+}
+
+pub const PEER_PORT: u16 = 80;
+
+impl Injector {
+    /// Complete the handshake at t = 0 (SYN-ACK at 100 ms, MSS 1000, SACK if `sack`) and queue
+    /// `bytes` of data.
+    pub fn established(cfg: TcpConfig, sack: bool, bytes: usize) -> Self {
+        cfg.validate().expect("config");
+        let iss = 1_000;
+        let irs = 9_000;
+        let mut c = Connection::connect(cfg, 10, PEER_PORT, iss, Time::ZERO);
+        let syn = c.poll_transmit(Time::ZERO).expect("SYN");
+        assert!(is_syn(&syn));
+        let mut opts = rexmit_wire::TcpOptions { mss: Some(MSS as u16), sack_permitted: sack, ..Default::default() };
+        opts.window_scale = None;
+        let synack = TcpSegment {
+            src_port: PEER_PORT,
+            dst_port: 10,
+            seq: irs,
+            ack: iss.wrapping_add(1),
+            flags: TcpFlags::SYN | TcpFlags::ACK,
+            window: 65_535,
+            urgent: 0,
+            options: opts,
+            payload: rexmit_wire::Payload::empty(),
+        };
+        let now = ms(100);
+        c.handle_segment(now, &synack);
+        assert_eq!(c.poll_event(), Some(Event::Connected));
+        let mut inj = Injector { c, now, iss, irs, peer_window: 65_535 };
+        let ack = inj.c.poll_transmit(now).expect("handshake ACK");
+        assert!(ack.payload.is_empty());
+        inj.c.send(now, bytes);
+        inj
+    }
+
+    pub fn pkt_of(&self, seg: &TcpSegment) -> u64 {
+        (seg.seq.wrapping_sub(self.iss).wrapping_sub(1) as u64) / MSS + 1
+    }
+    fn wire(&self, pkt: u64) -> u32 {
+        self.iss.wrapping_add(1).wrapping_add(((pkt - 1) * MSS) as u32)
+    }
+
+    /// Everything the connection sends at the current time, as packet numbers (data only).
+    pub fn sent(&mut self) -> Vec<u64> {
+        let mut out = Vec::new();
+        while let Some(s) = self.c.poll_transmit(self.now) {
+            if !s.payload.is_empty() {
+                out.push(self.pkt_of(&s));
+            }
+        }
+        out
+    }
+
+    /// At `t_ms`, an ACK whose cumulative field asks for packet `next`, with SACK blocks given
+    /// as inclusive packet ranges, in the order the receiver sends them.
+    pub fn ack(&mut self, t_ms: u64, next: u64, sacks: &[(u64, u64)]) -> Vec<u64> {
+        self.now = ms(t_ms);
+        let blocks = sacks
+            .iter()
+            .map(|&(a, b)| rexmit_wire::SackBlock { left: self.wire(a), right: self.wire(b + 1) })
+            .collect();
+        let seg = TcpSegment {
+            src_port: PEER_PORT,
+            dst_port: 10,
+            seq: self.irs.wrapping_add(1),
+            ack: self.wire(next),
+            flags: TcpFlags::ACK,
+            window: self.peer_window,
+            urgent: 0,
+            options: rexmit_wire::TcpOptions { sack_blocks: blocks, ..Default::default() },
+            payload: rexmit_wire::Payload::empty(),
+        };
+        self.c.handle_segment(self.now, &seg);
+        self.sent()
+    }
+
+    /// Fire the connection's timer if it is due by `t_ms`.
+    pub fn timeout(&mut self, t_ms: u64) -> Vec<u64> {
+        self.now = ms(t_ms);
+        if self.c.poll_timeout().is_some_and(|t| t <= self.now) {
+            self.c.handle_timeout(self.now);
+        }
+        self.sent()
+    }
+
+    pub fn cwnd_pkts(&self) -> u64 {
+        self.c.cwnd() / MSS
+    }
+}

@@ -1,0 +1,132 @@
+//! Fall & Floyd (1996) style: 1, 2, 3 and 4 packets dropped from one window of a bulk transfer,
+//! for Tahoe, Reno, NewReno and SACK. 8 Mb/s, 50 ms one-way delay, MSS 1000, initial window 8
+//! in slow start, ACK every segment; packets 14..=17 are the ones dropped (first transmission
+//! only). Each test states who retransmits what and when (ms, packet) and whether a timeout
+//! happens; every byte must arrive in order and the connection must close.
+
+mod common;
+use common::*;
+use rexmit_tcp::{RecoveryAlgorithm, TcpConfig};
+
+struct Outcome {
+    rtx: Vec<(u64, u64)>,
+    timeouts: u64,
+    fast_retransmits: u64,
+}
+
+fn run(alg: RecoveryAlgorithm, drops: &[u64]) -> Outcome {
+    let sack = alg == RecoveryAlgorithm::Sack;
+    let c = TcpConfig { initial_cwnd_segments: 8, initial_ssthresh: 100 * MSS, sack, ..cfg(alg) };
+    let mut n = Net::new(c.clone(), c);
+    let data: Vec<u8> = (0..40_000u32).map(|i| (i % 251) as u8).collect();
+    assert_eq!(n.a.send_bytes(rexmit_time::Time::ZERO, &data), data.len());
+    n.a.close(rexmit_time::Time::ZERO);
+    n.drop = drop_first(drops, n.iss_a);
+    n.run_until(ms(60_000));
+    assert!(n.received == data, "every byte once and in order ({} bytes)", n.received.len());
+    assert!(n.finished(), "closed: {:?} {:?}", n.a.state(), n.b.state());
+    let st = n.a.stats();
+    Outcome {
+        rtx: n.retransmissions().iter().map(|(t, p)| (t.as_nanos() / 1_000_000, *p)).collect(),
+        timeouts: st.timeouts,
+        fast_retransmits: st.fast_retransmits,
+    }
+}
+
+#[test]
+fn tahoe_one_drop_fast_retransmit_then_slow_start() {
+    let o = run(RecoveryAlgorithm::Tahoe, &[14]);
+    assert_eq!(o.rtx, vec![(310, 14)]);
+    assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
+}
+
+#[test]
+fn tahoe_two_to_four_drops_go_back_n_without_timeout() {
+    // After the fast retransmit cwnd is 1: each ACK of the slow start releases the next
+    // packets from snd_una on, received or not (go-back-N).
+    let o = run(RecoveryAlgorithm::Tahoe, &[14, 15]);
+    assert_eq!(o.rtx, vec![(311, 14), (413, 15), (413, 16)]);
+    assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
+    let o = run(RecoveryAlgorithm::Tahoe, &[14, 15, 16]);
+    assert_eq!(o.rtx, vec![(312, 14), (413, 15), (413, 16), (514, 17), (514, 18)]);
+    assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
+    // With four drops the go-back-N resends of 18..=20 reach the receiver twice; its
+    // duplicate ACKs for them arrive after snd_una passed `recover` and trigger two further
+    // (spurious) fast retransmits — the classic Tahoe weakness Fall & Floyd describe.
+    let o = run(RecoveryAlgorithm::Tahoe, &[14, 15, 16, 17]);
+    assert_eq!(
+        o.rtx,
+        vec![
+            (313, 14),
+            (414, 15),
+            (414, 16),
+            (515, 17),
+            (515, 18),
+            (516, 19),
+            (516, 20),
+            (620, 35),
+            (718, 36),
+            (718, 37),
+            (719, 38),
+            (719, 39),
+            (820, 40)
+        ]
+    );
+    assert_eq!((o.timeouts, o.fast_retransmits), (0, 3));
+}
+
+#[test]
+fn reno_one_drop_fast_recovery() {
+    let o = run(RecoveryAlgorithm::Reno, &[14]);
+    assert_eq!(o.rtx, vec![(310, 14)]);
+    assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
+}
+
+#[test]
+fn reno_two_drops_two_fast_retransmits() {
+    // The partial ACK ends Reno's fast recovery; three more duplicate ACKs start a second one
+    // (cwnd halved twice).
+    let o = run(RecoveryAlgorithm::Reno, &[14, 15]);
+    assert_eq!(o.rtx, vec![(311, 14), (508, 15)]);
+    assert_eq!((o.timeouts, o.fast_retransmits), (0, 2));
+}
+
+#[test]
+fn reno_three_and_four_drops_need_a_timeout() {
+    let o = run(RecoveryAlgorithm::Reno, &[14, 15, 16]);
+    assert_eq!(o.rtx, vec![(312, 14), (509, 15), (1610, 16)]);
+    assert_eq!((o.timeouts, o.fast_retransmits), (1, 2));
+    let o = run(RecoveryAlgorithm::Reno, &[14, 15, 16, 17]);
+    assert_eq!(o.rtx, vec![(313, 14), (510, 15), (1611, 16), (1712, 17), (1712, 18)]);
+    assert_eq!((o.timeouts, o.fast_retransmits), (1, 2));
+}
+
+#[test]
+fn newreno_retransmits_one_hole_per_rtt_without_timeout() {
+    let o = run(RecoveryAlgorithm::NewReno, &[14]);
+    assert_eq!(o.rtx, vec![(310, 14)]);
+    let o = run(RecoveryAlgorithm::NewReno, &[14, 15]);
+    assert_eq!(o.rtx, vec![(311, 14), (413, 15)]);
+    let o = run(RecoveryAlgorithm::NewReno, &[14, 15, 16]);
+    assert_eq!(o.rtx, vec![(312, 14), (413, 15), (514, 16)]);
+    let o = run(RecoveryAlgorithm::NewReno, &[14, 15, 16, 17]);
+    assert_eq!(o.rtx, vec![(313, 14), (414, 15), (515, 16), (616, 17)]);
+    assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
+}
+
+#[test]
+fn sack_repairs_all_holes_in_one_rtt_without_timeout() {
+    // Once DupThresh segments are SACKed above a hole it is lost (RFC 6675 IsLost) and
+    // retransmitted as pipe allows, all within the first recovery RTT. At the end of the
+    // recovery, with no new data left, NextSeg rule (4) makes the one rescue retransmission of
+    // the highest unSACKed segment (packet 40, the last, in flight).
+    let o = run(RecoveryAlgorithm::Sack, &[14]);
+    assert_eq!(o.rtx, vec![(310, 14), (410, 40)]);
+    let o = run(RecoveryAlgorithm::Sack, &[14, 15]);
+    assert_eq!(o.rtx, vec![(311, 14), (404, 15), (411, 40)]);
+    let o = run(RecoveryAlgorithm::Sack, &[14, 15, 16]);
+    assert_eq!(o.rtx, vec![(312, 14), (404, 15), (405, 16), (412, 40)]);
+    let o = run(RecoveryAlgorithm::Sack, &[14, 15, 16, 17]);
+    assert_eq!(o.rtx, vec![(313, 14), (404, 15), (405, 16), (406, 17), (414, 40)]);
+    assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
+}
