@@ -445,7 +445,7 @@ impl Connection {
         // First: sequence number acceptability.
         if !self.rcv.acceptable(seq, seg_len) {
             if !f.contains(TcpFlags::RST) {
-                self.rcv.force_ack();
+                self.rcv.on_old_duplicate(seq, seg.payload.len() as u64);
                 if self.state == State::TimeWait {
                     self.time_wait_at = Some(now + self.cfg.time_wait);
                 }

@@ -171,6 +171,15 @@ impl Receiver {
         n
     }
 
+    /// A segment entirely below rcv_nxt (not acceptable, RFC 9293 §3.10.7.4): ACK it, with a
+    /// D-SACK for its data (RFC 2883 §4.1.1).
+    pub fn on_old_duplicate(&mut self, start: u64, data_len: u64) {
+        if data_len > 0 && start + data_len <= self.rcv_nxt {
+            self.note_dsack((start, start + data_len));
+        }
+        self.ack_now = true;
+    }
+
     fn note_dsack(&mut self, block: (u64, u64)) {
         if self.cfg.dsack {
             self.dsack = Some(block);

@@ -1,0 +1,106 @@
+//! RFC 6675 §4 NextSeg rules and §5 recovery entry, driven by hand-made ACKs. Ten packets of
+//! data, initial window 10, SACK negotiated, DupThresh 3.
+
+mod common;
+use common::*;
+use rexmit_tcp::{RecoveryAlgorithm, TcpConfig};
+
+fn ten_packets() -> Injector {
+    let c = TcpConfig { initial_cwnd_segments: 10, ..cfg(RecoveryAlgorithm::Sack) };
+    let mut s = Injector::established(c, true, 10 * MSS as usize);
+    assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
+    // Packets 1 and 2 are acknowledged (slow start: cwnd 12), no new data is left.
+    assert_eq!(s.ack(200, 2, &[]), vec![]);
+    assert_eq!(s.ack(201, 3, &[]), vec![]);
+    s
+}
+
+#[test]
+fn sack_rescue_retransmission_when_last_segment_lost() {
+    // Packets 3 and 10 lost.
+    let mut s = ten_packets();
+    assert_eq!(s.ack(210, 3, &[(4, 4)]), vec![]);
+    assert_eq!(s.ack(211, 3, &[(4, 5)]), vec![]);
+    // Entry (RFC 6675 §5 step 4): FlightSize 8 → cwnd = ssthresh = 4; retransmit 3.
+    assert_eq!(s.ack(212, 3, &[(4, 6)]), vec![3]);
+    assert_eq!((s.cwnd_pkts(), s.c.pipe() / MSS), (4, 5));
+    assert_eq!(s.ack(213, 3, &[(4, 7)]), vec![]);
+    // pipe 3 < cwnd 4. Rule (1): nothing lost above HighRxt. Rule (2): no new data. Rule (3):
+    // no unSACKed segment below the highest SACKed one. Rule (4): one rescue retransmission of
+    // the highest unSACKed segment, packet 10.
+    assert_eq!(s.ack(214, 3, &[(4, 8)]), vec![10]);
+    // Room again, but only one rescue per recovery episode.
+    assert_eq!(s.ack(215, 3, &[(4, 9)]), vec![]);
+    assert_eq!(s.c.pipe() / MSS, 2);
+    // The retransmission of 3 fills the hole: 4..=9 were held, so ACK 10 (partial).
+    assert_eq!(s.ack(300, 10, &[]), vec![]);
+    assert!(s.c.in_recovery());
+    // The rescued 10 arrives: everything acknowledged, recovery over, no timeout.
+    assert_eq!(s.ack(310, 11, &[]), vec![]);
+    assert!(!s.c.in_recovery());
+    assert_eq!((s.c.stats().timeouts, s.c.stats().retransmits_fast), (0, 2));
+    assert_eq!(s.c.poll_timeout(), None, "RTO stopped when all data is acknowledged");
+}
+
+#[test]
+fn nextseg_rule3_retransmits_unsacked_segment_not_yet_lost() {
+    // Packets 3 and 8 lost.
+    let mut s = ten_packets();
+    assert_eq!(s.ack(210, 3, &[(4, 4)]), vec![]);
+    assert_eq!(s.ack(211, 3, &[(4, 5)]), vec![]);
+    assert_eq!(s.ack(212, 3, &[(4, 6)]), vec![3]);
+    assert_eq!(s.ack(213, 3, &[(4, 7)]), vec![]);
+    // 9 SACKed: pipe = 3 (3 once more as retransmitted, 8, 10), cwnd 4. Packet 8 has only one
+    // SACKed segment above it, so it is not lost: rule (1) fails, (2) has no data, rule (3)
+    // returns 8 (unSACKed, above HighRxt, below the highest SACKed octet).
+    assert_eq!(s.ack(214, 3, &[(9, 9), (4, 7)]), vec![8]);
+    assert_eq!(s.c.pipe() / MSS, 4);
+    // 10 SACKed: pipe 3. Nothing above HighRxt (now past 8) qualifies for (1) or (3); the
+    // rescue (4) must include the highest unSACKed octet, which is in packet 8.
+    assert_eq!(s.ack(215, 3, &[(9, 10), (4, 7)]), vec![8]);
+    assert_eq!(s.ack(300, 8, &[(9, 10)]), vec![]);
+    assert_eq!(s.ack(301, 11, &[]), vec![]);
+    assert!(!s.c.in_recovery());
+    assert_eq!(s.c.stats().timeouts, 0);
+}
+
+#[test]
+fn nextseg_rule1_lost_segment_before_new_data() {
+    let c = TcpConfig { initial_cwnd_segments: 10, ..cfg(RecoveryAlgorithm::Sack) };
+    let mut s = Injector::established(c, true, 30 * MSS as usize);
+    assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
+    // Packets 1 and 5 lost. Three SACKed segments above 1 → entry on the third dupack.
+    assert_eq!(s.ack(200, 1, &[(2, 2)]), vec![]);
+    assert_eq!(s.ack(201, 1, &[(2, 3)]), vec![]);
+    assert_eq!(s.ack(202, 1, &[(2, 4)]), vec![1]);
+    // cwnd 5, pipe = 1 + 6 (5..=10) = 7.
+    assert_eq!((s.cwnd_pkts(), s.c.pipe() / MSS), (5, 7));
+    assert_eq!(s.ack(203, 1, &[(6, 6), (2, 4)]), vec![]);
+    assert_eq!(s.ack(204, 1, &[(6, 7), (2, 4)]), vec![]);
+    // 8 SACKed: 5 becomes lost (6, 7, 8 above it), pipe = 1 + 2 (9, 10) = 3: rule (1) sends 5
+    // first, then rule (2) new data 11.
+    assert_eq!(s.ack(205, 1, &[(6, 8), (2, 4)]), vec![5, 11]);
+}
+
+#[test]
+fn recovery_entered_by_islost_before_three_duplicate_acks() {
+    // RFC 6675 §5 step (3): one ACK SACKing three segments makes IsLost(HighACK + 1) true.
+    let c = TcpConfig { initial_cwnd_segments: 10, ..cfg(RecoveryAlgorithm::Sack) };
+    let mut s = Injector::established(c, true, 30 * MSS as usize);
+    assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
+    assert_eq!(s.ack(200, 1, &[(2, 4)]), vec![1]);
+    assert!(s.c.in_recovery());
+    assert_eq!(s.c.stats().fast_retransmits, 1);
+}
+
+#[test]
+fn ack_without_new_sack_information_is_not_a_duplicate() {
+    // RFC 6675 §2: a DupAck must newly SACK data; repeats of old SACK blocks do not count.
+    let c = TcpConfig { initial_cwnd_segments: 10, ..cfg(RecoveryAlgorithm::Sack) };
+    let mut s = Injector::established(c, true, 30 * MSS as usize);
+    s.sent();
+    for t in 200..210 {
+        assert_eq!(s.ack(t, 1, &[(2, 2)]), vec![]);
+    }
+    assert!(!s.c.in_recovery());
+}
