@@ -1,0 +1,127 @@
+//! Property: whatever the loss (0–30 %, both directions, SYN/FIN/ACK included) and reordering,
+//! every byte arrives exactly once and in order, and the connection closes, for every recovery
+//! variant and controller. The network is the tiny event loop of `common` with a seeded RNG.
+
+mod common;
+use common::*;
+use proptest::prelude::*;
+use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
+use rexmit_time::{Duration, Time};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// xorshift64*: the test's own deterministic random stream.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const VARIANTS: [RecoveryAlgorithm; 4] =
+    [RecoveryAlgorithm::Tahoe, RecoveryAlgorithm::Reno, RecoveryAlgorithm::NewReno, RecoveryAlgorithm::Sack];
+
+fn controller(i: u8) -> CcAlgorithm {
+    match i % 6 {
+        0 => CcAlgorithm::Reno,
+        1 => CcAlgorithm::Aimd { a: 2.0, b: 0.3 },
+        2 => CcAlgorithm::Scalable,
+        3 => CcAlgorithm::HighSpeed,
+        4 => CcAlgorithm::Cubic,
+        _ => CcAlgorithm::Westwood,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn transfer(
+    variant: usize,
+    cc: u8,
+    seed: u64,
+    loss_pct: u64,
+    reorder_pct: u64,
+    len: usize,
+    ack_every: u32,
+    timestamps: bool,
+    iss_a: u32,
+) {
+    let c = TcpConfig {
+        recovery: VARIANTS[variant],
+        cc: controller(cc),
+        ack_every,
+        timestamps,
+        limited_transmit: seed % 2 == 0,
+        early_retransmit: seed % 3 == 0,
+        recv_buffer: 20_000,
+        send_buffer: 30_000,
+        ..cfg(VARIANTS[variant])
+    };
+    let mut n = Net::with_iss(c.clone(), c, iss_a, iss_a.wrapping_mul(7).wrapping_add(3));
+    let rng = Rc::new(RefCell::new(Rng(seed | 1)));
+    let r1 = rng.clone();
+    n.drop = Box::new(move |_, _| r1.borrow_mut().below(100) < loss_pct);
+    let r2 = rng.clone();
+    n.extra_delay = Box::new(move |_, _| {
+        let mut r = r2.borrow_mut();
+        if r.below(100) < reorder_pct {
+            Duration::from_micros(r.below(150_000))
+        } else {
+            Duration::ZERO
+        }
+    });
+    let data: Vec<u8> = (0..len).map(|i| (i.wrapping_mul(31) % 253) as u8).collect();
+    // The application writes as the send buffer allows, then closes.
+    let mut written = 0;
+    let mut t = Time::ZERO;
+    while written < data.len() && t < Time::from_secs(20_000) {
+        written += n.a.send_bytes(t, &data[written..]);
+        if written < data.len() {
+            t = t + Duration::from_millis(50);
+            n.run_until(t);
+        }
+    }
+    n.a.close(t);
+    n.run_until(Time::from_secs(40_000));
+    assert_eq!(n.received.len(), data.len(), "bytes delivered");
+    assert!(n.received == data, "every byte once and in order");
+    assert!(n.finished(), "closed: {:?} {:?}", n.a.state(), n.b.state());
+    let st = n.a.stats();
+    assert_eq!(st.bytes_acked, data.len() as u64);
+    assert_eq!(n.b.stats().bytes_delivered, data.len() as u64);
+    if std::env::var_os("TCP_PROP_VERBOSE").is_some() {
+        eprintln!(
+            "{:?} loss {loss_pct}% reorder {reorder_pct}% {len} B: rtx {} timeouts {} fr {} end {}",
+            VARIANTS[variant], st.retransmits(), st.timeouts, st.fast_retransmits, n.now
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+    #[test]
+    fn every_byte_exactly_once_in_order_and_closed(
+        variant in 0usize..4,
+        cc in 0u8..6,
+        seed in any::<u64>(),
+        loss_pct in 0u64..=30,
+        reorder_pct in 0u64..=30,
+        len in 1usize..60_000,
+        ack_every in 1u32..=2,
+        timestamps in any::<bool>(),
+        iss_a in any::<u32>(),
+    ) {
+        transfer(variant, cc, seed, loss_pct, reorder_pct, len, ack_every, timestamps, iss_a);
+    }
+}
+
+#[test]
+fn sequence_numbers_wrap_during_transfer() {
+    for v in 0..4 {
+        transfer(v, 0, 99, 10, 10, 50_000, 2, true, u32::MAX - 20_000);
+    }
+}
