@@ -1,1 +1,137 @@
+//! The compiled module `rexmit._core`: the only bridge between Python and the Rust simulator.
+//!
+//! Scenarios cross the boundary as JSON text (the one schema lives in rexmit-scenario); results
+//! come back as JSON for tables plus plain lists for time series. Every Rust error becomes a
+//! typed Python exception, and no panic crosses the boundary: it is caught and raised as
+//! `rexmit.InternalError`.
 
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rexmit_scenario::{Scenario, ScenarioError as RsScenarioError};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+create_exception!(_core, ScenarioError, PyValueError, "A scenario is malformed or impossible; `path` names the key.");
+create_exception!(_core, InternalError, PyException, "A bug in rexmit (please report it with the scenario).");
+
+fn scenario_err(py: Python<'_>, e: RsScenarioError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    let v = err.value(py);
+    // Attributes are best effort: the message already carries the path.
+    let _ = v.setattr("path", e.path.clone());
+    let _ = v.setattr("detail", e.message.clone());
+    err
+}
+
+fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(InternalError::new_err(format!("internal error (please report it with your scenario): {msg}")))
+        }
+    }
+}
+
+fn parse(py: Python<'_>, text: &str, format: &str) -> PyResult<Scenario> {
+    match format {
+        "toml" => Scenario::from_toml(text),
+        "json" => Scenario::from_json(text),
+        other => return Err(PyValueError::new_err(format!("format must be \"toml\" or \"json\", got {other:?}"))),
+    }
+    .map_err(|e| scenario_err(py, e))
+}
+
+/// Parse and validate a scenario (TOML or JSON text); returns the normalized scenario as JSON.
+/// Also builds it (without running), so names, routes and ports are checked too.
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml"))]
+fn validate(py: Python<'_>, text: &str, format: &str) -> PyResult<String> {
+    guard(|| {
+        let s = parse(py, text, format)?;
+        // Building checks names, routes and ports; pcap taps need a directory, so a throwaway
+        // one is used and removed.
+        let tmp = std::env::temp_dir().join(format!("rexmit-validate-{}", std::process::id()));
+        let built = rexmit_scenario::build::build(&s, Some(&tmp));
+        let _ = std::fs::remove_dir_all(&tmp);
+        built.map_err(|e| scenario_err(py, e))?;
+        Ok(s.to_json())
+    })
+}
+
+/// Convert a scenario between formats (validating it): "toml" <-> "json".
+#[pyfunction]
+#[pyo3(signature = (text, from_format, to_format))]
+fn convert(py: Python<'_>, text: &str, from_format: &str, to_format: &str) -> PyResult<String> {
+    guard(|| {
+        let s = parse(py, text, from_format)?;
+        match to_format {
+            "toml" => Ok(s.to_toml()),
+            "json" => Ok(s.to_json()),
+            other => Err(PyValueError::new_err(format!("to_format must be \"toml\" or \"json\", got {other:?}"))),
+        }
+    })
+}
+
+/// Run a scenario. `progress(now_s, stop_s, events, wall_s)` is called about every 0.25 s of
+/// wall time; returning False stops the run (results are then marked partial). Ctrl-C does the
+/// same. Returns a dict: `results` (JSON text: summary, flows, links, nodes, pcap_files) and
+/// `series` (list of dicts with name, t_ns, values).
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml", out_dir = None, progress = None))]
+fn run<'py>(py: Python<'py>, text: &str, format: &str, out_dir: Option<std::path::PathBuf>, progress: Option<PyObject>) -> PyResult<Bound<'py, PyDict>> {
+    let s = guard(|| parse(py, text, format))?;
+    let mut callback_error: Option<PyErr> = None;
+    let results = guard(|| {
+        rexmit_scenario::run::run(&s, out_dir.as_deref(), |p: rexmit_engine::Progress| {
+            if let Err(e) = py.check_signals() {
+                callback_error = Some(e);
+                return false;
+            }
+            let Some(cb) = &progress else { return true };
+            match cb.call1(py, (p.now.as_secs_f64(), p.stop_time.as_secs_f64(), p.events, p.wall.as_secs_f64())) {
+                Ok(v) => v.bind(py).is_none() || v.bind(py).is_truthy().unwrap_or(true),
+                Err(e) => {
+                    callback_error = Some(e);
+                    false
+                }
+            }
+        })
+        .map_err(|e| scenario_err(py, e))
+    })?;
+    if let Some(e) = callback_error {
+        // A KeyboardInterrupt must reach the caller; partial results are on the exception.
+        let json = serde_json::to_string(&results).map_err(|e| InternalError::new_err(e.to_string()))?;
+        let _ = e.value(py).setattr("partial_results", json);
+        return Err(e);
+    }
+    let d = PyDict::new(py);
+    let json = serde_json::to_string(&results).map_err(|e| InternalError::new_err(e.to_string()))?;
+    d.set_item("results", json)?;
+    let series = PyList::empty(py);
+    for s in &results.series {
+        let item = PyDict::new(py);
+        item.set_item("name", &s.name)?;
+        item.set_item("t_ns", &s.t_ns)?;
+        item.set_item("values", &s.values)?;
+        series.append(item)?;
+    }
+    d.set_item("series", series)?;
+    Ok(d)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    Ok(())
+}

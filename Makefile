@@ -1,0 +1,51 @@
+# rexmit: the two set-up commands are `make demo` and `make test` (see README).
+SHELL := /bin/bash
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+export VIRTUAL_ENV := $(abspath $(VENV))
+export CARGO_TERM_COLOR ?= never
+
+.PHONY: demo test bench install dev-deps tshark test-rust test-python clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+# Build the Rust extension in release mode and install the package (editable) into the venv.
+install: $(BIN)/python
+	$(BIN)/pip install -q "maturin>=1.5,<2" "pyarrow>=12" "tqdm>=4.60"
+	$(BIN)/maturin develop --release -q
+
+demo: install
+	$(BIN)/rexmit run examples/udp_dumbbell.toml --out results/udp_dumbbell
+	@echo
+	@echo "Results are in $(abspath results/udp_dumbbell): summary.json, flows.parquet, links.parquet, timeseries.parquet, pcap/"
+
+dev-deps: install tshark
+	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6"
+
+# tshark decodes the pcaps rexmit writes (the wire-format check); installed from Debian's packages.
+tshark:
+	@command -v tshark >/dev/null || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  echo "wireshark-common wireshark-common/install-setuid boolean false" | $$SUDO debconf-set-selections && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq tshark >/dev/null; }
+	@tshark --version | head -1
+
+test-rust: tshark
+	REXMIT_REQUIRE_TSHARK=1 cargo test --workspace --quiet
+
+# pytest exits 5 when it collects nothing: that is a failure here (the suite must not vanish).
+test-python: dev-deps
+	REXMIT_REQUIRE_TSHARK=1 $(BIN)/pytest -q tests/python
+
+test: test-rust test-python
+
+bench:
+	bash scripts/bench.sh
+
+clean:
+	cargo clean
+	rm -rf $(VENV) results bench-results

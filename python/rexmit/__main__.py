@@ -1,0 +1,5 @@
+import sys
+
+from rexmit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,35 @@
+"""Type stubs for the compiled module rexmit._core."""
+
+from os import PathLike
+from typing import Callable, Optional, TypedDict
+
+__version__: str
+
+class ScenarioError(ValueError):
+    """A scenario is malformed or impossible."""
+
+    path: str
+    """Key path of the offending value, e.g. ``links[2].rate`` (empty for the whole file)."""
+    detail: str
+    """The message without the path."""
+
+class InternalError(Exception):
+    """A bug in rexmit."""
+
+class _Series(TypedDict):
+    name: str
+    t_ns: list[int]
+    values: list[float]
+
+class _RunOutput(TypedDict):
+    results: str
+    series: list[_Series]
+
+def validate(text: str, format: str = "toml") -> str: ...
+def convert(text: str, from_format: str, to_format: str) -> str: ...
+def run(
+    text: str,
+    format: str = "toml",
+    out_dir: Optional[str | PathLike[str]] = None,
+    progress: Optional[Callable[[float, float, int, float], Optional[bool]]] = None,
+) -> _RunOutput: ...

@@ -1,0 +1,137 @@
+"""The ``rexmit`` command line: ``rexmit run``, ``rexmit validate``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from rexmit import _core
+from rexmit.scenario import Scenario
+
+EXIT_BAD_SCENARIO = 2
+EXIT_PARTIAL = 3
+EXIT_INTERRUPTED = 130
+
+
+class _ProgressBar:
+    """A tqdm bar over simulated time that appears only once a run has taken a second."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar = None
+
+    def __call__(self, now_s: float, stop_s: float, events: int, wall_s: float) -> bool:
+        if not self.enabled or wall_s < 1.0:
+            return True
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=stop_s, unit="sim-s", desc="simulating", file=sys.stderr, bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-s [{elapsed}<{remaining}]")
+        self.bar.n = now_s
+        self.bar.set_postfix_str(f"{events / max(wall_s, 1e-9) / 1e6:.2f} M events/s", refresh=True)
+        return True
+
+    def close(self, stop_s: Optional[float] = None) -> None:
+        if self.bar is not None:
+            if stop_s is not None:
+                self.bar.n = stop_s
+                self.bar.refresh()
+            self.bar.close()
+
+
+def _load(path: str, seed: Optional[int]) -> Scenario:
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{path}: no such scenario file")
+    s = Scenario.load(p)
+    if seed is not None:
+        s.data["seed"] = seed
+        s.validate()
+    return s
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    s = _load(args.scenario, None)
+    s.validate()
+    print(f"{args.scenario}: ok ({len(s.data.get('apps', []))} apps, stop_time {s.data['stop_time']}, seed {s.data['seed']})")
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from rexmit.results import run
+
+    s = _load(args.scenario, args.seed)
+    bar = _ProgressBar(enabled=not args.quiet and sys.stderr.isatty() or args.progress)
+    try:
+        result = run(s, out_dir=args.out, progress=bar)
+    except KeyboardInterrupt as e:
+        bar.close()
+        partial = getattr(e, "partial_results", None)
+        print("interrupted", file=sys.stderr)
+        if partial is not None:
+            Path(args.out).mkdir(parents=True, exist_ok=True)
+            (Path(args.out) / "partial_results.json").write_text(partial)
+            print(f"partial results in {Path(args.out) / 'partial_results.json'}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    bar.close(result.summary["end_time_s"])
+    summ = result.summary
+    if not args.quiet:
+        print(f"simulated {summ['end_time_s']:.3f} s in {summ['wall_time_s']:.3f} s wall: {summ['events']} events, {summ['packet_hops']} packet hops")
+        for f in result.flows:
+            thr = f.get("throughput_bps")
+            if thr is not None:
+                print(f"  {f['name']:<16} rx {int(f.get('rx_packets', 0)):>9} pkts  throughput {thr / 1e6:9.3f} Mb/s")
+        print(f"results in {Path(args.out).resolve()}")
+    if result.partial:
+        print(f"error: run stopped early, results are partial: {result.partial}", file=sys.stderr)
+        return EXIT_PARTIAL
+    return 0
+
+
+def _cmd_show_schema(args: argparse.Namespace) -> int:
+    s = _load(args.scenario, None)
+    print(s.to_toml() if args.format == "toml" else json.dumps(s.data, indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rexmit", description="Packet-level simulator of TCP and SCTP loss recovery and buffer management.")
+    p.add_argument("--version", action="version", version=f"rexmit {_core.__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="run a scenario file")
+    r.add_argument("scenario", help="scenario TOML file")
+    r.add_argument("--out", "-o", required=True, help="output directory")
+    r.add_argument("--seed", type=int, help="override the scenario's seed")
+    r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    r.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
+    r.set_defaults(func=_cmd_run)
+
+    v = sub.add_parser("validate", help="check a scenario file without running it")
+    v.add_argument("scenario")
+    v.set_defaults(func=_cmd_validate)
+
+    n = sub.add_parser("normalize", help="print a scenario with every default filled in")
+    n.add_argument("scenario")
+    n.add_argument("--format", choices=["toml", "json"], default="toml")
+    n.set_defaults(func=_cmd_show_schema)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except _core.ScenarioError as e:
+        print(f"error: {args.scenario}: {e}", file=sys.stderr)
+        return EXIT_BAD_SCENARIO
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_SCENARIO
+
+
+if __name__ == "__main__":
+    sys.exit(main())

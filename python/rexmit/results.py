@@ -1,0 +1,174 @@
+"""Running scenarios and handling their results.
+
+Output directory layout (everything but ``run_info.json`` is identical for the same scenario
+and seed, byte for byte):
+
+- ``scenario.toml``   the exact scenario that ran (normalized)
+- ``summary.json``    seed, stop/end time, events, packet hops, partial flag
+- ``flows.parquet``   one row per application flow (labels + metrics)
+- ``links.parquet``   one row per link direction
+- ``nodes.parquet``   one row per node (drop counters)
+- ``timeseries.parquet`` requested time series in long form: series, t_ns, t_s, value
+- ``pcap/*.pcap``     packet captures, if requested
+- ``run_info.json``   wall time and speed (varies between runs)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from rexmit import _core
+from rexmit.scenario import Scenario
+
+ProgressFn = Callable[[float, float, int, float], Optional[bool]]
+
+
+def _flatten(row: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": row["name"]}
+    out.update({k: v for k, v in row["labels"]})
+    out.update({k: v for k, v in row["metrics"]})
+    return out
+
+
+def _table(rows: list[dict[str, Any]]) -> pa.Table:
+    if not rows:
+        return pa.table({"name": pa.array([], pa.string())})
+    cols: dict[str, list[Any]] = {}
+    for r in rows:
+        for k in r:
+            cols.setdefault(k, [])
+    for r in rows:
+        for k in cols:
+            cols[k].append(r.get(k))
+    return pa.table(cols)
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _atomic_write_table(path: Path, table: pa.Table) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+
+
+@dataclass
+class RunResult:
+    """Results of one run."""
+
+    scenario: Scenario
+    summary: dict[str, Any]
+    flows: list[dict[str, Any]]
+    links: list[dict[str, Any]]
+    nodes: list[dict[str, Any]]
+    series: dict[str, tuple[list[int], list[float]]] = field(default_factory=dict)
+    pcap_files: list[str] = field(default_factory=list)
+
+    @property
+    def partial(self) -> Optional[str]:
+        """Why the run stopped early, or None for a complete run."""
+        return self.summary.get("partial")
+
+    def flow(self, name: str) -> dict[str, Any]:
+        for f in self.flows:
+            if f["name"] == name:
+                return f
+        raise KeyError(f"no flow named {name!r} (flows: {', '.join(f['name'] for f in self.flows)})")
+
+    def link(self, name: str) -> dict[str, Any]:
+        for link in self.links:
+            if link["name"] == name:
+                return link
+        raise KeyError(f"no link direction named {name!r}")
+
+    def flows_table(self) -> pa.Table:
+        return _table(self.flows)
+
+    def links_table(self) -> pa.Table:
+        return _table(self.links)
+
+    def series_table(self) -> pa.Table:
+        names: list[str] = []
+        t_ns: list[int] = []
+        values: list[float] = []
+        for name, (t, v) in self.series.items():
+            names.extend([name] * len(t))
+            t_ns.extend(t)
+            values.extend(v)
+        return pa.table(
+            {
+                "series": pa.array(names, pa.string()),
+                "t_ns": pa.array(t_ns, pa.uint64()),
+                "t_s": pa.array([x / 1e9 for x in t_ns], pa.float64()),
+                "value": pa.array(values, pa.float64()),
+            }
+        )
+
+    def write(self, out_dir: Union[str, Path]) -> Path:
+        """Write all outputs (see module docs) under ``out_dir``; each file appears atomically."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        deterministic = {k: v for k, v in self.summary.items() if k != "wall_time_s"}
+        _atomic_write_bytes(out / "scenario.toml", self.scenario.to_toml().encode())
+        _atomic_write_table(out / "flows.parquet", self.flows_table())
+        _atomic_write_table(out / "links.parquet", self.links_table())
+        _atomic_write_table(out / "nodes.parquet", _table(self.nodes))
+        _atomic_write_table(out / "timeseries.parquet", self.series_table())
+        wall = self.summary.get("wall_time_s", 0.0) or 0.0
+        info = {
+            "wall_time_s": wall,
+            "events_per_s": self.summary["events"] / wall if wall > 0 else None,
+            "packet_hops_per_s": self.summary["packet_hops"] / wall if wall > 0 else None,
+            "rexmit_version": _core.__version__,
+            "python": platform.python_version(),
+        }
+        _atomic_write_bytes(out / "run_info.json", (json.dumps(info, indent=2) + "\n").encode())
+        # summary.json last: its presence marks a complete output directory.
+        _atomic_write_bytes(out / "summary.json", (json.dumps(deterministic, indent=2, sort_keys=True) + "\n").encode())
+        return out
+
+
+def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
+    data = json.loads(output["results"])
+    series = {s["name"]: (list(s["t_ns"]), list(s["values"])) for s in output["series"]}
+    return RunResult(
+        scenario=scenario,
+        summary=data["summary"],
+        flows=[_flatten(r) for r in data["flows"]],
+        links=[_flatten(r) for r in data["links"]],
+        nodes=[_flatten(r) for r in data["nodes"]],
+        series=series,
+        pcap_files=list(data["pcap_files"]),
+    )
+
+
+def run(
+    scenario: Union[Scenario, str, Path],
+    out_dir: Optional[Union[str, Path]] = None,
+    progress: Optional[ProgressFn] = None,
+) -> RunResult:
+    """Run a scenario (a :class:`Scenario` or a path to a TOML file).
+
+    With ``out_dir`` the outputs are written there (pcap files while running, the rest at the
+    end). ``progress(now_s, stop_s, events, wall_s)`` is called about four times a second;
+    returning False stops the run early and the result is marked partial.
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario.load(scenario)
+    out = Path(out_dir) if out_dir is not None else None
+    output = _core.run(scenario.to_json(), "json", str(out) if out else None, progress)
+    result = _from_output(scenario, output)
+    if out is not None:
+        result.write(out)
+    return result

@@ -1,0 +1,159 @@
+"""Building scenarios from Python.
+
+A :class:`Scenario` is a plain dictionary with the same keys as a TOML scenario file; the
+methods below are conveniences that add entries. Validation happens in Rust (one schema for
+files and Python): :meth:`Scenario.validate` raises :class:`rexmit.ScenarioError` naming the
+offending key.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from rexmit import _core
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class Scenario:
+    """A simulation scenario (topology, links, error models, apps, metrics, stop time, seed)."""
+
+    def __init__(self, stop_time: str, seed: int = 1, description: Optional[str] = None) -> None:
+        self.data: dict[str, Any] = {"stop_time": stop_time, "seed": seed}
+        if description is not None:
+            self.data["description"] = description
+
+    # --- loading and saving -------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Scenario":
+        s = cls.__new__(cls)
+        s.data = copy.deepcopy(data)
+        return s
+
+    @classmethod
+    def from_toml(cls, text: str) -> "Scenario":
+        """Parse TOML text; raises ScenarioError if it is not a valid scenario."""
+        normalized = _core.validate(text, "toml")
+        return cls.from_dict(json.loads(normalized))
+
+    @classmethod
+    def load(cls, path: Union[str, Path]) -> "Scenario":
+        return cls.from_toml(Path(path).read_text(encoding="utf-8"))
+
+    def to_json(self) -> str:
+        return json.dumps(self.data)
+
+    def to_toml(self) -> str:
+        """The scenario as a TOML file (validated)."""
+        return _core.convert(self.to_json(), "json", "toml")
+
+    def save(self, path: Union[str, Path]) -> None:
+        Path(path).write_text(self.to_toml(), encoding="utf-8")
+
+    def validate(self) -> "Scenario":
+        """Check the scenario completely (schema, ranges, names, routes). Returns self."""
+        _core.validate(self.to_json(), "json")
+        return self
+
+    def copy(self) -> "Scenario":
+        return Scenario.from_dict(self.data)
+
+    def set(self, dotted_key: str, value: Any) -> "Scenario":
+        """Set a value by key path, e.g. ``s.set("topology.bottleneck.rate", "8Mbps")`` or
+        ``s.set("apps[0].rate", "2Mbps")``. Intermediate tables must exist."""
+        parts = _split_path(dotted_key)
+        target: Any = self.data
+        for p in parts[:-1]:
+            target = target[p]
+        target[parts[-1]] = value
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scenario) and self.data == other.data
+
+    def __repr__(self) -> str:
+        return f"Scenario({self.data!r})"
+
+    # --- topology -----------------------------------------------------------------------
+    def chain(self, nodes: list[str], links: list[dict[str, Any]]) -> "Scenario":
+        self.data["topology"] = {"kind": "chain", "nodes": list(nodes), "links": list(links)}
+        return self
+
+    def dumbbell(
+        self,
+        bottleneck: dict[str, Any],
+        left: list[dict[str, Any]],
+        right: list[dict[str, Any]],
+        left_router: str = "R1",
+        right_router: str = "R2",
+    ) -> "Scenario":
+        self.data["topology"] = {
+            "kind": "dumbbell",
+            "left_router": left_router,
+            "right_router": right_router,
+            "bottleneck": bottleneck,
+            "left": list(left),
+            "right": list(right),
+        }
+        return self
+
+    def dual_dumbbell(self, paths: list[dict[str, Any]], multihomed: list[dict[str, Any]]) -> "Scenario":
+        self.data["topology"] = {"kind": "dual_dumbbell", "paths": list(paths), "multihomed": list(multihomed)}
+        return self
+
+    def node(self, name: str, forward: Optional[bool] = None) -> "Scenario":
+        entry: dict[str, Any] = {"name": name}
+        if forward is not None:
+            entry["forward"] = forward
+        self.data.setdefault("nodes", []).append(entry)
+        return self
+
+    def link(self, a: str, b: str, rate: str, delay: str, **props: Any) -> "Scenario":
+        """Add a duplex link; ``props`` may hold queue, errors and reorder."""
+        self.data.setdefault("links", []).append({"between": [a, b], "rate": rate, "delay": delay, **props})
+        return self
+
+    # --- applications and metrics -------------------------------------------------------
+    def app(self, name: str, kind: str, src: str, dst: str, **params: Any) -> "Scenario":
+        self.data.setdefault("apps", []).append({"name": name, "kind": kind, "from": src, "to": dst, **params})
+        return self
+
+    def udp_cbr(self, name: str, src: str, dst: str, rate: str, packet_size: int, **params: Any) -> "Scenario":
+        return self.app(name, "udp_cbr", src, dst, rate=rate, packet_size=packet_size, **params)
+
+    def timeseries(self, kind: str, interval: str, **params: Any) -> "Scenario":
+        metrics = self.data.setdefault("metrics", {})
+        metrics.setdefault("timeseries", []).append({"kind": kind, "interval": interval, **params})
+        return self
+
+    def pcap(self, link: Optional[str] = None, node: Optional[str] = None) -> "Scenario":
+        entry = {k: v for k, v in (("link", link), ("node", node)) if v is not None}
+        self.data.setdefault("metrics", {}).setdefault("pcap", []).append(entry)
+        return self
+
+
+def _split_path(path: str) -> list[Any]:
+    """``"apps[0].rate"`` -> ``["apps", 0, "rate"]``."""
+    out: list[Any] = []
+    for part in path.split("."):
+        while "[" in part:
+            head, _, rest = part.partition("[")
+            if head:
+                out.append(head)
+            idx, _, part = rest.partition("]")
+            out.append(int(idx))
+        if part:
+            out.append(part)
+    return out
+
+
+def parse_toml_loosely(text: str) -> dict[str, Any]:
+    """Parse TOML without validating it (for tools that edit scenario files)."""
+    return tomllib.loads(text)

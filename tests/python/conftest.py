@@ -1,0 +1,30 @@
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture
+def examples() -> Path:
+    return EXAMPLES
+
+
+def rexmit_cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Run the installed `rexmit` command (the console script next to this Python)."""
+    exe = Path(sys.executable).parent / "rexmit"
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, check=check)
+
+
+def tshark_or_skip() -> str:
+    path = shutil.which("tshark")
+    if path is None:
+        if os.environ.get("REXMIT_REQUIRE_TSHARK") == "1":
+            pytest.fail("tshark is required (REXMIT_REQUIRE_TSHARK=1) but not installed")
+        pytest.skip("tshark not installed")
+    return path

@@ -1,0 +1,67 @@
+"""The command line: run, validate, normalize, exit codes, outputs."""
+
+import json
+
+import pyarrow.parquet as pq
+
+from conftest import rexmit_cli
+
+
+def test_run_writes_summary_parquet_and_pcap(examples, tmp_path):
+    out = tmp_path / "out"
+    r = rexmit_cli("run", str(examples / "udp_dumbbell.toml"), "--out", str(out))
+    assert "results in" in r.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["partial"] is None
+    assert summary["end_time_s"] == 20.0
+    flows = pq.read_table(out / "flows.parquet").to_pylist()
+    assert [f["name"] for f in flows] == ["cbr0", "cbr1", "cbr2", "cbr3"]
+    assert all(f["rx_packets"] > 0 for f in flows)
+    links = {row["name"]: row for row in pq.read_table(out / "links.parquet").to_pylist()}
+    assert links["R1->R2"]["utilization"] > 0.98
+    ts = pq.read_table(out / "timeseries.parquet").to_pylist()
+    assert {row["series"] for row in ts} == {"queue_packets:R1->R2", "cbr0:rx_bytes"}
+    assert max(row["value"] for row in ts if row["series"] == "queue_packets:R1->R2") == 50
+    assert (out / "pcap" / "link_R1-R2.pcap").stat().st_size > 1000
+    assert "scenario.toml" in {p.name for p in out.iterdir()}
+
+
+def test_validate_ok_and_errors_name_the_key(examples, tmp_path):
+    ok = rexmit_cli("validate", str(examples / "lossy_chain.toml"))
+    assert ok.returncode == 0 and "ok" in ok.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text((examples / "lossy_chain.toml").read_text().replace('rate = "64kbps"', 'rate = "0bps"'))
+    r = rexmit_cli("validate", str(bad), check=False)
+    assert r.returncode == 2
+    assert "apps[0].rate" in r.stderr and "> 0" in r.stderr
+
+
+def test_missing_file_and_unknown_key(tmp_path):
+    r = rexmit_cli("validate", str(tmp_path / "nope.toml"), check=False)
+    assert r.returncode == 2 and "no such scenario file" in r.stderr
+    f = tmp_path / "x.toml"
+    f.write_text('stop_time = "1s"\nstop_tiem = "2s"\n')
+    r = rexmit_cli("run", str(f), "--out", str(tmp_path / "o"), check=False)
+    assert r.returncode == 2 and "stop_tiem" in r.stderr
+
+
+def test_guard_stops_a_run_and_marks_results_partial(examples, tmp_path):
+    text = (examples / "udp_dumbbell.toml").read_text().replace('stop_time = "20s"', 'stop_time = "20s"\n[limits]\nmax_events = 5000', 1)
+    f = tmp_path / "limited.toml"
+    f.write_text(text)
+    out = tmp_path / "o"
+    r = rexmit_cli("run", str(f), "--out", str(out), check=False)
+    assert r.returncode == 3
+    assert "max_events" in r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert "max_events" in summary["partial"]
+    assert summary["end_time_s"] < 20.0
+    assert pq.read_table(out / "flows.parquet").num_rows == 4
+
+
+def test_seed_override_and_normalize(examples, tmp_path):
+    out = tmp_path / "o"
+    rexmit_cli("run", str(examples / "lossy_chain.toml"), "--out", str(out), "--seed", "99", "-q")
+    assert json.loads((out / "summary.json").read_text())["seed"] == 99
+    r = rexmit_cli("normalize", str(examples / "lossy_chain.toml"))
+    assert 'stop_time = "5s"' in r.stdout and "seed = 7" in r.stdout
