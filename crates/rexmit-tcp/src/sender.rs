@@ -386,10 +386,12 @@ impl Sender {
             return self.retransmit_and_raise_high_rxt(now, s, cause, st);
         }
         // NextSeg (4): one rescue retransmission per episode of the highest unSACKed segment;
-        // HighRxt is not updated.
+        // HighRxt is not updated. A segment below HighRxt was already retransmitted in this
+        // episode, so rescuing it again would add nothing (our reading of the rule's intent).
         let recovery_point = self.episode.as_ref().map_or(self.snd_max, |e| e.recovery_point);
         if !self.rescue_rxt.is_some_and(|r| self.snd_una <= r) {
-            if let Some(s) = self.sb.highest_unsacked().map(|s| s.start) {
+            let tail = self.sb.highest_unsacked().filter(|s| s.start >= self.high_rxt).map(|s| s.start);
+            if let Some(s) = tail {
                 self.rescue_rxt = Some(recovery_point);
                 return self.retransmit(now, s, cause, st);
             }

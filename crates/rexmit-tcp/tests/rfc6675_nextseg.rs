@@ -56,8 +56,8 @@ fn nextseg_rule3_retransmits_unsacked_segment_not_yet_lost() {
     assert_eq!(s.ack(214, 3, &[(9, 9), (4, 7)]), vec![8]);
     assert_eq!(s.c.pipe() / MSS, 4);
     // 10 SACKed: pipe 3. Nothing above HighRxt (now past 8) qualifies for (1) or (3); the
-    // rescue (4) must include the highest unSACKed octet, which is in packet 8.
-    assert_eq!(s.ack(215, 3, &[(9, 10), (4, 7)]), vec![8]);
+    // highest unSACKed octet is in packet 8, already retransmitted: no rescue.
+    assert_eq!(s.ack(215, 3, &[(9, 10), (4, 7)]), vec![]);
     assert_eq!(s.ack(300, 8, &[(9, 10)]), vec![]);
     assert_eq!(s.ack(301, 11, &[]), vec![]);
     assert!(!s.c.in_recovery());

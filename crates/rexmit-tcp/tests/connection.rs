@@ -1,0 +1,312 @@
+//! Connection management and sender timers, segment by segment: handshake negotiation
+//! (RFC 9293, RFC 7323, RFC 2018), RTO (RFC 6298) with Karn's rule and backoff, thin-stream
+//! options, limited transmit (RFC 3042), early retransmit (RFC 5827), zero-window probing,
+//! send-buffer blocking, FIN teardown, and robustness against arbitrary segments.
+
+mod common;
+use common::*;
+use proptest::prelude::*;
+use rexmit_tcp::{Connection, Event, RecoveryAlgorithm, State, TcpConfig};
+use rexmit_time::{Duration, Time};
+use rexmit_wire::{Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps};
+
+#[test]
+fn handshake_negotiates_mss_sack_timestamps_and_window_scale() {
+    let c = TcpConfig { timestamps: true, recv_buffer: 1 << 20, ..TcpConfig::default() };
+    let mut n = Net::new(c.clone(), c);
+    n.a.send(Time::ZERO, 10_000);
+    n.run_until(ms(400));
+    let syn = &n.log[0].seg;
+    assert_eq!((syn.flags, syn.seq, syn.window), (TcpFlags::SYN, 1_000, 65_535));
+    assert_eq!(
+        syn.options,
+        TcpOptions {
+            mss: Some(1460),
+            // 2^20 >> 5 = 32768 is the first shift that fits 16 bits (RFC 7323 §2.3).
+            window_scale: Some(5),
+            sack_permitted: true,
+            timestamps: Some(Timestamps { tsval: 0, tsecr: 0 }),
+            sack_blocks: vec![],
+        }
+    );
+    let synack = &n.log[1].seg;
+    assert_eq!(synack.flags, TcpFlags::SYN | TcpFlags::ACK);
+    assert_eq!((synack.seq, synack.ack), (5_000, 1_001));
+    assert_eq!(synack.options.window_scale, Some(5));
+    assert!(synack.options.sack_permitted);
+    assert_eq!(synack.options.timestamps, Some(Timestamps { tsval: 50, tsecr: 0 }));
+    // RFC 6691: 1460 − 12 bytes of timestamps option per segment.
+    assert_eq!(n.a.smss(), 1448);
+    let first_data = n.log.iter().find(|s| !s.seg.payload.is_empty()).expect("data");
+    assert_eq!(first_data.seg.payload.len(), 1448);
+    assert_eq!(first_data.seg.window, ((1u32 << 20) >> 5) as u16);
+    assert_eq!(first_data.seg.options.timestamps, Some(Timestamps { tsval: 100, tsecr: 50 }));
+    assert_eq!(n.a_events, vec![Event::Connected]);
+}
+
+#[test]
+fn options_not_offered_by_the_peer_stay_off() {
+    let a = TcpConfig { timestamps: true, ..TcpConfig::default() };
+    let b = TcpConfig { sack: false, window_scaling: false, recv_buffer: 65_535, ..TcpConfig::default() };
+    let mut n = Net::new(a, b);
+    n.a.send(Time::ZERO, 5_000);
+    n.run_until(ms(400));
+    let synack = &n.log[1].seg;
+    assert_eq!(synack.options.window_scale, None);
+    assert!(!synack.options.sack_permitted);
+    assert_eq!(synack.options.timestamps, None);
+    assert_eq!(n.a.smss(), 1460);
+    assert!(n.log.iter().all(|s| s.seg.options.timestamps.is_none() || s.seg.flags.contains(TcpFlags::SYN)));
+}
+
+#[test]
+fn lost_syn_is_retransmitted_after_initial_rto_and_iw_is_one_segment() {
+    let mut n = Net::new(cfg(RecoveryAlgorithm::NewReno), cfg(RecoveryAlgorithm::NewReno));
+    let mut first = true;
+    n.drop = Box::new(move |_, s| {
+        let d = first && s.flags.contains(TcpFlags::SYN);
+        first &= !d;
+        d
+    });
+    n.a.send(Time::ZERO, 5_000);
+    n.run_until(ms(1_300));
+    let syns: Vec<Time> = n.log.iter().filter(|s| s.dir == Dir::AtoB && is_syn(&s.seg)).map(|s| s.t).collect();
+    assert_eq!(syns, vec![ms(0), ms(1_000)]);
+    // RFC 5681 §3.1: after a lost SYN the initial window is one segment.
+    let data: Vec<Time> = n.data_from_a().iter().map(|d| d.0).collect();
+    assert_eq!(data.len(), 1 + 2, "one segment, then two after its ACK");
+    assert_eq!(n.a.stats().timeouts, 1);
+}
+
+#[test]
+fn rto_retransmits_earliest_segment_with_exponential_backoff() {
+    let mut s = Injector::established(cfg(RecoveryAlgorithm::NewReno), false, 2 * MSS as usize);
+    assert_eq!(s.sent(), vec![1, 2]);
+    // SYN RTT 100 ms → RTO = max(1 s, 100 + 4·50 ms) = 1 s (RFC 6298 §2.4 minimum).
+    assert_eq!(s.c.poll_timeout(), Some(ms(1_100)));
+    assert_eq!(s.timeout(1_099), vec![]);
+    assert_eq!(s.timeout(1_100), vec![1]);
+    // RFC 5681 §3.1: ssthresh = max(FlightSize/2, 2 SMSS), cwnd = 1 SMSS.
+    assert_eq!((s.c.cwnd(), s.c.ssthresh()), (MSS, 2 * MSS));
+    assert_eq!(s.c.poll_timeout(), Some(ms(3_100)));
+    assert_eq!(s.timeout(3_100), vec![1]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(7_100)));
+    // ACK of the retransmission: Karn's rule — no RTT sample, the backed-off RTO (4 s) stays.
+    assert_eq!(s.ack(7_150, 2, &[]), vec![2]);
+    assert_eq!(s.c.stats().srtt, Some(Duration::from_millis(100)));
+    assert_eq!(s.c.poll_timeout(), Some(ms(11_150)));
+    // A fresh sample from the go-back-N resend of 2 (sent once since the timeout) collapses it.
+    assert_eq!(s.ack(7_250, 3, &[]), vec![]);
+    assert_eq!(s.c.poll_timeout(), None);
+    let st = s.c.stats();
+    assert_eq!((st.timeouts, st.retransmits_timeout), (2, 3));
+}
+
+#[test]
+fn thin_stream_linear_timeouts_do_not_back_off() {
+    let c = TcpConfig { thin_linear_timeouts: true, ..cfg(RecoveryAlgorithm::Sack) };
+    let mut s = Injector::established(c, true, MSS as usize);
+    assert_eq!(s.sent(), vec![1]);
+    assert_eq!(s.timeout(1_100), vec![1]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(2_100)));
+    assert_eq!(s.timeout(2_100), vec![1]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(3_100)));
+}
+
+#[test]
+fn thin_stream_fast_retransmit_on_first_duplicate_ack() {
+    let c = TcpConfig { thin_dupack: true, ..cfg(RecoveryAlgorithm::NewReno) };
+    let mut s = Injector::established(c, false, 3 * MSS as usize);
+    assert_eq!(s.sent(), vec![1, 2, 3]);
+    assert_eq!(s.ack(200, 1, &[]), vec![1]);
+    assert_eq!(s.c.stats().fast_retransmits, 1);
+}
+
+#[test]
+fn early_retransmit_with_two_segments_outstanding() {
+    // RFC 5827 §3.1: oseg = 2, no new data → ER_thresh = 1.
+    let c = TcpConfig { early_retransmit: true, ..cfg(RecoveryAlgorithm::Sack) };
+    let mut s = Injector::established(c, true, 2 * MSS as usize);
+    assert_eq!(s.sent(), vec![1, 2]);
+    assert_eq!(s.ack(200, 1, &[(2, 2)]), vec![1]);
+    // Without the option nothing happens.
+    let mut s = Injector::established(cfg(RecoveryAlgorithm::Sack), true, 2 * MSS as usize);
+    s.sent();
+    assert_eq!(s.ack(200, 1, &[(2, 2)]), vec![]);
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_per_first_two_dupacks() {
+    let c = TcpConfig { limited_transmit: true, ..cfg(RecoveryAlgorithm::NewReno) };
+    let mut s = Injector::established(c, false, 20 * MSS as usize);
+    assert_eq!(s.sent(), vec![1, 2, 3, 4]);
+    assert_eq!(s.ack(200, 1, &[]), vec![5]);
+    assert_eq!(s.ack(201, 1, &[]), vec![6]);
+    // Third: fast retransmit (cwnd 2 + 3 = 5 with 6 in flight: no new data).
+    assert_eq!(s.ack(202, 1, &[]), vec![1]);
+}
+
+#[test]
+fn zero_window_is_probed_with_one_byte_after_rto() {
+    let mut s = Injector::established(cfg(RecoveryAlgorithm::NewReno), false, 10 * MSS as usize);
+    assert_eq!(s.sent(), vec![1, 2, 3, 4]);
+    s.peer_window = 0;
+    assert_eq!(s.ack(200, 5, &[]), vec![]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(1_200)));
+    s.now = ms(1_200);
+    s.c.handle_timeout(s.now);
+    let probe = s.c.poll_transmit(s.now).expect("window probe");
+    assert_eq!(probe.payload.len(), 1);
+    assert_eq!(s.pkt_of(&probe), 5);
+    // The window opens: transmission resumes after the probe byte.
+    s.peer_window = 65_535;
+    let after = s.ack(1_300, 5, &[]);
+    assert!(!after.is_empty());
+}
+
+#[test]
+fn full_send_buffer_blocks_the_application_and_records_the_time() {
+    let c = TcpConfig { send_buffer: 3_000, ..cfg(RecoveryAlgorithm::NewReno) };
+    let mut s = Injector::established(c, false, 0);
+    assert_eq!(s.c.send(ms(100), 5_000), 3_000);
+    assert_eq!(s.sent(), vec![1, 2, 3]);
+    assert_eq!(s.ack(250, 3, &[]), vec![]);
+    assert_eq!(s.c.poll_event(), Some(Event::SendBufferSpace));
+    assert_eq!(s.c.stats().app_blocked, Duration::from_millis(150));
+    assert_eq!(s.c.send_buffer_free(), 2_000);
+}
+
+#[test]
+fn nagle_holds_a_small_segment_while_data_is_unacknowledged() {
+    let c = TcpConfig { nagle: true, ..cfg(RecoveryAlgorithm::NewReno) };
+    let mut s = Injector::established(c, false, 1_500);
+    let segs: Vec<usize> = std::iter::from_fn(|| s.c.poll_transmit(s.now)).map(|x| x.payload.len()).collect();
+    assert_eq!(segs, vec![1000]);
+    s.now = ms(200);
+    let seg = TcpSegment {
+        src_port: PEER_PORT,
+        dst_port: 10,
+        seq: s.irs.wrapping_add(1),
+        ack: s.iss.wrapping_add(1001),
+        flags: TcpFlags::ACK,
+        window: 65_535,
+        urgent: 0,
+        options: TcpOptions::default(),
+        payload: Payload::empty(),
+    };
+    s.c.handle_segment(s.now, &seg);
+    assert_eq!(s.c.poll_transmit(s.now).map(|x| x.payload.len()), Some(500));
+}
+
+#[test]
+fn fin_teardown_walks_both_sides_through_rfc9293_states() {
+    let mut n = Net::new(cfg(RecoveryAlgorithm::Sack), cfg(RecoveryAlgorithm::Sack));
+    n.b_closes = false;
+    n.a.send_bytes(Time::ZERO, b"hello");
+    n.run_until(ms(300));
+    n.a.close(n.now);
+    assert_eq!(n.a.state(), State::FinWait1);
+    n.run_until(ms(500));
+    assert_eq!((n.a.state(), n.b.state()), (State::FinWait2, State::CloseWait));
+    n.b.close(n.now);
+    assert_eq!(n.b.state(), State::LastAck);
+    n.run_until(ms(700));
+    assert_eq!((n.a.state(), n.b.state()), (State::TimeWait, State::Closed));
+    assert_eq!(n.received, b"hello");
+    assert!(n.b_events.contains(&Event::PeerClosed));
+    // TIME-WAIT lasts 2·MSL = 240 s from B's FIN (RFC 9293 §3.3.2).
+    let tw = n.a.poll_timeout().expect("TIME-WAIT timer");
+    assert!(tw > Time::from_secs(240) && tw < ms(700) + Duration::from_secs(240), "{tw}");
+    n.run_until(Time::from_secs(1_000));
+    assert_eq!(n.a.state(), State::Closed);
+}
+
+#[test]
+fn out_of_window_segment_is_answered_with_an_ack_and_ignored() {
+    let mut r = RxInjector::new(cfg(RecoveryAlgorithm::Sack), true, false);
+    r.data(200, 1);
+    r.acks();
+    // Far beyond the window (64 kB): RFC 9293 §3.10.7.4 — send ACK, drop.
+    assert_eq!(r.data(201, 500), vec![ackv(2, &[])]);
+    assert_eq!(r.c.stats().ooo_bytes, 0);
+}
+
+#[test]
+fn rst_in_window_resets_the_connection() {
+    let mut r = RxInjector::new(cfg(RecoveryAlgorithm::Sack), true, false);
+    let rst = TcpSegment {
+        src_port: 10,
+        dst_port: 80,
+        seq: r.peer_iss.wrapping_add(1),
+        ack: 0,
+        flags: TcpFlags::RST,
+        window: 0,
+        urgent: 0,
+        options: TcpOptions::default(),
+        payload: Payload::empty(),
+    };
+    r.c.handle_segment(ms(300), &rst);
+    assert_eq!(r.c.state(), State::Closed);
+    assert_eq!(r.c.poll_event(), Some(Event::Reset));
+}
+
+fn arb_segment() -> impl Strategy<Value = TcpSegment> {
+    (
+        any::<u32>(),
+        any::<u32>(),
+        any::<u8>(),
+        any::<u16>(),
+        proptest::collection::vec((any::<u32>(), any::<u32>()), 0..5),
+        0usize..3000,
+        prop::option::of(any::<u8>()),
+        any::<bool>(),
+    )
+        .prop_map(|(seq, ack, flags, window, sacks, len, ws, ports_ok)| TcpSegment {
+            src_port: if ports_ok { 10 } else { 11 },
+            dst_port: 80,
+            seq,
+            ack,
+            flags: TcpFlags(flags),
+            window,
+            urgent: 0,
+            options: TcpOptions {
+                mss: Some(window | 1),
+                window_scale: ws,
+                sack_permitted: flags & 1 == 0,
+                timestamps: Some(Timestamps { tsval: seq, tsecr: ack }),
+                sack_blocks: sacks.into_iter().map(|(left, right)| SackBlock { left, right }).collect(),
+            },
+            payload: Payload::zeros(len as u32),
+        })
+}
+
+proptest! {
+    /// No segment, however malformed or out of window, makes the core panic, in any state.
+    #[test]
+    fn arbitrary_segments_never_panic(segs in proptest::collection::vec(arb_segment(), 1..40), near in any::<bool>()) {
+        let mut r = RxInjector::new(TcpConfig { timestamps: true, ..cfg(RecoveryAlgorithm::Sack) }, true, true);
+        r.c.send(ms(100), 50_000);
+        let mut a = Connection::connect(cfg(RecoveryAlgorithm::Reno), 10, 80, 5, Time::ZERO);
+        let mut l = Connection::listen(cfg(RecoveryAlgorithm::Tahoe), 80, 9);
+        let mut t = ms(100);
+        for mut s in segs {
+            if near {
+                // Keep sequence numbers close to the live ones so that they hit the windows.
+                s.seq = r.peer_iss.wrapping_add(s.seq % 100_000);
+                s.ack = r.iss.wrapping_add(s.ack % 100_000);
+            }
+            t = t + Duration::from_millis(7);
+            for c in [&mut r.c, &mut a, &mut l] {
+                c.handle_segment(t, &s);
+                while c.poll_transmit(t).is_some() {}
+                if let Some(d) = c.poll_timeout() {
+                    if d <= t + Duration::from_secs(1) {
+                        c.handle_timeout(d.max(t));
+                    }
+                }
+                while c.poll_event().is_some() {}
+                let _ = c.recv(usize::MAX);
+            }
+        }
+    }
+}
