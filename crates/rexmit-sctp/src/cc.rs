@@ -68,6 +68,18 @@ impl PathCc {
         self.partial_bytes_acked = 0;
     }
 
+    /// §7.2.1: after `rtos` RTOs without sending, cwnd decays to max(cwnd/2, 4·MTU) per RTO
+    /// (never growing by it).
+    pub fn on_idle(&mut self, rtos: u64) {
+        for _ in 0..rtos.min(64) {
+            let decayed = (self.cwnd / 2).max(4 * self.smss);
+            if decayed >= self.cwnd {
+                break;
+            }
+            self.cwnd = decayed;
+        }
+    }
+
     /// RFC 4960 §6.1 D: Max.Burst applied by lowering cwnd.
     pub fn clamp_burst(&mut self, flight: u64, max_burst: u32) {
         let limit = flight + max_burst as u64 * self.smss;
@@ -102,6 +114,18 @@ mod tests {
         c.cwnd = 20 * M;
         c.on_t3_expiry();
         assert_eq!((c.cwnd, c.ssthresh), (M, 10 * M));
+    }
+
+    #[test]
+    fn idle_decay_halves_per_rto_down_to_four_mtus_only() {
+        let mut c = PathCc::new(M, Some(20 * M), u64::MAX);
+        c.on_idle(1);
+        assert_eq!(c.cwnd, 10 * M);
+        c.on_idle(5);
+        assert_eq!(c.cwnd, 4 * M);
+        let mut small = PathCc::new(M, None, u64::MAX);
+        small.on_idle(3);
+        assert_eq!(small.cwnd, 4380, "decay never raises cwnd");
     }
 
     #[test]

@@ -22,7 +22,11 @@ pub enum PathState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transition {
     None,
+    /// Became potentially failed (CMT-PF): probe it, but it is not reported down.
+    PotentiallyFailed,
+    /// Became inactive: unreachable (RFC 9260 §8.2).
     Down,
+    /// An inactive path answered again.
     Up,
 }
 
@@ -33,6 +37,9 @@ pub struct Path {
     pub state: PathState,
     /// Consecutive unacknowledged retransmissions / heartbeats (RFC 9260 §8.2).
     pub error_count: u32,
+    /// When the current run of errors began: acks of data sent before it do not prove the
+    /// path works now (they answer transmissions from before the trouble).
+    pub errors_since: Option<Time>,
     pub rtt: RttEstimator,
     pub cc: PathCc,
     /// Bytes of DATA in flight to this destination.
@@ -58,6 +65,7 @@ impl Path {
             local,
             state: PathState::Active,
             error_count: 0,
+            errors_since: None,
             rtt: RttEstimator::new(rto),
             cc,
             flight: 0,
@@ -79,8 +87,9 @@ impl Path {
 
     /// One more error (T3-rtx or unanswered heartbeat). `pf_threshold`: `Some(n)` when CMT-PF
     /// is on.
-    pub fn on_error(&mut self, path_max_retrans: u32, pf_threshold: Option<u32>) -> Transition {
+    pub fn on_error(&mut self, now: Time, path_max_retrans: u32, pf_threshold: Option<u32>) -> Transition {
         self.error_count += 1;
+        self.errors_since.get_or_insert(now);
         match self.state {
             PathState::Inactive => Transition::None,
             _ if self.error_count > path_max_retrans => {
@@ -89,7 +98,7 @@ impl Path {
             }
             PathState::Active if pf_threshold.is_some_and(|t| self.error_count > t) => {
                 self.state = PathState::PotentiallyFailed;
-                Transition::Down
+                Transition::PotentiallyFailed
             }
             _ => Transition::None,
         }
@@ -98,11 +107,13 @@ impl Path {
     /// An acknowledgement of data or a heartbeat sent to this path (RFC 9260 §8.3).
     pub fn on_ack(&mut self) -> Transition {
         self.error_count = 0;
-        if self.state == PathState::Active {
-            Transition::None
-        } else {
-            self.state = PathState::Active;
+        self.errors_since = None;
+        let was = self.state;
+        self.state = PathState::Active;
+        if was == PathState::Inactive {
             Transition::Up
+        } else {
+            Transition::None
         }
     }
 }
@@ -119,9 +130,9 @@ mod tests {
     fn path_goes_down_after_path_max_retrans_and_up_on_ack() {
         let mut p = path();
         for _ in 0..5 {
-            assert_eq!(p.on_error(5, None), Transition::None);
+            assert_eq!(p.on_error(Time::ZERO, 5, None), Transition::None);
         }
-        assert_eq!(p.on_error(5, None), Transition::Down);
+        assert_eq!(p.on_error(Time::ZERO, 5, None), Transition::Down);
         assert_eq!(p.state, PathState::Inactive);
         assert_eq!(p.on_ack(), Transition::Up);
         assert_eq!(p.error_count, 0);
@@ -130,9 +141,11 @@ mod tests {
     #[test]
     fn cmt_pf_marks_potentially_failed_after_threshold() {
         let mut p = path();
-        assert_eq!(p.on_error(5, Some(1)), Transition::None);
-        assert_eq!(p.on_error(5, Some(1)), Transition::Down);
+        assert_eq!(p.on_error(Time::ZERO, 5, Some(1)), Transition::None);
+        assert_eq!(p.on_error(Time::ZERO, 5, Some(1)), Transition::PotentiallyFailed);
         assert_eq!(p.state, PathState::PotentiallyFailed);
         assert!(!p.usable());
+        assert_eq!(p.on_ack(), Transition::None, "back from PF silently");
+        assert!(p.usable());
     }
 }

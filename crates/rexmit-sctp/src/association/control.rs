@@ -76,6 +76,10 @@ impl Association {
 
     fn establish(&mut self, now: Time) {
         self.state = State::Established;
+        for p in &mut self.paths {
+            // Idle time (cwnd decay, heartbeats) counts from establishment.
+            p.last_sent = now;
+        }
         self.t1 = None;
         self.t1_chunk = None;
         if let Some(iv) = self.cfg.hb_interval {
@@ -310,7 +314,7 @@ impl Association {
             path.hb_outstanding = None;
             path.rtt.back_off();
             path.hb_next = Some(now);
-            self.path_error(p);
+            self.path_error(now, p);
             if self.state == State::Closed {
                 return;
             }
@@ -338,16 +342,18 @@ impl Association {
     }
 
     /// Count an error against path `p` and the association (RFC 9260 §8.1, §8.2).
-    pub(super) fn path_error(&mut self, p: usize) {
+    pub(super) fn path_error(&mut self, now: Time, p: usize) {
         let pf = self.cfg.cmt.pf.then_some(self.cfg.cmt.pf_threshold);
-        let tr = self.paths[p].on_error(self.cfg.path_max_retrans, pf);
-        if tr == Transition::Down {
-            let addr = self.paths[p].remote;
-            self.emit(Event::PathDown { addr });
-            if self.cfg.hb_interval.is_none() {
-                // Without heartbeats nothing would ever probe the path again.
-                self.paths[p].hb_next = None;
+        match self.paths[p].on_error(now, self.cfg.path_max_retrans, pf) {
+            Transition::Down => {
+                let addr = self.paths[p].remote;
+                self.emit(Event::PathDown { addr });
             }
+            Transition::PotentiallyFailed if self.cfg.hb_interval.is_some() && self.paths[p].hb_outstanding.is_none() => {
+                // CMT-PF: probe the path at once instead of waiting for the heartbeat interval.
+                self.paths[p].hb_next = Some(now);
+            }
+            _ => {}
         }
         self.assoc_errors += 1;
         if self.assoc_errors > self.cfg.assoc_max_retrans {

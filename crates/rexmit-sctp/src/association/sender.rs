@@ -26,6 +26,8 @@ fn covered(tsn: u32, r: &[(u32, u32)]) -> bool {
 /// What one SACK newly acknowledged, per destination.
 struct AckTally {
     bytes: Vec<u64>,
+    /// Some newly acked chunk on the path was sent after its current run of errors began.
+    fresh: Vec<bool>,
     highest: Option<u32>,
     highest_on: Vec<Option<u32>>,
     rtt_sample: Vec<Option<Duration>>,
@@ -33,7 +35,7 @@ struct AckTally {
 
 impl AckTally {
     fn new(n: usize) -> Self {
-        AckTally { bytes: vec![0; n], highest: None, highest_on: vec![None; n], rtt_sample: vec![None; n] }
+        AckTally { bytes: vec![0; n], fresh: vec![false; n], highest: None, highest_on: vec![None; n], rtt_sample: vec![None; n] }
     }
 
     /// `e` is acknowledged for the first time (TSNs are visited in increasing order).
@@ -42,6 +44,7 @@ impl AckTally {
             paths[e.path].flight -= e.len as u64;
         }
         self.bytes[e.path] += e.len as u64;
+        self.fresh[e.path] |= paths[e.path].errors_since.map_or(true, |t| e.sent_at >= t);
         self.highest = Some(e.tsn);
         self.highest_on[e.path] = Some(e.tsn);
         if e.tx_count == 1 {
@@ -186,7 +189,9 @@ impl Association {
 
         // Error counters (§8.3) and T3-rtx (§6.3.2 R2, R3).
         for p in 0..n {
-            if tally.bytes[p] > 0 {
+            if tally.fresh[p] {
+                // §8.3 clears the error counter on acknowledged data; only data sent since
+                // the errors began counts, so stale acks cannot revive a failed path.
                 self.assoc_errors = 0;
                 if self.paths[p].on_ack() == crate::path::Transition::Up {
                     let addr = self.paths[p].remote;
@@ -254,7 +259,7 @@ impl Association {
     }
 
     /// T3-rtx expiry on path `p` (§6.3.3 E1-E3, §8.2).
-    pub(super) fn on_t3_expiry(&mut self, _now: Time, p: usize) {
+    pub(super) fn on_t3_expiry(&mut self, now: Time, p: usize) {
         self.paths[p].t3 = None;
         self.stats.timeouts += 1;
         self.stats.paths[p].timeouts += 1;
@@ -270,6 +275,6 @@ impl Association {
         if self.cfg.cmt.enabled {
             self.paths[p].fr_exit = None;
         }
-        self.path_error(p);
+        self.path_error(now, p);
     }
 }

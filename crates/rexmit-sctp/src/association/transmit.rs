@@ -177,6 +177,11 @@ impl Association {
             return None;
         }
         let p = cmt::new_data_destination(&self.paths, self.primary, &self.cfg.cmt, self.cmt_next)?;
+        let path = &mut self.paths[p];
+        if path.flight == 0 {
+            let rto = path.rtt.rto().as_nanos().max(1);
+            path.cc.on_idle(now.saturating_since(path.last_sent).as_nanos() / rto);
+        }
         if self.cfg.rfc == RfcVariant::Rfc9260 && self.cfg.max_burst > 0 && self.paths[p].burst_sent >= self.cfg.max_burst {
             return None;
         }
