@@ -95,7 +95,7 @@ fn run_timeline(nr: bool, n: usize) -> (Vec<Step>, Association) {
     let mut wire: VecDeque<_> = first.into_iter().skip(1).collect(); // TSN 11 lost
     let mut steps = Vec::new();
     while let Some(p) = wire.pop_front() {
-        now = now + Duration::from_millis(1);
+        now += Duration::from_millis(1);
         let arriving = data_tsns(std::slice::from_ref(&p))[0];
         deliver(&mut r, now, &p);
         let acks = drain(&mut r, now);
@@ -129,7 +129,8 @@ fn figure_2_sack_keeps_gap_acked_copies_and_blocks_the_application() {
     assert_eq!(steps[2].o_c, (5, 4), "third dupack: C = 4; 11 (retransmitted) and 15-18 outstanding");
     assert_eq!(steps[7].o_c, (4, 4));
     // (arriving TSN, SACK "S:cum;gap", TSNs sent in response)
-    let expect: Vec<(u32, u32, Vec<(u16, u16)>, Vec<u32>)> = vec![
+    type Row = (u32, u32, Vec<(u16, u16)>, Vec<u32>);
+    let expect: Vec<Row> = vec![
         (12, 10, vec![(2, 2)], vec![]),
         (13, 10, vec![(2, 3)], vec![]),
         // third dupack: cwnd halves to 4, TSN 11 fast retransmitted, fast recovery
@@ -164,7 +165,8 @@ fn figure_2_sack_keeps_gap_acked_copies_and_blocks_the_application() {
 fn figure_4_nr_sack_frees_buffer_and_keeps_data_flowing() {
     let (steps, s) = run_timeline(true, 10);
     // (arriving TSN, "N:cum;nr-gap", rtxq held after, TSNs sent in response)
-    let expect: Vec<(u32, u32, Vec<(u16, u16)>, Vec<u32>, Vec<u32>)> = vec![
+    type Row = (u32, u32, Vec<(u16, u16)>, Vec<u32>, Vec<u32>);
+    let expect: Vec<Row> = vec![
         (12, 10, vec![(2, 2)], [vec![11], range(13, 19)].concat(), vec![19]),
         (13, 10, vec![(2, 3)], [vec![11], range(14, 20)].concat(), vec![20]),
         // third dupack: cwnd 4, fast retransmit 11; 7 outstanding > 4, nothing new

@@ -105,7 +105,7 @@ fn graceful_shutdown_after_data_is_acked() {
     a.shutdown(now);
     let mut closed = (false, false);
     for _ in 0..10 {
-        now = now + Duration::from_millis(250);
+        now += Duration::from_millis(250);
         a.handle_timeout(now);
         b.handle_timeout(now);
         for t in drain(&mut a, now) {
@@ -115,7 +115,7 @@ fn graceful_shutdown_after_data_is_acked() {
             deliver(&mut a, now, &t);
         }
         closed.0 |= events(&mut a).contains(&Event::Closed);
-        closed.1 |= events(&mut b).iter().any(|e| *e == Event::Closed);
+        closed.1 |= events(&mut b).contains(&Event::Closed);
     }
     assert_eq!(b.stats().messages_delivered, 1);
     assert_eq!(closed, (true, true));
@@ -157,7 +157,7 @@ fn garbage_chunks_never_panic() {
             1 => Chunk::NrSack(rexmit_wire::NrSackChunk { all_non_renegable: v & 1 == 1, cum_tsn_ack: (v % 5) as u32, a_rwnd: 0, gap_blocks: vec![gap(v % 9)], nr_gap_blocks: vec![gap(v >> 3)], dup_tsns: vec![] }),
             2 => Chunk::Data(rexmit_wire::DataChunk { immediate: false, unordered: v & 2 == 0, beginning: v & 4 == 0, ending: v & 8 == 0, tsn: (v >> 8) as u32 % 50, stream_id: (v >> 40) as u16 % 20, ssn: (v >> 20) as u16 % 4, ppid: 0, payload: Payload::zeros((v % 700) as u32) }),
             3 => Chunk::HeartbeatAck { info: (0..(v % 12)).map(|i| i as u8).collect() },
-            4 => Chunk::CookieEcho { cookie: (0..(v % 60)).map(|i| (i as u64 ^ v) as u8).collect() },
+            4 => Chunk::CookieEcho { cookie: (0..(v % 60)).map(|i| (i ^ v) as u8).collect() },
             5 => Chunk::Shutdown { cum_tsn_ack: v as u32 },
             _ => Chunk::Unknown { chunk_type: 200, flags: 0, value: vec![1, 2, 3] },
         };

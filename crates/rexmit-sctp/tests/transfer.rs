@@ -29,7 +29,7 @@ fn pump(a: &mut Association, b: &mut Association, mut now: Time, rounds: usize, 
         for t in drain(b, now) {
             deliver(a, now, &t);
         }
-        now = now + step;
+        now += step;
         a.handle_timeout(now);
         b.handle_timeout(now);
     }

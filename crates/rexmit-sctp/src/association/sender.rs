@@ -44,7 +44,7 @@ impl AckTally {
             paths[e.path].flight -= e.len as u64;
         }
         self.bytes[e.path] += e.len as u64;
-        self.fresh[e.path] |= paths[e.path].errors_since.map_or(true, |t| e.sent_at >= t);
+        self.fresh[e.path] |= paths[e.path].errors_since.is_none_or(|t| e.sent_at >= t);
         self.highest = Some(e.tsn);
         self.highest_on[e.path] = Some(e.tsn);
         if e.tx_count == 1 {
@@ -55,6 +55,10 @@ impl AckTally {
 }
 
 impl Association {
+    fn is_in_flight(&self, tsn: u32) -> bool {
+        matches!(self.rtxq.get(tsn), Some(e) if e.state == TsnState::InFlight)
+    }
+
     fn in_fr(&self, p: usize) -> bool {
         if self.cfg.cmt.enabled {
             self.paths[p].fr_exit.is_some()
@@ -180,14 +184,16 @@ impl Association {
         }
 
         // Congestion control per destination (§7.2.1, §7.2.2; CMT CUC).
+        #[allow(clippy::needless_range_loop)] // indexes several per-path vectors at once
         for p in 0..n {
-            let may_grow = cum_advanced || (self.cfg.cmt.enabled && self.cfg.cmt.cuc && earliest[p].is_some_and(|t| self.rtxq.get(t).map_or(true, |e| e.state != TsnState::InFlight)));
+            let may_grow = cum_advanced || (self.cfg.cmt.enabled && self.cfg.cmt.cuc && earliest[p].is_some_and(|t| !self.is_in_flight(t)));
             let fr = self.in_fr(p);
             let path = &mut self.paths[p];
             path.cc.on_ack(tally.bytes[p], flight_before[p], path.flight, may_grow, fr);
         }
 
         // Error counters (§8.3) and T3-rtx (§6.3.2 R2, R3).
+        #[allow(clippy::needless_range_loop)]
         for p in 0..n {
             if tally.fresh[p] {
                 // §8.3 clears the error counter on acknowledged data; only data sent since
@@ -201,7 +207,7 @@ impl Association {
             let still_in_flight = self.rtxq.iter().any(|e| e.path == p && e.state == TsnState::InFlight);
             if !still_in_flight {
                 self.paths[p].t3 = None;
-            } else if earliest[p].is_some_and(|t| self.rtxq.get(t).map_or(true, |e| e.state != TsnState::InFlight)) {
+            } else if earliest[p].is_some_and(|t| !self.is_in_flight(t)) {
                 self.paths[p].t3 = Some(now + self.paths[p].rtt.rto());
             }
         }

@@ -189,8 +189,7 @@ impl Association {
         let mut used = 0;
         let mut chunks = Vec::new();
         let total_flight_zero = self.flight_size() == 0;
-        loop {
-            let Some(front) = self.send_queue.front() else { break };
+        while let Some(front) = self.send_queue.front() {
             let len = front.chunk.payload.len() as u64;
             let sz = pad4(rexmit_wire::sctp::DATA_CHUNK_HEADER_LEN + len as usize);
             let path = &self.paths[p];

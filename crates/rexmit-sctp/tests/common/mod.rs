@@ -130,9 +130,9 @@ impl Net {
                 let to = if self.eps[0].paths().iter().any(|p| p.local == t.dst) || t.dst == A1 || t.dst == A2 { 0 } else { 1 };
                 self.eps[to].handle_packet(self.now, t.src, t.dst, &t.packet);
             } else {
-                for i in 0..2 {
-                    if timers[i] == Some(next) {
-                        self.eps[i].handle_timeout(self.now);
+                for (ep, t) in self.eps.iter_mut().zip(timers) {
+                    if t == Some(next) {
+                        ep.handle_timeout(self.now);
                     }
                 }
             }
