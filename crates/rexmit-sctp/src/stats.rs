@@ -45,6 +45,11 @@ pub struct SctpStats {
     pub send_blocked_events: u64,
     pub send_blocked_time: Duration,
     pub blocked_since: Option<Time>,
+    /// Send-buffer blocking in seed 000's sense (§II.B): the application is refused while
+    /// the retransmission queue alone fills the buffer (no unsent data waits for cwnd), so the
+    /// buffer, not cwnd, stops new transmissions.
+    pub rtxq_blocked_time: Duration,
+    pub rtxq_blocked_since: Option<Time>,
     /// Seed 000 §IV.B naive loss-recovery rule: entered on a SACK with gap blocks, left on a
     /// SACK with a new cumulative ack and no gap blocks.
     pub in_loss_recovery: bool,
@@ -56,5 +61,9 @@ impl SctpStats {
     /// Blocked time including a block still in progress at `now`.
     pub fn blocked_time_until(&self, now: Time) -> Duration {
         self.send_blocked_time + self.blocked_since.map_or(Duration::ZERO, |s| now.saturating_since(s))
+    }
+    /// Send-buffer (rtx-queue) blocking time including a period in progress at `now`.
+    pub fn rtxq_blocked_time_until(&self, now: Time) -> Duration {
+        self.rtxq_blocked_time + self.rtxq_blocked_since.map_or(Duration::ZERO, |s| now.saturating_since(s))
     }
 }

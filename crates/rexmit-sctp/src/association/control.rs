@@ -139,7 +139,7 @@ impl Association {
     pub(super) fn on_t1_expiry(&mut self, now: Time) {
         self.t1_retries += 1;
         if self.t1_retries > self.cfg.max_init_retransmits {
-            self.fail(AbortReason::InitFailed);
+            self.fail(now, AbortReason::InitFailed);
             return;
         }
         let p = self.primary;
@@ -190,7 +190,7 @@ impl Association {
     pub(super) fn on_t2_expiry(&mut self, now: Time) {
         self.t2_retries += 1;
         if self.t2_retries > self.cfg.assoc_max_retrans {
-            self.fail(AbortReason::MaxRetransmissions);
+            self.fail(now, AbortReason::MaxRetransmissions);
             return;
         }
         let p = self.primary;
@@ -216,46 +216,51 @@ impl Association {
         }
     }
 
-    pub(super) fn on_shutdown_ack(&mut self, _now: Time, from: Ipv4Addr, to: Ipv4Addr) {
+    pub(super) fn on_shutdown_ack(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr) {
         if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
             self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: self.peer_tag, chunks: vec![Chunk::ShutdownComplete { t_bit: false }] });
-            self.finish(Event::Closed);
+            self.finish(now, Event::Closed);
         }
     }
 
-    pub(super) fn on_shutdown_complete(&mut self, _now: Time) {
+    pub(super) fn on_shutdown_complete(&mut self, now: Time) {
         if self.state == State::ShutdownAckSent {
-            self.finish(Event::Closed);
+            self.finish(now, Event::Closed);
         }
     }
 
     // --- abort ---
 
-    pub(super) fn on_abort(&mut self, _now: Time) {
+    pub(super) fn on_abort(&mut self, now: Time) {
         if self.state != State::Listen {
-            self.finish(Event::Aborted { reason: AbortReason::ByPeer });
+            self.finish(now, Event::Aborted { reason: AbortReason::ByPeer });
         }
     }
 
-    pub(super) fn close_abruptly(&mut self, _now: Time, send_abort: bool) {
+    pub(super) fn close_abruptly(&mut self, now: Time, send_abort: bool) {
         if self.state == State::Closed {
             return;
         }
         if send_abort && self.peer_tag != 0 {
             self.queue_to_primary(self.peer_tag, Chunk::Abort { t_bit: false, causes: Vec::new() });
         }
-        self.finish(Event::Aborted { reason: AbortReason::Local });
+        self.finish(now, Event::Aborted { reason: AbortReason::Local });
     }
 
     /// Give up (RFC 9260 §8.1, §5.1 T1): ABORT the peer and report why.
-    pub(super) fn fail(&mut self, reason: AbortReason) {
+    pub(super) fn fail(&mut self, now: Time, reason: AbortReason) {
         if self.peer_tag != 0 {
             self.queue_to_primary(self.peer_tag, Chunk::Abort { t_bit: false, causes: Vec::new() });
         }
-        self.finish(Event::Aborted { reason });
+        self.finish(now, Event::Aborted { reason });
     }
 
-    fn finish(&mut self, e: Event) {
+    fn finish(&mut self, now: Time, e: Event) {
+        self.blocked_need = None;
+        self.account_blocking(now);
+        if let Some(since) = self.stats.blocked_since.take() {
+            self.stats.send_blocked_time += now.saturating_since(since);
+        }
         self.state = State::Closed;
         self.t1 = None;
         self.t2 = None;
@@ -357,7 +362,7 @@ impl Association {
         }
         self.assoc_errors += 1;
         if self.assoc_errors > self.cfg.assoc_max_retrans {
-            self.fail(AbortReason::MaxRetransmissions);
+            self.fail(now, AbortReason::MaxRetransmissions);
         }
     }
 }

@@ -198,6 +198,7 @@ impl Association {
                 self.stats.blocked_since = Some(now);
             }
             self.blocked_need = Some(len);
+            self.account_blocking(now);
             return Err(SendError::BufferFull);
         }
         let id = self.send_queue.push(stream, &msg, unordered, self.cfg.max_data_payload());
@@ -406,6 +407,20 @@ impl Association {
                 }
                 self.emit(Event::SendBufferSpace);
             }
+        }
+        self.account_blocking(now);
+    }
+
+    /// Track seed 000's send-buffer blocking: refused application, no unsent data.
+    fn account_blocking(&mut self, now: Time) {
+        let blocked = self.blocked_need.is_some() && self.send_queue.is_empty();
+        match (blocked, self.stats.rtxq_blocked_since) {
+            (true, None) => self.stats.rtxq_blocked_since = Some(now),
+            (false, Some(since)) => {
+                self.stats.rtxq_blocked_since = None;
+                self.stats.rtxq_blocked_time += now.saturating_since(since);
+            }
+            _ => {}
         }
     }
 }

@@ -44,7 +44,7 @@ impl AckTally {
             paths[e.path].flight -= e.len as u64;
         }
         self.bytes[e.path] += e.len as u64;
-        self.fresh[e.path] |= paths[e.path].errors_since.is_none_or(|t| e.sent_at >= t);
+        self.fresh[e.path] |= !matches!(paths[e.path].errors_since, Some(t) if e.sent_at < t);
         self.highest = Some(e.tsn);
         self.highest_on[e.path] = Some(e.tsn);
         if e.tx_count == 1 {

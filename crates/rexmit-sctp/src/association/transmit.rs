@@ -65,6 +65,7 @@ impl Association {
             let o = Outgoing { src: path.local, dst: path.remote, vtag: self.peer_tag, chunks: vec![chunk] };
             return Some(self.packet(o));
         }
+        self.account_blocking(now);
         None
     }
 

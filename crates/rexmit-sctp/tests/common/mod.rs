@@ -111,9 +111,22 @@ impl Net {
     /// Run until `until` or until nothing is scheduled; `app` is called after every step
     /// with the endpoints (to write more data).
     pub fn run(&mut self, until: Time, fate: &mut Fate, app: &mut dyn FnMut(Time, &mut [Association; 2])) {
+        self.run_observed(until, fate, app, &mut |_, _| {});
+    }
+
+    /// Like `run`; `observe` sees the endpoints after every step's packets left, i.e. in the
+    /// state they keep until the next step.
+    pub fn run_observed(
+        &mut self,
+        until: Time,
+        fate: &mut Fate,
+        app: &mut dyn FnMut(Time, &mut [Association; 2]),
+        observe: &mut dyn FnMut(Time, &[Association; 2]),
+    ) {
         app(self.now, &mut self.eps);
         self.flush(0, fate);
         self.flush(1, fate);
+        observe(self.now, &self.eps);
         loop {
             let next_pkt = self.heap.peek().map(|Reverse((t, _, _))| *t);
             let timers = [self.eps[0].poll_timeout(), self.eps[1].poll_timeout()];
@@ -139,6 +152,7 @@ impl Net {
             app(self.now, &mut self.eps);
             self.flush(0, fate);
             self.flush(1, fate);
+            observe(self.now, &self.eps);
         }
     }
 }
