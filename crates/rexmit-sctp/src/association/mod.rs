@@ -77,6 +77,8 @@ pub struct Association {
     cum_point: u32,
     /// Peer's receive window as last computed (RFC 9260 §6.2.1).
     peer_rwnd: u64,
+    /// Some rtx-queue entry may be marked for retransmission (a hint that spares scans).
+    rtx_marked: bool,
     /// Plain-SCTP fast recovery exit point (RFC 9260 §7.2.4); CMT keeps one per path.
     fast_recovery: Option<u32>,
     /// Association error counter (RFC 9260 §8.1).
@@ -120,6 +122,7 @@ impl Association {
             next_tsn: initial_tsn,
             cum_point: initial_tsn.wrapping_sub(1),
             peer_rwnd: 0,
+            rtx_marked: false,
             fast_recovery: None,
             assoc_errors: 0,
             blocked_need: None,

@@ -6,21 +6,42 @@
 use super::{Association, State};
 use crate::path::Path;
 use crate::rtx_queue::{RtxEntry, TsnState};
-use crate::tsn::{tsn_ge, tsn_gt, tsn_le, tsn_lt};
+use crate::tsn::{tsn_ge, tsn_gt, tsn_lt};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::GapBlock;
 
-/// Absolute TSN ranges of gap blocks relative to `cum`, malformed blocks skipped.
-fn ranges(cum: u32, blocks: &[GapBlock]) -> Vec<(u32, u32)> {
-    blocks
-        .iter()
-        .filter(|b| b.start >= 1 && b.start <= b.end)
-        .map(|b| (cum.wrapping_add(b.start as u32), cum.wrapping_add(b.end as u32)))
-        .collect()
+/// Membership of TSNs in a set of gap blocks, asked in increasing TSN order: one pass over
+/// the blocks sorted by start (blocks from the wire may be unsorted, overlapping or empty).
+struct Coverage {
+    cum: u32,
+    blocks: Vec<(u32, u32)>,
+    at: usize,
 }
 
-fn covered(tsn: u32, r: &[(u32, u32)]) -> bool {
-    r.iter().any(|&(lo, hi)| tsn_le(lo, tsn) && tsn_le(tsn, hi))
+impl Coverage {
+    fn new(cum: u32, blocks: &[GapBlock]) -> Self {
+        let mut v: Vec<(u32, u32)> = blocks.iter().filter(|b| b.start >= 1 && b.start <= b.end).map(|b| (b.start as u32, b.end as u32)).collect();
+        v.sort_unstable();
+        Coverage { cum, blocks: v, at: 0 }
+    }
+    fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+    /// Highest TSN any block reports.
+    fn highest(&self) -> Option<u32> {
+        self.blocks.iter().map(|b| b.1).max().map(|e| self.cum.wrapping_add(e))
+    }
+    /// Is `tsn` covered? Calls must come with non-decreasing TSNs above `cum`.
+    fn covers(&mut self, tsn: u32) -> bool {
+        let off = tsn.wrapping_sub(self.cum);
+        while let Some(&(_, end)) = self.blocks.get(self.at) {
+            if end >= off {
+                break;
+            }
+            self.at += 1;
+        }
+        self.blocks.get(self.at).is_some_and(|&(start, _)| start <= off)
+    }
 }
 
 /// What one SACK newly acknowledged, per destination.
@@ -105,17 +126,19 @@ impl Association {
         self.cum_point = cum;
 
         // Gap blocks and nr-gap blocks (§6.2.1 D iv; NR-SACK draft §5.1).
-        let gap_r = ranges(cum, gaps);
-        let nr_r = ranges(cum, nr_gaps);
-        let highest_reported = gap_r.iter().chain(nr_r.iter()).map(|r| r.1).fold(None, |m: Option<u32>, t| match m {
-            Some(x) if tsn_ge(x, t) => Some(x),
-            _ => Some(t),
-        });
+        let mut gap_c = Coverage::new(cum, gaps);
+        let mut nr_c = Coverage::new(cum, nr_gaps);
+        let any_gap = !gap_c.is_empty() || !nr_c.is_empty();
+        let highest_reported = match (gap_c.highest(), nr_c.highest()) {
+            (Some(a), Some(b)) => Some(if tsn_ge(a, b) { a } else { b }),
+            (a, b) => a.or(b),
+        };
         let mut to_free = Vec::new();
         let mut reneged = 0;
         for e in self.rtxq.iter_mut() {
-            let nr = covered(e.tsn, &nr_r) || (all_nr && covered(e.tsn, &gap_r));
-            let gap = nr || covered(e.tsn, &gap_r);
+            let in_gap = gap_c.covers(e.tsn);
+            let nr = nr_c.covers(e.tsn) || (all_nr && in_gap);
+            let gap = nr || in_gap;
             match e.state {
                 TsnState::InFlight | TsnState::MarkedForRtx if gap => {
                     tally.newly_acked(&mut self.paths, e, now);
@@ -136,6 +159,7 @@ impl Association {
             }
         }
         self.stats.reneged_seen += reneged;
+        self.rtx_marked |= reneged > 0;
         for t in to_free {
             self.rtxq.free(t);
         }
@@ -193,6 +217,12 @@ impl Association {
         }
 
         // Error counters (§8.3) and T3-rtx (§6.3.2 R2, R3).
+        let mut in_flight_on = vec![false; n];
+        for e in self.rtxq.iter() {
+            if e.state == TsnState::InFlight {
+                in_flight_on[e.path] = true;
+            }
+        }
         #[allow(clippy::needless_range_loop)]
         for p in 0..n {
             if tally.fresh[p] {
@@ -204,8 +234,7 @@ impl Association {
                     self.emit(crate::event::Event::PathUp { addr });
                 }
             }
-            let still_in_flight = self.rtxq.iter().any(|e| e.path == p && e.state == TsnState::InFlight);
-            if !still_in_flight {
+            if !in_flight_on[p] {
                 self.paths[p].t3 = None;
             } else if earliest[p].is_some_and(|t| !self.is_in_flight(t)) {
                 self.paths[p].t3 = Some(now + self.paths[p].rtt.rto());
@@ -216,7 +245,6 @@ impl Association {
         self.peer_rwnd = (a_rwnd as u64).saturating_sub(self.flight_size());
 
         // Seed 000 §IV.B naive loss-recovery rule.
-        let any_gap = !gap_r.is_empty() || !nr_r.is_empty();
         if any_gap && !self.stats.in_loss_recovery {
             self.stats.in_loss_recovery = true;
             self.stats.loss_recovery_since = Some(now);
@@ -245,6 +273,7 @@ impl Association {
                 e.fast_retransmitted = true;
                 e.fast_rtx_pending = true;
                 e.miss_indications = 0;
+                self.rtx_marked = true;
                 if !paths_hit.contains(&e.path) {
                     paths_hit.push(e.path);
                 }
@@ -275,6 +304,7 @@ impl Association {
             if e.path == p && e.state == TsnState::InFlight {
                 e.state = TsnState::MarkedForRtx;
                 e.miss_indications = 0;
+                self.rtx_marked = true;
             }
         }
         self.paths[p].flight = 0;
@@ -282,5 +312,19 @@ impl Association {
             self.paths[p].fr_exit = None;
         }
         self.path_error(now, p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coverage_handles_unsorted_overlapping_and_empty_blocks() {
+        let g = |start, end| GapBlock { start, end };
+        let mut c = Coverage::new(u32::MAX - 1, &[g(5, 9), g(0, 3), g(2, 3), g(4, 2), g(3, 6)]);
+        let hits: Vec<u32> = (1..12).filter(|o| c.covers((u32::MAX - 1).wrapping_add(*o))).collect();
+        assert_eq!(hits, vec![2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(c.highest(), Some(7));
     }
 }

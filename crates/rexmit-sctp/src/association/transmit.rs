@@ -111,8 +111,14 @@ impl Association {
             return None;
         }
         let budget = self.packet_budget();
-        let fast = self.rtxq.iter().any(|e| e.fast_rtx_pending && e.state == TsnState::MarkedForRtx);
-        let first_marked = self.rtxq.iter().find(|e| e.state == TsnState::MarkedForRtx).map(|e| e.path);
+        let (mut fast, mut first_marked) = (false, None);
+        if self.rtx_marked {
+            for e in self.rtxq.iter().filter(|e| e.state == TsnState::MarkedForRtx) {
+                first_marked.get_or_insert(e.path);
+                fast |= e.fast_rtx_pending;
+            }
+            self.rtx_marked = first_marked.is_some();
+        }
         let (p, mut tsns, mut used) = if let Some(last) = first_marked {
             let p = cmt::rtx_destination(&self.paths, last, &self.cfg.cmt);
             let mut flight = self.paths[p].flight;
