@@ -171,3 +171,53 @@ fn garbage_chunks_never_panic() {
         events(&mut a);
     }
 }
+
+#[test]
+fn lost_init_ack_and_lost_cookie_ack_are_recovered_by_t1() {
+    let t0 = Time::ZERO;
+    let mut a = Association::connect(cfg(false), vec![A1], PORT_A, vec![B1], PORT_B, TAG_A, 1, t0);
+    let mut b = Association::listen(cfg(false), vec![B1], PORT_B, TAG_B, 1);
+    let init = drain(&mut a, t0);
+    deliver(&mut b, t0, &init[0]);
+    drain(&mut b, t0); // INIT ACK lost
+    let t1 = a.poll_timeout().unwrap();
+    a.handle_timeout(t1);
+    let init = drain(&mut a, t1);
+    assert!(matches!(init[0].packet.chunks[0], Chunk::Init(_)));
+    deliver(&mut b, t1, &init[0]);
+    deliver(&mut a, t1, &drain(&mut b, t1)[0]);
+    let echo = drain(&mut a, t1);
+    deliver(&mut b, t1, &echo[0]);
+    assert!(b.is_established());
+    drain(&mut b, t1); // COOKIE ACK lost
+    let t2 = a.poll_timeout().unwrap();
+    a.handle_timeout(t2);
+    let echo = drain(&mut a, t2);
+    assert!(matches!(echo[0].packet.chunks[0], Chunk::CookieEcho { .. }), "T1-cookie resends COOKIE ECHO");
+    deliver(&mut b, t2, &echo[0]);
+    let ack = drain(&mut b, t2);
+    assert!(matches!(only_chunk(&ack[0]), Chunk::CookieAck), "the established listener answers the repeat");
+    deliver(&mut a, t2, &ack[0]);
+    assert!(a.is_established());
+    assert_eq!(events(&mut b), vec![Event::Connected { nr_sack: false }], "connected once");
+}
+
+#[test]
+fn forged_or_stale_cookie_is_rejected() {
+    let t0 = Time::ZERO;
+    let mut a = Association::connect(cfg(false), vec![A1], PORT_A, vec![B1], PORT_B, TAG_A, 1, t0);
+    let mut b = Association::listen(cfg(false), vec![B1], PORT_B, TAG_B, 1);
+    deliver(&mut b, t0, &drain(&mut a, t0)[0]);
+    deliver(&mut a, t0, &drain(&mut b, t0)[0]);
+    let mut echo = drain(&mut a, t0).remove(0);
+    let good = echo.clone();
+    if let Chunk::CookieEcho { cookie } = &mut echo.packet.chunks[0] {
+        cookie[0] ^= 0xff;
+    }
+    deliver(&mut b, t0, &echo);
+    assert!(!b.is_established(), "tampered cookie");
+    deliver(&mut b, t0 + Duration::from_secs(61), &good);
+    assert!(!b.is_established(), "older than Valid.Cookie.Life");
+    deliver(&mut b, t0 + Duration::from_secs(1), &good);
+    assert!(b.is_established());
+}
