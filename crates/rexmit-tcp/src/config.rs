@@ -52,6 +52,8 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: Duration,
     /// Immediate ACK for out-of-order segments and for segments filling a gap (RFC 5681 §4.2).
     pub immediate_ack_on_ooo: bool,
+    /// RFC 8985 RACK-TLP loss detection (needs SACK and `RecoveryAlgorithm::Sack`).
+    pub rack: bool,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     /// RFC 5827 early retransmit (byte-based).
@@ -86,6 +88,7 @@ impl Default for TcpConfig {
             ack_every: 2,
             delayed_ack_timeout: Duration::from_millis(200),
             immediate_ack_on_ooo: true,
+            rack: false,
             limited_transmit: false,
             early_retransmit: false,
             thin_linear_timeouts: false,
@@ -149,6 +152,11 @@ impl TcpConfig {
             self.delayed_ack_timeout <= Duration::from_millis(500),
             "delayed_ack_timeout",
             "0..=500 ms (RFC 5681 §4.2)",
+        )?;
+        check(
+            !self.rack || (self.sack && self.recovery == RecoveryAlgorithm::Sack),
+            "rack",
+            "false unless sack = true and recovery = Sack",
         )?;
         if let crate::cc::CcAlgorithm::Aimd { a, b } = self.cc {
             check(a.is_finite() && a > 0.0 && a <= 1000.0, "cc.a", "(0, 1000]")?;

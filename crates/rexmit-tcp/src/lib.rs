@@ -11,6 +11,7 @@ pub mod cc;
 pub mod config;
 pub mod connection;
 mod payload_util;
+pub mod rack;
 pub mod reassembly;
 pub mod receiver;
 pub mod recovery;

@@ -29,12 +29,27 @@ impl SentSegment {
     }
 }
 
+/// A segment an ACK newly reported as delivered (cumulatively or by SACK), for RACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivered {
+    pub end: u64,
+    pub sent_at: Time,
+    pub rexmits: u32,
+}
+
+impl From<&SentSegment> for Delivered {
+    fn from(s: &SentSegment) -> Self {
+        Delivered { end: s.end, sent_at: s.sent_at, rexmits: s.rexmits }
+    }
+}
+
 /// Result of applying the SACK blocks of one ACK.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SackUpdate {
     pub newly_sacked: u64,
     /// RFC 2883 §4 / RFC 3708: the first block reported a duplicate.
     pub dsack: bool,
+    pub delivered: Vec<Delivered>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -124,6 +139,7 @@ impl Scoreboard {
                     s.sacked = true;
                     s.lost = false;
                     up.newly_sacked += s.len();
+                    up.delivered.push(Delivered::from(&*s));
                     self.high_sacked = self.high_sacked.max(s.end);
                 }
             }
@@ -171,6 +187,35 @@ impl Scoreboard {
             }
         }
         pipe
+    }
+
+    /// Bytes in flight when losses are marked explicitly (RACK, RFC 8985): unSACKed segments
+    /// not marked lost; a retransmission clears the mark, so it counts once.
+    pub fn in_flight(&self) -> u64 {
+        self.segs.iter().filter(|s| !s.sacked && !s.lost).map(|s| s.len()).sum()
+    }
+
+    /// The first segment marked lost and not yet retransmitted since (RACK mode).
+    pub fn first_lost(&self) -> Option<&SentSegment> {
+        self.segs.iter().find(|s| s.lost && !s.sacked)
+    }
+
+    pub fn clear_lost(&mut self, start: u64) {
+        if let Some(i) = self.index_of(start) {
+            self.segs[i].lost = false;
+        }
+    }
+
+    pub fn segments_mut(&mut self) -> impl Iterator<Item = &mut SentSegment> {
+        self.segs.iter_mut()
+    }
+
+    pub fn last(&self) -> Option<&SentSegment> {
+        self.segs.back()
+    }
+
+    pub fn sacked_segments(&self) -> u32 {
+        self.segs.iter().filter(|s| s.sacked).count() as u32
     }
 
     pub fn sacked_bytes(&self) -> u64 {
@@ -244,7 +289,7 @@ mod tests {
         let mut sb = board(4);
         sb.on_cum_ack(101);
         let up = sb.on_sack(&[(1, 101)], 101);
-        assert_eq!(up, SackUpdate { newly_sacked: 0, dsack: true });
+        assert_eq!(up, SackUpdate { newly_sacked: 0, dsack: true, delivered: vec![] });
         let up = sb.on_sack(&[(301, 401)], 101);
         assert_eq!(up.newly_sacked, 100);
         let up = sb.on_sack(&[(301, 401), (301, 401)], 101);

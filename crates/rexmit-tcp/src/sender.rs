@@ -8,8 +8,9 @@
 
 use crate::cc::{AckSample, CongestionControl};
 use crate::config::{RecoveryAlgorithm, TcpConfig};
+use crate::rack::Rack;
 use crate::recovery;
-use crate::sack_scoreboard::{Scoreboard, SentSegment};
+use crate::sack_scoreboard::{Delivered, Scoreboard, SentSegment};
 use crate::send_buffer::SendBuffer;
 use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
 use rexmit_time::Time;
@@ -84,8 +85,12 @@ pub struct Sender {
     pub(crate) rescue_rxt: Option<u64>,
     /// A retransmission that goes out regardless of cwnd (fast retransmit, partial ACK, RTO).
     pub(crate) pending_rexmit: Option<(u64, RetransmitCause)>,
-    /// Below this offset, sends from snd_nxt are go-back-N retransmissions.
+    /// Cause recorded for go-back-N resends from snd_nxt below snd_max.
     pub(crate) go_back_cause: RetransmitCause,
+    /// RACK-TLP state when enabled (SACK recovery only).
+    pub(crate) rack: Option<Rack>,
+    /// The probe timeout fired: the next transmission is a tail loss probe.
+    tlp_pending: bool,
 }
 
 impl std::fmt::Debug for Sender {
@@ -134,6 +139,8 @@ impl Sender {
             rescue_rxt: None,
             pending_rexmit: None,
             go_back_cause: RetransmitCause::Timeout,
+            rack: (cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack).then(Rack::new),
+            tlp_pending: false,
         }
     }
 
@@ -147,6 +154,7 @@ impl Sender {
         if self.alg == RecoveryAlgorithm::Sack && !sack_ok {
             // Without SACK from the peer, RFC 6675 cannot run: NewReno is its fallback.
             self.alg = RecoveryAlgorithm::NewReno;
+            self.rack = None;
         }
         self.snd_wnd = wnd;
         self.snd_wl1 = peer_seq;
@@ -159,7 +167,9 @@ impl Sender {
     }
 
     pub fn pipe(&self) -> u64 {
-        if self.alg == RecoveryAlgorithm::Sack {
+        if self.rack.is_some() {
+            self.sb.in_flight()
+        } else if self.alg == RecoveryAlgorithm::Sack {
             self.sb.pipe(self.high_rxt)
         } else {
             self.flight_size()
@@ -172,7 +182,7 @@ impl Sender {
 
     /// Every byte written, and the FIN if requested, has been acknowledged.
     pub fn all_acked(&self) -> bool {
-        self.snd_una >= self.buf.end() && !self.fin_at.is_some_and(|f| self.snd_una <= f)
+        self.snd_una >= self.buf.end() && !matches!(self.fin_at, Some(f) if self.snd_una <= f)
     }
 
     pub fn fin_acked(&self) -> bool {
@@ -225,6 +235,7 @@ impl Sender {
         if up.dsack {
             st.dsacks_received += 1;
         }
+        let mut delivered: Vec<Delivered> = up.delivered.clone();
         let mut acked = 0;
         let sample_base = AckSample {
             now,
@@ -236,6 +247,7 @@ impl Sender {
         if a.ack > self.snd_una {
             acked = a.ack - self.snd_una;
             let done = self.sb.on_cum_ack(a.ack);
+            delivered.extend(done.iter().map(Delivered::from));
             // RFC 6298 §3 (Karn): only segments never retransmitted give RTT samples.
             if let Some(last) = done.last() {
                 if done.iter().all(|s| s.rexmits == 0) {
@@ -282,14 +294,53 @@ impl Sender {
                     min_rtt: self.rtt.min_rtt(),
                     ..sample_base
                 });
-                self.sb.update_lost(self.effective_dup_thresh(), self.smss);
+                if self.rack.is_none() {
+                    self.sb.update_lost(self.effective_dup_thresh(), self.smss);
+                }
                 recovery::on_dupack(self, now, st);
             }
         }
-        if self.alg == RecoveryAlgorithm::Sack {
+        if self.rack.is_some() {
+            self.rack_on_ack(now, &delivered, up.dsack, st);
+        } else if self.alg == RecoveryAlgorithm::Sack {
             self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
         acked
+    }
+
+    /// RFC 8985 §6.2 on every ACK, §7.4 TLP bookkeeping, §7.2 PTO re-arm.
+    fn rack_on_ack(&mut self, now: Time, delivered: &[Delivered], dsack: bool, st: &mut TcpStats) {
+        let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
+        let in_recovery = self.episode.is_some();
+        let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
+        let Some(rack) = self.rack.as_mut() else { return };
+        rack.on_ack(now, delivered, min_rtt, dsack, self.snd_una, self.snd_max);
+        if rack.tlp_end_seq.is_some_and(|e| self.snd_una >= e) {
+            // RFC 8985 §7.4: the probe's episode is over once its sequence is acknowledged.
+            rack.tlp_end_seq = None;
+        }
+        let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
+        if rack.detect_loss(now, &mut self.sb, reo_wnd) {
+            recovery::on_rack_loss(self, now, st);
+        }
+        self.arm_pto(now);
+    }
+
+    /// RFC 8985 §7.2: (re)arm the probe timeout when not in recovery, data is outstanding and
+    /// no probe is outstanding; never later than the RTO.
+    fn arm_pto(&mut self, now: Time) {
+        let flight = self.sb.len();
+        let srtt = self.rtt.srtt();
+        let (episode, rto_at) = (self.episode.is_some(), self.rto_at);
+        let Some(rack) = self.rack.as_mut() else { return };
+        rack.pto_at = None;
+        if episode || flight == 0 || rack.tlp_end_seq.is_some() {
+            return;
+        }
+        let at = now + Rack::pto(srtt, flight);
+        if !matches!(rto_at, Some(r) if at >= r) {
+            rack.pto_at = Some(at);
+        }
     }
 
     /// RFC 6298 §5.4–5.6 and the persist timer.
@@ -305,13 +356,39 @@ impl Sender {
             self.persist_at = None;
             self.probe_now = true;
         }
+        let (reorder_due, pto_due) = self.rack.as_ref().map_or((false, false), |r| {
+            (r.timer.is_some_and(|t| t <= now), r.pto_at.is_some_and(|t| t <= now))
+        });
+        if reorder_due {
+            // RFC 8985 §6.3: the reordering timer re-runs loss detection.
+            let in_recovery = self.episode.is_some();
+            let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
+            let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
+            if let Some(rack) = self.rack.as_mut() {
+                let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
+                if rack.detect_loss(now, &mut self.sb, reo_wnd) {
+                    recovery::on_rack_loss(self, now, st);
+                }
+            }
+        }
+        if pto_due {
+            // RFC 8985 §7.3: send a probe, then re-arm the RTO.
+            if let Some(rack) = self.rack.as_mut() {
+                rack.pto_at = None;
+            }
+            if self.episode.is_none() && !self.sb.is_empty() {
+                self.tlp_pending = true;
+                self.arm_rto(now);
+            }
+        }
     }
 
     pub fn next_timeout(&self) -> Option<Time> {
-        match (self.rto_at, self.persist_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let rack = self.rack.as_ref();
+        [self.rto_at, self.persist_at, rack.and_then(|r| r.timer), rack.and_then(|r| r.pto_at)]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Choose and record the next data segment to send, if any may go now.
@@ -321,6 +398,11 @@ impl Sender {
                 if self.snd_nxt == tx.start {
                     self.snd_nxt = self.snd_nxt.max(tx.start + tx.len + tx.fin as u64);
                 }
+                return Some(tx);
+            }
+        }
+        if std::mem::take(&mut self.tlp_pending) {
+            if let Some(tx) = self.tail_loss_probe(now, st) {
                 return Some(tx);
             }
         }
@@ -346,6 +428,24 @@ impl Sender {
         self.new_data(now, limit.min(cwnd_only), st)
     }
 
+    /// RFC 8985 §7.3: new data if the receive window allows, else the last segment again.
+    fn tail_loss_probe(&mut self, now: Time, st: &mut TcpStats) -> Option<DataTx> {
+        let tx = match self.new_data(now, self.snd_una + self.snd_wnd, st) {
+            Some(tx) => tx,
+            None => {
+                let last = self.sb.last()?.start;
+                self.retransmit(now, last, RetransmitCause::Tlp, st)?
+            }
+        };
+        st.tlp_probes += 1;
+        let end = self.snd_max;
+        if let Some(rack) = self.rack.as_mut() {
+            rack.tlp_end_seq = Some(end);
+            rack.tlp_is_retrans = tx.rexmit.is_some();
+        }
+        Some(tx)
+    }
+
     /// RFC 3042 §2: the first two duplicate ACKs each allow one new segment beyond cwnd.
     fn limited_transmit_allowance(&self) -> u64 {
         if self.limited_transmit && self.episode.is_none() && self.dupacks < self.effective_dup_thresh() {
@@ -358,16 +458,25 @@ impl Sender {
     /// RFC 6675 §5 (C) and §4 NextSeg.
     fn next_seg(&mut self, now: Time, st: &mut TcpStats) -> Option<DataTx> {
         let cwnd = self.cc.window();
-        let pipe = self.sb.pipe(self.high_rxt);
+        let pipe = self.pipe();
         // RFC 6675 §5 (C): transmit while cwnd − pipe ≥ 1 SMSS.
         if cwnd < pipe + self.smss {
             return None;
         }
-        let cause = if self.episode.as_ref().is_some_and(|e| e.after_rto) {
-            RetransmitCause::Timeout
-        } else {
-            RetransmitCause::FastRetransmit
+        let after_rto = self.episode.as_ref().is_some_and(|e| e.after_rto);
+        let cause = match (after_rto, self.rack.is_some()) {
+            (true, _) => RetransmitCause::Timeout,
+            (false, true) => RetransmitCause::Rack,
+            (false, false) => RetransmitCause::FastRetransmit,
         };
+        if self.rack.is_some() {
+            // RACK marks losses itself: retransmit what it marked, else send new data; tails
+            // are covered by TLP instead of rules (3) and (4).
+            if let Some(s) = self.sb.first_lost().map(|s| s.start) {
+                return self.retransmit(now, s, cause, st);
+            }
+            return self.new_data(now, self.snd_una + self.snd_wnd, st);
+        }
         // NextSeg (1): first lost unSACKed segment above HighRxt, below the highest SACK.
         if let Some(s) = self.sb.next_hole(self.high_rxt, true).map(|s| s.start) {
             return self.retransmit_and_raise_high_rxt(now, s, cause, st);
@@ -389,7 +498,7 @@ impl Sender {
         // HighRxt is not updated. A segment below HighRxt was already retransmitted in this
         // episode, so rescuing it again would add nothing (our reading of the rule's intent).
         let recovery_point = self.episode.as_ref().map_or(self.snd_max, |e| e.recovery_point);
-        if !self.rescue_rxt.is_some_and(|r| self.snd_una <= r) {
+        if !matches!(self.rescue_rxt, Some(r) if self.snd_una <= r) {
             let tail = self.sb.highest_unsacked().filter(|s| s.start >= self.high_rxt).map(|s| s.start);
             if let Some(s) = tail {
                 self.rescue_rxt = Some(recovery_point);
@@ -420,6 +529,12 @@ impl Sender {
         match cause {
             RetransmitCause::FastRetransmit => st.retransmits_fast += 1,
             RetransmitCause::Timeout => st.retransmits_timeout += 1,
+            RetransmitCause::Rack => st.retransmits_rack += 1,
+            RetransmitCause::Tlp => st.retransmits_tlp += 1,
+        }
+        if self.rack.is_some() {
+            // The retransmission is in flight again (RFC 8985: lost marks clear on resend).
+            self.sb.clear_lost(start);
         }
         st.bytes_retransmitted += len;
         if self.rto_at.is_none() {
@@ -462,6 +577,8 @@ impl Sender {
             // RFC 6298 §5.1.
             self.arm_rto(now);
         }
+        // RFC 8985 §7.2: restart the PTO after sending new data.
+        self.arm_pto(now);
         let _ = st;
         Some(DataTx { start, len, fin, rexmit: None })
     }
@@ -479,6 +596,9 @@ impl Sender {
 
     pub(crate) fn end_episode(&mut self, now: Time, st: &mut TcpStats) {
         if let Some(e) = self.episode.take() {
+            if let Some(rack) = self.rack.as_mut() {
+                rack.on_recovery_end();
+            }
             if let Some(i) = e.stats_index {
                 st.recoveries[i].end = Some(now);
             }

@@ -9,6 +9,10 @@ pub enum RetransmitCause {
     FastRetransmit,
     /// Retransmission timeout (including the go-back-N resends that follow it).
     Timeout,
+    /// Marked lost by RACK (RFC 8985 §6).
+    Rack,
+    /// Tail loss probe retransmitting the last segment (RFC 8985 §7.3).
+    Tlp,
 }
 
 /// One loss-recovery episode (fast recovery or SACK loss recovery; timeouts are counted apart).
@@ -31,6 +35,10 @@ pub struct TcpStats {
     pub segments_received: u64,
     pub retransmits_fast: u64,
     pub retransmits_timeout: u64,
+    pub retransmits_rack: u64,
+    pub retransmits_tlp: u64,
+    /// Tail loss probes sent (new data or retransmission).
+    pub tlp_probes: u64,
     pub bytes_retransmitted: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
@@ -55,6 +63,6 @@ pub struct TcpStats {
 
 impl TcpStats {
     pub fn retransmits(&self) -> u64 {
-        self.retransmits_fast + self.retransmits_timeout
+        self.retransmits_fast + self.retransmits_timeout + self.retransmits_rack + self.retransmits_tlp
     }
 }

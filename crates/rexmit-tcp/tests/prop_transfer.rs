@@ -24,8 +24,14 @@ impl Rng {
     }
 }
 
-const VARIANTS: [RecoveryAlgorithm; 4] =
-    [RecoveryAlgorithm::Tahoe, RecoveryAlgorithm::Reno, RecoveryAlgorithm::NewReno, RecoveryAlgorithm::Sack];
+/// The four recovery algorithms, and SACK recovery with RACK-TLP loss detection as a fifth.
+const VARIANTS: [RecoveryAlgorithm; 5] = [
+    RecoveryAlgorithm::Tahoe,
+    RecoveryAlgorithm::Reno,
+    RecoveryAlgorithm::NewReno,
+    RecoveryAlgorithm::Sack,
+    RecoveryAlgorithm::Sack,
+];
 
 fn controller(i: u8) -> CcAlgorithm {
     match i % 6 {
@@ -52,10 +58,11 @@ fn transfer(
 ) {
     let c = TcpConfig {
         recovery: VARIANTS[variant],
+        rack: variant == 4,
         cc: controller(cc),
         ack_every,
         timestamps,
-        limited_transmit: seed % 2 == 0,
+        limited_transmit: seed & 1 == 0,
         early_retransmit: seed % 3 == 0,
         recv_buffer: 20_000,
         send_buffer: 30_000,
@@ -95,17 +102,17 @@ fn transfer(
     assert_eq!(n.b.stats().bytes_delivered, data.len() as u64);
     if std::env::var_os("TCP_PROP_VERBOSE").is_some() {
         eprintln!(
-            "{:?} loss {loss_pct}% reorder {reorder_pct}% {len} B: rtx {} timeouts {} fr {} end {}",
-            VARIANTS[variant], st.retransmits(), st.timeouts, st.fast_retransmits, n.now
+            "{:?}{} loss {loss_pct}% reorder {reorder_pct}% {len} B: rtx {} timeouts {} fr {} end {}",
+            VARIANTS[variant], if variant == 4 { "+RACK" } else { "" }, st.retransmits(), st.timeouts, st.fast_retransmits, n.now
         );
     }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
     #[test]
     fn every_byte_exactly_once_in_order_and_closed(
-        variant in 0usize..4,
+        variant in 0usize..5,
         cc in 0u8..6,
         seed in any::<u64>(),
         loss_pct in 0u64..=30,
@@ -121,7 +128,7 @@ proptest! {
 
 #[test]
 fn sequence_numbers_wrap_during_transfer() {
-    for v in 0..4 {
+    for v in 0..5 {
         transfer(v, 0, 99, 10, 10, 50_000, 2, true, u32::MAX - 20_000);
     }
 }

@@ -37,6 +37,13 @@ pub(crate) fn on_new_ack(s: &mut Sender, now: Time, ack: &AckSample, st: &mut Tc
     }
 }
 
+/// RACK marked a segment lost (RFC 8985 §6.2 step 5): start SACK loss recovery if not in one.
+pub(crate) fn on_rack_loss(s: &mut Sender, now: Time, st: &mut TcpStats) {
+    if s.episode.is_none() {
+        sack::enter(s, now, st);
+    }
+}
+
 /// RFC 6298 §5.4–5.5 and RFC 5681 §3.1 after a retransmission timeout.
 pub(crate) fn on_timeout(s: &mut Sender, now: Time, st: &mut TcpStats) {
     st.timeouts += 1;

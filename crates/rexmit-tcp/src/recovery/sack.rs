@@ -8,7 +8,8 @@ use crate::stats::{RetransmitCause, TcpStats};
 use rexmit_time::Time;
 
 pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
-    if s.episode.is_some() {
+    if s.episode.is_some() || s.rack.is_some() {
+        // With RACK, loss detection (and so recovery entry) is RACK's (RFC 8985 §6).
         return;
     }
     // RFC 6675 §5 step (4): DupAcks >= DupThresh or IsLost(HighACK + 1), and (RFC 6675 §5,
@@ -17,6 +18,11 @@ pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
     if !trigger || s.snd_una < s.recover {
         return;
     }
+    enter(s, now, st);
+}
+
+/// RFC 6675 §5 step (4): enter loss recovery.
+pub(super) fn enter(s: &mut Sender, now: Time, st: &mut TcpStats) {
     st.fast_retransmits += 1;
     // (4.1) RecoveryPoint = HighData.
     s.recover = s.snd_max;
@@ -25,10 +31,15 @@ pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
     s.high_rxt = s.snd_una;
     s.rescue_rxt = None;
     // (4.3) Retransmit the first segment presumed dropped, regardless of pipe.
-    if let Some(first) = s.sb.first() {
-        let start = first.start;
-        s.pending_rexmit = Some((start, RetransmitCause::FastRetransmit));
-        s.high_rxt = s.sb.get(start).map_or(start, |f| f.end);
+    let first = if s.rack.is_some() { s.sb.first_lost() } else { s.sb.first() };
+    if let Some((start, end)) = first.map(|f| (f.start, f.end)) {
+        let cause = if s.rack.is_some() { RetransmitCause::Rack } else { RetransmitCause::FastRetransmit };
+        s.pending_rexmit = Some((start, cause));
+        s.high_rxt = end;
+    }
+    if let Some(rack) = s.rack.as_mut() {
+        rack.tlp_end_seq = None;
+        rack.pto_at = None;
     }
     s.begin_episode(now, false, st);
 }

@@ -1,0 +1,176 @@
+//! RACK-TLP loss detection (RFC 8985): time-based marking of lost segments from the send time
+//! of the most recently delivered segment plus a reordering window, and the tail loss probe.
+//!
+//! Owns RACK's state (xmit_ts, end_seq, rtt, fack, reo_wnd adaptation, reordering timer) and the
+//! TLP state and timer arithmetic. Marks segments lost in the scoreboard; what is sent and the
+//! congestion response are the sender's and the recovery module's.
+
+use crate::sack_scoreboard::{Delivered, Scoreboard};
+use rexmit_time::{Duration, Time};
+
+/// RFC 8985 §7.2 WCDelAckT: worst-case delayed-ACK timer.
+pub const WC_DEL_ACK_T: Duration = Duration::from_millis(200);
+
+#[derive(Clone, Debug, Default)]
+pub struct Rack {
+    /// RACK.xmit_ts / RACK.end_seq: the most recently sent segment known delivered.
+    pub xmit_ts: Option<Time>,
+    pub end_seq: u64,
+    /// RACK.rtt: RTT of that segment.
+    pub rtt: Duration,
+    /// RACK.fack: highest end sequence delivered.
+    pub fack: u64,
+    pub reordering_seen: bool,
+    /// RACK.reo_wnd_mult and its persistence (RFC 8985 §6.2 step 4).
+    pub reo_wnd_mult: u32,
+    pub reo_wnd_persist: u32,
+    dsack_round: Option<u64>,
+    /// Reordering timer (RFC 8985 §6.3).
+    pub timer: Option<Time>,
+    /// TLP.end_seq and whether the probe was a retransmission (RFC 8985 §7).
+    pub tlp_end_seq: Option<u64>,
+    pub tlp_is_retrans: bool,
+    /// Probe timeout (RFC 8985 §7.2).
+    pub pto_at: Option<Time>,
+}
+
+/// RFC 8985 §6.2 RACK_sent_after: was (t1, seq1) sent after (t2, seq2)?
+fn sent_after(t1: Time, seq1: u64, t2: Time, seq2: u64) -> bool {
+    t1 > t2 || (t1 == t2 && seq1 > seq2)
+}
+
+impl Rack {
+    pub fn new() -> Self {
+        Rack { reo_wnd_mult: 1, ..Rack::default() }
+    }
+
+    /// RFC 8985 §6.2 steps 2–4 for the segments this ACK delivered.
+    pub fn on_ack(&mut self, now: Time, delivered: &[Delivered], min_rtt: Option<Duration>, dsack: bool, snd_una: u64, snd_max: u64) {
+        for d in delivered {
+            let rtt = now.saturating_since(d.sent_at);
+            // Step 2: an ACK faster than min_RTT for a retransmitted segment is for the original.
+            if d.rexmits > 0 && min_rtt.is_some_and(|m| rtt < m) {
+                continue;
+            }
+            match self.xmit_ts {
+                Some(t) if !sent_after(d.sent_at, d.end, t, self.end_seq) => {}
+                _ => {
+                    self.xmit_ts = Some(d.sent_at);
+                    self.end_seq = d.end;
+                    self.rtt = rtt;
+                }
+            }
+        }
+        // Step 3: delivery below the highest delivered sequence of a never-retransmitted
+        // segment means the network reordered.
+        for d in delivered {
+            if d.end < self.fack && d.rexmits == 0 {
+                self.reordering_seen = true;
+            }
+            self.fack = self.fack.max(d.end);
+        }
+        // Step 4: widen the window after a D-SACK, at most once per round trip.
+        if dsack && !matches!(self.dsack_round, Some(r) if snd_una < r) {
+            self.reo_wnd_mult += 1;
+            self.dsack_round = Some(snd_max);
+            self.reo_wnd_persist = 16;
+        }
+    }
+
+    /// Called at the end of each recovery episode: the widened window decays after 16.
+    pub fn on_recovery_end(&mut self) {
+        if self.reo_wnd_persist > 0 {
+            self.reo_wnd_persist -= 1;
+            if self.reo_wnd_persist == 0 {
+                self.reo_wnd_mult = 1;
+            }
+        }
+    }
+
+    /// RFC 8985 §6.2 step 4 RACK_update_reo_wnd.
+    pub fn reo_wnd(&self, in_recovery: bool, segs_sacked: u32, dup_thresh: u32, min_rtt: Option<Duration>, srtt: Option<Duration>) -> Duration {
+        if !self.reordering_seen && (in_recovery || segs_sacked >= dup_thresh) {
+            return Duration::ZERO;
+        }
+        let Some(min_rtt) = min_rtt else { return Duration::ZERO };
+        let w = (min_rtt * self.reo_wnd_mult as u64) / 4;
+        srtt.map_or(w, |s| w.min(s))
+    }
+
+    /// RFC 8985 §6.2 step 5 RACK_detect_loss: mark lost every unSACKed segment sent before the
+    /// most recently delivered one and outstanding for longer than RACK.rtt + reo_wnd; arm the
+    /// reordering timer for the others. Returns whether any segment was newly marked lost.
+    pub fn detect_loss(&mut self, now: Time, sb: &mut Scoreboard, reo_wnd: Duration) -> bool {
+        self.timer = None;
+        let Some(rack_ts) = self.xmit_ts else { return false };
+        let mut newly = false;
+        let mut wait = Duration::ZERO;
+        for s in sb.segments_mut() {
+            if s.sacked || s.lost || !sent_after(rack_ts, self.end_seq, s.sent_at, s.end) {
+                continue;
+            }
+            let deadline = s.sent_at + self.rtt + reo_wnd;
+            if deadline <= now {
+                s.lost = true;
+                newly = true;
+            } else {
+                wait = wait.max(deadline - now);
+            }
+        }
+        if !wait.is_zero() {
+            self.timer = Some(now + wait);
+        }
+        newly
+    }
+
+    /// RFC 8985 §7.2 probe timeout length.
+    pub fn pto(srtt: Option<Duration>, flight_segments: usize) -> Duration {
+        match srtt {
+            Some(s) => {
+                let mut pto = s * 2;
+                if flight_segments == 1 {
+                    pto += WC_DEL_ACK_T;
+                }
+                pto
+            }
+            None => Duration::from_secs(1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(end: u64, ms: u64) -> Delivered {
+        Delivered { end, sent_at: Time::from_millis(ms), rexmits: 0 }
+    }
+
+    #[test]
+    fn reo_wnd_is_quarter_min_rtt_until_dupthresh_sacked_without_reordering() {
+        let mut r = Rack::new();
+        let min = Some(Duration::from_millis(100));
+        assert_eq!(r.reo_wnd(false, 1, 3, min, min), Duration::from_millis(25));
+        assert_eq!(r.reo_wnd(false, 3, 3, min, min), Duration::ZERO);
+        assert_eq!(r.reo_wnd(true, 1, 3, min, min), Duration::ZERO);
+        r.on_ack(Time::from_millis(200), &[d(300, 100)], min, false, 1, 500);
+        r.on_ack(Time::from_millis(201), &[d(200, 100)], min, false, 1, 500);
+        assert!(r.reordering_seen);
+        assert_eq!(r.reo_wnd(true, 5, 3, min, min), Duration::from_millis(25));
+        // A D-SACK widens it to 2·min_RTT/4 for 16 recoveries.
+        r.on_ack(Time::from_millis(202), &[], min, true, 1, 500);
+        assert_eq!(r.reo_wnd(true, 5, 3, min, min), Duration::from_millis(50));
+        for _ in 0..16 {
+            r.on_recovery_end();
+        }
+        assert_eq!(r.reo_wnd_mult, 1);
+    }
+
+    #[test]
+    fn pto_is_two_srtt_plus_delayed_ack_allowance_for_one_segment() {
+        let s = Some(Duration::from_millis(100));
+        assert_eq!(Rack::pto(s, 5), Duration::from_millis(200));
+        assert_eq!(Rack::pto(s, 1), Duration::from_millis(400));
+        assert_eq!(Rack::pto(None, 5), Duration::from_secs(1));
+    }
+}

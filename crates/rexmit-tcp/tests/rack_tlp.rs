@@ -1,0 +1,118 @@
+//! RACK-TLP (RFC 8985) cases, driven by hand-made ACKs. SYN RTT 100 ms (min_RTT = SRTT =
+//! 100 ms), ten packets sent together at t = 100 ms, SACK recovery with RACK loss detection.
+
+mod common;
+use common::*;
+use rexmit_tcp::{RecoveryAlgorithm, TcpConfig};
+
+fn rack_sender(packets: u64) -> Injector {
+    let c = TcpConfig { initial_cwnd_segments: 10, rack: true, ..cfg(RecoveryAlgorithm::Sack) };
+    let mut s = Injector::established(c, true, (packets * MSS) as usize);
+    assert_eq!(s.sent(), (1..=packets.min(10)).collect::<Vec<_>>());
+    s
+}
+
+#[test]
+fn rack_reordering_window_timer_marks_loss_after_quarter_min_rtt() {
+    let mut s = rack_sender(10);
+    // Packet 2 SACKed at 200 ms. Packet 1 was sent before it (same time, lower sequence), but
+    // only RACK.rtt (100 ms) has passed: it is lost only after reo_wnd = min_RTT/4 = 25 ms more
+    // (RFC 8985 §6.2 step 4–5).
+    assert_eq!(s.ack(200, 1, &[(2, 2)]), vec![]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(225)));
+    assert_eq!(s.timeout(224), vec![]);
+    // The reordering timer fires: 1 is lost, recovery starts, 1 is retransmitted (cause RACK).
+    assert_eq!(s.timeout(225), vec![1]);
+    assert!(s.c.in_recovery());
+    assert_eq!(s.c.stats().retransmits_rack, 1);
+}
+
+#[test]
+fn rack_reordering_within_the_window_is_not_a_loss() {
+    let mut s = rack_sender(10);
+    assert_eq!(s.ack(200, 1, &[(2, 2)]), vec![]);
+    // Packet 1 arrives 10 ms late: no retransmission, and reordering is now known.
+    assert_eq!(s.ack(210, 3, &[]), vec![]);
+    assert_eq!(s.timeout(225), vec![]);
+    assert!(!s.c.in_recovery());
+    assert_eq!(s.c.stats().retransmits(), 0);
+}
+
+#[test]
+fn rack_reo_wnd_is_zero_once_dupthresh_segments_are_sacked() {
+    // RFC 8985 §6.2 step 4: no reordering seen and DupThresh segments SACKed → reo_wnd = 0,
+    // so packet 1 (sent with packet 4, RACK.rtt ago) is lost at once.
+    let mut s = rack_sender(10);
+    assert_eq!(s.ack(200, 1, &[(2, 4)]), vec![1]);
+    assert!(s.c.in_recovery());
+}
+
+#[test]
+fn rack_detects_a_lost_retransmission() {
+    let mut s = rack_sender(20);
+    assert_eq!(s.ack(200, 1, &[(2, 4)]), vec![1]);
+    // cwnd 5; in flight: 1 (resent) and 5..=10. As SACKs arrive new data goes out.
+    assert_eq!(s.ack(201, 1, &[(2, 5)]), vec![]);
+    assert_eq!(s.ack(202, 1, &[(2, 6)]), vec![]);
+    assert_eq!(s.ack(203, 1, &[(2, 7)]), vec![11]);
+    assert_eq!(s.ack(204, 1, &[(2, 8)]), vec![12]);
+    assert_eq!(s.ack(205, 1, &[(2, 9)]), vec![13]);
+    assert_eq!(s.ack(206, 1, &[(2, 10)]), vec![14]);
+    // Packet 11 (sent at 203) is SACKed at 303: the retransmission of 1, sent at 200, is
+    // older than RACK.xmit_ts and 200 + RACK.rtt (100) + reo_wnd (0 in recovery) has passed:
+    // lost again, retransmitted again — which RFC 6675 alone could only repair by RTO. With
+    // 12..=14 in flight and cwnd 5, new packet 15 follows.
+    assert_eq!(s.ack(303, 1, &[(11, 11), (2, 10)]), vec![1, 15]);
+    assert_eq!(s.c.stats().retransmits_rack, 2);
+    assert_eq!(s.c.stats().timeouts, 0);
+}
+
+#[test]
+fn tlp_retransmits_last_segment_after_pto_on_tail_loss() {
+    let mut s = rack_sender(10);
+    // 1..=9 acknowledged, 10 lost. One segment in flight: PTO = 2·SRTT + WCDelAckT = 400 ms.
+    assert_eq!(s.ack(200, 10, &[]), vec![]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(600)));
+    assert_eq!(s.timeout(600), vec![10]);
+    let st = s.c.stats();
+    assert_eq!((st.tlp_probes, st.retransmits_tlp, st.timeouts), (1, 1, 0));
+    // The probe repairs the tail before the RTO (re-armed at 600 + 1 s).
+    assert_eq!(s.c.poll_timeout(), Some(ms(1_600)));
+    assert_eq!(s.ack(700, 11, &[]), vec![]);
+    assert_eq!(s.c.poll_timeout(), None);
+    assert_eq!(s.c.stats().timeouts, 0);
+}
+
+#[test]
+fn tlp_probe_sack_lets_rack_recover_the_rest_of_the_tail() {
+    let mut s = rack_sender(10);
+    // 1..=5 acknowledged; 6..=10 all lost. PTO = 2·SRTT = 200 ms (five segments in flight).
+    assert_eq!(s.ack(200, 6, &[]), vec![]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(400)));
+    assert_eq!(s.timeout(400), vec![10]);
+    // The probe's SACK at 500 ms: 6..=9 were sent before it, more than RACK.rtt + reo_wnd ago:
+    // lost. cwnd = ssthresh = FlightSize/2 = 2500 B: two retransmissions fit.
+    assert_eq!(s.ack(500, 6, &[(10, 10)]), vec![6, 7]);
+    assert!(s.c.in_recovery());
+    assert_eq!(s.ack(600, 8, &[(10, 10)]), vec![8, 9]);
+    assert_eq!(s.ack(700, 11, &[]), vec![]);
+    assert!(!s.c.in_recovery());
+    let st = s.c.stats();
+    assert_eq!((st.tlp_probes, st.retransmits_rack, st.timeouts), (1, 4, 0));
+}
+
+#[test]
+fn tlp_sends_new_data_when_available() {
+    // cwnd 5 with 10 packets to send; the whole first flight is lost (no ACK at all).
+    let c = TcpConfig { initial_cwnd_segments: 5, rack: true, ..cfg(RecoveryAlgorithm::Sack) };
+    let mut s = Injector::established(c, true, 10 * MSS as usize);
+    assert_eq!(s.sent(), vec![1, 2, 3, 4, 5]);
+    // PTO = 2·SRTT after the last transmission: the probe is new data (RFC 8985 §7.3), sent
+    // beyond cwnd because the receive window allows it.
+    assert_eq!(s.c.poll_timeout(), Some(ms(300)));
+    assert_eq!(s.timeout(300), vec![6]);
+    assert_eq!(s.c.stats().retransmits(), 0);
+    // Its SACK makes RACK mark 1..=5 lost: recovery with cwnd = FlightSize/2 = 3 segments.
+    assert_eq!(s.ack(400, 1, &[(6, 6)]), vec![1, 2, 3]);
+    assert_eq!(s.c.stats().tlp_probes, 1);
+}
