@@ -47,6 +47,11 @@ impl SackGen {
     pub fn due(&self) -> bool {
         self.send_now
     }
+    /// Something is waiting to be acknowledged (due now or delayed): worth bundling with
+    /// outgoing DATA (RFC 9260 §6.2).
+    pub fn pending(&self) -> bool {
+        self.send_now || self.packets_unacked > 0 || !self.dups.is_empty()
+    }
     pub fn deadline(&self) -> Option<Time> {
         if self.send_now {
             None

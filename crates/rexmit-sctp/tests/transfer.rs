@@ -208,3 +208,19 @@ fn nr_gap_acked_data_is_freed_and_never_retransmitted() {
     a.handle_packet(t3, B1, A1, &nr(vec![GapBlock { start: 2, end: 2 }], vec![]));
     assert_eq!(a.rtx_queue().iter().map(|e| (e.0, e.1)).collect::<Vec<_>>(), vec![(1, TsnState::InFlight), (2, TsnState::GapAcked), (3, TsnState::NrAcked)]);
 }
+
+#[test]
+fn pending_sack_rides_on_reverse_data() {
+    let (mut a, mut b) = connect_pair(cfg(), cfg(), 1, 1, false);
+    let now = Time::from_millis(1);
+    a.send(now, 0, Payload::zeros(100), false).unwrap();
+    deliver(&mut b, now, &drain(&mut a, now)[0]);
+    assert!(drain(&mut b, now).is_empty(), "first packet: SACK delayed");
+    let later = now + Duration::from_millis(50);
+    b.send(later, 0, Payload::zeros(200), false).unwrap();
+    let out = drain(&mut b, later);
+    assert_eq!(out.len(), 1);
+    let kinds: Vec<u8> = out[0].packet.chunks.iter().map(|c| c.chunk_type()).collect();
+    assert_eq!(kinds, vec![3, 0], "SACK first, then DATA (RFC 9260 §6.5 bundling)");
+    assert_eq!(b.poll_timeout().map(|t| t > later + Duration::from_millis(150)), Some(true), "delayed-SACK timer cancelled");
+}

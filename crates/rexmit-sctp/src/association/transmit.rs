@@ -163,7 +163,7 @@ impl Association {
 
     /// Put a due SACK in front of `chunks` if it goes to path `p` and fits.
     fn with_sack(&mut self, p: usize, used: &mut usize, chunks: Vec<Chunk>) -> Vec<Chunk> {
-        if self.sack.due() && self.sack.dest == p && self.rmap.is_some() {
+        if self.sack.pending() && self.sack.dest == p && self.rmap.is_some() {
             let s = self.build_sack();
             if *used + pad4(s.length()) <= self.packet_budget() {
                 *used += pad4(s.length());
