@@ -1,0 +1,13 @@
+//! Adapters between the network simulation and the sans-IO protocol cores.
+//!
+//! Each adapter is an `Agent` that owns one protocol endpoint (a `rexmit_tcp::Connection` or a
+//! `rexmit_sctp::Association`) and the application on top of it. It feeds the core packets and
+//! timer expiries with the current time, sends what the core emits, and arms the core's next
+//! deadline. The cores never see the engine.
+//!
+//! Ground truth lives here, not in the cores: the receiving adapter sees every data segment that
+//! arrives, so it knows which retransmissions were spurious (their data had already arrived).
+
+pub mod timer;
+pub mod truth;
+pub mod tcp;
