@@ -54,6 +54,8 @@ pub struct TcpConfig {
     pub immediate_ack_on_ooo: bool,
     /// RFC 8985 RACK-TLP loss detection (needs SACK and `RecoveryAlgorithm::Sack`).
     pub rack: bool,
+    /// RFC 6937 proportional rate reduction during SACK recovery (`RecoveryAlgorithm::Sack`).
+    pub prr: bool,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     /// RFC 5827 early retransmit (byte-based).
@@ -89,6 +91,7 @@ impl Default for TcpConfig {
             delayed_ack_timeout: Duration::from_millis(200),
             immediate_ack_on_ooo: true,
             rack: false,
+            prr: false,
             limited_transmit: false,
             early_retransmit: false,
             thin_linear_timeouts: false,
@@ -158,6 +161,7 @@ impl TcpConfig {
             "rack",
             "false unless sack = true and recovery = Sack",
         )?;
+        check(!self.prr || self.recovery == RecoveryAlgorithm::Sack, "prr", "false unless recovery = Sack")?;
         if let crate::cc::CcAlgorithm::Aimd { a, b } = self.cc {
             check(a.is_finite() && a > 0.0 && a <= 1000.0, "cc.a", "(0, 1000]")?;
             check(b.is_finite() && b > 0.0 && b < 1.0, "cc.b", "(0, 1)")?;

@@ -10,6 +10,7 @@ use crate::cc::{AckSample, CongestionControl};
 use crate::config::{RecoveryAlgorithm, TcpConfig};
 use crate::rack::Rack;
 use crate::recovery;
+use crate::recovery::prr::Prr;
 use crate::sack_scoreboard::{Delivered, Scoreboard, SentSegment};
 use crate::send_buffer::SendBuffer;
 use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
@@ -91,6 +92,9 @@ pub struct Sender {
     pub(crate) rack: Option<Rack>,
     /// The probe timeout fired: the next transmission is a tail loss probe.
     tlp_pending: bool,
+    /// RFC 6937 enabled, and its state during a recovery episode.
+    pub(crate) prr_enabled: bool,
+    pub(crate) prr: Option<Prr>,
 }
 
 impl std::fmt::Debug for Sender {
@@ -141,6 +145,8 @@ impl Sender {
             go_back_cause: RetransmitCause::Timeout,
             rack: (cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack).then(Rack::new),
             tlp_pending: false,
+            prr_enabled: cfg.prr && cfg.recovery == RecoveryAlgorithm::Sack,
+            prr: None,
         }
     }
 
@@ -305,6 +311,14 @@ impl Sender {
         } else if self.alg == RecoveryAlgorithm::Sack {
             self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
+        if self.episode.as_ref().is_some_and(|e| !e.after_rto) {
+            let (pipe, ssthresh, smss) = (self.pipe(), self.cc.ssthresh(), self.smss);
+            if let Some(prr) = self.prr.as_mut() {
+                // RFC 6937 §3: cwnd = pipe + sndcnt on every ACK during recovery.
+                let cwnd = prr.on_ack(acked + up.newly_sacked, pipe, ssthresh, smss);
+                self.cc.set_window(cwnd);
+            }
+        }
         acked
     }
 
@@ -393,10 +407,23 @@ impl Sender {
 
     /// Choose and record the next data segment to send, if any may go now.
     pub fn next_tx(&mut self, now: Time, st: &mut TcpStats) -> Option<DataTx> {
+        let tx = self.choose_tx(now, st)?;
+        if let Some(prr) = self.prr.as_mut() {
+            prr.on_sent(tx.len + tx.fin as u64);
+        }
+        Some(tx)
+    }
+
+    fn choose_tx(&mut self, now: Time, st: &mut TcpStats) -> Option<DataTx> {
         if let Some((start, cause)) = self.pending_rexmit.take() {
             if let Some(tx) = self.retransmit(now, start, cause, st) {
+                let end = tx.start + tx.len + tx.fin as u64;
                 if self.snd_nxt == tx.start {
-                    self.snd_nxt = self.snd_nxt.max(tx.start + tx.len + tx.fin as u64);
+                    self.snd_nxt = self.snd_nxt.max(end);
+                }
+                if self.alg == RecoveryAlgorithm::Sack && self.episode.is_some() {
+                    // RFC 6675 §5 (4.3) retransmission: now below HighRxt.
+                    self.high_rxt = self.high_rxt.max(end);
                 }
                 return Some(tx);
             }
@@ -415,7 +442,7 @@ impl Sender {
             // Go-back-N after a Tahoe fast retransmit or a non-SACK timeout.
             let Some(seg) = self.sb.get(self.snd_nxt).cloned() else {
                 self.snd_nxt = self.snd_max;
-                return self.next_tx(now, st);
+                return self.choose_tx(now, st);
             };
             let data_end = seg.end - seg.fin as u64;
             if data_end > limit && data_end > self.snd_nxt {
@@ -595,6 +622,7 @@ impl Sender {
     }
 
     pub(crate) fn end_episode(&mut self, now: Time, st: &mut TcpStats) {
+        self.prr = None;
         if let Some(e) = self.episode.take() {
             if let Some(rack) = self.rack.as_mut() {
                 rack.on_recovery_end();

@@ -295,7 +295,7 @@ proptest! {
                 s.seq = r.peer_iss.wrapping_add(s.seq % 100_000);
                 s.ack = r.iss.wrapping_add(s.ack % 100_000);
             }
-            t = t + Duration::from_millis(7);
+            t += Duration::from_millis(7);
             for c in [&mut r.c, &mut a, &mut l] {
                 c.handle_segment(t, &s);
                 while c.poll_transmit(t).is_some() {}

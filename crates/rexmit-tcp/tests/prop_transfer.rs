@@ -59,11 +59,12 @@ fn transfer(
     let c = TcpConfig {
         recovery: VARIANTS[variant],
         rack: variant == 4,
+        prr: VARIANTS[variant] == RecoveryAlgorithm::Sack && seed & 4 == 0,
         cc: controller(cc),
         ack_every,
         timestamps,
         limited_transmit: seed & 1 == 0,
-        early_retransmit: seed % 3 == 0,
+        early_retransmit: seed & 2 == 0,
         recv_buffer: 20_000,
         send_buffer: 30_000,
         ..cfg(VARIANTS[variant])

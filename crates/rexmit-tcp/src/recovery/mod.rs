@@ -6,6 +6,7 @@
 //! scoreboard in `sack_scoreboard`, window arithmetic in `cc`.
 
 mod newreno;
+pub mod prr;
 mod reno;
 mod sack;
 mod tahoe;

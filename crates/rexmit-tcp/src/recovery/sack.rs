@@ -3,6 +3,7 @@
 //! exit when the cumulative ACK reaches RecoveryPoint.
 
 use super::super::sender::Sender;
+use super::prr::Prr;
 use crate::cc::AckSample;
 use crate::stats::{RetransmitCause, TcpStats};
 use rexmit_time::Time;
@@ -31,11 +32,14 @@ pub(super) fn enter(s: &mut Sender, now: Time, st: &mut TcpStats) {
     s.high_rxt = s.snd_una;
     s.rescue_rxt = None;
     // (4.3) Retransmit the first segment presumed dropped, regardless of pipe.
+    // HighRxt rises when it is actually sent (sender), so that PRR's pipe excludes it.
     let first = if s.rack.is_some() { s.sb.first_lost() } else { s.sb.first() };
-    if let Some((start, end)) = first.map(|f| (f.start, f.end)) {
+    if let Some(start) = first.map(|f| f.start) {
         let cause = if s.rack.is_some() { RetransmitCause::Rack } else { RetransmitCause::FastRetransmit };
         s.pending_rexmit = Some((start, cause));
-        s.high_rxt = end;
+    }
+    if s.prr_enabled {
+        s.prr = Some(Prr::new(s.flight_size()));
     }
     if let Some(rack) = s.rack.as_mut() {
         rack.tlp_end_seq = None;
@@ -51,7 +55,10 @@ pub(super) fn on_new_ack(s: &mut Sender, now: Time, ack: &AckSample, st: &mut Tc
     };
     let after_rto = ep.after_rto;
     if s.snd_una >= ep.recovery_point {
-        // RFC 6675 §5 (A): end of loss recovery.
+        // RFC 6675 §5 (A): end of loss recovery; RFC 6937 §3: cwnd = ssthresh after PRR.
+        if s.prr.is_some() {
+            s.cc.set_window(s.cc.ssthresh());
+        }
         s.end_episode(now, st);
     }
     if after_rto {
