@@ -10,4 +10,5 @@
 
 pub mod timer;
 pub mod truth;
+pub mod sctp;
 pub mod tcp;
