@@ -69,6 +69,8 @@ pub struct Sender {
     /// Offset of our FIN once the application closed.
     pub(crate) fin_at: Option<u64>,
     pub(crate) snd_wnd: u64,
+    /// Largest window the peer ever offered (RFC 9293 §3.8.6.2.1 Max(SND.WND)).
+    max_snd_wnd: u64,
     snd_wl1: u64,
     snd_wl2: u64,
     pub(crate) cc: Box<dyn CongestionControl>,
@@ -129,6 +131,7 @@ impl Sender {
             sb: Scoreboard::default(),
             fin_at: None,
             snd_wnd: 0,
+            max_snd_wnd: 0,
             snd_wl1: 0,
             snd_wl2: 0,
             cc: cfg.cc.build(iw, cfg.initial_ssthresh, smss),
@@ -163,6 +166,7 @@ impl Sender {
             self.rack = None;
         }
         self.snd_wnd = wnd;
+        self.max_snd_wnd = wnd;
         self.snd_wl1 = peer_seq;
         self.snd_wl2 = self.snd_una;
     }
@@ -231,6 +235,7 @@ impl Sender {
         // RFC 9293 §3.10.7.4: window update when the segment is newer than the last one used.
         if self.snd_wl1 < a.seq || (self.snd_wl1 == a.seq && self.snd_wl2 <= a.ack) {
             self.snd_wnd = a.window;
+            self.max_snd_wnd = self.max_snd_wnd.max(a.window);
             self.snd_wl1 = a.seq;
             self.snd_wl2 = a.ack;
         }
@@ -581,9 +586,16 @@ impl Sender {
         }
         let probe = std::mem::take(&mut self.probe_now);
         if start + len > limit {
-            if probe && self.sb.is_empty() && len > 0 {
-                // RFC 9293 §3.8.6.1 zero-window probe: one byte beyond the window.
-                len = 1;
+            let usable = limit.saturating_sub(start);
+            let rwnd_limited = self.snd_una + self.snd_wnd <= limit;
+            if usable > 0 && rwnd_limited && usable >= self.max_snd_wnd / 2 {
+                // RFC 9293 §3.8.6.2.1 (sender SWS avoidance): a segment of at least half the
+                // largest window ever offered may go.
+                len = usable;
+            } else if probe && self.sb.is_empty() && len > 0 {
+                // RFC 9293 §3.8.6.1 window probe, or the SWS override timeout: what fits, or
+                // one byte beyond a zero window.
+                len = usable.clamp(1, len);
             } else {
                 if self.snd_wnd < self.smss.min(avail.max(1)) && self.sb.is_empty() && self.persist_at.is_none() {
                     self.persist_at = Some(now + self.rtt.rto());

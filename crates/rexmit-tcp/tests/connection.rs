@@ -222,6 +222,27 @@ fn fin_teardown_walks_both_sides_through_rfc9293_states() {
 }
 
 #[test]
+fn slow_reader_closes_the_window_and_the_transfer_resumes_when_it_reads() {
+    let b = TcpConfig { recv_buffer: 2_500, ..cfg(RecoveryAlgorithm::Sack) };
+    let mut n = Net::new(cfg(RecoveryAlgorithm::Sack), b);
+    n.b_reads = false;
+    let data: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 256) as u8).collect();
+    n.a.send_bytes(Time::ZERO, &data);
+    n.a.close(Time::ZERO);
+    n.run_until(ms(3_000));
+    // The window (2500 B) filled: 1000 + 1000 + a 500-byte segment (half the largest window,
+    // RFC 9293 §3.8.6.2.1), then zero-window probes of one byte are refused.
+    assert_eq!(n.b.readable(), 2_500);
+    let lens: Vec<usize> = n.log.iter().filter(|s| s.dir == Dir::AtoB).map(|s| s.seg.payload.len()).filter(|&l| l > 0).collect();
+    assert_eq!(&lens[..3], &[1000, 1000, 500]);
+    assert!(lens[3..].iter().all(|&l| l == 1), "{lens:?}");
+    n.b_reads = true;
+    n.run_until(Time::from_secs(600));
+    assert!(n.received == data);
+    assert!(n.finished());
+}
+
+#[test]
 fn out_of_window_segment_is_answered_with_an_ack_and_ignored() {
     let mut r = RxInjector::new(cfg(RecoveryAlgorithm::Sack), true, false);
     r.data(200, 1);

@@ -44,6 +44,8 @@ pub struct Net {
     pub a_events: Vec<Event>,
     /// Close B once A's FIN arrived.
     pub b_closes: bool,
+    /// B's application reads everything as soon as it is delivered.
+    pub b_reads: bool,
     pub iss_a: u32,
     pub iss_b: u32,
 }
@@ -72,6 +74,7 @@ impl Net {
             b_events: Vec::new(),
             a_events: Vec::new(),
             b_closes: true,
+            b_reads: true,
             iss_a,
             iss_b,
         }
@@ -111,7 +114,7 @@ impl Net {
             }
             self.b_events.push(e);
         }
-        loop {
+        while self.b_reads {
             let p = self.b.recv(usize::MAX);
             if p.is_empty() {
                 break;
