@@ -223,11 +223,14 @@ impl Scoreboard {
     }
 
     /// NextSeg rule (1): the first unSACKed segment above HighRxt, below the highest SACKed
-    /// octet, for which IsLost holds. Rule (3) when `require_lost` is false.
-    pub fn next_hole(&self, high_rxt: u64, require_lost: bool) -> Option<&SentSegment> {
-        self.segs.iter().find(|s| {
-            !s.sacked && s.start >= high_rxt && s.start < self.high_sacked && (s.lost || !require_lost)
-        })
+    /// octet (1.b), for which IsLost holds. Rule (3) when `require_lost` is false. After a
+    /// timeout every unSACKed segment is lost and (1.b) is waived (`below_sacked` false), so
+    /// that the holes are resent in order even when nothing was SACKed.
+    pub fn next_hole(&self, high_rxt: u64, require_lost: bool, below_sacked: bool) -> Option<&SentSegment> {
+        let limit = if below_sacked { self.high_sacked } else { u64::MAX };
+        self.segs
+            .iter()
+            .find(|s| !s.sacked && s.start >= high_rxt && s.start < limit && (s.lost || !require_lost))
     }
 
     /// NextSeg rule (4): the segment holding the highest outstanding unSACKed octet.
@@ -278,9 +281,9 @@ mod tests {
         assert_eq!(sb.pipe(1), 200);
         // After retransmitting the first segment (HighRxt = 101) it counts again.
         assert_eq!(sb.pipe(101), 300);
-        assert_eq!(sb.next_hole(1, true).unwrap().start, 1);
-        assert_eq!(sb.next_hole(101, true), None);
-        assert_eq!(sb.next_hole(101, false).unwrap().start, 301);
+        assert_eq!(sb.next_hole(1, true, true).unwrap().start, 1);
+        assert_eq!(sb.next_hole(101, true, true), None);
+        assert_eq!(sb.next_hole(101, false, true).unwrap().start, 301);
         assert_eq!(sb.highest_unsacked().unwrap().start, 501);
     }
 

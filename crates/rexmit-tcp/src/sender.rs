@@ -510,7 +510,7 @@ impl Sender {
             return self.new_data(now, self.snd_una + self.snd_wnd, st);
         }
         // NextSeg (1): first lost unSACKed segment above HighRxt, below the highest SACK.
-        if let Some(s) = self.sb.next_hole(self.high_rxt, true).map(|s| s.start) {
+        if let Some(s) = self.sb.next_hole(self.high_rxt, true, !after_rto).map(|s| s.start) {
             return self.retransmit_and_raise_high_rxt(now, s, cause, st);
         }
         // NextSeg (2): new data, if the receiver's window allows.
@@ -523,7 +523,7 @@ impl Sender {
             return None;
         }
         // NextSeg (3): first unSACKed segment above HighRxt below the highest SACK, not lost.
-        if let Some(s) = self.sb.next_hole(self.high_rxt, false).map(|s| s.start) {
+        if let Some(s) = self.sb.next_hole(self.high_rxt, false, true).map(|s| s.start) {
             return self.retransmit_and_raise_high_rxt(now, s, cause, st);
         }
         // NextSeg (4): one rescue retransmission per episode of the highest unSACKed segment;

@@ -104,3 +104,19 @@ fn ack_without_new_sack_information_is_not_a_duplicate() {
     }
     assert!(!s.c.in_recovery());
 }
+
+#[test]
+fn after_timeout_sack_recovery_resends_holes_in_order_before_new_data() {
+    // RFC 6675 §5.1: after an RTO everything unSACKed is presumed lost; with nothing SACKed
+    // the retransmissions still come first, in slow start from one segment.
+    let c = TcpConfig { initial_cwnd_segments: 4, ..cfg(RecoveryAlgorithm::Sack) };
+    let mut s = Injector::established(c, true, 20 * MSS as usize);
+    assert_eq!(s.sent(), vec![1, 2, 3, 4]);
+    assert_eq!(s.timeout(1_100), vec![1]);
+    assert_eq!(s.ack(1_200, 2, &[]), vec![2, 3]);
+    assert_eq!(s.ack(1_300, 4, &[]), vec![4, 5, 6]);
+    assert_eq!(s.c.stats().retransmits_timeout, 4);
+    assert!(s.c.in_recovery());
+    s.ack(1_400, 7, &[]);
+    assert!(!s.c.in_recovery(), "RecoveryPoint (end of 4) was passed");
+}
