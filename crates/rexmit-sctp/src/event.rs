@@ -47,7 +47,8 @@ pub enum Event {
 pub enum SendError {
     /// The send buffer cannot take the message now (send-buffer blocking, seed 000 §II.B).
     BufferFull,
-    /// The message is larger than the whole send buffer.
+    /// The message is larger than the whole send buffer, or than the peer's whole receive
+    /// buffer (rexmit has no partial delivery API, RFC 6458 §8.1.20).
     MessageTooLarge,
     /// Empty messages cannot be sent (RFC 9260 §6.1: DATA must carry user data).
     EmptyMessage,

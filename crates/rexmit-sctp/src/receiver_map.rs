@@ -49,6 +49,13 @@ impl ReceiverMap {
     pub fn contains_pos(&self, pos: u64) -> bool {
         self.ooo.contains_key(&pos)
     }
+    /// TSNs not yet received between the cumulative ack and `pos` (exclusive).
+    pub fn missing_below(&self, pos: u64) -> u64 {
+        if pos <= self.cum + 1 {
+            return 0;
+        }
+        (pos - self.cum - 1) - self.ooo.range(..pos).count() as u64
+    }
     pub fn has_gaps(&self) -> bool {
         !self.ooo.is_empty()
     }
@@ -158,6 +165,7 @@ mod tests {
         let p13 = m.pos(13);
         m.mark_non_renegable(p13);
         assert_eq!(m.gap_blocks(), vec![gb(2, 3), gb(5, 5)]);
+        assert_eq!(m.missing_below(m.pos(15)), 2, "TSNs 11 and 14");
         assert_eq!(m.nr_gap_blocks(), vec![gb(3, 3)]);
         assert!(!m.all_non_renegable());
         assert_eq!(m.on_data(12, false), Arrival::Duplicate);

@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use proptest::prelude::{any, proptest, ProptestConfig};
-use rexmit_sctp::{Association, CmtConfig, Event, RtxPolicy, SctpConfig, SendError, Transmit};
+use rexmit_sctp::{Association, CmtConfig, Event, RenegePolicy, RtxPolicy, SctpConfig, SendError, Transmit};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::Payload;
 use std::collections::BTreeMap;
@@ -16,22 +16,41 @@ struct Msg {
     bytes: Vec<u8>,
 }
 
-fn messages(seed: u64, n: usize) -> Vec<Msg> {
+fn messages(seed: u64, n: usize, big: usize) -> Vec<Msg> {
     let mut r = Rng::new(seed ^ 0xabc);
     (0..n)
         .map(|i| {
+            let big_len = big;
             let big = r.chance(200);
-            let len = 1 + r.below(if big { 5000 } else { 1400 }) as usize;
+            let len = 1 + r.below(if big { big_len as u64 } else { 1400 }) as usize;
             Msg { stream: r.below(3) as u16, unordered: r.chance(300), bytes: (0..len).map(|k| (k * 31 + i * 7) as u8).collect() }
         })
         .collect()
 }
 
+/// Buffer sizes: roomy, or tiny (576-byte PMTU, 6000-byte send buffer, 3000-byte receive
+/// buffer: zero windows, reneging under memory pressure) with the given renege policy.
+#[derive(Clone, Copy)]
+enum Buffers {
+    Roomy,
+    Tiny(RenegePolicy),
+}
+
 fn run(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: Option<RtxPolicy>) {
+    run_with(seed, loss_permille, jitter_ms, nr_sack, cmt, Buffers::Roomy)
+}
+
+fn run_with(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: Option<RtxPolicy>, buffers: Buffers) {
+    let (pmtu, send_buffer, recv_buffer, renege, big) = match buffers {
+        Buffers::Roomy => (1500, 32 * 1024, 32 * 1024, RenegePolicy::UnderMemoryPressure, 5000),
+        Buffers::Tiny(r) => (576, 6000, 3000, r, 2900),
+    };
     let cfg = SctpConfig {
         nr_sack,
-        send_buffer: 32 * 1024,
-        recv_buffer: 32 * 1024,
+        pmtu,
+        send_buffer,
+        recv_buffer,
+        renege,
         assoc_max_retrans: 1000,
         path_max_retrans: 100,
         hb_interval: Some(Duration::from_secs(5)),
@@ -49,7 +68,7 @@ fn run(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: Option
         Some(Duration::from_micros(base * 1000 + rng.below(jitter_ms * 1000 + 1)))
     };
     // Both directions carry messages, so SACKs also ride on DATA packets (bundling).
-    let msgs = [messages(seed, 300), messages(seed ^ 0x5555, 150)];
+    let msgs = [messages(seed, 300, big), messages(seed ^ 0x5555, 150, big)];
     let mut next = [0usize; 2];
     let mut app = |now: Time, eps: &mut [Association; 2]| {
         for (i, ep) in eps.iter_mut().enumerate() {
@@ -67,7 +86,7 @@ fn run(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: Option
         }
     };
     net.run(Time::from_secs(3000), &mut fate, &mut app);
-    let msgs = [messages(seed, 300), messages(seed ^ 0x5555, 150)];
+    let msgs = [messages(seed, 300, big), messages(seed ^ 0x5555, 150, big)];
     for (sender, receiver) in [(0, 1), (1, 0)] {
         check_delivery(&msgs[sender], &net.events[receiver], net.eps[sender].stats());
         assert!(net.eps[sender].is_established());
@@ -112,5 +131,11 @@ proptest! {
     fn cmt_sack_and_nr_sack(seed in any::<u64>(), loss in 0u64..200, jitter in 0u64..20, nr in any::<bool>(), pol in 0usize..4) {
         let policy = [RtxPolicy::Same, RtxPolicy::Asap, RtxPolicy::Cwnd, RtxPolicy::Ssthresh][pol];
         run(seed, loss, jitter, nr, Some(policy));
+    }
+
+    #[test]
+    fn tiny_buffers_zero_windows_and_reneging(seed in any::<u64>(), loss in 0u64..100, jitter in 0u64..20, nr in any::<bool>(), never in any::<bool>(), cmt in any::<bool>()) {
+        let renege = if never { RenegePolicy::Never } else { RenegePolicy::UnderMemoryPressure };
+        run_with(seed, loss, jitter, nr, cmt.then_some(RtxPolicy::Ssthresh), Buffers::Tiny(renege));
     }
 }

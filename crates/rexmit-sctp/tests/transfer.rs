@@ -102,6 +102,8 @@ fn send_buffer_refuses_when_full_and_reports_space() {
     a.send(now, 0, Payload::zeros(1500), false).unwrap();
     assert_eq!(a.send(now, 0, Payload::zeros(1), false), Err(SendError::BufferFull));
     assert_eq!(a.send(now, 0, Payload::zeros(4000), false), Err(SendError::MessageTooLarge));
+    let (mut small_peer, _) = connect_pair(cfg(), SctpConfig { recv_buffer: 2000, ..cfg() }, 1, 1, false);
+    assert_eq!(small_peer.send(now, 0, Payload::zeros(2001), false), Err(SendError::MessageTooLarge), "cannot be reassembled at the peer");
     assert!(a.is_send_blocked());
     // The acks come back 10 ms later: that is how long the application was blocked.
     pump(&mut a, &mut b, now + Duration::from_millis(10), 3, Duration::from_millis(100));
@@ -148,17 +150,20 @@ fn receiver_reneges_renegable_data_when_the_next_in_order_chunk_does_not_fit() {
 }
 
 #[test]
-fn never_renege_policy_keeps_data_and_drops_the_newcomer() {
+fn never_renege_receiver_keeps_room_for_the_missing_tsn() {
     let rc = SctpConfig { recv_buffer: 4000, renege: RenegePolicy::Never, ..cfg() };
     let (_a, mut b) = connect_pair(cfg(), rc, 1, 1, false);
     let now = Time::from_millis(1);
     for tsn in 2..=4 {
         b.handle_packet(now, A1, B1, &data_pkt(tsn, tsn as u16 - 1, 1000));
     }
-    b.handle_packet(now, A1, B1, &data_pkt(1, 0, 1500));
-    assert_eq!(b.stats().reneged_chunks, 0);
-    assert_eq!(last_sack(&mut b, now).0, 0);
+    // TSN 4 would leave less than one full chunk (1452) for the missing TSN 1: refused.
+    assert_eq!(last_sack(&mut b, now), (0, vec![(2, 3)], 2000));
     assert!(b.is_tsn_non_renegable(3), "never-renege makes out-of-order data non-renegable");
+    b.handle_packet(now, A1, B1, &data_pkt(1, 0, 1452));
+    assert_eq!(b.stats().reneged_chunks, 0);
+    assert_eq!(last_sack(&mut b, now).0, 3);
+    assert_eq!(delivered(&events(&mut b)).len(), 3);
 }
 
 #[test]

@@ -65,6 +65,7 @@ impl Association {
         self.peer_tag = peer_tag;
         self.nr_sack = nr_sack;
         self.peer_rwnd = peer_a_rwnd as u64;
+        self.peer_buffer = Some(peer_a_rwnd as u64);
         self.rmap = Some(ReceiverMap::new(peer_initial_tsn));
         self.send_queue.set_streams(self.cfg.outbound_streams.min(peer_inbound));
         self.reasm = crate::reassembly::Reassembly::new(self.cfg.max_inbound_streams.min(peer_outbound));

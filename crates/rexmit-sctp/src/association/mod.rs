@@ -77,6 +77,9 @@ pub struct Association {
     cum_point: u32,
     /// Peer's receive window as last computed (RFC 9260 §6.2.1).
     peer_rwnd: u64,
+    /// The peer's whole receive buffer (a_rwnd of its INIT / INIT ACK): without a partial
+    /// delivery API a larger message could never be reassembled there.
+    peer_buffer: Option<u64>,
     /// Some rtx-queue entry may be marked for retransmission (a hint that spares scans).
     rtx_marked: bool,
     /// Plain-SCTP fast recovery exit point (RFC 9260 §7.2.4); CMT keeps one per path.
@@ -122,6 +125,7 @@ impl Association {
             next_tsn: initial_tsn,
             cum_point: initial_tsn.wrapping_sub(1),
             peer_rwnd: 0,
+            peer_buffer: None,
             rtx_marked: false,
             fast_recovery: None,
             assoc_errors: 0,
@@ -192,7 +196,7 @@ impl Association {
             return Err(SendError::InvalidStream);
         }
         let len = msg.len() as u64;
-        if len > self.cfg.send_buffer {
+        if len > self.cfg.send_buffer || self.peer_buffer.is_some_and(|b| len > b) {
             return Err(SendError::MessageTooLarge);
         }
         if self.send_buffer_bytes() + len > self.cfg.send_buffer {

@@ -35,6 +35,17 @@ impl Association {
                 continue;
             }
             let len = d.payload.len() as u64;
+            if never_renege && pos > map.cum_pos() + 1 {
+                // A receiver that never reneges keeps room for the TSNs still missing below
+                // this one (at most one full chunk each), else a late-arriving chunk could
+                // find the buffer full of data it may not drop and the association would
+                // stall: possible whenever the sender overruns the window (reordered SACKs,
+                // zero-window probes).
+                let reserve = map.missing_below(pos) * self.cfg.max_data_payload() as u64;
+                if self.reasm.bytes() + len + reserve > self.cfg.recv_buffer as u64 {
+                    continue;
+                }
+            }
             if self.reasm.bytes() + len > self.cfg.recv_buffer as u64 {
                 if self.cfg.renege == RenegePolicy::UnderMemoryPressure && pos == map.cum_pos() + 1 {
                     self.renege_for(len);
