@@ -66,6 +66,8 @@ pub struct Connection {
     syn_sent_at: Option<Time>,
     syn_retransmitted: bool,
     syn_rto_at: Option<Time>,
+    /// MSS option of the peer's SYN, if any.
+    peer_mss: Option<u16>,
     sack_ok: bool,
     ts_ok: bool,
     snd_wscale: u8,
@@ -122,6 +124,7 @@ impl Connection {
             syn_sent_at: None,
             syn_retransmitted: false,
             syn_rto_at: None,
+            peer_mss: None,
             sack_ok: false,
             ts_ok: false,
             snd_wscale: 0,
@@ -335,6 +338,7 @@ impl Connection {
     fn negotiate(&mut self, seg: &TcpSegment) {
         self.irs = SeqSpace::new(seg.seq);
         self.rcv = Receiver::new(rcv_config(&self.cfg), 1);
+        self.peer_mss = seg.options.mss;
         self.sack_ok = self.cfg.sack && seg.options.sack_permitted;
         self.ts_ok = self.cfg.timestamps && seg.options.timestamps.is_some();
         match (self.cfg.window_scaling, seg.options.window_scale) {
@@ -349,8 +353,8 @@ impl Connection {
         }
     }
 
-    fn established(&mut self, now: Time, seg: &TcpSegment, peer_mss: Option<u16>) {
-        let peer_mss = peer_mss.unwrap_or(self.cfg.default_peer_mss) as u64;
+    fn established(&mut self, now: Time, seg: &TcpSegment) {
+        let peer_mss = self.peer_mss.unwrap_or(self.cfg.default_peer_mss) as u64;
         // RFC 6691 §3: the MSS excludes options; leave room for the timestamps option.
         let opt = if self.ts_ok { TS_OPTION_LEN } else { 0 };
         let smss = peer_mss.min(self.cfg.mss as u64).saturating_sub(opt).max(1);
@@ -420,7 +424,7 @@ impl Connection {
         self.negotiate(seg);
         if ack_ok {
             self.snd.snd_una = 1;
-            self.established(now, seg, seg.options.mss);
+            self.established(now, seg);
             self.rcv.force_ack();
         } else {
             // Simultaneous open: answer with SYN-ACK.
@@ -472,7 +476,7 @@ impl Connection {
                 return;
             }
             self.snd.snd_una = 1;
-            self.established(now, seg, None);
+            self.established(now, seg);
         }
         let Some(ack) = self.iss.unwrap(seg.ack, self.snd.snd_una) else { return };
         if ack > self.snd.snd_max {

@@ -37,6 +37,7 @@ fn handshake_negotiates_mss_sack_timestamps_and_window_scale() {
     assert_eq!(synack.options.timestamps, Some(Timestamps { tsval: 50, tsecr: 0 }));
     // RFC 6691: 1460 − 12 bytes of timestamps option per segment.
     assert_eq!(n.a.smss(), 1448);
+    assert_eq!(n.b.smss(), 1448, "the passive side uses the MSS of the SYN too");
     let first_data = n.log.iter().find(|s| !s.seg.payload.is_empty()).expect("data");
     assert_eq!(first_data.seg.payload.len(), 1448);
     assert_eq!(first_data.seg.window, ((1u32 << 20) >> 5) as u16);
@@ -240,6 +241,26 @@ fn slow_reader_closes_the_window_and_the_transfer_resumes_when_it_reads() {
     n.run_until(Time::from_secs(600));
     assert!(n.received == data);
     assert!(n.finished());
+}
+
+#[test]
+fn both_directions_carry_data_at_once_under_loss() {
+    let mut n = Net::new(cfg(RecoveryAlgorithm::Sack), cfg(RecoveryAlgorithm::NewReno));
+    let up: Vec<u8> = (0..30_000u32).map(|i| (i % 241) as u8).collect();
+    let down: Vec<u8> = (0..20_000u32).map(|i| (i % 239) as u8).collect();
+    let mut k = 0u32;
+    n.drop = Box::new(move |_, s| {
+        k += 1;
+        !s.payload.is_empty() && k % 13 == 0
+    });
+    n.a.send_bytes(Time::ZERO, &up);
+    n.a.close(Time::ZERO);
+    n.run_until(ms(150));
+    assert_eq!(n.b.send_bytes(n.now, &down), down.len());
+    n.run_until(Time::from_secs(600));
+    assert!(n.received == up && n.a_received == down);
+    assert!(n.finished());
+    assert!(n.a.stats().retransmits() > 0 && n.b.stats().retransmits() > 0);
 }
 
 #[test]

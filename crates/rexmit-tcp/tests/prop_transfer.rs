@@ -89,7 +89,7 @@ fn transfer(
     while written < data.len() && t < Time::from_secs(20_000) {
         written += n.a.send_bytes(t, &data[written..]);
         if written < data.len() {
-            t = t + Duration::from_millis(50);
+            t += Duration::from_millis(50);
             n.run_until(t);
         }
     }

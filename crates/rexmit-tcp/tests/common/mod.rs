@@ -40,6 +40,8 @@ pub struct Net {
     pub drop: DropFn,
     pub extra_delay: DelayFn,
     pub received: Vec<u8>,
+    /// What A's application read (data from B).
+    pub a_received: Vec<u8>,
     pub b_events: Vec<Event>,
     pub a_events: Vec<Event>,
     /// Close B once A's FIN arrived.
@@ -71,6 +73,7 @@ impl Net {
             drop: Box::new(|_, _| false),
             extra_delay: Box::new(|_, _| Duration::ZERO),
             received: Vec::new(),
+            a_received: Vec::new(),
             b_events: Vec::new(),
             a_events: Vec::new(),
             b_closes: true,
@@ -107,6 +110,13 @@ impl Net {
     fn drain_events(&mut self) {
         while let Some(e) = self.a.poll_event() {
             self.a_events.push(e);
+        }
+        loop {
+            let p = self.a.recv(usize::MAX);
+            if p.is_empty() {
+                break;
+            }
+            p.write_to(&mut self.a_received);
         }
         while let Some(e) = self.b.poll_event() {
             if e == Event::PeerClosed && self.b_closes {
