@@ -5,6 +5,34 @@
 //! and timeouts with the current time and hands back packets, a next timeout and application
 //! events. Does not own: sockets, links, clocks, random numbers or metrics integration; the
 //! simulator's adapter drives it (see `Association` for the call pattern).
+//!
+//! ```
+//! use rexmit_sctp::{Association, Event, SctpConfig};
+//! use rexmit_time::{Duration, Time};
+//! use rexmit_wire::Payload;
+//! use std::net::Ipv4Addr;
+//!
+//! let (a_ip, b_ip) = (Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2));
+//! let cfg = SctpConfig { nr_sack: true, ..SctpConfig::default() };
+//! cfg.validate().unwrap();
+//! let mut a = Association::connect(cfg.clone(), vec![a_ip], 5000, vec![b_ip], 6000, 0x1111, 1, Time::ZERO);
+//! let mut b = Association::listen(cfg, vec![b_ip], 6000, 0x2222, 1);
+//! a.send(Time::ZERO, 0, Payload::zeros(3000), false).unwrap(); // queued until established
+//! // A loss-free, zero-delay network, time advancing 100 ms per round (the delayed SACK
+//! // timer needs 200 ms). `handle_timeout` is harmless when nothing is due.
+//! let mut now = Time::ZERO;
+//! for _ in 0..5 {
+//!     a.handle_timeout(now);
+//!     b.handle_timeout(now);
+//!     while let Some(t) = a.poll_transmit(now) { b.handle_packet(now, t.src, t.dst, &t.packet); }
+//!     while let Some(t) = b.poll_transmit(now) { a.handle_packet(now, t.src, t.dst, &t.packet); }
+//!     now += Duration::from_millis(100);
+//! }
+//! assert_eq!(a.poll_event(), Some(Event::Connected { nr_sack: true }));
+//! let got: Vec<Event> = std::iter::from_fn(|| b.poll_event()).collect();
+//! assert!(matches!(got[1], Event::MessageDelivered { ppid: 0, .. }));
+//! assert_eq!(a.rtx_queue_bytes(), 0);
+//! ```
 
 mod association;
 pub mod cc;

@@ -85,6 +85,12 @@ impl ReceiverMap {
         }
     }
 
+    /// Received (cum-acked or held out of order).
+    pub fn has_received(&self, tsn: u32) -> bool {
+        let pos = self.pos(tsn);
+        pos <= self.cum || self.ooo.contains_key(&pos)
+    }
+
     /// Ground truth for the metrics layer: cum-acked or non-renegable out-of-order.
     pub fn is_non_renegable(&self, tsn: u32) -> bool {
         let pos = self.pos(tsn);

@@ -150,6 +150,21 @@ fn receiver_reneges_renegable_data_when_the_next_in_order_chunk_does_not_fit() {
 }
 
 #[test]
+fn memory_pressure_reneges_on_request_and_the_sack_stops_reporting_it() {
+    let (_a, mut b) = connect_pair(cfg(), cfg(), 1, 1, false);
+    let now = Time::from_millis(1);
+    for tsn in 2..=4 {
+        b.handle_packet(now, A1, B1, &data_pkt(tsn, tsn as u16 - 1, 1000));
+    }
+    drain(&mut b, now);
+    assert!(b.has_received_tsn(4));
+    assert_eq!(b.renege(1500), 2000, "whole chunks, highest first");
+    assert!(!b.has_received_tsn(4) && !b.has_received_tsn(3) && b.has_received_tsn(2));
+    b.handle_packet(now, A1, B1, &data_pkt(2, 1, 1000)); // duplicate: SACK at once
+    assert_eq!(last_sack(&mut b, now).1, vec![(2, 2)]);
+}
+
+#[test]
 fn never_renege_receiver_keeps_room_for_the_missing_tsn() {
     let rc = SctpConfig { recv_buffer: 4000, renege: RenegePolicy::Never, ..cfg() };
     let (_a, mut b) = connect_pair(cfg(), rc, 1, 1, false);

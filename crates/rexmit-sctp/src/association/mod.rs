@@ -231,6 +231,19 @@ impl Association {
         self.close_abruptly(now, true);
     }
 
+    /// Memory pressure at the receiver: drop up to `bytes` of renegable out-of-order data
+    /// (RFC 9260 §6.2), highest TSNs first. Does nothing under `RenegePolicy::Never`. Returns
+    /// the bytes freed.
+    pub fn renege(&mut self, bytes: u64) -> u64 {
+        if self.cfg.renege == crate::config::RenegePolicy::Never {
+            return 0;
+        }
+        let before = self.reasm.bytes();
+        let target = before.saturating_sub(bytes);
+        self.renege_down_to(target);
+        before - self.reasm.bytes()
+    }
+
     pub fn handle_packet(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
         self.stats.packets_received += 1;
         self.round_open = false;
@@ -389,6 +402,11 @@ impl Association {
     /// received and non-renegable here?
     pub fn is_tsn_non_renegable(&self, tsn: u32) -> bool {
         self.rmap.as_ref().is_some_and(|m| m.is_non_renegable(tsn))
+    }
+    /// Receiver-side ground truth for spurious retransmissions: has the peer's `tsn`
+    /// arrived here (and not been reneged)?
+    pub fn has_received_tsn(&self, tsn: u32) -> bool {
+        self.rmap.as_ref().is_some_and(|m| m.has_received(tsn))
     }
     /// Receiver's cumulative TSN ack point.
     pub fn receiver_cum_tsn(&self) -> Option<u32> {

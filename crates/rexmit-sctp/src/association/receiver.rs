@@ -92,9 +92,14 @@ impl Association {
     /// Drop renegable out-of-order data, highest TSN first, until `need` bytes fit
     /// (RFC 9260 §6.2: reneging under memory pressure).
     fn renege_for(&mut self, need: u64) {
+        self.renege_down_to((self.cfg.recv_buffer as u64).saturating_sub(need));
+    }
+
+    /// Renege until at most `held` bytes are held (or nothing renegable is left).
+    pub(super) fn renege_down_to(&mut self, held: u64) {
         let Some(map) = self.rmap.as_mut() else { return };
         for pos in map.renegable_desc() {
-            if self.reasm.bytes() + need <= self.cfg.recv_buffer as u64 {
+            if self.reasm.bytes() <= held {
                 break;
             }
             if map.renege(pos) {
