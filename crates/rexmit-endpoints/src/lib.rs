@@ -12,3 +12,5 @@ pub mod timer;
 pub mod truth;
 pub mod sctp;
 pub mod tcp;
+#[doc(hidden)]
+pub mod testbeds;

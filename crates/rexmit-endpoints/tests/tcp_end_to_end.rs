@@ -1,41 +1,16 @@
 //! TCP over the simulated network, checked against what the seed 001 setup must give.
 
-use rexmit_endpoints::tcp::{BulkApp, TcpAgent};
-use rexmit_engine::{RunLimits, StreamFactory};
-use rexmit_net::topology::{chain, Duplex};
-use rexmit_net::*;
+use rexmit_endpoints::testbeds::seed001_single_flow;
+use rexmit_engine::RunLimits;
 use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
-use rexmit_time::{Duration, Rate, Time};
+use rexmit_time::Time;
 use std::collections::BTreeMap;
 
-/// Seed 001 Table 1: 10 Mb/s / 0.1 ms access links, 4 Mb/s / 50 ms bottleneck (drop-tail, 100
-/// packets: ns-3's default queue), burst errors on the bottleneck's data direction.
 fn seed001(burst_rate: f64, recovery: RecoveryAlgorithm, cc: CcAlgorithm, secs: u64, seed: u64) -> BTreeMap<String, f64> {
-    let mut net = Network::new(StreamFactory::new(seed));
-    let names: Vec<String> = ["S", "G1", "G2", "D"].iter().map(|s| s.to_string()).collect();
-    let mut access = LinkParams::new(Rate::from_mbps(10), Duration::from_micros(100));
-    access.queue = QueueConfig { limit: QueueLimit::Packets(100), discipline: QueueDiscipline::DropTail };
-    let mut bottleneck = LinkParams::new(Rate::from_mbps(4), Duration::from_millis(50));
-    bottleneck.queue = access.queue.clone();
-    let mut lossy = Duplex::symmetric(bottleneck);
-    if burst_rate > 0.0 {
-        lossy.fwd.errors.push(ErrorModelConfig::Burst { rate: burst_rate, size: BurstSize::Uniform { min: 2, max: 5 } });
-    }
-    chain(&mut net, &names, &[Duplex::symmetric(access.clone()), lossy, Duplex::symmetric(access)]).unwrap();
-    let mut sim = Simulation::new(net);
-    let s = sim.net().node_by_name("S").unwrap();
-    let d = sim.net().node_by_name("D").unwrap();
-    let daddr = sim.net().addrs(d)[0];
     let cfg = TcpConfig { recovery, cc, send_buffer: 1 << 20, recv_buffer: 1 << 20, ..TcpConfig::default() };
-    let app = BulkApp { bytes: None, close_when_done: false };
-    sim.add_agent("snd", s, Some((6, 4000)), Time::ZERO, Box::new(TcpAgent::sender(cfg.clone(), 4000, daddr, 80, 1_000_000, app))).unwrap();
-    sim.add_agent("rcv", d, Some((6, 80)), Time::ZERO, Box::new(TcpAgent::receiver(cfg, 80, 7_000_000, Time::ZERO))).unwrap();
+    let mut sim = seed001_single_flow(burst_rate, cfg, seed);
     sim.run(&RunLimits::until(Time::from_secs(secs)), |_| true).unwrap();
-    let mut out = BTreeMap::new();
-    for (_, _, m) in sim.agent_metrics() {
-        out.extend(m);
-    }
-    out
+    sim.agent_metrics().into_iter().flat_map(|(_, _, m)| m).collect()
 }
 
 const VARIANTS: [(RecoveryAlgorithm, CcAlgorithm); 5] = [
