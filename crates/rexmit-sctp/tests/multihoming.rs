@@ -71,3 +71,15 @@ fn cmt_sends_new_data_on_both_paths() {
     assert!(s.paths[0].data_chunks_sent > s.paths[1].data_chunks_sent && s.paths[1].data_chunks_sent > 200, "{:?}", s.paths);
     assert_eq!(s.retransmissions, 0, "reordering between paths is not mistaken for loss (SFR): {s:?}");
 }
+
+#[test]
+fn without_split_fast_retransmit_path_reordering_causes_spurious_retransmissions() {
+    let c = SctpConfig { cmt: CmtConfig { enabled: true, sfr: false, ..CmtConfig::default() }, ..cfg() };
+    let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
+    let mut net = Net::new(a, b);
+    let mut fate = |t: &Transmit, _now: Time| Some(if on_path0(t) { Duration::from_millis(10) } else { Duration::from_millis(30) });
+    net.run(Time::from_secs(20), &mut fate, &mut writer(3000));
+    assert_eq!(net.eps[1].stats().messages_delivered, 3000);
+    assert!(net.eps[0].stats().fast_retransmits > 0, "the contrast case for SFR: {:?}", net.eps[0].stats());
+    assert!(net.eps[1].stats().dup_tsns_received > 0, "those retransmissions were spurious");
+}

@@ -123,6 +123,29 @@ fn graceful_shutdown_after_data_is_acked() {
 }
 
 #[test]
+fn lost_shutdown_complete_is_answered_after_close() {
+    let (mut a, mut b) = connect_pair(cfg(false), cfg(false), 1, 1, false);
+    let now = Time::from_millis(1);
+    a.shutdown(now);
+    let shutdown = drain(&mut a, now);
+    assert!(matches!(shutdown[0].packet.chunks[0], Chunk::Shutdown { .. }));
+    deliver(&mut b, now, &shutdown[0]);
+    let shutdown_ack = drain(&mut b, now);
+    assert!(matches!(shutdown_ack[0].packet.chunks[0], Chunk::ShutdownAck));
+    deliver(&mut a, now, &shutdown_ack[0]);
+    assert!(events(&mut a).contains(&Event::Closed));
+    drain(&mut a, now); // SHUTDOWN COMPLETE lost
+    let t2 = b.poll_timeout().unwrap();
+    b.handle_timeout(t2);
+    let again = drain(&mut b, t2);
+    deliver(&mut a, t2, &again[0]);
+    let complete = drain(&mut a, t2);
+    assert_eq!(complete[0].packet.chunks, vec![Chunk::ShutdownComplete { t_bit: true }]);
+    deliver(&mut b, t2, &complete[0]);
+    assert_eq!(events(&mut b), vec![Event::Closed]);
+}
+
+#[test]
 fn abort_reaches_the_peer() {
     let (mut a, mut b) = connect_pair(cfg(false), cfg(false), 1, 1, false);
     let now = Time::from_millis(1);

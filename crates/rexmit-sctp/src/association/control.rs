@@ -230,6 +230,15 @@ impl Association {
         }
     }
 
+    /// A packet after the association closed (RFC 9260 §8.4): a repeated SHUTDOWN ACK (our
+    /// SHUTDOWN COMPLETE was lost) gets a SHUTDOWN COMPLETE with the T bit; the rest is dropped.
+    pub(super) fn out_of_the_blue(&mut self, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
+        if self.peer_tag != 0 && pkt.verification_tag == self.local_tag && pkt.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck)) {
+            let chunks = vec![Chunk::ShutdownComplete { t_bit: true }];
+            self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: self.local_tag, chunks });
+        }
+    }
+
     // --- abort ---
 
     pub(super) fn on_abort(&mut self, now: Time) {

@@ -247,7 +247,11 @@ impl Association {
     pub fn handle_packet(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
         self.stats.packets_received += 1;
         self.round_open = false;
-        if self.state == State::Closed || pkt.dst_port != self.local_port {
+        if pkt.dst_port != self.local_port {
+            return;
+        }
+        if self.state == State::Closed {
+            self.out_of_the_blue(from, to, pkt);
             return;
         }
         if self.state != State::Listen && pkt.src_port != self.peer_port {
