@@ -19,7 +19,12 @@ impl PathCc {
     /// RFC 9260 §7.2.1: initial cwnd = min(4·MTU, max(2·MTU, 4380)) unless overridden.
     pub fn new(smss: u64, initial_cwnd: Option<u64>, ssthresh: u64) -> Self {
         let iw = initial_cwnd.unwrap_or_else(|| (4 * smss).min((2 * smss).max(4380)));
-        PathCc { cwnd: iw, ssthresh, partial_bytes_acked: 0, smss }
+        PathCc {
+            cwnd: iw,
+            ssthresh,
+            partial_bytes_acked: 0,
+            smss,
+        }
     }
 
     /// RFC 9260 §6.1 B: new data may go out while flightsize < cwnd.
@@ -31,7 +36,14 @@ impl PathCc {
     /// this destination (cum ack and gap blocks); `may_grow`: the SACK advanced the cumulative
     /// TSN ack point (or, with CMT's CUC, this destination's pseudo cumulative ack);
     /// `flight_before`: flightsize before the SACK (the "fully utilised" test).
-    pub fn on_ack(&mut self, newly_acked: u64, flight_before: u64, flight_after: u64, may_grow: bool, in_fast_recovery: bool) {
+    pub fn on_ack(
+        &mut self,
+        newly_acked: u64,
+        flight_before: u64,
+        flight_after: u64,
+        may_grow: bool,
+        in_fast_recovery: bool,
+    ) {
         let fully_utilised = flight_before >= self.cwnd;
         if newly_acked > 0 && may_grow && !in_fast_recovery {
             if self.cwnd <= self.ssthresh {

@@ -10,7 +10,12 @@ use crate::path::{Path, PathState};
 /// Destination for new data. Plain SCTP: the primary while it is active, else the next
 /// active path (failover, RFC 9260 §6.4.1). CMT: the first path from `next` on that is
 /// active and has cwnd space.
-pub fn new_data_destination(paths: &[Path], primary: usize, cmt: &CmtConfig, next: usize) -> Option<usize> {
+pub fn new_data_destination(
+    paths: &[Path],
+    primary: usize,
+    cmt: &CmtConfig,
+    next: usize,
+) -> Option<usize> {
     let n = paths.len();
     if n == 0 {
         return None;
@@ -19,9 +24,14 @@ pub fn new_data_destination(paths: &[Path], primary: usize, cmt: &CmtConfig, nex
         if paths[primary].usable() {
             return Some(primary);
         }
-        return (1..n).map(|k| (primary + k) % n).find(|&i| paths[i].usable()).or(Some(primary));
+        return (1..n)
+            .map(|k| (primary + k) % n)
+            .find(|&i| paths[i].usable())
+            .or(Some(primary));
     }
-    let cand = (0..n).map(|k| (next + k) % n).find(|&i| paths[i].usable() && paths[i].cc.can_send(paths[i].flight));
+    let cand = (0..n)
+        .map(|k| (next + k) % n)
+        .find(|&i| paths[i].usable() && paths[i].cc.can_send(paths[i].flight));
     // With every path failed CMT still probes the primary with data, like plain SCTP.
     cand.or_else(|| (!paths.iter().any(|p| p.usable())).then_some(primary))
 }
@@ -33,11 +43,16 @@ pub fn rtx_destination(paths: &[Path], last: usize, cmt: &CmtConfig) -> usize {
     let usable: Vec<usize> = (0..n).filter(|&i| paths[i].usable()).collect();
     if usable.is_empty() {
         // Everything failed: keep probing, preferring a path that is not declared inactive.
-        return (0..n).find(|&i| paths[i].state != PathState::Inactive).unwrap_or(last);
+        return (0..n)
+            .find(|&i| paths[i].state != PathState::Inactive)
+            .unwrap_or(last);
     }
     if !cmt.enabled {
         // RFC 9260 §6.4: retransmit to an active destination other than the last one.
-        return (1..n).map(|k| (last + k) % n).find(|&i| paths[i].usable()).unwrap_or(last);
+        return (1..n)
+            .map(|k| (last + k) % n)
+            .find(|&i| paths[i].usable())
+            .unwrap_or(last);
     }
     let best_by = |key: &dyn Fn(&Path) -> u64| -> usize {
         let mut best = usable[0];
@@ -69,7 +84,14 @@ mod tests {
 
     fn paths() -> Vec<Path> {
         (0..2)
-            .map(|i| Path::new(Ipv4Addr::new(10, 0, i, 1), Ipv4Addr::new(10, 1, i, 1), RtoConfig::sctp(), PathCc::new(1000, Some(4000), 8000)))
+            .map(|i| {
+                Path::new(
+                    Ipv4Addr::new(10, 0, i, 1),
+                    Ipv4Addr::new(10, 1, i, 1),
+                    RtoConfig::sctp(),
+                    PathCc::new(1000, Some(4000), 8000),
+                )
+            })
             .collect()
     }
 
@@ -88,7 +110,10 @@ mod tests {
         let mut p = paths();
         p[1].cc.ssthresh = 9000;
         p[0].cc.cwnd = 5000;
-        let mut cmt = CmtConfig { enabled: true, ..CmtConfig::default() };
+        let mut cmt = CmtConfig {
+            enabled: true,
+            ..CmtConfig::default()
+        };
         assert_eq!(rtx_destination(&p, 0, &cmt), 1);
         cmt.rtx_policy = RtxPolicy::Cwnd;
         assert_eq!(rtx_destination(&p, 1, &cmt), 0);

@@ -59,7 +59,14 @@ pub struct CmtConfig {
 
 impl Default for CmtConfig {
     fn default() -> Self {
-        CmtConfig { enabled: false, sfr: true, cuc: true, rtx_policy: RtxPolicy::Ssthresh, pf: false, pf_threshold: 1 }
+        CmtConfig {
+            enabled: false,
+            sfr: true,
+            cuc: true,
+            rtx_policy: RtxPolicy::Ssthresh,
+            pf: false,
+            pf_threshold: 1,
+        }
     }
 }
 
@@ -145,16 +152,29 @@ pub struct ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "sctp.{}: {} is outside the allowed range {}", self.field, self.got, self.allowed)
+        write!(
+            f,
+            "sctp.{}: {} is outside the allowed range {}",
+            self.field, self.got, self.allowed
+        )
     }
 }
 impl std::error::Error for ConfigError {}
 
-fn check(ok: bool, field: &'static str, allowed: &str, got: impl fmt::Display) -> Result<(), ConfigError> {
+fn check(
+    ok: bool,
+    field: &'static str,
+    allowed: &str,
+    got: impl fmt::Display,
+) -> Result<(), ConfigError> {
     if ok {
         Ok(())
     } else {
-        Err(ConfigError { field, allowed: allowed.to_string(), got: got.to_string() })
+        Err(ConfigError {
+            field,
+            allowed: allowed.to_string(),
+            got: got.to_string(),
+        })
     }
 }
 
@@ -168,30 +188,105 @@ impl SctpConfig {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check((576..=65535).contains(&self.pmtu), "pmtu", "576..=65535", self.pmtu)?;
-        check(self.send_buffer >= self.max_data_payload() as u64, "send_buffer", ">= one full DATA chunk (pmtu - 48)", self.send_buffer)?;
-        check(self.recv_buffer >= 1500, "recv_buffer", ">= 1500 (RFC 9260 §3.3.2)", self.recv_buffer)?;
-        check(self.outbound_streams >= 1, "outbound_streams", "1..=65535", self.outbound_streams)?;
-        check(self.max_inbound_streams >= 1, "max_inbound_streams", "1..=65535", self.max_inbound_streams)?;
+        check(
+            (576..=65535).contains(&self.pmtu),
+            "pmtu",
+            "576..=65535",
+            self.pmtu,
+        )?;
+        check(
+            self.send_buffer >= self.max_data_payload() as u64,
+            "send_buffer",
+            ">= one full DATA chunk (pmtu - 48)",
+            self.send_buffer,
+        )?;
+        check(
+            self.recv_buffer >= 1500,
+            "recv_buffer",
+            ">= 1500 (RFC 9260 §3.3.2)",
+            self.recv_buffer,
+        )?;
+        check(
+            self.outbound_streams >= 1,
+            "outbound_streams",
+            "1..=65535",
+            self.outbound_streams,
+        )?;
+        check(
+            self.max_inbound_streams >= 1,
+            "max_inbound_streams",
+            "1..=65535",
+            self.max_inbound_streams,
+        )?;
         check(!self.rto.min.is_zero(), "rto.min", "> 0", self.rto.min)?;
-        check(self.rto.min <= self.rto.max, "rto.max", ">= rto.min", self.rto.max)?;
-        check(self.rto.initial >= self.rto.min && self.rto.initial <= self.rto.max, "rto.initial", "rto.min..=rto.max", self.rto.initial)?;
+        check(
+            self.rto.min <= self.rto.max,
+            "rto.max",
+            ">= rto.min",
+            self.rto.max,
+        )?;
+        check(
+            self.rto.initial >= self.rto.min && self.rto.initial <= self.rto.max,
+            "rto.initial",
+            "rto.min..=rto.max",
+            self.rto.initial,
+        )?;
         if let Some(c) = self.initial_cwnd {
-            check(c >= self.max_data_payload() as u64, "initial_cwnd", ">= one full DATA chunk (pmtu - 48)", c)?;
+            check(
+                c >= self.max_data_payload() as u64,
+                "initial_cwnd",
+                ">= one full DATA chunk (pmtu - 48)",
+                c,
+            )?;
         }
         if let Some(s) = self.initial_ssthresh {
-            check(s >= self.max_data_payload() as u64, "initial_ssthresh", ">= one full DATA chunk (pmtu - 48)", s)?;
+            check(
+                s >= self.max_data_payload() as u64,
+                "initial_ssthresh",
+                ">= one full DATA chunk (pmtu - 48)",
+                s,
+            )?;
         }
-        check(!self.sack_delay.is_zero() && self.sack_delay <= Duration::from_millis(500), "sack_delay", "(0, 500ms] (RFC 9260 §6.2)", self.sack_delay)?;
+        check(
+            !self.sack_delay.is_zero() && self.sack_delay <= Duration::from_millis(500),
+            "sack_delay",
+            "(0, 500ms] (RFC 9260 §6.2)",
+            self.sack_delay,
+        )?;
         check(self.sack_freq >= 1, "sack_freq", ">= 1", self.sack_freq)?;
-        check(self.assoc_max_retrans >= 1, "assoc_max_retrans", ">= 1", self.assoc_max_retrans)?;
-        check(self.path_max_retrans >= 1, "path_max_retrans", ">= 1", self.path_max_retrans)?;
-        check(self.max_init_retransmits >= 1, "max_init_retransmits", ">= 1", self.max_init_retransmits)?;
+        check(
+            self.assoc_max_retrans >= 1,
+            "assoc_max_retrans",
+            ">= 1",
+            self.assoc_max_retrans,
+        )?;
+        check(
+            self.path_max_retrans >= 1,
+            "path_max_retrans",
+            ">= 1",
+            self.path_max_retrans,
+        )?;
+        check(
+            self.max_init_retransmits >= 1,
+            "max_init_retransmits",
+            ">= 1",
+            self.max_init_retransmits,
+        )?;
         if let Some(h) = self.hb_interval {
             check(!h.is_zero(), "hb_interval", "> 0 (or None to disable)", h)?;
         }
-        check(!self.valid_cookie_life.is_zero(), "valid_cookie_life", "> 0", self.valid_cookie_life)?;
-        check(self.cmt.pf_threshold < self.path_max_retrans, "cmt.pf_threshold", "< path_max_retrans", self.cmt.pf_threshold)?;
+        check(
+            !self.valid_cookie_life.is_zero(),
+            "valid_cookie_life",
+            "> 0",
+            self.valid_cookie_life,
+        )?;
+        check(
+            self.cmt.pf_threshold < self.path_max_retrans,
+            "cmt.pf_threshold",
+            "< path_max_retrans",
+            self.cmt.pf_threshold,
+        )?;
         Ok(())
     }
 }
@@ -210,9 +305,15 @@ mod tests {
 
     #[test]
     fn bad_values_name_their_field() {
-        let c = SctpConfig { sack_delay: Duration::from_secs(1), ..SctpConfig::default() };
+        let c = SctpConfig {
+            sack_delay: Duration::from_secs(1),
+            ..SctpConfig::default()
+        };
         assert_eq!(c.validate().unwrap_err().field, "sack_delay");
-        let c = SctpConfig { pmtu: 100, ..SctpConfig::default() };
+        let c = SctpConfig {
+            pmtu: 100,
+            ..SctpConfig::default()
+        };
         assert_eq!(c.validate().unwrap_err().field, "pmtu");
     }
 }

@@ -29,18 +29,32 @@ pub enum AbortReason {
 pub enum Event {
     /// The association reached ESTABLISHED. `nr_sack` tells whether both ends negotiated
     /// NR-SACK.
-    Connected { nr_sack: bool },
+    Connected {
+        nr_sack: bool,
+    },
     /// A complete user message was delivered to the application. `ppid` carries the
     /// sender's message number (see `Association::send`), so latency can be matched outside.
-    MessageDelivered { stream: u16, ssn: u16, unordered: bool, ppid: u32, payload: Payload },
+    MessageDelivered {
+        stream: u16,
+        ssn: u16,
+        unordered: bool,
+        ppid: u32,
+        payload: Payload,
+    },
     /// The send buffer has room again after `send` returned `BufferFull`.
     SendBufferSpace,
     /// A destination address became unreachable (RFC 9260 §8.2) or potentially failed.
-    PathDown { addr: Ipv4Addr },
-    PathUp { addr: Ipv4Addr },
+    PathDown {
+        addr: Ipv4Addr,
+    },
+    PathUp {
+        addr: Ipv4Addr,
+    },
     /// Graceful shutdown finished.
     Closed,
-    Aborted { reason: AbortReason },
+    Aborted {
+        reason: AbortReason,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -47,7 +47,10 @@ mod tests {
     fn split_then_join_restores_bytes() {
         let data: Vec<u8> = (0..=250u8).collect();
         let parts = split(&Payload::from_bytes(&data), 100);
-        assert_eq!(parts.iter().map(|p| p.len()).collect::<Vec<_>>(), vec![100, 100, 51]);
+        assert_eq!(
+            parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+            vec![100, 100, 51]
+        );
         assert_eq!(join(&parts), Payload::from_bytes(&data));
     }
 

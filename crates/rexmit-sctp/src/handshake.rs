@@ -39,7 +39,13 @@ fn mac(bytes: &[u8], secret: u64) -> u64 {
 impl Cookie {
     pub fn encode(&self, secret: u64) -> Vec<u8> {
         let mut v = Vec::with_capacity(40 + 4 * self.peer_addrs.len());
-        for x in [self.local_tag, self.peer_tag, self.local_initial_tsn, self.peer_initial_tsn, self.peer_a_rwnd] {
+        for x in [
+            self.local_tag,
+            self.peer_tag,
+            self.local_initial_tsn,
+            self.peer_initial_tsn,
+            self.peer_a_rwnd,
+        ] {
             v.extend_from_slice(&x.to_be_bytes());
         }
         v.extend_from_slice(&self.peer_outbound.to_be_bytes());
@@ -64,8 +70,12 @@ impl Cookie {
         if u64::from_be_bytes(tail.try_into().ok()?) != mac(body, secret) {
             return None;
         }
-        let u32_at = |i: usize| -> Option<u32> { Some(u32::from_be_bytes(body.get(i..i + 4)?.try_into().ok()?)) };
-        let u16_at = |i: usize| -> Option<u16> { Some(u16::from_be_bytes(body.get(i..i + 2)?.try_into().ok()?)) };
+        let u32_at = |i: usize| -> Option<u32> {
+            Some(u32::from_be_bytes(body.get(i..i + 4)?.try_into().ok()?))
+        };
+        let u16_at = |i: usize| -> Option<u16> {
+            Some(u16::from_be_bytes(body.get(i..i + 2)?.try_into().ok()?))
+        };
         let n = *body.get(33)? as usize;
         let mut peer_addrs = Vec::with_capacity(n);
         for k in 0..n {
@@ -90,7 +100,10 @@ impl Cookie {
 /// Parameters of our INIT / INIT-ACK: every local address, and NR-SACK in Supported
 /// Extensions when we offer it.
 pub fn init_params(local_addrs: &[Ipv4Addr], offer_nr_sack: bool) -> Vec<InitParam> {
-    let mut p: Vec<InitParam> = local_addrs.iter().map(|a| InitParam::Ipv4Address(*a)).collect();
+    let mut p: Vec<InitParam> = local_addrs
+        .iter()
+        .map(|a| InitParam::Ipv4Address(*a))
+        .collect();
     if offer_nr_sack {
         p.push(InitParam::SupportedExtensions(vec![chunk_type::NR_SACK]));
     }
@@ -99,7 +112,9 @@ pub fn init_params(local_addrs: &[Ipv4Addr], offer_nr_sack: bool) -> Vec<InitPar
 
 /// Did the peer list NR-SACK among its supported extensions?
 pub fn peer_offers_nr_sack(params: &[InitParam]) -> bool {
-    params.iter().any(|p| matches!(p, InitParam::SupportedExtensions(e) if e.contains(&chunk_type::NR_SACK)))
+    params
+        .iter()
+        .any(|p| matches!(p, InitParam::SupportedExtensions(e) if e.contains(&chunk_type::NR_SACK)))
 }
 
 /// The peer's addresses: the packet's source first, then listed IPv4 addresses (RFC 9260
@@ -160,6 +175,9 @@ mod tests {
         let p = init_params(&[Ipv4Addr::new(1, 2, 3, 4)], true);
         assert!(peer_offers_nr_sack(&p));
         assert!(!peer_offers_nr_sack(&init_params(&[], false)));
-        assert_eq!(peer_addresses(Ipv4Addr::new(9, 9, 9, 9), &p), vec![Ipv4Addr::new(9, 9, 9, 9), Ipv4Addr::new(1, 2, 3, 4)]);
+        assert_eq!(
+            peer_addresses(Ipv4Addr::new(9, 9, 9, 9), &p),
+            vec![Ipv4Addr::new(9, 9, 9, 9), Ipv4Addr::new(1, 2, 3, 4)]
+        );
     }
 }

@@ -87,7 +87,12 @@ impl Path {
 
     /// One more error (T3-rtx or unanswered heartbeat). `pf_threshold`: `Some(n)` when CMT-PF
     /// is on.
-    pub fn on_error(&mut self, now: Time, path_max_retrans: u32, pf_threshold: Option<u32>) -> Transition {
+    pub fn on_error(
+        &mut self,
+        now: Time,
+        path_max_retrans: u32,
+        pf_threshold: Option<u32>,
+    ) -> Transition {
         self.error_count += 1;
         self.errors_since.get_or_insert(now);
         match self.state {
@@ -123,7 +128,12 @@ mod tests {
     use super::*;
 
     fn path() -> Path {
-        Path::new(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 1, 1), RtoConfig::sctp(), PathCc::new(1452, None, u64::MAX))
+        Path::new(
+            Ipv4Addr::new(10, 0, 0, 1),
+            Ipv4Addr::new(10, 0, 1, 1),
+            RtoConfig::sctp(),
+            PathCc::new(1452, None, u64::MAX),
+        )
     }
 
     #[test]
@@ -142,7 +152,10 @@ mod tests {
     fn cmt_pf_marks_potentially_failed_after_threshold() {
         let mut p = path();
         assert_eq!(p.on_error(Time::ZERO, 5, Some(1)), Transition::None);
-        assert_eq!(p.on_error(Time::ZERO, 5, Some(1)), Transition::PotentiallyFailed);
+        assert_eq!(
+            p.on_error(Time::ZERO, 5, Some(1)),
+            Transition::PotentiallyFailed
+        );
         assert_eq!(p.state, PathState::PotentiallyFailed);
         assert!(!p.usable());
         assert_eq!(p.on_ack(), Transition::None, "back from PF silently");

@@ -29,7 +29,10 @@ pub struct Reassembly {
 
 impl Reassembly {
     pub fn new(streams: u16) -> Self {
-        Reassembly { next_ssn: vec![0; streams as usize], ..Default::default() }
+        Reassembly {
+            next_ssn: vec![0; streams as usize],
+            ..Default::default()
+        }
     }
 
     pub fn streams(&self) -> u16 {
@@ -76,7 +79,14 @@ impl Reassembly {
             head.get_or_insert(c);
         }
         let h = head?;
-        Some(Delivered { stream: h.stream_id, ssn: h.ssn, unordered: h.unordered, ppid: h.ppid, payload: fragment::join(&parts), positions })
+        Some(Delivered {
+            stream: h.stream_id,
+            ssn: h.ssn,
+            unordered: h.unordered,
+            ppid: h.ppid,
+            payload: fragment::join(&parts),
+            positions,
+        })
     }
 
     /// Store a newly received chunk at `pos` (stream already validated) and return the
@@ -88,7 +98,9 @@ impl Reassembly {
         }
         self.bytes += chunk.payload.len() as u64;
         self.chunks.insert(pos, chunk);
-        let Some(run) = self.complete_run(pos) else { return Vec::new() };
+        let Some(run) = self.complete_run(pos) else {
+            return Vec::new();
+        };
         let mut out = Vec::new();
         if unordered {
             out.extend(self.take(run));
@@ -97,7 +109,9 @@ impl Reassembly {
         self.ready.insert((stream, ssn), run);
         loop {
             let next = self.next_ssn[stream as usize];
-            let Some(run) = self.ready.remove(&(stream, next)) else { break };
+            let Some(run) = self.ready.remove(&(stream, next)) else {
+                break;
+            };
             out.extend(self.take(run));
             self.next_ssn[stream as usize] = next.wrapping_add(1);
         }
@@ -107,7 +121,9 @@ impl Reassembly {
     /// Drop the chunk at `pos` (reneging). A complete ordered message it belonged to becomes
     /// incomplete again and completes when the chunk is retransmitted.
     pub fn renege(&mut self, pos: u64) -> bool {
-        let Some(c) = self.chunks.remove(&pos) else { return false };
+        let Some(c) = self.chunks.remove(&pos) else {
+            return false;
+        };
         self.bytes -= c.payload.len() as u64;
         if !c.unordered {
             self.ready.remove(&(c.stream_id, c.ssn));
@@ -121,7 +137,17 @@ mod tests {
     use super::*;
 
     fn frag(stream: u16, ssn: u16, unordered: bool, b: bool, e: bool, len: u32) -> DataChunk {
-        DataChunk { immediate: false, unordered, beginning: b, ending: e, tsn: 0, stream_id: stream, ssn, ppid: 7, payload: Payload::zeros(len) }
+        DataChunk {
+            immediate: false,
+            unordered,
+            beginning: b,
+            ending: e,
+            tsn: 0,
+            stream_id: stream,
+            ssn,
+            ppid: 7,
+            payload: Payload::zeros(len),
+        }
     }
 
     #[test]

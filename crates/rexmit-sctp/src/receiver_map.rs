@@ -30,7 +30,11 @@ impl ReceiverMap {
     pub fn new(peer_initial_tsn: u32) -> Self {
         let cum_tsn = peer_initial_tsn.wrapping_sub(1);
         let unwrap = Unwrapper::new(cum_tsn);
-        ReceiverMap { cum: unwrap.unwrap(cum_tsn), unwrap, ooo: BTreeMap::new() }
+        ReceiverMap {
+            cum: unwrap.unwrap(cum_tsn),
+            unwrap,
+            ooo: BTreeMap::new(),
+        }
     }
 
     pub fn cum_tsn(&self) -> u32 {
@@ -99,7 +103,12 @@ impl ReceiverMap {
 
     /// Renegable out-of-order positions, highest first (the first to give up under pressure).
     pub fn renegable_desc(&self) -> Vec<u64> {
-        self.ooo.iter().rev().filter(|(_, nr)| !**nr).map(|(p, _)| *p).collect()
+        self.ooo
+            .iter()
+            .rev()
+            .filter(|(_, nr)| !**nr)
+            .map(|(p, _)| *p)
+            .collect()
     }
 
     /// Forget a renegable out-of-order TSN (RFC 9260 §6.2 reneging). Non-renegable ones stay.
@@ -140,7 +149,10 @@ impl ReceiverMap {
 
     fn block(&self, s: u64, e: u64) -> GapBlock {
         // on_data keeps every position within u16 of cum.
-        GapBlock { start: (s - self.cum) as u16, end: (e - self.cum) as u16 }
+        GapBlock {
+            start: (s - self.cum) as u16,
+            end: (e - self.cum) as u16,
+        }
     }
 
     /// Gap ack blocks over all out-of-order TSNs (RFC 9260 §3.3.4).

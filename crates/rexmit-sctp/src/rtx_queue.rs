@@ -73,7 +73,10 @@ impl RtxQueue {
         if self.entries.is_empty() {
             self.front_tsn = e.tsn;
         }
-        debug_assert_eq!(e.tsn, self.front_tsn.wrapping_add(self.entries.len() as u32));
+        debug_assert_eq!(
+            e.tsn,
+            self.front_tsn.wrapping_add(self.entries.len() as u32)
+        );
         self.bytes += e.len as u64;
         self.entries.push_back(e);
     }
@@ -106,7 +109,9 @@ impl RtxQueue {
 
     /// Mark `tsn` non-renegably acked and free its payload. Returns false if already freed.
     pub fn free(&mut self, tsn: u32) -> bool {
-        let Some(i) = self.index(tsn) else { return false };
+        let Some(i) = self.index(tsn) else {
+            return false;
+        };
         let e = &mut self.entries[i];
         if e.state == TsnState::NrAcked {
             return false;
@@ -137,7 +142,10 @@ impl RtxQueue {
     /// (TSN, state, user bytes) of every entry, lowest TSN first: what the metrics layer needs
     /// to tell necessary from unnecessary data (seed 000 §IV.B).
     pub fn snapshot(&self) -> Vec<(u32, TsnState, u32)> {
-        self.entries.iter().map(|e| (e.tsn, e.state, e.len)).collect()
+        self.entries
+            .iter()
+            .map(|e| (e.tsn, e.state, e.len))
+            .collect()
     }
 }
 
@@ -148,7 +156,17 @@ mod tests {
     fn entry(tsn: u32) -> RtxEntry {
         RtxEntry {
             tsn,
-            chunk: DataChunk { immediate: false, unordered: true, beginning: true, ending: true, tsn, stream_id: 0, ssn: 0, ppid: 0, payload: Payload::zeros(100) },
+            chunk: DataChunk {
+                immediate: false,
+                unordered: true,
+                beginning: true,
+                ending: true,
+                tsn,
+                stream_id: 0,
+                ssn: 0,
+                ppid: 0,
+                payload: Payload::zeros(100),
+            },
             len: 100,
             state: TsnState::InFlight,
             path: 0,

@@ -22,7 +22,14 @@ pub struct SackGen {
 impl SackGen {
     /// Account for one received packet that carried DATA. `gaps_before` / `gaps_now`: whether
     /// out-of-order TSNs existed before / after it.
-    pub fn on_data_packet(&mut self, now: Time, cfg: &SctpConfig, gaps_before: bool, gaps_now: bool, dups: &[u32]) {
+    pub fn on_data_packet(
+        &mut self,
+        now: Time,
+        cfg: &SctpConfig,
+        gaps_before: bool,
+        gaps_now: bool,
+        dups: &[u32],
+    ) {
         self.packets_unacked += 1;
         self.dups.extend_from_slice(dups);
         let gap_rule = cfg.immediate_sack_on_gap && (gaps_before || gaps_now);
@@ -82,7 +89,12 @@ impl SackGen {
                 dup_tsns,
             })
         } else {
-            Chunk::Sack(SackChunk { cum_tsn_ack, a_rwnd, gap_blocks, dup_tsns })
+            Chunk::Sack(SackChunk {
+                cum_tsn_ack,
+                a_rwnd,
+                gap_blocks,
+                dup_tsns,
+            })
         }
     }
 }

@@ -24,7 +24,12 @@ pub struct SendQueue {
 
 impl SendQueue {
     pub fn new(streams: u16) -> Self {
-        SendQueue { queue: VecDeque::new(), bytes: 0, next_ssn: vec![0; streams as usize], next_msg_id: 0 }
+        SendQueue {
+            queue: VecDeque::new(),
+            bytes: 0,
+            next_ssn: vec![0; streams as usize],
+            next_msg_id: 0,
+        }
     }
 
     pub fn set_streams(&mut self, streams: u16) {
@@ -99,8 +104,27 @@ mod tests {
         q.push(0, &Payload::zeros(10), false, 100);
         q.push(0, &Payload::zeros(10), true, 100);
         assert_eq!(q.bytes(), 280);
-        let v: Vec<_> = std::iter::from_fn(|| q.pop()).map(|c| (c.chunk.stream_id, c.chunk.ssn, c.chunk.beginning, c.chunk.ending)).collect();
-        assert_eq!(v, vec![(0, 0, true, true), (1, 0, true, false), (1, 0, false, false), (1, 0, false, true), (0, 1, true, true), (0, 0, true, true)]);
+        let v: Vec<_> = std::iter::from_fn(|| q.pop())
+            .map(|c| {
+                (
+                    c.chunk.stream_id,
+                    c.chunk.ssn,
+                    c.chunk.beginning,
+                    c.chunk.ending,
+                )
+            })
+            .collect();
+        assert_eq!(
+            v,
+            vec![
+                (0, 0, true, true),
+                (1, 0, true, false),
+                (1, 0, false, false),
+                (1, 0, false, true),
+                (0, 1, true, true),
+                (0, 0, true, true)
+            ]
+        );
         assert_eq!(q.bytes(), 0);
     }
 }

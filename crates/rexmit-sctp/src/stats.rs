@@ -60,10 +60,16 @@ pub struct SctpStats {
 impl SctpStats {
     /// Blocked time including a block still in progress at `now`.
     pub fn blocked_time_until(&self, now: Time) -> Duration {
-        self.send_blocked_time + self.blocked_since.map_or(Duration::ZERO, |s| now.saturating_since(s))
+        self.send_blocked_time
+            + self
+                .blocked_since
+                .map_or(Duration::ZERO, |s| now.saturating_since(s))
     }
     /// Send-buffer (rtx-queue) blocking time including a period in progress at `now`.
     pub fn rtxq_blocked_time_until(&self, now: Time) -> Duration {
-        self.rtxq_blocked_time + self.rtxq_blocked_since.map_or(Duration::ZERO, |s| now.saturating_since(s))
+        self.rtxq_blocked_time
+            + self
+                .rtxq_blocked_since
+                .map_or(Duration::ZERO, |s| now.saturating_since(s))
     }
 }

@@ -31,14 +31,18 @@ pub struct Unwrapper {
 impl Unwrapper {
     /// `tsn` maps to position 2^32 so that TSNs below it stay positive.
     pub fn new(tsn: u32) -> Self {
-        Unwrapper { ref_tsn: tsn, ref_pos: 1 << 32 }
+        Unwrapper {
+            ref_tsn: tsn,
+            ref_pos: 1 << 32,
+        }
     }
     pub fn unwrap(&self, tsn: u32) -> u64 {
         let d = tsn.wrapping_sub(self.ref_tsn) as i32 as i64;
         (self.ref_pos as i64 + d) as u64
     }
     pub fn wrap(&self, pos: u64) -> u32 {
-        self.ref_tsn.wrapping_add(pos.wrapping_sub(self.ref_pos) as u32)
+        self.ref_tsn
+            .wrapping_add(pos.wrapping_sub(self.ref_pos) as u32)
     }
     /// Move the reference forward (to keep later TSNs within range).
     pub fn advance_to(&mut self, tsn: u32) {

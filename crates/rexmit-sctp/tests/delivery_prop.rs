@@ -5,7 +5,9 @@
 mod common;
 use common::*;
 use proptest::prelude::{any, proptest, ProptestConfig};
-use rexmit_sctp::{Association, CmtConfig, Event, RenegePolicy, RtxPolicy, SctpConfig, SendError, Transmit};
+use rexmit_sctp::{
+    Association, CmtConfig, Event, RenegePolicy, RtxPolicy, SctpConfig, SendError, Transmit,
+};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::Payload;
 use std::collections::BTreeMap;
@@ -23,7 +25,11 @@ fn messages(seed: u64, n: usize, big: usize) -> Vec<Msg> {
             let big_len = big;
             let big = r.chance(200);
             let len = 1 + r.below(if big { big_len as u64 } else { 1400 }) as usize;
-            Msg { stream: r.below(3) as u16, unordered: r.chance(300), bytes: (0..len).map(|k| (k * 31 + i * 7) as u8).collect() }
+            Msg {
+                stream: r.below(3) as u16,
+                unordered: r.chance(300),
+                bytes: (0..len).map(|k| (k * 31 + i * 7) as u8).collect(),
+            }
         })
         .collect()
 }
@@ -40,9 +46,22 @@ fn run(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: Option
     run_with(seed, loss_permille, jitter_ms, nr_sack, cmt, Buffers::Roomy)
 }
 
-fn run_with(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: Option<RtxPolicy>, buffers: Buffers) {
+fn run_with(
+    seed: u64,
+    loss_permille: u64,
+    jitter_ms: u64,
+    nr_sack: bool,
+    cmt: Option<RtxPolicy>,
+    buffers: Buffers,
+) {
     let (pmtu, send_buffer, recv_buffer, renege, big) = match buffers {
-        Buffers::Roomy => (1500, 32 * 1024, 32 * 1024, RenegePolicy::UnderMemoryPressure, 5000),
+        Buffers::Roomy => (
+            1500,
+            32 * 1024,
+            32 * 1024,
+            RenegePolicy::UnderMemoryPressure,
+            5000,
+        ),
         Buffers::Tiny(r) => (576, 6000, 3000, r, 2900),
     };
     let cfg = SctpConfig {
@@ -54,7 +73,11 @@ fn run_with(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: O
         assoc_max_retrans: 1000,
         path_max_retrans: 100,
         hb_interval: Some(Duration::from_secs(5)),
-        cmt: CmtConfig { enabled: cmt.is_some(), rtx_policy: cmt.unwrap_or(RtxPolicy::Ssthresh), ..CmtConfig::default() },
+        cmt: CmtConfig {
+            enabled: cmt.is_some(),
+            rtx_policy: cmt.unwrap_or(RtxPolicy::Ssthresh),
+            ..CmtConfig::default()
+        },
         ..SctpConfig::default()
     };
     let (a, b) = connect_pair(cfg.clone(), cfg, 7, 9, cmt.is_some());
@@ -65,7 +88,9 @@ fn run_with(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: O
             return None;
         }
         let base = if [A2, B2].contains(&t.dst) { 25 } else { 10 };
-        Some(Duration::from_micros(base * 1000 + rng.below(jitter_ms * 1000 + 1)))
+        Some(Duration::from_micros(
+            base * 1000 + rng.below(jitter_ms * 1000 + 1),
+        ))
     };
     // Both directions carry messages, so SACKs also ride on DATA packets (bundling).
     let msgs = [messages(seed, 300, big), messages(seed ^ 0x5555, 150, big)];
@@ -88,7 +113,11 @@ fn run_with(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: O
     net.run(Time::from_secs(3000), &mut fate, &mut app);
     let msgs = [messages(seed, 300, big), messages(seed ^ 0x5555, 150, big)];
     for (sender, receiver) in [(0, 1), (1, 0)] {
-        check_delivery(&msgs[sender], &net.events[receiver], net.eps[sender].stats());
+        check_delivery(
+            &msgs[sender],
+            &net.events[receiver],
+            net.eps[sender].stats(),
+        );
         assert!(net.eps[sender].is_established());
         assert_eq!(net.eps[sender].rtx_queue_bytes(), 0);
     }
@@ -98,7 +127,14 @@ fn check_delivery(msgs: &[Msg], events: &[(Time, Event)], sender_stats: &rexmit_
     let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
     let mut last_ordered: BTreeMap<u16, u32> = BTreeMap::new();
     for (_, e) in events {
-        if let Event::MessageDelivered { stream, unordered, ppid, payload, .. } = e {
+        if let Event::MessageDelivered {
+            stream,
+            unordered,
+            ppid,
+            payload,
+            ..
+        } = e
+        {
             let m = &msgs[*ppid as usize];
             *seen.entry(*ppid).or_default() += 1;
             assert_eq!((*stream, *unordered), (m.stream, m.unordered));
@@ -110,7 +146,11 @@ fn check_delivery(msgs: &[Msg], events: &[(Time, Event)], sender_stats: &rexmit_
             }
         }
     }
-    assert_eq!(seen.len(), msgs.len(), "all messages delivered (sender stats {sender_stats:?})");
+    assert_eq!(
+        seen.len(),
+        msgs.len(),
+        "all messages delivered (sender stats {sender_stats:?})"
+    );
     assert!(seen.values().all(|&c| c == 1), "each exactly once");
 }
 

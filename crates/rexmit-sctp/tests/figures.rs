@@ -58,18 +58,37 @@ struct Ack {
 }
 
 fn ack_of(t: &rexmit_sctp::Transmit) -> Ack {
-    assert_eq!(t.packet.chunks.len(), 1, "one acknowledgement chunk per packet: {:?}", t.packet.chunks);
+    assert_eq!(
+        t.packet.chunks.len(),
+        1,
+        "one acknowledgement chunk per packet: {:?}",
+        t.packet.chunks
+    );
     let b = |v: &Vec<GapBlock>| v.iter().map(|g| (g.start, g.end)).collect::<Vec<_>>();
     match &t.packet.chunks[0] {
-        Chunk::Sack(s) => Ack { cum: s.cum_tsn_ack, gaps: b(&s.gap_blocks), nr: vec![], all: false },
-        Chunk::NrSack(s) => Ack { cum: s.cum_tsn_ack, gaps: b(&s.gap_blocks), nr: b(&s.nr_gap_blocks), all: s.all_non_renegable },
+        Chunk::Sack(s) => Ack {
+            cum: s.cum_tsn_ack,
+            gaps: b(&s.gap_blocks),
+            nr: vec![],
+            all: false,
+        },
+        Chunk::NrSack(s) => Ack {
+            cum: s.cum_tsn_ack,
+            gaps: b(&s.gap_blocks),
+            nr: b(&s.nr_gap_blocks),
+            all: s.all_non_renegable,
+        },
         c => panic!("expected SACK or NR-SACK, got {c:?}"),
     }
 }
 
 /// TSNs the sender still holds in its retransmission queue (nr-acked ones are freed).
 fn held(a: &Association) -> Vec<u32> {
-    a.rtx_queue().into_iter().filter(|(_, s, _)| *s != TsnState::NrAcked).map(|(t, _, _)| t).collect()
+    a.rtx_queue()
+        .into_iter()
+        .filter(|(_, s, _)| *s != TsnState::NrAcked)
+        .map(|(t, _, _)| t)
+        .collect()
 }
 
 struct Step {
@@ -84,14 +103,31 @@ struct Step {
 
 /// Drive the timeline; returns one `Step` per data packet reaching the receiver.
 fn run_timeline(nr: bool, n: usize) -> (Vec<Step>, Association) {
-    let (mut s, mut r) = connect_pair(config(nr), SctpConfig { nr_sack: nr, hb_interval: None, ..SctpConfig::default() }, 11, 1000, false);
+    let (mut s, mut r) = connect_pair(
+        config(nr),
+        SctpConfig {
+            nr_sack: nr,
+            hb_interval: None,
+            ..SctpConfig::default()
+        },
+        11,
+        1000,
+        false,
+    );
     assert_eq!(s.nr_sack_negotiated(), nr);
     let mut now = Time::from_millis(10);
     assert_eq!(app_fill(&mut s, now), 8, "the buffer holds exactly 8 TPDUs");
     let first = drain(&mut s, now);
     assert_eq!(data_tsns(&first), (11..=18).collect::<Vec<_>>());
-    assert!(first.iter().all(|t| data_chunks(t).len() == 1), "one TPDU per packet");
-    assert_eq!(held(&s), (11..=18).collect::<Vec<_>>(), "rtxq fills the whole send buffer");
+    assert!(
+        first.iter().all(|t| data_chunks(t).len() == 1),
+        "one TPDU per packet"
+    );
+    assert_eq!(
+        held(&s),
+        (11..=18).collect::<Vec<_>>(),
+        "rtxq fills the whole send buffer"
+    );
     let mut wire: VecDeque<_> = first.into_iter().skip(1).collect(); // TSN 11 lost
     let mut steps = Vec::new();
     while let Some(p) = wire.pop_front() {
@@ -99,14 +135,25 @@ fn run_timeline(nr: bool, n: usize) -> (Vec<Step>, Association) {
         let arriving = data_tsns(std::slice::from_ref(&p))[0];
         deliver(&mut r, now, &p);
         let acks = drain(&mut r, now);
-        assert_eq!(acks.len(), 1, "receiver acks every packet at once (gaps exist or get filled)");
+        assert_eq!(
+            acks.len(),
+            1,
+            "receiver acks every packet at once (gaps exist or get filled)"
+        );
         let ack = ack_of(&acks[0]);
         deliver(&mut s, now, &acks[0]);
         app_fill(&mut s, now);
         let out = drain(&mut s, now);
         let sent_after = data_tsns(&out);
         let o_c = (s.flight_size() / TPDU, s.paths()[0].cc.cwnd / TPDU);
-        steps.push(Step { arriving, ack, held_after: held(&s), blocked_after: s.is_send_blocked(), sent_after, o_c });
+        steps.push(Step {
+            arriving,
+            ack,
+            held_after: held(&s),
+            blocked_after: s.is_send_blocked(),
+            sent_after,
+            o_c,
+        });
         wire.extend(out);
         if steps.len() == n {
             break; // the figures end with the ack of TSN 11's retransmission
@@ -126,7 +173,11 @@ fn figure_2_sack_keeps_gap_acked_copies_and_blocks_the_application() {
     // After the first SACK, O = 7 < C = 8 but nothing can be written: send-buffer blocking.
     assert_eq!(steps[0].sent_after, Vec::<u32>::new());
     assert_eq!(steps[0].o_c, (7, 8));
-    assert_eq!(steps[2].o_c, (5, 4), "third dupack: C = 4; 11 (retransmitted) and 15-18 outstanding");
+    assert_eq!(
+        steps[2].o_c,
+        (5, 4),
+        "third dupack: C = 4; 11 (retransmitted) and 15-18 outstanding"
+    );
     assert_eq!(steps[7].o_c, (4, 4));
     // (arriving TSN, SACK "S:cum;gap", TSNs sent in response)
     type Row = (u32, u32, Vec<(u16, u16)>, Vec<u32>);
@@ -145,18 +196,41 @@ fn figure_2_sack_keeps_gap_acked_copies_and_blocks_the_application() {
     assert_eq!(steps.len(), expect.len());
     for (st, (arr, cum, gaps, sent)) in steps.iter().zip(expect) {
         assert_eq!(st.arriving, arr);
-        assert_eq!(st.ack, Ack { cum, gaps, nr: vec![], all: false }, "SACK after TSN {arr}");
+        assert_eq!(
+            st.ack,
+            Ack {
+                cum,
+                gaps,
+                nr: vec![],
+                all: false
+            },
+            "SACK after TSN {arr}"
+        );
         assert_eq!(st.sent_after, sent, "new TSNs after SACK for TSN {arr}");
         if arr != 11 {
             // Gap-acked copies stay: the rtxq is still 11-18 and fills the send buffer.
-            assert_eq!(st.held_after, range(11, 18), "rtxq after SACK for TSN {arr}");
-            assert!(st.blocked_after, "application blocked after SACK for TSN {arr}");
+            assert_eq!(
+                st.held_after,
+                range(11, 18),
+                "rtxq after SACK for TSN {arr}"
+            );
+            assert!(
+                st.blocked_after,
+                "application blocked after SACK for TSN {arr}"
+            );
         }
     }
     let last = steps.last().unwrap();
     assert_eq!(last.held_after, range(19, 22));
-    assert!(last.blocked_after, "after writing 19-26 the buffer is full again");
-    assert_eq!(s.paths()[0].cc.cwnd, 4 * smss, "S:18 does not grow cwnd (RFC 4960 §7.2.1)");
+    assert!(
+        last.blocked_after,
+        "after writing 19-26 the buffer is full again"
+    );
+    assert_eq!(
+        s.paths()[0].cc.cwnd,
+        4 * smss,
+        "S:18 does not grow cwnd (RFC 4960 §7.2.1)"
+    );
     assert_eq!(s.stats().fast_retransmits, 1);
     assert_eq!(s.stats().timeouts, 0);
 }
@@ -167,13 +241,49 @@ fn figure_4_nr_sack_frees_buffer_and_keeps_data_flowing() {
     // (arriving TSN, "N:cum;nr-gap", rtxq held after, TSNs sent in response)
     type Row = (u32, u32, Vec<(u16, u16)>, Vec<u32>, Vec<u32>);
     let expect: Vec<Row> = vec![
-        (12, 10, vec![(2, 2)], [vec![11], range(13, 19)].concat(), vec![19]),
-        (13, 10, vec![(2, 3)], [vec![11], range(14, 20)].concat(), vec![20]),
+        (
+            12,
+            10,
+            vec![(2, 2)],
+            [vec![11], range(13, 19)].concat(),
+            vec![19],
+        ),
+        (
+            13,
+            10,
+            vec![(2, 3)],
+            [vec![11], range(14, 20)].concat(),
+            vec![20],
+        ),
         // third dupack: cwnd 4, fast retransmit 11; 7 outstanding > 4, nothing new
-        (14, 10, vec![(2, 4)], [vec![11], range(15, 20)].concat(), vec![11]),
-        (15, 10, vec![(2, 5)], [vec![11], range(16, 20)].concat(), vec![]),
-        (16, 10, vec![(2, 6)], [vec![11], range(17, 20)].concat(), vec![]),
-        (17, 10, vec![(2, 7)], [vec![11], range(18, 20)].concat(), vec![]),
+        (
+            14,
+            10,
+            vec![(2, 4)],
+            [vec![11], range(15, 20)].concat(),
+            vec![11],
+        ),
+        (
+            15,
+            10,
+            vec![(2, 5)],
+            [vec![11], range(16, 20)].concat(),
+            vec![],
+        ),
+        (
+            16,
+            10,
+            vec![(2, 6)],
+            [vec![11], range(17, 20)].concat(),
+            vec![],
+        ),
+        (
+            17,
+            10,
+            vec![(2, 7)],
+            [vec![11], range(18, 20)].concat(),
+            vec![],
+        ),
         (18, 10, vec![(2, 8)], vec![11, 19, 20, 21], vec![21]),
         (19, 10, vec![(2, 9)], vec![11, 20, 21, 22], vec![22]),
         (20, 10, vec![(2, 10)], vec![11, 21, 22, 23], vec![23]),
@@ -181,20 +291,48 @@ fn figure_4_nr_sack_frees_buffer_and_keeps_data_flowing() {
         (11, 20, vec![], range(21, 25), vec![24, 25]),
     ];
     assert_eq!(steps.len(), expect.len());
-    assert_eq!(steps[0].o_c, (8, 8), "O drops to 7, TSN 19 brings it back to 8");
-    assert_eq!(steps[2].o_c, (7, 4), "11 (retransmitted) and 15-20 outstanding, C = 4");
+    assert_eq!(
+        steps[0].o_c,
+        (8, 8),
+        "O drops to 7, TSN 19 brings it back to 8"
+    );
+    assert_eq!(
+        steps[2].o_c,
+        (7, 4),
+        "11 (retransmitted) and 15-20 outstanding, C = 4"
+    );
     assert_eq!(steps[6].o_c, (4, 4));
-    assert_eq!(steps[9].o_c, (5, 5), "N:20: C = 5, O = 3, then 24 and 25 go out");
+    assert_eq!(
+        steps[9].o_c,
+        (5, 5),
+        "N:20: C = 5, O = 3, then 24 and 25 go out"
+    );
     for (st, (arr, cum, nr, held_after, sent)) in steps.iter().zip(expect) {
         assert_eq!(st.arriving, arr);
         let gaps = nr.clone();
-        assert_eq!(st.ack, Ack { cum, gaps, nr: nr.clone(), all: !nr.is_empty() }, "NR-SACK after TSN {arr}");
-        assert_eq!(st.held_after, held_after, "rtxq after NR-SACK for TSN {arr}");
+        assert_eq!(
+            st.ack,
+            Ack {
+                cum,
+                gaps,
+                nr: nr.clone(),
+                all: !nr.is_empty()
+            },
+            "NR-SACK after TSN {arr}"
+        );
+        assert_eq!(
+            st.held_after, held_after,
+            "rtxq after NR-SACK for TSN {arr}"
+        );
         assert_eq!(st.sent_after, sent, "new TSNs after NR-SACK for TSN {arr}");
         // The application fills every freed slot at once, so it is blocked again each time.
         assert!(st.blocked_after);
     }
-    assert_eq!(s.paths()[0].cc.cwnd, 5 * TPDU, "N:20 grows cwnd to 5 (cwnd was fully used)");
+    assert_eq!(
+        s.paths()[0].cc.cwnd,
+        5 * TPDU,
+        "N:20 grows cwnd to 5 (cwnd was fully used)"
+    );
     assert_eq!(s.paths()[0].cc.ssthresh, 4 * TPDU);
     assert!(!s.in_fast_recovery());
     assert_eq!(s.stats().fast_retransmits, 1);

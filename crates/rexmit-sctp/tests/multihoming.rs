@@ -8,7 +8,11 @@ use rexmit_time::{Duration, Time};
 use rexmit_wire::Payload;
 
 fn cfg() -> SctpConfig {
-    SctpConfig { path_max_retrans: 2, hb_interval: Some(Duration::from_secs(2)), ..SctpConfig::default() }
+    SctpConfig {
+        path_max_retrans: 2,
+        hb_interval: Some(Duration::from_secs(2)),
+        ..SctpConfig::default()
+    }
 }
 
 fn on_path0(t: &Transmit) -> bool {
@@ -32,8 +36,20 @@ fn writer(total: u64) -> impl FnMut(Time, &mut [Association; 2]) {
 #[test]
 fn primary_failure_fails_over_to_the_alternate_and_heartbeats_restore_it() {
     let (a, b) = connect_pair(cfg(), cfg(), 1, 1, true);
-    assert_eq!(a.paths().iter().map(|p| (p.local, p.remote)).collect::<Vec<_>>(), vec![(A1, B1), (A2, B2)]);
-    assert_eq!(b.paths().iter().map(|p| (p.local, p.remote)).collect::<Vec<_>>(), vec![(B1, A1), (B2, A2)]);
+    assert_eq!(
+        a.paths()
+            .iter()
+            .map(|p| (p.local, p.remote))
+            .collect::<Vec<_>>(),
+        vec![(A1, B1), (A2, B2)]
+    );
+    assert_eq!(
+        b.paths()
+            .iter()
+            .map(|p| (p.local, p.remote))
+            .collect::<Vec<_>>(),
+        vec![(B1, A1), (B2, A2)]
+    );
     let mut net = Net::new(a, b);
     let down_from = Time::from_millis(200);
     let up_again = Time::from_secs(40);
@@ -47,39 +63,97 @@ fn primary_failure_fails_over_to_the_alternate_and_heartbeats_restore_it() {
     let mut app = writer(2000);
     net.run(Time::from_secs(39), &mut fate, &mut app);
     let a = &net.eps[0];
-    assert!(net.events[0].iter().any(|(_, e)| *e == Event::PathDown { addr: B1 }), "{:?}", net.events[0]);
+    assert!(
+        net.events[0]
+            .iter()
+            .any(|(_, e)| *e == Event::PathDown { addr: B1 }),
+        "{:?}",
+        net.events[0]
+    );
     assert_eq!(a.paths()[0].state, PathState::Inactive);
-    assert!(a.stats().paths[0].timeouts >= 3, "Path.Max.Retrans = 2: the third timeout fails the path");
-    assert!(a.is_established(), "the association survives on the alternate path");
-    assert_eq!(net.eps[1].stats().messages_delivered, 2000, "every message arrives via path 2");
+    assert!(
+        a.stats().paths[0].timeouts >= 3,
+        "Path.Max.Retrans = 2: the third timeout fails the path"
+    );
+    assert!(
+        a.is_established(),
+        "the association survives on the alternate path"
+    );
+    assert_eq!(
+        net.eps[1].stats().messages_delivered,
+        2000,
+        "every message arrives via path 2"
+    );
     assert!(a.stats().paths[1].data_chunks_sent > 1000);
     net.run(Time::from_secs(80), &mut fate, &mut app);
-    assert!(net.events[0].iter().any(|(_, e)| *e == Event::PathUp { addr: B1 }));
+    assert!(net.events[0]
+        .iter()
+        .any(|(_, e)| *e == Event::PathUp { addr: B1 }));
     assert_eq!(net.eps[0].paths()[0].state, PathState::Active);
 }
 
 #[test]
 fn cmt_sends_new_data_on_both_paths() {
-    let c = SctpConfig { cmt: CmtConfig { enabled: true, ..CmtConfig::default() }, ..cfg() };
+    let c = SctpConfig {
+        cmt: CmtConfig {
+            enabled: true,
+            ..CmtConfig::default()
+        },
+        ..cfg()
+    };
     let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
     let mut net = Net::new(a, b);
-    let mut fate = |t: &Transmit, _now: Time| Some(if on_path0(t) { Duration::from_millis(10) } else { Duration::from_millis(30) });
+    let mut fate = |t: &Transmit, _now: Time| {
+        Some(if on_path0(t) {
+            Duration::from_millis(10)
+        } else {
+            Duration::from_millis(30)
+        })
+    };
     net.run(Time::from_secs(20), &mut fate, &mut writer(3000));
     let s = net.eps[0].stats();
     assert_eq!(net.eps[1].stats().messages_delivered, 3000);
     // The 3x shorter path carries more; both carry a real share.
-    assert!(s.paths[0].data_chunks_sent > s.paths[1].data_chunks_sent && s.paths[1].data_chunks_sent > 200, "{:?}", s.paths);
-    assert_eq!(s.retransmissions, 0, "reordering between paths is not mistaken for loss (SFR): {s:?}");
+    assert!(
+        s.paths[0].data_chunks_sent > s.paths[1].data_chunks_sent
+            && s.paths[1].data_chunks_sent > 200,
+        "{:?}",
+        s.paths
+    );
+    assert_eq!(
+        s.retransmissions, 0,
+        "reordering between paths is not mistaken for loss (SFR): {s:?}"
+    );
 }
 
 #[test]
 fn without_split_fast_retransmit_path_reordering_causes_spurious_retransmissions() {
-    let c = SctpConfig { cmt: CmtConfig { enabled: true, sfr: false, ..CmtConfig::default() }, ..cfg() };
+    let c = SctpConfig {
+        cmt: CmtConfig {
+            enabled: true,
+            sfr: false,
+            ..CmtConfig::default()
+        },
+        ..cfg()
+    };
     let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
     let mut net = Net::new(a, b);
-    let mut fate = |t: &Transmit, _now: Time| Some(if on_path0(t) { Duration::from_millis(10) } else { Duration::from_millis(30) });
+    let mut fate = |t: &Transmit, _now: Time| {
+        Some(if on_path0(t) {
+            Duration::from_millis(10)
+        } else {
+            Duration::from_millis(30)
+        })
+    };
     net.run(Time::from_secs(20), &mut fate, &mut writer(3000));
     assert_eq!(net.eps[1].stats().messages_delivered, 3000);
-    assert!(net.eps[0].stats().fast_retransmits > 0, "the contrast case for SFR: {:?}", net.eps[0].stats());
-    assert!(net.eps[1].stats().dup_tsns_received > 0, "those retransmissions were spurious");
+    assert!(
+        net.eps[0].stats().fast_retransmits > 0,
+        "the contrast case for SFR: {:?}",
+        net.eps[0].stats()
+    );
+    assert!(
+        net.eps[1].stats().dup_tsns_received > 0,
+        "those retransmissions were spurious"
+    );
 }

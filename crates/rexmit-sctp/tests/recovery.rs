@@ -3,14 +3,19 @@
 
 mod common;
 use common::*;
-use rexmit_sctp::{AbortReason, Association, CmtConfig, Event, PathState, RfcVariant, SctpConfig, Transmit};
+use rexmit_sctp::{
+    AbortReason, Association, CmtConfig, Event, PathState, RfcVariant, SctpConfig, Transmit,
+};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::{Chunk, Payload};
 
 const T: u64 = 1452;
 
 fn cfg() -> SctpConfig {
-    SctpConfig { hb_interval: None, ..SctpConfig::default() }
+    SctpConfig {
+        hb_interval: None,
+        ..SctpConfig::default()
+    }
 }
 
 fn write(a: &mut Association, now: Time, n: usize) {
@@ -21,14 +26,21 @@ fn write(a: &mut Association, now: Time, n: usize) {
 
 #[test]
 fn second_loss_in_the_same_window_does_not_reduce_cwnd_again() {
-    let c = SctpConfig { initial_cwnd: Some(10 * T), max_burst: 0, ..cfg() };
+    let c = SctpConfig {
+        initial_cwnd: Some(10 * T),
+        max_burst: 0,
+        ..cfg()
+    };
     let (mut a, mut b) = connect_pair(c, cfg(), 1, 1, false);
     let now = Time::from_millis(1);
     write(&mut a, now, 10);
     let out = drain(&mut a, now);
     assert_eq!(data_tsns(&out), (1..=10).collect::<Vec<_>>());
     let mut rtx = Vec::new();
-    for t in out.iter().filter(|t| ![1, 3].contains(&data_tsns(std::slice::from_ref(t))[0])) {
+    for t in out
+        .iter()
+        .filter(|t| ![1, 3].contains(&data_tsns(std::slice::from_ref(t))[0]))
+    {
         deliver(&mut b, now, t);
         for s in drain(&mut b, now) {
             deliver(&mut a, now, &s);
@@ -44,7 +56,11 @@ fn second_loss_in_the_same_window_does_not_reduce_cwnd_again() {
 
 #[test]
 fn max_burst_rfc4960_lowers_cwnd() {
-    let c = SctpConfig { initial_cwnd: Some(10 * T), rfc: RfcVariant::Rfc4960, ..cfg() };
+    let c = SctpConfig {
+        initial_cwnd: Some(10 * T),
+        rfc: RfcVariant::Rfc4960,
+        ..cfg()
+    };
     let (mut a, _b) = connect_pair(c, cfg(), 1, 1, false);
     let now = Time::from_millis(1);
     write(&mut a, now, 10);
@@ -54,7 +70,11 @@ fn max_burst_rfc4960_lowers_cwnd() {
 
 #[test]
 fn max_burst_rfc9260_limits_packets_per_opportunity_and_keeps_cwnd() {
-    let c = SctpConfig { initial_cwnd: Some(10 * T), rfc: RfcVariant::Rfc9260, ..cfg() };
+    let c = SctpConfig {
+        initial_cwnd: Some(10 * T),
+        rfc: RfcVariant::Rfc9260,
+        ..cfg()
+    };
     let (mut a, mut b) = connect_pair(c, cfg(), 1, 1, false);
     let now = Time::from_millis(1);
     write(&mut a, now, 10);
@@ -66,12 +86,19 @@ fn max_burst_rfc9260_limits_packets_per_opportunity_and_keeps_cwnd() {
     for s in drain(&mut b, now) {
         deliver(&mut a, now, &s);
     }
-    assert_eq!(data_tsns(&drain(&mut a, now)), vec![5, 6, 7, 8], "a new opportunity, again at most 4 packets");
+    assert_eq!(
+        data_tsns(&drain(&mut a, now)),
+        vec![5, 6, 7, 8],
+        "a new opportunity, again at most 4 packets"
+    );
 }
 
 #[test]
 fn t3_backs_off_and_the_association_fails_after_assoc_max_retrans() {
-    let c = SctpConfig { assoc_max_retrans: 3, ..cfg() };
+    let c = SctpConfig {
+        assoc_max_retrans: 3,
+        ..cfg()
+    };
     let (mut a, _b) = connect_pair(c, cfg(), 1, 1, false);
     let mut now = Time::from_millis(1);
     write(&mut a, now, 1);
@@ -87,8 +114,17 @@ fn t3_backs_off_and_the_association_fails_after_assoc_max_retrans() {
         }
         assert_eq!(data_tsns(&out), vec![1], "T3 retransmits the chunk");
     }
-    assert_eq!(gaps, vec![3, 6, 12, 24], "RTO.Initial 3 s doubling (RFC 9260 §6.3.3 E2)");
-    assert_eq!(events(&mut a), vec![Event::Aborted { reason: AbortReason::MaxRetransmissions }]);
+    assert_eq!(
+        gaps,
+        vec![3, 6, 12, 24],
+        "RTO.Initial 3 s doubling (RFC 9260 §6.3.3 E2)"
+    );
+    assert_eq!(
+        events(&mut a),
+        vec![Event::Aborted {
+            reason: AbortReason::MaxRetransmissions
+        }]
+    );
     assert_eq!(a.stats().timeouts, 4);
 }
 
@@ -96,7 +132,12 @@ fn t3_backs_off_and_the_association_fails_after_assoc_max_retrans() {
 fn cmt_pf_path_carries_no_new_data_until_a_heartbeat_confirms_it() {
     let c = SctpConfig {
         hb_interval: Some(Duration::from_secs(5)),
-        cmt: CmtConfig { enabled: true, pf: true, pf_threshold: 0, ..CmtConfig::default() },
+        cmt: CmtConfig {
+            enabled: true,
+            pf: true,
+            pf_threshold: 0,
+            ..CmtConfig::default()
+        },
         ..SctpConfig::default()
     };
     let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
@@ -118,12 +159,31 @@ fn cmt_pf_path_carries_no_new_data_until_a_heartbeat_confirms_it() {
     net.run(Time::from_secs(5), &mut fate, &mut app);
     assert_eq!(net.eps[0].paths()[0].state, PathState::PotentiallyFailed);
     let sent_on_p0 = net.eps[0].stats().paths[0].data_chunks_sent;
-    assert!(net.eps[0].stats().paths[0].heartbeats_sent >= 1, "PF path probed");
-    assert!(!net.events[0].iter().any(|(_, e)| matches!(e, Event::PathDown { .. })), "PF is not reported as down");
-    net.run(Time::from_secs(5) + Duration::from_millis(900), &mut fate, &mut app);
-    assert_eq!(net.eps[0].stats().paths[0].data_chunks_sent, sent_on_p0, "no new data while PF");
+    assert!(
+        net.eps[0].stats().paths[0].heartbeats_sent >= 1,
+        "PF path probed"
+    );
+    assert!(
+        !net.events[0]
+            .iter()
+            .any(|(_, e)| matches!(e, Event::PathDown { .. })),
+        "PF is not reported as down"
+    );
+    net.run(
+        Time::from_secs(5) + Duration::from_millis(900),
+        &mut fate,
+        &mut app,
+    );
+    assert_eq!(
+        net.eps[0].stats().paths[0].data_chunks_sent,
+        sent_on_p0,
+        "no new data while PF"
+    );
     net.run(Time::from_secs(60), &mut fate, &mut app);
     assert_eq!(net.eps[0].paths()[0].state, PathState::Active);
-    assert!(net.eps[0].stats().paths[0].data_chunks_sent > sent_on_p0 + 1000, "path 0 carries data again");
+    assert!(
+        net.eps[0].stats().paths[0].data_chunks_sent > sent_on_p0 + 1000,
+        "path 0 carries data again"
+    );
     assert_eq!(net.eps[1].stats().messages_delivered, written as u64);
 }

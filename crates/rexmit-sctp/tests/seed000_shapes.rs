@@ -10,7 +10,7 @@
 
 mod common;
 use common::*;
-use rexmit_sctp::{Association, CmtConfig, SctpConfig, TsnState, Transmit};
+use rexmit_sctp::{Association, CmtConfig, SctpConfig, Transmit, TsnState};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::Payload;
 
@@ -50,7 +50,11 @@ impl Util {
             })
             .map(|(_, _, len)| *len as u64)
             .sum();
-        let ratio = if held == 0 { -1.0 } else { necessary as f64 / held as f64 };
+        let ratio = if held == 0 {
+            -1.0
+        } else {
+            necessary as f64 / held as f64
+        };
         self.last = Some((now, ratio, s.stats().in_loss_recovery));
     }
     fn util(&self) -> f64 {
@@ -68,7 +72,14 @@ struct Outcome {
     blocked: Duration,
 }
 
-fn transfer(nr_sack: bool, cmt: bool, send_buffer: u64, loss_permille: [u64; 2], secs: u64, seed: u64) -> Outcome {
+fn transfer(
+    nr_sack: bool,
+    cmt: bool,
+    send_buffer: u64,
+    loss_permille: [u64; 2],
+    secs: u64,
+    seed: u64,
+) -> Outcome {
     let cfg = SctpConfig {
         nr_sack,
         send_buffer,
@@ -76,7 +87,10 @@ fn transfer(nr_sack: bool, cmt: bool, send_buffer: u64, loss_permille: [u64; 2],
         hb_interval: None,
         assoc_max_retrans: 1000,
         path_max_retrans: 1000,
-        cmt: CmtConfig { enabled: cmt, ..CmtConfig::default() },
+        cmt: CmtConfig {
+            enabled: cmt,
+            ..CmtConfig::default()
+        },
         ..SctpConfig::default()
     };
     let (a, b) = connect_pair(cfg.clone(), cfg, 1, 1, cmt);
@@ -87,12 +101,20 @@ fn transfer(nr_sack: bool, cmt: bool, send_buffer: u64, loss_permille: [u64; 2],
         (!rng.chance(loss_permille[path])).then_some(Duration::from_millis(30))
     };
     // Greedy application writing unordered TPDUs (all out-of-order data deliverable, §IV.A).
-    let mut app = |now: Time, eps: &mut [Association; 2]| while eps[0].send(now, 0, Payload::zeros(T), true).is_ok() {};
+    let mut app = |now: Time, eps: &mut [Association; 2]| {
+        while eps[0].send(now, 0, Payload::zeros(T), true).is_ok() {}
+    };
     let mut util = Util::default();
     let end = Time::from_secs(secs);
-    net.run_observed(end, &mut fate, &mut app, &mut |now, eps| util.observe(now, eps));
+    net.run_observed(end, &mut fate, &mut app, &mut |now, eps| {
+        util.observe(now, eps)
+    });
     util.observe(end, &net.eps);
-    Outcome { util, delivered_bytes: net.eps[1].stats().bytes_delivered, blocked: net.eps[0].stats().rtxq_blocked_time_until(end) }
+    Outcome {
+        util,
+        delivered_bytes: net.eps[1].stats().bytes_delivered,
+        blocked: net.eps[0].stats().rtxq_blocked_time_until(end),
+    }
 }
 
 #[test]
@@ -107,8 +129,15 @@ fn rtxq_util_is_one_with_nr_sacks_and_below_one_with_sacks() {
         nr.util.util_l()
     );
     assert!((nr.util.util() - 1.0).abs() < 1e-9 && (nr.util.util_l() - 1.0).abs() < 1e-9);
-    assert!(sack.util.util() < 0.95, "SACK wastes rtx-queue space: {}", sack.util.util());
-    assert!(sack.util.util_l() < sack.util.util(), "the waste concentrates in loss recovery");
+    assert!(
+        sack.util.util() < 0.95,
+        "SACK wastes rtx-queue space: {}",
+        sack.util.util()
+    );
+    assert!(
+        sack.util.util_l() < sack.util.util(),
+        "the waste concentrates in loss recovery"
+    );
 }
 
 #[test]

@@ -7,7 +7,11 @@ use rexmit_time::{Duration, Time};
 use rexmit_wire::{Chunk, InitParam, Payload, SctpPacket};
 
 fn cfg(nr_sack: bool) -> SctpConfig {
-    SctpConfig { nr_sack, hb_interval: None, ..SctpConfig::default() }
+    SctpConfig {
+        nr_sack,
+        hb_interval: None,
+        ..SctpConfig::default()
+    }
 }
 
 fn only_chunk(t: &rexmit_sctp::Transmit) -> &Chunk {
@@ -18,24 +22,50 @@ fn only_chunk(t: &rexmit_sctp::Transmit) -> &Chunk {
 #[test]
 fn four_way_handshake_with_tags_cookie_and_nr_sack_offer() {
     let t0 = Time::ZERO;
-    let mut a = Association::connect(cfg(true), vec![A1], PORT_A, vec![B1], PORT_B, TAG_A, 100, t0);
+    let mut a = Association::connect(
+        cfg(true),
+        vec![A1],
+        PORT_A,
+        vec![B1],
+        PORT_B,
+        TAG_A,
+        100,
+        t0,
+    );
     let mut b = Association::listen(cfg(true), vec![B1], PORT_B, TAG_B, 500);
 
     let init = drain(&mut a, t0);
     assert_eq!(init.len(), 1);
-    assert_eq!((init[0].src, init[0].dst, init[0].packet.verification_tag), (A1, B1, 0));
-    let Chunk::Init(i) = only_chunk(&init[0]) else { panic!("INIT expected") };
+    assert_eq!(
+        (init[0].src, init[0].dst, init[0].packet.verification_tag),
+        (A1, B1, 0)
+    );
+    let Chunk::Init(i) = only_chunk(&init[0]) else {
+        panic!("INIT expected")
+    };
     assert_eq!((i.initiate_tag, i.initial_tsn), (TAG_A, 100));
     assert!(i.params.contains(&InitParam::SupportedExtensions(vec![16])));
-    assert_eq!(a.poll_timeout(), Some(t0 + Duration::from_secs(3)), "T1-init at RTO.Initial");
+    assert_eq!(
+        a.poll_timeout(),
+        Some(t0 + Duration::from_secs(3)),
+        "T1-init at RTO.Initial"
+    );
 
     deliver(&mut b, t0, &init[0]);
     let init_ack = drain(&mut b, t0);
     assert_eq!(init_ack[0].packet.verification_tag, TAG_A);
-    let Chunk::InitAck(ia) = only_chunk(&init_ack[0]) else { panic!("INIT ACK expected") };
+    let Chunk::InitAck(ia) = only_chunk(&init_ack[0]) else {
+        panic!("INIT ACK expected")
+    };
     assert_eq!(ia.initiate_tag, TAG_B);
-    assert!(ia.params.iter().any(|p| matches!(p, InitParam::StateCookie(_))));
-    assert!(!b.is_established(), "the listener keeps no state before COOKIE ECHO");
+    assert!(ia
+        .params
+        .iter()
+        .any(|p| matches!(p, InitParam::StateCookie(_))));
+    assert!(
+        !b.is_established(),
+        "the listener keeps no state before COOKIE ECHO"
+    );
 
     let t1 = Time::from_millis(10);
     deliver(&mut a, t1, &init_ack[0]);
@@ -49,25 +79,44 @@ fn four_way_handshake_with_tags_cookie_and_nr_sack_offer() {
     assert!(matches!(only_chunk(&ack[0]), Chunk::CookieAck));
     deliver(&mut a, t1, &ack[0]);
     assert_eq!(events(&mut a), vec![Event::Connected { nr_sack: true }]);
-    assert_eq!(a.poll_timeout(), None, "no timers when idle without heartbeats");
+    assert_eq!(
+        a.poll_timeout(),
+        None,
+        "no timers when idle without heartbeats"
+    );
 }
 
 #[test]
 fn lost_init_is_retransmitted_with_backoff_then_gives_up() {
-    let c = SctpConfig { max_init_retransmits: 2, ..cfg(false) };
+    let c = SctpConfig {
+        max_init_retransmits: 2,
+        ..cfg(false)
+    };
     let mut a = Association::connect(c, vec![A1], PORT_A, vec![B1], PORT_B, TAG_A, 1, Time::ZERO);
     drain(&mut a, Time::ZERO);
     let t = a.poll_timeout().unwrap();
     assert_eq!(t, Time::from_secs(3));
     a.handle_timeout(t);
-    assert!(matches!(drain(&mut a, t)[0].packet.chunks[0], Chunk::Init(_)));
-    assert_eq!(a.poll_timeout(), Some(t + Duration::from_secs(6)), "RTO doubled");
+    assert!(matches!(
+        drain(&mut a, t)[0].packet.chunks[0],
+        Chunk::Init(_)
+    ));
+    assert_eq!(
+        a.poll_timeout(),
+        Some(t + Duration::from_secs(6)),
+        "RTO doubled"
+    );
     let t = a.poll_timeout().unwrap();
     a.handle_timeout(t);
     drain(&mut a, t);
     let t = a.poll_timeout().unwrap();
     a.handle_timeout(t);
-    assert_eq!(events(&mut a), vec![Event::Aborted { reason: AbortReason::InitFailed }]);
+    assert_eq!(
+        events(&mut a),
+        vec![Event::Aborted {
+            reason: AbortReason::InitFailed
+        }]
+    );
 }
 
 /// Which acknowledgement chunk B sends for A's data.
@@ -81,12 +130,18 @@ fn ack_kind(nr_a: bool, nr_b: bool) -> (bool, u8) {
     for t in &out {
         deliver(&mut b, now, t);
     }
-    assert!(drain(&mut b, now).is_empty(), "one packet: the SACK is delayed");
+    assert!(
+        drain(&mut b, now).is_empty(),
+        "one packet: the SACK is delayed"
+    );
     let later = now + Duration::from_millis(200);
     assert_eq!(b.poll_timeout(), Some(later));
     b.handle_timeout(later);
     let acks = drain(&mut b, later);
-    (a.nr_sack_negotiated(), acks[0].packet.chunks[0].chunk_type())
+    (
+        a.nr_sack_negotiated(),
+        acks[0].packet.chunks[0].chunk_type(),
+    )
 }
 
 #[test]
@@ -128,10 +183,16 @@ fn lost_shutdown_complete_is_answered_after_close() {
     let now = Time::from_millis(1);
     a.shutdown(now);
     let shutdown = drain(&mut a, now);
-    assert!(matches!(shutdown[0].packet.chunks[0], Chunk::Shutdown { .. }));
+    assert!(matches!(
+        shutdown[0].packet.chunks[0],
+        Chunk::Shutdown { .. }
+    ));
     deliver(&mut b, now, &shutdown[0]);
     let shutdown_ack = drain(&mut b, now);
-    assert!(matches!(shutdown_ack[0].packet.chunks[0], Chunk::ShutdownAck));
+    assert!(matches!(
+        shutdown_ack[0].packet.chunks[0],
+        Chunk::ShutdownAck
+    ));
     deliver(&mut a, now, &shutdown_ack[0]);
     assert!(events(&mut a).contains(&Event::Closed));
     drain(&mut a, now); // SHUTDOWN COMPLETE lost
@@ -140,7 +201,10 @@ fn lost_shutdown_complete_is_answered_after_close() {
     let again = drain(&mut b, t2);
     deliver(&mut a, t2, &again[0]);
     let complete = drain(&mut a, t2);
-    assert_eq!(complete[0].packet.chunks, vec![Chunk::ShutdownComplete { t_bit: true }]);
+    assert_eq!(
+        complete[0].packet.chunks,
+        vec![Chunk::ShutdownComplete { t_bit: true }]
+    );
     deliver(&mut b, t2, &complete[0]);
     assert_eq!(events(&mut b), vec![Event::Closed]);
 }
@@ -153,14 +217,32 @@ fn abort_reaches_the_peer() {
     let out = drain(&mut a, now);
     assert!(matches!(out[0].packet.chunks[0], Chunk::Abort { .. }));
     deliver(&mut b, now, &out[0]);
-    assert_eq!(events(&mut b), vec![Event::Aborted { reason: AbortReason::ByPeer }]);
-    assert_eq!(events(&mut a), vec![Event::Aborted { reason: AbortReason::Local }]);
+    assert_eq!(
+        events(&mut b),
+        vec![Event::Aborted {
+            reason: AbortReason::ByPeer
+        }]
+    );
+    assert_eq!(
+        events(&mut a),
+        vec![Event::Aborted {
+            reason: AbortReason::Local
+        }]
+    );
 }
 
 #[test]
 fn wrong_verification_tag_is_ignored() {
     let (mut a, _b) = connect_pair(cfg(false), cfg(false), 1, 1, false);
-    let bogus = SctpPacket { src_port: PORT_B, dst_port: PORT_A, verification_tag: 12345, chunks: vec![Chunk::Abort { t_bit: false, causes: vec![] }] };
+    let bogus = SctpPacket {
+        src_port: PORT_B,
+        dst_port: PORT_A,
+        verification_tag: 12345,
+        chunks: vec![Chunk::Abort {
+            t_bit: false,
+            causes: vec![],
+        }],
+    };
     a.handle_packet(Time::from_millis(1), B1, A1, &bogus);
     assert!(a.is_established());
 }
@@ -174,21 +256,66 @@ fn garbage_chunks_never_panic() {
     drain(&mut a, now);
     for k in 0..2000u32 {
         let v = rng.next();
-        let gap = |x: u64| rexmit_wire::GapBlock { start: x as u16, end: (x >> 16) as u16 };
-        let chunk = match k % 7 {
-            0 => Chunk::Sack(rexmit_wire::SackChunk { cum_tsn_ack: v as u32, a_rwnd: (v >> 32) as u32, gap_blocks: vec![gap(v), gap(v >> 7)], dup_tsns: vec![v as u32] }),
-            1 => Chunk::NrSack(rexmit_wire::NrSackChunk { all_non_renegable: v & 1 == 1, cum_tsn_ack: (v % 5) as u32, a_rwnd: 0, gap_blocks: vec![gap(v % 9)], nr_gap_blocks: vec![gap(v >> 3)], dup_tsns: vec![] }),
-            2 => Chunk::Data(rexmit_wire::DataChunk { immediate: false, unordered: v & 2 == 0, beginning: v & 4 == 0, ending: v & 8 == 0, tsn: (v >> 8) as u32 % 50, stream_id: (v >> 40) as u16 % 20, ssn: (v >> 20) as u16 % 4, ppid: 0, payload: Payload::zeros((v % 700) as u32) }),
-            3 => Chunk::HeartbeatAck { info: (0..(v % 12)).map(|i| i as u8).collect() },
-            4 => Chunk::CookieEcho { cookie: (0..(v % 60)).map(|i| (i ^ v) as u8).collect() },
-            5 => Chunk::Shutdown { cum_tsn_ack: v as u32 },
-            _ => Chunk::Unknown { chunk_type: 200, flags: 0, value: vec![1, 2, 3] },
+        let gap = |x: u64| rexmit_wire::GapBlock {
+            start: x as u16,
+            end: (x >> 16) as u16,
         };
-        let pkt = SctpPacket { src_port: PORT_A, dst_port: PORT_B, verification_tag: TAG_B, chunks: vec![chunk.clone()] };
+        let chunk = match k % 7 {
+            0 => Chunk::Sack(rexmit_wire::SackChunk {
+                cum_tsn_ack: v as u32,
+                a_rwnd: (v >> 32) as u32,
+                gap_blocks: vec![gap(v), gap(v >> 7)],
+                dup_tsns: vec![v as u32],
+            }),
+            1 => Chunk::NrSack(rexmit_wire::NrSackChunk {
+                all_non_renegable: v & 1 == 1,
+                cum_tsn_ack: (v % 5) as u32,
+                a_rwnd: 0,
+                gap_blocks: vec![gap(v % 9)],
+                nr_gap_blocks: vec![gap(v >> 3)],
+                dup_tsns: vec![],
+            }),
+            2 => Chunk::Data(rexmit_wire::DataChunk {
+                immediate: false,
+                unordered: v & 2 == 0,
+                beginning: v & 4 == 0,
+                ending: v & 8 == 0,
+                tsn: (v >> 8) as u32 % 50,
+                stream_id: (v >> 40) as u16 % 20,
+                ssn: (v >> 20) as u16 % 4,
+                ppid: 0,
+                payload: Payload::zeros((v % 700) as u32),
+            }),
+            3 => Chunk::HeartbeatAck {
+                info: (0..(v % 12)).map(|i| i as u8).collect(),
+            },
+            4 => Chunk::CookieEcho {
+                cookie: (0..(v % 60)).map(|i| (i ^ v) as u8).collect(),
+            },
+            5 => Chunk::Shutdown {
+                cum_tsn_ack: v as u32,
+            },
+            _ => Chunk::Unknown {
+                chunk_type: 200,
+                flags: 0,
+                value: vec![1, 2, 3],
+            },
+        };
+        let pkt = SctpPacket {
+            src_port: PORT_A,
+            dst_port: PORT_B,
+            verification_tag: TAG_B,
+            chunks: vec![chunk.clone()],
+        };
         b.handle_packet(now, A1, B1, &pkt);
         drain(&mut b, now);
         events(&mut b);
-        let pkt = SctpPacket { src_port: PORT_B, dst_port: PORT_A, verification_tag: TAG_A, chunks: vec![chunk] };
+        let pkt = SctpPacket {
+            src_port: PORT_B,
+            dst_port: PORT_A,
+            verification_tag: TAG_A,
+            chunks: vec![chunk],
+        };
         a.handle_packet(now, B1, A1, &pkt);
         drain(&mut a, now);
         events(&mut a);
@@ -216,13 +343,23 @@ fn lost_init_ack_and_lost_cookie_ack_are_recovered_by_t1() {
     let t2 = a.poll_timeout().unwrap();
     a.handle_timeout(t2);
     let echo = drain(&mut a, t2);
-    assert!(matches!(echo[0].packet.chunks[0], Chunk::CookieEcho { .. }), "T1-cookie resends COOKIE ECHO");
+    assert!(
+        matches!(echo[0].packet.chunks[0], Chunk::CookieEcho { .. }),
+        "T1-cookie resends COOKIE ECHO"
+    );
     deliver(&mut b, t2, &echo[0]);
     let ack = drain(&mut b, t2);
-    assert!(matches!(only_chunk(&ack[0]), Chunk::CookieAck), "the established listener answers the repeat");
+    assert!(
+        matches!(only_chunk(&ack[0]), Chunk::CookieAck),
+        "the established listener answers the repeat"
+    );
     deliver(&mut a, t2, &ack[0]);
     assert!(a.is_established());
-    assert_eq!(events(&mut b), vec![Event::Connected { nr_sack: false }], "connected once");
+    assert_eq!(
+        events(&mut b),
+        vec![Event::Connected { nr_sack: false }],
+        "connected once"
+    );
 }
 
 #[test]

@@ -8,20 +8,35 @@ use rexmit_time::{Duration, Time};
 use rexmit_wire::{Chunk, DataChunk, GapBlock, Payload, SackChunk, SctpPacket};
 
 fn cfg() -> SctpConfig {
-    SctpConfig { hb_interval: None, ..SctpConfig::default() }
+    SctpConfig {
+        hb_interval: None,
+        ..SctpConfig::default()
+    }
 }
 
 fn delivered(evs: &[Event]) -> Vec<(u16, u16, bool, Payload)> {
     evs.iter()
         .filter_map(|e| match e {
-            Event::MessageDelivered { stream, ssn, unordered, payload, .. } => Some((*stream, *ssn, *unordered, payload.clone())),
+            Event::MessageDelivered {
+                stream,
+                ssn,
+                unordered,
+                payload,
+                ..
+            } => Some((*stream, *ssn, *unordered, payload.clone())),
             _ => None,
         })
         .collect()
 }
 
 /// Move every packet both ways until quiet, advancing time by `step` per round.
-fn pump(a: &mut Association, b: &mut Association, mut now: Time, rounds: usize, step: Duration) -> Time {
+fn pump(
+    a: &mut Association,
+    b: &mut Association,
+    mut now: Time,
+    rounds: usize,
+    step: Duration,
+) -> Time {
     for _ in 0..rounds {
         for t in drain(a, now) {
             deliver(b, now, &t);
@@ -44,20 +59,35 @@ fn large_message_is_fragmented_to_the_mtu_and_reassembled() {
     a.send(now, 3, Payload::from_bytes(&msg), false).unwrap();
     let out = drain(&mut a, now);
     let frags: Vec<&DataChunk> = out.iter().flat_map(data_chunks).collect();
-    assert_eq!(frags.iter().map(|d| d.payload.len()).collect::<Vec<_>>(), vec![1452, 1452, 1452, 644]);
-    assert_eq!(frags.iter().map(|d| (d.beginning, d.ending)).collect::<Vec<_>>(), vec![(true, false), (false, false), (false, false), (false, true)]);
+    assert_eq!(
+        frags.iter().map(|d| d.payload.len()).collect::<Vec<_>>(),
+        vec![1452, 1452, 1452, 644]
+    );
+    assert_eq!(
+        frags
+            .iter()
+            .map(|d| (d.beginning, d.ending))
+            .collect::<Vec<_>>(),
+        vec![(true, false), (false, false), (false, false), (false, true)]
+    );
     assert!(out.iter().all(|t| t.packet.wire_len() + 20 <= 1500));
     assert!(frags.iter().all(|d| d.ssn == 0 && d.stream_id == 3));
     // Deliver in reverse order: reassembly waits for the first fragment.
     for t in out.iter().rev() {
         deliver(&mut b, now, t);
     }
-    assert_eq!(delivered(&events(&mut b)), vec![(3, 0, false, Payload::from_bytes(&msg))]);
+    assert_eq!(
+        delivered(&events(&mut b)),
+        vec![(3, 0, false, Payload::from_bytes(&msg))]
+    );
 }
 
 #[test]
 fn ordered_data_waits_for_a_loss_unordered_data_does_not() {
-    let c = SctpConfig { initial_cwnd: Some(3 * 1452), ..cfg() };
+    let c = SctpConfig {
+        initial_cwnd: Some(3 * 1452),
+        ..cfg()
+    };
     let (mut a, mut b) = connect_pair(c, cfg(), 1, 1, false);
     let now = Time::from_millis(1);
     a.send(now, 0, Payload::zeros(1452), false).unwrap(); // TSN 1, ssn 0 (lost)
@@ -70,7 +100,11 @@ fn ordered_data_waits_for_a_loss_unordered_data_does_not() {
         deliver(&mut b, now, t);
     }
     let d = delivered(&events(&mut b));
-    assert_eq!(d.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>(), vec![(1, 0)], "other stream is not blocked");
+    assert_eq!(
+        d.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>(),
+        vec![(1, 0)],
+        "other stream is not blocked"
+    );
     for t in drain(&mut b, now) {
         deliver(&mut a, now, &t);
     }
@@ -78,7 +112,11 @@ fn ordered_data_waits_for_a_loss_unordered_data_does_not() {
     assert_eq!(data_tsns(&out), vec![4]);
     deliver(&mut b, now, &out[0]);
     let d = delivered(&events(&mut b));
-    assert_eq!(d.iter().map(|m| (m.0, m.2)).collect::<Vec<_>>(), vec![(0, true)], "unordered delivered at once");
+    assert_eq!(
+        d.iter().map(|m| (m.0, m.2)).collect::<Vec<_>>(),
+        vec![(0, true)],
+        "unordered delivered at once"
+    );
     // T3 brings TSN 1; stream 0 then delivers ssn 0 and 1 in order.
     let t3 = a.poll_timeout().unwrap();
     // T3 was armed with RTO.Initial when TSN 1 left and is not restarted by gap acks (§6.3.2 R3).
@@ -90,23 +128,54 @@ fn ordered_data_waits_for_a_loss_unordered_data_does_not() {
     assert_eq!(a.paths()[0].cc.cwnd, 1452, "T3 sets cwnd to one MTU");
     deliver(&mut b, t3, &rtx[0]);
     let d = delivered(&events(&mut b));
-    assert_eq!(d.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>(), vec![(0, 0), (0, 1)]);
+    assert_eq!(
+        d.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>(),
+        vec![(0, 0), (0, 1)]
+    );
 }
 
 #[test]
 fn send_buffer_refuses_when_full_and_reports_space() {
-    let c = SctpConfig { send_buffer: 3000, ..cfg() };
+    let c = SctpConfig {
+        send_buffer: 3000,
+        ..cfg()
+    };
     let (mut a, mut b) = connect_pair(c, cfg(), 1, 1, false);
     let now = Time::from_millis(1);
     a.send(now, 0, Payload::zeros(1500), false).unwrap();
     a.send(now, 0, Payload::zeros(1500), false).unwrap();
-    assert_eq!(a.send(now, 0, Payload::zeros(1), false), Err(SendError::BufferFull));
-    assert_eq!(a.send(now, 0, Payload::zeros(4000), false), Err(SendError::MessageTooLarge));
-    let (mut small_peer, _) = connect_pair(cfg(), SctpConfig { recv_buffer: 2000, ..cfg() }, 1, 1, false);
-    assert_eq!(small_peer.send(now, 0, Payload::zeros(2001), false), Err(SendError::MessageTooLarge), "cannot be reassembled at the peer");
+    assert_eq!(
+        a.send(now, 0, Payload::zeros(1), false),
+        Err(SendError::BufferFull)
+    );
+    assert_eq!(
+        a.send(now, 0, Payload::zeros(4000), false),
+        Err(SendError::MessageTooLarge)
+    );
+    let (mut small_peer, _) = connect_pair(
+        cfg(),
+        SctpConfig {
+            recv_buffer: 2000,
+            ..cfg()
+        },
+        1,
+        1,
+        false,
+    );
+    assert_eq!(
+        small_peer.send(now, 0, Payload::zeros(2001), false),
+        Err(SendError::MessageTooLarge),
+        "cannot be reassembled at the peer"
+    );
     assert!(a.is_send_blocked());
     // The acks come back 10 ms later: that is how long the application was blocked.
-    pump(&mut a, &mut b, now + Duration::from_millis(10), 3, Duration::from_millis(100));
+    pump(
+        &mut a,
+        &mut b,
+        now + Duration::from_millis(10),
+        3,
+        Duration::from_millis(100),
+    );
     assert!(events(&mut a).contains(&Event::SendBufferSpace));
     assert!(!a.is_send_blocked());
     assert_eq!(a.stats().send_blocked_time, Duration::from_millis(10));
@@ -118,21 +187,39 @@ fn data_pkt(tsn: u32, ssn: u16, len: u32) -> SctpPacket {
         src_port: PORT_A,
         dst_port: PORT_B,
         verification_tag: TAG_B,
-        chunks: vec![Chunk::Data(DataChunk { immediate: false, unordered: false, beginning: true, ending: true, tsn, stream_id: 0, ssn, ppid: 0, payload: Payload::zeros(len) })],
+        chunks: vec![Chunk::Data(DataChunk {
+            immediate: false,
+            unordered: false,
+            beginning: true,
+            ending: true,
+            tsn,
+            stream_id: 0,
+            ssn,
+            ppid: 0,
+            payload: Payload::zeros(len),
+        })],
     }
 }
 
 fn last_sack(b: &mut Association, now: Time) -> (u32, Vec<(u16, u16)>, u32) {
     let out = drain(b, now);
     match &out.last().expect("an acknowledgement").packet.chunks[0] {
-        Chunk::Sack(s) => (s.cum_tsn_ack, s.gap_blocks.iter().map(|g| (g.start, g.end)).collect(), s.a_rwnd),
+        Chunk::Sack(s) => (
+            s.cum_tsn_ack,
+            s.gap_blocks.iter().map(|g| (g.start, g.end)).collect(),
+            s.a_rwnd,
+        ),
         c => panic!("SACK expected, got {c:?}"),
     }
 }
 
 #[test]
 fn receiver_reneges_renegable_data_when_the_next_in_order_chunk_does_not_fit() {
-    let rc = SctpConfig { recv_buffer: 4000, renege: RenegePolicy::UnderMemoryPressure, ..cfg() };
+    let rc = SctpConfig {
+        recv_buffer: 4000,
+        renege: RenegePolicy::UnderMemoryPressure,
+        ..cfg()
+    };
     let (_a, mut b) = connect_pair(cfg(), rc, 1, 1, false);
     let now = Time::from_millis(1);
     // TSN 1 is missing; 2..4 are ordered and undeliverable, so renegable.
@@ -143,10 +230,18 @@ fn receiver_reneges_renegable_data_when_the_next_in_order_chunk_does_not_fit() {
     // TSN 1 (1500 bytes) does not fit: the highest renegable TSN 4 is dropped for it.
     b.handle_packet(now, A1, B1, &data_pkt(1, 0, 1500));
     assert_eq!(b.stats().reneged_chunks, 1);
-    assert_eq!(last_sack(&mut b, now).0, 3, "cum ack 3; TSN 4 no longer reported");
+    assert_eq!(
+        last_sack(&mut b, now).0,
+        3,
+        "cum ack 3; TSN 4 no longer reported"
+    );
     assert_eq!(delivered(&events(&mut b)).len(), 3);
     b.handle_packet(now, A1, B1, &data_pkt(4, 3, 1000));
-    assert_eq!(delivered(&events(&mut b)).len(), 1, "the retransmitted TSN 4 is delivered once");
+    assert_eq!(
+        delivered(&events(&mut b)).len(),
+        1,
+        "the retransmitted TSN 4 is delivered once"
+    );
 }
 
 #[test]
@@ -166,7 +261,11 @@ fn memory_pressure_reneges_on_request_and_the_sack_stops_reporting_it() {
 
 #[test]
 fn never_renege_receiver_keeps_room_for_the_missing_tsn() {
-    let rc = SctpConfig { recv_buffer: 4000, renege: RenegePolicy::Never, ..cfg() };
+    let rc = SctpConfig {
+        recv_buffer: 4000,
+        renege: RenegePolicy::Never,
+        ..cfg()
+    };
     let (_a, mut b) = connect_pair(cfg(), rc, 1, 1, false);
     let now = Time::from_millis(1);
     for tsn in 2..=4 {
@@ -174,7 +273,10 @@ fn never_renege_receiver_keeps_room_for_the_missing_tsn() {
     }
     // TSN 4 would leave less than one full chunk (1452) for the missing TSN 1: refused.
     assert_eq!(last_sack(&mut b, now), (0, vec![(2, 3)], 2000));
-    assert!(b.is_tsn_non_renegable(3), "never-renege makes out-of-order data non-renegable");
+    assert!(
+        b.is_tsn_non_renegable(3),
+        "never-renege makes out-of-order data non-renegable"
+    );
     b.handle_packet(now, A1, B1, &data_pkt(1, 0, 1452));
     assert_eq!(b.stats().reneged_chunks, 0);
     assert_eq!(last_sack(&mut b, now).0, 3);
@@ -183,7 +285,16 @@ fn never_renege_receiver_keeps_room_for_the_missing_tsn() {
 
 #[test]
 fn sender_retransmits_data_the_receiver_reneged_on() {
-    let (mut a, _b) = connect_pair(SctpConfig { initial_cwnd: Some(4 * 1452), ..cfg() }, cfg(), 1, 1, false);
+    let (mut a, _b) = connect_pair(
+        SctpConfig {
+            initial_cwnd: Some(4 * 1452),
+            ..cfg()
+        },
+        cfg(),
+        1,
+        1,
+        false,
+    );
     let now = Time::from_millis(1);
     for _ in 0..3 {
         a.send(now, 0, Payload::zeros(1452), false).unwrap();
@@ -193,18 +304,34 @@ fn sender_retransmits_data_the_receiver_reneged_on() {
         src_port: PORT_B,
         dst_port: PORT_A,
         verification_tag: TAG_A,
-        chunks: vec![Chunk::Sack(SackChunk { cum_tsn_ack: 0, a_rwnd: 65536, gap_blocks: gaps, dup_tsns: vec![] })],
+        chunks: vec![Chunk::Sack(SackChunk {
+            cum_tsn_ack: 0,
+            a_rwnd: 65536,
+            gap_blocks: gaps,
+            dup_tsns: vec![],
+        })],
     };
     a.handle_packet(now, B1, A1, &sack(vec![GapBlock { start: 2, end: 3 }]));
-    assert_eq!(a.rtx_queue().iter().map(|e| e.1).collect::<Vec<_>>(), vec![TsnState::InFlight, TsnState::GapAcked, TsnState::GapAcked]);
+    assert_eq!(
+        a.rtx_queue().iter().map(|e| e.1).collect::<Vec<_>>(),
+        vec![TsnState::InFlight, TsnState::GapAcked, TsnState::GapAcked]
+    );
     a.handle_packet(now, B1, A1, &sack(vec![GapBlock { start: 2, end: 2 }]));
     assert_eq!(a.stats().reneged_seen, 1);
-    assert_eq!(data_tsns(&drain(&mut a, now)), vec![3], "TSN 3 reneged: sent again");
+    assert_eq!(
+        data_tsns(&drain(&mut a, now)),
+        vec![3],
+        "TSN 3 reneged: sent again"
+    );
 }
 
 #[test]
 fn nr_gap_acked_data_is_freed_and_never_retransmitted() {
-    let c = SctpConfig { nr_sack: true, initial_cwnd: Some(4 * 1452), ..cfg() };
+    let c = SctpConfig {
+        nr_sack: true,
+        initial_cwnd: Some(4 * 1452),
+        ..cfg()
+    };
     let (mut a, _b) = connect_pair(c.clone(), c, 1, 1, false);
     let now = Time::from_millis(1);
     for _ in 0..3 {
@@ -215,18 +342,43 @@ fn nr_gap_acked_data_is_freed_and_never_retransmitted() {
         src_port: PORT_B,
         dst_port: PORT_A,
         verification_tag: TAG_A,
-        chunks: vec![Chunk::NrSack(rexmit_wire::NrSackChunk { all_non_renegable: false, cum_tsn_ack: 0, a_rwnd: 65536, gap_blocks: gaps, nr_gap_blocks: nr, dup_tsns: vec![] })],
+        chunks: vec![Chunk::NrSack(rexmit_wire::NrSackChunk {
+            all_non_renegable: false,
+            cum_tsn_ack: 0,
+            a_rwnd: 65536,
+            gap_blocks: gaps,
+            nr_gap_blocks: nr,
+            dup_tsns: vec![],
+        })],
     };
     // TSN 2 gap-acked and renegable, TSN 3 non-renegable.
-    a.handle_packet(now, B1, A1, &nr(vec![GapBlock { start: 2, end: 3 }], vec![GapBlock { start: 3, end: 3 }]));
-    assert_eq!(a.rtx_queue().iter().map(|e| e.1).collect::<Vec<_>>(), vec![TsnState::InFlight, TsnState::GapAcked, TsnState::NrAcked]);
+    a.handle_packet(
+        now,
+        B1,
+        A1,
+        &nr(
+            vec![GapBlock { start: 2, end: 3 }],
+            vec![GapBlock { start: 3, end: 3 }],
+        ),
+    );
+    assert_eq!(
+        a.rtx_queue().iter().map(|e| e.1).collect::<Vec<_>>(),
+        vec![TsnState::InFlight, TsnState::GapAcked, TsnState::NrAcked]
+    );
     assert_eq!(a.rtx_queue_bytes(), 2 * 1452);
     // T3: only TSN 1 goes again; a later NR-SACK without TSN 3 cannot revoke it.
     let t3 = a.poll_timeout().unwrap();
     a.handle_timeout(t3);
     assert_eq!(data_tsns(&drain(&mut a, t3)), vec![1]);
     a.handle_packet(t3, B1, A1, &nr(vec![GapBlock { start: 2, end: 2 }], vec![]));
-    assert_eq!(a.rtx_queue().iter().map(|e| (e.0, e.1)).collect::<Vec<_>>(), vec![(1, TsnState::InFlight), (2, TsnState::GapAcked), (3, TsnState::NrAcked)]);
+    assert_eq!(
+        a.rtx_queue().iter().map(|e| (e.0, e.1)).collect::<Vec<_>>(),
+        vec![
+            (1, TsnState::InFlight),
+            (2, TsnState::GapAcked),
+            (3, TsnState::NrAcked)
+        ]
+    );
 }
 
 #[test]
@@ -240,7 +392,21 @@ fn pending_sack_rides_on_reverse_data() {
     b.send(later, 0, Payload::zeros(200), false).unwrap();
     let out = drain(&mut b, later);
     assert_eq!(out.len(), 1);
-    let kinds: Vec<u8> = out[0].packet.chunks.iter().map(|c| c.chunk_type()).collect();
-    assert_eq!(kinds, vec![3, 0], "SACK first, then DATA (RFC 9260 §6.5 bundling)");
-    assert_eq!(b.poll_timeout().map(|t| t > later + Duration::from_millis(150)), Some(true), "delayed-SACK timer cancelled");
+    let kinds: Vec<u8> = out[0]
+        .packet
+        .chunks
+        .iter()
+        .map(|c| c.chunk_type())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![3, 0],
+        "SACK first, then DATA (RFC 9260 §6.5 bundling)"
+    );
+    assert_eq!(
+        b.poll_timeout()
+            .map(|t| t > later + Duration::from_millis(150)),
+        Some(true),
+        "delayed-SACK timer cancelled"
+    );
 }

@@ -24,7 +24,12 @@ impl Association {
 
     fn queue_to_primary(&mut self, vtag: u32, chunk: Chunk) {
         if let Some(p) = self.paths.get(self.primary) {
-            self.ctrl.push_back(Outgoing { src: p.local, dst: p.remote, vtag, chunks: vec![chunk] });
+            self.ctrl.push_back(Outgoing {
+                src: p.local,
+                dst: p.remote,
+                vtag,
+                chunks: vec![chunk],
+            });
         }
     }
 
@@ -32,14 +37,32 @@ impl Association {
         let init = Chunk::Init(self.our_init());
         self.queue_to_primary(0, init.clone());
         self.t1_chunk = Some(init);
-        self.t1 = Some(now + self.paths.get(self.primary).map_or(self.cfg.rto.initial, |p| p.rtt.rto()));
+        self.t1 = Some(
+            now + self
+                .paths
+                .get(self.primary)
+                .map_or(self.cfg.rto.initial, |p| p.rtt.rto()),
+        );
     }
 
     /// INIT at a listener: answer with INIT ACK carrying a State Cookie, keep no state
     /// (RFC 9260 §5.1). INIT in other states (collisions, restarts) is not handled.
-    pub(super) fn on_init(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, src_port: u16, n_chunks: usize, init: &InitChunk) {
+    pub(super) fn on_init(
+        &mut self,
+        now: Time,
+        from: Ipv4Addr,
+        to: Ipv4Addr,
+        src_port: u16,
+        n_chunks: usize,
+        init: &InitChunk,
+    ) {
         // §3.3.2: INIT must be alone, with a non-zero tag and stream counts.
-        if self.state != State::Listen || n_chunks != 1 || init.initiate_tag == 0 || init.outbound_streams == 0 || init.inbound_streams == 0 {
+        if self.state != State::Listen
+            || n_chunks != 1
+            || init.initiate_tag == 0
+            || init.outbound_streams == 0
+            || init.inbound_streams == 0
+        {
             return;
         }
         let cookie = Cookie {
@@ -55,20 +78,37 @@ impl Association {
             peer_addrs: handshake::peer_addresses(from, &init.params),
         };
         let mut ack = self.our_init();
-        ack.params.push(InitParam::StateCookie(cookie.encode(self.cfg.cookie_secret)));
+        ack.params.push(InitParam::StateCookie(
+            cookie.encode(self.cfg.cookie_secret),
+        ));
         self.peer_port = src_port;
-        self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: init.initiate_tag, chunks: vec![Chunk::InitAck(ack)] });
+        self.ctrl.push_back(Outgoing {
+            src: to,
+            dst: from,
+            vtag: init.initiate_tag,
+            chunks: vec![Chunk::InitAck(ack)],
+        });
     }
 
     /// Values both sides learn from the peer's INIT / INIT ACK.
-    fn adopt_peer(&mut self, peer_tag: u32, peer_initial_tsn: u32, peer_a_rwnd: u32, peer_outbound: u16, peer_inbound: u16, nr_sack: bool) {
+    fn adopt_peer(
+        &mut self,
+        peer_tag: u32,
+        peer_initial_tsn: u32,
+        peer_a_rwnd: u32,
+        peer_outbound: u16,
+        peer_inbound: u16,
+        nr_sack: bool,
+    ) {
         self.peer_tag = peer_tag;
         self.nr_sack = nr_sack;
         self.peer_rwnd = peer_a_rwnd as u64;
         self.peer_buffer = Some(peer_a_rwnd as u64);
         self.rmap = Some(ReceiverMap::new(peer_initial_tsn));
-        self.send_queue.set_streams(self.cfg.outbound_streams.min(peer_inbound));
-        self.reasm = crate::reassembly::Reassembly::new(self.cfg.max_inbound_streams.min(peer_outbound));
+        self.send_queue
+            .set_streams(self.cfg.outbound_streams.min(peer_inbound));
+        self.reasm =
+            crate::reassembly::Reassembly::new(self.cfg.max_inbound_streams.min(peer_outbound));
         let ssthresh = self.cfg.initial_ssthresh.unwrap_or(peer_a_rwnd as u64);
         for p in &mut self.paths {
             p.cc.ssthresh = ssthresh;
@@ -93,12 +133,25 @@ impl Association {
     }
 
     pub(super) fn on_init_ack(&mut self, now: Time, ack: &InitChunk) {
-        if self.state != State::CookieWait || ack.initiate_tag == 0 || ack.outbound_streams == 0 || ack.inbound_streams == 0 {
+        if self.state != State::CookieWait
+            || ack.initiate_tag == 0
+            || ack.outbound_streams == 0
+            || ack.inbound_streams == 0
+        {
             return;
         }
-        let Some(cookie) = handshake::state_cookie(&ack.params).map(|c| c.to_vec()) else { return };
+        let Some(cookie) = handshake::state_cookie(&ack.params).map(|c| c.to_vec()) else {
+            return;
+        };
         let nr = self.cfg.nr_sack && handshake::peer_offers_nr_sack(&ack.params);
-        self.adopt_peer(ack.initiate_tag, ack.initial_tsn, ack.a_rwnd, ack.outbound_streams, ack.inbound_streams, nr);
+        self.adopt_peer(
+            ack.initiate_tag,
+            ack.initial_tsn,
+            ack.a_rwnd,
+            ack.outbound_streams,
+            ack.inbound_streams,
+            nr,
+        );
         let echo = Chunk::CookieEcho { cookie };
         self.queue_to_primary(self.peer_tag, echo.clone());
         self.state = State::CookieEchoed;
@@ -107,28 +160,56 @@ impl Association {
         self.t1 = Some(now + self.paths[self.primary].rtt.rto());
     }
 
-    pub(super) fn on_cookie_echo(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket, raw: &[u8]) {
-        let Some(c) = Cookie::decode(raw, self.cfg.cookie_secret) else { return };
+    pub(super) fn on_cookie_echo(
+        &mut self,
+        now: Time,
+        from: Ipv4Addr,
+        to: Ipv4Addr,
+        pkt: &SctpPacket,
+        raw: &[u8],
+    ) {
+        let Some(c) = Cookie::decode(raw, self.cfg.cookie_secret) else {
+            return;
+        };
         if pkt.verification_tag != c.local_tag || c.local_tag != self.local_tag {
             return;
         }
         if self.state != State::Listen {
             // Our COOKIE ACK was lost and the peer repeats its COOKIE ECHO (§5.2.4 case D).
             if c.peer_tag == self.peer_tag && self.state != State::Closed {
-                self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: self.peer_tag, chunks: vec![Chunk::CookieAck] });
+                self.ctrl.push_back(Outgoing {
+                    src: to,
+                    dst: from,
+                    vtag: self.peer_tag,
+                    chunks: vec![Chunk::CookieAck],
+                });
             }
             return;
         }
         // §5.1.5 step 3: stale cookies are dropped (the Stale Cookie error is not sent).
-        if now.as_nanos().saturating_sub(c.created_ns) > self.cfg.valid_cookie_life.as_nanos() || c.peer_addrs.is_empty() {
+        if now.as_nanos().saturating_sub(c.created_ns) > self.cfg.valid_cookie_life.as_nanos()
+            || c.peer_addrs.is_empty()
+        {
             return;
         }
         self.peer_port = pkt.src_port;
         self.make_paths(&c.peer_addrs);
         self.primary = self.path_of(from).unwrap_or(0);
-        self.adopt_peer(c.peer_tag, c.peer_initial_tsn, c.peer_a_rwnd, c.peer_outbound, c.peer_inbound, c.nr_sack);
+        self.adopt_peer(
+            c.peer_tag,
+            c.peer_initial_tsn,
+            c.peer_a_rwnd,
+            c.peer_outbound,
+            c.peer_inbound,
+            c.nr_sack,
+        );
         self.establish(now);
-        self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: self.peer_tag, chunks: vec![Chunk::CookieAck] });
+        self.ctrl.push_back(Outgoing {
+            src: to,
+            dst: from,
+            vtag: self.peer_tag,
+            chunks: vec![Chunk::CookieAck],
+        });
     }
 
     pub(super) fn on_cookie_ack(&mut self, now: Time) {
@@ -146,7 +227,11 @@ impl Association {
         let p = self.primary;
         self.paths[p].rtt.back_off();
         if let Some(c) = self.t1_chunk.clone() {
-            let vtag = if matches!(c, Chunk::Init(_)) { 0 } else { self.peer_tag };
+            let vtag = if matches!(c, Chunk::Init(_)) {
+                0
+            } else {
+                self.peer_tag
+            };
             self.queue_to_primary(vtag, c);
         }
         self.t1 = Some(now + self.paths[p].rtt.rto());
@@ -175,7 +260,9 @@ impl Association {
 
     fn t2_chunk(&self) -> Option<Chunk> {
         match self.state {
-            State::ShutdownSent => Some(Chunk::Shutdown { cum_tsn_ack: self.rmap.as_ref().map_or(0, |m| m.cum_tsn()) }),
+            State::ShutdownSent => Some(Chunk::Shutdown {
+                cum_tsn_ack: self.rmap.as_ref().map_or(0, |m| m.cum_tsn()),
+            }),
             State::ShutdownAckSent => Some(Chunk::ShutdownAck),
             _ => None,
         }
@@ -219,7 +306,12 @@ impl Association {
 
     pub(super) fn on_shutdown_ack(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr) {
         if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
-            self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: self.peer_tag, chunks: vec![Chunk::ShutdownComplete { t_bit: false }] });
+            self.ctrl.push_back(Outgoing {
+                src: to,
+                dst: from,
+                vtag: self.peer_tag,
+                chunks: vec![Chunk::ShutdownComplete { t_bit: false }],
+            });
             self.finish(now, Event::Closed);
         }
     }
@@ -233,9 +325,17 @@ impl Association {
     /// A packet after the association closed (RFC 9260 §8.4): a repeated SHUTDOWN ACK (our
     /// SHUTDOWN COMPLETE was lost) gets a SHUTDOWN COMPLETE with the T bit; the rest is dropped.
     pub(super) fn out_of_the_blue(&mut self, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
-        if self.peer_tag != 0 && pkt.verification_tag == self.local_tag && pkt.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck)) {
+        if self.peer_tag != 0
+            && pkt.verification_tag == self.local_tag
+            && pkt.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck))
+        {
             let chunks = vec![Chunk::ShutdownComplete { t_bit: true }];
-            self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: self.local_tag, chunks });
+            self.ctrl.push_back(Outgoing {
+                src: to,
+                dst: from,
+                vtag: self.local_tag,
+                chunks,
+            });
         }
     }
 
@@ -243,7 +343,12 @@ impl Association {
 
     pub(super) fn on_abort(&mut self, now: Time) {
         if self.state != State::Listen {
-            self.finish(now, Event::Aborted { reason: AbortReason::ByPeer });
+            self.finish(
+                now,
+                Event::Aborted {
+                    reason: AbortReason::ByPeer,
+                },
+            );
         }
     }
 
@@ -252,15 +357,32 @@ impl Association {
             return;
         }
         if send_abort && self.peer_tag != 0 {
-            self.queue_to_primary(self.peer_tag, Chunk::Abort { t_bit: false, causes: Vec::new() });
+            self.queue_to_primary(
+                self.peer_tag,
+                Chunk::Abort {
+                    t_bit: false,
+                    causes: Vec::new(),
+                },
+            );
         }
-        self.finish(now, Event::Aborted { reason: AbortReason::Local });
+        self.finish(
+            now,
+            Event::Aborted {
+                reason: AbortReason::Local,
+            },
+        );
     }
 
     /// Give up (RFC 9260 §8.1, §5.1 T1): ABORT the peer and report why.
     pub(super) fn fail(&mut self, now: Time, reason: AbortReason) {
         if self.peer_tag != 0 {
-            self.queue_to_primary(self.peer_tag, Chunk::Abort { t_bit: false, causes: Vec::new() });
+            self.queue_to_primary(
+                self.peer_tag,
+                Chunk::Abort {
+                    t_bit: false,
+                    causes: Vec::new(),
+                },
+            );
         }
         self.finish(now, Event::Aborted { reason });
     }
@@ -288,7 +410,14 @@ impl Association {
         if matches!(self.state, State::Listen | State::CookieWait) {
             return;
         }
-        self.ctrl.push_back(Outgoing { src: to, dst: from, vtag: self.peer_tag, chunks: vec![Chunk::HeartbeatAck { info: info.to_vec() }] });
+        self.ctrl.push_back(Outgoing {
+            src: to,
+            dst: from,
+            vtag: self.peer_tag,
+            chunks: vec![Chunk::HeartbeatAck {
+                info: info.to_vec(),
+            }],
+        });
     }
 
     pub(super) fn on_heartbeat_ack(&mut self, now: Time, from: Ipv4Addr, info: &[u8]) {
@@ -298,8 +427,12 @@ impl Association {
         }
         let p = info[0] as usize;
         let nonce = u64::from_be_bytes(info[1..9].try_into().unwrap_or([0; 8]));
-        let Some(path) = self.paths.get_mut(p) else { return };
-        let Some((expected, sent)) = path.hb_outstanding else { return };
+        let Some(path) = self.paths.get_mut(p) else {
+            return;
+        };
+        let Some((expected, sent)) = path.hb_outstanding else {
+            return;
+        };
         if expected != nonce || path.remote != from {
             return;
         }
@@ -318,10 +451,15 @@ impl Association {
     }
 
     pub(super) fn heartbeat_timers(&mut self, now: Time, p: usize) {
-        if !matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived) {
+        if !matches!(
+            self.state,
+            State::Established | State::ShutdownPending | State::ShutdownReceived
+        ) {
             return;
         }
-        let Some(iv) = self.cfg.hb_interval else { return };
+        let Some(iv) = self.cfg.hb_interval else {
+            return;
+        };
         if self.paths[p].hb_deadline.is_some_and(|d| d <= now) {
             // Unanswered within RTO: an error on the path and the association (§8.1, §8.3).
             let path = &mut self.paths[p];
@@ -352,7 +490,12 @@ impl Association {
             info.extend_from_slice(&nonce.to_be_bytes());
             let (src, dst) = (path.local, path.remote);
             self.stats.paths[p].heartbeats_sent += 1;
-            self.ctrl.push_back(Outgoing { src, dst, vtag: self.peer_tag, chunks: vec![Chunk::Heartbeat { info }] });
+            self.ctrl.push_back(Outgoing {
+                src,
+                dst,
+                vtag: self.peer_tag,
+                chunks: vec![Chunk::Heartbeat { info }],
+            });
         }
     }
 
@@ -364,7 +507,9 @@ impl Association {
                 let addr = self.paths[p].remote;
                 self.emit(Event::PathDown { addr });
             }
-            Transition::PotentiallyFailed if self.cfg.hb_interval.is_some() && self.paths[p].hb_outstanding.is_none() => {
+            Transition::PotentiallyFailed
+                if self.cfg.hb_interval.is_some() && self.paths[p].hb_outstanding.is_none() =>
+            {
                 // CMT-PF: probe the path at once instead of waiting for the heartbeat interval.
                 self.paths[p].hb_next = Some(now);
             }

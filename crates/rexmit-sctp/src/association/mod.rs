@@ -101,7 +101,14 @@ pub struct Association {
 }
 
 impl Association {
-    fn blank(cfg: SctpConfig, local_addrs: Vec<Ipv4Addr>, local_port: u16, initiate_tag: u32, initial_tsn: u32, state: State) -> Self {
+    fn blank(
+        cfg: SctpConfig,
+        local_addrs: Vec<Ipv4Addr>,
+        local_port: u16,
+        initiate_tag: u32,
+        initial_tsn: u32,
+        state: State,
+    ) -> Self {
         let streams = cfg.outbound_streams;
         let inbound = cfg.max_inbound_streams;
         Association {
@@ -149,9 +156,18 @@ impl Association {
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let local = self.local_addrs.get(i % n_local).copied().unwrap_or(Ipv4Addr::UNSPECIFIED);
+                let local = self
+                    .local_addrs
+                    .get(i % n_local)
+                    .copied()
+                    .unwrap_or(Ipv4Addr::UNSPECIFIED);
                 let ssthresh = self.cfg.initial_ssthresh.unwrap_or(u64::MAX);
-                Path::new(local, *r, self.cfg.rto.clone(), PathCc::new(smss, self.cfg.initial_cwnd, ssthresh))
+                Path::new(
+                    local,
+                    *r,
+                    self.cfg.rto.clone(),
+                    PathCc::new(smss, self.cfg.initial_cwnd, ssthresh),
+                )
             })
             .collect();
         self.stats.paths = vec![PathStats::default(); self.paths.len()];
@@ -170,7 +186,14 @@ impl Association {
         initial_tsn: u32,
         now: Time,
     ) -> Self {
-        let mut a = Association::blank(cfg, local_addrs, local_port, initiate_tag, initial_tsn, State::CookieWait);
+        let mut a = Association::blank(
+            cfg,
+            local_addrs,
+            local_port,
+            initiate_tag,
+            initial_tsn,
+            State::CookieWait,
+        );
         a.peer_port = remote_port;
         a.make_paths(&remote_addrs);
         a.send_init(now);
@@ -179,14 +202,36 @@ impl Association {
 
     /// Wait for one association as the responder; its tag and initial TSN are fixed here so
     /// that runs are reproducible.
-    pub fn listen(cfg: SctpConfig, local_addrs: Vec<Ipv4Addr>, local_port: u16, initiate_tag: u32, initial_tsn: u32) -> Self {
-        Association::blank(cfg, local_addrs, local_port, initiate_tag, initial_tsn, State::Listen)
+    pub fn listen(
+        cfg: SctpConfig,
+        local_addrs: Vec<Ipv4Addr>,
+        local_port: u16,
+        initiate_tag: u32,
+        initial_tsn: u32,
+    ) -> Self {
+        Association::blank(
+            cfg,
+            local_addrs,
+            local_port,
+            initiate_tag,
+            initial_tsn,
+            State::Listen,
+        )
     }
 
     /// Queue a user message. Returns its message number, which also travels as the DATA
     /// chunks' PPID so the receiver's `MessageDelivered` can be matched to it.
-    pub fn send(&mut self, now: Time, stream: u16, msg: Payload, unordered: bool) -> Result<u64, SendError> {
-        if !matches!(self.state, State::CookieWait | State::CookieEchoed | State::Established) {
+    pub fn send(
+        &mut self,
+        now: Time,
+        stream: u16,
+        msg: Payload,
+        unordered: bool,
+    ) -> Result<u64, SendError> {
+        if !matches!(
+            self.state,
+            State::CookieWait | State::CookieEchoed | State::Established
+        ) {
             return Err(SendError::NotConnected);
         }
         if msg.is_empty() {
@@ -208,7 +253,9 @@ impl Association {
             self.account_blocking(now);
             return Err(SendError::BufferFull);
         }
-        let id = self.send_queue.push(stream, &msg, unordered, self.cfg.max_data_payload());
+        let id = self
+            .send_queue
+            .push(stream, &msg, unordered, self.cfg.max_data_payload());
         self.stats.messages_sent += 1;
         if self.paths.iter().all(|p| p.flight == 0) {
             // Nothing in flight will clock out this data: open a fresh transmit opportunity.
@@ -221,7 +268,9 @@ impl Association {
     pub fn shutdown(&mut self, now: Time) {
         match self.state {
             State::Established => self.state = State::ShutdownPending,
-            State::CookieWait | State::CookieEchoed | State::Listen => self.close_abruptly(now, false),
+            State::CookieWait | State::CookieEchoed | State::Listen => {
+                self.close_abruptly(now, false)
+            }
             _ => {}
         }
     }
@@ -263,15 +312,26 @@ impl Association {
                 continue;
             }
             match chunk {
-                Chunk::Init(init) => self.on_init(now, from, to, pkt.src_port, pkt.chunks.len(), init),
+                Chunk::Init(init) => {
+                    self.on_init(now, from, to, pkt.src_port, pkt.chunks.len(), init)
+                }
                 Chunk::InitAck(init) => self.on_init_ack(now, init),
                 Chunk::CookieEcho { cookie } => self.on_cookie_echo(now, from, to, pkt, cookie),
                 Chunk::CookieAck => self.on_cookie_ack(now),
                 Chunk::Data(d) => data.push(d),
-                Chunk::Sack(s) => self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false),
+                Chunk::Sack(s) => {
+                    self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false)
+                }
                 Chunk::NrSack(s) => {
                     if self.nr_sack {
-                        self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &s.nr_gap_blocks, s.all_non_renegable)
+                        self.on_sack(
+                            now,
+                            s.cum_tsn_ack,
+                            s.a_rwnd,
+                            &s.gap_blocks,
+                            &s.nr_gap_blocks,
+                            s.all_non_renegable,
+                        )
                     } else {
                         // Not negotiated: use it as a plain SACK, ignoring non-renegable info.
                         self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false)
@@ -302,7 +362,11 @@ impl Association {
             (_, Chunk::CookieEcho { .. }) => true, // checked against the cookie
             (State::Listen, _) => false,
             (_, Chunk::Abort { t_bit, .. }) | (_, Chunk::ShutdownComplete { t_bit }) => {
-                vtag == if *t_bit { self.peer_tag } else { self.local_tag }
+                vtag == if *t_bit {
+                    self.peer_tag
+                } else {
+                    self.local_tag
+                }
             }
             _ => vtag == self.local_tag,
         }
@@ -336,7 +400,10 @@ impl Association {
         if self.state == State::Closed {
             return None;
         }
-        let mut t = [self.t1, self.t2, self.sack.deadline()].into_iter().flatten().min();
+        let mut t = [self.t1, self.t2, self.sack.deadline()]
+            .into_iter()
+            .flatten()
+            .min();
         for p in &self.paths {
             for x in [p.t3, p.hb_next, p.hb_deadline].into_iter().flatten() {
                 t = Some(t.map_or(x, |y| y.min(x)));

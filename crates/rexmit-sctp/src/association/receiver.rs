@@ -16,10 +16,18 @@ impl Association {
     }
 
     pub(super) fn on_data(&mut self, now: Time, from: Ipv4Addr, chunks: &[&DataChunk]) {
-        if !matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived) {
+        if !matches!(
+            self.state,
+            State::Established
+                | State::ShutdownPending
+                | State::ShutdownSent
+                | State::ShutdownReceived
+        ) {
             return;
         }
-        let Some(map) = self.rmap.as_ref() else { return };
+        let Some(map) = self.rmap.as_ref() else {
+            return;
+        };
         let gaps_before = map.has_gaps();
         let never_renege = self.cfg.renege == RenegePolicy::Never;
         let mut dups = Vec::new();
@@ -47,7 +55,8 @@ impl Association {
                 }
             }
             if self.reasm.bytes() + len > self.cfg.recv_buffer as u64 {
-                if self.cfg.renege == RenegePolicy::UnderMemoryPressure && pos == map.cum_pos() + 1 {
+                if self.cfg.renege == RenegePolicy::UnderMemoryPressure && pos == map.cum_pos() + 1
+                {
                     self.renege_for(len);
                 }
                 if self.reasm.bytes() + len > self.cfg.recv_buffer as u64 {
@@ -72,7 +81,13 @@ impl Association {
                         }
                         self.stats.messages_delivered += 1;
                         self.stats.bytes_delivered += m.payload.len() as u64;
-                        self.events.push_back(Event::MessageDelivered { stream: m.stream, ssn: m.ssn, unordered: m.unordered, ppid: m.ppid, payload: m.payload });
+                        self.events.push_back(Event::MessageDelivered {
+                            stream: m.stream,
+                            ssn: m.ssn,
+                            unordered: m.unordered,
+                            ppid: m.ppid,
+                            payload: m.payload,
+                        });
                     }
                 }
             }
@@ -82,7 +97,8 @@ impl Association {
         if let Some(p) = self.path_of(from) {
             self.sack.dest = p;
         }
-        self.sack.on_data_packet(now, &self.cfg, gaps_before, gaps_now, &dups);
+        self.sack
+            .on_data_packet(now, &self.cfg, gaps_before, gaps_now, &dups);
         if matches!(self.state, State::ShutdownSent) {
             // §9.2: keep acknowledging promptly while shutting down.
             self.sack.request_now();
@@ -97,7 +113,9 @@ impl Association {
 
     /// Renege until at most `held` bytes are held (or nothing renegable is left).
     pub(super) fn renege_down_to(&mut self, held: u64) {
-        let Some(map) = self.rmap.as_mut() else { return };
+        let Some(map) = self.rmap.as_mut() else {
+            return;
+        };
         for pos in map.renegable_desc() {
             if self.reasm.bytes() <= held {
                 break;

@@ -20,16 +20,28 @@ struct Coverage {
 
 impl Coverage {
     fn new(cum: u32, blocks: &[GapBlock]) -> Self {
-        let mut v: Vec<(u32, u32)> = blocks.iter().filter(|b| b.start >= 1 && b.start <= b.end).map(|b| (b.start as u32, b.end as u32)).collect();
+        let mut v: Vec<(u32, u32)> = blocks
+            .iter()
+            .filter(|b| b.start >= 1 && b.start <= b.end)
+            .map(|b| (b.start as u32, b.end as u32))
+            .collect();
         v.sort_unstable();
-        Coverage { cum, blocks: v, at: 0 }
+        Coverage {
+            cum,
+            blocks: v,
+            at: 0,
+        }
     }
     fn is_empty(&self) -> bool {
         self.blocks.is_empty()
     }
     /// Highest TSN any block reports.
     fn highest(&self) -> Option<u32> {
-        self.blocks.iter().map(|b| b.1).max().map(|e| self.cum.wrapping_add(e))
+        self.blocks
+            .iter()
+            .map(|b| b.1)
+            .max()
+            .map(|e| self.cum.wrapping_add(e))
     }
     /// Is `tsn` covered? Calls must come with non-decreasing TSNs above `cum`.
     fn covers(&mut self, tsn: u32) -> bool {
@@ -40,7 +52,9 @@ impl Coverage {
             }
             self.at += 1;
         }
-        self.blocks.get(self.at).is_some_and(|&(start, _)| start <= off)
+        self.blocks
+            .get(self.at)
+            .is_some_and(|&(start, _)| start <= off)
     }
 }
 
@@ -56,7 +70,13 @@ struct AckTally {
 
 impl AckTally {
     fn new(n: usize) -> Self {
-        AckTally { bytes: vec![0; n], fresh: vec![false; n], highest: None, highest_on: vec![None; n], rtt_sample: vec![None; n] }
+        AckTally {
+            bytes: vec![0; n],
+            fresh: vec![false; n],
+            highest: None,
+            highest_on: vec![None; n],
+            rtt_sample: vec![None; n],
+        }
     }
 
     /// `e` is acknowledged for the first time (TSNs are visited in increasing order).
@@ -89,10 +109,22 @@ impl Association {
     }
 
     /// Process the acknowledgement fields of a SACK, NR-SACK or SHUTDOWN.
-    pub(super) fn on_sack(&mut self, now: Time, cum: u32, a_rwnd: u32, gaps: &[GapBlock], nr_gaps: &[GapBlock], all_nr: bool) {
+    pub(super) fn on_sack(
+        &mut self,
+        now: Time,
+        cum: u32,
+        a_rwnd: u32,
+        gaps: &[GapBlock],
+        nr_gaps: &[GapBlock],
+        all_nr: bool,
+    ) {
         if !matches!(
             self.state,
-            State::Established | State::ShutdownPending | State::ShutdownSent | State::ShutdownReceived | State::ShutdownAckSent
+            State::Established
+                | State::ShutdownPending
+                | State::ShutdownSent
+                | State::ShutdownReceived
+                | State::ShutdownAckSent
         ) {
             return;
         }
@@ -185,8 +217,13 @@ impl Association {
 
         // Miss indications (§7.2.4, HTNA); with CMT SFR only behind a newer ack on the same
         // destination.
-        let in_fr_any = self.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some());
-        let limit = if in_fr_any && cum_advanced { highest_reported.or(tally.highest) } else { tally.highest };
+        let in_fr_any =
+            self.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some());
+        let limit = if in_fr_any && cum_advanced {
+            highest_reported.or(tally.highest)
+        } else {
+            tally.highest
+        };
         let sfr = self.cfg.cmt.enabled && self.cfg.cmt.sfr;
         let mut lost: Vec<u32> = Vec::new();
         if let Some(limit) = limit {
@@ -210,10 +247,14 @@ impl Association {
         // Congestion control per destination (§7.2.1, §7.2.2; CMT CUC).
         #[allow(clippy::needless_range_loop)] // indexes several per-path vectors at once
         for p in 0..n {
-            let may_grow = cum_advanced || (self.cfg.cmt.enabled && self.cfg.cmt.cuc && earliest[p].is_some_and(|t| !self.is_in_flight(t)));
+            let may_grow = cum_advanced
+                || (self.cfg.cmt.enabled
+                    && self.cfg.cmt.cuc
+                    && earliest[p].is_some_and(|t| !self.is_in_flight(t)));
             let fr = self.in_fr(p);
             let path = &mut self.paths[p];
-            path.cc.on_ack(tally.bytes[p], flight_before[p], path.flight, may_grow, fr);
+            path.cc
+                .on_ack(tally.bytes[p], flight_before[p], path.flight, may_grow, fr);
         }
 
         // Error counters (§8.3) and T3-rtx (§6.3.2 R2, R3).
@@ -323,7 +364,9 @@ mod tests {
     fn coverage_handles_unsorted_overlapping_and_empty_blocks() {
         let g = |start, end| GapBlock { start, end };
         let mut c = Coverage::new(u32::MAX - 1, &[g(5, 9), g(0, 3), g(2, 3), g(4, 2), g(3, 6)]);
-        let hits: Vec<u32> = (1..12).filter(|o| c.covers((u32::MAX - 1).wrapping_add(*o))).collect();
+        let hits: Vec<u32> = (1..12)
+            .filter(|o| c.covers((u32::MAX - 1).wrapping_add(*o)))
+            .collect();
         assert_eq!(hits, vec![2, 3, 4, 5, 6, 7, 8, 9]);
         assert_eq!(c.highest(), Some(7));
     }

@@ -24,7 +24,12 @@ impl Association {
         Transmit {
             src: o.src,
             dst: o.dst,
-            packet: SctpPacket { src_port: self.local_port, dst_port: self.peer_port, verification_tag: o.vtag, chunks: o.chunks },
+            packet: SctpPacket {
+                src_port: self.local_port,
+                dst_port: self.peer_port,
+                verification_tag: o.vtag,
+                chunks: o.chunks,
+            },
         }
     }
 
@@ -48,7 +53,10 @@ impl Association {
         if let Some(o) = self.ctrl.pop_front() {
             return Some(self.packet(o));
         }
-        let data_ok = matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived);
+        let data_ok = matches!(
+            self.state,
+            State::Established | State::ShutdownPending | State::ShutdownReceived
+        );
         if data_ok {
             if let Some(t) = self.data_packet(now) {
                 return Some(t);
@@ -62,7 +70,12 @@ impl Association {
             let p = self.sack.dest.min(self.paths.len().saturating_sub(1));
             let chunk = self.build_sack();
             let path = self.paths.get(p)?;
-            let o = Outgoing { src: path.local, dst: path.remote, vtag: self.peer_tag, chunks: vec![chunk] };
+            let o = Outgoing {
+                src: path.local,
+                dst: path.remote,
+                vtag: self.peer_tag,
+                chunks: vec![chunk],
+            };
             return Some(self.packet(o));
         }
         self.account_blocking(now);
@@ -82,7 +95,9 @@ impl Association {
 
     /// Record one transmission of rtx-queue entry `tsn` to path `p`.
     fn on_data_sent(&mut self, now: Time, tsn: u32, p: usize) {
-        let Some(e) = self.rtxq.get_mut(tsn) else { return };
+        let Some(e) = self.rtxq.get_mut(tsn) else {
+            return;
+        };
         e.state = TsnState::InFlight;
         e.path = p;
         e.sent_at = now;
@@ -113,7 +128,11 @@ impl Association {
         let budget = self.packet_budget();
         let (mut fast, mut first_marked) = (false, None);
         if self.rtx_marked {
-            for e in self.rtxq.iter().filter(|e| e.state == TsnState::MarkedForRtx) {
+            for e in self
+                .rtxq
+                .iter()
+                .filter(|e| e.state == TsnState::MarkedForRtx)
+            {
                 first_marked.get_or_insert(e.path);
                 fast |= e.fast_rtx_pending;
             }
@@ -126,7 +145,11 @@ impl Association {
             let mut tsns = Vec::new();
             let mut used = 0;
             if fast || flight < cwnd {
-                let marked: Vec<&RtxEntry> = self.rtxq.iter().filter(|e| e.state == TsnState::MarkedForRtx).collect();
+                let marked: Vec<&RtxEntry> = self
+                    .rtxq
+                    .iter()
+                    .filter(|e| e.state == TsnState::MarkedForRtx)
+                    .collect();
                 for e in marked {
                     let sz = pad4(rexmit_wire::sctp::DATA_CHUNK_HEADER_LEN + e.len as usize);
                     if used + sz > budget || (!fast && flight >= cwnd) {
@@ -152,9 +175,21 @@ impl Association {
             for &t in &tsns {
                 self.on_data_sent(now, t, p);
             }
-            let chunks = self.with_sack(p, &mut used, tsns.iter().filter_map(|t| self.rtxq.get(*t)).map(|e| Chunk::Data(e.chunk.clone())).collect());
+            let chunks = self.with_sack(
+                p,
+                &mut used,
+                tsns.iter()
+                    .filter_map(|t| self.rtxq.get(*t))
+                    .map(|e| Chunk::Data(e.chunk.clone()))
+                    .collect(),
+            );
             let path = &self.paths[p];
-            let o = Outgoing { src: path.local, dst: path.remote, vtag: self.peer_tag, chunks };
+            let o = Outgoing {
+                src: path.local,
+                dst: path.remote,
+                vtag: self.peer_tag,
+                chunks,
+            };
             return Some(self.packet(o));
         }
         tsns.clear();
@@ -173,7 +208,12 @@ impl Association {
             }
             // Does not fit: send it on its own next time.
             self.sack.request_now();
-            let o = Outgoing { src: self.paths[p].local, dst: self.paths[p].remote, vtag: self.peer_tag, chunks: vec![s] };
+            let o = Outgoing {
+                src: self.paths[p].local,
+                dst: self.paths[p].remote,
+                vtag: self.peer_tag,
+                chunks: vec![s],
+            };
             self.ctrl.push_back(o);
         }
         chunks
@@ -187,9 +227,13 @@ impl Association {
         let path = &mut self.paths[p];
         if path.flight == 0 {
             let rto = path.rtt.rto().as_nanos().max(1);
-            path.cc.on_idle(now.saturating_since(path.last_sent).as_nanos() / rto);
+            path.cc
+                .on_idle(now.saturating_since(path.last_sent).as_nanos() / rto);
         }
-        if self.cfg.rfc == RfcVariant::Rfc9260 && self.cfg.max_burst > 0 && self.paths[p].burst_sent >= self.cfg.max_burst {
+        if self.cfg.rfc == RfcVariant::Rfc9260
+            && self.cfg.max_burst > 0
+            && self.paths[p].burst_sent >= self.cfg.max_burst
+        {
             return None;
         }
         let budget = self.packet_budget();
@@ -237,7 +281,12 @@ impl Association {
         }
         let chunks = self.with_sack(p, &mut used, chunks);
         let path = &self.paths[p];
-        let o = Outgoing { src: path.local, dst: path.remote, vtag: self.peer_tag, chunks };
+        let o = Outgoing {
+            src: path.local,
+            dst: path.remote,
+            vtag: self.peer_tag,
+            chunks,
+        };
         Some(self.packet(o))
     }
 }

@@ -6,8 +6,8 @@
 use rexmit_sctp::{Association, Event, SctpConfig, Transmit};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::{Chunk, DataChunk};
-use std::collections::BinaryHeap;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::net::Ipv4Addr;
 
 pub const A1: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
@@ -29,17 +29,48 @@ pub fn deliver(to: &mut Association, now: Time, t: &Transmit) {
     to.handle_packet(now, t.src, t.dst, &t.packet);
 }
 pub fn data_chunks(t: &Transmit) -> Vec<&DataChunk> {
-    t.packet.chunks.iter().filter_map(|c| if let Chunk::Data(d) = c { Some(d) } else { None }).collect()
+    t.packet
+        .chunks
+        .iter()
+        .filter_map(|c| {
+            if let Chunk::Data(d) = c {
+                Some(d)
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 pub fn data_tsns(ts: &[Transmit]) -> Vec<u32> {
-    ts.iter().flat_map(|t| data_chunks(t).into_iter().map(|d| d.tsn)).collect()
+    ts.iter()
+        .flat_map(|t| data_chunks(t).into_iter().map(|d| d.tsn))
+        .collect()
 }
 
 /// Connect A (initiator, tag TAG_A, initial TSN `tsn_a`) to B (listener, TAG_B, `tsn_b`)
 /// over loss-free instantaneous links; returns both established, events drained.
-pub fn connect_pair(cfg_a: SctpConfig, cfg_b: SctpConfig, tsn_a: u32, tsn_b: u32, multihomed: bool) -> (Association, Association) {
-    let (la, lb) = if multihomed { (vec![A1, A2], vec![B1, B2]) } else { (vec![A1], vec![B1]) };
-    let mut a = Association::connect(cfg_a, la, PORT_A, lb.clone(), PORT_B, TAG_A, tsn_a, Time::ZERO);
+pub fn connect_pair(
+    cfg_a: SctpConfig,
+    cfg_b: SctpConfig,
+    tsn_a: u32,
+    tsn_b: u32,
+    multihomed: bool,
+) -> (Association, Association) {
+    let (la, lb) = if multihomed {
+        (vec![A1, A2], vec![B1, B2])
+    } else {
+        (vec![A1], vec![B1])
+    };
+    let mut a = Association::connect(
+        cfg_a,
+        la,
+        PORT_A,
+        lb.clone(),
+        PORT_B,
+        TAG_A,
+        tsn_a,
+        Time::ZERO,
+    );
     let mut b = Association::listen(cfg_b, lb, PORT_B, TAG_B, tsn_b);
     for _ in 0..4 {
         for t in drain(&mut a, Time::ZERO) {
@@ -91,7 +122,14 @@ pub struct Net {
 
 impl Net {
     pub fn new(a: Association, b: Association) -> Self {
-        Net { now: Time::ZERO, eps: [a, b], heap: BinaryHeap::new(), in_flight: Vec::new(), seq: 0, events: [Vec::new(), Vec::new()] }
+        Net {
+            now: Time::ZERO,
+            eps: [a, b],
+            heap: BinaryHeap::new(),
+            in_flight: Vec::new(),
+            seq: 0,
+            events: [Vec::new(), Vec::new()],
+        }
     }
 
     fn flush(&mut self, i: usize, fate: &mut Fate) {
@@ -110,7 +148,12 @@ impl Net {
 
     /// Run until `until` or until nothing is scheduled; `app` is called after every step
     /// with the endpoints (to write more data).
-    pub fn run(&mut self, until: Time, fate: &mut Fate, app: &mut dyn FnMut(Time, &mut [Association; 2])) {
+    pub fn run(
+        &mut self,
+        until: Time,
+        fate: &mut Fate,
+        app: &mut dyn FnMut(Time, &mut [Association; 2]),
+    ) {
         self.run_observed(until, fate, app, &mut |_, _| {});
     }
 
@@ -139,8 +182,17 @@ impl Net {
             self.now = next.max(self.now);
             if next_pkt == Some(next) {
                 let Reverse((_, _, id)) = self.heap.pop().expect("peeked");
-                let t = self.in_flight[id].take().expect("each packet delivered once");
-                let to = if self.eps[0].paths().iter().any(|p| p.local == t.dst) || t.dst == A1 || t.dst == A2 { 0 } else { 1 };
+                let t = self.in_flight[id]
+                    .take()
+                    .expect("each packet delivered once");
+                let to = if self.eps[0].paths().iter().any(|p| p.local == t.dst)
+                    || t.dst == A1
+                    || t.dst == A2
+                {
+                    0
+                } else {
+                    1
+                };
                 self.eps[to].handle_packet(self.now, t.src, t.dst, &t.packet);
             } else {
                 for (ep, t) in self.eps.iter_mut().zip(timers) {
