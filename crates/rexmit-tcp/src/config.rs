@@ -67,6 +67,9 @@ pub struct TcpConfig {
     pub thin_dupack: bool,
     /// TIME-WAIT duration, 2·MSL (RFC 9293 §3.3.2; MSL = 2 minutes).
     pub time_wait: Duration,
+    /// Consecutive retransmission timeouts (of SYN or data) after which the connection is
+    /// abandoned (RFC 9293 §3.8.3 threshold R2; 15 as Linux's tcp_retries2).
+    pub max_retransmissions: u32,
 }
 
 impl Default for TcpConfig {
@@ -97,6 +100,7 @@ impl Default for TcpConfig {
             thin_linear_timeouts: false,
             thin_dupack: false,
             time_wait: Duration::from_secs(240),
+            max_retransmissions: 15,
         }
     }
 }
@@ -151,6 +155,7 @@ impl TcpConfig {
             "<= 65535 without window_scaling",
         )?;
         check((1..=64).contains(&self.ack_every), "ack_every", "1..=64")?;
+        check(self.max_retransmissions >= 3, "max_retransmissions", ">= 3 (RFC 9293 §3.8.3 R1)")?;
         check(
             self.delayed_ack_timeout <= Duration::from_millis(500),
             "delayed_ack_timeout",

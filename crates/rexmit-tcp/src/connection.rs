@@ -10,7 +10,8 @@ use crate::receiver::{Receiver, ReceiverConfig};
 use crate::sender::{AckInput, Sender};
 use crate::seq::SeqSpace;
 use crate::stats::TcpStats;
-use rexmit_time::Time;
+use rexmit_time::{Duration, Time};
+use rexmit_transport::RttEstimator;
 use rexmit_wire::{Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps};
 use std::collections::VecDeque;
 
@@ -45,6 +46,8 @@ pub enum Event {
     Closed,
     /// The peer reset the connection.
     Reset,
+    /// Given up after `max_retransmissions` consecutive timeouts (RFC 9293 §3.8.3 R2).
+    TimedOut,
 }
 
 /// RFC 7323 §2.3: the largest window-scale shift.
@@ -75,6 +78,10 @@ pub struct Connection {
     ts_recent: u32,
     last_ack_sent: u64,
     time_wait_at: Option<Time>,
+    /// SYN (or SYN-ACK) retransmission timeouts so far.
+    syn_timeouts: u32,
+    /// A reset to send in answer to a segment for a closed connection (RFC 9293 §3.10.7.1).
+    rst_pending: Option<TcpSegment>,
     events: VecDeque<Event>,
     stats: TcpStats,
     blocked_since: Option<Time>,
@@ -132,6 +139,8 @@ impl Connection {
             ts_recent: 0,
             last_ack_sent: 0,
             time_wait_at: None,
+            syn_timeouts: 0,
+            rst_pending: None,
             events: VecDeque::new(),
             stats: TcpStats::default(),
             blocked_since: None,
@@ -316,8 +325,12 @@ impl Connection {
                     self.syn_rto_at = None;
                     self.snd.rtt.back_off();
                     self.stats.timeouts += 1;
+                    self.syn_timeouts += 1;
                     self.syn_retransmitted = true;
                     self.syn_pending = true;
+                    if self.syn_timeouts > self.cfg.max_retransmissions {
+                        self.give_up(now);
+                    }
                 }
             }
             State::TimeWait => {
@@ -328,9 +341,19 @@ impl Connection {
             _ => {
                 self.rcv.on_timeout(now);
                 self.snd.on_timeout(now, &mut self.stats);
+                if self.snd.consecutive_timeouts > self.cfg.max_retransmissions {
+                    self.give_up(now);
+                }
             }
         }
         self.refresh_send_gauges();
+    }
+
+    /// RFC 9293 §3.8.3 R2: abandon the connection.
+    fn give_up(&mut self, now: Time) {
+        self.events.push_back(Event::TimedOut);
+        self.syn_pending = false;
+        self.enter(State::Closed, now);
     }
 
     /// Negotiation results from the peer's SYN or SYN-ACK (RFC 9293 §3.7.1, RFC 7323 §2–3,
@@ -371,6 +394,10 @@ impl Connection {
         if self.syn_retransmitted {
             // RFC 5681 §3.1: after a lost SYN the initial window is one segment.
             self.snd.cc.set_window(smss);
+            // RFC 6298 §5.7: an RTO below 3 s is re-initialised to 3 s once data flows.
+            let mut rto = self.cfg.rto.clone();
+            rto.initial = Duration::from_secs(3).clamp(rto.min, rto.max);
+            self.snd.rtt = RttEstimator::new(rto);
         }
         self.syn_rto_at = None;
         self.state = if self.snd.fin_at.is_some() { State::FinWait1 } else { State::Established };
@@ -387,7 +414,7 @@ impl Connection {
         }
         let f = seg.flags;
         match self.state {
-            State::Closed => {}
+            State::Closed => self.answer_with_reset(seg),
             State::Listen => {
                 // RFC 9293 §3.10.7.2: only a SYN (without RST/ACK) opens.
                 if f.contains(TcpFlags::SYN) && !f.contains(TcpFlags::RST) && !f.contains(TcpFlags::ACK) {
@@ -402,6 +429,30 @@ impl Connection {
         }
         self.refresh_send_gauges();
         self.stats.pipe = self.snd.pipe();
+    }
+
+    /// RFC 9293 §3.10.7.1: a segment (other than a RST) for a closed connection gets a RST, so
+    /// that a peer still retransmitting its FIN after our TIME-WAIT ended stops.
+    fn answer_with_reset(&mut self, seg: &TcpSegment) {
+        if seg.flags.contains(TcpFlags::RST) || self.remote_port == 0 {
+            return;
+        }
+        let (seq, ack, flags) = if seg.flags.contains(TcpFlags::ACK) {
+            (seg.ack, 0, TcpFlags::RST)
+        } else {
+            (0, seg.seq.wrapping_add(seg.seq_len()), TcpFlags::RST | TcpFlags::ACK)
+        };
+        self.rst_pending = Some(TcpSegment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq,
+            ack,
+            flags,
+            window: 0,
+            urgent: 0,
+            options: TcpOptions::default(),
+            payload: Payload::empty(),
+        });
     }
 
     /// RFC 9293 §3.10.7.3.
@@ -506,9 +557,19 @@ impl Connection {
             } else {
                 Vec::new()
             };
+            // RFC 7323 §4.1 RTTM: an ACK of new data echoing our timestamp gives an RTT sample
+            // even for retransmitted data (Karn's rule is not needed).
+            let ts_rtt = match seg.options.timestamps {
+                Some(ts) if self.ts_ok => {
+                    let ms = ts_clock(now).wrapping_sub(ts.tsecr);
+                    (ms < 1 << 30).then(|| Duration::from_millis(ms as u64))
+                }
+                _ => None,
+            };
             let input = AckInput {
                 ack,
                 seq,
+                ts_rtt,
                 window: (seg.window as u64) << self.snd_wscale,
                 sack,
                 has_data_or_flags: seg_len > 0,
@@ -580,6 +641,9 @@ impl Connection {
     }
 
     fn next_segment(&mut self, now: Time) -> Option<TcpSegment> {
+        if let Some(rst) = self.rst_pending.take() {
+            return Some(rst);
+        }
         match self.state {
             State::Closed | State::Listen => return None,
             State::SynSent | State::SynReceived => {
@@ -634,6 +698,7 @@ impl Connection {
             flags.insert(TcpFlags::ACK);
             ack_no = self.irs.wire(self.rcv.rcv_nxt);
             let (wnd, _) = self.rcv.on_ack_sent(false, 0);
+            self.last_ack_sent = self.rcv.rcv_nxt;
             // RFC 7323 §2.2: the window in a SYN is never scaled.
             window = wnd.min(65_535) as u16;
         }

@@ -14,7 +14,7 @@ use crate::recovery::prr::Prr;
 use crate::sack_scoreboard::{Delivered, Scoreboard, SentSegment};
 use crate::send_buffer::SendBuffer;
 use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
-use rexmit_time::Time;
+use rexmit_time::{Duration, Time};
 use rexmit_transport::RttEstimator;
 
 /// One loss-recovery episode in progress.
@@ -50,6 +50,8 @@ pub struct AckInput {
     pub sack: Vec<(u64, u64)>,
     /// The segment carries data, SYN or FIN (then it is never a RFC 5681 duplicate ACK).
     pub has_data_or_flags: bool,
+    /// RTT measured from the echoed timestamp (RFC 7323 §4.1), when timestamps are in use.
+    pub ts_rtt: Option<Duration>,
 }
 
 pub struct Sender {
@@ -79,6 +81,8 @@ pub struct Sender {
     pub(crate) persist_at: Option<Time>,
     probe_now: bool,
     pub(crate) dupacks: u32,
+    /// Retransmission timeouts since snd_una last advanced (RFC 9293 §3.8.3 R2 count).
+    pub(crate) consecutive_timeouts: u32,
     pub(crate) episode: Option<Episode>,
     /// RFC 6582 `recover`: no new fast retransmit until snd_una reaches it.
     pub(crate) recover: u64,
@@ -140,6 +144,7 @@ impl Sender {
             persist_at: None,
             probe_now: false,
             dupacks: 0,
+            consecutive_timeouts: 0,
             episode: None,
             recover: 0,
             high_rxt: 0,
@@ -259,8 +264,10 @@ impl Sender {
             acked = a.ack - self.snd_una;
             let done = self.sb.on_cum_ack(a.ack);
             delivered.extend(done.iter().map(Delivered::from));
-            // RFC 6298 §3 (Karn): only segments never retransmitted give RTT samples.
-            if let Some(last) = done.last() {
+            if let Some(r) = a.ts_rtt {
+                self.rtt.on_sample(r);
+            } else if let Some(last) = done.last() {
+                // RFC 6298 §3 (Karn): only segments never retransmitted give RTT samples.
                 if done.iter().all(|s| s.rexmits == 0) {
                     self.rtt.on_sample(now.saturating_since(last.sent_at));
                 }
@@ -268,6 +275,7 @@ impl Sender {
             let data_end = self.buf.end();
             self.buf.release_to(a.ack.min(data_end));
             self.snd_una = a.ack;
+            self.consecutive_timeouts = 0;
             self.snd_nxt = self.snd_nxt.max(self.snd_una);
             self.sb.reset_high_sacked_below(self.snd_una);
             st.bytes_acked += acked.min(data_end.saturating_sub(self.snd_una - acked));

@@ -104,6 +104,75 @@ fn rto_retransmits_earliest_segment_with_exponential_backoff() {
 }
 
 #[test]
+fn connection_gives_up_after_max_retransmissions() {
+    let c = TcpConfig { max_retransmissions: 3, ..cfg(RecoveryAlgorithm::NewReno) };
+    let mut s = Injector::established(c, false, MSS as usize);
+    assert_eq!(s.sent(), vec![1]);
+    // RTOs at 1.1, 3.1, 7.1 s; the fourth (15.1 s) exceeds R2 = 3.
+    for t in [1_100, 3_100, 7_100] {
+        assert_eq!(s.timeout(t), vec![1]);
+    }
+    assert_eq!(s.timeout(15_100), vec![]);
+    assert_eq!(s.c.state(), State::Closed);
+    assert_eq!(s.c.poll_event(), Some(Event::TimedOut));
+}
+
+#[test]
+fn rto_is_three_seconds_after_a_lost_syn_until_measured() {
+    // RFC 6298 §5.7, with a 200 ms minimum RTO configured.
+    let rto = rexmit_transport::RtoConfig { min: Duration::from_millis(200), ..rexmit_transport::RtoConfig::tcp() };
+    let c = TcpConfig { rto, ..cfg(RecoveryAlgorithm::NewReno) };
+    let mut n = Net::new(c.clone(), c);
+    let mut first = true;
+    n.drop = Box::new(move |_, s| {
+        let d = first && s.flags.contains(TcpFlags::SYN);
+        first &= !d;
+        d
+    });
+    n.a.send(Time::ZERO, 1_000);
+    // SYN at 0, again at 1 s; established at ~1.1 s, data sent then with RTO 3 s.
+    n.run_until(ms(1_120));
+    let sent_at = n.data_from_a()[0].0;
+    assert_eq!(n.a.poll_timeout(), Some(sent_at + Duration::from_secs(3)));
+}
+
+#[test]
+fn timestamps_give_rtt_samples_for_retransmitted_data() {
+    // RFC 7323 §4: the echoed TSval times the retransmission, where Karn's rule would not.
+    let c = TcpConfig { timestamps: true, ..cfg(RecoveryAlgorithm::NewReno) };
+    let mut n = Net::new(c.clone(), c);
+    n.drop = drop_first(&[1], n.iss_a);
+    n.a.send(Time::ZERO, 500);
+    n.run_until(ms(2_000));
+    // SYN sample 100 ms; the retransmission at 1.1 s is acknowledged 100 ms later and sampled.
+    assert_eq!(n.a.stats().retransmits_timeout, 1);
+    let srtt = n.a.stats().srtt.expect("srtt");
+    assert!(srtt >= Duration::from_millis(100) && srtt < Duration::from_millis(101), "{srtt}");
+    // Karn's rule alone would keep the backed-off RTO (2 s) until a fresh segment is timed.
+    assert_eq!(n.a.stats().rto, Duration::from_secs(1), "backoff collapsed by the new sample");
+}
+
+#[test]
+fn closed_endpoint_answers_a_late_fin_with_reset() {
+    let c = TcpConfig { time_wait: Duration::from_secs(1), ..cfg(RecoveryAlgorithm::Sack) };
+    let mut n = Net::new(c.clone(), c);
+    n.b_closes = false;
+    n.a.send_bytes(Time::ZERO, b"x");
+    n.a.close(Time::ZERO);
+    n.run_until(ms(500));
+    n.b.close(n.now);
+    // A's ACKs of B's FIN are lost; each FIN retransmission restarts A's TIME-WAIT (RFC 9293
+    // §3.10.7.4), until B's backed-off retransmission comes after it ended.
+    n.drop = Box::new(|d, s| d == Dir::AtoB && s.flags == TcpFlags::ACK && s.payload.is_empty());
+    n.run_until(ms(3_000));
+    assert_eq!(n.a.state(), State::Closed);
+    n.drop = Box::new(|_, _| false);
+    n.run_until(ms(10_000));
+    assert_eq!(n.b.state(), State::Closed);
+    assert!(n.b_events.contains(&Event::Reset));
+}
+
+#[test]
 fn thin_stream_linear_timeouts_do_not_back_off() {
     let c = TcpConfig { thin_linear_timeouts: true, ..cfg(RecoveryAlgorithm::Sack) };
     let mut s = Injector::established(c, true, MSS as usize);

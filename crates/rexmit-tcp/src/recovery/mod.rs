@@ -48,6 +48,7 @@ pub(crate) fn on_rack_loss(s: &mut Sender, now: Time, st: &mut TcpStats) {
 /// RFC 6298 §5.4–5.5 and RFC 5681 §3.1 after a retransmission timeout.
 pub(crate) fn on_timeout(s: &mut Sender, now: Time, st: &mut TcpStats) {
     st.timeouts += 1;
+    s.consecutive_timeouts += 1;
     // RFC 5681 §3.1 eq. 4 (ssthresh from FlightSize) and cwnd = LW = 1 SMSS.
     s.cc.on_timeout(now, s.flight_size());
     s.end_episode(now, st);
