@@ -63,12 +63,7 @@ fn options_not_offered_by_the_peer_stay_off() {
 #[test]
 fn lost_syn_is_retransmitted_after_initial_rto_and_iw_is_one_segment() {
     let mut n = Net::new(cfg(RecoveryAlgorithm::NewReno), cfg(RecoveryAlgorithm::NewReno));
-    let mut first = true;
-    n.drop = Box::new(move |_, s| {
-        let d = first && s.flags.contains(TcpFlags::SYN);
-        first &= !d;
-        d
-    });
+    n.drop = drop_first_syn();
     n.a.send(Time::ZERO, 5_000);
     n.run_until(ms(1_300));
     let syns: Vec<Time> = n.log.iter().filter(|s| s.dir == Dir::AtoB && is_syn(&s.seg)).map(|s| s.t).collect();
@@ -123,12 +118,7 @@ fn rto_is_three_seconds_after_a_lost_syn_until_measured() {
     let rto = rexmit_transport::RtoConfig { min: Duration::from_millis(200), ..rexmit_transport::RtoConfig::tcp() };
     let c = TcpConfig { rto, ..cfg(RecoveryAlgorithm::NewReno) };
     let mut n = Net::new(c.clone(), c);
-    let mut first = true;
-    n.drop = Box::new(move |_, s| {
-        let d = first && s.flags.contains(TcpFlags::SYN);
-        first &= !d;
-        d
-    });
+    n.drop = drop_first_syn();
     n.a.send(Time::ZERO, 1_000);
     // SYN at 0, again at 1 s; established at ~1.1 s, data sent then with RTO 3 s.
     n.run_until(ms(1_120));
@@ -317,10 +307,11 @@ fn both_directions_carry_data_at_once_under_loss() {
     let mut n = Net::new(cfg(RecoveryAlgorithm::Sack), cfg(RecoveryAlgorithm::NewReno));
     let up: Vec<u8> = (0..30_000u32).map(|i| (i % 241) as u8).collect();
     let down: Vec<u8> = (0..20_000u32).map(|i| (i % 239) as u8).collect();
+    // Every 13th segment overall, if it carries data.
     let mut k = 0u32;
     n.drop = Box::new(move |_, s| {
-        k += 1;
-        !s.payload.is_empty() && k % 13 == 0
+        k = if k == 12 { 0 } else { k + 1 };
+        !s.payload.is_empty() && k == 0
     });
     n.a.send_bytes(Time::ZERO, &up);
     n.a.close(Time::ZERO);

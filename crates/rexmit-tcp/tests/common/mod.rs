@@ -227,6 +227,16 @@ pub fn drop_first(pkts: &[u64], iss_a: u32) -> DropFn {
     })
 }
 
+/// Drop the first SYN (of either side).
+pub fn drop_first_syn() -> DropFn {
+    let mut first = true;
+    Box::new(move |_, s| {
+        let d = first && s.flags.contains(TcpFlags::SYN);
+        first &= !d;
+        d
+    })
+}
+
 pub fn ms(x: u64) -> Time {
     Time::from_millis(x)
 }
