@@ -40,6 +40,23 @@ pub enum State {
     Closed,
 }
 
+impl State {
+    /// DATA from the peer is accepted (RFC 9260 §9.2: until our SHUTDOWN ACK).
+    fn receives_data(self) -> bool {
+        matches!(
+            self,
+            State::Established
+                | State::ShutdownPending
+                | State::ShutdownSent
+                | State::ShutdownReceived
+        )
+    }
+    /// Acknowledgements of our data are processed.
+    fn processes_acks(self) -> bool {
+        self.receives_data() || self == State::ShutdownAckSent
+    }
+}
+
 /// A control packet waiting for `poll_transmit`.
 #[derive(Clone, Debug)]
 struct Outgoing {

@@ -16,13 +16,7 @@ impl Association {
     }
 
     pub(super) fn on_data(&mut self, now: Time, from: Ipv4Addr, chunks: &[&DataChunk]) {
-        if !matches!(
-            self.state,
-            State::Established
-                | State::ShutdownPending
-                | State::ShutdownSent
-                | State::ShutdownReceived
-        ) {
+        if !self.state.receives_data() {
             return;
         }
         let Some(map) = self.rmap.as_ref() else {

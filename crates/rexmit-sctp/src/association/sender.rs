@@ -3,7 +3,7 @@
 //! CMT's split fast retransmit), cwnd updates (§7.2, CMT's CUC), T3-rtx (§6.3.3) and
 //! reneging detection.
 
-use super::{Association, State};
+use super::Association;
 use crate::path::Path;
 use crate::rtx_queue::{RtxEntry, TsnState};
 use crate::tsn::{tsn_ge, tsn_gt, tsn_lt};
@@ -118,14 +118,7 @@ impl Association {
         nr_gaps: &[GapBlock],
         all_nr: bool,
     ) {
-        if !matches!(
-            self.state,
-            State::Established
-                | State::ShutdownPending
-                | State::ShutdownSent
-                | State::ShutdownReceived
-                | State::ShutdownAckSent
-        ) {
+        if !self.state.processes_acks() {
             return;
         }
         self.stats.sacks_received += 1;
