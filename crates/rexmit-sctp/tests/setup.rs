@@ -248,6 +248,49 @@ fn wrong_verification_tag_is_ignored() {
 }
 
 #[test]
+fn unknown_chunk_types_follow_their_high_bits() {
+    let (_a, mut b) = connect_pair(cfg(false), cfg(false), 1, 1, false);
+    let now = Time::from_millis(1);
+    let data = |tsn| {
+        Chunk::Data(rexmit_wire::DataChunk {
+            immediate: true,
+            unordered: true,
+            beginning: true,
+            ending: true,
+            tsn,
+            stream_id: 0,
+            ssn: 0,
+            ppid: 0,
+            payload: Payload::zeros(10),
+        })
+    };
+    let unknown = |t| Chunk::Unknown {
+        chunk_type: t,
+        flags: 0,
+        value: vec![],
+    };
+    let pkt = |chunks| SctpPacket {
+        src_port: PORT_A,
+        dst_port: PORT_B,
+        verification_tag: TAG_B,
+        chunks,
+    };
+    b.handle_packet(now, A1, B1, &pkt(vec![unknown(0x3f), data(1)]));
+    assert_eq!(
+        b.stats().messages_delivered,
+        0,
+        "type 00xxxxxx: discard the packet"
+    );
+    b.handle_packet(now, A1, B1, &pkt(vec![unknown(0xbf), data(1)]));
+    assert_eq!(
+        b.stats().messages_delivered,
+        1,
+        "type 10xxxxxx: skip the chunk"
+    );
+    assert_eq!(drain(&mut b, now).len(), 1, "I bit: SACK at once");
+}
+
+#[test]
 fn garbage_chunks_never_panic() {
     let (mut a, mut b) = connect_pair(cfg(true), cfg(true), 1, 1, false);
     let mut rng = Rng::new(7);

@@ -360,7 +360,10 @@ impl Association {
                 Chunk::Shutdown { cum_tsn_ack } => self.on_shutdown(now, *cum_tsn_ack),
                 Chunk::ShutdownAck => self.on_shutdown_ack(now, from, to),
                 Chunk::ShutdownComplete { .. } => self.on_shutdown_complete(now),
-                // RFC 9260 §3.2: unrecognised chunks are skipped (rexmit never reports them).
+                // RFC 9260 §3.2: the two high bits of an unrecognised type say whether to
+                // skip it (1x) or to discard the rest of the packet (0x); rexmit never sends
+                // the ERROR report the odd values ask for.
+                Chunk::Unknown { chunk_type, .. } if chunk_type >> 7 == 0 => return,
                 Chunk::Unknown { .. } => {}
             }
             if self.state == State::Closed {

@@ -93,6 +93,10 @@ impl Association {
         }
         self.sack
             .on_data_packet(now, &self.cfg, gaps_before, gaps_now, &dups);
+        if chunks.iter().any(|d| d.immediate) {
+            // RFC 9260 §6.2 (I bit, from RFC 7053): the sender asks for a SACK at once.
+            self.sack.request_now();
+        }
         if matches!(self.state, State::ShutdownSent) {
             // §9.2: keep acknowledging promptly while shutting down.
             self.sack.request_now();
