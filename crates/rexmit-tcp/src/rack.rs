@@ -123,6 +123,26 @@ impl Rack {
         newly
     }
 
+    /// RFC 8985 §7.4 on every ACK while a probe is outstanding. A new-data probe's episode ends
+    /// when it is acknowledged (RACK handles any loss). A retransmitted probe was spurious if a
+    /// D-SACK reports the duplicate; if instead data beyond the probe is acknowledged without
+    /// one, the probe alone arrived and repaired a loss: returns true (congestion response).
+    pub fn tlp_loss_repaired(&mut self, snd_una: u64, dsack: bool) -> bool {
+        let Some(end) = self.tlp_end_seq else { return false };
+        if snd_una < end {
+            return false;
+        }
+        if !self.tlp_is_retrans || dsack {
+            self.tlp_end_seq = None;
+            return false;
+        }
+        if snd_una > end {
+            self.tlp_end_seq = None;
+            return true;
+        }
+        false
+    }
+
     /// RFC 8985 §7.2 probe timeout length.
     pub fn pto(srtt: Option<Duration>, flight_segments: usize) -> Duration {
         match srtt {

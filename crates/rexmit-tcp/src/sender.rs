@@ -342,10 +342,15 @@ impl Sender {
         let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
         let Some(rack) = self.rack.as_mut() else { return };
         rack.on_ack(now, delivered, min_rtt, dsack, self.snd_una, self.snd_max);
-        if rack.tlp_end_seq.is_some_and(|e| self.snd_una >= e) {
-            // RFC 8985 §7.4: the probe's episode is over once its sequence is acknowledged.
-            rack.tlp_end_seq = None;
+        if rack.tlp_loss_repaired(self.snd_una, dsack) {
+            // RFC 8985 §7.4: only the probe arrived, so it repaired a loss: the congestion
+            // response of a fast recovery, without entering one. The flight that lost the
+            // segment is long gone, so the decrease applies to cwnd.
+            st.tlp_repairs += 1;
+            let cwnd = self.cc.window();
+            self.cc.on_congestion_event(now, cwnd);
         }
+        let Some(rack) = self.rack.as_mut() else { return };
         let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
         if rack.detect_loss(now, &mut self.sb, reo_wnd) {
             recovery::on_rack_loss(self, now, st);

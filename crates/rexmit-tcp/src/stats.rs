@@ -39,6 +39,8 @@ pub struct TcpStats {
     pub retransmits_tlp: u64,
     /// Tail loss probes sent (new data or retransmission).
     pub tlp_probes: u64,
+    /// Retransmitted probes that repaired a loss (RFC 8985 §7.4), each with a window reduction.
+    pub tlp_repairs: u64,
     pub bytes_retransmitted: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,

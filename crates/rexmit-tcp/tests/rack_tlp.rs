@@ -81,6 +81,32 @@ fn tlp_retransmits_last_segment_after_pto_on_tail_loss() {
     assert_eq!(s.ack(700, 11, &[]), vec![]);
     assert_eq!(s.c.poll_timeout(), None);
     assert_eq!(s.c.stats().timeouts, 0);
+    // No D-SACK came: once data beyond the probe is acknowledged, the probe is known to have
+    // repaired a loss and the window is reduced (RFC 8985 §7.4).
+    let cwnd = s.c.cwnd();
+    s.c.send(ms(800), 1_000);
+    s.now = ms(800);
+    assert_eq!(s.sent(), vec![11]);
+    assert_eq!(s.ack(900, 12, &[]), vec![]);
+    assert_eq!(s.c.stats().tlp_repairs, 1);
+    assert!(s.c.cwnd() < cwnd, "{} -> {}", cwnd, s.c.cwnd());
+}
+
+#[test]
+fn tlp_reported_by_dsack_as_spurious_does_not_reduce_the_window() {
+    let mut s = rack_sender(10);
+    assert_eq!(s.ack(200, 10, &[]), vec![]);
+    assert_eq!(s.timeout(600), vec![10]);
+    // Packet 10 was only late: its ACK, then the probe's duplicate reported by D-SACK.
+    assert_eq!(s.ack(610, 11, &[]), vec![]);
+    assert_eq!(s.ack(700, 11, &[(10, 10)]), vec![]);
+    let cwnd = s.c.cwnd();
+    s.c.send(ms(800), 1_000);
+    s.now = ms(800);
+    assert_eq!(s.sent(), vec![11]);
+    assert_eq!(s.ack(900, 12, &[]), vec![]);
+    assert_eq!(s.c.stats().tlp_repairs, 0);
+    assert!(s.c.cwnd() >= cwnd);
 }
 
 #[test]
