@@ -84,12 +84,17 @@ fn tlp_retransmits_last_segment_after_pto_on_tail_loss() {
     // No D-SACK came: once data beyond the probe is acknowledged, the probe is known to have
     // repaired a loss and the window is reduced (RFC 8985 §7.4).
     let cwnd = s.c.cwnd();
+    new_packet_11_acknowledged(&mut s);
+    assert_eq!(s.c.stats().tlp_repairs, 1);
+    assert!(s.c.cwnd() < cwnd, "{} -> {}", cwnd, s.c.cwnd());
+}
+
+/// The application writes one more packet at 800 ms; it is acknowledged at 900 ms.
+fn new_packet_11_acknowledged(s: &mut Injector) {
     s.c.send(ms(800), 1_000);
     s.now = ms(800);
     assert_eq!(s.sent(), vec![11]);
     assert_eq!(s.ack(900, 12, &[]), vec![]);
-    assert_eq!(s.c.stats().tlp_repairs, 1);
-    assert!(s.c.cwnd() < cwnd, "{} -> {}", cwnd, s.c.cwnd());
 }
 
 #[test]
@@ -101,10 +106,7 @@ fn tlp_reported_by_dsack_as_spurious_does_not_reduce_the_window() {
     assert_eq!(s.ack(610, 11, &[]), vec![]);
     assert_eq!(s.ack(700, 11, &[(10, 10)]), vec![]);
     let cwnd = s.c.cwnd();
-    s.c.send(ms(800), 1_000);
-    s.now = ms(800);
-    assert_eq!(s.sent(), vec![11]);
-    assert_eq!(s.ack(900, 12, &[]), vec![]);
+    new_packet_11_acknowledged(&mut s);
     assert_eq!(s.c.stats().tlp_repairs, 0);
     assert!(s.c.cwnd() >= cwnd);
 }
