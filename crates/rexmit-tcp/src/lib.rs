@@ -3,9 +3,56 @@
 //! links or any random stream, so every behaviour is testable packet by packet.
 //!
 //! Modules, one concept each: `seq` (wrap-around), `send_buffer`, `sender`, `receiver`,
-//! `reassembly`, `sack_scoreboard` (RFC 6675), `recovery` (Tahoe, Reno, NewReno, SACK),
-//! `cc` (congestion controllers behind one trait), `connection` (RFC 9293 state machine).
-//! RTT estimation is `rexmit_transport::RttEstimator`, shared with SCTP.
+//! `reassembly`, `sack_scoreboard` (RFC 6675), `recovery` (Tahoe, Reno, NewReno, SACK, PRR),
+//! `rack` (RFC 8985 RACK-TLP), `cc` (congestion controllers behind one trait), `connection`
+//! (RFC 9293 state machine). RTT estimation is `rexmit_transport::RttEstimator`, shared with
+//! SCTP.
+//!
+//! Driving two endpoints by hand (an adapter does the same with the engine's links and timers):
+//!
+//! ```
+//! use rexmit_tcp::{Connection, Event, State, TcpConfig};
+//! use rexmit_time::Time;
+//!
+//! let cfg = TcpConfig::default();
+//! cfg.validate().unwrap();
+//! let mut client = Connection::connect(cfg.clone(), 40_000, 80, 1, Time::ZERO);
+//! let mut server = Connection::listen(cfg, 80, 7);
+//! client.send(Time::ZERO, 10_000);
+//! client.close(Time::ZERO);
+//! let mut now = Time::ZERO;
+//! let mut got = 0;
+//! while server.state() != State::Closed {
+//!     // A zero-delay, lossless "network": exchange segments until both sides are quiet.
+//!     let mut busy = true;
+//!     while busy {
+//!         busy = false;
+//!         while let Some(seg) = client.poll_transmit(now) {
+//!             server.handle_segment(now, &seg);
+//!             busy = true;
+//!         }
+//!         while let Some(seg) = server.poll_transmit(now) {
+//!             client.handle_segment(now, &seg);
+//!             busy = true;
+//!         }
+//!         while let Some(ev) = server.poll_event() {
+//!             if ev == Event::PeerClosed {
+//!                 server.close(now);
+//!             }
+//!         }
+//!         got += server.recv(usize::MAX).len();
+//!     }
+//!     // Then advance to the earliest timer (delayed ACK, RTO, ...).
+//!     let Some(t) = [client.poll_timeout(), server.poll_timeout()].into_iter().flatten().min() else { break };
+//!     now = now.max(t);
+//!     client.handle_timeout(now);
+//!     server.handle_timeout(now);
+//! }
+//! assert_eq!(got, 10_000);
+//! assert_eq!(client.state(), State::Closed); // its TIME-WAIT ran out as the last timer
+//! assert_eq!(client.stats().bytes_acked, 10_000);
+//! assert_eq!(client.stats().retransmits(), 0);
+//! ```
 
 pub mod cc;
 pub mod config;
