@@ -32,12 +32,14 @@ pub enum Event {
     Connected {
         nr_sack: bool,
     },
-    /// A complete user message was delivered to the application. `ppid` carries the
-    /// sender's message number (see `Association::send`), so latency can be matched outside.
+    /// A complete user message was delivered to the application. `msg` is the sender's
+    /// message number (the value `Association::send` returned, mod 2^32, decoded from the
+    /// PPID), so delivery latency can be matched outside.
     MessageDelivered {
         stream: u16,
         ssn: u16,
         unordered: bool,
+        msg: u32,
         ppid: u32,
         payload: Payload,
     },

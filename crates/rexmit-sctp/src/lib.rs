@@ -30,7 +30,7 @@
 //! }
 //! assert_eq!(a.poll_event(), Some(Event::Connected { nr_sack: true }));
 //! let got: Vec<Event> = std::iter::from_fn(|| b.poll_event()).collect();
-//! assert!(matches!(got[1], Event::MessageDelivered { ppid: 0, .. }));
+//! assert!(matches!(got[1], Event::MessageDelivered { msg: 0, .. }));
 //! assert_eq!(a.rtx_queue_bytes(), 0);
 //! ```
 

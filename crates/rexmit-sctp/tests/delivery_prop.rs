@@ -130,18 +130,18 @@ fn check_delivery(msgs: &[Msg], events: &[(Time, Event)], sender_stats: &rexmit_
         if let Event::MessageDelivered {
             stream,
             unordered,
-            ppid,
+            msg,
             payload,
             ..
         } = e
         {
-            let m = &msgs[*ppid as usize];
-            *seen.entry(*ppid).or_default() += 1;
+            let m = &msgs[*msg as usize];
+            *seen.entry(*msg).or_default() += 1;
             assert_eq!((*stream, *unordered), (m.stream, m.unordered));
-            assert_eq!(payload.to_vec(), m.bytes, "message {ppid} bytes");
+            assert_eq!(payload.to_vec(), m.bytes, "message {msg} bytes");
             if !unordered {
-                if let Some(prev) = last_ordered.insert(*stream, *ppid) {
-                    assert!(prev < *ppid, "stream {stream}: {ppid} after {prev}");
+                if let Some(prev) = last_ordered.insert(*stream, *msg) {
+                    assert!(prev < *msg, "stream {stream}: {msg} after {prev}");
                 }
             }
         }
