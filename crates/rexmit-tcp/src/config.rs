@@ -114,7 +114,11 @@ pub struct ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "tcp config field `{}` out of range: allowed {}", self.field, self.allowed)
+        write!(
+            f,
+            "tcp config field `{}` out of range: allowed {}",
+            self.field, self.allowed
+        )
     }
 }
 
@@ -124,7 +128,10 @@ fn check(ok: bool, field: &'static str, allowed: &str) -> Result<(), ConfigError
     if ok {
         Ok(())
     } else {
-        Err(ConfigError { field, allowed: allowed.to_string() })
+        Err(ConfigError {
+            field,
+            allowed: allowed.to_string(),
+        })
     }
 }
 
@@ -132,10 +139,26 @@ impl TcpConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         // 88 = 20 B of header room for 40 B options plus at least 48 B of data.
         check(self.mss >= 88, "mss", "88..=65535")?;
-        check(self.default_peer_mss >= 88, "default_peer_mss", "88..=65535")?;
-        check((1..=1000).contains(&self.initial_cwnd_segments), "initial_cwnd_segments", "1..=1000")?;
-        check(self.initial_ssthresh >= 2 * self.mss as u64, "initial_ssthresh", ">= 2 * mss")?;
-        check((1..=1000).contains(&self.dup_thresh), "dup_thresh", "1..=1000")?;
+        check(
+            self.default_peer_mss >= 88,
+            "default_peer_mss",
+            "88..=65535",
+        )?;
+        check(
+            (1..=1000).contains(&self.initial_cwnd_segments),
+            "initial_cwnd_segments",
+            "1..=1000",
+        )?;
+        check(
+            self.initial_ssthresh >= 2 * self.mss as u64,
+            "initial_ssthresh",
+            ">= 2 * mss",
+        )?;
+        check(
+            (1..=1000).contains(&self.dup_thresh),
+            "dup_thresh",
+            "1..=1000",
+        )?;
         check(!self.rto.min.is_zero(), "rto.min", "> 0")?;
         check(self.rto.min <= self.rto.max, "rto.max", ">= rto.min")?;
         check(
@@ -143,7 +166,11 @@ impl TcpConfig {
             "rto.initial",
             "rto.min..=rto.max",
         )?;
-        check(self.send_buffer >= self.mss as usize, "send_buffer", ">= mss")?;
+        check(
+            self.send_buffer >= self.mss as usize,
+            "send_buffer",
+            ">= mss",
+        )?;
         check(
             self.recv_buffer >= self.mss as usize && self.recv_buffer <= (1 << 30),
             "recv_buffer",
@@ -155,7 +182,11 @@ impl TcpConfig {
             "<= 65535 without window_scaling",
         )?;
         check((1..=64).contains(&self.ack_every), "ack_every", "1..=64")?;
-        check(self.max_retransmissions >= 3, "max_retransmissions", ">= 3 (RFC 9293 §3.8.3 R1)")?;
+        check(
+            self.max_retransmissions >= 3,
+            "max_retransmissions",
+            ">= 3 (RFC 9293 §3.8.3 R1)",
+        )?;
         check(
             self.delayed_ack_timeout <= Duration::from_millis(500),
             "delayed_ack_timeout",
@@ -166,7 +197,11 @@ impl TcpConfig {
             "rack",
             "false unless sack = true and recovery = Sack",
         )?;
-        check(!self.prr || self.recovery == RecoveryAlgorithm::Sack, "prr", "false unless recovery = Sack")?;
+        check(
+            !self.prr || self.recovery == RecoveryAlgorithm::Sack,
+            "prr",
+            "false unless recovery = Sack",
+        )?;
         if let crate::cc::CcAlgorithm::Aimd { a, b } = self.cc {
             check(a.is_finite() && a > 0.0 && a <= 1000.0, "cc.a", "(0, 1000]")?;
             check(b.is_finite() && b > 0.0 && b < 1.0, "cc.b", "(0, 1)")?;
@@ -182,11 +217,21 @@ mod tests {
     #[test]
     fn default_is_valid_and_errors_name_the_field() {
         assert_eq!(TcpConfig::default().validate(), Ok(()));
-        let bad = TcpConfig { ack_every: 0, ..TcpConfig::default() };
+        let bad = TcpConfig {
+            ack_every: 0,
+            ..TcpConfig::default()
+        };
         assert_eq!(bad.validate().unwrap_err().field, "ack_every");
-        let bad = TcpConfig { cc: CcAlgorithm::Aimd { a: 1.0, b: 1.5 }, ..TcpConfig::default() };
+        let bad = TcpConfig {
+            cc: CcAlgorithm::Aimd { a: 1.0, b: 1.5 },
+            ..TcpConfig::default()
+        };
         assert_eq!(bad.validate().unwrap_err().field, "cc.b");
-        let bad = TcpConfig { recv_buffer: 1 << 20, window_scaling: false, ..TcpConfig::default() };
+        let bad = TcpConfig {
+            recv_buffer: 1 << 20,
+            window_scaling: false,
+            ..TcpConfig::default()
+        };
         assert_eq!(bad.validate().unwrap_err().field, "recv_buffer");
     }
 }

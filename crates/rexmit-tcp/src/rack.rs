@@ -41,11 +41,22 @@ fn sent_after(t1: Time, seq1: u64, t2: Time, seq2: u64) -> bool {
 
 impl Rack {
     pub fn new() -> Self {
-        Rack { reo_wnd_mult: 1, ..Rack::default() }
+        Rack {
+            reo_wnd_mult: 1,
+            ..Rack::default()
+        }
     }
 
     /// RFC 8985 §6.2 steps 2–4 for the segments this ACK delivered.
-    pub fn on_ack(&mut self, now: Time, delivered: &[Delivered], min_rtt: Option<Duration>, dsack: bool, snd_una: u64, snd_max: u64) {
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        delivered: &[Delivered],
+        min_rtt: Option<Duration>,
+        dsack: bool,
+        snd_una: u64,
+        snd_max: u64,
+    ) {
         for d in delivered {
             let rtt = now.saturating_since(d.sent_at);
             // Step 2: an ACK faster than min_RTT for a retransmitted segment is for the original.
@@ -88,11 +99,20 @@ impl Rack {
     }
 
     /// RFC 8985 §6.2 step 4 RACK_update_reo_wnd.
-    pub fn reo_wnd(&self, in_recovery: bool, segs_sacked: u32, dup_thresh: u32, min_rtt: Option<Duration>, srtt: Option<Duration>) -> Duration {
+    pub fn reo_wnd(
+        &self,
+        in_recovery: bool,
+        segs_sacked: u32,
+        dup_thresh: u32,
+        min_rtt: Option<Duration>,
+        srtt: Option<Duration>,
+    ) -> Duration {
         if !self.reordering_seen && (in_recovery || segs_sacked >= dup_thresh) {
             return Duration::ZERO;
         }
-        let Some(min_rtt) = min_rtt else { return Duration::ZERO };
+        let Some(min_rtt) = min_rtt else {
+            return Duration::ZERO;
+        };
         let w = (min_rtt * self.reo_wnd_mult as u64) / 4;
         srtt.map_or(w, |s| w.min(s))
     }
@@ -102,7 +122,9 @@ impl Rack {
     /// reordering timer for the others. Returns whether any segment was newly marked lost.
     pub fn detect_loss(&mut self, now: Time, sb: &mut Scoreboard, reo_wnd: Duration) -> bool {
         self.timer = None;
-        let Some(rack_ts) = self.xmit_ts else { return false };
+        let Some(rack_ts) = self.xmit_ts else {
+            return false;
+        };
         let mut newly = false;
         let mut wait = Duration::ZERO;
         for s in sb.segments_mut() {
@@ -128,7 +150,9 @@ impl Rack {
     /// D-SACK reports the duplicate; if instead data beyond the probe is acknowledged without
     /// one, the probe alone arrived and repaired a loss: returns true (congestion response).
     pub fn tlp_loss_repaired(&mut self, snd_una: u64, dsack: bool) -> bool {
-        let Some(end) = self.tlp_end_seq else { return false };
+        let Some(end) = self.tlp_end_seq else {
+            return false;
+        };
         if snd_una < end {
             return false;
         }
@@ -163,7 +187,11 @@ mod tests {
     use super::*;
 
     fn d(end: u64, ms: u64) -> Delivered {
-        Delivered { end, sent_at: Time::from_millis(ms), rexmits: 0 }
+        Delivered {
+            end,
+            sent_at: Time::from_millis(ms),
+            rexmits: 0,
+        }
     }
 
     #[test]

@@ -29,9 +29,17 @@ impl Reassembly {
         let mut dups = Vec::new();
         let mut cursor = start;
         // Pieces that may overlap: the one starting at or before `start`, and all inside.
-        let first = self.pieces.range(..=start).next_back().map(|(&s, _)| s).unwrap_or(start);
-        let overlapping: Vec<(u64, u64)> =
-            self.pieces.range(first..end).map(|(&s, q)| (s, s + q.len() as u64)).collect();
+        let first = self
+            .pieces
+            .range(..=start)
+            .next_back()
+            .map(|(&s, _)| s)
+            .unwrap_or(start);
+        let overlapping: Vec<(u64, u64)> = self
+            .pieces
+            .range(first..end)
+            .map(|(&s, q)| (s, s + q.len() as u64))
+            .collect();
         let mut fresh = Vec::new();
         for (s, e) in overlapping {
             if e <= cursor {
@@ -52,7 +60,8 @@ impl Reassembly {
         }
         for (s, e) in fresh {
             self.bytes += e - s;
-            self.pieces.insert(s, slice(p, (s - start) as usize, (e - s) as usize));
+            self.pieces
+                .insert(s, slice(p, (s - start) as usize, (e - s) as usize));
         }
         dups
     }
@@ -91,7 +100,10 @@ impl Reassembly {
 
     /// Highest offset held (exclusive), if any.
     pub fn high(&self) -> Option<u64> {
-        self.pieces.iter().next_back().map(|(&s, p)| s + p.len() as u64)
+        self.pieces
+            .iter()
+            .next_back()
+            .map(|(&s, p)| s + p.len() as u64)
     }
 }
 

@@ -191,14 +191,17 @@ impl Receiver {
         let mut parts = Vec::new();
         let mut want = max as u64;
         while want > 0 {
-            let Some(front) = self.readable.pop_front() else { break };
+            let Some(front) = self.readable.pop_front() else {
+                break;
+            };
             let n = front.len() as u64;
             if n <= want {
                 want -= n;
                 parts.push(front);
             } else {
                 parts.push(slice(&front, 0, want as usize));
-                self.readable.push_front(slice(&front, want as usize, (n - want) as usize));
+                self.readable
+                    .push_front(slice(&front, want as usize, (n - want) as usize));
                 want = 0;
             }
         }
@@ -235,7 +238,11 @@ impl Receiver {
         self.unacked_segments = 0;
         let wnd = self.window();
         self.rcv_adv = self.rcv_adv.max(self.rcv_nxt + wnd);
-        let blocks = if sack { self.sack_blocks(max_blocks) } else { Vec::new() };
+        let blocks = if sack {
+            self.sack_blocks(max_blocks)
+        } else {
+            Vec::new()
+        };
         (wnd, blocks)
     }
 
@@ -251,7 +258,9 @@ impl Receiver {
         }
         let mut keep = Vec::new();
         for &k in &self.sack_recent {
-            let Some(b) = self.ooo.block_containing(k) else { continue };
+            let Some(b) = self.ooo.block_containing(k) else {
+                continue;
+            };
             if keep.iter().any(|&(_, kb)| kb == b) {
                 continue;
             }
@@ -298,10 +307,16 @@ mod tests {
         assert_eq!(r.on_ack_sent(true, 4).1, vec![(1001, 1101)]);
         seg(&mut r, 2001, 100);
         seg(&mut r, 3001, 100);
-        assert_eq!(r.on_ack_sent(true, 4).1, vec![(3001, 3101), (2001, 2101), (1001, 1101)]);
+        assert_eq!(
+            r.on_ack_sent(true, 4).1,
+            vec![(3001, 3101), (2001, 2101), (1001, 1101)]
+        );
         // Extending the oldest block makes it the most recent.
         seg(&mut r, 1101, 100);
-        assert_eq!(r.on_ack_sent(true, 4).1, vec![(1001, 1201), (3001, 3101), (2001, 2101)]);
+        assert_eq!(
+            r.on_ack_sent(true, 4).1,
+            vec![(1001, 1201), (3001, 3101), (2001, 2101)]
+        );
         // Only as many as fit.
         seg(&mut r, 4001, 100);
         seg(&mut r, 5001, 100);

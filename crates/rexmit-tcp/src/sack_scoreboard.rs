@@ -39,7 +39,11 @@ pub struct Delivered {
 
 impl From<&SentSegment> for Delivered {
     fn from(s: &SentSegment) -> Self {
-        Delivered { end: s.end, sent_at: s.sent_at, rexmits: s.rexmits }
+        Delivered {
+            end: s.end,
+            sent_at: s.sent_at,
+            rexmits: s.rexmits,
+        }
     }
 }
 
@@ -125,7 +129,8 @@ impl Scoreboard {
             }
             // RFC 3708 §2: a first block below the cumulative ACK, or inside the second block,
             // is a D-SACK and not new information.
-            if i == 0 && (r <= snd_una || blocks.get(1).is_some_and(|&(l2, r2)| l >= l2 && r <= r2)) {
+            if i == 0 && (r <= snd_una || blocks.get(1).is_some_and(|&(l2, r2)| l >= l2 && r <= r2))
+            {
                 up.dsack = true;
                 continue;
             }
@@ -192,7 +197,11 @@ impl Scoreboard {
     /// Bytes in flight when losses are marked explicitly (RACK, RFC 8985): unSACKed segments
     /// not marked lost; a retransmission clears the mark, so it counts once.
     pub fn in_flight(&self) -> u64 {
-        self.segs.iter().filter(|s| !s.sacked && !s.lost).map(|s| s.len()).sum()
+        self.segs
+            .iter()
+            .filter(|s| !s.sacked && !s.lost)
+            .map(|s| s.len())
+            .sum()
     }
 
     /// The first segment marked lost and not yet retransmitted since (RACK mode).
@@ -226,11 +235,20 @@ impl Scoreboard {
     /// octet (1.b), for which IsLost holds. Rule (3) when `require_lost` is false. After a
     /// timeout every unSACKed segment is lost and (1.b) is waived (`below_sacked` false), so
     /// that the holes are resent in order even when nothing was SACKed.
-    pub fn next_hole(&self, high_rxt: u64, require_lost: bool, below_sacked: bool) -> Option<&SentSegment> {
-        let limit = if below_sacked { self.high_sacked } else { u64::MAX };
-        self.segs
-            .iter()
-            .find(|s| !s.sacked && s.start >= high_rxt && s.start < limit && (s.lost || !require_lost))
+    pub fn next_hole(
+        &self,
+        high_rxt: u64,
+        require_lost: bool,
+        below_sacked: bool,
+    ) -> Option<&SentSegment> {
+        let limit = if below_sacked {
+            self.high_sacked
+        } else {
+            u64::MAX
+        };
+        self.segs.iter().find(|s| {
+            !s.sacked && s.start >= high_rxt && s.start < limit && (s.lost || !require_lost)
+        })
     }
 
     /// NextSeg rule (4): the segment holding the highest outstanding unSACKed octet.
@@ -292,7 +310,14 @@ mod tests {
         let mut sb = board(4);
         sb.on_cum_ack(101);
         let up = sb.on_sack(&[(1, 101)], 101);
-        assert_eq!(up, SackUpdate { newly_sacked: 0, dsack: true, delivered: vec![] });
+        assert_eq!(
+            up,
+            SackUpdate {
+                newly_sacked: 0,
+                dsack: true,
+                delivered: vec![]
+            }
+        );
         let up = sb.on_sack(&[(301, 401)], 101);
         assert_eq!(up.newly_sacked, 100);
         let up = sb.on_sack(&[(301, 401), (301, 401)], 101);

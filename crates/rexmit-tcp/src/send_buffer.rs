@@ -19,7 +19,12 @@ pub struct SendBuffer {
 
 impl SendBuffer {
     pub fn new(start: u64, limit: usize) -> Self {
-        SendBuffer { start, len: 0, bytes: None, limit: limit as u64 }
+        SendBuffer {
+            start,
+            len: 0,
+            bytes: None,
+            limit: limit as u64,
+        }
     }
     pub fn start(&self) -> u64 {
         self.start
@@ -52,7 +57,9 @@ impl SendBuffer {
     pub fn push_bytes(&mut self, data: &[u8]) -> usize {
         let n = (data.len() as u64).min(self.free()) as usize;
         let len = self.len as usize;
-        let b = self.bytes.get_or_insert_with(|| VecDeque::from(vec![0; len]));
+        let b = self
+            .bytes
+            .get_or_insert_with(|| VecDeque::from(vec![0; len]));
         b.extend(&data[..n]);
         self.len += n as u64;
         n

@@ -159,7 +159,14 @@ impl Sender {
     }
 
     /// Handshake results: segment size, whether SACK is in use, the peer's first window.
-    pub fn on_established(&mut self, cfg: &TcpConfig, smss: u64, sack_ok: bool, wnd: u64, peer_seq: u64) {
+    pub fn on_established(
+        &mut self,
+        cfg: &TcpConfig,
+        smss: u64,
+        sack_ok: bool,
+        wnd: u64,
+        peer_seq: u64,
+    ) {
         if smss != self.smss {
             self.smss = smss;
             let iw = cfg.initial_cwnd_segments as u64 * smss;
@@ -222,7 +229,8 @@ impl Sender {
         }
         // RFC 5827 §3.1: with fewer than 4 segments outstanding and no new segment sendable,
         // ER_thresh = oseg − 1.
-        let can_send_new = self.has_unsent() && self.snd_max + self.smss <= self.snd_una + self.snd_wnd;
+        let can_send_new =
+            self.has_unsent() && self.snd_max + self.smss <= self.snd_una + self.snd_wnd;
         if self.early_retransmit && (2..4).contains(&oseg) && !can_send_new {
             return (oseg - 1).min(self.dup_thresh);
         }
@@ -306,7 +314,11 @@ impl Sender {
             };
             if dup {
                 self.dupacks += 1;
-                let delivered = if up.newly_sacked > 0 { up.newly_sacked } else { self.smss };
+                let delivered = if up.newly_sacked > 0 {
+                    up.newly_sacked
+                } else {
+                    self.smss
+                };
                 self.cc.on_delivery(&AckSample {
                     delivered,
                     srtt: self.rtt.srtt(),
@@ -340,7 +352,9 @@ impl Sender {
         let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
         let in_recovery = self.episode.is_some();
         let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
-        let Some(rack) = self.rack.as_mut() else { return };
+        let Some(rack) = self.rack.as_mut() else {
+            return;
+        };
         rack.on_ack(now, delivered, min_rtt, dsack, self.snd_una, self.snd_max);
         if rack.tlp_loss_repaired(self.snd_una, dsack) {
             // RFC 8985 §7.4: only the probe arrived, so it repaired a loss: the congestion
@@ -350,7 +364,9 @@ impl Sender {
             let cwnd = self.cc.window();
             self.cc.on_congestion_event(now, cwnd);
         }
-        let Some(rack) = self.rack.as_mut() else { return };
+        let Some(rack) = self.rack.as_mut() else {
+            return;
+        };
         let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
         if rack.detect_loss(now, &mut self.sb, reo_wnd) {
             recovery::on_rack_loss(self, now, st);
@@ -364,7 +380,9 @@ impl Sender {
         let flight = self.sb.len();
         let srtt = self.rtt.srtt();
         let (episode, rto_at) = (self.episode.is_some(), self.rto_at);
-        let Some(rack) = self.rack.as_mut() else { return };
+        let Some(rack) = self.rack.as_mut() else {
+            return;
+        };
         rack.pto_at = None;
         if episode || flight == 0 || rack.tlp_end_seq.is_some() {
             return;
@@ -389,7 +407,10 @@ impl Sender {
             self.probe_now = true;
         }
         let (reorder_due, pto_due) = self.rack.as_ref().map_or((false, false), |r| {
-            (r.timer.is_some_and(|t| t <= now), r.pto_at.is_some_and(|t| t <= now))
+            (
+                r.timer.is_some_and(|t| t <= now),
+                r.pto_at.is_some_and(|t| t <= now),
+            )
         });
         if reorder_due {
             // RFC 8985 §6.3: the reordering timer re-runs loss detection.
@@ -417,10 +438,15 @@ impl Sender {
 
     pub fn next_timeout(&self) -> Option<Time> {
         let rack = self.rack.as_ref();
-        [self.rto_at, self.persist_at, rack.and_then(|r| r.timer), rack.and_then(|r| r.pto_at)]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            self.rto_at,
+            self.persist_at,
+            rack.and_then(|r| r.timer),
+            rack.and_then(|r| r.pto_at),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Choose and record the next data segment to send, if any may go now.
@@ -493,7 +519,10 @@ impl Sender {
 
     /// RFC 3042 §2: the first two duplicate ACKs each allow one new segment beyond cwnd.
     fn limited_transmit_allowance(&self) -> u64 {
-        if self.limited_transmit && self.episode.is_none() && self.dupacks < self.effective_dup_thresh() {
+        if self.limited_transmit
+            && self.episode.is_none()
+            && self.dupacks < self.effective_dup_thresh()
+        {
             self.dupacks.min(2) as u64 * self.smss
         } else {
             0
@@ -523,8 +552,13 @@ impl Sender {
             return self.new_data(now, self.snd_una + self.snd_wnd, st);
         }
         // NextSeg (1): first lost unSACKed segment above HighRxt, below the highest SACK.
-        if let Some(s) = self.sb.next_hole(self.high_rxt, true, !after_rto).map(|s| s.start) {
-            return self.retransmit_and_raise_high_rxt(now, s, cause, st);
+        if let Some(s) = self
+            .sb
+            .next_hole(self.high_rxt, true, !after_rto)
+            .map(|s| s.start)
+        {
+            let tx = self.retransmit(now, s, cause, st);
+            return self.raise_high_rxt(tx);
         }
         // NextSeg (2): new data, if the receiver's window allows.
         let wnd_limit = self.snd_una + self.snd_wnd;
@@ -536,15 +570,27 @@ impl Sender {
             return None;
         }
         // NextSeg (3): first unSACKed segment above HighRxt below the highest SACK, not lost.
-        if let Some(s) = self.sb.next_hole(self.high_rxt, false, true).map(|s| s.start) {
-            return self.retransmit_and_raise_high_rxt(now, s, cause, st);
+        if let Some(s) = self
+            .sb
+            .next_hole(self.high_rxt, false, true)
+            .map(|s| s.start)
+        {
+            let tx = self.retransmit(now, s, cause, st);
+            return self.raise_high_rxt(tx);
         }
         // NextSeg (4): one rescue retransmission per episode of the highest unSACKed segment;
         // HighRxt is not updated. A segment below HighRxt was already retransmitted in this
         // episode, so rescuing it again would add nothing (our reading of the rule's intent).
-        let recovery_point = self.episode.as_ref().map_or(self.snd_max, |e| e.recovery_point);
+        let recovery_point = self
+            .episode
+            .as_ref()
+            .map_or(self.snd_max, |e| e.recovery_point);
         if !matches!(self.rescue_rxt, Some(r) if self.snd_una <= r) {
-            let tail = self.sb.highest_unsacked().filter(|s| s.start >= self.high_rxt).map(|s| s.start);
+            let tail = self
+                .sb
+                .highest_unsacked()
+                .filter(|s| s.start >= self.high_rxt)
+                .map(|s| s.start);
             if let Some(s) = tail {
                 self.rescue_rxt = Some(recovery_point);
                 return self.retransmit(now, s, cause, st);
@@ -553,19 +599,21 @@ impl Sender {
         None
     }
 
-    fn retransmit_and_raise_high_rxt(
+    /// NextSeg rules (1) and (3) move HighRxt past what they retransmit (RFC 6675 §4).
+    fn raise_high_rxt(&mut self, tx: Option<DataTx>) -> Option<DataTx> {
+        if let Some(t) = tx {
+            self.high_rxt = self.high_rxt.max(t.start + t.len + t.fin as u64);
+        }
+        tx
+    }
+
+    fn retransmit(
         &mut self,
         now: Time,
         start: u64,
         cause: RetransmitCause,
         st: &mut TcpStats,
     ) -> Option<DataTx> {
-        let tx = self.retransmit(now, start, cause, st)?;
-        self.high_rxt = self.high_rxt.max(tx.start + tx.len + tx.fin as u64);
-        Some(tx)
-    }
-
-    fn retransmit(&mut self, now: Time, start: u64, cause: RetransmitCause, st: &mut TcpStats) -> Option<DataTx> {
         if start < self.snd_una {
             return None;
         }
@@ -585,7 +633,12 @@ impl Sender {
         if self.rto_at.is_none() {
             self.arm_rto(now);
         }
-        Some(DataTx { start: seg.start, len, fin: seg.fin, rexmit: Some(cause) })
+        Some(DataTx {
+            start: seg.start,
+            len,
+            fin: seg.fin,
+            rexmit: Some(cause),
+        })
     }
 
     /// The next new segment if it fits below `limit` (Nagle and SWS avoidance permitting).
@@ -610,7 +663,10 @@ impl Sender {
                 // one byte beyond a zero window.
                 len = usable.clamp(1, len);
             } else {
-                if self.snd_wnd < self.smss.min(avail.max(1)) && self.sb.is_empty() && self.persist_at.is_none() {
+                if self.snd_wnd < self.smss.min(avail.max(1))
+                    && self.sb.is_empty()
+                    && self.persist_at.is_none()
+                {
                     self.persist_at = Some(now + self.rtt.rto());
                 }
                 return None;
@@ -622,7 +678,15 @@ impl Sender {
             return None;
         }
         let end = start + len + fin as u64;
-        self.sb.push(SentSegment { start, end, fin, sent_at: now, rexmits: 0, sacked: false, lost: false });
+        self.sb.push(SentSegment {
+            start,
+            end,
+            fin,
+            sent_at: now,
+            rexmits: 0,
+            sacked: false,
+            lost: false,
+        });
         self.snd_max = end;
         self.snd_nxt = end;
         if self.rto_at.is_none() {
@@ -632,7 +696,12 @@ impl Sender {
         // RFC 8985 §7.2: restart the PTO after sending new data.
         self.arm_pto(now);
         let _ = st;
-        Some(DataTx { start, len, fin, rexmit: None })
+        Some(DataTx {
+            start,
+            len,
+            fin,
+            rexmit: None,
+        })
     }
 
     /// Record the start of a recovery episode.
@@ -640,10 +709,18 @@ impl Sender {
         let stats_index = if after_rto {
             None
         } else {
-            st.recoveries.push(RecoveryEpisode { start: now, end: None });
+            st.recoveries.push(RecoveryEpisode {
+                start: now,
+                end: None,
+            });
             Some(st.recoveries.len() - 1)
         };
-        self.episode = Some(Episode { recovery_point: self.snd_max, after_rto, partial_acks: 0, stats_index });
+        self.episode = Some(Episode {
+            recovery_point: self.snd_max,
+            after_rto,
+            partial_acks: 0,
+            stats_index,
+        });
     }
 
     pub(crate) fn end_episode(&mut self, now: Time, st: &mut TcpStats) {

@@ -65,6 +65,9 @@ pub struct TcpStats {
 
 impl TcpStats {
     pub fn retransmits(&self) -> u64 {
-        self.retransmits_fast + self.retransmits_timeout + self.retransmits_rack + self.retransmits_tlp
+        self.retransmits_fast
+            + self.retransmits_timeout
+            + self.retransmits_rack
+            + self.retransmits_tlp
     }
 }

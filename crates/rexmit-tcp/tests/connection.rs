@@ -12,12 +12,19 @@ use rexmit_wire::{Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestam
 
 #[test]
 fn handshake_negotiates_mss_sack_timestamps_and_window_scale() {
-    let c = TcpConfig { timestamps: true, recv_buffer: 1 << 20, ..TcpConfig::default() };
+    let c = TcpConfig {
+        timestamps: true,
+        recv_buffer: 1 << 20,
+        ..TcpConfig::default()
+    };
     let mut n = Net::new(c.clone(), c);
     n.a.send(Time::ZERO, 10_000);
     n.run_until(ms(400));
     let syn = &n.log[0].seg;
-    assert_eq!((syn.flags, syn.seq, syn.window), (TcpFlags::SYN, 1_000, 65_535));
+    assert_eq!(
+        (syn.flags, syn.seq, syn.window),
+        (TcpFlags::SYN, 1_000, 65_535)
+    );
     assert_eq!(
         syn.options,
         TcpOptions {
@@ -34,21 +41,49 @@ fn handshake_negotiates_mss_sack_timestamps_and_window_scale() {
     assert_eq!((synack.seq, synack.ack), (5_000, 1_001));
     assert_eq!(synack.options.window_scale, Some(5));
     assert!(synack.options.sack_permitted);
-    assert_eq!(synack.options.timestamps, Some(Timestamps { tsval: 50, tsecr: 0 }));
+    assert_eq!(
+        synack.options.timestamps,
+        Some(Timestamps {
+            tsval: 50,
+            tsecr: 0
+        })
+    );
     // RFC 6691: 1460 − 12 bytes of timestamps option per segment.
     assert_eq!(n.a.smss(), 1448);
-    assert_eq!(n.b.smss(), 1448, "the passive side uses the MSS of the SYN too");
-    let first_data = n.log.iter().find(|s| !s.seg.payload.is_empty()).expect("data");
+    assert_eq!(
+        n.b.smss(),
+        1448,
+        "the passive side uses the MSS of the SYN too"
+    );
+    let first_data = n
+        .log
+        .iter()
+        .find(|s| !s.seg.payload.is_empty())
+        .expect("data");
     assert_eq!(first_data.seg.payload.len(), 1448);
     assert_eq!(first_data.seg.window, ((1u32 << 20) >> 5) as u16);
-    assert_eq!(first_data.seg.options.timestamps, Some(Timestamps { tsval: 100, tsecr: 50 }));
+    assert_eq!(
+        first_data.seg.options.timestamps,
+        Some(Timestamps {
+            tsval: 100,
+            tsecr: 50
+        })
+    );
     assert_eq!(n.a_events, vec![Event::Connected]);
 }
 
 #[test]
 fn options_not_offered_by_the_peer_stay_off() {
-    let a = TcpConfig { timestamps: true, ..TcpConfig::default() };
-    let b = TcpConfig { sack: false, window_scaling: false, recv_buffer: 65_535, ..TcpConfig::default() };
+    let a = TcpConfig {
+        timestamps: true,
+        ..TcpConfig::default()
+    };
+    let b = TcpConfig {
+        sack: false,
+        window_scaling: false,
+        recv_buffer: 65_535,
+        ..TcpConfig::default()
+    };
     let mut n = Net::new(a, b);
     n.a.send(Time::ZERO, 5_000);
     n.run_until(ms(400));
@@ -57,16 +92,27 @@ fn options_not_offered_by_the_peer_stay_off() {
     assert!(!synack.options.sack_permitted);
     assert_eq!(synack.options.timestamps, None);
     assert_eq!(n.a.smss(), 1460);
-    assert!(n.log.iter().all(|s| s.seg.options.timestamps.is_none() || s.seg.flags.contains(TcpFlags::SYN)));
+    assert!(n
+        .log
+        .iter()
+        .all(|s| s.seg.options.timestamps.is_none() || s.seg.flags.contains(TcpFlags::SYN)));
 }
 
 #[test]
 fn lost_syn_is_retransmitted_after_initial_rto_and_iw_is_one_segment() {
-    let mut n = Net::new(cfg(RecoveryAlgorithm::NewReno), cfg(RecoveryAlgorithm::NewReno));
+    let mut n = Net::new(
+        cfg(RecoveryAlgorithm::NewReno),
+        cfg(RecoveryAlgorithm::NewReno),
+    );
     n.drop = drop_first_syn();
     n.a.send(Time::ZERO, 5_000);
     n.run_until(ms(1_300));
-    let syns: Vec<Time> = n.log.iter().filter(|s| s.dir == Dir::AtoB && is_syn(&s.seg)).map(|s| s.t).collect();
+    let syns: Vec<Time> = n
+        .log
+        .iter()
+        .filter(|s| s.dir == Dir::AtoB && is_syn(&s.seg))
+        .map(|s| s.t)
+        .collect();
     assert_eq!(syns, vec![ms(0), ms(1_000)]);
     // RFC 5681 §3.1: after a lost SYN the initial window is one segment.
     let data: Vec<Time> = n.data_from_a().iter().map(|d| d.0).collect();
@@ -100,7 +146,10 @@ fn rto_retransmits_earliest_segment_with_exponential_backoff() {
 
 #[test]
 fn connection_gives_up_after_max_retransmissions() {
-    let c = TcpConfig { max_retransmissions: 3, ..cfg(RecoveryAlgorithm::NewReno) };
+    let c = TcpConfig {
+        max_retransmissions: 3,
+        ..cfg(RecoveryAlgorithm::NewReno)
+    };
     let mut s = Injector::established(c, false, MSS as usize);
     assert_eq!(s.sent(), vec![1]);
     // RTOs at 1.1, 3.1, 7.1 s; the fourth (15.1 s) exceeds R2 = 3.
@@ -115,8 +164,14 @@ fn connection_gives_up_after_max_retransmissions() {
 #[test]
 fn rto_is_three_seconds_after_a_lost_syn_until_measured() {
     // RFC 6298 §5.7, with a 200 ms minimum RTO configured.
-    let rto = rexmit_transport::RtoConfig { min: Duration::from_millis(200), ..rexmit_transport::RtoConfig::tcp() };
-    let c = TcpConfig { rto, ..cfg(RecoveryAlgorithm::NewReno) };
+    let rto = rexmit_transport::RtoConfig {
+        min: Duration::from_millis(200),
+        ..rexmit_transport::RtoConfig::tcp()
+    };
+    let c = TcpConfig {
+        rto,
+        ..cfg(RecoveryAlgorithm::NewReno)
+    };
     let mut n = Net::new(c.clone(), c);
     n.drop = drop_first_syn();
     n.a.send(Time::ZERO, 1_000);
@@ -129,7 +184,10 @@ fn rto_is_three_seconds_after_a_lost_syn_until_measured() {
 #[test]
 fn timestamps_give_rtt_samples_for_retransmitted_data() {
     // RFC 7323 §4: the echoed TSval times the retransmission, where Karn's rule would not.
-    let c = TcpConfig { timestamps: true, ..cfg(RecoveryAlgorithm::NewReno) };
+    let c = TcpConfig {
+        timestamps: true,
+        ..cfg(RecoveryAlgorithm::NewReno)
+    };
     let mut n = Net::new(c.clone(), c);
     n.drop = drop_first(&[1], n.iss_a);
     n.a.send(Time::ZERO, 500);
@@ -137,14 +195,24 @@ fn timestamps_give_rtt_samples_for_retransmitted_data() {
     // SYN sample 100 ms; the retransmission at 1.1 s is acknowledged 100 ms later and sampled.
     assert_eq!(n.a.stats().retransmits_timeout, 1);
     let srtt = n.a.stats().srtt.expect("srtt");
-    assert!(srtt >= Duration::from_millis(100) && srtt < Duration::from_millis(101), "{srtt}");
+    assert!(
+        srtt >= Duration::from_millis(100) && srtt < Duration::from_millis(101),
+        "{srtt}"
+    );
     // Karn's rule alone would keep the backed-off RTO (2 s) until a fresh segment is timed.
-    assert_eq!(n.a.stats().rto, Duration::from_secs(1), "backoff collapsed by the new sample");
+    assert_eq!(
+        n.a.stats().rto,
+        Duration::from_secs(1),
+        "backoff collapsed by the new sample"
+    );
 }
 
 #[test]
 fn closed_endpoint_answers_a_late_fin_with_reset() {
-    let c = TcpConfig { time_wait: Duration::from_secs(1), ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        time_wait: Duration::from_secs(1),
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut n = Net::new(c.clone(), c);
     n.b_closes = false;
     n.a.send_bytes(Time::ZERO, b"x");
@@ -164,7 +232,10 @@ fn closed_endpoint_answers_a_late_fin_with_reset() {
 
 #[test]
 fn thin_stream_linear_timeouts_do_not_back_off() {
-    let c = TcpConfig { thin_linear_timeouts: true, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        thin_linear_timeouts: true,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, MSS as usize);
     assert_eq!(s.sent(), vec![1]);
     assert_eq!(s.timeout(1_100), vec![1]);
@@ -175,7 +246,10 @@ fn thin_stream_linear_timeouts_do_not_back_off() {
 
 #[test]
 fn thin_stream_fast_retransmit_on_first_duplicate_ack() {
-    let c = TcpConfig { thin_dupack: true, ..cfg(RecoveryAlgorithm::NewReno) };
+    let c = TcpConfig {
+        thin_dupack: true,
+        ..cfg(RecoveryAlgorithm::NewReno)
+    };
     let mut s = Injector::established(c, false, 3 * MSS as usize);
     assert_eq!(s.sent(), vec![1, 2, 3]);
     assert_eq!(s.ack(200, 1, &[]), vec![1]);
@@ -185,7 +259,10 @@ fn thin_stream_fast_retransmit_on_first_duplicate_ack() {
 #[test]
 fn early_retransmit_with_two_segments_outstanding() {
     // RFC 5827 §3.1: oseg = 2, no new data → ER_thresh = 1.
-    let c = TcpConfig { early_retransmit: true, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        early_retransmit: true,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, 2 * MSS as usize);
     assert_eq!(s.sent(), vec![1, 2]);
     assert_eq!(s.ack(200, 1, &[(2, 2)]), vec![1]);
@@ -197,7 +274,10 @@ fn early_retransmit_with_two_segments_outstanding() {
 
 #[test]
 fn limited_transmit_sends_one_new_segment_per_first_two_dupacks() {
-    let c = TcpConfig { limited_transmit: true, ..cfg(RecoveryAlgorithm::NewReno) };
+    let c = TcpConfig {
+        limited_transmit: true,
+        ..cfg(RecoveryAlgorithm::NewReno)
+    };
     let mut s = Injector::established(c, false, 20 * MSS as usize);
     assert_eq!(s.sent(), vec![1, 2, 3, 4]);
     assert_eq!(s.ack(200, 1, &[]), vec![5]);
@@ -226,7 +306,10 @@ fn zero_window_is_probed_with_one_byte_after_rto() {
 
 #[test]
 fn full_send_buffer_blocks_the_application_and_records_the_time() {
-    let c = TcpConfig { send_buffer: 3_000, ..cfg(RecoveryAlgorithm::NewReno) };
+    let c = TcpConfig {
+        send_buffer: 3_000,
+        ..cfg(RecoveryAlgorithm::NewReno)
+    };
     let mut s = Injector::established(c, false, 0);
     assert_eq!(s.c.send(ms(100), 5_000), 3_000);
     assert_eq!(s.sent(), vec![1, 2, 3]);
@@ -238,9 +321,14 @@ fn full_send_buffer_blocks_the_application_and_records_the_time() {
 
 #[test]
 fn nagle_holds_a_small_segment_while_data_is_unacknowledged() {
-    let c = TcpConfig { nagle: true, ..cfg(RecoveryAlgorithm::NewReno) };
+    let c = TcpConfig {
+        nagle: true,
+        ..cfg(RecoveryAlgorithm::NewReno)
+    };
     let mut s = Injector::established(c, false, 1_500);
-    let segs: Vec<usize> = std::iter::from_fn(|| s.c.poll_transmit(s.now)).map(|x| x.payload.len()).collect();
+    let segs: Vec<usize> = std::iter::from_fn(|| s.c.poll_transmit(s.now))
+        .map(|x| x.payload.len())
+        .collect();
     assert_eq!(segs, vec![1000]);
     s.now = ms(200);
     let seg = TcpSegment {
@@ -267,7 +355,10 @@ fn fin_teardown_walks_both_sides_through_rfc9293_states() {
     n.a.close(n.now);
     assert_eq!(n.a.state(), State::FinWait1);
     n.run_until(ms(500));
-    assert_eq!((n.a.state(), n.b.state()), (State::FinWait2, State::CloseWait));
+    assert_eq!(
+        (n.a.state(), n.b.state()),
+        (State::FinWait2, State::CloseWait)
+    );
     n.b.close(n.now);
     assert_eq!(n.b.state(), State::LastAck);
     n.run_until(ms(700));
@@ -276,14 +367,20 @@ fn fin_teardown_walks_both_sides_through_rfc9293_states() {
     assert!(n.b_events.contains(&Event::PeerClosed));
     // TIME-WAIT lasts 2·MSL = 240 s from B's FIN (RFC 9293 §3.3.2).
     let tw = n.a.poll_timeout().expect("TIME-WAIT timer");
-    assert!(tw > Time::from_secs(240) && tw < ms(700) + Duration::from_secs(240), "{tw}");
+    assert!(
+        tw > Time::from_secs(240) && tw < ms(700) + Duration::from_secs(240),
+        "{tw}"
+    );
     n.run_until(Time::from_secs(1_000));
     assert_eq!(n.a.state(), State::Closed);
 }
 
 #[test]
 fn slow_reader_closes_the_window_and_the_transfer_resumes_when_it_reads() {
-    let b = TcpConfig { recv_buffer: 2_500, ..cfg(RecoveryAlgorithm::Sack) };
+    let b = TcpConfig {
+        recv_buffer: 2_500,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut n = Net::new(cfg(RecoveryAlgorithm::Sack), b);
     n.b_reads = false;
     let data: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 256) as u8).collect();
@@ -293,7 +390,13 @@ fn slow_reader_closes_the_window_and_the_transfer_resumes_when_it_reads() {
     // The window (2500 B) filled: 1000 + 1000 + a 500-byte segment (half the largest window,
     // RFC 9293 §3.8.6.2.1), then zero-window probes of one byte are refused.
     assert_eq!(n.b.readable(), 2_500);
-    let lens: Vec<usize> = n.log.iter().filter(|s| s.dir == Dir::AtoB).map(|s| s.seg.payload.len()).filter(|&l| l > 0).collect();
+    let lens: Vec<usize> = n
+        .log
+        .iter()
+        .filter(|s| s.dir == Dir::AtoB)
+        .map(|s| s.seg.payload.len())
+        .filter(|&l| l > 0)
+        .collect();
     assert_eq!(&lens[..3], &[1000, 1000, 500]);
     assert!(lens[3..].iter().all(|&l| l == 1), "{lens:?}");
     n.b_reads = true;
@@ -304,7 +407,10 @@ fn slow_reader_closes_the_window_and_the_transfer_resumes_when_it_reads() {
 
 #[test]
 fn both_directions_carry_data_at_once_under_loss() {
-    let mut n = Net::new(cfg(RecoveryAlgorithm::Sack), cfg(RecoveryAlgorithm::NewReno));
+    let mut n = Net::new(
+        cfg(RecoveryAlgorithm::Sack),
+        cfg(RecoveryAlgorithm::NewReno),
+    );
     let up: Vec<u8> = (0..30_000u32).map(|i| (i % 241) as u8).collect();
     let down: Vec<u8> = (0..20_000u32).map(|i| (i % 239) as u8).collect();
     // Every 13th segment overall, if it carries data.
@@ -363,23 +469,31 @@ fn arb_segment() -> impl Strategy<Value = TcpSegment> {
         prop::option::of(any::<u8>()),
         any::<bool>(),
     )
-        .prop_map(|(seq, ack, flags, window, sacks, len, ws, ports_ok)| TcpSegment {
-            src_port: if ports_ok { 10 } else { 11 },
-            dst_port: 80,
-            seq,
-            ack,
-            flags: TcpFlags(flags),
-            window,
-            urgent: 0,
-            options: TcpOptions {
-                mss: Some(window | 1),
-                window_scale: ws,
-                sack_permitted: flags & 1 == 0,
-                timestamps: Some(Timestamps { tsval: seq, tsecr: ack }),
-                sack_blocks: sacks.into_iter().map(|(left, right)| SackBlock { left, right }).collect(),
+        .prop_map(
+            |(seq, ack, flags, window, sacks, len, ws, ports_ok)| TcpSegment {
+                src_port: if ports_ok { 10 } else { 11 },
+                dst_port: 80,
+                seq,
+                ack,
+                flags: TcpFlags(flags),
+                window,
+                urgent: 0,
+                options: TcpOptions {
+                    mss: Some(window | 1),
+                    window_scale: ws,
+                    sack_permitted: flags & 1 == 0,
+                    timestamps: Some(Timestamps {
+                        tsval: seq,
+                        tsecr: ack,
+                    }),
+                    sack_blocks: sacks
+                        .into_iter()
+                        .map(|(left, right)| SackBlock { left, right })
+                        .collect(),
+                },
+                payload: Payload::zeros(len as u32),
             },
-            payload: Payload::zeros(len as u32),
-        })
+        )
 }
 
 proptest! {

@@ -16,18 +16,31 @@ struct Outcome {
 
 fn run(alg: RecoveryAlgorithm, drops: &[u64]) -> Outcome {
     let sack = alg == RecoveryAlgorithm::Sack;
-    let c = TcpConfig { initial_cwnd_segments: 8, initial_ssthresh: 100 * MSS, sack, ..cfg(alg) };
+    let c = TcpConfig {
+        initial_cwnd_segments: 8,
+        initial_ssthresh: 100 * MSS,
+        sack,
+        ..cfg(alg)
+    };
     let mut n = Net::new(c.clone(), c);
     let data: Vec<u8> = (0..40_000u32).map(|i| (i % 251) as u8).collect();
     assert_eq!(n.a.send_bytes(rexmit_time::Time::ZERO, &data), data.len());
     n.a.close(rexmit_time::Time::ZERO);
     n.drop = drop_first(drops, n.iss_a);
     n.run_until(ms(60_000));
-    assert!(n.received == data, "every byte once and in order ({} bytes)", n.received.len());
+    assert!(
+        n.received == data,
+        "every byte once and in order ({} bytes)",
+        n.received.len()
+    );
     assert!(n.finished(), "closed: {:?} {:?}", n.a.state(), n.b.state());
     let st = n.a.stats();
     Outcome {
-        rtx: n.retransmissions().iter().map(|(t, p)| (t.as_nanos() / 1_000_000, *p)).collect(),
+        rtx: n
+            .retransmissions()
+            .iter()
+            .map(|(t, p)| (t.as_nanos() / 1_000_000, *p))
+            .collect(),
         timeouts: st.timeouts,
         fast_retransmits: st.fast_retransmits,
     }
@@ -48,7 +61,10 @@ fn tahoe_two_to_four_drops_go_back_n_without_timeout() {
     assert_eq!(o.rtx, vec![(311, 14), (413, 15), (413, 16)]);
     assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
     let o = run(RecoveryAlgorithm::Tahoe, &[14, 15, 16]);
-    assert_eq!(o.rtx, vec![(312, 14), (413, 15), (413, 16), (514, 17), (514, 18)]);
+    assert_eq!(
+        o.rtx,
+        vec![(312, 14), (413, 15), (413, 16), (514, 17), (514, 18)]
+    );
     assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
     // With four drops the go-back-N resends of 18..=20 reach the receiver twice; its
     // duplicate ACKs for them arrive after snd_una passed `recover` and trigger two further
@@ -97,7 +113,10 @@ fn reno_three_and_four_drops_need_a_timeout() {
     assert_eq!(o.rtx, vec![(312, 14), (509, 15), (1610, 16)]);
     assert_eq!((o.timeouts, o.fast_retransmits), (1, 2));
     let o = run(RecoveryAlgorithm::Reno, &[14, 15, 16, 17]);
-    assert_eq!(o.rtx, vec![(313, 14), (510, 15), (1611, 16), (1712, 17), (1712, 18)]);
+    assert_eq!(
+        o.rtx,
+        vec![(313, 14), (510, 15), (1611, 16), (1712, 17), (1712, 18)]
+    );
     assert_eq!((o.timeouts, o.fast_retransmits), (1, 2));
 }
 
@@ -127,6 +146,9 @@ fn sack_repairs_all_holes_in_one_rtt_without_timeout() {
     let o = run(RecoveryAlgorithm::Sack, &[14, 15, 16]);
     assert_eq!(o.rtx, vec![(312, 14), (404, 15), (405, 16), (412, 40)]);
     let o = run(RecoveryAlgorithm::Sack, &[14, 15, 16, 17]);
-    assert_eq!(o.rtx, vec![(313, 14), (404, 15), (405, 16), (406, 17), (414, 40)]);
+    assert_eq!(
+        o.rtx,
+        vec![(313, 14), (404, 15), (405, 16), (406, 17), (414, 40)]
+    );
     assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
 }

@@ -10,20 +10,6 @@ use rexmit_time::{Duration, Time};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// xorshift64*: the test's own deterministic random stream.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// The four recovery algorithms, and SACK recovery with RACK-TLP loss detection as a fifth.
 const VARIANTS: [RecoveryAlgorithm; 5] = [
     RecoveryAlgorithm::Tahoe,

@@ -6,7 +6,11 @@ use common::*;
 use rexmit_tcp::{RecoveryAlgorithm, TcpConfig};
 
 fn sender(prr: bool) -> Injector {
-    let c = TcpConfig { initial_cwnd_segments: 20, prr, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        initial_cwnd_segments: 20,
+        prr,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, 60 * MSS as usize);
     assert_eq!(s.sent(), (1..=20).collect::<Vec<_>>());
     assert_eq!(s.ack(200, 1, &[(2, 2)]), vec![]);

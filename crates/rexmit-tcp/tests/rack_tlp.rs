@@ -6,7 +6,11 @@ use common::*;
 use rexmit_tcp::{RecoveryAlgorithm, TcpConfig};
 
 fn rack_sender(packets: u64) -> Injector {
-    let c = TcpConfig { initial_cwnd_segments: 10, rack: true, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        rack: true,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, (packets * MSS) as usize);
     assert_eq!(s.sent(), (1..=packets.min(10)).collect::<Vec<_>>());
     s
@@ -132,7 +136,11 @@ fn tlp_probe_sack_lets_rack_recover_the_rest_of_the_tail() {
 #[test]
 fn tlp_sends_new_data_when_available() {
     // cwnd 5 with 10 packets to send; the whole first flight is lost (no ACK at all).
-    let c = TcpConfig { initial_cwnd_segments: 5, rack: true, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        initial_cwnd_segments: 5,
+        rack: true,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, 10 * MSS as usize);
     assert_eq!(s.sent(), vec![1, 2, 3, 4, 5]);
     // PTO = 2·SRTT after the last transmission: the probe is new data (RFC 8985 §7.3), sent

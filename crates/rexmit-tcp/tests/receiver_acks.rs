@@ -6,7 +6,11 @@ use common::*;
 use rexmit_tcp::{RecoveryAlgorithm, TcpConfig};
 
 fn rx(ack_every: u32, sack: bool, timestamps: bool) -> RxInjector {
-    let c = TcpConfig { ack_every, timestamps, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        ack_every,
+        timestamps,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     RxInjector::new(c, sack, timestamps)
 }
 
@@ -46,11 +50,20 @@ fn sack_blocks_first_holds_triggering_segment_then_most_recent() {
     // hold the segment that triggered this ACK).
     assert_eq!(r.data(204, 4), vec![ackv(2, &[(3, 5), (7, 7)])]);
     assert_eq!(r.data(205, 9), vec![ackv(2, &[(9, 9), (3, 5), (7, 7)])]);
-    assert_eq!(r.data(206, 11), vec![ackv(2, &[(11, 11), (9, 9), (3, 5), (7, 7)])]);
+    assert_eq!(
+        r.data(206, 11),
+        vec![ackv(2, &[(11, 11), (9, 9), (3, 5), (7, 7)])]
+    );
     // Without timestamps four blocks fit (RFC 2018 §3); the oldest reported one drops out.
-    assert_eq!(r.data(207, 13), vec![ackv(2, &[(13, 13), (11, 11), (9, 9), (3, 5)])]);
+    assert_eq!(
+        r.data(207, 13),
+        vec![ackv(2, &[(13, 13), (11, 11), (9, 9), (3, 5)])]
+    );
     // Filling 2 delivers 2..=5; blocks below the cumulative ACK disappear.
-    assert_eq!(r.data(208, 2), vec![ackv(6, &[(13, 13), (11, 11), (9, 9), (7, 7)])]);
+    assert_eq!(
+        r.data(208, 2),
+        vec![ackv(6, &[(13, 13), (11, 11), (9, 9), (7, 7)])]
+    );
     assert_eq!(r.c.stats().ooo_bytes_max, 7 * MSS);
 }
 

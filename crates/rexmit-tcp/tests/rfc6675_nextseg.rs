@@ -6,7 +6,10 @@ use common::*;
 use rexmit_tcp::{RecoveryAlgorithm, TcpConfig};
 
 fn ten_packets() -> Injector {
-    let c = TcpConfig { initial_cwnd_segments: 10, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, 10 * MSS as usize);
     assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
     // Packets 1 and 2 are acknowledged (slow start: cwnd 12), no new data is left.
@@ -39,7 +42,11 @@ fn sack_rescue_retransmission_when_last_segment_lost() {
     assert_eq!(s.ack(310, 11, &[]), vec![]);
     assert!(!s.c.in_recovery());
     assert_eq!((s.c.stats().timeouts, s.c.stats().retransmits_fast), (0, 2));
-    assert_eq!(s.c.poll_timeout(), None, "RTO stopped when all data is acknowledged");
+    assert_eq!(
+        s.c.poll_timeout(),
+        None,
+        "RTO stopped when all data is acknowledged"
+    );
 }
 
 #[test]
@@ -66,7 +73,10 @@ fn nextseg_rule3_retransmits_unsacked_segment_not_yet_lost() {
 
 #[test]
 fn nextseg_rule1_lost_segment_before_new_data() {
-    let c = TcpConfig { initial_cwnd_segments: 10, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, 30 * MSS as usize);
     assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
     // Packets 1 and 5 lost. Three SACKed segments above 1 → entry on the third dupack.
@@ -85,7 +95,10 @@ fn nextseg_rule1_lost_segment_before_new_data() {
 #[test]
 fn recovery_entered_by_islost_before_three_duplicate_acks() {
     // RFC 6675 §5 step (3): one ACK SACKing three segments makes IsLost(HighACK + 1) true.
-    let c = TcpConfig { initial_cwnd_segments: 10, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, 30 * MSS as usize);
     assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
     assert_eq!(s.ack(200, 1, &[(2, 4)]), vec![1]);
@@ -96,7 +109,10 @@ fn recovery_entered_by_islost_before_three_duplicate_acks() {
 #[test]
 fn ack_without_new_sack_information_is_not_a_duplicate() {
     // RFC 6675 §2: a DupAck must newly SACK data; repeats of old SACK blocks do not count.
-    let c = TcpConfig { initial_cwnd_segments: 10, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, 30 * MSS as usize);
     s.sent();
     for t in 200..210 {
@@ -109,7 +125,10 @@ fn ack_without_new_sack_information_is_not_a_duplicate() {
 fn after_timeout_sack_recovery_resends_holes_in_order_before_new_data() {
     // RFC 6675 §5.1: after an RTO everything unSACKed is presumed lost; with nothing SACKed
     // the retransmissions still come first, in slow start from one segment.
-    let c = TcpConfig { initial_cwnd_segments: 4, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        initial_cwnd_segments: 4,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, 20 * MSS as usize);
     assert_eq!(s.sent(), vec![1, 2, 3, 4]);
     assert_eq!(s.timeout(1_100), vec![1]);

@@ -62,7 +62,10 @@ fn figure1_newreno_fast_retransmit_and_fast_recovery() {
     assert!(!s.c.in_recovery());
     assert_eq!(s.cwnd_pkts(), 7);
     let st = s.c.stats();
-    assert_eq!((st.fast_retransmits, st.retransmits_fast, st.timeouts), (1, 2, 0));
+    assert_eq!(
+        (st.fast_retransmits, st.retransmits_fast, st.timeouts),
+        (1, 2, 0)
+    );
     assert_eq!(st.recoveries.len(), 1);
     assert_eq!(st.recoveries[0].start, ms(203));
     assert_eq!(st.recoveries[0].end, Some(ms(400)));
@@ -77,7 +80,10 @@ fn figure2_sack_loss_recovery() {
     // Third: enter loss recovery, RecoveryPoint = 15, cwnd = ssthresh = 7, retransmit 2.
     // pipe = 1 (2, retransmitted) + 10 (6..=15) = 11.
     assert_eq!(s.ack(203, 2, &[(3, 5)]), vec![2]);
-    assert_eq!((s.c.ssthresh() / MSS, s.cwnd_pkts(), s.c.pipe() / MSS), (7, 7, 11));
+    assert_eq!(
+        (s.c.ssthresh() / MSS, s.cwnd_pkts(), s.c.pipe() / MSS),
+        (7, 7, 11)
+    );
     assert_eq!(s.ack(204, 2, &[(3, 6)]), vec![]);
     assert_eq!(s.ack(205, 2, &[(3, 7)]), vec![]);
     assert_eq!(s.ack(206, 2, &[(3, 8)]), vec![]);
@@ -103,6 +109,9 @@ fn figure2_sack_loss_recovery() {
     assert_eq!(s.ack(400, 22, &[]), vec![27, 28]);
     assert!(!s.c.in_recovery());
     let st = s.c.stats();
-    assert_eq!((st.fast_retransmits, st.retransmits_fast, st.timeouts), (1, 2, 0));
+    assert_eq!(
+        (st.fast_retransmits, st.retransmits_fast, st.timeouts),
+        (1, 2, 0)
+    );
     assert_eq!(st.recoveries[0].end, Some(ms(400)));
 }

@@ -77,7 +77,10 @@ mod tests {
     use super::*;
 
     fn reno(cwnd: u64, ssthresh: u64) -> Aimd {
-        Aimd::new(Window::new(cwnd, ssthresh, 1000), Law::Constant { a: 1.0, b: 0.5 })
+        Aimd::new(
+            Window::new(cwnd, ssthresh, 1000),
+            Law::Constant { a: 1.0, b: 0.5 },
+        )
     }
 
     #[test]
@@ -103,7 +106,10 @@ mod tests {
 
     #[test]
     fn generalised_decrease_uses_b() {
-        let mut c = Aimd::new(Window::new(10_000, 10_000, 1000), Law::Constant { a: 2.0, b: 0.125 });
+        let mut c = Aimd::new(
+            Window::new(10_000, 10_000, 1000),
+            Law::Constant { a: 2.0, b: 0.125 },
+        );
         c.on_congestion_event(Time::ZERO, 16_000);
         assert_eq!(c.ssthresh(), 14_000);
         // a = 2: about two segments per window of ACKs (7 ACKs at cwnd 14, 7.5 at cwnd 15).

@@ -21,7 +21,13 @@ pub struct Cubic {
 
 impl Cubic {
     pub fn new(w: Window) -> Self {
-        Cubic { w, w_max: 0.0, w_est: 0.0, epoch: None, k: 0.0 }
+        Cubic {
+            w,
+            w_max: 0.0,
+            w_est: 0.0,
+            epoch: None,
+            k: 0.0,
+        }
     }
     fn seg(&self) -> f64 {
         self.w.cwnd as f64 / self.w.smss as f64
@@ -38,7 +44,11 @@ impl CongestionControl for Cubic {
         let cwnd = self.seg();
         let epoch = *self.epoch.get_or_insert_with(|| {
             // §4.2: a new epoch starts at the first ACK of congestion avoidance.
-            self.k = if self.w_max > cwnd { ((self.w_max - cwnd) / C).cbrt() } else { 0.0 };
+            self.k = if self.w_max > cwnd {
+                ((self.w_max - cwnd) / C).cbrt()
+            } else {
+                0.0
+            };
             if self.w_max < cwnd {
                 self.w_max = cwnd;
             }
@@ -70,7 +80,11 @@ impl CongestionControl for Cubic {
     fn on_congestion_event(&mut self, _now: Time, flight_size: u64) {
         let cwnd = self.seg();
         // §4.7 fast convergence.
-        self.w_max = if cwnd < self.w_max { cwnd * (1.0 + BETA) / 2.0 } else { cwnd };
+        self.w_max = if cwnd < self.w_max {
+            cwnd * (1.0 + BETA) / 2.0
+        } else {
+            cwnd
+        };
         self.epoch = None;
         self.w.decrease(flight_size.max(self.w.cwnd), BETA);
     }

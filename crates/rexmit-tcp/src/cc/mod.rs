@@ -77,7 +77,12 @@ pub struct Window {
 
 impl Window {
     pub fn new(initial_cwnd: u64, initial_ssthresh: u64, smss: u64) -> Self {
-        Window { cwnd: initial_cwnd, ssthresh: initial_ssthresh, smss, ca_credit: 0.0 }
+        Window {
+            cwnd: initial_cwnd,
+            ssthresh: initial_ssthresh,
+            smss,
+            ca_credit: 0.0,
+        }
     }
 
     pub fn in_slow_start(&self) -> bool {
@@ -117,7 +122,6 @@ impl Window {
         self.cwnd = self.ssthresh;
         self.ca_credit = 0.0;
     }
-
 }
 
 /// The controllers `TcpConfig` can select.
@@ -138,7 +142,12 @@ pub enum CcAlgorithm {
 }
 
 impl CcAlgorithm {
-    pub fn build(&self, initial_cwnd: u64, initial_ssthresh: u64, smss: u64) -> Box<dyn CongestionControl> {
+    pub fn build(
+        &self,
+        initial_cwnd: u64,
+        initial_ssthresh: u64,
+        smss: u64,
+    ) -> Box<dyn CongestionControl> {
         let w = Window::new(initial_cwnd, initial_ssthresh, smss);
         match *self {
             CcAlgorithm::Reno => Box::new(reno(w)),

@@ -17,7 +17,13 @@ pub struct Westwood {
 
 impl Westwood {
     pub fn new(w: Window) -> Self {
-        Westwood { w, bwe: 0.0, sample_start: None, sample_bytes: 0, min_rtt: None }
+        Westwood {
+            w,
+            bwe: 0.0,
+            sample_start: None,
+            sample_bytes: 0,
+            min_rtt: None,
+        }
     }
     pub fn bandwidth_estimate(&self) -> f64 {
         self.bwe
@@ -41,10 +47,17 @@ impl CongestionControl for Westwood {
         let start = *self.sample_start.get_or_insert(ack.now);
         let interval = ack.now.saturating_since(start);
         // Westwood+: one bandwidth sample per RTT, filtered with a 0.9 / 0.1 EWMA.
-        let rtt = ack.srtt.unwrap_or(Duration::from_millis(100)).max(Duration::from_millis(1));
+        let rtt = ack
+            .srtt
+            .unwrap_or(Duration::from_millis(100))
+            .max(Duration::from_millis(1));
         if interval >= rtt {
             let sample = self.sample_bytes as f64 / interval.as_secs_f64();
-            self.bwe = if self.bwe == 0.0 { sample } else { 0.9 * self.bwe + 0.1 * sample };
+            self.bwe = if self.bwe == 0.0 {
+                sample
+            } else {
+                0.9 * self.bwe + 0.1 * sample
+            };
             self.sample_start = Some(ack.now);
             self.sample_bytes = 0;
         }

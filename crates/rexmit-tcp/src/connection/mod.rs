@@ -93,7 +93,10 @@ pub struct Connection {
 
 impl std::fmt::Debug for Connection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Connection").field("state", &self.state).field("snd", &self.snd).finish()
+        f.debug_struct("Connection")
+            .field("state", &self.state)
+            .field("snd", &self.snd)
+            .finish()
     }
 }
 
@@ -153,7 +156,13 @@ impl Connection {
 
     /// Active open: the SYN goes out on the next `poll_transmit`. `cfg` should have passed
     /// `TcpConfig::validate`.
-    pub fn connect(cfg: TcpConfig, local_port: u16, remote_port: u16, iss: u32, _now: Time) -> Self {
+    pub fn connect(
+        cfg: TcpConfig,
+        local_port: u16,
+        remote_port: u16,
+        iss: u32,
+        _now: Time,
+    ) -> Self {
         let mut c = Connection::new(cfg, State::SynSent, local_port, remote_port, iss);
         c.syn_pending = true;
         c
@@ -215,8 +224,10 @@ impl Connection {
     }
 
     fn can_send_data(&self) -> bool {
-        matches!(self.state, State::SynSent | State::SynReceived | State::Established | State::CloseWait)
-            && self.snd.fin_at.is_none()
+        matches!(
+            self.state,
+            State::SynSent | State::SynReceived | State::Established | State::CloseWait
+        ) && self.snd.fin_at.is_none()
     }
 
     /// The application writes `len` synthetic bytes; returns how many the send buffer took.
@@ -252,7 +263,9 @@ impl Connection {
         let p = self.rcv.read(max);
         // RFC 9293 §3.8.6.2.2: announce a window that reopened by at least one segment
         // (receiver-side silly window syndrome avoidance).
-        if before < self.snd.smss && self.rcv.window() >= self.snd.smss.min(self.cfg.recv_buffer as u64 / 2) {
+        if before < self.snd.smss
+            && self.rcv.window() >= self.snd.smss.min(self.cfg.recv_buffer as u64 / 2)
+        {
             self.rcv.force_ack();
         }
         p
@@ -394,7 +407,8 @@ impl Connection {
             (seg.window as u64) << self.snd_wscale
         };
         let peer_seq = self.irs.unwrap(seg.seq, 1).unwrap_or(1);
-        self.snd.on_established(&self.cfg, smss, self.sack_ok, wnd, peer_seq);
+        self.snd
+            .on_established(&self.cfg, smss, self.sack_ok, wnd, peer_seq);
         if self.syn_retransmitted {
             // RFC 5681 §3.1: after a lost SYN the initial window is one segment.
             self.snd.cc.set_window(smss);
@@ -404,7 +418,11 @@ impl Connection {
             self.snd.rtt = RttEstimator::new(rto);
         }
         self.syn_rto_at = None;
-        self.state = if self.snd.fin_at.is_some() { State::FinWait1 } else { State::Established };
+        self.state = if self.snd.fin_at.is_some() {
+            State::FinWait1
+        } else {
+            State::Established
+        };
         self.events.push_back(Event::Connected);
     }
 
@@ -421,7 +439,10 @@ impl Connection {
             State::Closed => self.answer_with_reset(seg),
             State::Listen => {
                 // RFC 9293 §3.10.7.2: only a SYN (without RST/ACK) opens.
-                if f.contains(TcpFlags::SYN) && !f.contains(TcpFlags::RST) && !f.contains(TcpFlags::ACK) {
+                if f.contains(TcpFlags::SYN)
+                    && !f.contains(TcpFlags::RST)
+                    && !f.contains(TcpFlags::ACK)
+                {
                     self.remote_port = seg.src_port;
                     self.negotiate(seg);
                     self.state = State::SynReceived;
@@ -467,7 +488,10 @@ impl Connection {
     /// RFC 9293 §3.10.7.4, for every state from SYN-RECEIVED on.
     fn on_synchronized(&mut self, now: Time, seg: &TcpSegment) {
         let f = seg.flags;
-        if self.state == State::SynReceived && f.contains(TcpFlags::SYN) && !f.contains(TcpFlags::ACK) {
+        if self.state == State::SynReceived
+            && f.contains(TcpFlags::SYN)
+            && !f.contains(TcpFlags::ACK)
+        {
             if seg.seq == self.irs.wire(0) {
                 // The peer's SYN again: our SYN-ACK was lost.
                 self.syn_pending = true;
@@ -476,7 +500,9 @@ impl Connection {
         }
         let fin = f.contains(TcpFlags::FIN);
         let seg_len = seg.payload.len() as u64 + fin as u64;
-        let Some(seq) = self.irs.unwrap(seg.seq, self.rcv.rcv_nxt) else { return };
+        let Some(seq) = self.irs.unwrap(seg.seq, self.rcv.rcv_nxt) else {
+            return;
+        };
         // First: sequence number acceptability.
         if !self.rcv.acceptable(seq, seg_len) {
             if !f.contains(TcpFlags::RST) {
@@ -509,7 +535,9 @@ impl Connection {
             self.snd.snd_una = 1;
             self.established(now, seg);
         }
-        let Some(ack) = self.iss.unwrap(seg.ack, self.snd.snd_una) else { return };
+        let Some(ack) = self.iss.unwrap(seg.ack, self.snd.snd_una) else {
+            return;
+        };
         if ack > self.snd.snd_max {
             // RFC 9293 §3.10.7.4: ACK of something not yet sent — ACK and drop.
             self.rcv.force_ack();
@@ -585,7 +613,9 @@ impl Connection {
                 let out = self.rcv.on_data(now, seq, &seg.payload, fin);
                 if out.delivered > 0 {
                     self.stats.bytes_delivered += out.delivered;
-                    self.events.push_back(Event::Delivered { bytes: out.delivered });
+                    self.events.push_back(Event::Delivered {
+                        bytes: out.delivered,
+                    });
                 }
                 self.stats.ooo_bytes = self.rcv.ooo_bytes();
                 self.stats.ooo_bytes_max = self.rcv.ooo_bytes_max();

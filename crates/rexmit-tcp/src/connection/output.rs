@@ -40,10 +40,18 @@ impl Connection {
         }
         if matches!(
             self.state,
-            State::Established | State::CloseWait | State::FinWait1 | State::Closing | State::LastAck
+            State::Established
+                | State::CloseWait
+                | State::FinWait1
+                | State::Closing
+                | State::LastAck
         ) {
             if let Some(tx) = self.snd.next_tx(now, &mut self.stats) {
-                let payload = if tx.len == 0 { Payload::empty() } else { self.snd.buf.payload(tx.start, tx.len as usize) };
+                let payload = if tx.len == 0 {
+                    Payload::empty()
+                } else {
+                    self.snd.buf.payload(tx.start, tx.len as usize)
+                };
                 let mut flags = TcpFlags::ACK;
                 if tx.fin {
                     flags.insert(TcpFlags::FIN);
@@ -59,7 +67,10 @@ impl Connection {
     }
 
     fn syn_segment(&mut self, now: Time, ack: bool) -> TcpSegment {
-        let mut options = TcpOptions { mss: Some(self.cfg.mss), ..TcpOptions::default() };
+        let mut options = TcpOptions {
+            mss: Some(self.cfg.mss),
+            ..TcpOptions::default()
+        };
         // RFC 7323 §2.2 / RFC 2018 §2: a SYN-ACK carries an option only if the SYN did.
         let offer = !ack;
         if self.cfg.window_scaling && (offer || self.snd_wscale > 0 || self.rcv_wscale > 0) {
@@ -67,7 +78,10 @@ impl Connection {
         }
         options.sack_permitted = self.cfg.sack && (offer || self.sack_ok);
         if self.cfg.timestamps && (offer || self.ts_ok) {
-            options.timestamps = Some(Timestamps { tsval: ts_clock(now), tsecr: if ack { self.ts_recent } else { 0 } });
+            options.timestamps = Some(Timestamps {
+                tsval: ts_clock(now),
+                tsecr: if ack { self.ts_recent } else { 0 },
+            });
         }
         let mut flags = TcpFlags::SYN;
         let mut ack_no = 0;
@@ -97,15 +111,25 @@ impl Connection {
     fn segment(&mut self, now: Time, seq: u64, flags: TcpFlags, payload: Payload) -> TcpSegment {
         let mut options = TcpOptions::default();
         if self.ts_ok {
-            options.timestamps = Some(Timestamps { tsval: ts_clock(now), tsecr: self.ts_recent });
+            options.timestamps = Some(Timestamps {
+                tsval: ts_clock(now),
+                tsecr: self.ts_recent,
+            });
         }
         let max_blocks = options.max_sack_blocks();
         let (wnd, blocks) = self.rcv.on_ack_sent(self.sack_ok, max_blocks);
-        if blocks.first().is_some_and(|&(l, r)| r <= self.rcv.rcv_nxt || blocks.get(1).is_some_and(|&(l2, r2)| l >= l2 && r <= r2)) {
+        if blocks.first().is_some_and(|&(l, r)| {
+            r <= self.rcv.rcv_nxt || blocks.get(1).is_some_and(|&(l2, r2)| l >= l2 && r <= r2)
+        }) {
             self.stats.dsacks_sent += 1;
         }
-        options.sack_blocks =
-            blocks.iter().map(|&(l, r)| SackBlock { left: self.irs.wire(l), right: self.irs.wire(r) }).collect();
+        options.sack_blocks = blocks
+            .iter()
+            .map(|&(l, r)| SackBlock {
+                left: self.irs.wire(l),
+                right: self.irs.wire(r),
+            })
+            .collect();
         self.last_ack_sent = self.rcv.rcv_nxt;
         TcpSegment {
             src_port: self.local_port,
@@ -129,7 +153,11 @@ impl Connection {
         let (seq, ack, flags) = if seg.flags.contains(TcpFlags::ACK) {
             (seg.ack, 0, TcpFlags::RST)
         } else {
-            (0, seg.seq.wrapping_add(seg.seq_len()), TcpFlags::RST | TcpFlags::ACK)
+            (
+                0,
+                seg.seq.wrapping_add(seg.seq_len()),
+                TcpFlags::RST | TcpFlags::ACK,
+            )
         };
         self.rst_pending = Some(TcpSegment {
             src_port: self.local_port,

@@ -13,7 +13,11 @@ pub struct Prr {
 
 impl Prr {
     pub fn new(recover_fs: u64) -> Self {
-        Prr { recover_fs: recover_fs.max(1), prr_delivered: 0, prr_out: 0 }
+        Prr {
+            recover_fs: recover_fs.max(1),
+            prr_delivered: 0,
+            prr_out: 0,
+        }
     }
 
     /// RFC 6937 §3, on every ACK in recovery: returns the new cwnd = pipe + sndcnt.
@@ -21,10 +25,16 @@ impl Prr {
         self.prr_delivered += delivered_data;
         let sndcnt = if pipe > ssthresh {
             // Proportional part: CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out.
-            (self.prr_delivered * ssthresh).div_ceil(self.recover_fs).saturating_sub(self.prr_out)
+            (self.prr_delivered * ssthresh)
+                .div_ceil(self.recover_fs)
+                .saturating_sub(self.prr_out)
         } else {
             // PRR-SSRB: limit = MAX(prr_delivered − prr_out, DeliveredData) + MSS.
-            let limit = self.prr_delivered.saturating_sub(self.prr_out).max(delivered_data) + smss;
+            let limit = self
+                .prr_delivered
+                .saturating_sub(self.prr_out)
+                .max(delivered_data)
+                + smss;
             (ssthresh - pipe).min(limit)
         };
         pipe + sndcnt

@@ -33,9 +33,17 @@ pub(super) fn enter(s: &mut Sender, now: Time, st: &mut TcpStats) {
     s.rescue_rxt = None;
     // (4.3) Retransmit the first segment presumed dropped, regardless of pipe.
     // HighRxt rises when it is actually sent (sender), so that PRR's pipe excludes it.
-    let first = if s.rack.is_some() { s.sb.first_lost() } else { s.sb.first() };
+    let first = if s.rack.is_some() {
+        s.sb.first_lost()
+    } else {
+        s.sb.first()
+    };
     if let Some(start) = first.map(|f| f.start) {
-        let cause = if s.rack.is_some() { RetransmitCause::Rack } else { RetransmitCause::FastRetransmit };
+        let cause = if s.rack.is_some() {
+            RetransmitCause::Rack
+        } else {
+            RetransmitCause::FastRetransmit
+        };
         s.pending_rexmit = Some((start, cause));
     }
     if s.prr_enabled {
@@ -76,7 +84,10 @@ pub(super) fn on_timeout(s: &mut Sender, now: Time, st: &mut TcpStats) {
     s.high_rxt = s.snd_una;
     s.rescue_rxt = None;
     s.begin_episode(now, true, st);
-    let first = s.sb.segments().find(|x| !x.sacked).map(|x| (x.start, x.end));
+    let first =
+        s.sb.segments()
+            .find(|x| !x.sacked)
+            .map(|x| (x.start, x.end));
     if let Some((start, end)) = first {
         s.pending_rexmit = Some((start, RetransmitCause::Timeout));
         s.high_rxt = end;

@@ -21,7 +21,10 @@ pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
 }
 
 pub(super) fn on_new_ack(s: &mut Sender, now: Time, ack: &AckSample, st: &mut TcpStats) -> bool {
-    if s.episode.as_ref().is_some_and(|e| s.snd_una >= e.recovery_point) {
+    if s.episode
+        .as_ref()
+        .is_some_and(|e| s.snd_una >= e.recovery_point)
+    {
         s.end_episode(now, st);
     }
     s.cc.on_ack(ack);

@@ -91,17 +91,30 @@ impl Net {
     fn flush(&mut self) {
         for dir in [Dir::AtoB, Dir::BtoA] {
             loop {
-                let conn = if dir == Dir::AtoB { &mut self.a } else { &mut self.b };
-                let Some(seg) = conn.poll_transmit(self.now) else { break };
+                let conn = if dir == Dir::AtoB {
+                    &mut self.a
+                } else {
+                    &mut self.b
+                };
+                let Some(seg) = conn.poll_transmit(self.now) else {
+                    break;
+                };
                 let dropped = (self.drop)(dir, &seg);
-                self.log.push(Sent { t: self.now, dir, seg: seg.clone(), dropped });
+                self.log.push(Sent {
+                    t: self.now,
+                    dir,
+                    seg: seg.clone(),
+                    dropped,
+                });
                 let i = dir as usize;
-                let depart = self.now.max(self.link_free[i]) + self.rate.tx_time(seg.wire_len() as u64 + 20);
+                let depart =
+                    self.now.max(self.link_free[i]) + self.rate.tx_time(seg.wire_len() as u64 + 20);
                 self.link_free[i] = depart;
                 if !dropped {
                     let extra = (self.extra_delay)(dir, &seg);
                     self.order += 1;
-                    self.queue.push((depart + self.delay + extra, self.order, dir, seg));
+                    self.queue
+                        .push((depart + self.delay + extra, self.order, dir, seg));
                 }
             }
         }
@@ -140,7 +153,10 @@ impl Net {
             self.flush();
             let next_arrival = self.queue.iter().map(|q| (q.0, q.1)).min();
             let mut next = next_arrival.map(|x| x.0);
-            for t in [self.a.poll_timeout(), self.b.poll_timeout()].into_iter().flatten() {
+            for t in [self.a.poll_timeout(), self.b.poll_timeout()]
+                .into_iter()
+                .flatten()
+            {
                 next = Some(next.map_or(t, |n| n.min(t)));
             }
             let Some(t) = next else { return };
@@ -151,7 +167,11 @@ impl Net {
             self.now = self.now.max(t);
             if let Some((at, ord)) = next_arrival {
                 if at <= self.now {
-                    let i = self.queue.iter().position(|q| q.0 == at && q.1 == ord).expect("queued");
+                    let i = self
+                        .queue
+                        .iter()
+                        .position(|q| q.0 == at && q.1 == ord)
+                        .expect("queued");
                     let (_, _, dir, seg) = self.queue.remove(i);
                     match dir {
                         Dir::AtoB => self.b.handle_segment(self.now, &seg),
@@ -227,6 +247,25 @@ pub fn drop_first(pkts: &[u64], iss_a: u32) -> DropFn {
     })
 }
 
+/// xorshift64*: the tests' own deterministic random stream (no global RNG).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// Drop the first SYN (of either side).
 pub fn drop_first_syn() -> DropFn {
     let mut first = true;
@@ -266,7 +305,11 @@ impl Injector {
         let mut c = Connection::connect(cfg, 10, PEER_PORT, iss, Time::ZERO);
         let syn = c.poll_transmit(Time::ZERO).expect("SYN");
         assert!(is_syn(&syn));
-        let mut opts = rexmit_wire::TcpOptions { mss: Some(MSS as u16), sack_permitted: sack, ..Default::default() };
+        let mut opts = rexmit_wire::TcpOptions {
+            mss: Some(MSS as u16),
+            sack_permitted: sack,
+            ..Default::default()
+        };
         opts.window_scale = None;
         let synack = TcpSegment {
             src_port: PEER_PORT,
@@ -282,7 +325,13 @@ impl Injector {
         let now = ms(100);
         c.handle_segment(now, &synack);
         assert_eq!(c.poll_event(), Some(Event::Connected));
-        let mut inj = Injector { c, now, iss, irs, peer_window: 65_535 };
+        let mut inj = Injector {
+            c,
+            now,
+            iss,
+            irs,
+            peer_window: 65_535,
+        };
         let ack = inj.c.poll_transmit(now).expect("handshake ACK");
         assert!(ack.payload.is_empty());
         inj.c.send(now, bytes);
@@ -293,7 +342,9 @@ impl Injector {
         (seg.seq.wrapping_sub(self.iss).wrapping_sub(1) as u64) / MSS + 1
     }
     fn wire(&self, pkt: u64) -> u32 {
-        self.iss.wrapping_add(1).wrapping_add(((pkt - 1) * MSS) as u32)
+        self.iss
+            .wrapping_add(1)
+            .wrapping_add(((pkt - 1) * MSS) as u32)
     }
 
     /// Everything the connection sends at the current time, as packet numbers (data only).
@@ -313,7 +364,10 @@ impl Injector {
         self.now = ms(t_ms);
         let blocks = sacks
             .iter()
-            .map(|&(a, b)| rexmit_wire::SackBlock { left: self.wire(a), right: self.wire(b + 1) })
+            .map(|&(a, b)| rexmit_wire::SackBlock {
+                left: self.wire(a),
+                right: self.wire(b + 1),
+            })
             .collect();
         let seg = TcpSegment {
             src_port: PEER_PORT,
@@ -323,7 +377,10 @@ impl Injector {
             flags: TcpFlags::ACK,
             window: self.peer_window,
             urgent: 0,
-            options: rexmit_wire::TcpOptions { sack_blocks: blocks, ..Default::default() },
+            options: rexmit_wire::TcpOptions {
+                sack_blocks: blocks,
+                ..Default::default()
+            },
             payload: rexmit_wire::Payload::empty(),
         };
         self.c.handle_segment(self.now, &seg);
@@ -387,7 +444,12 @@ impl RxInjector {
         let synack = c.poll_transmit(Time::ZERO).expect("SYN-ACK");
         assert!(synack.flags.contains(TcpFlags::SYN | TcpFlags::ACK));
         assert_eq!(synack.ack, peer_iss.wrapping_add(1));
-        let mut r = RxInjector { c, now: Time::ZERO, peer_iss, iss };
+        let mut r = RxInjector {
+            c,
+            now: Time::ZERO,
+            peer_iss,
+            iss,
+        };
         r.segment(100, 0, 0, TcpFlags::ACK);
         assert_eq!(r.c.poll_event(), Some(Event::Connected));
         r
@@ -414,7 +476,12 @@ impl RxInjector {
         let to_pkt = |w: u32| (w.wrapping_sub(self.peer_iss).wrapping_sub(1) as u64) / MSS + 1;
         AckView {
             next: to_pkt(seg.ack),
-            sacks: seg.options.sack_blocks.iter().map(|b| (to_pkt(b.left), to_pkt(b.right) - 1)).collect(),
+            sacks: seg
+                .options
+                .sack_blocks
+                .iter()
+                .map(|b| (to_pkt(b.left), to_pkt(b.right) - 1))
+                .collect(),
         }
     }
 
@@ -442,5 +509,8 @@ impl RxInjector {
 }
 
 pub fn ackv(next: u64, sacks: &[(u64, u64)]) -> AckView {
-    AckView { next, sacks: sacks.to_vec() }
+    AckView {
+        next,
+        sacks: sacks.to_vec(),
+    }
 }
