@@ -82,7 +82,8 @@ impl Rack {
         }
         // Step 4: widen the window after a D-SACK, at most once per round trip.
         if dsack && !matches!(self.dsack_round, Some(r) if snd_una < r) {
-            self.reo_wnd_mult += 1;
+            // Bounded only to keep the arithmetic finite: reo_wnd is capped by SRTT anyway.
+            self.reo_wnd_mult = (self.reo_wnd_mult + 1).min(1 << 10);
             self.dsack_round = Some(snd_max);
             self.reo_wnd_persist = 16;
         }

@@ -241,6 +241,9 @@ impl Receiver {
         let blocks = if sack {
             self.sack_blocks(max_blocks)
         } else {
+            // Without SACK nothing is reported: forget, so that nothing accumulates.
+            self.sack_recent.clear();
+            self.dsack = None;
             Vec::new()
         };
         (wnd, blocks)

@@ -313,6 +313,7 @@ fn full_send_buffer_blocks_the_application_and_records_the_time() {
     let mut s = Injector::established(c, false, 0);
     assert_eq!(s.c.send(ms(100), 5_000), 3_000);
     assert_eq!(s.sent(), vec![1, 2, 3]);
+    assert_eq!(s.c.app_blocked(ms(200)), Duration::from_millis(100));
     assert_eq!(s.ack(250, 3, &[]), vec![]);
     assert_eq!(s.c.poll_event(), Some(Event::SendBufferSpace));
     assert_eq!(s.c.stats().app_blocked, Duration::from_millis(150));

@@ -218,6 +218,15 @@ impl Connection {
     pub fn readable(&self) -> usize {
         self.rcv.readable_bytes() as usize
     }
+    /// Time the application has been blocked by a full send buffer, including a block still in
+    /// progress at `now` (`TcpStats::app_blocked` counts finished ones).
+    pub fn app_blocked(&self, now: Time) -> Duration {
+        let ongoing = self
+            .blocked_since
+            .map_or(Duration::ZERO, |s| now.saturating_since(s));
+        self.stats.app_blocked + ongoing
+    }
+
     /// Everything written and the FIN (if closed) are acknowledged.
     pub fn all_acked(&self) -> bool {
         self.snd.all_acked()
