@@ -441,6 +441,31 @@ fn out_of_window_segment_is_answered_with_an_ack_and_ignored() {
 }
 
 #[test]
+fn listener_answers_a_stray_ack_with_reset() {
+    let mut l = Connection::listen(cfg(RecoveryAlgorithm::Sack), 80, 9);
+    let ack = TcpSegment {
+        src_port: 5555,
+        dst_port: 80,
+        seq: 100,
+        ack: 4242,
+        flags: TcpFlags::ACK,
+        window: 1000,
+        urgent: 0,
+        options: TcpOptions::default(),
+        payload: Payload::empty(),
+    };
+    l.handle_segment(ms(1), &ack);
+    let rst = l.poll_transmit(ms(1)).expect("RST");
+    // RFC 9293 §3.10.7.2: <SEQ=SEG.ACK><CTL=RST>.
+    assert_eq!(
+        (rst.flags, rst.seq, rst.dst_port),
+        (TcpFlags::RST, 4242, 5555)
+    );
+    assert_eq!(l.state(), State::Listen);
+    assert!(l.poll_transmit(ms(1)).is_none());
+}
+
+#[test]
 fn rst_in_window_resets_the_connection() {
     let mut r = RxInjector::new(cfg(RecoveryAlgorithm::Sack), true, false);
     let rst = TcpSegment {

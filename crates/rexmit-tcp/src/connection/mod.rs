@@ -446,6 +446,7 @@ impl Connection {
         let f = seg.flags;
         match self.state {
             State::Closed => self.answer_with_reset(seg),
+            State::Listen if f.contains(TcpFlags::ACK) => self.answer_with_reset(seg),
             State::Listen => {
                 // RFC 9293 §3.10.7.2: only a SYN (without RST/ACK) opens.
                 if f.contains(TcpFlags::SYN)
@@ -470,6 +471,7 @@ impl Connection {
         let f = seg.flags;
         let ack_ok = f.contains(TcpFlags::ACK) && seg.ack == self.iss.wire(1);
         if f.contains(TcpFlags::ACK) && !ack_ok {
+            self.answer_with_reset(seg);
             return;
         }
         if f.contains(TcpFlags::RST) {
@@ -539,6 +541,7 @@ impl Connection {
         }
         if self.state == State::SynReceived {
             if seg.ack != self.iss.wire(1) {
+                self.answer_with_reset(seg);
                 return;
             }
             self.snd.snd_una = 1;

@@ -144,10 +144,11 @@ impl Connection {
         }
     }
 
-    /// RFC 9293 §3.10.7.1: a segment (other than a RST) for a closed connection gets a RST, so
-    /// that a peer still retransmitting its FIN after our TIME-WAIT ended stops.
+    /// RFC 9293 §3.10.7.1–4: a segment (other than a RST) for a closed connection, an ACK to a
+    /// listener, or an unacceptable ACK of our SYN gets a RST — so that, for example, a peer
+    /// still retransmitting its FIN after our TIME-WAIT ended stops.
     pub(super) fn answer_with_reset(&mut self, seg: &TcpSegment) {
-        if seg.flags.contains(TcpFlags::RST) || self.remote_port == 0 {
+        if seg.flags.contains(TcpFlags::RST) {
             return;
         }
         let (seq, ack, flags) = if seg.flags.contains(TcpFlags::ACK) {
@@ -161,7 +162,7 @@ impl Connection {
         };
         self.rst_pending = Some(TcpSegment {
             src_port: self.local_port,
-            dst_port: self.remote_port,
+            dst_port: seg.src_port,
             seq,
             ack,
             flags,
