@@ -5,15 +5,15 @@ use rexmit_time::Duration;
 use rexmit_transport::RtoConfig;
 use std::fmt;
 
-/// Which revision of the SCTP congestion-control text to follow where RFC 9260 changed
-/// RFC 4960.
+/// How Max.Burst limits a transmit opportunity (RFC 9260 §6.1 D).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RfcVariant {
-    /// RFC 4960 §6.1 D: Max.Burst is applied by lowering cwnd to flightsize + Max.Burst·MTU.
-    Rfc4960,
-    /// RFC 9260 §6.1 D: Max.Burst limits the packets sent per transmit opportunity; cwnd is
-    /// left unchanged.
-    Rfc9260,
+pub enum MaxBurstRule {
+    /// At most Max.Burst new-data packets per destination per opportunity, cwnd untouched:
+    /// RFC 9260, and what seed 000 §V.B.1 describes ("cwnd on path 2 is 127162 bytes, but the
+    /// Maxburst parameter limits the sender to transmit only 4 MTU sized TPDUs").
+    LimitPackets,
+    /// RFC 4960 §6.1 D: lower cwnd to flightsize + Max.Burst·MTU.
+    ClampCwnd,
 }
 
 /// Whether the receiver may take back (renege) SACKed out-of-order data.
@@ -88,7 +88,7 @@ pub struct SctpConfig {
     pub initial_cwnd: Option<u64>,
     /// Initial ssthresh in bytes; `None` = the peer's a_rwnd (RFC 9260 §7.2.1).
     pub initial_ssthresh: Option<u64>,
-    pub rfc: RfcVariant,
+    pub max_burst_rule: MaxBurstRule,
     /// Delayed SACK timer (RFC 9260 §6.2: 200 ms, at most 500 ms).
     pub sack_delay: Duration,
     /// SACK every `sack_freq`-th packet carrying DATA (RFC 9260 §6.2: 2).
@@ -125,7 +125,7 @@ impl Default for SctpConfig {
             max_burst: 4,
             initial_cwnd: None,
             initial_ssthresh: None,
-            rfc: RfcVariant::Rfc4960,
+            max_burst_rule: MaxBurstRule::LimitPackets,
             sack_delay: Duration::from_millis(200),
             sack_freq: 2,
             immediate_sack_on_gap: true,

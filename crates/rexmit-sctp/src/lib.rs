@@ -51,7 +51,7 @@ pub mod stats;
 pub mod tsn;
 
 pub use association::Association;
-pub use config::{CmtConfig, ConfigError, RenegePolicy, RfcVariant, RtxPolicy, SctpConfig};
+pub use config::{CmtConfig, ConfigError, MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig};
 pub use event::{AbortReason, Event, SendError, Transmit};
 pub use path::PathState;
 pub use rtx_queue::TsnState;

@@ -157,3 +157,35 @@ fn without_split_fast_retransmit_path_reordering_causes_spurious_retransmissions
         "those retransmissions were spurious"
     );
 }
+
+#[test]
+fn cuc_lets_cwnd_grow_while_the_other_path_holds_back_the_cumulative_ack() {
+    let run = |cuc: bool| {
+        let c = SctpConfig {
+            send_buffer: 1 << 20,
+            recv_buffer: 1 << 22,
+            cmt: CmtConfig {
+                enabled: true,
+                cuc,
+                ..CmtConfig::default()
+            },
+            ..cfg()
+        };
+        let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
+        let mut net = Net::new(a, b);
+        let mut fate = |t: &Transmit, _now: Time| {
+            Some(if on_path0(t) {
+                Duration::from_millis(5)
+            } else {
+                Duration::from_millis(50)
+            })
+        };
+        net.run(Time::from_millis(600), &mut fate, &mut writer(1_000_000));
+        net.eps[0].paths()[0].cc.cwnd
+    };
+    // The 5 ms path's chunks are gap-acked while the 50 ms path holds back the cumulative
+    // ack: only CUC lets those acks grow the fast path's cwnd.
+    let (with, without) = (run(true), run(false));
+    eprintln!("CMT 5 ms / 50 ms paths, 0.6 s: fast-path cwnd {with} with CUC, {without} without");
+    assert!(with > 2 * without);
+}

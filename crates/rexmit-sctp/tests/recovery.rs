@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use rexmit_sctp::{
-    AbortReason, Association, CmtConfig, Event, PathState, RfcVariant, SctpConfig, Transmit,
+    AbortReason, Association, CmtConfig, Event, MaxBurstRule, PathState, SctpConfig, Transmit,
 };
 use rexmit_time::{Duration, Time};
 use rexmit_wire::{Chunk, Payload};
@@ -55,10 +55,10 @@ fn second_loss_in_the_same_window_does_not_reduce_cwnd_again() {
 }
 
 #[test]
-fn max_burst_rfc4960_lowers_cwnd() {
+fn max_burst_clamp_rule_lowers_cwnd_as_in_rfc4960() {
     let c = SctpConfig {
         initial_cwnd: Some(10 * T),
-        rfc: RfcVariant::Rfc4960,
+        max_burst_rule: MaxBurstRule::ClampCwnd,
         ..cfg()
     };
     let (mut a, _b) = connect_pair(c, cfg(), 1, 1, false);
@@ -69,10 +69,10 @@ fn max_burst_rfc4960_lowers_cwnd() {
 }
 
 #[test]
-fn max_burst_rfc9260_limits_packets_per_opportunity_and_keeps_cwnd() {
+fn max_burst_default_limits_packets_per_opportunity_and_keeps_cwnd() {
     let c = SctpConfig {
         initial_cwnd: Some(10 * T),
-        rfc: RfcVariant::Rfc9260,
+        max_burst_rule: MaxBurstRule::LimitPackets,
         ..cfg()
     };
     let (mut a, mut b) = connect_pair(c, cfg(), 1, 1, false);

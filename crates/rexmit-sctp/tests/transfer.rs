@@ -283,8 +283,56 @@ fn never_renege_receiver_keeps_room_for_the_missing_tsn() {
     assert_eq!(delivered(&events(&mut b)).len(), 3);
 }
 
+fn sack(cum_tsn_ack: u32, gaps: &[(u16, u16)]) -> SctpPacket {
+    SctpPacket {
+        src_port: PORT_B,
+        dst_port: PORT_A,
+        verification_tag: TAG_A,
+        chunks: vec![Chunk::Sack(SackChunk {
+            cum_tsn_ack,
+            a_rwnd: 65536,
+            gap_blocks: gaps
+                .iter()
+                .map(|&(start, end)| GapBlock { start, end })
+                .collect(),
+            dup_tsns: vec![],
+        })],
+    }
+}
+
 #[test]
-fn sender_retransmits_data_the_receiver_reneged_on() {
+fn sender_retransmits_data_the_receiver_reneged_on_but_not_for_a_stale_sack() {
+    let (mut a, _b) = connect_pair(
+        SctpConfig {
+            initial_cwnd: Some(4 * 1452),
+            ..cfg()
+        },
+        cfg(),
+        1,
+        1,
+        false,
+    );
+    let now = Time::from_millis(1);
+    for _ in 0..4 {
+        a.send(now, 0, Payload::zeros(1452), false).unwrap();
+    }
+    assert_eq!(data_tsns(&drain(&mut a, now)), vec![1, 2, 3, 4]);
+    a.handle_packet(now, B1, A1, &sack(0, &[(2, 3)]));
+    let states = |a: &Association| a.rtx_queue().iter().map(|e| e.1).collect::<Vec<_>>();
+    use TsnState::*;
+    assert_eq!(states(&a), vec![InFlight, GapAcked, GapAcked, InFlight]);
+    // An older SACK overtaken by the newer one (fewer TSNs reported): not reneging.
+    a.handle_packet(now, B1, A1, &sack(0, &[(2, 2)]));
+    assert_eq!(states(&a), vec![InFlight, GapAcked, GapAcked, InFlight]);
+    assert!(drain(&mut a, now).is_empty());
+    // A current SACK (as many TSNs, TSN 4 new) without TSN 3: reneged, sent again.
+    a.handle_packet(now, B1, A1, &sack(0, &[(2, 2), (4, 4)]));
+    assert_eq!(a.stats().reneged_seen, 1);
+    assert_eq!(data_tsns(&drain(&mut a, now)), vec![3]);
+}
+
+#[test]
+fn hidden_reneging_is_recovered_by_the_t3_guard() {
     let (mut a, _b) = connect_pair(
         SctpConfig {
             initial_cwnd: Some(4 * 1452),
@@ -299,29 +347,27 @@ fn sender_retransmits_data_the_receiver_reneged_on() {
     for _ in 0..3 {
         a.send(now, 0, Payload::zeros(1452), false).unwrap();
     }
-    assert_eq!(data_tsns(&drain(&mut a, now)), vec![1, 2, 3]);
-    let sack = |gaps: Vec<GapBlock>| SctpPacket {
-        src_port: PORT_B,
-        dst_port: PORT_A,
-        verification_tag: TAG_A,
-        chunks: vec![Chunk::Sack(SackChunk {
-            cum_tsn_ack: 0,
-            a_rwnd: 65536,
-            gap_blocks: gaps,
-            dup_tsns: vec![],
-        })],
-    };
-    a.handle_packet(now, B1, A1, &sack(vec![GapBlock { start: 2, end: 3 }]));
+    drain(&mut a, now);
+    a.handle_packet(now, B1, A1, &sack(0, &[(2, 3)]));
+    // TSN 1 times out and is resent; 2 and 3 stay gap-acked (a normal T3, no presumption).
+    let t3 = a.poll_timeout().unwrap();
+    a.handle_timeout(t3);
+    assert_eq!(data_tsns(&drain(&mut a, t3)), vec![1]);
+    assert_eq!(a.stats().reneged_seen, 0);
+    // The receiver reneged on 2-3 and its SACK for TSN 1 looks stale (fewer TSNs): the cum
+    // ack stops at 1 with nothing in flight, so the guard timer resends 2 and 3.
+    let t = t3 + Duration::from_millis(10);
+    a.handle_packet(t, B1, A1, &sack(1, &[]));
+    assert_eq!(a.flight_size(), 0);
+    let guard = a.poll_timeout().expect("guard armed");
+    a.handle_timeout(guard);
+    assert_eq!(a.stats().reneged_seen, 2);
+    let mut resent = data_tsns(&drain(&mut a, guard));
+    resent.sort();
     assert_eq!(
-        a.rtx_queue().iter().map(|e| e.1).collect::<Vec<_>>(),
-        vec![TsnState::InFlight, TsnState::GapAcked, TsnState::GapAcked]
-    );
-    a.handle_packet(now, B1, A1, &sack(vec![GapBlock { start: 2, end: 2 }]));
-    assert_eq!(a.stats().reneged_seen, 1);
-    assert_eq!(
-        data_tsns(&drain(&mut a, now)),
-        vec![3],
-        "TSN 3 reneged: sent again"
+        resent,
+        vec![2],
+        "cwnd is one MTU after the timeout: TSN 2 first"
     );
 }
 

@@ -99,6 +99,8 @@ pub struct Association {
     peer_buffer: Option<u64>,
     /// Some rtx-queue entry may be marked for retransmission (a hint that spares scans).
     rtx_marked: bool,
+    /// Most TSNs any SACK has reported received (cum-acked plus gap-acked).
+    max_acked_count: u64,
     /// Plain-SCTP fast recovery exit point (RFC 9260 §7.2.4); CMT keeps one per path.
     fast_recovery: Option<u32>,
     /// Association error counter (RFC 9260 §8.1).
@@ -151,6 +153,7 @@ impl Association {
             peer_rwnd: 0,
             peer_buffer: None,
             rtx_marked: false,
+            max_acked_count: 0,
             fast_recovery: None,
             assoc_errors: 0,
             blocked_need: None,

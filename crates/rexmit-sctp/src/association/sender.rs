@@ -159,11 +159,16 @@ impl Association {
             (a, b) => a.or(b),
         };
         let mut to_free = Vec::new();
-        let mut reneged = 0;
+        let mut reneged = Vec::new();
+        // TSNs this SACK reports received: never fewer in a newer SACK unless the receiver
+        // reneged, so a smaller count marks a SACK overtaken by a newer one (SACKs on
+        // different paths arrive out of order) whose gaps must not be read as reneging.
+        let mut acked_count = cum.wrapping_sub(self.local_initial_tsn.wrapping_sub(1)) as u64;
         for e in self.rtxq.iter_mut() {
             let in_gap = gap_c.covers(e.tsn);
             let nr = nr_c.covers(e.tsn) || (all_nr && in_gap);
             let gap = nr || in_gap;
+            acked_count += gap as u64;
             match e.state {
                 TsnState::InFlight | TsnState::MarkedForRtx if gap => {
                     tally.newly_acked(&mut self.paths, e, now);
@@ -174,17 +179,16 @@ impl Association {
                     }
                 }
                 TsnState::GapAcked if nr => to_free.push(e.tsn),
-                TsnState::GapAcked if !gap => {
-                    // Reneged (§6.2.1 D iv): acked before, missing now; send it again.
-                    e.state = TsnState::MarkedForRtx;
-                    e.miss_indications = 0;
-                    reneged += 1;
-                }
+                TsnState::GapAcked if !gap => reneged.push(e.tsn),
                 _ => {}
             }
         }
-        self.stats.reneged_seen += reneged;
-        self.rtx_marked |= reneged > 0;
+        let stale = acked_count < self.max_acked_count;
+        self.max_acked_count = self.max_acked_count.max(acked_count);
+        if !stale {
+            // Reneged (§6.2.1 D iv): acked before, missing from a current SACK; send again.
+            self.mark_reneged(&reneged);
+        }
         for t in to_free {
             self.rtxq.free(t);
         }
@@ -274,9 +278,13 @@ impl Association {
                 self.paths[p].t3 = Some(now + self.paths[p].rtt.rto());
             }
         }
+        self.arm_reneging_guard(now);
 
-        // Peer's window: a_rwnd minus what is still in flight (§6.2.1 D iii).
-        self.peer_rwnd = (a_rwnd as u64).saturating_sub(self.flight_size());
+        // Peer's window: a_rwnd minus what is still in flight (§6.2.1 D iii); a stale SACK's
+        // window is stale too.
+        if !stale {
+            self.peer_rwnd = (a_rwnd as u64).saturating_sub(self.flight_size());
+        }
 
         // Seed 000 §IV.B naive loss-recovery rule.
         if any_gap && !self.stats.in_loss_recovery {
@@ -329,6 +337,8 @@ impl Association {
 
     /// T3-rtx expiry on path `p` (§6.3.3 E1-E3, §8.2).
     pub(super) fn on_t3_expiry(&mut self, now: Time, p: usize) {
+        // Armed by `arm_reneging_guard` rather than by data in flight?
+        let guard_expired = self.flight_size() == 0;
         self.paths[p].t3 = None;
         self.stats.timeouts += 1;
         self.stats.paths[p].timeouts += 1;
@@ -345,7 +355,50 @@ impl Association {
         if self.cfg.cmt.enabled {
             self.paths[p].fr_exit = None;
         }
+        if guard_expired {
+            // Nothing in flight yet the cumulative ack is stuck below gap-acked data: the
+            // receiver must have reneged without a SACK showing it (see
+            // `arm_reneging_guard`); resend the renegable gap-acked chunks.
+            let gap_acked: Vec<u32> = self
+                .rtxq
+                .iter()
+                .filter(|e| e.state == TsnState::GapAcked)
+                .map(|e| e.tsn)
+                .collect();
+            self.mark_reneged(&gap_acked);
+        }
         self.path_error(now, p);
+    }
+
+    fn mark_reneged(&mut self, tsns: &[u32]) {
+        for &t in tsns {
+            if let Some(e) = self.rtxq.get_mut(t) {
+                e.state = TsnState::MarkedForRtx;
+                e.miss_indications = 0;
+                self.stats.reneged_seen += 1;
+                self.rtx_marked = true;
+            }
+        }
+    }
+
+    /// With nothing in flight no SACK will come to reveal reneging that a stale-looking
+    /// SACK hid, so keep a T3-rtx timer running while renegable gap-acked data waits.
+    fn arm_reneging_guard(&mut self, now: Time) {
+        if self.flight_size() > 0 || self.rtx_marked {
+            return;
+        }
+        let Some(p) = self
+            .rtxq
+            .iter()
+            .find(|e| e.state == TsnState::GapAcked)
+            .map(|e| e.path)
+        else {
+            return;
+        };
+        let path = &mut self.paths[p];
+        if path.t3.is_none() {
+            path.t3 = Some(now + path.rtt.rto());
+        }
     }
 }
 

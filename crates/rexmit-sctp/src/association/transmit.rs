@@ -5,7 +5,7 @@
 
 use super::{Association, Outgoing, State};
 use crate::cmt;
-use crate::config::RfcVariant;
+use crate::config::MaxBurstRule;
 use crate::event::Transmit;
 use crate::rtx_queue::{RtxEntry, TsnState};
 use rexmit_time::Time;
@@ -40,7 +40,7 @@ impl Association {
         let has_new = !self.send_queue.is_empty();
         for p in &mut self.paths {
             p.burst_sent = 0;
-            if self.cfg.rfc == RfcVariant::Rfc4960 && has_new {
+            if self.cfg.max_burst_rule == MaxBurstRule::ClampCwnd && has_new {
                 p.cc.clamp_burst(p.flight, mb);
             }
         }
@@ -230,7 +230,7 @@ impl Association {
             path.cc
                 .on_idle(now.saturating_since(path.last_sent).as_nanos() / rto);
         }
-        if self.cfg.rfc == RfcVariant::Rfc9260
+        if self.cfg.max_burst_rule == MaxBurstRule::LimitPackets
             && self.cfg.max_burst > 0
             && self.paths[p].burst_sent >= self.cfg.max_burst
         {
