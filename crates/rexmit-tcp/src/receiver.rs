@@ -46,8 +46,10 @@ pub struct Receiver {
     fin_at: Option<u64>,
     /// Right edge of the window last advertised (never moved left, RFC 9293 §3.8.6).
     rcv_adv: u64,
-    /// Data segments received since the last ACK we sent.
-    unacked_segments: u32,
+    /// Data bytes received since the last ACK we sent.
+    unacked_bytes: u64,
+    /// Largest segment payload seen: what "full-sized" means for delayed ACKs.
+    rcv_mss: u64,
     ack_deadline: Option<Time>,
     ack_now: bool,
 }
@@ -66,7 +68,8 @@ impl Receiver {
             dsack: None,
             fin_at: None,
             rcv_adv,
-            unacked_segments: 0,
+            unacked_bytes: 0,
+            rcv_mss: 0,
             ack_deadline: None,
             ack_now: false,
         }
@@ -152,9 +155,11 @@ impl Receiver {
             self.ack_now = true;
         }
         if len > 0 {
-            self.unacked_segments += 1;
-            // RFC 5681 §4.2: ACK at least every second full-sized segment, and within 500 ms.
-            if self.unacked_segments >= self.cfg.ack_every {
+            self.unacked_bytes += len;
+            self.rcv_mss = self.rcv_mss.max(len);
+            // RFC 5681 §4.2: ACK at least every second full-sized segment (counted in bytes of
+            // the largest segment seen, so small segments add up), and within 500 ms.
+            if self.unacked_bytes >= self.cfg.ack_every as u64 * self.rcv_mss {
                 self.ack_now = true;
             } else if self.ack_deadline.is_none() {
                 self.ack_deadline = Some(now + self.cfg.delayed_ack_timeout);
@@ -235,7 +240,7 @@ impl Receiver {
     pub fn on_ack_sent(&mut self, sack: bool, max_blocks: usize) -> (u64, Vec<(u64, u64)>) {
         self.ack_now = false;
         self.ack_deadline = None;
-        self.unacked_segments = 0;
+        self.unacked_bytes = 0;
         let wnd = self.window();
         self.rcv_adv = self.rcv_adv.max(self.rcv_nxt + wnd);
         let blocks = if sack {
@@ -341,6 +346,20 @@ mod tests {
         // RFC 2883 §4: D-SACK block, then the out-of-order block containing it.
         assert_eq!(r.on_ack_sent(true, 4).1, vec![(301, 401), (301, 401)]);
         assert_eq!(r.on_ack_sent(true, 4).1, vec![(301, 401)]);
+    }
+
+    #[test]
+    fn small_segments_add_up_to_full_sized_ones_for_delayed_acks() {
+        let mut r = rx();
+        seg(&mut r, 1, 1000);
+        r.on_ack_sent(true, 4);
+        // 1000 B is the full size now: 2000 B of 400 B segments make two full-sized ones.
+        for i in 0..4 {
+            seg(&mut r, 1001 + i * 400, 400);
+            assert!(!r.ack_due());
+        }
+        seg(&mut r, 2601, 400);
+        assert!(r.ack_due());
     }
 
     #[test]
