@@ -33,6 +33,27 @@ fn writer(total: u64) -> impl FnMut(Time, &mut [Association; 2]) {
     }
 }
 
+/// A CMT association over a `d0` ms and a `d1` ms path without loss, A writing `total`
+/// messages, run until `until`.
+fn cmt_transfer(c: SctpConfig, d0: u64, d1: u64, until: Time, total: u64) -> Net {
+    let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
+    let mut net = Net::new(a, b);
+    let mut fate =
+        |t: &Transmit, _now: Time| Some(Duration::from_millis(if on_path0(t) { d0 } else { d1 }));
+    net.run(until, &mut fate, &mut writer(total));
+    net
+}
+
+fn cmt(cmt: CmtConfig) -> SctpConfig {
+    SctpConfig {
+        cmt: CmtConfig {
+            enabled: true,
+            ..cmt
+        },
+        ..cfg()
+    }
+}
+
 #[test]
 fn primary_failure_fails_over_to_the_alternate_and_heartbeats_restore_it() {
     let (a, b) = connect_pair(cfg(), cfg(), 1, 1, true);
@@ -94,23 +115,7 @@ fn primary_failure_fails_over_to_the_alternate_and_heartbeats_restore_it() {
 
 #[test]
 fn cmt_sends_new_data_on_both_paths() {
-    let c = SctpConfig {
-        cmt: CmtConfig {
-            enabled: true,
-            ..CmtConfig::default()
-        },
-        ..cfg()
-    };
-    let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
-    let mut net = Net::new(a, b);
-    let mut fate = |t: &Transmit, _now: Time| {
-        Some(if on_path0(t) {
-            Duration::from_millis(10)
-        } else {
-            Duration::from_millis(30)
-        })
-    };
-    net.run(Time::from_secs(20), &mut fate, &mut writer(3000));
+    let net = cmt_transfer(cmt(CmtConfig::default()), 10, 30, Time::from_secs(20), 3000);
     let s = net.eps[0].stats();
     assert_eq!(net.eps[1].stats().messages_delivered, 3000);
     // The 3x shorter path carries more; both carry a real share.
@@ -128,24 +133,11 @@ fn cmt_sends_new_data_on_both_paths() {
 
 #[test]
 fn without_split_fast_retransmit_path_reordering_causes_spurious_retransmissions() {
-    let c = SctpConfig {
-        cmt: CmtConfig {
-            enabled: true,
-            sfr: false,
-            ..CmtConfig::default()
-        },
-        ..cfg()
-    };
-    let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
-    let mut net = Net::new(a, b);
-    let mut fate = |t: &Transmit, _now: Time| {
-        Some(if on_path0(t) {
-            Duration::from_millis(10)
-        } else {
-            Duration::from_millis(30)
-        })
-    };
-    net.run(Time::from_secs(20), &mut fate, &mut writer(3000));
+    let c = cmt(CmtConfig {
+        sfr: false,
+        ..CmtConfig::default()
+    });
+    let net = cmt_transfer(c, 10, 30, Time::from_secs(20), 3000);
     assert_eq!(net.eps[1].stats().messages_delivered, 3000);
     assert!(
         net.eps[0].stats().fast_retransmits > 0,
@@ -164,23 +156,12 @@ fn cuc_lets_cwnd_grow_while_the_other_path_holds_back_the_cumulative_ack() {
         let c = SctpConfig {
             send_buffer: 1 << 20,
             recv_buffer: 1 << 22,
-            cmt: CmtConfig {
-                enabled: true,
+            ..cmt(CmtConfig {
                 cuc,
                 ..CmtConfig::default()
-            },
-            ..cfg()
-        };
-        let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
-        let mut net = Net::new(a, b);
-        let mut fate = |t: &Transmit, _now: Time| {
-            Some(if on_path0(t) {
-                Duration::from_millis(5)
-            } else {
-                Duration::from_millis(50)
             })
         };
-        net.run(Time::from_millis(600), &mut fate, &mut writer(1_000_000));
+        let net = cmt_transfer(c, 5, 50, Time::from_millis(600), 1_000_000);
         net.eps[0].paths()[0].cc.cwnd
     };
     // The 5 ms path's chunks are gap-acked while the 50 ms path holds back the cumulative

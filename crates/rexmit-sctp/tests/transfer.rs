@@ -300,23 +300,28 @@ fn sack(cum_tsn_ack: u32, gaps: &[(u16, u16)]) -> SctpPacket {
     }
 }
 
-#[test]
-fn sender_retransmits_data_the_receiver_reneged_on_but_not_for_a_stale_sack() {
-    let (mut a, _b) = connect_pair(
-        SctpConfig {
-            initial_cwnd: Some(4 * 1452),
-            ..cfg()
-        },
-        cfg(),
-        1,
-        1,
-        false,
-    );
+/// A sender with TSNs 1..=n outstanding (cwnd 4 full chunks), its peer silent.
+fn sender_with_outstanding(n: usize) -> Association {
+    let c = SctpConfig {
+        initial_cwnd: Some(4 * 1452),
+        ..cfg()
+    };
+    let (mut a, _b) = connect_pair(c, cfg(), 1, 1, false);
     let now = Time::from_millis(1);
-    for _ in 0..4 {
+    for _ in 0..n {
         a.send(now, 0, Payload::zeros(1452), false).unwrap();
     }
-    assert_eq!(data_tsns(&drain(&mut a, now)), vec![1, 2, 3, 4]);
+    assert_eq!(
+        data_tsns(&drain(&mut a, now)),
+        (1..=n as u32).collect::<Vec<_>>()
+    );
+    a
+}
+
+#[test]
+fn sender_retransmits_data_the_receiver_reneged_on_but_not_for_a_stale_sack() {
+    let mut a = sender_with_outstanding(4);
+    let now = Time::from_millis(1);
     a.handle_packet(now, B1, A1, &sack(0, &[(2, 3)]));
     let states = |a: &Association| a.rtx_queue().iter().map(|e| e.1).collect::<Vec<_>>();
     use TsnState::*;
@@ -333,21 +338,8 @@ fn sender_retransmits_data_the_receiver_reneged_on_but_not_for_a_stale_sack() {
 
 #[test]
 fn hidden_reneging_is_recovered_by_the_t3_guard() {
-    let (mut a, _b) = connect_pair(
-        SctpConfig {
-            initial_cwnd: Some(4 * 1452),
-            ..cfg()
-        },
-        cfg(),
-        1,
-        1,
-        false,
-    );
+    let mut a = sender_with_outstanding(3);
     let now = Time::from_millis(1);
-    for _ in 0..3 {
-        a.send(now, 0, Payload::zeros(1452), false).unwrap();
-    }
-    drain(&mut a, now);
     a.handle_packet(now, B1, A1, &sack(0, &[(2, 3)]));
     // TSN 1 times out and is resent; 2 and 3 stay gap-acked (a normal T3, no presumption).
     let t3 = a.poll_timeout().unwrap();
