@@ -46,7 +46,8 @@ pub struct TcpConfig {
     pub window_scaling: bool,
     /// Nagle's algorithm (RFC 9293 §3.7.4).
     pub nagle: bool,
-    /// ACK every `ack_every` full-sized segments (RFC 5681 §4.2: 2); 1 disables delayed ACKs.
+    /// ACK once `ack_every` full-sized segments' worth of data is unacknowledged (RFC 5681
+    /// §4.2: 2); 1 acknowledges every segment (no delayed ACKs).
     pub ack_every: u32,
     /// Delayed ACK timer (RFC 5681 §4.2: at most 500 ms; 200 ms is customary).
     pub delayed_ack_timeout: Duration,

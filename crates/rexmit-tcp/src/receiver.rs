@@ -159,7 +159,9 @@ impl Receiver {
             self.rcv_mss = self.rcv_mss.max(len);
             // RFC 5681 §4.2: ACK at least every second full-sized segment (counted in bytes of
             // the largest segment seen, so small segments add up), and within 500 ms.
-            if self.unacked_bytes >= self.cfg.ack_every as u64 * self.rcv_mss {
+            if self.cfg.ack_every == 1
+                || self.unacked_bytes >= self.cfg.ack_every as u64 * self.rcv_mss
+            {
                 self.ack_now = true;
             } else if self.ack_deadline.is_none() {
                 self.ack_deadline = Some(now + self.cfg.delayed_ack_timeout);
