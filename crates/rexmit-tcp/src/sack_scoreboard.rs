@@ -106,15 +106,11 @@ impl Scoreboard {
     /// Remove everything below the cumulative ACK `ack`. Returns the fully acknowledged
     /// segments (a segment cut by the ACK is trimmed, not returned).
     pub fn on_cum_ack(&mut self, ack: u64) -> Vec<SentSegment> {
-        let mut out = Vec::new();
-        while let Some(front) = self.segs.front_mut() {
-            if front.end <= ack {
-                out.push(self.segs.pop_front().expect("front exists"));
-            } else {
-                if front.start < ack {
-                    front.start = ack;
-                }
-                break;
+        let whole = self.segs.partition_point(|s| s.end <= ack);
+        let out: Vec<SentSegment> = self.segs.drain(..whole).collect();
+        if let Some(front) = self.segs.front_mut() {
+            if front.start < ack {
+                front.start = ack;
             }
         }
         out
