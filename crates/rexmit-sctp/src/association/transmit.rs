@@ -9,7 +9,7 @@ use crate::config::MaxBurstRule;
 use crate::event::Transmit;
 use crate::rtx_queue::{RtxEntry, TsnState};
 use rexmit_time::Time;
-use rexmit_wire::sctp::{pad4, SCTP_COMMON_HEADER_LEN};
+use rexmit_wire::sctp::{pad4, DATA_CHUNK_HEADER_LEN, SCTP_COMMON_HEADER_LEN};
 use rexmit_wire::{Chunk, SctpPacket};
 
 const IPV4_HEADER_LEN: usize = 20;
@@ -125,75 +125,72 @@ impl Association {
         if self.paths.is_empty() {
             return None;
         }
-        let budget = self.packet_budget();
+        self.rtx_packet(now).or_else(|| self.new_data_packet(now))
+    }
+
+    /// Chunks marked for retransmission, lowest TSN first, in one packet to the retransmission
+    /// destination of the lowest one (all of them go there, whatever path each last used).
+    fn rtx_packet(&mut self, now: Time) -> Option<Transmit> {
+        if !self.rtx_marked {
+            return None;
+        }
         let (mut fast, mut first_marked) = (false, None);
-        if self.rtx_marked {
-            for e in self
-                .rtxq
-                .iter()
-                .filter(|e| e.state == TsnState::MarkedForRtx)
-            {
-                first_marked.get_or_insert(e.path);
-                fast |= e.fast_rtx_pending;
-            }
-            self.rtx_marked = first_marked.is_some();
+        for e in self
+            .rtxq
+            .iter()
+            .filter(|e| e.state == TsnState::MarkedForRtx)
+        {
+            first_marked.get_or_insert(e.path);
+            fast |= e.fast_rtx_pending;
         }
-        let (p, mut tsns, mut used) = if let Some(last) = first_marked {
-            let p = cmt::rtx_destination(&self.paths, last, &self.cfg.cmt);
-            let mut flight = self.paths[p].flight;
-            let cwnd = self.paths[p].cc.cwnd;
-            let mut tsns = Vec::new();
-            let mut used = 0;
-            if fast || flight < cwnd {
-                let marked: Vec<&RtxEntry> = self
-                    .rtxq
-                    .iter()
-                    .filter(|e| e.state == TsnState::MarkedForRtx)
-                    .collect();
-                for e in marked {
-                    let sz = pad4(rexmit_wire::sctp::DATA_CHUNK_HEADER_LEN + e.len as usize);
-                    if used + sz > budget || (!fast && flight >= cwnd) {
-                        break;
-                    }
-                    used += sz;
-                    flight += e.len as u64;
-                    tsns.push(e.tsn);
-                }
+        self.rtx_marked = first_marked.is_some();
+        let p = cmt::rtx_destination(&self.paths, first_marked?, &self.cfg.cmt);
+        let (mut flight, cwnd) = (self.paths[p].flight, self.paths[p].cc.cwnd);
+        let budget = self.packet_budget();
+        let mut used = 0;
+        let mut tsns = Vec::new();
+        for e in self
+            .rtxq
+            .iter()
+            .filter(|e| e.state == TsnState::MarkedForRtx)
+        {
+            let sz = pad4(DATA_CHUNK_HEADER_LEN + e.len as usize);
+            // §7.2.4 step 3: the fast-retransmit packet ignores cwnd; others wait for it.
+            if used + sz > budget || (!fast && flight >= cwnd) {
+                break;
             }
-            if fast {
-                // §7.2.4 step 3: one packet ignoring cwnd; the rest waits for cwnd.
-                for e in self.rtxq.iter_mut() {
-                    e.fast_rtx_pending = false;
-                }
-                self.stats.fast_retransmits += tsns.len() as u64;
+            used += sz;
+            flight += e.len as u64;
+            tsns.push(e.tsn);
+        }
+        if fast {
+            for e in self.rtxq.iter_mut() {
+                e.fast_rtx_pending = false;
             }
-            (p, tsns, used)
-        } else {
-            (0, Vec::new(), 0)
+            self.stats.fast_retransmits += tsns.len() as u64;
+        }
+        if tsns.is_empty() {
+            return None;
+        }
+        let mut chunks = Vec::with_capacity(tsns.len());
+        for t in tsns {
+            self.on_data_sent(now, t, p);
+            chunks.extend(self.rtxq.get(t).map(|e| Chunk::Data(e.chunk.clone())));
+        }
+        Some(self.data_out(p, used, chunks))
+    }
+
+    /// The DATA packet to path `p`, with a pending SACK in front when it fits.
+    fn data_out(&mut self, p: usize, mut used: usize, chunks: Vec<Chunk>) -> Transmit {
+        let chunks = self.with_sack(p, &mut used, chunks);
+        let path = &self.paths[p];
+        let o = Outgoing {
+            src: path.local,
+            dst: path.remote,
+            vtag: self.peer_tag,
+            chunks,
         };
-        if !tsns.is_empty() {
-            for &t in &tsns {
-                self.on_data_sent(now, t, p);
-            }
-            let chunks = self.with_sack(
-                p,
-                &mut used,
-                tsns.iter()
-                    .filter_map(|t| self.rtxq.get(*t))
-                    .map(|e| Chunk::Data(e.chunk.clone()))
-                    .collect(),
-            );
-            let path = &self.paths[p];
-            let o = Outgoing {
-                src: path.local,
-                dst: path.remote,
-                vtag: self.peer_tag,
-                chunks,
-            };
-            return Some(self.packet(o));
-        }
-        tsns.clear();
-        self.new_data_packet(now)
+        self.packet(o)
     }
 
     /// Put a due SACK in front of `chunks` if it goes to path `p` and fits.
@@ -242,7 +239,7 @@ impl Association {
         let total_flight_zero = self.flight_size() == 0;
         while let Some(front) = self.send_queue.front() {
             let len = front.chunk.payload.len() as u64;
-            let sz = pad4(rexmit_wire::sctp::DATA_CHUNK_HEADER_LEN + len as usize);
+            let sz = pad4(DATA_CHUNK_HEADER_LEN + len as usize);
             let path = &self.paths[p];
             if used + sz > budget || !path.cc.can_send(path.flight) {
                 break;
@@ -279,14 +276,6 @@ impl Association {
         if self.cfg.cmt.enabled {
             self.cmt_next = (p + 1) % self.paths.len();
         }
-        let chunks = self.with_sack(p, &mut used, chunks);
-        let path = &self.paths[p];
-        let o = Outgoing {
-            src: path.local,
-            dst: path.remote,
-            vtag: self.peer_tag,
-            chunks,
-        };
-        Some(self.packet(o))
+        Some(self.data_out(p, used, chunks))
     }
 }
