@@ -255,7 +255,14 @@ impl Sender {
         if self.snd_wnd > 0 {
             self.persist_at = None;
         }
-        let up = self.sb.on_sack(&a.sack, self.snd_una);
+        // Cumulative part first, so that SACK blocks are judged against this ACK's cumulative
+        // point (RFC 3708 §2 D-SACK test) and nothing counts as both.
+        let done = if a.ack > self.snd_una {
+            self.sb.on_cum_ack(a.ack)
+        } else {
+            Vec::new()
+        };
+        let up = self.sb.on_sack(&a.sack, a.ack.max(self.snd_una));
         if up.dsack {
             st.dsacks_received += 1;
         }
@@ -270,7 +277,6 @@ impl Sender {
         };
         if a.ack > self.snd_una {
             acked = a.ack - self.snd_una;
-            let done = self.sb.on_cum_ack(a.ack);
             delivered.extend(done.iter().map(Delivered::from));
             if let Some(r) = a.ts_rtt {
                 self.rtt.on_sample(r);

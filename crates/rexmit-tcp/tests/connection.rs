@@ -231,6 +231,16 @@ fn closed_endpoint_answers_a_late_fin_with_reset() {
 }
 
 #[test]
+fn dsack_is_recognised_against_the_cumulative_ack_of_the_same_segment() {
+    // RFC 3708 §2: a first SACK block below the ACK field reports a duplicate.
+    let mut s = Injector::established(cfg(RecoveryAlgorithm::Sack), true, 4 * MSS as usize);
+    s.sent();
+    s.ack(200, 3, &[(1, 1)]);
+    assert_eq!(s.c.stats().dsacks_received, 1);
+    assert_eq!(s.c.stats().bytes_acked, 2 * MSS);
+}
+
+#[test]
 fn thin_stream_linear_timeouts_do_not_back_off() {
     let c = TcpConfig {
         thin_linear_timeouts: true,
