@@ -119,6 +119,29 @@ fn lost_init_is_retransmitted_with_backoff_then_gives_up() {
     );
 }
 
+#[test]
+fn connect_without_remote_addresses_fails_at_once() {
+    let mut a = Association::connect(
+        cfg(false),
+        vec![A1],
+        PORT_A,
+        vec![],
+        PORT_B,
+        TAG_A,
+        1,
+        Time::ZERO,
+    );
+    assert_eq!(
+        events(&mut a),
+        vec![Event::Aborted {
+            reason: AbortReason::InitFailed
+        }]
+    );
+    assert!(drain(&mut a, Time::ZERO).is_empty());
+    assert_eq!(a.poll_timeout(), None);
+    a.handle_timeout(Time::from_secs(100));
+}
+
 /// Which acknowledgement chunk B sends for A's data.
 fn ack_kind(nr_a: bool, nr_b: bool) -> (bool, u8) {
     let (mut a, mut b) = connect_pair(cfg(nr_a), cfg(nr_b), 1, 1, false);

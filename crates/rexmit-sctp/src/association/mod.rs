@@ -216,7 +216,12 @@ impl Association {
         );
         a.peer_port = remote_port;
         a.make_paths(&remote_addrs);
-        a.send_init(now);
+        if a.paths.is_empty() {
+            // Nowhere to send the INIT.
+            a.fail(now, crate::event::AbortReason::InitFailed);
+        } else {
+            a.send_init(now);
+        }
         a
     }
 
