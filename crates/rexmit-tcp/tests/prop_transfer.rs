@@ -96,7 +96,11 @@ fn transfer(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    // 200 cases by default; PROPTEST_CASES overrides for longer searches.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200),
+        ..ProptestConfig::default()
+    })]
     #[test]
     fn every_byte_exactly_once_in_order_and_closed(
         variant in 0usize..5,
