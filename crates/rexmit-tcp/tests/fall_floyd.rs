@@ -15,11 +15,16 @@ struct Outcome {
 }
 
 fn run(alg: RecoveryAlgorithm, drops: &[u64]) -> Outcome {
+    run_with(alg, false, drops)
+}
+
+fn run_with(alg: RecoveryAlgorithm, rack: bool, drops: &[u64]) -> Outcome {
     let sack = alg == RecoveryAlgorithm::Sack;
     let c = TcpConfig {
         initial_cwnd_segments: 8,
         initial_ssthresh: 100 * MSS,
         sack,
+        rack,
         ..cfg(alg)
     };
     let mut n = Net::new(c.clone(), c);
@@ -150,5 +155,21 @@ fn sack_repairs_all_holes_in_one_rtt_without_timeout() {
         o.rtx,
         vec![(313, 14), (404, 15), (405, 16), (406, 17), (414, 40)]
     );
+    assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
+}
+
+#[test]
+fn sack_with_rack_repairs_all_holes_in_one_rtt_and_needs_no_rescue() {
+    // RACK (RFC 8985) marks the same holes lost at the same moments here (reo_wnd is 0 once
+    // DupThresh segments are SACKed without reordering seen); the tail needs no rescue
+    // retransmission because TLP, not NextSeg rule (4), covers tails.
+    let o = run_with(RecoveryAlgorithm::Sack, true, &[14]);
+    assert_eq!(o.rtx, vec![(310, 14)]);
+    let o = run_with(RecoveryAlgorithm::Sack, true, &[14, 15]);
+    assert_eq!(o.rtx, vec![(311, 14), (404, 15)]);
+    let o = run_with(RecoveryAlgorithm::Sack, true, &[14, 15, 16]);
+    assert_eq!(o.rtx, vec![(312, 14), (404, 15), (405, 16)]);
+    let o = run_with(RecoveryAlgorithm::Sack, true, &[14, 15, 16, 17]);
+    assert_eq!(o.rtx, vec![(313, 14), (404, 15), (405, 16), (406, 17)]);
     assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
 }
