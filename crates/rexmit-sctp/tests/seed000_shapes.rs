@@ -160,3 +160,37 @@ fn cmt_with_asymmetric_loss_blocks_less_and_delivers_more_with_nr_sacks() {
     assert!(frac(&nr) < frac(&sack));
     assert!(nr.delivered_bytes > sack.delivered_bytes);
 }
+
+/// Simulation speed of the core plus this test's toy network (not part of the suite):
+/// `cargo test -p rexmit-sctp --test seed000_shapes -- --ignored --nocapture` (optimised).
+#[test]
+#[ignore = "timing report, run on demand"]
+fn packets_per_second_of_wall_time() {
+    let cfg = SctpConfig {
+        nr_sack: true,
+        send_buffer: 1 << 20,
+        recv_buffer: 1 << 22,
+        hb_interval: None,
+        cmt: CmtConfig {
+            enabled: true,
+            ..CmtConfig::default()
+        },
+        ..SctpConfig::default()
+    };
+    let (a, b) = connect_pair(cfg.clone(), cfg, 1, 1, true);
+    let mut net = Net::new(a, b);
+    let mut rng = Rng::new(5);
+    let mut fate =
+        move |_: &Transmit, _now: Time| (!rng.chance(2)).then_some(Duration::from_millis(30));
+    let mut app = |now: Time, eps: &mut [Association; 2]| {
+        while eps[0].send(now, 0, Payload::zeros(T), true).is_ok() {}
+    };
+    let start = std::time::Instant::now();
+    net.run(Time::from_secs(60), &mut fate, &mut app);
+    let wall = start.elapsed().as_secs_f64();
+    let packets = net.eps[0].stats().packets_sent + net.eps[1].stats().packets_sent;
+    eprintln!(
+        "{packets} packets in {wall:.2} s of wall time: {:.0} packets/s",
+        packets as f64 / wall
+    );
+}
