@@ -36,8 +36,9 @@ pub fn new_data_destination(
     cand.or_else(|| (!paths.iter().any(|p| p.usable())).then_some(primary))
 }
 
-/// Destination for a retransmission of a chunk last sent to `last`.
-pub fn rtx_destination(paths: &[Path], last: usize, cmt: &CmtConfig) -> usize {
+/// Destination for a retransmission of a chunk last sent to `last`; `fast`: a fast
+/// retransmission rather than one after a timeout (or reneging).
+pub fn rtx_destination(paths: &[Path], last: usize, fast: bool, cmt: &CmtConfig) -> usize {
     let n = paths.len();
     let last = last.min(n.saturating_sub(1));
     let usable: Vec<usize> = (0..n).filter(|&i| paths[i].usable()).collect();
@@ -48,7 +49,12 @@ pub fn rtx_destination(paths: &[Path], last: usize, cmt: &CmtConfig) -> usize {
             .unwrap_or(last);
     }
     if !cmt.enabled {
-        // RFC 9260 §6.4: retransmit to an active destination other than the last one.
+        if fast && paths[last].usable() {
+            // Fast retransmit answers SACKs that came back over `last`: it still works.
+            return last;
+        }
+        // RFC 9260 §6.4: after a timeout retransmit to an active destination other than
+        // the last one.
         return (1..n)
             .map(|k| (last + k) % n)
             .find(|&i| paths[i].usable())
@@ -100,7 +106,8 @@ mod tests {
         let mut p = paths();
         let cmt = CmtConfig::default();
         assert_eq!(new_data_destination(&p, 0, &cmt, 0), Some(0));
-        assert_eq!(rtx_destination(&p, 0, &cmt), 1);
+        assert_eq!(rtx_destination(&p, 0, false, &cmt), 1);
+        assert_eq!(rtx_destination(&p, 0, true, &cmt), 0);
         p[0].state = PathState::Inactive;
         assert_eq!(new_data_destination(&p, 0, &cmt, 0), Some(1));
     }
@@ -114,11 +121,11 @@ mod tests {
             enabled: true,
             ..CmtConfig::default()
         };
-        assert_eq!(rtx_destination(&p, 0, &cmt), 1);
+        assert_eq!(rtx_destination(&p, 0, false, &cmt), 1);
         cmt.rtx_policy = RtxPolicy::Cwnd;
-        assert_eq!(rtx_destination(&p, 1, &cmt), 0);
+        assert_eq!(rtx_destination(&p, 1, false, &cmt), 0);
         cmt.rtx_policy = RtxPolicy::Same;
-        assert_eq!(rtx_destination(&p, 1, &cmt), 1);
+        assert_eq!(rtx_destination(&p, 1, false, &cmt), 1);
         p[0].flight = 5000;
         assert_eq!(new_data_destination(&p, 0, &cmt, 0), Some(1));
     }

@@ -144,7 +144,7 @@ impl Association {
             fast |= e.fast_rtx_pending;
         }
         self.rtx_marked = first_marked.is_some();
-        let p = cmt::rtx_destination(&self.paths, first_marked?, &self.cfg.cmt);
+        let p = cmt::rtx_destination(&self.paths, first_marked?, fast, &self.cfg.cmt);
         let (mut flight, cwnd) = (self.paths[p].flight, self.paths[p].cc.cwnd);
         let budget = self.packet_budget();
         let mut used = 0;
