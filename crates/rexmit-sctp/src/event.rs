@@ -33,8 +33,8 @@ pub enum Event {
         nr_sack: bool,
     },
     /// A complete user message was delivered to the application. `msg` is the sender's
-    /// message number (the value `Association::send` returned, mod 2^32, decoded from the
-    /// PPID), so delivery latency can be matched outside.
+    /// message number (the value `Association::send` returned, mod 2^32), carried as the
+    /// PPID, so delivery latency can be matched outside; `ppid` is the same value.
     MessageDelivered {
         stream: u16,
         ssn: u16,

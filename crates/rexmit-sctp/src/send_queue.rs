@@ -7,16 +7,6 @@ use crate::fragment;
 use rexmit_wire::{DataChunk, Payload};
 use std::collections::VecDeque;
 
-/// DATA chunks carry `MSG_PPID_BASE + message number` (mod 2^32) as their PPID so that the
-/// receiving side can name each delivered message (latency is measured outside). The base is
-/// far from the IANA-registered PPIDs, so capture tools show the payload as plain data.
-pub const MSG_PPID_BASE: u32 = 0x7278_0000;
-
-/// The message number carried in a PPID set by `SendQueue::push`.
-pub fn message_number(ppid: u32) -> u32 {
-    ppid.wrapping_sub(MSG_PPID_BASE)
-}
-
 #[derive(Clone, Debug)]
 pub struct PendingChunk {
     /// TSN is filled in when the chunk is first transmitted.
@@ -56,8 +46,10 @@ impl SendQueue {
         self.queue.is_empty()
     }
 
-    /// Queue a message; returns its message number (carried in the PPID, see
-    /// `MSG_PPID_BASE`).
+    /// Queue a message; returns its message number. DATA chunks carry its low 32 bits as
+    /// their PPID so the receiving side can name each delivered message (latency is measured
+    /// outside). Capture tools then read low PPIDs as registered protocols (PPID 1 is IUA):
+    /// decode them as data (tshark `-d sctp.ppi==1-100000,data`).
     pub fn push(&mut self, stream: u16, msg: &Payload, unordered: bool, max_fragment: u32) -> u64 {
         let id = self.next_msg_id;
         self.next_msg_id += 1;
@@ -82,7 +74,7 @@ impl SendQueue {
                     tsn: 0,
                     stream_id: stream,
                     ssn,
-                    ppid: MSG_PPID_BASE.wrapping_add(id as u32),
+                    ppid: id as u32,
                     payload,
                 },
                 msg_id: id,

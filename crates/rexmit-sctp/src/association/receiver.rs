@@ -79,7 +79,7 @@ impl Association {
                             stream: m.stream,
                             ssn: m.ssn,
                             unordered: m.unordered,
-                            msg: crate::send_queue::message_number(m.ppid),
+                            msg: m.ppid,
                             ppid: m.ppid,
                             payload: m.payload,
                         });
