@@ -1,10 +1,17 @@
-//! SCTP (RFC 9260, with RFC 4960 behaviour selectable) as a sans-IO association core, with
-//! NR-SACK (draft-natarajan-tsvwg-sctp-nrsack, seed 000), multihoming and CMT.
+//! SCTP (RFC 9260; RFC 4960's Max.Burst rule selectable) as a sans-IO association core, with
+//! NR-SACK (draft-natarajan-tsvwg-sctp-nrsack, seed 000), multihoming and CMT (SFR, CUC,
+//! RTX-SAME/ASAP/CWND/SSTHRESH, CMT-PF).
 //!
 //! Owns: one association endpoint as a pure state machine (`Association`): it is fed packets
 //! and timeouts with the current time and hands back packets, a next timeout and application
 //! events. Does not own: sockets, links, clocks, random numbers or metrics integration; the
 //! simulator's adapter drives it (see `Association` for the call pattern).
+//!
+//! Not implemented: CMT's delayed ack (DAC, its SACK flag has no field in `rexmit_wire`),
+//! INIT collisions and association restart, ERROR chunks (invalid stream, stale cookie:
+//! the offending data is dropped silently), T5 shutdown guard, PR-SCTP, I-DATA, ADD-IP,
+//! per-path MTUs, a partial delivery API (messages larger than the peer's receive buffer are
+//! refused), a slow-reading receiver (delivered data leaves the receive buffer at once).
 //!
 //! ```
 //! use rexmit_sctp::{Association, Event, SctpConfig};
