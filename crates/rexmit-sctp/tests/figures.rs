@@ -99,6 +99,7 @@ struct Step {
     sent_after: Vec<u32>,
     /// Outstanding data O and cwnd C after the ack, in TPDUs.
     o_c: (u64, u64),
+    in_fast_recovery: bool,
 }
 
 /// Drive the timeline; returns one `Step` per data packet reaching the receiver.
@@ -153,6 +154,7 @@ fn run_timeline(nr: bool, n: usize) -> (Vec<Step>, Association) {
             blocked_after: s.is_send_blocked(),
             sent_after,
             o_c,
+            in_fast_recovery: s.in_fast_recovery(),
         });
         wire.extend(out);
         if steps.len() == n {
@@ -179,6 +181,12 @@ fn figure_2_sack_keeps_gap_acked_copies_and_blocks_the_application() {
         "third dupack: C = 4; 11 (retransmitted) and 15-18 outstanding"
     );
     assert_eq!(steps[7].o_c, (4, 4));
+    let fr: Vec<bool> = steps.iter().map(|st| st.in_fast_recovery).collect();
+    assert_eq!(
+        fr,
+        [false, false, true, true, true, true, true, false],
+        "fast recovery from the third dupack to S:18"
+    );
     // (arriving TSN, SACK "S:cum;gap", TSNs sent in response)
     type Row = (u32, u32, Vec<(u16, u16)>, Vec<u32>);
     let expect: Vec<Row> = vec![
@@ -302,6 +310,12 @@ fn figure_4_nr_sack_frees_buffer_and_keeps_data_flowing() {
         "11 (retransmitted) and 15-20 outstanding, C = 4"
     );
     assert_eq!(steps[6].o_c, (4, 4));
+    let fr: Vec<bool> = steps.iter().map(|st| st.in_fast_recovery).collect();
+    assert_eq!(
+        fr,
+        [false, false, true, true, true, true, true, true, true, false],
+        "until N:20"
+    );
     assert_eq!(
         steps[9].o_c,
         (5, 5),
