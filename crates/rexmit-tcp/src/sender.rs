@@ -81,6 +81,8 @@ pub struct Sender {
     pub(crate) persist_at: Option<Time>,
     probe_now: bool,
     pub(crate) dupacks: u32,
+    /// How far the last ACK of new data moved snd_una (RFC 6582 §4.1 ACK heuristic).
+    pub(crate) last_ack_advance: u64,
     /// Retransmission timeouts since snd_una last advanced (RFC 9293 §3.8.3 R2 count).
     pub(crate) consecutive_timeouts: u32,
     pub(crate) episode: Option<Episode>,
@@ -144,6 +146,7 @@ impl Sender {
             persist_at: None,
             probe_now: false,
             dupacks: 0,
+            last_ack_advance: 0,
             consecutive_timeouts: 0,
             episode: None,
             recover: 0,
@@ -289,6 +292,7 @@ impl Sender {
             let data_end = self.buf.end();
             self.buf.release_to(a.ack.min(data_end));
             self.snd_una = a.ack;
+            self.last_ack_advance = acked;
             self.consecutive_timeouts = 0;
             self.snd_nxt = self.snd_nxt.max(self.snd_una);
             self.sb.reset_high_sacked_below(self.snd_una);

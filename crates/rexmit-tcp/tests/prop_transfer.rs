@@ -51,6 +51,8 @@ fn transfer(
         timestamps,
         limited_transmit: seed & 1 == 0,
         early_retransmit: seed & 2 == 0,
+        // The property is eventual delivery: do not abandon the connection (R2) under 30 % loss.
+        max_retransmissions: 100,
         recv_buffer: 20_000,
         send_buffer: 30_000,
         ..cfg(VARIANTS[variant])

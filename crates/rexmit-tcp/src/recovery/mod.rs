@@ -72,6 +72,17 @@ pub(crate) fn on_timeout(s: &mut Sender, now: Time, st: &mut TcpStats) {
     }
 }
 
+/// RFC 6582 §3.2 step 1: a new fast retransmit only if the cumulative ACK covers more than
+/// `recover` (the data outstanding at the last fast retransmit or timeout). When it covers
+/// exactly `recover`, the §4.1 ACK heuristic decides: a loss if the last advance of the
+/// cumulative ACK was at most 4·SMSS (with cwnd above one SMSS); otherwise the duplicate ACKs
+/// are taken to come from go-back-N resends of data the receiver already had, and ignored.
+/// Below `recover` (still resending after a timeout) no fast retransmit starts.
+fn may_enter(s: &Sender) -> bool {
+    s.snd_una > s.recover
+        || (s.snd_una == s.recover && s.cc.window() > s.smss && s.last_ack_advance <= 4 * s.smss)
+}
+
 /// RFC 5681 §3.2 steps 2–3 shared by Reno and NewReno: halve, retransmit, inflate by DupThresh.
 fn enter_fast_recovery(s: &mut Sender, now: Time, st: &mut TcpStats) {
     st.fast_retransmits += 1;

@@ -13,7 +13,7 @@ pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
         return;
     }
     // `recover` is only moved by timeouts for Reno (no RFC 6582 guard after fast recovery).
-    if s.dupacks == s.effective_dup_thresh() && s.snd_una >= s.recover {
+    if s.dupacks == s.effective_dup_thresh() && super::may_enter(s) {
         super::enter_fast_recovery(s, now, st);
     }
 }

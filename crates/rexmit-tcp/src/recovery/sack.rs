@@ -16,7 +16,7 @@ pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
     // RFC 6675 §5 step (4): DupAcks >= DupThresh or IsLost(HighACK + 1), and (RFC 6675 §5,
     // "not already in loss recovery" / RFC 6582 guard) HighACK beyond the last RecoveryPoint.
     let trigger = s.dupacks >= s.effective_dup_thresh() || s.sb.first_is_lost();
-    if !trigger || s.snd_una < s.recover {
+    if !trigger || !super::may_enter(s) {
         return;
     }
     enter(s, now, st);

@@ -8,7 +8,7 @@ use crate::stats::{RetransmitCause, TcpStats};
 use rexmit_time::Time;
 
 pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
-    if s.dupacks != s.effective_dup_thresh() || s.snd_una < s.recover {
+    if s.dupacks != s.effective_dup_thresh() || !super::may_enter(s) {
         return;
     }
     st.fast_retransmits += 1;
