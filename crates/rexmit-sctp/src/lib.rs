@@ -57,7 +57,7 @@ pub mod send_queue;
 pub mod stats;
 pub mod tsn;
 
-pub use association::Association;
+pub use association::{Association, State as AssociationState};
 pub use config::{CmtConfig, ConfigError, MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig};
 pub use event::{AbortReason, Event, SendError, Transmit};
 pub use path::PathState;
