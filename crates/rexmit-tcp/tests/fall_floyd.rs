@@ -173,12 +173,15 @@ fn sack_with_rack_repairs_all_holes_in_one_rtt_and_needs_no_rescue() {
     assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
 }
 
+/// Variant, dropped packets, expected (ms, packet) retransmissions, expected timeouts.
+type Case = (RecoveryAlgorithm, &'static [u64], Vec<(u64, u64)>, u64);
+
 #[test]
 fn with_delayed_acks_the_same_story_one_ack_clock_slower() {
     // ACK every second segment (RFC 5681 §4.2), immediate ACKs for out-of-order data: slow
     // start is slower, so with four drops too few segments follow the holes in the first
     // window and the fast retransmit waits one more round trip.
-    let expect: [(RecoveryAlgorithm, &[u64], Vec<(u64, u64)>, u64); 8] = [
+    let expect: [Case; 8] = [
         (RecoveryAlgorithm::Tahoe, &[14], vec![(312, 14)], 0),
         (
             RecoveryAlgorithm::Tahoe,
