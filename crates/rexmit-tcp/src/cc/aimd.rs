@@ -55,6 +55,17 @@ impl CongestionControl for Aimd {
         let b = self.law.b(self.segments());
         self.w.decrease(flight_size, 1.0 - b);
     }
+    /// After a timeout HighSpeed (RFC 3649 §5: the response function governs congestion
+    /// avoidance only) and Scalable fall back to the standard halving; the generalised AIMD
+    /// keeps its b.
+    fn on_timeout(&mut self, _now: Time, flight_size: u64) {
+        let b = match self.law {
+            Law::Constant { b, .. } => b,
+            Law::Scalable | Law::HighSpeed => 0.5,
+        };
+        self.w.decrease(flight_size, 1.0 - b);
+        self.w.cwnd = self.w.smss;
+    }
     fn window_state(&self) -> &Window {
         &self.w
     }
@@ -129,5 +140,7 @@ mod tests {
         assert_eq!(c.window(), 101_000);
         c.on_congestion_event(Time::ZERO, 100_000);
         assert_eq!(c.window(), 87_500);
+        c.on_timeout(Time::ZERO, 80_000);
+        assert_eq!((c.window(), c.ssthresh()), (1_000, 40_000));
     }
 }
