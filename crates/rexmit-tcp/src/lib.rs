@@ -8,6 +8,10 @@
 //! (RFC 9293 state machine). RTT estimation is `rexmit_transport::RttEstimator`, shared with
 //! SCTP.
 //!
+//! Not modelled: PAWS (RFC 7323 §5), urgent data, ECN, RACK-TLP and PRR with the non-SACK
+//! variants (both need SACK here), SACK reneging by receivers (ours never renege), receiver
+//! silly-window avoidance beyond announcing a reopened window.
+//!
 //! Driving two endpoints by hand (an adapter does the same with the engine's links and timers):
 //!
 //! ```
