@@ -11,6 +11,12 @@ use rexmit_time::{Duration, Time};
 use rexmit_wire::{Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps};
 
 #[test]
+fn connections_can_move_between_threads() {
+    fn assert_send<T: Send>() {}
+    assert_send::<Connection>();
+}
+
+#[test]
 fn handshake_negotiates_mss_sack_timestamps_and_window_scale() {
     let c = TcpConfig {
         timestamps: true,
