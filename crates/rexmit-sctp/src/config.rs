@@ -78,6 +78,9 @@ pub struct SctpConfig {
     pub send_buffer: u64,
     /// Receive buffer in bytes of user data; advertised as the initial a_rwnd.
     pub recv_buffer: u32,
+    /// Delivered messages leave the receive buffer at once (an application that always
+    /// reads). Off: they stay until `Association::consume` (a slow reader).
+    pub auto_consume: bool,
     pub outbound_streams: u16,
     pub max_inbound_streams: u16,
     /// RTO.Initial / RTO.Min / RTO.Max (RFC 4960 §15: 3 s, 1 s, 60 s).
@@ -119,6 +122,7 @@ impl Default for SctpConfig {
             pmtu: 1500,
             send_buffer: 64 * 1024,
             recv_buffer: 64 * 1024,
+            auto_consume: true,
             outbound_streams: 10,
             max_inbound_streams: 2048,
             rto: RtoConfig::sctp(),

@@ -11,7 +11,7 @@
 //! INIT collisions and association restart, ERROR chunks (invalid stream, stale cookie:
 //! the offending data is dropped silently), T5 shutdown guard, PR-SCTP, I-DATA, ADD-IP,
 //! per-path MTUs, a partial delivery API (messages larger than the peer's receive buffer are
-//! refused), a slow-reading receiver (delivered data leaves the receive buffer at once).
+//! refused).
 //!
 //! ```
 //! use rexmit_sctp::{Association, Event, SctpConfig};

@@ -448,3 +448,50 @@ fn pending_sack_rides_on_reverse_data() {
         "delayed-SACK timer cancelled"
     );
 }
+
+#[test]
+fn slow_reader_closes_the_window_and_consuming_reopens_it() {
+    let rc = SctpConfig {
+        recv_buffer: 4000,
+        auto_consume: false,
+        ..cfg()
+    };
+    let (mut a, mut b) = connect_pair(cfg(), rc, 1, 1, false);
+    let mut now = Time::from_millis(1);
+    for _ in 0..10 {
+        a.send(now, 0, Payload::zeros(1000), true).unwrap();
+    }
+    let mut delivered_total = 0;
+    let mut zero_window_seen = false;
+    for _ in 0..40 {
+        for t in drain(&mut a, now) {
+            deliver(&mut b, now, &t);
+        }
+        for t in drain(&mut b, now) {
+            if let Some(Chunk::Sack(s)) = t.packet.chunks.first() {
+                zero_window_seen |= s.a_rwnd == 0;
+            }
+            deliver(&mut a, now, &t);
+        }
+        delivered_total += delivered(&events(&mut b)).len();
+        if b.unread_bytes() == 4000 {
+            // The application finally reads everything: a window update goes out at once.
+            b.consume(4000);
+            let update = drain(&mut b, now);
+            assert!(
+                matches!(
+                    update[0].packet.chunks[0],
+                    Chunk::Sack(SackChunk { a_rwnd: 4000, .. })
+                ),
+                "{update:?}"
+            );
+            deliver(&mut a, now, &update[0]);
+        }
+        now += Duration::from_millis(100);
+        a.handle_timeout(now);
+        b.handle_timeout(now);
+    }
+    assert!(zero_window_seen, "the unread data closed the window");
+    assert_eq!(delivered_total, 10);
+    assert_eq!(a.rtx_queue_bytes(), 0);
+}

@@ -111,6 +111,10 @@ pub struct Association {
     round_open: bool,
     cmt_next: usize,
     // --- receiver ---
+    /// Delivered bytes the application has not consumed (`SctpConfig::auto_consume` off).
+    unread: u64,
+    /// a_rwnd of the last SACK sent.
+    last_a_rwnd: u32,
     rmap: Option<ReceiverMap>,
     reasm: Reassembly,
     sack: SackGen,
@@ -159,6 +163,8 @@ impl Association {
             blocked_need: None,
             round_open: false,
             cmt_next: 0,
+            unread: 0,
+            last_a_rwnd: 0,
             rmap: None,
             reasm: Reassembly::new(inbound),
             sack: SackGen::default(),

@@ -10,9 +10,31 @@ use rexmit_wire::DataChunk;
 use std::net::Ipv4Addr;
 
 impl Association {
-    /// Advertised receiver window: buffer minus undelivered data (RFC 9260 §6.2).
+    /// Receive-buffer bytes in use: undelivered data plus delivered data the application
+    /// has not consumed yet.
+    fn recv_held(&self) -> u64 {
+        self.reasm.bytes() + self.unread
+    }
+
+    /// Advertised receiver window: the free part of the receive buffer (RFC 9260 §6.2).
     pub(super) fn a_rwnd(&self) -> u32 {
-        (self.cfg.recv_buffer as u64).saturating_sub(self.reasm.bytes()) as u32
+        (self.cfg.recv_buffer as u64).saturating_sub(self.recv_held()) as u32
+    }
+
+    /// The application read `bytes` of delivered data (only with `auto_consume` off): the
+    /// window opens, and a SACK announces it once it has grown by min(buffer/2, PMTU) since
+    /// the last one (RFC 9260 §6.2 allows window-update SACKs).
+    pub fn consume(&mut self, bytes: u64) {
+        self.unread -= bytes.min(self.unread);
+        let threshold = (self.cfg.recv_buffer / 2).min(self.cfg.pmtu) as u64;
+        if self.rmap.is_some() && self.a_rwnd() as u64 >= self.last_a_rwnd as u64 + threshold {
+            self.sack.request_now();
+        }
+    }
+
+    /// Delivered data not yet consumed by the application.
+    pub fn unread_bytes(&self) -> u64 {
+        self.unread
     }
 
     pub(super) fn on_data(&mut self, now: Time, from: Ipv4Addr, chunks: &[&DataChunk]) {
@@ -30,30 +52,29 @@ impl Association {
             if d.payload.is_empty() {
                 continue;
             }
-            let map = self.rmap.as_mut().expect("checked above");
-            let pos = map.pos(d.tsn);
-            if pos <= map.cum_pos() || map.contains_pos(pos) {
+            let map = self.rmap.as_ref().expect("checked above");
+            let (pos, cum_pos) = (map.pos(d.tsn), map.cum_pos());
+            if pos <= cum_pos || map.contains_pos(pos) {
                 dups.push(d.tsn);
                 continue;
             }
             let len = d.payload.len() as u64;
-            if never_renege && pos > map.cum_pos() + 1 {
+            if never_renege && pos > cum_pos + 1 {
                 // A receiver that never reneges keeps room for the TSNs still missing below
                 // this one (at most one full chunk each), else a late-arriving chunk could
                 // find the buffer full of data it may not drop and the association would
                 // stall: possible whenever the sender overruns the window (reordered SACKs,
                 // zero-window probes).
                 let reserve = map.missing_below(pos) * self.cfg.max_data_payload() as u64;
-                if self.reasm.bytes() + len + reserve > self.cfg.recv_buffer as u64 {
+                if self.recv_held() + len + reserve > self.cfg.recv_buffer as u64 {
                     continue;
                 }
             }
-            if self.reasm.bytes() + len > self.cfg.recv_buffer as u64 {
-                if self.cfg.renege == RenegePolicy::UnderMemoryPressure && pos == map.cum_pos() + 1
-                {
+            if self.recv_held() + len > self.cfg.recv_buffer as u64 {
+                if self.cfg.renege == RenegePolicy::UnderMemoryPressure && pos == cum_pos + 1 {
                     self.renege_for(len);
                 }
-                if self.reasm.bytes() + len > self.cfg.recv_buffer as u64 {
+                if self.recv_held() + len > self.cfg.recv_buffer as u64 {
                     // §6.2: no room: drop without acknowledging.
                     continue;
                 }
@@ -72,6 +93,9 @@ impl Association {
                     for m in self.reasm.insert(pos, (*d).clone()) {
                         for p in &m.positions {
                             map.mark_non_renegable(*p);
+                        }
+                        if !self.cfg.auto_consume {
+                            self.unread += m.payload.len() as u64;
                         }
                         self.stats.messages_delivered += 1;
                         self.stats.bytes_delivered += m.payload.len() as u64;
@@ -107,7 +131,7 @@ impl Association {
     /// Drop renegable out-of-order data, highest TSN first, until `need` bytes fit
     /// (RFC 9260 §6.2: reneging under memory pressure).
     fn renege_for(&mut self, need: u64) {
-        self.renege_down_to((self.cfg.recv_buffer as u64).saturating_sub(need));
+        self.renege_down_to((self.cfg.recv_buffer as u64).saturating_sub(need + self.unread));
     }
 
     /// Renege until at most `held` bytes are held (or nothing renegable is left).

@@ -84,6 +84,7 @@ impl Association {
 
     fn build_sack(&mut self) -> Chunk {
         let a_rwnd = self.a_rwnd();
+        self.last_a_rwnd = a_rwnd;
         let map = self.rmap.as_ref().expect("caller checked");
         let c = self.sack.build(map, self.nr_sack, a_rwnd);
         match c {
