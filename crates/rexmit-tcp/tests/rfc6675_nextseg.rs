@@ -139,3 +139,34 @@ fn after_timeout_sack_recovery_resends_holes_in_order_before_new_data() {
     s.ack(1_400, 7, &[]);
     assert!(!s.c.in_recovery(), "RecoveryPoint (end of 4) was passed");
 }
+
+#[test]
+fn loss_right_after_recovery_point_starts_a_new_recovery() {
+    // RFC 6675 §5: a new episode may start once the cumulative ACK reaches RecoveryPoint, even
+    // if that ACK jumped far (here over the whole repaired window).
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
+    let mut s = Injector::established(c, true, 40 * MSS as usize);
+    assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
+    let mut new = Vec::new();
+    new.extend(s.ack(200, 1, &[(2, 2)]));
+    new.extend(s.ack(201, 1, &[(2, 3)]));
+    assert_eq!(s.ack(202, 1, &[(2, 4)]), vec![1]);
+    for (t, hi) in (203..).zip(5..=10) {
+        new.extend(s.ack(t, 1, &[(2, hi)]));
+    }
+    // The retransmission of 1 arrives: everything through 10 (RecoveryPoint) is acknowledged.
+    new.extend(s.ack(300, 11, &[]));
+    assert!(!s.c.in_recovery());
+    assert_eq!(new[0], 11);
+    // Packet 11 was lost; three later packets are SACKed: fast retransmit, not a timeout.
+    let (a, b, c) = (new[1], new[2], new[3]);
+    s.ack(301, 11, &[(a, a)]);
+    s.ack(302, 11, &[(a, b)]);
+    let out = s.ack(303, 11, &[(a, c)]);
+    assert_eq!(out.first(), Some(&11));
+    assert!(s.c.in_recovery());
+    assert_eq!((s.c.stats().fast_retransmits, s.c.stats().timeouts), (2, 0));
+}

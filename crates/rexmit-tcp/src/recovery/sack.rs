@@ -13,10 +13,11 @@ pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
         // With RACK, loss detection (and so recovery entry) is RACK's (RFC 8985 §6).
         return;
     }
-    // RFC 6675 §5 step (4): DupAcks >= DupThresh or IsLost(HighACK + 1), and (RFC 6675 §5,
-    // "not already in loss recovery" / RFC 6582 guard) HighACK beyond the last RecoveryPoint.
+    // RFC 6675 §5 step (4): DupAcks >= DupThresh or IsLost(HighACK + 1), when not in loss
+    // recovery (HighACK at or past the last RecoveryPoint). No RFC 6582 heuristic is needed:
+    // a duplicate ACK here must SACK new data, which resends of received data never do.
     let trigger = s.dupacks >= s.effective_dup_thresh() || s.sb.first_is_lost();
-    if !trigger || !super::may_enter(s) {
+    if !trigger || s.snd_una < s.recover {
         return;
     }
     enter(s, now, st);
