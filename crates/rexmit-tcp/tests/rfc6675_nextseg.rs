@@ -5,13 +5,19 @@ mod common;
 use common::*;
 use rexmit_tcp::{RecoveryAlgorithm, TcpConfig};
 
-fn ten_packets() -> Injector {
+/// Initial window 10, `packets` of data queued, packets 1..=10 sent at 100 ms.
+fn window_of_ten(packets: u64) -> Injector {
     let c = TcpConfig {
         initial_cwnd_segments: 10,
         ..cfg(RecoveryAlgorithm::Sack)
     };
-    let mut s = Injector::established(c, true, 10 * MSS as usize);
+    let mut s = Injector::established(c, true, (packets * MSS) as usize);
     assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
+    s
+}
+
+fn ten_packets() -> Injector {
+    let mut s = window_of_ten(10);
     // Packets 1 and 2 are acknowledged (slow start: cwnd 12), no new data is left.
     assert_eq!(s.ack(200, 2, &[]), vec![]);
     assert_eq!(s.ack(201, 3, &[]), vec![]);
@@ -73,12 +79,7 @@ fn nextseg_rule3_retransmits_unsacked_segment_not_yet_lost() {
 
 #[test]
 fn nextseg_rule1_lost_segment_before_new_data() {
-    let c = TcpConfig {
-        initial_cwnd_segments: 10,
-        ..cfg(RecoveryAlgorithm::Sack)
-    };
-    let mut s = Injector::established(c, true, 30 * MSS as usize);
-    assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
+    let mut s = window_of_ten(30);
     // Packets 1 and 5 lost. Three SACKed segments above 1 → entry on the third dupack.
     assert_eq!(s.ack(200, 1, &[(2, 2)]), vec![]);
     assert_eq!(s.ack(201, 1, &[(2, 3)]), vec![]);
@@ -95,12 +96,7 @@ fn nextseg_rule1_lost_segment_before_new_data() {
 #[test]
 fn recovery_entered_by_islost_before_three_duplicate_acks() {
     // RFC 6675 §5 step (3): one ACK SACKing three segments makes IsLost(HighACK + 1) true.
-    let c = TcpConfig {
-        initial_cwnd_segments: 10,
-        ..cfg(RecoveryAlgorithm::Sack)
-    };
-    let mut s = Injector::established(c, true, 30 * MSS as usize);
-    assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
+    let mut s = window_of_ten(30);
     assert_eq!(s.ack(200, 1, &[(2, 4)]), vec![1]);
     assert!(s.c.in_recovery());
     assert_eq!(s.c.stats().fast_retransmits, 1);
@@ -144,12 +140,7 @@ fn after_timeout_sack_recovery_resends_holes_in_order_before_new_data() {
 fn loss_right_after_recovery_point_starts_a_new_recovery() {
     // RFC 6675 §5: a new episode may start once the cumulative ACK reaches RecoveryPoint, even
     // if that ACK jumped far (here over the whole repaired window).
-    let c = TcpConfig {
-        initial_cwnd_segments: 10,
-        ..cfg(RecoveryAlgorithm::Sack)
-    };
-    let mut s = Injector::established(c, true, 40 * MSS as usize);
-    assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
+    let mut s = window_of_ten(40);
     let mut new = Vec::new();
     new.extend(s.ack(200, 1, &[(2, 2)]));
     new.extend(s.ack(201, 1, &[(2, 3)]));
