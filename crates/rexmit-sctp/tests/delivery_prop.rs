@@ -35,11 +35,15 @@ fn messages(seed: u64, n: usize, big: usize) -> Vec<Msg> {
 }
 
 /// Buffer sizes: roomy, or tiny (576-byte PMTU, 6000-byte send buffer, 3000-byte receive
-/// buffer: zero windows, reneging under memory pressure) with the given renege policy.
+/// buffer: zero windows, reneging under memory pressure) with the given renege policy and,
+/// if `slow_reader`, applications that read their delivered data only now and then.
 #[derive(Clone, Copy)]
 enum Buffers {
     Roomy,
-    Tiny(RenegePolicy),
+    Tiny {
+        renege: RenegePolicy,
+        slow_reader: bool,
+    },
 }
 
 fn run(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: Option<RtxPolicy>) {
@@ -54,15 +58,19 @@ fn run_with(
     cmt: Option<RtxPolicy>,
     buffers: Buffers,
 ) {
-    let (pmtu, send_buffer, recv_buffer, renege, big) = match buffers {
+    let (pmtu, send_buffer, recv_buffer, renege, big, slow_reader) = match buffers {
         Buffers::Roomy => (
             1500,
             32 * 1024,
             32 * 1024,
             RenegePolicy::UnderMemoryPressure,
             5000,
+            false,
         ),
-        Buffers::Tiny(r) => (576, 6000, 3000, r, 2900),
+        Buffers::Tiny {
+            renege,
+            slow_reader,
+        } => (576, 6000, 3000, renege, 2900, slow_reader),
     };
     let cfg = SctpConfig {
         nr_sack,
@@ -70,6 +78,7 @@ fn run_with(
         send_buffer,
         recv_buffer,
         renege,
+        auto_consume: !slow_reader,
         assoc_max_retrans: 1000,
         path_max_retrans: 100,
         hb_interval: Some(Duration::from_secs(5)),
@@ -95,8 +104,12 @@ fn run_with(
     // Both directions carry messages, so SACKs also ride on DATA packets (bundling).
     let msgs = [messages(seed, 300, big), messages(seed ^ 0x5555, 150, big)];
     let mut next = [0usize; 2];
+    let mut reader = Rng::new(seed ^ 0x77);
     let mut app = |now: Time, eps: &mut [Association; 2]| {
         for (i, ep) in eps.iter_mut().enumerate() {
+            if slow_reader && reader.chance(100) {
+                ep.consume(ep.unread_bytes());
+            }
             while next[i] < msgs[i].len() {
                 let m = &msgs[i][next[i]];
                 match ep.send(now, m.stream, Payload::from_bytes(&m.bytes), m.unordered) {
@@ -174,8 +187,9 @@ proptest! {
     }
 
     #[test]
-    fn tiny_buffers_zero_windows_and_reneging(seed in any::<u64>(), loss in 0u64..100, jitter in 0u64..20, nr in any::<bool>(), never in any::<bool>(), cmt in any::<bool>()) {
+    fn tiny_buffers_zero_windows_reneging_and_slow_readers(seed in any::<u64>(), loss in 0u64..100, jitter in 0u64..20, nr in any::<bool>(), never in any::<bool>(), cmt in any::<bool>(), slow_reader in any::<bool>()) {
         let renege = if never { RenegePolicy::Never } else { RenegePolicy::UnderMemoryPressure };
-        run_with(seed, loss, jitter, nr, cmt.then_some(RtxPolicy::Ssthresh), Buffers::Tiny(renege));
+        let buffers = Buffers::Tiny { renege, slow_reader };
+        run_with(seed, loss, jitter, nr, cmt.then_some(RtxPolicy::Ssthresh), buffers);
     }
 }
