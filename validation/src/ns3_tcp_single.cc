@@ -1,0 +1,560 @@
+// Peer scenario for issue 7: one TCP bulk flow over the seed 001 Table 1 path, in ns-3.44.
+//
+//   S --10 Mb/s, 0.1 ms-- G1 --4 Mb/s, 50 ms-- G2 --10 Mb/s, 0.1 ms-- D
+//
+// Written for rexmit's cross-validation (not derived from ns-3's examples). Built and run by
+// validation/ns3_tcp.py, which compiles this file against the headers and libraries of the PyPI
+// `ns3` wheel. Prints exactly one JSON object on stdout.
+//
+// Modelling choices that matter when comparing with another simulator:
+// - Every point-to-point device has a DropTail queue of `queue` packets and NO traffic-control
+//   queue disc (the default one that Ipv4AddressHelper installs is removed), so the only buffer is
+//   the device queue: `queue` packets waiting plus the one being serialised.
+// - The error model is the ReceiveErrorModel of G2's bottleneck device: it sees (and may drop)
+//   every packet G1 sends over the bottleneck after it has used the link, i.e. the data direction
+//   only (SYN, the handshake ACK and FIN included); ACKs from D are never dropped.
+// - ns-3's point-to-point link adds a 2-byte PPP header: a 1500-byte IP packet occupies 1502 bytes
+//   of link time.
+// - Segment numbers: ns-3's initial sequence number is 0, so data byte k has sequence k+1; "seg n"
+//   below is the 0-based data segment index n, i.e. the bytes [n*SegmentSize, (n+1)*SegmentSize).
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+std::vector<uint64_t>
+ParseList(const std::string& s)
+{
+    std::vector<uint64_t> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        if (!item.empty())
+        {
+            out.push_back(std::stoull(item));
+        }
+    }
+    return out;
+}
+
+// Drops the first transmission of the listed data segments (0-based segment indices), looking at
+// the TCP header of each packet arriving on the bottleneck. Later copies of the same segment pass.
+class SegmentListErrorModel : public ErrorModel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("rexmit::SegmentListErrorModel")
+                                .SetParent<ErrorModel>()
+                                .AddConstructor<SegmentListErrorModel>();
+        return tid;
+    }
+
+    void Configure(const std::vector<uint64_t>& segs, uint32_t segSize)
+    {
+        for (auto s : segs)
+        {
+            m_pending.insert(static_cast<uint32_t>(1 + s * segSize)); // ISN 0: data starts at 1
+        }
+    }
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        Ptr<Packet> c = p->Copy();
+        PppHeader ppp;
+        Ipv4Header ip;
+        TcpHeader tcp;
+        c->RemoveHeader(ppp);
+        c->RemoveHeader(ip);
+        if (ip.GetProtocol() != 6)
+        {
+            return false;
+        }
+        c->RemoveHeader(tcp);
+        if (c->GetSize() == 0)
+        {
+            return false;
+        }
+        auto it = m_pending.find(tcp.GetSequenceNumber().GetValue());
+        if (it == m_pending.end())
+        {
+            return false;
+        }
+        m_pending.erase(it);
+        return true;
+    }
+
+    void DoReset() override
+    {
+    }
+
+    std::set<uint32_t> m_pending;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(SegmentListErrorModel);
+
+struct Stats
+{
+    uint32_t segSize{0};
+    uint64_t highTx{1}; // one past the highest data sequence sent (ISN 0, data starts at 1)
+    uint64_t dataTx{0};
+    uint64_t retransmissions{0};
+    uint64_t rtxTraceCount{0};
+    uint64_t timeouts{0};
+    uint64_t recoveries{0};
+    bool recordRtx{false};
+    std::vector<std::pair<double, uint64_t>> rtx;
+    TcpSocketState::TcpCongState_t state{TcpSocketState::CA_OPEN};
+    uint64_t errorDrops{0};
+    std::vector<std::pair<double, long long>> drops;
+    uint64_t queueDrops{0};
+    uint64_t macTxDrops{0};
+    uint64_t hops{0};
+};
+
+Stats g;
+
+void
+OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    uint64_t seq = h.GetSequenceNumber().GetValue();
+    uint64_t end = seq + p->GetSize();
+    g.dataTx++;
+    if (seq < g.highTx)
+    {
+        g.retransmissions++;
+        if (g.recordRtx && g.rtx.size() < 5000)
+        {
+            g.rtx.emplace_back(Simulator::Now().GetSeconds(), (seq - 1) / g.segSize);
+        }
+    }
+    if (end > g.highTx)
+    {
+        g.highTx = end;
+    }
+}
+
+void
+OnRetransmission(Ptr<const Packet>,
+                 const TcpHeader&,
+                 const Address&,
+                 const Address&,
+                 Ptr<const TcpSocketBase>)
+{
+    g.rtxTraceCount++;
+}
+
+// A retransmission timeout is seen as: the state entering CA_LOSS (only TcpSocketBase::ReTxTimeout
+// sets it), or, for a further timeout while already in CA_LOSS, the RTO doubling (ns-3.44 backs
+// the timer off before it changes the state). Not counted: further timeouts once the RTO is
+// capped at 60 s.
+void
+OnCongState(TcpSocketState::TcpCongState_t old, TcpSocketState::TcpCongState_t now)
+{
+    if (now == TcpSocketState::CA_RECOVERY)
+    {
+        g.recoveries++;
+    }
+    if (now == TcpSocketState::CA_LOSS && old != TcpSocketState::CA_LOSS)
+    {
+        g.timeouts++;
+    }
+    g.state = now;
+}
+
+void
+OnRto(Time oldv, Time newv)
+{
+    if (g.state == TcpSocketState::CA_LOSS && newv == oldv + oldv)
+    {
+        g.timeouts++;
+    }
+}
+
+void
+OnRxDrop(Ptr<const Packet> p)
+{
+    g.errorDrops++;
+    if (g.recordRtx && g.drops.size() < 5000)
+    {
+        Ptr<Packet> c = p->Copy();
+        PppHeader ppp;
+        Ipv4Header ip;
+        TcpHeader tcp;
+        c->RemoveHeader(ppp);
+        c->RemoveHeader(ip);
+        long long seg = -1;
+        if (ip.GetProtocol() == 6)
+        {
+            c->RemoveHeader(tcp);
+            if (c->GetSize() > 0)
+            {
+                seg = (tcp.GetSequenceNumber().GetValue() - 1) / g.segSize;
+            }
+        }
+        g.drops.emplace_back(Simulator::Now().GetSeconds(), seg);
+    }
+}
+
+void
+OnQueueDrop(Ptr<const Packet>)
+{
+    g.queueDrops++;
+}
+
+void
+OnMacTxDrop(Ptr<const Packet>)
+{
+    g.macTxDrops++;
+}
+
+void
+OnPhyTxEnd(Ptr<const Packet>)
+{
+    g.hops++;
+}
+
+// Connects a trace source and stops the run if the name does not exist (no silent zero counts).
+template <typename T, typename CB>
+void
+Hook(Ptr<T> obj, const std::string& name, CB cb)
+{
+    NS_ABORT_MSG_UNLESS(obj && obj->TraceConnectWithoutContext(name, cb), "no trace source " << name);
+}
+
+void
+HookSocket(Ptr<BulkSendApplication> app)
+{
+    Ptr<Socket> s = app->GetSocket();
+    Hook(s, "Tx", MakeCallback(&OnTx));
+    Hook(s, "Retransmission", MakeCallback(&OnRetransmission));
+    Hook(s, "CongState", MakeCallback(&OnCongState));
+    Hook(s, "RTO", MakeCallback(&OnRto));
+}
+
+std::string
+AttrDump(const std::string& typeName)
+{
+    TypeId tid = TypeId::LookupByName(typeName);
+    std::ostringstream o;
+    o << "{";
+    bool first = true;
+    for (uint32_t i = 0; i < tid.GetAttributeN(); i++)
+    {
+        auto info = tid.GetAttribute(i);
+        std::string v = info.initialValue->SerializeToString(info.checker);
+        std::string esc;
+        for (char ch : v)
+        {
+            if (ch == '"' || ch == '\\')
+            {
+                esc += '\\';
+            }
+            esc += ch;
+        }
+        o << (first ? "" : ", ") << "\"" << info.name << "\": \"" << esc << "\"";
+        first = false;
+    }
+    o << "}";
+    return o.str();
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    auto wallStart = std::chrono::steady_clock::now();
+    uint32_t seed = 1;
+    double duration = 60.0;
+    std::string cc = "newreno";
+    bool sack = true;
+    std::string recovery = "prr";
+    std::string loss = "none";
+    double rate = 0.0;
+    uint32_t burstMin = 2;
+    uint32_t burstMax = 5;
+    std::string dropSegs;
+    std::string dropPkts;
+    std::string bottleneckRate = "4Mbps";
+    double bottleneckDelayMs = 50.0;
+    std::string accessRate = "10Mbps";
+    double accessDelayMs = 0.1;
+    uint32_t queue = 100;
+    uint32_t mtu = 1500;
+    bool timestamps = true;
+    uint32_t segSize = 0;
+    uint32_t initCwnd = 10;
+    double minRto = 1.0;
+    uint32_t delAckCount = 2;
+    double delAckTimeout = 0.2;
+    uint32_t sndBuf = 1 << 20;
+    uint32_t rcvBuf = 1 << 20;
+    bool limitedTransmit = true;
+    bool recordRtx = false;
+    bool dumpDefaults = false;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("seed", "run number (RngRun); RngSeed stays 1", seed);
+    cmd.AddValue("duration", "simulated seconds; goodput = sink bytes * 8 / duration", duration);
+    cmd.AddValue("cc", "newreno | linuxreno | westwoodplus | cubic", cc);
+    cmd.AddValue("sack", "SACK option (TcpSocketBase::Sack)", sack);
+    cmd.AddValue("recovery", "classic | prr (TcpL4Protocol::RecoveryType)", recovery);
+    cmd.AddValue("loss", "none | uniform | burst | segs | pkts", loss);
+    cmd.AddValue("rate", "packet error rate (uniform) or burst start rate (burst)", rate);
+    cmd.AddValue("burstMin", "burst size minimum (packets)", burstMin);
+    cmd.AddValue("burstMax", "burst size maximum (packets, inclusive)", burstMax);
+    cmd.AddValue("dropSegs", "loss=segs: comma list of 0-based data segment indices", dropSegs);
+    cmd.AddValue("dropPkts", "loss=pkts: comma list of 1-based packet ordinals on the bottleneck", dropPkts);
+    cmd.AddValue("bottleneckRate", "bottleneck rate", bottleneckRate);
+    cmd.AddValue("bottleneckDelayMs", "bottleneck one-way delay (ms)", bottleneckDelayMs);
+    cmd.AddValue("accessRate", "access link rate", accessRate);
+    cmd.AddValue("accessDelayMs", "access link delay (ms)", accessDelayMs);
+    cmd.AddValue("queue", "DropTail device queue in packets (all devices)", queue);
+    cmd.AddValue("mtu", "IP MTU", mtu);
+    cmd.AddValue("timestamps", "RFC 7323 timestamps", timestamps);
+    cmd.AddValue("segSize", "payload bytes per segment; 0 = MTU - 40 - (12 if timestamps)", segSize);
+    cmd.AddValue("initCwnd", "initial cwnd (segments)", initCwnd);
+    cmd.AddValue("minRto", "minimum RTO (s)", minRto);
+    cmd.AddValue("delAckCount", "segments per delayed ACK", delAckCount);
+    cmd.AddValue("delAckTimeout", "delayed ACK timeout (s)", delAckTimeout);
+    cmd.AddValue("sndBuf", "send buffer (bytes)", sndBuf);
+    cmd.AddValue("rcvBuf", "receive buffer (bytes)", rcvBuf);
+    cmd.AddValue("limitedTransmit", "RFC 3042 limited transmit", limitedTransmit);
+    cmd.AddValue("recordRtx", "list every retransmission and error drop (time, seg)", recordRtx);
+    cmd.AddValue("dumpDefaults", "print the default attributes of the TCP classes and exit", dumpDefaults);
+    cmd.Parse(argc, argv);
+
+    if (dumpDefaults)
+    {
+        std::printf("{\"TcpSocket\": %s, \"TcpSocketBase\": %s, \"TcpL4Protocol\": %s, "
+                    "\"RttMeanDeviation\": %s, \"TcpNewReno\": %s, \"TcpCubic\": %s, "
+                    "\"TcpWestwoodPlus\": %s, \"TcpPrrRecovery\": %s, \"TcpTxBuffer\": %s, "
+                    "\"BulkSendApplication\": %s, \"BurstErrorModel\": %s}\n",
+                    AttrDump("ns3::TcpSocket").c_str(),
+                    AttrDump("ns3::TcpSocketBase").c_str(),
+                    AttrDump("ns3::TcpL4Protocol").c_str(),
+                    AttrDump("ns3::RttMeanDeviation").c_str(),
+                    AttrDump("ns3::TcpNewReno").c_str(),
+                    AttrDump("ns3::TcpCubic").c_str(),
+                    AttrDump("ns3::TcpWestwoodPlus").c_str(),
+                    AttrDump("ns3::TcpPrrRecovery").c_str(),
+                    AttrDump("ns3::TcpTxBuffer").c_str(),
+                    AttrDump("ns3::BulkSendApplication").c_str(),
+                    AttrDump("ns3::BurstErrorModel").c_str());
+        return 0;
+    }
+
+    const std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
+                                                        {"linuxreno", "ns3::TcpLinuxReno"},
+                                                        {"westwoodplus", "ns3::TcpWestwoodPlus"},
+                                                        {"cubic", "ns3::TcpCubic"}};
+    if (!ccTypes.count(cc) || (recovery != "classic" && recovery != "prr") ||
+        (loss != "none" && loss != "uniform" && loss != "burst" && loss != "segs" && loss != "pkts"))
+    {
+        std::fprintf(stderr, "bad --cc, --recovery or --loss\n");
+        return 2;
+    }
+    if (segSize == 0)
+    {
+        segSize = mtu - 40 - (timestamps ? 12 : 0);
+    }
+    g.segSize = segSize;
+    g.recordRtx = recordRtx || loss == "segs" || loss == "pkts";
+
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(seed);
+
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(ccTypes.at(cc))));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TypeId::LookupByName(recovery == "prr" ? "ns3::TcpPrrRecovery"
+                                                                          : "ns3::TcpClassicRecovery")));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(minRto)));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(limitedTransmit));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segSize));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(Seconds(delAckTimeout)));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(sndBuf));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(rcvBuf));
+
+    NodeContainer nodes;
+    nodes.Create(4); // S, G1, G2, D
+    std::ostringstream q;
+    q << queue << "p";
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate", StringValue(accessRate));
+    access.SetDeviceAttribute("Mtu", UintegerValue(mtu));
+    access.SetChannelAttribute("Delay", TimeValue(MicroSeconds(std::llround(accessDelayMs * 1000))));
+    access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(q.str()));
+    PointToPointHelper bottleneck;
+    bottleneck.SetDeviceAttribute("DataRate", StringValue(bottleneckRate));
+    bottleneck.SetDeviceAttribute("Mtu", UintegerValue(mtu));
+    bottleneck.SetChannelAttribute("Delay", TimeValue(MicroSeconds(std::llround(bottleneckDelayMs * 1000))));
+    bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(q.str()));
+
+    NetDeviceContainer dSG = access.Install(nodes.Get(0), nodes.Get(1));
+    NetDeviceContainer dGG = bottleneck.Install(nodes.Get(1), nodes.Get(2));
+    NetDeviceContainer dGD = access.Install(nodes.Get(2), nodes.Get(3));
+
+    InternetStackHelper stack;
+    stack.Install(nodes);
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.1.1.0", "255.255.255.0");
+    addr.Assign(dSG);
+    addr.SetBase("10.1.2.0", "255.255.255.0");
+    addr.Assign(dGG);
+    addr.SetBase("10.1.3.0", "255.255.255.0");
+    Ipv4InterfaceContainer ifGD = addr.Assign(dGD);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    // Only the device DropTail queues buffer packets: remove the default queue discs.
+    TrafficControlHelper tch;
+    for (auto* c : {&dSG, &dGG, &dGD})
+    {
+        tch.Uninstall(*c);
+    }
+
+    // Error model on G2's bottleneck device: the data direction G1 -> G2.
+    Ptr<NetDevice> rxDev = dGG.Get(1);
+    Ptr<ErrorModel> em;
+    int64_t stream = 1000;
+    if (loss == "uniform")
+    {
+        auto m = CreateObject<RateErrorModel>();
+        m->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        m->SetRate(rate);
+        m->AssignStreams(stream);
+        em = m;
+    }
+    else if (loss == "burst")
+    {
+        auto m = CreateObject<BurstErrorModel>();
+        m->SetBurstRate(rate);
+        auto size = CreateObject<UniformRandomVariable>();
+        size->SetAttribute("Min", DoubleValue(burstMin));
+        size->SetAttribute("Max", DoubleValue(burstMax));
+        m->SetRandomBurstSize(size); // BurstErrorModel draws GetInteger(): uniform on Min..Max
+        m->AssignStreams(stream);
+        em = m;
+    }
+    else if (loss == "segs")
+    {
+        auto m = CreateObject<SegmentListErrorModel>();
+        m->Configure(ParseList(dropSegs), segSize);
+        em = m;
+    }
+    else if (loss == "pkts")
+    {
+        auto m = CreateObject<ReceiveListErrorModel>();
+        std::list<uint32_t> l;
+        for (auto n : ParseList(dropPkts))
+        {
+            l.push_back(static_cast<uint32_t>(n - 1)); // ReceiveListErrorModel counts from 0
+        }
+        m->SetList(l);
+        em = m;
+    }
+    if (em)
+    {
+        rxDev->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
+    Hook(rxDev, "PhyRxDrop", MakeCallback(&OnRxDrop));
+    // With no queue disc, a full device queue stops the device's transmission queue and the
+    // traffic-control layer drops the packet (its "Drop" trace): that is the drop-tail drop.
+    for (uint32_t i = 0; i < nodes.GetN(); i++)
+    {
+        Hook(nodes.Get(i)->GetObject<TrafficControlLayer>(), "TcDrop", MakeCallback(&OnQueueDrop));
+    }
+    for (auto* c : {&dSG, &dGG, &dGD})
+    {
+        for (uint32_t i = 0; i < c->GetN(); i++)
+        {
+            auto dev = DynamicCast<PointToPointNetDevice>(c->Get(i));
+            Hook(dev, "PhyTxEnd", MakeCallback(&OnPhyTxEnd));
+            Hook(dev->GetQueue(), "Drop", MakeCallback(&OnQueueDrop));
+            Hook(dev, "MacTxDrop", MakeCallback(&OnMacTxDrop));
+        }
+    }
+
+    if (getenv("NS3_ASCII")) { AsciiTraceHelper ascii; access.EnableAsciiAll(ascii.CreateFileStream("/tmp/ns3dbg.tr")); bottleneck.EnableAsciiAll(ascii.CreateFileStream("/tmp/ns3dbg2.tr")); }
+    uint16_t port = 5000;
+    BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(ifGD.GetAddress(1), port));
+    bulk.SetAttribute("MaxBytes", UintegerValue(0));
+    bulk.SetAttribute("SendSize", UintegerValue(segSize));
+    ApplicationContainer src = bulk.Install(nodes.Get(0));
+    src.Start(Seconds(0.0));
+    PacketSinkHelper sinkHelper("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+    ApplicationContainer sinkApp = sinkHelper.Install(nodes.Get(3));
+    sinkApp.Start(Seconds(0.0));
+    Simulator::Schedule(NanoSeconds(1), &HookSocket, DynamicCast<BulkSendApplication>(src.Get(0)));
+
+    Simulator::Stop(Seconds(duration));
+    auto runStart = std::chrono::steady_clock::now();
+    Simulator::Run();
+    auto runEnd = std::chrono::steady_clock::now();
+    uint64_t rxBytes = DynamicCast<PacketSink>(sinkApp.Get(0))->GetTotalRx();
+    uint64_t events = Simulator::GetEventCount();
+    Simulator::Destroy();
+
+    std::ostringstream o;
+    o.precision(10);
+    o << "{\"peer\": \"ns-3.44\", \"scenario\": \"tcp_single\", \"seed\": " << seed
+      << ", \"duration_s\": " << duration << ", \"cc\": \"" << cc << "\", \"sack\": " << (sack ? "true" : "false")
+      << ", \"recovery\": \"" << recovery << "\", \"loss\": \"" << loss << "\", \"rate\": " << rate
+      << ", \"burst_size\": [" << burstMin << ", " << burstMax << "], \"drop_segs\": [" << dropSegs
+      << "], \"drop_pkts\": [" << dropPkts << "], \"seg_size\": " << segSize
+      << ", \"timestamps\": " << (timestamps ? "true" : "false") << ", \"init_cwnd\": " << initCwnd
+      << ", \"min_rto_s\": " << minRto << ", \"queue_pkts\": " << queue << ", \"snd_buf\": " << sndBuf
+      << ", \"rcv_buf\": " << rcvBuf << ", \"goodput_bps\": " << (rxBytes * 8.0 / duration)
+      << ", \"rx_bytes\": " << rxBytes << ", \"data_segments_sent\": " << g.dataTx
+      << ", \"retransmissions\": " << g.retransmissions
+      << ", \"retransmissions_trace\": " << g.rtxTraceCount << ", \"timeouts\": " << g.timeouts
+      << ", \"fast_recoveries\": " << g.recoveries << ", \"error_drops\": " << g.errorDrops
+      << ", \"queue_drops\": " << g.queueDrops << ", \"mac_tx_drops\": " << g.macTxDrops << ", \"packet_hops\": " << g.hops
+      << ", \"events\": " << events;
+    if (g.recordRtx)
+    {
+        o << ", \"rtx\": [";
+        for (size_t i = 0; i < g.rtx.size(); i++)
+        {
+            o << (i ? ", " : "") << "[" << g.rtx[i].first << ", " << g.rtx[i].second << "]";
+        }
+        o << "], \"drops\": [";
+        for (size_t i = 0; i < g.drops.size(); i++)
+        {
+            o << (i ? ", " : "") << "[" << g.drops[i].first << ", " << g.drops[i].second << "]";
+        }
+        o << "]";
+    }
+    auto wallEnd = std::chrono::steady_clock::now();
+    o << ", \"wall_run_s\": " << std::chrono::duration<double>(runEnd - runStart).count()
+      << ", \"wall_total_s\": " << std::chrono::duration<double>(wallEnd - wallStart).count() << "}";
+    std::printf("%s\n", o.str().c_str());
+    return 0;
+}
