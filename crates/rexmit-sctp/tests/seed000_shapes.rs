@@ -41,14 +41,13 @@ impl Util {
         let (s, r) = (&eps[0], &eps[1]);
         let held: u64 = s.rtx_queue_bytes();
         let necessary: u64 = s
-            .rtx_queue()
-            .iter()
+            .rtx_queue_iter()
             .filter(|(tsn, st, _)| match st {
                 TsnState::NrAcked => false,
                 TsnState::GapAcked => !r.is_tsn_non_renegable(*tsn),
                 TsnState::InFlight | TsnState::MarkedForRtx => true,
             })
-            .map(|(_, _, len)| *len as u64)
+            .map(|(_, _, len)| len as u64)
             .sum();
         let ratio = if held == 0 {
             -1.0

@@ -480,6 +480,10 @@ impl Association {
     pub fn rtx_queue(&self) -> Vec<(u32, TsnState, u32)> {
         self.rtxq.snapshot()
     }
+    /// Like `rtx_queue`, without allocating.
+    pub fn rtx_queue_iter(&self) -> impl Iterator<Item = (u32, TsnState, u32)> + '_ {
+        self.rtxq.iter().map(|e| (e.tsn, e.state, e.len))
+    }
     /// The application is blocked: its last `send` was refused and no room has come back.
     pub fn is_send_blocked(&self) -> bool {
         self.blocked_need.is_some()
