@@ -26,7 +26,8 @@ pub struct TcpConfig {
     pub mss: u16,
     /// Peer MSS assumed when the SYN carries none (RFC 9293 §3.7.1: 536).
     pub default_peer_mss: u16,
-    /// Initial window in segments (RFC 5681 §3.1: 2–4 by size; RFC 6928 allows 10).
+    /// Initial window in segments; 0 (the default) applies RFC 5681 §3.1 by SMSS: 2 above
+    /// 2190 B, 3 above 1095 B, else 4. (RFC 6928 allows 10.)
     pub initial_cwnd_segments: u32,
     /// Initial ssthresh in bytes (RFC 5681 §3.1: arbitrarily high).
     pub initial_ssthresh: u64,
@@ -78,7 +79,7 @@ impl Default for TcpConfig {
         TcpConfig {
             mss: 1460,
             default_peer_mss: 536,
-            initial_cwnd_segments: 4,
+            initial_cwnd_segments: 0,
             initial_ssthresh: u64::MAX / 2,
             recovery: RecoveryAlgorithm::Sack,
             cc: CcAlgorithm::Reno,
@@ -137,6 +138,17 @@ fn check(ok: bool, field: &'static str, allowed: &str) -> Result<(), ConfigError
 }
 
 impl TcpConfig {
+    /// Initial window in bytes for segment size `smss` (RFC 5681 §3.1 eq. 1 unless set).
+    pub fn initial_window(&self, smss: u64) -> u64 {
+        let segments = match self.initial_cwnd_segments {
+            0 if smss > 2190 => 2,
+            0 if smss > 1095 => 3,
+            0 => 4,
+            n => n as u64,
+        };
+        segments * smss
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         // 88 = 20 B of header room for 40 B options plus at least 48 B of data.
         check(self.mss >= 88, "mss", "88..=65535")?;
@@ -146,9 +158,9 @@ impl TcpConfig {
             "88..=65535",
         )?;
         check(
-            (1..=1000).contains(&self.initial_cwnd_segments),
+            self.initial_cwnd_segments <= 1000,
             "initial_cwnd_segments",
-            "1..=1000",
+            "0..=1000 (0: RFC 5681 rule)",
         )?;
         check(
             self.initial_ssthresh >= 2 * self.mss as u64,
@@ -214,6 +226,19 @@ impl TcpConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc5681_initial_window_by_segment_size() {
+        let c = TcpConfig::default();
+        assert_eq!(c.initial_window(1460), 3 * 1460);
+        assert_eq!(c.initial_window(1000), 4 * 1000);
+        assert_eq!(c.initial_window(4000), 2 * 4000);
+        let c = TcpConfig {
+            initial_cwnd_segments: 10,
+            ..c
+        };
+        assert_eq!(c.initial_window(1460), 14_600);
+    }
 
     #[test]
     fn default_is_valid_and_errors_name_the_field() {

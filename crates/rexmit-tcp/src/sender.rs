@@ -120,7 +120,7 @@ impl std::fmt::Debug for Sender {
 impl Sender {
     /// A sender whose first data byte is stream offset 1 (offset 0 is the SYN).
     pub fn new(cfg: &TcpConfig, smss: u64) -> Self {
-        let iw = cfg.initial_cwnd_segments as u64 * smss;
+        let iw = cfg.initial_window(smss);
         Sender {
             alg: cfg.recovery,
             dup_thresh: cfg.dup_thresh,
@@ -172,7 +172,7 @@ impl Sender {
     ) {
         if smss != self.smss {
             self.smss = smss;
-            let iw = cfg.initial_cwnd_segments as u64 * smss;
+            let iw = cfg.initial_window(smss);
             self.cc = cfg.cc.build(iw, cfg.initial_ssthresh, smss);
         }
         if self.alg == RecoveryAlgorithm::Sack && !sack_ok {
