@@ -20,8 +20,9 @@ const DATA_FLAG_B: u8 = 0x02;
 const DATA_FLAG_E: u8 = 0x01;
 /// T bit of ABORT and SHUTDOWN COMPLETE (RFC 9260 §3.3.7, §3.3.13).
 const FLAG_T: u8 = 0x01;
-/// 'A' bit of NR-SACK: all out-of-order TSNs are non-renegable (NR-SACK draft §4.1).
-const NR_SACK_FLAG_A: u8 = 0x01;
+/// The NR-SACK (A)ll flag, set when all out-of-order TSNs are non-renegable: "the third least significant bit in the Chunk Flags field" (seed 000
+/// §III.A, Figure 3).
+const NR_SACK_FLAG_A: u8 = 0x04;
 /// Byte offset of the checksum in the common header.
 const CHECKSUM_AT: usize = 8;
 

@@ -36,7 +36,7 @@ fn nr_sack() -> NrSackChunk {
     }
 }
 
-// Layout of draft-natarajan-tsvwg-sctp-nrsack §4.1: type 16, flags (A = 0x01), length, cum TSN
+// Layout of draft-natarajan-tsvwg-sctp-nrsack §4.1: type 16, flags (A = 0x04, seed 000 §III.A), length, cum TSN
 // ack, a_rwnd, N | M, X | reserved, N gap blocks, M NR gap blocks, X duplicate TSNs.
 #[test]
 fn nr_sack_chunk_byte_by_byte() {
@@ -44,7 +44,7 @@ fn nr_sack_chunk_byte_by_byte() {
     Chunk::NrSack(nr_sack()).encode(&mut b).unwrap();
     #[rustfmt::skip]
     let expected = [
-        16, 0x01, 0, 36,        // type, A flag, length 20 + 4 * (1 + 2 + 1)
+        16, 0x04, 0, 36,        // type, A flag, length 20 + 4 * (1 + 2 + 1)
         0, 0, 0, 100,           // cumulative TSN ack
         0, 1, 0, 0,             // a_rwnd
         0, 1, 0, 2,             // 1 gap block, 2 NR gap blocks
