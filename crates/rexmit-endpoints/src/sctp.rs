@@ -143,9 +143,9 @@ impl SctpAgent {
                 }
                 while let Some(ev) = a.poll_event() {
                     match ev {
-                        Event::MessageDelivered { ppid, .. } => {
+                        Event::MessageDelivered { msg, .. } => {
                             let mut tr = self.truth.borrow_mut();
-                            if let Some(&t0) = tr.sent_at.get(ppid as usize) {
+                            if let Some(&t0) = tr.sent_at.get(msg as usize) {
                                 tr.latencies.push(now - t0);
                             }
                         }
