@@ -81,6 +81,8 @@ pub struct Sender {
     pub(crate) persist_at: Option<Time>,
     probe_now: bool,
     pub(crate) dupacks: u32,
+    /// `recover` was set by a go-back-N resend (timeout or Tahoe), see `recovery::may_enter`.
+    pub(crate) recover_after_go_back: bool,
     /// How far the last ACK of new data moved snd_una (RFC 6582 §4.1 ACK heuristic).
     pub(crate) last_ack_advance: u64,
     /// Retransmission timeouts since snd_una last advanced (RFC 9293 §3.8.3 R2 count).
@@ -146,6 +148,7 @@ impl Sender {
             persist_at: None,
             probe_now: false,
             dupacks: 0,
+            recover_after_go_back: false,
             last_ack_advance: 0,
             consecutive_timeouts: 0,
             episode: None,

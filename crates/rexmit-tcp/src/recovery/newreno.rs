@@ -15,6 +15,7 @@ pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
     // RFC 6582 §3.2 steps 1–2: only if the cumulative ACK covers more than `recover`.
     if s.dupacks == s.effective_dup_thresh() && super::may_enter(s) {
         s.recover = s.snd_max;
+        s.recover_after_go_back = false;
         super::enter_fast_recovery(s, now, st);
     }
 }

@@ -28,6 +28,7 @@ pub(super) fn enter(s: &mut Sender, now: Time, st: &mut TcpStats) {
     st.fast_retransmits += 1;
     // (4.1) RecoveryPoint = HighData.
     s.recover = s.snd_max;
+    s.recover_after_go_back = false;
     // (4.2) ssthresh = cwnd = FlightSize / 2 (the controller's decrease).
     s.cc.on_congestion_event(now, s.flight_size());
     s.high_rxt = s.snd_una;

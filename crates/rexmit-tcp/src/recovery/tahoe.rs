@@ -15,6 +15,7 @@ pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
     s.cc.on_congestion_event(now, s.flight_size());
     s.cc.set_window(s.smss);
     s.recover = s.snd_max;
+    s.recover_after_go_back = true;
     s.go_back_cause = RetransmitCause::FastRetransmit;
     s.snd_nxt = s.snd_una;
     s.begin_episode(now, false, st);
