@@ -116,10 +116,29 @@ def run(ns: argparse.Namespace) -> int:
     return 0
 
 
+def table(_: argparse.Namespace) -> int:
+    """A markdown table of every saved result."""
+    print("| scenario | loss | seeds | goodput Mb/s (mean ± 95% CI) | retransmissions | timeouts "
+          "| wall run s (median) | wall process s (median) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for path in sorted(RESULTS.glob("peer_*.json")):
+        doc = json.loads(path.read_text())
+        s = doc["summary"]
+        g = s["goodput_bps"]
+        ci = f" ± {g['ci95_half'] / 1e6:.3f}" if "ci95_half" in g else ""
+        tag = path.stem.removeprefix("peer_").removeprefix(doc["name"]).lstrip("_")
+        print(f"| {doc['name']} | {tag} | {len(doc['seeds'])} | {g['mean'] / 1e6:.3f}{ci} "
+              f"| {s['retransmissions']['mean']:.1f} | {s['timeouts']['mean']:.1f} "
+              f"| {s.get('wall_run_s', {}).get('median', float('nan')):.3f} "
+              f"| {s['wall_process_s']['median']:.3f} |")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="list the scenario names")
+    sub.add_parser("table", help="markdown table of validation/results/peer_*.json")
     r = sub.add_parser("run", help="run one scenario over seeds")
     r.add_argument("name", choices=sorted(SCENARIOS))
     r.add_argument("--seeds", type=int, default=1, help="number of seeds (runs, sequential)")
@@ -136,6 +155,8 @@ def main(argv: list[str]) -> int:
         for name, (script, fixed) in SCENARIOS.items():
             print(f"{name:28s} {script:12s} {fixed}")
         return 0
+    if ns.cmd == "table":
+        return table(ns)
     return run(ns)
 
 

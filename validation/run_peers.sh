@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The peer side of issue 7's validation set, run one after another (2 shared cores: no fan-out).
+# Results: validation/results/peer_*.json.   usage: bash validation/run_peers.sh [SEEDS] [DURATION]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SEEDS=${1:-10}
+DUR=${2:-60}
+PY=${PY:-.venv/bin/python}
+P="$PY validation/peers.py run"
+TCP_NS3="ns3-newreno-sack-prr ns3-newreno-sack-classic ns3-newreno-nosack-classic ns3-newreno-nosack-prr ns3-westwoodplus ns3-cubic"
+TCP_NS2="ns2-tahoe ns2-reno ns2-newreno ns2-sack1"
+for n in $TCP_NS3 $TCP_NS2; do
+  $P "$n" --loss drops --drops 100,101,102 --duration 10 --out "validation/results/peer_${n}_drops3.json"
+  $P "$n" --loss drops --drops 100 --duration 10 --out "validation/results/peer_${n}_drops1.json"
+  $P "$n" --loss uniform --rate 0.01 --seeds "$SEEDS" --duration "$DUR"
+  $P "$n" --loss burst --rate 0.001 --seeds "$SEEDS" --duration "$DUR"
+done
+for n in ns2-sctp-sack ns2-sctp-nrsack; do
+  $P "$n" --loss uniform --rate 0.01 --seeds "$SEEDS" --duration "$DUR"
+  $P "$n" --loss uniform --rate 0.001 --seeds "$SEEDS" --duration "$DUR"
+done
+for n in ns2-cmt-sack ns2-cmt-nrsack; do
+  $P "$n" --loss uniform --rate 0.02 --rate2 0.001 --seeds "$SEEDS" --duration "$DUR"
+done
