@@ -10,7 +10,8 @@ ns-2's SCTP exposes timeouts (timeoutCount_) and fast retransmits (frCount_) as 
 neither delivered bytes nor retransmitted chunks: those come from a packet trace of the first and
 last hop of each path (`Trace set show_sctphdr_ 1` puts the TSN on each DATA line), read here.
 Goodput = distinct TSNs that reached R × user bytes per chunk (dataChunkSize_ − 16) × 8 / duration.
-Prints one JSON object.
+notrace=1 skips the trace (for timing the engine alone): then goodput and retransmissions are
+absent. Prints one JSON object.
 """
 from __future__ import annotations
 
@@ -43,6 +44,13 @@ def main(argv: list[str]) -> int:
         args[k.lstrip("-")] = v
     topo = args.get("topo", "dumbbell")
     links = LINKS[topo]
+    if args.pop("notrace", "0") not in ("0", "", "false"):
+        out = subprocess.run(["ns", str(TCL), *[f"{k}={v}" for k, v in args.items()]],
+                             check=True, capture_output=True, text=True)
+        res = json.loads(out.stdout.strip().splitlines()[-1])
+        res["wall_total_s"] = round(time.perf_counter() - wall0, 6)
+        print(json.dumps(res))
+        return 0
     with tempfile.TemporaryDirectory() as d:
         tr = Path(d) / "sctp.tr"
         out = subprocess.run(["ns", str(TCL), *[f"{k}={v}" for k, v in args.items()], f"trace={tr}"],
