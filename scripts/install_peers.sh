@@ -20,6 +20,12 @@ command -v ns >/dev/null || { echo "install_peers: ns2 installed but 'ns' not on
 # ns-2 has no --version flag; its Tcl answers [ns-version].
 NS2_REPORTED=$(printf 'puts [ns-version]\nexit 0\n' > /tmp/.ns2v.$$.tcl; ns /tmp/.ns2v.$$.tcl; rm -f /tmp/.ns2v.$$.tcl)
 
+# validation/ns3_tcp.py compiles its C++ scenario against the wheel's headers with g++.
+if ! command -v g++ >/dev/null; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends g++ >/dev/null
+fi
+
 # --- ns-3 (PyPI wheel, into the venv) ---------------------------------------------------------------
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 if ! "$VENV/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(0 if m.version("ns3").startswith("3.44") else 1)' 2>/dev/null; then
