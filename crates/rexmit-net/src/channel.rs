@@ -54,7 +54,8 @@ pub struct Channel {
     pub to_node: NodeId,
     pub params: LinkParams,
     pub(crate) queue: OutputQueue,
-    pub(crate) busy: bool,
+    /// The transmitter is serializing until this instant.
+    busy_until: Time,
     errors: Vec<ErrorModel>,
     rng_queue: RngStream,
     rng_error: RngStream,
@@ -64,6 +65,15 @@ pub struct Channel {
     /// Arrival time of packets entering the queue, to measure queueing delay (FIFO order).
     enqueued_at: std::collections::VecDeque<Time>,
     pub(crate) pcap: Option<usize>,
+}
+
+/// What `offer` did with a packet.
+pub(crate) enum Offer {
+    /// The line was idle: transmit it now.
+    StartNow(Packet),
+    /// Queued; schedule `TxDone` at this time if given.
+    Queued { tx_done_at: Option<Time> },
+    Dropped(#[allow(dead_code)] QueueDrop),
 }
 
 /// What happens to a packet that starts transmission.
@@ -87,7 +97,7 @@ impl Channel {
             to_iface: to,
             to_node,
             params,
-            busy: false,
+            busy_until: Time::ZERO,
             stats: ChannelStats::default(),
             last_change: Time::ZERO,
             enqueued_at: std::collections::VecDeque::new(),
@@ -102,13 +112,15 @@ impl Channel {
         self.last_change = now;
     }
 
-    /// Offer a packet. Returns the packet to start transmitting now, if the line was idle.
-    pub(crate) fn offer(&mut self, now: Time, pkt: Packet) -> Result<Option<Packet>, (Packet, QueueDrop)> {
+    /// Offer a packet: start it at once on an idle line, or queue it. A `TxDone` event is only
+    /// needed while packets wait, so `Queued` says when to schedule one (the first waiting
+    /// packet asks for it; later ones ride on it).
+    pub(crate) fn offer(&mut self, now: Time, pkt: Packet) -> Offer {
         self.stats.offered_packets += 1;
         self.stats.offered_bytes += pkt.size as u64;
-        if !self.busy && self.queue.len_packets() == 0 {
-            self.busy = true;
-            return Ok(Some(pkt));
+        let was_empty = self.queue.len_packets() == 0;
+        if was_empty && now >= self.busy_until {
+            return Offer::StartNow(pkt);
         }
         self.account_queue(now);
         match self.queue.enqueue(pkt, &mut self.rng_queue) {
@@ -116,32 +128,30 @@ impl Channel {
                 self.enqueued_at.push_back(now);
                 self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len_packets() as u64);
                 self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.len_bytes());
-                Ok(None)
+                Offer::Queued { tx_done_at: was_empty.then_some(self.busy_until) }
             }
-            Err((p, why)) => {
+            Err((_, why)) => {
                 match why {
                     QueueDrop::Overflow => self.stats.drop_overflow += 1,
                     QueueDrop::Early => self.stats.drop_early += 1,
                 }
-                Err((p, why))
+                Offer::Dropped(why)
             }
         }
     }
 
-    /// The transmitter finished a packet: the next one to send, if any.
+    /// The line is free: the next waiting packet, if any.
     pub(crate) fn next_to_send(&mut self, now: Time) -> Option<Packet> {
         self.account_queue(now);
-        match self.queue.dequeue() {
-            Some(p) => {
-                let t_in = self.enqueued_at.pop_front().expect("one timestamp per queued packet");
-                self.stats.queue_delay_sum += now - t_in;
-                Some(p)
-            }
-            None => {
-                self.busy = false;
-                None
-            }
-        }
+        let p = self.queue.dequeue()?;
+        let t_in = self.enqueued_at.pop_front().expect("one timestamp per queued packet");
+        self.stats.queue_delay_sum += now - t_in;
+        Some(p)
+    }
+
+    /// Whether packets still wait (the caller then schedules the next `TxDone`).
+    pub(crate) fn has_waiting(&self) -> bool {
+        self.queue.len_packets() > 0
     }
 
     /// Start serializing `pkt` at `now`: returns when the line is free again and the packet's fate.
@@ -151,6 +161,7 @@ impl Channel {
         self.stats.tx_bytes += pkt.size as u64;
         self.stats.busy += tx;
         let done = now + tx;
+        self.busy_until = done;
         // Every model sees every packet, so each model's packet count stays exact.
         let mut lost = false;
         for m in &mut self.errors {

@@ -2,7 +2,7 @@
 //! handlers that move packets through channels and nodes.
 
 use crate::agent::{Action, Agent, Ctx, Metrics};
-use crate::channel::TxOutcome;
+use crate::channel::{Offer, TxOutcome};
 use crate::network::{AgentId, ChannelId, IfaceId, Network, NodeId};
 use crate::packet::Packet;
 use crate::pcap_tap::PcapTaps;
@@ -287,8 +287,10 @@ impl World {
 
     fn forward(&mut self, s: &mut Scheduler<Event>, now: Time, iface: IfaceId, pkt: Packet) {
         let ch = self.net.ifaces[iface.0 as usize].tx;
-        if let Ok(Some(p)) = self.net.channels[ch.0 as usize].offer(now, pkt) {
-            self.start_tx(s, now, ch, p);
+        match self.net.channels[ch.0 as usize].offer(now, pkt) {
+            Offer::StartNow(p) => self.start_tx(s, now, ch, p),
+            Offer::Queued { tx_done_at: Some(t) } => s.schedule(t, Event::TxDone(ch)),
+            Offer::Queued { tx_done_at: None } | Offer::Dropped(_) => {}
         }
     }
 
@@ -302,7 +304,10 @@ impl World {
         if let Some(tap) = self.net.nodes[from_node.0 as usize].pcap {
             self.pcaps.write(tap, now, &pkt.ip);
         }
-        s.schedule(done, Event::TxDone(ch));
+        // The line frees itself at `done`; an event is needed only to serve a waiting packet.
+        if c.has_waiting() {
+            s.schedule(done, Event::TxDone(ch));
+        }
         if let TxOutcome::Deliver { arrival } = outcome {
             s.schedule(arrival, Event::Arrive(ch, Box::new(pkt)));
         }
