@@ -12,6 +12,7 @@ pub mod channel;
 pub mod error_model;
 pub mod network;
 pub mod packet;
+mod fast_map;
 mod pcap_tap;
 pub mod queue;
 mod routing;

@@ -3,7 +3,7 @@
 
 use crate::channel::{Channel, LinkParams};
 use rexmit_engine::StreamFactory;
-use std::collections::HashMap;
+use crate::fast_map::FastMap;
 use std::net::Ipv4Addr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -32,8 +32,8 @@ pub struct Node {
     /// Routers forward packets not addressed to them; hosts (even multihomed ones) never do.
     pub forwarding: bool,
     pub ifaces: Vec<IfaceId>,
-    pub(crate) routes: HashMap<Ipv4Addr, IfaceId>,
-    pub(crate) ports: HashMap<(u8, u16), AgentId>,
+    pub(crate) routes: FastMap<Ipv4Addr, IfaceId>,
+    pub(crate) ports: FastMap<(u8, u16), AgentId>,
     pub stats: NodeStats,
     pub(crate) pcap: Option<usize>,
 }
@@ -52,7 +52,7 @@ pub struct Network {
     pub nodes: Vec<Node>,
     pub ifaces: Vec<Iface>,
     pub channels: Vec<Channel>,
-    pub(crate) addr_owner: HashMap<Ipv4Addr, IfaceId>,
+    pub(crate) addr_owner: FastMap<Ipv4Addr, IfaceId>,
     streams: StreamFactory,
     links: u32,
 }
@@ -79,7 +79,7 @@ impl std::error::Error for BuildError {}
 
 impl Network {
     pub fn new(streams: StreamFactory) -> Self {
-        Network { nodes: Vec::new(), ifaces: Vec::new(), channels: Vec::new(), addr_owner: HashMap::new(), streams, links: 0 }
+        Network { nodes: Vec::new(), ifaces: Vec::new(), channels: Vec::new(), addr_owner: FastMap::default(), streams, links: 0 }
     }
 
     pub fn streams(&self) -> &StreamFactory {
@@ -94,8 +94,8 @@ impl Network {
             name: name.to_string(),
             forwarding,
             ifaces: Vec::new(),
-            routes: HashMap::new(),
-            ports: HashMap::new(),
+            routes: FastMap::default(),
+            ports: FastMap::default(),
             stats: NodeStats::default(),
             pcap: None,
         });
