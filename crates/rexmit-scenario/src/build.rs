@@ -6,6 +6,9 @@ use crate::schema::*;
 use rexmit_engine::StreamFactory;
 use rexmit_net::apps::udp::{CbrSource, OnOffSource, PeriodDist, UdpEndpoints, UdpSink};
 use rexmit_net::topology::{self, AccessLink, DualDumbbellSpec, DumbbellSpec, Duplex, MultihomedHost};
+use rexmit_endpoints::sctp::{MessageApp, SctpAgent, SharedTruth};
+use rexmit_endpoints::tcp::{BulkApp, TcpAgent};
+use rexmit_net::sim::SetupError;
 use rexmit_net::*;
 use rexmit_time::Time;
 use std::collections::BTreeMap;
@@ -246,7 +249,9 @@ pub fn build(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
         })?;
         let src = *probe.addrs(from).first().ok_or_else(|| ScenarioError::new(format!("{path}.from"), format!("node {:?} has no links", a.from)))?;
         let port = app_port(i, a);
-        let matcher = FlowMatch { src: Some(src), dst: Some(dst), protocol: Some(17), src_port: Some(port), dst_port: Some(port) };
+        // A multihomed SCTP sender may use any of its addresses as source: match on the rest.
+        let src = if a.kind == AppKind::SctpBulk { None } else { Some(src) };
+        let matcher = FlowMatch { src, dst: Some(dst), protocol: Some(a.kind.protocol()), src_port: Some(port), dst_port: Some(port) };
         flows.insert(a.name.clone(), AppFlow { matcher });
     }
     let net = build_network(s, &flows)?;
@@ -261,23 +266,7 @@ pub fn build(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
             return Err(ScenarioError::new(&path, format!("no route from {:?} to {:?} ({dst})", a.from, a.to)));
         }
         let port = app_port(i, a);
-        let ep = UdpEndpoints { src_port: port, dst, dst_port: port };
-        let rng = sim.net().streams().stream(&format!("app/{}", a.name));
-        let stop = a.stop.map(|d| Time::ZERO + d.0);
-        let (rate, size) = (a.rate.expect("validated").0, a.packet_size.expect("validated"));
-        let source: Box<dyn Agent> = match a.kind {
-            AppKind::UdpCbr => Box::new(CbrSource::new(ep, size, rate, stop, a.jitter.map(|j| j.0).unwrap_or_default(), rng)),
-            AppKind::UdpOnoff => {
-                let (on, off) = (period(a.on.as_ref().expect("validated")), period(a.off.as_ref().expect("validated")));
-                Box::new(OnOffSource::new(ep, size, rate, on, off, stop, rng))
-            }
-        };
-        let start = Time::ZERO + a.start.0;
-        let sink = sim
-            .add_agent(&format!("{}/sink", a.name), to, Some((17, port)), Time::ZERO, Box::new(UdpSink::new()))
-            .map_err(|e| ScenarioError::new(format!("{path}.port"), e.to_string()))?;
-        let src_id = sim.add_agent(&a.name, from, None, start, source).map_err(|e| ScenarioError::new(&path, e.to_string()))?;
-        apps.push((src_id, sink));
+        apps.push(add_app(&mut sim, &path, a, from, to, port)?);
     }
     for (i, t) in s.metrics.timeseries.iter().enumerate() {
         let path = format!("metrics.timeseries[{i}]");
@@ -320,6 +309,57 @@ pub fn build(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
         pcap_files.push(file.display().to_string());
     }
     Ok(Built { sim, apps, pcap_files })
+}
+
+/// Place an app's sending and receiving agents; returns (sender, receiver).
+fn add_app(sim: &mut Simulation, path: &str, a: &AppCfg, from: NodeId, to: NodeId, port: u16) -> Result<(AgentId, AgentId)> {
+    let to_addrs = sim.net().addrs(to);
+    let dst = to_addrs[a.to_addr];
+    let mut rng = sim.net().streams().stream(&format!("app/{}", a.name));
+    let start = Time::ZERO + a.start.0;
+    let measure_from = Time::ZERO + a.warmup.map_or(a.start.0, |w| w.0);
+    let proto = a.kind.protocol();
+    let port_err = |e: SetupError| ScenarioError::new(format!("{path}.port"), e.to_string());
+    let (sender, receiver, sender_binds): (Box<dyn Agent>, Box<dyn Agent>, bool) = match a.kind {
+        AppKind::UdpCbr | AppKind::UdpOnoff => {
+            let ep = UdpEndpoints { src_port: port, dst, dst_port: port };
+            let stop = a.stop.map(|d| Time::ZERO + d.0);
+            let (rate, size) = (a.rate.expect("validated").0, a.packet_size.expect("validated"));
+            let source: Box<dyn Agent> = if a.kind == AppKind::UdpCbr {
+                Box::new(CbrSource::new(ep, size, rate, stop, a.jitter.map(|j| j.0).unwrap_or_default(), rng))
+            } else {
+                let (on, off) = (period(a.on.as_ref().expect("validated")), period(a.off.as_ref().expect("validated")));
+                Box::new(OnOffSource::new(ep, size, rate, on, off, stop, rng))
+            };
+            (source, Box::new(UdpSink::new()), false)
+        }
+        AppKind::TcpBulk => {
+            let cfg = a.tcp.clone().unwrap_or_default().to_config(&format!("{path}.tcp"))?;
+            let app = BulkApp { bytes: a.bytes.map(|b| b.0), close_when_done: a.bytes.is_some() };
+            let (iss_s, iss_r) = (rng.next_u64() as u32, rng.next_u64() as u32);
+            let snd = TcpAgent::sender(cfg.clone(), port, dst, port, iss_s, app);
+            (Box::new(snd), Box::new(TcpAgent::receiver(cfg, port, iss_r, measure_from)), true)
+        }
+        AppKind::SctpBulk => {
+            let cfg = a.sctp.clone().unwrap_or_default().to_config(&format!("{path}.sctp"))?;
+            let app = MessageApp {
+                message_size: a.message_size.unwrap_or(cfg.max_data_payload()),
+                messages: a.messages,
+                unordered: a.unordered.unwrap_or(true),
+                streams: a.streams.unwrap_or(1),
+            };
+            let truth = std::rc::Rc::new(std::cell::RefCell::new(SharedTruth::default()));
+            // Verification tags must be non-zero (RFC 9260 §3.3.2).
+            let (tag_s, tag_r) = ((rng.next_u64() as u32).max(1), (rng.next_u64() as u32).max(1));
+            let (tsn_s, tsn_r) = (rng.next_u64() as u32, rng.next_u64() as u32);
+            let snd = SctpAgent::sender(cfg.clone(), port, to_addrs, port, a.to_addr, tag_s, tsn_s, app, truth.clone(), measure_from);
+            let rcv = SctpAgent::receiver(cfg, port, tag_r, tsn_r, truth, measure_from);
+            (Box::new(snd), Box::new(rcv), true)
+        }
+    };
+    let rx = sim.add_agent(&format!("{}/sink", a.name), to, Some((proto, port)), Time::ZERO, receiver).map_err(port_err)?;
+    let tx = sim.add_agent(&a.name, from, sender_binds.then_some((proto, port)), start, sender).map_err(port_err)?;
+    Ok((tx, rx))
 }
 
 fn build_network_unresolved(s: &Scenario) -> Result<Network> {

@@ -8,6 +8,7 @@ pub mod error;
 pub mod results;
 pub mod run;
 pub mod schema;
+pub mod transport;
 pub mod units;
 pub mod validate;
 

@@ -319,6 +319,33 @@ pub enum AppKind {
     UdpCbr,
     /// On/off source over UDP, sending at `rate` while on.
     UdpOnoff,
+    /// A TCP connection whose application keeps the send buffer full (`bytes` in all, or
+    /// forever); settings in `tcp = { ... }`.
+    TcpBulk,
+    /// An SCTP association whose application keeps the send buffer full with messages of
+    /// `message_size` bytes (`messages` in all, or forever); settings in `sctp = { ... }`.
+    SctpBulk,
+}
+
+impl AppKind {
+    /// The TOML spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            AppKind::UdpCbr => "udp_cbr",
+            AppKind::UdpOnoff => "udp_onoff",
+            AppKind::TcpBulk => "tcp_bulk",
+            AppKind::SctpBulk => "sctp_bulk",
+        }
+    }
+
+    /// IP protocol number of the app's packets.
+    pub fn protocol(self) -> u8 {
+        match self {
+            AppKind::UdpCbr | AppKind::UdpOnoff => 17,
+            AppKind::TcpBulk => 6,
+            AppKind::SctpBulk => 132,
+        }
+    }
 }
 
 /// An application flow from node `from` to node `to`. Which optional fields are required
@@ -356,6 +383,28 @@ pub struct AppCfg {
     pub on: Option<PeriodCfg>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off: Option<PeriodCfg>,
+    /// tcp_bulk: bytes to send (default: until the run ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Bytes>,
+    /// sctp_bulk: bytes per message (default 1452: one full DATA chunk at PMTU 1500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_size: Option<u32>,
+    /// sctp_bulk: messages to send (default: until the run ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<u64>,
+    /// sctp_bulk: unordered delivery (default true, as in seed 000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unordered: Option<bool>,
+    /// sctp_bulk: messages go round-robin over this many streams (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u16>,
+    /// tcp_bulk, sctp_bulk: goodput and rtxq metrics are measured from this time (default: start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<DurationStr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::transport::TcpCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sctp: Option<crate::transport::SctpCfg>,
 }
 fn zero_s() -> DurationStr {
     DurationStr(rexmit_time::Duration::ZERO)

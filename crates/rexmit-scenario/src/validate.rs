@@ -212,18 +212,31 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
         if present {
             Ok(())
         } else {
-            err(&format!("{path}.{field}"), format!("is required for kind {:?}", a.kind))
+            err(&format!("{path}.{field}"), format!("is required for kind {:?}", a.kind.name()))
         }
     };
     let unused = |field: &str, present: bool| -> Result<()> {
         if present {
-            err(&format!("{path}.{field}"), format!("is not used by kind {:?}", a.kind))
+            err(&format!("{path}.{field}"), format!("is not used by kind {:?}", a.kind.name()))
         } else {
             Ok(())
         }
     };
+    let udp_only = [("rate", a.rate.is_some()), ("packet_size", a.packet_size.is_some()), ("jitter", a.jitter.is_some()), ("on", a.on.is_some()), ("off", a.off.is_some())];
+    let tcp_only = [("bytes", a.bytes.is_some()), ("tcp", a.tcp.is_some())];
+    let sctp_only = [
+        ("message_size", a.message_size.is_some()),
+        ("messages", a.messages.is_some()),
+        ("unordered", a.unordered.is_some()),
+        ("streams", a.streams.is_some()),
+        ("sctp", a.sctp.is_some()),
+    ];
+    let forbid = |fields: &[(&str, bool)]| fields.iter().try_for_each(|(f, present)| unused(f, *present));
     match a.kind {
         AppKind::UdpCbr | AppKind::UdpOnoff => {
+            forbid(&tcp_only)?;
+            forbid(&sctp_only)?;
+            unused("warmup", a.warmup.is_some())?;
             need("rate", a.rate.is_some())?;
             need("packet_size", a.packet_size.is_some())?;
             if a.rate.is_some_and(|r| r.0.bps() == 0) {
@@ -245,6 +258,38 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
                 period(&format!("{path}.on"), a.on.as_ref().expect("checked"))?;
                 period(&format!("{path}.off"), a.off.as_ref().expect("checked"))?;
             }
+        }
+        AppKind::TcpBulk => {
+            forbid(&udp_only)?;
+            unused("stop", a.stop.is_some())?;
+            forbid(&sctp_only)?;
+            if a.bytes.is_some_and(|b| b.0 == 0) {
+                return err(&format!("{path}.bytes"), "must be ≥ 1 (omit it to send until the run ends)");
+            }
+            a.tcp.clone().unwrap_or_default().to_config(&format!("{path}.tcp"))?;
+        }
+        AppKind::SctpBulk => {
+            forbid(&udp_only)?;
+            unused("stop", a.stop.is_some())?;
+            forbid(&tcp_only)?;
+            if a.message_size == Some(0) {
+                return err(&format!("{path}.message_size"), "must be ≥ 1 byte");
+            }
+            if a.messages == Some(0) {
+                return err(&format!("{path}.messages"), "must be ≥ 1 (omit it to send until the run ends)");
+            }
+            if a.streams == Some(0) {
+                return err(&format!("{path}.streams"), "must be ≥ 1");
+            }
+            let cfg = a.sctp.clone().unwrap_or_default().to_config(&format!("{path}.sctp"))?;
+            if a.streams.unwrap_or(1) > cfg.outbound_streams {
+                return err(&format!("{path}.streams"), format!("{} exceeds the association's {} outbound streams", a.streams.unwrap_or(1), cfg.outbound_streams));
+            }
+        }
+    }
+    if let Some(w) = a.warmup {
+        if w.0 >= s.stop_time.0 {
+            return err(&format!("{path}.warmup"), format!("{} is not before stop_time {}", w.0, s.stop_time.0));
         }
     }
     Ok(())

@@ -1,0 +1,321 @@
+//! TCP and SCTP settings of an application (`tcp = { ... }`, `sctp = { ... }`). Every field is
+//! optional and defaults to the core's RFC default. Field names follow the cores' configuration
+//! (`rto.min`, `initial_cwnd_segments`, `cmt.rtx_policy`, ...) so the cores' range checks come
+//! back with the full key path.
+
+use crate::error::{Result, ScenarioError};
+use crate::units::{Bytes, DurationStr};
+use rexmit_sctp::{CmtConfig, RenegePolicy, RtxPolicy, SctpConfig};
+use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
+use rexmit_transport::RtoConfig;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RtoCfg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial: Option<DurationStr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<DurationStr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<DurationStr>,
+}
+
+impl RtoCfg {
+    fn apply(&self, rto: &mut RtoConfig) {
+        set(&mut rto.initial, self.initial.map(|d| d.0));
+        set(&mut rto.min, self.min.map(|d| d.0));
+        set(&mut rto.max, self.max.map(|d| d.0));
+    }
+}
+
+fn set<T>(field: &mut T, v: Option<T>) {
+    if let Some(v) = v {
+        *field = v;
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryName {
+    Tahoe,
+    Reno,
+    Newreno,
+    Sack,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CcName {
+    Reno,
+    /// Generalised AIMD (seed 003): give `aimd_a` and `aimd_b`.
+    Aimd,
+    Scalable,
+    Highspeed,
+    Cubic,
+    Westwood,
+}
+
+/// `tcp = { ... }` of a TCP app.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TcpCfg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<RecoveryName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<CcName>,
+    /// Additive increase in segments per RTT (cc = "aimd").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aimd_a: Option<f64>,
+    /// Multiplicative decrease fraction (cc = "aimd"): cwnd ← (1 − b)·cwnd.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aimd_b: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_cwnd_segments: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dup_thresh: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto: Option<RtoCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_buffer: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recv_buffer: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_scaling: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nagle: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_every: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack_timeout: Option<DurationStr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub immediate_ack_on_ooo: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prr: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early_retransmit: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thin_linear_timeouts: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thin_dupack: Option<bool>,
+}
+
+fn usize_of(path: &str, b: Bytes) -> Result<usize> {
+    usize::try_from(b.0).map_err(|_| ScenarioError::new(path, format!("{} is too large", b.0)))
+}
+
+impl TcpCfg {
+    /// The core configuration, range-checked; `path` is this table's key path (`apps[0].tcp`).
+    pub fn to_config(&self, path: &str) -> Result<TcpConfig> {
+        let mut c = TcpConfig::default();
+        set(
+            &mut c.recovery,
+            self.recovery.map(|r| match r {
+                RecoveryName::Tahoe => RecoveryAlgorithm::Tahoe,
+                RecoveryName::Reno => RecoveryAlgorithm::Reno,
+                RecoveryName::Newreno => RecoveryAlgorithm::NewReno,
+                RecoveryName::Sack => RecoveryAlgorithm::Sack,
+            }),
+        );
+        let aimd_given = self.aimd_a.is_some() || self.aimd_b.is_some();
+        if let Some(cc) = self.cc {
+            c.cc = match cc {
+                CcName::Reno => CcAlgorithm::Reno,
+                CcName::Aimd => {
+                    let a = self.aimd_a.ok_or_else(|| ScenarioError::new(format!("{path}.aimd_a"), "is required when cc = \"aimd\""))?;
+                    let b = self.aimd_b.ok_or_else(|| ScenarioError::new(format!("{path}.aimd_b"), "is required when cc = \"aimd\""))?;
+                    if !(a > 0.0 && a.is_finite()) {
+                        return Err(ScenarioError::new(format!("{path}.aimd_a"), format!("{a} must be > 0 (segments per RTT)")));
+                    }
+                    if !(b > 0.0 && b < 1.0) {
+                        return Err(ScenarioError::new(format!("{path}.aimd_b"), format!("{b} is outside (0, 1)")));
+                    }
+                    CcAlgorithm::Aimd { a, b }
+                }
+                CcName::Scalable => CcAlgorithm::Scalable,
+                CcName::Highspeed => CcAlgorithm::HighSpeed,
+                CcName::Cubic => CcAlgorithm::Cubic,
+                CcName::Westwood => CcAlgorithm::Westwood,
+            };
+        }
+        if aimd_given && self.cc != Some(CcName::Aimd) {
+            return Err(ScenarioError::new(format!("{path}.aimd_a"), "aimd_a/aimd_b are only used with cc = \"aimd\""));
+        }
+        set(&mut c.mss, self.mss);
+        set(&mut c.initial_cwnd_segments, self.initial_cwnd_segments);
+        set(&mut c.initial_ssthresh, self.initial_ssthresh.map(|b| b.0));
+        set(&mut c.dup_thresh, self.dup_thresh);
+        if let Some(r) = &self.rto {
+            r.apply(&mut c.rto);
+        }
+        if let Some(b) = self.send_buffer {
+            c.send_buffer = usize_of(&format!("{path}.send_buffer"), b)?;
+        }
+        if let Some(b) = self.recv_buffer {
+            c.recv_buffer = usize_of(&format!("{path}.recv_buffer"), b)?;
+        }
+        set(&mut c.sack, self.sack);
+        set(&mut c.dsack, self.dsack);
+        set(&mut c.timestamps, self.timestamps);
+        set(&mut c.window_scaling, self.window_scaling);
+        set(&mut c.nagle, self.nagle);
+        set(&mut c.ack_every, self.ack_every);
+        set(&mut c.delayed_ack_timeout, self.delayed_ack_timeout.map(|d| d.0));
+        set(&mut c.immediate_ack_on_ooo, self.immediate_ack_on_ooo);
+        set(&mut c.rack, self.rack);
+        set(&mut c.prr, self.prr);
+        set(&mut c.limited_transmit, self.limited_transmit);
+        set(&mut c.early_retransmit, self.early_retransmit);
+        set(&mut c.thin_linear_timeouts, self.thin_linear_timeouts);
+        set(&mut c.thin_dupack, self.thin_dupack);
+        c.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), format!("allowed {}", e.allowed)))?;
+        Ok(c)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RenegeName {
+    Never,
+    UnderMemoryPressure,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RtxPolicyName {
+    Same,
+    Asap,
+    Cwnd,
+    Ssthresh,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CmtCfg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sfr: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuc: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtx_policy: Option<RtxPolicyName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pf: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pf_threshold: Option<u32>,
+}
+
+impl CmtCfg {
+    fn apply(&self, c: &mut CmtConfig) {
+        set(&mut c.enabled, self.enabled);
+        set(&mut c.sfr, self.sfr);
+        set(&mut c.cuc, self.cuc);
+        set(
+            &mut c.rtx_policy,
+            self.rtx_policy.map(|p| match p {
+                RtxPolicyName::Same => RtxPolicy::Same,
+                RtxPolicyName::Asap => RtxPolicy::Asap,
+                RtxPolicyName::Cwnd => RtxPolicy::Cwnd,
+                RtxPolicyName::Ssthresh => RtxPolicy::Ssthresh,
+            }),
+        );
+        set(&mut c.pf, self.pf);
+        set(&mut c.pf_threshold, self.pf_threshold);
+    }
+}
+
+/// `sctp = { ... }` of an SCTP app.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SctpCfg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nr_sack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_buffer: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recv_buffer: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pmtu: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto: Option<RtoCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_burst: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_cwnd: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack_delay: Option<DurationStr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack_freq: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub immediate_sack_on_gap: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renege: Option<RenegeName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assoc_max_retrans: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_max_retrans: Option<u32>,
+    /// Heartbeat interval; "0s" turns heartbeats off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hb_interval: Option<DurationStr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmt: Option<CmtCfg>,
+}
+
+impl SctpCfg {
+    pub fn to_config(&self, path: &str) -> Result<SctpConfig> {
+        let mut c = SctpConfig::default();
+        set(&mut c.nr_sack, self.nr_sack);
+        set(&mut c.send_buffer, self.send_buffer.map(|b| b.0));
+        if let Some(b) = self.recv_buffer {
+            c.recv_buffer = u32::try_from(b.0).map_err(|_| ScenarioError::new(format!("{path}.recv_buffer"), format!("{} is above 4 GiB", b.0)))?;
+        }
+        set(&mut c.pmtu, self.pmtu);
+        if let Some(r) = &self.rto {
+            r.apply(&mut c.rto);
+        }
+        set(&mut c.max_burst, self.max_burst);
+        if self.initial_cwnd.is_some() {
+            c.initial_cwnd = self.initial_cwnd.map(|b| b.0);
+        }
+        if self.initial_ssthresh.is_some() {
+            c.initial_ssthresh = self.initial_ssthresh.map(|b| b.0);
+        }
+        set(&mut c.sack_delay, self.sack_delay.map(|d| d.0));
+        set(&mut c.sack_freq, self.sack_freq);
+        set(&mut c.immediate_sack_on_gap, self.immediate_sack_on_gap);
+        set(
+            &mut c.renege,
+            self.renege.map(|r| match r {
+                RenegeName::Never => RenegePolicy::Never,
+                RenegeName::UnderMemoryPressure => RenegePolicy::UnderMemoryPressure,
+            }),
+        );
+        set(&mut c.assoc_max_retrans, self.assoc_max_retrans);
+        set(&mut c.path_max_retrans, self.path_max_retrans);
+        if let Some(h) = self.hb_interval {
+            c.hb_interval = if h.0.is_zero() { None } else { Some(h.0) };
+        }
+        if let Some(cmt) = &self.cmt {
+            cmt.apply(&mut c.cmt);
+        }
+        c.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), format!("{} is out of range: allowed {}", e.got, e.allowed)))?;
+        Ok(c)
+    }
+}
