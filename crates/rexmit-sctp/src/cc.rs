@@ -80,6 +80,13 @@ impl PathCc {
         self.partial_bytes_acked = 0;
     }
 
+    /// FreeBSD early fast retransmit (seed 004 §2): "reduces the congestion window by one"
+    /// MTU, no slow start.
+    pub fn on_early_fast_retransmit(&mut self) {
+        self.cwnd = self.cwnd.saturating_sub(self.smss).max(self.smss);
+        self.partial_bytes_acked = 0;
+    }
+
     /// §7.2.1: after `rtos` RTOs without sending, cwnd decays to max(cwnd/2, 4·MTU) per RTO
     /// (never growing by it).
     pub fn on_idle(&mut self, rtos: u64) {

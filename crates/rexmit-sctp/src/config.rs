@@ -70,6 +70,76 @@ impl Default for CmtConfig {
     }
 }
 
+/// Seed 004's thin-stream modifications (§5) and two comparison mechanisms, each switchable on
+/// its own; all off by default (plain RFC 9260 behaviour). The four seed-004 modifications act
+/// only while the association is thin (see `crate::thin`); EFR and RFC 5827 early retransmit
+/// have their own activation rules.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThinStreamConfig {
+    /// Seed 004 §5.2: RTO.Min of `thin_rto_min` (200 ms) instead of RTO.Min while thin.
+    pub rto_min_200ms: bool,
+    /// Seed 004 §5.2: a SACK that restarts T3-rtx (RFC 9260 §6.3.2 R3) restarts it so that it
+    /// expires one RTO after the earliest outstanding chunk was sent, not one RTO after the SACK.
+    pub timer_restart_correction: bool,
+    /// Seed 004 §5.3: no exponential backoff of the RTO on T3-rtx expiry while thin.
+    pub linear_timeouts: bool,
+    /// Seed 004 §5.4: fast retransmit on the first miss indication while thin (instead of 3).
+    pub fast_rtx_first_indication: bool,
+    /// FreeBSD's early fast retransmit (seed 004 §2, §7.5): while flightsize < cwnd, chunks
+    /// outstanding longer than SRTT + RTTVAR are retransmitted and cwnd shrinks by one MTU.
+    pub early_fast_retransmit: bool,
+    /// RFC 5827 early retransmit (packet-based, §3.2): with fewer than 4 packets outstanding
+    /// and no new data sendable, the fast-retransmit threshold drops to outstanding − 1.
+    pub early_retransmit_rfc5827: bool,
+    /// Seed 004 Fig. 3: `pttfr + 1`, the packets needed to trigger a fast retransmission plus
+    /// the lost one (pttfr = 3). Thin while in_flight <= this / (1 − lossrate).
+    pub thin_threshold_packets: u32,
+    /// Use the loss-rate term of seed 004 Fig. 3 (off: thin while in_flight <= threshold).
+    pub thin_loss_rate_term: bool,
+    /// The lowered RTO.Min of `rto_min_200ms` (seed 004 §5.2: 200 ms).
+    pub thin_rto_min: Duration,
+}
+
+impl Default for ThinStreamConfig {
+    fn default() -> Self {
+        ThinStreamConfig {
+            rto_min_200ms: false,
+            timer_restart_correction: false,
+            linear_timeouts: false,
+            fast_rtx_first_indication: false,
+            early_fast_retransmit: false,
+            early_retransmit_rfc5827: false,
+            thin_threshold_packets: 4,
+            thin_loss_rate_term: true,
+            thin_rto_min: Duration::from_millis(200),
+        }
+    }
+}
+
+impl ThinStreamConfig {
+    /// The four modifications of seed 004 §5 together ("All mods" of Fig. 8).
+    pub fn all_seed004() -> Self {
+        ThinStreamConfig {
+            rto_min_200ms: true,
+            timer_restart_correction: true,
+            linear_timeouts: true,
+            fast_rtx_first_indication: true,
+            ..ThinStreamConfig::default()
+        }
+    }
+    /// Some seed-004 modification needs the thin-stream test.
+    pub fn needs_thin_test(&self) -> bool {
+        self.rto_min_200ms
+            || self.timer_restart_correction
+            || self.linear_timeouts
+            || self.fast_rtx_first_indication
+    }
+    /// Packets in flight must be tracked (thin test or RFC 5827's outstanding packets).
+    pub fn tracks_packets(&self) -> bool {
+        self.needs_thin_test() || self.early_retransmit_rfc5827
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SctpConfig {
     /// Path MTU in bytes (IP header included), the same for every path.
@@ -114,6 +184,8 @@ pub struct SctpConfig {
     /// Key for the state cookie's integrity check (deterministic, no RNG).
     pub cookie_secret: u64,
     pub cmt: CmtConfig,
+    /// Thin-stream modifications (seed 004), all off by default.
+    pub thin: ThinStreamConfig,
 }
 
 impl Default for SctpConfig {
@@ -142,6 +214,7 @@ impl Default for SctpConfig {
             valid_cookie_life: Duration::from_secs(60),
             cookie_secret: 0x7265_786d_6974_5343,
             cmt: CmtConfig::default(),
+            thin: ThinStreamConfig::default(),
         }
     }
 }
@@ -290,6 +363,18 @@ impl SctpConfig {
             "cmt.pf_threshold",
             "< path_max_retrans",
             self.cmt.pf_threshold,
+        )?;
+        check(
+            self.thin.thin_threshold_packets >= 1,
+            "thin.thin_threshold_packets",
+            ">= 1",
+            self.thin.thin_threshold_packets,
+        )?;
+        check(
+            !self.thin.thin_rto_min.is_zero(),
+            "thin.thin_rto_min",
+            "> 0",
+            self.thin.thin_rto_min,
         )?;
         Ok(())
     }

@@ -55,11 +55,14 @@ pub mod rtx_queue;
 pub mod sack_gen;
 pub mod send_queue;
 pub mod stats;
+pub mod thin;
 pub mod tsn;
 
 pub use association::{Association, State as AssociationState};
-pub use config::{CmtConfig, ConfigError, MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig};
+pub use config::{
+    CmtConfig, ConfigError, MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig,
+};
 pub use event::{AbortReason, Event, SendError, Transmit};
 pub use path::PathState;
 pub use rtx_queue::TsnState;
-pub use stats::{PathStats, SctpStats};
+pub use stats::{PathStats, RtxByCause, RtxCause, SctpStats};

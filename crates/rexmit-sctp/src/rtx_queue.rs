@@ -6,6 +6,7 @@
 //! Gap-acked chunks stay (SACK information is advisory, RFC 9260 §6.2.1); nr-gap-acked chunks
 //! drop their payload at once and stop counting against the send buffer (NR-SACK draft §5).
 
+use crate::stats::RtxCause;
 use crate::tsn::{tsn_le, tsn_lt};
 use rexmit_time::Time;
 use rexmit_wire::{DataChunk, Payload};
@@ -41,6 +42,8 @@ pub struct RtxEntry {
     pub fast_rtx_pending: bool,
     /// Message number of the user message (for delivery accounting).
     pub msg_id: u64,
+    /// Why it was last marked for retransmission.
+    pub rtx_cause: RtxCause,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -176,6 +179,7 @@ mod tests {
             fast_retransmitted: false,
             fast_rtx_pending: false,
             msg_id: 0,
+            rtx_cause: RtxCause::Timeout,
         }
     }
 

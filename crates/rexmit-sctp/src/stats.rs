@@ -13,6 +13,62 @@ pub struct PathStats {
     pub heartbeats_sent: u64,
 }
 
+/// Why a DATA chunk was marked for retransmission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RtxCause {
+    /// T3-rtx expiry (RFC 9260 §6.3.3).
+    Timeout,
+    /// Three miss indications (RFC 9260 §7.2.4).
+    FastRetransmit,
+    /// One miss indication while thin (seed 004 §5.4).
+    ThinFastRetransmit,
+    /// RFC 5827 early retransmit (threshold outstanding − 1).
+    EarlyRetransmit,
+    /// FreeBSD early fast retransmit timer (seed 004 §2).
+    EarlyFastRetransmit,
+    /// Gap-acked earlier, then missing: the receiver reneged (RFC 9260 §6.2.1 D iv).
+    Reneged,
+}
+
+/// Retransmitted DATA chunks by cause (seed 004 Fig. 9: TO, FR, B). A chunk that rides in a
+/// retransmission packet behind another chunk, and was not itself detected lost by a
+/// SACK-driven rule or EFR (it was only marked by a T3 expiry or reneging), counts as bundled.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RtxByCause {
+    pub timeout: u64,
+    pub fast_retransmit: u64,
+    pub thin_fast_retransmit: u64,
+    pub early_retransmit: u64,
+    pub early_fast_retransmit: u64,
+    pub bundled: u64,
+    pub reneged: u64,
+}
+
+impl RtxByCause {
+    /// Count one retransmitted chunk; `first` = it leads its packet.
+    pub fn count(&mut self, cause: RtxCause, first: bool) {
+        let c = match cause {
+            RtxCause::Timeout | RtxCause::Reneged if !first => &mut self.bundled,
+            RtxCause::Timeout => &mut self.timeout,
+            RtxCause::Reneged => &mut self.reneged,
+            RtxCause::FastRetransmit => &mut self.fast_retransmit,
+            RtxCause::ThinFastRetransmit => &mut self.thin_fast_retransmit,
+            RtxCause::EarlyRetransmit => &mut self.early_retransmit,
+            RtxCause::EarlyFastRetransmit => &mut self.early_fast_retransmit,
+        };
+        *c += 1;
+    }
+    pub fn total(&self) -> u64 {
+        self.timeout
+            + self.fast_retransmit
+            + self.thin_fast_retransmit
+            + self.early_retransmit
+            + self.early_fast_retransmit
+            + self.bundled
+            + self.reneged
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SctpStats {
     pub packets_sent: u64,
@@ -55,6 +111,14 @@ pub struct SctpStats {
     pub in_loss_recovery: bool,
     pub loss_recovery_time: Duration,
     pub loss_recovery_since: Option<Time>,
+    /// Retransmitted chunks by cause (sums to `retransmissions`).
+    pub rtx_by_cause: RtxByCause,
+    /// EFR timer expiries that retransmitted something (seed 004 §2).
+    pub efr_expiries: u64,
+    /// Time the association was thin (seed 004 Fig. 3); counted only while some seed-004
+    /// modification or RFC 5827 early retransmit is on.
+    pub thin_time: Duration,
+    pub thin_since: Option<Time>,
 }
 
 impl SctpStats {
@@ -63,6 +127,13 @@ impl SctpStats {
         self.send_blocked_time
             + self
                 .blocked_since
+                .map_or(Duration::ZERO, |s| now.saturating_since(s))
+    }
+    /// Thin time including a thin period in progress at `now`.
+    pub fn thin_time_until(&self, now: Time) -> Duration {
+        self.thin_time
+            + self
+                .thin_since
                 .map_or(Duration::ZERO, |s| now.saturating_since(s))
     }
     /// Send-buffer (rtx-queue) blocking time including a period in progress at `now`.

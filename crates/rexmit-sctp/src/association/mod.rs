@@ -9,6 +9,7 @@
 mod control;
 mod receiver;
 mod sender;
+mod thin_glue;
 mod transmit;
 
 use crate::cc::PathCc;
@@ -21,6 +22,7 @@ use crate::rtx_queue::{RtxQueue, TsnState};
 use crate::sack_gen::SackGen;
 use crate::send_queue::SendQueue;
 use crate::stats::{PathStats, SctpStats};
+use crate::thin::PacketTracker;
 use rexmit_time::Time;
 use rexmit_wire::{Chunk, Payload, SctpPacket};
 use std::collections::VecDeque;
@@ -110,6 +112,11 @@ pub struct Association {
     /// A transmit opportunity has begun (reset by every input).
     round_open: bool,
     cmt_next: usize,
+    /// DATA packets in flight and the packet loss estimate (seed 004 §5.1), kept only while
+    /// a thin-stream option or RFC 5827 early retransmit is on.
+    packets: PacketTracker,
+    /// FreeBSD early-fast-retransmit timer per path (seed 004 §2).
+    efr: Vec<Option<Time>>,
     // --- receiver ---
     /// Delivered bytes the application has not consumed (`SctpConfig::auto_consume` off).
     unread: u64,
@@ -163,6 +170,8 @@ impl Association {
             blocked_need: None,
             round_open: false,
             cmt_next: 0,
+            packets: PacketTracker::default(),
+            efr: Vec::new(),
             unread: 0,
             last_a_rwnd: 0,
             rmap: None,
@@ -197,6 +206,7 @@ impl Association {
             })
             .collect();
         self.stats.paths = vec![PathStats::default(); self.paths.len()];
+        self.efr = vec![None; self.paths.len()];
     }
 
     /// Start an association as the initiator: INIT goes to `remote_addrs[0]`, the primary.
@@ -387,6 +397,7 @@ impl Association {
         if !data.is_empty() {
             self.on_data(now, from, &data);
         }
+        self.account_thin(now);
     }
 
     /// Verification tag rules of RFC 9260 §8.5 and §8.5.1.
@@ -425,8 +436,12 @@ impl Association {
             if self.paths[p].t3.is_some_and(|t| t <= now) {
                 self.on_t3_expiry(now, p);
             }
+            if self.efr.get(p).copied().flatten().is_some_and(|t| t <= now) {
+                self.on_efr_expiry(now, p);
+            }
             self.heartbeat_timers(now, p);
         }
+        self.account_thin(now);
     }
 
     /// The earliest instant at which `handle_timeout` has work.
@@ -438,8 +453,9 @@ impl Association {
             .into_iter()
             .flatten()
             .min();
-        for p in &self.paths {
-            for x in [p.t3, p.hb_next, p.hb_deadline].into_iter().flatten() {
+        for (i, p) in self.paths.iter().enumerate() {
+            let efr = self.efr.get(i).copied().flatten();
+            for x in [p.t3, p.hb_next, p.hb_deadline, efr].into_iter().flatten() {
                 t = Some(t.map_or(x, |y| y.min(x)));
             }
         }

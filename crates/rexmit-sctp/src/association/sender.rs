@@ -6,6 +6,7 @@
 use super::Association;
 use crate::path::Path;
 use crate::rtx_queue::{RtxEntry, TsnState};
+use crate::stats::RtxCause;
 use crate::tsn::{tsn_ge, tsn_gt, tsn_lt};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::GapBlock;
@@ -192,6 +193,22 @@ impl Association {
         for t in to_free {
             self.rtxq.free(t);
         }
+        // Seed 004 §5.1: packets leave the in-flight list on the cumulative ack; a packet whose
+        // highest TSN sits in a gap collects a miss towards the loss estimate.
+        if self.cfg.thin.tracks_packets() {
+            self.packets.on_cum_ack(cum);
+            if let Some(h) = highest_reported {
+                let rtxq = &self.rtxq;
+                self.packets.on_sack_gaps(h, |t| {
+                    rtxq.get(t).is_some_and(|e| {
+                        matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx)
+                    })
+                });
+            }
+        }
+        let thin = self.is_thin();
+        let thin_first = thin && self.cfg.thin.fast_rtx_first_indication;
+        let er = self.er_threshold();
 
         // RTT samples: at most one per path per SACK (§6.3.1 C4).
         for (p, s) in tally.rtt_sample.iter().copied().enumerate() {
@@ -222,7 +239,7 @@ impl Association {
             tally.highest
         };
         let sfr = self.cfg.cmt.enabled && self.cfg.cmt.sfr;
-        let mut lost: Vec<u32> = Vec::new();
+        let mut lost: Vec<(u32, RtxCause)> = Vec::new();
         if let Some(limit) = limit {
             for e in self.rtxq.iter_mut() {
                 if e.state != TsnState::InFlight || !tsn_lt(e.tsn, limit) {
@@ -232,8 +249,11 @@ impl Association {
                     continue;
                 }
                 e.miss_indications += 1;
-                if e.miss_indications >= 3 && !e.fast_retransmitted {
-                    lost.push(e.tsn);
+                if e.fast_retransmitted {
+                    continue;
+                }
+                if let Some(c) = Self::fr_cause(e.miss_indications, thin_first, er) {
+                    lost.push((e.tsn, c));
                 }
             }
         }
@@ -275,8 +295,9 @@ impl Association {
             if !in_flight_on[p] {
                 self.paths[p].t3 = None;
             } else if earliest[p].is_some_and(|t| !self.is_in_flight(t)) {
-                self.paths[p].t3 = Some(now + self.paths[p].rtt.rto());
+                self.paths[p].t3 = Some(self.t3_restart(now, p, thin));
             }
+            self.efr_rearm(p);
         }
         self.arm_reneging_guard(now);
 
@@ -303,11 +324,12 @@ impl Association {
 
     /// Mark `lost` TSNs for fast retransmission and enter fast recovery on their
     /// destinations (§7.2.4 steps 1-2).
-    fn fast_retransmit(&mut self, lost: &[u32]) {
+    fn fast_retransmit(&mut self, lost: &[(u32, RtxCause)]) {
         let highest_outstanding = self.rtxq.highest_tsn().unwrap_or(self.cum_point);
         let mut paths_hit = Vec::new();
-        for &t in lost {
+        for &(t, cause) in lost {
             if let Some(e) = self.rtxq.get_mut(t) {
+                e.rtx_cause = cause;
                 if e.state == TsnState::InFlight {
                     self.paths[e.path].flight -= e.len as u64;
                 }
@@ -339,14 +361,24 @@ impl Association {
     pub(super) fn on_t3_expiry(&mut self, now: Time, p: usize) {
         // Armed by `arm_reneging_guard` rather than by data in flight?
         let guard_expired = self.flight_size() == 0;
+        let thin = self.is_thin();
         self.paths[p].t3 = None;
         self.stats.timeouts += 1;
         self.stats.paths[p].timeouts += 1;
         self.paths[p].cc.on_t3_expiry();
-        self.paths[p].rtt.back_off();
+        if thin && self.cfg.thin.linear_timeouts {
+            // Seed 004 §5.3: linear timeouts while thin.
+            self.paths[p].rtt.reset_backoff();
+        } else {
+            self.paths[p].rtt.back_off();
+        }
+        if let Some(efr) = self.efr.get_mut(p) {
+            *efr = None;
+        }
         for e in self.rtxq.iter_mut() {
             if e.path == p && e.state == TsnState::InFlight {
                 e.state = TsnState::MarkedForRtx;
+                e.rtx_cause = RtxCause::Timeout;
                 e.miss_indications = 0;
                 self.rtx_marked = true;
             }
@@ -374,6 +406,7 @@ impl Association {
         for &t in tsns {
             if let Some(e) = self.rtxq.get_mut(t) {
                 e.state = TsnState::MarkedForRtx;
+                e.rtx_cause = RtxCause::Reneged;
                 e.miss_indications = 0;
                 self.stats.reneged_seen += 1;
                 self.rtx_marked = true;
@@ -395,9 +428,8 @@ impl Association {
         else {
             return;
         };
-        let path = &mut self.paths[p];
-        if path.t3.is_none() {
-            path.t3 = Some(now + path.rtt.rto());
+        if self.paths[p].t3.is_none() {
+            self.paths[p].t3 = Some(now + self.t3_rto(p));
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::cmt;
 use crate::config::MaxBurstRule;
 use crate::event::Transmit;
 use crate::rtx_queue::{RtxEntry, TsnState};
+use crate::stats::RtxCause;
 use rexmit_time::Time;
 use rexmit_wire::sctp::{pad4, DATA_CHUNK_HEADER_LEN, SCTP_COMMON_HEADER_LEN};
 use rexmit_wire::{Chunk, SctpPacket};
@@ -94,8 +95,9 @@ impl Association {
         c
     }
 
-    /// Record one transmission of rtx-queue entry `tsn` to path `p`.
-    fn on_data_sent(&mut self, now: Time, tsn: u32, p: usize) {
+    /// Record one transmission of rtx-queue entry `tsn` to path `p` (T3-rtx is started by
+    /// `after_data_packet` once the whole packet is built). `first`: it leads its packet.
+    fn on_data_sent(&mut self, now: Time, tsn: u32, p: usize, first: bool) {
         let Some(e) = self.rtxq.get_mut(tsn) else {
             return;
         };
@@ -104,18 +106,15 @@ impl Association {
         e.sent_at = now;
         e.tx_count += 1;
         e.miss_indications = 0;
-        let (len, rtx) = (e.len as u64, e.tx_count > 1);
+        let (len, rtx, cause) = (e.len as u64, e.tx_count > 1, e.rtx_cause);
         let path = &mut self.paths[p];
         path.flight += len;
         path.last_sent = now;
-        if path.t3.is_none() {
-            // §6.3.2 R1
-            path.t3 = Some(now + path.rtt.rto());
-        }
         self.peer_rwnd = self.peer_rwnd.saturating_sub(len);
         self.stats.paths[p].data_chunks_sent += 1;
         if rtx {
             self.stats.retransmissions += 1;
+            self.stats.rtx_by_cause.count(cause, first);
         } else {
             self.stats.data_chunks_sent += 1;
             self.stats.data_bytes_sent += len;
@@ -174,10 +173,11 @@ impl Association {
             return None;
         }
         let mut chunks = Vec::with_capacity(tsns.len());
-        for t in tsns {
-            self.on_data_sent(now, t, p);
+        for (i, &t) in tsns.iter().enumerate() {
+            self.on_data_sent(now, t, p, i == 0);
             chunks.extend(self.rtxq.get(t).map(|e| Chunk::Data(e.chunk.clone())));
         }
+        self.after_data_packet(now, p, &tsns);
         Some(self.data_out(p, used, chunks))
     }
 
@@ -237,6 +237,7 @@ impl Association {
         let budget = self.packet_budget();
         let mut used = 0;
         let mut chunks = Vec::new();
+        let mut tsns = Vec::new();
         let total_flight_zero = self.flight_size() == 0;
         while let Some(front) = self.send_queue.front() {
             let len = front.chunk.payload.len() as u64;
@@ -265,14 +266,17 @@ impl Association {
                 fast_retransmitted: false,
                 fast_rtx_pending: false,
                 msg_id: pc.msg_id,
+                rtx_cause: RtxCause::Timeout,
             });
-            self.on_data_sent(now, tsn, p);
+            self.on_data_sent(now, tsn, p, chunks.is_empty());
             used += sz;
+            tsns.push(tsn);
             chunks.push(Chunk::Data(pc.chunk));
         }
         if chunks.is_empty() {
             return None;
         }
+        self.after_data_packet(now, p, &tsns);
         self.paths[p].burst_sent += 1;
         if self.cfg.cmt.enabled {
             self.cmt_next = (p + 1) % self.paths.len();

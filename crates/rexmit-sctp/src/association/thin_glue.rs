@@ -1,0 +1,169 @@
+//! Where the thin-stream modifications of seed 004 §5 and the two comparison mechanisms (FreeBSD
+//! EFR, RFC 5827 early retransmit) hook into the association: packet tracking after each DATA
+//! packet, the T3-rtx duration and restart point, the fast-retransmit threshold, the EFR timer
+//! and the time-thin counter. The arithmetic lives in `crate::thin`.
+
+use super::Association;
+use crate::rtx_queue::TsnState;
+use crate::stats::RtxCause;
+use crate::thin::{self, DUPTHRESH};
+use rexmit_time::{Duration, Time};
+
+impl Association {
+    /// Seed 004 Fig. 3 thin test; false unless a seed-004 modification needs it.
+    pub(super) fn is_thin(&self) -> bool {
+        let c = &self.cfg.thin;
+        c.needs_thin_test()
+            && self
+                .packets
+                .is_thin(c.thin_threshold_packets, c.thin_loss_rate_term)
+    }
+
+    /// The association is thin now (seed 004 Fig. 3), for observation and tests.
+    pub fn thin_stream(&self) -> bool {
+        self.is_thin()
+    }
+    /// DATA packets in flight as seed 004 §5.1 counts them (0 unless tracked).
+    pub fn packets_in_flight(&self) -> u64 {
+        self.packets.in_flight()
+    }
+
+    /// The RTO for (re)starting T3-rtx on path `p`.
+    pub(super) fn t3_rto(&self, p: usize) -> Duration {
+        thin::t3_rto(&self.paths[p].rtt, &self.cfg.thin, self.is_thin())
+    }
+
+    /// After a DATA packet with `tsns` went to path `p`: track it, start T3-rtx if it is not
+    /// running (RFC 9260 §6.3.2 R1) and the EFR timer.
+    pub(super) fn after_data_packet(&mut self, now: Time, p: usize, tsns: &[u32]) {
+        if self.cfg.thin.tracks_packets() {
+            self.packets.on_packet_sent(tsns);
+        }
+        if self.paths[p].t3.is_none() {
+            self.paths[p].t3 = Some(now + self.t3_rto(p));
+        }
+        self.efr_rearm(p);
+        self.account_thin(now);
+    }
+
+    /// Earliest transmission time of a chunk in flight on path `p`.
+    fn earliest_sent_on(&self, p: usize) -> Option<Time> {
+        self.rtxq
+            .iter()
+            .filter(|e| e.path == p && e.state == TsnState::InFlight)
+            .map(|e| e.sent_at)
+            .min()
+    }
+
+    /// T3-rtx restart on a SACK that acked the earliest outstanding TSN (RFC 9260 §6.3.2 R3):
+    /// one RTO from now, or, with seed 004 §5.2's correction while thin, one RTO after the
+    /// earliest outstanding chunk was sent (never in the past).
+    pub(super) fn t3_restart(&self, now: Time, p: usize, thin: bool) -> Time {
+        let rto = self.t3_rto(p);
+        if thin && self.cfg.thin.timer_restart_correction {
+            if let Some(sent) = self.earliest_sent_on(p) {
+                return (sent + rto).max(now);
+            }
+        }
+        now + rto
+    }
+
+    /// Why a chunk with `miss` indications is lost now, if it is: RFC 9260 §7.2.4's three,
+    /// seed 004 §5.4's one while thin, or RFC 5827's ER_thresh.
+    pub(super) fn fr_cause(miss: u32, thin_first: bool, er: Option<u32>) -> Option<RtxCause> {
+        if miss >= DUPTHRESH {
+            Some(RtxCause::FastRetransmit)
+        } else if thin_first && miss >= 1 {
+            Some(RtxCause::ThinFastRetransmit)
+        } else if er.is_some_and(|t| miss >= t) {
+            Some(RtxCause::EarlyRetransmit)
+        } else {
+            None
+        }
+    }
+
+    /// RFC 5827 §3.2's ER_thresh for this SACK, when early retransmit applies.
+    pub(super) fn er_threshold(&self) -> Option<u32> {
+        if !self.cfg.thin.early_retransmit_rfc5827 {
+            return None;
+        }
+        self.packets.er_threshold(self.new_data_sendable())
+    }
+
+    /// Previously unsent data could go out now (RFC 5827 §3.2 condition): data waits and the
+    /// primary's cwnd and the peer's window have room.
+    fn new_data_sendable(&self) -> bool {
+        let Some(front) = self.send_queue.front() else {
+            return false;
+        };
+        let path = &self.paths[self.primary];
+        path.cc.can_send(path.flight) && front.chunk.payload.len() as u64 <= self.peer_rwnd
+    }
+
+    /// FreeBSD EFR (seed 004 §2, §7.5): while flightsize < cwnd on `p`, a timer runs to the
+    /// moment the earliest chunk in flight has waited SRTT + RTTVAR ("a timer for every
+    /// outgoing packet", kept as one timer at the earliest of them).
+    pub(super) fn efr_rearm(&mut self, p: usize) {
+        if !self.cfg.thin.early_fast_retransmit {
+            return;
+        }
+        let path = &self.paths[p];
+        let deadline = match path.rtt.srtt() {
+            Some(srtt) if path.flight > 0 && path.cc.can_send(path.flight) => self
+                .earliest_sent_on(p)
+                .map(|t| t + srtt + path.rtt.rttvar()),
+            _ => None,
+        };
+        if let Some(slot) = self.efr.get_mut(p) {
+            *slot = deadline;
+        }
+    }
+
+    /// EFR expiry on `p`: if the window is still not fully used, retransmit every chunk that
+    /// could have been acknowledged meanwhile and shrink cwnd by one MTU, without slow start
+    /// (seed 004 §2).
+    pub(super) fn on_efr_expiry(&mut self, now: Time, p: usize) {
+        self.efr[p] = None;
+        let path = &self.paths[p];
+        let Some(srtt) = path.rtt.srtt() else {
+            return;
+        };
+        if path.cc.can_send(path.flight) {
+            let wait = srtt + path.rtt.rttvar();
+            let mut any = false;
+            for e in self.rtxq.iter_mut() {
+                if e.path == p && e.state == TsnState::InFlight && e.sent_at + wait <= now {
+                    self.paths[p].flight -= e.len as u64;
+                    e.state = TsnState::MarkedForRtx;
+                    e.rtx_cause = RtxCause::EarlyFastRetransmit;
+                    e.miss_indications = 0;
+                    any = true;
+                }
+            }
+            if any {
+                self.rtx_marked = true;
+                self.paths[p].cc.on_early_fast_retransmit();
+                self.stats.efr_expiries += 1;
+            }
+        }
+        self.efr_rearm(p);
+    }
+
+    /// Accumulate the time the association is thin (seed 004 Fig. 3).
+    pub(super) fn account_thin(&mut self, now: Time) {
+        if !self.cfg.thin.tracks_packets() {
+            return;
+        }
+        let thin = self
+            .packets
+            .is_thin(self.cfg.thin.thin_threshold_packets, self.cfg.thin.thin_loss_rate_term);
+        match (thin, self.stats.thin_since) {
+            (true, None) => self.stats.thin_since = Some(now),
+            (false, Some(since)) => {
+                self.stats.thin_since = None;
+                self.stats.thin_time += now.saturating_since(since);
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! Thin-stream detection and the timer arithmetic of seed 004 (Petlund et al., "Improving SCTP
+//! retransmission delays for time-dependent thin streams") §5, plus RFC 5827's outstanding-packet
+//! threshold. Owns: the list of packets in flight (highest TSN of each), the packet loss
+//! estimate, the thin test of seed 004 Fig. 3, the RTO used for T3-rtx while thin, and RFC 5827's
+//! ER_thresh. Does not own: when these are consulted (the association's `thin_glue`, SACK
+//! processing and T3 handling) or the knobs (`config::ThinStreamConfig`).
+
+use crate::config::ThinStreamConfig;
+use crate::tsn::{tsn_gt, tsn_lt};
+use rexmit_time::Duration;
+use rexmit_transport::RttEstimator;
+use std::collections::VecDeque;
+
+/// Packets needed to trigger a fast retransmission (RFC 9260 §7.2.4 and seed 004 §5.1's pttfr).
+pub const DUPTHRESH: u32 = 3;
+
+/// One DATA packet in flight, known by the highest TSN it carried (seed 004 §5.1: "a list that
+/// holds the highest TSN for every packet in flight").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SentPacket {
+    highest: u32,
+    /// SACKs that reported `highest` missing below a higher acked TSN.
+    misses: u32,
+}
+
+/// Packets in flight and the packet loss estimate of seed 004 §5.1.
+#[derive(Clone, Debug, Default)]
+pub struct PacketTracker {
+    in_flight: VecDeque<SentPacket>,
+    /// DATA packets sent (first transmissions and retransmissions).
+    pub sent: u64,
+    /// Packets whose highest TSN three SACKs reported missing (seed 004 §5.1).
+    pub lost: u64,
+}
+
+impl PacketTracker {
+    /// A DATA packet carrying `tsns` left. A packet whose highest TSN is sent again has left
+    /// the network (presumed lost): the new packet replaces it, so no chunk counts twice.
+    pub fn on_packet_sent(&mut self, tsns: &[u32]) {
+        let Some(highest) = tsns.iter().copied().reduce(|a, b| if tsn_gt(b, a) { b } else { a })
+        else {
+            return;
+        };
+        self.in_flight.retain(|p| !tsns.contains(&p.highest));
+        self.in_flight.push_back(SentPacket { highest, misses: 0 });
+        self.sent += 1;
+    }
+
+    /// The cumulative TSN ack point reached `cum`: packets whose highest TSN it covers have
+    /// left the network (seed 004 §5.1).
+    pub fn on_cum_ack(&mut self, cum: u32) {
+        self.in_flight.retain(|p| tsn_gt(p.highest, cum));
+    }
+
+    /// A SACK reported TSNs up to `highest_reported` (gap blocks); `unacked(tsn)` tells
+    /// whether a TSN is still unacknowledged. A packet whose highest TSN falls in a gap gets
+    /// one miss; the third makes it lost (seed 004 §5.1, "on three different occasions").
+    pub fn on_sack_gaps(&mut self, highest_reported: u32, unacked: impl Fn(u32) -> bool) {
+        for p in &mut self.in_flight {
+            if tsn_lt(p.highest, highest_reported) && unacked(p.highest) {
+                p.misses += 1;
+                if p.misses == DUPTHRESH {
+                    self.lost += 1;
+                }
+            }
+        }
+    }
+
+    /// Packets sent and not yet cumulatively acknowledged (seed 004's in_flight, RFC 5827's
+    /// oflight for SCTP).
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight.len() as u64
+    }
+
+    /// Seed 004 §5.1 / Fig. 3: the stream is thin while
+    /// `in_flight <= (pttfr + 1) / (1 − lossrate)` with `threshold = pttfr + 1` and
+    /// lossrate = lost / sent packets; in integers, in_flight·(sent − lost) <= threshold·sent.
+    pub fn is_thin(&self, threshold: u32, loss_rate_term: bool) -> bool {
+        let n = self.in_flight() as u128;
+        let t = threshold as u128;
+        if !loss_rate_term || self.sent == 0 {
+            return n <= t;
+        }
+        let (s, l) = (self.sent as u128, self.lost.min(self.sent) as u128);
+        n * (s - l) <= t * s
+    }
+
+    /// RFC 5827 §3.2 (packet-based early retransmit, which SCTP uses): with oflight < 4
+    /// packets outstanding and no previously unsent data that can be sent, ER_thresh =
+    /// oflight − 1 miss indications (at least 1) trigger fast retransmit.
+    pub fn er_threshold(&self, new_data_sendable: bool) -> Option<u32> {
+        let oflight = self.in_flight();
+        (oflight < 4 && !new_data_sendable).then(|| (oflight.saturating_sub(1)).max(1) as u32)
+    }
+}
+
+/// The RTO for T3-rtx on a path. While thin, seed 004 §5.2 lowers RTO.Min to
+/// `thin_rto_min` and §5.3 drops the exponential backoff; otherwise RFC 9260 §6.3.1/§6.3.3.
+pub fn t3_rto(rtt: &RttEstimator, cfg: &ThinStreamConfig, thin: bool) -> Duration {
+    let lower_min = thin && cfg.rto_min_200ms;
+    let linear = thin && cfg.linear_timeouts;
+    if !lower_min && !linear {
+        return rtt.rto();
+    }
+    let c = rtt.config();
+    let base = match rtt.srtt() {
+        // RFC 9260 §6.3.1 C3 with the lowered minimum.
+        Some(srtt) if lower_min => {
+            let rto = srtt + (rtt.rttvar() * 4).max(c.granularity);
+            rto.max(cfg.thin_rto_min.min(c.min)).min(c.max)
+        }
+        _ => rtt.base_rto(),
+    };
+    if linear {
+        return base;
+    }
+    let mut rto = base;
+    for _ in 0..rtt.backoffs() {
+        rto = rto.saturating_add(rto);
+        if rto >= c.max {
+            return c.max;
+        }
+    }
+    rto
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rexmit_transport::RtoConfig;
+
+    #[test]
+    fn fig3_thin_test_counts_packets_and_scales_with_the_loss_rate() {
+        let mut t = PacketTracker::default();
+        for tsn in 1..=4 {
+            t.on_packet_sent(&[tsn]);
+        }
+        assert!(t.is_thin(4, true), "4 <= (3 + 1) / (1 - 0)");
+        t.on_packet_sent(&[5]);
+        assert!(!t.is_thin(4, true), "5 packets in flight, no loss");
+        // Three SACKs report packet 1 missing: 1 of 5 packets lost, 5·(5−1) = 20 <= 4·5 = 20.
+        for _ in 0..3 {
+            t.on_sack_gaps(5, |tsn| tsn == 1);
+        }
+        assert_eq!(t.lost, 1);
+        assert!(t.is_thin(4, true), "5 <= 4 / (1 - 0.2)");
+        assert!(!t.is_thin(4, false), "without the loss-rate term");
+        t.on_cum_ack(3);
+        assert_eq!(t.in_flight(), 2);
+    }
+
+    #[test]
+    fn a_retransmission_replaces_the_packets_it_resends() {
+        let mut t = PacketTracker::default();
+        t.on_packet_sent(&[1]);
+        t.on_packet_sent(&[2]);
+        t.on_packet_sent(&[3]);
+        t.on_packet_sent(&[1, 2]);
+        assert_eq!(t.in_flight(), 2, "packets {{3}} and {{1,2}}");
+        assert_eq!(t.sent, 4);
+    }
+
+    #[test]
+    fn rfc5827_threshold_is_outstanding_minus_one_below_four_packets() {
+        let mut t = PacketTracker::default();
+        t.on_packet_sent(&[1]);
+        assert_eq!(t.er_threshold(false), Some(1));
+        t.on_packet_sent(&[2]);
+        t.on_packet_sent(&[3]);
+        assert_eq!(t.er_threshold(false), Some(2));
+        assert_eq!(t.er_threshold(true), None, "new data could be sent");
+        t.on_packet_sent(&[4]);
+        assert_eq!(t.er_threshold(false), None);
+    }
+
+    #[test]
+    fn thin_rto_lowers_the_minimum_and_drops_backoff() {
+        let mut rtt = RttEstimator::new(RtoConfig::sctp());
+        rtt.on_sample(Duration::from_millis(20)); // RTO = 20 + 4·10 = 60 ms -> RTO.Min
+        rtt.back_off();
+        rtt.back_off();
+        let on = ThinStreamConfig {
+            rto_min_200ms: true,
+            ..ThinStreamConfig::default()
+        };
+        assert_eq!(t3_rto(&rtt, &on, false), Duration::from_secs(4));
+        assert_eq!(t3_rto(&rtt, &on, true), Duration::from_millis(800));
+        let both = ThinStreamConfig {
+            linear_timeouts: true,
+            ..on
+        };
+        assert_eq!(t3_rto(&rtt, &both, true), Duration::from_millis(200));
+        let linear = ThinStreamConfig {
+            linear_timeouts: true,
+            ..ThinStreamConfig::default()
+        };
+        assert_eq!(t3_rto(&rtt, &linear, true), Duration::from_secs(1));
+    }
+}
