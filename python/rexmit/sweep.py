@@ -1,0 +1,541 @@
+"""Parameter sweeps: many runs of one base scenario, in parallel, resumable.
+
+Owns the sweep file format (docs/sweeps.md), its expansion into runs (grid x zip x replications,
+derived seeds, run ids), executing the runs on local processes or on a Dask cluster, and the
+results directory. Not here: the simulation (Rust, through :func:`rexmit.run`), the CI
+arithmetic (:mod:`rexmit.stats`), figures and HTML (:mod:`rexmit.report`).
+
+Results directory ``DIR``:
+
+- ``sweep.json``            the sweep, self-contained (base scenario inlined, the sweep file's text)
+- ``plan.parquet``          one row per planned run: run_id, point, replication, seed, param.*
+- ``runs/<run_id>.parquet`` one row per finished run (labels + metrics); its presence marks the run done
+- ``series/<run_id>.parquet`` the run's time series (long form, as ``rexmit run`` writes them)
+- ``scenarios/<run_id>.toml`` the exact scenario of the run
+- ``results.parquet``       every finished run in plan order (written when the sweep ends)
+- ``summary.parquet``       per point: mean, std and 95% CI half-width over replications
+
+Every file appears atomically (temp file + rename), and the worker processes only compute: the
+process that runs the sweep writes every file, so a kill at any moment leaves finished runs whole
+and the others absent. The run id hashes the run's full normalized scenario, so a run is reused
+only when exactly the same scenario (seed included) ran before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import multiprocessing
+import os
+import signal
+import sys
+import types
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from rexmit import _core
+from rexmit.results import RunResult, _atomic_write_bytes, _atomic_write_table
+from rexmit.scenario import Scenario, parse_toml_loosely
+from rexmit.stats import mean_ci
+
+SWEEP_FORMAT = 1
+LABELS = ("run_id", "point", "replication", "seed")
+PARAM_PREFIX = "param."
+_SWEEP_KEYS = {"name", "description", "base", "seed", "replications", "grid", "zip", "report"}
+_REPORT_KEYS = {"x", "metrics"}
+
+
+class SweepError(ValueError):
+    """A sweep file or sweep directory is malformed."""
+
+
+def derive_seed(base_seed: int, replication: int) -> int:
+    """The seed of replication ``replication``: the first 63 bits of
+    SHA-256("rexmit-sweep-seed/<base_seed>/<replication>"), so it fits a TOML integer."""
+    digest = hashlib.sha256(f"rexmit-sweep-seed/{base_seed}/{replication}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def run_id_of(scenario: Scenario) -> str:
+    """A stable id of a normalized scenario: SHA-256 of its canonical JSON, 16 hex digits."""
+    canonical = json.dumps(scenario.data, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _normalized(data: dict[str, Any]) -> Scenario:
+    return Scenario.from_dict(json.loads(_core.validate(json.dumps(data), "json")))
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One run of a sweep: a parameter point, a replication, its seed and full scenario."""
+
+    run_id: str
+    point: int
+    replication: int
+    seed: int
+    params: dict[str, Any]
+    scenario: Scenario
+
+
+@dataclass
+class Sweep:
+    """A base scenario, the parameters to vary and the number of replications.
+
+    ``grid`` maps key paths (as :meth:`Scenario.set` takes them) to lists of values, combined as
+    a cartesian product; ``zip`` maps key paths to lists of equal length, taken element-wise as one
+    more axis of that product. ``seed`` replaces the base scenario's seed as the base of the
+    derived replication seeds.
+    """
+
+    base: Scenario
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+    zip: dict[str, list[Any]] = field(default_factory=dict)
+    replications: int = 1
+    seed: Optional[int] = None
+    name: Optional[str] = None
+    report: dict[str, Any] = field(default_factory=dict)
+    text: Optional[str] = None
+
+    # --- loading -----------------------------------------------------------------------------
+    @classmethod
+    def load(cls, path: Union[str, Path]) -> "Sweep":
+        p = Path(path)
+        if not p.is_file():
+            raise FileNotFoundError(f"{path}: no such sweep file")
+        text = p.read_text(encoding="utf-8")
+        return cls.from_toml(text, base_dir=p.parent)
+
+    @classmethod
+    def from_toml(cls, text: str, base_dir: Union[str, Path] = ".") -> "Sweep":
+        try:
+            data = parse_toml_loosely(text)
+        except ValueError as e:
+            raise SweepError(f"not valid TOML: {e}") from e
+        sweep = cls.from_dict(data, base_dir)
+        sweep.text = text
+        return sweep
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], base_dir: Union[str, Path] = ".") -> "Sweep":
+        unknown = sorted(set(data) - _SWEEP_KEYS)
+        if unknown:
+            raise SweepError(f"{unknown[0]}: unknown key (allowed: {', '.join(sorted(_SWEEP_KEYS))})")
+        if "base" not in data:
+            raise SweepError("base: missing (a scenario table, or the path of a scenario file)")
+        base = data["base"]
+        try:
+            if isinstance(base, str):
+                base_path = Path(base_dir) / base
+                if not base_path.is_file():
+                    raise SweepError(f"base: {base_path}: no such scenario file")
+                scenario = Scenario.load(base_path)
+            elif isinstance(base, dict):
+                scenario = _normalized(base)
+            else:
+                raise SweepError("base: must be a scenario table or a path")
+        except _core.ScenarioError as e:
+            raise SweepError(f"base.{e.path}: {e.detail}" if e.path else f"base: {e}") from e
+        sweep = cls(
+            base=scenario,
+            grid=_axes(data.get("grid", {}), "grid"),
+            zip=_axes(data.get("zip", {}), "zip"),
+            replications=data.get("replications", 1),
+            seed=data.get("seed"),
+            name=data.get("name"),
+            report=dict(data.get("report", {})),
+        )
+        sweep.check()
+        return sweep
+
+    def check(self) -> "Sweep":
+        """Check the sweep's own fields (the scenarios are checked by :meth:`plan`)."""
+        if not isinstance(self.replications, int) or isinstance(self.replications, bool) or self.replications < 1:
+            raise SweepError(f"replications: {self.replications!r} must be an integer >= 1")
+        if self.seed is not None and (not isinstance(self.seed, int) or not 0 <= self.seed < 2**63):
+            raise SweepError(f"seed: {self.seed!r} must be an integer from 0 to 2^63-1")
+        lengths = {len(v) for v in self.zip.values()}
+        if len(lengths) > 1:
+            raise SweepError(f"zip: the lists have different lengths ({', '.join(f'{k}: {len(v)}' for k, v in self.zip.items())})")
+        both = sorted(set(self.grid) & set(self.zip))
+        if both:
+            raise SweepError(f"{both[0]}: varied both in grid and in zip")
+        unknown = sorted(set(self.report) - _REPORT_KEYS)
+        if unknown:
+            raise SweepError(f"report.{unknown[0]}: unknown key (allowed: {', '.join(sorted(_REPORT_KEYS))})")
+        return self
+
+    # --- expansion ---------------------------------------------------------------------------
+    @property
+    def parameters(self) -> list[str]:
+        """The varied key paths: grid first (the first one varies slowest), then zip."""
+        return list(self.grid) + list(self.zip)
+
+    def points(self) -> list[dict[str, Any]]:
+        """Every parameter point: the cartesian product of the grid axes and the zip rows."""
+        grid_axes = [[(key, v) for v in values] for key, values in self.grid.items()]
+        zip_rows = [list(zip(self.zip, row)) for row in zip(*self.zip.values())] if self.zip else [[]]
+        return [dict(list(combo) + row) for combo in itertools.product(*grid_axes) for row in zip_rows]
+
+    def plan(self) -> list[PlannedRun]:
+        """Every run, points outer and replications inner, each scenario validated."""
+        runs = []
+        for i, params in enumerate(self.points()):
+            point = self.base.copy()
+            if self.seed is not None:
+                point.data["seed"] = self.seed
+            for key, value in params.items():
+                try:
+                    point.set(key, value)
+                except (KeyError, IndexError, TypeError) as e:
+                    raise SweepError(f"{key}: does not name a value in the base scenario ({type(e).__name__}: {e})") from e
+            base_seed = int(point.data.get("seed", 1))
+            for r in range(self.replications):
+                data = dict(point.data, seed=derive_seed(base_seed, r))
+                try:
+                    scenario = _normalized(data)
+                except _core.ScenarioError as e:
+                    where = ", ".join(f"{k} = {v!r}" for k, v in params.items()) or "the base scenario"
+                    raise SweepError(f"point {i} ({where}): {e}") from e
+                runs.append(PlannedRun(run_id_of(scenario), i, r, scenario.data["seed"], params, scenario))
+        return runs
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": SWEEP_FORMAT,
+            "name": self.name,
+            "base": self.base.data,
+            "grid": self.grid,
+            "zip": self.zip,
+            "replications": self.replications,
+            "seed": self.seed,
+            "report": self.report,
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_saved(cls, out_dir: Union[str, Path]) -> "Sweep":
+        """The sweep stored in a results directory's ``sweep.json``."""
+        path = Path(out_dir) / "sweep.json"
+        if not path.is_file():
+            raise SweepError(f"{out_dir}: not a sweep directory (no sweep.json)")
+        d = json.loads(path.read_text(encoding="utf-8"))
+        return cls(
+            base=Scenario.from_dict(d["base"]),
+            grid=d["grid"],
+            zip=d["zip"],
+            replications=d["replications"],
+            seed=d["seed"],
+            name=d["name"],
+            report=d["report"],
+            text=d["text"],
+        )
+
+
+def _axes(table: Any, where: str) -> dict[str, list[Any]]:
+    if not isinstance(table, dict):
+        raise SweepError(f"{where}: must be a table of key path = [values]")
+    for key, values in table.items():
+        if not isinstance(values, list) or not values:
+            raise SweepError(f"{where}.{key!r}: must be a non-empty list of values")
+    return {k: list(v) for k, v in table.items()}
+
+
+# --- result rows -----------------------------------------------------------------------------
+def _param_type(values: list[Any]) -> pa.DataType:
+    if all(isinstance(v, bool) for v in values):
+        return pa.bool_()
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return pa.int64()
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return pa.float64()
+    return pa.string()
+
+
+def _param_value(value: Any, typ: pa.DataType) -> Any:
+    if typ == pa.string() and not isinstance(value, str):
+        return json.dumps(value, sort_keys=True)
+    return value
+
+
+def _param_types(sweep: Sweep) -> dict[str, pa.DataType]:
+    values = {**sweep.grid, **sweep.zip}
+    return {key: _param_type(values[key]) for key in sweep.parameters}
+
+
+def _label_table(runs: list[PlannedRun], types_: dict[str, pa.DataType]) -> pa.Table:
+    cols: dict[str, pa.Array] = {
+        "run_id": pa.array([r.run_id for r in runs], pa.string()),
+        "point": pa.array([r.point for r in runs], pa.int64()),
+        "replication": pa.array([r.replication for r in runs], pa.int64()),
+        "seed": pa.array([r.seed for r in runs], pa.int64()),
+    }
+    for key, typ in types_.items():
+        cols[PARAM_PREFIX + key] = pa.array([_param_value(r.params[key], typ) for r in runs], typ)
+    return pa.table(cols)
+
+
+def metrics_row(result: RunResult) -> dict[str, Any]:
+    """A run's metrics as one flat row: ``summary.<field>``, ``flow.<name>.<metric>``,
+    ``link.<name>.<metric>``, ``node.<name>.<metric>`` (numbers only; wall time left out, as it
+    is the one thing that differs between identical runs)."""
+    row: dict[str, Any] = {}
+    for key, value in result.summary.items():
+        if key not in ("seed", "wall_time_s"):
+            row[f"summary.{key}"] = value
+    for prefix, rows in (("flow", result.flows), ("link", result.links), ("node", result.nodes)):
+        for entry in rows:
+            for key, value in entry.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    row[f"{prefix}.{entry['name']}.{key}"] = float(value)
+    return row
+
+
+def _metrics_table(row: dict[str, Any]) -> pa.Table:
+    cols = {}
+    for key, value in row.items():
+        if value is None or isinstance(value, str):
+            cols[key] = pa.array([value], pa.string())
+        elif isinstance(value, int) and not isinstance(value, bool):
+            cols[key] = pa.array([value], pa.int64())
+        else:
+            cols[key] = pa.array([value], pa.float64())
+    return pa.table(cols)
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    """What a worker sends back: the metrics row, the time series and the scenario text."""
+
+    run_id: str
+    metrics: dict[str, Any]
+    series: pa.Table
+    scenario_toml: str
+
+
+def execute(run_id: str, scenario_data: dict[str, Any]) -> FinishedRun:
+    """Run one scenario (in a worker process or on a Dask worker); writes nothing."""
+    from rexmit.results import run
+
+    result = run(Scenario.from_dict(scenario_data))
+    return FinishedRun(run_id, metrics_row(result), result.series_table(), result.scenario.to_toml())
+
+
+def _write_run(out: Path, finished: FinishedRun, labels: pa.Table) -> None:
+    """The series and scenario first, the run row last: the row marks the run as done."""
+    _atomic_write_table(out / "series" / f"{finished.run_id}.parquet", finished.series)
+    _atomic_write_bytes(out / "scenarios" / f"{finished.run_id}.toml", finished.scenario_toml.encode())
+    _atomic_write_table(out / "runs" / f"{finished.run_id}.parquet", _beside(labels, _metrics_table(finished.metrics)))
+
+
+def finished_ids(out_dir: Union[str, Path]) -> set[str]:
+    runs = Path(out_dir) / "runs"
+    return {p.stem for p in runs.glob("*.parquet") if not p.name.startswith(".")} if runs.is_dir() else set()
+
+
+# --- executors -------------------------------------------------------------------------------
+Task = tuple[str, dict[str, Any]]
+OnDone = Callable[[FinishedRun], None]
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C is for the sweep process: it stops the workers itself, and saved runs stay saved.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_local(tasks: list[Task], jobs: int, on_done: OnDone) -> None:
+    if jobs == 1:
+        for run_id, data in tasks:
+            on_done(execute(run_id, data))
+        return
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    try:
+        futures = [pool.submit(execute, run_id, data) for run_id, data in tasks]
+        for future in as_completed(futures):
+            on_done(future.result())
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for child in multiprocessing.active_children():
+            child.terminate()
+        raise
+    pool.shutdown()
+
+
+def _run_dask(tasks: list[Task], address: str, on_done: OnDone) -> None:
+    from distributed import Client
+    from distributed import as_completed as dask_as_completed
+
+    with Client(address, set_as_default=False) as client:
+        futures = [client.submit(execute, run_id, data, key=f"rexmit-run-{run_id}") for run_id, data in tasks]
+        try:
+            for future in dask_as_completed(futures):
+                on_done(future.result())
+        except BaseException:
+            client.cancel(futures)
+            raise
+
+
+# --- the sweep -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SweepResult:
+    """What a sweep did: ``total`` distinct runs, ``ran`` now, ``skipped`` finished before."""
+
+    out: Path
+    total: int
+    ran: int
+    skipped: int
+
+    def table(self) -> pa.Table:
+        return load(self.out)
+
+    def summary(self) -> pa.Table:
+        return summarize(self.out)
+
+
+def _prepare(out: Path, sweep: Sweep, runs: list[PlannedRun]) -> None:
+    for sub in ("runs", "series", "scenarios"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+        for stale in (out / sub).glob(".*.tmp"):
+            stale.unlink()
+    _atomic_write_bytes(out / "sweep.json", (json.dumps(sweep.to_dict(), indent=2) + "\n").encode())
+    _atomic_write_table(out / "plan.parquet", _label_table(runs, _param_types(sweep)))
+
+
+def run_sweep(
+    sweep: Union[Sweep, str, Path],
+    out: Union[str, Path],
+    jobs: Optional[int] = None,
+    cluster: Optional[str] = None,
+    progress: Optional[bool] = None,
+) -> SweepResult:
+    """Run every run of ``sweep`` (a :class:`Sweep` or a sweep file) not yet finished in ``out``.
+
+    Local worker processes (``jobs``, default the CPU count; 1 runs in this process), or the Dask
+    scheduler at ``cluster`` (e.g. ``tcp://host:8786``). ``progress``: a tqdm bar on stderr
+    (None: only on a terminal). Interrupting (Ctrl-C, kill) loses no finished run; calling again
+    with the same arguments runs only what is missing.
+    """
+    from tqdm import tqdm
+
+    spec = sweep if isinstance(sweep, Sweep) else Sweep.load(sweep)
+    out_dir = Path(out)
+    runs = spec.plan()
+    _prepare(out_dir, spec, runs)
+    types_ = _param_types(spec)
+    first = {r.run_id: r for r in reversed(runs)}
+    done = finished_ids(out_dir) & set(first)
+    tasks = [(r.run_id, r.scenario.data) for r in first.values() if r.run_id not in done]
+    tasks.sort(key=lambda t: (first[t[0]].point, first[t[0]].replication))
+    bar = tqdm(total=len(first), initial=len(done), unit="run", desc="sweep", file=sys.stderr, disable=None if progress is None else not progress)
+
+    def on_done(finished: FinishedRun) -> None:
+        _write_run(out_dir, finished, _label_table([first[finished.run_id]], types_))
+        bar.update()
+
+    try:
+        if cluster is not None:
+            _run_dask(tasks, cluster, on_done)
+        else:
+            _run_local(tasks, jobs or os.cpu_count() or 1, on_done)
+    finally:
+        bar.close()
+    _atomic_write_table(out_dir / "results.parquet", load(out_dir))
+    return SweepResult(out_dir, len(first), len(tasks), len(done))
+
+
+# --- reading results -------------------------------------------------------------------------
+def _beside(left: pa.Table, right: pa.Table) -> pa.Table:
+    """The columns of ``right`` appended to those of ``left`` (same number of rows)."""
+    for name, column in zip(right.column_names, right.columns):
+        left = left.append_column(name, column)
+    return left
+
+
+def _unify(tables: list[pa.Table]) -> pa.Table:
+    """Concatenate tables whose columns may differ (a parameter may change the set of flows)."""
+    if not tables:
+        return pa.table({})
+    names: dict[str, pa.DataType] = {}
+    for t in tables:
+        for f in t.schema:
+            names.setdefault(f.name, f.type)
+    schema = pa.schema(list(names.items()))
+    filled = []
+    for t in tables:
+        for name, typ in names.items():
+            if name not in t.column_names:
+                t = t.append_column(name, pa.nulls(t.num_rows, typ))
+        filled.append(t.select(schema.names).cast(schema))
+    return pa.concat_tables(filled)
+
+
+def load(out_dir: Union[str, Path]) -> pa.Table:
+    """Every finished run of the sweep in ``out_dir``, one row each, in plan order (points, then
+    replications). Labels (point, params) come from the current plan; runs not finished yet are
+    absent."""
+    out = Path(out_dir)
+    plan_path = out / "plan.parquet"
+    if not plan_path.is_file():
+        raise SweepError(f"{out_dir}: not a sweep directory (no plan.parquet)")
+    plan = pq.read_table(plan_path)
+    done = finished_ids(out)
+    keep = [i for i, rid in enumerate(plan.column("run_id").to_pylist()) if rid in done]
+    labels = plan.take(pa.array(keep, pa.int64()))
+    cache: dict[str, pa.Table] = {}
+    rows = []
+    for rid in labels.column("run_id").to_pylist():
+        if rid not in cache:
+            t = pq.read_table(out / "runs" / f"{rid}.parquet")
+            cache[rid] = t.drop_columns([c for c in t.column_names if c in LABELS or c.startswith(PARAM_PREFIX)])
+        rows.append(cache[rid])
+    return _beside(labels, _unify(rows))
+
+
+def _is_numeric(typ: pa.DataType) -> bool:
+    return pa.types.is_integer(typ) or pa.types.is_floating(typ)
+
+
+def summarize(out_dir: Union[str, Path], level: float = 0.95) -> pa.Table:
+    """Per parameter point: its parameters, ``runs`` (replications finished), and for every
+    numeric metric ``<metric>.mean``, ``.std`` and ``.ci95`` (half-width of the Student-t
+    interval at ``level``). Writes ``summary.parquet`` and returns the table."""
+    out = Path(out_dir)
+    table = load(out)
+    param_cols = [c for c in table.column_names if c.startswith(PARAM_PREFIX)]
+    metric_cols = [c for c in table.column_names if c not in LABELS and not c.startswith(PARAM_PREFIX) and _is_numeric(table.schema.field(c).type)]
+    groups: dict[int, list[int]] = {}
+    for i, point in enumerate(table.column("point").to_pylist()):
+        groups.setdefault(point, []).append(i)
+    order = list(groups)
+    cols: dict[str, Any] = {"point": pa.array(order, pa.int64())}
+    for c in param_cols:
+        cols[c] = table.column(c).take(pa.array([groups[p][0] for p in order], pa.int64()))
+    cols["runs"] = pa.array([len(groups[p]) for p in order], pa.int64())
+    suffix = "ci95" if abs(level - 0.95) < 1e-12 else f"ci{level * 100:g}"
+    for c in metric_cols:
+        values = table.column(c).to_pylist()
+        estimates = [mean_ci([values[i] for i in groups[p]], level) for p in order]
+        cols[f"{c}.mean"] = pa.array([e.mean for e in estimates], pa.float64())
+        cols[f"{c}.std"] = pa.array([e.std for e in estimates], pa.float64())
+        cols[f"{c}.{suffix}"] = pa.array([e.half_width for e in estimates], pa.float64())
+    summary = pa.table(cols)
+    _atomic_write_table(out / "summary.parquet", summary)
+    return summary
+
+
+class _SweepModule(types.ModuleType):
+    """Makes ``rexmit.sweep(...)`` run a sweep while ``rexmit.sweep.load`` etc. stay reachable."""
+
+    def __call__(self, sweep: Union[Sweep, str, Path], out: Union[str, Path], **kwargs: Any) -> SweepResult:
+        return run_sweep(sweep, out, **kwargs)
+
+
+sys.modules[__name__].__class__ = _SweepModule
+
+__all__ = ["Sweep", "SweepError", "SweepResult", "PlannedRun", "FinishedRun", "derive_seed", "run_id_of", "run_sweep", "load", "summarize", "metrics_row", "execute", "finished_ids"]
