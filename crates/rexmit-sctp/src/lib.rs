@@ -1,6 +1,8 @@
 //! SCTP (RFC 9260; RFC 4960's Max.Burst rule selectable) as a sans-IO association core, with
 //! NR-SACK (draft-natarajan-tsvwg-sctp-nrsack, seed 000), multihoming and CMT (SFR, CUC,
-//! RTX-SAME/ASAP/CWND/SSTHRESH, CMT-PF).
+//! RTX-SAME/ASAP/CWND/SSTHRESH, CMT-PF), and seed 004's thin-stream retransmission
+//! modifications with FreeBSD EFR and RFC 5827 early retransmit for comparison (`thin`,
+//! `ThinStreamConfig`, all off by default).
 //!
 //! Owns: one association endpoint as a pure state machine (`Association`): it is fed packets
 //! and timeouts with the current time and hands back packets, a next timeout and application

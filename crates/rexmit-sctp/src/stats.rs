@@ -13,6 +13,19 @@ pub struct PathStats {
     pub heartbeats_sent: u64,
 }
 
+/// Integrate a condition over time: a period opens at `since` when `on` starts and is added
+/// to `total` when it ends.
+pub fn track_period(on: bool, now: Time, since: &mut Option<Time>, total: &mut Duration) {
+    match (on, *since) {
+        (true, None) => *since = Some(now),
+        (false, Some(s)) => {
+            *since = None;
+            *total += now.saturating_since(s);
+        }
+        _ => {}
+    }
+}
+
 /// Why a DATA chunk was marked for retransmission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RtxCause {

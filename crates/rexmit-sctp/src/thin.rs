@@ -19,6 +19,9 @@ pub const DUPTHRESH: u32 = 3;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct SentPacket {
     highest: u32,
+    /// Its highest TSN is gap-acked: it arrived, so it has left the network, though it
+    /// stays outstanding until the cumulative ack passes it.
+    arrived: bool,
     /// SACKs that reported `highest` missing below a higher acked TSN.
     misses: u32,
 }
@@ -26,7 +29,8 @@ struct SentPacket {
 /// Packets in flight and the packet loss estimate of seed 004 §5.1.
 #[derive(Clone, Debug, Default)]
 pub struct PacketTracker {
-    in_flight: VecDeque<SentPacket>,
+    /// Packets not cumulatively acked, in send order.
+    outstanding: VecDeque<SentPacket>,
     /// DATA packets sent (first transmissions and retransmissions).
     pub sent: u64,
     /// Packets whose highest TSN three SACKs reported missing (seed 004 §5.1).
@@ -37,27 +41,37 @@ impl PacketTracker {
     /// A DATA packet carrying `tsns` left. A packet whose highest TSN is sent again has left
     /// the network (presumed lost): the new packet replaces it, so no chunk counts twice.
     pub fn on_packet_sent(&mut self, tsns: &[u32]) {
-        let Some(highest) = tsns.iter().copied().reduce(|a, b| if tsn_gt(b, a) { b } else { a })
+        let Some(highest) = tsns
+            .iter()
+            .copied()
+            .reduce(|a, b| if tsn_gt(b, a) { b } else { a })
         else {
             return;
         };
-        self.in_flight.retain(|p| !tsns.contains(&p.highest));
-        self.in_flight.push_back(SentPacket { highest, misses: 0 });
+        self.outstanding.retain(|p| !tsns.contains(&p.highest));
+        self.outstanding.push_back(SentPacket {
+            highest,
+            arrived: false,
+            misses: 0,
+        });
         self.sent += 1;
     }
 
-    /// The cumulative TSN ack point reached `cum`: packets whose highest TSN it covers have
-    /// left the network (seed 004 §5.1).
-    pub fn on_cum_ack(&mut self, cum: u32) {
-        self.in_flight.retain(|p| tsn_gt(p.highest, cum));
-    }
-
-    /// A SACK reported TSNs up to `highest_reported` (gap blocks); `unacked(tsn)` tells
-    /// whether a TSN is still unacknowledged. A packet whose highest TSN falls in a gap gets
-    /// one miss; the third makes it lost (seed 004 §5.1, "on three different occasions").
-    pub fn on_sack_gaps(&mut self, highest_reported: u32, unacked: impl Fn(u32) -> bool) {
-        for p in &mut self.in_flight {
-            if tsn_lt(p.highest, highest_reported) && unacked(p.highest) {
+    /// A SACK with cumulative TSN ack `cum` and gap blocks up to `highest_reported`;
+    /// `gap_acked(tsn)` tells whether a TSN above `cum` is gap-acked. A packet leaves the
+    /// network when the SACK acknowledges its highest TSN (seed 004 §5.1); one whose highest
+    /// TSN falls in a gap gets a miss, and the third makes it lost (seed 004 §5.1, "indicated
+    /// as lost by a SACK on three different occasions").
+    pub fn on_sack(
+        &mut self,
+        cum: u32,
+        highest_reported: Option<u32>,
+        gap_acked: impl Fn(u32) -> bool,
+    ) {
+        self.outstanding.retain(|p| tsn_gt(p.highest, cum));
+        for p in &mut self.outstanding {
+            p.arrived = gap_acked(p.highest);
+            if !p.arrived && highest_reported.is_some_and(|h| tsn_lt(p.highest, h)) {
                 p.misses += 1;
                 if p.misses == DUPTHRESH {
                     self.lost += 1;
@@ -66,10 +80,15 @@ impl PacketTracker {
         }
     }
 
-    /// Packets sent and not yet cumulatively acknowledged (seed 004's in_flight, RFC 5827's
-    /// oflight for SCTP).
+    /// Packets sent whose highest TSN no SACK has acknowledged: seed 004's in_flight (the
+    /// flight size counted in packets).
     pub fn in_flight(&self) -> u64 {
-        self.in_flight.len() as u64
+        self.outstanding.iter().filter(|p| !p.arrived).count() as u64
+    }
+
+    /// Packets not yet cumulatively acknowledged: RFC 5827's oflight.
+    pub fn outstanding(&self) -> u64 {
+        self.outstanding.len() as u64
     }
 
     /// Seed 004 §5.1 / Fig. 3: the stream is thin while
@@ -89,7 +108,7 @@ impl PacketTracker {
     /// packets outstanding and no previously unsent data that can be sent, ER_thresh =
     /// oflight − 1 miss indications (at least 1) trigger fast retransmit.
     pub fn er_threshold(&self, new_data_sendable: bool) -> Option<u32> {
-        let oflight = self.in_flight();
+        let oflight = self.outstanding();
         (oflight < 4 && !new_data_sendable).then(|| (oflight.saturating_sub(1)).max(1) as u32)
     }
 }
@@ -138,15 +157,24 @@ mod tests {
         assert!(t.is_thin(4, true), "4 <= (3 + 1) / (1 - 0)");
         t.on_packet_sent(&[5]);
         assert!(!t.is_thin(4, true), "5 packets in flight, no loss");
-        // Three SACKs report packet 1 missing: 1 of 5 packets lost, 5·(5−1) = 20 <= 4·5 = 20.
-        for _ in 0..3 {
-            t.on_sack_gaps(5, |tsn| tsn == 1);
-        }
-        assert_eq!(t.lost, 1);
+        t.lost = 1; // 1 of 5 packets lost: 5·(5−1) = 20 <= 4·5
         assert!(t.is_thin(4, true), "5 <= 4 / (1 - 0.2)");
         assert!(!t.is_thin(4, false), "without the loss-rate term");
-        t.on_cum_ack(3);
-        assert_eq!(t.in_flight(), 2);
+    }
+
+    #[test]
+    fn sacks_take_packets_out_of_flight_and_three_gap_reports_make_a_loss() {
+        let mut t = PacketTracker::default();
+        for tsn in 1..=3 {
+            t.on_packet_sent(&[tsn]);
+        }
+        for n in 1..=3 {
+            t.on_sack(0, Some(3), |tsn| tsn == 3);
+            assert_eq!(t.lost, if n == 3 { 2 } else { 0 });
+        }
+        assert_eq!((t.in_flight(), t.outstanding()), (2, 3), "packet 3 arrived");
+        t.on_sack(2, Some(3), |tsn| tsn == 3);
+        assert_eq!((t.in_flight(), t.outstanding(), t.lost), (0, 1, 2));
     }
 
     #[test]

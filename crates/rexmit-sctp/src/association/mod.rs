@@ -564,13 +564,11 @@ impl Association {
     /// Track seed 000's send-buffer blocking: refused application, no unsent data.
     fn account_blocking(&mut self, now: Time) {
         let blocked = self.blocked_need.is_some() && self.send_queue.is_empty();
-        match (blocked, self.stats.rtxq_blocked_since) {
-            (true, None) => self.stats.rtxq_blocked_since = Some(now),
-            (false, Some(since)) => {
-                self.stats.rtxq_blocked_since = None;
-                self.stats.rtxq_blocked_time += now.saturating_since(since);
-            }
-            _ => {}
-        }
+        crate::stats::track_period(
+            blocked,
+            now,
+            &mut self.stats.rtxq_blocked_since,
+            &mut self.stats.rtxq_blocked_time,
+        );
     }
 }

@@ -196,15 +196,11 @@ impl Association {
         // Seed 004 §5.1: packets leave the in-flight list on the cumulative ack; a packet whose
         // highest TSN sits in a gap collects a miss towards the loss estimate.
         if self.cfg.thin.tracks_packets() {
-            self.packets.on_cum_ack(cum);
-            if let Some(h) = highest_reported {
-                let rtxq = &self.rtxq;
-                self.packets.on_sack_gaps(h, |t| {
-                    rtxq.get(t).is_some_and(|e| {
-                        matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx)
-                    })
-                });
-            }
+            let rtxq = &self.rtxq;
+            self.packets.on_sack(cum, highest_reported, |t| {
+                rtxq.get(t)
+                    .is_some_and(|e| matches!(e.state, TsnState::GapAcked | TsnState::NrAcked))
+            });
         }
         let thin = self.is_thin();
         let thin_first = thin && self.cfg.thin.fast_rtx_first_indication;

@@ -154,16 +154,15 @@ impl Association {
         if !self.cfg.thin.tracks_packets() {
             return;
         }
-        let thin = self
-            .packets
-            .is_thin(self.cfg.thin.thin_threshold_packets, self.cfg.thin.thin_loss_rate_term);
-        match (thin, self.stats.thin_since) {
-            (true, None) => self.stats.thin_since = Some(now),
-            (false, Some(since)) => {
-                self.stats.thin_since = None;
-                self.stats.thin_time += now.saturating_since(since);
-            }
-            _ => {}
-        }
+        let thin = self.packets.is_thin(
+            self.cfg.thin.thin_threshold_packets,
+            self.cfg.thin.thin_loss_rate_term,
+        );
+        crate::stats::track_period(
+            thin,
+            now,
+            &mut self.stats.thin_since,
+            &mut self.stats.thin_time,
+        );
     }
 }
