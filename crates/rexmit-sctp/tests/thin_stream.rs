@@ -303,12 +303,12 @@ fn efr_retransmits_after_srtt_plus_rttvar_while_the_window_is_not_full() {
         initial_cwnd: None,
         ..cfg_a(efr)
     };
-    let (mut a, _b) = connect_pair(small, cfg_b(), 1, 1, false);
-    let (mut b2, t) = (_b, Time::from_millis(1000));
+    let (mut a, mut b) = connect_pair(small, cfg_b(), 1, 1, false);
+    let t = Time::from_millis(1000);
     a.send(t, 0, Payload::zeros(100), true).unwrap();
     let out = drain(&mut a, t);
-    deliver(&mut b2, t + ms(10), &out[0]);
-    for s in drain(&mut b2, t + ms(10)) {
+    deliver(&mut b, t + ms(10), &out[0]);
+    for s in drain(&mut b, t + ms(10)) {
         deliver(&mut a, t + ms(20), &s);
     }
     let t = t + ms(100);
@@ -318,6 +318,39 @@ fn efr_retransmits_after_srtt_plus_rttvar_while_the_window_is_not_full() {
     assert_eq!(drain(&mut a, t).len(), 4, "initial cwnd 4380 B: 4 packets");
     assert!(a.flight_size() >= a.paths()[0].cc.cwnd);
     assert_eq!(a.poll_timeout(), Some(t + ms(1000)), "T3-rtx only");
+}
+
+#[test]
+fn t3_retransmission_counts_its_lead_chunk_as_timeout_and_the_rest_as_bundled() {
+    // Seed 004 Fig. 9 splits retransmissions into TO, FR and B (bundled).
+    let (mut a, _b, now) = warm_pair(ThinStreamConfig::all_seed004());
+    let t = now + ms(100);
+    for i in 0..3 {
+        assert_eq!(
+            send_one(&mut a, t + ms(i), 100).len(),
+            1,
+            "one packet per message"
+        );
+    }
+    assert_eq!(a.packets_in_flight(), 3);
+    let due = a.poll_timeout().unwrap();
+    assert_eq!(due, t + ms(200), "thin: RTO.Min 200 ms");
+    a.handle_timeout(due);
+    let out = drain(&mut a, due);
+    assert_eq!((out.len(), data_tsns(&out)), (1, vec![2, 3, 4]));
+    let c = &a.stats().rtx_by_cause;
+    assert_eq!((c.timeout, c.bundled, c.total()), (1, 2, 3));
+    assert_eq!(
+        a.packets_in_flight(),
+        1,
+        "the retransmission replaces the three packets"
+    );
+    assert!(a.thin_stream());
+    assert_eq!(
+        a.stats().thin_time_until(due),
+        due - Time::ZERO,
+        "thin all along"
+    );
 }
 
 /// Per-message latency of seed 004's lab setup over `seeds` runs of `n` messages.
