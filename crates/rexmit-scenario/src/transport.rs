@@ -100,6 +100,9 @@ pub struct TcpCfg {
     pub delayed_ack_timeout: Option<DurationStr>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub immediate_ack_on_ooo: Option<bool>,
+    /// Count bytes, not ACKs, in congestion avoidance (RFC 3465); default off (RFC 5681).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byte_counting: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rack: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -176,6 +179,7 @@ impl TcpCfg {
         set(&mut c.ack_every, self.ack_every);
         set(&mut c.delayed_ack_timeout, self.delayed_ack_timeout.map(|d| d.0));
         set(&mut c.immediate_ack_on_ooo, self.immediate_ack_on_ooo);
+        set(&mut c.byte_counting, self.byte_counting);
         set(&mut c.rack, self.rack);
         set(&mut c.prr, self.prr);
         set(&mut c.limited_transmit, self.limited_transmit);

@@ -58,6 +58,9 @@ pub struct TcpConfig {
     pub rack: bool,
     /// RFC 6937 proportional rate reduction during SACK recovery (`RecoveryAlgorithm::Sack`).
     pub prr: bool,
+    /// Byte counting in congestion avoidance (RFC 3465 §2.1); off = RFC 5681 §3.1's per-ACK
+    /// increase of SMSS·SMSS/cwnd, which ns-2 and ns-3 use.
+    pub byte_counting: bool,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     /// RFC 5827 early retransmit (byte-based).
@@ -97,6 +100,7 @@ impl Default for TcpConfig {
             immediate_ack_on_ooo: true,
             rack: false,
             prr: false,
+            byte_counting: false,
             limited_transmit: false,
             early_retransmit: false,
             thin_linear_timeouts: false,

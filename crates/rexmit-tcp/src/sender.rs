@@ -142,7 +142,7 @@ impl Sender {
             max_snd_wnd: 0,
             snd_wl1: 0,
             snd_wl2: 0,
-            cc: cfg.cc.build(iw, cfg.initial_ssthresh, smss),
+            cc: cfg.cc.build(iw, cfg.initial_ssthresh, smss, cfg.byte_counting),
             rtt: RttEstimator::new(cfg.rto.clone()),
             rto_at: None,
             persist_at: None,
@@ -176,7 +176,7 @@ impl Sender {
         if smss != self.smss {
             self.smss = smss;
             let iw = cfg.initial_window(smss);
-            self.cc = cfg.cc.build(iw, cfg.initial_ssthresh, smss);
+            self.cc = cfg.cc.build(iw, cfg.initial_ssthresh, smss, cfg.byte_counting);
         }
         if self.alg == RecoveryAlgorithm::Sack && !sack_ok {
             // Without SACK from the peer, RFC 6675 cannot run: NewReno is its fallback.

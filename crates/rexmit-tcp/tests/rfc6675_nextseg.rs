@@ -125,15 +125,24 @@ fn after_timeout_sack_recovery_resends_holes_in_order_before_new_data() {
         initial_cwnd_segments: 4,
         ..cfg(RecoveryAlgorithm::Sack)
     };
-    let mut s = Injector::established(c, true, 20 * MSS as usize);
+    let mut s = Injector::established(c.clone(), true, 20 * MSS as usize);
     assert_eq!(s.sent(), vec![1, 2, 3, 4]);
     assert_eq!(s.timeout(1_100), vec![1]);
     assert_eq!(s.ack(1_200, 2, &[]), vec![2, 3]);
-    assert_eq!(s.ack(1_300, 4, &[]), vec![4, 5, 6]);
+    // cwnd = ssthresh = 2 SMSS: congestion avoidance. Counting ACKs (RFC 5681 §3.1 eq. 3),
+    // one ACK for two segments adds SMSS²/cwnd = half a segment: cwnd stays 2.
+    assert_eq!(s.ack(1_300, 4, &[]), vec![4, 5]);
     assert_eq!(s.c.stats().retransmits_timeout, 4);
     assert!(s.c.in_recovery());
-    s.ack(1_400, 7, &[]);
+    s.ack(1_400, 6, &[]);
     assert!(!s.c.in_recovery(), "RecoveryPoint (end of 4) was passed");
+
+    // Counting bytes (RFC 3465 §2.1), the same ACK covers a whole cwnd: cwnd becomes 3.
+    let mut s = Injector::established(TcpConfig { byte_counting: true, ..c }, true, 20 * MSS as usize);
+    s.sent();
+    s.timeout(1_100);
+    s.ack(1_200, 2, &[]);
+    assert_eq!(s.ack(1_300, 4, &[]), vec![4, 5, 6]);
 }
 
 #[test]

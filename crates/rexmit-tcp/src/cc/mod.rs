@@ -73,6 +73,10 @@ pub struct Window {
     pub smss: u64,
     /// Fractional congestion-avoidance increase carried between ACKs, in bytes.
     pub ca_credit: f64,
+    /// Count acknowledged bytes in congestion avoidance (RFC 3465 §2.1) instead of ACKs
+    /// (RFC 5681 §3.1 eq. 3: cwnd += SMSS·SMSS/cwnd per ACK). With delayed ACKs, ACK counting
+    /// grows cwnd by half a segment per RTT; ns-2 and ns-3 count ACKs.
+    pub byte_counting: bool,
 }
 
 impl Window {
@@ -82,6 +86,7 @@ impl Window {
             ssthresh: initial_ssthresh,
             smss,
             ca_credit: 0.0,
+            byte_counting: false,
         }
     }
 
@@ -100,12 +105,14 @@ impl Window {
         0
     }
 
-    /// Congestion avoidance with byte counting (RFC 3465 §2.1, allowed by RFC 5681 §3.1):
-    /// `segments_per_rtt` SMSS per cwnd of acknowledged bytes (seed 003 a(cwnd)).
+    /// Congestion avoidance: `segments_per_rtt` SMSS per cwnd of acknowledged data (seed 003
+    /// a(cwnd)). Without byte counting an ACK counts as at most one SMSS (RFC 5681 §3.1 eq. 3);
+    /// with it, every acknowledged byte counts (RFC 3465 §2.1, allowed by RFC 5681 §3.1).
     pub fn avoid(&mut self, acked: u64, segments_per_rtt: f64) {
         if acked == 0 {
             return;
         }
+        let acked = if self.byte_counting { acked } else { acked.min(self.smss) };
         self.ca_credit += segments_per_rtt * acked as f64;
         let cwnd = self.cwnd.max(1) as f64;
         if self.ca_credit >= cwnd {
@@ -147,8 +154,10 @@ impl CcAlgorithm {
         initial_cwnd: u64,
         initial_ssthresh: u64,
         smss: u64,
+        byte_counting: bool,
     ) -> Box<dyn CongestionControl> {
-        let w = Window::new(initial_cwnd, initial_ssthresh, smss);
+        let mut w = Window::new(initial_cwnd, initial_ssthresh, smss);
+        w.byte_counting = byte_counting;
         match *self {
             CcAlgorithm::Reno => Box::new(reno(w)),
             CcAlgorithm::Aimd { a, b } => Box::new(Aimd::new(w, Law::Constant { a, b })),
