@@ -89,7 +89,8 @@ pub struct SctpStats {
     /// First transmissions of DATA chunks and their user bytes.
     pub data_chunks_sent: u64,
     pub data_bytes_sent: u64,
-    /// DATA chunks sent again (fast retransmit, T3, reneging).
+    /// DATA chunks sent again (fast retransmit, T3, reneging, thin-stream fast retransmit,
+    /// RFC 5827 early retransmit, EFR).
     pub retransmissions: u64,
     /// DATA chunks fast retransmitted.
     pub fast_retransmits: u64,

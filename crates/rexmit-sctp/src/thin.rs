@@ -35,6 +35,8 @@ pub struct PacketTracker {
     pub sent: u64,
     /// Packets whose highest TSN three SACKs reported missing (seed 004 §5.1).
     pub lost: u64,
+    /// Highest TSN sent so far: a packet of TSNs above it is new data and replaces nothing.
+    highest_sent: Option<u32>,
 }
 
 impl PacketTracker {
@@ -48,7 +50,15 @@ impl PacketTracker {
         else {
             return;
         };
-        self.outstanding.retain(|p| !tsns.contains(&p.highest));
+        if self
+            .highest_sent
+            .is_some_and(|h| !tsns.iter().all(|&t| tsn_gt(t, h)))
+        {
+            self.outstanding.retain(|p| !tsns.contains(&p.highest));
+        }
+        if self.highest_sent.is_none_or(|h| tsn_gt(highest, h)) {
+            self.highest_sent = Some(highest);
+        }
         self.outstanding.push_back(SentPacket {
             highest,
             arrived: false,

@@ -467,6 +467,30 @@ fn seed004_lab_all_modifications_cut_latency_of_second_retransmissions() {
 }
 
 #[test]
+fn every_option_together_still_delivers_every_message_under_loss() {
+    // `lab` asserts delivery of all messages and that every retransmission has a cause.
+    let everything = ThinStreamConfig {
+        early_fast_retransmit: true,
+        early_retransmit_rfc5827: true,
+        ..ThinStreamConfig::all_seed004()
+    };
+    for v in [
+        everything,
+        ThinStreamConfig {
+            early_fast_retransmit: true,
+            ..ThinStreamConfig::default()
+        },
+        ThinStreamConfig {
+            early_retransmit_rfc5827: true,
+            ..ThinStreamConfig::default()
+        },
+    ] {
+        let row = lab(v, 100, 4, 200);
+        assert_eq!(row.samples.len(), 800);
+    }
+}
+
+#[test]
 #[ignore = "prints the seed 004 latency table; run with --ignored --nocapture"]
 fn seed004_lab_latency_table() {
     let variants: [(&str, ThinStreamConfig); 8] = [
