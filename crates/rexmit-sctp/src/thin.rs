@@ -56,7 +56,7 @@ impl PacketTracker {
         {
             self.outstanding.retain(|p| !tsns.contains(&p.highest));
         }
-        if self.highest_sent.is_none_or(|h| tsn_gt(highest, h)) {
+        if !self.highest_sent.is_some_and(|h| !tsn_gt(highest, h)) {
             self.highest_sent = Some(highest);
         }
         self.outstanding.push_back(SentPacket {
