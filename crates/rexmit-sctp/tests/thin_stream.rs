@@ -545,7 +545,7 @@ fn seed004_lab_latency_table() {
             loss / 10
         );
         for (name, v) in &variants {
-            let row = lab(v.clone(), loss, 20, 400);
+            let row = lab(v.clone(), loss, 50, 400);
             for (label, k) in [("1", 1), ("2", 2), ("3+", 3)] {
                 let g = row.group(|r| if k == 3 { r >= 3 } else { r == k });
                 let (n, mean, p99, max) = stats(&g);
