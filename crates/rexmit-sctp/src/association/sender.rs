@@ -193,8 +193,9 @@ impl Association {
         for t in to_free {
             self.rtxq.free(t);
         }
-        // Seed 004 §5.1: packets leave the in-flight list on the cumulative ack; a packet whose
-        // highest TSN sits in a gap collects a miss towards the loss estimate.
+        // Seed 004 §5.1: a packet leaves the flight when this SACK acks its highest TSN (and
+        // the outstanding list on the cumulative ack); one whose highest TSN sits in a gap
+        // collects a miss towards the loss estimate.
         if self.cfg.thin.tracks_packets() {
             let rtxq = &self.rtxq;
             self.packets.on_sack(cum, highest_reported, |t| {
