@@ -1,4 +1,4 @@
-"""The ``rexmit`` command line: ``rexmit run``, ``rexmit validate``."""
+"""The ``rexmit`` command line: ``rexmit run``, ``rexmit validate``, ``rexmit sweep``, ``rexmit report``."""
 
 from __future__ import annotations
 
@@ -97,6 +97,36 @@ def _cmd_show_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from rexmit.sweep import SweepError, finished_ids, run_sweep
+
+    try:
+        result = run_sweep(args.sweep, args.out, jobs=args.jobs, cluster=args.cluster, progress=False if args.quiet else (True if args.progress else None))
+    except (SweepError, _core.ScenarioError) as e:
+        print(f"error: {args.sweep}: {e}", file=sys.stderr)
+        return EXIT_BAD_SCENARIO
+    except KeyboardInterrupt:
+        print(f"interrupted: {len(finished_ids(args.out))} finished runs are saved in {args.out}; run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if not args.quiet:
+        print(f"sweep: {result.total} runs ({result.ran} run now, {result.skipped} already finished)")
+        print(f"results in {result.out.resolve()}: results.parquet (one row per run), runs/, series/, scenarios/")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from rexmit.report import report
+    from rexmit.sweep import SweepError
+
+    try:
+        path = report(args.dir, metrics=args.metric or None, x=args.x)
+    except (SweepError, FileNotFoundError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_SCENARIO
+    print(f"report in {path.resolve()} (figures in {(path.parent / 'figures').resolve()})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rexmit", description="Packet-level simulator of TCP and SCTP loss recovery and buffer management.")
     p.add_argument("--version", action="version", version=f"rexmit {_core.__version__}")
@@ -118,6 +148,21 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("scenario")
     n.add_argument("--format", choices=["toml", "json"], default="toml")
     n.set_defaults(func=_cmd_show_schema)
+
+    w = sub.add_parser("sweep", help="run a parameter sweep (parallel, resumable)")
+    w.add_argument("sweep", help="sweep TOML file (see docs/sweeps.md)")
+    w.add_argument("--out", "-o", required=True, help="results directory; running again there resumes")
+    w.add_argument("--jobs", "-j", type=int, help="local worker processes (default: the number of CPUs)")
+    w.add_argument("--cluster", help="run on the Dask scheduler at this address (tcp://host:port) instead")
+    w.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    w.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
+    w.set_defaults(func=_cmd_sweep)
+
+    rp = sub.add_parser("report", help="write figures and report.html for a run or sweep directory")
+    rp.add_argument("dir", help="output directory of `rexmit run` or `rexmit sweep`")
+    rp.add_argument("--metric", "-m", action="append", help="sweep metric to plot, e.g. flow.cbr0.throughput_bps (repeatable)")
+    rp.add_argument("--x", help="sweep parameter for the x axis (default: the first varied one)")
+    rp.set_defaults(func=_cmd_report)
     return p
 
 

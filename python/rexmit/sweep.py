@@ -30,6 +30,8 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
+import time
 import types
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -344,9 +346,17 @@ Task = tuple[str, dict[str, Any]]
 OnDone = Callable[[FinishedRun], None]
 
 
-def _ignore_sigint() -> None:
+def _init_worker(parent: int) -> None:
     # Ctrl-C is for the sweep process: it stops the workers itself, and saved runs stay saved.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A worker whose sweep process was killed (kill -9) would wait forever for work: leave.
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(1)
 
 
 def _run_local(tasks: list[Task], jobs: int, on_done: OnDone) -> None:
@@ -354,7 +364,7 @@ def _run_local(tasks: list[Task], jobs: int, on_done: OnDone) -> None:
         for run_id, data in tasks:
             on_done(execute(run_id, data))
         return
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(os.getpid(),))
     try:
         futures = [pool.submit(execute, run_id, data) for run_id, data in tasks]
         for future in as_completed(futures):
@@ -374,7 +384,7 @@ def _run_dask(tasks: list[Task], address: str, on_done: OnDone) -> None:
     with Client(address, set_as_default=False) as client:
         futures = [client.submit(execute, run_id, data, key=f"rexmit-run-{run_id}") for run_id, data in tasks]
         try:
-            for future in dask_as_completed(futures):
+            for future in dask_as_completed(futures, loop=client.loop):
                 on_done(future.result())
         except BaseException:
             client.cancel(futures)

@@ -1,0 +1,288 @@
+"""Reports: matplotlib figures (PNG and SVG) and one self-contained HTML page.
+
+Owns turning a results directory into ``figures/*.png``, ``figures/*.svg`` and ``report.html``.
+A run directory (``rexmit run --out``) gets its time series drawn, its flow/link tables and its
+scenario; a sweep directory (``rexmit sweep --out``) gets each chosen metric against one varied
+parameter with 95% CI error bars, the summary table, the sweep file and the base scenario. Reads
+results only; the statistics come from :mod:`rexmit.sweep`.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from rexmit.scenario import Scenario
+
+# Quantity suffixes of scenario values (crates/rexmit-scenario/src/units.rs) -> (factor, SI unit),
+# so that "4Mbps" or "25ms" can be placed on a numeric axis.
+_UNITS: dict[str, tuple[float, str]] = {
+    **{u: (1.0, "bit/s") for u in ("bps", "b/s")},
+    **{u: (1e3, "bit/s") for u in ("kbps", "Kbps", "kb/s")},
+    **{u: (1e6, "bit/s") for u in ("Mbps", "Mb/s")},
+    **{u: (1e9, "bit/s") for u in ("Gbps", "Gb/s")},
+    "ns": (1e-9, "s"),
+    "us": (1e-6, "s"),
+    "µs": (1e-6, "s"),
+    "ms": (1e-3, "s"),
+    "s": (1.0, "s"),
+    "min": (60.0, "s"),
+    "h": (3600.0, "s"),
+    "B": (1.0, "B"),
+    "KB": (1e3, "B"),
+    "kB": (1e3, "B"),
+    "MB": (1e6, "B"),
+    "GB": (1e9, "B"),
+    "KiB": (1024.0, "B"),
+    "MiB": (1024.0**2, "B"),
+    "GiB": (1024.0**3, "B"),
+}
+_QUANTITY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/]+)\s*$")
+
+
+def as_number(value: Any) -> tuple[Optional[float], str]:
+    """A parameter value as a number and its SI unit: ``"4Mbps"`` -> ``(4e6, "bit/s")``,
+    ``0.01`` -> ``(0.01, "")``; ``(None, "")`` when it is not a quantity."""
+    if isinstance(value, bool):
+        return None, ""
+    if isinstance(value, (int, float)):
+        return float(value), ""
+    if isinstance(value, str):
+        m = _QUANTITY.match(value)
+        if m and m.group(2) in _UNITS:
+            factor, unit = _UNITS[m.group(2)]
+            return float(m.group(1)) * factor, unit
+    return None, ""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A written figure: its name and the paths of its PNG and SVG files."""
+
+    name: str
+    title: str
+    png: Path
+    svg: Path
+
+
+def _new_figure(width: float = 6.4, height: float = 4.0) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig: Any, figures_dir: Path, name: str, title: str) -> Figure:
+    figures_dir.mkdir(parents=True, exist_ok=True)
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "figure"
+    png, svg = figures_dir / f"{slug}.png", figures_dir / f"{slug}.svg"
+    fig.savefig(png, dpi=120)
+    fig.savefig(svg, metadata={"Date": None})
+    return Figure(name, title, png, svg)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _html_table(rows: Sequence[dict[str, Any]], columns: Optional[Sequence[str]] = None) -> str:
+    if not rows:
+        return "<p><em>(none)</em></p>"
+    cols = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r.get(c)))}</td>" for c in cols) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; display: block; overflow-x: auto; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
+th { background: #f0f0f0; }
+pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
+figure { margin: 1em 0; } figcaption { font-size: 0.9em; color: #555; }
+img { max-width: 100%; }
+.warn { color: #a00; }
+"""
+
+
+def _page(title: str, sections: list[tuple[str, str]]) -> str:
+    body = "".join(f"<h2>{html.escape(h)}</h2>\n{content}\n" for h, content in sections)
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>\n{body}</body></html>\n"
+    )
+
+
+def _embed(figures: list[Figure]) -> str:
+    """Figures as SVG data URIs: self-contained, and no id clashes between inline SVG documents."""
+    if not figures:
+        return "<p><em>(no figures)</em></p>"
+    parts = []
+    for f in figures:
+        data = base64.b64encode(f.svg.read_bytes()).decode()
+        parts.append(f'<figure><img alt="{html.escape(f.title)}" src="data:image/svg+xml;base64,{data}"><figcaption>{html.escape(f.title)} ({html.escape(f.png.name)}, {html.escape(f.svg.name)})</figcaption></figure>')
+    return "\n".join(parts)
+
+
+def _pre(text: str) -> str:
+    return f"<pre>{html.escape(text)}</pre>"
+
+
+# --- a single run ----------------------------------------------------------------------------
+def _run_figures(out: Path) -> list[Figure]:
+    path = out / "timeseries.parquet"
+    if not path.is_file():
+        return []
+    series: dict[str, tuple[list[float], list[float]]] = {}
+    for row in pq.read_table(path).to_pylist():
+        t, v = series.setdefault(row["series"], ([], []))
+        t.append(row["t_s"])
+        v.append(row["value"])
+    figures = []
+    for name, (t, v) in series.items():
+        fig = _new_figure(6.4, 3.2)
+        ax = fig.add_subplot()
+        ax.step(t, v, where="post", linewidth=1)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(name)
+        ax.set_title(name)
+        ax.grid(alpha=0.3)
+        figures.append(_save(fig, out / "figures", f"series_{name}", f"time series {name}"))
+    return figures
+
+
+def _run_report(out: Path) -> Path:
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    scenario_text = (out / "scenario.toml").read_text(encoding="utf-8") if (out / "scenario.toml").is_file() else ""
+    tables = {name: pq.read_table(out / f"{name}.parquet").to_pylist() if (out / f"{name}.parquet").is_file() else [] for name in ("flows", "links", "nodes")}
+    figures = _run_figures(out)
+    partial = f'<p class="warn">The run stopped early, results are partial: {html.escape(str(summary["partial"]))}</p>' if summary.get("partial") else ""
+    sections = [
+        ("Summary", partial + _html_table([{"field": k, "value": v} for k, v in summary.items()], ["field", "value"])),
+        ("Time series", _embed(figures)),
+        ("Flows", _html_table(tables["flows"])),
+        ("Links", _html_table(tables["links"])),
+        ("Nodes", _html_table(tables["nodes"])),
+        ("Scenario (scenario.toml, exactly as run)", _pre(scenario_text)),
+    ]
+    title = Scenario.from_toml(scenario_text).data.get("description") if scenario_text else None
+    report = out / "report.html"
+    report.write_text(_page(f"rexmit run: {title or out.name}", sections), encoding="utf-8")
+    return report
+
+
+# --- a sweep ---------------------------------------------------------------------------------
+def _default_metrics(columns: Sequence[str]) -> list[str]:
+    chosen = [c for c in columns if c.startswith("flow.") and c.endswith(".throughput_bps")]
+    return chosen or [c for c in columns if c.startswith("summary.")][:1]
+
+
+def _x_positions(values: list[Any]) -> tuple[list[float], str, Optional[list[str]]]:
+    """Numeric x positions and unit, or category positions with their labels."""
+    numbers = [as_number(v) for v in values]
+    if all(n is not None for n, _ in numbers) and len({u for _, u in numbers}) == 1:
+        return [n for n, _ in numbers], numbers[0][1], None  # type: ignore[misc]
+    labels = list(dict.fromkeys(_fmt(v) for v in values))
+    return [float(labels.index(_fmt(v))) for v in values], "", labels
+
+
+def _sweep_figure(summary: pa.Table, x_param: Optional[str], metric: str, others: list[str], figures_dir: Path) -> Figure:
+    from rexmit.sweep import PARAM_PREFIX
+
+    rows = summary.to_pylist()
+    xs_raw = [r[PARAM_PREFIX + x_param] for r in rows] if x_param else [r["point"] for r in rows]
+    xs, unit, categories = _x_positions(xs_raw)
+    fig = _new_figure()
+    ax = fig.add_subplot()
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(tuple(r[PARAM_PREFIX + o] for o in others), []).append(i)
+    for key, idx in groups.items():
+        idx = sorted(idx, key=lambda i: xs[i])
+        means = [rows[i][f"{metric}.mean"] for i in idx]
+        errs = [rows[i][f"{metric}.ci95"] or 0.0 for i in idx]
+        label = ", ".join(f"{o} = {_fmt(v)}" for o, v in zip(others, key)) or None
+        ax.errorbar([xs[i] for i in idx], [m if m is not None else float("nan") for m in means], yerr=errs, marker="o", capsize=3, label=label)
+    if categories is not None:
+        ax.set_xticks(range(len(categories)), categories)
+    x_label = x_param or "point"
+    ax.set_xlabel(f"{x_label} ({unit})" if unit else x_label)
+    ax.set_ylabel(metric)
+    ax.set_title(f"{metric}: mean and 95% CI")
+    ax.grid(alpha=0.3)
+    if len(groups) > 1:
+        ax.legend(fontsize="small")
+    return _save(fig, figures_dir, f"{metric}_vs_{x_label}", f"{metric} vs {x_label}")
+
+
+def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str]) -> Path:
+    from rexmit.sweep import PARAM_PREFIX, Sweep, SweepError, load, summarize
+
+    sweep = Sweep.from_saved(out)
+    results = load(out)
+    summary = summarize(out)
+    params = sweep.parameters
+    x_param = x or sweep.report.get("x") or (params[0] if params else None)
+    if x_param is not None and x_param not in params:
+        raise SweepError(f"x: {x_param!r} is not a varied parameter (varied: {', '.join(params) or 'none'})")
+    chosen = list(metrics or sweep.report.get("metrics") or _default_metrics(results.column_names))
+    for m in chosen:
+        if f"{m}.mean" not in summary.column_names:
+            numeric = [c[: -len(".mean")] for c in summary.column_names if c.endswith(".mean")]
+            raise SweepError(f"metric {m!r} is not in the results (for example: {', '.join(numeric[:8])})")
+    others = [p for p in params if p != x_param]
+    figures = [_sweep_figure(summary, x_param, m, others, out / "figures") for m in chosen] if summary.num_rows else []
+    table_rows = []
+    for r in summary.to_pylist():
+        row: dict[str, Any] = {"point": r["point"], **{p: r[PARAM_PREFIX + p] for p in params}, "runs": r["runs"]}
+        for m in chosen:
+            mean, ci = r[f"{m}.mean"], r[f"{m}.ci95"]
+            row[m] = "" if mean is None else f"{mean:.6g}" + (f" ± {ci:.3g}" if ci is not None else "")
+        table_rows.append(row)
+    planned = pq.read_table(out / "plan.parquet").num_rows
+    notes = [f"{results.num_rows} of {planned} planned runs finished; {sweep.replications} replications per point; seeds derived from the base seed (docs/sweeps.md)."]
+    partial = [r["run_id"] for r in results.select(["run_id", "summary.partial"]).to_pylist() if r["summary.partial"]] if "summary.partial" in results.column_names else []
+    if partial:
+        notes.append(f'<span class="warn">{len(partial)} runs stopped early (partial results): {", ".join(partial[:10])}</span>')
+    if results.num_rows < planned:
+        notes.append('<span class="warn">The sweep is not complete: run the same <code>rexmit sweep</code> command again to finish it.</span>')
+    sections = [
+        ("Overview", "".join(f"<p>{n}</p>" for n in notes)),
+        ("Figures", _embed(figures)),
+        ("Summary (mean ± 95% CI half-width over replications)", _html_table(table_rows)),
+        ("Sweep file", _pre(sweep.text or json.dumps({k: v for k, v in sweep.to_dict().items() if k != "base"}, indent=2))),
+        ("Base scenario (every run is this with the parameters above and its own seed; scenarios/&lt;run_id&gt;.toml holds each one exactly)", _pre(sweep.base.to_toml())),
+    ]
+    report = out / "report.html"
+    report.write_text(_page(f"rexmit sweep: {sweep.name or out.name}", sections), encoding="utf-8")
+    return report
+
+
+def report(out_dir: Union[str, Path], metrics: Optional[Sequence[str]] = None, x: Optional[str] = None) -> Path:
+    """Write ``figures/`` and ``report.html`` for a run or sweep directory; returns the HTML path.
+
+    For a sweep, ``metrics`` are result columns (e.g. ``flow.cbr0.throughput_bps``) drawn
+    against the varied parameter ``x``; the defaults come from the sweep file's ``[report]``
+    table, else every flow's throughput against the first varied parameter.
+    """
+    out = Path(out_dir)
+    if (out / "sweep.json").is_file():
+        return _sweep_report(out, metrics, x)
+    if (out / "summary.json").is_file():
+        return _run_report(out)
+    raise FileNotFoundError(f"{out_dir}: neither a run directory (summary.json) nor a sweep directory (sweep.json)")

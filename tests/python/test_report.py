@@ -1,0 +1,110 @@
+"""rexmit report: figures (PNG, SVG) and one self-contained HTML page, for a sweep and a run."""
+
+import base64
+import html
+import re
+
+import pytest
+
+import rexmit
+from conftest import rexmit_cli
+from rexmit.report import as_number, report
+from rexmit.sweep import Sweep, SweepError, run_sweep
+from test_sweep import chain_sweep
+
+SWEEP = chain_sweep(
+    2,
+    9,
+    '{ rate = "10Mbps", delay = "5ms", errors = [{ kind = "uniform", rate = 0.02 }] }',
+    "2Mbps",
+    head='name = "report-test"',
+    base_extra='description = "report test chain"',
+    tail='[grid]\n"apps[0].rate" = ["2Mbps", "4Mbps", "8Mbps"]\n"topology.links[0].delay" = ["5ms", "10ms"]\n',
+)
+
+
+def _svgs_in(page: str) -> list[bytes]:
+    return [base64.b64decode(m) for m in re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', page)]
+
+
+def test_sweep_report_writes_png_svg_and_self_contained_html(tmp_path):
+    sweep_file = tmp_path / "r.sweep.toml"
+    sweep_file.write_text(SWEEP)
+    out = tmp_path / "out"
+    run_sweep(sweep_file, out, jobs=1, progress=False)
+    page_path = report(out)
+    assert page_path == out / "report.html"
+    pngs, svgs = sorted((out / "figures").glob("*.png")), sorted((out / "figures").glob("*.svg"))
+    # Default: each flow's throughput against the first varied parameter, one line per delay.
+    assert [p.stem for p in pngs] == [p.stem for p in svgs] and len(pngs) == 1
+    assert pngs[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in svgs[0].read_bytes()
+    page = page_path.read_text()
+    assert len(_svgs_in(page)) == 1 and b"<svg" in _svgs_in(page)[0]
+    text = html.unescape(page)
+    assert SWEEP.strip() in text  # the sweep file, verbatim
+    base = Sweep.from_toml(SWEEP).base.to_toml()
+    assert 'description = "report test chain"' in base and base in text  # the base scenario, normalized
+    assert "topology.links[0].delay = 10ms" in svgs[0].read_text()  # legend of the other parameter
+    assert "<table>" in page and "±" in page
+    assert not re.search(r'(src|href)="(?!data:)', page)  # nothing outside the page
+
+
+def test_sweep_report_metrics_and_x_can_be_chosen(tmp_path):
+    out = tmp_path / "out"
+    run_sweep(Sweep.from_toml(SWEEP), out, jobs=1, progress=False)
+    report(out, metrics=["link.A->B.drop_error", "flow.cbr0.delay_mean_s"], x="topology.links[0].delay")
+    names = {p.stem for p in (out / "figures").glob("*.svg")}
+    assert any(n.startswith("link.A-_B.drop_error_vs_topology.links_0_.delay") for n in names)
+    assert len(names) == 2
+    with pytest.raises(SweepError, match="not in the results"):
+        report(out, metrics=["flow.nope.throughput_bps"])
+    with pytest.raises(SweepError, match="not a varied parameter"):
+        report(out, x="apps[0].packet_size")
+
+
+def test_run_report_draws_time_series_and_shows_the_scenario(tmp_path, examples):
+    s = rexmit.Scenario.load(examples / "lossy_chain.toml")
+    s.timeseries("queue_packets", "100ms", link="R1->R2").timeseries("app", "100ms", app="voice", value="rx_bytes")
+    out = tmp_path / "run"
+    rexmit.run(s, out_dir=out)
+    r = rexmit_cli("report", str(out))
+    assert "report in" in r.stdout
+    figures = out / "figures"
+    assert {p.name for p in figures.iterdir()} == {f"series_{n}.{e}" for n in ("queue_packets_R1-_R2", "voice_rx_bytes") for e in ("png", "svg")}
+    page = (out / "report.html").read_text()
+    assert len(_svgs_in(page)) == 2
+    scenario_text = (out / "scenario.toml").read_text()
+    assert 'stop_time = "5s"' in scenario_text and scenario_text in html.unescape(page)
+
+
+def test_cli_sweep_and_report_and_their_errors(tmp_path):
+    sweep_file = tmp_path / "r.sweep.toml"
+    sweep_file.write_text(SWEEP)
+    r = rexmit_cli("sweep", str(sweep_file), "--out", str(tmp_path / "s"), "--jobs", "2")
+    assert "12 runs (12 run now, 0 already finished)" in r.stdout
+    r = rexmit_cli("sweep", str(sweep_file), "--out", str(tmp_path / "s"), "--jobs", "2")
+    assert "(0 run now, 12 already finished)" in r.stdout
+    r = rexmit_cli("report", str(tmp_path / "s"), "-m", "flow.cbr0.throughput_bps", "-m", "link.A->B.drop_error")
+    assert (tmp_path / "s" / "report.html").is_file() and len(list((tmp_path / "s" / "figures").glob("*.png"))) == 2
+    bad = tmp_path / "bad.sweep.toml"
+    bad.write_text(SWEEP.replace('"2Mbps", "4Mbps"', '"2Mbps", "-4Mbps"'))
+    r = rexmit_cli("sweep", str(bad), "--out", str(tmp_path / "b"), check=False)
+    assert r.returncode == 2 and "apps[0].rate = '-4Mbps'" in r.stderr
+    r = rexmit_cli("report", str(tmp_path / "nothing"), check=False)
+    assert r.returncode == 2 and "neither a run directory" in r.stderr
+
+
+def test_example_sweep_is_valid(examples):
+    sweep = Sweep.load(examples / "udp_rate.sweep.toml")
+    assert len(sweep.plan()) == 6 * 3
+    assert sweep.report["x"] in sweep.parameters
+
+
+def test_quantities_become_numbers_for_the_x_axis():
+    assert as_number("4Mbps") == (4e6, "bit/s")
+    assert as_number("2.5ms") == (0.0025, "s")
+    assert as_number("64KB") == (64000.0, "B")
+    assert as_number(0.01) == (0.01, "")
+    assert as_number("cubic") == (None, "")
+    assert as_number(True) == (None, "")
