@@ -60,27 +60,24 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn error_model(&self, path: &str, e: &ErrorModelCfg) -> Result<ErrorModelConfig> {
-        Ok(match e {
-            ErrorModelCfg::Uniform { rate, .. } => ErrorModelConfig::Uniform { rate: *rate },
-            ErrorModelCfg::Burst { rate, size, .. } => ErrorModelConfig::Burst {
-                rate: *rate,
+        Ok(match e.resolve(path)? {
+            ErrorModelSpec::Uniform { rate } => ErrorModelConfig::Uniform { rate },
+            ErrorModelSpec::Burst { rate, size } => ErrorModelConfig::Burst {
+                rate,
                 size: match size {
-                    BurstSizeCfg::Fixed(n) => BurstSize::Fixed(*n),
-                    BurstSizeCfg::Uniform { min, max } => BurstSize::Uniform { min: *min, max: *max },
-                    BurstSizeCfg::Geometric { mean } => BurstSize::Geometric { mean: *mean },
+                    BurstSizeCfg::Fixed(n) => BurstSize::Fixed(n),
+                    BurstSizeCfg::Uniform { min, max } => BurstSize::Uniform { min, max },
+                    BurstSizeCfg::Geometric { mean } => BurstSize::Geometric { mean },
                 },
             },
-            ErrorModelCfg::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad, .. } => ErrorModelConfig::GilbertElliott {
-                p_good_to_bad: *p_good_to_bad,
-                p_bad_to_good: *p_bad_to_good,
-                loss_good: *loss_good,
-                loss_bad: *loss_bad,
-            },
-            ErrorModelCfg::Scripted { app, flow, packets, tcp_seqs, sctp_tsns, .. } => {
+            ErrorModelSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                ErrorModelConfig::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad }
+            }
+            ErrorModelSpec::Scripted { app, flow, packets, tcp_seqs, sctp_tsns } => {
                 let matcher = match (app, flow) {
                     (Some(a), _) => self
                         .apps
-                        .get(a)
+                        .get(&a)
                         .ok_or_else(|| ScenarioError::new(format!("{path}.app"), format!("no app named {a:?}")))?
                         .matcher
                         .clone(),
@@ -88,9 +85,9 @@ impl Ctx<'_> {
                     (None, None) => FlowMatch::default(),
                 };
                 let select = match (packets, tcp_seqs, sctp_tsns) {
-                    (Some(p), _, _) => ScriptSelect::PacketNumbers(p.clone()),
-                    (_, Some(t), _) => ScriptSelect::TcpSeqs(scripted_values(t)),
-                    (_, _, Some(t)) => ScriptSelect::SctpTsns(scripted_values(t)),
+                    (Some(p), _, _) => ScriptSelect::PacketNumbers(p),
+                    (_, Some(t), _) => ScriptSelect::TcpSeqs(scripted_values(&t)),
+                    (_, _, Some(t)) => ScriptSelect::SctpTsns(scripted_values(&t)),
                     _ => return Err(ScenarioError::new(path, "give exactly one of `packets`, `tcp_seqs` or `sctp_tsns`")),
                 };
                 ErrorModelConfig::Scripted { flow: matcher, select }
@@ -168,21 +165,21 @@ fn channel_id(net: &Network, path: &str, name: &str) -> Result<ChannelId> {
 fn build_network(s: &Scenario, apps: &BTreeMap<String, AppFlow>) -> Result<Network> {
     let ctx = Ctx { apps };
     let mut net = Network::new(StreamFactory::new(s.seed));
-    match &s.topology {
+    match s.topology.as_ref().map(|t| t.resolve("topology")).transpose()? {
         None => {}
-        Some(Topology::Chain { nodes, links }) => {
+        Some(TopologySpec::Chain { nodes, links }) => {
             let links = links
                 .iter()
                 .enumerate()
                 .map(|(i, l)| ctx.link_params(&format!("topology.links[{i}]"), l))
                 .collect::<Result<Vec<_>>>()?;
-            topology::chain(&mut net, nodes, &links).map_err(|e| net_err("topology", e))?;
+            topology::chain(&mut net, &nodes, &links).map_err(|e| net_err("topology", e))?;
         }
-        Some(Topology::Dumbbell(d)) => {
-            let spec = ctx.dumbbell("topology", d)?;
+        Some(TopologySpec::Dumbbell(d)) => {
+            let spec = ctx.dumbbell("topology", &d)?;
             topology::dumbbell(&mut net, &spec).map_err(|e| net_err("topology", e))?;
         }
-        Some(Topology::DualDumbbell { paths, multihomed }) => {
+        Some(TopologySpec::DualDumbbell { paths, multihomed }) => {
             let spec = DualDumbbellSpec {
                 paths: [ctx.dumbbell("topology.paths[0]", &paths[0])?, ctx.dumbbell("topology.paths[1]", &paths[1])?],
                 multihomed: multihomed
@@ -218,12 +215,12 @@ fn app_port(i: usize, a: &AppCfg) -> u16 {
     a.port.unwrap_or(5000 + i as u16)
 }
 
-fn period(p: &PeriodCfg) -> PeriodDist {
-    match p {
-        PeriodCfg::Fixed { value } => PeriodDist::Fixed(value.0),
-        PeriodCfg::Exponential { mean } => PeriodDist::Exponential { mean: mean.0 },
-        PeriodCfg::Pareto { mean, shape } => PeriodDist::Pareto { mean: mean.0, alpha: *shape },
-    }
+fn period(path: &str, p: &PeriodCfg) -> Result<PeriodDist> {
+    Ok(match p.resolve(path)? {
+        PeriodSpec::Fixed { value } => PeriodDist::Fixed(value.0),
+        PeriodSpec::Exponential { mean } => PeriodDist::Exponential { mean: mean.0 },
+        PeriodSpec::Pareto { mean, shape } => PeriodDist::Pareto { mean: mean.0, alpha: shape },
+    })
 }
 
 /// Build the simulation. `out_dir` receives pcap files (under `pcap/`), if any are requested.
@@ -270,12 +267,14 @@ pub fn build(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
     }
     for (i, t) in s.metrics.timeseries.iter().enumerate() {
         let path = format!("metrics.timeseries[{i}]");
-        let (name, source, interval) = match t {
-            SeriesCfg::QueuePackets { link, interval } => (format!("queue_packets:{link}"), SeriesSource::QueuePackets(channel_id(sim.net(), &format!("{path}.link"), link)?), interval),
-            SeriesCfg::QueueBytes { link, interval } => (format!("queue_bytes:{link}"), SeriesSource::QueueBytes(channel_id(sim.net(), &format!("{path}.link"), link)?), interval),
-            SeriesCfg::Drops { link, interval } => (format!("drops:{link}"), SeriesSource::Drops(channel_id(sim.net(), &format!("{path}.link"), link)?), interval),
-            SeriesCfg::App { app, value, interval } => {
-                let k = seen.get(app).copied().ok_or_else(|| ScenarioError::new(format!("{path}.app"), format!("no app named {app:?}")))?;
+        let interval = t.interval;
+        let link_id = |link: &str| channel_id(sim.net(), &format!("{path}.link"), link);
+        let (name, source) = match t.resolve(&path)? {
+            SeriesSpec::QueuePackets { link } => (format!("queue_packets:{link}"), SeriesSource::QueuePackets(link_id(&link)?)),
+            SeriesSpec::QueueBytes { link } => (format!("queue_bytes:{link}"), SeriesSource::QueueBytes(link_id(&link)?)),
+            SeriesSpec::Drops { link } => (format!("drops:{link}"), SeriesSource::Drops(link_id(&link)?)),
+            SeriesSpec::App { app, value } => {
+                let k = seen.get(&app).copied().ok_or_else(|| ScenarioError::new(format!("{path}.app"), format!("no app named {app:?}")))?;
                 let (src, sink) = apps[k];
                 // A value is looked up at the source first, then at the sink.
                 let agent = if sim.agent(src).probe_names().contains(&value.as_str()) { src } else { sink };
@@ -284,7 +283,7 @@ pub fn build(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
                     allowed.extend(sim.agent(sink).probe_names());
                     return Err(ScenarioError::new(format!("{path}.value"), format!("{value:?} is not a value of app {app:?} (allowed: {})", allowed.join(", "))));
                 }
-                (format!("{app}:{value}"), SeriesSource::AgentProbe(agent, value.clone()), interval)
+                (format!("{app}:{value}"), SeriesSource::AgentProbe(agent, value.clone()))
             }
         };
         sim.add_series(&name, source, interval.0, Time::ZERO).map_err(|e| ScenarioError::new(&path, e.to_string()))?;
@@ -328,7 +327,7 @@ fn add_app(sim: &mut Simulation, path: &str, a: &AppCfg, from: NodeId, to: NodeI
             let source: Box<dyn Agent> = if a.kind == AppKind::UdpCbr {
                 Box::new(CbrSource::new(ep, size, rate, stop, a.jitter.map(|j| j.0).unwrap_or_default(), rng))
             } else {
-                let (on, off) = (period(a.on.as_ref().expect("validated")), period(a.off.as_ref().expect("validated")));
+                let (on, off) = (period(&format!("{path}.on"), a.on.as_ref().expect("validated"))?, period(&format!("{path}.off"), a.off.as_ref().expect("validated"))?);
                 Box::new(OnOffSource::new(ep, size, rate, on, off, stop, rng))
             };
             (source, Box::new(UdpSink::new()), false)

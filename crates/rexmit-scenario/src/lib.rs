@@ -5,6 +5,7 @@
 
 pub mod build;
 pub mod error;
+pub mod kinds;
 pub mod results;
 pub mod run;
 pub mod schema;

@@ -4,6 +4,8 @@
 use crate::units::{Bytes, DurationStr, RateStr};
 use serde::{Deserialize, Serialize};
 
+pub use crate::kinds::{ErrorModelSpec, ErrorModelCfg, ErrorModelKind, PeriodSpec, PeriodCfg, PeriodKind, SeriesSpec, SeriesCfg, SeriesKind, Topology, TopologyKind, TopologySpec};
+
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -139,61 +141,6 @@ pub enum BurstSizeCfg {
     Geometric { mean: f64 },
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ErrorModelCfg {
-    Uniform {
-        rate: f64,
-        #[serde(default)]
-        direction: Direction,
-    },
-    Burst {
-        rate: f64,
-        size: BurstSizeCfg,
-        #[serde(default)]
-        direction: Direction,
-    },
-    GilbertElliott {
-        p_good_to_bad: f64,
-        p_bad_to_good: f64,
-        #[serde(default)]
-        loss_good: f64,
-        #[serde(default = "one_f")]
-        loss_bad: f64,
-        #[serde(default)]
-        direction: Direction,
-    },
-    Scripted {
-        /// Match the packets of this app's data direction.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        app: Option<String>,
-        #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
-        flow: Option<FlowMatchCfg>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        packets: Option<Vec<u64>>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        tcp_seqs: Option<Vec<ScriptedEntry>>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        sctp_tsns: Option<Vec<ScriptedEntry>>,
-        #[serde(default)]
-        direction: Direction,
-    },
-}
-
-fn one_f() -> f64 {
-    1.0
-}
-
-impl ErrorModelCfg {
-    pub fn direction(&self) -> Direction {
-        match self {
-            ErrorModelCfg::Uniform { direction, .. }
-            | ErrorModelCfg::Burst { direction, .. }
-            | ErrorModelCfg::GilbertElliott { direction, .. }
-            | ErrorModelCfg::Scripted { direction, .. } => *direction,
-        }
-    }
-}
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -273,10 +220,10 @@ pub struct DumbbellCfg {
     #[serde(default)]
     pub right: Vec<HostLinkCfg>,
 }
-fn r1() -> String {
+pub(crate) fn r1() -> String {
     "R1".into()
 }
-fn r2() -> String {
+pub(crate) fn r2() -> String {
     "R2".into()
 }
 
@@ -296,21 +243,6 @@ pub struct MultihomedCfg {
     pub links: [LinkProps; 2],
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Topology {
-    Chain { nodes: Vec<String>, links: Vec<LinkProps> },
-    Dumbbell(DumbbellCfg),
-    DualDumbbell { paths: [DumbbellCfg; 2], multihomed: Vec<MultihomedCfg> },
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum PeriodCfg {
-    Fixed { value: DurationStr },
-    Exponential { mean: DurationStr },
-    Pareto { mean: DurationStr, shape: f64 },
-}
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -410,15 +342,6 @@ fn zero_s() -> DurationStr {
     DurationStr(rexmit_time::Duration::ZERO)
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum SeriesCfg {
-    QueuePackets { link: String, interval: DurationStr },
-    QueueBytes { link: String, interval: DurationStr },
-    Drops { link: String, interval: DurationStr },
-    /// A value an app exposes (e.g. "rx_bytes" at its sink, "tx_bytes" at its source).
-    App { app: String, value: String, interval: DurationStr },
-}
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]

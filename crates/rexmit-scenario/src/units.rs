@@ -23,11 +23,14 @@ fn parse_decimal(s: &str) -> Option<(u128, u128)> {
     Some((i.checked_mul(den)?.checked_add(f)?, den))
 }
 
-/// Split "10Mbps" into ("10", "Mbps").
-fn split_unit(s: &str) -> (&str, &str) {
-    let s = s.trim();
-    let idx = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
-    (s[..idx].trim(), s[idx..].trim())
+/// Split "10Mbps" into ("10", "Mbps"); a leading minus sign is an error naming the `what`.
+fn split_unit<'a>(s: &'a str, what: &str) -> Result<(&'a str, &'a str), String> {
+    let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!("{s:?}: negative {what} not allowed (allowed range: ≥ 0)"));
+    }
+    let idx = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    Ok((t[..idx].trim(), t[idx..].trim()))
 }
 
 fn scaled(num: &str, mult: u128, what: &str, original: &str) -> Result<u64, String> {
@@ -40,7 +43,7 @@ fn scaled(num: &str, mult: u128, what: &str, original: &str) -> Result<u64, Stri
 }
 
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let (num, unit) = split_unit(s);
+    let (num, unit) = split_unit(s, "duration")?;
     let mult: u128 = match unit {
         "ns" => 1,
         "us" | "µs" => 1_000,
@@ -55,7 +58,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
-    let (num, unit) = split_unit(s);
+    let (num, unit) = split_unit(s, "rate")?;
     let mult: u128 = match unit {
         "bps" | "b/s" => 1,
         "kbps" | "Kbps" | "kb/s" => 1_000,
@@ -68,7 +71,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
 }
 
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let (num, unit) = split_unit(s);
+    let (num, unit) = split_unit(s, "size")?;
     let mult: u128 = match unit {
         "" | "B" => 1,
         "KB" | "kB" => 1_000,
@@ -159,7 +162,7 @@ mod tests {
         assert_eq!(parse_duration("2min").unwrap(), Duration::from_secs(120));
         assert!(parse_duration("10").unwrap_err().contains("no unit"));
         assert!(parse_duration("10 parsecs").unwrap_err().contains("unknown time unit"));
-        assert!(parse_duration("-5ms").is_err());
+        assert!(parse_duration("-5ms").unwrap_err().contains("negative duration not allowed"));
         assert!(parse_duration("0.5ns").unwrap_err().contains("whole number"));
     }
 
@@ -169,6 +172,8 @@ mod tests {
         assert_eq!(parse_rate("1.5Gbps").unwrap(), Rate::from_bps(1_500_000_000));
         assert_eq!(parse_rate("64kbps").unwrap(), Rate::from_kbps(64));
         assert!(parse_rate("10MBps").is_err());
+        assert!(parse_rate("-1Mbps").unwrap_err().contains("negative rate not allowed"));
+        assert!(parse_bytes("-64KB").unwrap_err().contains("negative size not allowed"));
         assert_eq!(parse_bytes("64KB").unwrap(), 64_000);
         assert_eq!(parse_bytes("1MiB").unwrap(), 1 << 20);
     }

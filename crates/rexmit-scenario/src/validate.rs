@@ -3,6 +3,7 @@
 //! checked while building, where the network exists (see `build.rs`).
 
 use crate::error::{Result, ScenarioError};
+use crate::kinds::KindFields;
 use crate::schema::*;
 
 fn err<T>(path: &str, msg: impl Into<String>) -> Result<T> {
@@ -26,9 +27,9 @@ pub fn validate(s: &Scenario) -> Result<()> {
     if s.limits.max_wall_time.is_some_and(|d| d.0.is_zero()) {
         return err("limits.max_wall_time", "must be > 0");
     }
-    match &s.topology {
+    match s.topology.as_ref().map(|t| t.resolve("topology")).transpose()? {
         None => {}
-        Some(Topology::Chain { nodes, links }) => {
+        Some(TopologySpec::Chain { nodes, links }) => {
             if nodes.len() < 2 {
                 return err("topology.nodes", format!("a chain needs at least 2 nodes, got {}", nodes.len()));
             }
@@ -39,8 +40,8 @@ pub fn validate(s: &Scenario) -> Result<()> {
                 link(&format!("topology.links[{i}]"), l)?;
             }
         }
-        Some(Topology::Dumbbell(d)) => dumbbell("topology", d)?,
-        Some(Topology::DualDumbbell { paths, multihomed }) => {
+        Some(TopologySpec::Dumbbell(d)) => dumbbell("topology", &d)?,
+        Some(TopologySpec::DualDumbbell { paths, multihomed }) => {
             for (i, p) in paths.iter().enumerate() {
                 dumbbell(&format!("topology.paths[{i}]"), p)?;
             }
@@ -66,14 +67,10 @@ pub fn validate(s: &Scenario) -> Result<()> {
         app(&format!("apps[{i}]"), a, s)?;
     }
     for (i, t) in s.metrics.timeseries.iter().enumerate() {
-        let iv = match t {
-            SeriesCfg::QueuePackets { interval, .. }
-            | SeriesCfg::QueueBytes { interval, .. }
-            | SeriesCfg::Drops { interval, .. }
-            | SeriesCfg::App { interval, .. } => interval,
-        };
-        if iv.0.is_zero() {
-            return err(&format!("metrics.timeseries[{i}].interval"), "must be > 0");
+        let path = format!("metrics.timeseries[{i}]");
+        t.resolve(&path)?;
+        if t.interval.0.is_zero() {
+            return err(&format!("{path}.interval"), "must be > 0 (a duration like \"10ms\")");
         }
     }
     for (i, p) in s.metrics.pcap.iter().enumerate() {
@@ -121,28 +118,28 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
     }
     for (i, e) in l.errors.iter().enumerate() {
         let p = format!("{path}.errors[{i}]");
-        match e {
-            ErrorModelCfg::Uniform { rate, .. } => probability(&format!("{p}.rate"), *rate)?,
-            ErrorModelCfg::Burst { rate, size, .. } => {
-                probability(&format!("{p}.rate"), *rate)?;
+        match e.resolve(&p)? {
+            ErrorModelSpec::Uniform { rate } => probability(&format!("{p}.rate"), rate)?,
+            ErrorModelSpec::Burst { rate, size } => {
+                probability(&format!("{p}.rate"), rate)?;
                 match size {
                     BurstSizeCfg::Fixed(0) => return err(&format!("{p}.size"), "must be ≥ 1"),
-                    BurstSizeCfg::Uniform { min, max } if *min == 0 || min > max => {
+                    BurstSizeCfg::Uniform { min, max } if min == 0 || min > max => {
                         return err(&format!("{p}.size"), format!("need 1 ≤ min ≤ max, got min={min} max={max}"))
                     }
-                    BurstSizeCfg::Geometric { mean } if !(*mean >= 1.0) => {
+                    BurstSizeCfg::Geometric { mean } if !(mean >= 1.0) => {
                         return err(&format!("{p}.size.mean"), format!("{mean} is below 1: a burst has at least one packet"))
                     }
                     _ => {}
                 }
             }
-            ErrorModelCfg::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad, .. } => {
-                probability(&format!("{p}.p_good_to_bad"), *p_good_to_bad)?;
-                probability(&format!("{p}.p_bad_to_good"), *p_bad_to_good)?;
-                probability(&format!("{p}.loss_good"), *loss_good)?;
-                probability(&format!("{p}.loss_bad"), *loss_bad)?;
+            ErrorModelSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                probability(&format!("{p}.p_good_to_bad"), p_good_to_bad)?;
+                probability(&format!("{p}.p_bad_to_good"), p_bad_to_good)?;
+                probability(&format!("{p}.loss_good"), loss_good)?;
+                probability(&format!("{p}.loss_bad"), loss_bad)?;
             }
-            ErrorModelCfg::Scripted { app, flow, packets, tcp_seqs, sctp_tsns, .. } => {
+            ErrorModelSpec::Scripted { app, flow, packets, tcp_seqs, sctp_tsns } => {
                 let n = packets.is_some() as u8 + tcp_seqs.is_some() as u8 + sctp_tsns.is_some() as u8;
                 if n != 1 {
                     return err(&p, "give exactly one of `packets`, `tcp_seqs` or `sctp_tsns`");
@@ -153,7 +150,7 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
                 if packets.as_ref().is_some_and(|v| v.contains(&0)) {
                     return err(&format!("{p}.packets"), "packet numbers start at 1");
                 }
-                for (name, list) in [("tcp_seqs", tcp_seqs), ("sctp_tsns", sctp_tsns)] {
+                for (name, list) in [("tcp_seqs", &tcp_seqs), ("sctp_tsns", &sctp_tsns)] {
                     for (k, e) in list.iter().flatten().enumerate() {
                         let v = match e {
                             ScriptedEntry::Plain(v) => *v,
@@ -182,13 +179,13 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
 }
 
 fn period(path: &str, p: &PeriodCfg) -> Result<()> {
-    match p {
-        PeriodCfg::Fixed { .. } => Ok(()),
-        PeriodCfg::Exponential { mean } if mean.0.is_zero() => err(&format!("{path}.mean"), "must be > 0"),
-        PeriodCfg::Pareto { shape, .. } if !(*shape > 1.0) => {
+    match p.resolve(path)? {
+        PeriodSpec::Fixed { .. } => Ok(()),
+        PeriodSpec::Exponential { mean } if mean.0.is_zero() => err(&format!("{path}.mean"), "must be > 0"),
+        PeriodSpec::Pareto { shape, .. } if !(shape > 1.0) => {
             err(&format!("{path}.shape"), format!("{shape} must be > 1 (a Pareto with shape ≤ 1 has no mean)"))
         }
-        PeriodCfg::Pareto { mean, .. } if mean.0.is_zero() => err(&format!("{path}.mean"), "must be > 0"),
+        PeriodSpec::Pareto { mean, .. } if mean.0.is_zero() => err(&format!("{path}.mean"), "must be > 0"),
         _ => Ok(()),
     }
 }
@@ -208,20 +205,9 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
             return err(&format!("{path}.stop"), format!("{} is not after start {}", stop.0, a.start.0));
         }
     }
-    let need = |field: &str, present: bool| -> Result<()> {
-        if present {
-            Ok(())
-        } else {
-            err(&format!("{path}.{field}"), format!("is required for kind {:?}", a.kind.name()))
-        }
-    };
-    let unused = |field: &str, present: bool| -> Result<()> {
-        if present {
-            err(&format!("{path}.{field}"), format!("is not used by kind {:?}", a.kind.name()))
-        } else {
-            Ok(())
-        }
-    };
+    let k = KindFields { path, kind: a.kind.name() };
+    let need = |field: &str, present: bool| k.present(field, present);
+    let unused = |field: &str, present: bool| k.unused(field, present);
     let udp_only = [("rate", a.rate.is_some()), ("packet_size", a.packet_size.is_some()), ("jitter", a.jitter.is_some()), ("on", a.on.is_some()), ("off", a.off.is_some())];
     let tcp_only = [("bytes", a.bytes.is_some()), ("tcp", a.tcp.is_some())];
     let sctp_only = [

@@ -98,44 +98,77 @@ rate = "1Mbps"
 packet_size = 1000
 "#;
 
-/// (what to change in BASE, expected path, a word the message must contain)
-const BAD: &[(&str, &str, &str, &str)] = &[
-    ("unknown top-level key", "stop_time = \"1s\"", "stop_time = \"1s\"\nstoptime = 3", "stoptime"),
-    ("unknown key in a link", "{ rate = \"10Mbps\", delay = \"1ms\" }, { rate", "{ rate = \"10Mbps\", delay = \"1ms\", bandwith = 3 }, { rate", "bandwith"),
-    ("wrong type", "packet_size = 1000", "packet_size = \"big\"", "packet_size"),
-    ("negative rate", "rate = \"1Mbps\"", "rate = \"-1Mbps\"", "rate"),
-    ("zero bandwidth", "links = [ { rate = \"10Mbps\"", "links = [ { rate = \"0Mbps\"", "topology.links[0].rate"),
-    ("rate without unit", "rate = \"1Mbps\"", "rate = \"1\"", "no unit"),
-    ("duration without unit", "stop_time = \"1s\"", "stop_time = \"1\"", "no unit"),
-    ("unknown node", "to = \"B\"", "to = \"C\"", "apps[0].to"),
-    ("loss above 1", "delay = \"1ms\" }, {", "delay = \"1ms\", errors = [{ kind = \"uniform\", rate = 1.5 }] }, {", "topology.links[0].errors[0].rate"),
-    ("negative probability", "delay = \"1ms\" }, {", "delay = \"1ms\", reorder = { probability = -0.1, mean_delay = \"1ms\" } }, {", "topology.links[0].reorder.probability"),
-    ("unknown error model", "delay = \"1ms\" }, {", "delay = \"1ms\", errors = [{ kind = \"cosmic_rays\" }] }, {", "cosmic_rays"),
-    ("packet too small", "packet_size = 1000", "packet_size = 10", "apps[0].packet_size"),
-    ("missing rate", "rate = \"1Mbps\"\n", "", "apps[0].rate"),
-    ("start after stop_time", "packet_size = 1000", "packet_size = 1000\nstart = \"2s\"", "apps[0].start"),
-    ("zero stop time", "stop_time = \"1s\"", "stop_time = \"0s\"", "stop_time"),
-    ("chain link count", ", { rate = \"10Mbps\", delay = \"1ms\" } ]", " ]", "topology.links"),
-    ("queue with no limit", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = {} }", "topology.links[0].queue"),
-    ("zero queue", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 0 } }", "topology.links[0].queue.packets"),
-    ("to_addr out of range", "to = \"B\"", "to = \"B\"\nto_addr = 3", "apps[0].to_addr"),
-    ("same node twice", "nodes = [\"A\", \"R\", \"B\"]", "nodes = [\"A\", \"A\", \"B\"]", "twice"),
-    ("field of another kind", "packet_size = 1000", "packet_size = 1000\non = { kind = \"fixed\", value = \"1s\" }", "apps[0].on"),
-    ("unknown timeseries link", "packet_size = 1000", "packet_size = 1000\n[[metrics.timeseries]]\nkind = \"queue_packets\"\nlink = \"A->C\"\ninterval = \"1ms\"", "metrics.timeseries[0].link"),
-    ("unknown probe", "packet_size = 1000", "packet_size = 1000\n[[metrics.timeseries]]\nkind = \"app\"\napp = \"f\"\nvalue = \"cwnd\"\ninterval = \"1ms\"", "metrics.timeseries[0].value"),
-    ("burst size range", "delay = \"1ms\" }, {", "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = { min = 5, max = 2 } }] }, {", "topology.links[0].errors[0].size"),
-    ("scripted without selection", "delay = \"1ms\" }, {", "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"f\" }] }, {", "topology.links[0].errors[0]"),
-    ("scripted unknown app", "delay = \"1ms\" }, {", "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"g\", packets = [1] }] }, {", "topology.links[0].errors[0].app"),
-    ("toml syntax error", "stop_time = \"1s\"", "stop_time = = \"1s\"", "line"),
-    ("red thresholds", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, red = { min_th = 9, max_th = 3 } } }", "topology.links[0].queue.red"),
+/// The chain topology of BASE, replaced whole by the topology cases.
+const CHAIN: &str = "kind = \"chain\"\nnodes = [\"A\", \"R\", \"B\"]\nlinks = [ { rate = \"10Mbps\", delay = \"1ms\" }, { rate = \"10Mbps\", delay = \"1ms\" } ]";
+/// A small dumbbell's keys: "BELLX" in a replacement becomes them inline, "BELLN" one per line.
+const BELL: [&str; 3] = ["bottleneck = { rate = \"10Mbps\", delay = \"1ms\" }", "left = [{ name = \"A\", rate = \"10Mbps\", delay = \"1ms\" }]", "right = [{ name = \"B\", rate = \"10Mbps\", delay = \"1ms\" }]"];
+const APP: &str = "packet_size = 1000";
+const LINK0: &str = "delay = \"1ms\" }, {";
+
+/// (what, text in BASE, its replacement, exact error path, a word the message must contain)
+const BAD: &[(&str, &str, &str, &str, &str)] = &[
+    ("unknown top-level key", "stop_time = \"1s\"", "stop_time = \"1s\"\nstoptime = 3", "stoptime", "unknown field `stoptime`"),
+    ("unknown key in a link", "{ rate = \"10Mbps\", delay = \"1ms\" }, { rate", "{ rate = \"10Mbps\", delay = \"1ms\", bandwith = 3 }, { rate", "topology.links[0].bandwith", "unknown field"),
+    ("wrong type", APP, "packet_size = \"big\"", "apps[0].packet_size", "invalid type"),
+    ("negative rate", "rate = \"1Mbps\"", "rate = \"-1Mbps\"", "apps[0].rate", "negative rate not allowed"),
+    ("negative duration", "delay = \"1ms\" }, { rate", "delay = \"-5ms\" }, { rate", "topology.links[0].delay", "negative duration not allowed"),
+    ("zero bandwidth", "links = [ { rate = \"10Mbps\"", "links = [ { rate = \"0Mbps\"", "topology.links[0].rate", "> 0 bps"),
+    ("rate without unit", "rate = \"1Mbps\"", "rate = \"1\"", "apps[0].rate", "no unit"),
+    ("duration without unit", "stop_time = \"1s\"", "stop_time = \"1\"", "stop_time", "no unit"),
+    ("unknown node", "to = \"B\"", "to = \"C\"", "apps[0].to", "C"),
+    ("loss above 1", LINK0, "delay = \"1ms\", errors = [{ kind = \"uniform\", rate = 1.5 }] }, {", "topology.links[0].errors[0].rate", "0 to 1"),
+    ("wrong type in an error model", LINK0, "delay = \"1ms\", errors = [{ kind = \"uniform\", rate = \"often\" }] }, {", "topology.links[0].errors[0].rate", "invalid type"),
+    ("unknown key in an error model", LINK0, "delay = \"1ms\", errors = [{ kind = \"uniform\", rate = 0.1, sise = 3 }] }, {", "topology.links[0].errors[0].sise", "unknown field"),
+    ("field of another error model", LINK0, "delay = \"1ms\", errors = [{ kind = \"uniform\", rate = 0.1, size = 3 }] }, {", "topology.links[0].errors[0].size", "not used by kind \"uniform\""),
+    ("error model field missing", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1 }] }, {", "topology.links[0].errors[0].size", "required for kind \"burst\""),
+    ("unknown error model", LINK0, "delay = \"1ms\", errors = [{ kind = \"cosmic_rays\" }] }, {", "topology.links[0].errors[0].kind", "cosmic_rays"),
+    ("gilbert-elliott p > 1", LINK0, "delay = \"1ms\", errors = [{ kind = \"gilbert_elliott\", p_good_to_bad = 1.2, p_bad_to_good = 0.3 }] }, {", "topology.links[0].errors[0].p_good_to_bad", "0 to 1"),
+    ("negative probability", LINK0, "delay = \"1ms\", reorder = { probability = -0.1, mean_delay = \"1ms\" } }, {", "topology.links[0].reorder.probability", "0 to 1"),
+    ("reorder without delay", LINK0, "delay = \"1ms\", reorder = { probability = 0.1, mean_delay = \"0ms\" } }, {", "topology.links[0].reorder.mean_delay", "> 0"),
+    ("packet too small", APP, "packet_size = 10", "apps[0].packet_size", "65535"),
+    ("missing rate", "rate = \"1Mbps\"\n", "", "apps[0].rate", "required for kind \"udp_cbr\""),
+    ("start after stop_time", APP, "packet_size = 1000\nstart = \"2s\"", "apps[0].start", "stop_time"),
+    ("zero stop time", "stop_time = \"1s\"", "stop_time = \"0s\"", "stop_time", "> 0"),
+    ("chain link count", ", { rate = \"10Mbps\", delay = \"1ms\" } ]", " ]", "topology.links", "needs 2 links"),
+    ("queue with no limit", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = {} }", "topology.links[0].queue", "give a limit"),
+    ("zero queue", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 0 } }", "topology.links[0].queue.packets", "≥ 1"),
+    ("negative bytes queue", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { bytes = -5 } }", "topology.links[0].queue.bytes", "≥ 0"),
+    ("to_addr out of range", "to = \"B\"", "to = \"B\"\nto_addr = 3", "apps[0].to_addr", "3"),
+    ("same node twice", "nodes = [\"A\", \"R\", \"B\"]", "nodes = [\"A\", \"A\", \"B\"]", "topology", "twice"),
+    ("field of another kind", APP, "packet_size = 1000\non = { kind = \"fixed\", value = \"1s\" }", "apps[0].on", "not used by kind \"udp_cbr\""),
+    ("field of another period kind", "kind = \"udp_cbr\"", "kind = \"udp_onoff\"\non = { kind = \"exponential\", mean = \"1s\", shape = 2.0 }\noff = { kind = \"fixed\", value = \"1s\" }", "apps[0].on.shape", "not used by kind \"exponential\""),
+    ("unknown field in a period", "kind = \"udp_cbr\"", "kind = \"udp_onoff\"\non = { kind = \"exponential\", mean = \"1s\" }\noff = { kind = \"fixed\", valeu = \"1s\" }", "apps[0].off.valeu", "unknown field"),
+    ("wrong type in a period", "kind = \"udp_cbr\"", "kind = \"udp_onoff\"\non = { kind = \"exponential\", mean = 5 }\noff = { kind = \"fixed\", value = \"1s\" }", "apps[0].on.mean", "invalid type"),
+    ("pareto shape ≤ 1", "kind = \"udp_cbr\"", "kind = \"udp_onoff\"\non = { kind = \"pareto\", mean = \"1s\", shape = 1.0 }\noff = { kind = \"fixed\", value = \"1s\" }", "apps[0].on.shape", "must be > 1"),
+    ("unknown timeseries link", APP, "packet_size = 1000\n[[metrics.timeseries]]\nkind = \"queue_packets\"\nlink = \"A->C\"\ninterval = \"1ms\"", "metrics.timeseries[0].link", "A->C"),
+    ("unknown key in a time series", APP, "packet_size = 1000\n[[metrics.timeseries]]\nkind = \"queue_packets\"\nlink = \"A->R\"\nintervall = \"1ms\"", "metrics.timeseries[0].intervall", "unknown field"),
+    ("time series interval type", APP, "packet_size = 1000\n[[metrics.timeseries]]\nkind = \"drops\"\nlink = \"A->R\"\ninterval = 10", "metrics.timeseries[0].interval", "invalid type"),
+    ("zero time series interval", APP, "packet_size = 1000\n[[metrics.timeseries]]\nkind = \"drops\"\nlink = \"A->R\"\ninterval = \"0s\"", "metrics.timeseries[0].interval", "> 0"),
+    ("time series field of another kind", APP, "packet_size = 1000\n[[metrics.timeseries]]\nkind = \"drops\"\nlink = \"A->R\"\napp = \"f\"\ninterval = \"1ms\"", "metrics.timeseries[0].app", "not used by kind \"drops\""),
+    ("unknown probe", APP, "packet_size = 1000\n[[metrics.timeseries]]\nkind = \"app\"\napp = \"f\"\nvalue = \"cwnd\"\ninterval = \"1ms\"", "metrics.timeseries[0].value", "allowed"),
+    ("pcap with link and node", APP, "packet_size = 1000\n[[metrics.pcap]]\nlink = \"A->R\"\nnode = \"A\"", "metrics.pcap[0]", "exactly one"),
+    ("burst size range", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = { min = 5, max = 2 } }] }, {", "topology.links[0].errors[0].size", "1 ≤ min ≤ max"),
+    ("scripted without selection", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"f\" }] }, {", "topology.links[0].errors[0]", "exactly one"),
+    ("scripted unknown app", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"g\", packets = [1] }] }, {", "topology.links[0].errors[0].app", "no app named"),
+    ("toml syntax error", "stop_time = \"1s\"", "stop_time = = \"1s\"", "", "line"),
+    ("red thresholds", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, red = { min_th = 9, max_th = 3 } } }", "topology.links[0].queue.red", "min_th < max_th"),
+    ("unknown topology kind", "kind = \"chain\"", "kind = \"ring\"", "topology.kind", "ring"),
+    ("field of another topology", CHAIN, "kind = \"dumbbell\"\nnodes = [\"A\", \"B\"]\nBELLN", "topology.nodes", "not used by kind \"dumbbell\""),
+    ("chain without links", CHAIN, "kind = \"chain\"\nnodes = [\"A\", \"B\"]", "topology.links", "required for kind \"chain\""),
+    ("unknown key in a dumbbell host", CHAIN, "kind = \"dumbbell\"\nleft_router = \"L\"\nbottleneck = { rate = \"1Mbps\", delay = \"1ms\" }\nleft = [{ name = \"A\", rate = \"1Mbps\", delay = \"1ms\" }]\nright = [{ name = \"B\", rate = \"1Mbps\", delay = \"1ms\", queue = { pakets = 3 } }]", "topology.right[0].queue.pakets", "unknown field"),
+    ("dual dumbbell with 3 paths", CHAIN, "kind = \"dual_dumbbell\"\npaths = [ { BELLX }, { BELLX }, { BELLX } ]", "topology.paths", "exactly 2 paths, got 3"),
+    ("unknown key in a multihomed link", CHAIN, "kind = \"dual_dumbbell\"\npaths = [ { BELLX }, { BELLX } ]\nmultihomed = [{ name = \"M\", side = \"left\", links = [{ rate = \"1Mbps\", delay = \"1ms\" }, { rate = \"1Mbps\", delay = \"1ms\", jitter = \"1ms\" }] }]", "topology.multihomed[0].links[1].jitter", "unknown field"),
+    ("duplicate app names", "[[apps]]", "[[apps]]\nname = \"f\"\nkind = \"udp_cbr\"\nfrom = \"B\"\nto = \"A\"\nrate = \"1Mbps\"\npacket_size = 100\n[[apps]]", "apps[1].name", "f"),
+    ("duplicate port on a node", APP, "packet_size = 1000\n[[apps]]\nname = \"g\"\nkind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nport = 5000\nrate = \"1Mbps\"\npacket_size = 100", "apps[1].port", "5000"),
 ];
 
 #[test]
 fn bad_scenarios_name_the_offending_key() {
     assert!(Scenario::from_toml(BASE).is_ok());
-    for (what, from, to, needle) in BAD {
+    let mut wrong = Vec::new();
+    for (what, from, to, path, needle) in BAD {
         assert!(BASE.contains(from), "{what}: BASE lacks {from:?}");
-        let text = BASE.replacen(from, to, 1);
+        let text = BASE.replacen(from, &to.replace("BELLX", &BELL.join(", ")).replace("BELLN", &BELL.join("\n")), 1);
         let err = match Scenario::from_toml(&text) {
             Err(e) => e,
             Ok(s) => match rexmit_scenario::build::build(&s, None) {
@@ -144,9 +177,14 @@ fn bad_scenarios_name_the_offending_key() {
             },
         };
         let shown = err.to_string();
-        if std::env::var("SHOW_ERRORS").is_ok() { eprintln!("{what:28} -> {shown}"); }
-        assert!(shown.contains(needle), "{what}: error {shown:?} does not mention {needle:?}");
+        if std::env::var("SHOW_ERRORS").is_ok() {
+            eprintln!("{what:34} -> {shown}");
+        }
+        if err.path != *path || !shown.contains(needle) {
+            wrong.push(format!("{what}: got {shown:?}, want path {path:?} and a message with {needle:?}"));
+        }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]

@@ -1,0 +1,316 @@
+//! The kinded tables of the schema (`topology`, error models, on/off periods, time series): each
+//! is a plain struct with a `kind` and the union of its kinds' fields, so that serde never buffers
+//! it and every error keeps its full key path. `resolve` checks which fields the kind requires or
+//! forbids (naming the key) and gives the typed view that validation and building match on.
+//! Ranges are checked in `validate.rs`, not here.
+
+use crate::error::{Result, ScenarioError};
+use crate::schema::{BurstSizeCfg, Direction, DumbbellCfg, FlowMatchCfg, HostLinkCfg, LinkProps, MultihomedCfg, ScriptedEntry};
+use crate::units::DurationStr;
+use serde::{Deserialize, Serialize};
+
+/// A `kind` enum whose variants are spelled in TOML as given, with `name()` returning that spelling.
+macro_rules! kind_enum {
+    ($name:ident { $($variant:ident = $text:literal),* $(,)? }) => {
+        #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+        pub enum $name {
+            $(#[serde(rename = $text)] $variant,)*
+        }
+        impl $name {
+            /// The TOML spelling.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+        }
+    };
+}
+
+/// Which fields a table of a given kind requires or does not use; errors name the field's path.
+pub(crate) struct KindFields<'a> {
+    pub path: &'a str,
+    pub kind: &'static str,
+}
+
+impl KindFields<'_> {
+    pub fn need<T: Clone>(&self, field: &str, v: &Option<T>) -> Result<T> {
+        v.clone().ok_or_else(|| ScenarioError::new(format!("{}.{field}", self.path), format!("is required for kind {:?}", self.kind)))
+    }
+
+    pub fn present(&self, field: &str, present: bool) -> Result<()> {
+        if present {
+            Ok(())
+        } else {
+            Err(ScenarioError::new(format!("{}.{field}", self.path), format!("is required for kind {:?}", self.kind)))
+        }
+    }
+
+    pub fn unused(&self, field: &str, present: bool) -> Result<()> {
+        if present {
+            Err(ScenarioError::new(format!("{}.{field}", self.path), format!("is not used by kind {:?}", self.kind)))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Every present field of `fields` must be in `used`.
+    pub fn only(&self, fields: &[(&str, bool)], used: &[&str]) -> Result<()> {
+        fields.iter().filter(|(f, _)| !used.contains(f)).try_for_each(|(f, present)| self.unused(f, *present))
+    }
+}
+
+kind_enum!(TopologyKind { Chain = "chain", Dumbbell = "dumbbell", DualDumbbell = "dual_dumbbell" });
+
+/// `[topology]`: chain (`nodes`, `links`), dumbbell (`bottleneck`, `left`, `right`, router
+/// names) or dual_dumbbell (`paths`, `multihomed`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    pub kind: TopologyKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<LinkProps>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_router: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub right_router: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<LinkProps>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<Vec<HostLinkCfg>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub right: Option<Vec<HostLinkCfg>>,
+    /// dual_dumbbell: the two dumbbells, path 1 and path 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<DumbbellCfg>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multihomed: Option<Vec<MultihomedCfg>>,
+}
+
+pub enum TopologySpec {
+    Chain { nodes: Vec<String>, links: Vec<LinkProps> },
+    Dumbbell(DumbbellCfg),
+    DualDumbbell { paths: [DumbbellCfg; 2], multihomed: Vec<MultihomedCfg> },
+}
+
+impl Topology {
+    pub fn resolve(&self, path: &str) -> Result<TopologySpec> {
+        let k = KindFields { path, kind: self.kind.name() };
+        let fields = [
+            ("nodes", self.nodes.is_some()),
+            ("links", self.links.is_some()),
+            ("left_router", self.left_router.is_some()),
+            ("right_router", self.right_router.is_some()),
+            ("bottleneck", self.bottleneck.is_some()),
+            ("left", self.left.is_some()),
+            ("right", self.right.is_some()),
+            ("paths", self.paths.is_some()),
+            ("multihomed", self.multihomed.is_some()),
+        ];
+        Ok(match self.kind {
+            TopologyKind::Chain => {
+                k.only(&fields, &["nodes", "links"])?;
+                TopologySpec::Chain { nodes: k.need("nodes", &self.nodes)?, links: k.need("links", &self.links)? }
+            }
+            TopologyKind::Dumbbell => {
+                k.only(&fields, &["left_router", "right_router", "bottleneck", "left", "right"])?;
+                TopologySpec::Dumbbell(DumbbellCfg {
+                    left_router: self.left_router.clone().unwrap_or_else(crate::schema::r1),
+                    right_router: self.right_router.clone().unwrap_or_else(crate::schema::r2),
+                    bottleneck: k.need("bottleneck", &self.bottleneck)?,
+                    left: self.left.clone().unwrap_or_default(),
+                    right: self.right.clone().unwrap_or_default(),
+                })
+            }
+            TopologyKind::DualDumbbell => {
+                k.only(&fields, &["paths", "multihomed"])?;
+                let paths = k.need("paths", &self.paths)?;
+                let paths: [DumbbellCfg; 2] = paths
+                    .try_into()
+                    .map_err(|p: Vec<DumbbellCfg>| ScenarioError::new(format!("{path}.paths"), format!("a dual dumbbell has exactly 2 paths, got {}", p.len())))?;
+                TopologySpec::DualDumbbell { paths, multihomed: self.multihomed.clone().unwrap_or_default() }
+            }
+        })
+    }
+}
+
+kind_enum!(ErrorModelKind { Uniform = "uniform", Burst = "burst", GilbertElliott = "gilbert_elliott", Scripted = "scripted" });
+
+/// One entry of a link's `errors`: uniform (`rate`), burst (`rate`, `size`), gilbert_elliott
+/// (`p_good_to_bad`, `p_bad_to_good`, `loss_good` = 0, `loss_bad` = 1) or scripted (`app` or
+/// `match`, and one of `packets`, `tcp_seqs`, `sctp_tsns`); all take `direction` (default both).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorModelCfg {
+    pub kind: ErrorModelKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<BurstSizeCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_good_to_bad: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_bad_to_good: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_good: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_bad: Option<f64>,
+    /// scripted: match the packets of this app's data direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub flow: Option<FlowMatchCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets: Option<Vec<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_seqs: Option<Vec<ScriptedEntry>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sctp_tsns: Option<Vec<ScriptedEntry>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+}
+
+pub enum ErrorModelSpec {
+    Uniform { rate: f64 },
+    Burst { rate: f64, size: BurstSizeCfg },
+    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
+    Scripted { app: Option<String>, flow: Option<FlowMatchCfg>, packets: Option<Vec<u64>>, tcp_seqs: Option<Vec<ScriptedEntry>>, sctp_tsns: Option<Vec<ScriptedEntry>> },
+}
+
+impl ErrorModelCfg {
+    pub fn direction(&self) -> Direction {
+        self.direction.unwrap_or_default()
+    }
+
+    pub fn resolve(&self, path: &str) -> Result<ErrorModelSpec> {
+        let k = KindFields { path, kind: self.kind.name() };
+        let fields = [
+            ("rate", self.rate.is_some()),
+            ("size", self.size.is_some()),
+            ("p_good_to_bad", self.p_good_to_bad.is_some()),
+            ("p_bad_to_good", self.p_bad_to_good.is_some()),
+            ("loss_good", self.loss_good.is_some()),
+            ("loss_bad", self.loss_bad.is_some()),
+            ("app", self.app.is_some()),
+            ("match", self.flow.is_some()),
+            ("packets", self.packets.is_some()),
+            ("tcp_seqs", self.tcp_seqs.is_some()),
+            ("sctp_tsns", self.sctp_tsns.is_some()),
+        ];
+        Ok(match self.kind {
+            ErrorModelKind::Uniform => {
+                k.only(&fields, &["rate"])?;
+                ErrorModelSpec::Uniform { rate: k.need("rate", &self.rate)? }
+            }
+            ErrorModelKind::Burst => {
+                k.only(&fields, &["rate", "size"])?;
+                ErrorModelSpec::Burst { rate: k.need("rate", &self.rate)?, size: k.need("size", &self.size)? }
+            }
+            ErrorModelKind::GilbertElliott => {
+                k.only(&fields, &["p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad"])?;
+                ErrorModelSpec::GilbertElliott {
+                    p_good_to_bad: k.need("p_good_to_bad", &self.p_good_to_bad)?,
+                    p_bad_to_good: k.need("p_bad_to_good", &self.p_bad_to_good)?,
+                    loss_good: self.loss_good.unwrap_or(0.0),
+                    loss_bad: self.loss_bad.unwrap_or(1.0),
+                }
+            }
+            ErrorModelKind::Scripted => {
+                k.only(&fields, &["app", "match", "packets", "tcp_seqs", "sctp_tsns"])?;
+                ErrorModelSpec::Scripted {
+                    app: self.app.clone(),
+                    flow: self.flow.clone(),
+                    packets: self.packets.clone(),
+                    tcp_seqs: self.tcp_seqs.clone(),
+                    sctp_tsns: self.sctp_tsns.clone(),
+                }
+            }
+        })
+    }
+}
+
+kind_enum!(PeriodKind { Fixed = "fixed", Exponential = "exponential", Pareto = "pareto" });
+
+/// An on/off period length: fixed (`value`), exponential (`mean`) or pareto (`mean`, `shape`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodCfg {
+    pub kind: PeriodKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<DurationStr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean: Option<DurationStr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<f64>,
+}
+
+pub enum PeriodSpec {
+    Fixed { value: DurationStr },
+    Exponential { mean: DurationStr },
+    Pareto { mean: DurationStr, shape: f64 },
+}
+
+impl PeriodCfg {
+    pub fn resolve(&self, path: &str) -> Result<PeriodSpec> {
+        let k = KindFields { path, kind: self.kind.name() };
+        let fields = [("value", self.value.is_some()), ("mean", self.mean.is_some()), ("shape", self.shape.is_some())];
+        Ok(match self.kind {
+            PeriodKind::Fixed => {
+                k.only(&fields, &["value"])?;
+                PeriodSpec::Fixed { value: k.need("value", &self.value)? }
+            }
+            PeriodKind::Exponential => {
+                k.only(&fields, &["mean"])?;
+                PeriodSpec::Exponential { mean: k.need("mean", &self.mean)? }
+            }
+            PeriodKind::Pareto => {
+                k.only(&fields, &["mean", "shape"])?;
+                PeriodSpec::Pareto { mean: k.need("mean", &self.mean)?, shape: k.need("shape", &self.shape)? }
+            }
+        })
+    }
+}
+
+kind_enum!(SeriesKind { QueuePackets = "queue_packets", QueueBytes = "queue_bytes", Drops = "drops", App = "app" });
+
+/// A time series sampled every `interval`: queue_packets, queue_bytes, drops (of `link`, "A->B")
+/// or app (a `value` the app exposes, e.g. "rx_bytes" at its sink, "tx_bytes" at its source).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SeriesCfg {
+    pub kind: SeriesKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    pub interval: DurationStr,
+}
+
+pub enum SeriesSpec {
+    QueuePackets { link: String },
+    QueueBytes { link: String },
+    Drops { link: String },
+    App { app: String, value: String },
+}
+
+impl SeriesCfg {
+    pub fn resolve(&self, path: &str) -> Result<SeriesSpec> {
+        let k = KindFields { path, kind: self.kind.name() };
+        let fields = [("link", self.link.is_some()), ("app", self.app.is_some()), ("value", self.value.is_some())];
+        if self.kind == SeriesKind::App {
+            k.only(&fields, &["app", "value"])?;
+            return Ok(SeriesSpec::App { app: k.need("app", &self.app)?, value: k.need("value", &self.value)? });
+        }
+        k.only(&fields, &["link"])?;
+        let link = k.need("link", &self.link)?;
+        Ok(match self.kind {
+            SeriesKind::QueuePackets => SeriesSpec::QueuePackets { link },
+            SeriesKind::QueueBytes => SeriesSpec::QueueBytes { link },
+            _ => SeriesSpec::Drops { link },
+        })
+    }
+}
