@@ -89,6 +89,8 @@ pub struct Topology {
     pub multihomed: Option<Vec<MultihomedCfg>>,
 }
 
+/// `Topology` once `resolve` has checked its kind's fields.
+#[allow(clippy::large_enum_variant)] // a short-lived view, built once per check
 pub enum TopologySpec {
     Chain { nodes: Vec<String>, links: Vec<LinkProps> },
     Dumbbell(DumbbellCfg),
@@ -172,6 +174,7 @@ pub struct ErrorModelCfg {
     pub direction: Option<Direction>,
 }
 
+/// `ErrorModelCfg` once `resolve` has checked its kind's fields.
 pub enum ErrorModelSpec {
     Uniform { rate: f64 },
     Burst { rate: f64, size: BurstSizeCfg },
@@ -246,6 +249,7 @@ pub struct PeriodCfg {
     pub shape: Option<f64>,
 }
 
+/// `PeriodCfg` once `resolve` has checked its kind's fields.
 pub enum PeriodSpec {
     Fixed { value: DurationStr },
     Exponential { mean: DurationStr },
@@ -290,6 +294,7 @@ pub struct SeriesCfg {
     pub interval: DurationStr,
 }
 
+/// `SeriesCfg` once `resolve` has checked its kind's fields.
 pub enum SeriesSpec {
     QueuePackets { link: String },
     QueueBytes { link: String },

@@ -58,7 +58,7 @@ fn lossy_chain_example_runs_and_drops_the_scripted_packets() {
 
 #[test]
 fn scenario_round_trips_through_toml_and_json() {
-    for f in ["udp_dumbbell.toml", "lossy_chain.toml"] {
+    for f in ["udp_dumbbell.toml", "lossy_chain.toml", "tcp_seed001.toml", "sctp_nrsack.toml"] {
         let s = Scenario::from_toml(&example(f)).unwrap();
         assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s, "{f} via TOML");
         assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s, "{f} via JSON");
