@@ -148,6 +148,7 @@ def _run_figures(out: Path) -> list[Figure]:
     path = out / "timeseries.parquet"
     if not path.is_file():
         return []
+    _clear_figures(out / "figures")
     series: dict[str, tuple[list[float], list[float]]] = {}
     for row in pq.read_table(path).to_pylist():
         t, v = series.setdefault(row["series"], ([], []))
@@ -164,6 +165,12 @@ def _run_figures(out: Path) -> list[Figure]:
         ax.grid(alpha=0.3)
         figures.append(_save(fig, out / "figures", f"series_{name}", f"time series {name}"))
     return figures
+
+
+def _clear_figures(figures_dir: Path) -> None:
+    """figures/ belongs to the report: drop the figures of an earlier report with other choices."""
+    for old in [*figures_dir.glob("*.png"), *figures_dir.glob("*.svg")]:
+        old.unlink()
 
 
 def _run_report(out: Path) -> Path:
@@ -245,7 +252,10 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str])
         if f"{m}.mean" not in summary.column_names:
             numeric = [c[: -len(".mean")] for c in summary.column_names if c.endswith(".mean")]
             raise SweepError(f"metric {m!r} is not in the results (for example: {', '.join(numeric[:8])})")
-    others = [p for p in params if p != x_param]
+    # Lines: one per combination of the parameters that do not move with x (zipped ones do).
+    moves_with_x = set(sweep.zip) if x_param in sweep.zip else {x_param}
+    others = [p for p in params if p not in moves_with_x]
+    _clear_figures(out / "figures")
     figures = [_sweep_figure(summary, x_param, m, others, out / "figures") for m in chosen] if summary.num_rows else []
     table_rows = []
     for r in summary.to_pylist():

@@ -360,19 +360,23 @@ def _exit_when_orphaned(parent: int) -> None:
 
 
 def _run_local(tasks: list[Task], jobs: int, on_done: OnDone) -> None:
-    if jobs == 1:
+    if jobs == 1 or len(tasks) <= 1:
         for run_id, data in tasks:
             on_done(execute(run_id, data))
         return
+    others = set(multiprocessing.active_children())
+    workers: list[multiprocessing.process.BaseProcess] = []
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(os.getpid(),))
     try:
         futures = [pool.submit(execute, run_id, data) for run_id, data in tasks]
+        workers = [c for c in multiprocessing.active_children() if c not in others]
         for future in as_completed(futures):
             on_done(future.result())
     except BaseException:
+        # Stop now rather than after the runs in progress; they are not saved anyway.
         pool.shutdown(wait=False, cancel_futures=True)
-        for child in multiprocessing.active_children():
-            child.terminate()
+        for worker in workers:
+            worker.terminate()
         raise
     pool.shutdown()
 
@@ -456,6 +460,7 @@ def run_sweep(
     finally:
         bar.close()
     _atomic_write_table(out_dir / "results.parquet", load(out_dir))
+    summarize(out_dir)
     return SweepResult(out_dir, len(first), len(tasks), len(done))
 
 
