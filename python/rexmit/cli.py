@@ -29,7 +29,7 @@ class _ProgressBar:
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=stop_s, unit="sim-s", desc="simulating", file=sys.stderr, bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-s [{elapsed}<{remaining}]")
+            self.bar = tqdm(total=stop_s, unit="sim-s", desc="simulating", file=sys.stderr, bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-s [{elapsed}<{remaining}{postfix}]")
         self.bar.n = now_s
         self.bar.set_postfix_str(f"{events / max(wall_s, 1e-9) / 1e6:.2f} M events/s", refresh=True)
         return True

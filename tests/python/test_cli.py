@@ -65,3 +65,21 @@ def test_seed_override_and_normalize(examples, tmp_path):
     assert json.loads((out / "summary.json").read_text())["seed"] == 99
     r = rexmit_cli("normalize", str(examples / "lossy_chain.toml"))
     assert 'stop_time = "5s"' in r.stdout and "seed = 7" in r.stdout
+
+
+def test_progress_bar_appears_on_runs_longer_than_a_second(tmp_path):
+    # A 1 Gb/s CBR over a long stop time: well over a second of wall time on any machine,
+    # stopped by the wall-time guard so the test stays short.
+    f = tmp_path / "long.toml"
+    f.write_text(
+        'stop_time = "100000s"\n[limits]\nmax_wall_time = "2500ms"\n'
+        '[topology]\nkind = "chain"\nnodes = ["A", "B"]\nlinks = [{ rate = "1Gbps", delay = "1ms" }]\n'
+        '[[apps]]\nname = "f"\nkind = "udp_cbr"\nfrom = "A"\nto = "B"\nrate = "900Mbps"\npacket_size = 1500\n'
+    )
+    r = rexmit_cli("run", str(f), "--out", str(tmp_path / "o"), "--progress", check=False)
+    assert r.returncode == 3  # stopped by the guard: partial
+    assert "sim-s" in r.stderr and "events/s" in r.stderr, r.stderr[-500:]
+
+def test_quick_runs_show_no_progress_bar(examples, tmp_path):
+    q = rexmit_cli("run", str(examples / "lossy_chain.toml"), "--out", str(tmp_path / "o"), "--progress")
+    assert "sim-s" not in q.stderr

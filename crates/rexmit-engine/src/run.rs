@@ -194,14 +194,16 @@ impl fmt::Display for RunError {
         match self {
             RunError::EventLimit { max_events, at } => write!(
                 f,
-                "run stopped at {at}: more than {max_events} events (limits.max_events); raise it if the scenario really needs that many"
+                "run stopped at t = {:.6} s: more than {max_events} events (limits.max_events); raise it if the scenario really needs that many",
+                at.as_secs_f64()
             ),
             RunError::WallTimeLimit { max_wall, at } => write!(
                 f,
-                "run stopped at {at}: wall-time limit of {:.1} s exceeded (limits.max_wall_time)",
+                "run stopped at t = {:.6} s: wall-time limit of {:.1} s exceeded (limits.max_wall_time)",
+                at.as_secs_f64(),
                 max_wall.as_secs_f64()
             ),
-            RunError::Interrupted { at } => write!(f, "run interrupted at {at}"),
+            RunError::Interrupted { at } => write!(f, "run interrupted at t = {:.6} s", at.as_secs_f64()),
         }
     }
 }
