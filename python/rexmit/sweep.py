@@ -437,15 +437,19 @@ def run_sweep(
     """
     from tqdm import tqdm
 
+    if jobs is not None and jobs < 1:
+        raise SweepError(f"jobs: {jobs} must be at least 1")
     spec = sweep if isinstance(sweep, Sweep) else Sweep.load(sweep)
     out_dir = Path(out)
     runs = spec.plan()
     _prepare(out_dir, spec, runs)
     types_ = _param_types(spec)
-    first = {r.run_id: r for r in reversed(runs)}
+    # Two points may give the same scenario (e.g. "1Mbps" and "1000kbps"): it runs once.
+    first: dict[str, PlannedRun] = {}
+    for r in runs:
+        first.setdefault(r.run_id, r)
     done = finished_ids(out_dir) & set(first)
     tasks = [(r.run_id, r.scenario.data) for r in first.values() if r.run_id not in done]
-    tasks.sort(key=lambda t: (first[t[0]].point, first[t[0]].replication))
     bar = tqdm(total=len(first), initial=len(done), unit="run", desc="sweep", file=sys.stderr, disable=None if progress is None else not progress)
 
     def on_done(finished: FinishedRun) -> None:

@@ -235,3 +235,15 @@ def test_ctrl_c_mid_sweep_exits_130_and_resumes(tmp_path):
     assert done.returncode == 130
     assert "run the same command again to resume" in done.stderr
 
+
+
+def test_points_giving_the_same_scenario_run_once_and_keep_their_own_rows(tmp_path):
+    same = tiny(TINY.replace('["2Mbps", "6Mbps"]', '["2Mbps", "2000kbps"]'))
+    result = run_sweep(same, tmp_path / "out", jobs=1, progress=False)
+    assert (result.total, result.ran) == (4, 4)
+    table = load(tmp_path / "out")
+    assert table.num_rows == 8
+    assert table.column("param.apps[0].rate").to_pylist()[::2] == ["2Mbps", "2Mbps", "2000kbps", "2000kbps"]
+    assert table.column("run_id").to_pylist()[:4] == table.column("run_id").to_pylist()[4:]
+    with pytest.raises(SweepError, match="jobs"):
+        run_sweep(same, tmp_path / "out", jobs=0)
