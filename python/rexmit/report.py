@@ -202,8 +202,10 @@ def _default_metrics(columns: Sequence[str]) -> list[str]:
 def _x_positions(values: list[Any]) -> tuple[list[float], str, Optional[list[str]]]:
     """Numeric x positions and unit, or category positions with their labels."""
     numbers = [as_number(v) for v in values]
-    if all(n is not None for n, _ in numbers) and len({u for _, u in numbers}) == 1:
-        return [n for n, _ in numbers], numbers[0][1], None  # type: ignore[misc]
+    positions = [n for n, _ in numbers if n is not None]
+    units = {u for _, u in numbers}
+    if len(positions) == len(values) and len(units) == 1:
+        return positions, units.pop(), None
     labels = list(dict.fromkeys(_fmt(v) for v in values))
     return [float(labels.index(_fmt(v))) for v in values], "", labels
 
