@@ -83,3 +83,14 @@ def test_progress_bar_appears_on_runs_longer_than_a_second(tmp_path):
 def test_quick_runs_show_no_progress_bar(examples, tmp_path):
     q = rexmit_cli("run", str(examples / "lossy_chain.toml"), "--out", str(tmp_path / "o"), "--progress")
     assert "sim-s" not in q.stderr
+
+
+def test_validate_resolves_pcap_targets_without_writing(examples, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ok = rexmit_cli("validate", str(examples / "udp_dumbbell.toml"))
+    assert ok.returncode == 0
+    assert list(tmp_path.iterdir()) == []
+    bad = tmp_path / "bad.toml"
+    bad.write_text((examples / "udp_dumbbell.toml").read_text().replace('link = "R1->R2"\n\n', 'link = "R1->R9"\n\n').replace('[[metrics.pcap]]\nlink = "R1->R2"', '[[metrics.pcap]]\nlink = "R1->R9"'))
+    r = rexmit_cli("validate", str(bad), check=False)
+    assert r.returncode == 2 and "metrics.pcap[0].link" in r.stderr

@@ -225,6 +225,25 @@ fn period(path: &str, p: &PeriodCfg) -> Result<PeriodDist> {
 
 /// Build the simulation. `out_dir` receives pcap files (under `pcap/`), if any are requested.
 pub fn build(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
+    build_with(s, out_dir.map_or(Pcaps::Refuse, Pcaps::Into))
+}
+
+/// Everything `build` checks (names, routes, ports, pcap targets) without opening any file.
+pub fn check(s: &Scenario) -> Result<()> {
+    build_with(s, Pcaps::NamesOnly).map(|_| ())
+}
+
+/// What to do with requested pcap taps.
+#[derive(Clone, Copy)]
+enum Pcaps<'a> {
+    Into(&'a Path),
+    /// Resolve the link and node names only (validation).
+    NamesOnly,
+    /// No output directory: a requested pcap is an error.
+    Refuse,
+}
+
+fn build_with(s: &Scenario, pcaps: Pcaps<'_>) -> Result<Built> {
     crate::validate::validate(s)?;
     if s.apps.len() > 60_000 {
         return Err(ScenarioError::new("apps", format!("{} apps: at most 60000 are supported (one port each)", s.apps.len())));
@@ -291,20 +310,27 @@ pub fn build(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
     let mut pcap_files = Vec::new();
     for (i, p) in s.metrics.pcap.iter().enumerate() {
         let path = format!("metrics.pcap[{i}]");
-        let dir = out_dir.ok_or_else(|| ScenarioError::new(&path, "pcap output needs an output directory (rexmit run --out DIR)"))?.join("pcap");
-        let (file, res) = if let Some(l) = &p.link {
-            let ch = channel_id(sim.net(), &format!("{path}.link"), l)?;
-            let f = dir.join(format!("link_{}.pcap", sanitize(l)));
-            let r = sim.pcap_channel(ch, &f);
-            (f, r)
-        } else {
-            let n = p.node.as_deref().unwrap_or_default();
-            let id = node_id(sim.net(), &format!("{path}.node"), n)?;
-            let f = dir.join(format!("node_{}.pcap", sanitize(n)));
-            let r = sim.pcap_node(id, &f);
-            (f, r)
+        let target = match (&p.link, &p.node) {
+            (Some(l), _) => Ok((channel_id(sim.net(), &format!("{path}.link"), l)?, format!("link_{}.pcap", sanitize(l)))),
+            (None, Some(n)) => Err((node_id(sim.net(), &format!("{path}.node"), n)?, format!("node_{}.pcap", sanitize(n)))),
+            (None, None) => return Err(ScenarioError::new(&path, "give exactly one of `link` (\"A->B\") or `node`")),
         };
-        res.map_err(|e| ScenarioError::new(&path, e.to_string()))?;
+        let dir = match pcaps {
+            Pcaps::NamesOnly => continue,
+            Pcaps::Refuse => return Err(ScenarioError::new(&path, "pcap output needs an output directory (rexmit run --out DIR)")),
+            Pcaps::Into(d) => d.join("pcap"),
+        };
+        let file = match target {
+            Ok((ch, name)) => {
+                let f = dir.join(name);
+                sim.pcap_channel(ch, &f).map(|_| f)
+            }
+            Err((node, name)) => {
+                let f = dir.join(name);
+                sim.pcap_node(node, &f).map(|_| f)
+            }
+        }
+        .map_err(|e| ScenarioError::new(&path, e.to_string()))?;
         pcap_files.push(file.display().to_string());
     }
     Ok(Built { sim, apps, pcap_files })
