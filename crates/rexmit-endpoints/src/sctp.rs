@@ -263,6 +263,13 @@ impl Agent for SctpAgent {
                     // The application was refused by a full send buffer (a greedy app nearly always is).
                     ("app_blocked_s", app_blocked),
                     ("nr_sack", a.nr_sack_negotiated() as u8 as f64),
+                    ("rtx_timeout", st.rtx_by_cause.timeout as f64),
+                    ("rtx_fast", st.rtx_by_cause.fast_retransmit as f64),
+                    ("rtx_thin_fast", st.rtx_by_cause.thin_fast_retransmit as f64),
+                    ("rtx_early", st.rtx_by_cause.early_retransmit as f64),
+                    ("rtx_efr", st.rtx_by_cause.early_fast_retransmit as f64),
+                    ("rtx_bundled", st.rtx_by_cause.bundled as f64),
+                    ("thin_s", st.thin_time_until(now).as_secs_f64()),
                 ]);
                 for (i, p) in st.paths.iter().enumerate().take(4) {
                     let key: &'static str = ["path0_timeouts", "path1_timeouts", "path2_timeouts", "path3_timeouts"][i];

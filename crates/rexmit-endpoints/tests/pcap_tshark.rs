@@ -79,7 +79,7 @@ fn simulated_tcp_with_sack_decodes_cleanly() {
     let (a, b) = (sim.net().node_by_name("A").unwrap(), sim.net().node_by_name("B").unwrap());
     let baddr = sim.net().addrs(b)[0];
     let cfg = TcpConfig { timestamps: true, ..TcpConfig::default() };
-    let app = BulkApp { bytes: Some(2_000_000), close_when_done: true };
+    let app = BulkApp { bytes: Some(500_000), close_when_done: true };
     sim.add_agent("snd", a, Some((6, 5000)), Time::ZERO, Box::new(TcpAgent::sender(cfg.clone(), 5000, baddr, 80, 12345, app))).unwrap();
     sim.add_agent("rcv", b, Some((6, 80)), Time::ZERO, Box::new(TcpAgent::receiver(cfg, 80, 999, Time::ZERO))).unwrap();
     let pcap = out_dir("tcp").join("a.pcap");

@@ -5,7 +5,7 @@
 
 use crate::error::{Result, ScenarioError};
 use crate::units::{Bytes, DurationStr};
-use rexmit_sctp::{CmtConfig, RenegePolicy, RtxPolicy, SctpConfig};
+use rexmit_sctp::{CmtConfig, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig};
 use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
 use rexmit_transport::RtoConfig;
 use serde::{Deserialize, Serialize};
@@ -243,6 +243,54 @@ impl CmtCfg {
     }
 }
 
+/// Seed 004's thin-stream modifications (`sctp.thin = { ... }`), each applied only while the
+/// association is thin.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ThinCfg {
+    /// Turn on the paper's four modifications together (RTO.min, restart correction, linear
+    /// timeouts, fast retransmit on the first indication); single switches below override.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_min_200ms: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer_restart_correction: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linear_timeouts: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_rtx_first_indication: Option<bool>,
+    /// FreeBSD-style early fast retransmit (comparison option).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early_fast_retransmit: Option<bool>,
+    /// RFC 5827 early retransmit (comparison option).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early_retransmit_rfc5827: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thin_threshold_packets: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thin_loss_rate_term: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thin_rto_min: Option<DurationStr>,
+}
+
+impl ThinCfg {
+    fn apply(&self, t: &mut ThinStreamConfig) {
+        if self.all == Some(true) {
+            *t = ThinStreamConfig { thin_threshold_packets: t.thin_threshold_packets, thin_loss_rate_term: t.thin_loss_rate_term, thin_rto_min: t.thin_rto_min, ..ThinStreamConfig::all_seed004() };
+        }
+        set(&mut t.rto_min_200ms, self.rto_min_200ms);
+        set(&mut t.timer_restart_correction, self.timer_restart_correction);
+        set(&mut t.linear_timeouts, self.linear_timeouts);
+        set(&mut t.fast_rtx_first_indication, self.fast_rtx_first_indication);
+        set(&mut t.early_fast_retransmit, self.early_fast_retransmit);
+        set(&mut t.early_retransmit_rfc5827, self.early_retransmit_rfc5827);
+        set(&mut t.thin_threshold_packets, self.thin_threshold_packets);
+        set(&mut t.thin_loss_rate_term, self.thin_loss_rate_term);
+        set(&mut t.thin_rto_min, self.thin_rto_min.map(|d| d.0));
+    }
+}
+
 /// `sctp = { ... }` of an SCTP app.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -280,6 +328,8 @@ pub struct SctpCfg {
     pub hb_interval: Option<DurationStr>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cmt: Option<CmtCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thin: Option<ThinCfg>,
 }
 
 impl SctpCfg {
@@ -318,6 +368,9 @@ impl SctpCfg {
         }
         if let Some(cmt) = &self.cmt {
             cmt.apply(&mut c.cmt);
+        }
+        if let Some(thin) = &self.thin {
+            thin.apply(&mut c.thin);
         }
         c.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), format!("{} is out of range: allowed {}", e.got, e.allowed)))?;
         Ok(c)
