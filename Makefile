@@ -14,7 +14,7 @@ $(BIN)/python:
 
 # Build the Rust extension in release mode and install the package (editable) into the venv.
 install: $(BIN)/python
-	$(BIN)/pip install -q "maturin>=1.5,<2" "pyarrow>=12" "tqdm>=4.60"
+	$(BIN)/pip install -q "maturin>=1.5,<2" "pyarrow>=12" "tqdm>=4.60" "matplotlib>=3.6" "dask[distributed]>=2023.1"
 	$(BIN)/maturin develop --release -q
 
 demo: install
