@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export VIRTUAL_ENV := $(abspath $(VENV))
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test bench install dev-deps tshark test-rust test-python clean
+.PHONY: demo test bench validate install dev-deps tshark test-rust test-python clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,12 @@ test: test-rust test-python
 
 bench:
 	bash scripts/bench.sh
+
+# Cross-validation against ns-2 and ns-3 (installs them; ~3 minutes): docs/validation.md.
+validate: install
+	bash scripts/install_peers.sh
+	bash validation/run_peers.sh
+	$(BIN)/python validation/compare.py
 
 clean:
 	cargo clean

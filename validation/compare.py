@@ -1,0 +1,193 @@
+"""rexmit side of the cross-validation: run rexmit configured like each peer scenario whose
+results are in validation/results/, over the same seeds, and write docs/validation.md.
+
+    python validation/compare.py [--seeds N] [--out docs/validation.md]
+
+Each peer is mirrored setting by setting (see validation/README.md for the peers' details):
+initial window, minimum and initial RTO, timestamps, D-SACK, limited transmit, segment size,
+queue of 100 packets, error model on the bottleneck's data direction. Random streams differ
+between simulators, so only means over seeds are compared (95% confidence intervals).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import rexmit
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "validation" / "results"
+
+# Student t 0.975 quantiles for small samples (df = n - 1).
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 14: 2.145, 19: 2.093, 29: 2.045}
+
+
+def ci95(xs: list[float]) -> float:
+    if len(xs) < 2:
+        return 0.0
+    df = len(xs) - 1
+    t = T975.get(df) or T975[min(T975, key=lambda k: abs(k - df))]
+    return t * statistics.stdev(xs) / math.sqrt(len(xs))
+
+
+@dataclass
+class Mirror:
+    """How to configure rexmit like one peer scenario; `None` settings are not mirrored."""
+
+    tcp: Optional[dict[str, Any]] = None
+    sctp: Optional[dict[str, Any]] = None
+    note: str = ""
+
+
+NS2_TCP = {"initial_cwnd_segments": 2, "rto": {"min": "200ms", "initial": "3s"}, "timestamps": False, "dsack": False, "limited_transmit": True, "mss": 1460, "ack_every": 2, "delayed_ack_timeout": "200ms", "send_buffer": "16MiB", "recv_buffer": "16MiB"}
+NS3_TCP = {"initial_cwnd_segments": 10, "rto": {"min": "1s", "initial": "1s"}, "timestamps": True, "limited_transmit": True, "mss": 1460, "ack_every": 2, "delayed_ack_timeout": "200ms", "send_buffer": "1MiB", "recv_buffer": "1MiB"}
+NS2_SCTP = {"initial_ssthresh": 65536, "recv_buffer": "4MiB", "rto": {"initial": "3s", "min": "1s", "max": "60s"}}
+
+
+def mirror(peer: str) -> Optional[Mirror]:
+    m = {
+        "ns2-tahoe": Mirror(tcp={**NS2_TCP, "recovery": "tahoe"}),
+        "ns2-reno": Mirror(tcp={**NS2_TCP, "recovery": "reno"}),
+        "ns2-newreno": Mirror(tcp={**NS2_TCP, "recovery": "newreno"}, note="ns-2 Newreno is RFC 2582's Impatient variant; rexmit follows RFC 6582"),
+        "ns2-sack1": Mirror(tcp={**NS2_TCP, "recovery": "sack"}, note="ns-2 Sack1 is Fall & Floyd's SACK; rexmit runs RFC 6675"),
+        "ns3-newreno-sack-classic": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}),
+        "ns3-newreno-sack-prr": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True}),
+        "ns3-newreno-nosack-classic": Mirror(tcp={**NS3_TCP, "recovery": "newreno", "sack": False}),
+        "ns3-westwoodplus": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True, "cc": "westwood"}),
+        "ns3-cubic": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True, "cc": "cubic"}, note="ns-3 CUBIC runs HyStart; rexmit's CUBIC does not"),
+        "ns2-sctp-sack": Mirror(sctp={**NS2_SCTP, "nr_sack": False, "send_buffer": "64KiB"}),
+        "ns2-sctp-nrsack": Mirror(sctp={**NS2_SCTP, "nr_sack": True, "send_buffer": "64KiB"}),
+        "ns2-cmt-sack": Mirror(sctp={**NS2_SCTP, "nr_sack": False, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="rexmit's CMT has no DAC yet"),
+        "ns2-cmt-nrsack": Mirror(sctp={**NS2_SCTP, "nr_sack": True, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="rexmit's CMT has no DAC yet"),
+    }
+    return m.get(peer)
+
+
+def error_model(loss: str, rate: float) -> dict[str, Any]:
+    if loss == "burst":
+        return {"kind": "burst", "rate": rate, "size": {"min": 2, "max": 5}, "direction": "forward"}
+    return {"kind": "uniform", "rate": rate, "direction": "forward"}
+
+
+def tcp_scenario(m: Mirror, loss: str, rate: float, seed: int, secs: float) -> rexmit.Scenario:
+    s = rexmit.Scenario(stop_time=f"{secs:g}s", seed=seed)
+    q = {"packets": 100}
+    s.chain(
+        ["S", "G1", "G2", "D"],
+        [
+            {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
+            {"rate": "4Mbps", "delay": "50ms", "queue": q, "errors": [error_model(loss, rate)]},
+            {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
+        ],
+    )
+    s.app("bulk", "tcp_bulk", "S", "D", tcp=m.tcp)
+    return s
+
+
+def sctp_scenario(m: Mirror, opts: dict[str, Any], rate: float, seed: int, secs: float) -> rexmit.Scenario:
+    s = rexmit.Scenario(stop_time=f"{secs:g}s", seed=seed)
+    q = {"packets": 833}
+    lossy = lambda r: {"rate": "100Mbps", "delay": "2ms", "queue": q, "errors": [{"kind": "uniform", "rate": r, "direction": "forward"}]}
+    access = {"rate": "100Mbps", "delay": "14ms", "queue": q}
+    if opts.get("topo") == "cmt":
+        path = lambda l, r, loss: {"left_router": l, "right_router": r, "bottleneck": lossy(loss), "left": [], "right": []}
+        s.dual_dumbbell(
+            [path("R1", "R2", rate), path("R3", "R4", float(opts.get("rate2", 0.001)))],
+            [{"name": "S", "side": "left", "links": [access, access]}, {"name": "R", "side": "right", "links": [access, access]}],
+        )
+    else:
+        s.dumbbell(lossy(rate), [{"name": "S", **access}], [{"name": "R", **access}])
+    s.app("assoc", "sctp_bulk", "S", "R", unordered=True, sctp=m.sctp)
+    return s
+
+
+def run_rexmit(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> dict[str, list[float]]:
+    opts = peer["options"]
+    secs = float(opts.get("duration", 60))
+    rate = float(opts.get("rate", 0))
+    out: dict[str, list[float]] = {"goodput_bps": [], "retransmissions": [], "timeouts": [], "wall_s": []}
+    for seed in seeds:
+        if m.tcp is not None:
+            s = tcp_scenario(m, peer["loss"], rate, seed, secs)
+            res = rexmit.run(s)
+            f = res.flow("bulk")
+            out["retransmissions"].append(f["retransmits"])
+        else:
+            s = sctp_scenario(m, opts, rate, seed, secs)
+            res = rexmit.run(s)
+            f = res.flow("assoc")
+            out["retransmissions"].append(f["retransmissions"])
+        out["goodput_bps"].append(f["goodput_bps"])
+        out["timeouts"].append(f["timeouts"])
+        out["wall_s"].append(res.summary["wall_time_s"])
+    return out
+
+
+def verdict(peer_mean: float, peer_ci: float, ours: list[float], band: float) -> tuple[float, str]:
+    mean = statistics.mean(ours)
+    rel = (mean - peer_mean) / peer_mean if peer_mean else float("nan")
+    overlap = abs(mean - peer_mean) <= peer_ci + ci95(ours)
+    if abs(rel) <= band:
+        return rel, "agree"
+    return rel, "CIs overlap" if overlap else "differs"
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--band", type=float, default=0.10, help="relative goodput difference counted as agreement")
+    ap.add_argument("--out", default=str(ROOT / "docs" / "validation_tables.md"))
+    ap.add_argument("--json", default=str(ROOT / "validation" / "results" / "compare.json"))
+    args = ap.parse_args(argv)
+    rows = []
+    for f in sorted(RESULTS.glob("peer_*.json")):
+        peer = json.loads(f.read_text())
+        if peer.get("loss") not in ("uniform", "burst") and "sctp" not in peer["name"] and "cmt" not in peer["name"]:
+            continue  # scripted-drop timelines are compared separately
+        m = mirror(peer["name"])
+        if m is None:
+            rows.append({"peer": peer["name"], "loss": f.stem, "skipped": "no rexmit mirror (see notes)"})
+            continue
+        seeds = [int(x) for x in peer["seeds"]][: args.seeds]
+        ours = run_rexmit(peer, m, seeds)
+        ps = peer["summary"]
+        row = {"peer": peer["name"], "case": f.stem.removeprefix(f"peer_{peer['name']}_"), "seeds": len(seeds), "note": m.note}
+        for metric in ("goodput_bps", "retransmissions", "timeouts"):
+            row[metric] = {"peer": ps[metric]["mean"], "peer_ci": ps[metric].get("ci95_half", 0.0), "rexmit": statistics.mean(ours[metric]), "rexmit_ci": ci95(ours[metric])}
+        row["rel_goodput"], row["verdict"] = verdict(ps["goodput_bps"]["mean"], ps["goodput_bps"].get("ci95_half", 0.0), ours["goodput_bps"], args.band)
+        row["wall"] = {"peer_run_s": ps.get("wall_run_s", {}).get("median"), "rexmit_s": statistics.median(ours["wall_s"])}
+        rows.append(row)
+        print(f"{peer['name']:<28} {row['case']:<14} goodput peer {row['goodput_bps']['peer']/1e6:6.3f} rexmit {row['goodput_bps']['rexmit']/1e6:6.3f} Mb/s ({row['rel_goodput']:+.1%}) {row['verdict']}", file=sys.stderr)
+    Path(args.json).write_text(json.dumps(rows, indent=1))
+    lines = [
+        "# Cross-validation tables (generated by `validation/compare.py`)",
+        "",
+        f"Means over {args.seeds} seeds; ± is the 95% confidence half-width. Verdict: `agree` = goodput within ±{args.band:.0%}; `CIs overlap` = outside the band but the intervals overlap; `differs` = neither. Wall times: simulator run only (median).",
+        "",
+        "| peer | case | goodput peer (Mb/s) | goodput rexmit (Mb/s) | diff | verdict | rtx peer | rtx rexmit | RTOs peer | RTOs rexmit | wall peer (s) | wall rexmit (s) | note |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "skipped" in r:
+            lines.append(f"| {r['peer']} | {r['loss']} | | | | skipped | | | | | | | {r['skipped']} |")
+            continue
+        g, x, t, w = r["goodput_bps"], r["retransmissions"], r["timeouts"], r["wall"]
+        fmt = lambda v, ci: f"{v / 1e6:.3f} ± {ci / 1e6:.3f}"
+        wp = f"{w['peer_run_s']:.4f}" if w["peer_run_s"] else ""
+        lines.append(
+            f"| {r['peer']} | {r['case']} | {fmt(g['peer'], g['peer_ci'])} | {fmt(g['rexmit'], g['rexmit_ci'])} | {r['rel_goodput']:+.1%} | {r['verdict']} | {x['peer']:.1f} | {x['rexmit']:.1f} | {t['peer']:.1f} | {t['rexmit']:.1f} | {wp} | {w['rexmit_s']:.4f} | {r['note']} |"
+        )
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
