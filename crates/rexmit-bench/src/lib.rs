@@ -1,1 +1,141 @@
+//! Benchmarks behind `make bench`: the engine's event queues under the classic "hold" model, the
+//! full scheduler loop, and a UDP dumbbell macro-benchmark built from a scenario.
+//!
+//! Owns: measuring (median wall time of N repetitions) and formatting. Does not own: any model.
 
+use rexmit_engine::{CalendarQueue, EventQueue, HeapQueue, RunLimits, Scheduler, StreamFactory};
+use rexmit_time::{Duration, Time};
+use std::time::Instant;
+
+/// Median of `reps` measurements of `f`, which returns (work units done, seconds taken).
+fn median_secs(reps: usize, mut f: impl FnMut() -> f64) -> f64 {
+    let mut v: Vec<f64> = (0..reps.max(1)).map(|_| f()).collect();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Mean hold increment: 1 ms, drawn from an exponential stream.
+const HOLD_MEAN_NS: f64 = 1e6;
+
+/// Hold model: pre-fill `q` with `n` events, then `ops` times pop one and push one at
+/// now + Exp(mean). Returns the wall seconds of the pop/push phase only.
+pub fn hold<Q: EventQueue<u32>>(mut q: Q, n: usize, ops: u64, seed: u64) -> f64 {
+    let mut rng = StreamFactory::new(seed).stream("bench.hold");
+    let mut seq = 0u64;
+    for i in 0..n {
+        let t = Time::from_nanos(rng.exponential(HOLD_MEAN_NS) as u64);
+        q.push(t, seq, i as u32);
+        seq += 1;
+    }
+    let start = Instant::now();
+    for _ in 0..ops {
+        let (t, _, e) = q.pop().expect("hold keeps the population constant");
+        let at = Time::from_nanos(t.as_nanos() + rng.exponential(HOLD_MEAN_NS) as u64);
+        q.push(at, seq, e);
+        seq += 1;
+    }
+    let s = start.elapsed().as_secs_f64();
+    assert_eq!(q.len(), n);
+    s
+}
+
+#[derive(Clone, Debug)]
+pub struct HoldResult {
+    pub n: usize,
+    pub ops: u64,
+    pub heap_eps: f64,
+    pub calendar_eps: f64,
+}
+
+impl HoldResult {
+    pub fn ratio(&self) -> f64 {
+        self.calendar_eps / self.heap_eps
+    }
+    pub fn faster(&self) -> &'static str {
+        if self.calendar_eps > self.heap_eps { "calendar" } else { "heap" }
+    }
+}
+
+pub fn bench_hold(n: usize, ops: u64, reps: usize) -> HoldResult {
+    let h = median_secs(reps, || hold(HeapQueue::new(), n, ops, 1));
+    let c = median_secs(reps, || hold(CalendarQueue::new(), n, ops, 1));
+    HoldResult { n, ops, heap_eps: ops as f64 / h, calendar_eps: ops as f64 / c }
+}
+
+/// Full `Scheduler::run` loop with a trivial handler: `pending` self-rescheduling events, each
+/// re-armed 1 us later, until `events` have been processed. Returns events per second.
+pub fn bench_run_loop(pending: usize, events: u64, reps: usize) -> f64 {
+    let per = events / pending as u64;
+    let stop = Time::from_nanos(per * 1_000 - 1);
+    let s = median_secs(reps, || {
+        let mut s: Scheduler<u32> = Scheduler::new();
+        for i in 0..pending {
+            s.schedule(Time::from_nanos(i as u64), i as u32);
+        }
+        let start = Instant::now();
+        let out = s
+            .run(&RunLimits::until(stop), |s, _, e| s.schedule_in(Duration::from_nanos(1_000), e), |_| true)
+            .expect("no guard set");
+        assert!(out.events > 0);
+        start.elapsed().as_secs_f64()
+    });
+    (per * pending as u64) as f64 / s
+}
+
+#[derive(Clone, Debug)]
+pub struct DumbbellResult {
+    pub flows: usize,
+    pub sim_secs: f64,
+    pub wall_secs: f64,
+    pub packet_hops: u64,
+    pub events: u64,
+}
+
+impl DumbbellResult {
+    pub fn hops_per_sec(&self) -> f64 {
+        self.packet_hops as f64 / self.wall_secs
+    }
+    pub fn events_per_sec(&self) -> f64 {
+        self.events as f64 / self.wall_secs
+    }
+    pub fn speedup(&self) -> f64 {
+        self.sim_secs / self.wall_secs
+    }
+}
+
+/// TOML for a dumbbell with `flows` CBR flows sharing `total_bps` evenly: 10 Mb/s 10 ms
+/// bottleneck with a 100-packet drop-tail queue, 100 Mb/s 1 ms access links, 1000 B packets.
+pub fn dumbbell_toml(flows: usize, total_bps: u64, sim_secs: f64) -> String {
+    let mut t = format!(
+        "seed = 1\nstop_time = \"{}ms\"\n[topology]\nkind = \"dumbbell\"\nbottleneck = {{ rate = \"10Mbps\", delay = \"10ms\", queue = {{ packets = 100 }} }}\n",
+        (sim_secs * 1000.0).round() as u64
+    );
+    for side in [("left", "S"), ("right", "D")] {
+        t += &format!("{} = [\n", side.0);
+        for i in 0..flows {
+            t += &format!("  {{ name = \"{}{i}\", rate = \"100Mbps\", delay = \"1ms\" }},\n", side.1);
+        }
+        t += "]\n";
+    }
+    let per = total_bps / flows as u64;
+    for i in 0..flows {
+        t += &format!(
+            "[[apps]]\nname = \"cbr{i}\"\nkind = \"udp_cbr\"\nfrom = \"S{i}\"\nto = \"D{i}\"\nrate = \"{per}bps\"\npacket_size = 1000\n"
+        );
+    }
+    t
+}
+
+pub fn bench_dumbbell(flows: usize, total_bps: u64, sim_secs: f64, reps: usize) -> DumbbellResult {
+    let sc = rexmit_scenario::Scenario::from_toml(&dumbbell_toml(flows, total_bps, sim_secs)).expect("valid dumbbell");
+    let mut last = None;
+    let wall = median_secs(reps, || {
+        let start = Instant::now();
+        let r = rexmit_scenario::run::run(&sc, None, |_| true).expect("dumbbell runs");
+        let w = start.elapsed().as_secs_f64();
+        last = Some(r.summary);
+        w
+    });
+    let s = last.expect("at least one repetition");
+    DumbbellResult { flows, sim_secs, wall_secs: wall, packet_hops: s.packet_hops, events: s.events }
+}

@@ -1,0 +1,64 @@
+//! `rexmit-bench [--quick] [--json PATH]`: prints a table and optionally writes JSON.
+
+use rexmit_bench::*;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let json = args.iter().position(|a| a == "--json").and_then(|i| args.get(i + 1).cloned());
+    let (ops, reps, sim_secs, flows): (u64, usize, f64, &[usize]) =
+        if quick { (200_000, 3, 2.0, &[1, 10, 100]) } else { (2_000_000, 5, 60.0, &[1, 10, 100, 1000]) };
+    let sizes: &[usize] = if quick { &[10, 1_000, 100_000] } else { &[10, 1_000, 100_000, 1_000_000] };
+
+    println!("Hold model ({ops} pop+push per run, median of {reps})");
+    println!("{:>9} {:>14} {:>14} {:>8} {:>9}", "N", "heap ev/s", "calendar ev/s", "cal/heap", "faster");
+    let mut holds = Vec::new();
+    for &n in sizes {
+        let r = bench_hold(n, ops, reps);
+        println!("{:>9} {:>14.0} {:>14.0} {:>8.2} {:>9}", r.n, r.heap_eps, r.calendar_eps, r.ratio(), r.faster());
+        holds.push(r);
+    }
+    let run_eps = bench_run_loop(1_000, ops, reps);
+    println!("Scheduler::run, trivial handler, 1000 pending: {run_eps:.0} events/s\n");
+
+    println!("UDP dumbbell, 12 Mb/s CBR over 10 Mb/s, {sim_secs} s simulated (median of {})", reps.min(3));
+    println!("{:>6} {:>9} {:>10} {:>12} {:>12} {:>9}", "flows", "wall s", "hops", "hops/s", "events/s", "sim/wall");
+    let mut dbs = Vec::new();
+    for &f in flows {
+        let r = bench_dumbbell(f, 12_000_000, sim_secs, if quick { 1 } else { reps.min(3) });
+        println!(
+            "{:>6} {:>9.3} {:>10} {:>12.0} {:>12.0} {:>9.1}",
+            r.flows, r.wall_secs, r.packet_hops, r.hops_per_sec(), r.events_per_sec(), r.speedup()
+        );
+        dbs.push(r);
+    }
+
+    if let Some(path) = json {
+        let hold_json: Vec<String> = holds
+            .iter()
+            .map(|r| format!(
+                "{{\"n\":{},\"ops\":{},\"heap_events_per_s\":{:.1},\"calendar_events_per_s\":{:.1},\"calendar_over_heap\":{:.4},\"faster\":\"{}\"}}",
+                r.n, r.ops, r.heap_eps, r.calendar_eps, r.ratio(), r.faster()
+            ))
+            .collect();
+        let db_json: Vec<String> = dbs
+            .iter()
+            .map(|r| format!(
+                "{{\"flows\":{},\"sim_s\":{},\"wall_s\":{:.6},\"packet_hops\":{},\"events\":{},\"packet_hops_per_s\":{:.1},\"events_per_s\":{:.1},\"sim_over_wall\":{:.3}}}",
+                r.flows, r.sim_secs, r.wall_secs, r.packet_hops, r.events, r.hops_per_sec(), r.events_per_sec(), r.speedup()
+            ))
+            .collect();
+        let text = format!(
+            "{{\"quick\":{quick},\"hold\":[{}],\"run_loop_events_per_s\":{run_eps:.1},\"dumbbell\":[{}]}}\n",
+            hold_json.join(","),
+            db_json.join(",")
+        );
+        if let Some(dir) = std::path::Path::new(&path).parent() {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+            }
+        }
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
+        println!("\nwrote {path}");
+    }
+}
