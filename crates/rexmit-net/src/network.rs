@@ -53,6 +53,9 @@ pub struct Network {
     pub ifaces: Vec<Iface>,
     pub channels: Vec<Channel>,
     pub(crate) addr_owner: FastMap<Ipv4Addr, IfaceId>,
+    /// Name indexes, so building large topologies stays linear.
+    node_names: FastMap<String, NodeId>,
+    channel_names: FastMap<String, ChannelId>,
     streams: StreamFactory,
     links: u32,
 }
@@ -79,7 +82,16 @@ impl std::error::Error for BuildError {}
 
 impl Network {
     pub fn new(streams: StreamFactory) -> Self {
-        Network { nodes: Vec::new(), ifaces: Vec::new(), channels: Vec::new(), addr_owner: FastMap::default(), streams, links: 0 }
+        Network {
+            nodes: Vec::new(),
+            ifaces: Vec::new(),
+            channels: Vec::new(),
+            addr_owner: FastMap::default(),
+            node_names: FastMap::default(),
+            channel_names: FastMap::default(),
+            streams,
+            links: 0,
+        }
     }
 
     pub fn streams(&self) -> &StreamFactory {
@@ -99,11 +111,13 @@ impl Network {
             stats: NodeStats::default(),
             pcap: None,
         });
-        Ok(NodeId(self.nodes.len() as u32 - 1))
+        let id = NodeId(self.nodes.len() as u32 - 1);
+        self.node_names.insert(name.to_string(), id);
+        Ok(id)
     }
 
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
+        self.node_names.get(name).copied()
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
@@ -116,7 +130,7 @@ impl Network {
     }
 
     pub fn channel_by_name(&self, name: &str) -> Option<ChannelId> {
-        self.channels.iter().position(|c| c.name == name).map(|i| ChannelId(i as u32))
+        self.channel_names.get(name).copied()
     }
 
     /// Connect `a` and `b` with a duplex link: channel a→b uses `ab`, b→a uses `ba`. Addresses
@@ -159,6 +173,8 @@ impl Network {
         let (na, nb) = (self.node(a).name.clone(), self.node(b).name.clone());
         let name_ab = self.unique_channel_name(&format!("{na}->{nb}"));
         let name_ba = self.unique_channel_name(&format!("{nb}->{na}"));
+        self.channel_names.insert(name_ab.clone(), ca);
+        self.channel_names.insert(name_ba.clone(), cb);
         let ch_ab = Channel::new(name_ab, ia, ib, b, ab, &self.streams);
         self.channels.push(ch_ab);
         let ch_ba = Channel::new(name_ba, ib, ia, a, ba, &self.streams);
