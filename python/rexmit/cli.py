@@ -127,6 +127,20 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from rexmit.reproduce import RECIPES, reproduce
+
+    if args.name not in RECIPES:
+        print(f"error: no reproduction named {args.name!r} (available: {', '.join(sorted(RECIPES))})", file=sys.stderr)
+        return EXIT_BAD_SCENARIO
+    out = Path(args.out or f"results/{args.name}")
+    claims = reproduce(args.name, out, quick=args.quick, jobs=args.jobs)
+    for c in claims:
+        print(f"[{'reproduced' if c.holds else 'NOT reproduced'}] {c.text}: {c.numbers}")
+    print(f"reports: {', '.join(str(p) for p in sorted(out.glob('*/report.html')))}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rexmit", description="Packet-level simulator of TCP and SCTP loss recovery and buffer management.")
     p.add_argument("--version", action="version", version=f"rexmit {_core.__version__}")
@@ -163,6 +177,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--metric", "-m", action="append", help="sweep metric to plot, e.g. flow.cbr0.throughput_bps (repeatable)")
     rp.add_argument("--x", help="sweep parameter for the x axis (default: the first varied one)")
     rp.set_defaults(func=_cmd_report)
+    rp = sub.add_parser("reproduce", help="run a seed paper's experiments and check its claims")
+    rp.add_argument("name", help="tcp-sack (seed 001)")
+    rp.add_argument("--out", "-o", help="output directory (default results/NAME)")
+    rp.add_argument("--quick", action="store_true", help="a reduced version that runs in about a minute")
+    rp.add_argument("--jobs", type=int, help="worker processes (default: CPU count)")
+    rp.set_defaults(func=_cmd_reproduce)
     return p
 
 

@@ -225,17 +225,21 @@ def _sweep_figure(summary: pa.Table, x_param: Optional[str], metric: str, others
         idx = sorted(idx, key=lambda i: xs[i])
         means = [rows[i][f"{metric}.mean"] for i in idx]
         errs = [rows[i][f"{metric}.ci95"] or 0.0 for i in idx]
-        label = ", ".join(f"{o} = {_fmt(v)}" for o, v in zip(others, key)) or None
+        # One varied key: "key = value"; several (e.g. a zipped variant): just the values.
+        label = (f"{others[0]} = {_fmt(key[0])}" if len(others) == 1 else " / ".join(_fmt(v) for v in key)) or None
         ax.errorbar([xs[i] for i in idx], [m if m is not None else float("nan") for m in means], yerr=errs, marker="o", capsize=3, label=label)
     if categories is not None:
         ax.set_xticks(range(len(categories)), categories)
+    elif xs and min(xs) > 0 and max(xs) / min(xs) >= 100:
+        ax.set_xscale("log")  # rates spanning decades (error rates, PER)
     x_label = x_param or "point"
     ax.set_xlabel(f"{x_label} ({unit})" if unit else x_label)
     ax.set_ylabel(metric)
     ax.set_title(f"{metric}: mean and 95% CI")
     ax.grid(alpha=0.3)
     if len(groups) > 1:
-        ax.legend(fontsize="small")
+        title = " / ".join(others) if len(others) > 1 else None
+        ax.legend(fontsize="small", title=title, title_fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(3, len(groups)))
     return _save(fig, figures_dir, f"{metric}_vs_{x_label}", f"{metric} vs {x_label}")
 
 
