@@ -49,6 +49,8 @@ pub mod cmt;
 pub mod config;
 pub mod event;
 pub mod fragment;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod handshake;
 pub mod path;
 pub mod reassembly;

@@ -61,6 +61,8 @@
 pub mod cc;
 pub mod config;
 pub mod connection;
+#[doc(hidden)]
+pub mod fuzzing;
 mod payload_util;
 pub mod rack;
 pub mod reassembly;

@@ -163,7 +163,7 @@ impl Receiver {
                 || self.unacked_bytes >= self.cfg.ack_every as u64 * self.rcv_mss
             {
                 self.ack_now = true;
-            } else if self.ack_deadline.is_none() {
+            } else if !self.ack_now && self.ack_deadline.is_none() {
                 self.ack_deadline = Some(now + self.cfg.delayed_ack_timeout);
             }
         }
@@ -229,6 +229,9 @@ impl Receiver {
     }
     pub fn on_timeout(&mut self, now: Time) {
         if self.ack_deadline.is_some_and(|d| d <= now) {
+            // The timer has done its job: the ACK is now due, and a deadline left in the past
+            // would keep `poll_timeout` reporting work until the ACK went out.
+            self.ack_deadline = None;
             self.ack_now = true;
         }
     }
@@ -380,5 +383,17 @@ mod tests {
         assert_eq!(out.delivered, 200);
         assert!(r.ack_due(), "gap-filling segment is acked at once");
         assert_eq!(r.rcv_nxt, 401);
+    }
+
+    // Found by fuzzing (tcp_core): the fired timer stayed armed in the past, so `poll_timeout`
+    // reported work due at an instant `handle_timeout` had already handled.
+    #[test]
+    fn delayed_ack_timer_is_disarmed_when_it_fires() {
+        let mut r = rx();
+        seg(&mut r, 1, 100);
+        assert_eq!(r.ack_deadline(), Some(Time::from_millis(200)));
+        r.on_timeout(Time::from_millis(200));
+        assert!(r.ack_due());
+        assert_eq!(r.ack_deadline(), None);
     }
 }

@@ -34,6 +34,8 @@ mod tcp_codec;
 pub mod udp;
 
 #[doc(hidden)]
+pub mod fuzzing;
+#[doc(hidden)]
 pub mod samples;
 
 pub use error::WireError;

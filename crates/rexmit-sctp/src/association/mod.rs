@@ -7,6 +7,7 @@
 //! it returns `None`, drain `poll_event`, and arm one timer at `poll_timeout`.
 
 mod control;
+mod invariants;
 mod receiver;
 mod sender;
 mod thin_glue;
@@ -128,6 +129,8 @@ pub struct Association {
     ctrl: VecDeque<Outgoing>,
     events: VecDeque<Event>,
     stats: SctpStats,
+    /// Values the debug-build invariant checks compare against.
+    audit: invariants::Audit,
 }
 
 impl Association {
@@ -180,6 +183,7 @@ impl Association {
             ctrl: VecDeque::new(),
             events: VecDeque::new(),
             stats: SctpStats::default(),
+            audit: invariants::Audit::default(),
             cfg,
         }
     }
@@ -269,6 +273,18 @@ impl Association {
         msg: Payload,
         unordered: bool,
     ) -> Result<u64, SendError> {
+        let r = self.send_inner(now, stream, msg, unordered);
+        self.check_invariants(Some(now));
+        r
+    }
+
+    fn send_inner(
+        &mut self,
+        now: Time,
+        stream: u16,
+        msg: Payload,
+        unordered: bool,
+    ) -> Result<u64, SendError> {
         if !matches!(
             self.state,
             State::CookieWait | State::CookieEchoed | State::Established
@@ -314,11 +330,13 @@ impl Association {
             }
             _ => {}
         }
+        self.check_invariants(Some(now));
     }
 
     /// ABORT the association (RFC 9260 §9.1).
     pub fn abort(&mut self, now: Time) {
         self.close_abruptly(now, true);
+        self.check_invariants(Some(now));
     }
 
     /// Memory pressure at the receiver: drop up to `bytes` of renegable out-of-order data
@@ -331,10 +349,16 @@ impl Association {
         let before = self.reasm.bytes();
         let target = before.saturating_sub(bytes);
         self.renege_down_to(target);
+        self.check_invariants(None);
         before - self.reasm.bytes()
     }
 
     pub fn handle_packet(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
+        self.handle_packet_inner(now, from, to, pkt);
+        self.check_invariants(Some(now));
+    }
+
+    fn handle_packet_inner(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
         self.stats.packets_received += 1;
         self.round_open = false;
         if pkt.dst_port != self.local_port {
@@ -418,6 +442,11 @@ impl Association {
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
+        self.handle_timeout_inner(now);
+        self.check_invariants(Some(now));
+    }
+
+    fn handle_timeout_inner(&mut self, now: Time) {
         self.round_open = false;
         if self.state == State::Closed {
             return;

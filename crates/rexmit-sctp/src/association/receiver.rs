@@ -26,6 +26,7 @@ impl Association {
     /// the last one (RFC 9260 §6.2 allows window-update SACKs).
     pub fn consume(&mut self, bytes: u64) {
         self.unread -= bytes.min(self.unread);
+        self.check_invariants(None);
         let threshold = (self.cfg.recv_buffer / 2).min(self.cfg.pmtu) as u64;
         if self.rmap.is_some() && self.a_rwnd() as u64 >= self.last_a_rwnd as u64 + threshold {
             self.sack.request_now();
@@ -91,6 +92,10 @@ impl Association {
                         continue;
                     }
                     for m in self.reasm.insert(pos, (*d).clone()) {
+                        if !m.unordered {
+                            self.audit_ordered_delivery(m.stream, m.ssn);
+                        }
+                        let map = self.rmap.as_mut().expect("checked above");
                         for p in &m.positions {
                             map.mark_non_renegable(*p);
                         }

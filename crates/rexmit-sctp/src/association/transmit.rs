@@ -48,6 +48,12 @@ impl Association {
     }
 
     pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        let t = self.poll_transmit_inner(now);
+        self.check_invariants(Some(now));
+        t
+    }
+
+    fn poll_transmit_inner(&mut self, now: Time) -> Option<Transmit> {
         if !self.round_open {
             self.open_round();
         }

@@ -16,6 +16,7 @@ use rexmit_transport::RttEstimator;
 use rexmit_wire::{Payload, TcpFlags, TcpSegment};
 use std::collections::VecDeque;
 
+mod invariants;
 mod output;
 use output::ts_clock;
 
@@ -89,6 +90,8 @@ pub struct Connection {
     events: VecDeque<Event>,
     stats: TcpStats,
     blocked_since: Option<Time>,
+    /// Values the debug-build invariant checks compare against.
+    audit: invariants::Audit,
 }
 
 impl std::fmt::Debug for Connection {
@@ -151,6 +154,7 @@ impl Connection {
             events: VecDeque::new(),
             stats: TcpStats::default(),
             blocked_since: None,
+            audit: invariants::Audit::default(),
         }
     }
 
@@ -263,6 +267,7 @@ impl Connection {
             self.blocked_since = Some(now);
         }
         self.refresh_send_gauges();
+        self.check_invariants(Some(now));
         accepted
     }
 
@@ -277,11 +282,17 @@ impl Connection {
         {
             self.rcv.force_ack();
         }
+        self.check_invariants(None);
         p
     }
 
     /// The application has no more data: queue a FIN after the buffered data (RFC 9293 §3.10.4).
-    pub fn close(&mut self, _now: Time) {
+    pub fn close(&mut self, now: Time) {
+        self.close_inner(now);
+        self.check_invariants(Some(now));
+    }
+
+    fn close_inner(&mut self, _now: Time) {
         match self.state {
             State::Listen => self.enter(State::Closed, _now),
             // RFC 9293 §3.10.4 lets SYN-SENT/SYN-RECEIVED queue the close until established.
@@ -343,6 +354,11 @@ impl Connection {
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
+        self.handle_timeout_inner(now);
+        self.check_invariants(Some(now));
+    }
+
+    fn handle_timeout_inner(&mut self, now: Time) {
         match self.state {
             State::Closed | State::Listen => {}
             State::SynSent | State::SynReceived => {
@@ -436,6 +452,11 @@ impl Connection {
     }
 
     pub fn handle_segment(&mut self, now: Time, seg: &TcpSegment) {
+        self.handle_segment_inner(now, seg);
+        self.check_invariants(Some(now));
+    }
+
+    fn handle_segment_inner(&mut self, now: Time, seg: &TcpSegment) {
         self.stats.segments_received += 1;
         if seg.dst_port != self.local_port {
             return;

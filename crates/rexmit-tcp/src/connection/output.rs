@@ -15,6 +15,7 @@ impl Connection {
             self.stats.data_segments_sent += 1;
         }
         self.refresh_send_gauges();
+        self.check_invariants(Some(now));
         Some(seg)
     }
 

@@ -1,0 +1,101 @@
+//! Invariants of an association, checked after every call of the sans-IO surface in debug
+//! builds (so every test and fuzz run checks them): TSN accounting, flight sizes against the
+//! retransmission queue, the send buffer bound, ordered delivery and timers. Owns only the few
+//! values remembered between checks; release builds skip the checks.
+
+use super::Association;
+use crate::rtx_queue::TsnState;
+use crate::tsn::{tsn_ge, tsn_gt, tsn_lt};
+use rexmit_time::Time;
+use std::collections::HashMap;
+
+/// What earlier checks saw, for the "never moves back" invariants.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Audit {
+    /// Latest `now` passed in.
+    now: Time,
+    cum_point: Option<u32>,
+    /// Next SSN each inbound stream must deliver in order.
+    next_ssn: HashMap<u16, u16>,
+}
+
+impl Association {
+    /// Check every invariant, `now` being the time of the call just made (if it had one).
+    pub(super) fn check_invariants(&mut self, now: Option<Time>) {
+        if !cfg!(debug_assertions) {
+            return;
+        }
+        if let Some(now) = now {
+            self.audit.now = self.audit.now.max(now);
+        }
+        // The cumulative TSN ack point never moves back, nor beyond what was sent.
+        if let Some(prev) = self.audit.cum_point {
+            assert!(
+                tsn_ge(self.cum_point, prev),
+                "cum TSN ack moved back from {prev} to {}",
+                self.cum_point
+            );
+        }
+        assert!(
+            tsn_lt(self.cum_point, self.next_tsn),
+            "cum TSN ack {} at or beyond the next TSN {}",
+            self.cum_point,
+            self.next_tsn
+        );
+        self.audit.cum_point = Some(self.cum_point);
+        // Flight size per path is exactly the in-flight chunks of the retransmission queue, and
+        // the queue's byte count is its renegable part.
+        let mut flight = vec![0u64; self.paths.len()];
+        let mut held = 0u64;
+        for e in self.rtxq.iter() {
+            assert!(
+                tsn_gt(e.tsn, self.cum_point) && tsn_lt(e.tsn, self.next_tsn),
+                "rtx queue holds TSN {} outside ({}, {})",
+                e.tsn,
+                self.cum_point,
+                self.next_tsn
+            );
+            if e.state == TsnState::InFlight {
+                flight[e.path] += u64::from(e.len);
+            }
+            if e.state != TsnState::NrAcked {
+                held += u64::from(e.len);
+            }
+        }
+        for (p, (path, f)) in self.paths.iter().zip(&flight).enumerate() {
+            assert_eq!(
+                path.flight, *f,
+                "flight size of path {p} != its in-flight chunks"
+            );
+        }
+        assert_eq!(self.rtxq.bytes(), held, "rtx queue byte count");
+        assert!(
+            self.send_buffer_bytes() <= self.cfg.send_buffer,
+            "send buffer holds {} bytes, limit {}",
+            self.send_buffer_bytes(),
+            self.cfg.send_buffer
+        );
+        // Timers are never armed in the past.
+        if let Some(t) = self.poll_timeout() {
+            assert!(
+                t >= self.audit.now,
+                "timer armed at {t:?}, before the latest time seen {:?}",
+                self.audit.now
+            );
+        }
+    }
+
+    /// An ordered message is about to be delivered: it must be the next SSN of its stream, so
+    /// nothing is delivered twice or out of order.
+    pub(super) fn audit_ordered_delivery(&mut self, stream: u16, ssn: u16) {
+        if !cfg!(debug_assertions) {
+            return;
+        }
+        let next = self.audit.next_ssn.entry(stream).or_insert(0);
+        assert_eq!(
+            ssn, *next,
+            "stream {stream} delivered SSN {ssn}, expected {next}"
+        );
+        *next = next.wrapping_add(1);
+    }
+}

@@ -1,0 +1,125 @@
+//! Invariants of a connection, checked after every call of the sans-IO surface in debug
+//! builds (so every test and fuzz run checks them): sequence accounting, the send buffer
+//! bound, in-order delivery and timers. Owns only the few values remembered from the previous
+//! check; release builds skip the checks.
+
+use super::Connection;
+use rexmit_time::Time;
+
+/// What the previous check saw, for the "never moves back" invariants.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Audit {
+    /// Latest `now` passed in.
+    now: Time,
+    snd_una: u64,
+    rcv_nxt: u64,
+    bytes_delivered: u64,
+}
+
+impl Connection {
+    /// Every timer and its deadline, for failure messages.
+    pub(crate) fn timer_report(&self) -> String {
+        let rack = self.snd.rack.as_ref();
+        format!(
+            "rto {:?}, persist {:?}, rack reorder {:?}, pto {:?}, delayed ack {:?}, syn rto {:?}, \
+             time-wait {:?}",
+            self.snd.rto_at,
+            self.snd.persist_at,
+            rack.and_then(|r| r.timer),
+            rack.and_then(|r| r.pto_at),
+            self.rcv.ack_deadline(),
+            self.syn_rto_at,
+            self.time_wait_at
+        )
+    }
+
+    /// Check every invariant, `now` being the time of the call just made (if it had one).
+    pub(super) fn check_invariants(&mut self, now: Option<Time>) {
+        if !cfg!(debug_assertions) {
+            return;
+        }
+        if let Some(now) = now {
+            self.audit.now = self.audit.now.max(now);
+        }
+        let s = &self.snd;
+        let ctx = || format!("{:?} in {:?}", s, self.state);
+        // snd_una never moves back; nothing is acknowledged beyond what was sent.
+        assert!(
+            s.snd_una >= self.audit.snd_una,
+            "snd_una moved back: {}",
+            ctx()
+        );
+        assert!(s.snd_una <= s.snd_max, "snd_una beyond snd_max: {}", ctx());
+        assert!(s.snd_nxt <= s.snd_max, "snd_nxt beyond snd_max: {}", ctx());
+        // The retransmission queue is the sent part of the send buffer, plus at most the FIN.
+        let fin = s.fin_at.is_some() as u64;
+        assert!(
+            s.snd_max <= s.buf.end() + fin,
+            "sent beyond the send buffer (end {}): {}",
+            s.buf.end(),
+            ctx()
+        );
+        assert_eq!(
+            s.buf.start(),
+            s.snd_una.min(s.buf.end()),
+            "send buffer not released up to snd_una: {}",
+            ctx()
+        );
+        assert!(
+            s.buf.len() <= self.cfg.send_buffer as u64,
+            "send buffer over its limit: {}",
+            ctx()
+        );
+        // Pipe counts a retransmitted segment at most twice (RFC 6675 §4 SetPipe); an underflow
+        // would have panicked inside `pipe` already.
+        let flight = s.flight_size();
+        assert!(
+            s.pipe() <= 2 * flight,
+            "pipe {} > 2 x flight {flight}: {}",
+            s.pipe(),
+            ctx()
+        );
+        let mut prev_end = s.snd_una;
+        for seg in s.sb.segments() {
+            assert!(
+                seg.start >= prev_end && seg.start < seg.end && seg.end <= s.snd_max,
+                "scoreboard segment {}..{} outside [snd_una, snd_max] or overlapping: {}",
+                seg.start,
+                seg.end,
+                ctx()
+            );
+            prev_end = seg.end;
+        }
+        // Delivery is in order: rcv_nxt only grows and counts every delivered byte (plus the
+        // peer's FIN).
+        let rcv_nxt = self.rcv.rcv_nxt;
+        let delivered = self.stats.bytes_delivered;
+        assert!(rcv_nxt >= self.audit.rcv_nxt, "rcv_nxt moved back");
+        assert!(
+            delivered >= self.audit.bytes_delivered,
+            "delivered bytes moved back"
+        );
+        assert!(
+            (rcv_nxt - 1)
+                .checked_sub(delivered)
+                .is_some_and(|fin| fin <= 1),
+            "rcv_nxt {rcv_nxt} does not match {delivered} bytes delivered in order"
+        );
+        assert!(
+            self.rcv.readable_bytes() <= self.cfg.recv_buffer as u64,
+            "more readable bytes than the receive buffer holds"
+        );
+        // Timers are never armed in the past.
+        if let Some(t) = self.poll_timeout() {
+            assert!(
+                t >= self.audit.now,
+                "timer armed at {t:?}, before the latest time seen {:?}: {}",
+                self.audit.now,
+                ctx()
+            );
+        }
+        self.audit.snd_una = s.snd_una;
+        self.audit.rcv_nxt = rcv_nxt;
+        self.audit.bytes_delivered = delivered;
+    }
+}

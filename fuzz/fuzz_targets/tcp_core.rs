@@ -1,0 +1,7 @@
+#![no_main]
+//! cargo-fuzz target `tcp_core`: the harness lives in the crate (`rexmit_tcp::fuzzing::run`) so the corpus replay
+//! under `cargo test` runs exactly the same code.
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| rexmit_tcp::fuzzing::run(data));
