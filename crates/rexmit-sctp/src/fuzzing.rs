@@ -193,9 +193,10 @@ impl Harness {
             if let Some(t) = x.poll_timeout() {
                 assert!(
                     t > self.now,
-                    "timer at {t:?} still due after handle_timeout({:?}) in {:?}",
+                    "timer at {t:?} still due after handle_timeout({:?}) in {:?}: {}",
                     self.now,
-                    x.state()
+                    x.state(),
+                    x.timer_report()
                 );
             }
         }

@@ -451,10 +451,7 @@ impl Association {
     }
 
     pub(super) fn heartbeat_timers(&mut self, now: Time, p: usize) {
-        if !matches!(
-            self.state,
-            State::Established | State::ShutdownPending | State::ShutdownReceived
-        ) {
+        if !self.state.sends_heartbeats() {
             return;
         }
         let Some(iv) = self.cfg.hb_interval else {

@@ -20,6 +20,26 @@ pub(super) struct Audit {
 }
 
 impl Association {
+    /// Every timer and its deadline, for failure messages.
+    pub(crate) fn timer_report(&self) -> String {
+        let mut r = format!(
+            "t1 {:?}, t2 {:?}, sack {:?}",
+            self.t1,
+            self.t2,
+            self.sack.deadline()
+        );
+        for (i, p) in self.paths.iter().enumerate() {
+            r += &format!(
+                "; path {i}: t3 {:?}, heartbeat {:?}, heartbeat deadline {:?}, efr {:?}",
+                p.t3,
+                p.hb_next,
+                p.hb_deadline,
+                self.efr.get(i).copied().flatten()
+            );
+        }
+        r
+    }
+
     /// Check every invariant, `now` being the time of the call just made (if it had one).
     pub(super) fn check_invariants(&mut self, now: Option<Time>) {
         if !cfg!(debug_assertions) {

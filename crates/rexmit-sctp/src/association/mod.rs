@@ -54,6 +54,14 @@ impl State {
                 | State::ShutdownReceived
         )
     }
+    /// Heartbeats run (`Association::heartbeat_timers`): not during setup, nor once our
+    /// SHUTDOWN or SHUTDOWN ACK is out.
+    fn sends_heartbeats(self) -> bool {
+        matches!(
+            self,
+            State::Established | State::ShutdownPending | State::ShutdownReceived
+        )
+    }
     /// Acknowledgements of our data are processed.
     fn processes_acks(self) -> bool {
         self.receives_data() || self == State::ShutdownAckSent
@@ -482,9 +490,13 @@ impl Association {
             .into_iter()
             .flatten()
             .min();
+        // Heartbeat timers left from an earlier state are dormant: reporting them would ask for
+        // `handle_timeout` at an instant where it has nothing to do, forever.
+        let hb = self.state.sends_heartbeats();
         for (i, p) in self.paths.iter().enumerate() {
             let efr = self.efr.get(i).copied().flatten();
-            for x in [p.t3, p.hb_next, p.hb_deadline, efr].into_iter().flatten() {
+            let heartbeat = [p.hb_next, p.hb_deadline].map(|t| t.filter(|_| hb));
+            for x in [p.t3, efr].into_iter().chain(heartbeat).flatten() {
                 t = Some(t.map_or(x, |y| y.min(x)));
             }
         }
