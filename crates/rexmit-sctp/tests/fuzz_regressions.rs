@@ -15,6 +15,15 @@ fn fuzz_heartbeat_timer_dormant_in_shutdown() {
     ));
 }
 
+/// The FreeBSD early-fast-retransmit timer was re-armed on a SACK at "earliest chunk in flight
+/// sent + SRTT + RTTVAR", a deadline already in the past when that chunk had waited longer.
+#[test]
+fn fuzz_efr_timer_armed_in_past() {
+    run(include_bytes!(
+        "../../../fuzz/regressions/sctp_core/efr-timer-armed-in-past"
+    ));
+}
+
 #[test]
 fn no_timer_stays_due_after_shutdown_sent_with_heartbeats_on() {
     let (a_ip, b_ip) = (Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2));

@@ -99,8 +99,10 @@ impl Association {
         if let Some(t) = self.poll_timeout() {
             assert!(
                 t >= self.audit.now,
-                "timer armed at {t:?}, before the latest time seen {:?}",
-                self.audit.now
+                "timer armed at {t:?}, before the latest time seen {:?}, in {:?}: {}",
+                self.audit.now,
+                self.state,
+                self.timer_report()
             );
         }
     }

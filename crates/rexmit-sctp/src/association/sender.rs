@@ -294,7 +294,7 @@ impl Association {
             } else if earliest[p].is_some_and(|t| !self.is_in_flight(t)) {
                 self.paths[p].t3 = Some(self.t3_restart(now, p, thin));
             }
-            self.efr_rearm(p);
+            self.efr_rearm(now, p);
         }
         self.arm_reneging_guard(now);
 

@@ -42,7 +42,7 @@ impl Association {
         if self.paths[p].t3.is_none() {
             self.paths[p].t3 = Some(now + self.t3_rto(p));
         }
-        self.efr_rearm(p);
+        self.efr_rearm(now, p);
         self.account_thin(now);
     }
 
@@ -102,8 +102,9 @@ impl Association {
 
     /// FreeBSD EFR (seed 004 §2, §7.5): while flightsize < cwnd on `p`, a timer runs to the
     /// moment the earliest chunk in flight has waited SRTT + RTTVAR ("a timer for every
-    /// outgoing packet", kept as one timer at the earliest of them).
-    pub(super) fn efr_rearm(&mut self, p: usize) {
+    /// outgoing packet", kept as one timer at the earliest of them). A chunk that has waited
+    /// that long already makes the timer due at once (`now`), never in the past.
+    pub(super) fn efr_rearm(&mut self, now: Time, p: usize) {
         if !self.cfg.thin.early_fast_retransmit {
             return;
         }
@@ -111,7 +112,7 @@ impl Association {
         let deadline = match path.rtt.srtt() {
             Some(srtt) if path.flight > 0 && path.cc.can_send(path.flight) => self
                 .earliest_sent_on(p)
-                .map(|t| t + srtt + path.rtt.rttvar()),
+                .map(|t| (t + srtt + path.rtt.rttvar()).max(now)),
             _ => None,
         };
         if let Some(slot) = self.efr.get_mut(p) {
@@ -146,7 +147,7 @@ impl Association {
                 self.stats.efr_expiries += 1;
             }
         }
-        self.efr_rearm(p);
+        self.efr_rearm(now, p);
     }
 
     /// Accumulate the time the association is thin (seed 004 Fig. 3).
