@@ -129,7 +129,7 @@ impl Ctx<'_> {
         let side = |name: &str, list: &[HostLinkCfg]| -> Result<Vec<AccessLink>> {
             list.iter()
                 .enumerate()
-                .map(|(i, h)| Ok(AccessLink { host: h.name.clone(), link: self.link_params(&format!("{path}.{name}[{i}]"), &h.props())? }))
+                .map(|(i, h)| Ok(AccessLink { host: h.name.clone().unwrap_or_default(), link: self.link_params(&format!("{path}.{name}[{i}]"), h)? }))
                 .collect()
         };
         Ok(DumbbellSpec {
@@ -196,16 +196,18 @@ fn build_network(s: &Scenario, apps: &BTreeMap<String, AppFlow>) -> Result<Netwo
         }
     }
     // Explicit nodes: routers by default when they have more than one link.
-    let degree = |name: &str| s.links.iter().filter(|l| l.between.iter().any(|b| b == name)).count();
+    let degree = |name: &str| s.links.iter().filter(|l| l.between.iter().flatten().any(|b| b == name)).count();
     for (i, n) in s.nodes.iter().enumerate() {
         let fwd = n.forward.unwrap_or(degree(&n.name) > 1);
         net.add_node(&n.name, fwd).map_err(|e| net_err(&format!("nodes[{i}].name"), e))?;
     }
     for (i, l) in s.links.iter().enumerate() {
         let path = format!("links[{i}]");
-        let a = node_id(&net, &format!("{path}.between[0]"), &l.between[0])?;
-        let b = node_id(&net, &format!("{path}.between[1]"), &l.between[1])?;
-        let d = ctx.link_params(&path, &l.props())?;
+        // Validation made sure every [[links]] entry has `between`.
+        let [a, b] = l.between.as_ref().ok_or_else(|| ScenarioError::new(format!("{path}.between"), "is required"))?;
+        let a = node_id(&net, &format!("{path}.between[0]"), a)?;
+        let b = node_id(&net, &format!("{path}.between[1]"), b)?;
+        let d = ctx.link_params(&path, l)?;
         net.add_link(a, b, d.fwd, d.rev, None).map_err(|e| net_err(&path, e))?;
     }
     Ok(net)

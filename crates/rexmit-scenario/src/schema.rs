@@ -151,10 +151,18 @@ pub struct ReorderCfg {
     pub direction: Direction,
 }
 
-/// Parameters of a link (both directions unless a model says otherwise).
+/// A link: its rate, delay, queue, error models and reordering (both directions unless a model
+/// says otherwise). The same table serves every place a link appears; which naming field it
+/// takes depends on the place (checked by validation): `between` in `[[links]]` ("forward" is
+/// from `between[0]` to `between[1]`), `name` for a host on a dumbbell side (the host's name;
+/// forward = host to router), neither for bottlenecks, chain links and multihomed access links.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkProps {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between: Option<[String; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub rate: RateStr,
     pub delay: DurationStr,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -165,46 +173,17 @@ pub struct LinkProps {
     pub reorder: Option<ReorderCfg>,
 }
 
-/// A link between two named nodes; "forward" is from `between[0]` to `between[1]`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct LinkCfg {
-    pub between: [String; 2],
-    pub rate: RateStr,
-    pub delay: DurationStr,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queue: Option<QueueCfg>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<ErrorModelCfg>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reorder: Option<ReorderCfg>,
-}
+/// An entry of `[[links]]` (needs `between`).
+pub type LinkCfg = LinkProps;
+/// A host on a dumbbell side (needs `name`).
+pub type HostLinkCfg = LinkProps;
 
-/// A host and its access link to a router (forward = host to router).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct HostLinkCfg {
-    pub name: String,
-    pub rate: RateStr,
-    pub delay: DurationStr,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queue: Option<QueueCfg>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<ErrorModelCfg>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reorder: Option<ReorderCfg>,
-}
-
-impl LinkCfg {
-    pub fn props(&self) -> LinkProps {
-        LinkProps { rate: self.rate, delay: self.delay, queue: self.queue.clone(), errors: self.errors.clone(), reorder: self.reorder.clone() }
-    }
-}
-
-impl HostLinkCfg {
-    pub fn props(&self) -> LinkProps {
-        LinkProps { rate: self.rate, delay: self.delay, queue: self.queue.clone(), errors: self.errors.clone(), reorder: self.reorder.clone() }
-    }
+/// Which naming field a link table needs where it appears.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkRole {
+    Between,
+    Host,
+    Plain,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

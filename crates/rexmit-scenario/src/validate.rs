@@ -37,7 +37,7 @@ pub fn validate(s: &Scenario) -> Result<()> {
                 return err("topology.links", format!("a chain of {} nodes needs {} links, got {}", nodes.len(), nodes.len() - 1, links.len()));
             }
             for (i, l) in links.iter().enumerate() {
-                link(&format!("topology.links[{i}]"), l)?;
+                link_role(&format!("topology.links[{i}]"), l, LinkRole::Plain)?;
             }
         }
         Some(TopologySpec::Dumbbell(d)) => dumbbell("topology", &d)?,
@@ -47,15 +47,17 @@ pub fn validate(s: &Scenario) -> Result<()> {
             }
             for (i, m) in multihomed.iter().enumerate() {
                 for (k, l) in m.links.iter().enumerate() {
-                    link(&format!("topology.multihomed[{i}].links[{k}]"), l)?;
+                    link_role(&format!("topology.multihomed[{i}].links[{k}]"), l, LinkRole::Plain)?;
                 }
             }
         }
     }
     for (i, l) in s.links.iter().enumerate() {
-        link(&format!("links[{i}]"), &l.props())?;
-        if l.between[0] == l.between[1] {
-            return err(&format!("links[{i}].between"), format!("a link cannot join node {:?} to itself", l.between[0]));
+        link_role(&format!("links[{i}]"), l, LinkRole::Between)?;
+        if let Some([a, b]) = &l.between {
+            if a == b {
+                return err(&format!("links[{i}].between"), format!("a link cannot join node {a:?} to itself"));
+            }
         }
     }
     for (i, n) in s.nodes.iter().enumerate() {
@@ -82,13 +84,39 @@ pub fn validate(s: &Scenario) -> Result<()> {
 }
 
 fn dumbbell(path: &str, d: &DumbbellCfg) -> Result<()> {
-    link(&format!("{path}.bottleneck"), &d.bottleneck)?;
+    link_role(&format!("{path}.bottleneck"), &d.bottleneck, LinkRole::Plain)?;
     for (side, hosts) in [("left", &d.left), ("right", &d.right)] {
         for (i, h) in hosts.iter().enumerate() {
-            link(&format!("{path}.{side}[{i}]"), &h.props())?;
+            link_role(&format!("{path}.{side}[{i}]"), h, LinkRole::Host)?;
         }
     }
     Ok(())
+}
+
+/// Check the naming field a link table takes in its place (see `LinkProps`).
+pub(crate) fn link_role(path: &str, l: &LinkProps, role: LinkRole) -> Result<()> {
+    let (need_between, need_name) = match role {
+        LinkRole::Between => (true, false),
+        LinkRole::Host => (false, true),
+        LinkRole::Plain => (false, false),
+    };
+    let place = match role {
+        LinkRole::Between => "an entry of [[links]]",
+        LinkRole::Host => "a host of a dumbbell side",
+        LinkRole::Plain => "a bottleneck, chain or multihomed link",
+    };
+    match (&l.between, need_between) {
+        (None, true) => return err(&format!("{path}.between"), format!("is required for {place}: the two node names")),
+        (Some(_), false) => return err(&format!("{path}.between"), format!("is not used by {place}")),
+        _ => {}
+    }
+    match (&l.name, need_name) {
+        (None, true) => return err(&format!("{path}.name"), format!("is required for {place}: the host's name")),
+        (Some(_), false) => return err(&format!("{path}.name"), format!("is not used by {place}")),
+        (Some(n), true) if n.is_empty() => return err(&format!("{path}.name"), "must not be empty"),
+        _ => {}
+    }
+    link(path, l)
 }
 
 fn link(path: &str, l: &LinkProps) -> Result<()> {
