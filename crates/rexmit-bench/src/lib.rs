@@ -103,20 +103,29 @@ impl DumbbellResult {
     }
 }
 
-/// TOML for a dumbbell with `flows` CBR flows sharing `total_bps` evenly: 10 Mb/s 10 ms
-/// bottleneck with a 100-packet drop-tail queue, 100 Mb/s 1 ms access links, 1000 B packets.
-pub fn dumbbell_toml(flows: usize, total_bps: u64, sim_secs: f64) -> String {
+/// TOML header and topology of a dumbbell with `flows` host pairs S{i}/D{i}: bottleneck
+/// `bottleneck` (rate, delay) with a drop-tail queue of `queue` packets, access links `access`.
+fn dumbbell_topology(flows: usize, sim_secs: f64, bottleneck: (&str, &str), queue: u32, access: &str) -> String {
     let mut t = format!(
-        "seed = 1\nstop_time = \"{}ms\"\n[topology]\nkind = \"dumbbell\"\nbottleneck = {{ rate = \"10Mbps\", delay = \"10ms\", queue = {{ packets = 100 }} }}\n",
-        (sim_secs * 1000.0).round() as u64
+        "seed = 1\nstop_time = \"{}ms\"\n[topology]\nkind = \"dumbbell\"\nbottleneck = {{ rate = \"{}\", delay = \"{}\", queue = {{ packets = {queue} }} }}\n",
+        (sim_secs * 1000.0).round() as u64,
+        bottleneck.0,
+        bottleneck.1
     );
     for side in [("left", "S"), ("right", "D")] {
         t += &format!("{} = [\n", side.0);
         for i in 0..flows {
-            t += &format!("  {{ name = \"{}{i}\", rate = \"100Mbps\", delay = \"1ms\" }},\n", side.1);
+            t += &format!("  {{ name = \"{}{i}\", rate = \"{access}\", delay = \"1ms\" }},\n", side.1);
         }
         t += "]\n";
     }
+    t
+}
+
+/// TOML for a dumbbell with `flows` CBR flows sharing `total_bps` evenly: 10 Mb/s 10 ms
+/// bottleneck with a 100-packet drop-tail queue, 100 Mb/s 1 ms access links, 1000 B packets.
+pub fn dumbbell_toml(flows: usize, total_bps: u64, sim_secs: f64) -> String {
+    let mut t = dumbbell_topology(flows, sim_secs, ("10Mbps", "10ms"), 100, "100Mbps");
     let per = total_bps / flows as u64;
     // Sources start evenly spread over one packet interval: started in phase, N flows would hit
     // the bottleneck queue together and most of their packets would be dropped there.
@@ -130,16 +139,36 @@ pub fn dumbbell_toml(flows: usize, total_bps: u64, sim_secs: f64) -> String {
     t
 }
 
-pub fn bench_dumbbell(flows: usize, total_bps: u64, sim_secs: f64, reps: usize) -> DumbbellResult {
-    let sc = rexmit_scenario::Scenario::from_toml(&dumbbell_toml(flows, total_bps, sim_secs)).expect("valid dumbbell");
+/// TOML for `flows` bulk TCP (SACK) flows over a 100 Mb/s, 10 ms dumbbell with a 500-packet
+/// queue and 1 Gb/s access links; starts spread over the first 100 ms.
+pub fn tcp_dumbbell_toml(flows: usize, sim_secs: f64) -> String {
+    let mut t = dumbbell_topology(flows, sim_secs, ("100Mbps", "10ms"), 500, "1Gbps");
+    for i in 0..flows {
+        let start_us = 100_000 * i as u64 / flows as u64;
+        t += &format!("[[apps]]\nname = \"tcp{i}\"\nkind = \"tcp_bulk\"\nfrom = \"S{i}\"\nto = \"D{i}\"\nstart = \"{start_us}us\"\n");
+    }
+    t
+}
+
+/// Seed 001's scenario (examples/tcp_seed001.toml: SACK, burst errors 1e-3) run for `sim_secs`.
+pub fn seed001_toml(sim_secs: f64) -> String {
+    include_str!("../../../examples/tcp_seed001.toml").replace("stop_time = \"60s\"", &format!("stop_time = \"{}ms\"", (sim_secs * 1000.0).round() as u64))
+}
+
+/// Run a scenario `reps` times; the median run (simulation loop only).
+pub fn bench_scenario(toml: &str, flows: usize, sim_secs: f64, reps: usize) -> DumbbellResult {
+    let sc = rexmit_scenario::Scenario::from_toml(toml).expect("valid benchmark scenario");
     let mut last = None;
     let wall = median_secs(reps, || {
-        // The simulation loop only; building the network is timed apart by the caller if needed.
-        let r = rexmit_scenario::run::run(&sc, None, |_| true).expect("dumbbell runs");
+        let r = rexmit_scenario::run::run(&sc, None, |_| true).expect("benchmark scenario runs");
         let w = r.summary.wall_time_s;
         last = Some(r.summary);
         w
     });
     let s = last.expect("at least one repetition");
     DumbbellResult { flows, sim_secs, wall_secs: wall, packet_hops: s.packet_hops, events: s.events }
+}
+
+pub fn bench_dumbbell(flows: usize, total_bps: u64, sim_secs: f64, reps: usize) -> DumbbellResult {
+    bench_scenario(&dumbbell_toml(flows, total_bps, sim_secs), flows, sim_secs, reps)
 }

@@ -33,6 +33,24 @@ fn main() {
         dbs.push(r);
     }
 
+    println!("\nTCP (SACK, Reno), every flow bulk over a 100 Mb/s, 10 ms dumbbell, {} s simulated", sim_secs / 2.0);
+    println!("{:>6} {:>9} {:>10} {:>12} {:>12} {:>9}", "flows", "wall s", "hops", "hops/s", "events/s", "sim/wall");
+    let mut tcps = Vec::new();
+    let tcp_flows: &[usize] = if quick { &[1, 10] } else { &[1, 100, 1000] };
+    for &f in tcp_flows {
+        let r = bench_scenario(&tcp_dumbbell_toml(f, sim_secs / 2.0), f, sim_secs / 2.0, 1);
+        println!("{:>6} {:>9.3} {:>10} {:>12.0} {:>12.0} {:>9.1}", r.flows, r.wall_secs, r.packet_hops, r.hops_per_sec(), r.events_per_sec(), r.speedup());
+        tcps.push(r);
+    }
+    let s001_secs = if quick { 60.0 } else { 600.0 };
+    let s001 = bench_scenario(&seed001_toml(s001_secs), 1, s001_secs, if quick { 1 } else { 3 });
+    println!(
+        "\nSeed 001 scenario (SACK, burst errors 1e-3), {s001_secs} s simulated: wall {:.3} s, {:.0} hops/s, {:.0}x real time",
+        s001.wall_secs,
+        s001.hops_per_sec(),
+        s001.speedup()
+    );
+
     if let Some(path) = json {
         let hold_json: Vec<String> = holds
             .iter()
@@ -41,17 +59,18 @@ fn main() {
                 r.n, r.ops, r.heap_eps, r.calendar_eps, r.ratio(), r.faster()
             ))
             .collect();
-        let db_json: Vec<String> = dbs
-            .iter()
-            .map(|r| format!(
-                "{{\"flows\":{},\"sim_s\":{},\"wall_s\":{:.6},\"packet_hops\":{},\"events\":{},\"packet_hops_per_s\":{:.1},\"events_per_s\":{:.1},\"sim_over_wall\":{:.3}}}",
-                r.flows, r.sim_secs, r.wall_secs, r.packet_hops, r.events, r.hops_per_sec(), r.events_per_sec(), r.speedup()
-            ))
-            .collect();
+        let scen = |r: &DumbbellResult| format!(
+            "{{\"flows\":{},\"sim_s\":{},\"wall_s\":{:.6},\"packet_hops\":{},\"events\":{},\"packet_hops_per_s\":{:.1},\"events_per_s\":{:.1},\"sim_over_wall\":{:.3}}}",
+            r.flows, r.sim_secs, r.wall_secs, r.packet_hops, r.events, r.hops_per_sec(), r.events_per_sec(), r.speedup()
+        );
+        let db_json: Vec<String> = dbs.iter().map(scen).collect();
+        let tcp_json: Vec<String> = tcps.iter().map(scen).collect();
         let text = format!(
-            "{{\"quick\":{quick},\"hold\":[{}],\"run_loop_events_per_s\":{run_eps:.1},\"dumbbell\":[{}]}}\n",
+            "{{\"quick\":{quick},\"hold\":[{}],\"run_loop_events_per_s\":{run_eps:.1},\"dumbbell\":[{}],\"tcp_dumbbell\":[{}],\"seed001\":{}}}\n",
             hold_json.join(","),
-            db_json.join(",")
+            db_json.join(","),
+            tcp_json.join(","),
+            scen(&s001)
         );
         if let Some(dir) = std::path::Path::new(&path).parent() {
             if !dir.as_os_str().is_empty() {
