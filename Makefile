@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export VIRTUAL_ENV := $(abspath $(VENV))
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test bench validate install dev-deps tshark test-rust test-python clean
+.PHONY: demo test bench validate fuzz install dev-deps tshark test-rust test-python clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,14 @@ test: test-rust test-python
 
 bench:
 	bash scripts/bench.sh
+
+# Coverage-guided fuzzing of the wire decoders and the TCP/SCTP cores (cargo-fuzz, libFuzzer),
+# FUZZ_SECONDS per target. The committed corpus is also replayed by `make test`.
+FUZZ_SECONDS ?= 60
+
+fuzz:
+	cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # Cross-validation against ns-2 and ns-3 (installs them; ~3 minutes): docs/validation.md.
 validate: install
