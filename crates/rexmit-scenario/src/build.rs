@@ -272,7 +272,10 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>) -> Result<Built> {
         let matcher = FlowMatch { src, dst: Some(dst), protocol: Some(a.kind.protocol()), src_port: Some(port), dst_port: Some(port) };
         flows.insert(a.name.clone(), AppFlow { matcher });
     }
-    let net = build_network(s, &flows)?;
+    // The first pass already built the final network unless a scripted model names an app
+    // (its matcher needs the addresses learned above).
+    let names_an_app = link_tables(s).iter().any(|l| l.errors.iter().any(|e| e.app.is_some()));
+    let net = if names_an_app { build_network(s, &flows)? } else { probe };
     let mut sim = Simulation::new(net);
     let mut apps = Vec::new();
     for (i, a) in s.apps.iter().enumerate() {
@@ -387,6 +390,26 @@ fn add_app(sim: &mut Simulation, path: &str, a: &AppCfg, from: NodeId, to: NodeI
     let rx = sim.add_agent(&format!("{}/sink", a.name), to, Some((proto, port)), Time::ZERO, receiver).map_err(port_err)?;
     let tx = sim.add_agent(&a.name, from, sender_binds.then_some((proto, port)), start, sender).map_err(port_err)?;
     Ok((tx, rx))
+}
+
+/// Every link table of the scenario, wherever it appears.
+fn link_tables(s: &Scenario) -> Vec<&LinkProps> {
+    let mut v: Vec<&LinkProps> = s.links.iter().collect();
+    if let Some(t) = &s.topology {
+        v.extend(t.links.iter().flatten());
+        v.extend(t.bottleneck.iter());
+        v.extend(t.left.iter().flatten());
+        v.extend(t.right.iter().flatten());
+        for d in t.paths.iter().flatten() {
+            v.push(&d.bottleneck);
+            v.extend(&d.left);
+            v.extend(&d.right);
+        }
+        for m in t.multihomed.iter().flatten() {
+            v.extend(m.links.iter());
+        }
+    }
+    v
 }
 
 fn build_network_unresolved(s: &Scenario) -> Result<Network> {
