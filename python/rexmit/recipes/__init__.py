@@ -1,0 +1,18 @@
+"""The reproduction recipes, one module per seed paper. A recipe is a function
+``(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]`` registered in ``RECIPES``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+from rexmit.recipes.common import Claim
+from rexmit.recipes.tcp_sack import tcp_sack
+
+Recipe = Callable[[Path, bool, Optional[int]], list[Claim]]
+
+RECIPES: dict[str, Recipe] = {
+    "tcp-sack": tcp_sack,
+}
+
+__all__ = ["Claim", "RECIPES", "Recipe"]

@@ -1,0 +1,140 @@
+"""Seed 001 (Nguyen & Sterbenz): ``rexmit reproduce tcp-sack``."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any, Optional
+
+from rexmit import report as report_mod
+from rexmit import sweep as sweep_mod
+from rexmit.recipes.common import Claim, param_key
+
+# The five variants of seed 001 (recovery, congestion control). Westwood+ in ns-3 runs on
+# NewReno's recovery.
+TCP_VARIANTS = [
+    ("Tahoe", "tahoe", "reno"),
+    ("Reno", "reno", "reno"),
+    ("NewReno", "newreno", "reno"),
+    ("SACK", "sack", "reno"),
+    ("Westwood+", "newreno", "westwood"),
+]
+
+
+def _seed001_base(stop_time: str) -> dict[str, Any]:
+    """Seed 001 Table 1. Choices where the paper gives no number (ns-3 defaults of the time):
+    drop-tail queues of 100 packets, send and receive buffers of 128 KiB, initial window of one
+    segment, RTO minimum 1 s, no timestamps, MSS 1460 (1500 B packets)."""
+    q = {"packets": 100}
+    return {
+        "stop_time": stop_time,
+        "seed": 1,
+        "description": "Seed 001 Table 1: single TCP flow, 10 Mb/s access, error-prone bottleneck",
+        "topology": {
+            "kind": "chain",
+            "nodes": ["S", "G1", "G2", "D"],
+            "links": [
+                {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
+                {"rate": "4Mbps", "delay": "50ms", "queue": q, "errors": [{"kind": "burst", "rate": 1e-5, "size": {"min": 2, "max": 5}, "direction": "forward"}]},
+                {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
+            ],
+        },
+        "apps": [
+            {
+                "name": "bulk",
+                "kind": "tcp_bulk",
+                "from": "S",
+                "to": "D",
+                "tcp": {
+                    "recovery": "sack",
+                    "cc": "reno",
+                    "mss": 1460,
+                    "initial_cwnd_segments": 1,
+                    "rto": {"min": "1s"},
+                    "timestamps": False,
+                    "send_buffer": "128KiB",
+                    "recv_buffer": "128KiB",
+                    "ack_every": 2,
+                    "delayed_ack_timeout": "200ms",
+                },
+            }
+        ],
+    }
+
+
+def _variant_zip() -> dict[str, list[Any]]:
+    return {
+        "apps[0].tcp.recovery": [v[1] for v in TCP_VARIANTS],
+        "apps[0].tcp.cc": [v[2] for v in TCP_VARIANTS],
+    }
+
+
+def _uniform(rate: float) -> list[dict[str, Any]]:
+    return [{"kind": "uniform", "rate": rate, "direction": "forward"}]
+
+
+def _means(out: Path, x_key: str) -> dict[tuple[str, Any], float]:
+    """Mean goodput per (variant, x) from a finished sweep."""
+    rows = sweep_mod.load(out).to_pylist()
+    acc: dict[tuple[str, Any], list[float]] = {}
+    names = {(v[1], v[2]): v[0] for v in TCP_VARIANTS}
+    for r in rows:
+        variant = names[(r["param.apps[0].tcp.recovery"], r["param.apps[0].tcp.cc"])]
+        acc.setdefault((variant, r[f"param.{x_key}"]), []).append(r["flow.bulk.goodput_bps"])
+    return {k: statistics.mean(v) for k, v in acc.items()}
+
+
+def tcp_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
+    """Seed 001 (Nguyen & Sterbenz), Figures 9–12: average throughput of Tahoe, Reno, NewReno,
+    SACK and Westwood+ vs burst error rate (Fig. 9), packet error rate (Fig. 10, values chosen
+    here: 1e-5 … 1e-2, the paper gives none), bottleneck speed 4–8 Mb/s (Fig. 11) and delay
+    50–250 ms (Fig. 12). Full: 600 s, 10 runs per point (Table 1). Quick: 30 s, 2 runs, 2 points
+    per figure."""
+    stop, reps = ("30s", 2) if quick else ("600s", 10)
+    rate_key = "topology.links[1].errors[0].rate"
+    figures = {
+        "fig9_burst_rate": (rate_key, [1e-5, 1e-3] if quick else [1e-7, 1e-6, 1e-5, 1e-4, 1e-3]),
+        "fig10_per": (rate_key, [1e-4, 1e-2] if quick else [1e-5, 1e-4, 1e-3, 1e-2]),
+        "fig11_speed": ("topology.links[1].rate", ["4Mbps", "8Mbps"] if quick else ["4Mbps", "5Mbps", "6Mbps", "7Mbps", "8Mbps"]),
+        "fig12_delay": ("topology.links[1].delay", ["50ms", "250ms"] if quick else ["50ms", "100ms", "150ms", "200ms", "250ms"]),
+    }
+    means: dict[str, dict[tuple[str, Any], float]] = {}
+    for name, (key, values) in figures.items():
+        base = _seed001_base(stop)
+        if name == "fig10_per":  # uncorrelated losses: ns-3's RateErrorModel in packet mode
+            base["topology"]["links"][1]["errors"] = _uniform(1e-4)
+        spec = {"name": f"seed 001 {name}", "replications": reps, "seed": 1, "base": base, "grid": {key: values}, "zip": _variant_zip(), "report": {"x": key, "metrics": ["flow.bulk.goodput_bps"]}}
+        sweep = sweep_mod.Sweep.from_dict(spec)
+        fig_dir = out / name
+        sweep_mod.run_sweep(sweep, fig_dir, jobs=jobs)
+        report_mod.report(fig_dir)
+        means[name] = _means(fig_dir, key)
+    return _tcp_sack_claims(means, figures)
+
+
+def _tcp_sack_claims(means: dict[str, dict[tuple[str, Any], float]], figures: dict[str, tuple[str, list[Any]]]) -> list[Claim]:
+    g = lambda fig, variant, x: means[fig][(variant, param_key(x))]
+    claims = []
+    burst_values = figures["fig9_burst_rate"][1]
+    low = [v for v in burst_values if v <= 1e-5]
+    worst = burst_values[-1]
+    util = {v: min(g("fig9_burst_rate", v, x) for x in low) for v, _, _ in TCP_VARIANTS}
+    claims.append(Claim("at burst error rates ≤ 1e-5 every variant uses the bottleneck (≥ 90% of 3.89 Mb/s payload)", all(u >= 0.9 * 3.893e6 for u in util.values()), ", ".join(f"{v} {u / 1e6:.2f}" for v, u in util.items())))
+    at = {v: g("fig9_burst_rate", v, worst) for v, _, _ in TCP_VARIANTS}
+    nums = ", ".join(f"{v} {x / 1e6:.2f}" for v, x in at.items())
+    claims.append(Claim("at 1e-3, Westwood+ beats SACK and NewReno", at["Westwood+"] > max(at["SACK"], at["NewReno"]), nums))
+    claims.append(Claim("at 1e-3, SACK and NewReno beat Reno and Tahoe", min(at["SACK"], at["NewReno"]) > max(at["Reno"], at["Tahoe"]), nums))
+    claims.append(Claim("at 1e-3, Tahoe is the worst", at["Tahoe"] <= min(at.values()), nums))
+    per = figures["fig10_per"][1][-1]
+    p = {v: g("fig10_per", v, per) for v, _, _ in TCP_VARIANTS}
+    claims.append(Claim(f"uncorrelated loss (PER {per:g}): SACK beats Reno and NewReno, which are close", p["SACK"] > max(p["Reno"], p["NewReno"]) and abs(p["Reno"] - p["NewReno"]) / p["Reno"] < 0.1, ", ".join(f"{v} {x / 1e6:.2f}" for v, x in p.items())))
+    claims.append(Claim("Westwood+ is least affected by PER", p["Westwood+"] >= max(p.values()), ", ".join(f"{v} {x / 1e6:.2f}" for v, x in p.items())))
+    speeds = figures["fig11_speed"][1]
+    s = {v: (g("fig11_speed", v, speeds[0]), g("fig11_speed", v, speeds[-1])) for v, _, _ in TCP_VARIANTS}
+    claims.append(Claim("throughput grows with bottleneck speed for every variant", all(b > a for a, b in s.values()), ", ".join(f"{v} {a / 1e6:.2f}→{b / 1e6:.2f}" for v, (a, b) in s.items())))
+    delays = figures["fig12_delay"][1]
+    d = {v: (g("fig12_delay", v, delays[0]), g("fig12_delay", v, delays[-1])) for v, _, _ in TCP_VARIANTS}
+    claims.append(Claim("throughput drops significantly with delay for every variant (≥ 30%)", all(b < 0.7 * a for a, b in d.values()), ", ".join(f"{v} {a / 1e6:.2f}→{b / 1e6:.2f}" for v, (a, b) in d.items())))
+    return claims
+
+
