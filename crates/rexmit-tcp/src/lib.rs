@@ -64,7 +64,8 @@ pub mod connection;
 #[doc(hidden)]
 pub mod fuzzing;
 mod payload_util;
-pub mod rack;
+/// RFC 8985 RACK-TLP, shared with SCTP (lives in `rexmit-transport`).
+pub use rexmit_transport::rack;
 pub mod reassembly;
 pub mod receiver;
 pub mod recovery;

@@ -30,12 +30,7 @@ impl SentSegment {
 }
 
 /// A segment an ACK newly reported as delivered (cumulatively or by SACK), for RACK.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Delivered {
-    pub end: u64,
-    pub sent_at: Time,
-    pub rexmits: u32,
-}
+pub use rexmit_transport::rack::Delivered;
 
 impl From<&SentSegment> for Delivered {
     fn from(s: &SentSegment) -> Self {

@@ -8,13 +8,13 @@
 
 use crate::cc::{AckSample, CongestionControl};
 use crate::config::{RecoveryAlgorithm, TcpConfig};
-use crate::rack::Rack;
 use crate::recovery;
 use crate::recovery::prr::Prr;
 use crate::sack_scoreboard::{Delivered, Scoreboard, SentSegment};
 use crate::send_buffer::SendBuffer;
 use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
 use rexmit_time::{Duration, Time};
+use rexmit_transport::rack::Rack;
 use rexmit_transport::RttEstimator;
 
 /// One loss-recovery episode in progress.
@@ -381,7 +381,7 @@ impl Sender {
             return;
         };
         let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
-        if rack.detect_loss(now, &mut self.sb, reo_wnd) {
+        if detect_rack_loss(rack, now, &mut self.sb, reo_wnd) {
             recovery::on_rack_loss(self, now, st);
         }
         self.arm_pto(now);
@@ -400,7 +400,7 @@ impl Sender {
         if episode || flight == 0 || rack.tlp_end_seq.is_some() {
             return;
         }
-        let at = now + Rack::pto(srtt, flight);
+        let at = now + Rack::pto(srtt, flight, Duration::ZERO);
         if !matches!(rto_at, Some(r) if at >= r) {
             rack.pto_at = Some(at);
         }
@@ -432,7 +432,7 @@ impl Sender {
             let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
             if let Some(rack) = self.rack.as_mut() {
                 let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
-                if rack.detect_loss(now, &mut self.sb, reo_wnd) {
+                if detect_rack_loss(rack, now, &mut self.sb, reo_wnd) {
                     recovery::on_rack_loss(self, now, st);
                 }
             }
@@ -747,4 +747,15 @@ impl Sender {
             }
         }
     }
+}
+
+/// RFC 8985 §6.2 step 5 over the scoreboard: unSACKed segments not yet marked lost.
+fn detect_rack_loss(rack: &mut Rack, now: Time, sb: &mut Scoreboard, reo_wnd: Duration) -> bool {
+    rack.detect_loss(
+        now,
+        reo_wnd,
+        sb.segments_mut(),
+        |s| (!s.sacked && !s.lost).then_some((s.sent_at, s.end)),
+        |s| s.lost = true,
+    )
 }

@@ -1,12 +1,27 @@
-//! RACK-TLP loss detection (RFC 8985): time-based marking of lost segments from the send time
-//! of the most recently delivered segment plus a reordering window, and the tail loss probe.
+//! RACK-TLP loss detection (RFC 8985), shared by TCP and SCTP (seed 002 §III adapts it per
+//! DATA chunk): time-based marking of lost segments from the send time of the most recently
+//! delivered segment plus a reordering window, and the tail loss probe.
 //!
 //! Owns RACK's state (xmit_ts, end_seq, rtt, fack, reo_wnd adaptation, reordering timer) and the
-//! TLP state and timer arithmetic. Marks segments lost in the scoreboard; what is sent and the
-//! congestion response are the sender's and the recovery module's.
+//! TLP state and timer arithmetic. A "segment" is a TCP segment (ordered by its end sequence
+//! number) or an SCTP DATA chunk (ordered by its TSN, unwrapped to 64 bits). What is marked,
+//! what is sent and the congestion response belong to each protocol's sender.
+//!
+//! SCTP reports duplicate TSNs in every SACK (RFC 9260 §6.2), which RACK reads as D-SACKs
+//! (seed 002 §II.B).
 
-use crate::sack_scoreboard::{Delivered, Scoreboard};
 use rexmit_time::{Duration, Time};
+
+/// A segment an ACK newly reported as delivered (cumulatively or selectively).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivered {
+    /// End sequence number (TCP) or unwrapped TSN (SCTP): the order of first transmission.
+    pub end: u64,
+    /// Time of its latest transmission.
+    pub sent_at: Time,
+    /// How many times it was retransmitted.
+    pub rexmits: u32,
+}
 
 /// RFC 8985 §7.2 WCDelAckT: worst-case delayed-ACK timer.
 pub const WC_DEL_ACK_T: Duration = Duration::from_millis(200);
@@ -118,23 +133,35 @@ impl Rack {
         srtt.map_or(w, |s| w.min(s))
     }
 
-    /// RFC 8985 §6.2 step 5 RACK_detect_loss: mark lost every unSACKed segment sent before the
-    /// most recently delivered one and outstanding for longer than RACK.rtt + reo_wnd; arm the
-    /// reordering timer for the others. Returns whether any segment was newly marked lost.
-    pub fn detect_loss(&mut self, now: Time, sb: &mut Scoreboard, reo_wnd: Duration) -> bool {
+    /// RFC 8985 §6.2 step 5 RACK_detect_loss: mark lost every outstanding segment sent before
+    /// the most recently delivered one and outstanding for longer than RACK.rtt + reo_wnd; arm
+    /// the reordering timer for the others. `sent` gives (send time, end sequence) of a segment
+    /// that is still outstanding (not acknowledged, not already marked lost) and `None` for
+    /// the others; `mark_lost` marks one. Returns whether any segment was newly marked lost.
+    pub fn detect_loss<S>(
+        &mut self,
+        now: Time,
+        reo_wnd: Duration,
+        segments: impl Iterator<Item = S>,
+        sent: impl Fn(&S) -> Option<(Time, u64)>,
+        mut mark_lost: impl FnMut(S),
+    ) -> bool {
         self.timer = None;
         let Some(rack_ts) = self.xmit_ts else {
             return false;
         };
         let mut newly = false;
         let mut wait = Duration::ZERO;
-        for s in sb.segments_mut() {
-            if s.sacked || s.lost || !sent_after(rack_ts, self.end_seq, s.sent_at, s.end) {
+        for s in segments {
+            let Some((sent_at, end)) = sent(&s) else {
+                continue;
+            };
+            if !sent_after(rack_ts, self.end_seq, sent_at, end) {
                 continue;
             }
-            let deadline = s.sent_at + self.rtt + reo_wnd;
+            let deadline = sent_at + self.rtt + reo_wnd;
             if deadline <= now {
-                s.lost = true;
+                mark_lost(s);
                 newly = true;
             } else {
                 wait = wait.max(deadline - now);
@@ -168,16 +195,13 @@ impl Rack {
         false
     }
 
-    /// RFC 8985 §7.2 probe timeout length.
-    pub fn pto(srtt: Option<Duration>, flight_segments: usize) -> Duration {
+    /// RFC 8985 §7.2 probe timeout length: 2·SRTT, plus WCDelAckT when one segment is in
+    /// flight, else plus `multi_extra` (zero in RFC 8985; 2 ms in draft-05, which seed 002
+    /// §II.C follows); 1 s before the first RTT sample.
+    pub fn pto(srtt: Option<Duration>, flight_segments: usize, multi_extra: Duration) -> Duration {
         match srtt {
-            Some(s) => {
-                let mut pto = s * 2;
-                if flight_segments == 1 {
-                    pto += WC_DEL_ACK_T;
-                }
-                pto
-            }
+            Some(s) if flight_segments == 1 => s * 2 + WC_DEL_ACK_T,
+            Some(s) => s * 2 + multi_extra,
             None => Duration::from_secs(1),
         }
     }
@@ -218,8 +242,13 @@ mod tests {
     #[test]
     fn pto_is_two_srtt_plus_delayed_ack_allowance_for_one_segment() {
         let s = Some(Duration::from_millis(100));
-        assert_eq!(Rack::pto(s, 5), Duration::from_millis(200));
-        assert_eq!(Rack::pto(s, 1), Duration::from_millis(400));
-        assert_eq!(Rack::pto(None, 5), Duration::from_secs(1));
+        let z = Duration::ZERO;
+        assert_eq!(Rack::pto(s, 5, z), Duration::from_millis(200));
+        assert_eq!(Rack::pto(s, 1, z), Duration::from_millis(400));
+        assert_eq!(Rack::pto(None, 5, z), Duration::from_secs(1));
+        // Seed 002 §II.C: 2·SRTT + 2 ms with several chunks out.
+        let two = Duration::from_millis(2);
+        assert_eq!(Rack::pto(s, 5, two), Duration::from_millis(202));
+        assert_eq!(Rack::pto(s, 1, two), Duration::from_millis(400));
     }
 }
