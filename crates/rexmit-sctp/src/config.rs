@@ -140,6 +140,55 @@ impl ThinStreamConfig {
     }
 }
 
+/// How bursts are limited while recovering from a tail loss found by a tail loss probe
+/// (seed 002 §V.A).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BurstMitigation {
+    /// Only cwnd limits the retransmissions (seed 002 Fig. 8).
+    None,
+    /// SCTP's Max.Burst (`max_burst` packets per transmit opportunity, Fig. 9).
+    MaxBurst,
+    /// Seed 002's adaptive limit: 4 MTU per opportunity in the first recovery round trip, 2
+    /// MTU after; lowered when retransmissions are lost, reset after 16 clean recoveries.
+    Adaptive,
+}
+
+/// RACK for SCTP (seed 002 §III): per-chunk RACK-TLP loss detection in place of the
+/// three-miss-indication rule. All off by default (plain RFC 9260).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RackConfig {
+    /// Time-based loss detection (RFC 8985 §6 per DATA chunk); replaces fast retransmit on
+    /// three miss indications.
+    pub enabled: bool,
+    /// Tail loss probes (seed 002 §II.C): PTO = 2·SRTT + 2 ms, or + 200 ms with one chunk out.
+    pub tlp: bool,
+    /// Burst limit in TLP-triggered recovery (seed 002 §V.A).
+    pub burst_mitigation: BurstMitigation,
+    /// PTO's addition when more than one chunk is outstanding (seed 002 §II.C: 2 ms).
+    pub pto_extra: Duration,
+}
+
+impl Default for RackConfig {
+    fn default() -> Self {
+        RackConfig {
+            enabled: false,
+            tlp: true,
+            burst_mitigation: BurstMitigation::Adaptive,
+            pto_extra: Duration::from_millis(2),
+        }
+    }
+}
+
+impl RackConfig {
+    /// RACK with TLP and the adaptive burst limit: seed 002's full proposal.
+    pub fn seed002() -> Self {
+        RackConfig {
+            enabled: true,
+            ..RackConfig::default()
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SctpConfig {
     /// Path MTU in bytes (IP header included), the same for every path.
@@ -186,6 +235,8 @@ pub struct SctpConfig {
     pub cmt: CmtConfig,
     /// Thin-stream modifications (seed 004), all off by default.
     pub thin: ThinStreamConfig,
+    /// RACK-TLP loss detection (seed 002), off by default.
+    pub rack: RackConfig,
 }
 
 impl Default for SctpConfig {
@@ -215,6 +266,7 @@ impl Default for SctpConfig {
             cookie_secret: 0x7265_786d_6974_5343,
             cmt: CmtConfig::default(),
             thin: ThinStreamConfig::default(),
+            rack: RackConfig::default(),
         }
     }
 }
@@ -375,6 +427,20 @@ impl SctpConfig {
             "thin.thin_rto_min",
             "> 0",
             self.thin.thin_rto_min,
+        )?;
+        // Seed 002 adapts RACK to one path; with CMT its time order across paths of different
+        // delay would read path skew as loss.
+        check(
+            !(self.rack.enabled && self.cmt.enabled),
+            "rack.enabled",
+            "false when cmt.enabled (seed 002 specifies RACK for single-path transfer)",
+            self.rack.enabled,
+        )?;
+        check(
+            self.rack.pto_extra <= Duration::from_millis(200),
+            "rack.pto_extra",
+            "0..=200ms",
+            self.rack.pto_extra,
         )?;
         Ok(())
     }

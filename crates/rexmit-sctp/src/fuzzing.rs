@@ -87,6 +87,14 @@ fn config(c: &mut Cursor) -> SctpConfig {
     cfg.thin.early_retransmit_rfc5827 = bit(f2, 4);
     cfg.thin.rto_min_200ms = bit(f2, 5);
     cfg.thin.thin_loss_rate_term = bit(f2, 6);
+    // RACK is single-path only (config validation refuses it with CMT).
+    cfg.rack.enabled = bit(f2, 7) && !cfg.cmt.enabled;
+    cfg.rack.tlp = bit(f1, 6);
+    cfg.rack.burst_mitigation = if bit(f1, 7) {
+        crate::config::BurstMitigation::MaxBurst
+    } else {
+        crate::config::BurstMitigation::Adaptive
+    };
     cfg
 }
 

@@ -44,6 +44,7 @@
 //! ```
 
 mod association;
+pub mod burst;
 pub mod cc;
 pub mod cmt;
 pub mod config;
@@ -64,7 +65,8 @@ pub mod tsn;
 
 pub use association::{Association, State as AssociationState};
 pub use config::{
-    CmtConfig, ConfigError, MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig,
+    BurstMitigation, CmtConfig, ConfigError, MaxBurstRule, RackConfig, RenegePolicy, RtxPolicy,
+    SctpConfig, ThinStreamConfig,
 };
 pub use event::{AbortReason, Event, SendError, Transmit};
 pub use path::PathState;

@@ -27,6 +27,8 @@ pub enum TsnState {
 #[derive(Clone, Debug)]
 pub struct RtxEntry {
     pub tsn: u32,
+    /// The TSN unwrapped to 64 bits (first-transmission order, for RACK).
+    pub seq: u64,
     pub chunk: DataChunk,
     /// User-data bytes of the chunk (its payload length before freeing).
     pub len: u32,
@@ -159,6 +161,7 @@ mod tests {
     fn entry(tsn: u32) -> RtxEntry {
         RtxEntry {
             tsn,
+            seq: tsn as u64,
             chunk: DataChunk {
                 immediate: false,
                 unordered: true,

@@ -41,6 +41,10 @@ pub enum RtxCause {
     EarlyFastRetransmit,
     /// Gap-acked earlier, then missing: the receiver reneged (RFC 9260 §6.2.1 D iv).
     Reneged,
+    /// RACK time-based loss detection (seed 002 §II.A, RFC 8985 §6.2).
+    Rack,
+    /// Tail loss probe retransmitting the most recent chunk (seed 002 §II.C).
+    Tlp,
 }
 
 /// Retransmitted DATA chunks by cause (seed 004 Fig. 9: TO, FR, B). A chunk that rides in a
@@ -55,6 +59,8 @@ pub struct RtxByCause {
     pub early_fast_retransmit: u64,
     pub bundled: u64,
     pub reneged: u64,
+    pub rack: u64,
+    pub tlp: u64,
 }
 
 impl RtxByCause {
@@ -68,6 +74,8 @@ impl RtxByCause {
             RtxCause::ThinFastRetransmit => &mut self.thin_fast_retransmit,
             RtxCause::EarlyRetransmit => &mut self.early_retransmit,
             RtxCause::EarlyFastRetransmit => &mut self.early_fast_retransmit,
+            RtxCause::Rack => &mut self.rack,
+            RtxCause::Tlp => &mut self.tlp,
         };
         *c += 1;
     }
@@ -79,6 +87,8 @@ impl RtxByCause {
             + self.early_fast_retransmit
             + self.bundled
             + self.reneged
+            + self.rack
+            + self.tlp
     }
 }
 
@@ -106,6 +116,14 @@ pub struct SctpStats {
     pub nr_sacks_sent: u64,
     pub sacks_received: u64,
     pub dup_tsns_received: u64,
+    /// Duplicate TSNs the peer's SACKs reported: the retransmissions this sender can tell
+    /// were spurious (seed 002 §IV).
+    pub dup_tsns_reported: u64,
+    /// Tail loss probes sent (seed 002 §II.C) and RACK reordering-timer expiries.
+    pub tlp_probes: u64,
+    pub rack_timer_expiries: u64,
+    /// Recoveries that began with the acknowledgement of a tail loss probe (seed 002 §V.A).
+    pub tail_recoveries: u64,
     /// DATA chunks dropped by this receiver when reneging.
     pub reneged_chunks: u64,
     /// TSNs this sender saw reneged (gap-acked, then missing from a later SACK).

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use proptest::prelude::{any, proptest, ProptestConfig};
 use rexmit_sctp::{
+    BurstMitigation, RackConfig,
     Association, CmtConfig, Event, RenegePolicy, RtxPolicy, SctpConfig, SendError, Transmit,
 };
 use rexmit_time::{Duration, Time};
@@ -47,7 +48,7 @@ enum Buffers {
 }
 
 fn run(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: Option<RtxPolicy>) {
-    run_with(seed, loss_permille, jitter_ms, nr_sack, cmt, Buffers::Roomy)
+    run_with(seed, loss_permille, jitter_ms, nr_sack, cmt, Buffers::Roomy, RackConfig::default())
 }
 
 fn run_with(
@@ -57,6 +58,7 @@ fn run_with(
     nr_sack: bool,
     cmt: Option<RtxPolicy>,
     buffers: Buffers,
+    rack: RackConfig,
 ) {
     let (pmtu, send_buffer, recv_buffer, renege, big, slow_reader) = match buffers {
         Buffers::Roomy => (
@@ -87,6 +89,7 @@ fn run_with(
             rtx_policy: cmt.unwrap_or(RtxPolicy::Ssthresh),
             ..CmtConfig::default()
         },
+        rack,
         ..SctpConfig::default()
     };
     let (a, b) = connect_pair(cfg.clone(), cfg, 7, 9, cmt.is_some());
@@ -190,6 +193,15 @@ proptest! {
     fn tiny_buffers_zero_windows_reneging_and_slow_readers(seed in any::<u64>(), loss in 0u64..100, jitter in 0u64..20, nr in any::<bool>(), never in any::<bool>(), cmt in any::<bool>(), slow_reader in any::<bool>()) {
         let renege = if never { RenegePolicy::Never } else { RenegePolicy::UnderMemoryPressure };
         let buffers = Buffers::Tiny { renege, slow_reader };
-        run_with(seed, loss, jitter, nr, cmt.then_some(RtxPolicy::Ssthresh), buffers);
+        run_with(seed, loss, jitter, nr, cmt.then_some(RtxPolicy::Ssthresh), buffers, RackConfig::default());
+    }
+
+    /// RACK-TLP with each burst mitigation (seed 002), under loss and jitter that reorders.
+    #[test]
+    fn single_path_rack(seed in any::<u64>(), loss in 0u64..200, jitter in 0u64..40, nr in any::<bool>(), tlp in any::<bool>(), mit in 0usize..3, tiny in any::<bool>()) {
+        let burst_mitigation = [BurstMitigation::None, BurstMitigation::MaxBurst, BurstMitigation::Adaptive][mit];
+        let rack = RackConfig { enabled: true, tlp, burst_mitigation, ..RackConfig::default() };
+        let buffers = if tiny { Buffers::Tiny { renege: RenegePolicy::UnderMemoryPressure, slow_reader: false } } else { Buffers::Roomy };
+        run_with(seed, loss, jitter, nr, None, buffers, rack);
     }
 }

@@ -289,7 +289,7 @@ impl Association {
     pub(super) fn on_shutdown(&mut self, now: Time, cum_tsn_ack: u32) {
         // The SHUTDOWN's cumulative TSN ack acknowledges like a SACK (§9.2).
         let rwnd = (self.peer_rwnd + self.flight_size()).min(u32::MAX as u64) as u32;
-        self.on_sack(now, cum_tsn_ack, rwnd, &[], &[], false);
+        self.on_sack(now, cum_tsn_ack, rwnd, &[], &[], false, 0);
         match self.state {
             State::Established | State::ShutdownPending | State::ShutdownReceived => {
                 self.state = State::ShutdownReceived;
@@ -454,21 +454,23 @@ impl Association {
         if !self.state.sends_heartbeats() {
             return;
         }
-        let Some(iv) = self.cfg.hb_interval else {
-            return;
-        };
+        let interval = self.cfg.hb_interval;
         if self.paths[p].hb_deadline.is_some_and(|d| d <= now) {
             // Unanswered within RTO: an error on the path and the association (§8.1, §8.3).
             let path = &mut self.paths[p];
             path.hb_deadline = None;
             path.hb_outstanding = None;
             path.rtt.back_off();
-            path.hb_next = Some(now);
+            // Periodic heartbeats probe again at once; an on-demand probe is not repeated.
+            path.hb_next = interval.map(|_| now);
             self.path_error(now, p);
             if self.state == State::Closed {
                 return;
             }
         }
+        let Some(iv) = interval else {
+            return;
+        };
         if self.paths[p].hb_next.is_some_and(|t| t <= now) {
             let path = &mut self.paths[p];
             let idle_since = path.last_sent;
@@ -478,22 +480,28 @@ impl Association {
                 path.hb_next = Some(idle_since + iv + path.rtt.rto());
                 return;
             }
-            path.hb_nonce += 1;
-            let nonce = path.hb_nonce;
-            path.hb_outstanding = Some((nonce, now));
-            path.hb_deadline = Some(now + path.rtt.rto());
-            path.hb_next = None;
-            let mut info = vec![p as u8];
-            info.extend_from_slice(&nonce.to_be_bytes());
-            let (src, dst) = (path.local, path.remote);
-            self.stats.paths[p].heartbeats_sent += 1;
-            self.ctrl.push_back(Outgoing {
-                src,
-                dst,
-                vtag: self.peer_tag,
-                chunks: vec![Chunk::Heartbeat { info }],
-            });
+            self.send_heartbeat(now, p);
         }
+    }
+
+    /// Queue a HEARTBEAT to path `p` (§8.3) and wait one RTO for its ACK.
+    pub(super) fn send_heartbeat(&mut self, now: Time, p: usize) {
+        let path = &mut self.paths[p];
+        path.hb_nonce += 1;
+        let nonce = path.hb_nonce;
+        path.hb_outstanding = Some((nonce, now));
+        path.hb_deadline = Some(now + path.rtt.rto());
+        path.hb_next = None;
+        let mut info = vec![p as u8];
+        info.extend_from_slice(&nonce.to_be_bytes());
+        let (src, dst) = (path.local, path.remote);
+        self.stats.paths[p].heartbeats_sent += 1;
+        self.ctrl.push_back(Outgoing {
+            src,
+            dst,
+            vtag: self.peer_tag,
+            chunks: vec![Chunk::Heartbeat { info }],
+        });
     }
 
     /// Count an error against path `p` and the association (RFC 9260 §8.1, §8.2).

@@ -8,6 +8,7 @@
 
 mod control;
 mod invariants;
+mod rack_glue;
 mod receiver;
 mod sender;
 mod thin_glue;
@@ -101,6 +102,8 @@ pub struct Association {
     send_queue: SendQueue,
     rtxq: RtxQueue,
     next_tsn: u32,
+    /// `next_tsn` unwrapped to 64 bits (first-transmission order of chunks, for RACK).
+    next_seq: u64,
     /// Cumulative TSN ack point: highest TSN the peer acknowledged cumulatively.
     cum_point: u32,
     /// Peer's receive window as last computed (RFC 9260 §6.2.1).
@@ -120,12 +123,16 @@ pub struct Association {
     blocked_need: Option<u64>,
     /// A transmit opportunity has begun (reset by every input).
     round_open: bool,
+    /// When the current transmit opportunity began.
+    round_at: Time,
     cmt_next: usize,
     /// DATA packets in flight and the packet loss estimate (seed 004 §5.1), kept only while
     /// a thin-stream option or RFC 5827 early retransmit is on.
     packets: PacketTracker,
     /// FreeBSD early-fast-retransmit timer per path (seed 004 §2).
     efr: Vec<Option<Time>>,
+    /// RACK-TLP state (seed 002), when `cfg.rack.enabled`.
+    rack: Option<Box<rack_glue::SctpRack>>,
     // --- receiver ---
     /// Delivered bytes the application has not consumed (`SctpConfig::auto_consume` off).
     unread: u64,
@@ -171,6 +178,7 @@ impl Association {
             send_queue: SendQueue::new(streams),
             rtxq: RtxQueue::new(),
             next_tsn: initial_tsn,
+            next_seq: initial_tsn as u64,
             cum_point: initial_tsn.wrapping_sub(1),
             peer_rwnd: 0,
             peer_buffer: None,
@@ -180,9 +188,14 @@ impl Association {
             assoc_errors: 0,
             blocked_need: None,
             round_open: false,
+            round_at: Time::ZERO,
             cmt_next: 0,
             packets: PacketTracker::default(),
             efr: Vec::new(),
+            rack: cfg
+                .rack
+                .enabled
+                .then(|| Box::new(rack_glue::SctpRack::new())),
             unread: 0,
             last_a_rwnd: 0,
             rmap: None,
@@ -322,8 +335,10 @@ impl Association {
             .send_queue
             .push(stream, &msg, unordered, self.cfg.max_data_payload());
         self.stats.messages_sent += 1;
-        if self.paths.iter().all(|p| p.flight == 0) {
-            // Nothing in flight will clock out this data: open a fresh transmit opportunity.
+        if now > self.round_at || self.paths.iter().all(|p| p.flight == 0) {
+            // A write after the current opportunity began, or with nothing in flight to clock
+            // data out, is a transmit opportunity of its own (RFC 9260 §6.1 D); writes at the
+            // instant a SACK arrived share that SACK's.
             self.round_open = false;
         }
         Ok(id)
@@ -393,7 +408,8 @@ impl Association {
                 Chunk::CookieAck => self.on_cookie_ack(now),
                 Chunk::Data(d) => data.push(d),
                 Chunk::Sack(s) => {
-                    self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false)
+                    let dups = s.dup_tsns.len();
+                    self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false, dups)
                 }
                 Chunk::NrSack(s) => {
                     if self.nr_sack {
@@ -404,10 +420,12 @@ impl Association {
                             &s.gap_blocks,
                             &s.nr_gap_blocks,
                             s.all_non_renegable,
+                            s.dup_tsns.len(),
                         )
                     } else {
                         // Not negotiated: use it as a plain SACK, ignoring non-renegable info.
-                        self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false)
+                        let dups = s.dup_tsns.len();
+                        self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false, dups)
                     }
                 }
                 Chunk::Heartbeat { info } => self.on_heartbeat(from, to, info),
@@ -478,6 +496,7 @@ impl Association {
             }
             self.heartbeat_timers(now, p);
         }
+        self.rack_timers(now);
         self.account_thin(now);
     }
 
@@ -486,7 +505,7 @@ impl Association {
         if self.state == State::Closed {
             return None;
         }
-        let mut t = [self.t1, self.t2, self.sack.deadline()]
+        let mut t = [self.t1, self.t2, self.sack.deadline(), self.rack_next_timer()]
             .into_iter()
             .flatten()
             .min();

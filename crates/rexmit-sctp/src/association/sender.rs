@@ -9,6 +9,7 @@ use crate::rtx_queue::{RtxEntry, TsnState};
 use crate::stats::RtxCause;
 use crate::tsn::{tsn_ge, tsn_gt, tsn_lt};
 use rexmit_time::{Duration, Time};
+use rexmit_transport::rack::Delivered;
 use rexmit_wire::GapBlock;
 
 /// Membership of TSNs in a set of gap blocks, asked in increasing TSN order: one pass over
@@ -67,11 +68,14 @@ struct AckTally {
     highest: Option<u32>,
     highest_on: Vec<Option<u32>>,
     rtt_sample: Vec<Option<Duration>>,
+    /// Newly acknowledged chunks for RACK (collected only while RACK is on).
+    delivered: Option<Vec<Delivered>>,
 }
 
 impl AckTally {
-    fn new(n: usize) -> Self {
+    fn new(n: usize, rack: bool) -> Self {
         AckTally {
+            delivered: rack.then(Vec::new),
             bytes: vec![0; n],
             fresh: vec![false; n],
             highest: None,
@@ -89,6 +93,13 @@ impl AckTally {
         self.fresh[e.path] |= !matches!(paths[e.path].errors_since, Some(t) if e.sent_at < t);
         self.highest = Some(e.tsn);
         self.highest_on[e.path] = Some(e.tsn);
+        if let Some(d) = self.delivered.as_mut() {
+            d.push(Delivered {
+                end: e.seq,
+                sent_at: e.sent_at,
+                rexmits: e.tx_count.saturating_sub(1),
+            });
+        }
         if e.tx_count == 1 {
             // Karn's rule (§6.3.1 C5): only chunks sent once are timed.
             self.rtt_sample[e.path] = Some(now.saturating_since(e.sent_at));
@@ -109,7 +120,9 @@ impl Association {
         }
     }
 
-    /// Process the acknowledgement fields of a SACK, NR-SACK or SHUTDOWN.
+    /// Process the acknowledgement fields of a SACK, NR-SACK or SHUTDOWN; `dups` is the number
+    /// of duplicate TSNs it reports.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn on_sack(
         &mut self,
         now: Time,
@@ -118,11 +131,13 @@ impl Association {
         gaps: &[GapBlock],
         nr_gaps: &[GapBlock],
         all_nr: bool,
+        dups: usize,
     ) {
         if !self.state.processes_acks() {
             return;
         }
         self.stats.sacks_received += 1;
+        self.stats.dup_tsns_reported += dups as u64;
         // §6.2.1 D i): a cumulative ack behind the ack point is stale.
         if tsn_lt(cum, self.cum_point) {
             return;
@@ -141,7 +156,7 @@ impl Association {
             }
         }
         let cum_advanced = tsn_gt(cum, self.cum_point);
-        let mut tally = AckTally::new(n);
+        let mut tally = AckTally::new(n, self.rack.is_some());
 
         // Cumulatively acked chunks leave the queue (§6.2.1 D ii).
         for e in self.rtxq.cum_ack(cum) {
@@ -218,6 +233,7 @@ impl Association {
         if let Some(exit) = self.fast_recovery {
             if tsn_ge(cum, exit) {
                 self.fast_recovery = None;
+                self.rack_recovery_end();
             }
         }
         for p in &mut self.paths {
@@ -237,7 +253,10 @@ impl Association {
         };
         let sfr = self.cfg.cmt.enabled && self.cfg.cmt.sfr;
         let mut lost: Vec<(u32, RtxCause)> = Vec::new();
-        if let Some(limit) = limit {
+        if let Some(delivered) = tally.delivered.take() {
+            // RACK replaces the miss-indication rule (seed 002 §III).
+            self.rack_on_sack(now, &delivered, dups > 0);
+        } else if let Some(limit) = limit {
             for e in self.rtxq.iter_mut() {
                 if e.state != TsnState::InFlight || !tsn_lt(e.tsn, limit) {
                     continue;
@@ -297,6 +316,9 @@ impl Association {
             self.efr_rearm(now, p);
         }
         self.arm_reneging_guard(now);
+        if cum_advanced {
+            self.rack_arm_pto(now);
+        }
 
         // Peer's window: a_rwnd minus what is still in flight (§6.2.1 D iii); a stale SACK's
         // window is stale too.
@@ -321,7 +343,7 @@ impl Association {
 
     /// Mark `lost` TSNs for fast retransmission and enter fast recovery on their
     /// destinations (§7.2.4 steps 1-2).
-    fn fast_retransmit(&mut self, lost: &[(u32, RtxCause)]) {
+    pub(super) fn fast_retransmit(&mut self, lost: &[(u32, RtxCause)]) {
         let highest_outstanding = self.rtxq.highest_tsn().unwrap_or(self.cum_point);
         let mut paths_hit = Vec::new();
         for &(t, cause) in lost {
@@ -360,6 +382,7 @@ impl Association {
         let guard_expired = self.flight_size() == 0;
         let thin = self.is_thin();
         self.paths[p].t3 = None;
+        self.rack_on_t3();
         self.stats.timeouts += 1;
         self.stats.paths[p].timeouts += 1;
         self.paths[p].cc.on_t3_expiry();

@@ -35,8 +35,10 @@ impl Association {
     }
 
     /// Start of a transmit opportunity: Max.Burst bookkeeping (§6.1 D).
-    fn open_round(&mut self) {
+    fn open_round(&mut self, now: Time) {
         self.round_open = true;
+        self.round_at = now;
+        self.rack_open_round(now);
         let mb = self.cfg.max_burst;
         let has_new = !self.send_queue.is_empty();
         for p in &mut self.paths {
@@ -55,7 +57,7 @@ impl Association {
 
     fn poll_transmit_inner(&mut self, now: Time) -> Option<Transmit> {
         if !self.round_open {
-            self.open_round();
+            self.open_round(now);
         }
         if let Some(o) = self.ctrl.pop_front() {
             return Some(self.packet(o));
@@ -103,7 +105,7 @@ impl Association {
 
     /// Record one transmission of rtx-queue entry `tsn` to path `p` (T3-rtx is started by
     /// `after_data_packet` once the whole packet is built). `first`: it leads its packet.
-    fn on_data_sent(&mut self, now: Time, tsn: u32, p: usize, first: bool) {
+    pub(super) fn on_data_sent(&mut self, now: Time, tsn: u32, p: usize, first: bool) {
         let Some(e) = self.rtxq.get_mut(tsn) else {
             return;
         };
@@ -131,7 +133,20 @@ impl Association {
         if self.paths.is_empty() {
             return None;
         }
-        self.rtx_packet(now).or_else(|| self.new_data_packet(now))
+        if self.probe_due() {
+            // Seed 002 §II.C: a tail loss probe goes out whatever cwnd and Max.Burst say.
+            if let Some(t) = self.probe_packet(now) {
+                return Some(t);
+            }
+        }
+        if !self.burst_allows() {
+            return None;
+        }
+        let t = self.rtx_packet(now).or_else(|| self.new_data_packet(now));
+        if t.is_some() {
+            self.burst_take();
+        }
+        t
     }
 
     /// Chunks marked for retransmission, lowest TSN first, in one packet to the retransmission
@@ -188,7 +203,7 @@ impl Association {
     }
 
     /// The DATA packet to path `p`, with a pending SACK in front when it fits.
-    fn data_out(&mut self, p: usize, mut used: usize, chunks: Vec<Chunk>) -> Transmit {
+    pub(super) fn data_out(&mut self, p: usize, mut used: usize, chunks: Vec<Chunk>) -> Transmit {
         let chunks = self.with_sack(p, &mut used, chunks);
         let path = &self.paths[p];
         let o = Outgoing {
@@ -228,13 +243,20 @@ impl Association {
             return None;
         }
         let p = cmt::new_data_destination(&self.paths, self.primary, &self.cfg.cmt, self.cmt_next)?;
+        self.new_data_packet_to(now, p, false)
+    }
+
+    /// One packet of new data to path `p`; a tail loss `probe` ignores cwnd and Max.Burst
+    /// (RFC 8985 §7.3).
+    pub(super) fn new_data_packet_to(&mut self, now: Time, p: usize, probe: bool) -> Option<Transmit> {
         let path = &mut self.paths[p];
         if path.flight == 0 {
             let rto = path.rtt.rto().as_nanos().max(1);
             path.cc
                 .on_idle(now.saturating_since(path.last_sent).as_nanos() / rto);
         }
-        if self.cfg.max_burst_rule == MaxBurstRule::LimitPackets
+        if !probe
+            && self.cfg.max_burst_rule == MaxBurstRule::LimitPackets
             && self.cfg.max_burst > 0
             && self.paths[p].burst_sent >= self.cfg.max_burst
         {
@@ -249,7 +271,7 @@ impl Association {
             let len = front.chunk.payload.len() as u64;
             let sz = pad4(DATA_CHUNK_HEADER_LEN + len as usize);
             let path = &self.paths[p];
-            if used + sz > budget || !path.cc.can_send(path.flight) {
+            if used + sz > budget || !(probe || path.cc.can_send(path.flight)) {
                 break;
             }
             // §6.1 A: respect the peer's window, except one chunk when nothing is in flight.
@@ -259,9 +281,12 @@ impl Association {
             let mut pc = self.send_queue.pop().expect("front exists");
             let tsn = self.next_tsn;
             self.next_tsn = tsn.wrapping_add(1);
+            let seq = self.next_seq;
+            self.next_seq += 1;
             pc.chunk.tsn = tsn;
             self.rtxq.push(RtxEntry {
                 tsn,
+                seq,
                 chunk: pc.chunk.clone(),
                 len: len as u32,
                 state: TsnState::InFlight,
@@ -284,6 +309,7 @@ impl Association {
         }
         self.after_data_packet(now, p, &tsns);
         self.paths[p].burst_sent += 1;
+        self.rack_arm_pto(now);
         if self.cfg.cmt.enabled {
             self.cmt_next = (p + 1) % self.paths.len();
         }
