@@ -6,11 +6,19 @@
 //! deadline. The cores never see the engine.
 //!
 //! Ground truth lives here, not in the cores: the receiving adapter sees every data segment that
-//! arrives, so it knows which retransmissions were spurious (their data had already arrived).
+//! arrives, so it knows which retransmissions were spurious (their data had already arrived),
+//! and the sending adapter sees every segment or chunk its endpoint emits, so it knows how many
+//! retransmissions each message needed (`latency.rs`).
+//!
+//! Applications: bulk senders, message sources (`messages.rs`) over SCTP and TCP, and HTTP
+//! request/response cross traffic over TCP (`http.rs`).
 
 pub mod timer;
 pub mod truth;
+pub mod latency;
+pub mod messages;
 pub mod sctp;
 pub mod tcp;
+
 #[doc(hidden)]
 pub mod testbeds;

@@ -1,18 +1,29 @@
 //! SCTP on a simulated node: a message sender (bulk: keeps the send buffer full with messages
-//! of a fixed size) and a receiver, with the seed 000 §IV.B retransmission-queue metrics.
+//! of a fixed size; or a message source, see `messages.rs`) and a receiver, with the seed 000
+//! §IV.B retransmission-queue metrics and per-message latency by retransmission count.
 //!
 //! RtxQ_Util needs ground truth from the receiver (is a gap-acked TSN non-renegable there?), so
 //! the receiving adapter shares its association read-only with the sender's metrics tracker.
-//! The sender's protocol logic never sees it.
+//! The sender's protocol logic never sees it. Message latency is ground truth too: the sending
+//! adapter counts every DATA chunk its association emits (by TSN; the message number travels
+//! in the PPID), the receiving adapter stamps each delivered message.
 
+use crate::latency::{FlowTable, MessageLog, Tables};
+use crate::messages::{Message, MessageGen};
 use crate::timer::DeadlineTimer;
+use crate::truth::ChunkTx;
 use rexmit_net::{Agent, Ctx, Metrics, Packet};
 use rexmit_sctp::{Association, Event, SctpConfig, SendError, TsnState};
-use rexmit_time::{Duration, Time};
-use rexmit_wire::{IpPacket, Payload, Transport};
+use rexmit_time::Time;
+use rexmit_wire::sctp::Chunk;
+use rexmit_wire::{IpPacket, Payload, SctpPacket, Transport};
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::net::Ipv4Addr;
 use std::rc::Rc;
+
+/// Timer token of the message source (the core's deadline uses 0).
+const APP_TIMER: u64 = 1;
 
 /// The sending application.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,17 +38,62 @@ pub struct MessageApp {
     pub streams: u16,
 }
 
+/// A message source on an association (`sctp_messages`).
+#[derive(Clone, Debug)]
+pub struct MessagesApp {
+    pub gen: MessageGen,
+    /// Unordered delivery (U bit).
+    pub unordered: bool,
+    /// Messages go round-robin over this many streams.
+    pub streams: u16,
+}
+
+/// What the sending application does.
+#[derive(Clone, Debug)]
+pub enum SctpApp {
+    Bulk(MessageApp),
+    Messages(MessagesApp),
+}
+
+impl From<MessageApp> for SctpApp {
+    fn from(a: MessageApp) -> Self {
+        SctpApp::Bulk(a)
+    }
+}
+
+impl From<MessagesApp> for SctpApp {
+    fn from(a: MessagesApp) -> Self {
+        SctpApp::Messages(a)
+    }
+}
+
 /// What the sender and receiver adapters of one association share (simulator-side only).
 #[derive(Default)]
 pub struct SharedTruth {
     /// The receiving association, for renegability queries.
     pub receiver: Option<Rc<RefCell<Association>>>,
-    /// Send time of message number `i` (the message number travels in the PPID).
-    pub sent_at: Vec<Time>,
-    pub latencies: Vec<Duration>,
+    /// Every message: send time, transmissions of its chunks, delivery.
+    pub log: MessageLog,
 }
 
 pub type Truth = Rc<RefCell<SharedTruth>>;
+
+impl Tables for Truth {
+    fn tables(&self) -> Vec<FlowTable> {
+        vec![self.borrow().log.table()]
+    }
+}
+
+/// Count the DATA chunks of a packet the sender emits against their messages.
+fn count_chunks(chunk_tx: &mut ChunkTx, log: &mut MessageLog, packet: &SctpPacket) {
+    for c in &packet.chunks {
+        if let Chunk::Data(d) = c {
+            let n = chunk_tx.sent(d.tsn);
+            let msg = log.unwrap_msg(d.ppid);
+            log.on_transmission(msg, n);
+        }
+    }
+}
 
 /// Time-weighted RtxQ_Util and RtxQ_Util_L (seed 000 §IV.B–C) from the warm-up time on.
 #[derive(Default, Debug, Clone)]
@@ -76,7 +132,18 @@ impl RtxqUtil {
 }
 
 enum Role {
-    Sender { app: MessageApp, remote: Vec<Ipv4Addr>, remote_port: u16, primary: usize, next_msg: u64, next_stream: u16 },
+    Sender {
+        app: SctpApp,
+        remote: Vec<Ipv4Addr>,
+        remote_port: u16,
+        primary: usize,
+        next_stream: u16,
+        /// Messages generated but not yet accepted by the association.
+        backlog: VecDeque<Message>,
+        /// Messages the association refused for good (larger than a buffer).
+        refused: u64,
+        chunk_tx: ChunkTx,
+    },
     Receiver,
 }
 
@@ -99,8 +166,9 @@ impl SctpAgent {
     /// An association initiator sending with `app` to the peer's `remote` addresses; data goes
     /// to `remote[primary]` first.
     #[allow(clippy::too_many_arguments)]
-    pub fn sender(cfg: SctpConfig, local_port: u16, remote: Vec<Ipv4Addr>, remote_port: u16, primary: usize, tag: u32, tsn: u32, app: MessageApp, truth: Truth, measure_from: Time) -> Self {
-        let role = Role::Sender { app, remote, remote_port, primary, next_msg: 0, next_stream: 0 };
+    pub fn sender(cfg: SctpConfig, local_port: u16, remote: Vec<Ipv4Addr>, remote_port: u16, primary: usize, tag: u32, tsn: u32, app: impl Into<SctpApp>, truth: Truth, measure_from: Time) -> Self {
+        let role = Role::Sender { app: app.into(), remote, remote_port, primary, next_stream: 0, backlog: VecDeque::new(), refused: 0, chunk_tx: ChunkTx::new(tsn) };
+        truth.borrow_mut().log = MessageLog::new(measure_from);
         Self::new(cfg, local_port, tag, tsn, role, truth, measure_from)
     }
 
@@ -123,31 +191,46 @@ impl SctpAgent {
             let mut progress = false;
             {
                 let mut a = rc.borrow_mut();
-                if let Role::Sender { app, next_msg, next_stream, .. } = &mut self.role {
-                    while a.is_established() && app.messages.is_none_or(|n| *next_msg < n) {
-                        let stream = *next_stream;
-                        match a.send(now, stream, Payload::zeros(app.message_size), app.unordered) {
-                            Ok(_) => {
-                                self.truth.borrow_mut().sent_at.push(now);
-                                *next_msg += 1;
-                                *next_stream = (stream + 1) % app.streams.max(1);
+                if let Role::Sender { app, next_stream, backlog, refused, .. } = &mut self.role {
+                    let log = &mut self.truth.borrow_mut().log;
+                    match app {
+                        SctpApp::Bulk(app) => {
+                            while a.is_established() && app.messages.is_none_or(|n| log.sent() < n) {
+                                let Ok(id) = a.send(now, *next_stream, Payload::zeros(app.message_size), app.unordered) else { break };
+                                log.on_send(id, now, app.message_size);
+                                *next_stream = (*next_stream + 1) % app.streams.max(1);
                                 progress = true;
                             }
-                            Err(SendError::BufferFull) => break,
-                            Err(_) => break,
+                        }
+                        SctpApp::Messages(m) => {
+                            while let Some(msg) = backlog.front().copied() {
+                                let size = msg.size.min(u32::MAX as u64) as u32;
+                                match a.send(now, *next_stream, Payload::zeros(size), m.unordered) {
+                                    Ok(id) => {
+                                        log.on_send(id, msg.at, size);
+                                        *next_stream = (*next_stream + 1) % m.streams.max(1);
+                                    }
+                                    // Wait for room (SendBufferSpace) or the handshake (Connected).
+                                    Err(SendError::BufferFull | SendError::NotConnected) => break,
+                                    Err(_) => *refused += 1,
+                                }
+                                backlog.pop_front();
+                            }
                         }
                     }
                 }
                 while let Some(t) = a.poll_transmit(now) {
+                    if let Role::Sender { chunk_tx, .. } = &mut self.role {
+                        count_chunks(chunk_tx, &mut self.truth.borrow_mut().log, &t.packet);
+                    }
                     ctx.send(IpPacket::new(t.src, t.dst, Transport::Sctp(t.packet)));
                 }
                 while let Some(ev) = a.poll_event() {
                     match ev {
                         Event::MessageDelivered { msg, .. } => {
-                            let mut tr = self.truth.borrow_mut();
-                            if let Some(&t0) = tr.sent_at.get(msg as usize) {
-                                tr.latencies.push(now - t0);
-                            }
+                            let log = &mut self.truth.borrow_mut().log;
+                            let msg = log.unwrap_msg(msg);
+                            log.on_delivery(msg, now);
                         }
                         Event::SendBufferSpace | Event::Connected { .. } => progress = true,
                         _ => {}
@@ -163,6 +246,16 @@ impl SctpAgent {
         }
         let deadline = rc.borrow().poll_timeout();
         self.timer.arm(ctx, deadline);
+    }
+
+    /// Move the message source's due messages to the backlog and arm its next one.
+    fn generate(&mut self, ctx: &mut Ctx<'_>) {
+        if let Role::Sender { app: SctpApp::Messages(m), backlog, .. } = &mut self.role {
+            backlog.extend(std::iter::from_fn(|| m.gen.pop_due(ctx.now)));
+            if let Some(t) = m.gen.next_at() {
+                ctx.set_timer(t, APP_TIMER);
+            }
+        }
     }
 
     /// Update k, r and the recovery flag (seed 000 §IV.B): data in the rtxq is unnecessary when
@@ -211,6 +304,10 @@ impl Agent for SctpAgent {
             self.truth.borrow_mut().receiver = Some(rc.clone());
         }
         self.assoc = Some(rc);
+        if let Role::Sender { app: SctpApp::Messages(m), .. } = &mut self.role {
+            m.gen.start(ctx.now);
+        }
+        self.generate(ctx);
         self.pump(ctx);
     }
 
@@ -222,7 +319,12 @@ impl Agent for SctpAgent {
         self.pump(ctx);
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx<'_>, _token: u64) {
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {
+        if token == APP_TIMER {
+            self.generate(ctx);
+            self.pump(ctx);
+            return;
+        }
         self.timer.fired(ctx.now);
         if let Some(a) = &self.assoc {
             let mut a = a.borrow_mut();
@@ -240,15 +342,18 @@ impl Agent for SctpAgent {
         let window = now.saturating_since(self.measure_from).as_secs_f64();
         let mut m: Vec<(&str, f64)> = Vec::new();
         match &self.role {
-            Role::Sender { next_msg, .. } => {
+            Role::Sender { app, backlog, refused, .. } => {
                 let mut u = self.util.clone();
                 u.advance(now, self.measure_from);
                 // Seed 000 §II.B send-buffer blocking: the rtxq alone fills the send buffer.
                 let blocked = st.rtxq_blocked_time_until(now).as_secs_f64();
                 let app_blocked = st.blocked_time_until(now).as_secs_f64();
                 let lifetime = now.saturating_since(self.start).as_secs_f64();
+                if let SctpApp::Messages(g) = app {
+                    m.extend([("messages_generated", g.gen.generated() as f64), ("messages_waiting", backlog.len() as f64), ("messages_refused", *refused as f64)]);
+                }
                 m.extend([
-                    ("messages_sent", *next_msg as f64),
+                    ("messages_sent", self.truth.borrow().log.sent() as f64),
                     ("data_chunks_sent", st.data_chunks_sent as f64),
                     ("retransmissions", st.retransmissions as f64),
                     ("fast_retransmits", st.fast_retransmits as f64),
@@ -277,23 +382,20 @@ impl Agent for SctpAgent {
                 }
             }
             Role::Receiver => {
-                let tr = self.truth.borrow();
-                let mut lat: Vec<f64> = tr.latencies.iter().map(|d| d.as_secs_f64()).collect();
-                lat.sort_by(f64::total_cmp);
-                let pct = |q: f64| if lat.is_empty() { f64::NAN } else { lat[((lat.len() - 1) as f64 * q).round() as usize] };
                 m.extend([
-                    ("messages_delivered", st.messages_delivered as f64),
                     ("bytes_delivered", st.bytes_delivered as f64),
                     ("goodput_bps", if window > 0.0 { st.bytes_delivered as f64 * 8.0 / window } else { 0.0 }),
                     ("dup_tsns_received", st.dup_tsns_received as f64),
                     ("reneged_chunks", st.reneged_chunks as f64),
-                    ("latency_mean_s", if lat.is_empty() { f64::NAN } else { lat.iter().sum::<f64>() / lat.len() as f64 }),
-                    ("latency_p99_s", pct(0.99)),
-                    ("latency_max_s", lat.last().copied().unwrap_or(f64::NAN)),
                 ]);
             }
         }
-        m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+        let mut m: Metrics = m.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        if matches!(self.role, Role::Receiver) {
+            // messages_delivered and latency by retransmission count (seed 004 Fig. 8).
+            m.extend(self.truth.borrow().log.metrics());
+        }
+        m
     }
 
     fn probe(&self, name: &str) -> Option<f64> {

@@ -1,13 +1,34 @@
 //! TCP on a simulated node: a bulk sender (an application that keeps the send buffer full, for
-//! a given number of bytes or forever) and a sink that reads everything.
+//! a given number of bytes or forever) or a message source (see `messages.rs`), and a sink
+//! that reads everything.
+//!
+//! For a message source the adapters share a `StreamTruth`: the sender records each message's
+//! byte range and every byte range it puts on the wire, the receiver how many bytes reached its
+//! application in order (a message is delivered with its last byte).
 
+use crate::latency::{FlowTable, StreamTruth, Tables};
+use crate::messages::MessageGen;
 use crate::timer::DeadlineTimer;
-use crate::truth::ArrivedRanges;
+use crate::truth::{ArrivedRanges, SeqUnwrap};
 use rexmit_net::{Agent, Ctx, Metrics, Packet};
 use rexmit_tcp::{Connection, Event, TcpConfig};
 use rexmit_time::Time;
-use rexmit_wire::{IpPacket, Transport};
+use rexmit_wire::{IpPacket, TcpFlags, Transport};
+use std::cell::RefCell;
 use std::net::Ipv4Addr;
+use std::rc::Rc;
+
+/// Timer token of the message source (the core's deadline uses 0).
+const APP_TIMER: u64 = 1;
+
+/// Message boundaries and byte transmissions shared by a message flow's two adapters.
+pub type StreamTruthRef = Rc<RefCell<StreamTruth>>;
+
+impl Tables for StreamTruthRef {
+    fn tables(&self) -> Vec<FlowTable> {
+        vec![self.borrow().log.table()]
+    }
+}
 
 /// What the sending application does.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,18 +39,45 @@ pub struct BulkApp {
     pub close_when_done: bool,
 }
 
+/// A message source on a connection (`tcp_messages`).
+#[derive(Clone, Debug)]
+pub struct MessagesApp {
+    pub gen: MessageGen,
+    /// Shared with the receiver (`TcpAgent::receiver(..).with_messages(..)`).
+    pub truth: StreamTruthRef,
+    /// Bytes of generated messages not yet written to the connection.
+    pub pending: u64,
+}
+
+/// What the sending application does.
+#[derive(Clone, Debug)]
+pub enum TcpApp {
+    Bulk(BulkApp),
+    Messages(MessagesApp),
+}
+
+impl From<BulkApp> for TcpApp {
+    fn from(a: BulkApp) -> Self {
+        TcpApp::Bulk(a)
+    }
+}
+
+impl From<MessagesApp> for TcpApp {
+    fn from(a: MessagesApp) -> Self {
+        TcpApp::Messages(a)
+    }
+}
+
 enum Role {
-    Sender { app: BulkApp, remote: Ipv4Addr, remote_port: u16, written: u64, done_at: Option<Time> },
-    Receiver { measure_from: Time },
+    Sender { app: TcpApp, remote: Ipv4Addr, remote_port: u16, written: u64, done_at: Option<Time> },
+    Receiver { measure_from: Time, messages: Option<StreamTruthRef> },
 }
 
 /// Ground truth at the receiving side: which data arrived, and how much of it twice.
 #[derive(Default)]
 struct RxTruth {
-    /// Sequence number of the peer's SYN (offset 0 is the byte after it).
-    peer_isn: Option<u32>,
-    /// Last offset seen, to unwrap 32-bit sequence numbers.
-    last_offset: u64,
+    /// Offsets from the peer's SYN, known once it arrived.
+    seq: Option<SeqUnwrap>,
     arrived: ArrivedRanges,
     data_segments: u64,
     duplicate_segments: u64,
@@ -39,31 +87,15 @@ struct RxTruth {
 }
 
 impl RxTruth {
-    fn unwrap(&mut self, seq: u32) -> Option<u64> {
-        let isn = self.peer_isn?;
-        let rel = seq.wrapping_sub(isn.wrapping_add(1));
-        let last = self.last_offset;
-        // Choose the 64-bit offset congruent to `rel` nearest to the last one seen.
-        let base = last & !0xFFFF_FFFF;
-        let cands = [base.wrapping_sub(1 << 32), base, base + (1 << 32)];
-        let off = cands
-            .iter()
-            .map(|b| b.wrapping_add(rel as u64))
-            .min_by_key(|o| o.abs_diff(last))
-            .expect("three candidates");
-        self.last_offset = self.last_offset.max(off);
-        Some(off)
-    }
-
     fn on_segment(&mut self, seq: u32, syn: bool, len: u64) {
         if syn {
-            self.peer_isn = Some(seq);
+            self.seq = Some(SeqUnwrap::new(seq));
             return;
         }
         if len == 0 {
             return;
         }
-        if let Some(off) = self.unwrap(seq) {
+        if let Some(off) = self.seq.as_mut().map(|u| u.offset(seq)) {
             self.data_segments += 1;
             let dup = self.arrived.insert(off, off + len);
             self.duplicate_bytes += dup;
@@ -87,19 +119,29 @@ pub struct TcpAgent {
     start: Time,
     truth: RxTruth,
     delivered: u64,
+    /// Offsets of the sender's own bytes, for counting transmissions of a message source.
+    tx_seq: SeqUnwrap,
 }
 
 impl TcpAgent {
     /// An active opener that sends with `app` to `remote:remote_port`. `iss` should come from a
     /// named random stream.
-    pub fn sender(cfg: TcpConfig, local_port: u16, remote: Ipv4Addr, remote_port: u16, iss: u32, app: BulkApp) -> Self {
-        let role = Role::Sender { app, remote, remote_port, written: 0, done_at: None };
+    pub fn sender(cfg: TcpConfig, local_port: u16, remote: Ipv4Addr, remote_port: u16, iss: u32, app: impl Into<TcpApp>) -> Self {
+        let role = Role::Sender { app: app.into(), remote, remote_port, written: 0, done_at: None };
         Self::new(cfg, local_port, iss, role)
     }
 
     /// A passive opener that reads everything; goodput is measured from `measure_from`.
     pub fn receiver(cfg: TcpConfig, local_port: u16, iss: u32, measure_from: Time) -> Self {
-        Self::new(cfg, local_port, iss, Role::Receiver { measure_from })
+        Self::new(cfg, local_port, iss, Role::Receiver { measure_from, messages: None })
+    }
+
+    /// Report message deliveries of a message source to `truth` (shared with its sender).
+    pub fn with_messages(mut self, truth: StreamTruthRef) -> Self {
+        if let Role::Receiver { messages, .. } = &mut self.role {
+            *messages = Some(truth);
+        }
+        self
     }
 
     fn new(cfg: TcpConfig, local_port: u16, iss: u32, role: Role) -> Self {
@@ -115,6 +157,7 @@ impl TcpAgent {
             start: Time::ZERO,
             truth: RxTruth::default(),
             delivered: 0,
+            tx_seq: SeqUnwrap::new(iss),
         }
     }
 
@@ -129,15 +172,28 @@ impl TcpAgent {
         loop {
             let mut progress = false;
             if let Role::Sender { app, written, .. } = &mut self.role {
-                let want = app.bytes.map_or(u64::MAX, |b| b - *written);
+                let want = match app {
+                    TcpApp::Bulk(b) => b.bytes.map_or(u64::MAX, |b| b - *written),
+                    TcpApp::Messages(m) => m.pending,
+                };
                 let room = conn.send_buffer_free() as u64;
                 if want > 0 && room > 0 {
                     let n = conn.send(now, want.min(room) as usize) as u64;
                     *written += n;
+                    if let TcpApp::Messages(m) = app {
+                        m.pending -= n;
+                    }
                     progress |= n > 0;
                 }
             }
             while let Some(seg) = conn.poll_transmit(now) {
+                if let Role::Sender { app: TcpApp::Messages(m), .. } = &self.role {
+                    let len = seg.payload.len() as u64;
+                    if len > 0 && !seg.flags.contains(TcpFlags::SYN) {
+                        let off = self.tx_seq.offset(seg.seq);
+                        m.truth.borrow_mut().on_transmit(off, off + len);
+                    }
+                }
                 let dst = self.peer.expect("a connection only transmits once its peer is known");
                 ctx.send(IpPacket::new(self.local, dst, Transport::Tcp(seg)));
             }
@@ -148,11 +204,14 @@ impl TcpAgent {
                         self.delivered += got;
                         self.truth.first_delivery.get_or_insert(now);
                         self.truth.last_delivery = Some(now);
+                        if let Role::Receiver { messages: Some(t), .. } = &self.role {
+                            t.borrow_mut().on_delivered(self.delivered, now);
+                        }
                         progress = true;
                     }
                 }
             }
-            if let Role::Sender { app, written, done_at, .. } = &mut self.role {
+            if let Role::Sender { app: TcpApp::Bulk(app), written, done_at, .. } = &mut self.role {
                 if done_at.is_none() && app.bytes.is_some_and(|b| *written == b) && conn.all_acked() {
                     *done_at = Some(now);
                     if app.close_when_done {
@@ -169,6 +228,22 @@ impl TcpAgent {
     }
 }
 
+impl TcpAgent {
+    /// Hand the message source's due messages to the stream and arm its next one.
+    fn generate(&mut self, ctx: &mut Ctx<'_>) {
+        if let Role::Sender { app: TcpApp::Messages(m), .. } = &mut self.role {
+            while let Some(msg) = m.gen.pop_due(ctx.now) {
+                let size = msg.size.min(u32::MAX as u64) as u32;
+                m.truth.borrow_mut().on_message(msg.at, size);
+                m.pending += size as u64;
+            }
+            if let Some(t) = m.gen.next_at() {
+                ctx.set_timer(t, APP_TIMER);
+            }
+        }
+    }
+}
+
 impl Agent for TcpAgent {
     fn start(&mut self, ctx: &mut Ctx<'_>) {
         self.start = ctx.now;
@@ -180,6 +255,10 @@ impl Agent for TcpAgent {
             }
             Role::Receiver { .. } => self.conn = Some(Connection::listen(self.cfg.clone(), self.local_port, self.iss)),
         }
+        if let Role::Sender { app: TcpApp::Messages(m), .. } = &mut self.role {
+            m.gen.start(ctx.now);
+        }
+        self.generate(ctx);
         self.pump(ctx);
     }
 
@@ -199,7 +278,12 @@ impl Agent for TcpAgent {
         self.pump(ctx);
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx<'_>, _token: u64) {
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {
+        if token == APP_TIMER {
+            self.generate(ctx);
+            self.pump(ctx);
+            return;
+        }
         self.timer.fired(ctx.now);
         if let Some(conn) = self.conn.as_mut() {
             if conn.poll_timeout().is_some_and(|t| t <= ctx.now) {
@@ -214,8 +298,11 @@ impl Agent for TcpAgent {
         let st = conn.stats();
         let mut m: Vec<(&str, f64)> = Vec::new();
         match &self.role {
-            Role::Sender { done_at, written, .. } => {
+            Role::Sender { done_at, written, app, .. } => {
                 let secs = now.saturating_since(self.start).as_secs_f64();
+                if let TcpApp::Messages(a) = app {
+                    m.extend([("messages_generated", a.gen.generated() as f64), ("bytes_waiting", a.pending as f64)]);
+                }
                 m.extend([
                     ("bytes_written", *written as f64),
                     ("bytes_acked", st.bytes_acked as f64),
@@ -235,7 +322,7 @@ impl Agent for TcpAgent {
                     ("srtt_s", st.srtt.map_or(f64::NAN, |d| d.as_secs_f64())),
                 ]);
             }
-            Role::Receiver { measure_from } => {
+            Role::Receiver { measure_from, .. } => {
                 let secs = now.saturating_since(*measure_from).as_secs_f64();
                 m.extend([
                     ("bytes_delivered", self.delivered as f64),
@@ -249,7 +336,12 @@ impl Agent for TcpAgent {
                 ]);
             }
         }
-        m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+        let mut m: Metrics = m.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        if let Role::Receiver { messages: Some(t), .. } = &self.role {
+            // messages_delivered and latency by retransmission count (seed 004 Fig. 8).
+            m.extend(t.borrow().log.metrics());
+        }
+        m
     }
 
     fn probe(&self, name: &str) -> Option<f64> {

@@ -1,3 +1,5 @@
-//! Applications that run directly on the network (no transport protocol core).
+//! Applications that run directly on the network (no transport protocol core), and the
+//! distributions traffic sources draw from.
 
+pub mod dist;
 pub mod udp;

@@ -1,9 +1,11 @@
-//! UDP traffic: constant-bit-rate and on/off sources, and a sink that measures what arrives.
+//! UDP traffic: constant-bit-rate, on/off and random sources, and a sink that measures what
+//! arrives.
 //!
 //! Sizes are IP packet sizes (what links serialize and queues count), so offered load is exactly
 //! `packet_size · 8 / interval` bits per second at the IP layer.
 
 use crate::agent::{Agent, Ctx, Metrics};
+use crate::apps::dist::Dist;
 use crate::packet::Packet;
 use rexmit_engine::RngStream;
 use rexmit_time::{Duration, Rate, Time};
@@ -28,6 +30,31 @@ fn datagram(ctx: &Ctx<'_>, ep: &UdpEndpoints, packet_size: u32) -> IpPacket {
     IpPacket::new(src, ep.dst, Transport::Udp(UdpDatagram { src_port: ep.src_port, dst_port: ep.dst_port, payload }))
 }
 
+/// What a source has sent, reported as its metrics and probes.
+#[derive(Default, Clone, Copy, Debug)]
+struct TxCount {
+    packets: u64,
+    bytes: u64,
+}
+
+impl TxCount {
+    fn record(&mut self, size: u32) {
+        self.packets += 1;
+        self.bytes += size as u64;
+    }
+    fn metrics(&self) -> Metrics {
+        vec![("tx_packets".into(), self.packets as f64), ("tx_bytes".into(), self.bytes as f64)]
+    }
+    fn probe(&self, name: &str) -> Option<f64> {
+        match name {
+            "tx_packets" => Some(self.packets as f64),
+            "tx_bytes" => Some(self.bytes as f64),
+            _ => None,
+        }
+    }
+    const PROBES: &'static [&'static str] = &["tx_packets", "tx_bytes"];
+}
+
 /// Constant bit rate: one packet of `packet_size` every `packet_size·8/rate`.
 pub struct CbrSource {
     ep: UdpEndpoints,
@@ -38,20 +65,18 @@ pub struct CbrSource {
     jitter: Duration,
     rng: RngStream,
     next: Time,
-    sent_packets: u64,
-    sent_bytes: u64,
+    sent: TxCount,
 }
 
 impl CbrSource {
     pub fn new(ep: UdpEndpoints, packet_size: u32, rate: Rate, stop: Option<Time>, jitter: Duration, rng: RngStream) -> Self {
         let interval = rate.tx_time(packet_size as u64);
-        CbrSource { ep, packet_size, interval, stop, jitter, rng, next: Time::ZERO, sent_packets: 0, sent_bytes: 0 }
+        CbrSource { ep, packet_size, interval, stop, jitter, rng, next: Time::ZERO, sent: TxCount::default() }
     }
 
     fn emit(&mut self, ctx: &mut Ctx<'_>) {
         ctx.send(datagram(ctx, &self.ep, self.packet_size));
-        self.sent_packets += 1;
-        self.sent_bytes += self.packet_size as u64;
+        self.sent.record(self.packet_size);
         self.next += self.interval;
         let mut at = self.next;
         if !self.jitter.is_zero() {
@@ -76,17 +101,13 @@ impl Agent for CbrSource {
         self.emit(ctx);
     }
     fn metrics(&self, _now: Time) -> Metrics {
-        vec![("tx_packets".into(), self.sent_packets as f64), ("tx_bytes".into(), self.sent_bytes as f64)]
+        self.sent.metrics()
     }
     fn probe(&self, name: &str) -> Option<f64> {
-        match name {
-            "tx_packets" => Some(self.sent_packets as f64),
-            "tx_bytes" => Some(self.sent_bytes as f64),
-            _ => None,
-        }
+        self.sent.probe(name)
     }
     fn probe_names(&self) -> &'static [&'static str] {
-        &["tx_packets", "tx_bytes"]
+        TxCount::PROBES
     }
 }
 
@@ -148,8 +169,7 @@ impl OnOffSource {
             return;
         }
         ctx.send(datagram(ctx, &self.cbr.ep, self.cbr.packet_size));
-        self.cbr.sent_packets += 1;
-        self.cbr.sent_bytes += self.cbr.packet_size as u64;
+        self.cbr.sent.record(self.cbr.packet_size);
         self.cbr.next += self.cbr.interval;
         ctx.set_timer(self.cbr.next, (self.generation << 1) | 0);
     }
@@ -175,6 +195,60 @@ impl Agent for OnOffSource {
     }
     fn probe_names(&self) -> &'static [&'static str] {
         self.cbr.probe_names()
+    }
+}
+
+/// Largest UDP payload: an IP packet of 65535 bytes.
+pub const MAX_UDP_PAYLOAD: u64 = 65535 - MIN_UDP_PACKET as u64;
+
+/// Random background traffic (seed 002 §IV: "packets having a payload between 100 and 1000
+/// bytes every 25 - 100 milliseconds"): payload sizes and gaps from `size` and `interarrival`.
+/// The first packet goes one interarrival after the start.
+pub struct RandomSource {
+    ep: UdpEndpoints,
+    /// UDP payload bytes (the IP packet is 28 bytes more).
+    size: Dist,
+    /// Nanoseconds between packets.
+    interarrival: Dist,
+    stop: Option<Time>,
+    rng: RngStream,
+    sent: TxCount,
+}
+
+impl RandomSource {
+    pub fn new(ep: UdpEndpoints, size: Dist, interarrival: Dist, stop: Option<Time>, rng: RngStream) -> Self {
+        RandomSource { ep, size, interarrival, stop, rng, sent: TxCount::default() }
+    }
+
+    fn schedule(&mut self, ctx: &mut Ctx<'_>) {
+        let at = ctx.now + Duration::from_nanos(self.interarrival.draw(&mut self.rng));
+        if self.stop.is_none_or(|s| at < s) {
+            ctx.set_timer(at, 0);
+        }
+    }
+}
+
+impl Agent for RandomSource {
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        self.schedule(ctx);
+    }
+    fn on_packet(&mut self, _ctx: &mut Ctx<'_>, _pkt: Packet) {}
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, _token: u64) {
+        // Validation bounds the payload; the clamp only guards the packet-size arithmetic.
+        let payload = self.size.draw(&mut self.rng).min(MAX_UDP_PAYLOAD) as u32;
+        let size = payload + MIN_UDP_PACKET;
+        ctx.send(datagram(ctx, &self.ep, size));
+        self.sent.record(size);
+        self.schedule(ctx);
+    }
+    fn metrics(&self, _now: Time) -> Metrics {
+        self.sent.metrics()
+    }
+    fn probe(&self, name: &str) -> Option<f64> {
+        self.sent.probe(name)
+    }
+    fn probe_names(&self) -> &'static [&'static str] {
+        TxCount::PROBES
     }
 }
 
