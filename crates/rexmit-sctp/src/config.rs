@@ -49,6 +49,10 @@ pub struct CmtConfig {
     pub sfr: bool,
     /// Cwnd Update for CMT: grow a destination's cwnd on its own pseudo cumulative ack.
     pub cuc: bool,
+    /// Delayed Ack for CMT (DAC): the receiver keeps delaying SACKs through reordering and
+    /// reports the packets each SACK covers; the sender counts that many miss indications
+    /// when the SACK acknowledges data of one destination only, above the missing TSN.
+    pub dac: bool,
     pub rtx_policy: RtxPolicy,
     /// Potentially-failed state: a path that timed out once gets no new data until a
     /// heartbeat confirms it (CMT-PF).
@@ -63,6 +67,7 @@ impl Default for CmtConfig {
             enabled: false,
             sfr: true,
             cuc: true,
+            dac: true,
             rtx_policy: RtxPolicy::Ssthresh,
             pf: false,
             pf_threshold: 1,

@@ -73,6 +73,8 @@ fn config(c: &mut Cursor) -> SctpConfig {
     cfg.cmt.enabled = bit(f1, 0);
     cfg.cmt.sfr = bit(f1, 1);
     cfg.cmt.cuc = bit(f1, 2);
+    // No flag bit is left: DAC follows CUC and PF (every combination but CUC without PF).
+    cfg.cmt.dac = !bit(f1, 2) || bit(f1, 3);
     cfg.cmt.pf = bit(f1, 3);
     cfg.cmt.rtx_policy = [
         RtxPolicy::Same,
@@ -251,6 +253,7 @@ impl Harness {
         };
         match c.u8() % 12 {
             0 | 1 => Chunk::Sack(SackChunk {
+                dac_packets: 0,
                 cum_tsn_ack: cum,
                 a_rwnd: c.u32() >> (c.u8() % 32),
                 gap_blocks: blocks(c),
@@ -259,6 +262,7 @@ impl Harness {
                     .collect(),
             }),
             2 => Chunk::NrSack(rexmit_wire::NrSackChunk {
+                dac_packets: 0,
                 all_non_renegable: c.bool(),
                 cum_tsn_ack: cum,
                 a_rwnd: c.u32() >> (c.u8() % 32),

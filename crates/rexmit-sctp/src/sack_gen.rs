@@ -32,7 +32,10 @@ impl SackGen {
     ) {
         self.packets_unacked += 1;
         self.dups.extend_from_slice(dups);
-        let gap_rule = cfg.immediate_sack_on_gap && (gaps_before || gaps_now);
+        // CMT DAC (Iyengar et al. §4.3): keep delaying while reordering across paths opens and
+        // fills holes; the SACK reports how many packets it covers instead.
+        let dac = cfg.cmt.enabled && cfg.cmt.dac;
+        let gap_rule = !dac && cfg.immediate_sack_on_gap && (gaps_before || gaps_now);
         if gap_rule || !dups.is_empty() || self.packets_unacked >= cfg.sack_freq {
             self.send_now = true;
         } else if self.deadline.is_none() {
@@ -72,7 +75,12 @@ impl SackGen {
     /// SACK), nr-gap blocks the non-renegable ones, and the 'A' bit is set when those are
     /// all of them (seed 000 §III.A). Assumption: with 'A' set rexmit still lists the
     /// nr-gap blocks, as the figures of seed 000 show them ("N:10;2-2").
-    pub fn build(&mut self, map: &ReceiverMap, nr_sack: bool, a_rwnd: u32) -> Chunk {
+    pub fn build(&mut self, map: &ReceiverMap, nr_sack: bool, dac: bool, a_rwnd: u32) -> Chunk {
+        let dac_packets = if dac {
+            self.packets_unacked.min(3) as u8
+        } else {
+            0
+        };
         self.packets_unacked = 0;
         self.deadline = None;
         self.send_now = false;
@@ -87,6 +95,7 @@ impl SackGen {
                 gap_blocks,
                 nr_gap_blocks: map.nr_gap_blocks(),
                 dup_tsns,
+                dac_packets,
             })
         } else {
             Chunk::Sack(SackChunk {
@@ -94,6 +103,7 @@ impl SackGen {
                 a_rwnd,
                 gap_blocks,
                 dup_tsns,
+                dac_packets,
             })
         }
     }
@@ -114,12 +124,35 @@ mod tests {
         s.on_data_packet(Time::from_millis(1), &cfg, false, false, &[]);
         assert!(s.due());
         let m = ReceiverMap::new(1);
-        s.build(&m, false, 1000);
+        s.build(&m, false, false, 1000);
         s.on_data_packet(Time::from_millis(2), &cfg, false, false, &[]);
         s.on_timeout(Time::from_millis(202));
         assert!(s.due());
-        s.build(&m, false, 1000);
+        s.build(&m, false, false, 1000);
         s.on_data_packet(Time::from_millis(3), &cfg, false, true, &[]);
         assert!(s.due());
+    }
+
+    #[test]
+    fn dac_delays_through_gaps_and_reports_the_packet_count() {
+        let mut cfg = SctpConfig::default();
+        cfg.cmt.enabled = true;
+        cfg.cmt.dac = true;
+        let mut s = SackGen::default();
+        s.on_data_packet(Time::ZERO, &cfg, false, true, &[]);
+        assert!(!s.due(), "a new gap does not force a SACK under DAC");
+        s.on_data_packet(Time::from_millis(1), &cfg, true, true, &[]);
+        assert!(s.due(), "every second packet");
+        let m = ReceiverMap::new(1);
+        match s.build(&m, false, true, 1000) {
+            Chunk::Sack(c) => assert_eq!(c.dac_packets, 2),
+            c => panic!("{c:?}"),
+        }
+        s.on_data_packet(Time::from_millis(2), &cfg, true, true, &[7]);
+        assert!(s.due(), "duplicates are reported at once");
+        match s.build(&m, true, true, 1000) {
+            Chunk::NrSack(c) => assert_eq!(c.dac_packets, 1),
+            c => panic!("{c:?}"),
+        }
     }
 }

@@ -328,12 +328,14 @@ fn garbage_chunks_never_panic() {
         };
         let chunk = match k % 7 {
             0 => Chunk::Sack(rexmit_wire::SackChunk {
+                dac_packets: 0,
                 cum_tsn_ack: v as u32,
                 a_rwnd: (v >> 32) as u32,
                 gap_blocks: vec![gap(v), gap(v >> 7)],
                 dup_tsns: vec![v as u32],
             }),
             1 => Chunk::NrSack(rexmit_wire::NrSackChunk {
+                dac_packets: 0,
                 all_non_renegable: v & 1 == 1,
                 cum_tsn_ack: (v % 5) as u32,
                 a_rwnd: 0,

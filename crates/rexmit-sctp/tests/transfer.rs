@@ -289,6 +289,7 @@ fn sack(cum_tsn_ack: u32, gaps: &[(u16, u16)]) -> SctpPacket {
         dst_port: PORT_A,
         verification_tag: TAG_A,
         chunks: vec![Chunk::Sack(SackChunk {
+            dac_packets: 0,
             cum_tsn_ack,
             a_rwnd: 65536,
             gap_blocks: gaps
@@ -381,6 +382,7 @@ fn nr_gap_acked_data_is_freed_and_never_retransmitted() {
         dst_port: PORT_A,
         verification_tag: TAG_A,
         chunks: vec![Chunk::NrSack(rexmit_wire::NrSackChunk {
+            dac_packets: 0,
             all_non_renegable: false,
             cum_tsn_ack: 0,
             a_rwnd: 65536,

@@ -245,6 +245,7 @@ fn sctp_association(out: &mut Vec<IpPacket>) {
     to_client(
         out,
         vec![Chunk::Sack(SackChunk {
+            dac_packets: 0,
             cum_tsn_ack: t + 1,
             a_rwnd: 130_000,
             gap_blocks: vec![gap(2, 3)],
@@ -262,6 +263,7 @@ fn sctp_association(out: &mut Vec<IpPacket>) {
     to_client(
         out,
         vec![Chunk::NrSack(NrSackChunk {
+            dac_packets: 0,
             all_non_renegable: false,
             cum_tsn_ack: t + 1,
             a_rwnd: 129_000,
@@ -274,6 +276,7 @@ fn sctp_association(out: &mut Vec<IpPacket>) {
     to_client(
         out,
         vec![Chunk::NrSack(NrSackChunk {
+            dac_packets: 0,
             all_non_renegable: true,
             cum_tsn_ack: t + 4,
             a_rwnd: 131_072,

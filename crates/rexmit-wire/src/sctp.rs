@@ -90,6 +90,9 @@ pub struct SackChunk {
     pub a_rwnd: u32,
     pub gap_blocks: Vec<GapBlock>,
     pub dup_tsns: Vec<u32>,
+    /// CMT delayed ack (DAC, Iyengar et al.): DATA packets received since the previous SACK
+    /// (0–3), carried in the chunk flags' two low bits; 0 when DAC is off.
+    pub dac_packets: u8,
 }
 
 /// NR-SACK chunk (draft-natarajan-tsvwg-sctp-nrsack §4.1): like SACK, plus non-renegable gap
@@ -103,6 +106,8 @@ pub struct NrSackChunk {
     pub gap_blocks: Vec<GapBlock>,
     pub nr_gap_blocks: Vec<GapBlock>,
     pub dup_tsns: Vec<u32>,
+    /// CMT DAC packet count, as in `SackChunk`.
+    pub dac_packets: u8,
 }
 
 /// A variable-length parameter of INIT / INIT-ACK.

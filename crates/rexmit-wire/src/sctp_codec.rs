@@ -23,6 +23,9 @@ const FLAG_T: u8 = 0x01;
 /// The NR-SACK (A)ll flag, set when all out-of-order TSNs are non-renegable: "the third least significant bit in the Chunk Flags field" (seed 000
 /// §III.A, Figure 3).
 const NR_SACK_FLAG_A: u8 = 0x04;
+/// CMT DAC: packets received since the previous SACK, in the two low flag bits of SACK and
+/// NR-SACK chunks (Iyengar et al., CMT delayed-ack algorithm).
+const SACK_FLAGS_DAC: u8 = 0x03;
 /// Byte offset of the checksum in the common header.
 const CHECKSUM_AT: usize = 8;
 
@@ -162,7 +165,11 @@ impl Chunk {
                 }
                 f
             }
-            Chunk::NrSack(s) if s.all_non_renegable => NR_SACK_FLAG_A,
+            Chunk::Sack(s) => s.dac_packets & SACK_FLAGS_DAC,
+            Chunk::NrSack(s) => {
+                (s.dac_packets & SACK_FLAGS_DAC)
+                    | if s.all_non_renegable { NR_SACK_FLAG_A } else { 0 }
+            }
             Chunk::Abort { t_bit: true, .. } | Chunk::ShutdownComplete { t_bit: true } => FLAG_T,
             Chunk::Unknown { flags, .. } => *flags,
             _ => 0,
@@ -314,6 +321,7 @@ impl Chunk {
                     a_rwnd,
                     gap_blocks: read_gap_blocks(&mut r, n)?,
                     dup_tsns: read_u32s(&mut r, x)?,
+                    dac_packets: flags & SACK_FLAGS_DAC,
                 })
             }
             ct::NR_SACK => {
@@ -340,6 +348,7 @@ impl Chunk {
                     gap_blocks: read_gap_blocks(&mut r, n)?,
                     nr_gap_blocks: read_gap_blocks(&mut r, m)?,
                     dup_tsns: read_u32s(&mut r, x)?,
+                    dac_packets: flags & SACK_FLAGS_DAC,
                 })
             }
             ct::HEARTBEAT | ct::HEARTBEAT_ACK => {

@@ -24,6 +24,7 @@ fn round_trip(p: &SctpPacket) -> Vec<u8> {
 
 fn nr_sack() -> NrSackChunk {
     NrSackChunk {
+        dac_packets: 0,
         all_non_renegable: true,
         cum_tsn_ack: 100,
         a_rwnd: 65536,
@@ -55,6 +56,22 @@ fn nr_sack_chunk_byte_by_byte() {
         0, 0, 0, 99,            // duplicate TSN
     ];
     assert_eq!(b, expected);
+}
+
+#[test]
+fn dac_packet_count_rides_in_the_low_flag_bits_beside_the_a_bit() {
+    let mut s = nr_sack();
+    s.dac_packets = 3;
+    let b = round_trip(&packet(vec![Chunk::NrSack(s)]));
+    assert_eq!(b[12 + 1], 0x04 | 0x03, "A bit and DAC count");
+    let b = round_trip(&packet(vec![Chunk::Sack(SackChunk {
+        cum_tsn_ack: 1,
+        a_rwnd: 1,
+        gap_blocks: vec![],
+        dup_tsns: vec![],
+        dac_packets: 1,
+    })]));
+    assert_eq!(b[12 + 1], 0x01);
 }
 
 #[test]
@@ -100,12 +117,14 @@ fn every_chunk_type_round_trips() {
         Chunk::Init(init),
         Chunk::InitAck(init_ack),
         Chunk::Sack(SackChunk {
+            dac_packets: 2,
             cum_tsn_ack: 7,
             a_rwnd: 1000,
             gap_blocks: vec![GapBlock { start: 2, end: 4 }],
             dup_tsns: vec![5, 6],
         }),
         Chunk::Sack(SackChunk {
+            dac_packets: 0,
             cum_tsn_ack: 0,
             a_rwnd: 0,
             gap_blocks: vec![],
@@ -113,6 +132,7 @@ fn every_chunk_type_round_trips() {
         }),
         Chunk::NrSack(nr_sack()),
         Chunk::NrSack(NrSackChunk {
+            dac_packets: 0,
             all_non_renegable: false,
             ..nr_sack()
         }),

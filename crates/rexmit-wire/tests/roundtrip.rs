@@ -170,6 +170,7 @@ fn chunk() -> impl Strategy<Value = Chunk> {
     let sack = (any::<u32>(), any::<u32>(), gaps(), vec(any::<u32>(), 0..5)).prop_map(
         |(cum_tsn_ack, a_rwnd, gap_blocks, dup_tsns)| {
             Chunk::Sack(SackChunk {
+                dac_packets: 0,
                 cum_tsn_ack,
                 a_rwnd,
                 gap_blocks,
@@ -188,6 +189,7 @@ fn chunk() -> impl Strategy<Value = Chunk> {
         .prop_map(
             |(all_non_renegable, cum_tsn_ack, a_rwnd, gap_blocks, nr_gap_blocks, dup_tsns)| {
                 Chunk::NrSack(NrSackChunk {
+                    dac_packets: 0,
                     all_non_renegable,
                     cum_tsn_ack,
                     a_rwnd,

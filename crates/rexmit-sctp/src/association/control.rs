@@ -289,7 +289,7 @@ impl Association {
     pub(super) fn on_shutdown(&mut self, now: Time, cum_tsn_ack: u32) {
         // The SHUTDOWN's cumulative TSN ack acknowledges like a SACK (§9.2).
         let rwnd = (self.peer_rwnd + self.flight_size()).min(u32::MAX as u64) as u32;
-        self.on_sack(now, cum_tsn_ack, rwnd, &[], &[], false, 0);
+        self.on_sack(now, cum_tsn_ack, rwnd, &[], &[], false, Default::default());
         match self.state {
             State::Established | State::ShutdownPending | State::ShutdownReceived => {
                 self.state = State::ShutdownReceived;

@@ -408,10 +408,17 @@ impl Association {
                 Chunk::CookieAck => self.on_cookie_ack(now),
                 Chunk::Data(d) => data.push(d),
                 Chunk::Sack(s) => {
-                    let dups = s.dup_tsns.len();
-                    self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false, dups)
+                    let x = sender::SackExtra {
+                        dups: s.dup_tsns.len(),
+                        dac_packets: s.dac_packets,
+                    };
+                    self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false, x)
                 }
                 Chunk::NrSack(s) => {
+                    let x = sender::SackExtra {
+                        dups: s.dup_tsns.len(),
+                        dac_packets: s.dac_packets,
+                    };
                     if self.nr_sack {
                         self.on_sack(
                             now,
@@ -420,12 +427,11 @@ impl Association {
                             &s.gap_blocks,
                             &s.nr_gap_blocks,
                             s.all_non_renegable,
-                            s.dup_tsns.len(),
+                            x,
                         )
                     } else {
                         // Not negotiated: use it as a plain SACK, ignoring non-renegable info.
-                        let dups = s.dup_tsns.len();
-                        self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false, dups)
+                        self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false, x)
                     }
                 }
                 Chunk::Heartbeat { info } => self.on_heartbeat(from, to, info),

@@ -60,12 +60,23 @@ impl Coverage {
     }
 }
 
+/// What a SACK chunk says besides its blocks.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct SackExtra {
+    /// Duplicate TSNs it reports.
+    pub dups: usize,
+    /// CMT DAC: DATA packets it acknowledges (chunk flags).
+    pub dac_packets: u8,
+}
+
 /// What one SACK newly acknowledged, per destination.
 struct AckTally {
     bytes: Vec<u64>,
     /// Some newly acked chunk on the path was sent after its current run of errors began.
     fresh: Vec<bool>,
     highest: Option<u32>,
+    /// Lowest TSN newly acknowledged (TSNs are visited in increasing order).
+    lowest: Option<u32>,
     highest_on: Vec<Option<u32>>,
     rtt_sample: Vec<Option<Duration>>,
     /// Newly acknowledged chunks for RACK (collected only while RACK is on).
@@ -79,6 +90,7 @@ impl AckTally {
             bytes: vec![0; n],
             fresh: vec![false; n],
             highest: None,
+            lowest: None,
             highest_on: vec![None; n],
             rtt_sample: vec![None; n],
         }
@@ -92,6 +104,7 @@ impl AckTally {
         self.bytes[e.path] += e.len as u64;
         self.fresh[e.path] |= !matches!(paths[e.path].errors_since, Some(t) if e.sent_at < t);
         self.highest = Some(e.tsn);
+        self.lowest.get_or_insert(e.tsn);
         self.highest_on[e.path] = Some(e.tsn);
         if let Some(d) = self.delivered.as_mut() {
             d.push(Delivered {
@@ -120,8 +133,7 @@ impl Association {
         }
     }
 
-    /// Process the acknowledgement fields of a SACK, NR-SACK or SHUTDOWN; `dups` is the number
-    /// of duplicate TSNs it reports.
+    /// Process the acknowledgement fields of a SACK, NR-SACK or SHUTDOWN.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn on_sack(
         &mut self,
@@ -131,8 +143,9 @@ impl Association {
         gaps: &[GapBlock],
         nr_gaps: &[GapBlock],
         all_nr: bool,
-        dups: usize,
+        extra: SackExtra,
     ) {
+        let dups = extra.dups;
         if !self.state.processes_acks() {
             return;
         }
@@ -252,6 +265,18 @@ impl Association {
             tally.highest
         };
         let sfr = self.cfg.cmt.enabled && self.cfg.cmt.sfr;
+        // CMT DAC: a SACK covering n packets, all newly acked data from one destination, counts
+        // n miss indications for TSNs below the lowest newly acked one.
+        let dac_n = if self.cfg.cmt.enabled
+            && self.cfg.cmt.dac
+            && extra.dac_packets > 1
+            && tally.bytes.iter().filter(|b| **b > 0).count() == 1
+        {
+            u32::from(extra.dac_packets)
+        } else {
+            1
+        };
+        let dac_below = tally.lowest;
         let mut lost: Vec<(u32, RtxCause)> = Vec::new();
         if let Some(delivered) = tally.delivered.take() {
             // RACK replaces the miss-indication rule (seed 002 §III).
@@ -264,7 +289,11 @@ impl Association {
                 if sfr && !tally.highest_on[e.path].is_some_and(|h| tsn_lt(e.tsn, h)) {
                     continue;
                 }
-                e.miss_indications += 1;
+                e.miss_indications += if dac_below.is_some_and(|l| tsn_lt(e.tsn, l)) {
+                    dac_n
+                } else {
+                    1
+                };
                 if e.fast_retransmitted {
                     continue;
                 }

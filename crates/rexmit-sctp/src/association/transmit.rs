@@ -95,7 +95,8 @@ impl Association {
         let a_rwnd = self.a_rwnd();
         self.last_a_rwnd = a_rwnd;
         let map = self.rmap.as_ref().expect("caller checked");
-        let c = self.sack.build(map, self.nr_sack, a_rwnd);
+        let dac = self.cfg.cmt.enabled && self.cfg.cmt.dac;
+        let c = self.sack.build(map, self.nr_sack, dac, a_rwnd);
         match c {
             Chunk::NrSack(_) => self.stats.nr_sacks_sent += 1,
             _ => self.stats.sacks_sent += 1,
