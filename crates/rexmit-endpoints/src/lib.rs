@@ -19,6 +19,7 @@ pub mod latency;
 pub mod messages;
 pub mod sctp;
 pub mod tcp;
+pub mod http;
 
 #[doc(hidden)]
 pub mod testbeds;

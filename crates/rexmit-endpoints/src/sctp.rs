@@ -374,6 +374,14 @@ impl Agent for SctpAgent {
                     ("rtx_early", st.rtx_by_cause.early_retransmit as f64),
                     ("rtx_efr", st.rtx_by_cause.early_fast_retransmit as f64),
                     ("rtx_bundled", st.rtx_by_cause.bundled as f64),
+                    ("rtx_rack", st.rtx_by_cause.rack as f64),
+                    ("rtx_tlp", st.rtx_by_cause.tlp as f64),
+                    ("rtx_reneged", st.rtx_by_cause.reneged as f64),
+                    ("tlp_probes", st.tlp_probes as f64),
+                    ("tail_recoveries", st.tail_recoveries as f64),
+                    // Duplicate TSNs the receiver reported: the spurious retransmissions the
+                    // sender itself can infer (seed 002 §IV); ground truth is the receiver's.
+                    ("dup_tsns_reported", st.dup_tsns_reported as f64),
                     ("thin_s", st.thin_time_until(now).as_secs_f64()),
                 ]);
                 for (i, p) in st.paths.iter().enumerate().take(4) {

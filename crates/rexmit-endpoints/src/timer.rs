@@ -14,9 +14,14 @@ pub struct DeadlineTimer {
 impl DeadlineTimer {
     /// Arm `deadline` (if any) unless it is already armed.
     pub fn arm(&mut self, ctx: &mut Ctx<'_>, deadline: Option<Time>) {
+        self.arm_with_token(ctx, deadline, 0);
+    }
+
+    /// `arm` for an agent that runs several cores, telling them apart by `token`.
+    pub fn arm_with_token(&mut self, ctx: &mut Ctx<'_>, deadline: Option<Time>, token: u64) {
         if let Some(t) = deadline {
             if self.armed != Some(t) {
-                ctx.set_timer(t.max(ctx.now), 0);
+                ctx.set_timer(t.max(ctx.now), token);
                 self.armed = Some(t);
             }
         }
