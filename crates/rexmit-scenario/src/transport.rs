@@ -5,7 +5,7 @@
 
 use crate::error::{Result, ScenarioError};
 use crate::units::{Bytes, DurationStr};
-use rexmit_sctp::{CmtConfig, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig};
+use rexmit_sctp::{BurstMitigation, CmtConfig, RackConfig, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig};
 use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
 use rexmit_transport::RtoConfig;
 use serde::{Deserialize, Serialize};
@@ -216,6 +216,9 @@ pub struct CmtCfg {
     pub sfr: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cuc: Option<bool>,
+    /// Delayed ack for CMT (default on, as in ns-2's CMT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dac: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtx_policy: Option<RtxPolicyName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -229,6 +232,7 @@ impl CmtCfg {
         set(&mut c.enabled, self.enabled);
         set(&mut c.sfr, self.sfr);
         set(&mut c.cuc, self.cuc);
+        set(&mut c.dac, self.dac);
         set(
             &mut c.rtx_policy,
             self.rtx_policy.map(|p| match p {
@@ -291,6 +295,48 @@ impl ThinCfg {
     }
 }
 
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BurstMitigationName {
+    None,
+    MaxBurst,
+    Adaptive,
+}
+
+/// RACK for SCTP (`sctp.rack = { ... }`, seed 002).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RackCfg {
+    /// RACK loss detection in place of three miss indications (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Tail loss probes (default true when RACK is on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlp: Option<bool>,
+    /// "none", "max_burst" or "adaptive" (default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_mitigation: Option<BurstMitigationName>,
+    /// PTO addition with several chunks out (default 2ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pto_extra: Option<DurationStr>,
+}
+
+impl RackCfg {
+    fn apply(&self, r: &mut RackConfig) {
+        set(&mut r.enabled, self.enabled);
+        set(&mut r.tlp, self.tlp);
+        set(
+            &mut r.burst_mitigation,
+            self.burst_mitigation.map(|m| match m {
+                BurstMitigationName::None => BurstMitigation::None,
+                BurstMitigationName::MaxBurst => BurstMitigation::MaxBurst,
+                BurstMitigationName::Adaptive => BurstMitigation::Adaptive,
+            }),
+        );
+        set(&mut r.pto_extra, self.pto_extra.map(|d| d.0));
+    }
+}
+
 /// `sctp = { ... }` of an SCTP app.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -330,6 +376,8 @@ pub struct SctpCfg {
     pub cmt: Option<CmtCfg>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thin: Option<ThinCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack: Option<RackCfg>,
 }
 
 impl SctpCfg {
@@ -371,6 +419,9 @@ impl SctpCfg {
         }
         if let Some(thin) = &self.thin {
             thin.apply(&mut c.thin);
+        }
+        if let Some(rack) = &self.rack {
+            rack.apply(&mut c.rack);
         }
         c.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), format!("{} is out of range: allowed {}", e.got, e.allowed)))?;
         Ok(c)
