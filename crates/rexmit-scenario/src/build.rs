@@ -4,10 +4,15 @@
 use crate::error::{Result, ScenarioError};
 use crate::schema::*;
 use rexmit_engine::StreamFactory;
-use rexmit_net::apps::udp::{CbrSource, OnOffSource, PeriodDist, UdpEndpoints, UdpSink};
+use rexmit_net::apps::udp::{CbrSource, OnOffSource, PeriodDist, RandomSource, UdpEndpoints, UdpSink};
 use rexmit_net::topology::{self, AccessLink, DualDumbbellSpec, DumbbellSpec, Duplex, MultihomedHost};
-use rexmit_endpoints::sctp::{MessageApp, SctpAgent, SharedTruth};
-use rexmit_endpoints::tcp::{BulkApp, TcpAgent};
+use rexmit_endpoints::http::{HttpClient, HttpEndpoints, HttpServerSlot, HttpShared};
+use rexmit_endpoints::latency::{StreamTruth, Tables};
+use rexmit_endpoints::messages::MessageGen;
+use rexmit_endpoints::sctp::{MessageApp, MessagesApp as SctpMessages, SctpAgent, SharedTruth};
+use rexmit_endpoints::tcp::{BulkApp, MessagesApp as TcpMessages, TcpAgent};
+use std::cell::RefCell;
+use std::rc::Rc;
 use rexmit_net::sim::SetupError;
 use rexmit_net::*;
 use rexmit_time::Time;
@@ -19,8 +24,13 @@ pub struct Built {
     pub sim: Simulation,
     /// For each app: (source agent, sink agent).
     pub apps: Vec<(AgentId, AgentId)>,
+    /// Per-flow tables (message latencies, HTTP responses) by app index, read after the run.
+    pub tables: Vec<(usize, Box<dyn Tables>)>,
     pub pcap_files: Vec<String>,
 }
+
+/// The first server port of HTTP apps; each takes `max_connections` ports from here on.
+const HTTP_FIRST_PORT: u32 = 20_000;
 
 fn queue(q: &Option<QueueCfg>) -> QueueConfig {
     match q {
@@ -268,8 +278,10 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>) -> Result<Built> {
         let src = *probe.addrs(from).first().ok_or_else(|| ScenarioError::new(format!("{path}.from"), format!("node {:?} has no links", a.from)))?;
         let port = app_port(i, a);
         // A multihomed SCTP sender may use any of its addresses as source: match on the rest.
-        let src = if a.kind == AppKind::SctpBulk { None } else { Some(src) };
-        let matcher = FlowMatch { src, dst: Some(dst), protocol: Some(a.kind.protocol()), src_port: Some(port), dst_port: Some(port) };
+        let src = if matches!(a.kind, AppKind::SctpBulk | AppKind::SctpMessages) { None } else { Some(src) };
+        // HTTP responses come from one of several server ports.
+        let src_port = if a.kind == AppKind::Http { None } else { Some(port) };
+        let matcher = FlowMatch { src, dst: Some(dst), protocol: Some(a.kind.protocol()), src_port, dst_port: Some(port) };
         flows.insert(a.name.clone(), AppFlow { matcher });
     }
     // The first pass already built the final network unless a scripted model names an app
@@ -278,6 +290,8 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>) -> Result<Built> {
     let net = if names_an_app { build_network(s, &flows)? } else { probe };
     let mut sim = Simulation::new(net);
     let mut apps = Vec::new();
+    let mut tables: Vec<(usize, Box<dyn Tables>)> = Vec::new();
+    let mut http_port = HTTP_FIRST_PORT;
     for (i, a) in s.apps.iter().enumerate() {
         let path = format!("apps[{i}]");
         let from = node_id(sim.net(), &format!("{path}.from"), &a.from)?;
@@ -287,7 +301,20 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>) -> Result<Built> {
             return Err(ScenarioError::new(&path, format!("no route from {:?} to {:?} ({dst})", a.from, a.to)));
         }
         let port = app_port(i, a);
-        apps.push(add_app(&mut sim, &path, a, from, to, port)?);
+        let placed = if a.kind == AppKind::Http {
+            let slots = a.max_connections.unwrap_or(crate::traffic::HTTP_DEFAULT_CONNECTIONS);
+            let first = u16::try_from(http_port).ok().filter(|&p| p as u32 + slots as u32 - 1 <= u16::MAX as u32).ok_or_else(|| {
+                ScenarioError::new(format!("{path}.max_connections"), format!("HTTP server ports run out: this app would need ports {http_port}..{} (at most 65535)", http_port + slots as u32 - 1))
+            })?;
+            http_port += slots as u32;
+            add_http(&mut sim, &path, a, from, to, port, first, slots)?
+        } else {
+            add_app(&mut sim, &path, a, from, to, port)?
+        };
+        apps.push((placed.tx, placed.rx));
+        if let Some(t) = placed.tables {
+            tables.push((i, t));
+        }
     }
     for (i, t) in s.metrics.timeseries.iter().enumerate() {
         let path = format!("metrics.timeseries[{i}]");
@@ -338,11 +365,24 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>) -> Result<Built> {
         .map_err(|e| ScenarioError::new(&path, e.to_string()))?;
         pcap_files.push(file.display().to_string());
     }
-    Ok(Built { sim, apps, pcap_files })
+    Ok(Built { sim, apps, tables, pcap_files })
 }
 
-/// Place an app's sending and receiving agents; returns (sender, receiver).
-fn add_app(sim: &mut Simulation, path: &str, a: &AppCfg, from: NodeId, to: NodeId, port: u16) -> Result<(AgentId, AgentId)> {
+/// An app's agents once placed.
+struct Placed {
+    tx: AgentId,
+    rx: AgentId,
+    tables: Option<Box<dyn Tables>>,
+}
+
+/// Verification tags (non-zero, RFC 9260 §3.3.2) and initial TSNs of an association.
+fn sctp_ids(rng: &mut rexmit_engine::RngStream) -> (u32, u32, u32, u32) {
+    let (tag_s, tag_r) = ((rng.next_u64() as u32).max(1), (rng.next_u64() as u32).max(1));
+    (tag_s, tag_r, rng.next_u64() as u32, rng.next_u64() as u32)
+}
+
+/// Place an app's sending and receiving agents.
+fn add_app(sim: &mut Simulation, path: &str, a: &AppCfg, from: NodeId, to: NodeId, port: u16) -> Result<Placed> {
     let to_addrs = sim.net().addrs(to);
     let dst = to_addrs[a.to_addr];
     let mut rng = sim.net().streams().stream(&format!("app/{}", a.name));
@@ -350,46 +390,94 @@ fn add_app(sim: &mut Simulation, path: &str, a: &AppCfg, from: NodeId, to: NodeI
     let measure_from = Time::ZERO + a.warmup.map_or(a.start.0, |w| w.0);
     let proto = a.kind.protocol();
     let port_err = |e: SetupError| ScenarioError::new(format!("{path}.port"), e.to_string());
+    let tcp_cfg = || a.tcp.clone().unwrap_or_default().to_config(&format!("{path}.tcp"));
+    let sctp_cfg = || a.sctp.clone().unwrap_or_default().to_config(&format!("{path}.sctp"));
+    let messages = |sim: &Simulation| -> Result<MessageGen> {
+        let src = crate::traffic::message_source(path, a)?;
+        Ok(MessageGen::new(src, sim.net().streams().stream(&format!("app/{}/messages", a.name))))
+    };
+    let mut tables: Option<Box<dyn Tables>> = None;
     let (sender, receiver, sender_binds): (Box<dyn Agent>, Box<dyn Agent>, bool) = match a.kind {
-        AppKind::UdpCbr | AppKind::UdpOnoff => {
+        AppKind::UdpCbr | AppKind::UdpOnoff | AppKind::UdpRandom => {
             let ep = UdpEndpoints { src_port: port, dst, dst_port: port };
             let stop = a.stop.map(|d| Time::ZERO + d.0);
-            let (rate, size) = (a.rate.expect("validated").0, a.packet_size.expect("validated"));
-            let source: Box<dyn Agent> = if a.kind == AppKind::UdpCbr {
-                Box::new(CbrSource::new(ep, size, rate, stop, a.jitter.map(|j| j.0).unwrap_or_default(), rng))
-            } else {
-                let (on, off) = (period(&format!("{path}.on"), a.on.as_ref().expect("validated"))?, period(&format!("{path}.off"), a.off.as_ref().expect("validated"))?);
-                Box::new(OnOffSource::new(ep, size, rate, on, off, stop, rng))
+            let source: Box<dyn Agent> = match a.kind {
+                AppKind::UdpCbr => {
+                    let (rate, size) = (a.rate.expect("validated").0, a.packet_size.expect("validated"));
+                    Box::new(CbrSource::new(ep, size, rate, stop, a.jitter.map(|j| j.0).unwrap_or_default(), rng))
+                }
+                AppKind::UdpOnoff => {
+                    let (rate, size) = (a.rate.expect("validated").0, a.packet_size.expect("validated"));
+                    let (on, off) = (period(&format!("{path}.on"), a.on.as_ref().expect("validated"))?, period(&format!("{path}.off"), a.off.as_ref().expect("validated"))?);
+                    Box::new(OnOffSource::new(ep, size, rate, on, off, stop, rng))
+                }
+                _ => {
+                    let (size, gap) = crate::traffic::udp_random(path, a)?;
+                    Box::new(RandomSource::new(ep, size, gap, stop, rng))
+                }
             };
             (source, Box::new(UdpSink::new()), false)
         }
-        AppKind::TcpBulk => {
-            let cfg = a.tcp.clone().unwrap_or_default().to_config(&format!("{path}.tcp"))?;
-            let app = BulkApp { bytes: a.bytes.map(|b| b.0), close_when_done: a.bytes.is_some() };
+        AppKind::TcpBulk | AppKind::TcpMessages => {
+            let cfg = tcp_cfg()?;
             let (iss_s, iss_r) = (rng.next_u64() as u32, rng.next_u64() as u32);
-            let snd = TcpAgent::sender(cfg.clone(), port, dst, port, iss_s, app);
-            (Box::new(snd), Box::new(TcpAgent::receiver(cfg, port, iss_r, measure_from)), true)
+            let rcv = TcpAgent::receiver(cfg.clone(), port, iss_r, measure_from);
+            if a.kind == AppKind::TcpBulk {
+                let app = BulkApp { bytes: a.bytes.map(|b| b.0), close_when_done: a.bytes.is_some() };
+                (Box::new(TcpAgent::sender(cfg, port, dst, port, iss_s, app)), Box::new(rcv), true)
+            } else {
+                let truth = Rc::new(RefCell::new(StreamTruth::new(measure_from)));
+                tables = Some(Box::new(truth.clone()));
+                let app = TcpMessages { gen: messages(sim)?, truth: truth.clone(), pending: 0 };
+                (Box::new(TcpAgent::sender(cfg, port, dst, port, iss_s, app)), Box::new(rcv.with_messages(truth)), true)
+            }
         }
-        AppKind::SctpBulk => {
-            let cfg = a.sctp.clone().unwrap_or_default().to_config(&format!("{path}.sctp"))?;
-            let app = MessageApp {
-                message_size: a.message_size.unwrap_or(cfg.max_data_payload()),
-                messages: a.messages,
-                unordered: a.unordered.unwrap_or(true),
-                streams: a.streams.unwrap_or(1),
+        AppKind::SctpBulk | AppKind::SctpMessages => {
+            let cfg = sctp_cfg()?;
+            let truth = Rc::new(RefCell::new(SharedTruth::default()));
+            let (tag_s, tag_r, tsn_s, tsn_r) = sctp_ids(&mut rng);
+            let streams = a.streams.unwrap_or(1);
+            let snd = if a.kind == AppKind::SctpBulk {
+                let app = MessageApp { message_size: a.message_size.unwrap_or(cfg.max_data_payload()), messages: a.messages, unordered: a.unordered.unwrap_or(true), streams };
+                SctpAgent::sender(cfg.clone(), port, to_addrs, port, a.to_addr, tag_s, tsn_s, app, truth.clone(), measure_from)
+            } else {
+                tables = Some(Box::new(truth.clone()));
+                // Seed 004's thin streams and seed 002's signalling are ordered.
+                let app = SctpMessages { gen: messages(sim)?, unordered: a.unordered.unwrap_or(false), streams };
+                SctpAgent::sender(cfg.clone(), port, to_addrs, port, a.to_addr, tag_s, tsn_s, app, truth.clone(), measure_from)
             };
-            let truth = std::rc::Rc::new(std::cell::RefCell::new(SharedTruth::default()));
-            // Verification tags must be non-zero (RFC 9260 §3.3.2).
-            let (tag_s, tag_r) = ((rng.next_u64() as u32).max(1), (rng.next_u64() as u32).max(1));
-            let (tsn_s, tsn_r) = (rng.next_u64() as u32, rng.next_u64() as u32);
-            let snd = SctpAgent::sender(cfg.clone(), port, to_addrs, port, a.to_addr, tag_s, tsn_s, app, truth.clone(), measure_from);
             let rcv = SctpAgent::receiver(cfg, port, tag_r, tsn_r, truth, measure_from);
             (Box::new(snd), Box::new(rcv), true)
         }
+        AppKind::Http => return Err(ScenarioError::new(path, "internal: http apps are placed by add_http")),
     };
     let rx = sim.add_agent(&format!("{}/sink", a.name), to, Some((proto, port)), Time::ZERO, receiver).map_err(port_err)?;
     let tx = sim.add_agent(&a.name, from, sender_binds.then_some((proto, port)), start, sender).map_err(port_err)?;
-    Ok((tx, rx))
+    Ok(Placed { tx, rx, tables })
+}
+
+/// Place an HTTP app: server slots on `from` (ports `first..first+slots`), listening from time
+/// zero, and the client on `to` (port `port`), starting at the app's start.
+#[allow(clippy::too_many_arguments)]
+fn add_http(sim: &mut Simulation, path: &str, a: &AppCfg, from: NodeId, to: NodeId, port: u16, first: u16, slots: u16) -> Result<Placed> {
+    let cfg = a.tcp.clone().unwrap_or_default().to_config(&format!("{path}.tcp"))?;
+    let requests = crate::traffic::http_requests(path, a)?;
+    let streams = *sim.net().streams();
+    let shared = HttpShared::new(slots, streams.stream(&format!("app/{}/server_iss", a.name)));
+    let server = sim.net().addrs(from)[0];
+    let port_err = |e: SetupError| ScenarioError::new(format!("{path}.port"), e.to_string());
+    let mut slot0 = None;
+    for k in 0..slots {
+        let agent = HttpServerSlot::new(cfg.clone(), k as usize, first + k, shared.clone());
+        let id = sim.add_agent(&format!("{}/server{k}", a.name), from, Some((6, first + k)), Time::ZERO, Box::new(agent)).map_err(port_err)?;
+        slot0.get_or_insert(id);
+    }
+    let measure_from = Time::ZERO + a.warmup.map_or(a.start.0, |w| w.0);
+    let gen = MessageGen::new(requests, streams.stream(&format!("app/{}", a.name)));
+    let ep = HttpEndpoints { client_port: port, server, server_port: first };
+    let client = HttpClient::new(cfg, ep, gen, streams.stream(&format!("app/{}/client_iss", a.name)), shared.clone(), measure_from);
+    let rx = sim.add_agent(&a.name, to, Some((6, port)), Time::ZERO + a.start.0, Box::new(client)).map_err(port_err)?;
+    Ok(Placed { tx: slot0.expect("validation makes max_connections ≥ 1"), rx, tables: Some(Box::new(shared)) })
 }
 
 /// Every link table of the scenario, wherever it appears.

@@ -319,3 +319,79 @@ impl SeriesCfg {
         })
     }
 }
+
+kind_enum!(DistKind { Fixed = "fixed", Exponential = "exponential", Uniform = "uniform", Pareto = "pareto" });
+
+/// A distribution of durations (`interarrival`, e.g. `"25ms"`) or sizes (`size`,
+/// `response_size`, bytes): fixed (`value`), exponential (`mean`; optional `min` shift and
+/// `max` clamp), uniform (`min`, `max`) or pareto (`min` and `shape` or `mean`; optional `max`
+/// clamp). A `mean` is the mean of what is drawn, clamp included.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, bound(deserialize = "T: Deserialize<'de>", serialize = "T: Serialize"))]
+pub struct DistCfg<T> {
+    pub kind: DistKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<T>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean: Option<T>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<T>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<T>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<f64>,
+}
+
+/// `DistCfg` once `resolve` has checked its kind's fields (values in ns or bytes).
+pub enum DistSpec {
+    Fixed { value: u64 },
+    Exponential { mean: u64, min: Option<u64>, max: Option<u64> },
+    Uniform { min: u64, max: u64 },
+    Pareto { min: u64, shape: Option<f64>, mean: Option<u64>, max: Option<u64> },
+}
+
+/// A quantity a distribution is over, as an integer (nanoseconds or bytes).
+pub trait Quantity {
+    fn units(&self) -> u64;
+}
+
+impl Quantity for crate::units::DurationStr {
+    fn units(&self) -> u64 {
+        self.0.as_nanos()
+    }
+}
+
+impl Quantity for crate::units::Bytes {
+    fn units(&self) -> u64 {
+        self.0
+    }
+}
+
+impl<T: Quantity> DistCfg<T> {
+    pub fn resolve(&self, path: &str) -> Result<DistSpec> {
+        let k = KindFields { path, kind: self.kind.name() };
+        let fields = [("value", self.value.is_some()), ("mean", self.mean.is_some()), ("min", self.min.is_some()), ("max", self.max.is_some()), ("shape", self.shape.is_some())];
+        let u = |v: &Option<T>| v.as_ref().map(Quantity::units);
+        Ok(match self.kind {
+            DistKind::Fixed => {
+                k.only(&fields, &["value"])?;
+                DistSpec::Fixed { value: k.need("value", &u(&self.value))? }
+            }
+            DistKind::Exponential => {
+                k.only(&fields, &["mean", "min", "max"])?;
+                DistSpec::Exponential { mean: k.need("mean", &u(&self.mean))?, min: u(&self.min), max: u(&self.max) }
+            }
+            DistKind::Uniform => {
+                k.only(&fields, &["min", "max"])?;
+                DistSpec::Uniform { min: k.need("min", &u(&self.min))?, max: k.need("max", &u(&self.max))? }
+            }
+            DistKind::Pareto => {
+                k.only(&fields, &["min", "shape", "mean", "max"])?;
+                if self.shape.is_some() == self.mean.is_some() {
+                    return Err(ScenarioError::new(path, "give exactly one of `shape` or `mean` for kind \"pareto\""));
+                }
+                DistSpec::Pareto { min: k.need("min", &u(&self.min))?, shape: self.shape, mean: u(&self.mean), max: u(&self.max) }
+            }
+        })
+    }
+}

@@ -9,6 +9,7 @@ pub mod kinds;
 pub mod results;
 pub mod run;
 pub mod schema;
+pub mod traffic;
 pub mod transport;
 pub mod units;
 pub mod validate;

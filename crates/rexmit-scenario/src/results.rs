@@ -1,5 +1,6 @@
 //! What a run produces: a summary, one row per flow, one row per link direction, per-node
-//! drop counters and the requested time series. Plain data, serializable to JSON.
+//! drop counters, the requested time series and per-flow tables (message latencies, HTTP
+//! responses). Plain data, serializable to JSON.
 
 use serde::Serialize;
 
@@ -11,7 +12,18 @@ pub struct RunResults {
     pub nodes: Vec<Row>,
     #[serde(skip)]
     pub series: Vec<SeriesData>,
+    /// One entry per (table, flow): e.g. every delivered message of a message app.
+    pub tables: Vec<TableData>,
     pub pcap_files: Vec<String>,
+}
+
+/// Integer columns of one table of one flow (`messages`: msg, sent_ns, latency_ns, rtx, size;
+/// `responses`: request, requested_ns, size, completed, completion_ns).
+#[derive(Clone, Debug, Serialize)]
+pub struct TableData {
+    pub table: String,
+    pub flow: String,
+    pub columns: Vec<(String, Vec<u64>)>,
 }
 
 #[derive(Clone, Debug, Serialize)]

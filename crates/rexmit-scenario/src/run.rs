@@ -2,14 +2,14 @@
 
 use crate::build::{build, Built};
 use crate::error::Result;
-use crate::results::{Row, RunResults, SeriesData, Summary};
+use crate::results::{Row, RunResults, SeriesData, Summary, TableData};
 use crate::schema::Scenario;
 use rexmit_engine::{Progress, RunLimits};
 use rexmit_time::Time;
 use std::path::Path;
 
 pub fn run(s: &Scenario, out_dir: Option<&Path>, progress: impl FnMut(Progress) -> bool) -> Result<RunResults> {
-    let Built { mut sim, apps, pcap_files } = build(s, out_dir)?;
+    let Built { mut sim, apps, tables, pcap_files } = build(s, out_dir)?;
     let mut limits = RunLimits::until(Time::ZERO + s.stop_time.0);
     limits.max_events = s.limits.max_events;
     limits.max_wall = s.limits.max_wall_time.map(|d| std::time::Duration::from_nanos(d.0.as_nanos()));
@@ -87,6 +87,17 @@ pub fn run(s: &Scenario, out_dir: Option<&Path>, progress: impl FnMut(Progress) 
         })
         .collect();
     let series = sim.series().iter().map(|s| SeriesData { name: s.name.clone(), t_ns: s.t_ns.clone(), values: s.values.clone() }).collect();
+    let tables = tables
+        .iter()
+        .flat_map(|(i, t)| {
+            let flow = s.apps[*i].name.clone();
+            t.tables().into_iter().map(move |ft| TableData {
+                table: ft.table.to_string(),
+                flow: flow.clone(),
+                columns: ft.columns.into_iter().map(|(c, v)| (c.to_string(), v)).collect(),
+            })
+        })
+        .collect();
     Ok(RunResults {
         summary: Summary {
             seed: s.seed,
@@ -102,6 +113,7 @@ pub fn run(s: &Scenario, out_dir: Option<&Path>, progress: impl FnMut(Progress) 
         links,
         nodes,
         series,
+        tables,
         pcap_files,
     })
 }

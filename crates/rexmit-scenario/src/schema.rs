@@ -4,7 +4,8 @@
 use crate::units::{Bytes, DurationStr, RateStr};
 use serde::{Deserialize, Serialize};
 
-pub use crate::kinds::{ErrorModelSpec, ErrorModelCfg, ErrorModelKind, PeriodSpec, PeriodCfg, PeriodKind, SeriesSpec, SeriesCfg, SeriesKind, Topology, TopologyKind, TopologySpec};
+pub use crate::kinds::{DistCfg, DistKind, DistSpec, ErrorModelSpec, ErrorModelCfg, ErrorModelKind, PeriodSpec, PeriodCfg, PeriodKind, SeriesSpec, SeriesCfg, SeriesKind, Topology, TopologyKind, TopologySpec};
+pub use crate::traffic::BurstCfg;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -236,6 +237,18 @@ pub enum AppKind {
     /// An SCTP association whose application keeps the send buffer full with messages of
     /// `message_size` bytes (`messages` in all, or forever); settings in `sctp = { ... }`.
     SctpBulk,
+    /// An SCTP association carrying messages of random `size` at random `interarrival` (or a
+    /// `source` preset: signalling, thin streams of seed 004 Table 1); latency per message by
+    /// retransmission count.
+    SctpMessages,
+    /// The same message source over a TCP connection (a message arrives with its last byte).
+    TcpMessages,
+    /// Random UDP background (seed 002 §IV): payload `size` and `interarrival` distributions.
+    UdpRandom,
+    /// HTTP-like cross traffic (seed 004 §6.2): requests at random `interarrival`, each a new
+    /// TCP connection on which the server (`from`) sends a response of `response_size` to the
+    /// client (`to`) and closes.
+    Http,
 }
 
 impl AppKind {
@@ -246,15 +259,19 @@ impl AppKind {
             AppKind::UdpOnoff => "udp_onoff",
             AppKind::TcpBulk => "tcp_bulk",
             AppKind::SctpBulk => "sctp_bulk",
+            AppKind::SctpMessages => "sctp_messages",
+            AppKind::TcpMessages => "tcp_messages",
+            AppKind::UdpRandom => "udp_random",
+            AppKind::Http => "http",
         }
     }
 
     /// IP protocol number of the app's packets.
     pub fn protocol(self) -> u8 {
         match self {
-            AppKind::UdpCbr | AppKind::UdpOnoff => 17,
-            AppKind::TcpBulk => 6,
-            AppKind::SctpBulk => 132,
+            AppKind::UdpCbr | AppKind::UdpOnoff | AppKind::UdpRandom => 17,
+            AppKind::TcpBulk | AppKind::TcpMessages | AppKind::Http => 6,
+            AppKind::SctpBulk | AppKind::SctpMessages => 132,
         }
     }
 }
@@ -300,18 +317,40 @@ pub struct AppCfg {
     /// sctp_bulk: bytes per message (default 1452: one full DATA chunk at PMTU 1500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_size: Option<u32>,
-    /// sctp_bulk: messages to send (default: until the run ends).
+    /// sctp_bulk, sctp_messages, tcp_messages: messages to send (default: until the run ends).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub messages: Option<u64>,
-    /// sctp_bulk: unordered delivery (default true, as in seed 000).
+    /// sctp_bulk, sctp_messages: unordered delivery (default true for sctp_bulk, as in seed
+    /// 000; false for sctp_messages).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unordered: Option<bool>,
-    /// sctp_bulk: messages go round-robin over this many streams (default 1).
+    /// sctp_bulk, sctp_messages: messages go round-robin over this many streams (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams: Option<u16>,
-    /// tcp_bulk, sctp_bulk: goodput and rtxq metrics are measured from this time (default: start).
+    /// tcp_bulk, sctp_bulk, the message kinds, http: goodput, rtxq and latency statistics count
+    /// from this time (default: start).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<DurationStr>,
+    /// sctp_messages, tcp_messages: a ready-made source (signalling, game, wow, ssh, rdp, voip,
+    /// sensor: seed 002 §IV.A, seed 004 Table 1) whose `interarrival`, `size` and `burst` the
+    /// fields below override.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The message kinds, udp_random, http: time between messages, packets or requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interarrival: Option<DistCfg<DurationStr>>,
+    /// The message kinds: message bytes; udp_random: UDP payload bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<DistCfg<Bytes>>,
+    /// The message kinds: `messages` sent `interval` apart, one burst per interarrival.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<BurstCfg>,
+    /// http: response bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_size: Option<DistCfg<Bytes>>,
+    /// http: server ports, hence connections open at once (default 32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_connections: Option<u16>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::transport::TcpCfg>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

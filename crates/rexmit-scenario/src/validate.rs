@@ -235,22 +235,46 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
     }
     let k = KindFields { path, kind: a.kind.name() };
     let need = |field: &str, present: bool| k.present(field, present);
-    let unused = |field: &str, present: bool| k.unused(field, present);
-    let udp_only = [("rate", a.rate.is_some()), ("packet_size", a.packet_size.is_some()), ("jitter", a.jitter.is_some()), ("on", a.on.is_some()), ("off", a.off.is_some())];
-    let tcp_only = [("bytes", a.bytes.is_some()), ("tcp", a.tcp.is_some())];
-    let sctp_only = [
+    let fields = [
+        ("rate", a.rate.is_some()),
+        ("packet_size", a.packet_size.is_some()),
+        ("jitter", a.jitter.is_some()),
+        ("on", a.on.is_some()),
+        ("off", a.off.is_some()),
+        ("stop", a.stop.is_some()),
+        ("bytes", a.bytes.is_some()),
+        ("tcp", a.tcp.is_some()),
         ("message_size", a.message_size.is_some()),
         ("messages", a.messages.is_some()),
         ("unordered", a.unordered.is_some()),
         ("streams", a.streams.is_some()),
         ("sctp", a.sctp.is_some()),
+        ("warmup", a.warmup.is_some()),
+        ("source", a.source.is_some()),
+        ("interarrival", a.interarrival.is_some()),
+        ("size", a.size.is_some()),
+        ("burst", a.burst.is_some()),
+        ("response_size", a.response_size.is_some()),
+        ("max_connections", a.max_connections.is_some()),
     ];
-    let forbid = |fields: &[(&str, bool)]| fields.iter().try_for_each(|(f, present)| unused(f, *present));
+    const MESSAGES: [&str; 7] = ["source", "interarrival", "size", "burst", "messages", "stop", "warmup"];
+    let used: Vec<&str> = match a.kind {
+        AppKind::UdpCbr => vec!["rate", "packet_size", "jitter", "stop"],
+        AppKind::UdpOnoff => vec!["rate", "packet_size", "on", "off", "stop"],
+        AppKind::UdpRandom => vec!["interarrival", "size", "stop"],
+        AppKind::TcpBulk => vec!["bytes", "tcp", "warmup"],
+        AppKind::SctpBulk => vec!["message_size", "messages", "unordered", "streams", "sctp", "warmup"],
+        AppKind::TcpMessages => [&MESSAGES[..], &["tcp"]].concat(),
+        AppKind::SctpMessages => [&MESSAGES[..], &["unordered", "streams", "sctp"]].concat(),
+        AppKind::Http => vec!["interarrival", "response_size", "max_connections", "stop", "tcp", "warmup"],
+    };
+    k.only(&fields, &used)?;
+    if a.tcp.is_some() || matches!(a.kind, AppKind::TcpBulk | AppKind::TcpMessages | AppKind::Http) {
+        a.tcp.clone().unwrap_or_default().to_config(&format!("{path}.tcp"))?;
+    }
+    crate::traffic::check(path, a)?;
     match a.kind {
         AppKind::UdpCbr | AppKind::UdpOnoff => {
-            forbid(&tcp_only)?;
-            forbid(&sctp_only)?;
-            unused("warmup", a.warmup.is_some())?;
             need("rate", a.rate.is_some())?;
             need("packet_size", a.packet_size.is_some())?;
             if a.rate.is_some_and(|r| r.0.bps() == 0) {
@@ -262,11 +286,7 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
                     return err(&format!("{path}.packet_size"), format!("{sz} is outside {min}..=65535 (IP packet bytes, headers included)"));
                 }
             }
-            if a.kind == AppKind::UdpCbr {
-                unused("on", a.on.is_some())?;
-                unused("off", a.off.is_some())?;
-            } else {
-                unused("jitter", a.jitter.is_some())?;
+            if a.kind == AppKind::UdpOnoff {
                 need("on", a.on.is_some())?;
                 need("off", a.off.is_some())?;
                 period(&format!("{path}.on"), a.on.as_ref().expect("checked"))?;
@@ -274,18 +294,11 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
             }
         }
         AppKind::TcpBulk => {
-            forbid(&udp_only)?;
-            unused("stop", a.stop.is_some())?;
-            forbid(&sctp_only)?;
             if a.bytes.is_some_and(|b| b.0 == 0) {
                 return err(&format!("{path}.bytes"), "must be ≥ 1 (omit it to send until the run ends)");
             }
-            a.tcp.clone().unwrap_or_default().to_config(&format!("{path}.tcp"))?;
         }
-        AppKind::SctpBulk => {
-            forbid(&udp_only)?;
-            unused("stop", a.stop.is_some())?;
-            forbid(&tcp_only)?;
+        AppKind::SctpBulk | AppKind::SctpMessages => {
             if a.message_size == Some(0) {
                 return err(&format!("{path}.message_size"), "must be ≥ 1 byte");
             }
@@ -300,6 +313,7 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
                 return err(&format!("{path}.streams"), format!("{} exceeds the association's {} outbound streams", a.streams.unwrap_or(1), cfg.outbound_streams));
             }
         }
+        AppKind::TcpMessages | AppKind::UdpRandom | AppKind::Http => {}
     }
     if let Some(w) = a.warmup {
         if w.0 >= s.stop_time.0 {

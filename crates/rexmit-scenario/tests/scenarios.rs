@@ -58,7 +58,7 @@ fn lossy_chain_example_runs_and_drops_the_scripted_packets() {
 
 #[test]
 fn scenario_round_trips_through_toml_and_json() {
-    for f in ["udp_dumbbell.toml", "lossy_chain.toml", "tcp_seed001.toml", "sctp_nrsack.toml"] {
+    for f in ["udp_dumbbell.toml", "lossy_chain.toml", "tcp_seed001.toml", "sctp_nrsack.toml", "thin_stream.toml"] {
         let s = Scenario::from_toml(&example(f)).unwrap();
         assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s, "{f} via TOML");
         assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s, "{f} via JSON");
@@ -103,6 +103,8 @@ const CHAIN: &str = "kind = \"chain\"\nnodes = [\"A\", \"R\", \"B\"]\nlinks = [ 
 /// A small dumbbell's keys: "BELLX" in a replacement becomes them inline, "BELLN" one per line.
 const BELL: [&str; 3] = ["bottleneck = { rate = \"10Mbps\", delay = \"1ms\" }", "left = [{ name = \"A\", rate = \"10Mbps\", delay = \"1ms\" }]", "right = [{ name = \"B\", rate = \"10Mbps\", delay = \"1ms\" }]"];
 const APP: &str = "packet_size = 1000";
+/// BASE's whole app body after `name`, replaced by the traffic-source cases.
+const CBR: &str = "kind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nrate = \"1Mbps\"\npacket_size = 1000";
 const LINK0: &str = "delay = \"1ms\" }, {";
 
 /// (what, text in BASE, its replacement, exact error path, a word the message must contain)
@@ -163,6 +165,27 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("dual dumbbell with 3 paths", CHAIN, "kind = \"dual_dumbbell\"\npaths = [ { BELLX }, { BELLX }, { BELLX } ]", "topology.paths", "exactly 2 paths, got 3"),
     ("unknown key in a multihomed link", CHAIN, "kind = \"dual_dumbbell\"\npaths = [ { BELLX }, { BELLX } ]\nmultihomed = [{ name = \"M\", side = \"left\", links = [{ rate = \"1Mbps\", delay = \"1ms\" }, { rate = \"1Mbps\", delay = \"1ms\", jitter = \"1ms\" }] }]", "topology.multihomed[0].links[1].jitter", "unknown field"),
     ("duplicate app names", "[[apps]]", "[[apps]]\nname = \"f\"\nkind = \"udp_cbr\"\nfrom = \"B\"\nto = \"A\"\nrate = \"1Mbps\"\npacket_size = 100\n[[apps]]", "apps[1].name", "f"),
+    ("zero-mean random interarrival", CBR, "kind = \"udp_random\"\nfrom = \"A\"\nto = \"B\"\ninterarrival = { kind = \"exponential\", mean = \"0s\" }", "apps[0].interarrival.mean", "must be above min"),
+    ("uniform max below min", CBR, "kind = \"udp_random\"\nfrom = \"A\"\nto = \"B\"\nsize = { kind = \"uniform\", min = 500, max = 100 }", "apps[0].size.max", "below min 500"),
+    ("udp payload too large", CBR, "kind = \"udp_random\"\nfrom = \"A\"\nto = \"B\"\nsize = { kind = \"fixed\", value = 70000 }", "apps[0].size.value", "65507 bytes"),
+    ("unbounded udp payload", CBR, "kind = \"udp_random\"\nfrom = \"A\"\nto = \"B\"\nsize = { kind = \"exponential\", mean = 500 }", "apps[0].size.max", "is required"),
+    ("zero fixed interarrival", CBR, "kind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\ninterarrival = { kind = \"fixed\", value = \"0s\" }\nsize = { kind = \"fixed\", value = 100 }", "apps[0].interarrival.value", "> 0"),
+    ("exponential clamp below the mean", CBR, "kind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\ninterarrival = { kind = \"exponential\", mean = \"1s\", max = \"500ms\" }\nsize = { kind = \"fixed\", value = 100 }", "apps[0].interarrival.max", "above the mean"),
+    ("empty message", CBR, "kind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\ninterarrival = { kind = \"fixed\", value = \"1s\" }\nsize = { kind = \"fixed\", value = 0 }", "apps[0].size.value", "smallest allowed, 1 byte"),
+    ("message kind without interarrival", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsize = { kind = \"fixed\", value = 100 }", "apps[0].interarrival", "or give a `source`"),
+    ("unknown source", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"quake\"", "apps[0].source", "unknown source \"quake\" (allowed: signalling, game"),
+    ("burst without interval", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"sensor\"\nburst = { messages = 4, interval = \"0s\" }", "apps[0].burst.interval", "> 0"),
+    ("zero messages", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nmessages = 0", "apps[0].messages", "≥ 1"),
+    ("unknown field in a distribution", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\ninterarrival = { kind = \"fixed\", valeu = \"1s\" }", "apps[0].interarrival.valeu", "unknown field"),
+    ("distribution field of another kind", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\ninterarrival = { kind = \"fixed\", value = \"1s\", mean = \"2s\" }", "apps[0].interarrival.mean", "not used by kind \"fixed\""),
+    ("unordered on tcp", CBR, "kind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"game\"\nunordered = true", "apps[0].unordered", "not used by kind \"tcp_messages\""),
+    ("pareto shape and mean", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nresponse_size = { kind = \"pareto\", min = 1000, mean = 9200, shape = 1.2 }", "apps[0].response_size", "exactly one of `shape` or `mean`"),
+    ("pareto shape ≤ 1 without max", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nresponse_size = { kind = \"pareto\", min = 1000, shape = 0.9 }", "apps[0].response_size.shape", "must be > 1"),
+    ("pareto mean below min", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nresponse_size = { kind = \"pareto\", min = 1000, mean = 500 }", "apps[0].response_size.mean", "above the minimum 1000"),
+    ("zero http connections", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nmax_connections = 0", "apps[0].max_connections", "≥ 1"),
+    ("rate on http", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nrate = \"1Mbps\"", "apps[0].rate", "not used by kind \"http\""),
+    ("response_size on messages", CBR, "kind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"voip\"\nresponse_size = { kind = \"fixed\", value = 10 }", "apps[0].response_size", "not used by kind \"tcp_messages\""),
+    ("http server ports run out", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nmax_connections = 50000", "apps[0].max_connections", "at most 65535"),
     ("duplicate port on a node", APP, "packet_size = 1000\n[[apps]]\nname = \"g\"\nkind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nport = 5000\nrate = \"1Mbps\"\npacket_size = 100", "apps[1].port", "5000"),
 ];
 
