@@ -115,6 +115,9 @@ pub struct TcpCfg {
     pub thin_linear_timeouts: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thin_dupack: Option<bool>,
+    /// Tahoe: guard against repeated fast retransmits (default true; false = ns-3's TcpTahoe).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tahoe_recover_guard: Option<bool>,
 }
 
 fn usize_of(path: &str, b: Bytes) -> Result<usize> {
@@ -186,6 +189,7 @@ impl TcpCfg {
         set(&mut c.early_retransmit, self.early_retransmit);
         set(&mut c.thin_linear_timeouts, self.thin_linear_timeouts);
         set(&mut c.thin_dupack, self.thin_dupack);
+        set(&mut c.tahoe_recover_guard, self.tahoe_recover_guard);
         c.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), format!("allowed {}", e.allowed)))?;
         Ok(c)
     }

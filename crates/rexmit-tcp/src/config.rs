@@ -70,6 +70,11 @@ pub struct TcpConfig {
     /// Thin streams: fast retransmit on the first duplicate ACK while fewer than 4 segments are
     /// in flight.
     pub thin_dupack: bool,
+    /// Tahoe only: no new fast retransmit until the cumulative ACK passes `recover`, the data
+    /// outstanding at the last one (RFC 6582 §3.2 step 1 and §4 applied to Tahoe). Off: Tahoe
+    /// as in ns-3's TcpTahoe, which seed 001 ran: duplicate ACKs drawn by its own go-back-N
+    /// resends trigger further fast retransmits, each restarting slow start.
+    pub tahoe_recover_guard: bool,
     /// TIME-WAIT duration, 2·MSL (RFC 9293 §3.3.2; MSL = 2 minutes).
     pub time_wait: Duration,
     /// Consecutive retransmission timeouts (of SYN or data) after which the connection is
@@ -105,6 +110,7 @@ impl Default for TcpConfig {
             early_retransmit: false,
             thin_linear_timeouts: false,
             thin_dupack: false,
+            tahoe_recover_guard: true,
             time_wait: Duration::from_secs(240),
             max_retransmissions: 15,
         }

@@ -83,6 +83,7 @@ pub struct Sender {
     pub(crate) dupacks: u32,
     /// `recover` was set by a go-back-N resend (timeout or Tahoe), see `recovery::may_enter`.
     pub(crate) recover_after_go_back: bool,
+    pub(crate) tahoe_recover_guard: bool,
     /// How far the last ACK of new data moved snd_una (RFC 6582 §4.1 ACK heuristic).
     pub(crate) last_ack_advance: u64,
     /// Retransmission timeouts since snd_una last advanced (RFC 9293 §3.8.3 R2 count).
@@ -149,6 +150,7 @@ impl Sender {
             probe_now: false,
             dupacks: 0,
             recover_after_go_back: false,
+            tahoe_recover_guard: cfg.tahoe_recover_guard,
             last_ack_advance: 0,
             consecutive_timeouts: 0,
             episode: None,

@@ -23,8 +23,12 @@ fn run_with(alg: RecoveryAlgorithm, rack: bool, drops: &[u64]) -> Outcome {
 }
 
 fn run_full(alg: RecoveryAlgorithm, rack: bool, ack_every: u32, drops: &[u64]) -> Outcome {
+    run_tweaked(alg, rack, ack_every, drops, |_| {})
+}
+
+fn run_tweaked(alg: RecoveryAlgorithm, rack: bool, ack_every: u32, drops: &[u64], tweak: fn(&mut TcpConfig)) -> Outcome {
     let sack = alg == RecoveryAlgorithm::Sack;
-    let c = TcpConfig {
+    let mut c = TcpConfig {
         initial_cwnd_segments: 8,
         initial_ssthresh: 100 * MSS,
         sack,
@@ -32,6 +36,7 @@ fn run_full(alg: RecoveryAlgorithm, rack: bool, ack_every: u32, drops: &[u64]) -
         ack_every,
         ..cfg(alg)
     };
+    tweak(&mut c);
     let mut n = Net::new(c.clone(), c);
     let data: Vec<u8> = (0..40_000u32).map(|i| (i % 251) as u8).collect();
     assert_eq!(n.a.send_bytes(rexmit_time::Time::ZERO, &data), data.len());
@@ -93,6 +98,17 @@ fn tahoe_two_to_four_drops_go_back_n_without_timeout() {
         ]
     );
     assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
+}
+
+#[test]
+fn tahoe_without_the_recover_guard_fast_retransmits_again_on_its_own_resends() {
+    // ns-3's TcpTahoe (seed 001): the duplicate ACKs for go-back-N resends of 18..=20 start a
+    // second fast retransmit at 620 ms, of packet 35, which was in flight, not lost: slow
+    // start from one segment again, resending 36..=40 from snd_una; its resends draw a third.
+    let o = run_tweaked(RecoveryAlgorithm::Tahoe, false, 1, &[14, 15, 16, 17], |c| c.tahoe_recover_guard = false);
+    assert_eq!((o.timeouts, o.fast_retransmits), (0, 3));
+    assert_eq!(&o.rtx[..7], &[(313, 14), (414, 15), (414, 16), (515, 17), (515, 18), (516, 19), (516, 20)]);
+    assert_eq!(&o.rtx[7..], &[(620, 35), (718, 36), (718, 37), (719, 38), (719, 39), (820, 40)]);
 }
 
 #[test]

@@ -82,6 +82,9 @@ pub(crate) fn on_timeout(s: &mut Sender, now: Time, st: &mut TcpStats) {
 /// suffices: after timeouts the heuristic mistook real drop-tail losses right at `recover` for
 /// duplicates and cost extra timeouts in the seed 001 setting (see `rexmit-endpoints` tests).
 fn may_enter(s: &Sender) -> bool {
+    if s.alg == RecoveryAlgorithm::Tahoe && !s.tahoe_recover_guard {
+        return true;
+    }
     if !s.recover_after_go_back {
         return s.snd_una >= s.recover;
     }
