@@ -8,6 +8,6 @@ user-facing front: :class:`Scenario` to build or load scenarios, :func:`run` to 
 from rexmit._core import InternalError, ScenarioError, __version__
 from rexmit.results import RunResult, run
 from rexmit.scenario import Scenario
-from rexmit import report, sweep  # noqa: E402  (sweep is callable: rexmit.sweep(...))
+from rexmit import buffer_model, report, sweep  # noqa: E402  (sweep is callable: rexmit.sweep(...))
 
-__all__ = ["Scenario", "ScenarioError", "InternalError", "RunResult", "run", "sweep", "report", "__version__"]
+__all__ = ["Scenario", "ScenarioError", "InternalError", "RunResult", "run", "sweep", "report", "buffer_model", "__version__"]

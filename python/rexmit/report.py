@@ -64,6 +64,22 @@ def as_number(value: Any) -> tuple[Optional[float], str]:
 
 
 @dataclass(frozen=True)
+class Marker:
+    """A reference line on a sweep's figures, e.g. a model's prediction.
+
+    ``axis = "x"``: a vertical line at ``value`` as the x parameter takes it (``"32MB"``,
+    ``0.01``); ``axis = "y"``: a horizontal line at ``value`` in the metric's units. ``group``
+    maps the other varied parameters to values and gives the line the colour of that curve
+    (without it the line is grey); ``metrics`` limits it to those figures (default: all)."""
+
+    value: Any
+    label: str
+    axis: str = "x"
+    group: Optional[dict[str, Any]] = None
+    metrics: Optional[Sequence[str]] = None
+
+
+@dataclass(frozen=True)
 class Figure:
     """A written figure: its name and the paths of its PNG and SVG files."""
 
@@ -210,7 +226,33 @@ def _x_positions(values: list[Any]) -> tuple[list[float], str, Optional[list[str
     return [float(labels.index(_fmt(v))) for v in values], "", labels
 
 
-def _sweep_figure(summary: pa.Table, x_param: Optional[str], metric: str, others: list[str], figures_dir: Path) -> Figure:
+def _group_key(group: dict[str, Any], others: list[str], where: str) -> tuple[Any, ...]:
+    """A marker's group as the key of a line: values of the other parameters, stored as the sweep
+    table stores them (tables and lists as sorted-key JSON)."""
+    unknown = sorted(set(group) - set(others))
+    if unknown or len(group) != len(others):
+        raise ValueError(f"{where}.group: must give a value for each of {', '.join(others) or 'no parameter'} (got {', '.join(sorted(group)) or 'none'})")
+    return tuple(json.dumps(group[o], sort_keys=True) if isinstance(group[o], (dict, list)) else group[o] for o in others)
+
+
+def _marker_position(m: Marker, unit: str, categories: Optional[list[str]], where: str) -> float:
+    if m.axis == "y":
+        if isinstance(m.value, bool) or not isinstance(m.value, (int, float)):
+            raise ValueError(f"{where}.value: {m.value!r} is not a number (a horizontal line is in the metric's units)")
+        return float(m.value)
+    if m.axis != "x":
+        raise ValueError(f"{where}.axis: {m.axis!r} is not an axis (allowed: x, y)")
+    if categories is not None:
+        if _fmt(m.value) not in categories:
+            raise ValueError(f"{where}.value: {m.value!r} is not one of the x values ({', '.join(categories)})")
+        return float(categories.index(_fmt(m.value)))
+    number, value_unit = as_number(m.value)
+    if number is None or value_unit != unit:
+        raise ValueError(f"{where}.value: {m.value!r} is not a number in the x axis unit ({unit or 'no unit'})")
+    return number
+
+
+def _sweep_figure(summary: pa.Table, x_param: Optional[str], metric: str, others: list[str], figures_dir: Path, markers: Sequence[Marker] = ()) -> Figure:
     from rexmit.sweep import PARAM_PREFIX
 
     rows = summary.to_pylist()
@@ -221,13 +263,21 @@ def _sweep_figure(summary: pa.Table, x_param: Optional[str], metric: str, others
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, r in enumerate(rows):
         groups.setdefault(tuple(r[PARAM_PREFIX + o] for o in others), []).append(i)
+    colours: dict[tuple[Any, ...], Any] = {}
     for key, idx in groups.items():
         idx = sorted(idx, key=lambda i: xs[i])
         means = [rows[i][f"{metric}.mean"] for i in idx]
         errs = [rows[i][f"{metric}.ci95"] or 0.0 for i in idx]
         # One varied key: "key = value"; several (e.g. a zipped variant): just the values.
         label = (f"{others[0]} = {_fmt(key[0])}" if len(others) == 1 else " / ".join(_fmt(v) for v in key)) or None
-        ax.errorbar([xs[i] for i in idx], [m if m is not None else float("nan") for m in means], yerr=errs, marker="o", capsize=3, label=label)
+        drawn = ax.errorbar([xs[i] for i in idx], [m if m is not None else float("nan") for m in means], yerr=errs, marker="o", capsize=3, label=label)
+        colours[key] = drawn.lines[0].get_color()
+    marks = [(i, m) for i, m in enumerate(markers) if m.metrics is None or metric in m.metrics]
+    for i, m in marks:
+        where = f"markers[{i}]"
+        colour = colours.get(_group_key(m.group, others, where), "grey") if m.group is not None else "grey"
+        draw = ax.axhline if m.axis == "y" else ax.axvline
+        draw(_marker_position(m, unit, categories, where), color=colour, linestyle="--", linewidth=1, label=m.label)
     if categories is not None:
         ax.set_xticks(range(len(categories)), categories)
     elif xs and min(xs) > 0 and max(xs) / min(xs) >= 100:
@@ -237,13 +287,13 @@ def _sweep_figure(summary: pa.Table, x_param: Optional[str], metric: str, others
     ax.set_ylabel(metric)
     ax.set_title(f"{metric}: mean and 95% CI")
     ax.grid(alpha=0.3)
-    if len(groups) > 1:
+    if len(groups) > 1 or marks:
         title = " / ".join(others) if len(others) > 1 else None
-        ax.legend(fontsize="small", title=title, title_fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(3, len(groups)))
+        ax.legend(fontsize="small", title=title, title_fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(3, len(groups) + len(marks)))
     return _save(fig, figures_dir, f"{metric}_vs_{x_label}", f"{metric} vs {x_label}")
 
 
-def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str]) -> Path:
+def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str], markers: Sequence[Marker] = (), notes: Sequence[str] = (), tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = ()) -> Path:
     from rexmit.sweep import PARAM_PREFIX, Sweep, SweepError, load, summarize
 
     sweep = Sweep.from_saved(out)
@@ -262,7 +312,7 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str])
     moves_with_x = set(sweep.zip) if x_param in sweep.zip else {x_param}
     others = [p for p in params if p not in moves_with_x]
     _clear_figures(out / "figures")
-    figures = [_sweep_figure(summary, x_param, m, others, out / "figures") for m in chosen] if summary.num_rows else []
+    figures = [_sweep_figure(summary, x_param, m, others, out / "figures", markers) for m in chosen] if summary.num_rows else []
     table_rows = []
     for r in summary.to_pylist():
         row: dict[str, Any] = {"point": r["point"], **{p: r[PARAM_PREFIX + p] for p in params}, "runs": r["runs"]}
@@ -271,16 +321,18 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str])
             row[m] = "" if mean is None else f"{mean:.6g}" + (f" ± {ci:.3g}" if ci is not None else "")
         table_rows.append(row)
     planned = pq.read_table(out / "plan.parquet").num_rows
-    notes = [f"{results.num_rows} of {planned} planned runs finished; {sweep.replications} replications per point; seeds derived from the base seed (docs/sweeps.md)."]
+    overview = [f"{results.num_rows} of {planned} planned runs finished; {sweep.replications} replications per point; seeds derived from the base seed (docs/sweeps.md)."]
     partial = [r["run_id"] for r in results.select(["run_id", "summary.partial"]).to_pylist() if r["summary.partial"]] if "summary.partial" in results.column_names else []
     if partial:
-        notes.append(f'<span class="warn">{len(partial)} runs stopped early (partial results): {", ".join(partial[:10])}</span>')
+        overview.append(f'<span class="warn">{len(partial)} runs stopped early (partial results): {", ".join(partial[:10])}</span>')
     if results.num_rows < planned:
-        notes.append('<span class="warn">The sweep is not complete: run the same <code>rexmit sweep</code> command again to finish it.</span>')
+        overview.append('<span class="warn">The sweep is not complete: run the same <code>rexmit sweep</code> command again to finish it.</span>')
+    overview.extend(html.escape(n) for n in notes)
     sections = [
-        ("Overview", "".join(f"<p>{n}</p>" for n in notes)),
+        ("Overview", "".join(f"<p>{n}</p>" for n in overview)),
         ("Figures", _embed(figures)),
         ("Summary (mean ± 95% CI half-width over replications)", _html_table(table_rows)),
+        *((title, _html_table(rows)) for title, rows in tables),
         ("Sweep file", _pre(sweep.text or json.dumps({k: v for k, v in sweep.to_dict().items() if k != "base"}, indent=2))),
         ("Base scenario (every run is this with the parameters above and its own seed; scenarios/&lt;run_id&gt;.toml holds each one exactly)", _pre(sweep.base.to_toml())),
     ]
@@ -289,16 +341,28 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str])
     return report
 
 
-def report(out_dir: Union[str, Path], metrics: Optional[Sequence[str]] = None, x: Optional[str] = None) -> Path:
+def report(
+    out_dir: Union[str, Path],
+    metrics: Optional[Sequence[str]] = None,
+    x: Optional[str] = None,
+    markers: Sequence[Marker] = (),
+    notes: Sequence[str] = (),
+    tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = (),
+) -> Path:
     """Write ``figures/`` and ``report.html`` for a run or sweep directory; returns the HTML path.
 
     For a sweep, ``metrics`` are result columns (e.g. ``flow.cbr0.throughput_bps``) drawn
     against the varied parameter ``x``; the defaults come from the sweep file's ``[report]``
-    table, else every flow's throughput against the first varied parameter.
+    table, else every flow's throughput against the first varied parameter. A caller (such as a
+    reproduction recipe) may add ``markers`` (reference lines such as a model's predictions), ``notes``
+    (paragraphs of plain text for the overview) and ``tables`` (titled lists of rows); these are
+    not stored in the sweep directory, so a later ``rexmit report DIR`` leaves them out.
     """
     out = Path(out_dir)
     if (out / "sweep.json").is_file():
-        return _sweep_report(out, metrics, x)
+        return _sweep_report(out, metrics, x, markers, notes, tables)
+    if markers or notes or tables:
+        raise ValueError(f"{out_dir}: markers, notes and tables apply to sweep reports only")
     if (out / "summary.json").is_file():
         return _run_report(out)
     raise FileNotFoundError(f"{out_dir}: neither a run directory (summary.json) nor a sweep directory (sweep.json)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Optional
 
+from rexmit.recipes.buffer_sizing import buffer_sizing
 from rexmit.recipes.common import Claim
 from rexmit.recipes.tcp_sack import tcp_sack
 
@@ -13,6 +14,7 @@ Recipe = Callable[[Path, bool, Optional[int]], list[Claim]]
 
 RECIPES: dict[str, Recipe] = {
     "tcp-sack": tcp_sack,
+    "buffer-sizing": buffer_sizing,
 }
 
 __all__ = ["Claim", "RECIPES", "Recipe"]
