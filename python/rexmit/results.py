@@ -9,6 +9,10 @@ and seed, byte for byte):
 - ``links.parquet``   one row per link direction
 - ``nodes.parquet``   one row per node (drop counters)
 - ``timeseries.parquet`` requested time series in long form: series, t_ns, t_s, value
+- ``messages.parquet``  every delivered message of the message apps (sctp_messages,
+  tcp_messages): flow, msg, sent_ns, latency_ns, rtx, size (+ sent_s, latency_s), if any
+- ``responses.parquet`` every request of the http apps: flow, request, requested_ns, size,
+  completed, completion_ns (+ requested_s, completion_s), if any
 - ``pcap/*.pcap``     packet captures, if requested
 - ``run_info.json``   wall time and speed (varies between runs)
 """
@@ -23,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 
 from rexmit import _core
@@ -51,6 +56,28 @@ def _table(rows: list[dict[str, Any]]) -> pa.Table:
     return pa.table(cols)
 
 
+def _flow_tables(entries: list[dict[str, Any]]) -> dict[str, pa.Table]:
+    """Per-flow integer tables from the run, concatenated per table name in long form (a
+    ``flow`` column first); every ``*_ns`` column also comes as seconds (``*_s``)."""
+    by_name: dict[str, dict[str, list[Any]]] = {}
+    for e in entries:
+        cols = {name: list(values) for name, values in e["columns"]}
+        rows = len(next(iter(cols.values()), []))
+        acc = by_name.setdefault(e["table"], {"flow": []})
+        acc["flow"].extend([e["flow"]] * rows)
+        for name, values in cols.items():
+            acc.setdefault(name, []).extend(values)
+    tables: dict[str, pa.Table] = {}
+    for name, cols in by_name.items():
+        arrays: dict[str, pa.Array] = {"flow": pa.array(cols.pop("flow"), pa.string())}
+        for col, values in cols.items():
+            arrays[col] = pa.array(values, pa.uint64())
+            if col.endswith("_ns"):
+                arrays[col[:-3] + "_s"] = pa.array([v / 1e9 for v in values], pa.float64())
+        tables[name] = pa.table(arrays)
+    return tables
+
+
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(data)
@@ -74,6 +101,8 @@ class RunResult:
     nodes: list[dict[str, Any]]
     series: dict[str, tuple[list[int], list[float]]] = field(default_factory=dict)
     pcap_files: list[str] = field(default_factory=list)
+    #: Per-flow tables by name (``messages``, ``responses``), long form with a ``flow`` column.
+    tables: dict[str, pa.Table] = field(default_factory=dict)
 
     @property
     def partial(self) -> Optional[str]:
@@ -91,6 +120,16 @@ class RunResult:
             if link["name"] == name:
                 return link
         raise KeyError(f"no link direction named {name!r}")
+
+    def table(self, name: str, flow: Optional[str] = None) -> pa.Table:
+        """A per-flow table (``"messages"``: one row per delivered message with its latency and
+        retransmission count; ``"responses"``: one row per HTTP request), optionally one flow's."""
+        if name not in self.tables:
+            raise KeyError(f"no table {name!r} in this run (tables: {', '.join(self.tables) or 'none'})")
+        t = self.tables[name]
+        if flow is not None:
+            t = t.filter(pa.compute.equal(t["flow"], flow))
+        return t
 
     def flows_table(self) -> pa.Table:
         return _table(self.flows)
@@ -125,6 +164,8 @@ class RunResult:
         _atomic_write_table(out / "links.parquet", self.links_table())
         _atomic_write_table(out / "nodes.parquet", _table(self.nodes))
         _atomic_write_table(out / "timeseries.parquet", self.series_table())
+        for name, table in self.tables.items():
+            _atomic_write_table(out / f"{name}.parquet", table)
         wall = self.summary.get("wall_time_s", 0.0) or 0.0
         info = {
             "wall_time_s": wall,
@@ -150,6 +191,7 @@ def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
         nodes=[_flatten(r) for r in data["nodes"]],
         series=series,
         pcap_files=list(data["pcap_files"]),
+        tables=_flow_tables(data.get("tables", [])),
     )
 
 
