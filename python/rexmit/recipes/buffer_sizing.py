@@ -29,7 +29,7 @@ B_PACKETS = 7000
 SETTINGS = [(0.0005, 0.0125), (0.001, 0.025), (0.002, 0.05)]
 QUICK_SETTINGS = [(0.0005, 0.0125)]
 # Buffer sizes (payload bytes; MB = 10^6 B), around the model's predictions (Table I below).
-GRIDS = {"newreno": ["24MB", "64MB", "128MB", "256MB", "512MB"], "sack": ["18MB", "24MB", "30MB", "36MB", "48MB"]}
+GRIDS = {"newreno": ["24MB", "64MB", "128MB", "256MB", "512MB"], "sack": ["18MB", "24MB", "30MB", "36MB"]}
 QUICK_GRIDS = {"newreno": ["24MB", "128MB"], "sack": ["18MB", "36MB"]}
 # The buffer not being varied: as large as a receive buffer may be (2^30 B), far above every U.
 UNLIMITED = 1 << 30
@@ -225,12 +225,13 @@ def buffer_sizing(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
     initial window 1000 segments and ssthresh just below the loss point (a short start-up);
     NewReno without SACK and with RTO.min 30 s so that a timeout does not end its N-RTT recovery
     (RFC 6582 restarts the timer on the first partial ACK only; the full run shows that case too).
-    Full: 60 s per run, 5 buffer sizes per curve. Quick: 10 s, (a, b) = (0.0005, 0.0125) only,
-    2 sizes per curve (one below and one above the model's prediction).
+    Full: 40 s per run (one or two loss episodes after the start-up), 5 (NewReno) or 4 (SACK)
+    buffer sizes per curve. Quick: 10 s, (a, b) = (0.0005, 0.0125) only, 2 sizes per curve (one
+    below and one above the model's prediction).
     """
     settings = QUICK_SETTINGS if quick else SETTINGS
     grids = QUICK_GRIDS if quick else GRIDS
-    stop = "10s" if quick else "60s"
+    stop = "10s" if quick else "40s"
     ssthresh = _initial_ssthresh(settings)
     table = _table_i(settings)
     out.mkdir(parents=True, exist_ok=True)

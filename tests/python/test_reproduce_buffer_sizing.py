@@ -1,0 +1,98 @@
+"""`rexmit reproduce buffer-sizing --quick` (seed 003 Fig. 4, Table I), and the report markers it
+draws the model with."""
+
+import csv
+import html
+import json
+import re
+
+import pytest
+
+import rexmit
+from conftest import rexmit_cli
+from rexmit import buffer_model
+from rexmit.report import Marker, report
+from rexmit.sweep import Sweep, run_sweep
+from test_sweep import chain_sweep
+
+FIGURES = ["fig4_newreno_send_buffer", "fig4_newreno_recv_buffer", "fig4_sack_send_buffer", "fig4_sack_recv_buffer"]
+
+
+def test_buffer_sizing_quick_reproduction(tmp_path):
+    out = tmp_path / "buffer-sizing"
+    r = rexmit_cli("reproduce", "buffer-sizing", "--quick", "--out", str(out), "--jobs", "2")
+    q = buffer_model.required_buffers(200e6, 0.3, 7000, 1500, 0.0005, 0.0125)
+    for fig in FIGURES:
+        page = html.unescape((out / fig / "report.html").read_text())
+        assert len(list((out / fig / "figures").glob("*.png"))) == 3  # utilisation, goodput, max rtx queue
+        # The model's size is drawn on the figure (seed 003 Fig. 4) and Table I is in the report.
+        need = q.newreno_bytes if "newreno" in fig else q.sack_bytes
+        svg = next((out / fig / "figures").glob("link.R1-_R2.utilization*.svg")).read_text()
+        assert f"model a=0.0005 b=0.0125: {need / 1e6:.1f} MB" in svg
+        assert "Table I" in page and "B = 7000 packets" in page
+    with (out / "table_I.csv").open() as f:
+        (row,) = list(csv.DictReader(f))
+    assert float(row["NewReno Q packets"]) == round(q.newreno_packets)
+    assert float(row["SACK Q packets"]) == round(q.sack_packets)
+    claims = json.loads((out / "claims.json").read_text())
+    assert len(claims) == 6 and all(c["numbers"] for c in claims)
+    # Every claim but SACK's "small impact": its ≤ 5% spread needs runs longer than the quick
+    # 10 s, where one stall and the burst after it weigh more (see the full run in README).
+    for c in claims:
+        if "small impact" not in c["text"]:
+            assert c["holds"], c
+    assert "[reproduced] NewReno: goodput reaches its maximum" in r.stdout
+
+
+SWEEP = chain_sweep(
+    1,
+    3,
+    '{ rate = "10Mbps", delay = "5ms" }',
+    "2Mbps",
+    tail='[grid]\n"apps[0].rate" = ["2Mbps", "4Mbps"]\n"apps[0].packet_size" = [500, 1000]\n',
+)
+
+
+@pytest.fixture
+def small_sweep(tmp_path):
+    out = tmp_path / "s"
+    run_sweep(Sweep.from_toml(SWEEP), out, jobs=1, progress=False)
+    return out
+
+
+def test_markers_notes_and_tables_in_a_sweep_report(small_sweep):
+    metric = "flow.cbr0.throughput_bps"
+    marks = [
+        Marker("3Mbps", "threshold for 500 B", group={"apps[0].packet_size": 500}),
+        Marker(2.5e6, "expected level", axis="y", metrics=[metric]),
+        Marker("1Mbps", "not on this figure", metrics=["flow.cbr0.delay_mean_s"]),
+    ]
+    page = html.unescape(report(small_sweep, metrics=[metric], markers=marks, notes=["a note & more"], tables=[("Extra table", [{"k": "v1"}])]).read_text())
+    svg = next((small_sweep / "figures").glob("*.svg")).read_text()
+    assert "threshold for 500 B" in svg and "expected level" in svg
+    assert "not on this figure" not in svg
+    assert "a note & more" in page and "Extra table" in page and "v1" in page
+    # Without markers the figure has neither.
+    report(small_sweep, metrics=[metric])
+    assert "threshold for 500 B" not in next((small_sweep / "figures").glob("*.svg")).read_text()
+
+
+@pytest.mark.parametrize(
+    ("marker", "message"),
+    [
+        (Marker("3s", "wrong unit"), "markers[0].value: '3s' is not a number in the x axis unit (bit/s)"),
+        (Marker("3Mbps", "bad group", group={"apps[0].rate": "2Mbps"}), "markers[0].group: must give a value for each of apps[0].packet_size"),
+        (Marker("high", "not a number", axis="y"), "markers[0].value: 'high' is not a number"),
+        (Marker(1.0, "bad axis", axis="z"), "markers[0].axis: 'z' is not an axis"),
+    ],
+)
+def test_bad_markers_are_errors_naming_the_marker(small_sweep, marker, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        report(small_sweep, metrics=["flow.cbr0.throughput_bps"], markers=[marker])
+
+
+def test_markers_are_for_sweeps_only(tmp_path, examples):
+    out = tmp_path / "run"
+    rexmit.run(rexmit.Scenario.load(examples / "udp_dumbbell.toml"), out_dir=out)
+    with pytest.raises(ValueError, match="sweep reports only"):
+        report(out, markers=[Marker(1.0, "x")])
