@@ -52,7 +52,7 @@ pub struct MessagesApp {
 #[derive(Clone, Debug)]
 pub enum SctpApp {
     Bulk(MessageApp),
-    Messages(MessagesApp),
+    Messages(Box<MessagesApp>),
 }
 
 impl From<MessageApp> for SctpApp {
@@ -63,7 +63,7 @@ impl From<MessageApp> for SctpApp {
 
 impl From<MessagesApp> for SctpApp {
     fn from(a: MessagesApp) -> Self {
-        SctpApp::Messages(a)
+        SctpApp::Messages(Box::new(a))
     }
 }
 

@@ -53,7 +53,7 @@ pub struct MessagesApp {
 #[derive(Clone, Debug)]
 pub enum TcpApp {
     Bulk(BulkApp),
-    Messages(MessagesApp),
+    Messages(Box<MessagesApp>),
 }
 
 impl From<BulkApp> for TcpApp {
@@ -64,7 +64,7 @@ impl From<BulkApp> for TcpApp {
 
 impl From<MessagesApp> for TcpApp {
     fn from(a: MessagesApp) -> Self {
-        TcpApp::Messages(a)
+        TcpApp::Messages(Box::new(a))
     }
 }
 

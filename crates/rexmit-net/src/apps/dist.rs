@@ -75,10 +75,10 @@ impl Dist {
     /// §6.2 gives the HTTP response sizes as a minimum and a mean, not a shape.
     pub fn pareto_with_mean(min: u64, mean: f64, max: Option<u64>) -> Result<Dist, String> {
         let xm = min as f64;
-        if !(xm > 0.0) {
+        if min == 0 {
             return Err(format!("the minimum must be > 0, got {min}"));
         }
-        if !(mean > xm) || !mean.is_finite() {
+        if !mean.is_finite() || mean <= xm {
             return Err(format!("the mean {mean} must be above the minimum {min}"));
         }
         let Some(cap) = max else {
@@ -98,11 +98,11 @@ impl Dist {
     /// (trace statistics such as seed 004 Table 1 give the mean of what was observed, which
     /// never exceeds the observed maximum).
     pub fn exponential_with_mean(mean: f64, min: u64, max: Option<u64>) -> Result<Dist, String> {
-        if !(mean > min as f64) || !mean.is_finite() {
+        if !mean.is_finite() || mean <= min as f64 {
             return Err(format!("the mean {mean} must be above the minimum {min}"));
         }
         let Some(cap) = max else { return Ok(Dist::Exponential { mean, min, max: None }) };
-        if !(cap as f64 > mean) {
+        if cap as f64 <= mean {
             return Err(format!("the maximum {cap} must be above the mean {mean}"));
         }
         // The clamped mean grows with the unclamped one: solve on the unclamped excess θ.
