@@ -111,11 +111,12 @@ impl MessageGen {
 /// Ready-made sources (`source = "..."` in a scenario); explicitly given fields override them.
 ///
 /// The thin streams follow seed 004 Table 1. The table's numbers did not survive in the seed
-/// text this project has (only its layout and the §3.2 prose); the values below are those of
-/// the published table (Petlund et al., Multimedia Systems 15 (2009), Table 1), except where
-/// §3.2 states them (Casa: 241-byte packets, bursts of four about 305 ms apart every 30 s;
-/// Skype: interarrival averaging 34 ms). Check them against the original before relying on
-/// exact values.
+/// text this project has (only its layout, its "< 1" entries and the §3.2 prose); the values
+/// below are the published table's as recalled (Petlund et al., Multimedia Tools and
+/// Applications 45 (2009) 33–60, Table 1; their "< 1" pattern matches the seed's layout),
+/// except where §3.2 states them (Casa: 241-byte packets, bursts of four about 305 ms apart
+/// every 30 s; Skype: interarrival averaging 34 ms). Check them against the original paper
+/// before relying on exact values.
 ///
 /// Choice of distributions, each matching the table's average:
 /// - Interactive streams (SSH, RDP, World of Warcraft, Anarchy Online): human think time, with
