@@ -382,6 +382,9 @@ impl Agent for SctpAgent {
                     // Duplicate TSNs the receiver reported: the spurious retransmissions the
                     // sender itself can infer (seed 002 §IV); ground truth is the receiver's.
                     ("dup_tsns_reported", st.dup_tsns_reported as f64),
+                    // Seed 002 §IV.A: first transmission to first retransmission of a chunk.
+                    ("recovery_time_mean_s", if st.recovery_time_count > 0 { st.recovery_time_total.as_secs_f64() / st.recovery_time_count as f64 } else { f64::NAN }),
+                    ("recovery_time_max_s", st.recovery_time_max.as_secs_f64()),
                     ("thin_s", st.thin_time_until(now).as_secs_f64()),
                 ]);
                 for (i, p) in st.paths.iter().enumerate().take(4) {

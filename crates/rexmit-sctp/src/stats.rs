@@ -124,6 +124,11 @@ pub struct SctpStats {
     pub rack_timer_expiries: u64,
     /// Recoveries that began with the acknowledgement of a tail loss probe (seed 002 §V.A).
     pub tail_recoveries: u64,
+    /// Seed 002 §IV.A recovery time: from a chunk's first transmission to its first
+    /// retransmission, summed over retransmitted chunks, with their count and the maximum.
+    pub recovery_time_total: Duration,
+    pub recovery_time_count: u64,
+    pub recovery_time_max: Duration,
     /// DATA chunks dropped by this receiver when reneging.
     pub reneged_chunks: u64,
     /// TSNs this sender saw reneged (gap-acked, then missing from a later SACK).

@@ -110,6 +110,9 @@ fn rack_marks_a_chunk_lost_once_a_later_sent_chunk_is_acked_and_the_window_passe
             assert_eq!(data_tsns(&out), vec![2], "RACK retransmits at once");
             assert_eq!(a.stats().rtx_by_cause.rack, 1);
             assert_eq!(a.stats().fast_recoveries, 1);
+            // Seed 002's recovery time: first transmission (t1) to retransmission (t1 + 30).
+            assert_eq!(a.stats().recovery_time_count, 1);
+            assert_eq!(a.stats().recovery_time_total, ms(30));
         } else {
             assert_eq!(data_tsns(&out), Vec::<u32>::new(), "one miss indication is not three");
         }
@@ -128,6 +131,7 @@ fn rack_timer_fires_a_quarter_rtt_after_the_ack_for_a_single_gap() {
     a.handle_timeout(t1 + ms(25));
     assert_eq!(data_tsns(&drain(&mut a, t1 + ms(25))), vec![2]);
     assert_eq!(a.stats().rack_timer_expiries, 1);
+    assert_eq!(a.stats().recovery_time_max, ms(25));
 }
 
 #[test]

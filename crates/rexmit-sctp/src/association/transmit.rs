@@ -110,6 +110,7 @@ impl Association {
         let Some(e) = self.rtxq.get_mut(tsn) else {
             return;
         };
+        let first_rtx = (e.tx_count == 1).then(|| now.saturating_since(e.sent_at));
         e.state = TsnState::InFlight;
         e.path = p;
         e.sent_at = now;
@@ -121,6 +122,11 @@ impl Association {
         path.last_sent = now;
         self.peer_rwnd = self.peer_rwnd.saturating_sub(len);
         self.stats.paths[p].data_chunks_sent += 1;
+        if let Some(d) = first_rtx {
+            self.stats.recovery_time_total += d;
+            self.stats.recovery_time_count += 1;
+            self.stats.recovery_time_max = self.stats.recovery_time_max.max(d);
+        }
         if rtx {
             self.stats.retransmissions += 1;
             self.stats.rtx_by_cause.count(cause, first);
