@@ -314,6 +314,9 @@ impl Agent for TcpAgent {
                     ("fast_retransmits", st.fast_retransmits as f64),
                     ("timeouts", st.timeouts as f64),
                     ("recoveries", st.recoveries.len() as f64),
+                    ("recovery_mean_s", episode_stat(&st.recoveries, now, |d| d.iter().sum::<f64>() / d.len().max(1) as f64)),
+                    ("recovery_max_s", episode_stat(&st.recoveries, now, |d| d.iter().cloned().fold(0.0, f64::max))),
+                    ("recovery_total_s", episode_stat(&st.recoveries, now, |d| d.iter().sum())),
                     ("dsacks_received", st.dsacks_received as f64),
                     ("rtx_queue_bytes_max", st.rtx_queue_bytes_max as f64),
                     ("app_blocked_s", st.app_blocked.as_secs_f64()),
@@ -367,5 +370,15 @@ impl Agent for TcpAgent {
             Role::Sender { .. } => &["cwnd", "ssthresh", "pipe", "rtx_queue_bytes", "send_buffer_bytes", "bytes_acked", "srtt_s", "rto_s"],
             Role::Receiver { .. } => &["bytes_delivered", "ooo_bytes"],
         }
+    }
+}
+
+/// A statistic of the recovery episodes' durations (start to end; one still open ends `now`).
+fn episode_stat(eps: &[rexmit_tcp::RecoveryEpisode], now: Time, f: impl Fn(&[f64]) -> f64) -> f64 {
+    let d: Vec<f64> = eps.iter().map(|e| e.end.unwrap_or(now).saturating_since(e.start).as_secs_f64()).collect();
+    if d.is_empty() {
+        0.0
+    } else {
+        f(&d)
     }
 }

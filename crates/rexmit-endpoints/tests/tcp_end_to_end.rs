@@ -43,5 +43,10 @@ fn burst_losses_are_recovered_by_every_variant() {
         assert!(m["retransmits"] > 0.0, "{rec:?}: {m:?}");
         assert!(m["bytes_delivered"] >= m["bytes_acked"], "{rec:?}: acked data was delivered");
         assert!(m["goodput_bps"] > 0.3e6, "{rec:?}/{cc:?}: {m:?}");
+        // Recovery episodes: each lasts at least one round trip (≈ 100 ms here) and their
+        // total stays within the run.
+        assert!(m["recoveries"] > 0.0, "{rec:?}");
+        assert!(m["recovery_max_s"] >= m["recovery_mean_s"] && m["recovery_mean_s"] >= 0.1, "{rec:?}: {m:?}");
+        assert!(m["recovery_total_s"] <= 30.0 && m["recovery_total_s"] >= m["recovery_max_s"], "{rec:?}: {m:?}");
     }
 }
