@@ -187,6 +187,7 @@ impl SctpAgent {
     fn pump(&mut self, ctx: &mut Ctx<'_>) {
         let Some(rc) = self.assoc.clone() else { return };
         let now = ctx.now;
+        let mut connected = false;
         loop {
             let mut progress = false;
             {
@@ -232,7 +233,11 @@ impl SctpAgent {
                             let msg = log.unwrap_msg(msg);
                             log.on_delivery(msg, now);
                         }
-                        Event::SendBufferSpace | Event::Connected { .. } => progress = true,
+                        Event::Connected { .. } => {
+                            progress = true;
+                            connected = true;
+                        }
+                        Event::SendBufferSpace => progress = true,
                         _ => {}
                     }
                 }
@@ -246,6 +251,14 @@ impl SctpAgent {
         }
         let deadline = rc.borrow().poll_timeout();
         self.timer.arm(ctx, deadline);
+        if connected {
+            // A message application sends once its association is up, as a socket
+            // application does (seed 002's client starts on the established notification).
+            if let Role::Sender { app: SctpApp::Messages(m), .. } = &mut self.role {
+                m.gen.start(now);
+            }
+            self.generate(ctx);
+        }
     }
 
     /// Move the message source's due messages to the backlog and arm its next one.
@@ -304,10 +317,6 @@ impl Agent for SctpAgent {
             self.truth.borrow_mut().receiver = Some(rc.clone());
         }
         self.assoc = Some(rc);
-        if let Role::Sender { app: SctpApp::Messages(m), .. } = &mut self.role {
-            m.gen.start(ctx.now);
-        }
-        self.generate(ctx);
         self.pump(ctx);
     }
 

@@ -169,6 +169,7 @@ impl TcpAgent {
     fn pump(&mut self, ctx: &mut Ctx<'_>) {
         let Some(conn) = self.conn.as_mut() else { return };
         let now = ctx.now;
+        let mut connected = false;
         loop {
             let mut progress = false;
             if let Role::Sender { app, written, .. } = &mut self.role {
@@ -198,6 +199,7 @@ impl TcpAgent {
                 ctx.send(IpPacket::new(self.local, dst, Transport::Tcp(seg)));
             }
             while let Some(ev) = conn.poll_event() {
+                connected |= ev == Event::Connected;
                 if let Event::Delivered { .. } = ev {
                     let got = conn.recv(usize::MAX).len() as u64;
                     if got > 0 {
@@ -225,6 +227,13 @@ impl TcpAgent {
             }
         }
         self.timer.arm(ctx, conn.poll_timeout());
+        if connected {
+            // A message application sends once its connection is up.
+            if let Role::Sender { app: TcpApp::Messages(m), .. } = &mut self.role {
+                m.gen.start(now);
+            }
+            self.generate(ctx);
+        }
     }
 }
 
@@ -255,10 +264,6 @@ impl Agent for TcpAgent {
             }
             Role::Receiver { .. } => self.conn = Some(Connection::listen(self.cfg.clone(), self.local_port, self.iss)),
         }
-        if let Role::Sender { app: TcpApp::Messages(m), .. } = &mut self.role {
-            m.gen.start(ctx.now);
-        }
-        self.generate(ctx);
         self.pump(ctx);
     }
 
