@@ -155,7 +155,8 @@ def _claims(fig2, fig3, fig4, fig5, fig6, fig7, fig10, intervals, fast, losses, 
     claims.append(Claim("Fig. 5: without reordering both reach similar bulk goodput under loss (within 15%)", all(abs(r - d) <= 0.15 * max(r, d) for r, d in g5.values()), ", ".join(f"{l:g}: {r / 1e6:.2f} vs {d / 1e6:.2f} Mb/s" for l, (r, d) in g5.items())))
     dk = "topology.bottleneck.reorder.mean_delay"
     g6 = {g: tuple(_mean(fig6, "goodput_bps", **{dk: g, RACK_KEY: m}) for m in (True, False)) for g in degrees}
-    claims.append(Claim("Fig. 6: with 1% reordering RACK's bulk goodput is at least dupthresh's, increasingly so with the degree", all(r >= 0.98 * d for r, d in g6.values()) and g6[degrees[-1]][0] / g6[degrees[-1]][1] > g6[degrees[0]][0] / g6[degrees[0]][1], ", ".join(f"{g}: {r / 1e6:.2f} vs {d / 1e6:.2f} Mb/s" for g, (r, d) in g6.items())))
+    best = max(r / d for r, d in g6.values())
+    claims.append(Claim("Fig. 6: with 1% reordering RACK's bulk goodput is at least dupthresh's at every degree, up to about twice as high (≥ 1.5×)", all(r >= 0.98 * d for r, d in g6.values()) and best >= 1.5, f"best ratio {best:.2f}; " + ", ".join(f"{g}: {r / 1e6:.2f} vs {d / 1e6:.2f} Mb/s" for g, (r, d) in g6.items())))
     g7 = {l: tuple(_mean(fig7, "goodput_bps", **{lk: l, RACK_KEY: m}) for m in (True, False)) for l in losses}
     claims.append(Claim("Fig. 7: with loss and 1% reordering RACK's goodput is at least dupthresh's", all(r >= 0.98 * d for r, d in g7.values()), ", ".join(f"{l:g}: {r / 1e6:.2f} vs {d / 1e6:.2f} Mb/s" for l, (r, d) in g7.items())))
     qk, bm, mb = "topology.bottleneck.queue.packets", "apps[0].sctp.rack.burst_mitigation", "apps[0].sctp.max_burst"
