@@ -94,3 +94,22 @@ def test_validate_resolves_pcap_targets_without_writing(examples, tmp_path, monk
     bad.write_text((examples / "udp_dumbbell.toml").read_text().replace('link = "R1->R2"\n\n', 'link = "R1->R9"\n\n').replace('[[metrics.pcap]]\nlink = "R1->R2"', '[[metrics.pcap]]\nlink = "R1->R9"'))
     r = rexmit_cli("validate", str(bad), check=False)
     assert r.returncode == 2 and "metrics.pcap[0].link" in r.stderr
+
+
+def test_memory_guard_stops_a_growing_run_and_keeps_partial_results(tmp_path):
+    # 1 Gb/s into a 1 Mb/s link with room for 50 M packets: the queue grows without bound
+    # until limits.max_memory stops the run (the wall-time guard is only a safety net).
+    f = tmp_path / "grow.toml"
+    f.write_text(
+        'stop_time = "100000s"\n[limits]\nmax_memory = "300MiB"\nmax_wall_time = "60s"\n'
+        '[topology]\nkind = "chain"\nnodes = ["A", "B", "C"]\n'
+        'links = [{ rate = "10Gbps", delay = "1ms" }, { rate = "1Mbps", delay = "1ms", queue = { packets = 50000000 } }]\n'
+        '[[apps]]\nname = "f"\nkind = "udp_cbr"\nfrom = "A"\nto = "C"\nrate = "1Gbps"\npacket_size = 1500\n'
+    )
+    out = tmp_path / "o"
+    r = rexmit_cli("run", str(f), "--out", str(out), check=False)
+    assert r.returncode == 3, r.stderr[-500:]
+    assert "limits.max_memory" in r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert "max_memory" in summary["partial"]
+    assert pq.read_table(out / "flows.parquet").num_rows == 1

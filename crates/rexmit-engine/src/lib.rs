@@ -3,8 +3,9 @@
 //!
 //! Owns: ordering of events (by time, ties broken by scheduling order, so runs are deterministic),
 //! randomness (every draw comes from a stream named by the model that uses it), and stopping
-//! (stop time, event-count and wall-time guards, interruption). Does not own: what an event means.
+//! (stop time, event-count, wall-time and memory guards, interruption). Does not own: what an event means.
 
+pub mod memory;
 pub mod queue;
 pub mod rng;
 pub mod run;

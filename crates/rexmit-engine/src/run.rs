@@ -113,6 +113,11 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
                         return Err(RunError::WallTimeLimit { max_wall: max, at: self.now });
                     }
                 }
+                if let Some(max) = limits.max_memory {
+                    if let Some(used) = crate::memory::resident_bytes().filter(|u| *u > max) {
+                        return Err(RunError::MemoryLimit { max_memory: max, used, at: self.now });
+                    }
+                }
                 if last_report.elapsed() >= limits.progress_every {
                     last_report = std::time::Instant::now();
                     let p = Progress { now: self.now, stop_time: limits.stop_time, events: self.processed, wall };
@@ -137,13 +142,16 @@ pub struct RunLimits {
     pub max_events: Option<u64>,
     /// Stop with an error after this much wall time.
     pub max_wall: Option<std::time::Duration>,
+    /// Stop with an error once the process's resident memory exceeds this many bytes (checked
+    /// with the wall clock; Linux only, elsewhere the guard is inert).
+    pub max_memory: Option<u64>,
     /// How often (wall time) the progress callback is called.
     pub progress_every: std::time::Duration,
 }
 
 impl RunLimits {
     pub fn until(stop_time: Time) -> Self {
-        RunLimits { stop_time, max_events: None, max_wall: None, progress_every: std::time::Duration::from_millis(250) }
+        RunLimits { stop_time, max_events: None, max_wall: None, max_memory: None, progress_every: std::time::Duration::from_millis(250) }
     }
 }
 
@@ -178,13 +186,14 @@ pub struct RunOutcome {
 pub enum RunError {
     EventLimit { max_events: u64, at: Time },
     WallTimeLimit { max_wall: std::time::Duration, at: Time },
+    MemoryLimit { max_memory: u64, used: u64, at: Time },
     Interrupted { at: Time },
 }
 
 impl RunError {
     pub fn at(&self) -> Time {
         match self {
-            RunError::EventLimit { at, .. } | RunError::WallTimeLimit { at, .. } | RunError::Interrupted { at } => *at,
+            RunError::EventLimit { at, .. } | RunError::WallTimeLimit { at, .. } | RunError::MemoryLimit { at, .. } | RunError::Interrupted { at } => *at,
         }
     }
 }
@@ -202,6 +211,13 @@ impl fmt::Display for RunError {
                 "run stopped at t = {:.6} s: wall-time limit of {:.1} s exceeded (limits.max_wall_time)",
                 at.as_secs_f64(),
                 max_wall.as_secs_f64()
+            ),
+            RunError::MemoryLimit { max_memory, used, at } => write!(
+                f,
+                "run stopped at t = {:.6} s: resident memory {:.1} MiB exceeds limits.max_memory ({:.1} MiB)",
+                at.as_secs_f64(),
+                *used as f64 / (1 << 20) as f64,
+                *max_memory as f64 / (1 << 20) as f64
             ),
             RunError::Interrupted { at } => write!(f, "run interrupted at t = {:.6} s", at.as_secs_f64()),
         }
@@ -256,6 +272,27 @@ mod tests {
         limits.progress_every = std::time::Duration::ZERO;
         let err = s.run(&limits, |s, _, _| s.schedule_in(Duration::from_nanos(1), ()), |_| false).unwrap_err();
         assert!(matches!(err, RunError::Interrupted { .. }));
+    }
+
+    #[test]
+    fn memory_limit_stops_a_model_that_grows_without_bound() {
+        if crate::memory::resident_bytes().is_none() {
+            return; // no /proc: the guard is documented as inert here
+        }
+        let mut s: Scheduler<Vec<u8>> = Scheduler::new();
+        s.schedule(Time::ZERO, Vec::new());
+        let mut limits = RunLimits::until(Time::MAX);
+        limits.max_memory = Some(crate::memory::resident_bytes().unwrap() + (64 << 20));
+        // Every event schedules two more, each holding 4 KiB: memory grows until the guard.
+        let err = s
+            .run(&limits, |s, _, _| {
+                s.schedule_in(Duration::from_nanos(1), vec![1; 4096]);
+                s.schedule_in(Duration::from_nanos(2), vec![1; 4096]);
+            }, |_| true)
+            .unwrap_err();
+        let RunError::MemoryLimit { max_memory, used, .. } = err.clone() else { panic!("{err:?}") };
+        assert!(used > max_memory);
+        assert!(err.to_string().contains("limits.max_memory"));
     }
 
     #[test]

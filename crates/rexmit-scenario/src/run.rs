@@ -13,6 +13,7 @@ pub fn run(s: &Scenario, out_dir: Option<&Path>, progress: impl FnMut(Progress) 
     let mut limits = RunLimits::until(Time::ZERO + s.stop_time.0);
     limits.max_events = s.limits.max_events;
     limits.max_wall = s.limits.max_wall_time.map(|d| std::time::Duration::from_nanos(d.0.as_nanos()));
+    limits.max_memory = s.limits.max_memory.map(|b| b.0);
     let started = std::time::Instant::now();
     let outcome = sim.run(&limits, progress);
     let wall = started.elapsed().as_secs_f64();

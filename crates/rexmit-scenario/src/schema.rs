@@ -45,6 +45,9 @@ pub struct Limits {
     /// Stop with an error after this much wall-clock time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_wall_time: Option<DurationStr>,
+    /// Stop with an error once the simulator's resident memory exceeds this (e.g. "2GiB").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_memory: Option<crate::units::Bytes>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

@@ -27,6 +27,9 @@ pub fn validate(s: &Scenario) -> Result<()> {
     if s.limits.max_wall_time.is_some_and(|d| d.0.is_zero()) {
         return err("limits.max_wall_time", "must be > 0");
     }
+    if s.limits.max_memory.is_some_and(|b| b.0 < 1 << 20) {
+        return err("limits.max_memory", "must be ≥ 1MiB");
+    }
     match s.topology.as_ref().map(|t| t.resolve("topology")).transpose()? {
         None => {}
         Some(TopologySpec::Chain { nodes, links }) => {

@@ -131,6 +131,7 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("missing rate", "rate = \"1Mbps\"\n", "", "apps[0].rate", "required for kind \"udp_cbr\""),
     ("start after stop_time", APP, "packet_size = 1000\nstart = \"2s\"", "apps[0].start", "stop_time"),
     ("zero stop time", "stop_time = \"1s\"", "stop_time = \"0s\"", "stop_time", "> 0"),
+    ("memory budget too small", "stop_time = \"1s\"", "stop_time = \"1s\"\n[limits]\nmax_memory = \"4KiB\"", "limits.max_memory", "1MiB"),
     ("chain link count", ", { rate = \"10Mbps\", delay = \"1ms\" } ]", " ]", "topology.links", "needs 2 links"),
     ("queue with no limit", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = {} }", "topology.links[0].queue", "give a limit"),
     ("zero queue", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 0 } }", "topology.links[0].queue.packets", "≥ 1"),
