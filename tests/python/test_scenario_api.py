@@ -80,3 +80,13 @@ def test_wall_time_guard():
     res = rexmit.run(s)
     assert "wall-time" in res.partial
     assert res.flow("f")["rx_packets"] > 0
+
+
+def test_a_rust_panic_comes_back_as_internal_error_and_python_goes_on(examples):
+    from rexmit import _core
+
+    with pytest.raises(rexmit.InternalError, match="internal error.*boom at the boundary"):
+        _core._panic_for_test("boom at the boundary")
+    # The interpreter and the extension still work after the caught panic.
+    r = rexmit.run(rexmit.Scenario.load(examples / "lossy_chain.toml"))
+    assert r.summary["partial"] is None

@@ -121,6 +121,13 @@ fn run<'py>(py: Python<'py>, text: &str, format: &str, out_dir: Option<std::path
     Ok(d)
 }
 
+/// Test hook: panics inside the FFI guard, so tests can check that a Rust panic reaches
+/// Python as `InternalError` and leaves the interpreter usable.
+#[pyfunction]
+fn _panic_for_test(msg: &str) -> PyResult<()> {
+    guard(|| -> PyResult<()> { panic!("{msg}") })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -129,5 +136,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }
