@@ -471,9 +471,8 @@ def run_sweep(
 # --- reading results -------------------------------------------------------------------------
 def _beside(left: pa.Table, right: pa.Table) -> pa.Table:
     """The columns of ``right`` appended to those of ``left`` (same number of rows)."""
-    for name, column in zip(right.column_names, right.columns):
-        left = left.append_column(name, column)
-    return left
+    # One new table, not one per column: a run of many flows and links has thousands of columns.
+    return pa.Table.from_arrays([*left.columns, *right.columns], names=[*left.column_names, *right.column_names])
 
 
 def _unify(tables: list[pa.Table]) -> pa.Table:
@@ -487,8 +486,9 @@ def _unify(tables: list[pa.Table]) -> pa.Table:
     schema = pa.schema(list(names.items()))
     filled = []
     for t in tables:
+        present = set(t.column_names)  # column_names builds a new list at each access
         for name, typ in names.items():
-            if name not in t.column_names:
+            if name not in present:
                 t = t.append_column(name, pa.nulls(t.num_rows, typ))
         filled.append(t.select(schema.names).cast(schema))
     return pa.concat_tables(filled)

@@ -10,6 +10,7 @@ from rexmit.recipes.buffer_sizing import buffer_sizing
 from rexmit.recipes.common import Claim
 from rexmit.recipes.rack_sctp import rack_sctp
 from rexmit.recipes.tcp_sack import tcp_sack
+from rexmit.recipes.thin_streams import thin_streams
 
 Recipe = Callable[[Path, bool, Optional[int]], list[Claim]]
 
@@ -17,6 +18,7 @@ RECIPES: dict[str, Recipe] = {
     "tcp-sack": tcp_sack,
     "buffer-sizing": buffer_sizing,
     "rack-sctp": rack_sctp,
+    "thin-streams": thin_streams,
 }
 
 __all__ = ["Claim", "RECIPES", "Recipe"]
