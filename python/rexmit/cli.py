@@ -127,6 +127,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _recipe_names() -> list[str]:
+    from rexmit.recipes import RECIPES
+
+    return list(RECIPES)
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from rexmit.reproduce import RECIPES, reproduce
 
@@ -178,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--x", help="sweep parameter for the x axis (default: the first varied one)")
     rp.set_defaults(func=_cmd_report)
     rp = sub.add_parser("reproduce", help="run a seed paper's experiments and check its claims")
-    rp.add_argument("name", help="tcp-sack (seed 001)")
+    rp.add_argument("name", help="one of: " + ", ".join(sorted(_recipe_names())))
     rp.add_argument("--out", "-o", help="output directory (default results/NAME)")
     rp.add_argument("--quick", action="store_true", help="a reduced version that runs in about a minute")
     rp.add_argument("--jobs", type=int, help="worker processes (default: CPU count)")

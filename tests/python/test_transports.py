@@ -21,6 +21,31 @@ def test_tcp_variants_from_python(examples):
     assert goodput["sack"] > goodput["reno"]
 
 
+def test_tcp_goodput_counts_only_bytes_delivered_after_the_warmup(examples):
+    base = rexmit.Scenario.load(examples / "tcp_seed001.toml")
+    base.data["stop_time"] = "20s"
+    base.data["topology"]["links"][1]["errors"] = []
+    whole = rexmit.run(base).flow("bulk")
+    late = rexmit.run(base.copy().set("apps[0].warmup", "10s")).flow("bulk")
+    # Loss-free: the second half runs at the 3.89 Mb/s payload capacity (slow start is in the
+    # first); counting the first half's bytes over the second half's time would exceed it.
+    assert 0.95 * 3.894e6 < late["goodput_bps"] <= 3.894e6, late["goodput_bps"]
+    assert late["goodput_bps"] > whole["goodput_bps"]
+
+
+def test_sctp_goodput_counts_only_bytes_delivered_after_the_warmup(examples):
+    base = rexmit.Scenario.load(examples / "sctp_nrsack.toml")
+    base.data["stop_time"] = "6s"
+    base.data["topology"]["bottleneck"]["errors"] = []
+    no_warmup = base.copy().set("apps[0].warmup", "0s")
+    whole = rexmit.run(no_warmup).flow("sctp")
+    late = rexmit.run(base.copy().set("apps[0].warmup", "3s")).flow("sctp")
+    # A 64 KiB send buffer over a 60 ms round trip caps the rate near 64 KiB / 60 ms ≈ 8.7 Mb/s;
+    # counting the first 3 s's bytes over the last 3 s would roughly double it.
+    assert late["goodput_bps"] < 1.1 * 65536 * 8 / 0.060, late["goodput_bps"]
+    assert 0.9 * whole["goodput_bps"] < late["goodput_bps"] < 1.5 * whole["goodput_bps"], (whole["goodput_bps"], late["goodput_bps"])
+
+
 def test_sctp_nr_sack_and_latency_metrics(examples, tmp_path):
     s = rexmit.Scenario.load(examples / "sctp_nrsack.toml")
     s.data["stop_time"] = "10s"

@@ -158,6 +158,9 @@ pub struct SctpAgent {
     truth: Truth,
     start: Time,
     measure_from: Time,
+    /// Bytes delivered when the measurement window opened (the first packet at or after
+    /// `measure_from`; deliveries only happen on packet arrival).
+    delivered_before_measure: Option<u64>,
     util: RtxqUtil,
     rtxq_max: u64,
 }
@@ -177,7 +180,7 @@ impl SctpAgent {
     }
 
     fn new(cfg: SctpConfig, local_port: u16, tag: u32, tsn: u32, role: Role, truth: Truth, measure_from: Time) -> Self {
-        SctpAgent { cfg, local_port, tag, tsn, assoc: None, role, timer: DeadlineTimer::default(), truth, start: Time::ZERO, measure_from, util: RtxqUtil::default(), rtxq_max: 0 }
+        SctpAgent { cfg, local_port, tag, tsn, assoc: None, role, timer: DeadlineTimer::default(), truth, start: Time::ZERO, measure_from, delivered_before_measure: None, util: RtxqUtil::default(), rtxq_max: 0 }
     }
 
     pub fn association(&self) -> Option<std::cell::Ref<'_, Association>> {
@@ -323,6 +326,9 @@ impl Agent for SctpAgent {
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
         let Transport::Sctp(p) = &pkt.ip.transport else { return };
         if let Some(a) = &self.assoc {
+            if self.delivered_before_measure.is_none() && ctx.now >= self.measure_from {
+                self.delivered_before_measure = Some(a.borrow().stats().bytes_delivered);
+            }
             a.borrow_mut().handle_packet(ctx.now, pkt.ip.header.src, pkt.ip.header.dst, p);
         }
         self.pump(ctx);
@@ -404,7 +410,8 @@ impl Agent for SctpAgent {
             Role::Receiver => {
                 m.extend([
                     ("bytes_delivered", st.bytes_delivered as f64),
-                    ("goodput_bps", if window > 0.0 { st.bytes_delivered as f64 * 8.0 / window } else { 0.0 }),
+                    // Goodput over the measurement window: bytes delivered since `measure_from`.
+                    ("goodput_bps", if window > 0.0 { (st.bytes_delivered - self.delivered_before_measure.unwrap_or(st.bytes_delivered)) as f64 * 8.0 / window } else { 0.0 }),
                     ("dup_tsns_received", st.dup_tsns_received as f64),
                     ("reneged_chunks", st.reneged_chunks as f64),
                 ]);

@@ -119,6 +119,8 @@ pub struct TcpAgent {
     start: Time,
     truth: RxTruth,
     delivered: u64,
+    /// Of `delivered`, what arrived before the receiver's measurement start (warm-up).
+    delivered_before_measure: u64,
     /// Offsets of the sender's own bytes, for counting transmissions of a message source.
     tx_seq: SeqUnwrap,
 }
@@ -157,6 +159,7 @@ impl TcpAgent {
             start: Time::ZERO,
             truth: RxTruth::default(),
             delivered: 0,
+            delivered_before_measure: 0,
             tx_seq: SeqUnwrap::new(iss),
         }
     }
@@ -204,6 +207,9 @@ impl TcpAgent {
                     let got = conn.recv(usize::MAX).len() as u64;
                     if got > 0 {
                         self.delivered += got;
+                        if matches!(self.role, Role::Receiver { measure_from, .. } if now < measure_from) {
+                            self.delivered_before_measure += got;
+                        }
                         self.truth.first_delivery.get_or_insert(now);
                         self.truth.last_delivery = Some(now);
                         if let Role::Receiver { messages: Some(t), .. } = &self.role {
@@ -334,7 +340,8 @@ impl Agent for TcpAgent {
                 let secs = now.saturating_since(*measure_from).as_secs_f64();
                 m.extend([
                     ("bytes_delivered", self.delivered as f64),
-                    ("goodput_bps", if secs > 0.0 { self.delivered as f64 * 8.0 / secs } else { 0.0 }),
+                    // Goodput over the measurement window: bytes delivered since `measure_from`.
+                    ("goodput_bps", if secs > 0.0 { (self.delivered - self.delivered_before_measure) as f64 * 8.0 / secs } else { 0.0 }),
                     ("data_segments_arrived", self.truth.data_segments as f64),
                     // Ground truth: data that arrived although an earlier copy had already arrived.
                     ("spurious_retransmits", self.truth.duplicate_segments as f64),
