@@ -56,6 +56,9 @@ pub struct Scoreboard {
     segs: std::collections::VecDeque<SentSegment>,
     /// Highest SACKed offset (exclusive), 0 when nothing SACKed.
     high_sacked: u64,
+    /// Every unSACKed segment ending at or below this offset is marked lost, so `update_lost`
+    /// need not revisit them (IsLost only ever turns true as SACK information grows).
+    lost_frontier: u64,
 }
 
 impl Scoreboard {
@@ -143,17 +146,54 @@ impl Scoreboard {
         up
     }
 
-    /// RFC 6675 §4 IsLost for every segment, in one pass from the top: a segment is lost when
-    /// DupThresh SACKed segments, or more than (DupThresh − 1)·SMSS SACKed bytes, lie above it.
+    /// RFC 6675 §4 IsLost for every segment: a segment is lost when DupThresh SACKed
+    /// segments, or more than (DupThresh − 1)·SMSS SACKed bytes, lie above it. Walks down from
+    /// the highest SACKed segment (nothing above it can be lost) until the condition holds,
+    /// then marks the unSACKed segments below down to the lost frontier: amortised cost per
+    /// ACK is the segments it newly marks plus those between the top SACKed ones.
     pub fn update_lost(&mut self, dup_thresh: u32, smss: u64) {
-        let mut count = 0u32;
-        let mut bytes = 0u64;
-        for s in self.segs.iter_mut().rev() {
+        let top = self.segs.partition_point(|s| s.start < self.high_sacked);
+        let (mut count, mut bytes) = (0u32, 0u64);
+        let mut from = None;
+        for i in (0..top).rev() {
+            let s = &self.segs[i];
+            if s.end <= self.lost_frontier {
+                break;
+            }
             if s.sacked {
                 count += 1;
                 bytes += s.len();
             } else if count >= dup_thresh || bytes > (dup_thresh as u64 - 1) * smss {
-                s.lost = true;
+                from = Some(i);
+                break;
+            }
+        }
+        if let Some(i) = from {
+            let old = self.lost_frontier;
+            self.lost_frontier = old.max(self.segs[i].end);
+            for s in self.segs.range_mut(..=i).rev() {
+                if s.end <= old {
+                    break; // below the old frontier every unSACKed segment is marked already
+                }
+                if !s.sacked {
+                    s.lost = true;
+                }
+            }
+        }
+        #[cfg(debug_assertions)]
+        self.check_lost(dup_thresh, smss);
+    }
+
+    /// Debug check: the flags agree with IsLost computed from scratch (set-only semantics).
+    #[cfg(debug_assertions)]
+    fn check_lost(&self, dup_thresh: u32, smss: u64) {
+        let (mut count, mut bytes) = (0u32, 0u64);
+        for s in self.segs.iter().rev() {
+            if s.sacked {
+                count += 1;
+                bytes += s.len();
+            } else if count >= dup_thresh || bytes > (dup_thresh as u64 - 1) * smss {
+                debug_assert!(s.lost, "segment {}..{} should be lost", s.start, s.end);
             }
         }
     }
@@ -168,6 +208,7 @@ impl Scoreboard {
         for s in self.segs.iter_mut().filter(|s| !s.sacked) {
             s.lost = true;
         }
+        self.lost_frontier = self.segs.back().map_or(self.lost_frontier, |s| s.end);
     }
 
     /// RFC 6675 §4 SetPipe: unSACKed segments not lost count once, and once more if they lie
@@ -203,6 +244,7 @@ impl Scoreboard {
     pub fn clear_lost(&mut self, start: u64) {
         if let Some(i) = self.index_of(start) {
             self.segs[i].lost = false;
+            self.lost_frontier = self.lost_frontier.min(start);
         }
     }
 
