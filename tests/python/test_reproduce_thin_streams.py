@@ -10,7 +10,7 @@ import pytest
 from conftest import rexmit_cli
 from rexmit.recipes.thin_figures import pooled
 
-SWEEPS = ["fig8_lab", "lab_grid", "http_rtt", "fairness", "table1_presets"]
+SWEEPS = ["fig8_lab", "lab_grid", "http_rtt", "fairness_tcp_bulk", "table1_presets"]
 MAIN = "Fig. 8a (§6.1): All mods lower the mean, 99th percentile and maximum latency of the 2nd and 3rd retransmission"
 
 

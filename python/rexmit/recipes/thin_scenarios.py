@@ -157,10 +157,21 @@ def http(stop_s: float, rtt_ms: float = LAB_RTT_MS, iat_ms: float = LAB_IAT_MS) 
     }
 
 
+def greedy_app(kind: str) -> dict[str, Any]:
+    """§6.3's greedy flow: ``sctp_bulk`` (the paper's greedy lksctp stream) or ``tcp_bulk``.
+    Choice: 1 MiB buffers (Linux tunes a bulk flow's buffers up to megabytes), so its window
+    outgrows the path's BDP and queue and the flow keeps the queue full and loses packets; with
+    rexmit's default 64/128 KiB buffers it would never overflow the 100-packet queue.
+    No warmup: with one, goodput_bps divides all bytes delivered by the time after the warmup
+    only (rexmit-endpoints' receivers), which overstates it."""
+    transport = "sctp" if kind == "sctp_bulk" else "tcp"
+    return {"name": "greedy", "kind": kind, "from": "S1", "to": "D1", transport: {"send_buffer": "1MiB", "recv_buffer": "1MiB"}}
+
+
 def fairness(stop_s: float) -> dict[str, Any]:
     """§6.3: a thin stream (lksctp or all modifications, ``apps[0].sctp.thin.all``) trying a send
-    rate (``apps[0].interarrival``, 100 B messages) against a greedy flow (``apps[1].kind``:
-    ``sctp_bulk`` as the paper's greedy lksctp stream, or ``tcp_bulk``)."""
+    rate (``apps[0].interarrival``, 100 B messages) against a greedy flow (``apps[1]``, see
+    ``greedy_app``)."""
     hosts = lambda side: [{"name": f"{side}{i}", "rate": LAB_RATE, "delay": "0ms"} for i in range(2)]
     thin = {
         "name": "thin",
@@ -171,15 +182,12 @@ def fairness(stop_s: float) -> dict[str, Any]:
         "size": {"kind": "fixed", "value": MESSAGE_BYTES},
         "sctp": {"sack_freq": 1, "thin": {"all": False}},
     }
-    # No warmup: with one, goodput_bps divides all bytes delivered by the time after the warmup
-    # only (rexmit-endpoints, tcp.rs and sctp.rs receivers), which overstates it.
-    greedy = {"name": "greedy", "kind": "sctp_bulk", "from": "S1", "to": "D1"}
     return {
         "stop_time": f"{stop_s:g}s",
         "seed": 1,
         "description": "Seed 004 §6.3: a thin stream against a greedy flow, 1 Mb/s, 50 ms each way",
         "topology": {"kind": "dumbbell", "bottleneck": {"rate": FAIR_RATE, "delay": FAIR_DELAY, "queue": {"packets": FAIR_QUEUE_PACKETS}}, "left": hosts("S"), "right": hosts("D")},
-        "apps": [thin, greedy],
+        "apps": [thin, greedy_app("sctp_bulk")],
     }
 
 
