@@ -13,7 +13,7 @@ use crate::messages::{Message, MessageGen};
 use crate::timer::DeadlineTimer;
 use crate::truth::ChunkTx;
 use rexmit_net::{Agent, Ctx, Metrics, Packet};
-use rexmit_sctp::{Association, Event, SctpConfig, SendError, TsnState};
+use rexmit_sctp::{AbortReason, Association, Event, SctpConfig, SendError, TsnState};
 use rexmit_time::Time;
 use rexmit_wire::sctp::Chunk;
 use rexmit_wire::{IpPacket, Payload, SctpPacket, Transport};
@@ -161,6 +161,9 @@ pub struct SctpAgent {
     /// Bytes delivered when the measurement window opened (the first packet at or after
     /// `measure_from`; deliveries only happen on packet arrival).
     delivered_before_measure: Option<u64>,
+    /// 0 while the association has not failed; else why it was aborted: 1 by the peer,
+    /// 2 locally, 3 Association.Max.Retrans timeouts, 4 Max.Init.Retransmits (RFC 9260 §8.1, §5.1).
+    failure: u8,
     util: RtxqUtil,
     rtxq_max: u64,
 }
@@ -180,7 +183,7 @@ impl SctpAgent {
     }
 
     fn new(cfg: SctpConfig, local_port: u16, tag: u32, tsn: u32, role: Role, truth: Truth, measure_from: Time) -> Self {
-        SctpAgent { cfg, local_port, tag, tsn, assoc: None, role, timer: DeadlineTimer::default(), truth, start: Time::ZERO, measure_from, delivered_before_measure: None, util: RtxqUtil::default(), rtxq_max: 0 }
+        SctpAgent { cfg, local_port, tag, tsn, assoc: None, role, timer: DeadlineTimer::default(), truth, start: Time::ZERO, measure_from, delivered_before_measure: None, failure: 0, util: RtxqUtil::default(), rtxq_max: 0 }
     }
 
     pub fn association(&self) -> Option<std::cell::Ref<'_, Association>> {
@@ -241,6 +244,14 @@ impl SctpAgent {
                             connected = true;
                         }
                         Event::SendBufferSpace => progress = true,
+                        Event::Aborted { reason } => {
+                            self.failure = match reason {
+                                AbortReason::ByPeer => 1,
+                                AbortReason::Local => 2,
+                                AbortReason::MaxRetransmissions => 3,
+                                AbortReason::InitFailed => 4,
+                            }
+                        }
                         _ => {}
                     }
                 }
@@ -383,6 +394,7 @@ impl Agent for SctpAgent {
                     // The application was refused by a full send buffer (a greedy app nearly always is).
                     ("app_blocked_s", app_blocked),
                     ("nr_sack", a.nr_sack_negotiated() as u8 as f64),
+                    ("failure", self.failure as f64),
                     ("rtx_timeout", st.rtx_by_cause.timeout as f64),
                     ("rtx_fast", st.rtx_by_cause.fast_retransmit as f64),
                     ("rtx_thin_fast", st.rtx_by_cause.thin_fast_retransmit as f64),

@@ -121,6 +121,8 @@ pub struct TcpAgent {
     delivered: u64,
     /// Of `delivered`, what arrived before the receiver's measurement start (warm-up).
     delivered_before_measure: u64,
+    /// 0 while the connection has not failed; 1 timed out (RFC 9293 §3.8.3 R2), 2 reset.
+    failure: u8,
     /// Offsets of the sender's own bytes, for counting transmissions of a message source.
     tx_seq: SeqUnwrap,
 }
@@ -160,6 +162,7 @@ impl TcpAgent {
             truth: RxTruth::default(),
             delivered: 0,
             delivered_before_measure: 0,
+            failure: 0,
             tx_seq: SeqUnwrap::new(iss),
         }
     }
@@ -203,6 +206,12 @@ impl TcpAgent {
             }
             while let Some(ev) = conn.poll_event() {
                 connected |= ev == Event::Connected;
+                match ev {
+                    // Why the connection failed, for the results (0 = it did not).
+                    Event::TimedOut => self.failure = 1,
+                    Event::Reset => self.failure = 2,
+                    _ => {}
+                }
                 if let Event::Delivered { .. } = ev {
                     let got = conn.recv(usize::MAX).len() as u64;
                     if got > 0 {
@@ -325,6 +334,7 @@ impl Agent for TcpAgent {
                     ("fast_retransmits", st.fast_retransmits as f64),
                     ("timeouts", st.timeouts as f64),
                     ("recoveries", st.recoveries.len() as f64),
+                    ("failure", self.failure as f64),
                     ("recovery_mean_s", episode_stat(&st.recoveries, now, |d| d.iter().sum::<f64>() / d.len().max(1) as f64)),
                     ("recovery_max_s", episode_stat(&st.recoveries, now, |d| d.iter().cloned().fold(0.0, f64::max))),
                     ("recovery_total_s", episode_stat(&st.recoveries, now, |d| d.iter().sum())),
