@@ -172,3 +172,10 @@ pub fn bench_scenario(toml: &str, flows: usize, sim_secs: f64, reps: usize) -> D
 pub fn bench_dumbbell(flows: usize, total_bps: u64, sim_secs: f64, reps: usize) -> DumbbellResult {
     bench_scenario(&dumbbell_toml(flows, total_bps, sim_secs), flows, sim_secs, reps)
 }
+
+/// Peak resident memory of this process (`VmHWM`, Linux), for the benchmark's memory line.
+pub fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+}
