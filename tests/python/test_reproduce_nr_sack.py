@@ -1,0 +1,64 @@
+"""`rexmit reproduce nr-sack --quick` (seed 000): SCTP and CMT with SACKs vs NR-SACKs over
+cross traffic, through the CLI; and the seed-000 setup the recipe builds its runs from."""
+
+import json
+import random
+
+import pyarrow.parquet as pq
+
+from conftest import rexmit_cli
+from rexmit.recipes import seed000_setup as setup
+
+
+def test_nr_sack_quick_reproduction(tmp_path):
+    out = tmp_path / "nr-sack"
+    r = rexmit_cli("reproduce", "nr-sack", "--quick", "--out", str(out), "--jobs", "2")
+    for sweep in ("sctp", "cmt"):
+        assert (out / sweep / "report.html").is_file()
+        assert list((out / sweep / "figures").glob("*.png"))
+    index = (out / "index.html").read_text()
+    assert "Fig. 8" in index and "Fig. 14" in index and "Figs. 10-11" in index
+    claims = {c["text"]: c for c in json.loads((out / "claims.json").read_text())}
+    assert all(c["numbers"] for c in claims.values())
+    # The core claim of seed 000 §V.A (Figs. 8-9): NR-SACK's RtxQ_Util is 1, SACK's is below 1
+    # once there are losses (heavy load) and falls with the load, for SCTP and for CMT.
+    core = [t for t in claims if t.startswith("NR-SACK: RtxQ_Util = 1") or "RtxQ_Util < 1 and falling" in t]
+    assert len(core) == 3
+    for text in core:
+        assert claims[text]["holds"], claims[text]
+    # The numbers themselves, not only the verdict.
+    rows = pq.read_table(out / "sctp" / "results.parquet").to_pylist()
+    util = {(row["param.load"], row["param.ack"]): row["flow.sctp.rtxq_util"] for row in rows}
+    assert util[("heavy", "NR-SACK")] == 1.0
+    assert util[("heavy", "SACK")] < 0.95
+    assert "[reproduced] NR-SACK: RtxQ_Util = 1" in r.stdout
+
+
+def test_cross_traffic_follows_the_paper():
+    # Seed 000 §IV.A: every left edge to every right edge and back, HTTP + video + FTP per pair,
+    # one FTP flow in ten with 576 B packets.
+    apps = setup.cross_traffic("", setup.LOADS["mild"])
+    pairs = {(a["from"], a["to"]) for a in apps}
+    assert len(pairs) == 18 and all((b, a) in pairs for a, b in pairs)
+    ftp = [a for a in apps if a["name"].startswith("ftp_")]
+    flows = {576: 0, 1500: 0}
+    for a in ftp:
+        flows[a["tcp"]["mss"] + 40] += a["max_connections"]
+    assert flows[576] + flows[1500] == 2 * 9 * setup.LOADS["mild"].ftp
+    assert flows[576] == 2 * round(9 * setup.LOADS["mild"].ftp / 10)
+
+
+def test_start_times_come_from_the_seed():
+    timing = setup.Timing()
+    topo, apps = setup.topology1(setup.LOADS["low"])
+    data = setup.scenario("t", topo, [setup.sctp_app("64KiB", True, cmt=False), *apps], timing)
+    a, b, c = (setup.draw_starts(data, seed, timing) for seed in (5, 5, 6))
+    assert a == b and a != c
+    sctp = a["apps"][0]
+    start = float(sctp["start"][:-2]) / 1e9
+    # §IV.A: the SCTP flow starts 18-20 s in; measurements start 20 s later.
+    assert 18 <= start < 20 and float(sctp["warmup"][:-2]) / 1e9 == start + 20
+    rng = random.Random(5)
+    assert start == round(rng.uniform(18, 20) * 1e9) / 1e9
+    cross = [x for x in a["apps"] if x["name"].startswith(("http_", "video_"))]
+    assert all(0 <= float(x["start"][:-2]) / 1e9 < 5 for x in cross)
