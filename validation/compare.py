@@ -64,8 +64,8 @@ def mirror(peer: str) -> Optional[Mirror]:
         "ns3-cubic": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True, "cc": "cubic"}, note="ns-3 CUBIC runs HyStart; rexmit's CUBIC does not"),
         "ns2-sctp-sack": Mirror(sctp={**NS2_SCTP, "nr_sack": False, "send_buffer": "64KiB"}),
         "ns2-sctp-nrsack": Mirror(sctp={**NS2_SCTP, "nr_sack": True, "send_buffer": "64KiB"}),
-        "ns2-cmt-sack": Mirror(sctp={**NS2_SCTP, "nr_sack": False, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="rexmit's CMT has no DAC yet"),
-        "ns2-cmt-nrsack": Mirror(sctp={**NS2_SCTP, "nr_sack": True, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="rexmit's CMT has no DAC yet"),
+        "ns2-cmt-sack": Mirror(sctp={**NS2_SCTP, "nr_sack": False, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="both run DAC"),
+        "ns2-cmt-nrsack": Mirror(sctp={**NS2_SCTP, "nr_sack": True, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="both run DAC"),
     }
     return m.get(peer)
 
