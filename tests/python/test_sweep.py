@@ -178,7 +178,9 @@ def test_changing_the_sweep_reuses_only_unchanged_runs(tmp_path):
     assert set(table.column("param.apps[0].rate").to_pylist()) == {"2Mbps", "4Mbps"}
 
 
-SLOW = chain_sweep(20, 1, '{ rate = "1Gbps", delay = "1ms", errors = [{ kind = "uniform", rate = 0.01 }] }', "800Mbps", tail='[grid]\n"apps[0].packet_size" = [1000, 1200, 1400]\n')
+# Runs long enough (3 s of 800 Mb/s each) that an interrupt lands mid-sweep even on a loaded
+# machine (with 1 s runs a busy CI host finished all 60 before the signal was handled).
+SLOW = chain_sweep(20, 1, '{ rate = "1Gbps", delay = "1ms", errors = [{ kind = "uniform", rate = 0.01 }] }', "800Mbps", stop_time="3s", tail='[grid]\n"apps[0].packet_size" = [1000, 1200, 1400]\n')
 
 
 def _start_sweep(sweep_file: Path, out: Path) -> subprocess.Popen:
