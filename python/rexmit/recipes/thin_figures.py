@@ -79,8 +79,13 @@ def by_point(out: Path, keys: Sequence[str]) -> dict[tuple[Any, ...], list[dict[
 Stats = dict[str, dict[str, Latency]]  # variant -> bucket -> latency
 
 
+def variants_in(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The variants that ran in these runs (the HTTP runs leave EFR out)."""
+    return [v for v in VARIANT_NAMES if any(_num(r.get(f"flow.{v}.messages_delivered")) is not None for r in rows)]
+
+
 def stats_of(rows: Sequence[dict[str, Any]], buckets: Sequence[str] = (*BUCKETS, "any")) -> Stats:
-    return {v: {b: pooled(rows, v, b) for b in buckets} for v in VARIANT_NAMES}
+    return {v: {b: pooled(rows, v, b) for b in buckets} for v in variants_in(rows)}
 
 
 # --- tables --------------------------------------------------------------------------------
@@ -108,7 +113,7 @@ _TCP_CAUSES = {"timeouts (TO)": "retransmits_timeout", "fast rtx, 3 misses (FR)"
 def cause_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Retransmissions by cause per variant, summed over the runs (Fig. 9's split)."""
     out = []
-    for v in VARIANT_NAMES:
+    for v in variants_in(rows):
         tcp = v == "tcp_newreno"
         row: dict[str, Any] = {"variant": LABELS[v], "messages": int(total(rows, v, "messages_delivered"))}
         row["retransmissions"] = int(total(rows, v, "retransmits" if tcp else "retransmissions"))
