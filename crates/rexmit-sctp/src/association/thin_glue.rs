@@ -109,10 +109,19 @@ impl Association {
             return;
         }
         let path = &self.paths[p];
+        // Chunks EFR (or fast retransmit) already resent are not timed again: like fast
+        // retransmit, EFR resends a TSN at most once (RFC 9260 §7.2.4), so queueing delay
+        // above SRTT + RTTVAR cannot make it resend the same chunks in a loop.
+        let earliest = self
+            .rtxq
+            .iter()
+            .filter(|e| e.path == p && e.state == TsnState::InFlight && !e.fast_retransmitted)
+            .map(|e| e.sent_at)
+            .min();
         let deadline = match path.rtt.srtt() {
-            Some(srtt) if path.flight > 0 && path.cc.can_send(path.flight) => self
-                .earliest_sent_on(p)
-                .map(|t| (t + srtt + path.rtt.rttvar()).max(now)),
+            Some(srtt) if path.flight > 0 && path.cc.can_send(path.flight) => {
+                earliest.map(|t| (t + srtt + path.rtt.rttvar()).max(now))
+            }
             _ => None,
         };
         if let Some(slot) = self.efr.get_mut(p) {
@@ -133,8 +142,13 @@ impl Association {
             let wait = srtt + path.rtt.rttvar();
             let mut any = false;
             for e in self.rtxq.iter_mut() {
-                if e.path == p && e.state == TsnState::InFlight && e.sent_at + wait <= now {
+                if e.path == p
+                    && e.state == TsnState::InFlight
+                    && !e.fast_retransmitted
+                    && e.sent_at + wait <= now
+                {
                     self.paths[p].flight -= e.len as u64;
+                    e.fast_retransmitted = true;
                     e.state = TsnState::MarkedForRtx;
                     e.rtx_cause = RtxCause::EarlyFastRetransmit;
                     e.miss_indications = 0;
