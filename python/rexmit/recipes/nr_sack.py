@@ -155,9 +155,15 @@ def _warmup_s(sweep_dir: Path, run_id: str) -> float:
     return float(report_mod.as_number(app["warmup"])[0] or 0.0)
 
 
-def _series(sweep_dir: Path, run_id: str, name: str) -> tuple[list[float], list[float]]:
-    rows = [r for r in pq.read_table(sweep_dir / "series" / f"{run_id}.parquet").to_pylist() if r["series"] == name]
-    return [r["t_s"] for r in rows], [r["value"] for r in rows]
+def _series(sweep_dir: Path, run_id: str) -> dict[str, tuple[list[float], list[float]]]:
+    """A run's time series by name: (times in s, values)."""
+    table = pq.read_table(sweep_dir / "series" / f"{run_id}.parquet", columns=["series", "t_s", "value"])
+    out: dict[str, tuple[list[float], list[float]]] = {}
+    for name, t, v in zip(*(table.column(c).to_pylist() for c in ("series", "t_s", "value"))):
+        ts, vs = out.setdefault(name, ([], []))
+        ts.append(t)
+        vs.append(v)
+    return out
 
 
 def _value_at(t: list[float], v: list[float], at: float) -> float:
@@ -181,9 +187,10 @@ def trace_metrics(sweep_dir: Path, run_id: str, send_buffer: float, message: int
     Send-buffer blocking (§II.B): the share of 10 ms samples at which the rtxq leaves no room
     for the next message (the greedy application is refused and nothing is unsent)."""
     w = _warmup_s(sweep_dir, run_id)
-    t, v = _series(sweep_dir, run_id, SERIES_GOODPUT)
+    series = _series(sweep_dir, run_id)
+    t, v = series[SERIES_GOODPUT]
     goodput = (v[-1] - _value_at(t, v, w)) * 8 / (t[-1] - w)
-    t, v = _series(sweep_dir, run_id, SERIES_RTXQ)
+    t, v = series[SERIES_RTXQ]
     inside = [x for s, x in zip(t, v) if s >= w]
     return Trace(goodput, sum(x + message > send_buffer for x in inside) / len(inside))
 
@@ -348,11 +355,11 @@ def _rtxq_figure(res: Results, figures: Path) -> tuple[report_mod.Figure, dict[s
     for i, ack in enumerate(ACKS):
         per_run = []
         for run_id in runs[ack]:
-            t, v = _series(res.dir, run_id, SERIES_RTXQ)
+            t, v = _series(res.dir, run_id)[SERIES_RTXQ]
             per_run.append(_rtxq_swing(t, v, _warmup_s(res.dir, run_id), size))
         swings[ack] = _mean_swing(per_run)
         ax = fig.add_subplot(2, 1, i + 1)
-        t, v = _series(res.dir, runs[ack][0], SERIES_RTXQ)
+        t, v = _series(res.dir, runs[ack][0])[SERIES_RTXQ]
         w = _warmup_s(res.dir, runs[ack][0])
         ax.plot(t, [x / 1024 for x in v], linewidth=0.6)
         ax.axvline(w, color="grey", linestyle="--", linewidth=1, label="trace starts")
@@ -453,7 +460,8 @@ def _claims(s: Results, c: Results, swings: dict[str, RtxqSwing]) -> list[Claim]
             claims.append(Claim("CMT-SACK's average rtxq (INF) grows from mild to heavy load (Fig. 15)", sk[-1] > sk[c.loads.index("mild")], f"{_fmt(c, 'INF', 'SACK', rq, 1e-3, 0)} KB"))
 
     sw, nw = swings["SACK"], swings["NR-SACK"]
-    where = f"CMT, {c.buffers[0]}, {c.loads[-1]} path-1 load, mean over {len({r['replication'] for r in c.rows})} runs"
+    runs = len({r["replication"] for r in c.rows})
+    where = f"CMT, {c.buffers[0]}, {c.loads[-1]} path-1 load, " + (f"mean over {runs} runs" if runs > 1 else "one run")
     nums = f"times the rtxq filled the buffer and then fell below 10% of it: SACK {sw.swings}, NR-SACK {nw.swings}; std SACK {sw.std / 1024:.1f} KiB, NR-SACK {nw.std / 1024:.1f} KiB; mean SACK {sw.mean / 1024:.1f} KiB, NR-SACK {nw.mean / 1024:.1f} KiB; time above half the buffer SACK {sw.above_half:.2f}, NR-SACK {nw.above_half:.2f}"
     claims.append(Claim(f"{where}: CMT-SACK's rtxq varies more, reaching the buffer size and dropping to ~0 repeatedly, more than CMT-NR-SACK's (§V.B.1, Figs. 10-12)", sw.swings > nw.swings and sw.std > nw.std, nums))
     claims.append(Claim(f"{where}: CMT-NR-SACK's rtxq is closer to the buffer size most of the time (§V.B.1, Fig. 11; larger mean and more time above half the buffer than SACK's)", nw.mean > sw.mean and nw.above_half > sw.above_half, nums))
