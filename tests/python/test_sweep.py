@@ -185,7 +185,10 @@ SLOW = chain_sweep(20, 1, '{ rate = "1Gbps", delay = "1ms", errors = [{ kind = "
 
 def _start_sweep(sweep_file: Path, out: Path) -> subprocess.Popen:
     exe = Path(sys.executable).parent / "rexmit"
-    return subprocess.Popen([str(exe), "sweep", str(sweep_file), "--out", str(out), "--jobs", "2", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # A test runner started in the background by a non-interactive shell ignores SIGINT, and
+    # the sweep would inherit that: give it the default disposition, as a terminal would.
+    restore = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
+    return subprocess.Popen([str(exe), "sweep", str(sweep_file), "--out", str(out), "--jobs", "2", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=restore)
 
 
 def _wait_for_runs(out: Path, proc: subprocess.Popen, at_least: int) -> None:
