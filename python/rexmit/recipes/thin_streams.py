@@ -15,9 +15,9 @@ Choices where the paper gives no number, stated in the reports too:
 
 - every variant runs as its own thin stream in the same simulation (one sender host, one
   receiver host, the same path), so all see the same network at the same time, as seed 004
-  §6.4 ran its four setups concurrently; their load (9 × 3.2 kb/s) hardly matters; stream i
-  starts i·5 ms after the first, so that their packets do not reach the bottleneck back to
-  back in the same order every time (the later ones would meet a full queue more often);
+  §6.4 ran its four setups concurrently; their load (9 × 3.2 kb/s) hardly matters; their
+  starts are spread evenly over one interarrival time (under HTTP cross traffic, identical
+  streams a few ms apart lost more packets the later they came in the group);
 - the lab network (Fig. 7) is 100 Mb/s Ethernet; the emulated delay sits on the sender's link
   (RTT/2 each way) and the uniform loss hits the data direction only (SACKs and ACKs are not
   lost); statistics count messages sent from 10 s on;
@@ -54,7 +54,7 @@ Choices where the paper gives no number, stated in the reports too:
   are far below what FreeBSD's EFR would give. It also marks the same chunks again every
   SRTT + RTTVAR: with queueing delay at RTT 0 it retransmitted each chunk about 120 times.
 
-Full version (FULL_RUNTIME): 2 h per latency run as in §6; Fig. 8a 20 replications per loss
+Full version (runtime not measured yet): 2 h per latency run as in §6; Fig. 8a 20 replications per loss
 rate; the RTT × loss × interarrival grid (6 × 2 × 5 points) 4 replications; HTTP 6 replications
 per RTT (6) and interarrival time (5); fairness 8 rates × 2 greedy kinds × 2, 3 replications of
 10 min; Table 1 sources 3 replications of 2 h. Quick version (under a minute): Fig. 8a
