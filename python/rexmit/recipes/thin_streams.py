@@ -58,7 +58,7 @@ Full version (runtime not measured yet): 2 h per latency run as in §6; Fig. 8a 
 rate; the RTT × loss × interarrival grid (6 × 2 × 5 points) 4 replications; HTTP 6 replications
 per RTT (6) and interarrival time (5); fairness 8 rates × 2 greedy kinds × 2, 3 replications of
 10 min; Table 1 sources 3 replications of 2 h. Quick version (under a minute): Fig. 8a
-3 replications of 2 h, a 2 × 2 grid of 20 min runs at 5% loss, HTTP at RTT 100 ms for 20 min,
+5 replications of 2 h, a 2 × 2 grid of 20 min runs at 5% loss, HTTP at RTT 100 ms for 20 min,
 two fairness rates against TCP, two sources for 30 min.
 """
 
@@ -106,7 +106,7 @@ class Plan:
 
 
 FULL = Plan(ts.TEST_DURATION_S, 20, ts.LOSSES, ts.RTTS_MS, ts.IATS_MS, ts.TEST_DURATION_S, 4, ts.TEST_DURATION_S, ts.RTTS_MS, [50, 100, 150, 200], 6, [250, 50, 16, 8, 4, 2, 1.6, 0.8], ["sctp_bulk", "tcp_bulk"], 600, 3, ts.PRESETS, ts.TEST_DURATION_S, 3)
-QUICK = Plan(ts.TEST_DURATION_S, 3, [0.05], [0, 100], [50, 250], 1200, 1, 1200, [100], [], 1, [250, 4], ["tcp_bulk"], 120, 1, ["game", "ssh"], 1800, 1)
+QUICK = Plan(ts.TEST_DURATION_S, 5, [0.05], [0, 100], [50, 250], 1200, 1, 1200, [100], [], 1, [250, 4], ["tcp_bulk"], 120, 1, ["game", "ssh"], 1800, 1)
 
 
 def _sweep(out: Path, name: str, title: str, base: dict[str, Any], grid: dict[str, list[Any]], zip_: dict[str, list[Any]], reps: int, jobs: Optional[int], x: str, metrics: Sequence[str], tables: Callable[[Path], list[tuple[str, list[dict[str, Any]]]]]) -> Path:
