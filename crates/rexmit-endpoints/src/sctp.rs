@@ -289,7 +289,6 @@ impl SctpAgent {
     /// it is gap-acked and the receiver holds it non-renegably (ground truth).
     fn track_rtxq(&mut self, now: Time) {
         let Some(rc) = &self.assoc else { return };
-        self.util.advance(now, self.measure_from);
         let a = rc.borrow();
         let truth = self.truth.borrow();
         let receiver = truth.receiver.as_ref().map(|r| r.borrow());
@@ -306,9 +305,15 @@ impl SctpAgent {
                 k += bytes as u64;
             }
         }
-        self.util.k = k;
-        self.util.r = r;
-        self.util.in_recovery = a.stats().in_loss_recovery;
+        let in_recovery = a.stats().in_loss_recovery;
+        // Intervals close only when the state changes, so the integrals do not depend on how
+        // often the agent happens to run.
+        if self.util.last.is_none() || (k, r, in_recovery) != (self.util.k, self.util.r, self.util.in_recovery) {
+            self.util.advance(now, self.measure_from);
+            self.util.k = k;
+            self.util.r = r;
+            self.util.in_recovery = in_recovery;
+        }
         self.rtxq_max = self.rtxq_max.max(r);
     }
 }

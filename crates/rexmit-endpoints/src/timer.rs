@@ -3,16 +3,19 @@
 use rexmit_net::Ctx;
 use rexmit_time::Time;
 
-/// Remembers the deadline last armed so that each new deadline is armed once. Stale expiries
-/// (for deadlines the core has since moved) are recognised by the caller comparing with the
-/// core's current deadline.
+/// Keeps at most one live engine event per core deadline, lazily: a deadline that moves later
+/// (the retransmission timer restarted by every ACK, RFC 6298 §5.3) is not re-armed; the
+/// earlier event fires, finds nothing due, and the caller re-arms for the deadline then in force.
+/// A deadline that moves earlier is armed at once. The caller recognises early or stale expiries
+/// by comparing with the core's current deadline.
 #[derive(Default, Debug)]
 pub struct DeadlineTimer {
+    /// When the earliest engine event still pending for this core fires.
     armed: Option<Time>,
 }
 
 impl DeadlineTimer {
-    /// Arm `deadline` (if any) unless it is already armed.
+    /// Make sure an engine event fires no later than `deadline` (if any).
     pub fn arm(&mut self, ctx: &mut Ctx<'_>, deadline: Option<Time>) {
         self.arm_with_token(ctx, deadline, 0);
     }
@@ -20,14 +23,15 @@ impl DeadlineTimer {
     /// `arm` for an agent that runs several cores, telling them apart by `token`.
     pub fn arm_with_token(&mut self, ctx: &mut Ctx<'_>, deadline: Option<Time>, token: u64) {
         if let Some(t) = deadline {
-            if self.armed != Some(t) {
-                ctx.set_timer(t.max(ctx.now), token);
+            let t = t.max(ctx.now);
+            if self.armed.is_none_or(|a| t < a) {
+                ctx.set_timer(t, token);
                 self.armed = Some(t);
             }
         }
     }
 
-    /// An expiry fired: forget the armed deadline if it was this one.
+    /// An expiry fired: forget the armed event if it was this one.
     pub fn fired(&mut self, now: Time) {
         if self.armed.is_some_and(|t| t <= now) {
             self.armed = None;

@@ -46,6 +46,25 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
         self.queue.push(at, seq, event);
     }
 
+    /// The sequence number an event scheduled now would get, kept for an event scheduled later
+    /// with `schedule_reserved`. A link's delay line uses it: only its head packet has an event
+    /// in the queue, yet every packet keeps the place among same-instant events it would have
+    /// had if scheduled when it left the transmitter.
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Schedule with a sequence number from `reserve_seq` (each used once).
+    #[inline]
+    pub fn schedule_reserved(&mut self, at: Time, seq: u64, event: E) {
+        assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
+        debug_assert!(seq < self.next_seq, "sequence number {seq} was never reserved");
+        self.queue.push(at, seq, event);
+    }
+
     #[inline]
     pub fn schedule_in(&mut self, delay: rexmit_time::Duration, event: E) {
         self.schedule(self.now + delay, event);
@@ -230,6 +249,18 @@ impl std::error::Error for RunError {}
 mod tests {
     use super::*;
     use rexmit_time::Duration;
+
+    #[test]
+    fn reserved_sequence_number_keeps_its_place_among_same_instant_events() {
+        let mut s: Scheduler<&str> = Scheduler::new();
+        let early = s.reserve_seq();
+        s.schedule(Time::from_millis(1), "scheduled second");
+        // Scheduled last, but its number was reserved first: it runs first at that instant.
+        s.schedule_reserved(Time::from_millis(1), early, "reserved first");
+        s.schedule(Time::ZERO, "earlier instant");
+        let order: Vec<&str> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, ["earlier instant", "reserved first", "scheduled second"]);
+    }
 
     #[test]
     fn run_stops_at_stop_time_and_leaves_later_events() {

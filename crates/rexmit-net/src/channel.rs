@@ -65,6 +65,17 @@ pub struct Channel {
     /// Arrival time of packets entering the queue, to measure queueing delay (FIFO order).
     enqueued_at: std::collections::VecDeque<Time>,
     pub(crate) pcap: Option<usize>,
+    /// Packets propagating, in arrival order. Without reordering the delay is the same for
+    /// every packet, so arrivals are FIFO and only the head needs an engine event.
+    in_flight: std::collections::VecDeque<InFlight>,
+}
+
+/// A packet on the wire: sent, not yet at the far end (the link's delay line). `seq` is the
+/// engine sequence number reserved when it left the transmitter.
+pub(crate) struct InFlight {
+    pub arrival: Time,
+    pub seq: u64,
+    pub pkt: Packet,
 }
 
 /// What `offer` did with a packet.
@@ -102,6 +113,7 @@ impl Channel {
             last_change: Time::ZERO,
             enqueued_at: std::collections::VecDeque::new(),
             pcap: None,
+            in_flight: std::collections::VecDeque::new(),
         }
     }
 
@@ -176,6 +188,26 @@ impl Channel {
             None => Duration::ZERO,
         };
         (done, TxOutcome::Deliver { arrival: done + self.params.delay + extra })
+    }
+
+    /// Whether arrivals keep transmission order (no reordering model): the delay line applies.
+    pub(crate) fn is_fifo(&self) -> bool {
+        self.params.reorder.is_none()
+    }
+
+    /// Put a transmitted packet on the delay line. Returns true if it is the head (the caller
+    /// then schedules its arrival).
+    pub(crate) fn launch(&mut self, arrival: Time, seq: u64, pkt: Packet) -> bool {
+        debug_assert!(self.in_flight.back().is_none_or(|b| b.arrival <= arrival), "delay line out of order");
+        self.in_flight.push_back(InFlight { arrival, seq, pkt });
+        self.in_flight.len() == 1
+    }
+
+    /// The head packet reached the far end; also returns the new head's (arrival, seq), whose
+    /// arrival the caller schedules next.
+    pub(crate) fn land(&mut self) -> (Packet, Option<(Time, u64)>) {
+        let head = self.in_flight.pop_front().expect("an arrival event has a packet on the line");
+        (head.pkt, self.in_flight.front().map(|n| (n.arrival, n.seq)))
     }
 
     pub(crate) fn on_arrival(&mut self, pkt: &Packet) {

@@ -16,8 +16,10 @@ use std::net::Ipv4Addr;
 pub enum Event {
     /// A channel finished serializing a packet.
     TxDone(ChannelId),
-    /// A packet reached the far end of a channel.
-    Arrive(ChannelId, Box<Packet>),
+    /// The head of a channel's delay line reached the far end.
+    Arrive(ChannelId),
+    /// A packet of a reordering channel reached the far end (its own event: not FIFO).
+    ArriveReordered(ChannelId, Box<Packet>),
     /// A packet an agent sent to an address of its own node.
     Local(NodeId, Box<Packet>),
     Timer(AgentId, u64),
@@ -197,7 +199,17 @@ impl World {
                     self.start_tx(s, now, ch, p);
                 }
             }
-            Event::Arrive(ch, pkt) => {
+            Event::Arrive(ch) => {
+                let c = &mut self.net.channels[ch.0 as usize];
+                let (pkt, next) = c.land();
+                if let Some((at, seq)) = next {
+                    s.schedule_reserved(at, seq, Event::Arrive(ch));
+                }
+                c.on_arrival(&pkt);
+                let (node, iface) = (c.to_node, c.to_iface);
+                self.at_node(s, now, node, Some(iface), pkt);
+            }
+            Event::ArriveReordered(ch, pkt) => {
                 let c = &mut self.net.channels[ch.0 as usize];
                 c.on_arrival(&pkt);
                 let (node, iface) = (c.to_node, c.to_iface);
@@ -309,7 +321,14 @@ impl World {
             s.schedule(done, Event::TxDone(ch));
         }
         if let TxOutcome::Deliver { arrival } = outcome {
-            s.schedule(arrival, Event::Arrive(ch, Box::new(pkt)));
+            if c.is_fifo() {
+                let seq = s.reserve_seq();
+                if c.launch(arrival, seq, pkt) {
+                    s.schedule_reserved(arrival, seq, Event::Arrive(ch));
+                }
+            } else {
+                s.schedule(arrival, Event::ArriveReordered(ch, Box::new(pkt)));
+            }
         }
     }
 }

@@ -452,16 +452,11 @@ impl Sender {
     }
 
     pub fn next_timeout(&self) -> Option<Time> {
-        let rack = self.rack.as_ref();
-        [
-            self.rto_at,
-            self.persist_at,
-            rack.and_then(|r| r.timer),
-            rack.and_then(|r| r.pto_at),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        let t = Time::earliest(self.rto_at, self.persist_at);
+        match &self.rack {
+            Some(r) => Time::earliest(t, Time::earliest(r.timer, r.pto_at)),
+            None => t,
+        }
     }
 
     /// Choose and record the next data segment to send, if any may go now.

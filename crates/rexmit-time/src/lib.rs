@@ -76,6 +76,17 @@ impl Time {
     pub const ZERO: Time = Time(0);
     pub const MAX: Time = Time(u64::MAX);
 
+    /// The earlier of two optional deadlines (`None` = no deadline). Written as plain branches:
+    /// the `[..].into_iter().flatten().min()` idiom compiled to ~1500 instructions on hot paths.
+    #[inline]
+    pub fn earliest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(if y < x { y } else { x }),
+            (Some(x), None) => Some(x),
+            (None, y) => y,
+        }
+    }
+
     pub const fn from_nanos(ns: u64) -> Self {
         Time(ns)
     }

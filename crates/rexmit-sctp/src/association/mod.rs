@@ -511,18 +511,15 @@ impl Association {
         if self.state == State::Closed {
             return None;
         }
-        let mut t = [self.t1, self.t2, self.sack.deadline(), self.rack_next_timer()]
-            .into_iter()
-            .flatten()
-            .min();
+        let mut t = Time::earliest(Time::earliest(self.t1, self.t2), Time::earliest(self.sack.deadline(), self.rack_next_timer()));
         // Heartbeat timers left from an earlier state are dormant: reporting them would ask for
         // `handle_timeout` at an instant where it has nothing to do, forever.
         let hb = self.state.sends_heartbeats();
         for (i, p) in self.paths.iter().enumerate() {
             let efr = self.efr.get(i).copied().flatten();
-            let heartbeat = [p.hb_next, p.hb_deadline].map(|t| t.filter(|_| hb));
-            for x in [p.t3, efr].into_iter().chain(heartbeat).flatten() {
-                t = Some(t.map_or(x, |y| y.min(x)));
+            t = Time::earliest(t, Time::earliest(p.t3, efr));
+            if hb {
+                t = Time::earliest(t, Time::earliest(p.hb_next, p.hb_deadline));
             }
         }
         t

@@ -237,7 +237,7 @@ impl Association {
 
     pub(super) fn rack_next_timer(&self) -> Option<Time> {
         let r = self.rack.as_ref()?;
-        [r.rack.timer, r.rack.pto_at].into_iter().flatten().min()
+        Time::earliest(r.rack.timer, r.rack.pto_at)
     }
 
     pub(super) fn probe_due(&self) -> bool {
