@@ -55,10 +55,13 @@ def mirror(peer: str) -> Optional[Mirror]:
     m = {
         "ns2-tahoe": Mirror(tcp={**NS2_TCP, "recovery": "tahoe"}),
         "ns2-reno": Mirror(tcp={**NS2_TCP, "recovery": "reno"}),
+        "ns2-reno-nobugfix": Mirror(tcp={**NS2_TCP, "recovery": "reno"}),
         "ns2-newreno": Mirror(tcp={**NS2_TCP, "recovery": "newreno"}, note="ns-2 Newreno is RFC 2582's Impatient variant; rexmit follows RFC 6582"),
         "ns2-sack1": Mirror(tcp={**NS2_TCP, "recovery": "sack"}, note="ns-2 Sack1 is Fall & Floyd's SACK; rexmit runs RFC 6675"),
         "ns3-newreno-sack-classic": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}),
         "ns3-newreno-sack-prr": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True}),
+        "ns3-newreno-sack-classic-fs": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}),
+        "ns3-newreno-sack-prr-fs": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True}),
         "ns3-newreno-nosack-classic": Mirror(tcp={**NS3_TCP, "recovery": "newreno", "sack": False}),
         "ns3-westwoodplus": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True, "cc": "westwood"}),
         "ns3-cubic": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True, "cc": "cubic"}, note="ns-3 CUBIC runs HyStart; rexmit's CUBIC does not"),

@@ -48,28 +48,43 @@ def run_ns(args: dict[str, str]) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def read_trace(path: Path) -> tuple[list[tuple[float, int]], list[tuple[float, int, int]]]:
-    """Sends at S (enqueue on S->G1) as (t, seq) and bottleneck departures (G1->G2 dequeue) as
-    (t, seq, size). Node ids: S=0, G1=1, G2=2, D=3."""
-    sends, departures = [], []
+def read_trace(path: Path) -> tuple[list[tuple[float, int]], list[tuple[float, int, int]], list[tuple[float, int]]]:
+    """Sends at S (enqueue on S->G1) as (t, seq), bottleneck departures (G1->G2 dequeue) as
+    (t, seq, size) and transmission starts at S (S->G1 dequeue) as (t, seq). Node ids: S=0,
+    G1=1, G2=2, D=3."""
+    sends, departures, wire = [], [], []
     with open(path) as f:
         for line in f:
             p = line.split()
             if p[4] != "tcp":
                 continue
-            if p[0] == "+" and p[2] == "0" and p[3] == "1":
-                sends.append((float(p[1]), int(p[10])))
+            if p[2] == "0" and p[3] == "1":
+                if p[0] == "+":
+                    sends.append((float(p[1]), int(p[10])))
+                elif p[0] == "-":
+                    wire.append((float(p[1]), int(p[10])))
             elif p[0] == "-" and p[2] == "1" and p[3] == "2":
                 departures.append((float(p[1]), int(p[10]), int(p[5])))
-    return sends, departures
+    return sends, departures, wire
 
 
-def run_traced(args: dict[str, str]) -> tuple[dict, list, list]:
+def run_traced(args: dict[str, str]) -> tuple[dict, list, list, list]:
     with tempfile.TemporaryDirectory() as d:
         tr = Path(d) / "ns2.tr"
         res = run_ns({**args, "trace": str(tr)})
-        sends, deps = read_trace(tr)
-    return res, sends, deps
+        sends, deps, wire = read_trace(tr)
+    return res, sends, deps, wire
+
+
+def retransmissions(sends: list[tuple[float, int]]) -> list[list]:
+    """[time, seg] of every send of a segment at or below the highest one sent before."""
+    high = -1
+    out = []
+    for t, s in sends:
+        if s <= high:
+            out.append([round(t, 9), s])
+        high = max(high, s)
+    return out
 
 
 def main(argv: list[str]) -> int:
@@ -91,7 +106,7 @@ def main(argv: list[str]) -> int:
         for seg in dropsegs:
             run_args = {**args, "loss": "pkts", "droppkts": ",".join(map(str, ordinals))} \
                 if ordinals else {**args, "loss": "none"}
-            _, _, deps = run_traced(run_args)
+            _, _, deps, _ = run_traced(run_args)
             resolve_runs += 1
             idx = next((i for i, (_, s, _) in enumerate(deps) if s == seg), None)
             if idx is None:
@@ -102,19 +117,17 @@ def main(argv: list[str]) -> int:
         extra = {"drop_segs": dropsegs, "resolved_drop_pkts": ordinals, "unresolved_segs": unresolved,
                  "resolve_runs": resolve_runs}
     if record:
-        res, sends, deps = run_traced(args)
-        high = -1
-        rtx = []
-        for t, s in sends:
-            if s <= high:
-                rtx.append([round(t, 9), s])
-            high = max(high, s)
+        res, sends, deps, wire = run_traced(args)
+        rtx = retransmissions(sends)
+        rtx_wire = retransmissions(wire)
         dropped = {int(x) for x in args.get("droppkts", "").split(",") if x}
         rate = parse_rate(args.get("bottleneck_rate", "4Mb"))
         delay = parse_delay(args.get("bottleneck_delay", "50ms"))
         drops = [[round(t + size * 8 / rate + delay, 9), s] for i, (t, s, size) in enumerate(deps)
                  if i + 1 in dropped]
-        res.update(rtx=rtx[:5000], drops=drops[:5000])
+        res.update(rtx=rtx[:5000], drops=drops[:5000], rtx_wire=rtx_wire[:5000],
+                   first_data_s=sends[0][0] if sends else None,
+                   first_data_wire_s=wire[0][0] if wire else None)
     else:
         res = run_ns(args)
     res.update(extra)

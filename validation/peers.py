@@ -43,6 +43,12 @@ SCENARIOS: dict[str, tuple[str, dict[str, str]]] = {
     "ns2-sctp-nrsack": ("ns2_sctp.py", {"topo": "dumbbell", "nrsack": "1"}),
     "ns2-cmt-sack": ("ns2_sctp.py", {"topo": "cmt", "nrsack": "0", "swnd": "131072"}),
     "ns2-cmt-nrsack": ("ns2_sctp.py", {"topo": "cmt", "nrsack": "1", "swnd": "131072"}),
+    # Diagnostic variants with one known peer deviation from the RFCs switched off (timelines):
+    # ssthresh = FlightSize/2 (RFC 5681 eq. (4)) instead of ns-3.44's pipe/2, and ns-2 Reno
+    # without bugFix_ (the RFC 6582 `recover` check that ns-2 also applies to Reno).
+    "ns3-newreno-sack-classic-fs": ("ns3_tcp.py", {"cc": "newreno-flightsize", "sack": "1", "recovery": "classic"}),
+    "ns3-newreno-sack-prr-fs": ("ns3_tcp.py", {"cc": "newreno-flightsize", "sack": "1", "recovery": "prr"}),
+    "ns2-reno-nobugfix": ("ns2_tcp.py", {"agent": "Reno", "sink": "DelAck", "bugfix": "false"}),
 }
 
 METRICS = ["goodput_bps", "retransmissions", "timeouts"]

@@ -23,7 +23,7 @@ array set opt {
     loss none rate 0.0 burstmin 2 burstmax 5 droppkts {}
     access_rate 10Mb access_delay 0.1ms bottleneck_rate 4Mb bottleneck_delay 50ms
     queue 100 pktsize 1460 window 10000 windowinit 2 minrto 0.2 tick 0.01
-    delack 0.2 maxburst 0 trace {}
+    delack 0.2 maxburst 0 bugfix {} trace {}
 }
 foreach a $argv {
     set i [string first = $a]
@@ -119,6 +119,9 @@ $tcp set windowInit_ $opt(windowinit)
 $tcp set minrto_ $opt(minrto)
 $tcp set tcpTick_ $opt(tick)
 $tcp set maxburst_ $opt(maxburst)
+# bugFix_ (ns-2 default true): no second fast retransmit for dup ACKs of data sent before the
+# last one (RFC 6582 section 3.2 step 1's `recover` check, which ns-2 applies to Reno too).
+if {$opt(bugfix) != ""} { $tcp set bugFix_ $opt(bugfix) }
 switch -- $opt(sink) {
     DelAck { set sink [new Agent/TCPSink/DelAck] }
     Sack1DelAck { set sink [new Agent/TCPSink/Sack1/DelAck] }

@@ -112,6 +112,39 @@ class SegmentListErrorModel : public ErrorModel
 
 NS_OBJECT_ENSURE_REGISTERED(SegmentListErrorModel);
 
+// Diagnostic variant (cc=newreno-flightsize): TcpNewReno whose slow-start threshold after a loss
+// is half the FlightSize (SND.NXT - SND.UNA, RFC 5681 eq. (4), RFC 6675 step (4.2)) instead of
+// half of the RFC 6675 pipe that ns-3.44 passes in (pipe leaves out SACKed and lost segments).
+class NewRenoFlightSize : public TcpNewReno
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("rexmit::NewRenoFlightSize")
+                                .SetParent<TcpNewReno>()
+                                .AddConstructor<NewRenoFlightSize>();
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "NewRenoFlightSize";
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override
+    {
+        uint32_t flight = tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq;
+        return std::max(2 * tcb->m_segmentSize, flight / 2);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<NewRenoFlightSize>(this);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(NewRenoFlightSize);
+
 struct Stats
 {
     uint32_t segSize{0};
@@ -129,6 +162,17 @@ struct Stats
     uint64_t queueDrops{0};
     uint64_t macTxDrops{0};
     uint64_t hops{0};
+    double firstData{-1.0}; // send time of the first data segment (after the handshake)
+    bool traceCwnd{false};
+    uint32_t recordTx{0}; // list the first recordTx data transmissions (time, seg)
+    std::vector<std::pair<double, uint64_t>> tx;
+    // The same at the wire: transmission start on S's access device (after S's queue).
+    uint64_t highWire{1};
+    double firstDataWire{-1.0};
+    std::vector<std::pair<double, uint64_t>> rtxWire;
+    std::vector<std::pair<double, uint32_t>> cwnd; // (time, cwnd bytes) at every change
+    std::vector<std::pair<double, uint32_t>> ssthresh; // (time, ssthresh bytes) at every change
+    std::vector<std::pair<double, int>> events;     // (time, 1 = recovery entered, 2 = timeout)
 };
 
 Stats g;
@@ -143,6 +187,14 @@ OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
     uint64_t seq = h.GetSequenceNumber().GetValue();
     uint64_t end = seq + p->GetSize();
     g.dataTx++;
+    if (g.firstData < 0)
+    {
+        g.firstData = Simulator::Now().GetSeconds();
+    }
+    if (g.tx.size() < g.recordTx)
+    {
+        g.tx.emplace_back(Simulator::Now().GetSeconds(), (seq - 1) / g.segSize);
+    }
     if (seq < g.highTx)
     {
         g.retransmissions++;
@@ -177,10 +229,18 @@ OnCongState(TcpSocketState::TcpCongState_t old, TcpSocketState::TcpCongState_t n
     if (now == TcpSocketState::CA_RECOVERY)
     {
         g.recoveries++;
+        if (g.recordRtx && g.events.size() < 20000)
+        {
+            g.events.emplace_back(Simulator::Now().GetSeconds(), 1);
+        }
     }
     if (now == TcpSocketState::CA_LOSS && old != TcpSocketState::CA_LOSS)
     {
         g.timeouts++;
+        if (g.recordRtx && g.events.size() < 20000)
+        {
+            g.events.emplace_back(Simulator::Now().GetSeconds(), 2);
+        }
     }
     g.state = now;
 }
@@ -191,7 +251,60 @@ OnRto(Time oldv, Time newv)
     if (g.state == TcpSocketState::CA_LOSS && newv == oldv + oldv)
     {
         g.timeouts++;
+        if (g.recordRtx && g.events.size() < 20000)
+        {
+            g.events.emplace_back(Simulator::Now().GetSeconds(), 2);
+        }
     }
+}
+
+void
+OnCwnd(uint32_t, uint32_t now)
+{
+    if (g.cwnd.size() < 200000)
+    {
+        g.cwnd.emplace_back(Simulator::Now().GetSeconds(), now);
+    }
+}
+
+void
+OnSsthresh(uint32_t, uint32_t now)
+{
+    if (g.ssthresh.size() < 200000)
+    {
+        g.ssthresh.emplace_back(Simulator::Now().GetSeconds(), now);
+    }
+}
+
+void
+OnSenderPhyTxBegin(Ptr<const Packet> p)
+{
+    Ptr<Packet> c = p->Copy();
+    PppHeader ppp;
+    Ipv4Header ip;
+    TcpHeader tcp;
+    c->RemoveHeader(ppp);
+    c->RemoveHeader(ip);
+    if (ip.GetProtocol() != 6)
+    {
+        return;
+    }
+    c->RemoveHeader(tcp);
+    if (c->GetSize() == 0)
+    {
+        return;
+    }
+    double now = Simulator::Now().GetSeconds();
+    if (g.firstDataWire < 0)
+    {
+        g.firstDataWire = now;
+    }
+    uint64_t seq = tcp.GetSequenceNumber().GetValue();
+    if (seq < g.highWire && g.rtxWire.size() < 5000)
+    {
+        g.rtxWire.emplace_back(now, (seq - 1) / g.segSize);
+    }
+    g.highWire = std::max<uint64_t>(g.highWire, seq + c->GetSize());
 }
 
 void
@@ -253,6 +366,11 @@ HookSocket(Ptr<BulkSendApplication> app)
     Hook(s, "Retransmission", MakeCallback(&OnRetransmission));
     Hook(s, "CongState", MakeCallback(&OnCongState));
     Hook(s, "RTO", MakeCallback(&OnRto));
+    if (g.traceCwnd)
+    {
+        Hook(s, "CongestionWindow", MakeCallback(&OnCwnd));
+        Hook(s, "SlowStartThreshold", MakeCallback(&OnSsthresh));
+    }
 }
 
 std::string
@@ -315,12 +433,14 @@ main(int argc, char* argv[])
     uint32_t rcvBuf = 1 << 20;
     bool limitedTransmit = true;
     bool recordRtx = false;
+    bool traceCwnd = false;
+    uint32_t recordTx = 0;
     bool dumpDefaults = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("seed", "run number (RngRun); RngSeed stays 1", seed);
     cmd.AddValue("duration", "simulated seconds; goodput = sink bytes * 8 / duration", duration);
-    cmd.AddValue("cc", "newreno | linuxreno | westwoodplus | cubic", cc);
+    cmd.AddValue("cc", "newreno | newreno-flightsize | linuxreno | westwoodplus | cubic", cc);
     cmd.AddValue("sack", "SACK option (TcpSocketBase::Sack)", sack);
     cmd.AddValue("recovery", "classic | prr (TcpL4Protocol::RecoveryType)", recovery);
     cmd.AddValue("loss", "none | uniform | burst | segs | pkts", loss);
@@ -345,6 +465,8 @@ main(int argc, char* argv[])
     cmd.AddValue("rcvBuf", "receive buffer (bytes)", rcvBuf);
     cmd.AddValue("limitedTransmit", "RFC 3042 limited transmit", limitedTransmit);
     cmd.AddValue("recordRtx", "list every retransmission and error drop (time, seg)", recordRtx);
+    cmd.AddValue("traceCwnd", "list (time, cwnd bytes) at every change of the congestion window", traceCwnd);
+    cmd.AddValue("recordTx", "list the first N data transmissions (time, seg)", recordTx);
     cmd.AddValue("dumpDefaults", "print the default attributes of the TCP classes and exit", dumpDefaults);
     cmd.Parse(argc, argv);
 
@@ -369,6 +491,7 @@ main(int argc, char* argv[])
     }
 
     const std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
+                                                        {"newreno-flightsize", "rexmit::NewRenoFlightSize"},
                                                         {"linuxreno", "ns3::TcpLinuxReno"},
                                                         {"westwoodplus", "ns3::TcpWestwoodPlus"},
                                                         {"cubic", "ns3::TcpCubic"}};
@@ -384,6 +507,8 @@ main(int argc, char* argv[])
     }
     g.segSize = segSize;
     g.recordRtx = recordRtx || loss == "segs" || loss == "pkts";
+    g.traceCwnd = traceCwnd;
+    g.recordTx = recordTx;
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
@@ -485,6 +610,10 @@ main(int argc, char* argv[])
         rxDev->SetAttribute("ReceiveErrorModel", PointerValue(em));
     }
     Hook(rxDev, "PhyRxDrop", MakeCallback(&OnRxDrop));
+    if (g.recordRtx)
+    {
+        Hook(dSG.Get(0), "PhyTxBegin", MakeCallback(&OnSenderPhyTxBegin));
+    }
     // With no queue disc, a full device queue stops the device's transmission queue and the
     // traffic-control layer drops the packet (its "Drop" trace): that is the drop-tail drop.
     for (uint32_t i = 0; i < nodes.GetN(); i++)
@@ -502,7 +631,6 @@ main(int argc, char* argv[])
         }
     }
 
-    if (getenv("NS3_ASCII")) { AsciiTraceHelper ascii; access.EnableAsciiAll(ascii.CreateFileStream("/tmp/ns3dbg.tr")); bottleneck.EnableAsciiAll(ascii.CreateFileStream("/tmp/ns3dbg2.tr")); }
     uint16_t port = 5000;
     BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(ifGD.GetAddress(1), port));
     bulk.SetAttribute("MaxBytes", UintegerValue(0));
@@ -537,7 +665,7 @@ main(int argc, char* argv[])
       << ", \"retransmissions_trace\": " << g.rtxTraceCount << ", \"timeouts\": " << g.timeouts
       << ", \"fast_recoveries\": " << g.recoveries << ", \"error_drops\": " << g.errorDrops
       << ", \"queue_drops\": " << g.queueDrops << ", \"mac_tx_drops\": " << g.macTxDrops << ", \"packet_hops\": " << g.hops
-      << ", \"events\": " << events;
+      << ", \"events\": " << events << ", \"first_data_s\": " << g.firstData;
     if (g.recordRtx)
     {
         o << ", \"rtx\": [";
@@ -549,6 +677,39 @@ main(int argc, char* argv[])
         for (size_t i = 0; i < g.drops.size(); i++)
         {
             o << (i ? ", " : "") << "[" << g.drops[i].first << ", " << g.drops[i].second << "]";
+        }
+        o << "], \"first_data_wire_s\": " << g.firstDataWire << ", \"rtx_wire\": [";
+        for (size_t i = 0; i < g.rtxWire.size(); i++)
+        {
+            o << (i ? ", " : "") << "[" << g.rtxWire[i].first << ", " << g.rtxWire[i].second << "]";
+        }
+        o << "], \"recovery_events\": [";
+        for (size_t i = 0; i < g.events.size(); i++)
+        {
+            o << (i ? ", " : "") << "[" << g.events[i].first << ", " << g.events[i].second << "]";
+        }
+        o << "]";
+    }
+    if (recordTx > 0)
+    {
+        o << ", \"tx\": [";
+        for (size_t i = 0; i < g.tx.size(); i++)
+        {
+            o << (i ? ", " : "") << "[" << g.tx[i].first << ", " << g.tx[i].second << "]";
+        }
+        o << "]";
+    }
+    if (g.traceCwnd)
+    {
+        o << ", \"cwnd\": [";
+        for (size_t i = 0; i < g.cwnd.size(); i++)
+        {
+            o << (i ? ", " : "") << "[" << g.cwnd[i].first << ", " << g.cwnd[i].second << "]";
+        }
+        o << "], \"ssthresh\": [";
+        for (size_t i = 0; i < g.ssthresh.size(); i++)
+        {
+            o << (i ? ", " : "") << "[" << g.ssthresh[i].first << ", " << g.ssthresh[i].second << "]";
         }
         o << "]";
     }
