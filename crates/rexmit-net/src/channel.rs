@@ -75,13 +75,13 @@ pub struct Channel {
 pub(crate) struct InFlight {
     pub arrival: Time,
     pub seq: u64,
-    pub pkt: Packet,
+    pub pkt: Box<Packet>,
 }
 
 /// What `offer` did with a packet.
 pub(crate) enum Offer {
     /// The line was idle: transmit it now.
-    StartNow(Packet),
+    StartNow(Box<Packet>),
     /// Queued; schedule `TxDone` at this time if given.
     Queued { tx_done_at: Option<Time> },
     Dropped(#[allow(dead_code)] QueueDrop),
@@ -127,7 +127,7 @@ impl Channel {
     /// Offer a packet: start it at once on an idle line, or queue it. A `TxDone` event is only
     /// needed while packets wait, so `Queued` says when to schedule one (the first waiting
     /// packet asks for it; later ones ride on it).
-    pub(crate) fn offer(&mut self, now: Time, pkt: Packet) -> Offer {
+    pub(crate) fn offer(&mut self, now: Time, pkt: Box<Packet>) -> Offer {
         self.stats.offered_packets += 1;
         self.stats.offered_bytes += pkt.size as u64;
         let was_empty = self.queue.len_packets() == 0;
@@ -153,7 +153,7 @@ impl Channel {
     }
 
     /// The line is free: the next waiting packet, if any.
-    pub(crate) fn next_to_send(&mut self, now: Time) -> Option<Packet> {
+    pub(crate) fn next_to_send(&mut self, now: Time) -> Option<Box<Packet>> {
         self.account_queue(now);
         let p = self.queue.dequeue()?;
         let t_in = self.enqueued_at.pop_front().expect("one timestamp per queued packet");
@@ -197,7 +197,7 @@ impl Channel {
 
     /// Put a transmitted packet on the delay line. Returns true if it is the head (the caller
     /// then schedules its arrival).
-    pub(crate) fn launch(&mut self, arrival: Time, seq: u64, pkt: Packet) -> bool {
+    pub(crate) fn launch(&mut self, arrival: Time, seq: u64, pkt: Box<Packet>) -> bool {
         debug_assert!(self.in_flight.back().is_none_or(|b| b.arrival <= arrival), "delay line out of order");
         self.in_flight.push_back(InFlight { arrival, seq, pkt });
         self.in_flight.len() == 1
@@ -205,7 +205,7 @@ impl Channel {
 
     /// The head packet reached the far end; also returns the new head's (arrival, seq), whose
     /// arrival the caller schedules next.
-    pub(crate) fn land(&mut self) -> (Packet, Option<(Time, u64)>) {
+    pub(crate) fn land(&mut self) -> (Box<Packet>, Option<(Time, u64)>) {
         let head = self.in_flight.pop_front().expect("an arrival event has a packet on the line");
         (head.pkt, self.in_flight.front().map(|n| (n.arrival, n.seq)))
     }

@@ -12,7 +12,7 @@ pub enum QueueLimit {
 }
 
 /// RED parameters (thresholds in packets, like ns-2's defaults in packet mode).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RedParams {
     pub min_th: f64,
     pub max_th: f64,
@@ -53,7 +53,7 @@ pub enum QueueDrop {
 
 pub struct OutputQueue {
     config: QueueConfig,
-    packets: VecDeque<Packet>,
+    packets: VecDeque<Box<Packet>>,
     bytes: u64,
     red_avg: f64,
     /// Packets since the last RED drop (for the uniform inter-drop correction).
@@ -80,9 +80,9 @@ impl OutputQueue {
     }
 
     /// Offer a packet; `rng` is only drawn from by RED.
-    pub fn enqueue(&mut self, pkt: Packet, rng: &mut RngStream) -> Result<(), (Packet, QueueDrop)> {
+    pub fn enqueue(&mut self, pkt: Box<Packet>, rng: &mut RngStream) -> Result<(), (Box<Packet>, QueueDrop)> {
         if let QueueDiscipline::Red(p) = &self.config.discipline {
-            let p = p.clone();
+            let p = *p;
             if self.red_drop(&p, rng) {
                 return Err((pkt, QueueDrop::Early));
             }
@@ -95,7 +95,7 @@ impl OutputQueue {
         Ok(())
     }
 
-    pub fn dequeue(&mut self) -> Option<Packet> {
+    pub fn dequeue(&mut self) -> Option<Box<Packet>> {
         let p = self.packets.pop_front()?;
         self.bytes -= p.size as u64;
         Some(p)

@@ -213,9 +213,9 @@ impl World {
                 let c = &mut self.net.channels[ch.0 as usize];
                 c.on_arrival(&pkt);
                 let (node, iface) = (c.to_node, c.to_iface);
-                self.at_node(s, now, node, Some(iface), *pkt);
+                self.at_node(s, now, node, Some(iface), pkt);
             }
-            Event::Local(node, pkt) => self.at_node(s, now, node, None, *pkt),
+            Event::Local(node, pkt) => self.at_node(s, now, node, None, pkt),
             Event::Timer(a, token) => self.with_agent(s, now, a, |ag, ctx| ag.on_timer(ctx, token)),
             Event::Start(a) => self.with_agent(s, now, a, |ag, ctx| ag.start(ctx)),
             Event::Sample(i) => {
@@ -255,10 +255,11 @@ impl World {
 
     /// A packet leaves an agent on `node`.
     fn originate(&mut self, s: &mut Scheduler<Event>, now: Time, node: NodeId, ip: IpPacket) {
-        let pkt = Packet { uid: self.next_uid, created: now, size: ip.wire_len() as u32, ip };
+        // Boxed once here: the network then moves a pointer, not the packet, at every step.
+        let pkt = Box::new(Packet { uid: self.next_uid, created: now, size: ip.wire_len() as u32, ip });
         self.next_uid += 1;
         if self.net.owner_of(pkt.ip.header.dst) == Some(node) {
-            s.schedule(now, Event::Local(node, Box::new(pkt)));
+            s.schedule(now, Event::Local(node, pkt));
             return;
         }
         match self.net.route(node, pkt.ip.header.dst) {
@@ -267,7 +268,7 @@ impl World {
         }
     }
 
-    fn at_node(&mut self, s: &mut Scheduler<Event>, now: Time, node: NodeId, _from: Option<IfaceId>, mut pkt: Packet) {
+    fn at_node(&mut self, s: &mut Scheduler<Event>, now: Time, node: NodeId, _from: Option<IfaceId>, mut pkt: Box<Packet>) {
         if let Some(tap) = self.net.nodes[node.0 as usize].pcap {
             self.pcaps.write(tap, now, &pkt.ip);
         }
@@ -275,7 +276,7 @@ impl World {
         if self.net.owner_of(dst) == Some(node) {
             let key = (pkt.protocol(), pkt.dst_port());
             match self.net.nodes[node.0 as usize].ports.get(&key).copied() {
-                Some(a) => self.with_agent(s, now, a, |ag, ctx| ag.on_packet(ctx, pkt)),
+                Some(a) => self.with_agent(s, now, a, |ag, ctx| ag.on_packet(ctx, *pkt)),
                 None => self.net.nodes[node.0 as usize].stats.no_listener += 1,
             }
             return;
@@ -297,7 +298,7 @@ impl World {
         }
     }
 
-    fn forward(&mut self, s: &mut Scheduler<Event>, now: Time, iface: IfaceId, pkt: Packet) {
+    fn forward(&mut self, s: &mut Scheduler<Event>, now: Time, iface: IfaceId, pkt: Box<Packet>) {
         let ch = self.net.ifaces[iface.0 as usize].tx;
         match self.net.channels[ch.0 as usize].offer(now, pkt) {
             Offer::StartNow(p) => self.start_tx(s, now, ch, p),
@@ -306,7 +307,7 @@ impl World {
         }
     }
 
-    fn start_tx(&mut self, s: &mut Scheduler<Event>, now: Time, ch: ChannelId, pkt: Packet) {
+    fn start_tx(&mut self, s: &mut Scheduler<Event>, now: Time, ch: ChannelId, pkt: Box<Packet>) {
         let c = &mut self.net.channels[ch.0 as usize];
         let (done, outcome) = c.start_tx(now, &pkt);
         if let Some(tap) = c.pcap {
@@ -327,7 +328,7 @@ impl World {
                     s.schedule_reserved(arrival, seq, Event::Arrive(ch));
                 }
             } else {
-                s.schedule(arrival, Event::ArriveReordered(ch, Box::new(pkt)));
+                s.schedule(arrival, Event::ArriveReordered(ch, pkt));
             }
         }
     }

@@ -22,24 +22,26 @@ impl Reassembly {
         self.pieces.is_empty()
     }
 
-    /// Store `[start, start + p.len())`. Returns the sub-ranges that were already held
-    /// (duplicates, for RFC 2883 D-SACK).
-    pub fn insert(&mut self, start: u64, p: &Payload) -> Vec<(u64, u64)> {
+    /// Store `[start, start + p.len())`. Returns the first sub-range that was already held
+    /// (a duplicate, for RFC 2883 D-SACK), if any.
+    pub fn insert(&mut self, start: u64, p: &Payload) -> Option<(u64, u64)> {
         let end = start + p.len() as u64;
-        let mut dups = Vec::new();
+        if start == end {
+            return None;
+        }
+        // Common case: the segment lands in a gap, touching no held piece.
+        let before_ends = self.pieces.range(..=start).next_back().map(|(&s, q)| s + q.len() as u64);
+        let after_starts = self.pieces.range(start..).next().map(|(&s, _)| s);
+        if before_ends.is_none_or(|e| e <= start) && after_starts.is_none_or(|s| s >= end) {
+            self.bytes += end - start;
+            self.pieces.insert(start, p.clone());
+            return None;
+        }
+        let mut first_dup = None;
         let mut cursor = start;
         // Pieces that may overlap: the one starting at or before `start`, and all inside.
-        let first = self
-            .pieces
-            .range(..=start)
-            .next_back()
-            .map(|(&s, _)| s)
-            .unwrap_or(start);
-        let overlapping: Vec<(u64, u64)> = self
-            .pieces
-            .range(first..end)
-            .map(|(&s, q)| (s, s + q.len() as u64))
-            .collect();
+        let first = self.pieces.range(..=start).next_back().map(|(&s, _)| s).unwrap_or(start);
+        let overlapping: Vec<(u64, u64)> = self.pieces.range(first..end).map(|(&s, q)| (s, s + q.len() as u64)).collect();
         let mut fresh = Vec::new();
         for (s, e) in overlapping {
             if e <= cursor {
@@ -50,8 +52,8 @@ impl Reassembly {
             }
             let ds = s.max(cursor);
             let de = e.min(end);
-            if ds < de {
-                dups.push((ds, de));
+            if ds < de && first_dup.is_none() {
+                first_dup = Some((ds, de));
             }
             cursor = cursor.max(e);
         }
@@ -60,10 +62,9 @@ impl Reassembly {
         }
         for (s, e) in fresh {
             self.bytes += e - s;
-            self.pieces
-                .insert(s, slice(p, (s - start) as usize, (e - s) as usize));
+            self.pieces.insert(s, slice(p, (s - start) as usize, (e - s) as usize));
         }
-        dups
+        first_dup
     }
 
     /// The maximal contiguous block containing offset `seq`.
@@ -87,15 +88,14 @@ impl Reassembly {
         Some((left, right))
     }
 
-    /// Remove and return the pieces that start exactly at `rcv_nxt` and continue contiguously.
-    pub fn pop_in_order(&mut self, mut rcv_nxt: u64) -> Vec<Payload> {
-        let mut out = Vec::new();
+    /// Remove the pieces that start exactly at `rcv_nxt` and continue contiguously, handing
+    /// each to `take` in order.
+    pub fn pop_in_order(&mut self, mut rcv_nxt: u64, mut take: impl FnMut(Payload)) {
         while let Some(p) = self.pieces.remove(&rcv_nxt) {
             rcv_nxt += p.len() as u64;
             self.bytes -= p.len() as u64;
-            out.push(p);
+            take(p);
         }
-        out
     }
 
     /// Highest offset held (exclusive), if any.
@@ -114,18 +114,22 @@ mod tests {
     #[test]
     fn overlapping_inserts_keep_each_byte_once_and_report_duplicates() {
         let mut r = Reassembly::default();
-        assert!(r.insert(10, &Payload::from_bytes(&[10, 11, 12])).is_empty());
-        assert!(r.insert(20, &Payload::zeros(5)).is_empty());
+        assert!(r.insert(10, &Payload::from_bytes(&[10, 11, 12])).is_none());
+        assert!(r.insert(20, &Payload::zeros(5)).is_none());
         let dups = r.insert(8, &Payload::from_bytes(&[8, 9, 10, 11, 12, 13, 14]));
-        assert_eq!(dups, vec![(10, 13)]);
+        assert_eq!(dups, Some((10, 13)));
         assert_eq!(r.bytes(), 7 + 5);
         assert_eq!(r.block_containing(12), Some((8, 15)));
         assert_eq!(r.block_containing(15), None);
-        assert_eq!(r.insert(21, &Payload::zeros(2)), vec![(21, 23)]);
-        let got = r.pop_in_order(8);
+        assert_eq!(r.insert(21, &Payload::zeros(2)), Some((21, 23)));
+        // Touching pieces on both sides without overlapping them: no duplicate.
+        assert_eq!(r.insert(15, &Payload::zeros(5)), None);
+        assert_eq!(r.block_containing(16), Some((8, 25)));
+        let mut got = Vec::new();
+        r.pop_in_order(8, |p| got.push(p));
         let bytes: Vec<u8> = got.iter().flat_map(|p| p.to_vec()).collect();
-        assert_eq!(bytes, vec![8, 9, 10, 11, 12, 13, 14]);
-        assert_eq!(r.bytes(), 5);
-        assert_eq!(r.high(), Some(25));
+        assert_eq!(bytes, [vec![8, 9, 10, 11, 12, 13, 14], vec![0; 10]].concat());
+        assert_eq!(r.bytes(), 0);
+        assert_eq!(r.high(), None);
     }
 }

@@ -4,10 +4,10 @@
 //! Owns what goes into the ACK fields of outgoing segments. Does not own connection state
 //! (SYN/FIN handshakes, RST) nor the wire encoding of the options.
 
-use crate::payload_util::{join, slice};
+use crate::payload_util::{slice, Joiner};
 use crate::reassembly::Reassembly;
 use rexmit_time::{Duration, Time};
-use rexmit_wire::Payload;
+use rexmit_wire::{Payload, MAX_SACK_BLOCKS};
 use std::collections::VecDeque;
 
 /// Receiver knobs copied from `TcpConfig`.
@@ -19,6 +19,9 @@ pub struct ReceiverConfig {
     pub immediate_ack_on_ooo: bool,
     pub dsack: bool,
 }
+
+/// SACK blocks as stream offsets `[left, right)`, at most as many as a header carries.
+pub type OffsetBlocks = arrayvec::ArrayVec<(u64, u64), MAX_SACK_BLOCKS>;
 
 /// What one arriving data segment did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -123,15 +126,23 @@ impl Receiver {
         let to = end.min(self.accept_limit());
         if from < to {
             let piece = slice(payload, (from - start) as usize, (to - from) as usize);
-            let dups = self.ooo.insert(from, &piece);
-            if let Some(&d) = dups.first() {
+            let in_order = from == self.rcv_nxt;
+            if in_order && !had_ooo {
+                // Nothing held above: straight to the application.
+                out.delivered += self.deliver(piece);
+            } else if let Some(d) = self.ooo.insert(from, &piece) {
                 // RFC 2883 §4 (2): duplicate of out-of-order data already held.
                 self.note_dsack(d);
             }
-            if from == self.rcv_nxt {
-                for p in self.ooo.pop_in_order(self.rcv_nxt) {
-                    out.delivered += self.deliver(p);
-                }
+            if in_order {
+                let Receiver { ooo, readable, readable_bytes, rcv_nxt, .. } = self;
+                ooo.pop_in_order(*rcv_nxt, |p| {
+                    let n = p.len() as u64;
+                    *rcv_nxt += n;
+                    *readable_bytes += n;
+                    readable.push_back(p);
+                    out.delivered += n;
+                });
                 if had_ooo && self.cfg.immediate_ack_on_ooo {
                     // RFC 5681 §4.2: immediate ACK for a segment that fills (part of) a gap.
                     self.ack_now = true;
@@ -195,7 +206,7 @@ impl Receiver {
 
     /// Hand up to `max` in-order bytes to the application.
     pub fn read(&mut self, max: usize) -> Payload {
-        let mut parts = Vec::new();
+        let mut out = Joiner::default();
         let mut want = max as u64;
         while want > 0 {
             let Some(front) = self.readable.pop_front() else {
@@ -204,20 +215,17 @@ impl Receiver {
             let n = front.len() as u64;
             if n <= want {
                 want -= n;
-                parts.push(front);
+                self.readable_bytes -= n;
+                out.push(front);
             } else {
-                parts.push(slice(&front, 0, want as usize));
+                out.push(slice(&front, 0, want as usize));
                 self.readable
                     .push_front(slice(&front, want as usize, (n - want) as usize));
+                self.readable_bytes -= want;
                 want = 0;
             }
         }
-        let got: u64 = parts.iter().map(|p| p.len() as u64).sum();
-        self.readable_bytes -= got;
-        if parts.is_empty() {
-            return Payload::empty();
-        }
-        join(&parts)
+        out.finish()
     }
 
     /// Whether an ACK must go out now, and when the delayed-ACK timer fires otherwise.
@@ -242,7 +250,7 @@ impl Receiver {
 
     /// Fill the ACK fields of an outgoing segment: returns (window bytes, SACK blocks).
     /// Called for every segment we send (all carry ACK), which resets the delayed-ACK state.
-    pub fn on_ack_sent(&mut self, sack: bool, max_blocks: usize) -> (u64, Vec<(u64, u64)>) {
+    pub fn on_ack_sent(&mut self, sack: bool, max_blocks: usize) -> (u64, OffsetBlocks) {
         self.ack_now = false;
         self.ack_deadline = None;
         self.unacked_bytes = 0;
@@ -254,20 +262,25 @@ impl Receiver {
             // Without SACK nothing is reported: forget, so that nothing accumulates.
             self.sack_recent.clear();
             self.dsack = None;
-            Vec::new()
+            OffsetBlocks::new()
         };
         (wnd, blocks)
     }
 
     /// RFC 2018 §4 block selection with RFC 2883 §4 D-SACK first.
-    fn sack_blocks(&mut self, max: usize) -> Vec<(u64, u64)> {
-        let mut out = Vec::new();
+    fn sack_blocks(&mut self, max: usize) -> OffsetBlocks {
+        let max = max.min(MAX_SACK_BLOCKS);
+        let mut out = OffsetBlocks::new();
         if let Some(d) = self.dsack.take() {
             out.push(d);
             // RFC 2883 §4 (3): if the duplicate lies in an out-of-order block, that block next.
             if let Some(b) = self.ooo.block_containing(d.0) {
                 out.push(b);
             }
+        }
+        if self.sack_recent.is_empty() {
+            out.truncate(max);
+            return out;
         }
         let mut keep = Vec::new();
         for &k in &self.sack_recent {
@@ -317,25 +330,25 @@ mod tests {
     fn sack_blocks_most_recent_first_with_triggering_block_first() {
         let mut r = rx();
         seg(&mut r, 1001, 100);
-        assert_eq!(r.on_ack_sent(true, 4).1, vec![(1001, 1101)]);
+        assert_eq!(r.on_ack_sent(true, 4).1.as_slice(), [(1001, 1101)]);
         seg(&mut r, 2001, 100);
         seg(&mut r, 3001, 100);
         assert_eq!(
-            r.on_ack_sent(true, 4).1,
-            vec![(3001, 3101), (2001, 2101), (1001, 1101)]
+            r.on_ack_sent(true, 4).1.as_slice(),
+            [(3001, 3101), (2001, 2101), (1001, 1101)]
         );
         // Extending the oldest block makes it the most recent.
         seg(&mut r, 1101, 100);
         assert_eq!(
-            r.on_ack_sent(true, 4).1,
-            vec![(1001, 1201), (3001, 3101), (2001, 2101)]
+            r.on_ack_sent(true, 4).1.as_slice(),
+            [(1001, 1201), (3001, 3101), (2001, 2101)]
         );
         // Only as many as fit.
         seg(&mut r, 4001, 100);
         seg(&mut r, 5001, 100);
         assert_eq!(
-            r.on_ack_sent(true, 3).1,
-            vec![(5001, 5101), (4001, 4101), (1001, 1201)]
+            r.on_ack_sent(true, 3).1.as_slice(),
+            [(5001, 5101), (4001, 4101), (1001, 1201)]
         );
     }
 
@@ -344,13 +357,13 @@ mod tests {
         let mut r = rx();
         seg(&mut r, 1, 100);
         seg(&mut r, 1, 100);
-        assert_eq!(r.on_ack_sent(true, 4).1, vec![(1, 101)]);
+        assert_eq!(r.on_ack_sent(true, 4).1.as_slice(), [(1, 101)]);
         seg(&mut r, 301, 100);
         r.on_ack_sent(true, 4);
         seg(&mut r, 301, 100);
         // RFC 2883 §4: D-SACK block, then the out-of-order block containing it.
-        assert_eq!(r.on_ack_sent(true, 4).1, vec![(301, 401), (301, 401)]);
-        assert_eq!(r.on_ack_sent(true, 4).1, vec![(301, 401)]);
+        assert_eq!(r.on_ack_sent(true, 4).1.as_slice(), [(301, 401), (301, 401)]);
+        assert_eq!(r.on_ack_sent(true, 4).1.as_slice(), [(301, 401)]);
     }
 
     #[test]

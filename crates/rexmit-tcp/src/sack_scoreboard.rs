@@ -101,17 +101,21 @@ impl Scoreboard {
         Some(s.clone())
     }
 
-    /// Remove everything below the cumulative ACK `ack`. Returns the fully acknowledged
-    /// segments (a segment cut by the ACK is trimmed, not returned).
-    pub fn on_cum_ack(&mut self, ack: u64) -> Vec<SentSegment> {
-        let whole = self.segs.partition_point(|s| s.end <= ack);
-        let out: Vec<SentSegment> = self.segs.drain(..whole).collect();
+    /// Remove everything below the cumulative ACK `ack`, showing each fully acknowledged
+    /// segment to `acked` in order (a segment cut by the ACK is trimmed, not shown).
+    pub fn on_cum_ack(&mut self, ack: u64, mut acked: impl FnMut(&SentSegment)) {
+        while let Some(s) = self.segs.front() {
+            if s.end > ack {
+                break;
+            }
+            acked(s);
+            self.segs.pop_front();
+        }
         if let Some(front) = self.segs.front_mut() {
             if front.start < ack {
                 front.start = ack;
             }
         }
-        out
     }
 
     /// Apply SACK blocks (already converted to offsets, in the order received).
@@ -341,7 +345,9 @@ mod tests {
     #[test]
     fn dsack_blocks_are_recognised_not_counted() {
         let mut sb = board(4);
-        sb.on_cum_ack(101);
+        let mut acked = Vec::new();
+        sb.on_cum_ack(101, |s| acked.push(s.start));
+        assert_eq!(acked, [1]);
         let up = sb.on_sack(&[(1, 101)], 101);
         assert_eq!(
             up,

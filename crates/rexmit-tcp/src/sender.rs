@@ -47,7 +47,7 @@ pub struct AckInput {
     pub seq: u64,
     /// Peer's window in bytes (already scaled).
     pub window: u64,
-    pub sack: Vec<(u64, u64)>,
+    pub sack: crate::receiver::OffsetBlocks,
     /// The segment carries data, SYN or FIN (then it is never a RFC 5681 duplicate ACK).
     pub has_data_or_flags: bool,
     /// RTT measured from the echoed timestamp (RFC 7323 §4.1), when timestamps are in use.
@@ -265,16 +265,25 @@ impl Sender {
         }
         // Cumulative part first, so that SACK blocks are judged against this ACK's cumulative
         // point (RFC 3708 §2 D-SACK test) and nothing counts as both.
-        let done = if a.ack > self.snd_una {
-            self.sb.on_cum_ack(a.ack)
-        } else {
-            Vec::new()
-        };
-        let up = self.sb.on_sack(&a.sack, a.ack.max(self.snd_una));
+        // What the cumulative part acknowledged: the last segment's send time, and whether any
+        // was retransmitted (RFC 6298 §3 Karn); every segment too when RACK needs them.
+        let (mut last_sent, mut any_rexmit) = (None, false);
+        let mut cum_delivered: Vec<Delivered> = Vec::new();
+        if a.ack > self.snd_una {
+            let rack = self.rack.is_some();
+            self.sb.on_cum_ack(a.ack, |s| {
+                last_sent = Some(s.sent_at);
+                any_rexmit |= s.rexmits > 0;
+                if rack {
+                    cum_delivered.push(Delivered::from(s));
+                }
+            });
+        }
+        let mut up = self.sb.on_sack(&a.sack, a.ack.max(self.snd_una));
         if up.dsack {
             st.dsacks_received += 1;
         }
-        let mut delivered: Vec<Delivered> = up.delivered.clone();
+        let mut delivered: Vec<Delivered> = std::mem::take(&mut up.delivered);
         let mut acked = 0;
         let sample_base = AckSample {
             now,
@@ -285,13 +294,13 @@ impl Sender {
         };
         if a.ack > self.snd_una {
             acked = a.ack - self.snd_una;
-            delivered.extend(done.iter().map(Delivered::from));
+            delivered.append(&mut cum_delivered);
             if let Some(r) = a.ts_rtt {
                 self.rtt.on_sample(r);
-            } else if let Some(last) = done.last() {
+            } else if let Some(sent_at) = last_sent {
                 // RFC 6298 §3 (Karn): only segments never retransmitted give RTT samples.
-                if done.iter().all(|s| s.rexmits == 0) {
-                    self.rtt.on_sample(now.saturating_since(last.sent_at));
+                if !any_rexmit {
+                    self.rtt.on_sample(now.saturating_since(sent_at));
                 }
             }
             let data_end = self.buf.end();

@@ -49,8 +49,6 @@ pub struct TcpStats {
     pub dsacks_sent: u64,
     pub cwnd: u64,
     pub ssthresh: u64,
-    /// RFC 6675 pipe at the last ACK (bytes); FlightSize for non-SACK variants.
-    pub pipe: u64,
     pub srtt: Option<Duration>,
     pub rto: Duration,
     /// Bytes between snd_una and snd_max (the retransmission queue).

@@ -39,7 +39,7 @@ fn handshake_negotiates_mss_sack_timestamps_and_window_scale() {
             window_scale: Some(5),
             sack_permitted: true,
             timestamps: Some(Timestamps { tsval: 0, tsecr: 0 }),
-            sack_blocks: vec![],
+            sack_blocks: Default::default(),
         }
     );
     let synack = &n.log[1].seg;

@@ -90,7 +90,7 @@ fn tcp_connection(out: &mut Vec<IpPacket>) {
         window_scale: Some(7),
         sack_permitted: true,
         timestamps: ts(tsval, tsecr),
-        sack_blocks: vec![],
+        sack_blocks: Default::default(),
     };
     let plain = |tsval, tsecr| TcpOptions {
         timestamps: ts(tsval, tsecr),
@@ -122,12 +122,12 @@ fn tcp_connection(out: &mut Vec<IpPacket>) {
     tcp(out, false, s_seq, at(1), ack, plain(210, 120), 0);
     let three = TcpOptions {
         timestamps: ts(211, 126),
-        sack_blocks: vec![block(6), block(4), block(2)],
+        sack_blocks: [block(6), block(4), block(2)].into_iter().collect(),
         ..Default::default()
     };
     tcp(out, false, s_seq, at(1), ack, three, 0);
     let four = TcpOptions {
-        sack_blocks: vec![block(8), block(6), block(4), block(2)],
+        sack_blocks: [block(8), block(6), block(4), block(2)].into(),
         ..Default::default()
     };
     tcp(out, false, s_seq, at(1), ack, four, 0);

@@ -44,6 +44,12 @@ pub struct SackBlock {
     pub right: u32,
 }
 
+/// The most SACK blocks a TCP header can carry (RFC 2018 §3: 40 bytes of options hold 2 + 4 × 8).
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+/// The SACK blocks of one segment, held inline (no allocation per ACK).
+pub type SackBlocks = arrayvec::ArrayVec<SackBlock, MAX_SACK_BLOCKS>;
+
 /// RFC 7323 timestamps option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Timestamps {
@@ -61,7 +67,7 @@ pub struct TcpOptions {
     pub timestamps: Option<Timestamps>,
     /// SACK blocks in the order they are sent (RFC 2018 §4: the first block reports the most
     /// recently received data).
-    pub sack_blocks: Vec<SackBlock>,
+    pub sack_blocks: SackBlocks,
 }
 
 impl TcpOptions {
@@ -90,7 +96,7 @@ impl TcpOptions {
     /// timestamps, 3 with them).
     pub fn max_sack_blocks(&self) -> usize {
         let other = TcpOptions {
-            sack_blocks: Vec::new(),
+            sack_blocks: SackBlocks::new(),
             ..self.clone()
         }
         .wire_len();

@@ -9,7 +9,7 @@ use crate::error::{expect_len, len16, Reader, WireError};
 use crate::ipv4::PROTO_TCP;
 use crate::payload::Payload;
 use crate::tcp::{
-    SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps, TCP_HEADER_LEN, TCP_MAX_OPTIONS_LEN,
+    SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps, MAX_SACK_BLOCKS, TCP_HEADER_LEN, TCP_MAX_OPTIONS_LEN,
 };
 use std::net::Ipv4Addr;
 
@@ -26,7 +26,6 @@ pub mod option_kind {
 use option_kind::*;
 
 /// Largest number of SACK blocks an option can hold: 2 + 8n ≤ 40 (RFC 2018 §3).
-const MAX_SACK_BLOCKS: usize = 4;
 
 impl TcpOptions {
     /// Append the options, NOP-padded to 4-byte alignment, exactly `wire_len()` bytes.
@@ -248,7 +247,7 @@ mod tests {
                     tsval: 0x1122_3344,
                     tsecr: 0,
                 }),
-                sack_blocks: vec![],
+                sack_blocks: Default::default(),
             },
             payload: Payload::empty(),
         }
@@ -311,7 +310,7 @@ mod tests {
     fn too_many_options_are_rejected() {
         let o = TcpOptions {
             timestamps: Some(Timestamps { tsval: 1, tsecr: 2 }),
-            sack_blocks: vec![SackBlock { left: 1, right: 2 }; 4],
+            sack_blocks: std::iter::repeat_n(SackBlock { left: 1, right: 2 }, 4).collect(),
             ..Default::default()
         };
         let e = o.encode(&mut Vec::new()).unwrap_err();

@@ -63,10 +63,10 @@ fn tcp_options() -> impl Strategy<Value = TcpOptions> {
                     window_scale,
                     sack_permitted,
                     timestamps,
-                    sack_blocks: vec![],
+                    sack_blocks: Default::default(),
                 };
                 sack_blocks.truncate(o.max_sack_blocks());
-                o.sack_blocks = sack_blocks;
+                o.sack_blocks = sack_blocks.into_iter().collect();
                 o
             },
         )

@@ -7,7 +7,7 @@
 //! construction is in `output`.
 
 use crate::config::TcpConfig;
-use crate::receiver::{Receiver, ReceiverConfig};
+use crate::receiver::{OffsetBlocks, Receiver, ReceiverConfig};
 use crate::sender::{AckInput, Sender};
 use crate::seq::SeqSpace;
 use crate::stats::TcpStats;
@@ -484,7 +484,6 @@ impl Connection {
             _ => self.on_synchronized(now, seg),
         }
         self.refresh_send_gauges();
-        self.stats.pipe = self.snd.pipe();
     }
 
     /// RFC 9293 §3.10.7.3.
@@ -585,7 +584,7 @@ impl Connection {
             }
         }
         if ack >= self.snd.snd_una {
-            let sack: Vec<(u64, u64)> = if self.sack_ok {
+            let sack: OffsetBlocks = if self.sack_ok {
                 seg.options
                     .sack_blocks
                     .iter()
@@ -596,7 +595,7 @@ impl Connection {
                     })
                     .collect()
             } else {
-                Vec::new()
+                OffsetBlocks::new()
             };
             // RFC 7323 §4.1 RTTM: an ACK of new data echoing our timestamp gives an RTT sample
             // even for retransmitted data (Karn's rule is not needed).
