@@ -6,7 +6,6 @@
 
 use rexmit_time::Time;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// A priority queue of events keyed by time, FIFO among equal times.
 pub trait EventQueue<E> {
@@ -42,14 +41,15 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// Binary-heap event queue.
+/// Heap event queue: a 4-ary min-heap on the packed key `time << 64 | seq` (one 128-bit
+/// comparison per step, half the levels of a binary heap).
 pub struct HeapQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: Vec<(u128, E)>,
 }
 
 impl<E> Default for HeapQueue<E> {
     fn default() -> Self {
-        HeapQueue { heap: BinaryHeap::new() }
+        HeapQueue { heap: Vec::new() }
     }
 }
 
@@ -59,18 +59,65 @@ impl<E> HeapQueue<E> {
     }
 }
 
+const ARITY: usize = 4;
+
+#[inline]
+fn pack(at: Time, seq: u64) -> u128 {
+    (at.as_nanos() as u128) << 64 | seq as u128
+}
+
 impl<E> EventQueue<E> for HeapQueue<E> {
     #[inline]
     fn push(&mut self, at: Time, seq: u64, event: E) {
-        self.heap.push(Entry { key: (at, seq), event });
+        let key = pack(at, seq);
+        let h = &mut self.heap;
+        let mut i = h.len();
+        h.push((key, event));
+        // Sift up by rotating the new entry into place.
+        while i > 0 {
+            let parent = (i - 1) / ARITY;
+            if h[parent].0 <= key {
+                break;
+            }
+            h.swap(i, parent);
+            i = parent;
+        }
     }
     #[inline]
     fn pop(&mut self) -> Option<(Time, u64, E)> {
-        self.heap.pop().map(|e| (e.key.0, e.key.1, e.event))
+        let h = &mut self.heap;
+        let last = h.pop()?;
+        let top = if h.is_empty() {
+            last
+        } else {
+            let top = std::mem::replace(&mut h[0], last);
+            let (n, key) = (h.len(), h[0].0);
+            let mut i = 0;
+            loop {
+                let first = i * ARITY + 1;
+                if first >= n {
+                    break;
+                }
+                let end = (first + ARITY).min(n);
+                let mut min = first;
+                for c in first + 1..end {
+                    if h[c].0 < h[min].0 {
+                        min = c;
+                    }
+                }
+                if h[min].0 >= key {
+                    break;
+                }
+                h.swap(i, min);
+                i = min;
+            }
+            top
+        };
+        Some((Time::from_nanos((top.0 >> 64) as u64), top.0 as u64, top.1))
     }
     #[inline]
     fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.key.0)
+        self.heap.first().map(|e| Time::from_nanos((e.0 >> 64) as u64))
     }
     fn len(&self) -> usize {
         self.heap.len()

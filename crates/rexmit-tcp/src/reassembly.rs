@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 pub struct Reassembly {
     /// Non-overlapping pieces keyed by start offset.
     pieces: BTreeMap<u64, Payload>,
+    /// The same bytes as maximal contiguous blocks, start → end (what SACK blocks report).
+    blocks: BTreeMap<u64, u64>,
     bytes: u64,
 }
 
@@ -35,6 +37,8 @@ impl Reassembly {
         if before_ends.is_none_or(|e| e <= start) && after_starts.is_none_or(|s| s >= end) {
             self.bytes += end - start;
             self.pieces.insert(start, p.clone());
+            self.add_block(start, end);
+            self.check_blocks();
             return None;
         }
         let mut first_dup = None;
@@ -63,39 +67,62 @@ impl Reassembly {
         for (s, e) in fresh {
             self.bytes += e - s;
             self.pieces.insert(s, slice(p, (s - start) as usize, (e - s) as usize));
+            self.add_block(s, e);
         }
+        self.check_blocks();
         first_dup
+    }
+
+    /// Debug check (small queues only, to keep debug runs linear): the block view is exactly
+    /// the pieces merged.
+    fn check_blocks(&self) {
+        #[cfg(debug_assertions)]
+        if self.pieces.len() <= 64 {
+            let mut merged: Vec<(u64, u64)> = Vec::new();
+            for (&s, p) in &self.pieces {
+                let e = s + p.len() as u64;
+                match merged.last_mut() {
+                    Some(last) if last.1 == s => last.1 = e,
+                    _ => merged.push((s, e)),
+                }
+            }
+            let blocks: Vec<(u64, u64)> = self.blocks.iter().map(|(&s, &e)| (s, e)).collect();
+            debug_assert_eq!(merged, blocks, "reassembly blocks disagree with the held pieces");
+        }
+    }
+
+    /// Merge the newly held range `[s, e)` (overlapping nothing held) into the block view.
+    fn add_block(&mut self, s: u64, e: u64) {
+        let mut left = s;
+        if let Some((&ps, &pe)) = self.blocks.range(..s).next_back() {
+            if pe == s {
+                left = ps;
+            }
+        }
+        let right = match self.blocks.remove(&e) {
+            Some(ne) => ne,
+            None => e,
+        };
+        self.blocks.insert(left, right);
     }
 
     /// The maximal contiguous block containing offset `seq`.
     pub fn block_containing(&self, seq: u64) -> Option<(u64, u64)> {
-        let (&s, p) = self.pieces.range(..=seq).next_back()?;
-        if seq >= s + p.len() as u64 {
-            return None;
-        }
-        let mut left = s;
-        while let Some((&ps, pp)) = self.pieces.range(..left).next_back() {
-            if ps + pp.len() as u64 == left {
-                left = ps;
-            } else {
-                break;
-            }
-        }
-        let mut right = s + p.len() as u64;
-        while let Some(pp) = self.pieces.get(&right) {
-            right += pp.len() as u64;
-        }
-        Some((left, right))
+        let (&s, &e) = self.blocks.range(..=seq).next_back()?;
+        (seq < e).then_some((s, e))
     }
 
     /// Remove the pieces that start exactly at `rcv_nxt` and continue contiguously, handing
     /// each to `take` in order.
     pub fn pop_in_order(&mut self, mut rcv_nxt: u64, mut take: impl FnMut(Payload)) {
+        // The block starting here goes whole: its pieces are contiguous.
+        self.blocks.remove(&rcv_nxt);
         while let Some(p) = self.pieces.remove(&rcv_nxt) {
             rcv_nxt += p.len() as u64;
             self.bytes -= p.len() as u64;
             take(p);
         }
+        self.check_blocks();
     }
 
     /// Highest offset held (exclusive), if any.

@@ -138,6 +138,10 @@ impl Rate {
     /// A zero rate is rejected when scenarios are validated, so it is a logic error here.
     pub fn tx_time(self, bytes: u64) -> Duration {
         assert!(self.0 > 0, "Rate::tx_time on a zero rate");
+        // Packet-sized inputs fit 64-bit arithmetic (same result, no 128-bit division).
+        if let Some(bits) = bytes.checked_mul(8 * NANOS_PER_SEC) {
+            return Duration(bits.div_ceil(self.0));
+        }
         let bits = bytes as u128 * 8 * NANOS_PER_SEC as u128;
         let ns = bits.div_ceil(self.0 as u128);
         Duration(ns.min(u64::MAX as u128) as u64)
@@ -257,6 +261,10 @@ mod tests {
         assert_eq!(Rate::from_mbps(4).tx_time(1500), Duration::from_millis(3));
         // 1 byte at 3 b/s = 8/3 s, rounded up to the next ns.
         assert_eq!(Rate::from_bps(3).tx_time(1).as_nanos(), 2_666_666_667);
+        // Sizes past the 64-bit fast path (bytes · 8e9 ≥ 2^64) take the 128-bit one.
+        let big = u64::MAX / 8_000_000_000 + 1;
+        assert_eq!(Rate::from_bps(7).tx_time(big).as_nanos(), (big as u128 * 8_000_000_000).div_ceil(7) as u64);
+        assert_eq!(Rate::from_bps(7).tx_time(big - 1).as_nanos(), ((big - 1) as u128 * 8_000_000_000).div_ceil(7) as u64);
     }
 
     #[test]
