@@ -1,12 +1,15 @@
 """rexmit side of the cross-validation: run rexmit configured like each peer scenario whose
-results are in validation/results/, over the same seeds, and write docs/validation.md.
+results are in validation/results/, over the same seeds, and write docs/validation_tables.md
+(random-loss and SCTP means, the deterministic same-loss runs, the scripted-drop timelines).
 
-    python validation/compare.py [--seeds N] [--out docs/validation.md]
+    python validation/compare.py [--seeds N] [--only SUBSTRING] [--out docs/validation_tables.md]
 
 Each peer is mirrored setting by setting (see validation/README.md for the peers' details):
 initial window, minimum and initial RTO, timestamps, D-SACK, limited transmit, segment size,
 queue of 100 packets, error model on the bottleneck's data direction. Random streams differ
-between simulators, so only means over seeds are compared (95% confidence intervals).
+between simulators, so random-loss rows compare means over seeds (95% confidence intervals).
+The same-loss rows (`sameloss`) drop the very same segments in both simulators
+(validation/droplists.py), so each seed is a paired, deterministic comparison.
 """
 
 from __future__ import annotations
@@ -54,14 +57,17 @@ NS2_SCTP = {"initial_ssthresh": 65536, "recv_buffer": "4MiB", "rto": {"initial":
 def mirror(peer: str) -> Optional[Mirror]:
     m = {
         "ns2-tahoe": Mirror(tcp={**NS2_TCP, "recovery": "tahoe"}),
-        "ns2-reno": Mirror(tcp={**NS2_TCP, "recovery": "reno"}),
+        "ns2-reno": Mirror(tcp={**NS2_TCP, "recovery": "reno"}, note="ns-2's bugFix_ stops Reno's second fast retransmit in a window; rexmit's Reno has none (RFC 5681)"),
         "ns2-reno-nobugfix": Mirror(tcp={**NS2_TCP, "recovery": "reno"}),
-        "ns2-newreno": Mirror(tcp={**NS2_TCP, "recovery": "newreno"}, note="ns-2 Newreno is RFC 2582's Impatient variant; rexmit follows RFC 6582"),
+        "ns2-newreno": Mirror(tcp={**NS2_TCP, "recovery": "newreno"}, note="both RFC 6582 NewReno with the Impatient timer"),
         "ns2-sack1": Mirror(tcp={**NS2_TCP, "recovery": "sack"}, note="ns-2 Sack1 is Fall & Floyd's SACK; rexmit runs RFC 6675"),
-        "ns3-newreno-sack-classic": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}),
-        "ns3-newreno-sack-prr": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True}),
+        "ns3-newreno-sack-classic": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}, note="ns-3.44 ssthresh = pipe/2, not FlightSize/2"),
+        "ns3-newreno-sack-prr": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True}, note="ns-3.44 ssthresh = pipe/2; its PRR counts dup ACKs twice with SACK"),
         "ns3-newreno-sack-classic-fs": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}),
         "ns3-newreno-sack-prr-fs": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True}),
+        "ns3-newreno-sack-classic-rfc": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}, note="ns-3 with RFC 5681 ssthresh (limited-transmit data left out of FlightSize)"),
+        "ns3-newreno-sack-classic-rfc-aligned": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}, note="ns-3 with RFC 5681 ssthresh, whole-SMSS CA steps, no increase on the recovery-exit ACK"),
+        "ns3-newreno-sack-classic-aligned": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}, note="ns-3 aligned: FlightSize ssthresh, whole-SMSS CA steps, no increase on the recovery-exit ACK"),
         "ns3-newreno-nosack-classic": Mirror(tcp={**NS3_TCP, "recovery": "newreno", "sack": False}),
         "ns3-westwoodplus": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True, "cc": "westwood"}),
         "ns3-cubic": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True, "cc": "cubic"}, note="ns-3 CUBIC runs HyStart; rexmit's CUBIC does not"),
@@ -142,37 +148,74 @@ def verdict(peer_mean: float, peer_ci: float, ours: list[float], band: float) ->
     return rel, "CIs overlap" if overlap else "differs"
 
 
-def main(argv: Optional[list[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--seeds", type=int, default=10)
-    ap.add_argument("--band", type=float, default=0.10, help="relative goodput difference counted as agreement")
-    ap.add_argument("--out", default=str(ROOT / "docs" / "validation_tables.md"))
-    ap.add_argument("--json", default=str(ROOT / "validation" / "results" / "compare.json"))
-    args = ap.parse_args(argv)
-    rows = []
-    for f in sorted(RESULTS.glob("peer_*.json")):
-        peer = json.loads(f.read_text())
-        if peer.get("loss") not in ("uniform", "burst") and "sctp" not in peer["name"] and "cmt" not in peer["name"]:
-            continue  # scripted-drop timelines are compared separately
-        m = mirror(peer["name"])
-        if m is None:
-            rows.append({"peer": peer["name"], "loss": f.stem, "skipped": "no rexmit mirror (see notes)"})
-            continue
-        seeds = [int(x) for x in peer["seeds"]][: args.seeds]
-        ours = run_rexmit(peer, m, seeds)
-        ps = peer["summary"]
-        row = {"peer": peer["name"], "case": f.stem.removeprefix(f"peer_{peer['name']}_"), "seeds": len(seeds), "note": m.note}
-        for metric in ("goodput_bps", "retransmissions", "timeouts"):
-            row[metric] = {"peer": ps[metric]["mean"], "peer_ci": ps[metric].get("ci95_half", 0.0), "rexmit": statistics.mean(ours[metric]), "rexmit_ci": ci95(ours[metric])}
-        row["rel_goodput"], row["verdict"] = verdict(ps["goodput_bps"]["mean"], ps["goodput_bps"].get("ci95_half", 0.0), ours["goodput_bps"], args.band)
-        row["wall"] = {"peer_run_s": ps.get("wall_run_s", {}).get("median"), "rexmit_s": statistics.median(ours["wall_s"])}
-        rows.append(row)
-        print(f"{peer['name']:<28} {row['case']:<14} goodput peer {row['goodput_bps']['peer']/1e6:6.3f} rexmit {row['goodput_bps']['rexmit']/1e6:6.3f} Mb/s ({row['rel_goodput']:+.1%}) {row['verdict']}", file=sys.stderr)
-    Path(args.json).write_text(json.dumps(rows, indent=1))
+def run_rexmit_sameloss(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> dict[str, list[float]]:
+    """rexmit with the first transmissions of the same segments dropped as in each peer run."""
+    import droplists
+    import timelines
+
+    opts = peer["options"]
+    secs = float(opts.get("duration", 60))
+    rate = float(peer.get("rate", opts.get("rate", 0.01)))
+    ppp = peer["name"].startswith("ns3")
+    iss, payload = timelines.probe_iss(m, 1, ppp)
+    out: dict[str, list[float]] = {"goodput_bps": [], "retransmissions": [], "timeouts": [], "wall_s": []}
+    for seed in seeds:
+        segs = droplists.uniform_segments(seed, rate)
+        s = timelines.path_scenario(m, 1, secs, ppp, [timelines.scripted_error(segs, iss, payload)])
+        res = rexmit.run(s)
+        f = res.flow("bulk")
+        out["goodput_bps"].append(f["goodput_bps"])
+        out["retransmissions"].append(f["retransmits"])
+        out["timeouts"].append(f["timeouts"])
+        out["wall_s"].append(res.summary["wall_time_s"])
+    return out
+
+
+SAMELOSS_BAND = 0.05
+
+
+def sameloss_row(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> dict[str, Any]:
+    ours = run_rexmit_sameloss(peer, m, seeds)
+    runs = peer["runs"][: len(seeds)]
+    rel = [o / float(r["goodput_bps"]) - 1 for o, r in zip(ours["goodput_bps"], runs)]
+    row: dict[str, Any] = {"peer": peer["name"], "case": f"sameloss_{peer.get('rate', peer['options'].get('rate', 0.01))}", "seeds": len(seeds), "note": m.note}
+    for metric, key in (("goodput_bps", "goodput_bps"), ("retransmissions", "retransmissions"), ("timeouts", "timeouts")):
+        pv = [float(r[key]) for r in runs]
+        row[metric] = {"peer": statistics.mean(pv), "peer_ci": ci95(pv), "rexmit": statistics.mean(ours[metric]), "rexmit_ci": ci95(ours[metric])}
+    row["paired_rel"] = {"mean": statistics.mean(rel), "min": min(rel), "max": max(rel), "per_seed": rel}
+    row["rel_goodput"] = statistics.mean(rel)
+    row["verdict"] = "agree" if abs(row["rel_goodput"]) <= SAMELOSS_BAND else "differs"
+    return row
+
+
+def random_loss_row(peer: dict[str, Any], m: Mirror, seeds: list[int], band: float, stem: str) -> dict[str, Any]:
+    ours = run_rexmit(peer, m, seeds)
+    ps = peer["summary"]
+    row: dict[str, Any] = {"peer": peer["name"], "case": stem.removeprefix(f"peer_{peer['name']}_"), "seeds": len(seeds), "note": m.note}
+    for metric in ("goodput_bps", "retransmissions", "timeouts"):
+        row[metric] = {"peer": ps[metric]["mean"], "peer_ci": ps[metric].get("ci95_half", 0.0), "rexmit": statistics.mean(ours[metric]), "rexmit_ci": ci95(ours[metric])}
+    row["rel_goodput"], row["verdict"] = verdict(ps["goodput_bps"]["mean"], ps["goodput_bps"].get("ci95_half", 0.0), ours["goodput_bps"], band)
+    row["wall"] = {"peer_run_s": ps.get("wall_run_s", {}).get("median"), "rexmit_s": statistics.median(ours["wall_s"])}
+    return row
+
+
+def fmt_mbps(v: float, ci: float) -> str:
+    return f"{v / 1e6:.3f} ± {ci / 1e6:.3f}"
+
+
+def tables(rows: list[dict[str, Any]], timeline_cases: list[dict[str, Any]], seeds: int, band: float) -> list[str]:
+    import timelines
+
     lines = [
         "# Cross-validation tables (generated by `validation/compare.py`)",
         "",
-        f"Means over {args.seeds} seeds; ± is the 95% confidence half-width. Verdict: `agree` = goodput within ±{args.band:.0%}; `CIs overlap` = outside the band but the intervals overlap; `differs` = neither. Wall times: simulator run only (median).",
+        "Regenerate with `make validate` (peers and rexmit) or, with the peer results already in",
+        "`validation/results/`, `.venv/bin/python validation/compare.py` (rexmit side only, about a minute).",
+        "Explanations of every difference: [validation.md](validation.md).",
+        "",
+        "## Random loss (means over seeds) and SCTP",
+        "",
+        f"Means over {seeds} seeds; ± is the 95% confidence half-width. Verdict: `agree` = goodput within ±{band:.0%}; `CIs overlap` = outside the band but the intervals overlap; `differs` = neither. Wall times: simulator run only (median).",
         "",
         "| peer | case | goodput peer (Mb/s) | goodput rexmit (Mb/s) | diff | verdict | rtx peer | rtx rexmit | RTOs peer | RTOs rexmit | wall peer (s) | wall rexmit (s) | note |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -181,13 +224,78 @@ def main(argv: Optional[list[str]] = None) -> int:
         if "skipped" in r:
             lines.append(f"| {r['peer']} | {r['loss']} | | | | skipped | | | | | | | {r['skipped']} |")
             continue
+        if "paired_rel" in r:
+            continue
         g, x, t, w = r["goodput_bps"], r["retransmissions"], r["timeouts"], r["wall"]
-        fmt = lambda v, ci: f"{v / 1e6:.3f} ± {ci / 1e6:.3f}"
         wp = f"{w['peer_run_s']:.4f}" if w["peer_run_s"] else ""
         lines.append(
-            f"| {r['peer']} | {r['case']} | {fmt(g['peer'], g['peer_ci'])} | {fmt(g['rexmit'], g['rexmit_ci'])} | {r['rel_goodput']:+.1%} | {r['verdict']} | {x['peer']:.1f} | {x['rexmit']:.1f} | {t['peer']:.1f} | {t['rexmit']:.1f} | {wp} | {w['rexmit_s']:.4f} | {r['note']} |"
+            f"| {r['peer']} | {r['case']} | {fmt_mbps(g['peer'], g['peer_ci'])} | {fmt_mbps(g['rexmit'], g['rexmit_ci'])} | {r['rel_goodput']:+.1%} | {r['verdict']} | {x['peer']:.1f} | {x['rexmit']:.1f} | {t['peer']:.1f} | {t['rexmit']:.1f} | {wp} | {w['rexmit_s']:.4f} | {r['note']} |"
         )
-    Path(args.out).write_text("\n".join(lines) + "\n")
+    same = [r for r in rows if "paired_rel" in r]
+    if same:
+        lines += [
+            "",
+            "## Same loss in both simulators (deterministic, paired per seed)",
+            "",
+            "Each seed is one drop list (validation/droplists.py: every segment's first transmission dropped with probability 1% by a seeded draw; retransmissions never dropped), applied identically in the peer and in rexmit; 60 s runs.",
+            f"`diff` is the mean over seeds of rexmit/peer − 1 of goodput (range in brackets). Verdict band: ±{SAMELOSS_BAND:.0%} on that mean.",
+            "",
+            "| peer | seeds | goodput peer (Mb/s) | goodput rexmit (Mb/s) | diff (min … max) | verdict | rtx peer | rtx rexmit | RTOs peer | RTOs rexmit | note |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in same:
+            g, x, t, pr = r["goodput_bps"], r["retransmissions"], r["timeouts"], r["paired_rel"]
+            lines.append(
+                f"| {r['peer']} | {r['seeds']} | {fmt_mbps(g['peer'], g['peer_ci'])} | {fmt_mbps(g['rexmit'], g['rexmit_ci'])} | {pr['mean']:+.1%} ({pr['min']:+.1%} … {pr['max']:+.1%}) | {r['verdict']} | {x['peer']:.1f} | {x['rexmit']:.1f} | {t['peer']:.1f} | {t['rexmit']:.1f} | {r['note']} |"
+            )
+    if timeline_cases:
+        lines += [
+            "",
+            "## Scripted-drop retransmission timelines (10 s runs)",
+            "",
+            "Segment 100 (drops1) or 100–102 (drops3) lose their first transmission on G1→G2. Times are transmission starts at S (both peers and rexmit measured at the wire). "
+            "`since drop` = after the first dropped packet would have reached G2; the verdict compares those times for every retransmission of a dropped segment. "
+            "ns-2 has no handshake (its first segment plays the SYN's role), so its `since data` times run one RTT later.",
+            "",
+        ]
+        lines += timelines.summary_table(timeline_cases)
+        lines += ["", "### Details", ""]
+        lines += timelines.markdown(timeline_cases)
+    return lines
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--band", type=float, default=0.10, help="relative goodput difference counted as agreement")
+    ap.add_argument("--only", default=None, help="only peer result files whose name contains this")
+    ap.add_argument("--no-timelines", action="store_true", help="skip the scripted-drop timelines")
+    ap.add_argument("--out", default=str(ROOT / "docs" / "validation_tables.md"))
+    ap.add_argument("--json", default=str(ROOT / "validation" / "results" / "compare.json"))
+    args = ap.parse_args(argv)
+    rows = []
+    for f in sorted(RESULTS.glob("peer_*.json")):
+        if args.only and args.only not in f.name:
+            continue
+        peer = json.loads(f.read_text())
+        loss = peer.get("loss")
+        if loss in ("drops", "none"):
+            continue  # scripted-drop timelines: validation/timelines.py
+        m = mirror(peer["name"])
+        if m is None:
+            rows.append({"peer": peer["name"], "loss": f.stem, "skipped": "no rexmit mirror (see notes)"})
+            continue
+        seeds = [int(x) for x in peer["seeds"]][: args.seeds]
+        row = sameloss_row(peer, m, seeds) if loss == "sameloss" else random_loss_row(peer, m, seeds, args.band, f.stem)
+        rows.append(row)
+        print(f"{peer['name']:<34} {row['case']:<16} goodput peer {row['goodput_bps']['peer']/1e6:6.3f} rexmit {row['goodput_bps']['rexmit']/1e6:6.3f} Mb/s ({row['rel_goodput']:+.1%}) {row['verdict']}", file=sys.stderr)
+    cases: list[dict[str, Any]] = []
+    if not args.no_timelines:
+        import timelines
+
+        cases = timelines.run_all([p for p in timelines.PEERS if not args.only or args.only in p])
+    Path(args.json).write_text(json.dumps({"rows": rows, "timelines": cases}, indent=1))
+    Path(args.out).write_text("\n".join(tables(rows, cases, args.seeds, args.band)) + "\n")
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

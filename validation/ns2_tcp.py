@@ -103,16 +103,17 @@ def main(argv: list[str]) -> int:
     if dropsegs:
         ordinals: list[int] = []
         unresolved = []
-        for seg in dropsegs:
+        for n, seg in enumerate(dropsegs):
             run_args = {**args, "loss": "pkts", "droppkts": ",".join(map(str, ordinals))} \
                 if ordinals else {**args, "loss": "none"}
             _, _, deps, _ = run_traced(run_args)
             resolve_runs += 1
             idx = next((i for i, (_, s, _) in enumerate(deps) if s == seg), None)
             if idx is None:
-                unresolved.append(seg)
-            else:
-                ordinals.append(idx + 1)
+                # First transmissions go out in sequence order: no later segment is sent either.
+                unresolved.extend(dropsegs[n:])
+                break
+            ordinals.append(idx + 1)
         args = {**args, "loss": "pkts", "droppkts": ",".join(map(str, ordinals))}
         extra = {"drop_segs": dropsegs, "resolved_drop_pkts": ordinals, "unresolved_segs": unresolved,
                  "resolve_runs": resolve_runs}

@@ -7,9 +7,12 @@ the results with the wall time of every run (issue 7: cross-validation and speed
   python validation/peers.py run ns2-sack1 --loss drops --drops 100,101,102 --duration 10
   python validation/peers.py run ns2-sctp-nrsack --loss uniform --rate 0.01 --seeds 10
   python validation/peers.py run ns2-cmt-nrsack --rate 0.02 --rate2 0.001 --set swnd=131072
+  python validation/peers.py run ns3-newreno-sack-classic --loss sameloss --rate 0.01 --seeds 5
 
 Loss: none | uniform (packet error rate `--rate`) | burst (burst start rate `--rate`, size uniform
-2..5) | drops (first transmission of the 0-based data segments `--drops`; TCP only). `--set k=v`
+2..5) | drops (first transmission of the 0-based data segments `--drops`; TCP only) | sameloss
+(TCP only: per seed, the first transmissions of the segments that validation/droplists.py draws
+with that seed and `--rate`; rexmit drops the same ones, see compare.py). `--set k=v`
 passes a raw peer option (ns-3: its --k=v options; ns-2: the Tcl script's k=v). Writes
 validation/results/peer_<name>_<loss>[_<rate>].json (or --out) and prints the summary.
 The venv's python is needed for the ns-3 peers (it finds the ns3 wheel there).
@@ -25,6 +28,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import droplists  # noqa: E402
 RESULTS = HERE / "results"
 
 # name -> (script, fixed peer options)
@@ -49,6 +54,14 @@ SCENARIOS: dict[str, tuple[str, dict[str, str]]] = {
     "ns3-newreno-sack-classic-fs": ("ns3_tcp.py", {"cc": "newreno-flightsize", "sack": "1", "recovery": "classic"}),
     "ns3-newreno-sack-prr-fs": ("ns3_tcp.py", {"cc": "newreno-flightsize", "sack": "1", "recovery": "prr"}),
     "ns2-reno-nobugfix": ("ns2_tcp.py", {"agent": "Reno", "sink": "DelAck", "bugfix": "false"}),
+    # ns-3 NewReno + SACK aligned with rexmit's choices where ns-3.44 differs (same-loss runs):
+    # FlightSize/2 ssthresh, whole-SMSS congestion-avoidance steps, no increase on the ACK that
+    # ends recovery (validation/src/ns3_tcp_single.cc, cc=newreno-aligned).
+    "ns3-newreno-sack-classic-aligned": ("ns3_tcp.py", {"cc": "newreno-aligned", "sack": "1", "recovery": "classic"}),
+    # ... and ns-3 with RFC 5681's ssthresh (limited-transmit segments left out of FlightSize),
+    # alone and with the two other alignments.
+    "ns3-newreno-sack-classic-rfc": ("ns3_tcp.py", {"cc": "newreno-rfc", "sack": "1", "recovery": "classic"}),
+    "ns3-newreno-sack-classic-rfc-aligned": ("ns3_tcp.py", {"cc": "newreno-rfc-aligned", "sack": "1", "recovery": "classic"}),
 }
 
 METRICS = ["goodput_bps", "retransmissions", "timeouts"]
@@ -59,10 +72,12 @@ def peer_options(script: str, loss: str, rate: float, rate2: float | None, drops
     if script == "ns3_tcp.py":
         return {"none": {"loss": "none"}, "uniform": {"loss": "uniform", "rate": str(rate)},
                 "burst": {"loss": "burst", "rate": str(rate)},
-                "drops": {"loss": "segs", "dropSegs": drops}}[loss]
+                "drops": {"loss": "segs", "dropSegs": drops},
+                "sameloss": {"loss": "segs"}}[loss]  # dropSegs per seed, in run()
     if script == "ns2_tcp.py":
         return {"none": {"loss": "none"}, "uniform": {"loss": "uniform", "rate": str(rate)},
-                "burst": {"loss": "burst", "rate": str(rate)}, "drops": {"dropsegs": drops}}[loss]
+                "burst": {"loss": "burst", "rate": str(rate)}, "drops": {"dropsegs": drops},
+                "sameloss": {}}[loss]
     if loss not in ("none", "uniform"):
         sys.exit("the SCTP peers have uniform loss only")
     opts = {"rate": str(rate if loss == "uniform" else 0.0)}
@@ -93,13 +108,15 @@ def run(ns: argparse.Namespace) -> int:
         k, _, v = kv.partition("=")
         base[k] = v
     if script == "ns3_tcp.py":  # compile once, outside the timed runs
-        sys.path.insert(0, str(HERE))
         import ns3_tcp
 
         ns3_tcp.build()
     runs = []
     for seed in range(ns.seed0, ns.seed0 + ns.seeds):
         opts = {**base, "seed": str(seed)}
+        if ns.loss == "sameloss":
+            segs = droplists.as_arg(droplists.uniform_segments(seed, ns.rate))
+            opts.update({"dropSegs": segs} if script == "ns3_tcp.py" else {"dropsegs": segs})
         t0 = time.perf_counter()
         out = subprocess.run(command(script, opts), check=True, capture_output=True, text=True)
         wall = time.perf_counter() - t0
@@ -112,7 +129,7 @@ def run(ns: argparse.Namespace) -> int:
     summary["wall_process_s"] = {"median": statistics.median(r["wall_process_s"] for r in runs)}
     if all("wall_run_s" in r for r in runs):
         summary["wall_run_s"] = {"median": statistics.median(float(r["wall_run_s"]) for r in runs)}
-    doc = {"name": ns.name, "script": script, "options": base, "loss": ns.loss,
+    doc = {"name": ns.name, "script": script, "options": base, "loss": ns.loss, "rate": ns.rate,
            "seeds": list(range(ns.seed0, ns.seed0 + ns.seeds)), "summary": summary, "runs": runs}
     tag = ns.loss if ns.loss in ("none", "drops") else f"{ns.loss}_{ns.rate:g}"
     out_path = Path(ns.out) if ns.out else RESULTS / f"peer_{ns.name}_{tag}.json"
@@ -150,7 +167,7 @@ def main(argv: list[str]) -> int:
     r.add_argument("--seeds", type=int, default=1, help="number of seeds (runs, sequential)")
     r.add_argument("--seed0", type=int, default=1, help="first seed")
     r.add_argument("--duration", type=float, default=60.0, help="simulated seconds")
-    r.add_argument("--loss", choices=["none", "uniform", "burst", "drops"], default="uniform")
+    r.add_argument("--loss", choices=["none", "uniform", "burst", "drops", "sameloss"], default="uniform")
     r.add_argument("--rate", type=float, default=0.01, help="PER or burst start rate (path 1)")
     r.add_argument("--rate2", type=float, default=None, help="CMT path 2 loss rate")
     r.add_argument("--drops", default="100,101,102", help="loss=drops: 0-based data segments")

@@ -15,6 +15,18 @@ for n in $TCP_NS3 $TCP_NS2; do
   $P "$n" --loss uniform --rate 0.01 --seeds "$SEEDS" --duration "$DUR"
   $P "$n" --loss burst --rate 0.001 --seeds "$SEEDS" --duration "$DUR"
 done
+# Timeline variants with one known peer deviation switched off (docs/validation.md).
+for n in ns3-newreno-sack-classic-fs ns3-newreno-sack-prr-fs ns2-reno-nobugfix; do
+  $P "$n" --loss drops --drops 100,101,102 --duration 10 --out "validation/results/peer_${n}_drops3.json"
+  $P "$n" --loss drops --drops 100 --duration 10 --out "validation/results/peer_${n}_drops1.json"
+done
+# The same segments lost in every simulator (validation/droplists.py), paired per seed. ns-2 resolves
+# each segment to a packet ordinal with one traced run per drop (about 7 s per seed).
+SAME="ns3-newreno-sack-classic ns3-newreno-sack-prr ns3-newreno-nosack-classic ns3-newreno-sack-classic-rfc"
+SAME="$SAME ns3-newreno-sack-classic-aligned ns3-newreno-sack-classic-rfc-aligned ns2-sack1 ns2-newreno"
+for n in $SAME; do
+  $P "$n" --loss sameloss --rate 0.01 --seeds "$SEEDS" --duration "$DUR"
+done
 for n in ns2-sctp-sack ns2-sctp-nrsack; do
   $P "$n" --loss uniform --rate 0.01 --seeds "$SEEDS" --duration "$DUR"
   $P "$n" --loss uniform --rate 0.001 --seeds "$SEEDS" --duration "$DUR"

@@ -112,9 +112,13 @@ class SegmentListErrorModel : public ErrorModel
 
 NS_OBJECT_ENSURE_REGISTERED(SegmentListErrorModel);
 
-// Diagnostic variant (cc=newreno-flightsize): TcpNewReno whose slow-start threshold after a loss
-// is half the FlightSize (SND.NXT - SND.UNA, RFC 5681 eq. (4), RFC 6675 step (4.2)) instead of
-// half of the RFC 6675 pipe that ns-3.44 passes in (pipe leaves out SACKed and lost segments).
+// Diagnostic variants of TcpNewReno's slow-start threshold after a loss. ns-3.44 passes in the
+// RFC 6675 pipe (it leaves out SACKed and lost segments), so its ssthresh is below RFC 5681's.
+//  cc=newreno-flightsize: half the FlightSize (SND.NXT - SND.UNA) at the third duplicate ACK,
+//    segments sent by limited transmit included (what rexmit does today);
+//  cc=newreno-rfc: half the FlightSize without the segments sent by limited transmit, i.e. the
+//    FlightSize when the first duplicate ACK arrived (RFC 5681 section 3.2 step 2, RFC 6675
+//    step (4.2)).
 class NewRenoFlightSize : public TcpNewReno
 {
   public:
@@ -122,7 +126,12 @@ class NewRenoFlightSize : public TcpNewReno
     {
         static TypeId tid = TypeId("rexmit::NewRenoFlightSize")
                                 .SetParent<TcpNewReno>()
-                                .AddConstructor<NewRenoFlightSize>();
+                                .AddConstructor<NewRenoFlightSize>()
+                                .AddAttribute("ExcludeLimitedTransmit",
+                                              "leave limited-transmit segments out of FlightSize",
+                                              BooleanValue(false),
+                                              MakeBooleanAccessor(&NewRenoFlightSize::m_excludeLt),
+                                              MakeBooleanChecker());
         return tid;
     }
 
@@ -131,9 +140,28 @@ class NewRenoFlightSize : public TcpNewReno
         return "NewRenoFlightSize";
     }
 
+    void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState) override
+    {
+        if (newState == TcpSocketState::CA_DISORDER)
+        {
+            m_highTxAtFirstDupAck = tcb->m_highTxMark.Get();
+            m_haveFirstDupAck = true;
+        }
+        else if (newState == TcpSocketState::CA_OPEN)
+        {
+            m_haveFirstDupAck = false;
+        }
+    }
+
     uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override
     {
-        uint32_t flight = tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq;
+        SequenceNumber32 high = tcb->m_highTxMark.Get();
+        if (m_excludeLt && m_haveFirstDupAck && m_highTxAtFirstDupAck > tcb->m_lastAckedSeq)
+        {
+            high = m_highTxAtFirstDupAck; // data sent since the first duplicate ACK is left out
+        }
+        m_haveFirstDupAck = false;
+        uint32_t flight = high - tcb->m_lastAckedSeq;
         return std::max(2 * tcb->m_segmentSize, flight / 2);
     }
 
@@ -141,9 +169,76 @@ class NewRenoFlightSize : public TcpNewReno
     {
         return CopyObject<NewRenoFlightSize>(this);
     }
+
+  private:
+    bool m_excludeLt{false};
+    bool m_haveFirstDupAck{false};
+    SequenceNumber32 m_highTxAtFirstDupAck{0};
 };
 
 NS_OBJECT_ENSURE_REGISTERED(NewRenoFlightSize);
+
+// Diagnostic variant (cc=newreno-aligned, and cc=newreno-rfc-aligned with limited-transmit
+// segments left out of FlightSize): NewRenoFlightSize whose congestion avoidance adds a
+// whole SMSS once a window's worth of ACKs (each counted as at most one SMSS) has arrived,
+// instead of SMSS*SMSS/cwnd bytes on every ACK (RFC 5681 eq. (3)). This is how rexmit's
+// ACK-counting mode grows cwnd; the variant shows what that difference alone does.
+class NewRenoAligned : public NewRenoFlightSize
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("rexmit::NewRenoAligned")
+                                .SetParent<NewRenoFlightSize>()
+                                .AddConstructor<NewRenoAligned>();
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "NewRenoAligned";
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t inFlight) override
+    {
+        m_credit = 0;
+        m_skipExitAck = true;
+        return NewRenoFlightSize::GetSsThresh(tcb, inFlight);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<NewRenoAligned>(this);
+    }
+
+  protected:
+    void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (segmentsAcked == 0)
+        {
+            return;
+        }
+        if (m_skipExitAck)
+        {
+            // ns-3 grows the window on the ACK that ends recovery; RFC 5681 section 3.2 step 6
+            // only deflates cwnd to ssthresh on it (and so does rexmit).
+            m_skipExitAck = false;
+            return;
+        }
+        m_credit += tcb->m_segmentSize;
+        if (m_credit >= tcb->m_cWnd.Get())
+        {
+            m_credit -= tcb->m_cWnd.Get();
+            tcb->m_cWnd += tcb->m_segmentSize;
+        }
+    }
+
+  private:
+    uint64_t m_credit{0};
+    bool m_skipExitAck{false};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(NewRenoAligned);
 
 struct Stats
 {
@@ -166,13 +261,15 @@ struct Stats
     bool traceCwnd{false};
     uint32_t recordTx{0}; // list the first recordTx data transmissions (time, seg)
     std::vector<std::pair<double, uint64_t>> tx;
+    std::vector<std::pair<double, double>> acks; // with recordTx: (time, ACK number in segments) at S
     // The same at the wire: transmission start on S's access device (after S's queue).
     uint64_t highWire{1};
     double firstDataWire{-1.0};
     std::vector<std::pair<double, uint64_t>> rtxWire;
+    std::vector<std::pair<double, uint64_t>> txWire; // with recordTx: every data transmission start at S
     std::vector<std::pair<double, uint32_t>> cwnd; // (time, cwnd bytes) at every change
     std::vector<std::pair<double, uint32_t>> ssthresh; // (time, ssthresh bytes) at every change
-    std::vector<std::pair<double, int>> events;     // (time, 1 = recovery entered, 2 = timeout)
+    std::vector<std::pair<double, int>> events;     // (time, 1 = recovery entered, 2 = timeout, 3 = back to open)
 };
 
 Stats g;
@@ -242,6 +339,11 @@ OnCongState(TcpSocketState::TcpCongState_t old, TcpSocketState::TcpCongState_t n
             g.events.emplace_back(Simulator::Now().GetSeconds(), 2);
         }
     }
+    if (now == TcpSocketState::CA_OPEN && old != TcpSocketState::CA_OPEN && old != TcpSocketState::CA_DISORDER &&
+        g.recordRtx && g.events.size() < 20000)
+    {
+        g.events.emplace_back(Simulator::Now().GetSeconds(), 3); // recovery or loss state left
+    }
     g.state = now;
 }
 
@@ -300,11 +402,41 @@ OnSenderPhyTxBegin(Ptr<const Packet> p)
         g.firstDataWire = now;
     }
     uint64_t seq = tcp.GetSequenceNumber().GetValue();
-    if (seq < g.highWire && g.rtxWire.size() < 5000)
+    if (g.txWire.size() < g.recordTx)
+    {
+        g.txWire.emplace_back(now, (seq - 1) / g.segSize);
+    }
+    if (g.recordRtx && seq < g.highWire && g.rtxWire.size() < 5000)
     {
         g.rtxWire.emplace_back(now, (seq - 1) / g.segSize);
     }
     g.highWire = std::max<uint64_t>(g.highWire, seq + c->GetSize());
+}
+
+void
+OnSenderPhyRxEnd(Ptr<const Packet> p)
+{
+    if (g.acks.size() >= g.recordTx)
+    {
+        return;
+    }
+    Ptr<Packet> c = p->Copy();
+    PppHeader ppp;
+    Ipv4Header ip;
+    TcpHeader tcp;
+    c->RemoveHeader(ppp);
+    c->RemoveHeader(ip);
+    if (ip.GetProtocol() != 6)
+    {
+        return;
+    }
+    c->RemoveHeader(tcp);
+    if (tcp.GetFlags() & TcpHeader::SYN)
+    {
+        return;
+    }
+    g.acks.emplace_back(Simulator::Now().GetSeconds(),
+                        (tcp.GetAckNumber().GetValue() - 1) / static_cast<double>(g.segSize));
 }
 
 void
@@ -440,7 +572,7 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.AddValue("seed", "run number (RngRun); RngSeed stays 1", seed);
     cmd.AddValue("duration", "simulated seconds; goodput = sink bytes * 8 / duration", duration);
-    cmd.AddValue("cc", "newreno | newreno-flightsize | linuxreno | westwoodplus | cubic", cc);
+    cmd.AddValue("cc", "newreno | newreno-flightsize | newreno-rfc | newreno-aligned | newreno-rfc-aligned | linuxreno | westwoodplus | cubic", cc);
     cmd.AddValue("sack", "SACK option (TcpSocketBase::Sack)", sack);
     cmd.AddValue("recovery", "classic | prr (TcpL4Protocol::RecoveryType)", recovery);
     cmd.AddValue("loss", "none | uniform | burst | segs | pkts", loss);
@@ -492,6 +624,9 @@ main(int argc, char* argv[])
 
     const std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
                                                         {"newreno-flightsize", "rexmit::NewRenoFlightSize"},
+                                                        {"newreno-rfc", "rexmit::NewRenoFlightSize"},
+                                                        {"newreno-aligned", "rexmit::NewRenoAligned"},
+                                                        {"newreno-rfc-aligned", "rexmit::NewRenoAligned"},
                                                         {"linuxreno", "ns3::TcpLinuxReno"},
                                                         {"westwoodplus", "ns3::TcpWestwoodPlus"},
                                                         {"cubic", "ns3::TcpCubic"}};
@@ -517,6 +652,10 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TypeId::LookupByName(recovery == "prr" ? "ns3::TcpPrrRecovery"
                                                                           : "ns3::TcpClassicRecovery")));
+    if (cc == "newreno-rfc" || cc == "newreno-rfc-aligned")
+    {
+        Config::SetDefault("rexmit::NewRenoFlightSize::ExcludeLimitedTransmit", BooleanValue(true));
+    }
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(minRto)));
@@ -610,9 +749,13 @@ main(int argc, char* argv[])
         rxDev->SetAttribute("ReceiveErrorModel", PointerValue(em));
     }
     Hook(rxDev, "PhyRxDrop", MakeCallback(&OnRxDrop));
-    if (g.recordRtx)
+    if (g.recordRtx || g.recordTx > 0)
     {
         Hook(dSG.Get(0), "PhyTxBegin", MakeCallback(&OnSenderPhyTxBegin));
+    }
+    if (g.recordTx > 0)
+    {
+        Hook(dSG.Get(0), "PhyRxEnd", MakeCallback(&OnSenderPhyRxEnd));
     }
     // With no queue disc, a full device queue stops the device's transmission queue and the
     // traffic-control layer drops the packet (its "Drop" trace): that is the drop-tail drop.
@@ -696,6 +839,16 @@ main(int argc, char* argv[])
         for (size_t i = 0; i < g.tx.size(); i++)
         {
             o << (i ? ", " : "") << "[" << g.tx[i].first << ", " << g.tx[i].second << "]";
+        }
+        o << "], \"tx_wire\": [";
+        for (size_t i = 0; i < g.txWire.size(); i++)
+        {
+            o << (i ? ", " : "") << "[" << g.txWire[i].first << ", " << g.txWire[i].second << "]";
+        }
+        o << "], \"acks\": [";
+        for (size_t i = 0; i < g.acks.size(); i++)
+        {
+            o << (i ? ", " : "") << "[" << g.acks[i].first << ", " << g.acks[i].second << "]";
         }
         o << "]";
     }
