@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export VIRTUAL_ENV := $(abspath $(VENV))
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test bench validate fuzz install dev-deps tshark test-rust test-python clean
+.PHONY: demo test bench validate fuzz install dev-deps tshark peers test-rust test-python clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,13 @@ demo: install
 	@echo
 	@echo "Report: $(abspath results/nr-sack-quick/index.html) (claims.json beside it; sctp/ and cmt/ hold the sweeps and their report.html)"
 
-dev-deps: install tshark
+dev-deps: install tshark peers
 	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6"
+
+# The peer simulators of the cross-validation (issue 7): ns-2.35 from Debian's ns2 package, ns-3.44
+# from PyPI into the venv, and the C++ ns-3 scenario built against it. Idempotent.
+peers: install
+	VENV=$(VENV) PYTHON=$(PYTHON) bash scripts/install_peers.sh
 
 # tshark decodes the pcaps rexmit writes (the wire-format check); installed from Debian's packages.
 tshark:
@@ -39,13 +44,17 @@ test-rust: tshark
 	REXMIT_REQUIRE_TSHARK=1 cargo test --workspace --quiet
 
 # pytest exits 5 when it collects nothing: that is a failure here (the suite must not vanish).
+# The reduced cross-validation (tests/python/test_validation_peers.py) runs against the installed
+# peers; REXMIT_REQUIRE_PEERS=1 makes a missing peer a failure instead of a skip.
 test-python: dev-deps
-	REXMIT_REQUIRE_TSHARK=1 $(BIN)/pytest -q tests/python
+	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 $(BIN)/pytest -q tests/python
 
 test: test-rust test-python
 
-bench:
-	bash scripts/bench.sh
+# Rust benchmarks, then rexmit against ns-2 and ns-3 on the same single-flow scenarios
+# (validation/bench_peers.py): tables on stdout, JSON in bench-results/.
+bench: install peers
+	VENV=$(VENV) bash scripts/bench.sh
 
 # Coverage-guided fuzzing of the wire decoders and the TCP/SCTP cores (cargo-fuzz, libFuzzer),
 # FUZZ_SECONDS per target. The committed corpus is also replayed by `make test`.
@@ -55,10 +64,11 @@ fuzz:
 	cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
-# Cross-validation against ns-2 and ns-3 (installs them; ~3 minutes): docs/validation.md.
-validate: install
-	bash scripts/install_peers.sh
-	bash validation/run_peers.sh
+# Cross-validation against ns-2 and ns-3 (installs them; about 6 minutes on 2 cores): runs every peer
+# scenario (validation/run_peers.sh), then rexmit on the same ones, and writes
+# docs/validation_tables.md (tables explained in docs/validation.md).
+validate: peers
+	PY=$(BIN)/python bash validation/run_peers.sh
 	$(BIN)/python validation/compare.py
 
 clean:

@@ -1,0 +1,189 @@
+"""Reduced cross-validation against ns-2.35 and ns-3.44 (issue 7), run inside `make test`.
+
+The peers are installed by scripts/install_peers.sh (`make test` does it); without them these
+tests skip, unless REXMIT_REQUIRE_PEERS=1 (set by `make test`) turns a missing peer into a
+failure. Every run is deterministic (fixed seeds; both simulators are deterministic), so the
+tolerances only cover modelling differences, documented in docs/validation.md:
+
+- scripted-drop timelines where rexmit and the peer run the same specified algorithm: every
+  retransmission of a dropped segment at the same time after the drop, within 0.5 ms (ns-2) or
+  one 1500-byte serialisation at 4 Mb/s (ns-3, whose first ACK comes one segment early);
+- goodput means over three seeds (random loss: different random streams, so a wide band);
+- the same-loss scenario: identical drops in both simulators, paired per seed.
+
+The full set (10 seeds, every peer) is `make validate`; speed is measured by `make bench`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+VALIDATION = ROOT / "validation"
+sys.path.insert(0, str(VALIDATION))
+
+import compare  # noqa: E402
+import droplists  # noqa: E402
+import peers  # noqa: E402
+import timelines  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("REXMIT_REQUIRE_PEERS") == "1":
+        pytest.fail(f"{what} (REXMIT_REQUIRE_PEERS=1: run scripts/install_peers.sh)")
+    pytest.skip(f"{what}: run scripts/install_peers.sh to install the peer simulators")
+
+
+@pytest.fixture(scope="module")
+def ns2() -> str:
+    path = shutil.which("ns")
+    if path is None:
+        _missing("ns-2 ('ns') is not on the PATH")
+    return path
+
+
+@pytest.fixture(scope="module")
+def ns3() -> Path:
+    if importlib.util.find_spec("ns3") is None:
+        _missing("the ns3 wheel is not installed in this Python")
+    if shutil.which("g++") is None:
+        _missing("g++ (needed to build the ns-3 scenario) is not installed")
+    import ns3_tcp
+
+    return ns3_tcp.build()
+
+
+def peer_run(name: str, loss: str, *, seeds: int = 1, rate: float = 0.01, rate2: float | None = None,
+             drops: str = "100,101,102", duration: float = 10.0, tmp: Path) -> dict:
+    """Runs `validation/peers.py run` (the same driver as `make validate`) and loads its JSON."""
+    out = tmp / f"{name}_{loss}.json"
+    cmd = [sys.executable, str(VALIDATION / "peers.py"), "run", name, "--loss", loss, "--seeds", str(seeds),
+           "--rate", str(rate), "--drops", drops, "--duration", str(duration), "--out", str(out)]
+    if rate2 is not None:
+        cmd += ["--rate2", str(rate2)]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(out.read_text())
+
+
+# ---------------------------------------------------------------------------------------------
+# Scripted-drop timelines (exact agreement expected)
+
+TIMELINES = [
+    # (peer, dropped segments, simulator fixture)
+    ("ns2-tahoe", [100, 101, 102], "ns2"),
+    ("ns2-newreno", [100, 101, 102], "ns2"),
+    ("ns2-reno", [100], "ns2"),
+    ("ns2-reno-nobugfix", [100, 101, 102], "ns2"),
+    ("ns3-newreno-nosack-classic", [100, 101, 102], "ns3"),
+    ("ns3-newreno-sack-classic", [100], "ns3"),
+    ("ns3-newreno-sack-prr", [100], "ns3"),
+]
+
+
+@pytest.mark.parametrize("name,segs,sim", TIMELINES, ids=[f"{n}-drops{len(s)}" for n, s, _ in TIMELINES])
+def test_scripted_drop_timeline_matches_peer(name, segs, sim, request, tmp_path):
+    request.getfixturevalue(sim)
+    doc = peer_run(name, "drops", drops=",".join(map(str, segs)), tmp=tmp_path)
+    case = timelines.compare_case(doc, segs)
+    rows = [r for r in case["rows"] if r["seg"] in segs]
+    # Every retransmission of a dropped segment happened in both simulators ...
+    assert case["dropped_seg_rtx"][0] == case["dropped_seg_rtx"][1] >= len(segs), case
+    assert all("diff_since_drop" in r for r in rows), rows
+    # ... at the same time after the drop.
+    worst = max(abs(r["diff_since_drop"]) for r in rows)
+    assert worst <= case["tolerance_s"], "\n".join(timelines.markdown([case]))
+    assert case["verdict"] == "agree"
+
+
+def test_timeline_detects_a_known_peer_deviation(ns2, tmp_path):
+    """The comparison can fail: ns-2's Reno (bugFix_ on) waits for a timeout where RFC 5681 Reno
+    (rexmit) fast-retransmits segment 101 a second time."""
+    doc = peer_run("ns2-reno", "drops", drops="100,101,102", tmp=tmp_path)
+    case = timelines.compare_case(doc, [100, 101, 102])
+    assert case["verdict"] != "agree"
+    assert case["max_abs_diff_s"] > 0.1
+
+
+# ---------------------------------------------------------------------------------------------
+# Goodput means over a few seeds (random loss: different random streams, wide bands)
+
+def mean_goodputs(doc: dict) -> tuple[float, float]:
+    m = compare.mirror(doc["name"])
+    seeds = [int(s) for s in doc["seeds"]]
+    ours = compare.run_rexmit(doc, m, seeds)
+    return statistics.mean(float(r["goodput_bps"]) for r in doc["runs"]), statistics.mean(ours["goodput_bps"])
+
+
+def test_sctp_goodput_matches_ns2(ns2, tmp_path):
+    doc = peer_run("ns2-sctp-sack", "uniform", seeds=3, rate=0.01, duration=60, tmp=tmp_path)
+    peer, ours = mean_goodputs(doc)
+    # 10-seed means agree within 3% (docs/validation_tables.md); 3 seeds of different streams.
+    assert ours == pytest.approx(peer, rel=0.15)
+
+
+def test_cmt_goodput_matches_ns2(ns2, tmp_path):
+    doc = peer_run("ns2-cmt-nrsack", "uniform", seeds=3, rate=0.02, rate2=0.001, duration=60, tmp=tmp_path)
+    peer, ours = mean_goodputs(doc)
+    assert ours == pytest.approx(peer, rel=0.15)
+
+
+def test_westwood_goodput_matches_ns3(ns3, tmp_path):
+    doc = peer_run("ns3-westwoodplus", "uniform", seeds=3, rate=0.01, duration=60, tmp=tmp_path)
+    peer, ours = mean_goodputs(doc)
+    assert ours == pytest.approx(peer, rel=0.15)
+
+
+# ---------------------------------------------------------------------------------------------
+# The same segments lost in both simulators (deterministic, paired per seed)
+
+def paired(doc: dict) -> list[float]:
+    row = compare.sameloss_row(doc, compare.mirror(doc["name"]), [int(s) for s in doc["seeds"]])
+    return row["paired_rel"]["per_seed"]
+
+
+def test_sameloss_drop_lists_are_the_ones_the_peers_get():
+    a, b = droplists.uniform_segments(3, 0.01), droplists.uniform_segments(3, 0.01)
+    assert a == b and 100 < len(a) < 300 and a == sorted(set(a))
+    assert droplists.uniform_segments(4, 0.01) != a
+
+
+@pytest.mark.parametrize("name", ["ns3-newreno-sack-classic", "ns3-newreno-sack-prr"])
+def test_sameloss_sack_goodput_vs_ns3(name, ns3, tmp_path):
+    rel = paired(peer_run(name, "sameloss", seeds=2, rate=0.01, duration=60, tmp=tmp_path))
+    # rexmit is 15-25% above stock ns-3.44 today (ns-3 halves the pipe, rexmit the FlightSize
+    # with limited-transmit data in it); with RFC 5681's ssthresh it would be a few % above.
+    # The band catches a broken recovery (a halved goodput) either way.
+    assert all(-0.10 < r < 0.30 for r in rel), rel
+
+
+def test_sameloss_sack_goodput_vs_ns2(ns2, tmp_path):
+    rel = paired(peer_run("ns2-sack1", "sameloss", seeds=1, rate=0.01, duration=60, tmp=tmp_path))
+    assert all(-0.10 < r < 0.25 for r in rel), rel
+
+
+def test_sameloss_matches_ns3_aligned_with_rexmit_choices(ns3, tmp_path):
+    """ns-3 with rexmit's current choices (ssthresh = FlightSize/2 counting limited-transmit data,
+    whole-SMSS congestion-avoidance steps, no increase on the ACK ending recovery) loses the same
+    segments and ends within a few % of rexmit: what remains is ns-3 clocking out data by pipe
+    before recovery starts."""
+    rel = paired(peer_run("ns3-newreno-sack-classic-aligned", "sameloss", seeds=2, rate=0.01, duration=60, tmp=tmp_path))
+    assert all(abs(r) < 0.08 for r in rel), rel
+
+
+@pytest.mark.xfail(strict=True, reason="rexmit counts limited-transmit segments in the FlightSize that sets ssthresh "
+                   "(RFC 5681 section 3.2 step 2 says they MUST NOT be): about +15% goodput at 1% loss. "
+                   "When that is fixed this passes: remove the marker and the aligned test above.")
+def test_sameloss_matches_ns3_with_rfc5681_ssthresh(ns3, tmp_path):
+    rel = paired(peer_run("ns3-newreno-sack-classic-rfc-aligned", "sameloss", seeds=2, rate=0.01, duration=60, tmp=tmp_path))
+    assert all(abs(r) < 0.08 for r in rel), rel
