@@ -1,7 +1,22 @@
 #!/usr/bin/env bash
-# Build the benchmarks in release mode and run them; the table goes to stdout, JSON to bench-results/.
+# Benchmarks (issue 7). 1) The Rust benchmarks (release build): engine throughput, TCP dumbbell
+# scaling to 10 000 flows, peak memory. 2) rexmit against ns-2.35 and ns-3.44 on the same
+# single-flow scenarios (validation/bench_peers.py: wall-time ratios and packet hops per second,
+# median of several untraced runs). Tables go to stdout, JSON (and peers.md) to bench-results/.
+#   usage: bash scripts/bench.sh [--quick]     (VENV=.venv; SKIP_RUST=1 / SKIP_PEERS=1 skip a part)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -p rexmit-bench
+VENV=${VENV:-.venv}
+QUICK=()
+for a in "$@"; do [ "$a" = --quick ] && QUICK=(--quick); done
 mkdir -p bench-results
-"${CARGO_TARGET_DIR:-target}/release/rexmit-bench" --json bench-results/bench.json "$@"
+if [ "${SKIP_RUST:-0}" != 1 ]; then
+  cargo build --release -p rexmit-bench
+  "${CARGO_TARGET_DIR:-target}/release/rexmit-bench" --json bench-results/bench.json "$@"
+fi
+if [ "${SKIP_PEERS:-0}" != 1 ]; then
+  # The peers must be there (idempotent), and rexmit importable from the venv (make install).
+  VENV="$VENV" bash scripts/install_peers.sh
+  "$VENV/bin/python" -c 'import rexmit' || { echo "bench: rexmit is not installed in $VENV (run make install)" >&2; exit 1; }
+  "$VENV/bin/python" validation/bench_peers.py "${QUICK[@]}" --out bench-results
+fi

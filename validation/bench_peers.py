@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""rexmit against ns-2.35 and ns-3.44 on identical single-flow work (issue 7, `make bench`).
+
+Each scenario runs in each simulator N times, one run after another (no fan-out), with the same
+seed, duration and configuration (compare.py's mirrors of the peer scripts). Two times per run:
+
+- loop: the simulator's event loop only. ns-3: `Simulator::Run` (wall_run_s); ns-2: `$ns run`
+  (wall_run_s, Tcl clock); rexmit: `summary["wall_time_s"]` of `rexmit.run` (the simulation loop,
+  without building the scenario or converting results);
+- process: the whole process, as the driver sees it. ns-3: the compiled scenario binary; ns-2:
+  `ns` through its Python wrapper; rexmit: a fresh Python that imports rexmit, builds the
+  scenario and runs it (interpreter start and imports included).
+
+Peers run UNTRACED (no packet trace, no per-packet lists): tracing would dominate their time.
+Reported per scenario: the median of each time, the wall-time ratio peer/rexmit (medians),
+packet hops per wall second of loop time for each (one hop = one packet sent over one link
+direction, as each simulator counts it), and the hop counts (they differ slightly because the
+simulators are not identical). No timing is asserted anywhere.
+
+    python validation/bench_peers.py [--quick] [--runs N] [--duration S] [--only SUBSTRING]
+
+Writes bench-results/peers.json and bench-results/peers.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import compare  # noqa: E402
+import ns3_tcp  # noqa: E402
+
+# (peer preset of peers.py, loss, rate, rate2)
+SCENARIOS: list[tuple[str, str, float, Optional[float]]] = [
+    ("ns3-newreno-sack-prr", "uniform", 0.01, None),
+    ("ns3-newreno-sack-prr", "burst", 0.001, None),
+    ("ns3-cubic", "uniform", 0.01, None),
+    ("ns3-cubic", "burst", 0.001, None),
+    ("ns3-westwoodplus", "uniform", 0.01, None),
+    ("ns3-westwoodplus", "burst", 0.001, None),
+    ("ns2-sack1", "uniform", 0.01, None),
+    ("ns2-sack1", "burst", 0.001, None),
+    ("ns2-newreno", "uniform", 0.01, None),
+    ("ns2-newreno", "burst", 0.001, None),
+    ("ns2-sctp-sack", "uniform", 0.01, None),
+    ("ns2-sctp-nrsack", "uniform", 0.01, None),
+    ("ns2-cmt-nrsack", "uniform", 0.02, 0.001),
+]
+
+# The rexmit side of one run in a fresh interpreter (for the whole-process time).
+CHILD = r"""
+import json, sys
+sys.path.insert(0, {here!r})
+import compare, rexmit
+peer = json.loads({peer!r})
+m = compare.mirror(peer["name"])
+if m.tcp is not None:
+    s = compare.tcp_scenario(m, peer["loss"], peer["rate"], peer["seed"], peer["duration"])
+else:
+    s = compare.sctp_scenario(m, peer["options"], peer["rate"], peer["seed"], peer["duration"])
+r = rexmit.run(s)
+print(json.dumps({{"wall_run_s": r.summary["wall_time_s"], "packet_hops": r.summary["packet_hops"]}}))
+"""
+
+
+def peer_command(name: str, loss: str, rate: float, rate2: Optional[float], secs: float, seed: int) -> list[str]:
+    import peers
+
+    script, fixed = peers.SCENARIOS[name]
+    opts = {**fixed, "duration": f"{secs:g}", "seed": str(seed), **peers.peer_options(script, loss, rate, rate2, "")}
+    if script == "ns3_tcp.py":  # the compiled binary itself, as ns-3 users run it
+        return [str(ns3_tcp.build()), *[f"--{k}={v}" for k, v in opts.items()]]
+    if script == "ns2_sctp.py":
+        opts["notrace"] = "1"
+    return [sys.executable, str(HERE / script), *[f"{k}={v}" for k, v in opts.items()]]
+
+
+def timed(cmd: list[str]) -> tuple[dict[str, Any], float]:
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    return json.loads(out.stdout.strip().splitlines()[-1]), wall
+
+
+def bench_one(name: str, loss: str, rate: float, rate2: Optional[float], secs: float, runs: int, seed: int = 1) -> dict[str, Any]:
+    m = compare.mirror(name)
+    assert m is not None, name
+    peer_runs = [timed(peer_command(name, loss, rate, rate2, secs, seed)) for _ in range(runs)]
+    options = {"topo": "cmt", "rate2": rate2} if rate2 is not None else {}
+    child = CHILD.format(here=str(HERE), peer=json.dumps({"name": name, "loss": loss, "rate": rate, "seed": seed, "duration": secs, "options": options}))
+    ours = [timed([sys.executable, "-c", child]) for _ in range(runs)]
+    med = statistics.median
+    p_loop = med(float(r["wall_run_s"]) for r, _ in peer_runs)
+    p_proc = med(w for _, w in peer_runs)
+    o_loop = med(float(r["wall_run_s"]) for r, _ in ours)
+    o_proc = med(w for _, w in ours)
+    p_hops = int(peer_runs[0][0]["packet_hops"])
+    o_hops = int(ours[0][0]["packet_hops"])
+    return {
+        "scenario": name,
+        "loss": loss,
+        "rate": rate,
+        "rate2": rate2,
+        "duration_s": secs,
+        "runs": runs,
+        "peer": "ns-3.44" if name.startswith("ns3") else "ns-2.35",
+        "peer_loop_s": p_loop,
+        "peer_process_s": p_proc,
+        "rexmit_loop_s": o_loop,
+        "rexmit_process_s": o_proc,
+        "ratio_loop": p_loop / o_loop if o_loop > 0 else None,
+        "ratio_process": p_proc / o_proc if o_proc > 0 else None,
+        "peer_packet_hops": p_hops,
+        "rexmit_packet_hops": o_hops,
+        "peer_hops_per_s": p_hops / p_loop if p_loop > 0 else None,
+        "rexmit_hops_per_s": o_hops / o_loop if o_loop > 0 else None,
+        "peer_loop_all_s": [float(r["wall_run_s"]) for r, _ in peer_runs],
+        "rexmit_loop_all_s": [float(r["wall_run_s"]) for r, _ in ours],
+    }
+
+
+def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> list[str]:
+    out = [
+        f"# rexmit vs ns-2.35 / ns-3.44 on identical single-flow work ({meta['duration_s']:g} s simulated, median of {meta['runs']} runs)",
+        "",
+        f"Host: {meta['host']}, Python {meta['python']}, rexmit {meta['rexmit']}. Loop = simulator event loop only; process = whole process. "
+        "Ratio = peer time / rexmit time (medians). Hops/s = packet hops per second of loop time (Mhop/s).",
+        "",
+        "| peer | scenario | loss | loop peer (s) | loop rexmit (s) | ratio loop | process peer (s) | process rexmit (s) | ratio process | Mhop/s peer | Mhop/s rexmit | hops peer | hops rexmit |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        loss = f"{r['loss']} {r['rate']:g}" + (f" / {r['rate2']:g}" if r["rate2"] is not None else "")
+        out.append(
+            f"| {r['peer']} | {r['scenario']} | {loss} | {r['peer_loop_s']:.4f} | {r['rexmit_loop_s']:.4f} | {r['ratio_loop']:.1f}× "
+            f"| {r['peer_process_s']:.3f} | {r['rexmit_process_s']:.3f} | {r['ratio_process']:.1f}× "
+            f"| {r['peer_hops_per_s'] / 1e6:.2f} | {r['rexmit_hops_per_s'] / 1e6:.2f} | {r['peer_packet_hops']} | {r['rexmit_packet_hops']} |"
+        )
+    for peer in ("ns-3.44", "ns-2.35"):
+        sel = [r for r in rows if r["peer"] == peer]
+        if sel:
+            loop = statistics.median(r["ratio_loop"] for r in sel)
+            proc = statistics.median(r["ratio_process"] for r in sel)
+            out += ["", f"{peer}: median loop ratio {loop:.1f}× (range {min(r['ratio_loop'] for r in sel):.1f}–{max(r['ratio_loop'] for r in sel):.1f}×), median process ratio {proc:.1f}× over {len(sel)} scenarios."]
+    return out
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="60 s simulated, 3 runs")
+    ap.add_argument("--runs", type=int, default=None, help="runs per simulator and scenario (default 5)")
+    ap.add_argument("--duration", type=float, default=None, help="simulated seconds (default 600)")
+    ap.add_argument("--only", default=None, help="only scenarios whose name contains this")
+    ap.add_argument("--out", default=str(ROOT / "bench-results"))
+    args = ap.parse_args(argv)
+    runs = args.runs or (3 if args.quick else 5)
+    secs = args.duration or (60.0 if args.quick else 600.0)
+    import rexmit
+
+    meta = {"duration_s": secs, "runs": runs, "host": f"{platform.machine()} {platform.node()}", "python": platform.python_version(), "rexmit": rexmit.__version__}
+    rows = []
+    for name, loss, rate, rate2 in SCENARIOS:
+        if args.only and args.only not in name:
+            continue
+        row = bench_one(name, loss, rate, rate2, secs, runs)
+        rows.append(row)
+        print(f"{name:<22} {loss:<8} peer {row['peer_loop_s']:.4f} s, rexmit {row['rexmit_loop_s']:.4f} s: {row['ratio_loop']:.1f}x (process {row['ratio_process']:.1f}x)", file=sys.stderr)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "peers.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
+    md = "\n".join(markdown(rows, meta)) + "\n"
+    (out / "peers.md").write_text(md)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
