@@ -80,12 +80,15 @@ def peer_run(name: str, loss: str, *, seeds: int = 1, rate: float = 0.01, rate2:
 # Scripted-drop timelines (exact agreement expected)
 
 TIMELINES = [
-    # (peer, dropped segments, simulator fixture)
+    # (peer, dropped segments, simulator fixture). Only timelines that do not depend on the
+    # ssthresh rule: the first retransmission after a drop, and Tahoe's slow start from one
+    # segment. With three drops, NewReno's later retransmissions queue behind the new data sent
+    # during recovery, which depends on ssthresh (docs/validation.md: rexmit's rule is about to
+    # change); those rows are compared by `make validate` in docs/validation_tables.md.
     ("ns2-tahoe", [100, 101, 102], "ns2"),
-    ("ns2-newreno", [100, 101, 102], "ns2"),
+    ("ns2-newreno", [100], "ns2"),
     ("ns2-reno", [100], "ns2"),
-    ("ns2-reno-nobugfix", [100, 101, 102], "ns2"),
-    ("ns3-newreno-nosack-classic", [100, 101, 102], "ns3"),
+    ("ns3-newreno-nosack-classic", [100], "ns3"),
     ("ns3-newreno-sack-classic", [100], "ns3"),
     ("ns3-newreno-sack-prr", [100], "ns3"),
 ]
@@ -104,6 +107,17 @@ def test_scripted_drop_timeline_matches_peer(name, segs, sim, request, tmp_path)
     worst = max(abs(r["diff_since_drop"]) for r in rows)
     assert worst <= case["tolerance_s"], "\n".join(timelines.markdown([case]))
     assert case["verdict"] == "agree"
+
+
+def test_newreno_timeline_with_three_drops_has_the_impatient_timeout(ns2, tmp_path):
+    """Both run RFC 6582's Impatient variant: the timer is re-armed on the first partial ACK
+    only, so the third drop is recovered by a timeout; its retransmission leaves at the same
+    time in both (the earlier rows move with rexmit's ssthresh rule, see TIMELINES)."""
+    doc = peer_run("ns2-newreno", "drops", drops="100,101,102", tmp=tmp_path)
+    case = timelines.compare_case(doc, [100, 101, 102])
+    assert doc["runs"][0]["timeouts"] == 1 and case["rexmit_timeouts"] == 1
+    rto_rows = [r for r in case["rows"] if r["seg"] == 102][1:]
+    assert rto_rows and abs(rto_rows[0]["diff_since_drop"]) < 0.005, rto_rows
 
 
 def test_timeline_detects_a_known_peer_deviation(ns2, tmp_path):
@@ -169,7 +183,8 @@ def test_sameloss_sack_goodput_vs_ns3(name, ns3, tmp_path):
 
 def test_sameloss_sack_goodput_vs_ns2(ns2, tmp_path):
     rel = paired(peer_run("ns2-sack1", "sameloss", seeds=1, rate=0.01, duration=60, tmp=tmp_path))
-    assert all(-0.10 < r < 0.25 for r in rel), rel
+    # +11% today (seed 1); a few % below ns-2 once rexmit's ssthresh follows RFC 5681.
+    assert all(-0.15 < r < 0.25 for r in rel), rel
 
 
 def test_sameloss_matches_ns3_aligned_with_rexmit_choices(ns3, tmp_path):
