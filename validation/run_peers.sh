@@ -16,7 +16,7 @@ for n in $TCP_NS3 $TCP_NS2; do
   $P "$n" --loss burst --rate 0.001 --seeds "$SEEDS" --duration "$DUR"
 done
 # Timeline variants with one known peer deviation switched off (docs/validation.md).
-for n in ns3-newreno-sack-classic-fs ns3-newreno-sack-prr-fs ns2-reno-nobugfix; do
+for n in ns3-newreno-sack-classic-fs ns3-newreno-sack-classic-rfc ns3-newreno-sack-prr-fs ns2-reno-nobugfix; do
   $P "$n" --loss drops --drops 100,101,102 --duration 10 --out "validation/results/peer_${n}_drops3.json"
   $P "$n" --loss drops --drops 100 --duration 10 --out "validation/results/peer_${n}_drops1.json"
 done
