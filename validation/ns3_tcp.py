@@ -18,6 +18,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "src" / "ns3_tcp_single.cc"
+HEADERS = [HERE / "src" / "ns3_newreno_variants.h"]
 BIN = HERE / "build" / "ns3-tcp-single"
 LIBS = ["internet", "point-to-point", "applications", "traffic-control", "network", "core"]
 
@@ -30,7 +31,8 @@ def ns3_prefix() -> Path:
 
 
 def build() -> Path:
-    if BIN.exists() and BIN.stat().st_mtime >= SRC.stat().st_mtime:
+    newest = max(p.stat().st_mtime for p in [SRC, *HEADERS])
+    if BIN.exists() and BIN.stat().st_mtime >= newest:
         return BIN
     prefix = ns3_prefix()
     BIN.parent.mkdir(parents=True, exist_ok=True)
