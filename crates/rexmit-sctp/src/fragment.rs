@@ -25,19 +25,7 @@ pub fn split(msg: &Payload, max: u32) -> Vec<Payload> {
 }
 
 /// Join fragments back into one payload; stays synthetic when every fragment is.
-pub fn join(parts: &[Payload]) -> Payload {
-    if parts.len() == 1 {
-        return parts[0].clone();
-    }
-    if parts.iter().all(|p| p.bytes().is_none()) {
-        return Payload::zeros(parts.iter().map(|p| p.len() as u32).sum());
-    }
-    let mut v = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
-    for p in parts {
-        p.write_to(&mut v);
-    }
-    Payload::from_bytes(&v)
-}
+pub use rexmit_wire::payload::join;
 
 #[cfg(test)]
 mod tests {

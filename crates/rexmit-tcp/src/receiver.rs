@@ -4,7 +4,8 @@
 //! Owns what goes into the ACK fields of outgoing segments. Does not own connection state
 //! (SYN/FIN handshakes, RST) nor the wire encoding of the options.
 
-use crate::payload_util::{slice, Joiner};
+use crate::payload_util::slice;
+use rexmit_wire::payload::PayloadJoiner;
 use crate::reassembly::Reassembly;
 use rexmit_time::{Duration, Time};
 use rexmit_wire::{Payload, MAX_SACK_BLOCKS};
@@ -206,7 +207,7 @@ impl Receiver {
 
     /// Hand up to `max` in-order bytes to the application.
     pub fn read(&mut self, max: usize) -> Payload {
-        let mut out = Joiner::default();
+        let mut out = PayloadJoiner::default();
         let mut want = max as u64;
         while want > 0 {
             let Some(front) = self.readable.pop_front() else {

@@ -95,11 +95,8 @@ impl TcpOptions {
     /// How many SACK blocks fit next to the other options present (RFC 2018 §3: 4 without
     /// timestamps, 3 with them).
     pub fn max_sack_blocks(&self) -> usize {
-        let other = TcpOptions {
-            sack_blocks: SackBlocks::new(),
-            ..self.clone()
-        }
-        .wire_len();
+        let blocks = if self.sack_blocks.is_empty() { 0 } else { 4 + 8 * self.sack_blocks.len() };
+        let other = self.wire_len() - blocks;
         TCP_MAX_OPTIONS_LEN.saturating_sub(other + 4) / 8
     }
 }

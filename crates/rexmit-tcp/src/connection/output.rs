@@ -124,13 +124,12 @@ impl Connection {
         }) {
             self.stats.dsacks_sent += 1;
         }
-        options.sack_blocks = blocks
-            .iter()
-            .map(|&(l, r)| SackBlock {
+        for &(l, r) in &blocks {
+            options.sack_blocks.push(SackBlock {
                 left: self.irs.wire(l),
                 right: self.irs.wire(r),
-            })
-            .collect();
+            });
+        }
         self.last_ack_sent = self.rcv.rcv_nxt;
         TcpSegment {
             src_port: self.local_port,
