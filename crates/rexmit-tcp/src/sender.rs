@@ -81,6 +81,8 @@ pub struct Sender {
     pub(crate) persist_at: Option<Time>,
     probe_now: bool,
     pub(crate) dupacks: u32,
+    /// New data sent beyond cwnd by limited transmit since snd_una last advanced (RFC 3042).
+    lt_bytes: u64,
     /// `recover` was set by a go-back-N resend (timeout or Tahoe), see `recovery::may_enter`.
     pub(crate) recover_after_go_back: bool,
     pub(crate) tahoe_recover_guard: bool,
@@ -149,6 +151,7 @@ impl Sender {
             persist_at: None,
             probe_now: false,
             dupacks: 0,
+            lt_bytes: 0,
             recover_after_go_back: false,
             tahoe_recover_guard: cfg.tahoe_recover_guard,
             last_ack_advance: 0,
@@ -194,6 +197,12 @@ impl Sender {
     /// RFC 5681 FlightSize.
     pub fn flight_size(&self) -> u64 {
         self.snd_max - self.snd_una
+    }
+
+    /// FlightSize for the ssthresh of a fast retransmit: RFC 5681 §3.2 step 2 leaves out the
+    /// data sent by limited transmit (RFC 3042 §2).
+    pub(crate) fn flight_size_before_limited_transmit(&self) -> u64 {
+        self.flight_size() - self.lt_bytes.min(self.flight_size())
     }
 
     pub fn pipe(&self) -> u64 {
@@ -312,6 +321,7 @@ impl Sender {
             self.sb.reset_high_sacked_below(self.snd_una);
             st.bytes_acked += acked.min(data_end.saturating_sub(self.snd_una - acked));
             self.dupacks = 0;
+            self.lt_bytes = 0;
             let sample = AckSample {
                 acked,
                 delivered: acked + up.newly_sacked,
@@ -515,7 +525,11 @@ impl Sender {
             return self.retransmit(now, seg.start, self.go_back_cause, st);
         }
         let cwnd_only = self.snd_una + cwnd;
-        self.new_data(now, limit.min(cwnd_only), st)
+        let tx = self.new_data(now, limit.min(cwnd_only), st)?;
+        // RFC 3042 §2: what went beyond cwnd went by limited transmit.
+        let lt_from = tx.start.max(self.snd_una + self.cc.window());
+        self.lt_bytes += self.snd_max.saturating_sub(lt_from);
+        Some(tx)
     }
 
     /// RFC 8985 §7.3: new data if the receive window allows, else the last segment again.

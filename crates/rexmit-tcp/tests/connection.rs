@@ -302,6 +302,38 @@ fn limited_transmit_sends_one_new_segment_per_first_two_dupacks() {
     assert_eq!(s.ack(202, 1, &[]), vec![1]);
 }
 
+/// RFC 5681 §3.2 step 2: "When [RFC3042] is in use, additional data sent in limited transmit
+/// MUST NOT be included in this calculation" (of ssthresh from FlightSize).
+fn ssthresh_with_limited_transmit(alg: RecoveryAlgorithm, sack: bool) -> u64 {
+    let c = TcpConfig {
+        limited_transmit: true,
+        initial_cwnd_segments: 10,
+        ..cfg(alg)
+    };
+    let mut s = Injector::established(c, sack, 30 * MSS as usize);
+    assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
+    // Packet 1 lost; the first two duplicate ACKs each release one new segment (RFC 3042 §2).
+    let blocks = |last| if sack { vec![(2, last)] } else { vec![] };
+    assert_eq!(s.ack(200, 1, &blocks(2)), vec![11]);
+    assert_eq!(s.ack(201, 1, &blocks(3)), vec![12]);
+    // Third: fast retransmit; FlightSize without the two limited-transmit segments is 10.
+    assert_eq!(s.ack(202, 1, &blocks(4))[0], 1);
+    assert_eq!(s.c.stats().fast_retransmits, 1);
+    s.c.ssthresh()
+}
+
+#[test]
+fn limited_transmit_data_is_left_out_of_ssthresh() {
+    for (alg, sack) in [
+        (RecoveryAlgorithm::Reno, false),
+        (RecoveryAlgorithm::NewReno, false),
+        (RecoveryAlgorithm::Sack, true),
+        (RecoveryAlgorithm::Tahoe, false),
+    ] {
+        assert_eq!(ssthresh_with_limited_transmit(alg, sack), 5 * MSS, "{alg:?}");
+    }
+}
+
 #[test]
 fn zero_window_is_probed_with_one_byte_after_rto() {
     let mut s = Injector::established(cfg(RecoveryAlgorithm::NewReno), false, 10 * MSS as usize);

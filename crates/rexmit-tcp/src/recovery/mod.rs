@@ -95,7 +95,7 @@ fn may_enter(s: &Sender) -> bool {
 /// RFC 5681 §3.2 steps 2–3 shared by Reno and NewReno: halve, retransmit, inflate by DupThresh.
 fn enter_fast_recovery(s: &mut Sender, now: Time, st: &mut TcpStats) {
     st.fast_retransmits += 1;
-    s.cc.on_congestion_event(now, s.flight_size());
+    s.cc.on_congestion_event(now, s.flight_size_before_limited_transmit());
     let inflated = s.cc.ssthresh() + s.dupacks as u64 * s.smss;
     s.cc.set_window(inflated);
     if let Some(first) = s.sb.first() {
