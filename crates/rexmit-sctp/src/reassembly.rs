@@ -3,9 +3,14 @@
 //! Owns: the payloads held by the receiver (they count against a_rwnd) and the next expected
 //! SSN of each inbound stream. Does not own: acknowledgement state (`receiver_map`).
 
-use crate::fragment;
+use rexmit_wire::payload::PayloadJoiner;
 use rexmit_wire::{DataChunk, Payload};
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
+
+/// Messages one arriving chunk makes deliverable (usually none or one).
+pub type DeliveredList = SmallVec<[Delivered; 2]>;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Delivered {
@@ -14,8 +19,8 @@ pub struct Delivered {
     pub unordered: bool,
     pub ppid: u32,
     pub payload: Payload,
-    /// Unwrapped TSN positions of the fragments (now non-renegable).
-    pub positions: Vec<u64>,
+    /// Unwrapped TSN positions of the fragments (now non-renegable): always consecutive.
+    pub positions: RangeInclusive<u64>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -24,7 +29,7 @@ pub struct Reassembly {
     bytes: u64,
     next_ssn: Vec<u16>,
     /// Complete ordered messages waiting for earlier SSNs: (stream, ssn) → fragment positions.
-    ready: BTreeMap<(u16, u16), Vec<u64>>,
+    ready: BTreeMap<(u16, u16), RangeInclusive<u64>>,
 }
 
 impl Reassembly {
@@ -48,7 +53,7 @@ impl Reassembly {
     }
 
     /// Fragment positions of the complete message containing `pos`, if it is complete.
-    fn complete_run(&self, pos: u64) -> Option<Vec<u64>> {
+    fn complete_run(&self, pos: u64) -> Option<RangeInclusive<u64>> {
         let c = self.chunks.get(&pos)?;
         let mut start = pos;
         while !self.chunks.get(&start)?.beginning {
@@ -66,47 +71,42 @@ impl Reassembly {
             }
             end += 1;
         }
-        Some((start..=end).collect())
+        Some(start..=end)
     }
 
-    fn take(&mut self, positions: Vec<u64>) -> Option<Delivered> {
-        let mut parts = Vec::with_capacity(positions.len());
-        let mut head: Option<DataChunk> = None;
-        for p in &positions {
-            let c = self.chunks.remove(p)?;
+    fn take(&mut self, positions: RangeInclusive<u64>) -> Option<Delivered> {
+        let mut joined = PayloadJoiner::default();
+        let mut head = None;
+        for p in positions.clone() {
+            let c = self.chunks.remove(&p)?;
             self.bytes -= c.payload.len() as u64;
-            parts.push(c.payload.clone());
-            head.get_or_insert(c);
+            head.get_or_insert((c.stream_id, c.ssn, c.unordered, c.ppid));
+            joined.push(c.payload);
         }
-        let h = head?;
+        let (stream, ssn, unordered, ppid) = head?;
         Some(Delivered {
-            stream: h.stream_id,
-            ssn: h.ssn,
-            unordered: h.unordered,
-            ppid: h.ppid,
-            payload: fragment::join(&parts),
+            stream,
+            ssn,
+            unordered,
+            ppid,
+            payload: joined.finish(),
             positions,
         })
     }
 
-    /// Store a newly received chunk at `pos` (stream already validated) and return the
-    /// messages that become deliverable.
-    pub fn insert(&mut self, pos: u64, chunk: DataChunk) -> Vec<Delivered> {
-        let (stream, ssn, unordered) = (chunk.stream_id, chunk.ssn, chunk.unordered);
-        if stream as usize >= self.next_ssn.len() {
-            return Vec::new();
+    fn whole(pos: u64, c: DataChunk) -> Delivered {
+        Delivered {
+            stream: c.stream_id,
+            ssn: c.ssn,
+            unordered: c.unordered,
+            ppid: c.ppid,
+            payload: c.payload,
+            positions: pos..=pos,
         }
-        self.bytes += chunk.payload.len() as u64;
-        self.chunks.insert(pos, chunk);
-        let Some(run) = self.complete_run(pos) else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        if unordered {
-            out.extend(self.take(run));
-            return out;
-        }
-        self.ready.insert((stream, ssn), run);
+    }
+
+    /// Deliver the ordered messages of `stream` that wait for nothing earlier (§6.6).
+    fn drain_ready(&mut self, stream: u16, out: &mut DeliveredList) {
         loop {
             let next = self.next_ssn[stream as usize];
             let Some(run) = self.ready.remove(&(stream, next)) else {
@@ -115,6 +115,42 @@ impl Reassembly {
             out.extend(self.take(run));
             self.next_ssn[stream as usize] = next.wrapping_add(1);
         }
+    }
+
+    /// Store a newly received chunk at `pos` (stream already validated) and return the
+    /// messages that become deliverable.
+    pub fn insert(&mut self, pos: u64, chunk: DataChunk) -> DeliveredList {
+        let (stream, ssn, unordered) = (chunk.stream_id, chunk.ssn, chunk.unordered);
+        let mut out = DeliveredList::new();
+        if stream as usize >= self.next_ssn.len() {
+            return out;
+        }
+        // An unfragmented message that waits for nothing is delivered without being stored.
+        if chunk.beginning && chunk.ending {
+            if unordered {
+                out.push(Self::whole(pos, chunk));
+                return out;
+            }
+            if ssn == self.next_ssn[stream as usize] {
+                // A complete message stored earlier under the same SSN gives way, as below.
+                self.ready.remove(&(stream, ssn));
+                out.push(Self::whole(pos, chunk));
+                self.next_ssn[stream as usize] = ssn.wrapping_add(1);
+                self.drain_ready(stream, &mut out);
+                return out;
+            }
+        }
+        self.bytes += chunk.payload.len() as u64;
+        self.chunks.insert(pos, chunk);
+        let Some(run) = self.complete_run(pos) else {
+            return out;
+        };
+        if unordered {
+            out.extend(self.take(run));
+            return out;
+        }
+        self.ready.insert((stream, ssn), run);
+        self.drain_ready(stream, &mut out);
         out
     }
 
@@ -171,7 +207,7 @@ mod tests {
         let d = r.insert(11, frag(0, 0, false, false, false, 4));
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].payload.len(), 11);
-        assert_eq!(d[0].positions, vec![10, 11, 12]);
+        assert_eq!(d[0].positions, 10..=12);
     }
 
     #[test]

@@ -127,9 +127,8 @@ impl RtxQueue {
         true
     }
 
-    /// Remove every entry with TSN <= `cum` and return them (cum-acked, RFC 9260 §6.2.1 D).
-    pub fn cum_ack(&mut self, cum: u32) -> Vec<RtxEntry> {
-        let mut out = Vec::new();
+    /// Remove every entry with TSN <= `cum`, handing each to `each` (cum-acked, RFC 9260 §6.2.1 D).
+    pub fn cum_ack(&mut self, cum: u32, mut each: impl FnMut(RtxEntry)) {
         while let Some(front) = self.entries.front() {
             if !tsn_le(front.tsn, cum) {
                 break;
@@ -139,9 +138,8 @@ impl RtxQueue {
                 self.bytes -= e.len as u64;
             }
             self.front_tsn = e.tsn.wrapping_add(1);
-            out.push(e);
+            each(e);
         }
-        out
     }
 
     /// (TSN, state, user bytes) of every entry, lowest TSN first: what the metrics layer needs
@@ -197,11 +195,12 @@ mod tests {
         assert!(q.free(0));
         assert!(!q.free(0));
         assert_eq!(q.bytes(), 200);
-        let gone = q.cum_ack(u32::MAX);
-        assert_eq!(gone.len(), 2);
+        let mut gone = 0;
+        q.cum_ack(u32::MAX, |_| gone += 1);
+        assert_eq!(gone, 2);
         assert_eq!(q.bytes(), 0);
         assert_eq!(q.snapshot(), vec![(0, TsnState::NrAcked, 100)]);
-        q.cum_ack(0);
+        q.cum_ack(0, |_| {});
         assert!(q.is_empty());
     }
 }

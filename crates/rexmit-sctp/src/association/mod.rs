@@ -394,7 +394,7 @@ impl Association {
         if self.state != State::Listen && pkt.src_port != self.peer_port {
             return;
         }
-        let mut data = Vec::new();
+        let mut data: smallvec::SmallVec<[&rexmit_wire::DataChunk; 8]> = smallvec::SmallVec::new();
         for chunk in &pkt.chunks {
             if !self.accepts(pkt.verification_tag, chunk) {
                 continue;

@@ -96,8 +96,8 @@ impl Association {
                             self.audit_ordered_delivery(m.stream, m.ssn);
                         }
                         let map = self.rmap.as_mut().expect("checked above");
-                        for p in &m.positions {
-                            map.mark_non_renegable(*p);
+                        for p in m.positions.clone() {
+                            map.mark_non_renegable(p);
                         }
                         if !self.cfg.auto_consume {
                             self.unread += m.payload.len() as u64;

@@ -11,18 +11,22 @@ use crate::tsn::{tsn_ge, tsn_gt, tsn_lt};
 use rexmit_time::{Duration, Time};
 use rexmit_transport::rack::Delivered;
 use rexmit_wire::GapBlock;
+use smallvec::{smallvec, SmallVec};
+
+/// One value per destination, inline for the usual one to four paths (no allocation per SACK).
+type PerPath<T> = SmallVec<[T; 4]>;
 
 /// Membership of TSNs in a set of gap blocks, asked in increasing TSN order: one pass over
 /// the blocks sorted by start (blocks from the wire may be unsorted, overlapping or empty).
 struct Coverage {
     cum: u32,
-    blocks: Vec<(u32, u32)>,
+    blocks: SmallVec<[(u32, u32); 8]>,
     at: usize,
 }
 
 impl Coverage {
     fn new(cum: u32, blocks: &[GapBlock]) -> Self {
-        let mut v: Vec<(u32, u32)> = blocks
+        let mut v: SmallVec<[(u32, u32); 8]> = blocks
             .iter()
             .filter(|b| b.start >= 1 && b.start <= b.end)
             .map(|b| (b.start as u32, b.end as u32))
@@ -71,14 +75,14 @@ pub(super) struct SackExtra {
 
 /// What one SACK newly acknowledged, per destination.
 struct AckTally {
-    bytes: Vec<u64>,
+    bytes: PerPath<u64>,
     /// Some newly acked chunk on the path was sent after its current run of errors began.
-    fresh: Vec<bool>,
+    fresh: PerPath<bool>,
     highest: Option<u32>,
     /// Lowest TSN newly acknowledged (TSNs are visited in increasing order).
     lowest: Option<u32>,
-    highest_on: Vec<Option<u32>>,
-    rtt_sample: Vec<Option<Duration>>,
+    highest_on: PerPath<Option<u32>>,
+    rtt_sample: PerPath<Option<Duration>>,
     /// Newly acknowledged chunks for RACK (collected only while RACK is on).
     delivered: Option<Vec<Delivered>>,
 }
@@ -87,12 +91,12 @@ impl AckTally {
     fn new(n: usize, rack: bool) -> Self {
         AckTally {
             delivered: rack.then(Vec::new),
-            bytes: vec![0; n],
-            fresh: vec![false; n],
+            bytes: smallvec![0; n],
+            fresh: smallvec![false; n],
             highest: None,
             lowest: None,
-            highest_on: vec![None; n],
-            rtt_sample: vec![None; n],
+            highest_on: smallvec![None; n],
+            rtt_sample: smallvec![None; n],
         }
     }
 
@@ -160,9 +164,9 @@ impl Association {
             return; // acknowledges data never sent: ignored
         }
         let n = self.paths.len();
-        let flight_before: Vec<u64> = self.paths.iter().map(|p| p.flight).collect();
+        let flight_before: PerPath<u64> = self.paths.iter().map(|p| p.flight).collect();
         // Lowest TSN in flight on each path before the SACK (§6.3.2 R3).
-        let mut earliest: Vec<Option<u32>> = vec![None; n];
+        let mut earliest: PerPath<Option<u32>> = smallvec![None; n];
         for e in self.rtxq.iter() {
             if e.state == TsnState::InFlight && earliest[e.path].is_none() {
                 earliest[e.path] = Some(e.tsn);
@@ -172,11 +176,12 @@ impl Association {
         let mut tally = AckTally::new(n, self.rack.is_some());
 
         // Cumulatively acked chunks leave the queue (§6.2.1 D ii).
-        for e in self.rtxq.cum_ack(cum) {
+        let paths = &mut self.paths;
+        self.rtxq.cum_ack(cum, |e| {
             if matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx) {
-                tally.newly_acked(&mut self.paths, &e, now);
+                tally.newly_acked(paths, &e, now);
             }
-        }
+        });
         self.cum_point = cum;
 
         // Gap blocks and nr-gap blocks (§6.2.1 D iv; NR-SACK draft §5.1).
@@ -187,8 +192,8 @@ impl Association {
             (Some(a), Some(b)) => Some(if tsn_ge(a, b) { a } else { b }),
             (a, b) => a.or(b),
         };
-        let mut to_free = Vec::new();
-        let mut reneged = Vec::new();
+        let mut to_free: SmallVec<[u32; 16]> = SmallVec::new();
+        let mut reneged: SmallVec<[u32; 4]> = SmallVec::new();
         // TSNs this SACK reports received: never fewer in a newer SACK unless the receiver
         // reneged, so a smaller count marks a SACK overtaken by a newer one (SACKs on
         // different paths arrive out of order) whose gaps must not be read as reneging.
@@ -277,7 +282,7 @@ impl Association {
             1
         };
         let dac_below = tally.lowest;
-        let mut lost: Vec<(u32, RtxCause)> = Vec::new();
+        let mut lost: SmallVec<[(u32, RtxCause); 4]> = SmallVec::new();
         if let Some(delivered) = tally.delivered.take() {
             // RACK replaces the miss-indication rule (seed 002 §III).
             self.rack_on_sack(now, &delivered, dups > 0);
@@ -320,7 +325,7 @@ impl Association {
         }
 
         // Error counters (§8.3) and T3-rtx (§6.3.2 R2, R3).
-        let mut in_flight_on = vec![false; n];
+        let mut in_flight_on: PerPath<bool> = smallvec![false; n];
         for e in self.rtxq.iter() {
             if e.state == TsnState::InFlight {
                 in_flight_on[e.path] = true;
@@ -374,7 +379,7 @@ impl Association {
     /// destinations (§7.2.4 steps 1-2).
     pub(super) fn fast_retransmit(&mut self, lost: &[(u32, RtxCause)]) {
         let highest_outstanding = self.rtxq.highest_tsn().unwrap_or(self.cum_point);
-        let mut paths_hit = Vec::new();
+        let mut paths_hit: PerPath<usize> = SmallVec::new();
         for &(t, cause) in lost {
             if let Some(e) = self.rtxq.get_mut(t) {
                 e.rtx_cause = cause;
