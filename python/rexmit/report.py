@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+from rexmit._lazy import pa, pq
 
 from rexmit.scenario import Scenario
 

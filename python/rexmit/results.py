@@ -26,9 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
-import pyarrow as pa
-import pyarrow.compute  # noqa: F401  (pa.compute)
-import pyarrow.parquet as pq
+from rexmit._lazy import pa, pc, pq
 
 from rexmit import _core
 from rexmit.scenario import Scenario
@@ -128,7 +126,7 @@ class RunResult:
             raise KeyError(f"no table {name!r} in this run (tables: {', '.join(self.tables) or 'none'})")
         t = self.tables[name]
         if flow is not None:
-            t = t.filter(pa.compute.equal(t["flow"], flow))
+            t = t.filter(pc.equal(t["flow"], flow))
         return t
 
     def flows_table(self) -> pa.Table:

@@ -38,8 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+from rexmit._lazy import pa, pq
 
 from rexmit import _core
 from rexmit.results import RunResult, _atomic_write_bytes, _atomic_write_table

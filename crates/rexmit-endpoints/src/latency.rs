@@ -161,7 +161,8 @@ pub fn summary(v: &mut [f64]) -> (f64, f64, f64, f64) {
     if v.is_empty() {
         return (0.0, f64::NAN, f64::NAN, f64::NAN);
     }
-    v.sort_by(f64::total_cmp);
+    // Equal under total_cmp means bit-identical, so an unstable sort gives the same order.
+    v.sort_unstable_by(f64::total_cmp);
     let n = v.len();
     let p99 = v[((n - 1) as f64 * 0.99).round() as usize];
     (n as f64, v.iter().sum::<f64>() / n as f64, p99, v[n - 1])

@@ -272,7 +272,7 @@ impl Association {
         let budget = self.packet_budget();
         let mut used = 0;
         let mut chunks = Vec::new();
-        let mut tsns = Vec::new();
+        let mut tsns: smallvec::SmallVec<[u32; 8]> = smallvec::SmallVec::new();
         let total_flight_zero = self.flight_size() == 0;
         while let Some(front) = self.send_queue.front() {
             let len = front.chunk.payload.len() as u64;
@@ -307,6 +307,10 @@ impl Association {
                 rtx_cause: RtxCause::Timeout,
             });
             self.on_data_sent(now, tsn, p, chunks.is_empty());
+            if chunks.capacity() == 0 {
+                // As many chunks of this size as the packet holds: one allocation per packet.
+                chunks.reserve_exact((budget - used) / sz);
+            }
             used += sz;
             tsns.push(tsn);
             chunks.push(Chunk::Data(pc.chunk));
