@@ -23,7 +23,7 @@ done
 # The same segments lost in every simulator (validation/droplists.py), paired per seed. ns-2 resolves
 # each segment to a packet ordinal with one traced run per drop (about 7 s per seed).
 SAME="ns3-newreno-sack-classic ns3-newreno-sack-prr ns3-newreno-nosack-classic ns3-newreno-sack-classic-rfc"
-SAME="$SAME ns3-newreno-sack-classic-aligned ns3-newreno-sack-classic-rfc-aligned ns2-sack1 ns2-newreno"
+SAME="$SAME ns3-newreno-sack-classic-aligned ns3-newreno-sack-classic-rfc-aligned ns3-cubic ns2-sack1 ns2-newreno"
 for n in $SAME; do
   $P "$n" --loss sameloss --rate 0.01 --seeds "$SEEDS" --duration "$DUR"
 done
