@@ -23,7 +23,7 @@ array set opt {
     loss none rate 0.0 burstmin 2 burstmax 5 droppkts {}
     access_rate 10Mb access_delay 0.1ms bottleneck_rate 4Mb bottleneck_delay 50ms
     queue 100 pktsize 1460 window 10000 windowinit 2 minrto 0.2 tick 0.01
-    delack 0.2 maxburst 0 bugfix {} trace {}
+    delack 0.2 maxburst 0 bugfix {} trace {} tracevars {}
 }
 foreach a $argv {
     set i [string first = $a]
@@ -131,6 +131,13 @@ switch -- $opt(sink) {
 }
 if {[string match *DelAck $opt(sink)]} { $sink set interval_ $opt(delack) }
 $ns attach-agent $S $tcp
+if {$opt(tracevars) != ""} {
+    # ns-2 variable tracing: one line per change of cwnd_ or ssthresh_ (diagnostics).
+    set vf [open $opt(tracevars) w]
+    $tcp attach $vf
+    $tcp trace cwnd_
+    $tcp trace ssthresh_
+}
 $ns attach-agent $D $sink
 $ns connect $tcp $sink
 set ftp [new Application/FTP]
@@ -138,8 +145,9 @@ $ftp attach-agent $tcp
 $ns at 0.0 "$ftp start"
 
 proc finish {} {
-    global ns tcp sink opt qms tf wall0 emdrops
+    global ns tcp sink opt qms tf vf wall0 emdrops
     if {[info exists tf]} { flush $tf; close $tf }
+    if {[info exists vf]} { flush $vf; close $vf }
     set hops 0
     foreach qm $qms { incr hops [$qm set pdepartures_] }
     set qd 0
