@@ -49,20 +49,34 @@ impl Network {
             v
         };
         let mut tables: Vec<Vec<(std::net::Ipv4Addr, IfaceId)>> = vec![Vec::new(); self.nodes.len()];
+        // Only routers and multihomed hosts have tables: O(addresses × those nodes), so a
+        // dumbbell of 10 000 single-homed hosts per side costs two tables, not 20 000.
+        let with_table: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].forwarding || self.nodes[i].ifaces.len() > 1)
+            .collect();
+        let mut best_towards: std::collections::HashMap<(usize, NodeId), Option<IfaceId>> = Default::default();
         for (addr, owner_if) in addrs {
             let owner = self.ifaces[owner_if.0 as usize].node;
             let last_hop_if = self.ifaces[owner_if.0 as usize].peer;
             let gateway = self.ifaces[last_hop_if.0 as usize].node;
-            for (ni, node) in self.nodes.iter().enumerate() {
+            for &ni in &with_table {
+                let node = &self.nodes[ni];
                 let nid = NodeId(ni as u32);
-                if nid == owner || (!node.forwarding && node.ifaces.len() <= 1) {
+                if nid == owner {
                     continue;
                 }
                 if nid == gateway {
                     tables[ni].push((addr, last_hop_if));
                     continue;
                 }
-                // Pick the interface whose neighbour is closest to the gateway.
+                // Pick the interface whose neighbour is closest to the gateway (the same for
+                // every address behind that gateway: computed once per node and gateway).
+                if let Some(&cached) = best_towards.get(&(ni, gateway)) {
+                    if let Some(i) = cached {
+                        tables[ni].push((addr, i));
+                    }
+                    continue;
+                }
                 let mut best: Option<(u32, IfaceId)> = None;
                 for &i in &node.ifaces {
                     let peer = self.ifaces[self.ifaces[i.0 as usize].peer.0 as usize].node;
@@ -78,6 +92,7 @@ impl Network {
                         best = Some((d, i));
                     }
                 }
+                best_towards.insert((ni, gateway), best.map(|(_, i)| i));
                 if let Some((_, i)) = best {
                     tables[ni].push((addr, i));
                 }
