@@ -14,7 +14,10 @@ const K: u64 = 0x9E37_79B9_7F4A_7C15;
 impl Hasher for MulHasher {
     #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        // A product's low bits depend only on the factor's low bits, and the table indexes by
+        // the low bits: addresses differing only in their last octets (10.0.x.y, bytes 2-3 of
+        // the word) would all land in one bucket. Fold the well-mixed high half down.
+        self.0 ^ (self.0 >> 32)
     }
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
