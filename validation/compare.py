@@ -9,7 +9,8 @@ initial window, minimum and initial RTO, timestamps, D-SACK, limited transmit, s
 queue of 100 packets, error model on the bottleneck's data direction. Random streams differ
 between simulators, so random-loss rows compare means over seeds (95% confidence intervals).
 The same-loss rows (`sameloss`) drop the very same segments in both simulators
-(validation/droplists.py), so each seed is a paired, deterministic comparison.
+(validation/droplists.py), so each seed is a paired, deterministic comparison; the same-burst
+rows (`sameburst`) do the same with seeded bursts of 2..5 consecutive segments.
 """
 
 from __future__ import annotations
@@ -160,7 +161,7 @@ def run_rexmit_sameloss(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> di
     iss, payload = timelines.probe_iss(m, 1, ppp)
     out: dict[str, list[float]] = {"goodput_bps": [], "retransmissions": [], "timeouts": [], "wall_s": []}
     for seed in seeds:
-        segs = droplists.uniform_segments(seed, rate)
+        segs = droplists.segments(peer.get("loss", "sameloss"), seed, rate)
         s = timelines.path_scenario(m, 1, secs, ppp, [timelines.scripted_error(segs, iss, payload)])
         res = rexmit.run(s)
         f = res.flow("bulk")
@@ -178,7 +179,7 @@ def sameloss_row(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> dict[str,
     ours = run_rexmit_sameloss(peer, m, seeds)
     runs = peer["runs"][: len(seeds)]
     rel = [o / float(r["goodput_bps"]) - 1 for o, r in zip(ours["goodput_bps"], runs)]
-    row: dict[str, Any] = {"peer": peer["name"], "case": f"sameloss_{peer.get('rate', peer['options'].get('rate', 0.01))}", "seeds": len(seeds), "note": m.note}
+    row: dict[str, Any] = {"peer": peer["name"], "case": f"{peer.get('loss', 'sameloss')}_{peer.get('rate', peer['options'].get('rate', 0.01)):g}", "seeds": len(seeds), "note": m.note}
     for metric, key in (("goodput_bps", "goodput_bps"), ("retransmissions", "retransmissions"), ("timeouts", "timeouts")):
         pv = [float(r[key]) for r in runs]
         row[metric] = {"peer": statistics.mean(pv), "peer_ci": ci95(pv), "rexmit": statistics.mean(ours[metric]), "rexmit_ci": ci95(ours[metric])}
@@ -237,16 +238,18 @@ def tables(rows: list[dict[str, Any]], timeline_cases: list[dict[str, Any]], see
             "",
             "## Same loss in both simulators (deterministic, paired per seed)",
             "",
-            "Each seed is one drop list (validation/droplists.py: every segment's first transmission dropped with probability 1% by a seeded draw; retransmissions never dropped), applied identically in the peer and in rexmit; 60 s runs.",
+            "Each seed is one drop list (validation/droplists.py), applied identically in the peer and in rexmit; 60 s runs; retransmissions are never dropped. "
+            "`sameloss_0.01`: every segment's first transmission dropped with probability 1% by a seeded draw. "
+            "`sameburst_0.001`: bursts of 2–5 consecutive segments (size uniform), a burst starting at a segment with probability 1e-3.",
             f"`diff` is the mean over seeds of rexmit/peer − 1 of goodput (range in brackets). Verdict band: ±{SAMELOSS_BAND:.0%} on that mean.",
             "",
-            "| peer | seeds | goodput peer (Mb/s) | goodput rexmit (Mb/s) | diff (min … max) | verdict | rtx peer | rtx rexmit | RTOs peer | RTOs rexmit | note |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "| peer | case | seeds | goodput peer (Mb/s) | goodput rexmit (Mb/s) | diff (min … max) | verdict | rtx peer | rtx rexmit | RTOs peer | RTOs rexmit | note |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in same:
             g, x, t, pr = r["goodput_bps"], r["retransmissions"], r["timeouts"], r["paired_rel"]
             lines.append(
-                f"| {r['peer']} | {r['seeds']} | {fmt_mbps(g['peer'], g['peer_ci'])} | {fmt_mbps(g['rexmit'], g['rexmit_ci'])} | {pr['mean']:+.1%} ({pr['min']:+.1%} … {pr['max']:+.1%}) | {r['verdict']} | {x['peer']:.1f} | {x['rexmit']:.1f} | {t['peer']:.1f} | {t['rexmit']:.1f} | {r['note']} |"
+                f"| {r['peer']} | {r['case']} | {r['seeds']} | {fmt_mbps(g['peer'], g['peer_ci'])} | {fmt_mbps(g['rexmit'], g['rexmit_ci'])} | {pr['mean']:+.1%} ({pr['min']:+.1%} … {pr['max']:+.1%}) | {r['verdict']} | {x['peer']:.1f} | {x['rexmit']:.1f} | {t['peer']:.1f} | {t['rexmit']:.1f} | {r['note']} |"
             )
     if timeline_cases:
         lines += [
@@ -286,7 +289,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             rows.append({"peer": peer["name"], "loss": f.stem, "skipped": "no rexmit mirror (see notes)"})
             continue
         seeds = [int(x) for x in peer["seeds"]][: args.seeds]
-        row = sameloss_row(peer, m, seeds) if loss == "sameloss" else random_loss_row(peer, m, seeds, args.band, f.stem)
+        row = sameloss_row(peer, m, seeds) if loss in ("sameloss", "sameburst") else random_loss_row(peer, m, seeds, args.band, f.stem)
         rows.append(row)
         print(f"{peer['name']:<34} {row['case']:<16} goodput peer {row['goodput_bps']['peer']/1e6:6.3f} rexmit {row['goodput_bps']['rexmit']/1e6:6.3f} Mb/s ({row['rel_goodput']:+.1%}) {row['verdict']}", file=sys.stderr)
     cases: list[dict[str, Any]] = []

@@ -101,21 +101,33 @@ def main(argv: list[str]) -> int:
     extra: dict = {}
     resolve_runs = 0
     if dropsegs:
+        # Resolve in bottleneck order: each run (with the ordinals found so far dropped) fixes the
+        # pending segment whose first departure from G1 comes EARLIEST. A drop never changes what
+        # went before it, so that ordinal stays valid once later ones are added. (Segment order is
+        # not enough: a listed segment whose first transmission the G1 queue dropped first
+        # departs as a retransmission, after later listed segments.)
         ordinals: list[int] = []
+        resolved: dict[int, int] = {}
+        pending = list(dropsegs)
         unresolved = []
-        for n, seg in enumerate(dropsegs):
+        while pending:
             run_args = {**args, "loss": "pkts", "droppkts": ",".join(map(str, ordinals))} \
                 if ordinals else {**args, "loss": "none"}
             _, _, deps, _ = run_traced(run_args)
             resolve_runs += 1
-            idx = next((i for i, (_, s, _) in enumerate(deps) if s == seg), None)
-            if idx is None:
-                # First transmissions go out in sequence order: no later segment is sent either.
-                unresolved.extend(dropsegs[n:])
+            first: dict[int, int] = {}
+            for i, (_, s, _) in enumerate(deps):
+                if s in pending and s not in first and i + 1 > (ordinals[-1] if ordinals else 0):
+                    first[s] = i + 1
+            if not first:
+                unresolved = sorted(pending)  # never sent (or never again) within the run
                 break
-            ordinals.append(idx + 1)
+            seg = min(first, key=first.get)
+            ordinals.append(first[seg])
+            resolved[seg] = first[seg]
+            pending.remove(seg)
         args = {**args, "loss": "pkts", "droppkts": ",".join(map(str, ordinals))}
-        extra = {"drop_segs": dropsegs, "resolved_drop_pkts": ordinals, "unresolved_segs": unresolved,
+        extra = {"drop_segs": dropsegs, "resolved_drop_pkts": ordinals, "resolved_segs": resolved, "unresolved_segs": unresolved,
                  "resolve_runs": resolve_runs}
     if record:
         res, sends, deps, wire = run_traced(args)

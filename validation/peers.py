@@ -12,7 +12,9 @@ the results with the wall time of every run (issue 7: cross-validation and speed
 Loss: none | uniform (packet error rate `--rate`) | burst (burst start rate `--rate`, size uniform
 2..5) | drops (first transmission of the 0-based data segments `--drops`; TCP only) | sameloss
 (TCP only: per seed, the first transmissions of the segments that validation/droplists.py draws
-with that seed and `--rate`; rexmit drops the same ones, see compare.py). `--set k=v`
+with that seed and `--rate`; rexmit drops the same ones, see compare.py) | sameburst (the same
+with droplists.burst_segments: bursts of 2..5 consecutive segments starting at `--rate` per
+segment). `--set k=v`
 passes a raw peer option (ns-3: its --k=v options; ns-2: the Tcl script's k=v). Writes
 validation/results/peer_<name>_<loss>[_<rate>].json (or --out) and prints the summary.
 The venv's python is needed for the ns-3 peers (it finds the ns3 wheel there).
@@ -73,11 +75,11 @@ def peer_options(script: str, loss: str, rate: float, rate2: float | None, drops
         return {"none": {"loss": "none"}, "uniform": {"loss": "uniform", "rate": str(rate)},
                 "burst": {"loss": "burst", "rate": str(rate)},
                 "drops": {"loss": "segs", "dropSegs": drops},
-                "sameloss": {"loss": "segs"}}[loss]  # dropSegs per seed, in run()
+                "sameloss": {"loss": "segs"}, "sameburst": {"loss": "segs"}}[loss]  # dropSegs per seed, in run()
     if script == "ns2_tcp.py":
         return {"none": {"loss": "none"}, "uniform": {"loss": "uniform", "rate": str(rate)},
                 "burst": {"loss": "burst", "rate": str(rate)}, "drops": {"dropsegs": drops},
-                "sameloss": {}}[loss]
+                "sameloss": {}, "sameburst": {}}[loss]
     if loss not in ("none", "uniform"):
         sys.exit("the SCTP peers have uniform loss only")
     opts = {"rate": str(rate if loss == "uniform" else 0.0)}
@@ -114,8 +116,8 @@ def run(ns: argparse.Namespace) -> int:
     runs = []
     for seed in range(ns.seed0, ns.seed0 + ns.seeds):
         opts = {**base, "seed": str(seed)}
-        if ns.loss == "sameloss":
-            segs = droplists.as_arg(droplists.uniform_segments(seed, ns.rate))
+        if ns.loss in ("sameloss", "sameburst"):
+            segs = droplists.as_arg(droplists.segments(ns.loss, seed, ns.rate))
             opts.update({"dropSegs": segs} if script == "ns3_tcp.py" else {"dropsegs": segs})
         t0 = time.perf_counter()
         out = subprocess.run(command(script, opts), check=True, capture_output=True, text=True)
@@ -167,7 +169,7 @@ def main(argv: list[str]) -> int:
     r.add_argument("--seeds", type=int, default=1, help="number of seeds (runs, sequential)")
     r.add_argument("--seed0", type=int, default=1, help="first seed")
     r.add_argument("--duration", type=float, default=60.0, help="simulated seconds")
-    r.add_argument("--loss", choices=["none", "uniform", "burst", "drops", "sameloss"], default="uniform")
+    r.add_argument("--loss", choices=["none", "uniform", "burst", "drops", "sameloss", "sameburst"], default="uniform")
     r.add_argument("--rate", type=float, default=0.01, help="PER or burst start rate (path 1)")
     r.add_argument("--rate2", type=float, default=None, help="CMT path 2 loss rate")
     r.add_argument("--drops", default="100,101,102", help="loss=drops: 0-based data segments")

@@ -27,6 +27,11 @@ SAME="$SAME ns3-newreno-sack-classic-aligned ns3-newreno-sack-classic-rfc-aligne
 for n in $SAME; do
   $P "$n" --loss sameloss --rate 0.01 --seeds "$SEEDS" --duration "$DUR"
 done
+# The same bursts lost everywhere (droplists.burst_segments: 2..5 consecutive segments, start rate
+# 1e-3 per segment): the ns-2 burst-loss gap with the random streams taken out.
+for n in ns2-reno ns2-newreno ns2-sack1 ns2-tahoe; do
+  $P "$n" --loss sameburst --rate 0.001 --seeds "$SEEDS" --duration "$DUR"
+done
 for n in ns2-sctp-sack ns2-sctp-nrsack; do
   $P "$n" --loss uniform --rate 0.01 --seeds "$SEEDS" --duration "$DUR"
   $P "$n" --loss uniform --rate 0.001 --seeds "$SEEDS" --duration "$DUR"

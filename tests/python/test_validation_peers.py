@@ -194,3 +194,19 @@ def test_sameloss_matches_ns3_with_rfc5681_ssthresh(ns3, tmp_path):
     pipe before recovery starts (docs/validation.md)."""
     rel = paired(peer_run("ns3-newreno-sack-classic-rfc-aligned", "sameloss", seeds=2, rate=0.01, duration=60, tmp=tmp_path))
     assert all(abs(r) < 0.08 for r in rel), rel
+
+
+def test_sameburst_drop_lists_are_deterministic_and_dropped_by_ns2(ns2, tmp_path):
+    """The same-burst lists (bursts of 2..5 consecutive segments) are fixed by the seed, and the
+    ns-2 peer drops exactly the listed segments that it sends (first transmissions only)."""
+    a = droplists.burst_segments(1, 0.001)
+    assert a == droplists.burst_segments(1, 0.001) != droplists.burst_segments(2, 0.001)
+    runs = droplists.bursts(a)
+    assert all(2 <= len(r) <= 5 for r in runs) and 5 < len(runs) < 40
+    doc = peer_run("ns2-reno", "sameburst", seeds=1, rate=0.001, duration=10, tmp=tmp_path)
+    run = doc["runs"][0]
+    dropped = sorted(k for _, k in run["drops"])
+    sent = [k for k in a if k not in run["unresolved_segs"]]
+    assert dropped == sent and sent[:5] == [503, 504, 505, 506, 507], (dropped, sent)
+    # Every dropped segment was resent, none twice dropped: the run carries on past the burst.
+    assert {k for _, k in run["rtx"]} >= set(sent)
