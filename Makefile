@@ -64,7 +64,7 @@ fuzz:
 	cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
-# Cross-validation against ns-2 and ns-3 (installs them; about 6 minutes on 2 cores): runs every peer
+# Cross-validation against ns-2 and ns-3 (installs them; about 22 minutes on 2 cores): runs every peer
 # scenario (validation/run_peers.sh), then rexmit on the same ones, and writes
 # docs/validation_tables.md (tables explained in docs/validation.md).
 validate: peers
