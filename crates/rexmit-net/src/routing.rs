@@ -54,13 +54,31 @@ impl Network {
         let with_table: Vec<usize> = (0..self.nodes.len())
             .filter(|&i| self.nodes[i].forwarding || self.nodes[i].ifaces.len() > 1)
             .collect();
+        // For each of them: its interfaces to routers (in interface order) and its first
+        // interface to each neighbour. Only those can be a best next hop (a host neighbour
+        // other than the gateway carries nothing further), which keeps a router with 10 000
+        // hosts from scanning all its interfaces for every address.
+        let peer_of = |i: IfaceId| self.ifaces[self.ifaces[i.0 as usize].peer.0 as usize].node;
+        let router_ifaces: Vec<Vec<IfaceId>> = with_table
+            .iter()
+            .map(|&ni| self.nodes[ni].ifaces.iter().copied().filter(|&i| self.nodes[peer_of(i).0 as usize].forwarding).collect())
+            .collect();
+        let first_to: Vec<std::collections::HashMap<NodeId, IfaceId>> = with_table
+            .iter()
+            .map(|&ni| {
+                let mut m = std::collections::HashMap::new();
+                for &i in &self.nodes[ni].ifaces {
+                    m.entry(peer_of(i)).or_insert(i);
+                }
+                m
+            })
+            .collect();
         let mut best_towards: std::collections::HashMap<(usize, NodeId), Option<IfaceId>> = Default::default();
         for (addr, owner_if) in addrs {
             let owner = self.ifaces[owner_if.0 as usize].node;
             let last_hop_if = self.ifaces[owner_if.0 as usize].peer;
             let gateway = self.ifaces[last_hop_if.0 as usize].node;
-            for &ni in &with_table {
-                let node = &self.nodes[ni];
+            for (k, &ni) in with_table.iter().enumerate() {
                 let nid = NodeId(ni as u32);
                 if nid == owner {
                     continue;
@@ -69,31 +87,26 @@ impl Network {
                     tables[ni].push((addr, last_hop_if));
                     continue;
                 }
-                // Pick the interface whose neighbour is closest to the gateway (the same for
-                // every address behind that gateway: computed once per node and gateway).
-                if let Some(&cached) = best_towards.get(&(ni, gateway)) {
-                    if let Some(i) = cached {
-                        tables[ni].push((addr, i));
+                // The interface whose neighbour is closest to the gateway, ties to the lowest
+                // interface index (the same for every address behind that gateway: computed
+                // once per node and gateway). A neighbour that is the gateway is at distance 0.
+                let best = *best_towards.entry((ni, gateway)).or_insert_with(|| {
+                    if let Some(&i) = first_to[k].get(&gateway) {
+                        return Some(i);
                     }
-                    continue;
-                }
-                let mut best: Option<(u32, IfaceId)> = None;
-                for &i in &node.ifaces {
-                    let peer = self.ifaces[self.ifaces[i.0 as usize].peer.0 as usize].node;
-                    let d = if peer == gateway {
-                        0
-                    } else if let Some(Some(dv)) = dist.get(peer.0 as usize) {
-                        // Only a router neighbour can carry the packet further.
-                        dv[gateway.0 as usize]
-                    } else {
-                        UNREACHABLE
-                    };
-                    if d != UNREACHABLE && best.is_none_or(|(bd, _)| d < bd) {
-                        best = Some((d, i));
+                    let mut best: Option<(u32, IfaceId)> = None;
+                    for &i in &router_ifaces[k] {
+                        let d = match dist.get(peer_of(i).0 as usize) {
+                            Some(Some(dv)) => dv[gateway.0 as usize],
+                            _ => UNREACHABLE,
+                        };
+                        if d != UNREACHABLE && best.is_none_or(|(bd, _)| d < bd) {
+                            best = Some((d, i));
+                        }
                     }
-                }
-                best_towards.insert((ni, gateway), best.map(|(_, i)| i));
-                if let Some((_, i)) = best {
+                    best.map(|(_, i)| i)
+                });
+                if let Some(i) = best {
                     tables[ni].push((addr, i));
                 }
             }
