@@ -58,9 +58,9 @@ NS2_SCTP = {"initial_ssthresh": 65536, "recv_buffer": "4MiB", "rto": {"initial":
 def mirror(peer: str) -> Optional[Mirror]:
     m = {
         "ns2-tahoe": Mirror(tcp={**NS2_TCP, "recovery": "tahoe"}),
-        "ns2-reno": Mirror(tcp={**NS2_TCP, "recovery": "reno"}, note="ns-2's bugFix_ stops Reno's second fast retransmit in a window; rexmit's Reno has none (RFC 5681)"),
+        "ns2-reno": Mirror(tcp={**NS2_TCP, "recovery": "reno"}, note="ns-2's bugFix_ stops Reno's second fast retransmit in a window; rexmit's Reno has none (RFC 5681); after an RTO in a burst ns-2 halves its halved cwnd_, rexmit takes FlightSize/2"),
         "ns2-reno-nobugfix": Mirror(tcp={**NS2_TCP, "recovery": "reno"}),
-        "ns2-newreno": Mirror(tcp={**NS2_TCP, "recovery": "newreno"}, note="both RFC 6582 NewReno with the Impatient timer"),
+        "ns2-newreno": Mirror(tcp={**NS2_TCP, "recovery": "newreno"}, note="both RFC 6582 NewReno with the Impatient timer; after an RTO in a burst ns-2 halves its halved cwnd_, rexmit takes FlightSize/2"),
         "ns2-sack1": Mirror(tcp={**NS2_TCP, "recovery": "sack"}, note="ns-2 Sack1 is Fall & Floyd's SACK; rexmit runs RFC 6675"),
         "ns3-newreno-sack-classic": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}, note="ns-3.44 ssthresh = pipe/2, not FlightSize/2"),
         "ns3-newreno-sack-prr": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True}, note="ns-3.44 ssthresh = pipe/2; its PRR counts dup ACKs twice with SACK"),
