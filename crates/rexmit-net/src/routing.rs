@@ -12,6 +12,11 @@ use std::collections::VecDeque;
 const UNREACHABLE: u32 = u32::MAX;
 
 impl Network {
+    /// The node at the other end of interface `i`'s link.
+    fn neighbour(&self, i: IfaceId) -> NodeId {
+        self.ifaces[self.ifaces[i.0 as usize].peer.0 as usize].node
+    }
+
     /// Hop distances from every router to every node, walking only through routers.
     fn router_distances(&self) -> Vec<Option<Vec<u32>>> {
         let n = self.nodes.len();
@@ -28,7 +33,7 @@ impl Network {
                     continue; // reached a host: it does not pass packets on
                 }
                 for &i in &self.nodes[u].ifaces {
-                    let peer = self.ifaces[self.ifaces[i.0 as usize].peer.0 as usize].node.0 as usize;
+                    let peer = self.neighbour(i).0 as usize;
                     if dist[peer] == UNREACHABLE {
                         dist[peer] = dist[u] + 1;
                         q.push_back(peer);
@@ -58,22 +63,20 @@ impl Network {
         // interface to each neighbour. Only those can be a best next hop (a host neighbour
         // other than the gateway carries nothing further), which keeps a router with 10 000
         // hosts from scanning all its interfaces for every address.
-        let peer_of = |i: IfaceId| self.ifaces[self.ifaces[i.0 as usize].peer.0 as usize].node;
         let router_ifaces: Vec<Vec<IfaceId>> = with_table
             .iter()
-            .map(|&ni| self.nodes[ni].ifaces.iter().copied().filter(|&i| self.nodes[peer_of(i).0 as usize].forwarding).collect())
+            .map(|&ni| self.nodes[ni].ifaces.iter().copied().filter(|&i| self.nodes[self.neighbour(i).0 as usize].forwarding).collect())
             .collect();
         let first_to: Vec<std::collections::HashMap<NodeId, IfaceId>> = with_table
             .iter()
             .map(|&ni| {
                 let mut m = std::collections::HashMap::new();
                 for &i in &self.nodes[ni].ifaces {
-                    m.entry(peer_of(i)).or_insert(i);
+                    m.entry(self.neighbour(i)).or_insert(i);
                 }
                 m
             })
             .collect();
-        let mut best_towards: std::collections::HashMap<(usize, NodeId), Option<IfaceId>> = Default::default();
         for (addr, owner_if) in addrs {
             let owner = self.ifaces[owner_if.0 as usize].node;
             let last_hop_if = self.ifaces[owner_if.0 as usize].peer;
@@ -88,24 +91,23 @@ impl Network {
                     continue;
                 }
                 // The interface whose neighbour is closest to the gateway, ties to the lowest
-                // interface index (the same for every address behind that gateway: computed
-                // once per node and gateway). A neighbour that is the gateway is at distance 0.
-                let best = *best_towards.entry((ni, gateway)).or_insert_with(|| {
-                    if let Some(&i) = first_to[k].get(&gateway) {
-                        return Some(i);
-                    }
-                    let mut best: Option<(u32, IfaceId)> = None;
-                    for &i in &router_ifaces[k] {
-                        let d = match dist.get(peer_of(i).0 as usize) {
-                            Some(Some(dv)) => dv[gateway.0 as usize],
-                            _ => UNREACHABLE,
-                        };
-                        if d != UNREACHABLE && best.is_none_or(|(bd, _)| d < bd) {
-                            best = Some((d, i));
+                // interface index. A neighbour that is the gateway is at distance 0.
+                let best = match first_to[k].get(&gateway) {
+                    Some(&i) => Some(i),
+                    None => {
+                        let mut best: Option<(u32, IfaceId)> = None;
+                        for &i in &router_ifaces[k] {
+                            let d = match dist.get(self.neighbour(i).0 as usize) {
+                                Some(Some(dv)) => dv[gateway.0 as usize],
+                                _ => UNREACHABLE,
+                            };
+                            if d != UNREACHABLE && best.is_none_or(|(bd, _)| d < bd) {
+                                best = Some((d, i));
+                            }
                         }
+                        best.map(|(_, i)| i)
                     }
-                    best.map(|(_, i)| i)
-                });
+                };
                 if let Some(i) = best {
                     tables[ni].push((addr, i));
                 }
@@ -138,7 +140,7 @@ impl Network {
                 return false;
             }
             let Some(i) = self.route(at, dst) else { return false };
-            at = self.ifaces[self.ifaces[i.0 as usize].peer.0 as usize].node;
+            at = self.neighbour(i);
         }
         false
     }

@@ -24,12 +24,10 @@ pub fn split(msg: &Payload, max: u32) -> Vec<Payload> {
     out
 }
 
-/// Join fragments back into one payload; stays synthetic when every fragment is.
-pub use rexmit_wire::payload::join;
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rexmit_wire::payload::join;
 
     #[test]
     fn split_then_join_restores_bytes() {

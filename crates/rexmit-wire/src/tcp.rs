@@ -86,18 +86,24 @@ impl TcpOptions {
         if self.timestamps.is_some() {
             n += 12; // NOP, NOP, kind, len, 8 bytes
         }
-        if !self.sack_blocks.is_empty() {
-            n += 4 + 8 * self.sack_blocks.len(); // NOP, NOP, kind, len, 8 per block
-        }
-        n
+        n + sack_option_len(self.sack_blocks.len())
     }
 
     /// How many SACK blocks fit next to the other options present (RFC 2018 §3: 4 without
     /// timestamps, 3 with them).
     pub fn max_sack_blocks(&self) -> usize {
-        let blocks = if self.sack_blocks.is_empty() { 0 } else { 4 + 8 * self.sack_blocks.len() };
-        let other = self.wire_len() - blocks;
+        let other = self.wire_len() - sack_option_len(self.sack_blocks.len());
+        // Room for the SACK option's 4 fixed bytes, then 8 per block.
         TCP_MAX_OPTIONS_LEN.saturating_sub(other + 4) / 8
+    }
+}
+
+/// Bytes of a SACK option carrying `blocks` blocks, as encoded (NOP, NOP, kind, len, 8 per block).
+fn sack_option_len(blocks: usize) -> usize {
+    if blocks == 0 {
+        0
+    } else {
+        4 + 8 * blocks
     }
 }
 
