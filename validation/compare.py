@@ -125,19 +125,20 @@ def run_rexmit(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> dict[str, l
     out: dict[str, list[float]] = {"goodput_bps": [], "retransmissions": [], "timeouts": [], "wall_s": []}
     for seed in seeds:
         if m.tcp is not None:
-            s = tcp_scenario(m, peer["loss"], rate, seed, secs)
-            res = rexmit.run(s)
-            f = res.flow("bulk")
-            out["retransmissions"].append(f["retransmits"])
+            record(out, rexmit.run(tcp_scenario(m, peer["loss"], rate, seed, secs)), "bulk", "retransmits")
         else:
-            s = sctp_scenario(m, opts, rate, seed, secs)
-            res = rexmit.run(s)
-            f = res.flow("assoc")
-            out["retransmissions"].append(f["retransmissions"])
-        out["goodput_bps"].append(f["goodput_bps"])
-        out["timeouts"].append(f["timeouts"])
-        out["wall_s"].append(res.summary["wall_time_s"])
+            record(out, rexmit.run(sctp_scenario(m, opts, rate, seed, secs)), "assoc", "retransmissions")
     return out
+
+
+def record(out: dict[str, list[float]], res: rexmit.RunResult, flow: str, rtx_metric: str) -> None:
+    """Append one run's goodput, retransmissions (named `rtx_metric` by the flow's protocol),
+    timeouts and loop wall time to `out`."""
+    f = res.flow(flow)
+    out["goodput_bps"].append(f["goodput_bps"])
+    out["retransmissions"].append(f[rtx_metric])
+    out["timeouts"].append(f["timeouts"])
+    out["wall_s"].append(res.summary["wall_time_s"])
 
 
 def verdict(peer_mean: float, peer_ci: float, ours: list[float], band: float) -> tuple[float, str]:
@@ -163,12 +164,7 @@ def run_rexmit_sameloss(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> di
     for seed in seeds:
         segs = droplists.segments(peer.get("loss", "sameloss"), seed, rate)
         s = timelines.path_scenario(m, 1, secs, ppp, [timelines.scripted_error(segs, iss, payload)])
-        res = rexmit.run(s)
-        f = res.flow("bulk")
-        out["goodput_bps"].append(f["goodput_bps"])
-        out["retransmissions"].append(f["retransmits"])
-        out["timeouts"].append(f["timeouts"])
-        out["wall_s"].append(res.summary["wall_time_s"])
+        record(out, rexmit.run(s), "bulk", "retransmits")
     return out
 
 

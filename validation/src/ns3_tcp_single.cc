@@ -55,6 +55,25 @@ ParseList(const std::string& s)
     return out;
 }
 
+// The TCP header of a PPP frame and the size of its payload; false when the frame does not carry
+// TCP.
+bool
+TcpOfFrame(Ptr<const Packet> p, TcpHeader& tcp, uint32_t& payload)
+{
+    Ptr<Packet> c = p->Copy();
+    PppHeader ppp;
+    Ipv4Header ip;
+    c->RemoveHeader(ppp);
+    c->RemoveHeader(ip);
+    if (ip.GetProtocol() != 6)
+    {
+        return false;
+    }
+    c->RemoveHeader(tcp);
+    payload = c->GetSize();
+    return true;
+}
+
 // Drops the first transmission of the listed data segments (0-based segment indices), looking at
 // the TCP header of each packet arriving on the bottleneck. Later copies of the same segment pass.
 class SegmentListErrorModel : public ErrorModel
@@ -79,18 +98,9 @@ class SegmentListErrorModel : public ErrorModel
   private:
     bool DoCorrupt(Ptr<Packet> p) override
     {
-        Ptr<Packet> c = p->Copy();
-        PppHeader ppp;
-        Ipv4Header ip;
         TcpHeader tcp;
-        c->RemoveHeader(ppp);
-        c->RemoveHeader(ip);
-        if (ip.GetProtocol() != 6)
-        {
-            return false;
-        }
-        c->RemoveHeader(tcp);
-        if (c->GetSize() == 0)
+        uint32_t payload;
+        if (!TcpOfFrame(p, tcp, payload) || payload == 0)
         {
             return false;
         }
@@ -255,18 +265,9 @@ OnSsthresh(uint32_t, uint32_t now)
 void
 OnSenderPhyTxBegin(Ptr<const Packet> p)
 {
-    Ptr<Packet> c = p->Copy();
-    PppHeader ppp;
-    Ipv4Header ip;
     TcpHeader tcp;
-    c->RemoveHeader(ppp);
-    c->RemoveHeader(ip);
-    if (ip.GetProtocol() != 6)
-    {
-        return;
-    }
-    c->RemoveHeader(tcp);
-    if (c->GetSize() == 0)
+    uint32_t payload;
+    if (!TcpOfFrame(p, tcp, payload) || payload == 0)
     {
         return;
     }
@@ -284,7 +285,7 @@ OnSenderPhyTxBegin(Ptr<const Packet> p)
     {
         g.rtxWire.emplace_back(now, (seq - 1) / g.segSize);
     }
-    g.highWire = std::max<uint64_t>(g.highWire, seq + c->GetSize());
+    g.highWire = std::max<uint64_t>(g.highWire, seq + payload);
 }
 
 void
@@ -294,17 +295,12 @@ OnSenderPhyRxEnd(Ptr<const Packet> p)
     {
         return;
     }
-    Ptr<Packet> c = p->Copy();
-    PppHeader ppp;
-    Ipv4Header ip;
     TcpHeader tcp;
-    c->RemoveHeader(ppp);
-    c->RemoveHeader(ip);
-    if (ip.GetProtocol() != 6)
+    uint32_t payload;
+    if (!TcpOfFrame(p, tcp, payload))
     {
         return;
     }
-    c->RemoveHeader(tcp);
     if (tcp.GetFlags() & TcpHeader::SYN)
     {
         return;
@@ -319,20 +315,12 @@ OnRxDrop(Ptr<const Packet> p)
     g.errorDrops++;
     if (g.recordRtx && g.drops.size() < 5000)
     {
-        Ptr<Packet> c = p->Copy();
-        PppHeader ppp;
-        Ipv4Header ip;
         TcpHeader tcp;
-        c->RemoveHeader(ppp);
-        c->RemoveHeader(ip);
+        uint32_t payload;
         long long seg = -1;
-        if (ip.GetProtocol() == 6)
+        if (TcpOfFrame(p, tcp, payload) && payload > 0)
         {
-            c->RemoveHeader(tcp);
-            if (c->GetSize() > 0)
-            {
-                seg = (tcp.GetSequenceNumber().GetValue() - 1) / g.segSize;
-            }
+            seg = (tcp.GetSequenceNumber().GetValue() - 1) / g.segSize;
         }
         g.drops.emplace_back(Simulator::Now().GetSeconds(), seg);
     }
