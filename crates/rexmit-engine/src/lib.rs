@@ -12,5 +12,5 @@ pub mod run;
 
 pub use queue::{CalendarQueue, EventQueue, HeapQueue};
 pub use rng::{RngStream, StreamFactory};
-pub use run::{Progress, RunError, RunLimits, RunOutcome, Scheduler, StopReason};
+pub use run::{Progress, RunError, RunLimits, RunOutcome, Scheduler, StopReason, TieOrder};
 pub use rexmit_time::{Duration, Rate, Time};

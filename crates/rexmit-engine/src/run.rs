@@ -4,11 +4,38 @@ use crate::queue::{EventQueue, HeapQueue};
 use rexmit_time::Time;
 use std::fmt;
 
+/// How events due at the same nanosecond are ordered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TieOrder {
+    /// In the order they were scheduled (ns-3's rule). With round-number delays, packets of
+    /// different flows often reach a queue at the same instant; FIFO then always favours the
+    /// one whose arrival was scheduled first (the one with the longer upstream delay).
+    #[default]
+    Fifo,
+    /// In a pseudo-random order drawn from this seed (bijective in the sequence number, so
+    /// still fully deterministic): no model wins every tie.
+    Random(u64),
+}
+
+/// Keys of events scheduled with `schedule_first` stay below this; the others (under
+/// `TieOrder::Random`) are at or above it, so ordered events come first at an instant.
+const SHUFFLED: u64 = 1 << 63;
+
+/// A bijection of u64 (the SplitMix64 finaliser), keyed by the seed.
+#[inline]
+fn shuffle(seq: u64, seed: u64) -> u64 {
+    let mut z = seq ^ seed;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// The simulated clock and the pending events. Models schedule through it; only the run loop
 /// advances the clock.
 pub struct Scheduler<E, Q: EventQueue<E> = HeapQueue<E>> {
     now: Time,
     next_seq: u64,
+    ties: TieOrder,
     queue: Q,
     processed: u64,
     _e: std::marker::PhantomData<E>,
@@ -28,7 +55,21 @@ impl<E> Scheduler<E, HeapQueue<E>> {
 
 impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
     pub fn with_queue(queue: Q) -> Self {
-        Scheduler { now: Time::ZERO, next_seq: 0, queue, processed: 0, _e: std::marker::PhantomData }
+        Scheduler { now: Time::ZERO, next_seq: 0, ties: TieOrder::Fifo, queue, processed: 0, _e: std::marker::PhantomData }
+    }
+
+    /// Choose how same-instant events are ordered (before anything is scheduled).
+    pub fn set_tie_order(&mut self, ties: TieOrder) {
+        self.ties = ties;
+    }
+
+    /// The queue key of sequence number `seq`: itself, or its shuffled image above `SHUFFLED`.
+    #[inline]
+    fn key(&self, seq: u64) -> u64 {
+        match self.ties {
+            TieOrder::Fifo => seq,
+            TieOrder::Random(seed) => shuffle(seq, seed) | SHUFFLED,
+        }
     }
 
     #[inline]
@@ -43,7 +84,17 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
         assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.queue.push(at, seq, event);
+        self.queue.push(at, self.key(seq), event);
+    }
+
+    /// Schedule `event` at `at` ahead of every `schedule`d event of that instant, in FIFO order
+    /// among its kind whatever the tie order (starts, local deliveries, samples).
+    #[inline]
+    pub fn schedule_first(&mut self, at: Time, event: E) {
+        assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.queue.push(at, seq & !SHUFFLED, event);
     }
 
     /// The sequence number an event scheduled now would get, kept for an event scheduled later
@@ -62,7 +113,7 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
     pub fn schedule_reserved(&mut self, at: Time, seq: u64, event: E) {
         assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
         debug_assert!(seq < self.next_seq, "sequence number {seq} was never reserved");
-        self.queue.push(at, seq, event);
+        self.queue.push(at, self.key(seq), event);
     }
 
     #[inline]
@@ -260,6 +311,31 @@ mod tests {
         s.schedule(Time::ZERO, "earlier instant");
         let order: Vec<&str> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, ["earlier instant", "reserved first", "scheduled second"]);
+    }
+
+    #[test]
+    fn random_ties_shuffle_same_instant_events_deterministically_and_keep_time_order() {
+        let order = |seed: u64| {
+            let mut s: Scheduler<u32> = Scheduler::new();
+            s.set_tie_order(TieOrder::Random(seed));
+            s.schedule(Time::from_millis(2), 100);
+            for i in 0..16 {
+                s.schedule(Time::from_millis(1), i);
+            }
+            s.schedule_first(Time::from_millis(1), 50);
+            s.schedule_first(Time::from_millis(1), 51);
+            std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect::<Vec<u32>>()
+        };
+        let a = order(7);
+        assert_eq!(a, order(7), "same seed, same order");
+        assert_ne!(a, order(8), "another seed shuffles differently");
+        // Ordered events first, FIFO; the later instant last.
+        assert_eq!(&a[..2], &[50, 51]);
+        assert_eq!(a[18], 100);
+        let mut ties = a[2..18].to_vec();
+        assert_ne!(ties, (0..16).collect::<Vec<_>>(), "16 ties left in FIFO order");
+        ties.sort();
+        assert_eq!(ties, (0..16).collect::<Vec<_>>());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::network::{AgentId, ChannelId, IfaceId, Network, NodeId};
 use crate::packet::Packet;
 use crate::pcap_tap::PcapTaps;
 use crate::series::{Series, SeriesSource};
-use rexmit_engine::{Progress, RunError, RunLimits, RunOutcome, Scheduler};
+use rexmit_engine::{Progress, RunError, RunLimits, RunOutcome, Scheduler, TieOrder};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::IpPacket;
 use std::net::Ipv4Addr;
@@ -90,6 +90,11 @@ impl Simulation {
         }
     }
 
+    /// How events at the same nanosecond are ordered (set before adding agents).
+    pub fn set_tie_order(&mut self, ties: TieOrder) {
+        self.sched.set_tie_order(ties);
+    }
+
     pub fn net(&self) -> &Network {
         &self.world.net
     }
@@ -116,7 +121,7 @@ impl Simulation {
             n.ports.insert(key, id);
         }
         self.world.agents.push(AgentSlot { name: name.to_string(), node, agent });
-        self.sched.schedule(start, Event::Start(id));
+        self.sched.schedule_first(start, Event::Start(id));
         Ok(id)
     }
 
@@ -138,7 +143,7 @@ impl Simulation {
         }
         let idx = self.world.series.len() as u32;
         self.world.series.push(Series::new(name, source, interval));
-        self.sched.schedule(start, Event::Sample(idx));
+        self.sched.schedule_first(start, Event::Sample(idx));
         Ok(())
     }
 
@@ -232,7 +237,7 @@ impl World {
                 series.push(now, v);
                 let next = now + series.interval;
                 if next <= stop {
-                    s.schedule(next, Event::Sample(i));
+                    s.schedule_first(next, Event::Sample(i));
                 }
             }
         }
@@ -259,7 +264,8 @@ impl World {
         let pkt = Box::new(Packet { uid: self.next_uid, created: now, size: ip.wire_len() as u32, ip });
         self.next_uid += 1;
         if self.net.owner_of(pkt.ip.header.dst) == Some(node) {
-            s.schedule(now, Event::Local(node, pkt));
+            // Ahead of other same-instant events and in order among themselves.
+            s.schedule_first(now, Event::Local(node, pkt));
             return;
         }
         match self.net.route(node, pkt.ip.header.dst) {

@@ -43,7 +43,7 @@ fn queue(q: &Option<QueueCfg>) -> QueueConfig {
             },
             discipline: match &q.red {
                 None => QueueDiscipline::DropTail,
-                Some(r) => QueueDiscipline::Red(RedParams { min_th: r.min_th, max_th: r.max_th, max_p: r.max_p, weight: r.weight, gentle: r.gentle }),
+                Some(r) => QueueDiscipline::Red(RedParams { min_th: r.min_th, max_th: r.max_th, max_p: r.max_p, weight: r.weight, gentle: r.gentle, mean_packet_size: r.mean_packet_size }),
             },
         },
     }
@@ -289,6 +289,10 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>) -> Result<Built> {
     let names_an_app = link_tables(s).iter().any(|l| l.errors.iter().any(|e| e.app.is_some()));
     let net = if names_an_app { build_network(s, &flows)? } else { probe };
     let mut sim = Simulation::new(net);
+    sim.set_tie_order(match s.event_ties {
+        crate::schema::EventTies::Fifo => rexmit_engine::TieOrder::Fifo,
+        crate::schema::EventTies::Random => rexmit_engine::TieOrder::Random(StreamFactory::new(s.seed).stream("engine/ties").next_u64()),
+    });
     let mut apps = Vec::new();
     let mut tables: Vec<(usize, Box<dyn Tables>)> = Vec::new();
     let mut http_port = HTTP_FIRST_PORT;

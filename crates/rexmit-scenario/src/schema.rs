@@ -18,6 +18,10 @@ pub struct Scenario {
     pub seed: u64,
     /// Simulated time at which the run ends.
     pub stop_time: DurationStr,
+    /// Order of events due at the same nanosecond: "random" (default; a seeded order, so that
+    /// no flow wins every tie at a queue) or "fifo" (scheduling order, as ns-3).
+    #[serde(default)]
+    pub event_ties: EventTies,
     #[serde(default)]
     pub limits: Limits,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -34,6 +38,15 @@ pub struct Scenario {
 
 fn default_seed() -> u64 {
     1
+}
+
+/// How same-instant events are ordered (see `Scenario::event_ties`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EventTies {
+    #[default]
+    Random,
+    Fifo,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
@@ -92,6 +105,13 @@ pub struct RedCfg {
     pub weight: f64,
     #[serde(default = "default_true")]
     pub gentle: bool,
+    /// Packet size (bytes) for the idle-time decay of the average (ns-2/ns-3 default: 500).
+    #[serde(default = "default_mean_packet_size")]
+    pub mean_packet_size: u32,
+}
+
+fn default_mean_packet_size() -> u32 {
+    500
 }
 
 fn default_max_p() -> f64 {
