@@ -102,7 +102,7 @@ impl Channel {
             rng_error: streams.stream(&format!("link/{name}/error")),
             rng_reorder: streams.stream(&format!("link/{name}/reorder")),
             errors: params.errors.iter().cloned().map(ErrorModel::new).collect(),
-            queue: OutputQueue::new(params.queue.clone()),
+            queue: OutputQueue::new(params.queue.clone(), params.rate),
             name,
             from_iface: from,
             to_iface: to,
@@ -132,10 +132,11 @@ impl Channel {
         self.stats.offered_bytes += pkt.size as u64;
         let was_empty = self.queue.len_packets() == 0;
         if was_empty && now >= self.busy_until {
+            self.queue.bypass(now);
             return Offer::StartNow(pkt);
         }
         self.account_queue(now);
-        match self.queue.enqueue(pkt, &mut self.rng_queue) {
+        match self.queue.enqueue(now, pkt, &mut self.rng_queue) {
             Ok(()) => {
                 self.enqueued_at.push_back(now);
                 self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len_packets() as u64);
@@ -155,7 +156,7 @@ impl Channel {
     /// The line is free: the next waiting packet, if any.
     pub(crate) fn next_to_send(&mut self, now: Time) -> Option<Box<Packet>> {
         self.account_queue(now);
-        let p = self.queue.dequeue()?;
+        let p = self.queue.dequeue(now)?;
         let t_in = self.enqueued_at.pop_front().expect("one timestamp per queued packet");
         self.stats.queue_delay_sum += now - t_in;
         Some(p)

@@ -189,7 +189,7 @@ fn red_drops_early_and_keeps_the_average_queue_below_the_limit() {
     let mut net = Network::new(StreamFactory::new(3));
     let names: Vec<String> = ["A", "R1", "B"].iter().map(|s| s.to_string()).collect();
     let mut red = link(10, 1000, 100);
-    red.fwd.queue.discipline = QueueDiscipline::Red(RedParams { min_th: 5.0, max_th: 15.0, max_p: 0.1, weight: 0.002, gentle: true });
+    red.fwd.queue.discipline = QueueDiscipline::Red(RedParams { min_th: 5.0, max_th: 15.0, max_p: 0.1, weight: 0.002, gentle: true, mean_packet_size: 500 });
     chain(&mut net, &names, &[link(100, 0, 1000), red]).unwrap();
     let mut sim = Simulation::new(net);
     add_cbr(&mut sim, "A", "B", 7, Rate::from_mbps(12), 1000, None);

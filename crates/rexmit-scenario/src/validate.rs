@@ -145,6 +145,9 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
             if !(r.weight > 0.0 && r.weight <= 1.0) {
                 return err(&format!("{p}.weight"), format!("{} is outside (0, 1]", r.weight));
             }
+            if !(20..=65_535).contains(&r.mean_packet_size) {
+                return err(&format!("{p}.mean_packet_size"), format!("{} is outside 20..=65535 bytes", r.mean_packet_size));
+            }
         }
     }
     for (i, e) in l.errors.iter().enumerate() {
