@@ -6,7 +6,7 @@
 use crate::error::{Result, ScenarioError};
 use crate::units::{Bytes, DurationStr};
 use rexmit_sctp::{BurstMitigation, CmtConfig, RackConfig, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig};
-use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
+use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use rexmit_transport::RtoConfig;
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +46,24 @@ pub enum RecoveryName {
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
+pub enum RtoRearmName {
+    NewAck,
+    FastRetransmit,
+    EveryRetransmit,
+}
+
+impl From<RtoRearmName> for RtoRearm {
+    fn from(n: RtoRearmName) -> Self {
+        match n {
+            RtoRearmName::NewAck => RtoRearm::NewAck,
+            RtoRearmName::FastRetransmit => RtoRearm::FastRetransmit,
+            RtoRearmName::EveryRetransmit => RtoRearm::EveryRetransmit,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
 pub enum CcName {
     Reno,
     /// Generalised AIMD (seed 003): give `aimd_a` and `aimd_b`.
@@ -80,6 +98,11 @@ pub struct TcpCfg {
     pub dup_thresh: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto: Option<RtoCfg>,
+    /// Extra restarts of the retransmission timer in loss recovery: "new_ack" (RFC 6298 only,
+    /// as ns-3), "fast_retransmit" (default: as ns-2, Linux, FreeBSD), "every_retransmit"
+    /// (RFC 6675 §6's conservative variant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_rearm: Option<RtoRearmName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_buffer: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -168,6 +191,7 @@ impl TcpCfg {
         if let Some(r) = &self.rto {
             r.apply(&mut c.rto);
         }
+        set(&mut c.rto_rearm, self.rto_rearm.map(RtoRearm::from));
         if let Some(b) = self.send_buffer {
             c.send_buffer = usize_of(&format!("{path}.send_buffer"), b)?;
         }

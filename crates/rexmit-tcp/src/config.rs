@@ -5,6 +5,22 @@ use rexmit_time::Duration;
 use rexmit_transport::RtoConfig;
 use std::fmt;
 
+/// When the retransmission timer is restarted besides RFC 6298 §5.1–5.3 (started when data
+/// goes out with the timer off, restarted by every ACK of new data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoRearm {
+    /// RFC 6298 read literally: only ACKs of new data restart a running timer (ns-3's
+    /// TcpSocketBase).
+    NewAck,
+    /// Also restart it when loss recovery begins, as the fast retransmission goes out (ns-2's
+    /// agents reset their timer in `dupack_action`; Linux and FreeBSD re-arm it when they
+    /// retransmit the head of the queue). RFC 6675 §6 leaves this latitude.
+    FastRetransmit,
+    /// RFC 6675 §6's conservative variant: restart it on every retransmission sent during
+    /// loss recovery.
+    EveryRetransmit,
+}
+
 /// Which loss-recovery algorithm the sender runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecoveryAlgorithm {
@@ -36,6 +52,8 @@ pub struct TcpConfig {
     /// Duplicate ACK threshold (RFC 5681 §3.2, RFC 6675 DupThresh).
     pub dup_thresh: u32,
     pub rto: RtoConfig,
+    /// Extra restarts of the retransmission timer during loss recovery.
+    pub rto_rearm: RtoRearm,
     /// Send buffer limit in bytes: unsent data plus the retransmission queue.
     pub send_buffer: usize,
     /// Receive buffer limit in bytes: unread in-order data plus the out-of-order queue.
@@ -93,6 +111,7 @@ impl Default for TcpConfig {
             cc: CcAlgorithm::Reno,
             dup_thresh: 3,
             rto: RtoConfig::tcp(),
+            rto_rearm: RtoRearm::FastRetransmit,
             send_buffer: 128 * 1024,
             recv_buffer: 128 * 1024,
             sack: true,

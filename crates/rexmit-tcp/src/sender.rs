@@ -7,7 +7,7 @@
 //! timeouts — those are the `recovery` module's, one file per algorithm.
 
 use crate::cc::{AckSample, CongestionControl};
-use crate::config::{RecoveryAlgorithm, TcpConfig};
+use crate::config::{RecoveryAlgorithm, RtoRearm, TcpConfig};
 use crate::recovery;
 use crate::recovery::prr::Prr;
 use crate::sack_scoreboard::{Delivered, Scoreboard, SentSegment};
@@ -77,6 +77,7 @@ pub struct Sender {
     snd_wl2: u64,
     pub(crate) cc: Box<dyn CongestionControl>,
     pub(crate) rtt: RttEstimator,
+    rto_rearm: RtoRearm,
     pub(crate) rto_at: Option<Time>,
     pub(crate) persist_at: Option<Time>,
     probe_now: bool,
@@ -147,6 +148,7 @@ impl Sender {
             snd_wl2: 0,
             cc: cfg.cc.build(iw, cfg.initial_ssthresh, smss, cfg.byte_counting),
             rtt: RttEstimator::new(cfg.rto.clone()),
+            rto_rearm: cfg.rto_rearm,
             rto_at: None,
             persist_at: None,
             probe_now: false,
@@ -663,7 +665,10 @@ impl Sender {
             self.sb.clear_lost(start);
         }
         st.bytes_retransmitted += len;
-        if self.rto_at.is_none() {
+        let rearm = self.rto_rearm == RtoRearm::EveryRetransmit
+            && self.episode.as_ref().is_some_and(|e| !e.after_rto);
+        if self.rto_at.is_none() || rearm {
+            // RFC 6298 §5.1; RFC 6675 §6's variant restarts it on every retransmission.
             self.arm_rto(now);
         }
         Some(DataTx {
@@ -748,6 +753,11 @@ impl Sender {
             });
             Some(st.recoveries.len() - 1)
         };
+        if !after_rto && self.rto_rearm != RtoRearm::NewAck && self.snd_max > self.snd_una {
+            // The fast retransmission goes out now: give it a full RTO to be acknowledged
+            // (RFC 6675 §6 latitude; ns-2, Linux and FreeBSD do so).
+            self.arm_rto(now);
+        }
         self.episode = Some(Episode {
             recovery_point: self.snd_max,
             after_rto,

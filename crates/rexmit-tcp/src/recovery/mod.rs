@@ -49,8 +49,18 @@ pub(crate) fn on_rack_loss(s: &mut Sender, now: Time, st: &mut TcpStats) {
 pub(crate) fn on_timeout(s: &mut Sender, now: Time, st: &mut TcpStats) {
     st.timeouts += 1;
     s.consecutive_timeouts += 1;
-    // RFC 5681 §3.1 eq. 4 (ssthresh from FlightSize) and cwnd = LW = 1 SMSS.
+    // RFC 5681 §3.1: ssthresh is set to *no more than* eq. 4 (FlightSize / 2), and only when the
+    // segment has not been resent by the timer before. Inside a loss-recovery episode FlightSize
+    // also counts the data sent during recovery, so eq. 4 alone would raise ssthresh above what
+    // the episode's congestion response set; keep the smaller (Linux keeps the recovery's
+    // ssthresh, ns-2 halves its already halved cwnd). A repeated timeout keeps ssthresh.
+    let keep = (s.episode.is_some() || s.consecutive_timeouts > 1).then(|| s.cc.ssthresh());
+    // eq. 4 (the controller's decrease) and cwnd = LW = 1 SMSS.
     s.cc.on_timeout(now, s.flight_size());
+    if let Some(old) = keep {
+        let w = s.cc.window_state_mut();
+        w.ssthresh = if s.consecutive_timeouts > 1 { old } else { w.ssthresh.min(old) };
+    }
     s.end_episode(now, st);
     // RFC 6298 §5.5 back off, unless the thin-stream option keeps timeouts linear.
     if !(s.thin_linear_timeouts && s.is_thin()) {
