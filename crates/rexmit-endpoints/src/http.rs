@@ -206,42 +206,56 @@ impl HttpClient {
         }
     }
 
+    /// The client connection's events: the response read as it arrives, the close answered.
+    /// Returns whether the connection has more to send (it closed its side).
+    fn client_events(&mut self, now: Time, k: usize, done: &mut bool) -> bool {
+        let Some(c) = self.conns[k].as_mut() else { return false };
+        let mut progress = false;
+        while let Some(ev) = c.conn.poll_event() {
+            match ev {
+                Event::Delivered { .. } => {
+                    let got = c.conn.recv(usize::MAX).len() as u64;
+                    c.got += got;
+                    self.bytes_delivered += got;
+                    if now >= self.measure_from {
+                        self.bytes_delivered_measured += got;
+                    }
+                    let mut sh = self.shared.borrow_mut();
+                    let r = &mut sh.responses[c.request];
+                    if r.completed.is_none() && c.got >= r.size {
+                        r.completed = Some(now);
+                    }
+                }
+                Event::PeerClosed => {
+                    c.conn.close(now);
+                    progress = true;
+                }
+                Event::Closed | Event::Reset | Event::TimedOut => *done = true,
+                _ => {}
+            }
+        }
+        progress
+    }
+
     fn pump(&mut self, ctx: &mut Ctx<'_>, k: usize) {
         let now = ctx.now;
-        let Some(c) = self.conns[k].as_mut() else { return };
+        if self.conns[k].is_none() {
+            return;
+        }
         let mut done = false;
         loop {
-            let mut progress = false;
+            // Read before the ACK is built, as the TCP sink does (see `tcp.rs`).
+            let mut progress = self.client_events(now, k, &mut done);
+            let c = self.conns[k].as_mut().expect("checked above");
             while let Some(seg) = c.conn.poll_transmit(now) {
                 ctx.send(IpPacket::new(self.local, self.ep.server, Transport::Tcp(seg)));
             }
-            while let Some(ev) = c.conn.poll_event() {
-                match ev {
-                    Event::Delivered { .. } => {
-                        let got = c.conn.recv(usize::MAX).len() as u64;
-                        c.got += got;
-                        self.bytes_delivered += got;
-                        if now >= self.measure_from {
-                            self.bytes_delivered_measured += got;
-                        }
-                        let mut sh = self.shared.borrow_mut();
-                        let r = &mut sh.responses[c.request];
-                        if r.completed.is_none() && c.got >= r.size {
-                            r.completed = Some(now);
-                        }
-                    }
-                    Event::PeerClosed => {
-                        c.conn.close(now);
-                        progress = true;
-                    }
-                    Event::Closed | Event::Reset | Event::TimedOut => done = true,
-                    _ => {}
-                }
-            }
+            progress |= self.client_events(now, k, &mut done);
             if !progress || done {
                 break;
             }
         }
+        let c = self.conns[k].as_mut().expect("checked above");
         if done || c.conn.state() == State::Closed {
             if self.shared.borrow().responses[c.request].completed.is_none() {
                 self.failed += 1;

@@ -173,11 +173,14 @@ impl TcpAgent {
 
     /// Let the application write, send what the core emits, handle its events, arm its timer.
     fn pump(&mut self, ctx: &mut Ctx<'_>) {
-        let Some(conn) = self.conn.as_mut() else { return };
+        if self.conn.is_none() {
+            return;
+        }
         let now = ctx.now;
         let mut connected = false;
         loop {
             let mut progress = false;
+            let conn = self.conn.as_mut().expect("checked above");
             if let Role::Sender { app, written, .. } = &mut self.role {
                 let want = match app {
                     TcpApp::Bulk(b) => b.bytes.map_or(u64::MAX, |b| b - *written),
@@ -193,6 +196,12 @@ impl TcpAgent {
                     progress |= n > 0;
                 }
             }
+            // The application reads what arrived before the core builds its ACK, as an
+            // application blocked in read() would (and as ns-3's PacketSink does): the window
+            // the ACK advertises then does not dip by the segment just received, which would make
+            // the next duplicate ACKs window updates (RFC 5681 §2 (e)) that do not count.
+            progress |= self.drain_events(now, &mut connected);
+            let conn = self.conn.as_mut().expect("checked above");
             while let Some(seg) = conn.poll_transmit(now) {
                 if let Role::Sender { app: TcpApp::Messages(m), .. } = &self.role {
                     let len = seg.payload.len() as u64;
@@ -204,30 +213,8 @@ impl TcpAgent {
                 let dst = self.peer.expect("a connection only transmits once its peer is known");
                 ctx.send(IpPacket::new(self.local, dst, Transport::Tcp(seg)));
             }
-            while let Some(ev) = conn.poll_event() {
-                connected |= ev == Event::Connected;
-                match ev {
-                    // Why the connection failed, for the results (0 = it did not).
-                    Event::TimedOut => self.failure = 1,
-                    Event::Reset => self.failure = 2,
-                    _ => {}
-                }
-                if let Event::Delivered { .. } = ev {
-                    let got = conn.recv(usize::MAX).len() as u64;
-                    if got > 0 {
-                        self.delivered += got;
-                        if matches!(self.role, Role::Receiver { measure_from, .. } if now < measure_from) {
-                            self.delivered_before_measure += got;
-                        }
-                        self.truth.first_delivery.get_or_insert(now);
-                        self.truth.last_delivery = Some(now);
-                        if let Role::Receiver { messages: Some(t), .. } = &self.role {
-                            t.borrow_mut().on_delivered(self.delivered, now);
-                        }
-                        progress = true;
-                    }
-                }
-            }
+            progress |= self.drain_events(now, &mut connected);
+            let conn = self.conn.as_mut().expect("checked above");
             if let Role::Sender { app: TcpApp::Bulk(app), written, done_at, .. } = &mut self.role {
                 if done_at.is_none() && app.bytes.is_some_and(|b| *written == b) && conn.all_acked() {
                     *done_at = Some(now);
@@ -241,7 +228,8 @@ impl TcpAgent {
                 break;
             }
         }
-        self.timer.arm(ctx, conn.poll_timeout());
+        let deadline = self.conn.as_ref().and_then(|c| c.poll_timeout());
+        self.timer.arm(ctx, deadline);
         if connected {
             // A message application sends once its connection is up.
             if let Role::Sender { app: TcpApp::Messages(m), .. } = &mut self.role {
@@ -253,6 +241,38 @@ impl TcpAgent {
 }
 
 impl TcpAgent {
+    /// Handle the core's events: failures, connection, and deliveries read by the application.
+    /// Returns whether the application read anything.
+    fn drain_events(&mut self, now: Time, connected: &mut bool) -> bool {
+        let Some(conn) = self.conn.as_mut() else { return false };
+        let mut progress = false;
+        while let Some(ev) = conn.poll_event() {
+            *connected |= ev == Event::Connected;
+            match ev {
+                // Why the connection failed, for the results (0 = it did not).
+                Event::TimedOut => self.failure = 1,
+                Event::Reset => self.failure = 2,
+                _ => {}
+            }
+            if let Event::Delivered { .. } = ev {
+                let got = conn.recv(usize::MAX).len() as u64;
+                if got > 0 {
+                    self.delivered += got;
+                    if matches!(self.role, Role::Receiver { measure_from, .. } if now < measure_from) {
+                        self.delivered_before_measure += got;
+                    }
+                    self.truth.first_delivery.get_or_insert(now);
+                    self.truth.last_delivery = Some(now);
+                    if let Role::Receiver { messages: Some(t), .. } = &self.role {
+                        t.borrow_mut().on_delivered(self.delivered, now);
+                    }
+                    progress = true;
+                }
+            }
+        }
+        progress
+    }
+
     /// Hand the message source's due messages to the stream and arm its next one.
     fn generate(&mut self, ctx: &mut Ctx<'_>) {
         if let Role::Sender { app: TcpApp::Messages(m), .. } = &mut self.role {
