@@ -18,7 +18,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "src" / "ns3_tcp_single.cc"
-HEADERS = [HERE / "src" / "ns3_newreno_variants.h"]
+HEADERS = [HERE / "src" / "ns3_newreno_variants.h", HERE / "src" / "ns3_tcp_defaults.h"]
 BIN = HERE / "build" / "ns3-tcp-single"
 LIBS = ["internet", "point-to-point", "applications", "traffic-control", "network", "core"]
 
@@ -30,19 +30,20 @@ def ns3_prefix() -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
-def build() -> Path:
-    newest = max(p.stat().st_mtime for p in [SRC, *HEADERS])
-    if BIN.exists() and BIN.stat().st_mtime >= newest:
-        return BIN
+def build(src: Path = SRC, headers: list[Path] = HEADERS, binary: Path = BIN) -> Path:
+    """Compile `src` (with `headers` as dependencies) into `binary` unless it is up to date."""
+    newest = max(p.stat().st_mtime for p in [src, *headers])
+    if binary.exists() and binary.stat().st_mtime >= newest:
+        return binary
     prefix = ns3_prefix()
-    BIN.parent.mkdir(parents=True, exist_ok=True)
+    binary.parent.mkdir(parents=True, exist_ok=True)
     # The wheel is a release build with logging and asserts compiled in (its CMake targets say so).
     cmd = ["g++", "-std=c++20", "-O2", "-DNS3_BUILD_PROFILE_RELEASE", "-DNS3_LOG_ENABLE",
-           "-DNS3_ASSERT_ENABLE", f"-I{prefix / 'include'}", str(SRC), "-o", str(BIN),
+           "-DNS3_ASSERT_ENABLE", f"-I{prefix / 'include'}", str(src), "-o", str(binary),
            f"-L{prefix / 'lib64'}", f"-Wl,-rpath,{prefix / 'lib64'}"]
     cmd += [f"-lns3.44-{m}" for m in LIBS]
     subprocess.run(cmd, check=True)
-    return BIN
+    return binary
 
 
 def main(argv: list[str]) -> int:

@@ -6,8 +6,9 @@ failure. Every run is deterministic (fixed seeds; both simulators are determinis
 tolerances only cover modelling differences, documented in docs/validation.md:
 
 - scripted-drop timelines where rexmit and the peer run the same specified algorithm: every
-  retransmission of a dropped segment at the same time after the drop, within 0.5 ms (ns-2) or
-  one 1500-byte serialisation at 4 Mb/s (ns-3, whose first ACK comes one segment early);
+  retransmission of a dropped segment at the same time after the drop, within one 1500-byte
+  serialisation at 4 Mb/s (both peers ACK the first data segment at once, so their delayed-ACK
+  pairs are one segment out of phase with rexmit's: a loss takes one ACK more or less to detect);
 - goodput means over three seeds (random loss: different random streams, so a wide band);
 - the same-loss scenario: identical drops in both simulators, paired per seed.
 

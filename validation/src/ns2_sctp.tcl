@@ -28,13 +28,8 @@ array set opt {
     mtu 1500 chunk 1468 initcwnd 2 minrto 1.0 initrto 3.0 maxburst 1 sackdelay 0.2 delack 1
     rtxpolicy 2 trace {} traceall {}
 }
-foreach a $argv {
-    set i [string first = $a]
-    if {$i < 0} { puts stderr "argument without '=': $a"; exit 2 }
-    set k [string range $a 0 [expr {$i - 1}]]
-    if {![info exists opt($k)]} { puts stderr "unknown argument: $k"; exit 2 }
-    set opt($k) [string range $a [expr {$i + 1}] end]
-}
+source [file join [file dirname [info script]] ns2_common.tcl]
+parse_args $argv
 
 Trace set show_sctphdr_ 1
 set ns [new Simulator]

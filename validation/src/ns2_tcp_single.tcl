@@ -23,15 +23,10 @@ array set opt {
     loss none rate 0.0 burstmin 2 burstmax 5 droppkts {}
     access_rate 10Mb access_delay 0.1ms bottleneck_rate 4Mb bottleneck_delay 50ms
     queue 100 pktsize 1460 window 10000 windowinit 2 minrto 0.2 tick 0.01
-    delack 0.2 maxburst 0 bugfix {} trace {} tracevars {}
+    delack 0.2 maxburst 0 bugfix {} syn {} trace {} tracevars {}
 }
-foreach a $argv {
-    set i [string first = $a]
-    if {$i < 0} { puts stderr "argument without '=': $a"; exit 2 }
-    set k [string range $a 0 [expr {$i - 1}]]
-    if {![info exists opt($k)]} { puts stderr "unknown argument: $k"; exit 2 }
-    set opt($k) [string range $a [expr {$i + 1}] end]
-}
+source [file join [file dirname [info script]] ns2_common.tcl]
+parse_args $argv
 
 set ns [new Simulator]
 set rng [new RNG]
@@ -81,12 +76,7 @@ set em ""
 switch -- $opt(loss) {
     none {}
     uniform {
-        set em [new ErrorModel]
-        $em unit pkt
-        $em set rate_ $opt(rate)
-        set rv [new RandomVariable/Uniform]
-        $rv use-rng $rng
-        $em ranvar $rv
+        set em [uniform_error_model $opt(rate) $rng]
     }
     burst {
         # Upper bound on the packets the bottleneck can carry in the run.
@@ -112,16 +102,9 @@ if {$em != ""} {
     $em drop-target $emdrops
 }
 
-if {$opt(agent) == "Tahoe"} { set tcp [new Agent/TCP] } else { set tcp [new Agent/TCP/$opt(agent)] }
-$tcp set packetSize_ $opt(pktsize)
-$tcp set window_ $opt(window)
-$tcp set windowInit_ $opt(windowinit)
-$tcp set minrto_ $opt(minrto)
-$tcp set tcpTick_ $opt(tick)
-$tcp set maxburst_ $opt(maxburst)
-# bugFix_ (ns-2 default true): no second fast retransmit for dup ACKs of data sent before the
-# last one (RFC 6582 section 3.2 step 1's `recover` check, which ns-2 applies to Reno too).
-if {$opt(bugfix) != ""} { $tcp set bugFix_ $opt(bugfix) }
+set tcp [new_tcp_agent $opt(agent)]
+# syn_ (ns-2 default true): the first data packet goes out alone, as if it were a SYN.
+if {$opt(syn) != ""} { $tcp set syn_ $opt(syn) }
 switch -- $opt(sink) {
     DelAck { set sink [new Agent/TCPSink/DelAck] }
     Sack1DelAck { set sink [new Agent/TCPSink/Sack1/DelAck] }

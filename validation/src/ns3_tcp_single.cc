@@ -34,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include "ns3_tcp_defaults.h"
+
 using namespace ns3;
 
 namespace
@@ -511,23 +513,24 @@ main(int argc, char* argv[])
     RngSeedManager::SetRun(seed);
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(ccTypes.at(cc))));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TypeId::LookupByName(recovery == "prr" ? "ns3::TcpPrrRecovery"
-                                                                          : "ns3::TcpClassicRecovery")));
+    TcpKnobs knobs;
+    knobs.recovery = recovery;
+    knobs.sack = sack;
+    knobs.timestamps = timestamps;
+    knobs.minRto = minRto;
+    knobs.limitedTransmit = limitedTransmit;
+    knobs.segSize = segSize;
+    knobs.initCwnd = initCwnd;
+    knobs.delAckCount = delAckCount;
+    knobs.delAckTimeout = delAckTimeout;
+    knobs.sndBuf = sndBuf;
+    knobs.rcvBuf = rcvBuf;
+    SetTcpDefaults(knobs);
     if (cc == "newreno-rfc" || cc == "newreno-rfc-aligned")
     {
         Config::SetDefault("rexmit::NewRenoFlightSize::ExcludeLimitedTransmit", BooleanValue(true));
     }
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(minRto)));
-    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(limitedTransmit));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segSize));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(Seconds(delAckTimeout)));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(sndBuf));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(rcvBuf));
+
 
     NodeContainer nodes;
     nodes.Create(4); // S, G1, G2, D

@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""Competing flows on one bottleneck: rexmit against ns-2.35 and ns-3.44 (issue 19).
+
+    python validation/multiflow.py list
+    python validation/multiflow.py run ns2-sack-4-rtt44-82 [--seeds 20] [--side peer|rexmit|both]
+    python validation/multiflow.py table            (docs/validation_multiflow.md from saved runs)
+
+A scenario is N long-lived TCP flows S_i -> R1 -> R2 -> D_i over one bottleneck (10 Mb/s, 10 ms,
+drop-tail of 30 packets or RED unless it says otherwise), flow i with two-way propagation delay
+rtts[i] (sender access delay rtts[i]/2 - 10 ms - 1 ms), starts drawn uniformly in [0, 2 s) from
+the seed (the same draws in every simulator), optional uniform loss on the bottleneck's data
+direction, and optional short transfers (Poisson arrivals, Pareto sizes, their own host pairs).
+Per seed and flow: goodput over [warmup, duration], retransmissions and timeouts over the whole
+run; per scenario: Jain's fairness index, the ratio of the shortest-RTT flow's goodput to the
+longest's, the bottleneck loss rate and mean queue (packets waiting, after the warm-up).
+
+Saved runs: validation/results/multi_<scenario>_<side>.json. The peers are mirrored setting by
+setting as in compare.py (ns-2: IW 2, min RTO 200 ms, no timestamps, delayed ACK 2/200 ms,
+1460-byte segments; ns-3: IW 10, min RTO 1 s, timestamps, delayed ACK 2/200 ms).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "results"
+sys.path.insert(0, str(HERE))
+
+from compare import NS2_TCP, NS3_TCP, ci95  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Shorts:
+    """Short transfers alongside the long flows: Poisson arrivals, Pareto sizes in packets."""
+
+    mean_gap_s: float = 1.0
+    pareto_shape: float = 1.2
+    min_packets: int = 4
+    max_packets: int = 400
+    rtt_ms: float = 60.0
+    variant: str = "sack"
+
+
+@dataclass(frozen=True)
+class MultiScenario:
+    name: str
+    peer: str  # "ns2" | "ns3"
+    variants: tuple[str, ...]  # per long flow: tahoe | reno | newreno | sack | cubic | westwood
+    rtts_ms: tuple[float, ...]
+    queue: int = 30
+    qdisc: str = "droptail"  # droptail | red
+    red: tuple[float, float, float, float] = (5.0, 15.0, 0.1, 0.002)  # min_th, max_th, max_p, weight
+    loss: float = 0.0
+    shorts: Optional[Shorts] = None
+    duration: float = 100.0
+    warmup: float = 20.0
+    start_window: float = 2.0
+    # Each seed adds a uniform draw in [0, jitter_us) to every sender's access delay (the same
+    # draws in every simulator), so that means over seeds also average over the packet phases
+    # that exact, round-number delays lock in (Floyd & Jacobson 1992); 0 keeps the delays exact.
+    jitter_us: float = 1200.0
+    bottleneck_rate_mbps: float = 10.0
+    bottleneck_delay_ms: float = 10.0
+    recv_delay_ms: float = 1.0
+    sack: bool = True  # ns-3 only: the SACK option (ns-2's variant names say it)
+    note: str = ""
+
+
+def _spread(lo: float, hi: float, n: int) -> tuple[float, ...]:
+    return tuple(round(lo + (hi - lo) * i / (n - 1), 3) for i in range(n)) if n > 1 else (lo,)
+
+
+def _scenarios() -> dict[str, MultiScenario]:
+    out: list[MultiScenario] = [
+        # The issue's case: four flows, RTTs 44..82 ms, one variant each.
+        MultiScenario("ns2-sack-4-rtt44-82", "ns2", ("sack",) * 4, _spread(44, 82, 4)),
+        MultiScenario("ns2-newreno-4-rtt44-82", "ns2", ("newreno",) * 4, _spread(44, 82, 4)),
+        # Equal RTTs, N = 2, 4, 16.
+        MultiScenario("ns2-sack-2-equal", "ns2", ("sack",) * 2, (60.0,) * 2),
+        MultiScenario("ns2-sack-16-equal", "ns2", ("sack",) * 16, (60.0,) * 16, queue=100),
+        # Heterogeneous RTTs 1:2 and 1:4.
+        MultiScenario("ns2-sack-2-rtt1to2", "ns2", ("sack",) * 2, (40.0, 80.0)),
+        MultiScenario("ns2-sack-2-rtt1to4", "ns2", ("sack",) * 2, (30.0, 120.0)),
+        MultiScenario("ns2-newreno-2-rtt1to4", "ns2", ("newreno",) * 2, (30.0, 120.0)),
+        # Mixed variants: Reno against SACK.
+        MultiScenario("ns2-reno-vs-sack-4", "ns2", ("reno", "sack", "reno", "sack"), (60.0,) * 4),
+        # RED instead of drop-tail; light random loss.
+        MultiScenario("ns2-sack-4-red", "ns2", ("sack",) * 4, _spread(44, 82, 4), qdisc="red", queue=60),
+        MultiScenario("ns2-sack-4-loss1e-3", "ns2", ("sack",) * 4, _spread(44, 82, 4), loss=1e-3),
+        # Short HTTP-like transfers beside long flows.
+        MultiScenario("ns2-sack-4-shorts", "ns2", ("sack",) * 4, _spread(44, 82, 4), shorts=Shorts()),
+        # ns-3: the same shapes, and mixed controllers.
+        MultiScenario("ns3-newreno-4-rtt44-82", "ns3", ("newreno",) * 4, _spread(44, 82, 4)),
+        MultiScenario("ns3-newreno-2-rtt1to4", "ns3", ("newreno",) * 2, (30.0, 120.0)),
+        MultiScenario("ns3-newreno-16-equal", "ns3", ("newreno",) * 16, (60.0,) * 16, queue=100),
+        MultiScenario("ns3-newreno-vs-cubic-4", "ns3", ("newreno", "cubic", "newreno", "cubic"), (60.0,) * 4),
+        MultiScenario("ns3-sack-vs-westwood-4", "ns3", ("newreno", "westwood", "newreno", "westwood"), (60.0,) * 4),
+        MultiScenario("ns3-newreno-4-red", "ns3", ("newreno",) * 4, _spread(44, 82, 4), qdisc="red", queue=60),
+        MultiScenario("ns3-newreno-4-loss1e-3", "ns3", ("newreno",) * 4, _spread(44, 82, 4), loss=1e-3),
+    ]
+    return {s.name: s for s in out}
+
+
+SCENARIOS = _scenarios()
+
+
+def starts(sc: MultiScenario, seed: int) -> list[float]:
+    """Start times of the long flows: the same draws for every simulator."""
+    rng = random.Random(f"multiflow-starts-{seed}")
+    return [round(rng.uniform(0.0, sc.start_window), 6) for _ in sc.variants]
+
+
+def access_delays_ns(sc: MultiScenario, seed: int) -> list[int]:
+    """Sender access delays (whole ns) of the long flows in this seed's run: what gives the
+    nominal two-way delay, plus the seed's jitter."""
+    rng = random.Random(f"multiflow-jitter-{seed}")
+    half = sc.bottleneck_delay_ms + sc.recv_delay_ms
+    return [round((r / 2 - half) * 1e6 + rng.uniform(0.0, sc.jitter_us) * 1e3) for r in sc.rtts_ms]
+
+
+def short_transfers(sc: MultiScenario, seed: int) -> list[tuple[float, int]]:
+    """(start s, size in packets) of the short transfers: Poisson arrivals from the end of the
+    start window to 10 s before the end, Pareto sizes (shape, minimum), capped."""
+    if sc.shorts is None:
+        return []
+    p = sc.shorts
+    rng = random.Random(f"multiflow-shorts-{seed}")
+    out, t = [], sc.start_window
+    while True:
+        t += rng.expovariate(1.0 / p.mean_gap_s)
+        if t > sc.duration - 10.0:
+            return out
+        size = min(p.max_packets, int(p.min_packets * rng.paretovariate(p.pareto_shape)))
+        out.append((round(t, 6), size))
+
+
+# --- peers -------------------------------------------------------------------------------------
+
+NS2_AGENT = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}
+NS3_CC = {"newreno": "newreno", "cubic": "cubic", "westwood": "westwoodplus"}
+
+
+def ns2_command(sc: MultiScenario, seed: int) -> list[str]:
+    args = {
+        "seed": seed, "duration": sc.duration, "warmup": sc.warmup,
+        "agents": ",".join(NS2_AGENT[v] for v in sc.variants),
+        "delays": ",".join(f"{d / 1e6:.6f}" for d in access_delays_ns(sc, seed)),
+        "starts": ",".join(f"{s:g}" for s in starts(sc, seed)),
+        "bottleneck_rate": f"{sc.bottleneck_rate_mbps:g}Mb", "bottleneck_delay": f"{sc.bottleneck_delay_ms:g}",
+        "recv_delay": f"{sc.recv_delay_ms:g}", "queue": sc.queue,
+        "qdisc": "RED" if sc.qdisc == "red" else "DropTail",
+    }
+    if sc.qdisc == "red":
+        args.update(red_min=sc.red[0], red_max=sc.red[1], red_maxp=sc.red[2], red_wq=sc.red[3])
+    if sc.loss:
+        args.update(loss="uniform", rate=sc.loss)
+    if sc.shorts is not None:
+        args["short_rtt"] = f"{sc.shorts.rtt_ms:g}"
+        args["shorts"] = ",".join(f"{t:g}:{n}:{NS2_AGENT[sc.shorts.variant]}" for t, n in short_transfers(sc, seed))
+    return ["ns", str(HERE / "src" / "ns2_tcp_multi.tcl"), *[f"{k}={v}" for k, v in args.items()]]
+
+
+def ns3_command(sc: MultiScenario, seed: int) -> list[str]:
+    import ns3_multi
+
+    args = {
+        "seed": seed, "duration": sc.duration, "warmup": sc.warmup,
+        "ccs": ",".join(NS3_CC[v] for v in sc.variants),
+        "delaysNs": ",".join(str(d) for d in access_delays_ns(sc, seed)),
+        "starts": ",".join(f"{s:g}" for s in starts(sc, seed)),
+        "bottleneckRate": f"{sc.bottleneck_rate_mbps:g}Mbps", "bottleneckDelayMs": sc.bottleneck_delay_ms,
+        "recvDelayMs": sc.recv_delay_ms, "queue": sc.queue, "qdisc": sc.qdisc, "sack": int(sc.sack),
+    }
+    if sc.qdisc == "red":
+        args.update(redMin=sc.red[0], redMax=sc.red[1], redMaxP=sc.red[2], redWeight=sc.red[3])
+    if sc.loss:
+        args["lossRate"] = sc.loss
+    return [str(ns3_multi.build()), *[f"--{k}={v}" for k, v in args.items()]]
+
+
+def run_peer(sc: MultiScenario, seed: int) -> dict[str, Any]:
+    cmd = ns2_command(sc, seed) if sc.peer == "ns2" else ns3_command(sc, seed)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    b = res["bottleneck"]
+    drops = b["queue_drops"] + b.get("error_drops", 0)
+    return {
+        "seed": seed,
+        "flows": [{k: f[k] for k in ("goodput_bps", "retransmissions", "timeouts")} for f in res["flows"]],
+        "shorts": [s["completion_s"] for s in res.get("shorts", [])],
+        "loss_rate": drops / b["arrivals"] if b["arrivals"] else 0.0,
+        "mean_queue_pkts": b["mean_queue_pkts"],
+        "wall_run_s": res.get("wall_run_s"),
+    }
+
+
+# --- rexmit ------------------------------------------------------------------------------------
+
+def rexmit_tcp(sc: MultiScenario, variant: str) -> dict[str, Any]:
+    if sc.peer == "ns2":
+        return {**NS2_TCP, "recovery": variant}
+    cc = {"newreno": "reno", "cubic": "cubic", "westwood": "westwood"}[variant]
+    # ns-3 runs PRR by default (TcpPrrRecovery) and SACK as configured; its timer is restarted
+    # by new ACKs only (RFC 6298 read literally).
+    return {**NS3_TCP, "recovery": "sack" if sc.sack else "newreno", "sack": sc.sack, "prr": sc.sack, "cc": cc,
+            "rto_rearm": "new_ack"}
+
+
+def rexmit_scenario(sc: MultiScenario, seed: int, overrides: Optional[dict[str, Any]] = None):
+    import rexmit
+
+    s = rexmit.Scenario(stop_time=f"{sc.duration:g}s", seed=seed)
+    if sc.peer == "ns3":
+        s.data["event_ties"] = "fifo"  # ns-3's integer clock runs same-instant events in FIFO order
+    big = {"packets": 1000}
+    half = sc.bottleneck_delay_ms + sc.recv_delay_ms
+    left = [{"name": f"S{i}", "rate": "100Mbps", "delay": f"{d}ns", "queue": big} for i, d in enumerate(access_delays_ns(sc, seed))]
+    right = [{"name": f"D{i}", "rate": "100Mbps", "delay": f"{sc.recv_delay_ms:g}ms", "queue": big} for i in range(len(sc.rtts_ms))]
+    shorts = short_transfers(sc, seed)
+    if shorts:
+        left.append({"name": "SS", "rate": "100Mbps", "delay": f"{sc.shorts.rtt_ms / 2 - half:g}ms", "queue": big})
+        right.append({"name": "SD", "rate": "100Mbps", "delay": f"{sc.recv_delay_ms:g}ms", "queue": big})
+    queue: dict[str, Any] = {"packets": sc.queue}
+    if sc.qdisc == "red":
+        mn, mx, p, w = sc.red
+        queue["red"] = {"min_th": mn, "max_th": mx, "max_p": p, "weight": w, "gentle": True}
+    bottleneck: dict[str, Any] = {"rate": f"{sc.bottleneck_rate_mbps:g}Mbps", "delay": f"{sc.bottleneck_delay_ms:g}ms", "queue": queue}
+    if sc.loss:
+        bottleneck["errors"] = [{"kind": "uniform", "rate": sc.loss, "direction": "forward"}]
+    s.dumbbell(bottleneck, left, right)
+    for i, (v, st) in enumerate(zip(sc.variants, starts(sc, seed))):
+        tcp = {**rexmit_tcp(sc, v), **(overrides or {})}
+        s.app(f"f{i}", "tcp_bulk", f"S{i}", f"D{i}", start=f"{st}s", warmup=f"{sc.warmup:g}s", tcp=tcp)
+    mss = NS2_TCP["mss"] if sc.peer == "ns2" else NS3_TCP["mss"]
+    for k, (t, n) in enumerate(shorts):
+        tcp = {**rexmit_tcp(sc, sc.shorts.variant), **(overrides or {})}
+        s.app(f"short{k}", "tcp_bulk", "SS", "SD", start=f"{t}s", bytes=n * mss, tcp=tcp)
+    return s
+
+
+def run_rexmit(sc: MultiScenario, seed: int, overrides: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    import rexmit
+
+    res = rexmit.run(rexmit_scenario(sc, seed, overrides))
+    flows = [res.flow(f"f{i}") for i in range(len(sc.variants))]
+    link = res.link("R1->R2")
+    drops = link["drop_overflow"] + link["drop_early"] + link["drop_error"]
+    shorts = [f.get("completion_time_s") for f in res.flows if f["name"].startswith("short")]
+    return {
+        "seed": seed,
+        "flows": [{"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmits"], "timeouts": f["timeouts"],
+                   "spurious": f["spurious_retransmits"]} for f in flows],
+        "shorts": [-1.0 if c is None or (isinstance(c, float) and math.isnan(c)) else c for c in shorts],
+        "loss_rate": drops / link["offered_packets"] if link["offered_packets"] else 0.0,
+        "mean_queue_pkts": link["queue_packets_mean"],
+        "wall_run_s": res.summary["wall_time_s"],
+    }
+
+
+# --- statistics --------------------------------------------------------------------------------
+
+def jain(xs: list[float]) -> float:
+    s, q = sum(xs), sum(x * x for x in xs)
+    return s * s / (len(xs) * q) if q else float("nan")
+
+
+def classes(sc: MultiScenario) -> list[tuple[str, float, list[int]]]:
+    """Flows that are the same by construction (variant and nominal RTT), in first-seen order:
+    their goodputs are pooled, since which of two identical flows wins a run is chance."""
+    out: dict[tuple[str, float], list[int]] = {}
+    for i, key in enumerate(zip(sc.variants, sc.rtts_ms)):
+        out.setdefault(key, []).append(i)
+    return [(v, r, idx) for (v, r), idx in out.items()]
+
+
+def summarize(sc: MultiScenario, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per class of identical flows: goodput per flow (mean and 95% CI over seeds of the class
+    mean), retransmissions and timeouts per flow; per scenario: aggregate, Jain's index, the
+    shortest- to longest-RTT goodput ratio, bottleneck loss rate and mean queue."""
+    n = len(sc.variants)
+    per_class = []
+    for variant, rtt, idx in classes(sc):
+        g = [statistics.fmean(r["flows"][i]["goodput_bps"] for i in idx) for r in runs]
+        per_class.append({
+            "variant": variant, "rtt_ms": rtt, "flows": len(idx),
+            "goodput_bps": statistics.fmean(g), "goodput_ci": ci95(g),
+            "retransmissions": statistics.fmean(statistics.fmean(r["flows"][i]["retransmissions"] for i in idx) for r in runs),
+            "timeouts": statistics.fmean(statistics.fmean(r["flows"][i]["timeouts"] for i in idx) for r in runs),
+        })
+    agg = [sum(f["goodput_bps"] for f in r["flows"]) for r in runs]
+    j = [jain([f["goodput_bps"] for f in r["flows"]]) for r in runs]
+    lo, hi = min(range(n), key=lambda i: sc.rtts_ms[i]), max(range(n), key=lambda i: sc.rtts_ms[i])
+    ratio = [r["flows"][lo]["goodput_bps"] / r["flows"][hi]["goodput_bps"] for r in runs] if sc.rtts_ms[lo] != sc.rtts_ms[hi] else []
+    out = {
+        "seeds": len(runs), "flows": per_class,
+        "aggregate_bps": statistics.fmean(agg), "aggregate_ci": ci95(agg),
+        "jain": statistics.fmean(j), "jain_ci": ci95(j),
+        "loss_rate": statistics.fmean(r["loss_rate"] for r in runs),
+        "mean_queue_pkts": statistics.fmean(r["mean_queue_pkts"] for r in runs),
+        "retransmissions": statistics.fmean(sum(f["retransmissions"] for f in r["flows"]) for r in runs),
+        "timeouts": statistics.fmean(sum(f["timeouts"] for f in r["flows"]) for r in runs),
+    }
+    if ratio:
+        out["rtt_ratio"], out["rtt_ratio_ci"] = statistics.fmean(ratio), ci95(ratio)
+    if all("spurious" in f for r in runs for f in r["flows"]):
+        out["spurious"] = statistics.fmean(sum(f["spurious"] for f in r["flows"]) for r in runs)
+    done = [c for r in runs for c in r["shorts"] if c >= 0]
+    if any(r["shorts"] for r in runs):
+        out["shorts"] = {"count": sum(len(r["shorts"]) for r in runs), "completed": len(done),
+                         "mean_completion_s": statistics.fmean(done) if done else float("nan"),
+                         "median_completion_s": statistics.median(done) if done else float("nan")}
+    return out
+
+
+AGG_BAND, FLOW_BAND = 0.03, 0.10
+
+
+def verdict(peer: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
+    """Aggregate within 3%; each class's per-flow mean within 10% and the CIs overlapping."""
+    agg = ours["aggregate_bps"] / peer["aggregate_bps"] - 1
+    flows = []
+    for p, o in zip(peer["flows"], ours["flows"]):
+        rel = o["goodput_bps"] / p["goodput_bps"] - 1
+        overlap = abs(o["goodput_bps"] - p["goodput_bps"]) <= o["goodput_ci"] + p["goodput_ci"]
+        if len(peer["flows"]) == 1:
+            # One class holding every flow: its mean is the aggregate's share, judged by the
+            # aggregate's band (its CI is the aggregate's, far narrower than any one flow's).
+            overlap = overlap or abs(agg) <= AGG_BAND
+        flows.append({"rel": rel, "overlap": overlap, "ok": abs(rel) <= FLOW_BAND and overlap})
+    ok = abs(agg) <= AGG_BAND and all(f["ok"] for f in flows)
+    return {"aggregate_rel": agg, "flows": flows, "verdict": "agree" if ok else "differs"}
+
+
+# --- commands ----------------------------------------------------------------------------------
+
+def saved(name: str, side: str) -> Path:
+    return RESULTS / f"multi_{name}_{side}.json"
+
+
+def run_side(sc: MultiScenario, side: str, seeds: list[int], tag: str = "", overrides: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    runs = []
+    t0 = time.perf_counter()
+    for seed in seeds:
+        runs.append(run_peer(sc, seed) if side == "peer" else run_rexmit(sc, seed, overrides))
+    doc = {"scenario": asdict(sc), "side": side, "overrides": overrides or {}, "seeds": seeds,
+           "wall_s": round(time.perf_counter() - t0, 3), "summary": summarize(sc, runs), "runs": runs}
+    path = saved(sc.name, side + tag)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    return doc
+
+
+def brief(doc: dict[str, Any]) -> str:
+    s = doc["summary"]
+    flows = " ".join(f"{f['goodput_bps'] / 1e6:.3f}±{f['goodput_ci'] / 1e6:.3f}" for f in s["flows"])
+    extra = f" ratio {s['rtt_ratio']:.2f}" if "rtt_ratio" in s else ""
+    return (f"{doc['side']:>7}: agg {s['aggregate_bps'] / 1e6:.3f} jain {s['jain']:.3f}{extra} loss {s['loss_rate']:.4f} "
+            f"q {s['mean_queue_pkts']:.1f} rtx {s['retransmissions']:.0f} rto {s['timeouts']:.1f} | {flows}")
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("list")
+    r = sub.add_parser("run")
+    r.add_argument("names", nargs="+", help="scenario names, or 'all', 'ns2', 'ns3'")
+    r.add_argument("--seeds", type=int, default=20)
+    r.add_argument("--side", choices=["peer", "rexmit", "both"], default="both")
+    r.add_argument("--set", action="append", default=[], metavar="K=JSON", help="rexmit tcp override (diagnostics)")
+    r.add_argument("--tag", default="", help="suffix of the saved rexmit file (diagnostics)")
+    t = sub.add_parser("table")
+    t.add_argument("--out", default=str(ROOT / "docs" / "validation_multiflow.md"))
+    ns = ap.parse_args(argv)
+    if ns.cmd == "list":
+        for sc in SCENARIOS.values():
+            print(f"{sc.name:28s} {sc.peer} {','.join(sc.variants)} rtts {sc.rtts_ms} q {sc.queue} {sc.qdisc} loss {sc.loss}")
+        return 0
+    if ns.cmd == "table":
+        import multiflow_tables
+
+        Path(ns.out).write_text(multiflow_tables.render(SCENARIOS, saved, verdict) + "\n")
+        print(f"wrote {ns.out}", file=sys.stderr)
+        return 0
+    names = [n for n in SCENARIOS if ns.names in (["all"], [SCENARIOS[n].peer])] or ns.names
+    overrides = {k: json.loads(v) for k, _, v in (kv.partition("=") for kv in ns.set)}
+    seeds = list(range(1, ns.seeds + 1))
+    for name in names:
+        sc = SCENARIOS[name]
+        print(name, file=sys.stderr)
+        docs = {}
+        for side in (["peer", "rexmit"] if ns.side == "both" else [ns.side]):
+            tag = ns.tag if side == "rexmit" else ""
+            docs[side] = run_side(sc, side, seeds, tag, overrides if side == "rexmit" else None)
+            print("  " + brief(docs[side]), file=sys.stderr)
+        if len(docs) == 1 and ns.side == "rexmit" and saved(name, "peer").exists():
+            docs["peer"] = json.loads(saved(name, "peer").read_text())
+        if "peer" in docs and "rexmit" in docs:
+            v = verdict(docs["peer"]["summary"], docs["rexmit"]["summary"])
+            print(f"  {v['verdict']}: aggregate {v['aggregate_rel']:+.1%}, flows "
+                  + " ".join(f"{f['rel']:+.1%}{'' if f['overlap'] else '!'}" for f in v["flows"]), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,38 @@
+// TCP attribute defaults shared by rexmit's ns-3 peer scenarios (written for rexmit's
+// validation). Included by ns3_tcp_single.cc and ns3_tcp_multi.cc after the ns-3 headers.
+#pragma once
+
+struct TcpKnobs
+{
+    std::string recovery = "prr"; // classic | prr
+    bool sack = true;
+    bool timestamps = true;
+    double minRto = 1.0;
+    bool limitedTransmit = true;
+    uint32_t segSize = 1448;
+    uint32_t initCwnd = 10;
+    uint32_t delAckCount = 2;
+    double delAckTimeout = 0.2;
+    uint32_t sndBuf = 1 << 20;
+    uint32_t rcvBuf = 1 << 20;
+};
+
+// Set the TcpL4Protocol/TcpSocketBase/TcpSocket defaults every socket created later inherits.
+inline void
+SetTcpDefaults(const TcpKnobs& k)
+{
+    using namespace ns3;
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TypeId::LookupByName(k.recovery == "prr" ? "ns3::TcpPrrRecovery"
+                                                                            : "ns3::TcpClassicRecovery")));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(k.sack));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(k.timestamps));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(k.minRto)));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(k.limitedTransmit));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(k.segSize));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(k.initCwnd));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(k.delAckCount));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(Seconds(k.delAckTimeout)));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(k.sndBuf));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(k.rcvBuf));
+}
