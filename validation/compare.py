@@ -76,6 +76,8 @@ def mirror(peer: str) -> Optional[Mirror]:
         "ns2-sctp-nrsack": Mirror(sctp={**NS2_SCTP, "nr_sack": True, "send_buffer": "64KiB"}),
         "ns2-cmt-sack": Mirror(sctp={**NS2_SCTP, "nr_sack": False, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="both run DAC"),
         "ns2-cmt-nrsack": Mirror(sctp={**NS2_SCTP, "nr_sack": True, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="both run DAC"),
+        "ns2-cmt-sack-asym": Mirror(sctp={**NS2_SCTP, "nr_sack": False, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="paths of 32 and 132 ms RTT"),
+        "ns2-cmt-nrsack-asym": Mirror(sctp={**NS2_SCTP, "nr_sack": True, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="paths of 32 and 132 ms RTT"),
     }
     return m.get(peer)
 
@@ -104,12 +106,12 @@ def tcp_scenario(m: Mirror, loss: str, rate: float, seed: int, secs: float) -> r
 def sctp_scenario(m: Mirror, opts: dict[str, Any], rate: float, seed: int, secs: float) -> rexmit.Scenario:
     s = rexmit.Scenario(stop_time=f"{secs:g}s", seed=seed)
     q = {"packets": 833}
-    lossy = lambda r: {"rate": "100Mbps", "delay": "2ms", "queue": q, "errors": [{"kind": "uniform", "rate": r, "direction": "forward"}]}
+    lossy = lambda r, d="2ms": {"rate": "100Mbps", "delay": d, "queue": q, "errors": [{"kind": "uniform", "rate": r, "direction": "forward"}]}
     access = {"rate": "100Mbps", "delay": "14ms", "queue": q}
     if opts.get("topo") == "cmt":
-        path = lambda l, r, loss: {"left_router": l, "right_router": r, "bottleneck": lossy(loss), "left": [], "right": []}
+        path = lambda l, r, loss, d="2ms": {"left_router": l, "right_router": r, "bottleneck": lossy(loss, d), "left": [], "right": []}
         s.dual_dumbbell(
-            [path("R1", "R2", rate), path("R3", "R4", float(opts.get("rate2", 0.001)))],
+            [path("R1", "R2", rate), path("R3", "R4", float(opts.get("rate2", 0.001)), opts.get("core_delay2", "2ms"))],
             [{"name": "S", "side": "left", "links": [access, access]}, {"name": "R", "side": "right", "links": [access, access]}],
         )
     else:

@@ -50,6 +50,9 @@ SCENARIOS: dict[str, tuple[str, dict[str, str]]] = {
     "ns2-sctp-nrsack": ("ns2_sctp.py", {"topo": "dumbbell", "nrsack": "1"}),
     "ns2-cmt-sack": ("ns2_sctp.py", {"topo": "cmt", "nrsack": "0", "swnd": "131072"}),
     "ns2-cmt-nrsack": ("ns2_sctp.py", {"topo": "cmt", "nrsack": "1", "swnd": "131072"}),
+    # Asymmetric CMT paths: RTT 32 ms on path 1 and 132 ms on path 2 (core delays 2 and 52 ms).
+    "ns2-cmt-sack-asym": ("ns2_sctp.py", {"topo": "cmt", "nrsack": "0", "swnd": "131072", "core_delay2": "52ms"}),
+    "ns2-cmt-nrsack-asym": ("ns2_sctp.py", {"topo": "cmt", "nrsack": "1", "swnd": "131072", "core_delay2": "52ms"}),
     # Diagnostic variants with one known peer deviation from the RFCs switched off (timelines):
     # ssthresh = FlightSize/2 (RFC 5681 eq. (4)) instead of ns-3.44's pipe/2, and ns-2 Reno
     # without bugFix_ (the RFC 6582 `recover` check that ns-2 also applies to Reno).

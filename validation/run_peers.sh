@@ -36,6 +36,6 @@ for n in ns2-sctp-sack ns2-sctp-nrsack; do
   $P "$n" --loss uniform --rate 0.01 --seeds "$SEEDS" --duration "$DUR"
   $P "$n" --loss uniform --rate 0.001 --seeds "$SEEDS" --duration "$DUR"
 done
-for n in ns2-cmt-sack ns2-cmt-nrsack; do
+for n in ns2-cmt-sack ns2-cmt-nrsack ns2-cmt-sack-asym ns2-cmt-nrsack-asym; do
   $P "$n" --loss uniform --rate 0.02 --rate2 0.001 --seeds "$SEEDS" --duration "$DUR"
 done

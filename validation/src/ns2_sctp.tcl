@@ -24,7 +24,7 @@
 
 array set opt {
     topo dumbbell seed 1 duration 60 start 0.0 nrsack 0 unordered 1 swnd 65536 rwnd 4194304
-    rate 0.0 rate2 0.0 queue 833 link_rate 100Mb edge_delay 14ms core_delay 2ms
+    rate 0.0 rate2 0.0 queue 833 link_rate 100Mb edge_delay 14ms core_delay 2ms core_delay2 {}
     mtu 1500 chunk 1468 initcwnd 2 minrto 1.0 initrto 3.0 maxburst 1 sackdelay 0.2 delack 1
     rtxpolicy 2 trace {} traceall {}
 }
@@ -102,7 +102,9 @@ if {$opt(topo) == "dumbbell"} {
     $ns multihome-add-interface $Rc $D1
     set R1 [$ns node]; set R2 [$ns node]; set R3 [$ns node]; set R4 [$ns node]
     link $S0 $R1 $opt(edge_delay); link $R1 $R2 $opt(core_delay); link $R2 $D0 $opt(edge_delay)
-    link $S1 $R3 $opt(edge_delay); link $R3 $R4 $opt(core_delay); link $R4 $D1 $opt(edge_delay)
+    # Path 2's core delay may differ (asymmetric paths); by default both are the same.
+    set cd2 [expr {$opt(core_delay2) == "" ? $opt(core_delay) : $opt(core_delay2)}]
+    link $S1 $R3 $opt(edge_delay); link $R3 $R4 $cd2; link $R4 $D1 $opt(edge_delay)
     foreach p [list [list $S0 $R1] [list $R1 $R2] [list $R2 $D0] [list $D0 $R2] [list $R2 $R1] [list $R1 $S0] \
                     [list $S1 $R3] [list $R3 $R4] [list $R4 $D1] [list $D1 $R4] [list $R4 $R3] [list $R3 $S1]] {
         lappend qms [$ns monitor-queue [lindex $p 0] [lindex $p 1] $devnull]

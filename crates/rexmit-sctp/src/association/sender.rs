@@ -7,7 +7,7 @@ use super::Association;
 use crate::path::Path;
 use crate::rtx_queue::{RtxEntry, TsnState};
 use crate::stats::RtxCause;
-use crate::tsn::{tsn_ge, tsn_gt, tsn_lt};
+use crate::tsn::{tsn_ge, tsn_gt, tsn_le, tsn_lt};
 use rexmit_time::{Duration, Time};
 use rexmit_transport::rack::Delivered;
 use rexmit_wire::GapBlock;
@@ -254,11 +254,7 @@ impl Association {
                 self.rack_recovery_end();
             }
         }
-        for p in &mut self.paths {
-            if p.fr_exit.is_some_and(|x| tsn_ge(cum, x)) {
-                p.fr_exit = None;
-            }
-        }
+        self.end_cmt_fast_recoveries();
 
         // Miss indications (§7.2.4, HTNA); with CMT SFR only behind a newer ack on the same
         // destination.
@@ -403,9 +399,35 @@ impl Association {
             self.paths[p].cc.on_fast_retransmit();
             self.stats.fast_recoveries += 1;
             if self.cfg.cmt.enabled {
-                self.paths[p].fr_exit = Some(highest_outstanding);
+                // CMT keeps the recovery point per destination (Iyengar et al., the CMT of
+                // seed 000's ns-2 experiments): the highest TSN outstanding on that path.
+                let unacked = |e: &&RtxEntry| matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx);
+                let on_path = self.rtxq.iter().filter(|e| e.path == p).filter(unacked).map(|e| e.tsn).last();
+                self.paths[p].fr_exit = Some(on_path.unwrap_or(highest_outstanding));
             } else {
                 self.fast_recovery = Some(highest_outstanding);
+            }
+        }
+    }
+
+    /// CMT: a destination leaves fast recovery once nothing it carried up to its exit point is
+    /// still unacknowledged (its pseudo-cumulative ack passes the point). The association's
+    /// cumulative ack would wait for the other paths' data: about one RTT of the slowest path
+    /// during which the fast path's cwnd could not grow.
+    fn end_cmt_fast_recoveries(&mut self) {
+        if !self.paths.iter().any(|p| p.fr_exit.is_some()) {
+            return;
+        }
+        let mut pending: PerPath<bool> = smallvec![false; self.paths.len()];
+        for e in self.rtxq.iter() {
+            let unacked = matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx);
+            if unacked && self.paths[e.path].fr_exit.is_some_and(|x| tsn_le(e.tsn, x)) {
+                pending[e.path] = true;
+            }
+        }
+        for (p, waiting) in self.paths.iter_mut().zip(pending) {
+            if !waiting {
+                p.fr_exit = None;
             }
         }
     }
