@@ -64,12 +64,15 @@ fuzz:
 	cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
-# Cross-validation against ns-2 and ns-3 (installs them; about 22 minutes on 2 cores): runs every peer
+# Cross-validation against ns-2 and ns-3 (installs them; about 30 minutes on 2 cores): runs every peer
 # scenario (validation/run_peers.sh), then rexmit on the same ones, and writes
-# docs/validation_tables.md (tables explained in docs/validation.md).
+# docs/validation_tables.md; then the competing-flow scenarios in both simulators
+# (validation/multiflow.py, docs/validation_multiflow.md). Tables explained in docs/validation.md.
 validate: peers
 	PY=$(BIN)/python bash validation/run_peers.sh
 	$(BIN)/python validation/compare.py
+	$(BIN)/python validation/multiflow.py run all --seeds 20
+	$(BIN)/python validation/multiflow.py table
 
 clean:
 	cargo clean

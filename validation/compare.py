@@ -51,7 +51,9 @@ class Mirror:
 
 
 NS2_TCP = {"initial_cwnd_segments": 2, "rto": {"min": "200ms", "initial": "3s"}, "timestamps": False, "dsack": False, "limited_transmit": True, "mss": 1460, "ack_every": 2, "delayed_ack_timeout": "200ms", "send_buffer": "16MiB", "recv_buffer": "16MiB"}
-NS3_TCP = {"initial_cwnd_segments": 10, "rto": {"min": "1s", "initial": "1s"}, "timestamps": True, "limited_transmit": True, "mss": 1460, "ack_every": 2, "delayed_ack_timeout": "200ms", "send_buffer": "1MiB", "recv_buffer": "1MiB"}
+# ns-3's TcpSocketBase restarts its retransmission timer on ACKs of new data only (RFC 6298 read
+# literally); ns-2's agents also restart it at the fast retransmit, rexmit's default.
+NS3_TCP = {"initial_cwnd_segments": 10, "rto": {"min": "1s", "initial": "1s"}, "timestamps": True, "limited_transmit": True, "mss": 1460, "ack_every": 2, "delayed_ack_timeout": "200ms", "send_buffer": "1MiB", "recv_buffer": "1MiB", "rto_rearm": "new_ack"}
 NS2_SCTP = {"initial_ssthresh": 65536, "recv_buffer": "4MiB", "rto": {"initial": "3s", "min": "1s", "max": "60s"}}
 
 

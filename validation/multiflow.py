@@ -74,6 +74,7 @@ class MultiScenario:
     bottleneck_delay_ms: float = 10.0
     recv_delay_ms: float = 1.0
     sack: bool = True  # ns-3 only: the SACK option (ns-2's variant names say it)
+    prr: bool = True  # ns-3 only: TcpPrrRecovery (ns-3's default) or TcpClassicRecovery
     note: str = ""
 
 
@@ -100,12 +101,24 @@ def _scenarios() -> dict[str, MultiScenario]:
         MultiScenario("ns2-sack-4-loss1e-3", "ns2", ("sack",) * 4, _spread(44, 82, 4), loss=1e-3),
         # Short HTTP-like transfers beside long flows.
         MultiScenario("ns2-sack-4-shorts", "ns2", ("sack",) * 4, _spread(44, 82, 4), shorts=Shorts()),
+        # Exact, round-number delays (no jitter): packets of different flows meet at the queue at
+        # the same nanosecond; how a simulator orders such ties decides who is dropped.
+        MultiScenario("ns2-sack-2-rtt1to4-exact", "ns2", ("sack",) * 2, (30.0, 120.0), jitter_us=0.0),
+        MultiScenario("ns2-newreno-2-rtt1to4-exact", "ns2", ("newreno",) * 2, (30.0, 120.0), jitter_us=0.0),
+        MultiScenario("ns2-sack-4-rtt44-82-exact", "ns2", ("sack",) * 4, (44.0, 58.0, 70.0, 82.0), jitter_us=0.0),
+        MultiScenario("ns3-newreno-2-rtt1to4-exact", "ns3", ("newreno",) * 2, (30.0, 120.0), jitter_us=0.0),
         # ns-3: the same shapes, and mixed controllers.
         MultiScenario("ns3-newreno-4-rtt44-82", "ns3", ("newreno",) * 4, _spread(44, 82, 4)),
         MultiScenario("ns3-newreno-2-rtt1to4", "ns3", ("newreno",) * 2, (30.0, 120.0)),
         MultiScenario("ns3-newreno-16-equal", "ns3", ("newreno",) * 16, (60.0,) * 16, queue=100),
         MultiScenario("ns3-newreno-vs-cubic-4", "ns3", ("newreno", "cubic", "newreno", "cubic"), (60.0,) * 4),
         MultiScenario("ns3-sack-vs-westwood-4", "ns3", ("newreno", "westwood", "newreno", "westwood"), (60.0,) * 4),
+        # The same two with classic recovery in ns-3 and rexmit: ns-3.44's PRR counts duplicate
+        # ACKs twice with SACK (docs/validation.md), which hurts controllers that cut by less.
+        MultiScenario("ns3-newreno-vs-cubic-4-classic", "ns3", ("newreno", "cubic", "newreno", "cubic"), (60.0,) * 4, prr=False),
+        MultiScenario("ns3-sack-vs-westwood-4-classic", "ns3", ("newreno", "westwood", "newreno", "westwood"), (60.0,) * 4, prr=False),
+        # ... and with ns-3's NewReno given RFC 5681's ssthresh (ns-3.44 halves the pipe).
+        MultiScenario("ns3-sack-vs-westwood-4-rfc", "ns3", ("newreno-rfc", "westwood", "newreno-rfc", "westwood"), (60.0,) * 4, prr=False),
         MultiScenario("ns3-newreno-4-red", "ns3", ("newreno",) * 4, _spread(44, 82, 4), qdisc="red", queue=60),
         MultiScenario("ns3-newreno-4-loss1e-3", "ns3", ("newreno",) * 4, _spread(44, 82, 4), loss=1e-3),
     ]
@@ -148,7 +161,7 @@ def short_transfers(sc: MultiScenario, seed: int) -> list[tuple[float, int]]:
 # --- peers -------------------------------------------------------------------------------------
 
 NS2_AGENT = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}
-NS3_CC = {"newreno": "newreno", "cubic": "cubic", "westwood": "westwoodplus"}
+NS3_CC = {"newreno": "newreno", "newreno-rfc": "newreno-rfc", "cubic": "cubic", "westwood": "westwoodplus"}
 
 
 def ns2_command(sc: MultiScenario, seed: int) -> list[str]:
@@ -181,6 +194,7 @@ def ns3_command(sc: MultiScenario, seed: int) -> list[str]:
         "starts": ",".join(f"{s:g}" for s in starts(sc, seed)),
         "bottleneckRate": f"{sc.bottleneck_rate_mbps:g}Mbps", "bottleneckDelayMs": sc.bottleneck_delay_ms,
         "recvDelayMs": sc.recv_delay_ms, "queue": sc.queue, "qdisc": sc.qdisc, "sack": int(sc.sack),
+        "recovery": "prr" if sc.prr else "classic",
     }
     if sc.qdisc == "red":
         args.update(redMin=sc.red[0], redMax=sc.red[1], redMaxP=sc.red[2], redWeight=sc.red[3])
@@ -210,11 +224,10 @@ def run_peer(sc: MultiScenario, seed: int) -> dict[str, Any]:
 def rexmit_tcp(sc: MultiScenario, variant: str) -> dict[str, Any]:
     if sc.peer == "ns2":
         return {**NS2_TCP, "recovery": variant}
-    cc = {"newreno": "reno", "cubic": "cubic", "westwood": "westwood"}[variant]
-    # ns-3 runs PRR by default (TcpPrrRecovery) and SACK as configured; its timer is restarted
-    # by new ACKs only (RFC 6298 read literally).
-    return {**NS3_TCP, "recovery": "sack" if sc.sack else "newreno", "sack": sc.sack, "prr": sc.sack, "cc": cc,
-            "rto_rearm": "new_ack"}
+    cc = {"newreno": "reno", "newreno-rfc": "reno", "cubic": "cubic", "westwood": "westwood"}[variant]
+    # ns-3 runs PRR by default (TcpPrrRecovery) and SACK as configured (NS3_TCP: timer
+    # restarted by new ACKs only, as ns-3).
+    return {**NS3_TCP, "recovery": "sack" if sc.sack else "newreno", "sack": sc.sack, "prr": sc.sack and sc.prr, "cc": cc}
 
 
 def rexmit_scenario(sc: MultiScenario, seed: int, overrides: Optional[dict[str, Any]] = None):

@@ -21,7 +21,7 @@ BIN = HERE / "build" / "ns3-tcp-multi"
 
 
 def build() -> Path:
-    return ns3_tcp.build(SRC, [HERE / "src" / "ns3_tcp_defaults.h"], BIN)
+    return ns3_tcp.build(SRC, [HERE / "src" / "ns3_tcp_defaults.h", HERE / "src" / "ns3_newreno_variants.h"], BIN)
 
 
 def main(argv: list[str]) -> int:

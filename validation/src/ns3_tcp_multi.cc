@@ -41,6 +41,8 @@ using namespace ns3;
 namespace
 {
 
+#include "ns3_newreno_variants.h"
+
 std::vector<std::string>
 Split(const std::string& s)
 {
@@ -65,7 +67,10 @@ struct Flow
     uint64_t timeouts{0};
     TcpSocketState::TcpCongState_t state{TcpSocketState::CA_OPEN};
     uint64_t rxAtWarmup{0};
+    std::vector<std::pair<double, uint32_t>> ssthresh; // with traceSsthresh: (time, bytes) at each change
 };
+
+bool g_traceSsthresh = false;
 
 std::vector<Flow> g_flows;
 
@@ -118,6 +123,15 @@ OnRto(uint32_t i, Time oldv, Time newv)
 }
 
 void
+OnSsthresh(uint32_t i, uint32_t, uint32_t now)
+{
+    if (g_flows[i].ssthresh.size() < 100000)
+    {
+        g_flows[i].ssthresh.emplace_back(Simulator::Now().GetSeconds(), now);
+    }
+}
+
+void
 HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
 {
     Ptr<Socket> s = app->GetSocket();
@@ -125,6 +139,10 @@ HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
+    if (g_traceSsthresh)
+    {
+        s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
+    }
 }
 
 void
@@ -232,13 +250,17 @@ main(int argc, char* argv[])
     cmd.AddValue("minRto", "minimum RTO (s)", minRto);
     cmd.AddValue("delAckCount", "segments per delayed ACK", delAckCount);
     cmd.AddValue("delAckTimeout", "delayed ACK timeout (s)", delAckTimeout);
+    cmd.AddValue("traceSsthresh", "list each flow's ssthresh changes (time, bytes)", g_traceSsthresh);
     cmd.Parse(argc, argv);
 
     auto ccList = Split(ccs);
     auto delayList = Split(delaysNs);
     auto startList = Split(starts);
     const size_t n = ccList.size();
+    // newreno-rfc: ns-3's NewReno with RFC 5681's ssthresh (FlightSize/2 without the
+    // limited-transmit segments) instead of half the pipe (ns3_newreno_variants.h).
     const std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
+                                                        {"newreno-rfc", "rexmit::NewRenoFlightSize"},
                                                         {"linuxreno", "ns3::TcpLinuxReno"},
                                                         {"westwoodplus", "ns3::TcpWestwoodPlus"},
                                                         {"cubic", "ns3::TcpCubic"}};
@@ -274,6 +296,7 @@ main(int argc, char* argv[])
     knobs.sndBuf = sndBuf;
     knobs.rcvBuf = rcvBuf;
     SetTcpDefaults(knobs);
+    Config::SetDefault("rexmit::NewRenoFlightSize::ExcludeLimitedTransmit", BooleanValue(true));
 
 
     NodeContainer routers;
@@ -414,7 +437,17 @@ main(int argc, char* argv[])
     {
         uint64_t rx = sinks[i]->GetTotalRx() - g_flows[i].rxAtWarmup;
         o << (i ? ", " : "") << "{\"goodput_bps\": " << rx * 8.0 / (duration - warmup) << ", \"rx_bytes\": " << rx
-          << ", \"retransmissions\": " << g_flows[i].retransmissions << ", \"timeouts\": " << g_flows[i].timeouts << "}";
+          << ", \"retransmissions\": " << g_flows[i].retransmissions << ", \"timeouts\": " << g_flows[i].timeouts;
+        if (g_traceSsthresh)
+        {
+            o << ", \"ssthresh\": [";
+            for (size_t k = 0; k < g_flows[i].ssthresh.size(); k++)
+            {
+                o << (k ? ", " : "") << "[" << g_flows[i].ssthresh[k].first << ", " << g_flows[i].ssthresh[k].second << "]";
+            }
+            o << "]";
+        }
+        o << "}";
     }
     o << "], \"bottleneck\": {\"arrivals\": " << g_b.arrivals << ", \"queue_drops\": " << g_b.queueDrops
       << ", \"error_drops\": " << g_b.errorDrops << ", \"mean_queue_pkts\": " << g_b.integral / duration << "}"
