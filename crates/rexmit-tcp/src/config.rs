@@ -109,7 +109,7 @@ impl Default for TcpConfig {
             initial_ssthresh: u64::MAX / 2,
             recovery: RecoveryAlgorithm::Sack,
             cc: CcAlgorithm::Reno,
-            dup_thresh: 3,
+            dup_thresh: rexmit_transport::DUP_THRESH,
             rto: RtoConfig::tcp(),
             rto_rearm: RtoRearm::FastRetransmit,
             send_buffer: 128 * 1024,

@@ -15,7 +15,7 @@ use crate::send_buffer::SendBuffer;
 use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
 use rexmit_time::{Duration, Time};
 use rexmit_transport::rack::Rack;
-use rexmit_transport::RttEstimator;
+use rexmit_transport::{early_retransmit_threshold, RttEstimator};
 
 /// One loss-recovery episode in progress.
 #[derive(Clone, Debug)]
@@ -246,14 +246,13 @@ impl Sender {
         if self.thin_dupack && self.is_thin() {
             return 1;
         }
-        // RFC 5827 §3.1: with fewer than 4 segments outstanding and no new segment sendable,
-        // ER_thresh = oseg − 1.
+        // RFC 5827: fewer than 4 segments outstanding and no new segment sendable.
         let can_send_new =
             self.has_unsent() && self.snd_max + self.smss <= self.snd_una + self.snd_wnd;
-        if self.early_retransmit && (2..4).contains(&oseg) && !can_send_new {
-            return (oseg - 1).min(self.dup_thresh);
+        match early_retransmit_threshold(oseg as u64, can_send_new, self.dup_thresh) {
+            Some(er_thresh) if self.early_retransmit => er_thresh,
+            _ => self.dup_thresh,
         }
-        self.dup_thresh
     }
 
     fn arm_rto(&mut self, now: Time) {

@@ -195,6 +195,26 @@ impl Rack {
         false
     }
 
+    /// RFC 8985 §7.2 probe-timer policy, for TCP and SCTP alike: no probe while in loss
+    /// recovery, with nothing in flight, or while a probe is outstanding; otherwise
+    /// `now` + `Rack::pto`, unless the retransmission timer (`rto_at`: TCP's RTO, SCTP's
+    /// earliest T3-rtx) would fire first or at the same time.
+    pub fn pto_deadline(
+        &self,
+        now: Time,
+        srtt: Option<Duration>,
+        flight_segments: usize,
+        multi_extra: Duration,
+        in_recovery: bool,
+        rto_at: Option<Time>,
+    ) -> Option<Time> {
+        if in_recovery || flight_segments == 0 || self.tlp_end_seq.is_some() {
+            return None;
+        }
+        let at = now + Self::pto(srtt, flight_segments, multi_extra);
+        (!rto_at.is_some_and(|r| at >= r)).then_some(at)
+    }
+
     /// RFC 8985 §7.2 probe timeout length: 2·SRTT, plus WCDelAckT when one segment is in
     /// flight, else plus `multi_extra` (zero in RFC 8985; 2 ms in draft-05, which seed 002
     /// §II.C follows); 1 s before the first RTT sample.
@@ -237,6 +257,19 @@ mod tests {
             r.on_recovery_end();
         }
         assert_eq!(r.reo_wnd_mult, 1);
+    }
+
+    #[test]
+    fn pto_is_armed_only_outside_recovery_with_data_in_flight_and_before_the_rto() {
+        let mut r = Rack::new();
+        let (now, s, z) = (Time::from_millis(1000), Some(Duration::from_millis(100)), Duration::ZERO);
+        assert_eq!(r.pto_deadline(now, s, 5, z, false, None), Some(Time::from_millis(1200)));
+        assert_eq!(r.pto_deadline(now, s, 5, z, true, None), None, "in recovery");
+        assert_eq!(r.pto_deadline(now, s, 0, z, false, None), None, "nothing in flight");
+        assert_eq!(r.pto_deadline(now, s, 5, z, false, Some(Time::from_millis(1200))), None, "RTO first");
+        assert_eq!(r.pto_deadline(now, s, 5, z, false, Some(Time::from_millis(1201))), Some(Time::from_millis(1200)));
+        r.tlp_end_seq = Some(10);
+        assert_eq!(r.pto_deadline(now, s, 5, z, false, None), None, "a probe is outstanding");
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub use cubic::Cubic;
 pub use reno::reno;
 pub use westwood::Westwood;
 
+use rexmit_transport::window;
 use rexmit_time::{Duration, Time};
 
 /// What an ACK tells the controller.
@@ -100,8 +101,7 @@ impl Window {
         if !self.in_slow_start() {
             return acked;
         }
-        let inc = acked.min(self.smss);
-        self.cwnd += inc;
+        self.cwnd += window::slow_start_increase(acked, self.smss);
         0
     }
 
@@ -125,7 +125,7 @@ impl Window {
     /// ssthresh = max(factor · FlightSize, 2·SMSS) and cwnd = ssthresh (RFC 5681 §3.1 eq. 4
     /// with factor 1/2; seed 003 uses factor 1 − b).
     pub fn decrease(&mut self, flight_size: u64, factor: f64) {
-        self.ssthresh = ((flight_size as f64 * factor) as u64).max(2 * self.smss);
+        self.ssthresh = window::decrease(flight_size, factor, 2 * self.smss);
         self.cwnd = self.ssthresh;
         self.ca_credit = 0.0;
     }
