@@ -72,6 +72,8 @@ pub enum CcName {
     Highspeed,
     Cubic,
     Westwood,
+    /// BBR v1 (as Linux's tcp_bbr).
+    Bbr,
 }
 
 /// `tcp = { ... }` of a TCP app.
@@ -179,6 +181,7 @@ impl TcpCfg {
                 CcName::Highspeed => CcAlgorithm::HighSpeed,
                 CcName::Cubic => CcAlgorithm::Cubic,
                 CcName::Westwood => CcAlgorithm::Westwood,
+                CcName::Bbr => return Err(ScenarioError::new(format!("{path}.cc"), "bbr: not yet")),
             };
         }
         if aimd_given && self.cc != Some(CcName::Aimd) {
