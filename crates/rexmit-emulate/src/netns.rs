@@ -7,6 +7,7 @@ use crate::sys;
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const PREFIX: &str = "rexmit-";
 
@@ -26,9 +27,11 @@ fn ip(args: &[&str]) -> io::Result<()> {
 }
 
 impl Namespace {
-    /// Create namespace number `n` of this process, with its loopback up and IPv6 off (a TUN
+    /// Create the next namespace of this process, with its loopback up and IPv6 off (a TUN
     /// device would otherwise send router solicitations into the simulated network).
-    pub fn create(n: usize) -> io::Result<Namespace> {
+    pub fn create() -> io::Result<Namespace> {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let name = format!("{PREFIX}{}-{n}", std::process::id());
         ip(&["netns", "add", &name])?;
         let ns = Namespace { name };

@@ -114,7 +114,9 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
             return Err(bad("rto", "only rto.min has a Linux counterpart (the route's rto_min)"));
         }
     }
-    let unmapped: [(&str, bool); 14] = [
+    let unmapped: [(&str, bool); 16] = [
+        ("hystart", t.hystart.is_some()),
+        ("slow_start_limit_segments", t.slow_start_limit_segments.is_some()),
         ("recovery", t.recovery.is_some()),
         ("aimd_a", t.aimd_a.is_some()),
         ("aimd_b", t.aimd_b.is_some()),
@@ -241,7 +243,7 @@ pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Pr
 
     let mut hosts: Vec<RealHost> = Vec::new();
     for (h, (name, node, addr)) in placed.into_iter().enumerate() {
-        let ns = Namespace::create(h).map_err(setup(format!("namespace for {name:?}")))?;
+        let ns = Namespace::create().map_err(setup(format!("namespace for {name:?}")))?;
         for (k, v) in &host_sysctls[h] {
             ns.sysctl(k, v).map_err(setup(format!("{name:?}: sysctl {k}")))?;
         }
