@@ -280,6 +280,9 @@ impl Sender {
     pub fn on_ack(&mut self, now: Time, a: &AckInput, st: &mut TcpStats) -> u64 {
         let prev_wnd = self.snd_wnd;
         let prior_in_flight = if self.rate.is_some() { self.pipe() } else { 0 };
+        if self.pace_wait && self.pace_at <= now {
+            self.pace_wait = false;
+        }
         // RFC 9293 §3.10.7.4: window update when the segment is newer than the last one used.
         if self.snd_wl1 < a.seq || (self.snd_wl1 == a.seq && self.snd_wl2 <= a.ack) {
             self.snd_wnd = a.window;
@@ -439,11 +442,13 @@ impl Sender {
     fn pace(&mut self, now: Time, len: u64) {
         let Some(rate) = self.cc.pacing_rate() else { return };
         self.paced_sent += 1;
+        // Every transmission moves the clock to now at least (Linux tcp_transmit_skb).
+        let prior = self.pace_at;
+        let base = prior.max(now);
+        self.pace_at = base;
         if self.paced_sent < 10 || rate == 0 {
             return;
         }
-        let prior = self.pace_at;
-        let base = prior.max(now);
         let credit = base.saturating_since(prior);
         let len_ns = Duration::from_nanos((len as u128 * 1_000_000_000 / rate as u128) as u64);
         self.pace_at = base + (len_ns - (len_ns / 2).min(credit));
@@ -581,11 +586,13 @@ impl Sender {
                 return Some(tx);
             }
         }
-        // Pacing holds everything but the retransmissions that go regardless of cwnd.
+        // Pacing holds everything but the retransmissions that go regardless of cwnd; the
+        // pacing timer is armed only when the window would let something go.
         if self.pace_at > now && self.cc.pacing_rate().is_some() {
-            self.pace_wait = true;
+            self.pace_wait = self.cc.window() >= self.pipe() + self.smss && (self.has_unsent() || self.episode.is_some());
             return None;
         }
+        self.pace_wait = false;
         if std::mem::take(&mut self.tlp_pending) {
             if let Some(tx) = self.tail_loss_probe(now, st) {
                 return Some(tx);

@@ -65,7 +65,8 @@ pub struct Bbr {
     /// BtlBw samples in bytes per second, windowed by round count.
     bw: WindowedMax,
     pub min_rtt: Option<Duration>,
-    min_rtt_stamp: Time,
+    /// When RTprop was last measured (set by the first ACK if the handshake gave RTprop).
+    min_rtt_stamp: Option<Time>,
     probe_rtt_done_stamp: Option<Time>,
     probe_rtt_round_done: bool,
     /// cwnd (packets) before recovery or ProbeRTT, restored after.
@@ -103,7 +104,7 @@ impl Bbr {
             mode: Mode::Startup,
             bw: WindowedMax::default(),
             min_rtt: None,
-            min_rtt_stamp: Time::ZERO,
+            min_rtt_stamp: None,
             probe_rtt_done_stamp: None,
             probe_rtt_round_done: false,
             prior_cwnd: 0,
@@ -299,11 +300,12 @@ impl Bbr {
     }
 
     fn update_min_rtt(&mut self, a: &RateAck) {
-        let expired = a.now > self.min_rtt_stamp + MIN_RTT_WINDOW;
+        let stamp = *self.min_rtt_stamp.get_or_insert(a.now);
+        let expired = a.now > stamp + MIN_RTT_WINDOW;
         if let Some(rtt) = a.rs.rtt {
             if self.min_rtt.is_none_or(|m| rtt < m) || expired {
                 self.min_rtt = Some(rtt);
-                self.min_rtt_stamp = a.now;
+                self.min_rtt_stamp = Some(a.now);
             }
         }
         if expired && self.mode != Mode::ProbeRtt {
@@ -324,7 +326,7 @@ impl Bbr {
             }
             if self.probe_rtt_round_done && a.now > done {
                 // Wait another 10 s before the next ProbeRTT; restore the window.
-                self.min_rtt_stamp = a.now;
+                self.min_rtt_stamp = Some(a.now);
                 let cwnd = self.cwnd_packets().max(self.prior_cwnd);
                 self.set_cwnd_packets(cwnd);
                 if self.full_bw_reached {
@@ -434,9 +436,6 @@ impl CongestionControl for Bbr {
     }
 
     fn on_rate_ack(&mut self, a: &RateAck) {
-        if self.min_rtt.is_none() {
-            self.min_rtt_stamp = a.now;
-        }
         self.update_bw(a);
         self.update_ack_aggregation(a);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(a.now, &a.rs, a.losses > 0) {
@@ -462,5 +461,126 @@ impl CongestionControl for Bbr {
     }
     fn name(&self) -> &'static str {
         "bbr"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMSS: u64 = 1000;
+
+    fn bbr() -> Bbr {
+        let mut b = Bbr::new(Window::new(10 * SMSS, u64::MAX / 2, SMSS));
+        b.on_connected(Some(Duration::from_millis(100)), Some(Duration::from_millis(100)));
+        b
+    }
+
+    /// One ACK at `t_ms` closing a round: `bytes` delivered over 100 ms since the round's
+    /// sampled segment left, `in_flight` packets left, RTT 100 ms.
+    struct Feed {
+        delivered: u64,
+    }
+    impl Feed {
+        fn round(&mut self, b: &mut Bbr, t_ms: u64, bytes: u64, in_flight: u64) {
+            let prior = self.delivered;
+            self.delivered += bytes;
+            let rs = RateSample { delivered: bytes, interval: Duration::from_millis(100), prior_delivered: prior, acked_sacked: bytes, prior_in_flight: in_flight * SMSS, rtt: Some(Duration::from_millis(100)) };
+            b.on_rate_ack(&RateAck { now: Time::from_millis(t_ms), rs, delivered: self.delivered, in_flight: in_flight * SMSS, losses: 0, ca_state: CaState::Open, srtt: Some(Duration::from_millis(100)) });
+        }
+    }
+
+    /// Paper §Startup/Drain: the bandwidth doubles for four rounds, then stays: after three
+    /// rounds without 25 % growth BBR drains (ssthresh = BDP + the quanta) and, once inflight
+    /// is down to the BDP, probes at gain 5/4.
+    #[test]
+    fn startup_ends_after_three_flat_rounds_then_drain_then_probe_bw() {
+        let mut b = bbr();
+        // Pacing before any sample: 2.885 × 10 packets / 100 ms, less 1 %.
+        assert_eq!(b.pacing_rate(), Some(100_000 * 739 * 99 / 25_600));
+        let mut f = Feed { delivered: 0 };
+        for (r, kb) in [10u64, 20, 40, 80].into_iter().enumerate() {
+            f.round(&mut b, 200 + 100 * r as u64, kb * 1000, 300);
+            assert_eq!(b.mode, Mode::Startup);
+        }
+        assert_eq!(b.btl_bw(), 800_000);
+        f.round(&mut b, 600, 80_000, 300);
+        f.round(&mut b, 700, 80_000, 300);
+        assert_eq!((b.mode, b.full_bw_reached), (Mode::Startup, false));
+        f.round(&mut b, 800, 80_000, 300);
+        // BDP = 800 kB/s × 100 ms = 80 packets, plus 3 quanta of 2 packets.
+        assert_eq!((b.mode, b.ssthresh()), (Mode::Drain, 86 * SMSS));
+        assert_eq!(b.pacing_rate(), Some(800_000 * 88 * 99 / 25_600));
+        f.round(&mut b, 900, 80_000, 86);
+        assert_eq!((b.mode, b.cycle_idx, b.pacing_gain), (Mode::ProbeBw, 0, UNIT * 5 / 4));
+        assert_eq!(b.pacing_rate(), Some(800_000 * 320 * 99 / 25_600));
+    }
+
+    /// Paper §ProbeRTT: RTprop not measured anew for 10 s: cwnd 4 packets until inflight is
+    /// down to 4, then for 200 ms and a round; then the window before ProbeRTT returns.
+    #[test]
+    fn probe_rtt_after_ten_seconds_without_a_lower_rtt() {
+        let mut b = bbr();
+        let mut f = Feed { delivered: 0 };
+        let mut t = 200;
+        for kb in [10u64, 20, 40, 80, 80, 80, 80, 80] {
+            f.round(&mut b, t, kb * 1000, 80);
+            t += 100;
+        }
+        assert_eq!(b.mode, Mode::ProbeBw);
+        // 10 s of 100 ms rounds at 800 kB/s with RTT 100 ms: no RTT below RTprop.
+        while t <= 10_200 {
+            f.round(&mut b, t, 80_000, 80);
+            assert_eq!(b.mode, Mode::ProbeBw, "t = {t}");
+            t += 100;
+        }
+        let before = b.window() / SMSS;
+        f.round(&mut b, t, 80_000, 80);
+        assert_eq!((b.mode, b.window() / SMSS), (Mode::ProbeRtt, 4));
+        // Inflight drains to 4: the 200 ms start now.
+        t += 100;
+        f.round(&mut b, t, 4_000, 4);
+        let start = t;
+        t += 100;
+        f.round(&mut b, t, 4_000, 4);
+        assert_eq!(b.mode, Mode::ProbeRtt, "only 100 ms of the 200");
+        t += 101;
+        f.round(&mut b, t, 4_000, 4);
+        assert!(t > start + 200);
+        assert_eq!(b.mode, Mode::ProbeBw);
+        assert!(b.window() / SMSS >= before, "cwnd {} restored to at least {before}", b.window() / SMSS);
+    }
+
+    /// Linux bbr_set_cwnd_to_recover_or_restore: the first round of fast recovery sends one
+    /// packet per packet delivered (cwnd = inflight + acked), and leaving recovery restores the
+    /// window saved when it began.
+    #[test]
+    fn packet_conservation_in_recovery_and_restoration_after() {
+        let mut b = bbr();
+        let mut f = Feed { delivered: 0 };
+        for (i, kb) in [10u64, 20, 40, 80, 80, 80, 80, 80].into_iter().enumerate() {
+            f.round(&mut b, 200 + 100 * i as u64, kb * 1000, 80);
+        }
+        let saved = b.window() / SMSS;
+        b.on_congestion_event(Time::from_millis(1000), 0);
+        let rs = RateSample { delivered: 2000, interval: Duration::from_millis(100), prior_delivered: f.delivered, acked_sacked: 2000, prior_in_flight: 60_000, rtt: None };
+        f.delivered += 2000;
+        b.on_rate_ack(&RateAck { now: Time::from_millis(1001), rs, delivered: f.delivered, in_flight: 50 * SMSS, losses: 0, ca_state: CaState::Recovery, srtt: None });
+        assert_eq!(b.window() / SMSS, 52, "inflight 50 + 2 acked");
+        let rs = RateSample { acked_sacked: 1000, ..rs };
+        f.delivered += 1000;
+        b.on_rate_ack(&RateAck { now: Time::from_millis(1100), rs, delivered: f.delivered, in_flight: 40 * SMSS, losses: 0, ca_state: CaState::Open, srtt: None });
+        assert!(b.window() / SMSS >= saved, "cwnd {} restored to {saved}", b.window() / SMSS);
+    }
+
+    /// A retransmission timeout: cwnd one segment, and loss recovery's window changes do not
+    /// apply (BBR sets cwnd itself).
+    #[test]
+    fn timeout_sets_one_segment_and_set_window_is_ignored() {
+        let mut b = bbr();
+        b.on_timeout(Time::from_millis(500), 10 * SMSS);
+        assert_eq!(b.window(), SMSS);
+        b.set_window(50 * SMSS);
+        assert_eq!(b.window(), SMSS);
     }
 }

@@ -100,3 +100,71 @@ impl HyStart {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(us: u64) -> Time {
+        Time::from_nanos(us * 1000)
+    }
+    const RTT: Duration = Duration::from_millis(40);
+
+    /// HyStart with delay_min 40 ms, after `n` samples of `rtt` 5 ms apart (none decisive).
+    fn primed(n: u64, rtt: Duration) -> HyStart {
+        let mut h = HyStart::default();
+        h.on_rtt_sample(RTT, false);
+        for i in 0..n {
+            assert!(!h.on_slow_start_ack(at(5_000 * i), 0, 100, rtt));
+        }
+        h
+    }
+
+    /// ACKs 1 ms apart from the round's start: the train is longer than (40 + 1) / 2 ms at the
+    /// ACK 21 ms in, which ends slow start.
+    #[test]
+    fn ack_train_longer_than_half_the_delay_ends_slow_start() {
+        let mut h = HyStart::default();
+        h.on_rtt_sample(RTT, false);
+        let mut found_at = None;
+        for i in 0..40u64 {
+            if h.on_slow_start_ack(at(1_000 * i), 0, 100, RTT) {
+                found_at = Some(i);
+                break;
+            }
+        }
+        assert_eq!(found_at, Some(21));
+    }
+
+    /// ACKs 2.4 ms apart (a 10 Mb/s bottleneck with an ACK for every second segment) never
+    /// form a train: only the delay detector can end slow start there.
+    #[test]
+    fn acks_more_than_2_ms_apart_form_no_train() {
+        let mut h = HyStart::default();
+        h.on_rtt_sample(RTT, false);
+        for i in 0..200u64 {
+            assert!(!h.on_slow_start_ack(at(2_400 * i), 0, 100, RTT), "ACK {i}");
+        }
+    }
+
+    /// Delay detector: the smallest of the round's first 8 samples, then of each later one,
+    /// must exceed delay_min + clamp(40/8 ms, 4, 16) = 45 ms.
+    #[test]
+    fn delay_increase_of_more_than_an_eighth_ends_slow_start() {
+        // Samples 5 ms apart (no train). Eight samples at 45.1 ms: the ninth decides.
+        let late = Duration::from_micros(45_100);
+        let mut h = primed(8, late);
+        assert!(h.on_slow_start_ack(at(40_000), 0, 100, late));
+        // At 45 ms exactly (not above the threshold) it would not have.
+        primed(20, Duration::from_millis(45));
+    }
+
+    /// A new round (snd_una past the round's snd_nxt) forgets the samples of the last one.
+    #[test]
+    fn a_new_round_starts_the_sample_count_again() {
+        let late = Duration::from_millis(50);
+        let mut h = primed(8, late);
+        // snd_una 101 > end_seq 100: a new round; its first sample does not decide.
+        assert!(!h.on_slow_start_ack(at(45_000), 101, 300, late));
+    }
+}
