@@ -61,9 +61,9 @@ def test_emulate_cli_writes_results_lateness_and_pcap(tmp_path: Path) -> None:
     assert (out / "flows.parquet").is_file()
 
 
-def test_emulate_api_flow_row_uses_the_simulated_metric_names() -> None:
+def test_emulate_api_flow_row_uses_the_simulated_metric_names(tmp_path: Path) -> None:
     emulation_or_skip()
-    r = rexmit.emulate(rexmit.Scenario.from_toml(SCENARIO.format(stop="2s", cc="reno")))
+    r = rexmit.emulate(rexmit.Scenario.from_toml(SCENARIO.format(stop="2s", cc="reno")), out_dir=tmp_path)
     row = r.flow("bulk")
     assert row["stack"] == "linux"
     for k in ("goodput_bps", "retransmits", "timeouts", "bytes_delivered", "bytes_retransmitted"):
@@ -104,20 +104,20 @@ def test_without_root_the_command_says_so_plainly(tmp_path: Path) -> None:
     assert "cannot emulate on this machine" in p.stderr and "root" in p.stderr
 
 
-def test_an_app_across_a_real_and_a_simulated_host_is_refused() -> None:
+def test_an_app_across_a_real_and_a_simulated_host_is_refused(tmp_path: Path) -> None:
     text = SCENARIO.format(stop="1s", cc="cubic").replace('real_hosts = ["S", "R"]', 'real_hosts = ["S"]')
-    with pytest.raises(rexmit.ScenarioError, match=r"apps\[0\]\.to"):
-        rexmit.emulate(rexmit.Scenario.from_toml(text))
+    with pytest.raises(rexmit.ScenarioError, match=r"apps\[0\]\.from: an app runs either between two real hosts"):
+        rexmit.emulate(rexmit.Scenario.from_toml(text), out_dir=tmp_path)
 
 
-def test_a_tcp_setting_without_a_linux_counterpart_is_refused() -> None:
+def test_a_tcp_setting_without_a_linux_counterpart_is_refused(tmp_path: Path) -> None:
     text = SCENARIO.format(stop="1s", cc="cubic").replace('cc = "cubic"', 'cc = "cubic", thin_dupack = true')
     with pytest.raises(rexmit.ScenarioError, match=r"apps\[0\]\.tcp\.thin_dupack"):
-        rexmit.emulate(rexmit.Scenario.from_toml(text))
+        rexmit.emulate(rexmit.Scenario.from_toml(text), out_dir=tmp_path)
 
 
-def test_run_simulates_the_real_hosts() -> None:
+def test_run_simulates_the_real_hosts(tmp_path: Path) -> None:
     # The same file under `run`: every host simulated, [emulation] ignored.
-    r = rexmit.run(rexmit.Scenario.from_toml(SCENARIO.format(stop="2s", cc="cubic")))
+    r = rexmit.run(rexmit.Scenario.from_toml(SCENARIO.format(stop="2s", cc="cubic")), out_dir=tmp_path)
     assert "stack" not in r.flow("bulk") and r.emulation is None
     assert r.flow("bulk")["goodput_bps"] > 1e6
