@@ -495,13 +495,20 @@ impl Sender {
             return;
         }
         let at = now + Rack::pto(srtt, flight, Duration::ZERO);
-        if !matches!(rto_at, Some(r) if at >= r) {
-            rack.pto_at = Some(at);
-        }
+        // RFC 8985 §7.2 TLP_calc_PTO: "If Now() + PTO > TCP_RTO_expiration(): PTO =
+        // TCP_RTO_expiration() - Now()": the probe goes in the RTO's place (Linux likewise).
+        rack.pto_at = Some(match rto_at {
+            Some(r) if at > r => r,
+            _ => at,
+        });
     }
 
     /// RFC 6298 §5.4–5.6 and the persist timer.
     pub fn on_timeout(&mut self, now: Time, st: &mut TcpStats) {
+        // A probe due with the RTO goes first and re-arms it (RFC 8985 §7.2–7.3).
+        if self.rack.as_ref().is_some_and(|r| r.pto_at.is_some_and(|t| t <= now)) {
+            self.fire_pto(now);
+        }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.rto_at = None;
             if self.snd_max > self.snd_una {
@@ -516,12 +523,7 @@ impl Sender {
         if self.pace_wait && self.pace_at <= now {
             self.pace_wait = false;
         }
-        let (reorder_due, pto_due) = self.rack.as_ref().map_or((false, false), |r| {
-            (
-                r.timer.is_some_and(|t| t <= now),
-                r.pto_at.is_some_and(|t| t <= now),
-            )
-        });
+        let reorder_due = self.rack.as_ref().is_some_and(|r| r.timer.is_some_and(|t| t <= now));
         if reorder_due {
             // RFC 8985 §6.3: the reordering timer re-runs loss detection.
             let in_recovery = self.episode.is_some();
@@ -534,15 +536,16 @@ impl Sender {
                 }
             }
         }
-        if pto_due {
-            // RFC 8985 §7.3: send a probe, then re-arm the RTO.
-            if let Some(rack) = self.rack.as_mut() {
-                rack.pto_at = None;
-            }
-            if self.episode.is_none() && !self.sb.is_empty() {
-                self.tlp_pending = true;
-                self.arm_rto(now);
-            }
+    }
+
+    /// RFC 8985 §7.3: send a probe, then re-arm the RTO.
+    fn fire_pto(&mut self, now: Time) {
+        if let Some(rack) = self.rack.as_mut() {
+            rack.pto_at = None;
+        }
+        if self.episode.is_none() && !self.sb.is_empty() {
+            self.tlp_pending = true;
+            self.arm_rto(now);
         }
     }
 
