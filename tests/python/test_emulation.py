@@ -121,3 +121,11 @@ def test_run_simulates_the_real_hosts(tmp_path: Path) -> None:
     r = rexmit.run(rexmit.Scenario.from_toml(SCENARIO.format(stop="2s", cc="cubic")), out_dir=tmp_path)
     assert "stack" not in r.flow("bulk") and r.emulation is None
     assert r.flow("bulk")["goodput_bps"] > 1e6
+
+
+def test_scenario_builder_marks_real_hosts() -> None:
+    s = rexmit.Scenario.from_toml(SCENARIO.format(stop="1s", cc="cubic"))
+    del s.data["emulation"]
+    s.real_hosts("S", "R", max_lateness="2ms").validate()
+    assert s.data["emulation"] == {"real_hosts": ["S", "R"], "max_lateness": "2ms"}
+    assert "[emulation]" in s.to_toml()

@@ -57,7 +57,11 @@ impl Profile {
                 // tcp_cong_avoid_ai counts acknowledged packets; tcp_slow_start has no L.
                 byte_counting: true,
                 slow_start_limit_segments: 0,
-                limited_transmit: false,
+                // Linux counts SACKed segments out of flight (packets_in_flight = packets_out −
+                // sacked_out − lost_out + retrans_out), so every duplicate ACK with a new SACK
+                // block lets a new segment go before recovery starts: RFC 3042 limited transmit
+                // does that for the first two (docs/validation.md#linux).
+                limited_transmit: true,
                 early_retransmit: false,
                 // Autotuning grows the buffers up to tcp_wmem[2] = 4 MiB and tcp_rmem[2] = 6 MiB
                 // (Debian's defaults); rexmit offers them from the start.

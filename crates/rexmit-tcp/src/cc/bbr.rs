@@ -219,8 +219,10 @@ impl Bbr {
         if gain == UNIT {
             return full_length;
         }
-        let inflight = rs.prior_in_flight.div_ceil(self.smss());
+        let mut inflight = rs.prior_in_flight.div_ceil(self.smss());
         if gain > UNIT {
+            // Linux bbr_packets_in_net_at_edt: the quantum about to leave counts as in flight.
+            inflight += self.send_quantum();
             return full_length && (losses || inflight >= self.inflight(self.btl_bw(), gain));
         }
         full_length || inflight <= self.inflight(self.btl_bw(), UNIT)
