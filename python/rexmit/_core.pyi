@@ -33,3 +33,17 @@ def run(
     out_dir: Optional[str | PathLike[str]] = None,
     progress: Optional[Callable[[float, float, int, float], Optional[bool]]] = None,
 ) -> _RunOutput: ...
+
+class EmulationUnavailable(Exception):
+    """This machine cannot emulate (no root, no /dev/net/tun or no ``ip``)."""
+
+class EmulationError(Exception):
+    """Setting up an emulation run failed (a namespace, TUN device or socket)."""
+
+def emulate(
+    text: str,
+    format: str = "toml",
+    out_dir: Optional[str | PathLike[str]] = None,
+    progress: Optional[Callable[[float, float, int, float], Optional[bool]]] = None,
+) -> _RunOutput: ...
+def emulation_unavailable() -> Optional[str]: ...

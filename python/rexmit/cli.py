@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from rexmit import _core
 from rexmit.scenario import Scenario
@@ -14,6 +14,7 @@ from rexmit.scenario import Scenario
 EXIT_BAD_SCENARIO = 2
 EXIT_PARTIAL = 3
 EXIT_INTERRUPTED = 130
+EXIT_UNAVAILABLE = 4
 
 
 class _ProgressBar:
@@ -63,10 +64,24 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     from rexmit.results import run
 
+    return _run_and_report(args, run)
+
+
+def _cmd_emulate(args: argparse.Namespace) -> int:
+    from rexmit import emulation
+
+    why = emulation.unavailable()
+    if why is not None:
+        print(f"error: cannot emulate on this machine: {why}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    return _run_and_report(args, emulation.emulate)
+
+
+def _run_and_report(args: argparse.Namespace, runner: Any) -> int:
     s = _load(args.scenario, args.seed)
     bar = _ProgressBar(enabled=not args.quiet and sys.stderr.isatty() or args.progress)
     try:
-        result = run(s, out_dir=args.out, progress=bar)
+        result = runner(s, out_dir=args.out, progress=bar)
     except KeyboardInterrupt as e:
         bar.close()
         partial = getattr(e, "partial_results", None)
@@ -84,6 +99,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
             thr = f.get("throughput_bps")
             if thr is not None:
                 print(f"  {f['name']:<16} rx {int(f.get('rx_packets', 0)):>9} pkts  throughput {thr / 1e6:9.3f} Mb/s")
+        if result.emulation is not None:
+            late = result.emulation["lateness"]
+            print(f"  emulator lateness: mean {late['mean_s'] * 1e3:.3f} ms, p99 {late['p99_s'] * 1e3:.3f} ms, max {late['max_s'] * 1e3:.3f} ms over {late['events']} events")
+            for f in result.flows:
+                if f.get("stack") == "linux":
+                    print(f"  {f['name']:<16} linux  goodput {f['goodput_bps'] / 1e6:9.3f} Mb/s  retransmits {int(f['retransmits'])}  timeouts {f['timeouts']:.0f}")
         print(f"results in {Path(args.out).resolve()}")
     if result.partial:
         print(f"error: run stopped early, results are partial: {result.partial}", file=sys.stderr)
@@ -160,6 +181,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
     r.set_defaults(func=_cmd_run)
 
+    e = sub.add_parser("emulate", help="run a scenario with its [emulation] real_hosts as real Linux hosts (needs root and /dev/net/tun)")
+    e.add_argument("scenario", help="scenario TOML file with an [emulation] table")
+    e.add_argument("--out", "-o", required=True, help="output directory")
+    e.add_argument("--seed", type=int, help="override the scenario's seed")
+    e.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    e.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
+    e.set_defaults(func=_cmd_emulate)
+
     v = sub.add_parser("validate", help="check a scenario file without running it")
     v.add_argument("scenario")
     v.set_defaults(func=_cmd_validate)
@@ -202,6 +231,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
+    except _core.EmulationUnavailable as e:
+        print(f"error: cannot emulate on this machine: {e}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    except _core.EmulationError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

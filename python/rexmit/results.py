@@ -15,6 +15,8 @@ and seed, byte for byte):
   completed, completion_ns (+ requested_s, completion_s), if any
 - ``pcap/*.pcap``     packet captures, if requested
 - ``run_info.json``   wall time and speed (varies between runs)
+- ``emulation.json``  emulation runs only (``rexmit emulate``): lateness, the real hosts'
+  namespaces, routes, sysctls and socket options, and each kernel socket's TCP_INFO
 """
 
 from __future__ import annotations
@@ -101,6 +103,8 @@ class RunResult:
     pcap_files: list[str] = field(default_factory=list)
     #: Per-flow tables by name (``messages``, ``responses``), long form with a ``flow`` column.
     tables: dict[str, pa.Table] = field(default_factory=dict)
+    #: Emulation runs only: lateness, namespaces, sysctls, socket options, TCP_INFO.
+    emulation: Optional[dict[str, Any]] = None
 
     @property
     def partial(self) -> Optional[str]:
@@ -173,6 +177,8 @@ class RunResult:
             "python": platform.python_version(),
         }
         _atomic_write_bytes(out / "run_info.json", (json.dumps(info, indent=2) + "\n").encode())
+        if self.emulation is not None:
+            _atomic_write_bytes(out / "emulation.json", (json.dumps(self.emulation, indent=2, sort_keys=True) + "\n").encode())
         # summary.json last: its presence marks a complete output directory.
         _atomic_write_bytes(out / "summary.json", (json.dumps(deterministic, indent=2, sort_keys=True) + "\n").encode())
         return out
@@ -190,6 +196,7 @@ def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
         series=series,
         pcap_files=list(data["pcap_files"]),
         tables=_flow_tables(data.get("tables", [])),
+        emulation=data.get("emulation"),
     )
 
 
@@ -204,10 +211,14 @@ def run(
     end). ``progress(now_s, stop_s, events, wall_s)`` is called about four times a second;
     returning False stops the run early and the result is marked partial.
     """
+    return _run_with(_core.run, scenario, out_dir, progress)
+
+
+def _run_with(runner: Callable[..., Any], scenario: Union[Scenario, str, Path], out_dir: Optional[Union[str, Path]], progress: Optional[ProgressFn]) -> RunResult:
     if not isinstance(scenario, Scenario):
         scenario = Scenario.load(scenario)
     out = Path(out_dir) if out_dir is not None else None
-    output = _core.run(scenario.to_json(), "json", str(out) if out else None, progress)
+    output = runner(scenario.to_json(), "json", str(out) if out else None, progress)
     result = _from_output(scenario, output)
     if out is not None:
         result.write(out)

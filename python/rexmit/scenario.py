@@ -138,6 +138,16 @@ class Scenario:
         self.data.setdefault("metrics", {}).setdefault("pcap", []).append(entry)
         return self
 
+    # --- emulation ----------------------------------------------------------------------
+    def real_hosts(self, *names: str, max_lateness: Optional[str] = None) -> "Scenario":
+        """Mark hosts real for :func:`rexmit.emulate` (Linux TCP in network namespaces);
+        :func:`rexmit.run` still simulates them."""
+        emu: dict[str, Any] = {"real_hosts": list(names)}
+        if max_lateness is not None:
+            emu["max_lateness"] = max_lateness
+        self.data["emulation"] = emu
+        return self
+
 
 def _split_path(path: str) -> list[Any]:
     """``"apps[0].rate"`` -> ``["apps", 0, "rate"]``."""

@@ -28,3 +28,16 @@ def tshark_or_skip() -> str:
             pytest.fail("tshark is required (REXMIT_REQUIRE_TSHARK=1) but not installed")
         pytest.skip("tshark not installed")
     return path
+
+
+def emulation_or_skip() -> None:
+    """Skip (saying why) when this machine cannot emulate; REXMIT_REQUIRE_EMULATION=1 (set by
+    `make test`) makes that a failure instead."""
+    from rexmit import emulation
+
+    why = emulation.unavailable()
+    if why is None:
+        return
+    if os.environ.get("REXMIT_REQUIRE_EMULATION") == "1":
+        pytest.fail(f"REXMIT_REQUIRE_EMULATION=1 but {why}")
+    pytest.skip(why)

@@ -58,7 +58,7 @@ def test_sctp_nr_sack_and_latency_metrics(examples, tmp_path):
 
 
 def test_bad_transport_setting_is_a_typed_error(examples):
-    s = rexmit.Scenario.load(examples / "tcp_seed001.toml").set("apps[0].tcp.cc", "bbr")
+    s = rexmit.Scenario.load(examples / "tcp_seed001.toml").set("apps[0].tcp.cc", "vegas")
     with pytest.raises(rexmit.ScenarioError) as e:
         s.validate()
     assert "apps[0].tcp.cc" in str(e.value)

@@ -6,10 +6,12 @@
 //! (stop time, event-count, wall-time and memory guards, interruption). Does not own: what an event means.
 
 pub mod memory;
+pub mod paced;
 pub mod queue;
 pub mod rng;
 pub mod run;
 
+pub use paced::{Pacer, Waited};
 pub use queue::{CalendarQueue, EventQueue, HeapQueue};
 pub use rng::{RngStream, StreamFactory};
 pub use run::{Progress, RunError, RunLimits, RunOutcome, Scheduler, StopReason, TieOrder};

@@ -34,6 +34,9 @@ pub struct Node {
     pub ifaces: Vec<IfaceId>,
     pub(crate) routes: FastMap<Ipv4Addr, IfaceId>,
     pub(crate) ports: FastMap<(u8, u16), AgentId>,
+    /// Receives every packet for the node that no port binding claims (a real host's bridge in
+    /// emulation); `None`: such packets count as `no_listener`.
+    pub(crate) catch_all: Option<AgentId>,
     pub stats: NodeStats,
     pub(crate) pcap: Option<usize>,
 }
@@ -108,6 +111,7 @@ impl Network {
             ifaces: Vec::new(),
             routes: FastMap::default(),
             ports: FastMap::default(),
+            catch_all: None,
             stats: NodeStats::default(),
             pcap: None,
         });

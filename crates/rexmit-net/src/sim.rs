@@ -7,7 +7,7 @@ use crate::network::{AgentId, ChannelId, IfaceId, Network, NodeId};
 use crate::packet::Packet;
 use crate::pcap_tap::PcapTaps;
 use crate::series::{Series, SeriesSource};
-use rexmit_engine::{Progress, RunError, RunLimits, RunOutcome, Scheduler, TieOrder};
+use rexmit_engine::{Pacer, Progress, RunError, RunLimits, RunOutcome, Scheduler, TieOrder};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::IpPacket;
 use std::net::Ipv4Addr;
@@ -23,6 +23,9 @@ pub enum Event {
     /// A packet an agent sent to an address of its own node.
     Local(NodeId, Box<Packet>),
     Timer(AgentId, u64),
+    /// A packet from outside the simulation (a real host's, in emulation) leaves `NodeId` as
+    /// if one of its agents had sent it.
+    External(NodeId, Box<IpPacket>),
     Start(AgentId),
     Sample(u32),
 }
@@ -125,6 +128,23 @@ impl Simulation {
         Ok(id)
     }
 
+    /// Place an agent that receives every packet for `node` that no port binding claims (all of
+    /// a real host's traffic in emulation). One per node.
+    pub fn add_catch_all_agent(&mut self, name: &str, node: NodeId, start: Time, agent: Box<dyn Agent>) -> Result<AgentId, SetupError> {
+        let n = &self.world.net.nodes[node.0 as usize];
+        if n.catch_all.is_some() {
+            return Err(SetupError::PortInUse { node: n.name.clone(), protocol: 0, port: 0 });
+        }
+        let id = self.add_agent(name, node, None, start, agent)?;
+        self.world.net.nodes[node.0 as usize].catch_all = Some(id);
+        Ok(id)
+    }
+
+    /// The event a paced run's pacer injects for a packet from outside that leaves `node`.
+    pub fn external_packet(node: NodeId, ip: IpPacket) -> Event {
+        Event::External(node, Box::new(ip))
+    }
+
     pub fn agent(&self, id: AgentId) -> &dyn Agent {
         self.world.agents[id.0 as usize].agent.as_ref()
     }
@@ -165,12 +185,25 @@ impl Simulation {
         let world = &mut self.world;
         let stop = limits.stop_time;
         let r = self.sched.run(limits, |s, t, e| world.handle(s, t, e, stop), progress);
+        self.finish();
+        r
+    }
+
+    /// Run against an outside clock (emulation): see `Scheduler::run_paced`.
+    pub fn run_paced(&mut self, limits: &RunLimits, pacer: &mut dyn Pacer<Event>, progress: impl FnMut(Progress) -> bool) -> Result<RunOutcome, RunError> {
+        let world = &mut self.world;
+        let stop = limits.stop_time;
+        let r = self.sched.run_paced(limits, pacer, |s, t, e| world.handle(s, t, e, stop), progress);
+        self.finish();
+        r
+    }
+
+    fn finish(&mut self) {
         let now = self.sched.now();
         for ch in &mut self.world.net.channels {
             ch.finish(now);
         }
         self.world.pcaps.flush();
-        r
     }
 
     /// Per-agent metrics at the current time.
@@ -222,6 +255,7 @@ impl World {
             }
             Event::Local(node, pkt) => self.at_node(s, now, node, None, pkt),
             Event::Timer(a, token) => self.with_agent(s, now, a, |ag, ctx| ag.on_timer(ctx, token)),
+            Event::External(node, ip) => self.originate(s, now, node, *ip),
             Event::Start(a) => self.with_agent(s, now, a, |ag, ctx| ag.start(ctx)),
             Event::Sample(i) => {
                 let series = &mut self.series[i as usize];
@@ -283,7 +317,10 @@ impl World {
             let key = (pkt.protocol(), pkt.dst_port());
             match self.net.nodes[node.0 as usize].ports.get(&key).copied() {
                 Some(a) => self.with_agent(s, now, a, |ag, ctx| ag.on_packet(ctx, *pkt)),
-                None => self.net.nodes[node.0 as usize].stats.no_listener += 1,
+                None => match self.net.nodes[node.0 as usize].catch_all {
+                    Some(a) => self.with_agent(s, now, a, |ag, ctx| ag.on_packet(ctx, *pkt)),
+                    None => self.net.nodes[node.0 as usize].stats.no_listener += 1,
+                },
             }
             return;
         }

@@ -14,6 +14,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 create_exception!(_core, ScenarioError, PyValueError, "A scenario is malformed or impossible; `path` names the key.");
 create_exception!(_core, InternalError, PyException, "A bug in rexmit (please report it with the scenario).");
+create_exception!(_core, EmulationUnavailable, PyException, "This machine cannot emulate (no root, no /dev/net/tun or no `ip`); the message says which.");
+create_exception!(_core, EmulationError, PyException, "Setting up an emulation run failed (a namespace, TUN device or socket).");
 
 fn scenario_err(py: Python<'_>, e: RsScenarioError) -> PyErr {
     let err = ScenarioError::new_err(e.to_string());
@@ -82,9 +84,42 @@ fn convert(py: Python<'_>, text: &str, from_format: &str, to_format: &str) -> Py
 #[pyo3(signature = (text, format = "toml", out_dir = None, progress = None))]
 fn run<'py>(py: Python<'py>, text: &str, format: &str, out_dir: Option<std::path::PathBuf>, progress: Option<PyObject>) -> PyResult<Bound<'py, PyDict>> {
     let s = guard(|| parse(py, text, format))?;
+    with_progress(py, progress, |cb| rexmit_scenario::run::run(&s, out_dir.as_deref(), cb).map_err(|e| scenario_err(py, e)))
+}
+
+/// Run a scenario with the hosts of its `[emulation] real_hosts` real (Linux TCP in network
+/// namespaces behind TUN devices), the rest simulated in real time. Same arguments and result
+/// as `run`; `results` also has `emulation` (lateness, namespaces, sysctls, socket options).
+/// Raises `EmulationUnavailable` when the machine cannot emulate (no root, no /dev/net/tun).
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml", out_dir = None, progress = None))]
+fn emulate<'py>(py: Python<'py>, text: &str, format: &str, out_dir: Option<std::path::PathBuf>, progress: Option<PyObject>) -> PyResult<Bound<'py, PyDict>> {
+    let s = guard(|| parse(py, text, format))?;
+    with_progress(py, progress, |cb| {
+        rexmit_emulate::emulate(&s, out_dir.as_deref(), cb).map_err(|e| match e {
+            rexmit_emulate::EmulationError::Scenario(e) => scenario_err(py, e),
+            rexmit_emulate::EmulationError::Unavailable(why) => EmulationUnavailable::new_err(why),
+            e @ rexmit_emulate::EmulationError::Setup(_) => EmulationError::new_err(e.to_string()),
+        })
+    })
+}
+
+/// Why this machine cannot emulate, or None when it can.
+#[pyfunction]
+fn emulation_unavailable() -> Option<String> {
+    rexmit_emulate::unavailable_reason()
+}
+
+/// Drive `f` with a progress callback that checks Ctrl-C and calls `progress`; package the
+/// results as `run` documents.
+fn with_progress<'py>(
+    py: Python<'py>,
+    progress: Option<PyObject>,
+    f: impl FnOnce(&mut dyn FnMut(rexmit_engine::Progress) -> bool) -> PyResult<rexmit_scenario::RunResults>,
+) -> PyResult<Bound<'py, PyDict>> {
     let mut callback_error: Option<PyErr> = None;
     let results = guard(|| {
-        rexmit_scenario::run::run(&s, out_dir.as_deref(), |p: rexmit_engine::Progress| {
+        f(&mut |p: rexmit_engine::Progress| {
             if let Err(e) = py.check_signals() {
                 callback_error = Some(e);
                 return false;
@@ -98,7 +133,6 @@ fn run<'py>(py: Python<'py>, text: &str, format: &str, out_dir: Option<std::path
                 }
             }
         })
-        .map_err(|e| scenario_err(py, e))
     })?;
     if let Some(e) = callback_error {
         // A KeyboardInterrupt must reach the caller; partial results are on the exception.
@@ -133,9 +167,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
+    m.add("EmulationUnavailable", m.py().get_type::<EmulationUnavailable>())?;
+    m.add("EmulationError", m.py().get_type::<EmulationError>())?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate, m)?)?;
+    m.add_function(wrap_pyfunction!(emulation_unavailable, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

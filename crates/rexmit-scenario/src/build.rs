@@ -22,8 +22,9 @@ use std::path::Path;
 /// A built simulation plus what is needed to report on it.
 pub struct Built {
     pub sim: Simulation,
-    /// For each app: (source agent, sink agent).
-    pub apps: Vec<(AgentId, AgentId)>,
+    /// For each app: (source agent, sink agent); `None` for an app between real hosts
+    /// (`build_emulated`), which the emulator runs over kernel sockets.
+    pub apps: Vec<Option<(AgentId, AgentId)>>,
     /// Per-flow tables (message latencies, HTTP responses) by app index, read after the run.
     pub tables: Vec<(usize, Box<dyn Tables>)>,
     pub pcap_files: Vec<String>,
@@ -237,12 +238,30 @@ fn period(path: &str, p: &PeriodCfg) -> Result<PeriodDist> {
 
 /// Build the simulation. `out_dir` receives pcap files (under `pcap/`), if any are requested.
 pub fn build(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
-    build_with(s, out_dir.map_or(Pcaps::Refuse, Pcaps::Into))
+    build_with(s, out_dir.map_or(Pcaps::Refuse, Pcaps::Into), &[])
+}
+
+/// Build for emulation: the apps between the hosts of `emulation.real_hosts` get no agents
+/// (their `Built::apps` entry is `None`); everything else is built as by `build`. An app with
+/// one real end and one simulated end is refused, as is a real app other than `tcp_bulk`.
+pub fn build_emulated(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
+    let real: &[String] = s.emulation.as_ref().map_or(&[], |e| &e.real_hosts);
+    for (i, a) in s.apps.iter().enumerate() {
+        let (f, t) = (real.contains(&a.from), real.contains(&a.to));
+        if f != t {
+            let which = if f { "from" } else { "to" };
+            return Err(ScenarioError::new(format!("apps[{i}].{which}"), "an app runs either between two real hosts or between two simulated ones, not across"));
+        }
+        if f && a.kind != AppKind::TcpBulk {
+            return Err(ScenarioError::new(format!("apps[{i}].kind"), format!("{:?} between real hosts: only tcp_bulk is run over kernel sockets", a.kind.name())));
+        }
+    }
+    build_with(s, out_dir.map_or(Pcaps::Refuse, Pcaps::Into), real)
 }
 
 /// Everything `build` checks (names, routes, ports, pcap targets) without opening any file.
 pub fn check(s: &Scenario) -> Result<()> {
-    build_with(s, Pcaps::NamesOnly).map(|_| ())
+    build_with(s, Pcaps::NamesOnly, &[]).map(|_| ())
 }
 
 /// What to do with requested pcap taps.
@@ -255,7 +274,7 @@ enum Pcaps<'a> {
     Refuse,
 }
 
-fn build_with(s: &Scenario, pcaps: Pcaps<'_>) -> Result<Built> {
+fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<Built> {
     crate::validate::validate(s)?;
     if s.apps.len() > 60_000 {
         return Err(ScenarioError::new("apps", format!("{} apps: at most 60000 are supported (one port each)", s.apps.len())));
@@ -305,6 +324,10 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>) -> Result<Built> {
             return Err(ScenarioError::new(&path, format!("no route from {:?} to {:?} ({dst})", a.from, a.to)));
         }
         let port = app_port(i, a);
+        if real_hosts.contains(&a.from) {
+            apps.push(None);
+            continue;
+        }
         let placed = if a.kind == AppKind::Http {
             let slots = a.max_connections.unwrap_or(crate::traffic::HTTP_DEFAULT_CONNECTIONS);
             let first = u16::try_from(http_port).ok().filter(|&p| p as u32 + slots as u32 - 1 <= u16::MAX as u32).ok_or_else(|| {
@@ -315,7 +338,7 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>) -> Result<Built> {
         } else {
             add_app(&mut sim, &path, a, from, to, port)?
         };
-        apps.push((placed.tx, placed.rx));
+        apps.push(Some((placed.tx, placed.rx)));
         if let Some(t) = placed.tables {
             tables.push((i, t));
         }
@@ -330,7 +353,7 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>) -> Result<Built> {
             SeriesSpec::Drops { link } => (format!("drops:{link}"), SeriesSource::Drops(link_id(&link)?)),
             SeriesSpec::App { app, value } => {
                 let k = seen.get(&app).copied().ok_or_else(|| ScenarioError::new(format!("{path}.app"), format!("no app named {app:?}")))?;
-                let (src, sink) = apps[k];
+                let (src, sink) = apps[k].ok_or_else(|| ScenarioError::new(format!("{path}.app"), format!("app {app:?} runs between real hosts: its values are not sampled")))?;
                 // A value is looked up at the source first, then at the sink.
                 let agent = if sim.agent(src).probe_names().contains(&value.as_str()) { src } else { sink };
                 if !sim.agent(agent).probe_names().contains(&value.as_str()) {

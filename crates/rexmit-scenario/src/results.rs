@@ -15,6 +15,10 @@ pub struct RunResults {
     /// One entry per (table, flow): e.g. every delivered message of a message app.
     pub tables: Vec<TableData>,
     pub pcap_files: Vec<String>,
+    /// Emulation runs only: lateness, the real hosts' namespaces and the sysctls and socket
+    /// options set there (filled by rexmit-emulate, opaque here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emulation: Option<serde_json::Value>,
 }
 
 /// Integer columns of one table of one flow (`messages`: msg, sent_ns, latency_ns, rtx, size;

@@ -1,39 +1,56 @@
 //! Run a scenario and collect its results.
 
 use crate::build::{build, Built};
+use rexmit_engine::RunLimits;
 use crate::error::Result;
 use crate::results::{Row, RunResults, SeriesData, Summary, TableData};
 use crate::schema::Scenario;
-use rexmit_engine::{Progress, RunLimits};
+use rexmit_engine::Progress;
 use rexmit_time::Time;
 use std::path::Path;
 
 pub fn run(s: &Scenario, out_dir: Option<&Path>, progress: impl FnMut(Progress) -> bool) -> Result<RunResults> {
-    let Built { mut sim, apps, tables, pcap_files } = build(s, out_dir)?;
+    let mut built = build(s, out_dir)?;
+    let limits = limits(s);
+    let started = std::time::Instant::now();
+    let outcome = built.sim.run(&limits, progress);
+    let partial = outcome.as_ref().err().map(|e| e.to_string());
+    Ok(collect(s, built, started.elapsed().as_secs_f64(), partial))
+}
+
+/// The run limits a scenario asks for.
+pub fn limits(s: &Scenario) -> RunLimits {
     let mut limits = RunLimits::until(Time::ZERO + s.stop_time.0);
     limits.max_events = s.limits.max_events;
     limits.max_wall = s.limits.max_wall_time.map(|d| std::time::Duration::from_nanos(d.0.as_nanos()));
     limits.max_memory = s.limits.max_memory.map(|b| b.0);
-    let started = std::time::Instant::now();
-    let outcome = sim.run(&limits, progress);
-    let wall = started.elapsed().as_secs_f64();
-    let partial = outcome.as_ref().err().map(|e| e.to_string());
-    let now = sim.now();
+    limits
+}
 
+/// The labels of an app's row in `flows`.
+pub fn flow_labels(a: &crate::schema::AppCfg) -> Vec<(String, String)> {
+    vec![
+        ("kind".to_string(), a.kind.name().to_string()),
+        ("from".to_string(), a.from.clone()),
+        ("to".to_string(), a.to.clone()),
+    ]
+}
+
+/// Results of a finished (or stopped: `partial` says why) run. Apps without agents (between
+/// real hosts in emulation) get no row here: the emulator adds theirs.
+pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -> RunResults {
+    let Built { sim, apps, tables, pcap_files } = built;
+    let now = sim.now();
     let metrics = sim.agent_metrics();
     let flows = s
         .apps
         .iter()
         .zip(&apps)
-        .map(|(a, (src, sink))| {
+        .filter_map(|(a, placed)| {
+            let (src, sink) = (*placed)?;
             let mut m = metrics[src.0 as usize].2.clone();
             m.extend(metrics[sink.0 as usize].2.iter().cloned());
-            let labels = vec![
-                ("kind".to_string(), serde_json::to_value(a.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()),
-                ("from".to_string(), a.from.clone()),
-                ("to".to_string(), a.to.clone()),
-            ];
-            Row { name: a.name.clone(), labels, metrics: m }
+            Some(Row { name: a.name.clone(), labels: flow_labels(a), metrics: m })
         })
         .collect();
     let elapsed = now.as_secs_f64();
@@ -99,7 +116,7 @@ pub fn run(s: &Scenario, out_dir: Option<&Path>, progress: impl FnMut(Progress) 
             })
         })
         .collect();
-    Ok(RunResults {
+    RunResults {
         summary: Summary {
             seed: s.seed,
             stop_time_s: s.stop_time.0.as_secs_f64(),
@@ -116,5 +133,6 @@ pub fn run(s: &Scenario, out_dir: Option<&Path>, progress: impl FnMut(Progress) 
         series,
         tables,
         pcap_files,
-    })
+        emulation: None,
+    }
 }

@@ -34,6 +34,23 @@ pub struct Scenario {
     pub apps: Vec<AppCfg>,
     #[serde(default)]
     pub metrics: MetricsCfg,
+    /// Hosts run by the Linux kernel under `rexmit emulate`; `rexmit run` ignores this table and
+    /// simulates every host (the same scenario run both ways is the Linux comparison).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulation: Option<EmulationCfg>,
+}
+
+/// `[emulation]`: which hosts are real, and the timing bound of the emulator.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EmulationCfg {
+    /// Hosts that get a network namespace and a TUN device each; their `tcp_bulk` apps run over
+    /// kernel sockets. An app must have both ends real or both simulated.
+    pub real_hosts: Vec<String>,
+    /// A run whose event lateness (wall-clock time an event ran minus its scheduled time) has a
+    /// 99th percentile above this is marked partial (default 1 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_lateness: Option<DurationStr>,
 }
 
 fn default_seed() -> u64 {

@@ -6,6 +6,7 @@
 use crate::error::{Result, ScenarioError};
 use crate::units::{Bytes, DurationStr};
 use rexmit_sctp::{BurstMitigation, CmtConfig, RackConfig, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig};
+use rexmit_tcp::profile::Profile;
 use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use rexmit_transport::RtoConfig;
 use serde::{Deserialize, Serialize};
@@ -72,12 +73,27 @@ pub enum CcName {
     Highspeed,
     Cubic,
     Westwood,
+    /// BBR v1 (as Linux's tcp_bbr).
+    Bbr,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ProfileName {
+    /// The RFC defaults.
+    Rfc,
+    /// Linux 6.x defaults as rexmit models them (rexmit_tcp::profile): IW 10, RTO min 200 ms,
+    /// SACK, D-SACK, timestamps, RACK-TLP, PRR, CUBIC with HyStart.
+    Linux,
 }
 
 /// `tcp = { ... }` of a TCP app.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TcpCfg {
+    /// The defaults the other fields override (default "rfc").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<RecoveryName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -141,6 +157,13 @@ pub struct TcpCfg {
     /// Tahoe: guard against repeated fast retransmits (default true; false = ns-3's TcpTahoe).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tahoe_recover_guard: Option<bool>,
+    /// CUBIC: HyStart slow-start exit as Linux runs it (default false; true in the linux profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hystart: Option<bool>,
+    /// Slow start grows cwnd by at most this many segments per ACK (RFC 3465 L; default 1;
+    /// 0 = no limit, as Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_start_limit_segments: Option<u32>,
 }
 
 fn usize_of(path: &str, b: Bytes) -> Result<usize> {
@@ -150,7 +173,10 @@ fn usize_of(path: &str, b: Bytes) -> Result<usize> {
 impl TcpCfg {
     /// The core configuration, range-checked; `path` is this table's key path (`apps[0].tcp`).
     pub fn to_config(&self, path: &str) -> Result<TcpConfig> {
-        let mut c = TcpConfig::default();
+        let mut c = match self.profile.unwrap_or(ProfileName::Rfc) {
+            ProfileName::Rfc => Profile::Rfc.config(),
+            ProfileName::Linux => Profile::Linux.config(),
+        };
         set(
             &mut c.recovery,
             self.recovery.map(|r| match r {
@@ -179,7 +205,12 @@ impl TcpCfg {
                 CcName::Highspeed => CcAlgorithm::HighSpeed,
                 CcName::Cubic => CcAlgorithm::Cubic,
                 CcName::Westwood => CcAlgorithm::Westwood,
+                CcName::Bbr => CcAlgorithm::Bbr,
             };
+            // A profile's HyStart belongs to its CUBIC.
+            if c.cc != CcAlgorithm::Cubic {
+                c.hystart = false;
+            }
         }
         if aimd_given && self.cc != Some(CcName::Aimd) {
             return Err(ScenarioError::new(format!("{path}.aimd_a"), "aimd_a/aimd_b are only used with cc = \"aimd\""));
@@ -214,6 +245,8 @@ impl TcpCfg {
         set(&mut c.thin_linear_timeouts, self.thin_linear_timeouts);
         set(&mut c.thin_dupack, self.thin_dupack);
         set(&mut c.tahoe_recover_guard, self.tahoe_recover_guard);
+        set(&mut c.hystart, self.hystart);
+        set(&mut c.slow_start_limit_segments, self.slow_start_limit_segments);
         c.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), format!("allowed {}", e.allowed)))?;
         Ok(c)
     }

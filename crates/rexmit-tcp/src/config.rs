@@ -79,6 +79,11 @@ pub struct TcpConfig {
     /// Byte counting in congestion avoidance (RFC 3465 §2.1); off = RFC 5681 §3.1's per-ACK
     /// increase of SMSS·SMSS/cwnd, which ns-2 and ns-3 use.
     pub byte_counting: bool,
+    /// Slow start grows cwnd by at most this many segments per ACK (RFC 3465 §2.2 L; RFC 5681
+    /// §3.1: 1); 0: no limit, cwnd grows by all that is acknowledged (Linux tcp_slow_start).
+    pub slow_start_limit_segments: u32,
+    /// CUBIC only: HyStart slow-start exit as Linux runs it (`cc::hystart`).
+    pub hystart: bool,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     /// RFC 5827 early retransmit (byte-based).
@@ -125,6 +130,8 @@ impl Default for TcpConfig {
             rack: false,
             prr: false,
             byte_counting: false,
+            slow_start_limit_segments: 1,
+            hystart: false,
             limited_transmit: false,
             early_retransmit: false,
             thin_linear_timeouts: false,
@@ -176,6 +183,19 @@ impl TcpConfig {
             n => n as u64,
         };
         segments * smss
+    }
+
+    /// RFC 3465 L in bytes for segment size `smss` (u64::MAX: no limit).
+    pub fn slow_start_limit(&self, smss: u64) -> u64 {
+        match self.slow_start_limit_segments {
+            0 => u64::MAX,
+            n => n as u64 * smss,
+        }
+    }
+
+    /// The congestion controller for segment size `smss`.
+    pub fn build_cc(&self, smss: u64) -> Box<dyn crate::cc::CongestionControl> {
+        self.cc.build(self.initial_window(smss), self.initial_ssthresh, smss, self.byte_counting, self.slow_start_limit(smss), self.hystart)
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -244,6 +264,7 @@ impl TcpConfig {
             "prr",
             "false unless recovery = Sack",
         )?;
+        check(!self.hystart || self.cc == CcAlgorithm::Cubic, "hystart", "false unless cc = Cubic")?;
         if let crate::cc::CcAlgorithm::Aimd { a, b } = self.cc {
             check(a.is_finite() && a > 0.0 && a <= 1000.0, "cc.a", "(0, 1000]")?;
             check(b.is_finite() && b > 0.0 && b < 1.0, "cc.b", "(0, 1)")?;

@@ -61,8 +61,10 @@
 pub mod cc;
 pub mod config;
 pub mod connection;
+pub mod delivery_rate;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod profile;
 mod payload_util;
 /// RFC 8985 RACK-TLP, shared with SCTP (lives in `rexmit-transport`).
 pub use rexmit_transport::rack;

@@ -6,8 +6,9 @@
 //! NextSeg during SACK recovery). Does not own the reactions to duplicate ACKs, partial ACKs and
 //! timeouts — those are the `recovery` module's, one file per algorithm.
 
-use crate::cc::{AckSample, CongestionControl};
+use crate::cc::{AckSample, CaState, CongestionControl, RateAck};
 use crate::config::{RecoveryAlgorithm, RtoRearm, TcpConfig};
+use crate::delivery_rate::DeliveryRate;
 use crate::recovery;
 use crate::recovery::prr::Prr;
 use crate::sack_scoreboard::{Delivered, Scoreboard, SentSegment};
@@ -109,6 +110,14 @@ pub struct Sender {
     /// RFC 6937 enabled, and its state during a recovery episode.
     pub(crate) prr_enabled: bool,
     pub(crate) prr: Option<Prr>,
+    /// Delivery-rate samples, kept only for controllers that ask (BBR).
+    rate: Option<DeliveryRate>,
+    /// Pacing (controllers with a pacing rate): the earliest time the next data segment may
+    /// leave (Linux's tcp_wstamp_ns), whether a transmission is waiting for it, and how many
+    /// new segments went out (Linux paces from the tenth on).
+    pace_at: Time,
+    pace_wait: bool,
+    paced_sent: u64,
 }
 
 impl std::fmt::Debug for Sender {
@@ -126,7 +135,6 @@ impl std::fmt::Debug for Sender {
 impl Sender {
     /// A sender whose first data byte is stream offset 1 (offset 0 is the SYN).
     pub fn new(cfg: &TcpConfig, smss: u64) -> Self {
-        let iw = cfg.initial_window(smss);
         Sender {
             alg: cfg.recovery,
             dup_thresh: cfg.dup_thresh,
@@ -146,7 +154,7 @@ impl Sender {
             max_snd_wnd: 0,
             snd_wl1: 0,
             snd_wl2: 0,
-            cc: cfg.cc.build(iw, cfg.initial_ssthresh, smss, cfg.byte_counting),
+            cc: cfg.build_cc(smss),
             rtt: RttEstimator::new(cfg.rto.clone()),
             rto_rearm: cfg.rto_rearm,
             rto_at: None,
@@ -168,6 +176,10 @@ impl Sender {
             tlp_pending: false,
             prr_enabled: cfg.prr && cfg.recovery == RecoveryAlgorithm::Sack,
             prr: None,
+            rate: None,
+            pace_at: Time::ZERO,
+            pace_wait: false,
+            paced_sent: 0,
         }
     }
 
@@ -182,8 +194,11 @@ impl Sender {
     ) {
         if smss != self.smss {
             self.smss = smss;
-            let iw = cfg.initial_window(smss);
-            self.cc = cfg.cc.build(iw, cfg.initial_ssthresh, smss, cfg.byte_counting);
+            self.cc = cfg.build_cc(smss);
+        }
+        if self.cc.wants_rate_samples() {
+            self.rate = Some(DeliveryRate::default());
+            self.cc.on_connected(self.rtt.srtt(), self.rtt.min_rtt());
         }
         if self.alg == RecoveryAlgorithm::Sack && !sack_ok {
             // Without SACK from the peer, RFC 6675 cannot run: NewReno is its fallback.
@@ -263,6 +278,10 @@ impl Sender {
     /// acknowledged.
     pub fn on_ack(&mut self, now: Time, a: &AckInput, st: &mut TcpStats) -> u64 {
         let prev_wnd = self.snd_wnd;
+        let prior_in_flight = if self.rate.is_some() { self.pipe() } else { 0 };
+        if self.pace_wait && self.pace_at <= now {
+            self.pace_wait = false;
+        }
         // RFC 9293 §3.10.7.4: window update when the segment is newer than the last one used.
         if self.snd_wl1 < a.seq || (self.snd_wl1 == a.seq && self.snd_wl2 <= a.ack) {
             self.snd_wnd = a.window;
@@ -280,6 +299,9 @@ impl Sender {
         let (mut last_sent, mut any_rexmit) = (None, false);
         let mut cum_delivered: Vec<Delivered> = Vec::new();
         if a.ack > self.snd_una {
+            if let Some(r) = self.rate.as_mut() {
+                r.on_cum_ack(now, a.ack);
+            }
             let rack = self.rack.is_some();
             self.sb.on_cum_ack(a.ack, |s| {
                 last_sent = Some(s.sent_at);
@@ -290,6 +312,13 @@ impl Sender {
             });
         }
         let mut up = self.sb.on_sack(&a.sack, a.ack.max(self.snd_una));
+        let mut lost_before = 0;
+        if let Some(r) = self.rate.as_mut() {
+            for d in &up.delivered {
+                r.on_sacked(now, d.end);
+            }
+            lost_before = self.sb.segments().filter(|s| s.lost).count() as u64;
+        }
         if up.dsack {
             st.dsacks_received += 1;
         }
@@ -301,17 +330,18 @@ impl Sender {
             delivered: 0,
             srtt: None,
             min_rtt: None,
+            rtt: None,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
         };
         if a.ack > self.snd_una {
             acked = a.ack - self.snd_una;
             delivered.append(&mut cum_delivered);
-            if let Some(r) = a.ts_rtt {
+            // RFC 6298 §3 (Karn): without timestamps only segments never retransmitted give
+            // RTT samples.
+            let rtt_sample = a.ts_rtt.or(last_sent.filter(|_| !any_rexmit).map(|s| now.saturating_since(s)));
+            if let Some(r) = rtt_sample {
                 self.rtt.on_sample(r);
-            } else if let Some(sent_at) = last_sent {
-                // RFC 6298 §3 (Karn): only segments never retransmitted give RTT samples.
-                if !any_rexmit {
-                    self.rtt.on_sample(now.saturating_since(sent_at));
-                }
             }
             let data_end = self.buf.end();
             self.buf.release_to(a.ack.min(data_end));
@@ -328,6 +358,9 @@ impl Sender {
                 delivered: acked + up.newly_sacked,
                 srtt: self.rtt.srtt(),
                 min_rtt: self.rtt.min_rtt(),
+                rtt: rtt_sample,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
                 ..sample_base
             };
             self.cc.on_delivery(&sample);
@@ -379,7 +412,45 @@ impl Sender {
                 self.cc.set_window(cwnd);
             }
         }
+        if a.ack >= self.snd_una {
+            self.rate_ack(now, prior_in_flight, lost_before);
+        }
         acked
+    }
+
+    /// Close this ACK's delivery-rate sample and hand it to the controller (BBR), after loss
+    /// recovery has processed the ACK (as Linux calls cong_control).
+    fn rate_ack(&mut self, now: Time, prior_in_flight: u64, lost_before: u64) {
+        let min_rtt = self.rtt.min_rtt();
+        let Some(r) = self.rate.as_mut() else { return };
+        let rs = r.take_sample(now, prior_in_flight, min_rtt);
+        let delivered = r.delivered;
+        let lost_after = self.sb.segments().filter(|s| s.lost).count() as u64;
+        let ca_state = match &self.episode {
+            None => CaState::Open,
+            Some(e) if e.after_rto => CaState::Loss,
+            Some(_) => CaState::Recovery,
+        };
+        let ack = RateAck { now, rs, delivered, in_flight: self.pipe(), losses: lost_after.saturating_sub(lost_before), ca_state, srtt: self.rtt.srtt() };
+        self.cc.on_rate_ack(&ack);
+    }
+
+    /// Pacing (Linux tcp_update_skb_after_send): after a new segment of `len` bytes the next
+    /// may leave len/rate later, less up to half of that when the sender was late; the first
+    /// nine segments are not paced.
+    fn pace(&mut self, now: Time, len: u64) {
+        let Some(rate) = self.cc.pacing_rate() else { return };
+        self.paced_sent += 1;
+        // Every transmission moves the clock to now at least (Linux tcp_transmit_skb).
+        let prior = self.pace_at;
+        let base = prior.max(now);
+        self.pace_at = base;
+        if self.paced_sent < 10 || rate == 0 {
+            return;
+        }
+        let credit = base.saturating_since(prior);
+        let len_ns = Duration::from_nanos((len as u128 * 1_000_000_000 / rate as u128) as u64);
+        self.pace_at = base + (len_ns - (len_ns / 2).min(credit));
     }
 
     /// RFC 8985 §6.2 on every ACK, §7.4 TLP bookkeeping, §7.2 PTO re-arm.
@@ -423,13 +494,20 @@ impl Sender {
             return;
         }
         let at = now + Rack::pto(srtt, flight, Duration::ZERO);
-        if !matches!(rto_at, Some(r) if at >= r) {
-            rack.pto_at = Some(at);
-        }
+        // RFC 8985 §7.2 TLP_calc_PTO: "If Now() + PTO > TCP_RTO_expiration(): PTO =
+        // TCP_RTO_expiration() - Now()": the probe goes in the RTO's place (Linux likewise).
+        rack.pto_at = Some(match rto_at {
+            Some(r) if at > r => r,
+            _ => at,
+        });
     }
 
     /// RFC 6298 §5.4–5.6 and the persist timer.
     pub fn on_timeout(&mut self, now: Time, st: &mut TcpStats) {
+        // A probe due with the RTO goes first and re-arms it (RFC 8985 §7.2–7.3).
+        if self.rack.as_ref().is_some_and(|r| r.pto_at.is_some_and(|t| t <= now)) {
+            self.fire_pto(now);
+        }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.rto_at = None;
             if self.snd_max > self.snd_una {
@@ -441,12 +519,10 @@ impl Sender {
             self.persist_at = None;
             self.probe_now = true;
         }
-        let (reorder_due, pto_due) = self.rack.as_ref().map_or((false, false), |r| {
-            (
-                r.timer.is_some_and(|t| t <= now),
-                r.pto_at.is_some_and(|t| t <= now),
-            )
-        });
+        if self.pace_wait && self.pace_at <= now {
+            self.pace_wait = false;
+        }
+        let reorder_due = self.rack.as_ref().is_some_and(|r| r.timer.is_some_and(|t| t <= now));
         if reorder_due {
             // RFC 8985 §6.3: the reordering timer re-runs loss detection.
             let in_recovery = self.episode.is_some();
@@ -459,20 +535,22 @@ impl Sender {
                 }
             }
         }
-        if pto_due {
-            // RFC 8985 §7.3: send a probe, then re-arm the RTO.
-            if let Some(rack) = self.rack.as_mut() {
-                rack.pto_at = None;
-            }
-            if self.episode.is_none() && !self.sb.is_empty() {
-                self.tlp_pending = true;
-                self.arm_rto(now);
-            }
+    }
+
+    /// RFC 8985 §7.3: send a probe, then re-arm the RTO.
+    fn fire_pto(&mut self, now: Time) {
+        if let Some(rack) = self.rack.as_mut() {
+            rack.pto_at = None;
+        }
+        if self.episode.is_none() && !self.sb.is_empty() {
+            self.tlp_pending = true;
+            self.arm_rto(now);
         }
     }
 
     pub fn next_timeout(&self) -> Option<Time> {
         let t = Time::earliest(self.rto_at, self.persist_at);
+        let t = if self.pace_wait { Time::earliest(t, Some(self.pace_at)) } else { t };
         match &self.rack {
             Some(r) => Time::earliest(t, Time::earliest(r.timer, r.pto_at)),
             None => t,
@@ -481,9 +559,17 @@ impl Sender {
 
     /// Choose and record the next data segment to send, if any may go now.
     pub fn next_tx(&mut self, now: Time, st: &mut TcpStats) -> Option<DataTx> {
+        let pipe = if self.rate.is_some() { self.pipe() } else { 0 };
         let tx = self.choose_tx(now, st)?;
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(tx.len + tx.fin as u64);
+        }
+        if let Some(r) = self.rate.as_mut() {
+            let len = tx.len + tx.fin as u64;
+            r.on_send(now, tx.start + len, len, pipe, tx.rexmit.is_some());
+        }
+        if tx.rexmit.is_none() {
+            self.pace(now, tx.len);
         }
         Some(tx)
     }
@@ -502,6 +588,13 @@ impl Sender {
                 return Some(tx);
             }
         }
+        // Pacing holds everything but the retransmissions that go regardless of cwnd; the
+        // pacing timer is armed only when the window would let something go.
+        if self.pace_at > now && self.cc.pacing_rate().is_some() {
+            self.pace_wait = self.cc.window() >= self.pipe() + self.smss && (self.has_unsent() || self.episode.is_some());
+            return None;
+        }
+        self.pace_wait = false;
         if std::mem::take(&mut self.tlp_pending) {
             if let Some(tx) = self.tail_loss_probe(now, st) {
                 return Some(tx);

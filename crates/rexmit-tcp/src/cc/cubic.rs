@@ -2,6 +2,7 @@
 //! estimate W_est (§4.3), β_cubic = 0.7 multiplicative decrease (§4.6), fast convergence (§4.7)
 //! and the first congestion avoidance after a timeout (§4.8).
 
+use super::hystart::{self, HyStart};
 use super::{AckSample, CongestionControl, Window};
 use rexmit_time::{Duration, Time};
 
@@ -24,6 +25,8 @@ pub struct Cubic {
     k: f64,
     /// The next epoch is the first congestion avoidance after a timeout (§4.8).
     after_timeout: bool,
+    /// Linux's slow-start exit (`hystart`), when enabled.
+    pub hystart: Option<HyStart>,
 }
 
 impl Cubic {
@@ -36,7 +39,12 @@ impl Cubic {
             epoch: None,
             k: 0.0,
             after_timeout: false,
+            hystart: None,
         }
+    }
+    /// CUBIC with HyStart, as Linux runs it.
+    pub fn with_hystart(w: Window) -> Self {
+        Cubic { hystart: Some(HyStart::default()), ..Cubic::new(w) }
     }
     fn seg(&self) -> f64 {
         self.w.cwnd as f64 / self.w.smss as f64
@@ -47,7 +55,19 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    fn on_delivery(&mut self, ack: &AckSample) {
+        // Linux discards delay samples in the first second of an epoch (after fast recovery).
+        let discard = self.epoch.is_some_and(|e| ack.now.saturating_since(e) < Duration::from_secs(1));
+        if let (Some(h), Some(rtt)) = (self.hystart.as_mut(), ack.rtt) {
+            h.on_rtt_sample(rtt, discard);
+        }
+    }
     fn on_ack(&mut self, ack: &AckSample) {
+        if let (Some(h), Some(rtt)) = (self.hystart.as_mut(), ack.rtt) {
+            if self.w.in_slow_start() && self.w.cwnd / self.w.smss >= hystart::LOW_WINDOW && h.on_slow_start_ack(ack.now, ack.snd_una, ack.snd_nxt, rtt) {
+                self.w.ssthresh = self.w.cwnd;
+            }
+        }
         let rest = self.w.slow_start(ack.acked);
         if rest == 0 {
             return;
@@ -125,6 +145,9 @@ impl CongestionControl for Cubic {
         self.w.cwnd = self.w.smss;
         self.w.ca_credit = 0.0;
         self.after_timeout = true;
+        if let Some(h) = self.hystart.as_mut() {
+            h.restart();
+        }
     }
     fn window_state(&self) -> &Window {
         &self.w

@@ -6,19 +6,49 @@
 //! explicitly through `set_window` while a recovery episode lasts.
 
 mod aimd;
+mod bbr;
 mod cubic;
+pub mod hystart;
+mod minmax;
 pub mod highspeed;
 mod reno;
 pub mod scalable;
 mod westwood;
 
 pub use aimd::{Aimd, Law};
+pub use bbr::{Bbr, Mode as BbrMode};
 pub use cubic::Cubic;
 pub use reno::reno;
 pub use westwood::Westwood;
 
+use crate::delivery_rate::RateSample;
 use rexmit_transport::window;
 use rexmit_time::{Duration, Time};
+
+/// The loss-recovery state an ACK leaves the sender in (Linux's ca_state as BBR reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    Open,
+    /// Fast recovery (duplicate ACKs, SACK or RACK).
+    Recovery,
+    /// Recovery after a retransmission timeout.
+    Loss,
+}
+
+/// What a rate-based controller (BBR) learns from one ACK, after loss recovery handled it.
+#[derive(Clone, Copy, Debug)]
+pub struct RateAck {
+    pub now: Time,
+    pub rs: RateSample,
+    /// Bytes delivered on the connection so far (C.delivered).
+    pub delivered: u64,
+    /// Bytes in flight after the ACK (pipe).
+    pub in_flight: u64,
+    /// Segments this ACK newly marked lost.
+    pub losses: u64,
+    pub ca_state: CaState,
+    pub srtt: Option<Duration>,
+}
 
 /// What an ACK tells the controller.
 #[derive(Clone, Copy, Debug)]
@@ -31,6 +61,12 @@ pub struct AckSample {
     pub delivered: u64,
     pub srtt: Option<Duration>,
     pub min_rtt: Option<Duration>,
+    /// The RTT this ACK measured (timestamp echo, else its newest never-retransmitted
+    /// segment), if any.
+    pub rtt: Option<Duration>,
+    /// snd_una after the ACK and snd_nxt (round boundaries for HyStart).
+    pub snd_una: u64,
+    pub snd_nxt: u64,
 }
 
 /// A congestion controller. All quantities are bytes.
@@ -63,6 +99,18 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn set_window(&mut self, cwnd: u64) {
         self.window_state_mut().cwnd = cwnd;
     }
+    /// Whether the sender should keep delivery-rate samples and call `on_rate_ack`.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    /// The handshake completed with these RTT estimates.
+    fn on_connected(&mut self, _srtt: Option<Duration>, _min_rtt: Option<Duration>) {}
+    /// Every ACK, after loss recovery has processed it (only if `wants_rate_samples`).
+    fn on_rate_ack(&mut self, _ack: &RateAck) {}
+    /// Pace transmissions at this many bytes per second; `None`: send as the window allows.
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
     fn name(&self) -> &'static str;
 }
 
@@ -78,6 +126,9 @@ pub struct Window {
     /// (RFC 5681 §3.1 eq. 3: cwnd += SMSS·SMSS/cwnd per ACK). With delayed ACKs, ACK counting
     /// grows cwnd by half a segment per RTT; ns-2 and ns-3 count ACKs.
     pub byte_counting: bool,
+    /// Slow start grows cwnd by at most this many bytes per ACK (RFC 3465 §2.2 L; RFC 5681
+    /// §3.1: one SMSS). Linux's tcp_slow_start has no limit (u64::MAX).
+    pub slow_start_limit: u64,
 }
 
 impl Window {
@@ -88,6 +139,7 @@ impl Window {
             smss,
             ca_credit: 0.0,
             byte_counting: false,
+            slow_start_limit: smss,
         }
     }
 
@@ -95,14 +147,23 @@ impl Window {
         self.cwnd < self.ssthresh
     }
 
-    /// RFC 5681 §3.1 slow start with appropriate byte counting limited to L = 1 SMSS (RFC 3465).
-    /// Returns the part of `acked` not used by slow start.
+    /// RFC 5681 §3.1 slow start with appropriate byte counting limited to L (RFC 3465 §2.2;
+    /// 1 SMSS unless `slow_start_limit` says otherwise). Returns the part of `acked` not used
+    /// by slow start: none with the RFC's L; with no limit (Linux) what goes past ssthresh.
     pub fn slow_start(&mut self, acked: u64) -> u64 {
         if !self.in_slow_start() {
             return acked;
         }
-        self.cwnd += window::slow_start_increase(acked, self.smss);
-        0
+        if self.slow_start_limit == self.smss {
+            self.cwnd += window::slow_start_increase(acked, self.smss);
+            return 0;
+        }
+        // Linux tcp_slow_start: cwnd = min(cwnd + acked, ssthresh), the rest to avoidance.
+        let inc = acked.min(self.slow_start_limit);
+        let new = (self.cwnd + inc).min(self.ssthresh.max(self.cwnd));
+        let used = new - self.cwnd;
+        self.cwnd = new;
+        acked - used
     }
 
     /// Congestion avoidance: `segments_per_rtt` SMSS per cwnd of acknowledged data (seed 003
@@ -146,6 +207,8 @@ pub enum CcAlgorithm {
     Cubic,
     /// Westwood+ (seed 001): ssthresh from the bandwidth estimate after a loss.
     Westwood,
+    /// BBR v1 as Linux's tcp_bbr (paces its transmissions).
+    Bbr,
 }
 
 impl CcAlgorithm {
@@ -155,15 +218,20 @@ impl CcAlgorithm {
         initial_ssthresh: u64,
         smss: u64,
         byte_counting: bool,
+        slow_start_limit: u64,
+        hystart: bool,
     ) -> Box<dyn CongestionControl> {
         let mut w = Window::new(initial_cwnd, initial_ssthresh, smss);
         w.byte_counting = byte_counting;
+        w.slow_start_limit = slow_start_limit;
         match *self {
             CcAlgorithm::Reno => Box::new(reno(w)),
             CcAlgorithm::Aimd { a, b } => Box::new(Aimd::new(w, Law::Constant { a, b })),
             CcAlgorithm::Scalable => Box::new(Aimd::new(w, Law::Scalable)),
             CcAlgorithm::HighSpeed => Box::new(Aimd::new(w, Law::HighSpeed)),
+            CcAlgorithm::Cubic if hystart => Box::new(Cubic::with_hystart(w)),
             CcAlgorithm::Cubic => Box::new(Cubic::new(w)),
+            CcAlgorithm::Bbr => Box::new(Bbr::new(w)),
             CcAlgorithm::Westwood => Box::new(Westwood::new(w)),
         }
     }
@@ -177,5 +245,8 @@ pub(crate) fn sample(now_ms: u64, acked: u64) -> AckSample {
         delivered: acked,
         srtt: Some(Duration::from_millis(100)),
         min_rtt: Some(Duration::from_millis(100)),
+        rtt: Some(Duration::from_millis(100)),
+        snd_una: 0,
+        snd_nxt: 0,
     }
 }

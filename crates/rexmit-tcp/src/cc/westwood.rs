@@ -98,6 +98,7 @@ mod tests {
                 delivered: 1000,
                 srtt: Some(Duration::from_millis(40)),
                 min_rtt: Some(Duration::from_millis(40)),
+                ..super::super::sample(2 * i, 1000)
             });
         }
         c.on_congestion_event(Time::from_millis(400), 50_000);

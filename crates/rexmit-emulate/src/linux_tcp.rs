@@ -1,0 +1,356 @@
+//! The project's own bulk sender and receiver over kernel sockets, each on a thread that has
+//! entered its real host's namespace (sockets belong to the namespace they are created in).
+//! The sender binds the app's port (so the scenario's flow matchers and scripted drops find its
+//! packets), sets its socket options before connecting, writes until `bytes` or the stop time,
+//! and both read TCP_INFO at the stop time.
+
+use crate::sys;
+use serde::Serialize;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddrV4, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+/// Socket options the sender and receiver set (each `None` leaves the kernel's default).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct SocketOptions {
+    /// TCP_CONGESTION.
+    pub congestion: Option<String>,
+    /// TCP_MAXSEG (before connecting).
+    pub maxseg: Option<u32>,
+    /// TCP_NODELAY (Nagle off).
+    pub nodelay: Option<bool>,
+    /// SO_SNDBUF / SO_RCVBUF in bytes (the kernel doubles them and stops autotuning).
+    pub sndbuf: Option<u32>,
+    pub rcvbuf: Option<u32>,
+}
+
+/// One app between real hosts, in wall-clock offsets from the run's origin.
+#[derive(Clone, Debug)]
+pub struct BulkSpec {
+    pub sender_ns: String,
+    pub receiver_ns: String,
+    pub src: SocketAddrV4,
+    pub dst: SocketAddrV4,
+    pub start: Duration,
+    pub stop: Duration,
+    /// Goodput counts bytes read from here on.
+    pub measure_from: Duration,
+    pub bytes: Option<u64>,
+    pub options: SocketOptions,
+    /// Set when the run ends early (Ctrl-C, a guard): both threads stop at once.
+    pub cancel: Arc<AtomicBool>,
+}
+
+/// The fields of `struct tcp_info` (linux/tcp.h) the results use.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct TcpInfo {
+    pub ca_state: u8,
+    pub rto_us: u32,
+    pub snd_mss: u32,
+    pub rtt_us: u32,
+    pub rttvar_us: u32,
+    pub snd_ssthresh: u32,
+    pub snd_cwnd: u32,
+    pub total_retrans: u32,
+    pub pacing_rate: u64,
+    pub bytes_acked: u64,
+    pub bytes_received: u64,
+    pub min_rtt_us: u32,
+    pub data_segs_out: u32,
+    pub delivery_rate: u64,
+    pub bytes_sent: u64,
+    pub bytes_retrans: u64,
+    pub dsack_dups: u32,
+    pub reord_seen: u32,
+    /// Retransmission timeouts (tcpi_total_rto, Linux 6.7 on; `None` on older kernels).
+    pub total_rto: Option<u16>,
+}
+
+fn u32_at(b: &[u8], off: usize) -> u32 {
+    b.get(off..off + 4).map_or(0, |s| u32::from_ne_bytes(s.try_into().expect("4 bytes")))
+}
+fn u64_at(b: &[u8], off: usize) -> u64 {
+    b.get(off..off + 8).map_or(0, |s| u64::from_ne_bytes(s.try_into().expect("8 bytes")))
+}
+
+impl TcpInfo {
+    /// Parse the kernel's bytes (offsets of the uapi struct, which only ever grows at its end).
+    pub fn parse(b: &[u8]) -> TcpInfo {
+        TcpInfo {
+            ca_state: b.get(1).copied().unwrap_or(0),
+            rto_us: u32_at(b, 8),
+            snd_mss: u32_at(b, 16),
+            rtt_us: u32_at(b, 68),
+            rttvar_us: u32_at(b, 72),
+            snd_ssthresh: u32_at(b, 76),
+            snd_cwnd: u32_at(b, 80),
+            total_retrans: u32_at(b, 100),
+            pacing_rate: u64_at(b, 104),
+            bytes_acked: u64_at(b, 120),
+            bytes_received: u64_at(b, 128),
+            min_rtt_us: u32_at(b, 148),
+            data_segs_out: u32_at(b, 156),
+            delivery_rate: u64_at(b, 160),
+            bytes_sent: u64_at(b, 200),
+            bytes_retrans: u64_at(b, 208),
+            dsack_dups: u32_at(b, 216),
+            reord_seen: u32_at(b, 220),
+            total_rto: (b.len() >= 242).then(|| u16::from_ne_bytes([b[240], b[241]])),
+        }
+    }
+
+    fn read(s: &impl AsRawFd) -> io::Result<TcpInfo> {
+        let mut buf = [0u8; 512];
+        let n = sys::getsockopt_bytes(s.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_INFO, &mut buf)?;
+        Ok(TcpInfo::parse(&buf[..n]))
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SenderReport {
+    pub bytes_written: u64,
+    pub connected_s: Option<f64>,
+    /// All `bytes` written and acknowledged.
+    pub completed_s: Option<f64>,
+    pub tcp_info: Option<TcpInfo>,
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ReceiverReport {
+    pub bytes_read: u64,
+    pub bytes_measured: u64,
+    pub tcp_info: Option<TcpInfo>,
+    pub error: Option<String>,
+}
+
+/// A bulk transfer under way: its two threads.
+pub struct Bulk {
+    sender: std::thread::JoinHandle<SenderReport>,
+    receiver: std::thread::JoinHandle<ReceiverReport>,
+}
+
+impl Bulk {
+    /// Start the receiver (listening before this returns) and the sender (which waits for its
+    /// start time). `origin` is sim time zero.
+    pub fn start(spec: BulkSpec, origin: Instant) -> io::Result<Bulk> {
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let rspec = spec.clone();
+        let receiver = std::thread::spawn(move || receive(rspec, origin, ready_tx));
+        match ready_rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                let _ = receiver.join();
+                return Err(e);
+            }
+            Err(_) => return Err(io::Error::other("receiver did not start listening")),
+        }
+        let sender = std::thread::spawn(move || send(spec, origin));
+        Ok(Bulk { sender, receiver })
+    }
+
+    pub fn join(self) -> (SenderReport, ReceiverReport) {
+        let s = self.sender.join().unwrap_or_else(|_| SenderReport { error: Some("sender thread panicked".into()), ..Default::default() });
+        let r = self.receiver.join().unwrap_or_else(|_| ReceiverReport { error: Some("receiver thread panicked".into()), ..Default::default() });
+        (s, r)
+    }
+}
+
+/// Sleep until `t` or until the run is cancelled.
+fn sleep_until(t: Instant, cancel: &AtomicBool) {
+    while !cancel.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        if now >= t {
+            return;
+        }
+        std::thread::sleep((t - now).min(Duration::from_millis(20)));
+    }
+}
+
+/// Now at or after `t`, or cancelled.
+fn past(t: Instant, cancel: &AtomicBool) -> bool {
+    Instant::now() >= t || cancel.load(Ordering::Relaxed)
+}
+
+fn receive(spec: BulkSpec, origin: Instant, ready: mpsc::Sender<io::Result<()>>) -> ReceiverReport {
+    let mut rep = ReceiverReport::default();
+    let listener = (|| -> io::Result<TcpListener> {
+        sys::enter_netns(&spec.receiver_ns)?;
+        let l = TcpListener::bind(spec.dst)?;
+        if let Some(b) = spec.options.rcvbuf {
+            // Set on the listener: accepted sockets inherit it, and the SYN-ACK's window follows it.
+            sys::setsockopt(l.as_raw_fd(), libc::SOL_SOCKET, libc::SO_RCVBUF, &(b as libc::c_int))?;
+        }
+        l.set_nonblocking(true)?;
+        Ok(l)
+    })();
+    let listener = match listener {
+        Ok(l) => {
+            let _ = ready.send(Ok(()));
+            l
+        }
+        Err(e) => {
+            let _ = ready.send(Err(io::Error::new(e.kind(), format!("receiver in {}: {e}", spec.receiver_ns))));
+            rep.error = Some(e.to_string());
+            return rep;
+        }
+    };
+    let stop = origin + spec.stop;
+    let measure_from = origin + spec.measure_from;
+    let mut stream = loop {
+        match listener.accept() {
+            Ok((s, _)) => break s,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock && !past(stop, &spec.cancel) => std::thread::sleep(Duration::from_millis(1)),
+            Err(e) => {
+                rep.error = Some(format!("accept: {e}"));
+                return rep;
+            }
+        }
+    };
+    let _ = stream.set_nonblocking(false);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let now = Instant::now();
+        if past(stop, &spec.cancel) {
+            break;
+        }
+        let _ = stream.set_read_timeout(Some((stop - now).min(Duration::from_millis(20)).max(Duration::from_micros(100))));
+        match stream.read(&mut buf) {
+            Ok(0) => {
+                sleep_until(stop, &spec.cancel);
+                break;
+            }
+            Ok(n) => {
+                rep.bytes_read += n as u64;
+                if Instant::now() >= measure_from {
+                    rep.bytes_measured += n as u64;
+                }
+            }
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => {}
+            Err(e) => {
+                rep.error = Some(format!("read: {e}"));
+                break;
+            }
+        }
+    }
+    rep.tcp_info = TcpInfo::read(&stream).ok();
+    rep
+}
+
+/// Create the sender's socket with its options set, bound to the app's port, and connect.
+fn connect(spec: &BulkSpec, timeout: Duration) -> io::Result<TcpStream> {
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // Owned from here on: closed on every error path.
+    let sock = unsafe { TcpStream::from_raw_fd(fd) };
+    // SO_SNDTIMEO bounds the blocking connect too (lost SYNs are retried by the kernel).
+    sock.set_write_timeout(Some(timeout.max(Duration::from_millis(1))))?;
+    let o = &spec.options;
+    sys::setsockopt(fd, libc::SOL_SOCKET, libc::SO_REUSEADDR, &(1 as libc::c_int))?;
+    if let Some(cc) = &o.congestion {
+        let r = unsafe { libc::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_ptr() as *const libc::c_void, cc.len() as libc::socklen_t) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            return Err(io::Error::new(e.kind(), format!("TCP_CONGESTION {cc:?}: {e} (see /proc/sys/net/ipv4/tcp_available_congestion_control)")));
+        }
+    }
+    if let Some(m) = o.maxseg {
+        sys::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_MAXSEG, &(m as libc::c_int))?;
+    }
+    if let Some(n) = o.nodelay {
+        sys::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_NODELAY, &(n as libc::c_int))?;
+    }
+    if let Some(b) = o.sndbuf {
+        sys::setsockopt(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, &(b as libc::c_int))?;
+    }
+    let sa = |a: &SocketAddrV4| libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: a.port().to_be(),
+        sin_addr: libc::in_addr { s_addr: u32::from(*a.ip()).to_be() },
+        sin_zero: [0; 8],
+    };
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    let src = sa(&spec.src);
+    if unsafe { libc::bind(fd, &src as *const _ as *const libc::sockaddr, len) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let dst = sa(&spec.dst);
+    if unsafe { libc::connect(fd, &dst as *const _ as *const libc::sockaddr, len) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(sock)
+}
+
+fn send(spec: BulkSpec, origin: Instant) -> SenderReport {
+    let mut rep = SenderReport::default();
+    if let Err(e) = sys::enter_netns(&spec.sender_ns) {
+        rep.error = Some(format!("sender namespace {}: {e}", spec.sender_ns));
+        return rep;
+    }
+    let stop = origin + spec.stop;
+    sleep_until(origin + spec.start, &spec.cancel);
+    let mut stream = match connect(&spec, stop.saturating_duration_since(Instant::now())) {
+        Ok(s) => s,
+        Err(e) => {
+            rep.error = Some(format!("connect {} -> {}: {e}", spec.src, spec.dst));
+            return rep;
+        }
+    };
+    rep.connected_s = Some(origin.elapsed().as_secs_f64());
+    let chunk = vec![0u8; 1 << 16];
+    let total = spec.bytes.unwrap_or(u64::MAX);
+    while rep.bytes_written < total {
+        let now = Instant::now();
+        if past(stop, &spec.cancel) {
+            break;
+        }
+        let _ = stream.set_write_timeout(Some((stop - now).min(Duration::from_millis(20)).max(Duration::from_micros(100))));
+        let n = (total - rep.bytes_written).min(chunk.len() as u64) as usize;
+        match stream.write(&chunk[..n]) {
+            Ok(n) => rep.bytes_written += n as u64,
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => {}
+            Err(e) => {
+                rep.error = Some(format!("write: {e}"));
+                break;
+            }
+        }
+    }
+    if rep.bytes_written >= total {
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+        // Completion: everything (and the FIN) acknowledged, seen by polling TCP_INFO.
+        while !past(stop, &spec.cancel) {
+            if TcpInfo::read(&stream).is_ok_and(|i| i.bytes_acked >= total) {
+                rep.completed_s = Some(origin.elapsed().as_secs_f64());
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    sleep_until(stop, &spec.cancel);
+    rep.tcp_info = TcpInfo::read(&stream).ok();
+    rep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tcp_info_fields_are_read_at_their_uapi_offsets() {
+        let mut b = vec![0u8; 248];
+        b[1] = 4; // TCP_CA_Loss
+        b[80..84].copy_from_slice(&17u32.to_ne_bytes());
+        b[100..104].copy_from_slice(&3u32.to_ne_bytes());
+        b[120..128].copy_from_slice(&123_456u64.to_ne_bytes());
+        b[240..242].copy_from_slice(&2u16.to_ne_bytes());
+        let i = TcpInfo::parse(&b);
+        assert_eq!((i.ca_state, i.snd_cwnd, i.total_retrans, i.bytes_acked, i.total_rto), (4, 17, 3, 123_456, Some(2)));
+        // An older kernel's shorter struct: no RTO count rather than a wrong one.
+        assert_eq!(TcpInfo::parse(&b[..232]).total_rto, None);
+    }
+}

@@ -1,0 +1,392 @@
+//! An emulation run: check the machine, sweep namespaces left by crashed runs, build the
+//! scenario with the real hosts' apps left out, give each real host a namespace with a TUN
+//! device carrying its address and a route to every other address of the network (and none
+//! elsewhere), start the kernel-socket apps, run the network in real time, and report the usual
+//! results plus the emulation record: lateness, namespaces, sysctls and socket options.
+
+use crate::bridge::TunOutput;
+use crate::clock::{RealTime, TunInput};
+use crate::linux_tcp::{Bulk, BulkSpec, ReceiverReport, SenderReport, SocketOptions};
+use crate::netns::{self, Namespace};
+use rexmit_engine::Progress;
+use rexmit_scenario::build::build_emulated;
+use rexmit_scenario::results::Row;
+use rexmit_scenario::run::{collect, flow_labels, limits};
+use rexmit_scenario::schema::AppCfg;
+use rexmit_scenario::transport::CcName;
+use rexmit_scenario::{RunResults, Scenario, ScenarioError};
+use rexmit_time::Duration;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Default bound on the 99th percentile of event lateness.
+pub const DEFAULT_MAX_LATENESS: Duration = Duration::from_millis(1);
+
+#[derive(Debug)]
+pub enum EmulationError {
+    /// This machine cannot emulate (no root, no /dev/net/tun, no `ip`): said plainly.
+    Unavailable(String),
+    Scenario(ScenarioError),
+    /// Creating or configuring a namespace, a TUN device or a socket failed.
+    Setup(String),
+}
+
+impl std::fmt::Display for EmulationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EmulationError::Unavailable(s) => write!(f, "{s}"),
+            EmulationError::Scenario(e) => write!(f, "{e}"),
+            EmulationError::Setup(s) => write!(f, "emulation set-up failed: {s}"),
+        }
+    }
+}
+impl std::error::Error for EmulationError {}
+
+impl From<ScenarioError> for EmulationError {
+    fn from(e: ScenarioError) -> Self {
+        EmulationError::Scenario(e)
+    }
+}
+
+fn setup(what: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> EmulationError {
+    move |e| EmulationError::Setup(format!("{what}: {e}"))
+}
+
+/// How a real app's `tcp = { ... }` table is carried out by Linux.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinuxSettings {
+    pub socket: SocketOptions,
+    /// Sysctls of both hosts' namespaces.
+    pub sysctls: BTreeMap<String, String>,
+    /// Options of the routes towards the peer (`initcwnd`, `rto_min`).
+    pub route_options: Vec<String>,
+}
+
+/// Map an app's TCP settings onto kernel knobs; a setting with no Linux counterpart is an
+/// error naming the field (nothing is silently dropped).
+pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioError> {
+    let mut out = LinuxSettings::default();
+    let Some(t) = &a.tcp else { return Ok(out) };
+    let bad = |field: &str, why: &str| ScenarioError::new(format!("{path}.tcp.{field}"), format!("{why} (an app between real hosts runs Linux's TCP)"));
+    let flag = |b: bool| if b { "1" } else { "0" }.to_string();
+    if let Some(cc) = t.cc {
+        out.socket.congestion = Some(
+            match cc {
+                CcName::Reno => "reno",
+                CcName::Cubic => "cubic",
+                CcName::Bbr => "bbr",
+                other => return Err(bad("cc", &format!("{other:?} is not a Linux congestion control here: use reno, cubic or bbr"))),
+            }
+            .to_string(),
+        );
+    }
+    out.socket.maxseg = t.mss.map(u32::from);
+    out.socket.nodelay = t.nagle.map(|n| !n);
+    out.socket.sndbuf = t.send_buffer.map(|b| b.0.min(i32::MAX as u64) as u32);
+    out.socket.rcvbuf = t.recv_buffer.map(|b| b.0.min(i32::MAX as u64) as u32);
+    let mut sys = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            out.sysctls.insert(format!("net.ipv4.{k}"), v);
+        }
+    };
+    sys("tcp_sack", t.sack.map(flag));
+    sys("tcp_dsack", t.dsack.map(flag));
+    sys("tcp_timestamps", t.timestamps.map(flag));
+    sys("tcp_window_scaling", t.window_scaling.map(flag));
+    // tcp_recovery bit 0 is RACK loss detection (Documentation/networking/ip-sysctl.rst).
+    sys("tcp_recovery", t.rack.map(flag));
+    sys("tcp_reordering", t.dup_thresh.map(|d| d.to_string()));
+    if let Some(n) = t.initial_cwnd_segments {
+        out.route_options.extend(["initcwnd".into(), n.to_string()]);
+    }
+    if let Some(r) = &t.rto {
+        if let Some(m) = r.min {
+            out.route_options.extend(["rto_min".into(), format!("{}ms", m.0.as_nanos().div_ceil(1_000_000))]);
+        }
+        if r.initial.is_some() || r.max.is_some() {
+            return Err(bad("rto", "only rto.min has a Linux counterpart (the route's rto_min)"));
+        }
+    }
+    let unmapped: [(&str, bool); 16] = [
+        ("hystart", t.hystart.is_some()),
+        ("slow_start_limit_segments", t.slow_start_limit_segments.is_some()),
+        ("recovery", t.recovery.is_some()),
+        ("aimd_a", t.aimd_a.is_some()),
+        ("aimd_b", t.aimd_b.is_some()),
+        ("initial_ssthresh", t.initial_ssthresh.is_some()),
+        ("ack_every", t.ack_every.is_some()),
+        ("delayed_ack_timeout", t.delayed_ack_timeout.is_some()),
+        ("immediate_ack_on_ooo", t.immediate_ack_on_ooo.is_some()),
+        ("byte_counting", t.byte_counting.is_some()),
+        ("prr", t.prr.is_some()),
+        ("limited_transmit", t.limited_transmit.is_some()),
+        ("early_retransmit", t.early_retransmit.is_some()),
+        ("thin_linear_timeouts", t.thin_linear_timeouts.is_some()),
+        ("thin_dupack", t.thin_dupack.is_some()),
+        ("tahoe_recover_guard", t.tahoe_recover_guard.is_some()),
+    ];
+    if let Some((field, _)) = unmapped.iter().find(|(_, set)| *set) {
+        return Err(bad(field, "has no Linux counterpart that the emulator sets"));
+    }
+    Ok(out)
+}
+
+/// Sysctls every real host's namespace gets, whatever the scenario says.
+const BASE_SYSCTLS: [(&str, &str); 2] = [
+    // No metrics cached from earlier connections (ssthresh, RTT) leak into a new one.
+    ("net.ipv4.tcp_no_metrics_save", "1"),
+    // ECN is not modelled by rexmit's queues.
+    ("net.ipv4.tcp_ecn", "0"),
+];
+
+/// Sysctls read back into the results, so they say what the kernel ran with.
+const RECORDED_SYSCTLS: [&str; 12] = [
+    "net.ipv4.tcp_sack",
+    "net.ipv4.tcp_dsack",
+    "net.ipv4.tcp_timestamps",
+    "net.ipv4.tcp_window_scaling",
+    "net.ipv4.tcp_recovery",
+    "net.ipv4.tcp_early_retrans",
+    "net.ipv4.tcp_reordering",
+    "net.ipv4.tcp_congestion_control",
+    "net.ipv4.tcp_rmem",
+    "net.ipv4.tcp_wmem",
+    "net.ipv4.tcp_no_metrics_save",
+    "net.ipv4.tcp_ecn",
+];
+
+struct RealHost {
+    name: String,
+    node: rexmit_net::NodeId,
+    addr: Ipv4Addr,
+    ns: Namespace,
+    tun: File,
+    sysctls: BTreeMap<String, String>,
+    routes: Vec<String>,
+}
+
+fn kernel_release() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_default()
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
+}
+
+/// Run `s` with the hosts of `emulation.real_hosts` real. pcaps and the rest of the outputs are
+/// as for a simulation run; `RunResults::emulation` holds the emulation record.
+pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Progress) -> bool) -> Result<RunResults, EmulationError> {
+    let emu = s.emulation.as_ref().ok_or_else(|| ScenarioError::new("emulation", "is required by emulate: name the real hosts in [emulation] real_hosts"))?;
+    if emu.real_hosts.is_empty() {
+        return Err(ScenarioError::new("emulation.real_hosts", "is empty: name at least one host").into());
+    }
+    let max_lateness = emu.max_lateness.map_or(DEFAULT_MAX_LATENESS, |d| d.0);
+    if max_lateness.is_zero() {
+        return Err(ScenarioError::new("emulation.max_lateness", "must be > 0").into());
+    }
+    // The scenario's mistakes first: they need no privileges.
+    let mut built = build_emulated(s, out_dir)?;
+    let real_apps: Vec<usize> = (0..s.apps.len()).filter(|&i| built.apps[i].is_none()).collect();
+    let mut app_settings = Vec::new();
+    for &i in &real_apps {
+        app_settings.push(linux_settings(&format!("apps[{i}]"), &s.apps[i])?);
+    }
+    // Hosts: one address each, not routers.
+    let net = built.sim.net();
+    let mut placed = Vec::new();
+    for (i, name) in emu.real_hosts.iter().enumerate() {
+        let path = format!("emulation.real_hosts[{i}]");
+        if emu.real_hosts[..i].contains(name) {
+            return Err(ScenarioError::new(path, format!("{name:?} is listed twice")).into());
+        }
+        let node = net.node_by_name(name).ok_or_else(|| ScenarioError::new(&path, format!("no node named {name:?}")))?;
+        if net.node(node).forwarding {
+            return Err(ScenarioError::new(&path, format!("{name:?} is a router: only hosts can be real")).into());
+        }
+        let addrs = net.addrs(node);
+        if addrs.len() != 1 {
+            return Err(ScenarioError::new(&path, format!("{name:?} has {} addresses: a real host has exactly one link", addrs.len())).into());
+        }
+        placed.push((name.clone(), node, addrs[0]));
+    }
+    let all_addrs: Vec<Ipv4Addr> = (0..net.nodes.len()).flat_map(|n| net.addrs(rexmit_net::NodeId(n as u32))).collect();
+    // Sysctls per host: the base set plus those of its apps (a conflict is an error).
+    let mut host_sysctls: Vec<BTreeMap<String, String>> = placed.iter().map(|_| BASE_SYSCTLS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()).collect();
+    let mut host_route_opts: Vec<Vec<String>> = vec![Vec::new(); placed.len()];
+    for (k, &i) in real_apps.iter().enumerate() {
+        let a = &s.apps[i];
+        for end in [&a.from, &a.to] {
+            let h = placed.iter().position(|p| &p.0 == end).expect("real app ends are real hosts");
+            for (key, v) in &app_settings[k].sysctls {
+                if let Some(old) = host_sysctls[h].insert(key.clone(), v.clone()).filter(|old| old != v) {
+                    return Err(ScenarioError::new(format!("apps[{i}].tcp"), format!("host {end:?} gets {key} = {v} from this app and {old} from another")).into());
+                }
+            }
+            if end == &a.from && !app_settings[k].route_options.is_empty() {
+                host_route_opts[h] = app_settings[k].route_options.clone();
+            }
+        }
+    }
+
+    if let Some(why) = crate::unavailable_reason() {
+        return Err(EmulationError::Unavailable(why));
+    }
+    let swept = netns::sweep_stale();
+    let load_before = loadavg();
+
+    let mut hosts: Vec<RealHost> = Vec::new();
+    for (h, (name, node, addr)) in placed.into_iter().enumerate() {
+        let ns = Namespace::create().map_err(setup(format!("namespace for {name:?}")))?;
+        for (k, v) in &host_sysctls[h] {
+            ns.sysctl(k, v).map_err(setup(format!("{name:?}: sysctl {k}")))?;
+        }
+        let tun = ns.open_tun("tun0").map_err(setup(format!("{name:?}: TUN device")))?;
+        ns.ip(&["addr", "add", &format!("{addr}/32"), "dev", "tun0"]).map_err(setup(format!("{name:?}: address")))?;
+        ns.ip(&["link", "set", "tun0", "up"]).map_err(setup(format!("{name:?}: link up")))?;
+        let mut routes = Vec::new();
+        for other in all_addrs.iter().filter(|&&o| o != addr) {
+            let mut args: Vec<String> = ["route", "add", &format!("{other}/32"), "dev", "tun0", "src", &addr.to_string()].map(String::from).to_vec();
+            args.extend(host_route_opts[h].iter().cloned());
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            ns.ip(&refs).map_err(setup(format!("{name:?}: route to {other}")))?;
+            routes.push(args[2..].join(" "));
+        }
+        let mut sysctls = BTreeMap::new();
+        for k in RECORDED_SYSCTLS {
+            if let Ok(v) = ns.read_sysctl(k) {
+                sysctls.insert(k.to_string(), v);
+            }
+        }
+        let out = tun.try_clone().map_err(setup(format!("{name:?}: TUN device")))?;
+        built
+            .sim
+            .add_catch_all_agent(&format!("{name}/tun"), node, rexmit_time::Time::ZERO, Box::new(TunOutput::new(out)))
+            .map_err(|e| EmulationError::Setup(e.to_string()))?;
+        hosts.push(RealHost { name, node, addr, ns, tun, sysctls, routes });
+    }
+
+    // Sim time zero a little ahead, so that the threads are ready.
+    let origin = Instant::now() + std::time::Duration::from_millis(100);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let to_std = |d: Duration| std::time::Duration::from_nanos(d.as_nanos());
+    let mut bulks = Vec::new();
+    for (k, &i) in real_apps.iter().enumerate() {
+        let a = &s.apps[i];
+        let host = |n: &str| hosts.iter().find(|h| h.name == n).expect("real host");
+        let (src, dst) = (host(&a.from), host(&a.to));
+        let port = a.port.unwrap_or(5000 + i as u16);
+        let spec = BulkSpec {
+            sender_ns: src.ns.name.clone(),
+            receiver_ns: dst.ns.name.clone(),
+            src: SocketAddrV4::new(src.addr, port),
+            dst: SocketAddrV4::new(dst.addr, port),
+            start: to_std(a.start.0),
+            stop: to_std(s.stop_time.0),
+            measure_from: to_std(a.warmup.map_or(a.start.0, |w| w.0)),
+            bytes: a.bytes.map(|b| b.0),
+            options: app_settings[k].socket.clone(),
+            cancel: cancel.clone(),
+        };
+        bulks.push(Bulk::start(spec, origin).map_err(setup(format!("apps[{i}]")))?);
+    }
+
+    let inputs = hosts.iter().map(|h| TunInput { fd: h.tun.as_raw_fd(), node: h.node, addr: h.addr, stats: Default::default() }).collect();
+    let mut pacer = RealTime::new(origin, inputs);
+    while Instant::now() < origin {
+        std::thread::sleep(origin - Instant::now());
+    }
+    let started = Instant::now();
+    let outcome = built.sim.run_paced(&limits(s), &mut pacer, &mut progress);
+    let wall = started.elapsed().as_secs_f64();
+    if outcome.is_err() {
+        cancel.store(true, Ordering::Relaxed);
+    }
+    let reports: Vec<(SenderReport, ReceiverReport)> = bulks.into_iter().map(Bulk::join).collect();
+    let load_after = loadavg();
+    let lateness = pacer.lateness.summary();
+    let inputs: Vec<Value> = pacer.inputs().iter().map(|i| json!(i.stats)).collect();
+    drop(pacer);
+
+    let mut partial = outcome.as_ref().err().map(|e| e.to_string());
+    if lateness.p99_s > max_lateness.as_secs_f64() {
+        let why = format!(
+            "emulation lateness p99 {:.3} ms exceeds emulation.max_lateness {:.3} ms (mean {:.3} ms, max {:.3} ms; load average {load_after})",
+            lateness.p99_s * 1e3,
+            max_lateness.as_secs_f64() * 1e3,
+            lateness.mean_s * 1e3,
+            lateness.max_s * 1e3
+        );
+        partial = Some(partial.map_or(why.clone(), |p| format!("{p}; {why}")));
+    }
+    let tun_out: Vec<Value> = {
+        let m = built.sim.agent_metrics();
+        hosts.iter().map(|h| m.iter().find(|(n, _, _)| *n == format!("{}/tun", h.name)).map_or(Value::Null, |(_, _, m)| json!(m.iter().cloned().collect::<BTreeMap<_, _>>()))).collect()
+    };
+    let mut results = collect(s, built, wall, partial);
+    // Flows in app order: the real apps' rows between the simulated ones.
+    let mut sim_rows = std::mem::take(&mut results.flows).into_iter();
+    let mut apps_record = Vec::new();
+    for (i, a) in s.apps.iter().enumerate() {
+        match real_apps.iter().position(|&r| r == i) {
+            Some(k) => {
+                let (snd, rcv) = &reports[k];
+                results.flows.push(linux_row(s, a, snd, rcv));
+                apps_record.push(json!({"name": a.name, "socket_options": app_settings[k].socket, "sender": snd, "receiver": rcv}));
+            }
+            None => results.flows.extend(sim_rows.next()),
+        }
+    }
+    let hosts_record: Vec<Value> = hosts
+        .iter()
+        .zip(inputs.iter().zip(&tun_out))
+        .map(|(h, (input, output))| json!({"name": h.name, "namespace": h.ns.name, "address": h.addr.to_string(), "device": "tun0", "routes": h.routes, "sysctls": h.sysctls, "from_kernel": input, "to_kernel": output}))
+        .collect();
+    results.emulation = Some(json!({
+        "kernel": kernel_release(),
+        "lateness": lateness,
+        "max_lateness_s": max_lateness.as_secs_f64(),
+        "load_average_before": load_before,
+        "load_average_after": load_after,
+        "cpus": std::thread::available_parallelism().map_or(0, |n| n.get()),
+        "stale_namespaces_removed": swept,
+        "hosts": hosts_record,
+        "apps": apps_record,
+    }));
+    drop(hosts);
+    Ok(results)
+}
+
+/// The flow row of an app between real hosts, in the metric names of simulated TCP flows.
+fn linux_row(s: &Scenario, a: &AppCfg, snd: &SenderReport, rcv: &ReceiverReport) -> Row {
+    let secs = s.stop_time.0.saturating_sub(a.warmup.map_or(a.start.0, |w| w.0)).as_secs_f64();
+    let nan = f64::NAN;
+    let i = snd.tcp_info.clone().unwrap_or_default();
+    let mut labels = flow_labels(a);
+    labels.push(("stack".into(), "linux".into()));
+    let m = vec![
+        ("bytes_written", snd.bytes_written as f64),
+        ("bytes_acked", i.bytes_acked as f64),
+        ("data_segments_sent", i.data_segs_out as f64),
+        ("retransmits", i.total_retrans as f64),
+        ("bytes_retransmitted", i.bytes_retrans as f64),
+        ("timeouts", i.total_rto.map_or(nan, f64::from)),
+        ("dsacks_received", i.dsack_dups as f64),
+        ("failure", (snd.error.is_some() || rcv.error.is_some()) as u8 as f64),
+        ("completion_time_s", snd.completed_s.map_or(nan, |c| c - a.start.0.as_secs_f64())),
+        ("srtt_s", if snd.tcp_info.is_some() { i.rtt_us as f64 / 1e6 } else { nan }),
+        ("cwnd_final", (i.snd_cwnd as u64 * i.snd_mss as u64) as f64),
+        ("ssthresh_final_segments", i.snd_ssthresh as f64),
+        ("rto_final_s", i.rto_us as f64 / 1e6),
+        ("min_rtt_s", i.min_rtt_us as f64 / 1e6),
+        ("bytes_delivered", rcv.bytes_read as f64),
+        ("goodput_bps", if secs > 0.0 { rcv.bytes_measured as f64 * 8.0 / secs } else { 0.0 }),
+    ];
+    Row { name: a.name.clone(), labels, metrics: m.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
+}

@@ -1,0 +1,170 @@
+//! HyStart (Ha and Rhee, "Taming the elephants: New TCP slow start", Computer Networks 2011)
+//! as Linux's CUBIC runs it in 6.x (tcp_cubic.c, `hystart_detect` = 3: both detectors):
+//! slow start ends early — ssthresh = cwnd — when, within one round,
+//! - the ACK train (ACKs at most 2 ms apart since the round began) has lasted longer than
+//!   half of (min delay + 1 ms), i.e. about half the path's RTT is filled; or
+//! - the smallest of the round's first 8 RTT samples exceeds the minimum delay by
+//!   clamp(min delay / 8, 4 ms, 16 ms).
+//! Only at cwnd ≥ 16 segments. Linux 6.x runs this classic HyStart, not HyStart++ (RFC 9406):
+//! the kernel has no HyStart++ and keeps these two detectors (docs/validation.md#linux).
+
+use rexmit_time::{Duration, Time};
+
+/// hystart_low_window: HyStart runs from this cwnd (segments) on.
+pub const LOW_WINDOW: u64 = 16;
+/// hystart_ack_delta_us: ACKs closer than this belong to one train.
+const ACK_DELTA: Duration = Duration::from_millis(2);
+/// HYSTART_MIN_SAMPLES: RTT samples per round before the delay test.
+const MIN_SAMPLES: u32 = 8;
+const DELAY_MIN_THRESH: Duration = Duration::from_millis(4);
+const DELAY_MAX_THRESH: Duration = Duration::from_millis(16);
+/// Linux's hystart_ack_delay: the ACK-train threshold allows for up to 1 ms of delayed ACKs
+/// (min(1 ms, 4 GSO frames at the pacing rate): 1 ms at the rates emulation runs).
+const ACK_DELAY: Duration = Duration::from_millis(1);
+
+#[derive(Clone, Debug, Default)]
+pub struct HyStart {
+    /// Slow-start exit found (until the next timeout resets it).
+    pub found: bool,
+    /// snd_nxt when the round began: the round ends when snd_una passes it.
+    end_seq: u64,
+    round_start: Time,
+    last_ack: Time,
+    /// Smallest RTT sample of this round so far.
+    curr_rtt: Option<Duration>,
+    sample_count: u32,
+    /// The smallest RTT seen (Linux's delay_min).
+    pub delay_min: Option<Duration>,
+    started: bool,
+}
+
+impl HyStart {
+    /// A new round begins at `now` (Linux bictcp_hystart_reset).
+    fn reset_round(&mut self, now: Time, snd_nxt: u64) {
+        self.round_start = now;
+        self.last_ack = now;
+        self.end_seq = snd_nxt;
+        self.curr_rtt = None;
+        self.sample_count = 0;
+        self.started = true;
+    }
+
+    /// Forget the exit and the round (after a retransmission timeout, Linux bictcp_reset and
+    /// bictcp_hystart_reset): the next slow start may end early again.
+    pub fn restart(&mut self) {
+        self.found = false;
+        self.started = false;
+    }
+
+    /// Every ACK with an RTT sample feeds the minimum delay, except in the second after a
+    /// congestion-avoidance epoch began (Linux discards those samples after fast recovery).
+    pub fn on_rtt_sample(&mut self, rtt: Duration, discard: bool) {
+        if discard {
+            return;
+        }
+        let rtt = rtt.max(Duration::from_micros(1));
+        self.delay_min = Some(self.delay_min.map_or(rtt, |d| d.min(rtt)));
+    }
+
+    /// An ACK with an RTT sample in slow start with cwnd ≥ `LOW_WINDOW` (Linux runs HyStart
+    /// only on ACKs that give an RTT sample): returns true when slow start should end.
+    pub fn on_slow_start_ack(&mut self, now: Time, snd_una: u64, snd_nxt: u64, rtt: Duration) -> bool {
+        if self.found {
+            return false;
+        }
+        if !self.started || snd_una > self.end_seq {
+            self.reset_round(now, snd_nxt);
+        }
+        let Some(delay_min) = self.delay_min else { return false };
+        // Detector 1: the ACK train.
+        if now.saturating_since(self.last_ack) <= ACK_DELTA {
+            self.last_ack = now;
+            // Without pacing the train may end at half the RTT: the threshold is halved.
+            let threshold = (delay_min + ACK_DELAY) / 2;
+            if now.saturating_since(self.round_start) > threshold {
+                self.found = true;
+                return true;
+            }
+        }
+        // Detector 2: the delay increase.
+        self.curr_rtt = Some(self.curr_rtt.map_or(rtt, |c| c.min(rtt)));
+        if self.sample_count < MIN_SAMPLES {
+            self.sample_count += 1;
+        } else {
+            let thresh = (delay_min / 8).clamp(DELAY_MIN_THRESH, DELAY_MAX_THRESH);
+            if self.curr_rtt.is_some_and(|c| c > delay_min + thresh) {
+                self.found = true;
+                return true;
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(us: u64) -> Time {
+        Time::from_nanos(us * 1000)
+    }
+    const RTT: Duration = Duration::from_millis(40);
+
+    /// HyStart with delay_min 40 ms, after `n` samples of `rtt` 5 ms apart (none decisive).
+    fn primed(n: u64, rtt: Duration) -> HyStart {
+        let mut h = HyStart::default();
+        h.on_rtt_sample(RTT, false);
+        for i in 0..n {
+            assert!(!h.on_slow_start_ack(at(5_000 * i), 0, 100, rtt));
+        }
+        h
+    }
+
+    /// ACKs 1 ms apart from the round's start: the train is longer than (40 + 1) / 2 ms at the
+    /// ACK 21 ms in, which ends slow start.
+    #[test]
+    fn ack_train_longer_than_half_the_delay_ends_slow_start() {
+        let mut h = HyStart::default();
+        h.on_rtt_sample(RTT, false);
+        let mut found_at = None;
+        for i in 0..40u64 {
+            if h.on_slow_start_ack(at(1_000 * i), 0, 100, RTT) {
+                found_at = Some(i);
+                break;
+            }
+        }
+        assert_eq!(found_at, Some(21));
+    }
+
+    /// ACKs 2.4 ms apart (a 10 Mb/s bottleneck with an ACK for every second segment) never
+    /// form a train: only the delay detector can end slow start there.
+    #[test]
+    fn acks_more_than_2_ms_apart_form_no_train() {
+        let mut h = HyStart::default();
+        h.on_rtt_sample(RTT, false);
+        for i in 0..200u64 {
+            assert!(!h.on_slow_start_ack(at(2_400 * i), 0, 100, RTT), "ACK {i}");
+        }
+    }
+
+    /// Delay detector: the smallest of the round's first 8 samples, then of each later one,
+    /// must exceed delay_min + clamp(40/8 ms, 4, 16) = 45 ms.
+    #[test]
+    fn delay_increase_of_more_than_an_eighth_ends_slow_start() {
+        // Samples 5 ms apart (no train). Eight samples at 45.1 ms: the ninth decides.
+        let late = Duration::from_micros(45_100);
+        let mut h = primed(8, late);
+        assert!(h.on_slow_start_ack(at(40_000), 0, 100, late));
+        // At 45 ms exactly (not above the threshold) it would not have.
+        primed(20, Duration::from_millis(45));
+    }
+
+    /// A new round (snd_una past the round's snd_nxt) forgets the samples of the last one.
+    #[test]
+    fn a_new_round_starts_the_sample_count_again() {
+        let late = Duration::from_millis(50);
+        let mut h = primed(8, late);
+        // snd_una 101 > end_seq 100: a new round; its first sample does not decide.
+        assert!(!h.on_slow_start_ack(at(45_000), 101, 300, late));
+    }
+}

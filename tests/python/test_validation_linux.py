@@ -1,0 +1,38 @@
+"""The reduced live Linux comparison of `make test` (the full one is `make validate-linux`):
+rexmit's TCP in the `linux` profile against the kernel's, through emulation, on the same
+simulated path (validation/linux.py). Needs root and /dev/net/tun (conftest.emulation_or_skip)."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, emulation_or_skip
+
+sys.path.insert(0, str(ROOT / "validation"))
+import linux  # noqa: E402
+
+
+@pytest.mark.parametrize("cc,case", [("cubic", "drops3"), ("bbr", "drops1")])
+def test_scripted_drop_timelines_agree_with_linux(cc: str, case: str) -> None:
+    emulation_or_skip()
+    row = linux.timeline_case(cc, case)
+    assert row["verdict"] == "agree", row
+    for side in ("rexmit", "linux"):
+        assert [r["seg"] for r in row[side]["rtx"]] == linux.DROPS[case]
+        assert row[side]["flow"]["timeouts"] == 0
+
+
+def test_bbr_goodput_under_one_percent_loss_agrees_with_linux() -> None:
+    emulation_or_skip()
+    goodput = {}
+    for real in (False, True):
+        with tempfile.TemporaryDirectory() as d:
+            res = linux.run(linux.scenario("bbr", seed=3, secs=6.0, loss=0.01), real, Path(d))
+        goodput[real] = linux.flows_of(res)[0]["goodput_bps"]
+    # BBR v1 does not back off on random loss: both fill most of the 10 Mb/s.
+    assert goodput[True] > 8e6
+    assert abs(goodput[False] / goodput[True] - 1) <= linux.BAND, goodput
