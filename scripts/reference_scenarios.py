@@ -53,6 +53,9 @@ def tcp_cases() -> dict[str, rexmit.Scenario]:
         "new_ack": {"recovery": "sack", "rto_rearm": "new_ack", "initial_cwnd_segments": 10},
         "every_rtx": {"recovery": "sack", "rto_rearm": "every_retransmit", "byte_counting": True},
         "tahoe_ns3": {"recovery": "tahoe", "tahoe_recover_guard": False},
+        "bbr": {"recovery": "sack", "cc": "bbr", "rack": True},
+        "cubic_hystart": {"recovery": "sack", "cc": "cubic", "hystart": True},
+        "linux_profile": {"profile": "linux", "cc": "cubic"},
     }
     for name, tcp in extras.items():
         s = lossy_chain(20, BURST + UNIFORM[:0] if name != "rack_prr_ts" else UNIFORM)
