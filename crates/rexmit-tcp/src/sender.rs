@@ -15,7 +15,7 @@ use crate::sack_scoreboard::{Delivered, Scoreboard, SentSegment};
 use crate::send_buffer::SendBuffer;
 use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
 use rexmit_time::{Duration, Time};
-use rexmit_transport::rack::Rack;
+use rexmit_transport::rack::{LossScan, Rack};
 use rexmit_transport::{early_retransmit_threshold, RttEstimator};
 
 /// One loss-recovery episode in progress.
@@ -105,6 +105,9 @@ pub struct Sender {
     pub(crate) go_back_cause: RetransmitCause,
     /// RACK-TLP state when enabled (SACK recovery only).
     pub(crate) rack: Option<Rack>,
+    /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
+    pub(crate) reo_timer: Option<Time>,
+    pub(crate) pto_at: Option<Time>,
     /// The probe timeout fired: the next transmission is a tail loss probe.
     tlp_pending: bool,
     /// RFC 6937 enabled, and its state during a recovery episode.
@@ -173,6 +176,8 @@ impl Sender {
             pending_rexmit: None,
             go_back_cause: RetransmitCause::Timeout,
             rack: (cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack).then(Rack::new),
+            reo_timer: None,
+            pto_at: None,
             tlp_pending: false,
             prr_enabled: cfg.prr && cfg.recovery == RecoveryAlgorithm::Sack,
             prr: None,
@@ -474,38 +479,27 @@ impl Sender {
             return;
         };
         let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
-        if detect_rack_loss(rack, now, &mut self.sb, reo_wnd) {
+        let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd);
+        self.reo_timer = scan.timer;
+        if scan.newly_lost {
             recovery::on_rack_loss(self, now, st);
         }
         self.arm_pto(now);
     }
 
-    /// RFC 8985 §7.2: (re)arm the probe timeout when not in recovery, data is outstanding and
-    /// no probe is outstanding; never later than the RTO.
+    /// RFC 8985 §7.2: (re)arm the probe timeout (rexmit_transport's policy).
     fn arm_pto(&mut self, now: Time) {
         let flight = self.sb.len();
-        let srtt = self.rtt.srtt();
-        let (episode, rto_at) = (self.episode.is_some(), self.rto_at);
-        let Some(rack) = self.rack.as_mut() else {
+        let Some(rack) = self.rack.as_ref() else {
             return;
         };
-        rack.pto_at = None;
-        if episode || flight == 0 || rack.tlp_end_seq.is_some() {
-            return;
-        }
-        let at = now + Rack::pto(srtt, flight, Duration::ZERO);
-        // RFC 8985 §7.2 TLP_calc_PTO: "If Now() + PTO > TCP_RTO_expiration(): PTO =
-        // TCP_RTO_expiration() - Now()": the probe goes in the RTO's place (Linux likewise).
-        rack.pto_at = Some(match rto_at {
-            Some(r) if at > r => r,
-            _ => at,
-        });
+        self.pto_at = rack.pto_deadline(now, self.rtt.srtt(), flight, Duration::ZERO, self.episode.is_some(), self.rto_at);
     }
 
     /// RFC 6298 §5.4–5.6 and the persist timer.
     pub fn on_timeout(&mut self, now: Time, st: &mut TcpStats) {
         // A probe due with the RTO goes first and re-arms it (RFC 8985 §7.2–7.3).
-        if self.rack.as_ref().is_some_and(|r| r.pto_at.is_some_and(|t| t <= now)) {
+        if self.pto_at.is_some_and(|t| t <= now) {
             self.fire_pto(now);
         }
         if self.rto_at.is_some_and(|t| t <= now) {
@@ -522,7 +516,7 @@ impl Sender {
         if self.pace_wait && self.pace_at <= now {
             self.pace_wait = false;
         }
-        let reorder_due = self.rack.as_ref().is_some_and(|r| r.timer.is_some_and(|t| t <= now));
+        let reorder_due = self.reo_timer.is_some_and(|t| t <= now);
         if reorder_due {
             // RFC 8985 §6.3: the reordering timer re-runs loss detection.
             let in_recovery = self.episode.is_some();
@@ -530,7 +524,9 @@ impl Sender {
             let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
             if let Some(rack) = self.rack.as_mut() {
                 let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
-                if detect_rack_loss(rack, now, &mut self.sb, reo_wnd) {
+                let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd);
+                self.reo_timer = scan.timer;
+                if scan.newly_lost {
                     recovery::on_rack_loss(self, now, st);
                 }
             }
@@ -539,9 +535,7 @@ impl Sender {
 
     /// RFC 8985 §7.3: send a probe, then re-arm the RTO.
     fn fire_pto(&mut self, now: Time) {
-        if let Some(rack) = self.rack.as_mut() {
-            rack.pto_at = None;
-        }
+        self.pto_at = None;
         if self.episode.is_none() && !self.sb.is_empty() {
             self.tlp_pending = true;
             self.arm_rto(now);
@@ -551,10 +545,7 @@ impl Sender {
     pub fn next_timeout(&self) -> Option<Time> {
         let t = Time::earliest(self.rto_at, self.persist_at);
         let t = if self.pace_wait { Time::earliest(t, Some(self.pace_at)) } else { t };
-        match &self.rack {
-            Some(r) => Time::earliest(t, Time::earliest(r.timer, r.pto_at)),
-            None => t,
-        }
+        Time::earliest(t, Time::earliest(self.reo_timer, self.pto_at))
     }
 
     /// Choose and record the next data segment to send, if any may go now.
@@ -872,7 +863,7 @@ impl Sender {
 }
 
 /// RFC 8985 §6.2 step 5 over the scoreboard: unSACKed segments not yet marked lost.
-fn detect_rack_loss(rack: &mut Rack, now: Time, sb: &mut Scoreboard, reo_wnd: Duration) -> bool {
+fn detect_rack_loss(rack: &Rack, now: Time, sb: &mut Scoreboard, reo_wnd: Duration) -> LossScan {
     rack.detect_loss(
         now,
         reo_wnd,

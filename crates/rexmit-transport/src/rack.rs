@@ -2,8 +2,9 @@
 //! DATA chunk): time-based marking of lost segments from the send time of the most recently
 //! delivered segment plus a reordering window, and the tail loss probe.
 //!
-//! Owns RACK's state (xmit_ts, end_seq, rtt, fack, reo_wnd adaptation, reordering timer) and the
-//! TLP state and timer arithmetic. A "segment" is a TCP segment (ordered by its end sequence
+//! Owns RACK's state (xmit_ts, end_seq, rtt, fack, reo_wnd adaptation) and the TLP state, and
+//! computes the reordering and probe deadlines; each core keeps those in its own timer table.
+//! A "segment" is a TCP segment (ordered by its end sequence
 //! number) or an SCTP DATA chunk (ordered by its TSN, unwrapped to 64 bits). What is marked,
 //! what is sent and the congestion response belong to each protocol's sender.
 //!
@@ -40,13 +41,19 @@ pub struct Rack {
     pub reo_wnd_mult: u32,
     pub reo_wnd_persist: u32,
     dsack_round: Option<u64>,
-    /// Reordering timer (RFC 8985 §6.3).
-    pub timer: Option<Time>,
     /// TLP.end_seq and whether the probe was a retransmission (RFC 8985 §7).
     pub tlp_end_seq: Option<u64>,
     pub tlp_is_retrans: bool,
-    /// Probe timeout (RFC 8985 §7.2).
-    pub pto_at: Option<Time>,
+}
+
+/// What one RACK_detect_loss pass found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LossScan {
+    /// Some segment was newly marked lost.
+    pub newly_lost: bool,
+    /// RFC 8985 §6.3: when the reordering timer must fire (segments that may still arrive
+    /// within the window), or `None` to stop it.
+    pub timer: Option<Time>,
 }
 
 /// RFC 8985 §6.2 RACK_sent_after: was (t1, seq1) sent after (t2, seq2)?
@@ -134,21 +141,20 @@ impl Rack {
     }
 
     /// RFC 8985 §6.2 step 5 RACK_detect_loss: mark lost every outstanding segment sent before
-    /// the most recently delivered one and outstanding for longer than RACK.rtt + reo_wnd; arm
-    /// the reordering timer for the others. `sent` gives (send time, end sequence) of a segment
-    /// that is still outstanding (not acknowledged, not already marked lost) and `None` for
-    /// the others; `mark_lost` marks one. Returns whether any segment was newly marked lost.
+    /// the most recently delivered one and outstanding for longer than RACK.rtt + reo_wnd, and
+    /// say when the reordering timer must fire for the others. `sent` gives (send time, end
+    /// sequence) of a segment that is still outstanding (not acknowledged, not already marked
+    /// lost) and `None` for the others; `mark_lost` marks one.
     pub fn detect_loss<S>(
-        &mut self,
+        &self,
         now: Time,
         reo_wnd: Duration,
         segments: impl Iterator<Item = S>,
         sent: impl Fn(&S) -> Option<(Time, u64)>,
         mut mark_lost: impl FnMut(S),
-    ) -> bool {
-        self.timer = None;
+    ) -> LossScan {
         let Some(rack_ts) = self.xmit_ts else {
-            return false;
+            return LossScan::default();
         };
         let mut newly = false;
         let mut wait = Duration::ZERO;
@@ -167,10 +173,10 @@ impl Rack {
                 wait = wait.max(deadline - now);
             }
         }
-        if !wait.is_zero() {
-            self.timer = Some(now + wait);
+        LossScan {
+            newly_lost: newly,
+            timer: (!wait.is_zero()).then(|| now + wait),
         }
-        newly
     }
 
     /// RFC 8985 §7.4 on every ACK while a probe is outstanding. A new-data probe's episode ends
@@ -197,8 +203,9 @@ impl Rack {
 
     /// RFC 8985 §7.2 probe-timer policy, for TCP and SCTP alike: no probe while in loss
     /// recovery, with nothing in flight, or while a probe is outstanding; otherwise
-    /// `now` + `Rack::pto`, unless the retransmission timer (`rto_at`: TCP's RTO, SCTP's
-    /// earliest T3-rtx) would fire first or at the same time.
+    /// `now` + `Rack::pto`, but no later than the retransmission timer (`rto_at`: TCP's RTO,
+    /// SCTP's earliest T3-rtx): "If Now() + PTO > TCP_RTO_expiration(): PTO =
+    /// TCP_RTO_expiration() - Now()" (TLP_calc_PTO), so the probe goes in the timer's place.
     pub fn pto_deadline(
         &self,
         now: Time,
@@ -212,7 +219,10 @@ impl Rack {
             return None;
         }
         let at = now + Self::pto(srtt, flight_segments, multi_extra);
-        (!rto_at.is_some_and(|r| at >= r)).then_some(at)
+        Some(match rto_at {
+            Some(r) if at > r => r,
+            _ => at,
+        })
     }
 
     /// RFC 8985 §7.2 probe timeout length: 2·SRTT, plus WCDelAckT when one segment is in
@@ -260,13 +270,14 @@ mod tests {
     }
 
     #[test]
-    fn pto_is_armed_only_outside_recovery_with_data_in_flight_and_before_the_rto() {
+    fn pto_is_armed_only_outside_recovery_with_data_in_flight_and_never_after_the_rto() {
         let mut r = Rack::new();
         let (now, s, z) = (Time::from_millis(1000), Some(Duration::from_millis(100)), Duration::ZERO);
         assert_eq!(r.pto_deadline(now, s, 5, z, false, None), Some(Time::from_millis(1200)));
         assert_eq!(r.pto_deadline(now, s, 5, z, true, None), None, "in recovery");
         assert_eq!(r.pto_deadline(now, s, 0, z, false, None), None, "nothing in flight");
-        assert_eq!(r.pto_deadline(now, s, 5, z, false, Some(Time::from_millis(1200))), None, "RTO first");
+        let rto = Some(Time::from_millis(1150));
+        assert_eq!(r.pto_deadline(now, s, 5, z, false, rto), Some(Time::from_millis(1150)), "in the RTO's place");
         assert_eq!(r.pto_deadline(now, s, 5, z, false, Some(Time::from_millis(1201))), Some(Time::from_millis(1200)));
         r.tlp_end_seq = Some(10);
         assert_eq!(r.pto_deadline(now, s, 5, z, false, None), None, "a probe is outstanding");

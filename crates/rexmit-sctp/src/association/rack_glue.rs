@@ -38,6 +38,9 @@ struct TailRecovery {
 #[derive(Clone, Debug)]
 pub(crate) struct SctpRack {
     pub(crate) rack: Rack,
+    /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
+    reo_timer: Option<Time>,
+    pto_at: Option<Time>,
     /// The PTO expired: the next data packet is a probe.
     probe_due: bool,
     /// A probe went out and no recovery has started since.
@@ -51,6 +54,8 @@ impl SctpRack {
     pub(crate) fn new() -> Self {
         SctpRack {
             rack: Rack::new(),
+            reo_timer: None,
+            pto_at: None,
             probe_due: false,
             probed: false,
             tail: None,
@@ -118,7 +123,7 @@ impl Association {
         let reo_wnd = r.rack.reo_wnd(in_recovery, sacked, DUP_THRESH, min_rtt, srtt);
         let mut lost: Vec<(u32, RtxCause)> = Vec::new();
         let mut relost: Vec<Time> = Vec::new();
-        r.rack.detect_loss(
+        r.reo_timer = r.rack.detect_loss(
             now,
             reo_wnd,
             self.rtxq.iter(),
@@ -129,7 +134,7 @@ impl Association {
                     relost.push(e.sent_at);
                 }
             },
-        );
+        ).timer;
         if lost.is_empty() {
             return;
         }
@@ -150,7 +155,7 @@ impl Association {
         if self.fast_recovery.is_some() {
             // RFC 8985 §7.2: no probes during recovery.
             if let Some(r) = self.rack.as_mut() {
-                r.rack.pto_at = None;
+                r.pto_at = None;
             }
         }
         if tail_starts && self.fast_recovery.is_some() {
@@ -182,7 +187,7 @@ impl Association {
     /// T3-rtx expired: the probe state is void; a tail recovery ends with loss.
     pub(super) fn rack_on_t3(&mut self) {
         if let Some(r) = self.rack.as_mut() {
-            r.rack.pto_at = None;
+            r.pto_at = None;
             r.rack.tlp_end_seq = None;
             r.probe_due = false;
             r.probed = false;
@@ -205,14 +210,16 @@ impl Association {
         let Some(r) = self.rack.as_mut() else {
             return;
         };
-        r.rack.pto_at = None;
-        if in_recovery || flight == 0 || r.rack.tlp_end_seq.is_some() || r.probe_due {
+        r.pto_at = None;
+        if r.probe_due {
             return;
         }
-        let at = now + Rack::pto(srtt, flight, extra);
-        if !t3.is_some_and(|t| at >= t) {
-            r.rack.pto_at = Some(at);
-        }
+        // RFC 8985 §7.2 puts the probe in the retransmission timer's place when the PTO would
+        // come later; this SCTP keeps seed 002's behaviour of arming no probe then.
+        r.pto_at = r
+            .rack
+            .pto_deadline(now, srtt, flight, extra, in_recovery, t3)
+            .filter(|at| !t3.is_some_and(|t| *at >= t));
     }
 
     /// RACK's reordering timer (RFC 8985 §6.3) and the PTO (§7.3).
@@ -220,8 +227,8 @@ impl Association {
         let Some(r) = self.rack.as_ref() else {
             return;
         };
-        let reo_due = r.rack.timer.is_some_and(|t| t <= now);
-        let pto_due = r.rack.pto_at.is_some_and(|t| t <= now);
+        let reo_due = r.reo_timer.is_some_and(|t| t <= now);
+        let pto_due = r.pto_at.is_some_and(|t| t <= now);
         if reo_due {
             self.stats.rack_timer_expiries += 1;
             self.rack_detect(now);
@@ -229,7 +236,7 @@ impl Association {
         if pto_due {
             let ok = self.fast_recovery.is_none() && self.chunks_in_flight() > 0;
             if let Some(r) = self.rack.as_mut() {
-                r.rack.pto_at = None;
+                r.pto_at = None;
                 r.probe_due = ok;
             }
         }
@@ -237,7 +244,7 @@ impl Association {
 
     pub(super) fn rack_next_timer(&self) -> Option<Time> {
         let r = self.rack.as_ref()?;
-        Time::earliest(r.rack.timer, r.rack.pto_at)
+        Time::earliest(r.reo_timer, r.pto_at)
     }
 
     pub(super) fn probe_due(&self) -> bool {
@@ -278,7 +285,7 @@ impl Association {
         self.paths[p].t3 = Some(now + self.t3_rto(p));
         let end = self.next_seq;
         if let Some(r) = self.rack.as_mut() {
-            r.rack.pto_at = None;
+            r.pto_at = None;
             r.rack.tlp_end_seq = Some(end);
             r.rack.tlp_is_retrans = retrans;
             r.probed = true;

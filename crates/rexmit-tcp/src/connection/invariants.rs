@@ -21,14 +21,13 @@ pub(super) struct Audit {
 impl Connection {
     /// Every timer and its deadline, for failure messages.
     pub(crate) fn timer_report(&self) -> String {
-        let rack = self.snd.rack.as_ref();
         format!(
             "rto {:?}, persist {:?}, rack reorder {:?}, pto {:?}, delayed ack {:?}, syn rto {:?}, \
              time-wait {:?}",
             self.snd.rto_at,
             self.snd.persist_at,
-            rack.and_then(|r| r.timer),
-            rack.and_then(|r| r.pto_at),
+            self.snd.reo_timer,
+            self.snd.pto_at,
             self.rcv.ack_deadline(),
             self.syn_rto_at,
             self.time_wait_at

@@ -53,7 +53,7 @@ pub(super) fn enter(s: &mut Sender, now: Time, st: &mut TcpStats) {
     }
     if let Some(rack) = s.rack.as_mut() {
         rack.tlp_end_seq = None;
-        rack.pto_at = None;
+        s.pto_at = None;
     }
     s.begin_episode(now, false, st);
 }
