@@ -390,3 +390,39 @@ fn linux_row(s: &Scenario, a: &AppCfg, snd: &SenderReport, rcv: &ReceiverReport)
     ];
     Row { name: a.name.clone(), labels, metrics: m.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn app(tcp: &str) -> AppCfg {
+        let s = Scenario::from_toml(&format!(
+            "stop_time = \"1s\"\n[[nodes]]\nname = \"A\"\n[[nodes]]\nname = \"B\"\n[[links]]\nbetween = [\"A\", \"B\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[apps]]\nname = \"x\"\nkind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = {{ {tcp} }}\n"
+        ))
+        .expect("scenario");
+        s.apps[0].clone()
+    }
+
+    /// Each TCP field with a Linux counterpart becomes a socket option, a namespace sysctl or a
+    /// route option; the profile is rexmit's and changes nothing for Linux.
+    #[test]
+    fn tcp_fields_map_to_socket_options_sysctls_and_route_options() {
+        let l = linux_settings("apps[0]", &app(r#"profile = "linux", cc = "bbr", timestamps = false, rack = false, dup_thresh = 5, mss = 1200, initial_cwnd_segments = 4, rto = { min = "50ms" }, recv_buffer = "1MiB""#)).unwrap();
+        assert_eq!(l.socket.congestion.as_deref(), Some("bbr"));
+        assert_eq!((l.socket.maxseg, l.socket.rcvbuf), (Some(1200), Some(1 << 20)));
+        assert_eq!(l.sysctls.get("net.ipv4.tcp_timestamps").map(String::as_str), Some("0"));
+        assert_eq!(l.sysctls.get("net.ipv4.tcp_recovery").map(String::as_str), Some("0"));
+        assert_eq!(l.sysctls.get("net.ipv4.tcp_reordering").map(String::as_str), Some("5"));
+        assert_eq!(l.route_options, ["initcwnd", "4", "rto_min", "50ms"]);
+    }
+
+    #[test]
+    fn a_field_without_a_linux_counterpart_is_refused_by_name() {
+        let e = linux_settings("apps[0]", &app(r#"cc = "westwood""#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.cc");
+        let e = linux_settings("apps[0]", &app(r#"prr = false"#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.prr");
+        let e = linux_settings("apps[0]", &app(r#"rto = { initial = "3s" }"#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.rto");
+    }
+}
