@@ -114,8 +114,9 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
             return Err(bad("rto", "only rto.min has a Linux counterpart (the route's rto_min)"));
         }
     }
-    let unmapped: [(&str, bool); 16] = [
+    let unmapped: [(&str, bool); 17] = [
         ("hystart", t.hystart.is_some()),
+        ("cubic_alpha_switch", t.cubic_alpha_switch.is_some()),
         ("slow_start_limit_segments", t.slow_start_limit_segments.is_some()),
         ("recovery", t.recovery.is_some()),
         ("aimd_a", t.aimd_a.is_some()),

@@ -160,6 +160,10 @@ pub struct TcpCfg {
     /// CUBIC: HyStart slow-start exit as Linux runs it (default false; true in the linux profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hystart: Option<bool>,
+    /// CUBIC: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3; default true, false in
+    /// the linux profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cubic_alpha_switch: Option<bool>,
     /// Slow start grows cwnd by at most this many segments per ACK (RFC 3465 L; default 1;
     /// 0 = no limit, as Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -246,6 +250,7 @@ impl TcpCfg {
         set(&mut c.thin_dupack, self.thin_dupack);
         set(&mut c.tahoe_recover_guard, self.tahoe_recover_guard);
         set(&mut c.hystart, self.hystart);
+        set(&mut c.cubic_alpha_switch, self.cubic_alpha_switch);
         set(&mut c.slow_start_limit_segments, self.slow_start_limit_segments);
         c.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), format!("allowed {}", e.allowed)))?;
         Ok(c)

@@ -84,6 +84,8 @@ pub struct TcpConfig {
     pub slow_start_limit_segments: u32,
     /// CUBIC only: HyStart slow-start exit as Linux runs it (`cc::hystart`).
     pub hystart: bool,
+    /// CUBIC only: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3; Linux: false).
+    pub cubic_alpha_switch: bool,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     /// RFC 5827 early retransmit (byte-based).
@@ -132,6 +134,7 @@ impl Default for TcpConfig {
             byte_counting: false,
             slow_start_limit_segments: 1,
             hystart: false,
+            cubic_alpha_switch: true,
             limited_transmit: false,
             early_retransmit: false,
             thin_linear_timeouts: false,
@@ -195,7 +198,15 @@ impl TcpConfig {
 
     /// The congestion controller for segment size `smss`.
     pub fn build_cc(&self, smss: u64) -> Box<dyn crate::cc::CongestionControl> {
-        self.cc.build(self.initial_window(smss), self.initial_ssthresh, smss, self.byte_counting, self.slow_start_limit(smss), self.hystart)
+        self.cc.build(&crate::cc::CcParams {
+            initial_cwnd: self.initial_window(smss),
+            initial_ssthresh: self.initial_ssthresh,
+            smss,
+            byte_counting: self.byte_counting,
+            slow_start_limit: self.slow_start_limit(smss),
+            hystart: self.hystart,
+            cubic_alpha_switch: self.cubic_alpha_switch,
+        })
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {

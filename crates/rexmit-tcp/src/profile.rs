@@ -37,6 +37,9 @@ impl Profile {
                 // net.ipv4.tcp_congestion_control = cubic, with HyStart (tcp_cubic.c hystart=1).
                 cc: CcAlgorithm::Cubic,
                 hystart: true,
+                // tcp_cubic's Reno-friendly estimate grows by 3(1 − β)/(1 + β) per RTT
+                // throughout: RFC 9438's switch to 1 at cwnd_prior is not in the kernel.
+                cubic_alpha_switch: false,
                 // RACK-TLP (tcp_recovery = 1, tcp_early_retrans = 3) replaces DupThresh
                 // marking; PRR (RFC 6937) sets cwnd during recovery.
                 rack: true,

@@ -27,6 +27,9 @@ pub struct Cubic {
     after_timeout: bool,
     /// Linux's slow-start exit (`hystart`), when enabled.
     pub hystart: Option<HyStart>,
+    /// §4.3: α_cubic becomes 1 once W_est reaches cwnd_prior. Linux's tcp_cubic (its
+    /// `tcp_friendliness` estimate) keeps 3(1 − β)/(1 + β).
+    alpha_switch: bool,
 }
 
 impl Cubic {
@@ -40,11 +43,12 @@ impl Cubic {
             k: 0.0,
             after_timeout: false,
             hystart: None,
+            alpha_switch: true,
         }
     }
-    /// CUBIC with HyStart, as Linux runs it.
-    pub fn with_hystart(w: Window) -> Self {
-        Cubic { hystart: Some(HyStart::default()), ..Cubic::new(w) }
+    /// CUBIC with or without HyStart and the §4.3 α switch (both as Linux: true, false).
+    pub fn with_options(w: Window, hystart: bool, alpha_switch: bool) -> Self {
+        Cubic { hystart: hystart.then(HyStart::default), alpha_switch, ..Cubic::new(w) }
     }
     fn seg(&self) -> f64 {
         self.w.cwnd as f64 / self.w.smss as f64
@@ -96,7 +100,7 @@ impl CongestionControl for Cubic {
         // §4.3 eq. 4: W_est += α_cubic · segments_acked / cwnd, where "once W_est has grown to
         // reach the cwnd at the time of most recently setting ssthresh, that is,
         // W_est >= cwnd_prior, the sender SHOULD set α_cubic to 1".
-        let alpha = if self.w_est >= self.cwnd_prior {
+        let alpha = if self.alpha_switch && self.w_est >= self.cwnd_prior {
             1.0
         } else {
             ALPHA

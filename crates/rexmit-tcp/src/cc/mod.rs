@@ -211,28 +211,33 @@ pub enum CcAlgorithm {
     Bbr,
 }
 
+/// What a controller is built with besides its algorithm (from `TcpConfig`).
+#[derive(Clone, Copy, Debug)]
+pub struct CcParams {
+    pub initial_cwnd: u64,
+    pub initial_ssthresh: u64,
+    pub smss: u64,
+    pub byte_counting: bool,
+    pub slow_start_limit: u64,
+    /// CUBIC: HyStart (`hystart.rs`).
+    pub hystart: bool,
+    /// CUBIC: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3).
+    pub cubic_alpha_switch: bool,
+}
+
 impl CcAlgorithm {
-    pub fn build(
-        &self,
-        initial_cwnd: u64,
-        initial_ssthresh: u64,
-        smss: u64,
-        byte_counting: bool,
-        slow_start_limit: u64,
-        hystart: bool,
-    ) -> Box<dyn CongestionControl> {
-        let mut w = Window::new(initial_cwnd, initial_ssthresh, smss);
-        w.byte_counting = byte_counting;
-        w.slow_start_limit = slow_start_limit;
+    pub fn build(&self, p: &CcParams) -> Box<dyn CongestionControl> {
+        let mut w = Window::new(p.initial_cwnd, p.initial_ssthresh, p.smss);
+        w.byte_counting = p.byte_counting;
+        w.slow_start_limit = p.slow_start_limit;
         match *self {
             CcAlgorithm::Reno => Box::new(reno(w)),
             CcAlgorithm::Aimd { a, b } => Box::new(Aimd::new(w, Law::Constant { a, b })),
             CcAlgorithm::Scalable => Box::new(Aimd::new(w, Law::Scalable)),
             CcAlgorithm::HighSpeed => Box::new(Aimd::new(w, Law::HighSpeed)),
-            CcAlgorithm::Cubic if hystart => Box::new(Cubic::with_hystart(w)),
-            CcAlgorithm::Cubic => Box::new(Cubic::new(w)),
-            CcAlgorithm::Bbr => Box::new(Bbr::new(w)),
+            CcAlgorithm::Cubic => Box::new(Cubic::with_options(w, p.hystart, p.cubic_alpha_switch)),
             CcAlgorithm::Westwood => Box::new(Westwood::new(w)),
+            CcAlgorithm::Bbr => Box::new(Bbr::new(w)),
         }
     }
 }
