@@ -100,8 +100,10 @@ fn a_stale_namespace_of_a_dead_process_is_swept() {
     if !can_emulate("a_stale_namespace_of_a_dead_process_is_swept") {
         return;
     }
-    // A pid above the kernel's pid_max cannot be alive.
-    let stale = "rexmit-99999999-0";
+    // A pid above the kernel's largest pid_max (2^22) cannot be alive; ours in it keeps two
+    // runs of this test apart.
+    let stale = format!("rexmit-{}-0", 10_000_000 + std::process::id());
+    let stale = stale.as_str();
     let ok = std::process::Command::new("ip").args(["netns", "add", stale]).status().is_ok_and(|s| s.success());
     assert!(ok, "could not create the stale namespace");
     let removed = rexmit_emulate::netns::sweep_stale();
