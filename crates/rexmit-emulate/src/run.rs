@@ -114,7 +114,8 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
             return Err(bad("rto", "only rto.min has a Linux counterpart (the route's rto_min)"));
         }
     }
-    let unmapped: [(&str, bool); 17] = [
+    let unmapped: [(&str, bool); 18] = [
+        ("decrease_base", t.decrease_base.is_some()),
         ("hystart", t.hystart.is_some()),
         ("cubic_alpha_switch", t.cubic_alpha_switch.is_some()),
         ("slow_start_limit_segments", t.slow_start_limit_segments.is_some()),

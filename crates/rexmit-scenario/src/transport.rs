@@ -7,7 +7,7 @@ use crate::error::{Result, ScenarioError};
 use crate::units::{Bytes, DurationStr};
 use rexmit_sctp::{BurstMitigation, CmtConfig, RackConfig, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig};
 use rexmit_tcp::profile::Profile;
-use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, RtoRearm, TcpConfig};
+use rexmit_tcp::{CcAlgorithm, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use rexmit_transport::RtoConfig;
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +43,22 @@ pub enum RecoveryName {
     Reno,
     Newreno,
     Sack,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DecreaseBaseName {
+    FlightSize,
+    Cwnd,
+}
+
+impl From<DecreaseBaseName> for DecreaseBase {
+    fn from(n: DecreaseBaseName) -> Self {
+        match n {
+            DecreaseBaseName::FlightSize => DecreaseBase::FlightSize,
+            DecreaseBaseName::Cwnd => DecreaseBase::Cwnd,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -119,6 +135,11 @@ pub struct TcpCfg {
     /// (RFC 6675 §6's conservative variant).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_rearm: Option<RtoRearmName>,
+    /// What a congestion response (ssthresh at a fast retransmit or timeout) decreases from:
+    /// "flight_size" (default: RFC 5681 eq. 4, RFC 6675, RFC 6937) or "cwnd" (Linux, ns-2;
+    /// the linux profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decrease_base: Option<DecreaseBaseName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_buffer: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -227,6 +248,7 @@ impl TcpCfg {
             r.apply(&mut c.rto);
         }
         set(&mut c.rto_rearm, self.rto_rearm.map(RtoRearm::from));
+        set(&mut c.decrease_base, self.decrease_base.map(DecreaseBase::from));
         if let Some(b) = self.send_buffer {
             c.send_buffer = usize_of(&format!("{path}.send_buffer"), b)?;
         }

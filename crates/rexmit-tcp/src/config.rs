@@ -21,6 +21,20 @@ pub enum RtoRearm {
     EveryRetransmit,
 }
 
+/// What a congestion response halves (or multiplies by β): ssthresh at a fast retransmit or a
+/// timeout. PRR's RecoverFS stays FlightSize (RFC 6937 §3) either way: with a RecoverFS far
+/// below the data outstanding, PRR's proportional part would send more than it delivers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecreaseBase {
+    /// FlightSize = SND.NXT − SND.UNA: RFC 5681 eq. (4), RFC 6675 §5 step (4.2). SACKed data
+    /// counts, so after a long recovery that kept sending new data the
+    /// next response starts from a FlightSize far above cwnd.
+    FlightSize,
+    /// The congestion window: Linux (`ssthresh` of tcp_reno/tcp_cubic from snd_cwnd) and ns-2
+    /// (`window()`).
+    Cwnd,
+}
+
 /// Which loss-recovery algorithm the sender runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecoveryAlgorithm {
@@ -54,6 +68,8 @@ pub struct TcpConfig {
     pub rto: RtoConfig,
     /// Extra restarts of the retransmission timer during loss recovery.
     pub rto_rearm: RtoRearm,
+    /// What congestion responses decrease from (FlightSize by the RFCs; cwnd in Linux, ns-2).
+    pub decrease_base: DecreaseBase,
     /// Send buffer limit in bytes: unsent data plus the retransmission queue.
     pub send_buffer: usize,
     /// Receive buffer limit in bytes: unread in-order data plus the out-of-order queue.
@@ -119,6 +135,7 @@ impl Default for TcpConfig {
             dup_thresh: rexmit_transport::DUP_THRESH,
             rto: RtoConfig::tcp(),
             rto_rearm: RtoRearm::FastRetransmit,
+            decrease_base: DecreaseBase::FlightSize,
             send_buffer: 128 * 1024,
             recv_buffer: 128 * 1024,
             sack: true,

@@ -78,6 +78,6 @@ pub mod seq;
 pub mod stats;
 
 pub use cc::{CcAlgorithm, CongestionControl};
-pub use config::{ConfigError, RecoveryAlgorithm, RtoRearm, TcpConfig};
+pub use config::{ConfigError, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 pub use connection::{Connection, Event, State};
 pub use stats::{RecoveryEpisode, RetransmitCause, TcpStats};

@@ -7,7 +7,7 @@
 //! timeouts — those are the `recovery` module's, one file per algorithm.
 
 use crate::cc::{AckSample, CaState, CongestionControl, RateAck};
-use crate::config::{RecoveryAlgorithm, RtoRearm, TcpConfig};
+use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use crate::delivery_rate::DeliveryRate;
 use crate::recovery;
 use crate::recovery::prr::Prr;
@@ -79,6 +79,7 @@ pub struct Sender {
     pub(crate) cc: Box<dyn CongestionControl>,
     pub(crate) rtt: RttEstimator,
     rto_rearm: RtoRearm,
+    decrease_base: DecreaseBase,
     pub(crate) rto_at: Option<Time>,
     pub(crate) persist_at: Option<Time>,
     probe_now: bool,
@@ -160,6 +161,7 @@ impl Sender {
             cc: cfg.build_cc(smss),
             rtt: RttEstimator::new(cfg.rto.clone()),
             rto_rearm: cfg.rto_rearm,
+            decrease_base: cfg.decrease_base,
             rto_at: None,
             persist_at: None,
             probe_now: false,
@@ -225,6 +227,16 @@ impl Sender {
     /// data sent by limited transmit (RFC 3042 §2).
     pub(crate) fn flight_size_before_limited_transmit(&self) -> u64 {
         self.flight_size() - self.lt_bytes.min(self.flight_size())
+    }
+
+    /// What a congestion response decreases from (`DecreaseBase`): FlightSize (without the data
+    /// limited transmit sent, RFC 3042 §2, when `before_limited_transmit`) or cwnd.
+    pub(crate) fn decrease_base(&self, before_limited_transmit: bool) -> u64 {
+        match self.decrease_base {
+            DecreaseBase::Cwnd => self.cc.window(),
+            DecreaseBase::FlightSize if before_limited_transmit => self.flight_size_before_limited_transmit(),
+            DecreaseBase::FlightSize => self.flight_size(),
+        }
     }
 
     pub fn pipe(&self) -> u64 {

@@ -56,7 +56,7 @@ pub(crate) fn on_timeout(s: &mut Sender, now: Time, st: &mut TcpStats) {
     // ssthresh, ns-2 halves its already halved cwnd). A repeated timeout keeps ssthresh.
     let keep = (s.episode.is_some() || s.consecutive_timeouts > 1).then(|| s.cc.ssthresh());
     // eq. 4 (the controller's decrease) and cwnd = LW = 1 SMSS.
-    s.cc.on_timeout(now, s.flight_size());
+    s.cc.on_timeout(now, s.decrease_base(false));
     if let Some(old) = keep {
         let w = s.cc.window_state_mut();
         w.ssthresh = if s.consecutive_timeouts > 1 { old } else { w.ssthresh.min(old) };
@@ -105,7 +105,7 @@ fn may_enter(s: &Sender) -> bool {
 /// RFC 5681 §3.2 steps 2–3 shared by Reno and NewReno: halve, retransmit, inflate by DupThresh.
 fn enter_fast_recovery(s: &mut Sender, now: Time, st: &mut TcpStats) {
     st.fast_retransmits += 1;
-    s.cc.on_congestion_event(now, s.flight_size_before_limited_transmit());
+    s.cc.on_congestion_event(now, s.decrease_base(true));
     let inflated = s.cc.ssthresh() + s.dupacks as u64 * s.smss;
     s.cc.set_window(inflated);
     if let Some(first) = s.sb.first() {

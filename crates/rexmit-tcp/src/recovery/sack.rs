@@ -30,7 +30,7 @@ pub(super) fn enter(s: &mut Sender, now: Time, st: &mut TcpStats) {
     s.recover = s.snd_max;
     s.recover_after_go_back = false;
     // (4.2) ssthresh = cwnd = FlightSize / 2 (the controller's decrease).
-    s.cc.on_congestion_event(now, s.flight_size_before_limited_transmit());
+    s.cc.on_congestion_event(now, s.decrease_base(true));
     s.high_rxt = s.snd_una;
     s.rescue_rxt = None;
     // (4.3) Retransmit the first segment presumed dropped, regardless of pipe.

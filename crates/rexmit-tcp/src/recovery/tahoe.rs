@@ -12,7 +12,7 @@ pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
         return;
     }
     st.fast_retransmits += 1;
-    s.cc.on_congestion_event(now, s.flight_size_before_limited_transmit());
+    s.cc.on_congestion_event(now, s.decrease_base(true));
     s.cc.set_window(s.smss);
     s.recover = s.snd_max;
     s.recover_after_go_back = true;
