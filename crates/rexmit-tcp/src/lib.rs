@@ -76,6 +76,7 @@ pub mod send_buffer;
 pub mod sender;
 pub mod seq;
 pub mod stats;
+pub mod timers;
 
 pub use cc::{CcAlgorithm, CongestionControl};
 pub use config::{ConfigError, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};

@@ -7,6 +7,7 @@
 use crate::payload_util::slice;
 use rexmit_wire::payload::PayloadJoiner;
 use crate::reassembly::Reassembly;
+use crate::timers::{Timer, TimerTable};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::{Payload, MAX_SACK_BLOCKS};
 use std::collections::VecDeque;
@@ -54,7 +55,6 @@ pub struct Receiver {
     unacked_bytes: u64,
     /// Largest segment payload seen: what "full-sized" means for delayed ACKs.
     rcv_mss: u64,
-    ack_deadline: Option<Time>,
     ack_now: bool,
 }
 
@@ -74,7 +74,6 @@ impl Receiver {
             rcv_adv,
             unacked_bytes: 0,
             rcv_mss: 0,
-            ack_deadline: None,
             ack_now: false,
         }
     }
@@ -110,7 +109,7 @@ impl Receiver {
     }
 
     /// A data segment `[start, start + payload.len())`, possibly with FIN after its last byte.
-    pub fn on_data(&mut self, now: Time, start: u64, payload: &Payload, fin: bool) -> DataOutcome {
+    pub fn on_data(&mut self, now: Time, start: u64, payload: &Payload, fin: bool, t: &mut TimerTable) -> DataOutcome {
         let len = payload.len() as u64;
         let end = start + len;
         if fin && self.fin_at.is_none() && end <= self.accept_limit() {
@@ -175,8 +174,8 @@ impl Receiver {
                 || self.unacked_bytes >= self.cfg.ack_every as u64 * self.rcv_mss
             {
                 self.ack_now = true;
-            } else if !self.ack_now && self.ack_deadline.is_none() {
-                self.ack_deadline = Some(now + self.cfg.delayed_ack_timeout);
+            } else if !self.ack_now && !t.is_set(Timer::DelayedAck) {
+                t.set(Timer::DelayedAck, now + self.cfg.delayed_ack_timeout);
             }
         }
         out
@@ -233,14 +232,11 @@ impl Receiver {
     pub fn ack_due(&self) -> bool {
         self.ack_now
     }
-    pub fn ack_deadline(&self) -> Option<Time> {
-        self.ack_deadline
-    }
-    pub fn on_timeout(&mut self, now: Time) {
-        if self.ack_deadline.is_some_and(|d| d <= now) {
+    pub fn on_timeout(&mut self, now: Time, t: &mut TimerTable) {
+        if t.is_due(Timer::DelayedAck, now) {
             // The timer has done its job: the ACK is now due, and a deadline left in the past
             // would keep `poll_timeout` reporting work until the ACK went out.
-            self.ack_deadline = None;
+            t.stop(Timer::DelayedAck);
             self.ack_now = true;
         }
     }
@@ -251,9 +247,9 @@ impl Receiver {
 
     /// Fill the ACK fields of an outgoing segment: returns (window bytes, SACK blocks).
     /// Called for every segment we send (all carry ACK), which resets the delayed-ACK state.
-    pub fn on_ack_sent(&mut self, sack: bool, max_blocks: usize) -> (u64, OffsetBlocks) {
+    pub fn on_ack_sent(&mut self, sack: bool, max_blocks: usize, t: &mut TimerTable) -> (u64, OffsetBlocks) {
         self.ack_now = false;
-        self.ack_deadline = None;
+        t.stop(Timer::DelayedAck);
         self.unacked_bytes = 0;
         let wnd = self.window();
         self.rcv_adv = self.rcv_adv.max(self.rcv_nxt + wnd);
@@ -311,8 +307,36 @@ impl Receiver {
 mod tests {
     use super::*;
 
-    fn rx() -> Receiver {
-        Receiver::new(
+    /// A receiver with the connection's timer table beside it.
+    struct Rx {
+        r: Receiver,
+        t: TimerTable,
+    }
+    impl std::ops::Deref for Rx {
+        type Target = Receiver;
+        fn deref(&self) -> &Receiver {
+            &self.r
+        }
+    }
+    impl std::ops::DerefMut for Rx {
+        fn deref_mut(&mut self) -> &mut Receiver {
+            &mut self.r
+        }
+    }
+    impl Rx {
+        fn on_ack_sent(&mut self, sack: bool, max_blocks: usize) -> (u64, OffsetBlocks) {
+            self.r.on_ack_sent(sack, max_blocks, &mut self.t)
+        }
+        fn on_timeout(&mut self, now: Time) {
+            self.r.on_timeout(now, &mut self.t)
+        }
+        fn ack_deadline(&self) -> Option<Time> {
+            self.t.get(Timer::DelayedAck)
+        }
+    }
+
+    fn rx() -> Rx {
+        let r = Receiver::new(
             ReceiverConfig {
                 limit: 100_000,
                 ack_every: 2,
@@ -321,10 +345,11 @@ mod tests {
                 dsack: true,
             },
             1,
-        )
+        );
+        Rx { r, t: TimerTable::default() }
     }
-    fn seg(r: &mut Receiver, start: u64, len: u32) -> DataOutcome {
-        r.on_data(Time::ZERO, start, &Payload::zeros(len), false)
+    fn seg(r: &mut Rx, start: u64, len: u32) -> DataOutcome {
+        r.r.on_data(Time::ZERO, start, &Payload::zeros(len), false, &mut r.t)
     }
 
     #[test]

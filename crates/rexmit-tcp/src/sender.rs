@@ -11,6 +11,7 @@ use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use crate::delivery_rate::DeliveryRate;
 use crate::recovery;
 use crate::recovery::prr::Prr;
+use crate::timers::{Timer, TimerTable};
 use crate::sack_scoreboard::{Delivered, Scoreboard, SentSegment};
 use crate::send_buffer::SendBuffer;
 use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
@@ -80,8 +81,6 @@ pub struct Sender {
     pub(crate) rtt: RttEstimator,
     rto_rearm: RtoRearm,
     decrease_base: DecreaseBase,
-    pub(crate) rto_at: Option<Time>,
-    pub(crate) persist_at: Option<Time>,
     probe_now: bool,
     pub(crate) dupacks: u32,
     /// New data sent beyond cwnd by limited transmit since snd_una last advanced (RFC 3042).
@@ -107,8 +106,6 @@ pub struct Sender {
     /// RACK-TLP state when enabled (SACK recovery only).
     pub(crate) rack: Option<Rack>,
     /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
-    pub(crate) reo_timer: Option<Time>,
-    pub(crate) pto_at: Option<Time>,
     /// The probe timeout fired: the next transmission is a tail loss probe.
     tlp_pending: bool,
     /// RFC 6937 enabled, and its state during a recovery episode.
@@ -120,7 +117,6 @@ pub struct Sender {
     /// leave (Linux's tcp_wstamp_ns), whether a transmission is waiting for it, and how many
     /// new segments went out (Linux paces from the tenth on).
     pace_at: Time,
-    pace_wait: bool,
     paced_sent: u64,
 }
 
@@ -162,8 +158,6 @@ impl Sender {
             rtt: RttEstimator::new(cfg.rto.clone()),
             rto_rearm: cfg.rto_rearm,
             decrease_base: cfg.decrease_base,
-            rto_at: None,
-            persist_at: None,
             probe_now: false,
             dupacks: 0,
             lt_bytes: 0,
@@ -178,14 +172,11 @@ impl Sender {
             pending_rexmit: None,
             go_back_cause: RetransmitCause::Timeout,
             rack: (cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack).then(Rack::new),
-            reo_timer: None,
-            pto_at: None,
             tlp_pending: false,
             prr_enabled: cfg.prr && cfg.recovery == RecoveryAlgorithm::Sack,
             prr: None,
             rate: None,
             pace_at: Time::ZERO,
-            pace_wait: false,
             paced_sent: 0,
         }
     }
@@ -287,17 +278,17 @@ impl Sender {
         }
     }
 
-    fn arm_rto(&mut self, now: Time) {
-        self.rto_at = Some(now + self.rtt.rto());
+    fn arm_rto(&self, now: Time, t: &mut TimerTable) {
+        t.set(Timer::Retransmit, now + self.rtt.rto());
     }
 
     /// Process the acknowledgment fields of an incoming segment. Returns bytes newly
     /// acknowledged.
-    pub fn on_ack(&mut self, now: Time, a: &AckInput, st: &mut TcpStats) -> u64 {
+    pub fn on_ack(&mut self, now: Time, a: &AckInput, st: &mut TcpStats, t: &mut TimerTable) -> u64 {
         let prev_wnd = self.snd_wnd;
         let prior_in_flight = if self.rate.is_some() { self.pipe() } else { 0 };
-        if self.pace_wait && self.pace_at <= now {
-            self.pace_wait = false;
+        if t.is_due(Timer::Pacing, now) {
+            t.stop(Timer::Pacing);
         }
         // RFC 9293 §3.10.7.4: window update when the segment is newer than the last one used.
         if self.snd_wl1 < a.seq || (self.snd_wl1 == a.seq && self.snd_wl2 <= a.ack) {
@@ -307,7 +298,7 @@ impl Sender {
             self.snd_wl2 = a.ack;
         }
         if self.snd_wnd > 0 {
-            self.persist_at = None;
+            t.stop(Timer::Persist);
         }
         // Cumulative part first, so that SACK blocks are judged against this ACK's cumulative
         // point (RFC 3708 §2 D-SACK test) and nothing counts as both.
@@ -384,10 +375,10 @@ impl Sender {
             let restart = recovery::on_new_ack(self, now, &sample, st);
             if self.snd_una >= self.snd_max {
                 // RFC 6298 §5.2: all outstanding data acknowledged — stop the timer.
-                self.rto_at = None;
+                t.stop(Timer::Retransmit);
             } else if restart {
                 // RFC 6298 §5.3: restart the timer on an ACK of new data.
-                self.arm_rto(now);
+                self.arm_rto(now, t);
             }
         } else if a.ack == self.snd_una && self.snd_max > self.snd_una {
             let dup = if self.alg == RecoveryAlgorithm::Sack {
@@ -413,11 +404,13 @@ impl Sender {
                 if self.rack.is_none() {
                     self.sb.update_lost(self.effective_dup_thresh(), self.smss);
                 }
+                let episodes = st.recoveries.len();
                 recovery::on_dupack(self, now, st);
+                self.after_entry(now, episodes, st, t);
             }
         }
         if self.rack.is_some() {
-            self.rack_on_ack(now, &delivered, up.dsack, st);
+            self.rack_on_ack(now, &delivered, up.dsack, st, t);
         } else if self.alg == RecoveryAlgorithm::Sack {
             self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
@@ -471,7 +464,7 @@ impl Sender {
     }
 
     /// RFC 8985 §6.2 on every ACK, §7.4 TLP bookkeeping, §7.2 PTO re-arm.
-    fn rack_on_ack(&mut self, now: Time, delivered: &[Delivered], dsack: bool, st: &mut TcpStats) {
+    fn rack_on_ack(&mut self, now: Time, delivered: &[Delivered], dsack: bool, st: &mut TcpStats, t: &mut TimerTable) {
         let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
         let in_recovery = self.episode.is_some();
         let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
@@ -492,44 +485,62 @@ impl Sender {
         };
         let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
         let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd);
-        self.reo_timer = scan.timer;
+        t.put(Timer::RackReorder, scan.timer);
         if scan.newly_lost {
+            let episodes = st.recoveries.len();
             recovery::on_rack_loss(self, now, st);
+            self.after_entry(now, episodes, st, t);
         }
-        self.arm_pto(now);
+        self.arm_pto(now, t);
     }
 
     /// RFC 8985 §7.2: (re)arm the probe timeout (rexmit_transport's policy).
-    fn arm_pto(&mut self, now: Time) {
+    fn arm_pto(&self, now: Time, t: &mut TimerTable) {
         let flight = self.sb.len();
         let Some(rack) = self.rack.as_ref() else {
             return;
         };
-        self.pto_at = rack.pto_deadline(now, self.rtt.srtt(), flight, Duration::ZERO, self.episode.is_some(), self.rto_at);
+        let rto = t.get(Timer::Retransmit);
+        t.put(Timer::TailLossProbe, rack.pto_deadline(now, self.rtt.srtt(), flight, Duration::ZERO, self.episode.is_some(), rto));
+    }
+
+    /// Timer effects of a recovery episode that the last call into `recovery` began (it pushed
+    /// a new entry onto `st.recoveries`): the fast retransmission gets a full RTO (RFC 6675 §6
+    /// latitude; ns-2, Linux and FreeBSD re-arm), and RACK's probe stops (RFC 8985 §7.2: no
+    /// PTO during recovery).
+    fn after_entry(&mut self, now: Time, episodes_before: usize, st: &TcpStats, t: &mut TimerTable) {
+        if st.recoveries.len() == episodes_before {
+            return;
+        }
+        if self.rack.is_some() {
+            t.stop(Timer::TailLossProbe);
+        }
+        if self.rto_rearm != RtoRearm::NewAck && self.snd_max > self.snd_una {
+            self.arm_rto(now, t);
+        }
     }
 
     /// RFC 6298 §5.4–5.6 and the persist timer.
-    pub fn on_timeout(&mut self, now: Time, st: &mut TcpStats) {
+    pub fn on_timeout(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
         // A probe due with the RTO goes first and re-arms it (RFC 8985 §7.2–7.3).
-        if self.pto_at.is_some_and(|t| t <= now) {
-            self.fire_pto(now);
+        if t.is_due(Timer::TailLossProbe, now) {
+            self.fire_pto(now, t);
         }
-        if self.rto_at.is_some_and(|t| t <= now) {
-            self.rto_at = None;
+        if t.is_due(Timer::Retransmit, now) {
+            t.stop(Timer::Retransmit);
             if self.snd_max > self.snd_una {
                 recovery::on_timeout(self, now, st);
-                self.arm_rto(now);
+                self.arm_rto(now, t);
             }
         }
-        if self.persist_at.is_some_and(|t| t <= now) {
-            self.persist_at = None;
+        if t.is_due(Timer::Persist, now) {
+            t.stop(Timer::Persist);
             self.probe_now = true;
         }
-        if self.pace_wait && self.pace_at <= now {
-            self.pace_wait = false;
+        if t.is_due(Timer::Pacing, now) {
+            t.stop(Timer::Pacing);
         }
-        let reorder_due = self.reo_timer.is_some_and(|t| t <= now);
-        if reorder_due {
+        if t.is_due(Timer::RackReorder, now) {
             // RFC 8985 §6.3: the reordering timer re-runs loss detection.
             let in_recovery = self.episode.is_some();
             let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
@@ -537,33 +548,29 @@ impl Sender {
             if let Some(rack) = self.rack.as_mut() {
                 let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
                 let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd);
-                self.reo_timer = scan.timer;
+                t.put(Timer::RackReorder, scan.timer);
                 if scan.newly_lost {
+                    let episodes = st.recoveries.len();
                     recovery::on_rack_loss(self, now, st);
+                    self.after_entry(now, episodes, st, t);
                 }
             }
         }
     }
 
     /// RFC 8985 §7.3: send a probe, then re-arm the RTO.
-    fn fire_pto(&mut self, now: Time) {
-        self.pto_at = None;
+    fn fire_pto(&mut self, now: Time, t: &mut TimerTable) {
+        t.stop(Timer::TailLossProbe);
         if self.episode.is_none() && !self.sb.is_empty() {
             self.tlp_pending = true;
-            self.arm_rto(now);
+            self.arm_rto(now, t);
         }
     }
 
-    pub fn next_timeout(&self) -> Option<Time> {
-        let t = Time::earliest(self.rto_at, self.persist_at);
-        let t = if self.pace_wait { Time::earliest(t, Some(self.pace_at)) } else { t };
-        Time::earliest(t, Time::earliest(self.reo_timer, self.pto_at))
-    }
-
     /// Choose and record the next data segment to send, if any may go now.
-    pub fn next_tx(&mut self, now: Time, st: &mut TcpStats) -> Option<DataTx> {
+    pub fn next_tx(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
         let pipe = if self.rate.is_some() { self.pipe() } else { 0 };
-        let tx = self.choose_tx(now, st)?;
+        let tx = self.choose_tx(now, st, t)?;
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(tx.len + tx.fin as u64);
         }
@@ -577,9 +584,9 @@ impl Sender {
         Some(tx)
     }
 
-    fn choose_tx(&mut self, now: Time, st: &mut TcpStats) -> Option<DataTx> {
+    fn choose_tx(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
         if let Some((start, cause)) = self.pending_rexmit.take() {
-            if let Some(tx) = self.retransmit(now, start, cause, st) {
+            if let Some(tx) = self.retransmit(now, start, cause, st, t) {
                 let end = tx.start + tx.len + tx.fin as u64;
                 if self.snd_nxt == tx.start {
                     self.snd_nxt = self.snd_nxt.max(end);
@@ -594,17 +601,18 @@ impl Sender {
         // Pacing holds everything but the retransmissions that go regardless of cwnd; the
         // pacing timer is armed only when the window would let something go.
         if self.pace_at > now && self.cc.pacing_rate().is_some() {
-            self.pace_wait = self.cc.window() >= self.pipe() + self.smss && (self.has_unsent() || self.episode.is_some());
+            let wait = self.cc.window() >= self.pipe() + self.smss && (self.has_unsent() || self.episode.is_some());
+            t.put(Timer::Pacing, wait.then_some(self.pace_at));
             return None;
         }
-        self.pace_wait = false;
+        t.stop(Timer::Pacing);
         if std::mem::take(&mut self.tlp_pending) {
-            if let Some(tx) = self.tail_loss_probe(now, st) {
+            if let Some(tx) = self.tail_loss_probe(now, st, t) {
                 return Some(tx);
             }
         }
         if self.alg == RecoveryAlgorithm::Sack && self.episode.is_some() {
-            return self.next_seg(now, st);
+            return self.next_seg(now, st, t);
         }
         let cwnd = self.cc.window() + self.limited_transmit_allowance();
         let limit = self.snd_una + cwnd.min(self.snd_wnd);
@@ -612,17 +620,17 @@ impl Sender {
             // Go-back-N after a Tahoe fast retransmit or a non-SACK timeout.
             let Some(seg) = self.sb.get(self.snd_nxt).cloned() else {
                 self.snd_nxt = self.snd_max;
-                return self.choose_tx(now, st);
+                return self.choose_tx(now, st, t);
             };
             let data_end = seg.end - seg.fin as u64;
             if data_end > limit && data_end > self.snd_nxt {
                 return None;
             }
             self.snd_nxt = seg.end;
-            return self.retransmit(now, seg.start, self.go_back_cause, st);
+            return self.retransmit(now, seg.start, self.go_back_cause, st, t);
         }
         let cwnd_only = self.snd_una + cwnd;
-        let tx = self.new_data(now, limit.min(cwnd_only), st)?;
+        let tx = self.new_data(now, limit.min(cwnd_only), st, t)?;
         // RFC 3042 §2: what went beyond cwnd went by limited transmit.
         let lt_from = tx.start.max(self.snd_una + self.cc.window());
         self.lt_bytes += self.snd_max.saturating_sub(lt_from);
@@ -630,12 +638,12 @@ impl Sender {
     }
 
     /// RFC 8985 §7.3: new data if the receive window allows, else the last segment again.
-    fn tail_loss_probe(&mut self, now: Time, st: &mut TcpStats) -> Option<DataTx> {
-        let tx = match self.new_data(now, self.snd_una + self.snd_wnd, st) {
+    fn tail_loss_probe(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
+        let tx = match self.new_data(now, self.snd_una + self.snd_wnd, st, t) {
             Some(tx) => tx,
             None => {
                 let last = self.sb.last()?.start;
-                self.retransmit(now, last, RetransmitCause::Tlp, st)?
+                self.retransmit(now, last, RetransmitCause::Tlp, st, t)?
             }
         };
         st.tlp_probes += 1;
@@ -660,7 +668,7 @@ impl Sender {
     }
 
     /// RFC 6675 §5 (C) and §4 NextSeg.
-    fn next_seg(&mut self, now: Time, st: &mut TcpStats) -> Option<DataTx> {
+    fn next_seg(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
         let cwnd = self.cc.window();
         let pipe = self.pipe();
         // RFC 6675 §5 (C): transmit while cwnd − pipe ≥ 1 SMSS.
@@ -677,9 +685,9 @@ impl Sender {
             // RACK marks losses itself: retransmit what it marked, else send new data; tails
             // are covered by TLP instead of rules (3) and (4).
             if let Some(s) = self.sb.first_lost().map(|s| s.start) {
-                return self.retransmit(now, s, cause, st);
+                return self.retransmit(now, s, cause, st, t);
             }
-            return self.new_data(now, self.snd_una + self.snd_wnd, st);
+            return self.new_data(now, self.snd_una + self.snd_wnd, st, t);
         }
         // NextSeg (1): first lost unSACKed segment above HighRxt, below the highest SACK.
         if let Some(s) = self
@@ -687,12 +695,12 @@ impl Sender {
             .next_hole(self.high_rxt, true, !after_rto)
             .map(|s| s.start)
         {
-            let tx = self.retransmit(now, s, cause, st);
+            let tx = self.retransmit(now, s, cause, st, t);
             return self.raise_high_rxt(tx);
         }
         // NextSeg (2): new data, if the receiver's window allows.
         let wnd_limit = self.snd_una + self.snd_wnd;
-        if let Some(tx) = self.new_data(now, wnd_limit, st) {
+        if let Some(tx) = self.new_data(now, wnd_limit, st, t) {
             return Some(tx);
         }
         if self.has_unsent() && self.snd_max < wnd_limit {
@@ -705,7 +713,7 @@ impl Sender {
             .next_hole(self.high_rxt, false, true)
             .map(|s| s.start)
         {
-            let tx = self.retransmit(now, s, cause, st);
+            let tx = self.retransmit(now, s, cause, st, t);
             return self.raise_high_rxt(tx);
         }
         // NextSeg (4): one rescue retransmission per episode of the highest unSACKed segment;
@@ -723,7 +731,7 @@ impl Sender {
                 .map(|s| s.start);
             if let Some(s) = tail {
                 self.rescue_rxt = Some(recovery_point);
-                return self.retransmit(now, s, cause, st);
+                return self.retransmit(now, s, cause, st, t);
             }
         }
         None
@@ -743,6 +751,7 @@ impl Sender {
         start: u64,
         cause: RetransmitCause,
         st: &mut TcpStats,
+        t: &mut TimerTable,
     ) -> Option<DataTx> {
         if start < self.snd_una {
             return None;
@@ -762,9 +771,9 @@ impl Sender {
         st.bytes_retransmitted += len;
         let rearm = self.rto_rearm == RtoRearm::EveryRetransmit
             && self.episode.as_ref().is_some_and(|e| !e.after_rto);
-        if self.rto_at.is_none() || rearm {
+        if !t.is_set(Timer::Retransmit) || rearm {
             // RFC 6298 §5.1; RFC 6675 §6's variant restarts it on every retransmission.
-            self.arm_rto(now);
+            self.arm_rto(now, t);
         }
         Some(DataTx {
             start: seg.start,
@@ -775,7 +784,7 @@ impl Sender {
     }
 
     /// The next new segment if it fits below `limit` (Nagle and SWS avoidance permitting).
-    fn new_data(&mut self, now: Time, limit: u64, st: &mut TcpStats) -> Option<DataTx> {
+    fn new_data(&mut self, now: Time, limit: u64, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
         let start = self.snd_max;
         let avail = self.buf.end().saturating_sub(start);
         let mut len = avail.min(self.smss);
@@ -798,9 +807,9 @@ impl Sender {
             } else {
                 if self.snd_wnd < self.smss.min(avail.max(1))
                     && self.sb.is_empty()
-                    && self.persist_at.is_none()
+                    && !t.is_set(Timer::Persist)
                 {
-                    self.persist_at = Some(now + self.rtt.rto());
+                    t.set(Timer::Persist, now + self.rtt.rto());
                 }
                 return None;
             }
@@ -822,12 +831,12 @@ impl Sender {
         });
         self.snd_max = end;
         self.snd_nxt = end;
-        if self.rto_at.is_none() {
+        if !t.is_set(Timer::Retransmit) {
             // RFC 6298 §5.1.
-            self.arm_rto(now);
+            self.arm_rto(now, t);
         }
         // RFC 8985 §7.2: restart the PTO after sending new data.
-        self.arm_pto(now);
+        self.arm_pto(now, t);
         let _ = st;
         Some(DataTx {
             start,
@@ -848,11 +857,6 @@ impl Sender {
             });
             Some(st.recoveries.len() - 1)
         };
-        if !after_rto && self.rto_rearm != RtoRearm::NewAck && self.snd_max > self.snd_una {
-            // The fast retransmission goes out now: give it a full RTO to be acknowledged
-            // (RFC 6675 §6 latitude; ns-2, Linux and FreeBSD do so).
-            self.arm_rto(now);
-        }
         self.episode = Some(Episode {
             recovery_point: self.snd_max,
             after_rto,

@@ -4,6 +4,7 @@
 //! check; release builds skip the checks.
 
 use super::Connection;
+use crate::timers::Timer;
 use rexmit_time::Time;
 
 /// What the previous check saw, for the "never moves back" invariants.
@@ -21,17 +22,8 @@ pub(super) struct Audit {
 impl Connection {
     /// Every timer and its deadline, for failure messages.
     pub(crate) fn timer_report(&self) -> String {
-        format!(
-            "rto {:?}, persist {:?}, rack reorder {:?}, pto {:?}, delayed ack {:?}, syn rto {:?}, \
-             time-wait {:?}",
-            self.snd.rto_at,
-            self.snd.persist_at,
-            self.snd.reo_timer,
-            self.snd.pto_at,
-            self.rcv.ack_deadline(),
-            self.syn_rto_at,
-            self.time_wait_at
-        )
+        let armed: Vec<String> = Timer::ALL.iter().map(|t| format!("{t:?} {:?}", self.timers.get(*t))).collect();
+        armed.join(", ")
     }
 
     /// Check every invariant, `now` being the time of the call just made (if it had one).

@@ -11,6 +11,7 @@ use crate::receiver::{OffsetBlocks, Receiver, ReceiverConfig};
 use crate::sender::{AckInput, Sender};
 use crate::seq::SeqSpace;
 use crate::stats::TcpStats;
+use crate::timers::{Timer, TimerTable};
 use rexmit_time::{Duration, Time};
 use rexmit_transport::RttEstimator;
 use rexmit_wire::{Payload, TcpFlags, TcpSegment};
@@ -73,7 +74,6 @@ pub struct Connection {
     syn_pending: bool,
     syn_sent_at: Option<Time>,
     syn_retransmitted: bool,
-    syn_rto_at: Option<Time>,
     /// MSS option of the peer's SYN, if any.
     peer_mss: Option<u16>,
     sack_ok: bool,
@@ -82,7 +82,8 @@ pub struct Connection {
     rcv_wscale: u8,
     ts_recent: u32,
     last_ack_sent: u64,
-    time_wait_at: Option<Time>,
+    /// Every deadline of the connection (`timers`): handshake, sender, receiver, TIME-WAIT.
+    timers: TimerTable,
     /// SYN (or SYN-ACK) retransmission timeouts so far.
     syn_timeouts: u32,
     /// A reset to send in answer to a segment for a closed connection (RFC 9293 §3.10.7.1).
@@ -140,7 +141,6 @@ impl Connection {
             syn_pending: false,
             syn_sent_at: None,
             syn_retransmitted: false,
-            syn_rto_at: None,
             peer_mss: None,
             sack_ok: false,
             ts_ok: false,
@@ -148,7 +148,7 @@ impl Connection {
             rcv_wscale,
             ts_recent: 0,
             last_ack_sent: 0,
-            time_wait_at: None,
+            timers: TimerTable::default(),
             syn_timeouts: 0,
             rst_pending: None,
             events: VecDeque::new(),
@@ -321,11 +321,11 @@ impl Connection {
         self.state = s;
         match s {
             State::TimeWait => {
-                self.time_wait_at = Some(now + self.cfg.time_wait);
+                self.timers.set(Timer::TimeWait, now + self.cfg.time_wait);
                 self.events.push_back(Event::Closed);
             }
             State::Closed => {
-                self.time_wait_at = None;
+                self.timers.stop(Timer::TimeWait);
                 if was_open {
                     self.events.push_back(Event::Closed);
                 }
@@ -335,22 +335,17 @@ impl Connection {
     }
 
     pub fn poll_timeout(&self) -> Option<Time> {
-        let mut t: Option<Time> = None;
-        let mut take = |x: Option<Time>| {
-            if let Some(x) = x {
-                t = Some(t.map_or(x, |y| y.min(x)));
-            }
-        };
+        self.timers.next_of(|t| self.timer_runs(t))
+    }
+
+    /// The timers each state serves (the others may hold a stale deadline that nothing reads).
+    fn timer_runs(&self, t: Timer) -> bool {
         match self.state {
-            State::Closed | State::Listen => return None,
-            State::SynSent | State::SynReceived => take(self.syn_rto_at),
-            State::TimeWait => take(self.time_wait_at),
-            _ => {
-                take(self.snd.next_timeout());
-                take(self.rcv.ack_deadline());
-            }
+            State::Closed | State::Listen => false,
+            State::SynSent | State::SynReceived => t == Timer::Handshake,
+            State::TimeWait => t == Timer::TimeWait,
+            _ => !matches!(t, Timer::Handshake | Timer::TimeWait),
         }
-        t
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
@@ -362,9 +357,9 @@ impl Connection {
         match self.state {
             State::Closed | State::Listen => {}
             State::SynSent | State::SynReceived => {
-                if self.syn_rto_at.is_some_and(|t| t <= now) {
+                if self.timers.is_due(Timer::Handshake, now) {
                     // RFC 6298 §5.5 back off; the SYN or SYN-ACK goes out again.
-                    self.syn_rto_at = None;
+                    self.timers.stop(Timer::Handshake);
                     self.snd.rtt.back_off();
                     self.stats.timeouts += 1;
                     self.syn_timeouts += 1;
@@ -376,13 +371,15 @@ impl Connection {
                 }
             }
             State::TimeWait => {
-                if self.time_wait_at.is_some_and(|t| t <= now) {
+                if self.timers.is_due(Timer::TimeWait, now) {
                     self.enter(State::Closed, now);
                 }
             }
             _ => {
-                self.rcv.on_timeout(now);
-                self.snd.on_timeout(now, &mut self.stats);
+                // Delayed ACK first, then the sender's (probe, retransmission, persist,
+                // pacing, reordering: `Sender::on_timeout`).
+                self.rcv.on_timeout(now, &mut self.timers);
+                self.snd.on_timeout(now, &mut self.stats, &mut self.timers);
                 if self.snd.consecutive_timeouts > self.cfg.max_retransmissions {
                     self.give_up(now);
                 }
@@ -403,6 +400,7 @@ impl Connection {
     fn negotiate(&mut self, seg: &TcpSegment) {
         self.irs = SeqSpace::new(seg.seq);
         self.rcv = Receiver::new(rcv_config(&self.cfg), 1);
+        self.timers.stop(Timer::DelayedAck);
         self.peer_mss = seg.options.mss;
         self.sack_ok = self.cfg.sack && seg.options.sack_permitted;
         self.ts_ok = self.cfg.timestamps && seg.options.timestamps.is_some();
@@ -442,7 +440,7 @@ impl Connection {
             rto.initial = Duration::from_secs(3).clamp(rto.min, rto.max);
             self.snd.rtt = RttEstimator::new(rto);
         }
-        self.syn_rto_at = None;
+        self.timers.stop(Timer::Handshake);
         self.state = if self.snd.fin_at.is_some() {
             State::FinWait1
         } else {
@@ -539,7 +537,7 @@ impl Connection {
             if !f.contains(TcpFlags::RST) {
                 self.rcv.on_old_duplicate(seq, seg.payload.len() as u64);
                 if self.state == State::TimeWait {
-                    self.time_wait_at = Some(now + self.cfg.time_wait);
+                    self.timers.set(Timer::TimeWait, now + self.cfg.time_wait);
                 }
             }
             return;
@@ -614,7 +612,7 @@ impl Connection {
                 sack,
                 has_data_or_flags: seg_len > 0,
             };
-            let acked = self.snd.on_ack(now, &input, &mut self.stats);
+            let acked = self.snd.on_ack(now, &input, &mut self.stats, &mut self.timers);
             if acked > 0 {
                 if let Some(since) = self.blocked_since {
                     if self.snd.buf.free() > 0 {
@@ -642,7 +640,7 @@ impl Connection {
         }
         match self.state {
             State::Established | State::FinWait1 | State::FinWait2 => {
-                let out = self.rcv.on_data(now, seq, &seg.payload, fin);
+                let out = self.rcv.on_data(now, seq, &seg.payload, fin, &mut self.timers);
                 if out.delivered > 0 {
                     self.stats.bytes_delivered += out.delivered;
                     self.events.push_back(Event::Delivered {
@@ -665,7 +663,7 @@ impl Connection {
                 // Data or FIN after the peer's FIN: a retransmission; acknowledge it again.
                 self.rcv.force_ack();
                 if self.state == State::TimeWait {
-                    self.time_wait_at = Some(now + self.cfg.time_wait);
+                    self.timers.set(Timer::TimeWait, now + self.cfg.time_wait);
                 }
             }
         }

@@ -3,6 +3,7 @@
 //! SACK blocks — and the advertised window.
 
 use super::{Connection, State};
+use crate::timers::Timer;
 use rexmit_time::Time;
 use rexmit_wire::{Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps};
 
@@ -33,7 +34,7 @@ impl Connection {
                 if self.syn_sent_at.is_none() {
                     self.syn_sent_at = Some(now);
                 }
-                self.syn_rto_at = Some(now + self.snd.rtt.rto());
+                self.timers.set(Timer::Handshake, now + self.snd.rtt.rto());
                 let ack = self.state == State::SynReceived;
                 return Some(self.syn_segment(now, ack));
             }
@@ -47,7 +48,7 @@ impl Connection {
                 | State::Closing
                 | State::LastAck
         ) {
-            if let Some(tx) = self.snd.next_tx(now, &mut self.stats) {
+            if let Some(tx) = self.snd.next_tx(now, &mut self.stats, &mut self.timers) {
                 let payload = if tx.len == 0 {
                     Payload::empty()
                 } else {
@@ -90,7 +91,7 @@ impl Connection {
         if ack {
             flags.insert(TcpFlags::ACK);
             ack_no = self.irs.wire(self.rcv.rcv_nxt);
-            let (wnd, _) = self.rcv.on_ack_sent(false, 0);
+            let (wnd, _) = self.rcv.on_ack_sent(false, 0, &mut self.timers);
             self.last_ack_sent = self.rcv.rcv_nxt;
             // RFC 7323 §2.2: the window in a SYN is never scaled.
             window = wnd.min(65_535) as u16;
@@ -118,7 +119,7 @@ impl Connection {
             });
         }
         let max_blocks = options.max_sack_blocks();
-        let (wnd, blocks) = self.rcv.on_ack_sent(self.sack_ok, max_blocks);
+        let (wnd, blocks) = self.rcv.on_ack_sent(self.sack_ok, max_blocks, &mut self.timers);
         if blocks.first().is_some_and(|&(l, r)| {
             r <= self.rcv.rcv_nxt || blocks.get(1).is_some_and(|&(l2, r2)| l >= l2 && r <= r2)
         }) {

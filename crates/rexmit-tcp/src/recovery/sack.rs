@@ -52,8 +52,8 @@ pub(super) fn enter(s: &mut Sender, now: Time, st: &mut TcpStats) {
         s.prr = Some(Prr::new(s.flight_size()));
     }
     if let Some(rack) = s.rack.as_mut() {
+        // RFC 8985 §7.2: no probe during recovery (the sender stops the PTO timer).
         rack.tlp_end_seq = None;
-        s.pto_at = None;
     }
     s.begin_episode(now, false, st);
 }

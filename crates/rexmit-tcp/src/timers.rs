@@ -1,0 +1,98 @@
+//! Every deadline of a TCP connection in one table (the shape of quinn-proto's `TimerTable`):
+//! the connection's `poll_timeout` is one minimum over it and `handle_timeout` one match over
+//! the timers that expired. Owns: the deadlines. Does not own: what a timer means or when it is
+//! armed (the handshake, `sender`, `receiver` and TIME-WAIT decide that).
+
+use rexmit_time::Time;
+
+/// The timers of a connection, in the order `handle_timeout` serves those due together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Timer {
+    /// SYN or SYN-ACK retransmission (RFC 6298 §5 applied to the handshake, RFC 9293 §3.8.1).
+    Handshake,
+    /// RFC 8985 §7.2 tail loss probe: served before the retransmission timer it replaces.
+    TailLossProbe,
+    /// RFC 6298 retransmission timer.
+    Retransmit,
+    /// RFC 9293 §3.8.6.1 persist timer (zero-window probe).
+    Persist,
+    /// The pacing clock released the next segment (controllers with a pacing rate).
+    Pacing,
+    /// RFC 8985 §6.3 RACK reordering timer.
+    RackReorder,
+    /// RFC 5681 §4.2 / RFC 9293 §3.8.6.3 delayed acknowledgement.
+    DelayedAck,
+    /// RFC 9293 §3.3.2 TIME-WAIT (2·MSL).
+    TimeWait,
+}
+
+impl Timer {
+    pub const ALL: [Timer; 8] = [
+        Timer::Handshake,
+        Timer::TailLossProbe,
+        Timer::Retransmit,
+        Timer::Persist,
+        Timer::Pacing,
+        Timer::RackReorder,
+        Timer::DelayedAck,
+        Timer::TimeWait,
+    ];
+}
+
+/// One optional deadline per `Timer`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimerTable {
+    at: [Option<Time>; 8],
+}
+
+impl TimerTable {
+    pub fn set(&mut self, t: Timer, at: Time) {
+        self.at[t as usize] = Some(at);
+    }
+    /// Set, or stop with `None`.
+    pub fn put(&mut self, t: Timer, at: Option<Time>) {
+        self.at[t as usize] = at;
+    }
+    pub fn stop(&mut self, t: Timer) {
+        self.at[t as usize] = None;
+    }
+    pub fn get(&self, t: Timer) -> Option<Time> {
+        self.at[t as usize]
+    }
+    pub fn is_set(&self, t: Timer) -> bool {
+        self.at[t as usize].is_some()
+    }
+    /// Armed and due by `now`.
+    pub fn is_due(&self, t: Timer, now: Time) -> bool {
+        self.at[t as usize].is_some_and(|at| at <= now)
+    }
+    /// The earliest deadline of the timers `f` selects.
+    pub fn next_of(&self, f: impl Fn(Timer) -> bool) -> Option<Time> {
+        Timer::ALL.iter().filter(|t| f(**t)).filter_map(|t| self.get(*t)).min()
+    }
+    /// The earliest deadline.
+    pub fn next(&self) -> Option<Time> {
+        self.at.iter().flatten().min().copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_reports_the_earliest_deadline_and_which_are_due() {
+        let mut t = TimerTable::default();
+        assert_eq!(t.next(), None);
+        t.set(Timer::Retransmit, Time::from_millis(300));
+        t.set(Timer::DelayedAck, Time::from_millis(200));
+        t.set(Timer::TimeWait, Time::from_millis(100));
+        assert_eq!(t.next(), Some(Time::from_millis(100)));
+        assert_eq!(t.next_of(|k| k != Timer::TimeWait), Some(Time::from_millis(200)));
+        assert!(t.is_due(Timer::DelayedAck, Time::from_millis(200)));
+        assert!(!t.is_due(Timer::Retransmit, Time::from_millis(200)));
+        t.stop(Timer::TimeWait);
+        t.put(Timer::DelayedAck, None);
+        assert_eq!(t.next(), Some(Time::from_millis(300)));
+    }
+}
