@@ -434,7 +434,7 @@ impl Connection {
             .on_established(&self.cfg, smss, self.sack_ok, wnd, peer_seq);
         if self.syn_retransmitted {
             // RFC 5681 §3.1: after a lost SYN the initial window is one segment.
-            self.snd.cc.set_window(smss);
+            self.snd.after_lost_syn();
             // RFC 6298 §5.7: an RTO below 3 s is re-initialised to 3 s once data flows.
             let mut rto = self.cfg.rto.clone();
             rto.initial = Duration::from_secs(3).clamp(rto.min, rto.max);

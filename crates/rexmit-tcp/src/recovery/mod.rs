@@ -1,9 +1,14 @@
-//! Loss recovery: what each algorithm does on a duplicate ACK, on an ACK of new data and on a
-//! retransmission timeout. One file per algorithm; this module dispatches and holds what they
-//! share (RFC 6298 timeout handling, episode bookkeeping).
+//! Loss recovery: what each algorithm does on a duplicate ACK, on an ACK of new data, when RACK
+//! marks a loss and on a retransmission timeout. One file per algorithm; this module holds
+//! their shared state (`Recovery`), what they are told (`AckFacts`) and what they answer
+//! (`Actions`).
 //!
-//! Owns the reactions only. Transmission selection (including NextSeg) is in `sender`, the
-//! scoreboard in `sack_scoreboard`, window arithmetic in `cc`.
+//! Owns: the episode (RFC 6675 RecoveryPoint), RFC 6582 `recover`, RFC 6675 HighRxt and
+//! RescueRxt with NextSeg's retransmission rules (`sack`), RFC 6937 PRR state, and the
+//! RFC 5681 / RFC 6675 definition of a duplicate ACK. Does not own: the window arithmetic
+//! (`cc`, applied by `Sender::apply_window`, the one path by which recovery changes cwnd), the
+//! scoreboard (`sack_scoreboard`), timers, statistics, or what is transmitted (the sender
+//! carries out `Actions`).
 
 mod newreno;
 pub mod prr;
@@ -11,105 +16,273 @@ mod reno;
 mod sack;
 mod tahoe;
 
-use crate::cc::AckSample;
 use crate::config::RecoveryAlgorithm;
-use crate::sender::Sender;
-use crate::stats::{RetransmitCause, TcpStats};
+use crate::stats::RetransmitCause;
+use prr::Prr;
 use rexmit_time::Time;
 
-/// A duplicate ACK arrived (`s.dupacks` already counts it).
-pub(crate) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
-    match s.alg {
-        RecoveryAlgorithm::Tahoe => tahoe::on_dupack(s, now, st),
-        RecoveryAlgorithm::Reno => reno::on_dupack(s, now, st),
-        RecoveryAlgorithm::NewReno => newreno::on_dupack(s, now, st),
-        RecoveryAlgorithm::Sack => sack::on_dupack(s, now, st),
+/// One loss-recovery episode.
+#[derive(Clone, Debug)]
+pub struct Episode {
+    /// RFC 6675 RecoveryPoint / RFC 6582 recover: the episode ends when snd_una reaches it.
+    pub recovery_point: u64,
+    /// Entered by a retransmission timeout (SACK variant only): the window grows by slow start.
+    pub after_rto: bool,
+    pub partial_acks: u32,
+}
+
+/// The loss-recovery state of one sender.
+#[derive(Clone, Debug)]
+pub struct Recovery {
+    pub(crate) alg: RecoveryAlgorithm,
+    tahoe_recover_guard: bool,
+    pub(crate) episode: Option<Episode>,
+    /// RFC 6582 `recover`: no new fast retransmit until snd_una reaches it.
+    pub(crate) recover: u64,
+    /// `recover` was set by a go-back-N resend (timeout or Tahoe), see `may_enter`.
+    recover_after_go_back: bool,
+    /// RFC 6675 HighRxt (exclusive end of the highest retransmitted segment).
+    pub(crate) high_rxt: u64,
+    /// RFC 6675 RescueRxt.
+    pub(crate) rescue_rxt: Option<u64>,
+    /// RFC 6937 enabled, and its state during a recovery episode.
+    prr_enabled: bool,
+    pub(crate) prr: Option<Prr>,
+}
+
+/// What an algorithm is told about the ACK (or timeout) at hand: values at the time of the
+/// call, before any of the answer is applied.
+#[derive(Clone, Copy, Debug)]
+pub struct AckFacts {
+    pub now: Time,
+    pub snd_una: u64,
+    pub snd_max: u64,
+    pub smss: u64,
+    /// Bytes this ACK newly acknowledged cumulatively (0 for a duplicate ACK).
+    pub acked: u64,
+    /// How far the last ACK of new data moved snd_una (RFC 6582 §4.1 ACK heuristic).
+    pub last_ack_advance: u64,
+    /// Duplicate ACKs in a row, this one included, and the threshold in force.
+    pub dupacks: u32,
+    pub dup_thresh: u32,
+    pub cwnd: u64,
+    /// RFC 5681 FlightSize (PRR's RecoverFS).
+    pub flight_size: u64,
+    /// What a congestion response decreases from (`DecreaseBase`, RFC 3042 §2 applied).
+    pub decrease_base: u64,
+    /// The first unacknowledged segment's start, and the first not SACKed: (start, end).
+    pub first_unacked: Option<u64>,
+    pub first_unsacked: Option<(u64, u64)>,
+    /// The first segment marked lost (RACK or RFC 6675 IsLost), and whether the one at
+    /// snd_una is (RFC 6675 §5 step (4): IsLost(HighACK + 1)).
+    pub first_lost: Option<u64>,
+    pub first_is_lost: bool,
+    /// RACK marks losses (RFC 8985).
+    pub rack: bool,
+}
+
+/// How recovery sets cwnd, after the congestion response if there is one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cwnd {
+    To(u64),
+    /// cwnd = ssthresh (deflation at the end of fast recovery, RFC 6937 §3 after PRR).
+    Ssthresh,
+    /// cwnd = ssthresh + n (RFC 5681 §3.2 step 3 inflation).
+    SsthreshPlus(u64),
+}
+
+/// What the sender does with an algorithm's answer, in this order: the congestion response
+/// (`decrease`: the controller's ssthresh and cwnd from this base), `cwnd`, episode
+/// bookkeeping (`began`, `ended`), window growth (`grow`: the controller's `on_ack`), and the
+/// transmissions (`retransmit` now regardless of cwnd; `go_back`: resend from snd_una).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Actions {
+    pub decrease: Option<u64>,
+    pub cwnd: Option<Cwnd>,
+    /// A loss-recovery episode began (not after a timeout): a fast retransmit.
+    pub began: bool,
+    pub ended: bool,
+    pub grow: bool,
+    pub retransmit: Option<(u64, RetransmitCause)>,
+    pub go_back: Option<RetransmitCause>,
+    /// RFC 6298 §5.3 restart of the retransmission timer on an ACK of new data (RFC 6582
+    /// §3.2 step 5 restricts it during NewReno recovery).
+    pub restart_rto: bool,
+}
+
+impl Actions {
+    fn grow() -> Self {
+        Actions { grow: true, restart_rto: true, ..Actions::default() }
     }
 }
 
-/// An ACK advanced snd_una (already updated). Returns whether the RTO timer is restarted
-/// (RFC 6298 §5.3; RFC 6582 §3.2 step 5 restricts it during NewReno recovery).
-pub(crate) fn on_new_ack(s: &mut Sender, now: Time, ack: &AckSample, st: &mut TcpStats) -> bool {
-    match s.alg {
-        RecoveryAlgorithm::Tahoe => tahoe::on_new_ack(s, now, ack, st),
-        RecoveryAlgorithm::Reno => reno::on_new_ack(s, now, ack, st),
-        RecoveryAlgorithm::NewReno => newreno::on_new_ack(s, now, ack, st),
-        RecoveryAlgorithm::Sack => sack::on_new_ack(s, now, ack, st),
-    }
-}
-
-/// RACK marked a segment lost (RFC 8985 §6.2 step 5): start SACK loss recovery if not in one.
-pub(crate) fn on_rack_loss(s: &mut Sender, now: Time, st: &mut TcpStats) {
-    if s.episode.is_none() {
-        sack::enter(s, now, st);
-    }
-}
-
-/// RFC 6298 §5.4–5.5 and RFC 5681 §3.1 after a retransmission timeout.
-pub(crate) fn on_timeout(s: &mut Sender, now: Time, st: &mut TcpStats) {
-    st.timeouts += 1;
-    s.consecutive_timeouts += 1;
-    // RFC 5681 §3.1: ssthresh is set to *no more than* eq. 4 (FlightSize / 2), and only when the
-    // segment has not been resent by the timer before. Inside a loss-recovery episode FlightSize
-    // also counts the data sent during recovery, so eq. 4 alone would raise ssthresh above what
-    // the episode's congestion response set; keep the smaller (Linux keeps the recovery's
-    // ssthresh, ns-2 halves its already halved cwnd). A repeated timeout keeps ssthresh.
-    let keep = (s.episode.is_some() || s.consecutive_timeouts > 1).then(|| s.cc.ssthresh());
-    // eq. 4 (the controller's decrease) and cwnd = LW = 1 SMSS.
-    s.cc.on_timeout(now, s.decrease_base(false));
-    if let Some(old) = keep {
-        let w = s.cc.window_state_mut();
-        w.ssthresh = if s.consecutive_timeouts > 1 { old } else { w.ssthresh.min(old) };
-    }
-    s.end_episode(now, st);
-    // RFC 6298 §5.5 back off, unless the thin-stream option keeps timeouts linear.
-    if !(s.thin_linear_timeouts && s.is_thin()) {
-        s.rtt.back_off();
-    }
-    // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: no fast retransmit for data sent before the timeout.
-    s.recover = s.snd_max;
-    s.recover_after_go_back = false;
-    s.dupacks = 0;
-    if s.alg == RecoveryAlgorithm::Sack {
-        sack::on_timeout(s, now, st);
-    } else {
-        // Go back N: resend from snd_una in slow start (RFC 5681 §3.1 retransmits the earliest
-        // segment, RFC 6298 §5.4; the rest follow as the window opens).
-        s.go_back_cause = RetransmitCause::Timeout;
-        s.snd_nxt = s.snd_una;
-        if let Some(first) = s.sb.first() {
-            s.pending_rexmit = Some((first.start, RetransmitCause::Timeout));
+impl Recovery {
+    pub fn new(alg: RecoveryAlgorithm, tahoe_recover_guard: bool, prr: bool) -> Self {
+        Recovery {
+            alg,
+            tahoe_recover_guard,
+            episode: None,
+            recover: 0,
+            recover_after_go_back: false,
+            high_rxt: 0,
+            rescue_rxt: None,
+            prr_enabled: prr && alg == RecoveryAlgorithm::Sack,
+            prr: None,
         }
     }
-}
 
-/// RFC 6582 §3.2 step 1: no new fast retransmit until the cumulative ACK reaches `recover`
-/// (the data outstanding at the last fast retransmit or timeout). After Tahoe's fast
-/// retransmit, whose go-back-N resends reach the receiver a second time and draw duplicate
-/// ACKs, the RFC's strict test applies — the ACK must cover *more* than `recover` — and when it
-/// covers exactly `recover` the §4.1 ACK heuristic decides: a loss only if the last advance of
-/// the cumulative ACK was at most 4·SMSS (cwnd above one SMSS). Elsewhere reaching `recover`
-/// suffices: after timeouts the heuristic mistook real drop-tail losses right at `recover` for
-/// duplicates and cost extra timeouts in the seed 001 setting (see `rexmit-endpoints` tests).
-fn may_enter(s: &Sender) -> bool {
-    if s.alg == RecoveryAlgorithm::Tahoe && !s.tahoe_recover_guard {
-        return true;
+    /// Without SACK from the peer, RFC 6675 cannot run: NewReno is its fallback.
+    pub fn fall_back_to_newreno(&mut self) {
+        self.alg = RecoveryAlgorithm::NewReno;
     }
-    if !s.recover_after_go_back {
-        return s.snd_una >= s.recover;
+
+    pub fn in_episode(&self) -> bool {
+        self.episode.is_some()
     }
-    s.snd_una > s.recover
-        || (s.snd_una == s.recover && s.cc.window() > s.smss && s.last_ack_advance <= 4 * s.smss)
+
+    pub fn after_rto(&self) -> bool {
+        self.episode.as_ref().is_some_and(|e| e.after_rto)
+    }
+
+    /// RFC 6675 §2 DupAck (SACK: no cumulative progress and SACK newly covering data) or
+    /// RFC 5681 §2 DUPLICATE ACKNOWLEDGMENT (a)–(e) for the others; `ack_is_snd_una` and
+    /// `outstanding` are conditions (b)–(c), `bare` (no data, SYN or FIN) and `same_window`
+    /// (d)–(e).
+    pub fn is_duplicate_ack(&self, ack_is_snd_una: bool, outstanding: bool, newly_sacked: u64, bare: bool, same_window: bool) -> bool {
+        if !ack_is_snd_una || !outstanding {
+            return false;
+        }
+        if self.alg == RecoveryAlgorithm::Sack {
+            newly_sacked > 0
+        } else {
+            bare && same_window
+        }
+    }
+
+    /// A duplicate ACK arrived (`f.dupacks` counts it).
+    pub fn on_dupack(&mut self, f: &AckFacts) -> Actions {
+        match self.alg {
+            RecoveryAlgorithm::Tahoe => tahoe::on_dupack(self, f),
+            RecoveryAlgorithm::Reno => reno::on_dupack(self, f),
+            RecoveryAlgorithm::NewReno => newreno::on_dupack(self, f),
+            RecoveryAlgorithm::Sack => sack::on_dupack(self, f),
+        }
+    }
+
+    /// An ACK advanced snd_una (`f.snd_una` is the new value).
+    pub fn on_new_ack(&mut self, f: &AckFacts) -> Actions {
+        match self.alg {
+            RecoveryAlgorithm::Tahoe => tahoe::on_new_ack(self, f),
+            RecoveryAlgorithm::Reno => reno::on_new_ack(self, f),
+            RecoveryAlgorithm::NewReno => newreno::on_new_ack(self, f),
+            RecoveryAlgorithm::Sack => sack::on_new_ack(self, f),
+        }
+    }
+
+    /// RACK marked a segment lost (RFC 8985 §6.2 step 5): start SACK loss recovery if not in one.
+    pub fn on_rack_loss(&mut self, f: &AckFacts) -> Actions {
+        if self.episode.is_some() {
+            return Actions::default();
+        }
+        sack::enter(self, f)
+    }
+
+    /// After a retransmission timeout (RFC 6298 §5.4, RFC 5681 §3.1; the window and the timer
+    /// back-off are the sender's): the episode ends, and RFC 6582 §3.2 step 1 / RFC 6675 §5.1
+    /// allow no fast retransmit for data sent before the timeout. SACK then resends everything
+    /// not SACKed via NextSeg (RFC 6675 §5.1, the scoreboard marked lost by the sender); the
+    /// others go back N from snd_una in slow start (RFC 5681 §3.1 retransmits the earliest
+    /// segment, the rest follow as the window opens).
+    pub fn on_timeout(&mut self, f: &AckFacts) -> Actions {
+        let ended = self.end_episode();
+        self.recover = f.snd_max;
+        self.recover_after_go_back = false;
+        let mut a = if self.alg == RecoveryAlgorithm::Sack {
+            sack::on_timeout(self, f)
+        } else {
+            Actions {
+                go_back: Some(RetransmitCause::Timeout),
+                retransmit: f.first_unacked.map(|s| (s, RetransmitCause::Timeout)),
+                ..Actions::default()
+            }
+        };
+        a.ended = ended;
+        a
+    }
+
+    /// RFC 6582 §3.2 step 1: no new fast retransmit until the cumulative ACK reaches `recover`
+    /// (the data outstanding at the last fast retransmit or timeout). After Tahoe's fast
+    /// retransmit, whose go-back-N resends reach the receiver a second time and draw duplicate
+    /// ACKs, the RFC's strict test applies — the ACK must cover *more* than `recover` — and
+    /// when it covers exactly `recover` the §4.1 ACK heuristic decides: a loss only if the
+    /// last advance of the cumulative ACK was at most 4·SMSS (cwnd above one SMSS). Elsewhere
+    /// reaching `recover` suffices: after timeouts the heuristic mistook real drop-tail losses
+    /// right at `recover` for duplicates and cost extra timeouts in the seed 001 setting (see
+    /// `rexmit-endpoints` tests).
+    fn may_enter(&self, f: &AckFacts) -> bool {
+        if self.alg == RecoveryAlgorithm::Tahoe && !self.tahoe_recover_guard {
+            return true;
+        }
+        if !self.recover_after_go_back {
+            return f.snd_una >= self.recover;
+        }
+        f.snd_una > self.recover
+            || (f.snd_una == self.recover && f.cwnd > f.smss && f.last_ack_advance <= 4 * f.smss)
+    }
+
+    fn begin_episode(&mut self, f: &AckFacts, after_rto: bool) {
+        self.episode = Some(Episode { recovery_point: f.snd_max, after_rto, partial_acks: 0 });
+    }
+
+    /// Whether an episode was open (and is now closed).
+    fn end_episode(&mut self) -> bool {
+        self.prr = None;
+        self.episode.take().is_some()
+    }
 }
 
 /// RFC 5681 §3.2 steps 2–3 shared by Reno and NewReno: halve, retransmit, inflate by DupThresh.
-fn enter_fast_recovery(s: &mut Sender, now: Time, st: &mut TcpStats) {
-    st.fast_retransmits += 1;
-    s.cc.on_congestion_event(now, s.decrease_base(true));
-    let inflated = s.cc.ssthresh() + s.dupacks as u64 * s.smss;
-    s.cc.set_window(inflated);
-    if let Some(first) = s.sb.first() {
-        s.pending_rexmit = Some((first.start, RetransmitCause::FastRetransmit));
+fn enter_fast_recovery(r: &mut Recovery, f: &AckFacts) -> Actions {
+    r.begin_episode(f, false);
+    Actions {
+        decrease: Some(f.decrease_base),
+        cwnd: Some(Cwnd::SsthreshPlus(f.dupacks as u64 * f.smss)),
+        began: true,
+        retransmit: f.first_unacked.map(|s| (s, RetransmitCause::FastRetransmit)),
+        ..Actions::default()
     }
-    s.begin_episode(now, false, st);
+}
+
+#[cfg(test)]
+pub(crate) mod test_facts {
+    use super::*;
+
+    pub const MSS: u64 = 1000;
+
+    /// Ten segments outstanding from byte 1, the first one missing, cwnd 10 segments.
+    pub fn facts(dupacks: u32) -> AckFacts {
+        AckFacts {
+            now: Time::from_millis(100),
+            snd_una: 1,
+            snd_max: 1 + 10 * MSS,
+            smss: MSS,
+            acked: 0,
+            last_ack_advance: MSS,
+            dupacks,
+            dup_thresh: 3,
+            cwnd: 10 * MSS,
+            flight_size: 10 * MSS,
+            decrease_base: 10 * MSS,
+            first_unacked: Some(1),
+            first_unsacked: Some((1, 1 + MSS)),
+            first_lost: None,
+            first_is_lost: false,
+            rack: false,
+        }
+    }
+
+    /// The cumulative ACK moved to `una` (acknowledging `acked` bytes).
+    pub fn new_ack(una: u64, acked: u64) -> AckFacts {
+        AckFacts { snd_una: una, acked, last_ack_advance: acked, dupacks: 0, first_unacked: Some(una), ..facts(0) }
+    }
 }

@@ -1,30 +1,50 @@
 //! Reno (RFC 5681 §3.2): fast retransmit and fast recovery with window inflation; the first ACK
 //! of new data ends recovery, even a partial one.
 
-use super::super::sender::Sender;
-use crate::cc::AckSample;
-use crate::stats::TcpStats;
-use rexmit_time::Time;
+use super::{AckFacts, Actions, Cwnd, Recovery};
 
-pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
-    if s.episode.is_some() {
+pub(super) fn on_dupack(r: &mut Recovery, f: &AckFacts) -> Actions {
+    if r.episode.is_some() {
         // RFC 5681 §3.2 step 4: inflate by one SMSS per additional duplicate ACK.
-        s.cc.set_window(s.cc.window() + s.smss);
-        return;
+        return Actions { cwnd: Some(Cwnd::To(f.cwnd + f.smss)), ..Actions::default() };
     }
     // `recover` is only moved by timeouts for Reno (no RFC 6582 guard after fast recovery).
-    if s.dupacks == s.effective_dup_thresh() && super::may_enter(s) {
-        super::enter_fast_recovery(s, now, st);
+    if f.dupacks == f.dup_thresh && r.may_enter(f) {
+        return super::enter_fast_recovery(r, f);
     }
+    Actions::default()
 }
 
-pub(super) fn on_new_ack(s: &mut Sender, now: Time, ack: &AckSample, st: &mut TcpStats) -> bool {
-    if s.episode.is_some() {
+pub(super) fn on_new_ack(r: &mut Recovery, _f: &AckFacts) -> Actions {
+    if r.end_episode() {
         // RFC 5681 §3.2 step 6: deflate to ssthresh on the next ACK of new data.
-        s.cc.set_window(s.cc.ssthresh());
-        s.end_episode(now, st);
-        return true;
+        return Actions { cwnd: Some(Cwnd::Ssthresh), ended: true, restart_rto: true, ..Actions::default() };
     }
-    s.cc.on_ack(ack);
-    true
+    Actions::grow()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_facts::*;
+    use super::*;
+    use crate::config::RecoveryAlgorithm;
+    use crate::stats::RetransmitCause;
+
+    #[test]
+    fn fast_retransmit_inflates_then_a_partial_ack_deflates_and_ends() {
+        let mut r = Recovery::new(RecoveryAlgorithm::Reno, false, false);
+        assert_eq!(on_dupack(&mut r, &facts(2)), Actions::default());
+        let a = on_dupack(&mut r, &facts(3));
+        assert_eq!(a.decrease, Some(10 * MSS));
+        assert_eq!(a.cwnd, Some(Cwnd::SsthreshPlus(3 * MSS)));
+        assert_eq!(a.retransmit, Some((1, RetransmitCause::FastRetransmit)));
+        assert!(a.began);
+        let a = on_dupack(&mut r, &AckFacts { cwnd: 8 * MSS, ..facts(4) });
+        assert_eq!(a.cwnd, Some(Cwnd::To(9 * MSS)));
+        // Reno ends at the first ACK of new data, partial or not.
+        let a = on_new_ack(&mut r, &new_ack(1 + MSS, MSS));
+        assert_eq!(a.cwnd, Some(Cwnd::Ssthresh));
+        assert!(a.ended && !a.grow && a.restart_rto && !r.in_episode());
+        assert!(on_new_ack(&mut r, &new_ack(1 + 2 * MSS, MSS)).grow);
+    }
 }

@@ -1,97 +1,221 @@
 //! SACK-based conservative loss recovery (RFC 6675 §5): entry on DupThresh duplicate ACKs or
-//! IsLost(HighACK + 1), retransmissions chosen by NextSeg under the pipe limit (in `sender`),
-//! exit when the cumulative ACK reaches RecoveryPoint.
+//! IsLost(HighACK + 1) (or a RACK loss mark, RFC 8985), exit when the cumulative ACK reaches
+//! RecoveryPoint, and NextSeg's retransmission rules (§4: rules 1, 3 and 4 with HighRxt and
+//! RescueRxt; rule 2, new data, is the sender's, which asks for these in the RFC's order).
+//! IsLost and SetPipe are the scoreboard's (`sack_scoreboard`).
 
-use super::super::sender::Sender;
 use super::prr::Prr;
-use crate::cc::AckSample;
-use crate::stats::{RetransmitCause, TcpStats};
-use rexmit_time::Time;
+use super::{AckFacts, Actions, Cwnd, Recovery};
+use crate::sack_scoreboard::Scoreboard;
+use crate::stats::RetransmitCause;
 
-pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
-    if s.episode.is_some() || s.rack.is_some() {
+pub(super) fn on_dupack(r: &mut Recovery, f: &AckFacts) -> Actions {
+    if r.episode.is_some() || f.rack {
         // With RACK, loss detection (and so recovery entry) is RACK's (RFC 8985 §6).
-        return;
+        return Actions::default();
     }
     // RFC 6675 §5 step (4): DupAcks >= DupThresh or IsLost(HighACK + 1), when not in loss
     // recovery (HighACK at or past the last RecoveryPoint). No RFC 6582 heuristic is needed:
     // a duplicate ACK here must SACK new data, which resends of received data never do.
-    let trigger = s.dupacks >= s.effective_dup_thresh() || s.sb.first_is_lost();
-    if !trigger || s.snd_una < s.recover {
-        return;
+    let trigger = f.dupacks >= f.dup_thresh || f.first_is_lost;
+    if !trigger || f.snd_una < r.recover {
+        return Actions::default();
     }
-    enter(s, now, st);
+    enter(r, f)
 }
 
 /// RFC 6675 §5 step (4): enter loss recovery.
-pub(super) fn enter(s: &mut Sender, now: Time, st: &mut TcpStats) {
-    st.fast_retransmits += 1;
+pub(super) fn enter(r: &mut Recovery, f: &AckFacts) -> Actions {
     // (4.1) RecoveryPoint = HighData.
-    s.recover = s.snd_max;
-    s.recover_after_go_back = false;
-    // (4.2) ssthresh = cwnd = FlightSize / 2 (the controller's decrease).
-    s.cc.on_congestion_event(now, s.decrease_base(true));
-    s.high_rxt = s.snd_una;
-    s.rescue_rxt = None;
-    // (4.3) Retransmit the first segment presumed dropped, regardless of pipe.
-    // HighRxt rises when it is actually sent (sender), so that PRR's pipe excludes it.
-    let first = if s.rack.is_some() {
-        s.sb.first_lost()
+    r.recover = f.snd_max;
+    r.recover_after_go_back = false;
+    r.high_rxt = f.snd_una;
+    r.rescue_rxt = None;
+    if r.prr_enabled {
+        // RFC 6937 §3: RecoverFS = FlightSize.
+        r.prr = Some(Prr::new(f.flight_size));
+    }
+    r.begin_episode(f, false);
+    // (4.3) Retransmit the first segment presumed dropped, regardless of pipe. HighRxt rises
+    // when it is actually sent (`on_retransmitted`), so that PRR's pipe excludes it.
+    let (first, cause) = if f.rack {
+        (f.first_lost, RetransmitCause::Rack)
     } else {
-        s.sb.first()
+        (f.first_unacked, RetransmitCause::FastRetransmit)
     };
-    if let Some(start) = first.map(|f| f.start) {
-        let cause = if s.rack.is_some() {
-            RetransmitCause::Rack
-        } else {
-            RetransmitCause::FastRetransmit
-        };
-        s.pending_rexmit = Some((start, cause));
+    Actions {
+        // (4.2) ssthresh = cwnd = FlightSize / 2 (the controller's decrease).
+        decrease: Some(f.decrease_base),
+        began: true,
+        retransmit: first.map(|s| (s, cause)),
+        ..Actions::default()
     }
-    if s.prr_enabled {
-        s.prr = Some(Prr::new(s.flight_size()));
-    }
-    if let Some(rack) = s.rack.as_mut() {
-        // RFC 8985 §7.2: no probe during recovery (the sender stops the PTO timer).
-        rack.tlp_end_seq = None;
-    }
-    s.begin_episode(now, false, st);
 }
 
-pub(super) fn on_new_ack(s: &mut Sender, now: Time, ack: &AckSample, st: &mut TcpStats) -> bool {
-    let Some(ep) = s.episode.as_ref() else {
-        s.cc.on_ack(ack);
-        return true;
+pub(super) fn on_new_ack(r: &mut Recovery, f: &AckFacts) -> Actions {
+    let Some(ep) = r.episode.as_ref() else {
+        return Actions::grow();
     };
     let after_rto = ep.after_rto;
-    if s.snd_una >= ep.recovery_point {
+    let mut a = Actions { restart_rto: true, grow: after_rto, ..Actions::default() };
+    if f.snd_una >= ep.recovery_point {
         // RFC 6675 §5 (A): end of loss recovery; RFC 6937 §3: cwnd = ssthresh after PRR.
-        if s.prr.is_some() {
-            s.cc.set_window(s.cc.ssthresh());
+        if r.prr.is_some() {
+            a.cwnd = Some(Cwnd::Ssthresh);
         }
-        s.end_episode(now, st);
+        a.ended = r.end_episode();
     }
-    if after_rto {
-        // After a timeout the window regrows by slow start (RFC 5681 §3.1).
-        s.cc.on_ack(ack);
-    }
-    s.high_rxt = s.high_rxt.max(s.snd_una);
-    true
+    // After a timeout the window regrows by slow start (RFC 5681 §3.1): `grow`.
+    r.high_rxt = r.high_rxt.max(f.snd_una);
+    a
 }
 
-/// RFC 6675 §5.1: after a timeout everything not SACKed is presumed lost and resent via
-/// NextSeg in slow start, until RecoveryPoint = HighData is acknowledged.
-pub(super) fn on_timeout(s: &mut Sender, now: Time, st: &mut TcpStats) {
-    s.sb.mark_all_lost();
-    s.high_rxt = s.snd_una;
-    s.rescue_rxt = None;
-    s.begin_episode(now, true, st);
-    let first =
-        s.sb.segments()
-            .find(|x| !x.sacked)
-            .map(|x| (x.start, x.end));
-    if let Some((start, end)) = first {
-        s.pending_rexmit = Some((start, RetransmitCause::Timeout));
-        s.high_rxt = end;
+/// RFC 6675 §5.1: after a timeout everything not SACKed is presumed lost (the sender marked
+/// the scoreboard) and resent via NextSeg in slow start, until RecoveryPoint = HighData is
+/// acknowledged.
+pub(super) fn on_timeout(r: &mut Recovery, f: &AckFacts) -> Actions {
+    r.high_rxt = f.snd_una;
+    r.rescue_rxt = None;
+    r.begin_episode(f, true);
+    let Some((start, end)) = f.first_unsacked else {
+        return Actions::default();
+    };
+    r.high_rxt = end;
+    Actions { retransmit: Some((start, RetransmitCause::Timeout)), ..Actions::default() }
+}
+
+impl Recovery {
+    /// NextSeg rule (1): the first unSACKed segment above HighRxt, below the highest SACKed
+    /// octet, for which IsLost holds (after a timeout every unSACKed one, in order).
+    pub fn next_seg_lost(&self, sb: &Scoreboard) -> Option<u64> {
+        sb.next_hole(self.high_rxt, true, !self.after_rto()).map(|s| s.start)
+    }
+
+    /// NextSeg rule (3): the first unSACKed segment above HighRxt below the highest SACKed
+    /// octet, lost or not (when rule 2 had no new data to send).
+    pub fn next_seg_unsacked(&self, sb: &Scoreboard) -> Option<u64> {
+        sb.next_hole(self.high_rxt, false, true).map(|s| s.start)
+    }
+
+    /// NextSeg rule (4): one rescue retransmission per episode of the highest unSACKed
+    /// segment (RescueRxt = RecoveryPoint); HighRxt is not updated. A segment below HighRxt
+    /// was already retransmitted in this episode, so rescuing it again would add nothing (our
+    /// reading of the rule's intent).
+    pub fn next_seg_rescue(&mut self, sb: &Scoreboard, snd_una: u64, snd_max: u64) -> Option<u64> {
+        if matches!(self.rescue_rxt, Some(r) if snd_una <= r) {
+            return None;
+        }
+        let tail = sb.highest_unsacked().filter(|s| s.start >= self.high_rxt).map(|s| s.start)?;
+        self.rescue_rxt = Some(self.episode.as_ref().map_or(snd_max, |e| e.recovery_point));
+        Some(tail)
+    }
+
+    /// A retransmission under rules (1) and (3), or the one of step (4.3), went out up to
+    /// `end`: HighRxt rises to it.
+    pub fn on_retransmitted(&mut self, end: u64) {
+        self.high_rxt = self.high_rxt.max(end);
+    }
+
+    /// RFC 6675 SetPipe's argument.
+    pub fn high_rxt(&self) -> u64 {
+        self.high_rxt
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_facts::*;
+    use super::*;
+    use crate::config::RecoveryAlgorithm;
+    use crate::sack_scoreboard::SentSegment;
+    use rexmit_time::Time;
+
+    fn recovery(prr: bool) -> Recovery {
+        Recovery::new(RecoveryAlgorithm::Sack, false, prr)
+    }
+
+    /// Ten segments of MSS from byte 1; the given ones SACKed.
+    fn board(sacked: &[u64]) -> Scoreboard {
+        let mut sb = Scoreboard::default();
+        for i in 0..10 {
+            let start = 1 + i * MSS;
+            sb.push(SentSegment { start, end: start + MSS, fin: false, sent_at: Time::ZERO, rexmits: 0, sacked: false, lost: false });
+        }
+        let blocks: Vec<(u64, u64)> = sacked.iter().map(|&i| (1 + i * MSS, 1 + (i + 1) * MSS)).collect();
+        sb.on_sack(&blocks, 1);
+        sb
+    }
+
+    #[test]
+    fn third_dupack_or_islost_enters_and_sets_recovery_point() {
+        let mut r = recovery(true);
+        assert_eq!(on_dupack(&mut r, &facts(2)), Actions::default());
+        let a = on_dupack(&mut r, &AckFacts { first_is_lost: true, ..facts(2) });
+        assert!(a.began);
+        assert_eq!(a.decrease, Some(10 * MSS));
+        assert_eq!(a.retransmit, Some((1, RetransmitCause::FastRetransmit)));
+        assert_eq!(r.recover, 1 + 10 * MSS);
+        assert_eq!(r.high_rxt(), 1);
+        assert_eq!(r.prr.map(|p| p.recover_fs), Some(10 * MSS));
+        // Further duplicates inside the episode change nothing.
+        assert_eq!(on_dupack(&mut r, &facts(4)), Actions::default());
+    }
+
+    #[test]
+    fn rack_marks_decide_entry_and_what_is_resent() {
+        let mut r = recovery(false);
+        let f = AckFacts { rack: true, first_lost: Some(1 + 2 * MSS), ..facts(3) };
+        assert_eq!(on_dupack(&mut r, &f), Actions::default(), "duplicates do not enter with RACK");
+        let a = r.on_rack_loss(&f);
+        assert_eq!(a.retransmit, Some((1 + 2 * MSS, RetransmitCause::Rack)));
+        assert!(r.on_rack_loss(&f) == Actions::default(), "one episode at a time");
+    }
+
+    #[test]
+    fn exit_at_recovery_point_sets_cwnd_to_ssthresh_after_prr() {
+        let mut r = recovery(true);
+        on_dupack(&mut r, &facts(3));
+        let a = on_new_ack(&mut r, &new_ack(1 + 4 * MSS, 4 * MSS));
+        assert!(!a.ended && a.cwnd.is_none() && !a.grow && a.restart_rto);
+        assert_eq!(r.high_rxt(), 1 + 4 * MSS, "HighRxt never lags HighACK");
+        let a = on_new_ack(&mut r, &new_ack(1 + 10 * MSS, 6 * MSS));
+        assert!(a.ended && !r.in_episode() && r.prr.is_none());
+        assert_eq!(a.cwnd, Some(Cwnd::Ssthresh));
+    }
+
+    #[test]
+    fn after_timeout_everything_unsacked_is_resent_in_order_in_slow_start() {
+        let mut r = recovery(false);
+        let sb = {
+            let mut sb = board(&[5]);
+            sb.mark_all_lost();
+            sb
+        };
+        let a = r.on_timeout(&AckFacts { first_unsacked: Some((1, 1 + MSS)), ..facts(0) });
+        assert_eq!(a.retransmit, Some((1, RetransmitCause::Timeout)));
+        assert!(r.after_rto() && !a.began);
+        // Rule (1) without (1.b): the next hole above HighRxt even beyond the highest SACK.
+        assert_eq!(r.next_seg_lost(&sb), Some(1 + MSS));
+        r.on_retransmitted(1 + 9 * MSS);
+        assert_eq!(r.next_seg_lost(&sb), Some(1 + 9 * MSS), "segment 5 is SACKed, 9 is beyond it");
+        assert!(on_new_ack(&mut r, &new_ack(1 + MSS, MSS)).grow, "slow start after the timeout");
+    }
+
+    #[test]
+    fn nextseg_rules_1_3_and_one_rescue() {
+        let mut r = recovery(false);
+        on_dupack(&mut r, &facts(3));
+        let mut sb = board(&[3, 4, 5, 6]);
+        sb.update_lost(3, MSS);
+        // Rule (1): segments 0–2 lie below three SACKed segments' worth: lost.
+        assert_eq!(r.next_seg_lost(&sb), Some(1));
+        r.on_retransmitted(1 + 3 * MSS);
+        assert_eq!(r.next_seg_lost(&sb), None);
+        // Rule (3): nothing unSACKed above HighRxt below the highest SACK (segments 7–9 are above it).
+        assert_eq!(r.next_seg_unsacked(&sb), None);
+        // Rule (4): the highest unSACKed segment, once per episode.
+        assert_eq!(r.next_seg_rescue(&sb, 1, 1 + 10 * MSS), Some(1 + 9 * MSS));
+        assert_eq!(r.rescue_rxt, Some(1 + 10 * MSS));
+        assert_eq!(r.next_seg_rescue(&sb, 1, 1 + 10 * MSS), None);
     }
 }

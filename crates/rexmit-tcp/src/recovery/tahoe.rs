@@ -2,32 +2,57 @@
 //! everything after the lost segment (go-back-N). No fast recovery; later duplicate ACKs are
 //! ignored until snd_una passes the data outstanding at the loss (RFC 6582 §3.2 step 1 guard).
 
-use super::super::sender::Sender;
-use crate::cc::AckSample;
-use crate::stats::{RetransmitCause, TcpStats};
-use rexmit_time::Time;
+use super::{AckFacts, Actions, Cwnd, Recovery};
+use crate::stats::RetransmitCause;
 
-pub(super) fn on_dupack(s: &mut Sender, now: Time, st: &mut TcpStats) {
-    if s.dupacks != s.effective_dup_thresh() || !super::may_enter(s) {
-        return;
+pub(super) fn on_dupack(r: &mut Recovery, f: &AckFacts) -> Actions {
+    if f.dupacks != f.dup_thresh || !r.may_enter(f) {
+        return Actions::default();
     }
-    st.fast_retransmits += 1;
-    s.cc.on_congestion_event(now, s.decrease_base(true));
-    s.cc.set_window(s.smss);
-    s.recover = s.snd_max;
-    s.recover_after_go_back = true;
-    s.go_back_cause = RetransmitCause::FastRetransmit;
-    s.snd_nxt = s.snd_una;
-    s.begin_episode(now, false, st);
+    r.recover = f.snd_max;
+    r.recover_after_go_back = true;
+    r.begin_episode(f, false);
+    Actions {
+        decrease: Some(f.decrease_base),
+        cwnd: Some(Cwnd::To(f.smss)),
+        began: true,
+        go_back: Some(RetransmitCause::FastRetransmit),
+        ..Actions::default()
+    }
 }
 
-pub(super) fn on_new_ack(s: &mut Sender, now: Time, ack: &AckSample, st: &mut TcpStats) -> bool {
-    if s.episode
-        .as_ref()
-        .is_some_and(|e| s.snd_una >= e.recovery_point)
-    {
-        s.end_episode(now, st);
+pub(super) fn on_new_ack(r: &mut Recovery, f: &AckFacts) -> Actions {
+    let ended = r.episode.as_ref().is_some_and(|e| f.snd_una >= e.recovery_point) && r.end_episode();
+    Actions { ended, ..Actions::grow() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_facts::*;
+    use super::*;
+    use crate::config::RecoveryAlgorithm;
+
+    #[test]
+    fn third_duplicate_goes_back_to_one_segment() {
+        let mut r = Recovery::new(RecoveryAlgorithm::Tahoe, true, false);
+        assert_eq!(on_dupack(&mut r, &facts(2)), Actions::default());
+        let a = on_dupack(&mut r, &facts(3));
+        assert_eq!(a.decrease, Some(10 * MSS));
+        assert_eq!(a.cwnd, Some(Cwnd::To(MSS)));
+        assert_eq!(a.go_back, Some(RetransmitCause::FastRetransmit));
+        assert!(a.began && a.retransmit.is_none());
+        assert_eq!(r.recover, 1 + 10 * MSS);
+        // The go-back-N resends draw more duplicates: no second fast retransmit.
+        assert_eq!(on_dupack(&mut r, &facts(3)), Actions::default());
     }
-    s.cc.on_ack(ack);
-    true
+
+    #[test]
+    fn episode_ends_when_everything_outstanding_is_acknowledged() {
+        let mut r = Recovery::new(RecoveryAlgorithm::Tahoe, true, false);
+        on_dupack(&mut r, &facts(3));
+        let a = on_new_ack(&mut r, &new_ack(1 + 5 * MSS, 5 * MSS));
+        assert!(a.grow && !a.ended && r.in_episode());
+        let a = on_new_ack(&mut r, &new_ack(1 + 10 * MSS, 5 * MSS));
+        assert!(a.grow && a.ended && !r.in_episode());
+    }
 }

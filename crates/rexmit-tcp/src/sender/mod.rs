@@ -13,8 +13,7 @@ mod transmit;
 use crate::cc::{AckSample, CaState, CongestionControl, RateAck};
 use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use crate::delivery_rate::DeliveryRate;
-use crate::recovery;
-use crate::recovery::prr::Prr;
+use crate::recovery::{AckFacts, Actions, Cwnd, Recovery};
 use crate::timers::{Timer, TimerTable};
 use crate::sack_scoreboard::{Delivered, Scoreboard};
 use crate::send_buffer::SendBuffer;
@@ -23,16 +22,15 @@ use rexmit_time::{Duration, Time};
 use rexmit_transport::rack::{LossScan, Rack};
 use rexmit_transport::{early_retransmit_threshold, RttEstimator};
 
-/// One loss-recovery episode in progress.
-#[derive(Clone, Debug)]
-pub struct Episode {
-    /// RFC 6675 RecoveryPoint / RFC 6582 recover: the episode ends when snd_una reaches it.
-    pub recovery_point: u64,
-    /// Entered by a retransmission timeout (SACK variant only): the window grows by slow start.
-    pub after_rto: bool,
-    pub partial_acks: u32,
-    /// Index into `TcpStats::recoveries`, when the episode is recorded there.
-    pub stats_index: Option<usize>,
+/// A change of the window by loss recovery, RACK-TLP or a timeout (`Sender::apply_window`).
+#[derive(Clone, Copy, Debug)]
+enum WindowChange {
+    /// The controller's congestion response from `base` (ssthresh, cwnd), then `then`.
+    Decrease { base: u64, then: Option<Cwnd> },
+    Set(Cwnd),
+    /// RFC 5681 §3.1 / RFC 6298 §5: the controller's timeout response from `base`; `keep`:
+    /// the ssthresh to keep (the smaller of the two, or that one after a repeated timeout).
+    Timeout { base: u64, keep: Option<(u64, bool)> },
 }
 
 /// What the connection should put in the next data segment.
@@ -61,13 +59,16 @@ pub struct AckInput {
 }
 
 pub struct Sender {
-    pub(crate) alg: RecoveryAlgorithm,
-    pub(crate) dup_thresh: u32,
-    pub(crate) limited_transmit: bool,
-    pub(crate) early_retransmit: bool,
-    pub(crate) thin_linear_timeouts: bool,
-    pub(crate) thin_dupack: bool,
-    pub(crate) nagle: bool,
+    /// Loss-recovery state and rules (`recovery`): episode, recover, HighRxt, RescueRxt, PRR.
+    rec: Recovery,
+    /// Index into `TcpStats::recoveries` of the open episode, when it is recorded there.
+    episode_stats: Option<usize>,
+    dup_thresh: u32,
+    limited_transmit: bool,
+    early_retransmit: bool,
+    thin_linear_timeouts: bool,
+    thin_dupack: bool,
+    nagle: bool,
     pub(crate) smss: u64,
     pub(crate) snd_una: u64,
     pub(crate) snd_nxt: u64,
@@ -76,7 +77,7 @@ pub struct Sender {
     pub(crate) sb: Scoreboard,
     /// Offset of our FIN once the application closed.
     pub(crate) fin_at: Option<u64>,
-    pub(crate) snd_wnd: u64,
+    snd_wnd: u64,
     /// Largest window the peer ever offered (RFC 9293 §3.8.6.2.1 Max(SND.WND)).
     max_snd_wnd: u64,
     snd_wl1: u64,
@@ -86,35 +87,22 @@ pub struct Sender {
     rto_rearm: RtoRearm,
     decrease_base: DecreaseBase,
     probe_now: bool,
-    pub(crate) dupacks: u32,
+    dupacks: u32,
     /// New data sent beyond cwnd by limited transmit since snd_una last advanced (RFC 3042).
     lt_bytes: u64,
-    /// `recover` was set by a go-back-N resend (timeout or Tahoe), see `recovery::may_enter`.
-    pub(crate) recover_after_go_back: bool,
-    pub(crate) tahoe_recover_guard: bool,
     /// How far the last ACK of new data moved snd_una (RFC 6582 §4.1 ACK heuristic).
-    pub(crate) last_ack_advance: u64,
+    last_ack_advance: u64,
     /// Retransmission timeouts since snd_una last advanced (RFC 9293 §3.8.3 R2 count).
     pub(crate) consecutive_timeouts: u32,
-    pub(crate) episode: Option<Episode>,
-    /// RFC 6582 `recover`: no new fast retransmit until snd_una reaches it.
-    pub(crate) recover: u64,
-    /// RFC 6675 HighRxt (exclusive end of the highest retransmitted segment).
-    pub(crate) high_rxt: u64,
-    /// RFC 6675 RescueRxt.
-    pub(crate) rescue_rxt: Option<u64>,
     /// A retransmission that goes out regardless of cwnd (fast retransmit, partial ACK, RTO).
-    pub(crate) pending_rexmit: Option<(u64, RetransmitCause)>,
+    pending_rexmit: Option<(u64, RetransmitCause)>,
     /// Cause recorded for go-back-N resends from snd_nxt below snd_max.
-    pub(crate) go_back_cause: RetransmitCause,
+    go_back_cause: RetransmitCause,
     /// RACK-TLP state when enabled (SACK recovery only).
-    pub(crate) rack: Option<Rack>,
+    rack: Option<Rack>,
     /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
     /// The probe timeout fired: the next transmission is a tail loss probe.
     tlp_pending: bool,
-    /// RFC 6937 enabled, and its state during a recovery episode.
-    pub(crate) prr_enabled: bool,
-    pub(crate) prr: Option<Prr>,
     /// Delivery-rate samples, kept only for controllers that ask (BBR).
     rate: Option<DeliveryRate>,
     /// Pacing (controllers with a pacing rate): the earliest time the next data segment may
@@ -140,7 +128,8 @@ impl Sender {
     /// A sender whose first data byte is stream offset 1 (offset 0 is the SYN).
     pub fn new(cfg: &TcpConfig, smss: u64) -> Self {
         Sender {
-            alg: cfg.recovery,
+            rec: Recovery::new(cfg.recovery, cfg.tahoe_recover_guard, cfg.prr),
+            episode_stats: None,
             dup_thresh: cfg.dup_thresh,
             limited_transmit: cfg.limited_transmit,
             early_retransmit: cfg.early_retransmit,
@@ -165,20 +154,12 @@ impl Sender {
             probe_now: false,
             dupacks: 0,
             lt_bytes: 0,
-            recover_after_go_back: false,
-            tahoe_recover_guard: cfg.tahoe_recover_guard,
             last_ack_advance: 0,
             consecutive_timeouts: 0,
-            episode: None,
-            recover: 0,
-            high_rxt: 0,
-            rescue_rxt: None,
             pending_rexmit: None,
             go_back_cause: RetransmitCause::Timeout,
             rack: (cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack).then(Rack::new),
             tlp_pending: false,
-            prr_enabled: cfg.prr && cfg.recovery == RecoveryAlgorithm::Sack,
-            prr: None,
             rate: None,
             pace_at: Time::ZERO,
             paced_sent: 0,
@@ -202,9 +183,9 @@ impl Sender {
             self.rate = Some(DeliveryRate::default());
             self.cc.on_connected(self.rtt.srtt(), self.rtt.min_rtt());
         }
-        if self.alg == RecoveryAlgorithm::Sack && !sack_ok {
+        if self.rec.alg == RecoveryAlgorithm::Sack && !sack_ok {
             // Without SACK from the peer, RFC 6675 cannot run: NewReno is its fallback.
-            self.alg = RecoveryAlgorithm::NewReno;
+            self.rec.fall_back_to_newreno();
             self.rack = None;
         }
         self.snd_wnd = wnd;
@@ -220,13 +201,13 @@ impl Sender {
 
     /// FlightSize for the ssthresh of a fast retransmit: RFC 5681 §3.2 step 2 leaves out the
     /// data sent by limited transmit (RFC 3042 §2).
-    pub(crate) fn flight_size_before_limited_transmit(&self) -> u64 {
+    fn flight_size_before_limited_transmit(&self) -> u64 {
         self.flight_size() - self.lt_bytes.min(self.flight_size())
     }
 
     /// What a congestion response decreases from (`DecreaseBase`): FlightSize (without the data
     /// limited transmit sent, RFC 3042 §2, when `before_limited_transmit`) or cwnd.
-    pub(crate) fn decrease_base(&self, before_limited_transmit: bool) -> u64 {
+    fn decrease_base(&self, before_limited_transmit: bool) -> u64 {
         match self.decrease_base {
             DecreaseBase::Cwnd => self.cc.window(),
             DecreaseBase::FlightSize if before_limited_transmit => self.flight_size_before_limited_transmit(),
@@ -237,15 +218,15 @@ impl Sender {
     pub fn pipe(&self) -> u64 {
         if self.rack.is_some() {
             self.sb.in_flight()
-        } else if self.alg == RecoveryAlgorithm::Sack {
-            self.sb.pipe(self.high_rxt)
+        } else if self.rec.alg == RecoveryAlgorithm::Sack {
+            self.sb.pipe(self.rec.high_rxt())
         } else {
             self.flight_size()
         }
     }
 
     pub fn in_recovery(&self) -> bool {
-        self.episode.is_some()
+        self.rec.in_episode()
     }
 
     /// Every byte written, and the FIN if requested, has been acknowledged.
@@ -376,22 +357,17 @@ impl Sender {
                 ..sample_base
             };
             self.cc.on_delivery(&sample);
-            let restart = recovery::on_new_ack(self, now, &sample, st);
+            let a = self.rec.on_new_ack(&self.facts(now, acked));
+            self.apply(a, Some(&sample), now, st, t);
             if self.snd_una >= self.snd_max {
                 // RFC 6298 §5.2: all outstanding data acknowledged — stop the timer.
                 t.stop(Timer::Retransmit);
-            } else if restart {
+            } else if a.restart_rto {
                 // RFC 6298 §5.3: restart the timer on an ACK of new data.
                 self.arm_rto(now, t);
             }
-        } else if a.ack == self.snd_una && self.snd_max > self.snd_una {
-            let dup = if self.alg == RecoveryAlgorithm::Sack {
-                // RFC 6675 §2 DupAck: no cumulative progress, and SACK newly covering data.
-                up.newly_sacked > 0
-            } else {
-                // RFC 5681 §2 DUPLICATE ACKNOWLEDGMENT (a)–(e).
-                !a.has_data_or_flags && a.window == prev_wnd
-            };
+        } else {
+            let dup = self.rec.is_duplicate_ack(a.ack == self.snd_una, self.snd_max > self.snd_una, up.newly_sacked, !a.has_data_or_flags, a.window == prev_wnd);
             if dup {
                 self.dupacks += 1;
                 let delivered = if up.newly_sacked > 0 {
@@ -408,22 +384,21 @@ impl Sender {
                 if self.rack.is_none() {
                     self.sb.update_lost(self.effective_dup_thresh(), self.smss);
                 }
-                let episodes = st.recoveries.len();
-                recovery::on_dupack(self, now, st);
-                self.after_entry(now, episodes, st, t);
+                let a = self.rec.on_dupack(&self.facts(now, 0));
+                self.apply(a, None, now, st, t);
             }
         }
         if self.rack.is_some() {
             self.rack_on_ack(now, &delivered, up.dsack, st, t);
-        } else if self.alg == RecoveryAlgorithm::Sack {
+        } else if self.rec.alg == RecoveryAlgorithm::Sack {
             self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
-        if self.episode.as_ref().is_some_and(|e| !e.after_rto) {
+        if self.rec.in_episode() && !self.rec.after_rto() {
             let (pipe, ssthresh, smss) = (self.pipe(), self.cc.ssthresh(), self.smss);
-            if let Some(prr) = self.prr.as_mut() {
+            if let Some(prr) = self.rec.prr.as_mut() {
                 // RFC 6937 §3: cwnd = pipe + sndcnt on every ACK during recovery.
                 let cwnd = prr.on_ack(acked + up.newly_sacked, pipe, ssthresh, smss);
-                self.cc.set_window(cwnd);
+                self.apply_window(now, WindowChange::Set(Cwnd::To(cwnd)));
             }
         }
         if a.ack >= self.snd_una {
@@ -440,10 +415,10 @@ impl Sender {
         let rs = r.take_sample(now, prior_in_flight, min_rtt);
         let delivered = r.delivered;
         let lost_after = self.sb.segments().filter(|s| s.lost).count() as u64;
-        let ca_state = match &self.episode {
-            None => CaState::Open,
-            Some(e) if e.after_rto => CaState::Loss,
-            Some(_) => CaState::Recovery,
+        let ca_state = match (self.rec.in_episode(), self.rec.after_rto()) {
+            (false, _) => CaState::Open,
+            (true, true) => CaState::Loss,
+            (true, false) => CaState::Recovery,
         };
         let ack = RateAck { now, rs, delivered, in_flight: self.pipe(), losses: lost_after.saturating_sub(lost_before), ca_state, srtt: self.rtt.srtt() };
         self.cc.on_rate_ack(&ack);
@@ -470,7 +445,7 @@ impl Sender {
     /// RFC 8985 §6.2 on every ACK, §7.4 TLP bookkeeping, §7.2 PTO re-arm.
     fn rack_on_ack(&mut self, now: Time, delivered: &[Delivered], dsack: bool, st: &mut TcpStats, t: &mut TimerTable) {
         let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
-        let in_recovery = self.episode.is_some();
+        let in_recovery = self.rec.in_episode();
         let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
         let Some(rack) = self.rack.as_mut() else {
             return;
@@ -482,7 +457,7 @@ impl Sender {
             // segment is long gone, so the decrease applies to cwnd.
             st.tlp_repairs += 1;
             let cwnd = self.cc.window();
-            self.cc.on_congestion_event(now, cwnd);
+            self.apply_window(now, WindowChange::Decrease { base: cwnd, then: None });
         }
         let Some(rack) = self.rack.as_mut() else {
             return;
@@ -491,9 +466,7 @@ impl Sender {
         let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd);
         t.put(Timer::RackReorder, scan.timer);
         if scan.newly_lost {
-            let episodes = st.recoveries.len();
-            recovery::on_rack_loss(self, now, st);
-            self.after_entry(now, episodes, st, t);
+            self.on_rack_loss(now, st, t);
         }
         self.arm_pto(now, t);
     }
@@ -505,23 +478,142 @@ impl Sender {
             return;
         };
         let rto = t.get(Timer::Retransmit);
-        t.put(Timer::TailLossProbe, rack.pto_deadline(now, self.rtt.srtt(), flight, Duration::ZERO, self.episode.is_some(), rto));
+        t.put(Timer::TailLossProbe, rack.pto_deadline(now, self.rtt.srtt(), flight, Duration::ZERO, self.rec.in_episode(), rto));
     }
 
-    /// Timer effects of a recovery episode that the last call into `recovery` began (it pushed
-    /// a new entry onto `st.recoveries`): the fast retransmission gets a full RTO (RFC 6675 §6
-    /// latitude; ns-2, Linux and FreeBSD re-arm), and RACK's probe stops (RFC 8985 §7.2: no
-    /// PTO during recovery).
-    fn after_entry(&mut self, now: Time, episodes_before: usize, st: &TcpStats, t: &mut TimerTable) {
-        if st.recoveries.len() == episodes_before {
-            return;
+    /// RACK marked a loss (RFC 8985 §6.2 step 5): recovery starts if not in one.
+    fn on_rack_loss(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
+        let f = AckFacts { first_lost: self.sb.first_lost().map(|s| s.start), ..self.facts(now, 0) };
+        let a = self.rec.on_rack_loss(&f);
+        self.apply(a, None, now, st, t);
+    }
+
+    /// What recovery is told (`recovery::AckFacts`); `first_lost` and `first_unsacked` are
+    /// filled by the calls that need them (RACK entry, timeouts).
+    fn facts(&self, now: Time, acked: u64) -> AckFacts {
+        AckFacts {
+            now,
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            smss: self.smss,
+            acked,
+            last_ack_advance: self.last_ack_advance,
+            dupacks: self.dupacks,
+            dup_thresh: self.effective_dup_thresh(),
+            cwnd: self.cc.window(),
+            flight_size: self.flight_size(),
+            decrease_base: self.decrease_base(true),
+            first_unacked: self.sb.first().map(|s| s.start),
+            first_unsacked: None,
+            first_lost: None,
+            first_is_lost: self.sb.first_is_lost(),
+            rack: self.rack.is_some(),
         }
-        if self.rack.is_some() {
-            t.stop(Timer::TailLossProbe);
+    }
+
+    /// Carry out recovery's answer, in the order `recovery::Actions` documents.
+    fn apply(&mut self, a: Actions, sample: Option<&AckSample>, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
+        if let Some(base) = a.decrease {
+            self.apply_window(now, WindowChange::Decrease { base, then: a.cwnd });
+        } else if let Some(c) = a.cwnd {
+            self.apply_window(now, WindowChange::Set(c));
         }
-        if self.rto_rearm != RtoRearm::NewAck && self.snd_max > self.snd_una {
-            self.arm_rto(now, t);
+        if a.began {
+            st.fast_retransmits += 1;
+            st.recoveries.push(RecoveryEpisode { start: now, end: None });
+            self.episode_stats = Some(st.recoveries.len() - 1);
+            if let Some(rack) = self.rack.as_mut() {
+                // RFC 8985 §7.2: no probe during recovery.
+                rack.tlp_end_seq = None;
+                t.stop(Timer::TailLossProbe);
+            }
+            if self.rto_rearm != RtoRearm::NewAck && self.snd_max > self.snd_una {
+                // The fast retransmission gets a full RTO (RFC 6675 §6 latitude; ns-2,
+                // Linux and FreeBSD re-arm).
+                self.arm_rto(now, t);
+            }
         }
+        if a.ended {
+            if let Some(rack) = self.rack.as_mut() {
+                rack.on_recovery_end();
+            }
+            if let Some(i) = self.episode_stats.take() {
+                st.recoveries[i].end = Some(now);
+            }
+        }
+        if let (true, Some(sample)) = (a.grow, sample) {
+            self.cc.on_ack(sample);
+        }
+        if let Some(cause) = a.go_back {
+            // Go back N: resend from snd_una (`transmit`).
+            self.go_back_cause = cause;
+            self.snd_nxt = self.snd_una;
+        }
+        if a.retransmit.is_some() {
+            self.pending_rexmit = a.retransmit;
+        }
+    }
+
+    /// The one path by which loss recovery, RACK-TLP and timeouts change the window; the
+    /// controller's own growth (`on_ack`) is its business.
+    fn apply_window(&mut self, now: Time, w: WindowChange) {
+        let set = |cc: &mut Box<dyn CongestionControl>, c: Cwnd| {
+            let cwnd = match c {
+                Cwnd::To(w) => w,
+                Cwnd::Ssthresh => cc.ssthresh(),
+                Cwnd::SsthreshPlus(n) => cc.ssthresh() + n,
+            };
+            cc.set_window(cwnd);
+        };
+        match w {
+            WindowChange::Decrease { base, then } => {
+                self.cc.on_congestion_event(now, base);
+                if let Some(c) = then {
+                    set(&mut self.cc, c);
+                }
+            }
+            WindowChange::Set(c) => set(&mut self.cc, c),
+            WindowChange::Timeout { base, keep } => {
+                // eq. 4 (the controller's decrease) and cwnd = LW = 1 SMSS.
+                self.cc.on_timeout(now, base);
+                if let Some((old, repeated)) = keep {
+                    let w = self.cc.window_state_mut();
+                    w.ssthresh = if repeated { old } else { w.ssthresh.min(old) };
+                }
+            }
+        }
+    }
+
+    /// RFC 5681 §3.1: after a lost SYN the initial window is one segment.
+    pub(crate) fn after_lost_syn(&mut self) {
+        self.apply_window(Time::ZERO, WindowChange::Set(Cwnd::To(self.smss)));
+    }
+
+    /// RFC 6298 §5.4–5.5 and RFC 5681 §3.1 after a retransmission timeout.
+    fn on_retransmission_timeout(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
+        st.timeouts += 1;
+        self.consecutive_timeouts += 1;
+        // RFC 5681 §3.1: ssthresh is set to *no more than* eq. 4 (FlightSize / 2), and only
+        // when the segment has not been resent by the timer before. Inside a loss-recovery
+        // episode FlightSize also counts the data sent during recovery, so eq. 4 alone would
+        // raise ssthresh above what the episode's congestion response set; keep the smaller
+        // (Linux keeps the recovery's ssthresh, ns-2 halves its already halved cwnd). A
+        // repeated timeout keeps ssthresh.
+        let repeated = self.consecutive_timeouts > 1;
+        let keep = (self.rec.in_episode() || repeated).then(|| (self.cc.ssthresh(), repeated));
+        self.apply_window(now, WindowChange::Timeout { base: self.decrease_base(false), keep });
+        // RFC 6298 §5.5 back off, unless the thin-stream option keeps timeouts linear.
+        if !(self.thin_linear_timeouts && self.is_thin()) {
+            self.rtt.back_off();
+        }
+        self.dupacks = 0;
+        if self.rec.alg == RecoveryAlgorithm::Sack {
+            // RFC 6675 §5.1: everything not SACKed is presumed lost.
+            self.sb.mark_all_lost();
+        }
+        let first_unsacked = self.sb.segments().find(|x| !x.sacked).map(|x| (x.start, x.end));
+        let a = self.rec.on_timeout(&AckFacts { first_unsacked, ..self.facts(now, 0) });
+        self.apply(a, None, now, st, t);
     }
 
     /// RFC 6298 §5.4–5.6 and the persist timer.
@@ -533,7 +625,7 @@ impl Sender {
         if t.is_due(Timer::Retransmit, now) {
             t.stop(Timer::Retransmit);
             if self.snd_max > self.snd_una {
-                recovery::on_timeout(self, now, st);
+                self.on_retransmission_timeout(now, st, t);
                 self.arm_rto(now, t);
             }
         }
@@ -546,7 +638,7 @@ impl Sender {
         }
         if t.is_due(Timer::RackReorder, now) {
             // RFC 8985 §6.3: the reordering timer re-runs loss detection.
-            let in_recovery = self.episode.is_some();
+            let in_recovery = self.rec.in_episode();
             let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
             let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
             if let Some(rack) = self.rack.as_mut() {
@@ -554,9 +646,7 @@ impl Sender {
                 let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd);
                 t.put(Timer::RackReorder, scan.timer);
                 if scan.newly_lost {
-                    let episodes = st.recoveries.len();
-                    recovery::on_rack_loss(self, now, st);
-                    self.after_entry(now, episodes, st, t);
+                    self.on_rack_loss(now, st, t);
                 }
             }
         }
@@ -565,42 +655,12 @@ impl Sender {
     /// RFC 8985 §7.3: send a probe, then re-arm the RTO.
     fn fire_pto(&mut self, now: Time, t: &mut TimerTable) {
         t.stop(Timer::TailLossProbe);
-        if self.episode.is_none() && !self.sb.is_empty() {
+        if !self.rec.in_episode() && !self.sb.is_empty() {
             self.tlp_pending = true;
             self.arm_rto(now, t);
         }
     }
 
-    /// Record the start of a recovery episode.
-    pub(crate) fn begin_episode(&mut self, now: Time, after_rto: bool, st: &mut TcpStats) {
-        let stats_index = if after_rto {
-            None
-        } else {
-            st.recoveries.push(RecoveryEpisode {
-                start: now,
-                end: None,
-            });
-            Some(st.recoveries.len() - 1)
-        };
-        self.episode = Some(Episode {
-            recovery_point: self.snd_max,
-            after_rto,
-            partial_acks: 0,
-            stats_index,
-        });
-    }
-
-    pub(crate) fn end_episode(&mut self, now: Time, st: &mut TcpStats) {
-        self.prr = None;
-        if let Some(e) = self.episode.take() {
-            if let Some(rack) = self.rack.as_mut() {
-                rack.on_recovery_end();
-            }
-            if let Some(i) = e.stats_index {
-                st.recoveries[i].end = Some(now);
-            }
-        }
-    }
 }
 
 /// RFC 8985 §6.2 step 5 over the scoreboard: unSACKed segments not yet marked lost.

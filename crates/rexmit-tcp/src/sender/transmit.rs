@@ -14,7 +14,7 @@ impl Sender {
     pub fn next_tx(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
         let pipe = if self.rate.is_some() { self.pipe() } else { 0 };
         let tx = self.choose_tx(now, st, t)?;
-        if let Some(prr) = self.prr.as_mut() {
+        if let Some(prr) = self.rec.prr.as_mut() {
             prr.on_sent(tx.len + tx.fin as u64);
         }
         if let Some(r) = self.rate.as_mut() {
@@ -34,9 +34,9 @@ impl Sender {
                 if self.snd_nxt == tx.start {
                     self.snd_nxt = self.snd_nxt.max(end);
                 }
-                if self.alg == RecoveryAlgorithm::Sack && self.episode.is_some() {
+                if self.rec.alg == RecoveryAlgorithm::Sack && self.rec.in_episode() {
                     // RFC 6675 §5 (4.3) retransmission: now below HighRxt.
-                    self.high_rxt = self.high_rxt.max(end);
+                    self.rec.on_retransmitted(end);
                 }
                 return Some(tx);
             }
@@ -44,7 +44,7 @@ impl Sender {
         // Pacing holds everything but the retransmissions that go regardless of cwnd; the
         // pacing timer is armed only when the window would let something go.
         if self.pace_at > now && self.cc.pacing_rate().is_some() {
-            let wait = self.cc.window() >= self.pipe() + self.smss && (self.has_unsent() || self.episode.is_some());
+            let wait = self.cc.window() >= self.pipe() + self.smss && (self.has_unsent() || self.rec.in_episode());
             t.put(Timer::Pacing, wait.then_some(self.pace_at));
             return None;
         }
@@ -54,7 +54,7 @@ impl Sender {
                 return Some(tx);
             }
         }
-        if self.alg == RecoveryAlgorithm::Sack && self.episode.is_some() {
+        if self.rec.alg == RecoveryAlgorithm::Sack && self.rec.in_episode() {
             return self.next_seg(now, st, t);
         }
         let cwnd = self.cc.window() + self.limited_transmit_allowance();
@@ -101,7 +101,7 @@ impl Sender {
     /// RFC 3042 §2: the first two duplicate ACKs each allow one new segment beyond cwnd.
     fn limited_transmit_allowance(&self) -> u64 {
         if self.limited_transmit
-            && self.episode.is_none()
+            && !self.rec.in_episode()
             && self.dupacks < self.effective_dup_thresh()
         {
             self.dupacks.min(2) as u64 * self.smss
@@ -118,7 +118,7 @@ impl Sender {
         if cwnd < pipe + self.smss {
             return None;
         }
-        let after_rto = self.episode.as_ref().is_some_and(|e| e.after_rto);
+        let after_rto = self.rec.after_rto();
         let cause = match (after_rto, self.rack.is_some()) {
             (true, _) => RetransmitCause::Timeout,
             (false, true) => RetransmitCause::Rack,
@@ -133,11 +133,7 @@ impl Sender {
             return self.new_data(now, self.snd_una + self.snd_wnd, st, t);
         }
         // NextSeg (1): first lost unSACKed segment above HighRxt, below the highest SACK.
-        if let Some(s) = self
-            .sb
-            .next_hole(self.high_rxt, true, !after_rto)
-            .map(|s| s.start)
-        {
+        if let Some(s) = self.rec.next_seg_lost(&self.sb) {
             let tx = self.retransmit(now, s, cause, st, t);
             return self.raise_high_rxt(tx);
         }
@@ -151,31 +147,13 @@ impl Sender {
             return None;
         }
         // NextSeg (3): first unSACKed segment above HighRxt below the highest SACK, not lost.
-        if let Some(s) = self
-            .sb
-            .next_hole(self.high_rxt, false, true)
-            .map(|s| s.start)
-        {
+        if let Some(s) = self.rec.next_seg_unsacked(&self.sb) {
             let tx = self.retransmit(now, s, cause, st, t);
             return self.raise_high_rxt(tx);
         }
-        // NextSeg (4): one rescue retransmission per episode of the highest unSACKed segment;
-        // HighRxt is not updated. A segment below HighRxt was already retransmitted in this
-        // episode, so rescuing it again would add nothing (our reading of the rule's intent).
-        let recovery_point = self
-            .episode
-            .as_ref()
-            .map_or(self.snd_max, |e| e.recovery_point);
-        if !matches!(self.rescue_rxt, Some(r) if self.snd_una <= r) {
-            let tail = self
-                .sb
-                .highest_unsacked()
-                .filter(|s| s.start >= self.high_rxt)
-                .map(|s| s.start);
-            if let Some(s) = tail {
-                self.rescue_rxt = Some(recovery_point);
-                return self.retransmit(now, s, cause, st, t);
-            }
+        // NextSeg (4): one rescue retransmission per episode (`Recovery::next_seg_rescue`).
+        if let Some(s) = self.rec.next_seg_rescue(&self.sb, self.snd_una, self.snd_max) {
+            return self.retransmit(now, s, cause, st, t);
         }
         None
     }
@@ -183,7 +161,7 @@ impl Sender {
     /// NextSeg rules (1) and (3) move HighRxt past what they retransmit (RFC 6675 §4).
     fn raise_high_rxt(&mut self, tx: Option<DataTx>) -> Option<DataTx> {
         if let Some(t) = tx {
-            self.high_rxt = self.high_rxt.max(t.start + t.len + t.fin as u64);
+            self.rec.on_retransmitted(t.start + t.len + t.fin as u64);
         }
         tx
     }
@@ -213,7 +191,8 @@ impl Sender {
         }
         st.bytes_retransmitted += len;
         let rearm = self.rto_rearm == RtoRearm::EveryRetransmit
-            && self.episode.as_ref().is_some_and(|e| !e.after_rto);
+            && self.rec.in_episode()
+            && !self.rec.after_rto();
         if !t.is_set(Timer::Retransmit) || rearm {
             // RFC 6298 §5.1; RFC 6675 §6's variant restarts it on every retransmission.
             self.arm_rto(now, t);
