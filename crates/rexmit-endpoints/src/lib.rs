@@ -22,4 +22,5 @@ pub mod tcp;
 pub mod http;
 
 #[doc(hidden)]
+#[cfg(feature = "testbeds")]
 pub mod testbeds;

@@ -1,7 +1,7 @@
 //! The interface between the network and whatever runs on a node: UDP applications now, TCP and
 //! SCTP endpoints (sans-IO cores behind small adapters) later.
 
-use crate::network::NodeId;
+use crate::ids::NodeId;
 use crate::packet::Packet;
 use rexmit_time::Time;
 use rexmit_wire::IpPacket;

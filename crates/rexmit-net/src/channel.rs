@@ -2,7 +2,7 @@
 //! propagation delay, error models and reordering, with the statistics of each.
 
 use crate::error_model::{ErrorModel, ErrorModelConfig, ReorderConfig};
-use crate::network::{IfaceId, NodeId};
+use crate::ids::{IfaceId, NodeId};
 use crate::packet::Packet;
 use crate::queue::{OutputQueue, QueueConfig, QueueDrop};
 use rexmit_engine::{RngStream, StreamFactory};

@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod apps;
 pub mod channel;
+pub mod ids;
 pub mod error_model;
 pub mod network;
 pub mod packet;

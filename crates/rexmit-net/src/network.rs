@@ -6,14 +6,7 @@ use rexmit_engine::StreamFactory;
 use crate::fast_map::FastMap;
 use std::net::Ipv4Addr;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NodeId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct IfaceId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ChannelId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct AgentId(pub u32);
+pub use crate::ids::{AgentId, ChannelId, IfaceId, NodeId};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeStats {

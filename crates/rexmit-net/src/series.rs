@@ -1,6 +1,6 @@
 //! Time series sampled at a fixed interval.
 
-use crate::network::{AgentId, ChannelId};
+use crate::ids::{AgentId, ChannelId};
 use rexmit_time::{Duration, Time};
 
 #[derive(Clone, Debug, PartialEq)]

@@ -51,6 +51,7 @@ pub mod config;
 pub mod event;
 pub mod fragment;
 #[doc(hidden)]
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod handshake;
 pub mod path;

@@ -63,6 +63,7 @@ pub mod config;
 pub mod connection;
 pub mod delivery_rate;
 #[doc(hidden)]
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod profile;
 mod payload_util;

@@ -34,6 +34,7 @@ mod tcp_codec;
 pub mod udp;
 
 #[doc(hidden)]
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 #[doc(hidden)]
 pub mod samples;

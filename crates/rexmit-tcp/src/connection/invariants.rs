@@ -4,7 +4,6 @@
 //! check; release builds skip the checks.
 
 use super::Connection;
-use crate::timers::Timer;
 use rexmit_time::Time;
 
 /// What the previous check saw, for the "never moves back" invariants.
@@ -20,9 +19,10 @@ pub(super) struct Audit {
 }
 
 impl Connection {
-    /// Every timer and its deadline, for failure messages.
+    /// Every timer and its deadline, for the fuzz harness's failure messages.
+    #[cfg(feature = "fuzzing")]
     pub(crate) fn timer_report(&self) -> String {
-        let armed: Vec<String> = Timer::ALL.iter().map(|t| format!("{t:?} {:?}", self.timers.get(*t))).collect();
+        let armed: Vec<String> = crate::timers::Timer::ALL.iter().map(|t| format!("{t:?} {:?}", self.timers.get(*t))).collect();
         armed.join(", ")
     }
 
