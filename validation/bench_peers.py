@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""rexmit against ns-2.35 and ns-3.44 on identical single-flow work (issue 7, `make bench`).
+"""rexmit against ns-2.35 and ns-3.44 on identical work (issue 7, issue 18; `make bench`): the
+single-flow scenarios below, and competing flows on one drop-tail bottleneck (`COMPETING`, from
+validation/multiflow.py).
 
 Each scenario runs in each simulator N times, one run after another (no fan-out), with the same
 seed, duration and configuration (compare.py's mirrors of the peer scripts). Two times per run:
@@ -57,6 +59,10 @@ SCENARIOS: list[tuple[str, str, float, Optional[float]]] = [
     ("ns2-sctp-nrsack", "uniform", 0.01, None),
     ("ns2-cmt-nrsack", "uniform", 0.02, 0.001),
 ]
+
+# Competing flows on one drop-tail bottleneck (issue 18): validation/multiflow.py's scenarios,
+# its peer scripts (which time their own event loop) and its rexmit mirror, over `--duration`.
+COMPETING: list[str] = ["ns2-sack-4-rtt44-82", "ns2-sack-16-equal", "ns3-newreno-4-rtt44-82", "ns3-newreno-16-equal"]
 
 # The rexmit side of one run in a fresh interpreter (for the whole-process time).
 CHILD = r"""
@@ -130,9 +136,51 @@ def bench_one(name: str, loss: str, rate: float, rate2: Optional[float], secs: f
     }
 
 
+MULTI_CHILD = r"""
+import dataclasses, json, sys
+sys.path.insert(0, {here!r})
+import multiflow
+sc = dataclasses.replace(multiflow.SCENARIOS[{name!r}], duration={secs!r}, warmup={warmup!r})
+r = multiflow.run_rexmit(sc, {seed!r})
+print(json.dumps({{"wall_run_s": r["wall_run_s"]}}))
+"""
+
+
+def bench_competing(name: str, secs: float, runs: int, seed: int = 1) -> dict[str, Any]:
+    """One competing-flows scenario: the peer's compiled program or ns-2 script (it times its
+    own event loop, untraced but for the bottleneck's queue monitor, as rexmit's link
+    statistics) against rexmit in a fresh interpreter."""
+    import dataclasses
+
+    import multiflow
+
+    warmup = min(multiflow.SCENARIOS[name].warmup, secs / 5)
+    sc = dataclasses.replace(multiflow.SCENARIOS[name], duration=secs, warmup=warmup)
+    cmd = multiflow.ns2_command(sc, seed) if sc.peer == "ns2" else multiflow.ns3_command(sc, seed)
+    peer_runs = [timed(cmd) for _ in range(runs)]
+    child = MULTI_CHILD.format(here=str(HERE), name=name, secs=secs, warmup=warmup, seed=seed)
+    ours = [timed([sys.executable, "-c", child]) for _ in range(runs)]
+    med = statistics.median
+    p_loop = med(float(r["wall_run_s"]) for r, _ in peer_runs)
+    o_loop = med(float(r["wall_run_s"]) for r, _ in ours)
+    p_proc, o_proc = med(w for _, w in peer_runs), med(w for _, w in ours)
+    return {
+        "scenario": name, "loss": "competing", "rate": float(len(sc.variants)), "rate2": None, "duration_s": secs, "runs": runs,
+        "peer": "ns-3.44" if sc.peer == "ns3" else "ns-2.35",
+        "peer_loop_s": p_loop, "peer_process_s": p_proc, "rexmit_loop_s": o_loop, "rexmit_process_s": o_proc,
+        "ratio_loop": p_loop / o_loop if o_loop > 0 else None, "ratio_process": p_proc / o_proc if o_proc > 0 else None,
+        "peer_packet_hops": None, "rexmit_packet_hops": None, "peer_hops_per_s": None, "rexmit_hops_per_s": None,
+        "peer_loop_all_s": [float(r["wall_run_s"]) for r, _ in peer_runs], "rexmit_loop_all_s": [float(r["wall_run_s"]) for r, _ in ours],
+    }
+
+
+def _mhops(x: Optional[float]) -> str:
+    return "–" if x is None else f"{x / 1e6:.2f}"
+
+
 def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> list[str]:
     out = [
-        f"# rexmit vs ns-2.35 / ns-3.44 on identical single-flow work ({meta['duration_s']:g} s simulated, median of {meta['runs']} runs)",
+        f"# rexmit vs ns-2.35 / ns-3.44 on identical work: single flows and competing flows ({meta['duration_s']:g} s simulated, median of {meta['runs']} runs)",
         "",
         f"Host: {meta['host']}, Python {meta['python']}, rexmit {meta['rexmit']}. Loop = simulator event loop only; process = whole process. "
         "Ratio = peer time / rexmit time (medians). Hops/s = packet hops per second of loop time (Mhop/s).",
@@ -141,11 +189,14 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        loss = f"{r['loss']} {r['rate']:g}" + (f" / {r['rate2']:g}" if r["rate2"] is not None else "")
+        if r["loss"] == "competing":
+            loss = f"{r['rate']:g} flows, drop-tail"
+        else:
+            loss = f"{r['loss']} {r['rate']:g}" + (f" / {r['rate2']:g}" if r["rate2"] is not None else "")
         out.append(
             f"| {r['peer']} | {r['scenario']} | {loss} | {r['peer_loop_s']:.4f} | {r['rexmit_loop_s']:.4f} | {r['ratio_loop']:.1f}× "
             f"| {r['peer_process_s']:.3f} | {r['rexmit_process_s']:.3f} | {r['ratio_process']:.1f}× "
-            f"| {r['peer_hops_per_s'] / 1e6:.2f} | {r['rexmit_hops_per_s'] / 1e6:.2f} | {r['peer_packet_hops']} | {r['rexmit_packet_hops']} |"
+            f"| {_mhops(r['peer_hops_per_s'])} | {_mhops(r['rexmit_hops_per_s'])} | {r['peer_packet_hops'] or '–'} | {r['rexmit_packet_hops'] or '–'} |"
         )
     for peer in ("ns-3.44", "ns-2.35"):
         sel = [r for r in rows if r["peer"] == peer]
@@ -176,6 +227,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         row = bench_one(name, loss, rate, rate2, secs, runs)
         rows.append(row)
         print(f"{name:<22} {loss:<8} peer {row['peer_loop_s']:.4f} s, rexmit {row['rexmit_loop_s']:.4f} s: {row['ratio_loop']:.1f}x (process {row['ratio_process']:.1f}x)", file=sys.stderr)
+    # Competing flows: at most 100 s simulated (multiflow's own duration), 16 flows included.
+    for name in COMPETING:
+        if args.only and args.only not in name:
+            continue
+        row = bench_competing(name, min(secs, 100.0), runs)
+        rows.append(row)
+        print(f"{name:<22} competing peer {row['peer_loop_s']:.4f} s, rexmit {row['rexmit_loop_s']:.4f} s: {row['ratio_loop']:.1f}x (process {row['ratio_process']:.1f}x)", file=sys.stderr)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "peers.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
