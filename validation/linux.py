@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import tempfile
@@ -46,6 +47,15 @@ BAND = 0.10
 TIMELINE_TOL_S = 0.005
 DROPS = {"drops1": [30], "drops3": [30, 32, 34], "tail": [99]}
 TAIL_SEGMENTS = 100
+
+
+def start_of(i: int, seed: int) -> float:
+    """Flow i starts 0.25·i s in, plus a per-seed draw in [0, 250 ms) for i ≥ 1 (the same in
+    both stacks): competing flows' phases then differ from seed to seed, in rexmit as in Linux
+    (docs/validation.md#linux: a fixed start made every rexmit seed the same run)."""
+    if i == 0:
+        return 0.0
+    return 0.25 * i + random.Random(f"linux-start-{seed}-{i}").uniform(0.0, 0.25)
 
 
 def scenario(cc: str, *, seed: int = 1, secs: float = 15.0, flows: int = 1, loss: float = 0.0, queue: int = 100, drop_segments: Optional[list[int]] = None, real: bool = False, nbytes: Optional[int] = None, warmup: float = 2.0) -> rexmit.Scenario:
@@ -75,7 +85,7 @@ def scenario(cc: str, *, seed: int = 1, secs: float = 15.0, flows: int = 1, loss
         "emulation": {"real_hosts": [f"S{i}" for i in range(flows)] + [f"D{i}" for i in range(flows)]},
     }
     for i in range(flows):
-        app: dict[str, Any] = {"name": f"f{i}", "kind": "tcp_bulk", "from": f"S{i}", "to": f"D{i}", "start": f"{0.25 * i}s", "warmup": f"{warmup}s", "tcp": {"profile": "linux", "cc": cc}}
+        app: dict[str, Any] = {"name": f"f{i}", "kind": "tcp_bulk", "from": f"S{i}", "to": f"D{i}", "start": f"{start_of(i, seed):.6f}s", "warmup": f"{warmup}s", "tcp": {"profile": "linux", "cc": cc}}
         if nbytes is not None:
             app["bytes"] = nbytes
         data["apps"].append(app)
@@ -246,6 +256,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--duration", type=float, default=15.0)
     ap.add_argument("--cc", action="append", help="only these controllers (repeatable)")
     ap.add_argument("--fresh", action="store_true", help="rerun the cases of the selected controllers that are already in the results")
+    ap.add_argument("--case", action="append", help="stats: only these cases (repeatable), e.g. droptail_2flows")
     ap.add_argument("--out", default=str(HERE.parent / "docs" / "validation_linux_tables.md"))
     args = ap.parse_args(argv)
     ccs = args.cc or list(CCS)
@@ -265,9 +276,12 @@ def main(argv: Optional[list[str]] = None) -> int:
                 rows.append(r)
                 save("linux_timelines.json", rows)
     elif args.what == "stats":
-        rows = [r for r in load("linux_stats.json") if not (args.fresh and r["cc"] in ccs)]
+        cases = args.case or [c for c, _ in STATS_CASES]
+        rows = [r for r in load("linux_stats.json") if not (args.fresh and r["cc"] in ccs and r["case"] in cases)]
         seeds = list(range(1, args.seeds + 1))
         for case, params in STATS_CASES:
+            if case not in cases:
+                continue
             for cc in ccs:
                 if any(r["cc"] == cc and r["case"] == case and len(r["seeds"]) >= len(seeds) for r in rows):
                     continue

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Write docs/reproductions.md from the full reproductions in results/NAME (scripts/reproduce_all.sh):
+per seed paper, every claim with rexmit's numbers and the verdict, the replications and
+simulated time of each sweep, the wall time of the run, and a summary line. Claims that cannot
+fail (true by construction or by definition) are listed as sanity checks and not counted.
+Causes of claims that do not hold are kept by hand in docs/reproductions_causes.md and
+included verbatim.
+
+    python scripts/reproductions_md.py [--results DIR] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Seed papers in the order of ../shared/seeds/INDEX.md, with their recipe names.
+PAPERS = [
+    ("seed 000", "nr-sack", "NR-SACK / CMT (send-buffer blocking, RtxQ_Util)"),
+    ("seed 001", "tcp-sack", "TCP variants under burst and uniform errors (Tahoe … Westwood+)"),
+    ("seed 002", "rack-sctp", "RACK for SCTP (tail-loss probes, burst mitigation)"),
+    ("seed 003", "buffer-sizing", "Send and receive buffer requirements (analytical model)"),
+    ("seed 004", "thin-streams", "Thin-stream retransmission modifications for SCTP"),
+]
+
+# Claims that cannot fail (issue 19 §4): a substring of the claim text and why. They are sanity
+# checks of the set-up, not reproductions, and do not count in the score.
+SANITY: dict[str, list[tuple[str, str]]] = {
+    "nr-sack": [("RtxQ_Util", "NR-SACK's RtxQ_Util is 1 by definition (nothing non-renegable stays queued)")],
+    "tcp-sack": [("grows with bottleneck speed", "more capacity cannot lower an uncongested bulk transfer's throughput")],
+    "thin-streams": [("fair", "the thin stream cannot exceed its own small rate, so it cannot take more than its share")],
+    "buffer-sizing": [("knee", "on a 2× grid equal send and receive knees follow from the symmetric model")],
+}
+
+
+def git_revision() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def sweeps(run_dir: Path) -> list[dict[str, Any]]:
+    out = []
+    for spec in sorted(run_dir.glob("*/sweep.json")):
+        d = json.loads(spec.read_text())
+        out.append({"name": spec.parent.name, "replications": d.get("replications"), "stop_time": (d.get("base") or {}).get("stop_time"), "points": _points(d)})
+    return out
+
+
+def _points(d: dict[str, Any]) -> int:
+    n = 1
+    for v in (d.get("grid") or {}).values():
+        n *= len(v) if isinstance(v, list) else 1
+    return n
+
+
+def sanity_reason(name: str, text: str) -> str | None:
+    for frag, why in SANITY.get(name, []):
+        if frag.lower() in text.lower():
+            return why
+    return None
+
+
+def paper_section(seed: str, name: str, title: str, run_dir: Path) -> tuple[list[str], str]:
+    lines = [f"## {seed}: {name} — {title}", ""]
+    claims_file = run_dir / "claims.json"
+    if not claims_file.is_file():
+        lines += [f"Not run in full yet (no `{claims_file.relative_to(ROOT)}`).", ""]
+        return lines, f"{seed} ({name}): not run"
+    claims = json.loads(claims_file.read_text())
+    wall = (run_dir / "wall_s").read_text().strip() if (run_dir / "wall_s").is_file() else "?"
+    counted = [c for c in claims if sanity_reason(name, c["text"]) is None]
+    held = sum(1 for c in counted if c["holds"])
+    sanity = [c for c in claims if sanity_reason(name, c["text"]) is not None]
+    summary = f"{seed}: {held}/{len(counted)} claims hold" + (f" (+ {len(sanity)} sanity checks)" if sanity else "") + f"; full run {wall} s"
+    lines += [f"**{summary}.**", ""]
+    lines += ["Sweeps (replications × points, simulated time per run):", ""]
+    for s in sweeps(run_dir):
+        lines.append(f"- `{s['name']}`: {s['replications']} × {s['points']}, {s['stop_time']}")
+    lines += ["", "| # | claim (as the paper states it) | rexmit | verdict |", "|---|---|---|---|"]
+    for i, c in enumerate(counted, 1):
+        verdict = "holds" if c["holds"] else "**does not hold**"
+        lines.append(f"| {i} | {c['text']} | {c.get('numbers', '')} | {verdict} |")
+    if sanity:
+        lines += ["", "Sanity checks (cannot fail; not counted):", ""]
+        for c in sanity:
+            lines.append(f"- {c['text']} — {'holds' if c['holds'] else 'FAILS'}; {sanity_reason(name, c['text'])}. rexmit: {c.get('numbers', '')}")
+    lines.append("")
+    return lines, summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--results", default=str(ROOT / "results"))
+    ap.add_argument("--out", default=str(ROOT / "docs" / "reproductions.md"))
+    args = ap.parse_args(argv)
+    results = Path(args.results)
+    sections, summaries = [], []
+    for seed, name, title in PAPERS:
+        lines, summary = paper_section(seed, name, title, results / name)
+        sections += lines
+        summaries.append(summary)
+    causes = ROOT / "docs" / "reproductions_causes.md"
+    out = [
+        "<!-- written by scripts/reproductions_md.py from results/*/claims.json (make reproduce-all) -->",
+        "# Every paper claim on record",
+        "",
+        f"Full reproductions (`make reproduce-all`) at revision {git_revision()}, on this project's 2-core machine. "
+        "Numbers are means over the replications (the recipes' tables); the per-point confidence intervals are in each "
+        "sweep's report.html under results/NAME.",
+        "",
+        *[f"- {s}" for s in summaries],
+        "",
+        *sections,
+    ]
+    if causes.is_file():
+        out += [causes.read_text().rstrip(), ""]
+    Path(args.out).write_text("\n".join(out) + "\n")
+    print("\n".join(summaries))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
