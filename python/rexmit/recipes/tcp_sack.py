@@ -24,11 +24,15 @@ TCP_VARIANTS = [
 def _seed001_base(stop_time: str) -> dict[str, Any]:
     """Seed 001 Table 1. Choices where the paper gives no number (ns-3 defaults of the time):
     drop-tail queues of 100 packets, send and receive buffers of 128 KiB, initial window of one
-    segment, RTO minimum 1 s, no timestamps, MSS 1460 (1500 B packets)."""
+    segment, RTO minimum 1 s, no timestamps, MSS 1460 (1500 B packets). The paper ran ns-3,
+    whose retransmission timer is restarted by ACKs of new data only (`rto_rearm = "new_ack"`)
+    and whose integer clock runs same-instant events in FIFO order (`event_ties = "fifo"`);
+    docs/validation.md, "Competing flows (issue 19)"."""
     q = {"packets": 100}
     return {
         "stop_time": stop_time,
         "seed": 1,
+        "event_ties": "fifo",
         "description": "Seed 001 Table 1: single TCP flow, 10 Mb/s access, error-prone bottleneck",
         "topology": {
             "kind": "chain",
@@ -56,6 +60,7 @@ def _seed001_base(stop_time: str) -> dict[str, Any]:
                     "recv_buffer": "128KiB",
                     "ack_every": 2,
                     "delayed_ack_timeout": "200ms",
+                    "rto_rearm": "new_ack",
                 },
             }
         ],
