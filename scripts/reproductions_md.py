@@ -74,7 +74,8 @@ def paper_section(seed: str, name: str, title: str, run_dir: Path) -> tuple[list
     if not claims_file.is_file():
         lines += [f"Not run in full yet (no `{claims_file.relative_to(ROOT)}`).", ""]
         return lines, f"{seed} ({name}): not run"
-    claims = json.loads(claims_file.read_text())
+    doc = json.loads(claims_file.read_text())
+    claims = doc["claims"] if isinstance(doc, dict) else doc
     wall = (run_dir / "wall_s").read_text().strip() if (run_dir / "wall_s").is_file() else "?"
     counted = [c for c in claims if sanity_reason(name, c["text"]) is None]
     held = sum(1 for c in counted if c["holds"])

@@ -163,7 +163,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     out = Path(args.out or f"results/{args.name}")
     claims = reproduce(args.name, out, quick=args.quick, jobs=args.jobs)
     for c in claims:
-        print(f"[{'reproduced' if c.holds else 'NOT reproduced'}] {c.text}: {c.numbers}")
+        verdict = "reproduced" if c.holds else ("needs the full run" if c.holds is None else "NOT reproduced")
+        print(f"[{verdict}] {c.text}: {c.numbers}")
     print(f"reports: {', '.join(str(p) for p in sorted(out.glob('*/report.html')))}")
     return 0
 

@@ -2,24 +2,58 @@
 
 Each recipe builds the paper's scenarios as sweeps (``rexmit.sweep``), runs them, writes a
 report per figure and checks the paper's qualitative claims against the results.
+``claims.json`` records the claims with the run: quick or full, the replications of each
+sweep, the rexmit version and the git revision it was built from (issue 19 §4).
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from rexmit.recipes import RECIPES, Claim
+from rexmit.recipes.common import decided
 
-__all__ = ["RECIPES", "Claim", "reproduce"]
+__all__ = ["RECIPES", "Claim", "reproduce", "load_claims"]
 
 
 def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = None) -> list[Claim]:
-    """Run recipe ``name``; writes per-figure sweep directories with reports and claims.json."""
+    """Run recipe ``name``; writes per-figure sweep directories with reports and claims.json.
+    A quick run decides no claim that fails: it says "needs the full run" (``holds`` None)."""
     if name not in RECIPES:
         raise KeyError(f"no reproduction named {name!r} (available: {', '.join(sorted(RECIPES))})")
     out.mkdir(parents=True, exist_ok=True)
     claims = RECIPES[name](out, quick, jobs)
-    (out / "claims.json").write_text(json.dumps([c.__dict__ for c in claims], indent=2) + "\n")
+    if quick:
+        claims = [Claim(c.text, decided(bool(c.holds), False) if c.holds is not None else None, c.numbers) for c in claims]
+    doc = {"recipe": name, "quick": quick, "replications": _replications(out), **_version(), "claims": [c.__dict__ for c in claims]}
+    (out / "claims.json").write_text(json.dumps(doc, indent=2) + "\n")
     return claims
+
+
+def load_claims(path: Path) -> list[dict[str, Any]]:
+    """The claims of a claims.json (also the plain list written before it recorded the run)."""
+    doc = json.loads(Path(path).read_text())
+    return doc["claims"] if isinstance(doc, dict) else doc
+
+
+def _replications(out: Path) -> dict[str, Any]:
+    reps = {}
+    for spec in sorted(out.glob("*/sweep.json")):
+        reps[spec.parent.name] = json.loads(spec.read_text()).get("replications")
+    return reps
+
+
+def _version() -> dict[str, str]:
+    import rexmit
+
+    rev = getattr(getattr(rexmit, "_core", None), "__git_revision__", None)
+    if rev is None:
+        try:
+            here = Path(__file__).resolve().parent
+            rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            rev = "unknown"
+    return {"rexmit_version": rexmit.__version__, "git_revision": rev}

@@ -3,13 +3,13 @@ draws the model with."""
 
 import csv
 import html
-import json
 import re
 
 import pytest
 
 import rexmit
 from conftest import rexmit_cli
+from rexmit.reproduce import load_claims
 from rexmit import buffer_model
 from rexmit.report import Marker, report
 from rexmit.sweep import Sweep, run_sweep
@@ -34,7 +34,7 @@ def test_buffer_sizing_quick_reproduction(tmp_path):
         (row,) = list(csv.DictReader(f))
     assert float(row["NewReno Q packets"]) == round(q.newreno_packets)
     assert float(row["SACK Q packets"]) == round(q.sack_packets)
-    claims = json.loads((out / "claims.json").read_text())
+    claims = load_claims(out / "claims.json")
     assert len(claims) == 7 and all(c["numbers"] for c in claims)
     # Every claim but SACK's "small impact", which does not reproduce here nor in the full run: at
     # about half the model's buffer the stalled sender's burst after recovery overflows B and

@@ -1,12 +1,12 @@
 """`rexmit reproduce nr-sack --quick` (seed 000): SCTP and CMT with SACKs vs NR-SACKs over
 cross traffic, through the CLI; and the seed-000 setup the recipe builds its runs from."""
 
-import json
 import random
 
 import pyarrow.parquet as pq
 
 from conftest import rexmit_cli
+from rexmit.reproduce import load_claims
 from rexmit.recipes import seed000_setup as setup
 
 
@@ -18,7 +18,7 @@ def test_nr_sack_quick_reproduction(tmp_path):
         assert list((out / sweep / "figures").glob("*.png"))
     index = (out / "index.html").read_text()
     assert "Fig. 8" in index and "Fig. 14" in index and "Figs. 10-11" in index
-    claims = {c["text"]: c for c in json.loads((out / "claims.json").read_text())}
+    claims = {c["text"]: c for c in load_claims(out / "claims.json")}
     assert all(c["numbers"] for c in claims.values())
     # The core claim of seed 000 §V.A (Figs. 8-9): NR-SACK's RtxQ_Util is 1, SACK's is below 1
     # once there are losses (heavy load) and falls with the load, for SCTP and for CMT.

@@ -2,12 +2,12 @@
 Figs. 8, 10, 11 and Table 1), and the pooling of latency statistics over replications."""
 
 import html
-import json
 import math
 
 import pytest
 
 from conftest import rexmit_cli
+from rexmit.reproduce import load_claims
 from rexmit.recipes.thin_figures import pooled
 
 SWEEPS = ["fig8_lab", "lab_grid", "http_rtt", "fairness_tcp_bulk", "table1_presets"]
@@ -25,7 +25,7 @@ def test_thin_streams_quick_reproduction(tmp_path):
     # The choices the paper leaves open are stated in the reports.
     assert "81 web clients with one-way delays 10–90 ms" in page
     assert "81 web clients with one-way delays 10–90 ms" in html.unescape((out / "http_rtt" / "report.html").read_text())
-    claims = {c["text"]: c for c in json.loads((out / "claims.json").read_text())}
+    claims = {c["text"]: c for c in load_claims(out / "claims.json")}
     assert len(claims) == 25 and all(c["numbers"] for c in claims.values())
     (main,) = [c for t, c in claims.items() if t.startswith(MAIN)]
     assert main["holds"], main
