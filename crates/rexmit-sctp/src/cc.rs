@@ -7,6 +7,8 @@
 //! Where the RFC says "MTU" this module uses `smss`, the largest DATA payload of a packet
 //! (see `SctpConfig::max_data_payload`), because cwnd and flightsize count user-data bytes.
 
+use rexmit_transport::window;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathCc {
     pub cwnd: u64,
@@ -49,7 +51,7 @@ impl PathCc {
             if self.cwnd <= self.ssthresh {
                 // §7.2.1 slow start: grow by at most one MTU, only when cwnd was fully used.
                 if fully_utilised {
-                    self.cwnd += newly_acked.min(self.smss);
+                    self.cwnd += window::slow_start_increase(newly_acked, self.smss);
                 }
             } else {
                 // §7.2.2 congestion avoidance.
@@ -68,14 +70,14 @@ impl PathCc {
 
     /// §7.2.3 / §7.2.4 step 2: loss detected by fast retransmit.
     pub fn on_fast_retransmit(&mut self) {
-        self.ssthresh = (self.cwnd / 2).max(4 * self.smss);
+        self.ssthresh = window::decrease(self.cwnd, 0.5, 4 * self.smss);
         self.cwnd = self.ssthresh;
         self.partial_bytes_acked = 0;
     }
 
     /// §7.2.3 / §6.3.3 E1: T3-rtx expiry.
     pub fn on_t3_expiry(&mut self) {
-        self.ssthresh = (self.cwnd / 2).max(4 * self.smss);
+        self.ssthresh = window::decrease(self.cwnd, 0.5, 4 * self.smss);
         self.cwnd = self.smss;
         self.partial_bytes_acked = 0;
     }
@@ -91,7 +93,7 @@ impl PathCc {
     /// (never growing by it).
     pub fn on_idle(&mut self, rtos: u64) {
         for _ in 0..rtos.min(64) {
-            let decayed = (self.cwnd / 2).max(4 * self.smss);
+            let decayed = window::decrease(self.cwnd, 0.5, 4 * self.smss);
             if decayed >= self.cwnd {
                 break;
             }

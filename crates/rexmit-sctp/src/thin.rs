@@ -11,8 +11,9 @@ use rexmit_time::Duration;
 use rexmit_transport::RttEstimator;
 use std::collections::VecDeque;
 
-/// Packets needed to trigger a fast retransmission (RFC 9260 §7.2.4 and seed 004 §5.1's pttfr).
-pub const DUPTHRESH: u32 = 3;
+/// Packets needed to trigger a fast retransmission (RFC 9260 §7.2.4's three miss indications,
+/// seed 004 §5.1's pttfr): TCP's DupThresh, from rexmit_transport.
+pub use rexmit_transport::DUP_THRESH as DUPTHRESH;
 
 /// One DATA packet in flight, known by the highest TSN it carried (seed 004 §5.1: "a list that
 /// holds the highest TSN for every packet in flight").
@@ -114,12 +115,13 @@ impl PacketTracker {
         n * (s - l) <= t * s
     }
 
-    /// RFC 5827 §3.2 (packet-based early retransmit, which SCTP uses): with oflight < 4
-    /// packets outstanding and no previously unsent data that can be sent, ER_thresh =
-    /// oflight − 1 miss indications (at least 1) trigger fast retransmit.
+    /// RFC 5827 §3.2 (packet-based early retransmit, which SCTP uses): ER_thresh = oflight − 1
+    /// miss indications with 2 or 3 packets outstanding and no previously unsent data that can
+    /// be sent (rexmit_transport's rule, the same as TCP's). With one packet outstanding no
+    /// miss indication can arrive (its chunks are lost together), so ER does not apply; this
+    /// used to answer 1, with the same effect.
     pub fn er_threshold(&self, new_data_sendable: bool) -> Option<u32> {
-        let oflight = self.outstanding();
-        (oflight < 4 && !new_data_sendable).then(|| (oflight.saturating_sub(1)).max(1) as u32)
+        rexmit_transport::early_retransmit_threshold(self.outstanding(), new_data_sendable, DUPTHRESH)
     }
 }
 
@@ -202,8 +204,9 @@ mod tests {
     fn rfc5827_threshold_is_outstanding_minus_one_below_four_packets() {
         let mut t = PacketTracker::default();
         t.on_packet_sent(&[1]);
-        assert_eq!(t.er_threshold(false), Some(1));
+        assert_eq!(t.er_threshold(false), None, "one packet: no miss indication can come");
         t.on_packet_sent(&[2]);
+        assert_eq!(t.er_threshold(false), Some(1));
         t.on_packet_sent(&[3]);
         assert_eq!(t.er_threshold(false), Some(2));
         assert_eq!(t.er_threshold(true), None, "new data could be sent");

@@ -22,8 +22,8 @@ use rexmit_transport::rack::{Delivered, Rack};
 use rexmit_wire::sctp::{pad4, DATA_CHUNK_HEADER_LEN};
 use rexmit_wire::Chunk;
 
-/// RFC 6675 DupThresh, below which RACK keeps its reordering window (RFC 8985 §6.2 step 4).
-const DUP_THRESH: u32 = 3;
+// RFC 6675 DupThresh, below which RACK keeps its reordering window (RFC 8985 §6.2 step 4).
+use rexmit_transport::DUP_THRESH;
 
 /// A recovery that began when the acknowledgement of a tail loss probe revealed losses.
 #[derive(Clone, Debug)]
