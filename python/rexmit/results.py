@@ -105,6 +105,8 @@ class RunResult:
     tables: dict[str, pa.Table] = field(default_factory=dict)
     #: Emulation runs only: lateness, namespaces, sysctls, socket options, TCP_INFO.
     emulation: Optional[dict[str, Any]] = None
+    #: What the user should know that did not stop the run (a scripted drop that never matched).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def partial(self) -> Optional[str]:
@@ -161,6 +163,8 @@ class RunResult:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         deterministic = {k: v for k, v in self.summary.items() if k != "wall_time_s"}
+        if self.warnings:
+            deterministic["warnings"] = list(self.warnings)
         _atomic_write_bytes(out / "scenario.toml", self.scenario.to_toml().encode())
         _atomic_write_table(out / "flows.parquet", self.flows_table())
         _atomic_write_table(out / "links.parquet", self.links_table())
@@ -197,6 +201,7 @@ def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
         pcap_files=list(data["pcap_files"]),
         tables=_flow_tables(data.get("tables", [])),
         emulation=data.get("emulation"),
+        warnings=list(data.get("warnings", [])),
     )
 
 

@@ -123,6 +123,9 @@ pub struct TcpAgent {
     delivered_before_measure: u64,
     /// 0 while the connection has not failed; 1 timed out (RFC 9293 §3.8.3 R2), 2 reset.
     failure: u8,
+    /// When the peer's FIN arrived (a finite transfer is complete): the end of the goodput
+    /// window instead of the end of the run.
+    peer_closed_at: Option<Time>,
     /// Offsets of the sender's own bytes, for counting transmissions of a message source.
     tx_seq: SeqUnwrap,
 }
@@ -163,6 +166,7 @@ impl TcpAgent {
             delivered: 0,
             delivered_before_measure: 0,
             failure: 0,
+            peer_closed_at: None,
             tx_seq: SeqUnwrap::new(iss),
         }
     }
@@ -252,6 +256,7 @@ impl TcpAgent {
                 // Why the connection failed, for the results (0 = it did not).
                 Event::TimedOut => self.failure = 1,
                 Event::Reset => self.failure = 2,
+                Event::PeerClosed => self.peer_closed_at = self.peer_closed_at.or(Some(now)),
                 _ => {}
             }
             if let Event::Delivered { .. } = ev {
@@ -367,11 +372,15 @@ impl Agent for TcpAgent {
                 ]);
             }
             Role::Receiver { measure_from, .. } => {
-                let secs = now.saturating_since(*measure_from).as_secs_f64();
+                // The goodput window runs from `measure_from` (the app's start or warm-up end)
+                // to the arrival of the sender's FIN for a finite transfer (every byte is then
+                // delivered), else to the end of the run (README "Metrics").
+                let end = self.peer_closed_at.map_or(now, |t| t.min(now));
+                let secs = end.saturating_since(*measure_from).as_secs_f64();
                 m.extend([
                     ("bytes_delivered", self.delivered as f64),
-                    // Goodput over the measurement window: bytes delivered since `measure_from`.
                     ("goodput_bps", if secs > 0.0 { (self.delivered - self.delivered_before_measure) as f64 * 8.0 / secs } else { 0.0 }),
+                    ("goodput_window_s", secs),
                     ("data_segments_arrived", self.truth.data_segments as f64),
                     // Ground truth: data that arrived although an earlier copy had already arrived.
                     ("spurious_retransmits", self.truth.duplicate_segments as f64),
