@@ -362,6 +362,10 @@ def report(
         return _sweep_report(out, metrics, x, markers, notes, tables)
     if markers or notes or tables:
         raise ValueError(f"{out_dir}: markers, notes and tables apply to sweep reports only")
+    if (metrics or x) and (out / "summary.json").is_file():
+        from rexmit.sweep import SweepError
+
+        raise SweepError(f"{out_dir}: --metric and --x choose what a sweep report plots; this is a run directory, whose report shows every flow")
     if (out / "summary.json").is_file():
         return _run_report(out)
     raise FileNotFoundError(f"{out_dir}: neither a run directory (summary.json) nor a sweep directory (sweep.json)")

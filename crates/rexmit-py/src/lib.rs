@@ -165,10 +165,18 @@ fn _panic_for_test(msg: &str) -> PyResult<()> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
-    m.add("InternalError", m.py().get_type::<InternalError>())?;
-    m.add("EmulationUnavailable", m.py().get_type::<EmulationUnavailable>())?;
-    m.add("EmulationError", m.py().get_type::<EmulationError>())?;
+    let py = m.py();
+    for (name, ty) in [
+        ("ScenarioError", py.get_type::<ScenarioError>()),
+        ("InternalError", py.get_type::<InternalError>()),
+        ("EmulationUnavailable", py.get_type::<EmulationUnavailable>()),
+        ("EmulationError", py.get_type::<EmulationError>()),
+    ] {
+        // The classes must name their real module, or pickle (sweep workers sending an error
+        // back) cannot find them: `_core.ScenarioError` is not importable, this is.
+        ty.setattr("__module__", "rexmit._core")?;
+        m.add(name, ty)?;
+    }
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

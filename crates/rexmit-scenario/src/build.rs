@@ -291,6 +291,11 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
         let from = node_id(&probe, &format!("{path}.from"), &a.from)?;
         let to = node_id(&probe, &format!("{path}.to"), &a.to)?;
         let to_addrs = probe.addrs(to);
+        for (end, node, id) in [("to", &a.to, to), ("from", &a.from, from)] {
+            if probe.addrs(id).is_empty() {
+                return Err(ScenarioError::new(format!("{path}.{end}"), format!("node {node} has no link, so flows cannot reach it")));
+            }
+        }
         let dst = *to_addrs.get(a.to_addr).ok_or_else(|| {
             ScenarioError::new(format!("{path}.to_addr"), format!("{} is out of range: node {:?} has {} address(es), allowed 0..={}", a.to_addr, a.to, to_addrs.len(), to_addrs.len().saturating_sub(1)))
         })?;
@@ -366,6 +371,7 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
         };
         sim.add_series(&name, source, interval.0, Time::ZERO).map_err(|e| ScenarioError::new(&path, e.to_string()))?;
     }
+    check_work(s, sim.net())?;
     let mut pcap_files = Vec::new();
     for (i, p) in s.metrics.pcap.iter().enumerate() {
         let path = format!("metrics.pcap[{i}]");
@@ -374,6 +380,13 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             (None, Some(n)) => Err((node_id(sim.net(), &format!("{path}.node"), n)?, format!("node_{}.pcap", sanitize(n)))),
             (None, None) => return Err(ScenarioError::new(&path, "give exactly one of `link` (\"A->B\") or `node`")),
         };
+        let name = match &target {
+            Ok((_, n)) | Err((_, n)) => n,
+        };
+        // NAME_MAX on Linux and macOS: a longer name fails only when the file is created.
+        if name.len() > 255 {
+            return Err(ScenarioError::new(&path, format!("the pcap file name would be {} bytes long, at most 255 are allowed: use shorter node names", name.len())));
+        }
         let dir = match pcaps {
             Pcaps::NamesOnly => continue,
             Pcaps::Refuse => return Err(ScenarioError::new(&path, "pcap output needs an output directory (rexmit run --out DIR)")),
@@ -538,4 +551,30 @@ fn build_network_unresolved(s: &Scenario) -> Result<Network> {
 
 fn sanitize(name: &str) -> String {
     name.replace("->", "-").chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '#' { c } else { '_' }).collect()
+}
+
+/// The default of `limits.max_work`.
+pub const DEFAULT_MAX_WORK: f64 = 1e11;
+
+/// Refuse a run that could take hours to days before it starts (issue 17): the links' capacity
+/// in 1500-byte packets over `stop_time` is an estimate of the packet transmissions a busy run
+/// makes (smaller packets make more, idle links fewer).
+fn check_work(s: &Scenario, net: &Network) -> Result<()> {
+    if s.limits.max_wall_time.is_some() || s.limits.max_events.is_some() {
+        // The user bounded the run already.
+        return Ok(());
+    }
+    let secs = s.stop_time.0.as_secs_f64();
+    let work: f64 = net.channels.iter().map(|c| c.params.rate.bps() as f64 / (8.0 * 1500.0) * secs).sum();
+    let max = s.limits.max_work.unwrap_or(DEFAULT_MAX_WORK);
+    if work > max {
+        let hours = work / 1e7 / 3600.0;
+        return Err(ScenarioError::new(
+            "stop_time",
+            format!(
+                "{secs} s: the links could carry up to {work:.2e} packet transmissions in that time (full rate, 1500-byte packets; about {hours:.1} hours at 10 M packets/s), more than limits.max_work = {max:.0e}: shorten stop_time, or raise limits.max_work to run it anyway"
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -27,7 +27,20 @@ impl Scenario {
             let inner = e.into_inner();
             let msg = inner.message().to_string();
             let line = inner.span().map(|sp| line_of(text, sp.start));
-            ScenarioError::new(if path == "." { String::new() } else { path }, match line {
+            let mut path = if path == "." { String::new() } else { path };
+            let mut msg = msg.trim_end().to_string();
+            if msg.contains("too large to fit") {
+                msg.push_str(": TOML integers are at most 9223372036854775807 (2^63-1)");
+            }
+            if let (true, Some(l)) = (path.is_empty(), line) {
+                // A parse error before any key was read (e.g. an integer too large for TOML):
+                // name the key written on that line.
+                let src = text.lines().nth(l.saturating_sub(1)).unwrap_or("");
+                if let Some((key, _)) = src.split_once('=') {
+                    path = key.trim().to_string();
+                }
+            }
+            ScenarioError::new(path, match line {
                 Some(l) => format!("{msg} (line {l})"),
                 None => msg,
             })
