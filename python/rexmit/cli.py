@@ -127,7 +127,7 @@ def _run_and_report(args: argparse.Namespace, runner: Any) -> int:
     except KeyboardInterrupt as e:
         bar.close()
         partial = getattr(e, "partial_results", None)
-        print("interrupted", file=sys.stderr)
+        print("interrupted: a single run cannot resume; run the same command again to start it over", file=sys.stderr)
         if partial is not None:
             Path(args.out).mkdir(parents=True, exist_ok=True)
             (Path(args.out) / "partial_results.json").write_text(partial)
@@ -291,6 +291,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # An output path that turned out unusable while writing.
         print(f"error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
+    except KeyboardInterrupt:
+        # Reproductions run sweeps: their finished runs are saved and reused.
+        print("interrupted: finished runs are saved; run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except _core.EmulationUnavailable as e:
         print(f"error: cannot emulate on this machine: {e}", file=sys.stderr)
         return EXIT_UNAVAILABLE

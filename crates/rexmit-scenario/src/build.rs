@@ -203,7 +203,13 @@ fn build_network(s: &Scenario, apps: &BTreeMap<String, AppFlow>) -> Result<Netwo
                     })
                     .collect::<Result<Vec<_>>>()?,
             };
-            topology::dual_dumbbell(&mut net, &spec).map_err(|e| net_err("topology", e))?;
+            topology::dual_dumbbell(&mut net, &spec).map_err(|e| match e {
+                BuildError::DuplicateNode(n) => ScenarioError::new(
+                    "topology.paths",
+                    format!("node name {n:?} is used twice: each path is its own dumbbell, so give each its own routers, e.g. left_router = \"R3\", right_router = \"R4\" in paths[1] (examples/sctp_cmt_dual_dumbbell.toml)"),
+                ),
+                e => net_err("topology", e),
+            })?;
         }
     }
     // Explicit nodes: routers by default when they have more than one link.

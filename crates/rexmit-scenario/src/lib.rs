@@ -37,7 +37,10 @@ impl Scenario {
                 // name the key written on that line.
                 let src = text.lines().nth(l.saturating_sub(1)).unwrap_or("");
                 if let Some((key, _)) = src.split_once('=') {
-                    path = key.trim().to_string();
+                    let key = key.trim();
+                    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || "_-.\"".contains(c)) {
+                        path = key.to_string();
+                    }
                 }
             }
             ScenarioError::new(path, match line {
