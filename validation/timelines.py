@@ -150,7 +150,7 @@ def rexmit_timeline(m: compare.Mirror, segs: list[int], secs: float = 10.0, seed
         drops=drops,
         queued_at_s=queued,
         goodput_bps=f["goodput_bps"],
-        retransmissions=f["retransmits"],
+        retransmissions=f["retransmissions"],
         timeouts=f["timeouts"],
     )
 

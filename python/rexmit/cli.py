@@ -144,7 +144,7 @@ def _run_and_report(args: argparse.Namespace, runner: Any) -> int:
             print(f"  emulator lateness: mean {late['mean_s'] * 1e3:.3f} ms, p99 {late['p99_s'] * 1e3:.3f} ms, max {late['max_s'] * 1e3:.3f} ms over {late['events']} events")
             for f in result.flows:
                 if f.get("stack") == "linux":
-                    print(f"  {f['name']:<16} linux  goodput {f['goodput_bps'] / 1e6:9.3f} Mb/s  retransmits {int(f['retransmits'])}  timeouts {f['timeouts']:.0f}")
+                    print(f"  {f['name']:<16} linux  goodput {f['goodput_bps'] / 1e6:9.3f} Mb/s  retransmissions {int(f['retransmissions'])}  timeouts {f['timeouts']:.0f}")
         print(f"results in {Path(args.out).resolve()}")
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
@@ -162,14 +162,15 @@ def _flow_line(f: dict[str, Any]) -> str:
         return f"{name} rx {int(f.get('rx_packets', 0)):>9} pkts  throughput {f['throughput_bps'] / 1e6:9.3f} Mb/s"
     if f.get("goodput_bps") is None:
         return f"{name} {f.get('kind', '')}"
-    rtx = f.get("retransmits", f.get("retransmissions", 0)) or 0
+    rtx = f.get("retransmissions", 0) or 0
     fail = f" FAILED ({int(f['failure'])})" if f.get("failure") else ""
     return f"{name} {f.get('kind', ''):<13} goodput {f['goodput_bps'] / 1e6:9.3f} Mb/s  retransmissions {int(rtx):>7}  timeouts {int(f.get('timeouts', 0) or 0):>5}{fail}"
 
 
 def _cmd_show_schema(args: argparse.Namespace) -> int:
     s = _load(args.scenario, None)
-    print(s.to_toml() if args.format == "toml" else json.dumps(s.data, indent=2))
+    full = _core.with_defaults(s.to_json(), "json", args.format)
+    print(full if args.format == "toml" else json.dumps(json.loads(full), indent=2))
     return 0
 
 

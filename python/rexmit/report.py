@@ -302,7 +302,9 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str],
     x_param = x or sweep.report.get("x") or (params[0] if params else None)
     if x_param is not None and x_param not in params:
         raise SweepError(f"x: {x_param!r} is not a varied parameter (varied: {', '.join(params) or 'none'})")
-    chosen = list(metrics or sweep.report.get("metrics") or _default_metrics(results.column_names))
+    from rexmit.metric_names import canonical
+
+    chosen = [canonical(m) for m in (metrics or sweep.report.get("metrics") or _default_metrics(results.column_names))]
     for m in chosen:
         if f"{m}.mean" not in summary.column_names:
             numeric = [c[: -len(".mean")] for c in summary.column_names if c.endswith(".mean")]

@@ -3,7 +3,7 @@
 Output directory layout (everything but ``run_info.json`` is identical for the same scenario
 and seed, byte for byte):
 
-- ``scenario.toml``   the exact scenario that ran (normalized)
+- ``scenario.toml``   the exact scenario that ran, every default written out
 - ``summary.json``    seed, stop/end time, events, packet hops, partial flag
 - ``flows.parquet``   one row per application flow (labels + metrics)
 - ``links.parquet``   one row per link direction
@@ -31,13 +31,14 @@ from typing import Any, Callable, Optional, Union
 from rexmit._lazy import pa, pc, pq
 
 from rexmit import _core
+from rexmit.metric_names import Metrics
 from rexmit.scenario import Scenario
 
 ProgressFn = Callable[[float, float, int, float], Optional[bool]]
 
 
 def _flatten(row: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": row["name"]}
+    out: dict[str, Any] = Metrics(name=row["name"])
     out.update({k: v for k, v in row["labels"]})
     out.update({k: v for k, v in row["metrics"]})
     return out
@@ -165,7 +166,7 @@ class RunResult:
         deterministic = {k: v for k, v in self.summary.items() if k != "wall_time_s"}
         if self.warnings:
             deterministic["warnings"] = list(self.warnings)
-        _atomic_write_bytes(out / "scenario.toml", self.scenario.to_toml().encode())
+        _atomic_write_bytes(out / "scenario.toml", self.scenario.to_toml_with_defaults().encode())
         _atomic_write_table(out / "flows.parquet", self.flows_table())
         _atomic_write_table(out / "links.parquet", self.links_table())
         _atomic_write_table(out / "nodes.parquet", _table(self.nodes))
@@ -190,7 +191,7 @@ class RunResult:
 
 def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
     data = json.loads(output["results"])
-    series = {s["name"]: (list(s["t_ns"]), list(s["values"])) for s in output["series"]}
+    series = Metrics({s["name"]: (list(s["t_ns"]), list(s["values"])) for s in output["series"]})
     return RunResult(
         scenario=scenario,
         summary=data["summary"],

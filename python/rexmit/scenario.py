@@ -55,6 +55,13 @@ class Scenario:
         """The scenario as a TOML file (validated)."""
         return _core.convert(self.to_json(), "json", "toml")
 
+    def to_toml_with_defaults(self) -> str:
+        """The scenario as TOML with every default written out: each TCP and SCTP app's
+        settings as its core runs them (mss, initial window, RTO, dup_thresh, SACK, timestamps,
+        ...) and the guards' defaults. It runs the same; to vary a ``profile`` later, edit the
+        scenario as written instead, whose unset fields follow the profile."""
+        return _core.with_defaults(self.to_json(), "json", "toml")
+
     def save(self, path: Union[str, Path]) -> None:
         Path(path).write_text(self.to_toml(), encoding="utf-8")
 

@@ -113,3 +113,27 @@ def test_memory_guard_stops_a_growing_run_and_keeps_partial_results(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert "max_memory" in summary["partial"]
     assert pq.read_table(out / "flows.parquet").num_rows == 1
+
+
+def test_normalize_and_scenario_toml_show_every_tcp_and_sctp_default(examples, tmp_path):
+    """Issue 17: `rexmit normalize` and a run's scenario.toml show the transport defaults
+    (mss, initial window, RTO, dup_thresh, SACK, timestamps, ...) and the guards' defaults, and
+    the filled-in scenario runs exactly as the original."""
+    import tomllib
+
+    r = rexmit_cli("normalize", str(examples / "tcp_seed001.toml"))
+    tcp = tomllib.loads(r.stdout)["apps"][0]["tcp"]
+    for key in ("mss", "initial_cwnd_segments", "dup_thresh", "sack", "timestamps", "rto", "ack_every", "profile"):
+        assert key in tcp, key
+    assert tcp["rto"]["min"] == "1s" and tcp["dup_thresh"] == 3
+    assert "max_work" in tomllib.loads(r.stdout)["limits"]
+    r = rexmit_cli("normalize", str(examples / "sctp_nrsack.toml"), "--format", "json")
+    sctp = json.loads(r.stdout)["apps"][0]["sctp"]
+    for key in ("pmtu", "rto", "sack_delay", "max_burst", "cmt", "rack", "thin"):
+        assert key in sctp, key
+    out = tmp_path / "o"
+    rexmit_cli("run", str(examples / "tcp_seed001.toml"), "--out", str(out), "-q")
+    again = tmp_path / "again"
+    rexmit_cli("run", str(out / "scenario.toml"), "--out", str(again), "-q")
+    assert (out / "summary.json").read_text() == (again / "summary.json").read_text()
+    assert pq.read_table(out / "flows.parquet").equals(pq.read_table(again / "flows.parquet"))

@@ -376,7 +376,7 @@ fn linux_row(s: &Scenario, a: &AppCfg, snd: &SenderReport, rcv: &ReceiverReport)
         ("bytes_written", snd.bytes_written as f64),
         ("bytes_acked", i.bytes_acked as f64),
         ("data_segments_sent", i.data_segs_out as f64),
-        ("retransmits", i.total_retrans as f64),
+        ("retransmissions", i.total_retrans as f64),
         ("bytes_retransmitted", i.bytes_retrans as f64),
         ("timeouts", i.total_rto.map_or(nan, f64::from)),
         ("dsacks_received", i.dsack_dups as f64),

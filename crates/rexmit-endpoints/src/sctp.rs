@@ -398,6 +398,8 @@ impl Agent for SctpAgent {
                     ("send_blocked_fraction", if lifetime > 0.0 { blocked / lifetime } else { 0.0 }),
                     // The application was refused by a full send buffer (a greedy app nearly always is).
                     ("app_blocked_s", app_blocked),
+                    // As TCP's: the share of the association's lifetime the application was refused.
+                    ("app_blocked_fraction", if lifetime > 0.0 { app_blocked / lifetime } else { 0.0 }),
                     ("nr_sack", a.nr_sack_negotiated() as u8 as f64),
                     ("failure", self.failure as f64),
                     ("rtx_timeout", st.rtx_by_cause.timeout as f64),

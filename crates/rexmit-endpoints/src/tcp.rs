@@ -352,7 +352,7 @@ impl Agent for TcpAgent {
                     ("bytes_written", *written as f64),
                     ("bytes_acked", st.bytes_acked as f64),
                     ("data_segments_sent", st.data_segments_sent as f64),
-                    ("retransmits", st.retransmits() as f64),
+                    ("retransmissions", st.retransmits() as f64),
                     ("retransmits_fast", st.retransmits_fast as f64),
                     ("retransmits_timeout", st.retransmits_timeout as f64),
                     ("bytes_retransmitted", st.bytes_retransmitted as f64),
@@ -364,7 +364,7 @@ impl Agent for TcpAgent {
                     ("recovery_max_s", episode_stat(&st.recoveries, now, |d| d.iter().cloned().fold(0.0, f64::max))),
                     ("recovery_total_s", episode_stat(&st.recoveries, now, |d| d.iter().sum())),
                     ("dsacks_received", st.dsacks_received as f64),
-                    ("rtx_queue_bytes_max", st.rtx_queue_bytes_max as f64),
+                    ("rtxq_bytes_max", st.rtx_queue_bytes_max as f64),
                     ("app_blocked_s", st.app_blocked.as_secs_f64()),
                     ("app_blocked_fraction", if secs > 0.0 { st.app_blocked.as_secs_f64() / secs } else { 0.0 }),
                     ("completion_time_s", done_at.map_or(f64::NAN, |t| t.saturating_since(self.start).as_secs_f64())),
@@ -405,7 +405,7 @@ impl Agent for TcpAgent {
             "cwnd" => conn.cwnd() as f64,
             "ssthresh" => conn.ssthresh().min(u64::MAX / 4) as f64,
             "pipe" => conn.pipe() as f64,
-            "rtx_queue_bytes" => st.rtx_queue_bytes as f64,
+            "rtxq_bytes" => st.rtx_queue_bytes as f64,
             "send_buffer_bytes" => conn.send_buffer_len() as f64,
             "bytes_acked" => st.bytes_acked as f64,
             "srtt_s" => st.srtt.map_or(f64::NAN, |d| d.as_secs_f64()),
@@ -418,7 +418,7 @@ impl Agent for TcpAgent {
 
     fn probe_names(&self) -> &'static [&'static str] {
         match self.role {
-            Role::Sender { .. } => &["cwnd", "ssthresh", "pipe", "rtx_queue_bytes", "send_buffer_bytes", "bytes_acked", "srtt_s", "rto_s"],
+            Role::Sender { .. } => &["cwnd", "ssthresh", "pipe", "rtxq_bytes", "send_buffer_bytes", "bytes_acked", "srtt_s", "rto_s"],
             Role::Receiver { .. } => &["bytes_delivered", "ooo_bytes"],
         }
     }

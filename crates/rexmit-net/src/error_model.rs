@@ -135,7 +135,7 @@ mod tests {
     use super::*;
     use rexmit_engine::StreamFactory;
     use rexmit_time::Time;
-    use rexmit_wire::{IpPacket, Payload, UdpDatagram};
+    use rexmit_wire::{IpPacket, Payload, Transport, UdpDatagram};
 
     fn udp(port: u16) -> Packet {
         let ip = IpPacket::new(

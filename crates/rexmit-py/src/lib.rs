@@ -76,6 +76,22 @@ fn convert(py: Python<'_>, text: &str, from_format: &str, to_format: &str) -> Py
     })
 }
 
+/// The scenario with every default written out (each TCP/SCTP app's settings as its core runs
+/// them, the guards' defaults), as "toml" or "json"; for showing (`rexmit normalize`) and for
+/// the `scenario.toml` of a run.
+#[pyfunction]
+#[pyo3(signature = (text, from_format, to_format = "toml"))]
+fn with_defaults(py: Python<'_>, text: &str, from_format: &str, to_format: &str) -> PyResult<String> {
+    guard(|| {
+        let s = parse(py, text, from_format)?.with_defaults().map_err(|e| scenario_err(py, e))?;
+        match to_format {
+            "toml" => Ok(s.to_toml()),
+            "json" => Ok(s.to_json()),
+            other => Err(PyValueError::new_err(format!("to_format must be \"toml\" or \"json\", got {other:?}"))),
+        }
+    })
+}
+
 /// Run a scenario. `progress(now_s, stop_s, events, wall_s)` is called about every 0.25 s of
 /// wall time; returning False stops the run (results are then marked partial). Ctrl-C does the
 /// same. Returns a dict: `results` (JSON text: summary, flows, links, nodes, pcap_files) and
@@ -179,6 +195,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(with_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_function(wrap_pyfunction!(emulation_unavailable, m)?)?;

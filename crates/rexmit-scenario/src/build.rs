@@ -28,6 +28,8 @@ pub struct Built {
     /// Per-flow tables (message latencies, HTTP responses) by app index, read after the run.
     pub tables: Vec<(usize, Box<dyn Tables>)>,
     pub pcap_files: Vec<String>,
+    /// Deprecated names the scenario used (reported with the results).
+    pub warnings: Vec<String>,
 }
 
 /// The first server port of HTTP apps; each takes `max_connections` ports from here on.
@@ -354,6 +356,7 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             tables.push((i, t));
         }
     }
+    let mut warnings = Vec::new();
     for (i, t) in s.metrics.timeseries.iter().enumerate() {
         let path = format!("metrics.timeseries[{i}]");
         let interval = t.interval;
@@ -363,6 +366,8 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             SeriesSpec::QueueBytes { link } => (format!("queue_bytes:{link}"), SeriesSource::QueueBytes(link_id(&link)?)),
             SeriesSpec::Drops { link } => (format!("drops:{link}"), SeriesSource::Drops(link_id(&link)?)),
             SeriesSpec::App { app, value } => {
+                let (value, deprecated) = crate::names::canonical_probe(&path, &value);
+                warnings.extend(deprecated);
                 let k = seen.get(&app).copied().ok_or_else(|| ScenarioError::new(format!("{path}.app"), format!("no app named {app:?}")))?;
                 let (src, sink) = apps[k].ok_or_else(|| ScenarioError::new(format!("{path}.app"), format!("app {app:?} runs between real hosts: its values are not sampled")))?;
                 // A value is looked up at the source first, then at the sink.
@@ -411,7 +416,7 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
         .map_err(|e| ScenarioError::new(&path, e.to_string()))?;
         pcap_files.push(file.display().to_string());
     }
-    Ok(Built { sim, apps, tables, pcap_files })
+    Ok(Built { sim, apps, tables, pcap_files, warnings })
 }
 
 /// An app's agents once placed.

@@ -5,7 +5,9 @@
 
 pub mod build;
 pub mod error;
+mod filled;
 pub mod kinds;
+pub mod names;
 pub mod results;
 pub mod run;
 pub mod schema;

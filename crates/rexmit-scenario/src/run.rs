@@ -39,7 +39,7 @@ pub fn flow_labels(a: &crate::schema::AppCfg) -> Vec<(String, String)> {
 /// Results of a finished (or stopped: `partial` says why) run. Apps without agents (between
 /// real hosts in emulation) get no row here: the emulator adds theirs.
 pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -> RunResults {
-    let Built { sim, apps, tables, pcap_files } = built;
+    let Built { sim, apps, tables, pcap_files, warnings: build_warnings } = built;
     let now = sim.now();
     let metrics = sim.agent_metrics();
     let flows = s
@@ -55,7 +55,7 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
         .collect();
     let elapsed = now.as_secs_f64();
     let mut packet_hops = 0;
-    let mut warnings = Vec::new();
+    let mut warnings = build_warnings;
     let links = sim
         .net()
         .channels

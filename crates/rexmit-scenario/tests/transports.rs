@@ -21,7 +21,7 @@ fn tcp_seed001_example_recovers_burst_losses_near_capacity() {
     let g = flow_metric(&r, "bulk", "goodput_bps");
     // Seed 001 Fig. 9 at 1e-3: SACK keeps most of the 3.89 Mb/s payload capacity.
     assert!(g > 2.5e6 && g < 3.894e6, "goodput {g}");
-    assert!(flow_metric(&r, "bulk", "retransmits") > 10.0);
+    assert!(flow_metric(&r, "bulk", "retransmissions") > 10.0);
     assert_eq!(r.series.len(), 1);
     assert!(r.series[0].values.iter().all(|v| *v > 0.0), "cwnd is always positive");
 }
@@ -82,7 +82,7 @@ fn scripted_tcp_drop_by_sequence_number_from_a_scenario() {
     let link = r.links.iter().find(|l| l.name == "G1->G2").unwrap();
     let drops = link.metrics.iter().find(|(k, _)| k == "drop_error").unwrap().1;
     assert_eq!(drops, 3.0);
-    assert!(flow_metric(&r, "bulk", "retransmits") >= 3.0);
+    assert!(flow_metric(&r, "bulk", "retransmissions") >= 3.0);
     assert_eq!(flow_metric(&r, "bulk", "spurious_retransmits"), 0.0);
 }
 
