@@ -283,7 +283,7 @@ pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Pr
         let a = &s.apps[i];
         let host = |n: &str| hosts.iter().find(|h| h.name == n).expect("real host");
         let (src, dst) = (host(&a.from), host(&a.to));
-        let port = a.port.unwrap_or(5000 + i as u16);
+        let port = rexmit_scenario::build::app_port(i, a);
         let spec = BulkSpec {
             sender_ns: src.ns.name.clone(),
             receiver_ns: dst.ns.name.clone(),

@@ -232,8 +232,14 @@ fn build_network(s: &Scenario, apps: &BTreeMap<String, AppFlow>) -> Result<Netwo
     Ok(net)
 }
 
-fn app_port(i: usize, a: &AppCfg) -> u16 {
-    a.port.unwrap_or(5000 + i as u16)
+/// The first default app port: the dynamic range (RFC 6335 §6), where Wireshark registers
+/// almost no dissector, so a capture decodes as plain TCP/SCTP data (5000 was GSM A-bis RSL).
+const FIRST_APP_PORT: usize = 49_152;
+
+/// An app's port (both ends): `port`, or one of the dynamic range by its index; past 16384 apps
+/// the numbering continues from 5000.
+pub fn app_port(i: usize, a: &AppCfg) -> u16 {
+    a.port.unwrap_or(if FIRST_APP_PORT + i <= u16::MAX as usize { (FIRST_APP_PORT + i) as u16 } else { (5000 + i - (u16::MAX as usize + 1 - FIRST_APP_PORT)) as u16 })
 }
 
 fn period(path: &str, p: &PeriodCfg) -> Result<PeriodDist> {

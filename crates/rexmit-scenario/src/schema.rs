@@ -335,7 +335,7 @@ pub struct AppCfg {
     /// Which of the receiver's addresses (0 = its first interface's).
     #[serde(default)]
     pub to_addr: usize,
-    /// Source and destination port (default: 5000 + index of the app).
+    /// Source and destination port (default: 49152 + index of the app, the dynamic range).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<u16>,
     #[serde(default = "zero_s")]

@@ -187,7 +187,7 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("rate on http", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nrate = \"1Mbps\"", "apps[0].rate", "not used by kind \"http\""),
     ("response_size on messages", CBR, "kind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"voip\"\nresponse_size = { kind = \"fixed\", value = 10 }", "apps[0].response_size", "not used by kind \"tcp_messages\""),
     ("http server ports run out", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nmax_connections = 50000", "apps[0].max_connections", "at most 65535"),
-    ("duplicate port on a node", APP, "packet_size = 1000\n[[apps]]\nname = \"g\"\nkind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nport = 5000\nrate = \"1Mbps\"\npacket_size = 100", "apps[1].port", "5000"),
+    ("duplicate port on a node", APP, "packet_size = 1000\n[[apps]]\nname = \"g\"\nkind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nport = 49152\nrate = \"1Mbps\"\npacket_size = 100", "apps[1].port", "49152"),
     // Issue 17 / issue 15 §4 classes: silently accepted lists, unreachable nodes, names too long
     // for a file, absurd sampling, work of hours or days, numbers out of range.
     ("dual dumbbell routers twice", CHAIN, "kind = \"dual_dumbbell\"\npaths = [ { BELLX }, { BELLX } ]", "topology.paths", "left_router = \"R3\", right_router = \"R4\" in paths[1]"),
