@@ -118,10 +118,18 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     return _run_and_report(args, emulation.emulate)
 
 
+#: Above this many packet transmissions (about 3 minutes at 10 M/s) a run says so before it starts.
+LONG_RUN_WORK = 2e9
+
+
 def _run_and_report(args: argparse.Namespace, runner: Any) -> int:
     _out_dir(args.out)
     s = _load(args.scenario, args.seed)
     bar = _ProgressBar(enabled=not args.quiet and sys.stderr.isatty() or args.progress)
+    work = _core.work_estimate(s.to_json(), "json")
+    if work > LONG_RUN_WORK and not args.quiet:
+        hint = "" if bar.enabled else "; add --progress for a progress bar with ETA"
+        print(f"note: the links could carry up to {work:.2g} packet transmissions over stop_time (about {work / 1e7 / 60:.0f} min at 10 M packets/s){hint}; Ctrl-C stops the run and keeps partial results", file=sys.stderr)
     try:
         result = runner(s, out_dir=args.out, progress=bar)
     except KeyboardInterrupt as e:

@@ -521,7 +521,7 @@ def run_sweep(
         first.setdefault(r.run_id, r)
     done = finished_ids(out_dir) & set(first)
     tasks = [(r.run_id, r.scenario.data) for r in first.values() if r.run_id not in done]
-    bar = tqdm(total=len(first), initial=len(done), unit="run", desc="sweep", file=sys.stderr, disable=None if progress is None else not progress)
+    bar = tqdm(total=len(first), initial=len(done), unit="run", desc=spec.name or "sweep", file=sys.stderr, disable=None if progress is None else not progress)
 
     def on_done(finished: FinishedRun) -> None:
         _write_run(out_dir, finished, _label_table([first[finished.run_id]], types_))

@@ -137,3 +137,19 @@ def test_normalize_and_scenario_toml_show_every_tcp_and_sctp_default(examples, t
     rexmit_cli("run", str(out / "scenario.toml"), "--out", str(again), "-q")
     assert (out / "summary.json").read_text() == (again / "summary.json").read_text()
     assert pq.read_table(out / "flows.parquet").equals(pq.read_table(again / "flows.parquet"))
+
+
+def test_a_run_that_may_be_long_says_so_before_it_starts(tmp_path):
+    """Issue 17: the work is estimated up front (link capacity over stop_time); a run that may
+    take minutes says so, and how to see progress, before simulating."""
+    f = tmp_path / "long.toml"
+    f.write_text(
+        'stop_time = "200s"\n[topology]\nkind = "chain"\nnodes = ["A", "B"]\n'
+        'links = [{ rate = "100Gbps", delay = "1ms" }]\n'
+        '[[apps]]\nname = "f"\nkind = "udp_cbr"\nfrom = "A"\nto = "B"\nrate = "100kbps"\npacket_size = 1000\n'
+    )
+    r = rexmit_cli("run", str(f), "--out", str(tmp_path / "o"))
+    assert "note: the links could carry up to 3.3e+09 packet transmissions" in r.stderr
+    assert "--progress" in r.stderr
+    quick = rexmit_cli("run", str(f).replace("long", "long"), "--out", str(tmp_path / "q"), "-q")
+    assert quick.stderr == ""

@@ -92,6 +92,17 @@ fn with_defaults(py: Python<'_>, text: &str, from_format: &str, to_format: &str)
     })
 }
 
+/// Packet transmissions the scenario's links could carry over its stop time (full rate,
+/// 1500-byte packets): the work a busy run may take, for a note before long runs.
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml"))]
+fn work_estimate(py: Python<'_>, text: &str, format: &str) -> PyResult<f64> {
+    guard(|| {
+        let s = parse(py, text, format)?;
+        rexmit_scenario::build::work_estimate(&s).map_err(|e| scenario_err(py, e))
+    })
+}
+
 /// Run a scenario. `progress(now_s, stop_s, events, wall_s)` is called about every 0.25 s of
 /// wall time; returning False stops the run (results are then marked partial). Ctrl-C does the
 /// same. Returns a dict: `results` (JSON text: summary, flows, links, nodes, pcap_files) and
@@ -196,6 +207,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(with_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(work_estimate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_function(wrap_pyfunction!(emulation_unavailable, m)?)?;

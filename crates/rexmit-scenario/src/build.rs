@@ -570,6 +570,19 @@ fn sanitize(name: &str) -> String {
     name.replace("->", "-").chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '#' { c } else { '_' }).collect()
 }
 
+/// Packet transmissions the links could carry over `stop_time` at full rate with 1500-byte
+/// packets: an estimate of a busy run's work, shown before long runs and bounded by
+/// `limits.max_work`.
+pub fn work_estimate(s: &Scenario) -> Result<f64> {
+    crate::validate::validate(s)?;
+    Ok(work_of(s, &build_network_unresolved(s)?))
+}
+
+fn work_of(s: &Scenario, net: &Network) -> f64 {
+    let secs = s.stop_time.0.as_secs_f64();
+    net.channels.iter().map(|c| c.params.rate.bps() as f64 / (8.0 * 1500.0) * secs).sum()
+}
+
 /// The default of `limits.max_work`.
 pub const DEFAULT_MAX_WORK: f64 = 1e11;
 
@@ -582,7 +595,7 @@ fn check_work(s: &Scenario, net: &Network) -> Result<()> {
         return Ok(());
     }
     let secs = s.stop_time.0.as_secs_f64();
-    let work: f64 = net.channels.iter().map(|c| c.params.rate.bps() as f64 / (8.0 * 1500.0) * secs).sum();
+    let work = work_of(s, net);
     let max = s.limits.max_work.unwrap_or(DEFAULT_MAX_WORK);
     if work > max {
         let hours = work / 1e7 / 3600.0;
