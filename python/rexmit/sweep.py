@@ -107,6 +107,8 @@ class Sweep:
     report: dict[str, Any] = field(default_factory=dict)
     text: Optional[str] = None
     max_runs: int = DEFAULT_MAX_RUNS
+    #: A planning progress bar on stderr (None: only on a terminal); set by :func:`run_sweep`.
+    plan_progress: Optional[bool] = field(default=False, compare=False, repr=False)
 
     # --- loading -----------------------------------------------------------------------------
     @classmethod
@@ -214,15 +216,15 @@ class Sweep:
         zip_rows = [list(zip(self.zip, row)) for row in zip(*self.zip.values())] if self.zip else [[]]
         return [dict(list(combo) + row) for combo in itertools.product(*grid_axes) for row in zip_rows]
 
-    def plan(self, progress: Optional[bool] = False) -> list[PlannedRun]:
+    def plan(self) -> list[PlannedRun]:
         """Every run, points outer and replications inner, each scenario validated (once per
-        point: replications differ only in their seed). ``progress``: a bar on stderr (None:
-        only on a terminal)."""
+        point: replications differ only in their seed), with a bar when ``plan_progress``."""
         from tqdm import tqdm
 
         self.check()
         runs = []
         points = self.points()
+        progress = self.plan_progress
         bar = tqdm(total=len(points), unit="point", desc="planning", file=sys.stderr, disable=None if progress is None else not progress, delay=1.0)
         for i, params in enumerate(points):
             bar.update()
@@ -512,7 +514,8 @@ def run_sweep(
         check_cluster_address(cluster)
     spec = sweep if isinstance(sweep, Sweep) else Sweep.load(sweep)
     out_dir = Path(out)
-    runs = spec.plan(progress=progress)
+    spec.plan_progress = progress
+    runs = spec.plan()
     _prepare(out_dir, spec, runs)
     types_ = _param_types(spec)
     # Two points may give the same scenario (e.g. "1Mbps" and "1000kbps"): it runs once.
