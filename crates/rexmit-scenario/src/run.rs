@@ -39,7 +39,7 @@ pub fn flow_labels(a: &crate::schema::AppCfg) -> Vec<(String, String)> {
 /// Results of a finished (or stopped: `partial` says why) run. Apps without agents (between
 /// real hosts in emulation) get no row here: the emulator adds theirs.
 pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -> RunResults {
-    let Built { sim, apps, tables, pcap_files, warnings: build_warnings } = built;
+    let Built { mut sim, apps, tables, pcap_files, warnings: build_warnings } = built;
     let now = sim.now();
     let metrics = sim.agent_metrics();
     let flows = s
@@ -111,7 +111,7 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
             ],
         })
         .collect();
-    let series = sim.series().iter().map(|s| SeriesData { name: s.name.clone(), t_ns: s.t_ns.clone(), values: s.values.clone() }).collect();
+    let series = sim.take_series().into_iter().map(|s| SeriesData { name: s.name, t_ns: s.t_ns, values: s.values }).collect();
     let tables = tables
         .iter()
         .flat_map(|(i, t)| {
