@@ -191,7 +191,8 @@ class RunResult:
 
 def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
     data = json.loads(output["results"])
-    series = Metrics({s["name"]: (list(s["t_ns"]), list(s["values"])) for s in output["series"]})
+    # The lists come from the simulator already: keep them rather than copy (large series).
+    series = Metrics({s["name"]: (s["t_ns"], s["values"]) for s in output["series"]})
     return RunResult(
         scenario=scenario,
         summary=data["summary"],
