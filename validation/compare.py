@@ -129,7 +129,7 @@ def run_rexmit(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> dict[str, l
     out: dict[str, list[float]] = {"goodput_bps": [], "retransmissions": [], "timeouts": [], "wall_s": []}
     for seed in seeds:
         if m.tcp is not None:
-            record(out, rexmit.run(tcp_scenario(m, peer["loss"], rate, seed, secs)), "bulk", "retransmits")
+            record(out, rexmit.run(tcp_scenario(m, peer["loss"], rate, seed, secs)), "bulk", "retransmissions")
         else:
             record(out, rexmit.run(sctp_scenario(m, opts, rate, seed, secs)), "assoc", "retransmissions")
     return out
@@ -168,7 +168,7 @@ def run_rexmit_sameloss(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> di
     for seed in seeds:
         segs = droplists.segments(peer.get("loss", "sameloss"), seed, rate)
         s = timelines.path_scenario(m, 1, secs, ppp, [timelines.scripted_error(segs, iss, payload)])
-        record(out, rexmit.run(s), "bulk", "retransmits")
+        record(out, rexmit.run(s), "bulk", "retransmissions")
     return out
 
 

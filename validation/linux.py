@@ -97,8 +97,9 @@ def run(s: rexmit.Scenario, real: bool, out: Path) -> rexmit.RunResult:
 
 
 def flows_of(res: rexmit.RunResult) -> list[dict[str, float]]:
-    keys = ("goodput_bps", "retransmits", "timeouts", "completion_time_s")
-    return [{k: float(f[k]) for k in keys if k in f and f[k] is not None} for f in res.flows]
+    # Stored tables call retransmissions "retransmits".
+    keys = {"goodput_bps": "goodput_bps", "retransmits": "retransmissions", "timeouts": "timeouts", "completion_time_s": "completion_time_s"}
+    return [{k: float(f[src]) for k, src in keys.items() if src in f and f[src] is not None} for f in res.flows]
 
 
 def lateness(res: rexmit.RunResult) -> Optional[dict[str, Any]]:

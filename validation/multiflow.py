@@ -272,7 +272,7 @@ def run_rexmit(sc: MultiScenario, seed: int, overrides: Optional[dict[str, Any]]
     shorts = [f.get("completion_time_s") for f in res.flows if f["name"].startswith("short")]
     return {
         "seed": seed,
-        "flows": [{"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmits"], "timeouts": f["timeouts"],
+        "flows": [{"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmissions"], "timeouts": f["timeouts"],
                    "spurious": f["spurious_retransmits"]} for f in flows],
         "shorts": [-1.0 if c is None or (isinstance(c, float) and math.isnan(c)) else c for c in shorts],
         "loss_rate": drops / link["offered_packets"] if link["offered_packets"] else 0.0,

@@ -93,7 +93,10 @@ def probe_iss(m: compare.Mirror, seed: int, ppp: bool) -> tuple[int, int]:
 
 
 def seqs_for(segs: list[int], iss: int, payload: int) -> list[int]:
-    return [(iss + 1 + k * payload) % (1 << 32) for k in segs]
+    """Relative sequence numbers (as scenarios take them: the SYN is 0, the first data byte 1)
+    of the 0-based data segments `segs`; `iss` is kept for callers that map absolute ones back."""
+    del iss
+    return [1 + k * payload for k in segs]
 
 
 def scripted_error(segs: list[int], iss: int, payload: int) -> dict[str, Any]:
@@ -147,7 +150,7 @@ def rexmit_timeline(m: compare.Mirror, segs: list[int], secs: float = 10.0, seed
         drops=drops,
         queued_at_s=queued,
         goodput_bps=f["goodput_bps"],
-        retransmissions=f["retransmits"],
+        retransmissions=f["retransmissions"],
         timeouts=f["timeouts"],
     )
 

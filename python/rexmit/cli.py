@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from rexmit import _core
-from rexmit.scenario import Scenario
+from rexmit.scenario import InputFileError, Scenario
 
 EXIT_BAD_SCENARIO = 2
 EXIT_PARTIAL = 3
@@ -43,10 +43,29 @@ class _ProgressBar:
             self.bar.close()
 
 
+class UsageError(ValueError):
+    """A command-line argument that cannot work (reported in one line, exit code 2)."""
+
+
+def _out_dir(out: str) -> Path:
+    """``--out``: a directory that exists or can be created, checked before any work."""
+    if not out.strip():
+        raise UsageError("--out: empty path; name a directory, e.g. --out results/run1")
+    p = Path(out)
+    if p.exists() and not p.is_dir():
+        raise UsageError(f"--out {out}: is an existing file, not a directory")
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"--out {out}: {parent} is a file, so no directory can be made under it")
+            break
+    return p
+
+
 def _load(path: str, seed: Optional[int]) -> Scenario:
     p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"{path}: no such scenario file")
+    if p.is_file() and _looks_like_sweep(p):
+        raise UsageError(f"{path}: this is a sweep file (it has a [base] scenario); use `rexmit sweep`, or `rexmit validate` to check it")
     s = Scenario.load(p)
     if seed is not None:
         s.data["seed"] = seed
@@ -54,7 +73,29 @@ def _load(path: str, seed: Optional[int]) -> Scenario:
     return s
 
 
+def _looks_like_sweep(p: Path) -> bool:
+    from rexmit.scenario import parse_toml_loosely, read_text_file
+
+    try:
+        return "base" in parse_toml_loosely(read_text_file(p, "scenario"))
+    except ValueError:
+        return False
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
+    p = Path(args.scenario)
+    if p.is_file() and _looks_like_sweep(p):
+        from rexmit.sweep import Sweep, SweepError
+
+        try:
+            sweep = Sweep.load(p)
+            runs = sweep.plan()
+        except SweepError as e:
+            print(f"error: {args.scenario}: {e}", file=sys.stderr)
+            return EXIT_BAD_SCENARIO
+        points = len({r.point for r in runs})
+        print(f"{args.scenario}: ok (sweep: {points} points x {sweep.replications} replications = {len(runs)} runs, every point validated)")
+        return 0
     s = _load(args.scenario, None)
     s.validate()
     print(f"{args.scenario}: ok ({len(s.data.get('apps', []))} apps, stop_time {s.data['stop_time']}, seed {s.data['seed']})")
@@ -77,15 +118,24 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     return _run_and_report(args, emulation.emulate)
 
 
+#: Above this many packet transmissions (about 3 minutes at 10 M/s) a run says so before it starts.
+LONG_RUN_WORK = 2e9
+
+
 def _run_and_report(args: argparse.Namespace, runner: Any) -> int:
+    _out_dir(args.out)
     s = _load(args.scenario, args.seed)
     bar = _ProgressBar(enabled=not args.quiet and sys.stderr.isatty() or args.progress)
+    work = _core.work_estimate(s.to_json(), "json")
+    if work > LONG_RUN_WORK and not args.quiet:
+        hint = "" if bar.enabled else "; add --progress for a progress bar with ETA"
+        print(f"note: the links could carry up to {work:.2g} packet transmissions over stop_time (about {work / 1e7 / 60:.0f} min at 10 M packets/s){hint}; Ctrl-C stops the run and keeps partial results", file=sys.stderr)
     try:
         result = runner(s, out_dir=args.out, progress=bar)
     except KeyboardInterrupt as e:
         bar.close()
         partial = getattr(e, "partial_results", None)
-        print("interrupted", file=sys.stderr)
+        print("interrupted: a single run cannot resume; run the same command again to start it over", file=sys.stderr)
         if partial is not None:
             Path(args.out).mkdir(parents=True, exist_ok=True)
             (Path(args.out) / "partial_results.json").write_text(partial)
@@ -96,31 +146,46 @@ def _run_and_report(args: argparse.Namespace, runner: Any) -> int:
     if not args.quiet:
         print(f"simulated {summ['end_time_s']:.3f} s in {summ['wall_time_s']:.3f} s wall: {summ['events']} events, {summ['packet_hops']} packet hops")
         for f in result.flows:
-            thr = f.get("throughput_bps")
-            if thr is not None:
-                print(f"  {f['name']:<16} rx {int(f.get('rx_packets', 0)):>9} pkts  throughput {thr / 1e6:9.3f} Mb/s")
+            print(_flow_line(f))
         if result.emulation is not None:
             late = result.emulation["lateness"]
             print(f"  emulator lateness: mean {late['mean_s'] * 1e3:.3f} ms, p99 {late['p99_s'] * 1e3:.3f} ms, max {late['max_s'] * 1e3:.3f} ms over {late['events']} events")
             for f in result.flows:
                 if f.get("stack") == "linux":
-                    print(f"  {f['name']:<16} linux  goodput {f['goodput_bps'] / 1e6:9.3f} Mb/s  retransmits {int(f['retransmits'])}  timeouts {f['timeouts']:.0f}")
+                    print(f"  {f['name']:<16} linux  goodput {f['goodput_bps'] / 1e6:9.3f} Mb/s  retransmissions {int(f['retransmissions'])}  timeouts {f['timeouts']:.0f}")
         print(f"results in {Path(args.out).resolve()}")
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
     if result.partial:
         print(f"error: run stopped early, results are partial: {result.partial}", file=sys.stderr)
         return EXIT_PARTIAL
     return 0
 
 
+def _flow_line(f: dict[str, Any]) -> str:
+    """One line per flow: UDP throughput; TCP and SCTP goodput, retransmissions, timeouts and
+    failure."""
+    name = f"  {f['name']:<16}"
+    if f.get("throughput_bps") is not None:
+        return f"{name} rx {int(f.get('rx_packets', 0)):>9} pkts  throughput {f['throughput_bps'] / 1e6:9.3f} Mb/s"
+    if f.get("goodput_bps") is None:
+        return f"{name} {f.get('kind', '')}"
+    rtx = f.get("retransmissions", 0) or 0
+    fail = f" FAILED ({int(f['failure'])})" if f.get("failure") else ""
+    return f"{name} {f.get('kind', ''):<13} goodput {f['goodput_bps'] / 1e6:9.3f} Mb/s  retransmissions {int(rtx):>7}  timeouts {int(f.get('timeouts', 0) or 0):>5}{fail}"
+
+
 def _cmd_show_schema(args: argparse.Namespace) -> int:
     s = _load(args.scenario, None)
-    print(s.to_toml() if args.format == "toml" else json.dumps(s.data, indent=2))
+    full = _core.with_defaults(s.to_json(), "json", args.format)
+    print(full if args.format == "toml" else json.dumps(json.loads(full), indent=2))
     return 0
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from rexmit.sweep import SweepError, finished_ids, run_sweep
 
+    _out_dir(args.out)
     try:
         result = run_sweep(args.sweep, args.out, jobs=args.jobs, cluster=args.cluster, progress=False if args.quiet else (True if args.progress else None))
     except (SweepError, _core.ScenarioError) as e:
@@ -160,7 +225,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     if args.name not in RECIPES:
         print(f"error: no reproduction named {args.name!r} (available: {', '.join(sorted(RECIPES))})", file=sys.stderr)
         return EXIT_BAD_SCENARIO
-    out = Path(args.out or f"results/{args.name}")
+    out = _out_dir(args.out) if args.out is not None else Path(f"results/{args.name}")
     claims = reproduce(args.name, out, quick=args.quick, jobs=args.jobs)
     for c in claims:
         verdict = "reproduced" if c.holds else ("needs the full run" if c.holds is None else "NOT reproduced")
@@ -229,9 +294,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except _core.ScenarioError as e:
         print(f"error: {args.scenario}: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
-    except FileNotFoundError as e:
+    except (FileNotFoundError, InputFileError, UsageError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
+    except (IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError) as e:
+        # An output path that turned out unusable while writing.
+        print(f"error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        return EXIT_BAD_SCENARIO
+    except KeyboardInterrupt:
+        # Reproductions run sweeps: their finished runs are saved and reused.
+        print("interrupted: finished runs are saved; run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except _core.EmulationUnavailable as e:
         print(f"error: cannot emulate on this machine: {e}", file=sys.stderr)
         return EXIT_UNAVAILABLE

@@ -302,7 +302,9 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str],
     x_param = x or sweep.report.get("x") or (params[0] if params else None)
     if x_param is not None and x_param not in params:
         raise SweepError(f"x: {x_param!r} is not a varied parameter (varied: {', '.join(params) or 'none'})")
-    chosen = list(metrics or sweep.report.get("metrics") or _default_metrics(results.column_names))
+    from rexmit.metric_names import canonical
+
+    chosen = [canonical(m) for m in (metrics or sweep.report.get("metrics") or _default_metrics(results.column_names))]
     for m in chosen:
         if f"{m}.mean" not in summary.column_names:
             numeric = [c[: -len(".mean")] for c in summary.column_names if c.endswith(".mean")]
@@ -362,6 +364,10 @@ def report(
         return _sweep_report(out, metrics, x, markers, notes, tables)
     if markers or notes or tables:
         raise ValueError(f"{out_dir}: markers, notes and tables apply to sweep reports only")
+    if (metrics or x) and (out / "summary.json").is_file():
+        from rexmit.sweep import SweepError
+
+        raise SweepError(f"{out_dir}: --metric and --x choose what a sweep report plots; this is a run directory, whose report shows every flow")
     if (out / "summary.json").is_file():
         return _run_report(out)
     raise FileNotFoundError(f"{out_dir}: neither a run directory (summary.json) nor a sweep directory (sweep.json)")

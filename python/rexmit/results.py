@@ -3,7 +3,7 @@
 Output directory layout (everything but ``run_info.json`` is identical for the same scenario
 and seed, byte for byte):
 
-- ``scenario.toml``   the exact scenario that ran (normalized)
+- ``scenario.toml``   the exact scenario that ran, every default written out
 - ``summary.json``    seed, stop/end time, events, packet hops, partial flag
 - ``flows.parquet``   one row per application flow (labels + metrics)
 - ``links.parquet``   one row per link direction
@@ -31,13 +31,14 @@ from typing import Any, Callable, Optional, Union
 from rexmit._lazy import pa, pc, pq
 
 from rexmit import _core
+from rexmit.metric_names import Metrics
 from rexmit.scenario import Scenario
 
 ProgressFn = Callable[[float, float, int, float], Optional[bool]]
 
 
 def _flatten(row: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": row["name"]}
+    out: dict[str, Any] = Metrics(name=row["name"])
     out.update({k: v for k, v in row["labels"]})
     out.update({k: v for k, v in row["metrics"]})
     return out
@@ -105,6 +106,8 @@ class RunResult:
     tables: dict[str, pa.Table] = field(default_factory=dict)
     #: Emulation runs only: lateness, namespaces, sysctls, socket options, TCP_INFO.
     emulation: Optional[dict[str, Any]] = None
+    #: What the user should know that did not stop the run (a scripted drop that never matched).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def partial(self) -> Optional[str]:
@@ -161,7 +164,9 @@ class RunResult:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         deterministic = {k: v for k, v in self.summary.items() if k != "wall_time_s"}
-        _atomic_write_bytes(out / "scenario.toml", self.scenario.to_toml().encode())
+        if self.warnings:
+            deterministic["warnings"] = list(self.warnings)
+        _atomic_write_bytes(out / "scenario.toml", self.scenario.to_toml_with_defaults().encode())
         _atomic_write_table(out / "flows.parquet", self.flows_table())
         _atomic_write_table(out / "links.parquet", self.links_table())
         _atomic_write_table(out / "nodes.parquet", _table(self.nodes))
@@ -186,7 +191,8 @@ class RunResult:
 
 def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
     data = json.loads(output["results"])
-    series = {s["name"]: (list(s["t_ns"]), list(s["values"])) for s in output["series"]}
+    # The lists come from the simulator already: keep them rather than copy (large series).
+    series = Metrics({s["name"]: (s["t_ns"], s["values"]) for s in output["series"]})
     return RunResult(
         scenario=scenario,
         summary=data["summary"],
@@ -197,6 +203,7 @@ def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
         pcap_files=list(data["pcap_files"]),
         tables=_flow_tables(data.get("tables", [])),
         emulation=data.get("emulation"),
+        warnings=list(data.get("warnings", [])),
     )
 
 

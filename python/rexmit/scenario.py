@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -45,7 +46,7 @@ class Scenario:
 
     @classmethod
     def load(cls, path: Union[str, Path]) -> "Scenario":
-        return cls.from_toml(Path(path).read_text(encoding="utf-8"))
+        return cls.from_toml(read_text_file(path, "scenario"))
 
     def to_json(self) -> str:
         return json.dumps(self.data)
@@ -53,6 +54,13 @@ class Scenario:
     def to_toml(self) -> str:
         """The scenario as a TOML file (validated)."""
         return _core.convert(self.to_json(), "json", "toml")
+
+    def to_toml_with_defaults(self) -> str:
+        """The scenario as TOML with every default written out: each TCP and SCTP app's
+        settings as its core runs them (mss, initial window, RTO, dup_thresh, SACK, timestamps,
+        ...) and the guards' defaults. It runs the same; to vary a ``profile`` later, edit the
+        scenario as written instead, whose unset fields follow the profile."""
+        return _core.with_defaults(self.to_json(), "json", "toml")
 
     def save(self, path: Union[str, Path]) -> None:
         Path(path).write_text(self.to_toml(), encoding="utf-8")
@@ -149,18 +157,38 @@ class Scenario:
         return self
 
 
+class InputFileError(ValueError):
+    """An input file cannot be read as text (missing, a directory, not UTF-8)."""
+
+
+def read_text_file(path: Union[str, Path], what: str) -> str:
+    """The UTF-8 text of a scenario or sweep file, or InputFileError saying why not in one line."""
+    p = Path(path)
+    if not p.exists():
+        raise InputFileError(f"{path}: no such {what} file")
+    if not p.is_file():
+        raise InputFileError(f"{path}: not a file (a {what} file is TOML text)")
+    data = p.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        kind = "gzip-compressed" if data[:2] == b"\x1f\x8b" else "UTF-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "binary or not UTF-8"
+        raise InputFileError(f"{path}: not a {what} file: the {what} must be UTF-8 TOML text, this looks {kind} (byte 0x{data[e.start]:02x} at offset {e.start})") from None
+
+
+_KEY_PART = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[[0-9]+\])*)")
+
+
 def _split_path(path: str) -> list[Any]:
-    """``"apps[0].rate"`` -> ``["apps", 0, "rate"]``."""
+    """``"apps[0].rate"`` -> ``["apps", 0, "rate"]``; anything else (``apps[-1].rate``,
+    ``apps[0]..rate``, ``apps[x]``) raises KeyError naming the path."""
     out: list[Any] = []
     for part in path.split("."):
-        while "[" in part:
-            head, _, rest = part.partition("[")
-            if head:
-                out.append(head)
-            idx, _, part = rest.partition("]")
-            out.append(int(idx))
-        if part:
-            out.append(part)
+        m = _KEY_PART.fullmatch(part)
+        if m is None:
+            raise KeyError(f"{path!r} is not a key path: write names joined by dots with list indexes >= 0, e.g. \"apps[0].rate\"")
+        out.append(m.group(1))
+        out.extend(int(i) for i in re.findall(r"\[([0-9]+)\]", m.group(2)))
     return out
 
 

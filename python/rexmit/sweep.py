@@ -28,6 +28,7 @@ import itertools
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -42,13 +43,15 @@ from rexmit._lazy import pa, pq
 
 from rexmit import _core
 from rexmit.results import RunResult, _atomic_write_bytes, _atomic_write_table
-from rexmit.scenario import Scenario, parse_toml_loosely
+from rexmit.scenario import Scenario, _split_path, parse_toml_loosely, read_text_file
 from rexmit.stats import mean_ci
 
 SWEEP_FORMAT = 1
 LABELS = ("run_id", "point", "replication", "seed")
 PARAM_PREFIX = "param."
-_SWEEP_KEYS = {"name", "description", "base", "seed", "replications", "grid", "zip", "report"}
+_SWEEP_KEYS = {"name", "description", "base", "seed", "replications", "grid", "zip", "report", "max_runs"}
+#: Default bound on the runs of one sweep (points x replications); a sweep file may raise it.
+DEFAULT_MAX_RUNS = 100_000
 _REPORT_KEYS = {"x", "metrics"}
 
 
@@ -103,6 +106,9 @@ class Sweep:
     name: Optional[str] = None
     report: dict[str, Any] = field(default_factory=dict)
     text: Optional[str] = None
+    max_runs: int = DEFAULT_MAX_RUNS
+    #: A planning progress bar on stderr (None: only on a terminal); set by :func:`run_sweep`.
+    plan_progress: Optional[bool] = field(default=False, compare=False, repr=False)
 
     # --- loading -----------------------------------------------------------------------------
     @classmethod
@@ -110,7 +116,7 @@ class Sweep:
         p = Path(path)
         if not p.is_file():
             raise FileNotFoundError(f"{path}: no such sweep file")
-        text = p.read_text(encoding="utf-8")
+        text = read_text_file(p, "sweep")
         return cls.from_toml(text, base_dir=p.parent)
 
     @classmethod
@@ -151,6 +157,7 @@ class Sweep:
             seed=data.get("seed"),
             name=data.get("name"),
             report=dict(data.get("report", {})),
+            max_runs=data.get("max_runs", DEFAULT_MAX_RUNS),
         )
         sweep.check()
         return sweep
@@ -161,6 +168,19 @@ class Sweep:
             raise SweepError(f"replications: {self.replications!r} must be an integer >= 1")
         if self.seed is not None and (not isinstance(self.seed, int) or not 0 <= self.seed < 2**63):
             raise SweepError(f"seed: {self.seed!r} must be an integer from 0 to 2^63-1")
+        for where, axes in (("grid", self.grid), ("zip", self.zip)):
+            for key, values in axes.items():
+                # A string is a sequence too: "abc" would be swept as "a", "b", "c".
+                if not isinstance(values, list) or not values:
+                    raise SweepError(f"{where}.{key!r}: must be a non-empty list of values, got {values!r}")
+                try:
+                    _split_path(key)
+                except KeyError as e:
+                    raise SweepError(f"{where}: {e.args[0]}") from None
+        if not isinstance(self.max_runs, int) or isinstance(self.max_runs, bool) or self.max_runs < 1:
+            raise SweepError(f"max_runs: {self.max_runs!r} must be an integer >= 1")
+        if self.base.data.get("metrics", {}).get("pcap"):
+            raise SweepError("base.metrics.pcap: a sweep does not write packet captures; remove [[metrics.pcap]] from the base scenario (to capture one point, run its scenario from DIR/scenarios/ with `rexmit run --out`)")
         lengths = {len(v) for v in self.zip.values()}
         if len(lengths) > 1:
             raise SweepError(f"zip: the lists have different lengths ({', '.join(f'{k}: {len(v)}' for k, v in self.zip.items())})")
@@ -170,7 +190,19 @@ class Sweep:
         unknown = sorted(set(self.report) - _REPORT_KEYS)
         if unknown:
             raise SweepError(f"report.{unknown[0]}: unknown key (allowed: {', '.join(sorted(_REPORT_KEYS))})")
+        total = self.size()
+        if total > self.max_runs:
+            raise SweepError(f"{total:,} runs ({total // self.replications:,} points x {self.replications:,} replications) exceed max_runs = {self.max_runs:,}: shrink the grid or replications, or set max_runs in the sweep file to run them anyway")
         return self
+
+    def size(self) -> int:
+        """The number of runs (points x replications), computed without expanding them."""
+        n = self.replications
+        for values in self.grid.values():
+            n *= len(values)
+        if self.zip:
+            n *= len(next(iter(self.zip.values())))
+        return n
 
     # --- expansion ---------------------------------------------------------------------------
     @property
@@ -185,9 +217,17 @@ class Sweep:
         return [dict(list(combo) + row) for combo in itertools.product(*grid_axes) for row in zip_rows]
 
     def plan(self) -> list[PlannedRun]:
-        """Every run, points outer and replications inner, each scenario validated."""
+        """Every run, points outer and replications inner, each scenario validated (once per
+        point: replications differ only in their seed), with a bar when ``plan_progress``."""
+        from tqdm import tqdm
+
+        self.check()
         runs = []
-        for i, params in enumerate(self.points()):
+        points = self.points()
+        progress = self.plan_progress
+        bar = tqdm(total=len(points), unit="point", desc="planning", file=sys.stderr, disable=None if progress is None else not progress, delay=1.0)
+        for i, params in enumerate(points):
+            bar.update()
             point = self.base.copy()
             if self.seed is not None:
                 point.data["seed"] = self.seed
@@ -197,14 +237,15 @@ class Sweep:
                 except (KeyError, IndexError, TypeError) as e:
                     raise SweepError(f"{key}: does not name a value in the base scenario ({type(e).__name__}: {e})") from e
             base_seed = int(point.data.get("seed", 1))
+            try:
+                normalized = _normalized(dict(point.data, seed=derive_seed(base_seed, 0))).data
+            except _core.ScenarioError as e:
+                where = ", ".join(f"{k} = {v!r}" for k, v in params.items()) or "the base scenario"
+                raise SweepError(f"point {i} ({where}): {e}") from e
             for r in range(self.replications):
-                data = dict(point.data, seed=derive_seed(base_seed, r))
-                try:
-                    scenario = _normalized(data)
-                except _core.ScenarioError as e:
-                    where = ", ".join(f"{k} = {v!r}" for k, v in params.items()) or "the base scenario"
-                    raise SweepError(f"point {i} ({where}): {e}") from e
+                scenario = Scenario.from_dict(dict(normalized, seed=derive_seed(base_seed, r)))
                 runs.append(PlannedRun(run_id_of(scenario), i, r, scenario.data["seed"], params, scenario))
+        bar.close()
         return runs
 
     def to_dict(self) -> dict[str, Any]:
@@ -218,6 +259,7 @@ class Sweep:
             "seed": self.seed,
             "report": self.report,
             "text": self.text,
+            "max_runs": self.max_runs,
         }
 
     @classmethod
@@ -236,6 +278,7 @@ class Sweep:
             name=d["name"],
             report=d["report"],
             text=d["text"],
+            max_runs=d.get("max_runs", DEFAULT_MAX_RUNS),
         )
 
 
@@ -320,11 +363,23 @@ class FinishedRun:
     scenario_toml: str
 
 
+#: The sweep process of a local worker (set by its initializer), None elsewhere.
+_PARENT: Optional[int] = None
+
+
+def _parent_alive(*_: Any) -> bool:
+    """Progress callback of runs in a local worker: the simulator calls it about four times a
+    second, so a worker whose sweep process died leaves within a second, even mid-run."""
+    if _PARENT is not None and os.getppid() != _PARENT:
+        os._exit(1)
+    return True
+
+
 def execute(run_id: str, scenario_data: dict[str, Any]) -> FinishedRun:
     """Run one scenario (in a worker process or on a Dask worker); writes nothing."""
     from rexmit.results import run
 
-    result = run(Scenario.from_dict(scenario_data))
+    result = run(Scenario.from_dict(scenario_data), progress=_parent_alive if _PARENT is not None else None)
     return FinishedRun(run_id, metrics_row(result), result.series_table(), result.scenario.to_toml())
 
 
@@ -346,6 +401,8 @@ OnDone = Callable[[FinishedRun], None]
 
 
 def _init_worker(parent: int) -> None:
+    global _PARENT
+    _PARENT = parent
     # Ctrl-C is for the sweep process: it stops the workers itself, and saved runs stay saved.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A worker whose sweep process was killed (kill -9) would wait forever for work: leave.
@@ -380,11 +437,26 @@ def _run_local(tasks: list[Task], jobs: int, on_done: OnDone) -> None:
     pool.shutdown()
 
 
+_CLUSTER_URL = re.compile(r"(tcp|tls|ws|wss|inproc|ucx)://[^\s/:]+\S*")
+#: Seconds to wait for a Dask scheduler to answer before giving up.
+CLUSTER_CONNECT_TIMEOUT = 10
+
+
+def check_cluster_address(address: str) -> None:
+    if not _CLUSTER_URL.fullmatch(address):
+        raise SweepError(f"--cluster {address!r}: not a Dask scheduler address; write it as tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)")
+
+
 def _run_dask(tasks: list[Task], address: str, on_done: OnDone) -> None:
     from distributed import Client
     from distributed import as_completed as dask_as_completed
 
-    with Client(address, set_as_default=False) as client:
+    check_cluster_address(address)
+    try:
+        client = Client(address, set_as_default=False, timeout=CLUSTER_CONNECT_TIMEOUT)
+    except (OSError, TimeoutError) as e:
+        raise SweepError(f"--cluster {address}: no Dask scheduler answered within {CLUSTER_CONNECT_TIMEOUT} s ({type(e).__name__}); is `dask scheduler` running there?") from None
+    with client:
         futures = [client.submit(execute, run_id, data, key=f"rexmit-run-{run_id}") for run_id, data in tasks]
         try:
             for future in dask_as_completed(futures, loop=client.loop):
@@ -438,8 +510,11 @@ def run_sweep(
 
     if jobs is not None and jobs < 1:
         raise SweepError(f"jobs: {jobs} must be at least 1")
+    if cluster is not None:
+        check_cluster_address(cluster)
     spec = sweep if isinstance(sweep, Sweep) else Sweep.load(sweep)
     out_dir = Path(out)
+    spec.plan_progress = progress
     runs = spec.plan()
     _prepare(out_dir, spec, runs)
     types_ = _param_types(spec)
@@ -449,7 +524,7 @@ def run_sweep(
         first.setdefault(r.run_id, r)
     done = finished_ids(out_dir) & set(first)
     tasks = [(r.run_id, r.scenario.data) for r in first.values() if r.run_id not in done]
-    bar = tqdm(total=len(first), initial=len(done), unit="run", desc="sweep", file=sys.stderr, disable=None if progress is None else not progress)
+    bar = tqdm(total=len(first), initial=len(done), unit="run", desc=spec.name or "sweep", file=sys.stderr, disable=None if progress is None else not progress)
 
     def on_done(finished: FinishedRun) -> None:
         _write_run(out_dir, finished, _label_table([first[finished.run_id]], types_))

@@ -4,6 +4,8 @@ import json
 
 import pyarrow.parquet as pq
 
+import rexmit
+
 from conftest import rexmit_cli
 
 
@@ -113,3 +115,84 @@ def test_memory_guard_stops_a_growing_run_and_keeps_partial_results(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert "max_memory" in summary["partial"]
     assert pq.read_table(out / "flows.parquet").num_rows == 1
+
+
+def test_normalize_and_scenario_toml_show_every_tcp_and_sctp_default(examples, tmp_path):
+    """Issue 17: `rexmit normalize` and a run's scenario.toml show the transport defaults
+    (mss, initial window, RTO, dup_thresh, SACK, timestamps, ...) and the guards' defaults, and
+    the filled-in scenario runs exactly as the original."""
+    import tomllib
+
+    r = rexmit_cli("normalize", str(examples / "tcp_seed001.toml"))
+    tcp = tomllib.loads(r.stdout)["apps"][0]["tcp"]
+    for key in ("mss", "initial_cwnd_segments", "dup_thresh", "sack", "timestamps", "rto", "ack_every", "profile"):
+        assert key in tcp, key
+    assert tcp["rto"]["min"] == "1s" and tcp["dup_thresh"] == 3
+    assert "max_work" in tomllib.loads(r.stdout)["limits"]
+    r = rexmit_cli("normalize", str(examples / "sctp_nrsack.toml"), "--format", "json")
+    sctp = json.loads(r.stdout)["apps"][0]["sctp"]
+    for key in ("pmtu", "rto", "sack_delay", "max_burst", "cmt", "rack", "thin"):
+        assert key in sctp, key
+    out = tmp_path / "o"
+    rexmit_cli("run", str(examples / "tcp_seed001.toml"), "--out", str(out), "-q")
+    again = tmp_path / "again"
+    rexmit_cli("run", str(out / "scenario.toml"), "--out", str(again), "-q")
+    assert (out / "summary.json").read_text() == (again / "summary.json").read_text()
+    assert pq.read_table(out / "flows.parquet").equals(pq.read_table(again / "flows.parquet"))
+
+
+def test_a_run_that_may_be_long_says_so_before_it_starts(tmp_path):
+    """Issue 17: the work is estimated up front (link capacity over stop_time); a run that may
+    take minutes says so, and how to see progress, before simulating."""
+    f = tmp_path / "long.toml"
+    f.write_text(
+        'stop_time = "200s"\n[topology]\nkind = "chain"\nnodes = ["A", "B"]\n'
+        'links = [{ rate = "100Gbps", delay = "1ms" }]\n'
+        '[[apps]]\nname = "f"\nkind = "udp_cbr"\nfrom = "A"\nto = "B"\nrate = "100kbps"\npacket_size = 1000\n'
+    )
+    r = rexmit_cli("run", str(f), "--out", str(tmp_path / "o"))
+    assert "note: the links could carry up to 3.3e+09 packet transmissions" in r.stderr
+    assert "--progress" in r.stderr
+    quick = rexmit_cli("run", str(f).replace("long", "long"), "--out", str(tmp_path / "q"), "-q")
+    assert quick.stderr == ""
+
+
+def test_run_prints_a_line_per_tcp_and_sctp_flow(tmp_path):
+    """Issue 17: `rexmit run` shows TCP and SCTP flows, not only UDP ones."""
+    s = rexmit.Scenario(stop_time="2s")
+    s.chain(["A", "B"], [{"rate": "10Mbps", "delay": "5ms"}])
+    s.app("bulk", "tcp_bulk", "A", "B")
+    s.app("assoc", "sctp_bulk", "A", "B")
+    s.udp_cbr("cbr", "A", "B", "1Mbps", 1000)
+    f = tmp_path / "s.toml"
+    s.save(f)
+    out = rexmit_cli("run", str(f), "--out", str(tmp_path / "o")).stdout
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ")}
+    assert "tcp_bulk" in lines["bulk"] and "goodput" in lines["bulk"] and "retransmissions" in lines["bulk"]
+    assert "sctp_bulk" in lines["assoc"] and "goodput" in lines["assoc"]
+    assert "throughput" in lines["cbr"]
+
+
+def test_ctrl_c_stops_a_run_and_says_what_to_do(tmp_path):
+    """Issue 15 §4: Ctrl-C stops a run cleanly (exit 130, partial results kept) and says that a
+    single run starts over when the command is run again."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    f = tmp_path / "long.toml"
+    f.write_text(
+        'stop_time = "1000s"\n[topology]\nkind = "chain"\nnodes = ["A", "B"]\nlinks = [{ rate = "1Gbps", delay = "1ms" }]\n'
+        '[[apps]]\nname = "f"\nkind = "udp_cbr"\nfrom = "A"\nto = "B"\nrate = "500Mbps"\npacket_size = 1000\n'
+    )
+    exe = Path(sys.executable).parent / "rexmit"
+    restore = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
+    proc = subprocess.Popen([str(exe), "run", str(f), "--out", str(tmp_path / "o")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=restore)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "run the same command again to start it over" in err and "Traceback" not in err
+    assert (tmp_path / "o" / "partial_results.json").is_file()

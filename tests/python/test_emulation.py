@@ -66,7 +66,7 @@ def test_emulate_api_flow_row_uses_the_simulated_metric_names(tmp_path: Path) ->
     r = rexmit.emulate(rexmit.Scenario.from_toml(SCENARIO.format(stop="2s", cc="reno")), out_dir=tmp_path)
     row = r.flow("bulk")
     assert row["stack"] == "linux"
-    for k in ("goodput_bps", "retransmits", "timeouts", "bytes_delivered", "bytes_retransmitted"):
+    for k in ("goodput_bps", "retransmissions", "timeouts", "bytes_delivered", "bytes_retransmitted"):
         assert k in row
     assert row["goodput_bps"] > 1e6
     assert r.emulation is not None and r.emulation["kernel"]

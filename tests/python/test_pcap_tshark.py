@@ -28,3 +28,24 @@ def test_simulated_capture_decodes_cleanly(examples, tmp_path):
         verbose = subprocess.run([tshark, "-n", "-r", pcap, "-V"], capture_output=True, text=True, check=True).stdout
         assert "Malformed" not in verbose
         assert "User Datagram Protocol" in verbose
+
+
+def test_tcp_sctp_and_http_captures_decode_as_plain_data(tmp_path):
+    """Issue 17: with tshark's default settings nothing decodes as another protocol (TCP port
+    5000 used to be GSM A-bis RSL, SCTP PPIDs 1-3 IUA/M2UA/M3UA) and no frame is malformed."""
+    tshark = tshark_or_skip()
+    s = rexmit.Scenario(stop_time="8s")
+    s.chain(["A", "R", "B"], [{"rate": "10Mbps", "delay": "2ms"}, {"rate": "20Mbps", "delay": "10ms", "errors": [{"kind": "uniform", "rate": 0.02}]}])
+    s.app("tcp", "tcp_bulk", "A", "B")
+    s.app("sctp", "sctp_bulk", "A", "B")
+    s.app("msgs", "sctp_messages", "A", "B", source="game")
+    s.app("web", "http", "B", "A")
+    s.pcap(link="R->B")
+    res = rexmit.run(s, out_dir=tmp_path)
+    out = subprocess.run([tshark, "-n", "-r", res.pcap_files[0], "-T", "fields", "-e", "frame.protocols", "-e", "_ws.malformed"], capture_output=True, text=True, check=True).stdout
+    protocols = {line.split("\t")[0] for line in out.splitlines()}
+    assert protocols <= {"ip:tcp", "ip:tcp:data", "ip:sctp", "ip:sctp:data"}, protocols
+    assert {"ip:tcp:data", "ip:sctp:data"} <= protocols
+    assert all(line.split("\t")[1] == "" for line in out.splitlines())
+    # The message apps still match deliveries to their send times (the PPID is kept off the wire).
+    assert res.flow("msgs")["messages_delivered"] > 0 and res.table("messages", "msgs").num_rows > 0

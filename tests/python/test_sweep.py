@@ -262,3 +262,48 @@ def test_points_giving_the_same_scenario_run_once_and_keep_their_own_rows(tmp_pa
     assert table.column("run_id").to_pylist()[:4] == table.column("run_id").to_pylist()[4:]
     with pytest.raises(SweepError, match="jobs"):
         run_sweep(same, tmp_path / "out", jobs=0)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def test_workers_leave_mid_run_when_the_sweep_process_is_killed(tmp_path):
+    # Runs of several seconds each: a worker that only checked for its parent between runs
+    # would go on simulating (issue 17); it must leave within about a second.
+    sweep_file = tmp_path / "long.sweep.toml"
+    sweep_file.write_text(chain_sweep(4, 1, '{ rate = "100Mbps", delay = "1ms" }', "90Mbps", stop_time="3000s"))
+    proc = _start_sweep(sweep_file, tmp_path / "out")
+    try:
+        deadline = time.monotonic() + 30
+        while len(_children(proc.pid)) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, "no workers started"
+            time.sleep(0.05)
+        time.sleep(1.0)  # the workers are inside their first runs now
+        workers = _children(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while any(_running(w) for w in workers):
+            assert time.monotonic() < deadline, "workers still running 5 s after their sweep process died"
+            time.sleep(0.1)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -14,7 +14,7 @@ def test_tcp_variants_from_python(examples):
         res = rexmit.run(s)
         f = res.flow("bulk")
         assert f["bytes_acked"] <= f["bytes_delivered"]
-        assert f["retransmits"] > 0
+        assert f["retransmissions"] > 0
         goodput[recovery] = f["goodput_bps"]
     assert all(0.5e6 < g < 3.894e6 for g in goodput.values()), goodput
     # SACK recovers multi-packet bursts without the timeouts Reno suffers (seed 001 Fig. 9).
@@ -62,3 +62,22 @@ def test_bad_transport_setting_is_a_typed_error(examples):
     with pytest.raises(rexmit.ScenarioError) as e:
         s.validate()
     assert "apps[0].tcp.cc" in str(e.value)
+
+
+def test_one_metric_vocabulary_with_old_names_accepted(recwarn):
+    """Issue 17: TCP and SCTP report the same quantity under the same name; TCP's old names
+    still work, with a DeprecationWarning (also for a time-series value, warned in the run)."""
+    s = rexmit.Scenario(stop_time="3s")
+    s.chain(["A", "R", "B"], [{"rate": "10Mbps", "delay": "5ms", "errors": [{"kind": "uniform", "rate": 0.02, "direction": "forward"}]}, {"rate": "10Mbps", "delay": "5ms"}])
+    s.app("t", "tcp_bulk", "A", "B")
+    s.app("s", "sctp_bulk", "A", "B")
+    s.timeseries("app", "100ms", app="t", value="rtx_queue_bytes")
+    res = rexmit.run(s)
+    t, sc = res.flow("t"), res.flow("s")
+    for name in ("retransmissions", "timeouts", "fast_retransmits", "goodput_bps", "rtxq_bytes_max", "app_blocked_s", "app_blocked_fraction", "failure"):
+        assert name in t and name in sc, name
+    assert t["retransmissions"] > 0 and "retransmits" not in dict.keys(t)
+    assert t["retransmits"] == t["retransmissions"] and t["rtx_queue_bytes_max"] == t["rtxq_bytes_max"]
+    assert any(issubclass(w.category, DeprecationWarning) and "'retransmits' is deprecated" in str(w.message) for w in recwarn)
+    assert "t:rtxq_bytes" in res.series and res.series["t:rtx_queue_bytes"] == res.series["t:rtxq_bytes"]
+    assert res.warnings == ['metrics.timeseries[0].value: "rtx_queue_bytes" is deprecated, use "rtxq_bytes" (the same value under the name TCP and SCTP share)']

@@ -283,7 +283,7 @@ pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Pr
         let a = &s.apps[i];
         let host = |n: &str| hosts.iter().find(|h| h.name == n).expect("real host");
         let (src, dst) = (host(&a.from), host(&a.to));
-        let port = a.port.unwrap_or(5000 + i as u16);
+        let port = rexmit_scenario::build::app_port(i, a);
         let spec = BulkSpec {
             sender_ns: src.ns.name.clone(),
             receiver_ns: dst.ns.name.clone(),
@@ -376,7 +376,7 @@ fn linux_row(s: &Scenario, a: &AppCfg, snd: &SenderReport, rcv: &ReceiverReport)
         ("bytes_written", snd.bytes_written as f64),
         ("bytes_acked", i.bytes_acked as f64),
         ("data_segments_sent", i.data_segs_out as f64),
-        ("retransmits", i.total_retrans as f64),
+        ("retransmissions", i.total_retrans as f64),
         ("bytes_retransmitted", i.bytes_retrans as f64),
         ("timeouts", i.total_rto.map_or(nan, f64::from)),
         ("dsacks_received", i.dsack_dups as f64),

@@ -85,7 +85,7 @@ fn a_scripted_drop_is_retransmitted_by_linux_and_an_impossible_lateness_bound_ma
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let s = scenario("2s", r#"{ kind = "scripted", app = "bulk", packets = [40], direction = "forward" }"#, r#"max_lateness = "1ns""#);
     let r = emulate(&s, None, |_| true).expect("emulation runs");
-    assert_eq!(metric(&r, "bulk", "retransmits"), 1.0);
+    assert_eq!(metric(&r, "bulk", "retransmissions"), 1.0);
     assert_eq!(metric(&r, "bulk", "timeouts"), 0.0);
     let drops: f64 = r.links.iter().map(|l| l.metrics.iter().find(|(k, _)| k == "drop_error").map_or(0.0, |(_, v)| *v)).sum();
     assert_eq!(drops, 1.0);

@@ -325,7 +325,7 @@ impl Agent for HttpClient {
             ("bytes_delivered", self.bytes_delivered as f64),
             ("goodput_bps", if window > 0.0 { self.bytes_delivered_measured as f64 * 8.0 / window } else { 0.0 }),
             ("data_segments_sent", srv.data_segments_sent as f64),
-            ("retransmits", srv.retransmits as f64),
+            ("retransmissions", srv.retransmits as f64),
             ("fast_retransmits", srv.fast_retransmits as f64),
             ("timeouts", srv.timeouts as f64),
         ];

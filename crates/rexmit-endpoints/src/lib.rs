@@ -17,6 +17,7 @@ pub mod timer;
 pub mod truth;
 pub mod latency;
 pub mod messages;
+pub mod ppid;
 pub mod sctp;
 pub mod tcp;
 pub mod http;

@@ -74,6 +74,8 @@ pub struct SharedTruth {
     pub receiver: Option<Rc<RefCell<Association>>>,
     /// Every message: send time, transmissions of its chunks, delivery.
     pub log: MessageLog,
+    /// The message numbers the core puts in the PPID, kept off the wire (see `crate::ppid`).
+    pub ppids: crate::ppid::PpidByTsn,
 }
 
 pub type Truth = Rc<RefCell<SharedTruth>>;
@@ -226,9 +228,11 @@ impl SctpAgent {
                         }
                     }
                 }
-                while let Some(t) = a.poll_transmit(now) {
+                while let Some(mut t) = a.poll_transmit(now) {
                     if let Role::Sender { chunk_tx, .. } = &mut self.role {
-                        count_chunks(chunk_tx, &mut self.truth.borrow_mut().log, &t.packet);
+                        let truth = &mut *self.truth.borrow_mut();
+                        count_chunks(chunk_tx, &mut truth.log, &t.packet);
+                        truth.ppids.strip(&mut t.packet);
                     }
                     ctx.send(IpPacket::new(t.src, t.dst, Transport::Sctp(t.packet)));
                 }
@@ -339,13 +343,21 @@ impl Agent for SctpAgent {
         self.pump(ctx);
     }
 
-    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
-        let Transport::Sctp(p) = &pkt.ip.transport else { return };
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, mut pkt: Packet) {
+        let (src, dst) = (pkt.ip.header.src, pkt.ip.header.dst);
+        let Transport::Sctp(p) = &mut pkt.ip.transport else { return };
         if let Some(a) = &self.assoc {
             if self.delivered_before_measure.is_none() && ctx.now >= self.measure_from {
                 self.delivered_before_measure = Some(a.borrow().stats().bytes_delivered);
             }
-            a.borrow_mut().handle_packet(ctx.now, pkt.ip.header.src, pkt.ip.header.dst, p);
+            if matches!(self.role, Role::Receiver) {
+                self.truth.borrow().ppids.restore(p);
+            }
+            let mut a = a.borrow_mut();
+            a.handle_packet(ctx.now, src, dst, p);
+            if let (Role::Receiver, Some(cum)) = (&self.role, a.receiver_cum_tsn()) {
+                self.truth.borrow_mut().ppids.forget_through(cum);
+            }
         }
         self.pump(ctx);
     }
@@ -398,6 +410,8 @@ impl Agent for SctpAgent {
                     ("send_blocked_fraction", if lifetime > 0.0 { blocked / lifetime } else { 0.0 }),
                     // The application was refused by a full send buffer (a greedy app nearly always is).
                     ("app_blocked_s", app_blocked),
+                    // As TCP's: the share of the association's lifetime the application was refused.
+                    ("app_blocked_fraction", if lifetime > 0.0 { app_blocked / lifetime } else { 0.0 }),
                     ("nr_sack", a.nr_sack_negotiated() as u8 as f64),
                     ("failure", self.failure as f64),
                     ("rtx_timeout", st.rtx_by_cause.timeout as f64),

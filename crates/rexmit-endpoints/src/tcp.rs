@@ -123,6 +123,9 @@ pub struct TcpAgent {
     delivered_before_measure: u64,
     /// 0 while the connection has not failed; 1 timed out (RFC 9293 §3.8.3 R2), 2 reset.
     failure: u8,
+    /// When the peer's FIN arrived (a finite transfer is complete): the end of the goodput
+    /// window instead of the end of the run.
+    peer_closed_at: Option<Time>,
     /// Offsets of the sender's own bytes, for counting transmissions of a message source.
     tx_seq: SeqUnwrap,
 }
@@ -163,6 +166,7 @@ impl TcpAgent {
             delivered: 0,
             delivered_before_measure: 0,
             failure: 0,
+            peer_closed_at: None,
             tx_seq: SeqUnwrap::new(iss),
         }
     }
@@ -252,6 +256,7 @@ impl TcpAgent {
                 // Why the connection failed, for the results (0 = it did not).
                 Event::TimedOut => self.failure = 1,
                 Event::Reset => self.failure = 2,
+                Event::PeerClosed => self.peer_closed_at = self.peer_closed_at.or(Some(now)),
                 _ => {}
             }
             if let Event::Delivered { .. } = ev {
@@ -347,7 +352,7 @@ impl Agent for TcpAgent {
                     ("bytes_written", *written as f64),
                     ("bytes_acked", st.bytes_acked as f64),
                     ("data_segments_sent", st.data_segments_sent as f64),
-                    ("retransmits", st.retransmits() as f64),
+                    ("retransmissions", st.retransmits() as f64),
                     ("retransmits_fast", st.retransmits_fast as f64),
                     ("retransmits_timeout", st.retransmits_timeout as f64),
                     ("bytes_retransmitted", st.bytes_retransmitted as f64),
@@ -359,7 +364,7 @@ impl Agent for TcpAgent {
                     ("recovery_max_s", episode_stat(&st.recoveries, now, |d| d.iter().cloned().fold(0.0, f64::max))),
                     ("recovery_total_s", episode_stat(&st.recoveries, now, |d| d.iter().sum())),
                     ("dsacks_received", st.dsacks_received as f64),
-                    ("rtx_queue_bytes_max", st.rtx_queue_bytes_max as f64),
+                    ("rtxq_bytes_max", st.rtx_queue_bytes_max as f64),
                     ("app_blocked_s", st.app_blocked.as_secs_f64()),
                     ("app_blocked_fraction", if secs > 0.0 { st.app_blocked.as_secs_f64() / secs } else { 0.0 }),
                     ("completion_time_s", done_at.map_or(f64::NAN, |t| t.saturating_since(self.start).as_secs_f64())),
@@ -367,11 +372,15 @@ impl Agent for TcpAgent {
                 ]);
             }
             Role::Receiver { measure_from, .. } => {
-                let secs = now.saturating_since(*measure_from).as_secs_f64();
+                // The goodput window runs from `measure_from` (the app's start or warm-up end)
+                // to the arrival of the sender's FIN for a finite transfer (every byte is then
+                // delivered), else to the end of the run (README "Metrics").
+                let end = self.peer_closed_at.map_or(now, |t| t.min(now));
+                let secs = end.saturating_since(*measure_from).as_secs_f64();
                 m.extend([
                     ("bytes_delivered", self.delivered as f64),
-                    // Goodput over the measurement window: bytes delivered since `measure_from`.
                     ("goodput_bps", if secs > 0.0 { (self.delivered - self.delivered_before_measure) as f64 * 8.0 / secs } else { 0.0 }),
+                    ("goodput_window_s", secs),
                     ("data_segments_arrived", self.truth.data_segments as f64),
                     // Ground truth: data that arrived although an earlier copy had already arrived.
                     ("spurious_retransmits", self.truth.duplicate_segments as f64),
@@ -396,7 +405,7 @@ impl Agent for TcpAgent {
             "cwnd" => conn.cwnd() as f64,
             "ssthresh" => conn.ssthresh().min(u64::MAX / 4) as f64,
             "pipe" => conn.pipe() as f64,
-            "rtx_queue_bytes" => st.rtx_queue_bytes as f64,
+            "rtxq_bytes" => st.rtx_queue_bytes as f64,
             "send_buffer_bytes" => conn.send_buffer_len() as f64,
             "bytes_acked" => st.bytes_acked as f64,
             "srtt_s" => st.srtt.map_or(f64::NAN, |d| d.as_secs_f64()),
@@ -409,7 +418,7 @@ impl Agent for TcpAgent {
 
     fn probe_names(&self) -> &'static [&'static str] {
         match self.role {
-            Role::Sender { .. } => &["cwnd", "ssthresh", "pipe", "rtx_queue_bytes", "send_buffer_bytes", "bytes_acked", "srtt_s", "rto_s"],
+            Role::Sender { .. } => &["cwnd", "ssthresh", "pipe", "rtxq_bytes", "send_buffer_bytes", "bytes_acked", "srtt_s", "rto_s"],
             Role::Receiver { .. } => &["bytes_delivered", "ooo_bytes"],
         }
     }

@@ -146,5 +146,5 @@ fn seed004_http_source_has_poisson_requests_and_pareto_sizes() {
     assert_eq!(m["responses_completed"], m["requests"]);
     assert!(sizes.iter().all(|&s| s >= 1000));
     assert_eq!(m["bytes_delivered"], sizes.iter().sum::<u64>() as f64);
-    assert_eq!(m["retransmits"], 0.0);
+    assert_eq!(m["retransmissions"], 0.0);
 }

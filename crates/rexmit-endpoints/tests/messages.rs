@@ -117,7 +117,8 @@ fn sctp_dropped_chunk_counts_as_retransmitted_with_rto_extra_latency() {
     // Messages every 2 s: no later chunk can trigger a fast retransmit before T3-rtx expires,
     // so each drop costs one RTO (RTO.Min = 1 s: the RTT is far below it), and a chunk dropped
     // twice costs 1 s + 2 s (RFC 9260 §6.3.3 E2: the RTO doubles).
-    let sel = ScriptSelect::SctpTsns(drops(&[(SCTP_TSN as u64 + 3, 1), (SCTP_TSN as u64 + 6, 2)]));
+    // TSNs are relative to the initial TSN: the first DATA chunk (message 0) is 1.
+    let sel = ScriptSelect::SctpTsns(drops(&[(4, 1), (7, 2)]));
     let (d, m) = sctp_run(source(Duration::from_secs(2), 100, 10), vec![scripted(sel)], 30, 1);
     let l0 = one_way(sctp_packet(100));
     let by_msg: BTreeMap<u64, (Duration, u32)> = d.iter().map(|x| (x.msg, (x.latency, x.rtx))).collect();
@@ -146,9 +147,10 @@ fn tcp_message_latency_at_zero_loss_is_one_way_delay_plus_serialization() {
 
 #[test]
 fn tcp_dropped_segment_counts_as_retransmitted_with_rto_extra_latency() {
-    // Message k occupies bytes 100k..100k+100, sequence number ISS + 1 + 100k. Dropped once
-    // with messages 2 s apart, it is recovered by the RTO (RTO.min = 1 s, RFC 6298 §2.4).
-    let sel = ScriptSelect::TcpSeqs(drops(&[(TCP_ISS as u64 + 1 + 300, 1)]));
+    // Message k occupies bytes 100k..100k+100, relative sequence number 1 + 100k (the SYN is
+    // 0). Dropped once with messages 2 s apart, it is recovered by the RTO (RTO.min = 1 s,
+    // RFC 6298 §2.4).
+    let sel = ScriptSelect::TcpSeqs(drops(&[(1 + 300, 1)]));
     let (d, m) = tcp_run(source(Duration::from_secs(2), 100, 6), vec![scripted(sel)], 20, 1);
     let l0 = one_way(140);
     let by_msg: BTreeMap<u64, (Duration, u32)> = d.iter().map(|x| (x.msg, (x.latency, x.rtx))).collect();

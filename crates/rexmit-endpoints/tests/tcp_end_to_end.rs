@@ -40,7 +40,7 @@ fn every_variant_fills_the_bottleneck_at_low_error_rates() {
 fn burst_losses_are_recovered_by_every_variant() {
     for (rec, cc) in VARIANTS {
         let m = seed001(1e-3, rec, cc.clone(), 30, 2);
-        assert!(m["retransmits"] > 0.0, "{rec:?}: {m:?}");
+        assert!(m["retransmissions"] > 0.0, "{rec:?}: {m:?}");
         assert!(m["bytes_delivered"] >= m["bytes_acked"], "{rec:?}: acked data was delivered");
         assert!(m["goodput_bps"] > 0.3e6, "{rec:?}/{cc:?}: {m:?}");
         // Recovery episodes: each lasts at least one round trip (≈ 100 ms here) and their

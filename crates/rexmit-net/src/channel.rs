@@ -216,6 +216,16 @@ impl Channel {
         self.stats.arrived_bytes += pkt.size as u64;
     }
 
+    /// The scripted drops of this direction that never fired: their count and one line each,
+    /// or None when the direction has no scripted model.
+    pub fn scripted_unfired(&self) -> Option<(u64, Vec<String>)> {
+        let counts: Vec<u64> = self.errors.iter().filter_map(|m| m.unfired_count()).collect();
+        if counts.is_empty() {
+            return None;
+        }
+        Some((counts.iter().sum(), self.errors.iter().flat_map(|m| m.unfired()).collect()))
+    }
+
     pub fn queue_packets(&self) -> usize {
         self.queue.len_packets()
     }

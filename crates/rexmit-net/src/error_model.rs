@@ -3,8 +3,9 @@
 //! transmission order, so "the n-th packet" means the n-th one put on the wire.
 
 use crate::packet::{FlowMatch, Packet};
+use crate::scripted::Scripted;
+pub use crate::scripted::{ScriptSelect, ScriptedValue};
 use rexmit_engine::RngStream;
-use rexmit_wire::{Chunk, Transport};
 
 /// Distribution of the number of consecutive packets lost in one burst.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,24 +26,6 @@ impl BurstSize {
             BurstSize::Geometric { mean } => 1 + rng.geometric(1.0 / mean) as u32,
         }
     }
-}
-
-/// One scripted drop: the first `times` transmissions carrying `value` are dropped.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScriptedValue {
-    pub value: u64,
-    pub times: u32,
-}
-
-/// What a scripted model selects, among the packets matching its flow filter.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ScriptSelect {
-    /// 1-based ordinal numbers of matching packets on this link direction.
-    PacketNumbers(Vec<u64>),
-    /// TCP segments whose sequence number is listed (segments with payload or SYN/FIN).
-    TcpSeqs(Vec<ScriptedValue>),
-    /// SCTP packets carrying a DATA chunk with a listed TSN.
-    SctpTsns(Vec<ScriptedValue>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -68,7 +51,7 @@ enum State {
     Uniform { rate: f64 },
     Burst { rate: f64, size: BurstSize, remaining: u32 },
     Ge { cfg: (f64, f64, f64, f64), bad: bool },
-    Scripted { flow: FlowMatch, select: ScriptSelect, seen: u64 },
+    Scripted(Scripted),
 }
 
 impl ErrorModel {
@@ -79,12 +62,7 @@ impl ErrorModel {
             ErrorModelConfig::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
                 State::Ge { cfg: (p_good_to_bad, p_bad_to_good, loss_good, loss_bad), bad: false }
             }
-            ErrorModelConfig::Scripted { flow, mut select } => {
-                if let ScriptSelect::PacketNumbers(v) = &mut select {
-                    v.sort_unstable();
-                }
-                State::Scripted { flow, select, seen: 0 }
-            }
+            ErrorModelConfig::Scripted { flow, select } => State::Scripted(Scripted::new(flow, select)),
         };
         ErrorModel { kind }
     }
@@ -112,44 +90,25 @@ impl ErrorModel {
                 }
                 lost
             }
-            State::Scripted { flow, select, seen } => {
-                if !flow.matches(&pkt.flow_key()) {
-                    return false;
-                }
-                *seen += 1;
-                match select {
-                    ScriptSelect::PacketNumbers(v) => v.binary_search(seen).is_ok(),
-                    ScriptSelect::TcpSeqs(vals) => match &pkt.ip.transport {
-                        Transport::Tcp(t) if t.seq_len() > 0 => take(vals, t.seq as u64),
-                        _ => false,
-                    },
-                    ScriptSelect::SctpTsns(vals) => match &pkt.ip.transport {
-                        Transport::Sctp(s) => {
-                            // Every listed TSN in the packet consumes one of its drops.
-                            let mut hit = false;
-                            for c in &s.chunks {
-                                if let Chunk::Data(d) = c {
-                                    hit |= take(vals, d.tsn as u64);
-                                }
-                            }
-                            hit
-                        }
-                        _ => false,
-                    },
-                }
-            }
+            State::Scripted(m) => m.drops(pkt),
         }
     }
-}
 
-fn take(vals: &mut [ScriptedValue], v: u64) -> bool {
-    for sv in vals.iter_mut() {
-        if sv.value == v && sv.times > 0 {
-            sv.times -= 1;
-            return true;
+    /// Scripted drops that never fired, one line each (empty for the random models).
+    pub fn unfired(&self) -> Vec<String> {
+        match &self.kind {
+            State::Scripted(m) => m.unfired(),
+            _ => Vec::new(),
         }
     }
-    false
+
+    /// Number of scripted drops that never fired (None for the random models).
+    pub fn unfired_count(&self) -> Option<u64> {
+        match &self.kind {
+            State::Scripted(m) => Some(m.unfired_count()),
+            _ => None,
+        }
+    }
 }
 
 /// Reordering (seed 002 §IV): with probability `probability` a packet gets an extra delay drawn
@@ -176,7 +135,7 @@ mod tests {
     use super::*;
     use rexmit_engine::StreamFactory;
     use rexmit_time::Time;
-    use rexmit_wire::{IpPacket, Payload, UdpDatagram};
+    use rexmit_wire::{IpPacket, Payload, Transport, UdpDatagram};
 
     fn udp(port: u16) -> Packet {
         let ip = IpPacket::new(

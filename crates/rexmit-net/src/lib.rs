@@ -11,6 +11,7 @@ pub mod apps;
 pub mod channel;
 pub mod ids;
 pub mod error_model;
+mod scripted;
 pub mod network;
 pub mod packet;
 mod fast_map;

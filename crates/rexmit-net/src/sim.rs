@@ -220,6 +220,12 @@ impl Simulation {
         &self.world.series
     }
 
+    /// Move the recorded series out (the results take them without a copy: a run stopped by
+    /// its memory guard must not double its largest structure while collecting).
+    pub fn take_series(&mut self) -> Vec<Series> {
+        std::mem::take(&mut self.world.series)
+    }
+
     pub fn events_processed(&self) -> u64 {
         self.sched.processed()
     }

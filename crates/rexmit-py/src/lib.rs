@@ -76,6 +76,33 @@ fn convert(py: Python<'_>, text: &str, from_format: &str, to_format: &str) -> Py
     })
 }
 
+/// The scenario with every default written out (each TCP/SCTP app's settings as its core runs
+/// them, the guards' defaults), as "toml" or "json"; for showing (`rexmit normalize`) and for
+/// the `scenario.toml` of a run.
+#[pyfunction]
+#[pyo3(signature = (text, from_format, to_format = "toml"))]
+fn with_defaults(py: Python<'_>, text: &str, from_format: &str, to_format: &str) -> PyResult<String> {
+    guard(|| {
+        let s = parse(py, text, from_format)?.with_defaults().map_err(|e| scenario_err(py, e))?;
+        match to_format {
+            "toml" => Ok(s.to_toml()),
+            "json" => Ok(s.to_json()),
+            other => Err(PyValueError::new_err(format!("to_format must be \"toml\" or \"json\", got {other:?}"))),
+        }
+    })
+}
+
+/// Packet transmissions the scenario's links could carry over its stop time (full rate,
+/// 1500-byte packets): the work a busy run may take, for a note before long runs.
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml"))]
+fn work_estimate(py: Python<'_>, text: &str, format: &str) -> PyResult<f64> {
+    guard(|| {
+        let s = parse(py, text, format)?;
+        rexmit_scenario::build::work_estimate(&s).map_err(|e| scenario_err(py, e))
+    })
+}
+
 /// Run a scenario. `progress(now_s, stop_s, events, wall_s)` is called about every 0.25 s of
 /// wall time; returning False stops the run (results are then marked partial). Ctrl-C does the
 /// same. Returns a dict: `results` (JSON text: summary, flows, links, nodes, pcap_files) and
@@ -165,12 +192,22 @@ fn _panic_for_test(msg: &str) -> PyResult<()> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
-    m.add("InternalError", m.py().get_type::<InternalError>())?;
-    m.add("EmulationUnavailable", m.py().get_type::<EmulationUnavailable>())?;
-    m.add("EmulationError", m.py().get_type::<EmulationError>())?;
+    let py = m.py();
+    for (name, ty) in [
+        ("ScenarioError", py.get_type::<ScenarioError>()),
+        ("InternalError", py.get_type::<InternalError>()),
+        ("EmulationUnavailable", py.get_type::<EmulationUnavailable>()),
+        ("EmulationError", py.get_type::<EmulationError>()),
+    ] {
+        // The classes must name their real module, or pickle (sweep workers sending an error
+        // back) cannot find them: `_core.ScenarioError` is not importable, this is.
+        ty.setattr("__module__", "rexmit._core")?;
+        m.add(name, ty)?;
+    }
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(with_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(work_estimate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_function(wrap_pyfunction!(emulation_unavailable, m)?)?;

@@ -28,6 +28,8 @@ pub struct Built {
     /// Per-flow tables (message latencies, HTTP responses) by app index, read after the run.
     pub tables: Vec<(usize, Box<dyn Tables>)>,
     pub pcap_files: Vec<String>,
+    /// Deprecated names the scenario used (reported with the results).
+    pub warnings: Vec<String>,
 }
 
 /// The first server port of HTTP apps; each takes `max_connections` ports from here on.
@@ -203,7 +205,13 @@ fn build_network(s: &Scenario, apps: &BTreeMap<String, AppFlow>) -> Result<Netwo
                     })
                     .collect::<Result<Vec<_>>>()?,
             };
-            topology::dual_dumbbell(&mut net, &spec).map_err(|e| net_err("topology", e))?;
+            topology::dual_dumbbell(&mut net, &spec).map_err(|e| match e {
+                BuildError::DuplicateNode(n) => ScenarioError::new(
+                    "topology.paths",
+                    format!("node name {n:?} is used twice: each path is its own dumbbell, so give each its own routers, e.g. left_router = \"R3\", right_router = \"R4\" in paths[1] (examples/sctp_cmt_dual_dumbbell.toml)"),
+                ),
+                e => net_err("topology", e),
+            })?;
         }
     }
     // Explicit nodes: routers by default when they have more than one link.
@@ -224,8 +232,14 @@ fn build_network(s: &Scenario, apps: &BTreeMap<String, AppFlow>) -> Result<Netwo
     Ok(net)
 }
 
-fn app_port(i: usize, a: &AppCfg) -> u16 {
-    a.port.unwrap_or(5000 + i as u16)
+/// The first default app port: the dynamic range (RFC 6335 §6), where Wireshark registers
+/// almost no dissector, so a capture decodes as plain TCP/SCTP data (5000 was GSM A-bis RSL).
+const FIRST_APP_PORT: usize = 49_152;
+
+/// An app's port (both ends): `port`, or one of the dynamic range by its index; past 16384 apps
+/// the numbering continues from 5000.
+pub fn app_port(i: usize, a: &AppCfg) -> u16 {
+    a.port.unwrap_or(if FIRST_APP_PORT + i <= u16::MAX as usize { (FIRST_APP_PORT + i) as u16 } else { (5000 + i - (u16::MAX as usize + 1 - FIRST_APP_PORT)) as u16 })
 }
 
 fn period(path: &str, p: &PeriodCfg) -> Result<PeriodDist> {
@@ -291,6 +305,11 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
         let from = node_id(&probe, &format!("{path}.from"), &a.from)?;
         let to = node_id(&probe, &format!("{path}.to"), &a.to)?;
         let to_addrs = probe.addrs(to);
+        for (end, node, id) in [("to", &a.to, to), ("from", &a.from, from)] {
+            if probe.addrs(id).is_empty() {
+                return Err(ScenarioError::new(format!("{path}.{end}"), format!("node {node} has no link, so flows cannot reach it")));
+            }
+        }
         let dst = *to_addrs.get(a.to_addr).ok_or_else(|| {
             ScenarioError::new(format!("{path}.to_addr"), format!("{} is out of range: node {:?} has {} address(es), allowed 0..={}", a.to_addr, a.to, to_addrs.len(), to_addrs.len().saturating_sub(1)))
         })?;
@@ -343,6 +362,7 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             tables.push((i, t));
         }
     }
+    let mut warnings = Vec::new();
     for (i, t) in s.metrics.timeseries.iter().enumerate() {
         let path = format!("metrics.timeseries[{i}]");
         let interval = t.interval;
@@ -352,6 +372,8 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             SeriesSpec::QueueBytes { link } => (format!("queue_bytes:{link}"), SeriesSource::QueueBytes(link_id(&link)?)),
             SeriesSpec::Drops { link } => (format!("drops:{link}"), SeriesSource::Drops(link_id(&link)?)),
             SeriesSpec::App { app, value } => {
+                let (value, deprecated) = crate::names::canonical_probe(&path, &value);
+                warnings.extend(deprecated);
                 let k = seen.get(&app).copied().ok_or_else(|| ScenarioError::new(format!("{path}.app"), format!("no app named {app:?}")))?;
                 let (src, sink) = apps[k].ok_or_else(|| ScenarioError::new(format!("{path}.app"), format!("app {app:?} runs between real hosts: its values are not sampled")))?;
                 // A value is looked up at the source first, then at the sink.
@@ -366,6 +388,7 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
         };
         sim.add_series(&name, source, interval.0, Time::ZERO).map_err(|e| ScenarioError::new(&path, e.to_string()))?;
     }
+    check_work(s, sim.net())?;
     let mut pcap_files = Vec::new();
     for (i, p) in s.metrics.pcap.iter().enumerate() {
         let path = format!("metrics.pcap[{i}]");
@@ -374,6 +397,13 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             (None, Some(n)) => Err((node_id(sim.net(), &format!("{path}.node"), n)?, format!("node_{}.pcap", sanitize(n)))),
             (None, None) => return Err(ScenarioError::new(&path, "give exactly one of `link` (\"A->B\") or `node`")),
         };
+        let name = match &target {
+            Ok((_, n)) | Err((_, n)) => n,
+        };
+        // NAME_MAX on Linux and macOS: a longer name fails only when the file is created.
+        if name.len() > 255 {
+            return Err(ScenarioError::new(&path, format!("the pcap file name would be {} bytes long, at most 255 are allowed: use shorter node names", name.len())));
+        }
         let dir = match pcaps {
             Pcaps::NamesOnly => continue,
             Pcaps::Refuse => return Err(ScenarioError::new(&path, "pcap output needs an output directory (rexmit run --out DIR)")),
@@ -392,7 +422,7 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
         .map_err(|e| ScenarioError::new(&path, e.to_string()))?;
         pcap_files.push(file.display().to_string());
     }
-    Ok(Built { sim, apps, tables, pcap_files })
+    Ok(Built { sim, apps, tables, pcap_files, warnings })
 }
 
 /// An app's agents once placed.
@@ -538,4 +568,43 @@ fn build_network_unresolved(s: &Scenario) -> Result<Network> {
 
 fn sanitize(name: &str) -> String {
     name.replace("->", "-").chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '#' { c } else { '_' }).collect()
+}
+
+/// Packet transmissions the links could carry over `stop_time` at full rate with 1500-byte
+/// packets: an estimate of a busy run's work, shown before long runs and bounded by
+/// `limits.max_work`.
+pub fn work_estimate(s: &Scenario) -> Result<f64> {
+    crate::validate::validate(s)?;
+    Ok(work_of(s, &build_network_unresolved(s)?))
+}
+
+fn work_of(s: &Scenario, net: &Network) -> f64 {
+    let secs = s.stop_time.0.as_secs_f64();
+    net.channels.iter().map(|c| c.params.rate.bps() as f64 / (8.0 * 1500.0) * secs).sum()
+}
+
+/// The default of `limits.max_work`.
+pub const DEFAULT_MAX_WORK: f64 = 1e11;
+
+/// Refuse a run that could take hours to days before it starts (issue 17): the links' capacity
+/// in 1500-byte packets over `stop_time` is an estimate of the packet transmissions a busy run
+/// makes (smaller packets make more, idle links fewer).
+fn check_work(s: &Scenario, net: &Network) -> Result<()> {
+    if s.limits.max_wall_time.is_some() || s.limits.max_events.is_some() {
+        // The user bounded the run already.
+        return Ok(());
+    }
+    let secs = s.stop_time.0.as_secs_f64();
+    let work = work_of(s, net);
+    let max = s.limits.max_work.unwrap_or(DEFAULT_MAX_WORK);
+    if work > max {
+        let hours = work / 1e7 / 3600.0;
+        return Err(ScenarioError::new(
+            "stop_time",
+            format!(
+                "{secs} s: the links could carry up to {work:.2e} packet transmissions in that time (full rate, 1500-byte packets; about {hours:.1} hours at 10 M packets/s), more than limits.max_work = {max:.0e}: shorten stop_time, or raise limits.max_work to run it anyway"
+            ),
+        ));
+    }
+    Ok(())
 }

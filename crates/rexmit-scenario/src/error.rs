@@ -15,12 +15,25 @@ impl ScenarioError {
     }
 }
 
+/// Longest key path and message shown: a 500 000-character key is echoed shortened.
+const SHOWN_PATH: usize = 200;
+const SHOWN_MESSAGE: usize = 600;
+
+/// `s` cut to at most `max` characters, saying how long it was.
+pub(crate) fn shorten(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        None => s.into(),
+        Some((cut, _)) => format!("{}… ({} characters)", &s[..cut], s.chars().count()).into(),
+    }
+}
+
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message = shorten(&self.message, SHOWN_MESSAGE);
         if self.path.is_empty() || self.path == "." {
-            write!(f, "{}", self.message)
+            write!(f, "{message}")
         } else {
-            write!(f, "{}: {}", self.path, self.message)
+            write!(f, "{}: {message}", shorten(&self.path, SHOWN_PATH))
         }
     }
 }

@@ -5,7 +5,9 @@
 
 pub mod build;
 pub mod error;
+mod filled;
 pub mod kinds;
+pub mod names;
 pub mod results;
 pub mod run;
 pub mod schema;
@@ -27,7 +29,23 @@ impl Scenario {
             let inner = e.into_inner();
             let msg = inner.message().to_string();
             let line = inner.span().map(|sp| line_of(text, sp.start));
-            ScenarioError::new(if path == "." { String::new() } else { path }, match line {
+            let mut path = if path == "." { String::new() } else { path };
+            let mut msg = msg.trim_end().to_string();
+            if msg.contains("too large to fit") {
+                msg.push_str(": TOML integers are at most 9223372036854775807 (2^63-1)");
+            }
+            if let (true, Some(l)) = (path.is_empty(), line) {
+                // A parse error before any key was read (e.g. an integer too large for TOML):
+                // name the key written on that line.
+                let src = text.lines().nth(l.saturating_sub(1)).unwrap_or("");
+                if let Some((key, _)) = src.split_once('=') {
+                    let key = key.trim();
+                    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || "_-.\"".contains(c)) {
+                        path = key.to_string();
+                    }
+                }
+            }
+            ScenarioError::new(path, match line {
                 Some(l) => format!("{msg} (line {l})"),
                 None => msg,
             })

@@ -19,6 +19,10 @@ pub struct RunResults {
     /// options set there (filled by rexmit-emulate, opaque here).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub emulation: Option<serde_json::Value>,
+    /// Things the user should know that did not stop the run (e.g. a scripted drop that never
+    /// matched a packet), one line each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Integer columns of one table of one flow (`messages`: msg, sent_ns, latency_ns, rtx, size;

@@ -39,7 +39,7 @@ pub fn flow_labels(a: &crate::schema::AppCfg) -> Vec<(String, String)> {
 /// Results of a finished (or stopped: `partial` says why) run. Apps without agents (between
 /// real hosts in emulation) get no row here: the emulator adds theirs.
 pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -> RunResults {
-    let Built { sim, apps, tables, pcap_files } = built;
+    let Built { mut sim, apps, tables, pcap_files, warnings: build_warnings } = built;
     let now = sim.now();
     let metrics = sim.agent_metrics();
     let flows = s
@@ -55,6 +55,7 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
         .collect();
     let elapsed = now.as_secs_f64();
     let mut packet_hops = 0;
+    let mut warnings = build_warnings;
     let links = sim
         .net()
         .channels
@@ -81,6 +82,12 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
                 ("queue_bytes_max", st.max_queue_bytes as f64),
                 ("queue_delay_mean_s", if st.tx_packets > 0 { st.queue_delay_sum.as_secs_f64() / st.tx_packets as f64 } else { 0.0 }),
             ];
+            let mut m: Vec<(&str, f64)> = m;
+            if let Some((n, lines)) = c.scripted_unfired() {
+                // A scripted drop that never matched is a silent no-op otherwise (issue 17).
+                m.push(("scripted_unfired", n as f64));
+                warnings.extend(lines.into_iter().map(|l| format!("link {}: scripted drop {l}", c.name)));
+            }
             let node = |i: rexmit_net::IfaceId| sim.net().node(sim.net().ifaces[i.0 as usize].node).name.clone();
             Row {
                 name: c.name.clone(),
@@ -104,7 +111,7 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
             ],
         })
         .collect();
-    let series = sim.series().iter().map(|s| SeriesData { name: s.name.clone(), t_ns: s.t_ns.clone(), values: s.values.clone() }).collect();
+    let series = sim.take_series().into_iter().map(|s| SeriesData { name: s.name, t_ns: s.t_ns, values: s.values }).collect();
     let tables = tables
         .iter()
         .flat_map(|(i, t)| {
@@ -134,5 +141,6 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
         tables,
         pcap_files,
         emulation: None,
+        warnings,
     }
 }

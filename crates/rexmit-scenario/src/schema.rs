@@ -78,6 +78,11 @@ pub struct Limits {
     /// Stop with an error once the simulator's resident memory exceeds this (e.g. "2GiB").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_memory: Option<crate::units::Bytes>,
+    /// Refuse to start a run whose links could carry more packet transmissions than this over
+    /// `stop_time` (at full rate, 1500-byte packets); default 1e11 (hours of wall time). Not
+    /// checked when `max_wall_time` or `max_events` bounds the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_work: Option<f64>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -200,7 +205,7 @@ pub struct ReorderCfg {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkProps {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "two_nodes")]
     pub between: Option<[String; 2]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -330,7 +335,7 @@ pub struct AppCfg {
     /// Which of the receiver's addresses (0 = its first interface's).
     #[serde(default)]
     pub to_addr: usize,
-    /// Source and destination port (default: 5000 + index of the app).
+    /// Source and destination port (default: 49152 + index of the app, the dynamic range).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<u16>,
     #[serde(default = "zero_s")]
@@ -418,4 +423,12 @@ pub struct MetricsCfg {
     pub timeseries: Vec<SeriesCfg>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pcap: Vec<PcapCfg>,
+}
+
+/// `between = ["A", "B"]`: exactly two node names (a fixed-size array would drop a third one
+/// silently).
+fn two_nodes<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<[String; 2]>, D::Error> {
+    let v: Vec<String> = Deserialize::deserialize(d)?;
+    let n = v.len();
+    <[String; 2]>::try_from(v).map(Some).map_err(|_| serde::de::Error::custom(format!("a link joins exactly 2 nodes, got {n}")))
 }

@@ -33,13 +33,23 @@ fn split_unit<'a>(s: &'a str, what: &str) -> Result<(&'a str, &'a str), String> 
     Ok((t[..idx].trim(), t[idx..].trim()))
 }
 
+/// The largest value of each quantity (a u64 of its smallest unit), for error messages.
+fn largest(what: &str) -> &'static str {
+    match what {
+        "duration" => "18446744073s (about 584 years)",
+        "rate" => "18446744073709551615bps (about 18 Ebps)",
+        _ => "18446744073709551615 bytes (16 EiB)",
+    }
+}
+
 fn scaled(num: &str, mult: u128, what: &str, original: &str) -> Result<u64, String> {
-    let (n, d) = parse_decimal(num).ok_or_else(|| format!("{original:?} is not a {what}: the number part {num:?} is not a non-negative decimal"))?;
-    let v = n.checked_mul(mult).ok_or_else(|| format!("{original:?} is too large"))?;
+    let too_large = || format!("{original:?} is too large: the largest {what} is {}", largest(what));
+    let (n, d) = parse_decimal(num).ok_or_else(|| if num.len() > 30 && num.chars().all(|c| c.is_ascii_digit() || c == '.') { too_large() } else { format!("{original:?} is not a {what}: the number part {num:?} is not a non-negative decimal") })?;
+    let v = n.checked_mul(mult).ok_or_else(too_large)?;
     if v % d != 0 {
         return Err(format!("{original:?} is not a whole number of the smallest unit (1 ns, 1 bit/s or 1 byte)"));
     }
-    u64::try_from(v / d).map_err(|_| format!("{original:?} is too large"))
+    u64::try_from(v / d).map_err(|_| too_large())
 }
 
 pub fn parse_duration(s: &str) -> Result<Duration, String> {

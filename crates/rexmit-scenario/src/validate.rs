@@ -17,6 +17,11 @@ pub(crate) fn probability(path: &str, p: f64) -> Result<()> {
     Ok(())
 }
 
+/// Samples all time series together may hold: 160 MB in the simulator, about 0.7 GB once
+/// converted to Python lists. The samples are taken after the run's memory guard, so they are
+/// bounded here, before the run.
+pub const MAX_SAMPLES: u64 = 10_000_000;
+
 pub fn validate(s: &Scenario) -> Result<()> {
     if s.stop_time.0.is_zero() {
         return err("stop_time", "must be > 0");
@@ -26,6 +31,9 @@ pub fn validate(s: &Scenario) -> Result<()> {
     }
     if s.limits.max_wall_time.is_some_and(|d| d.0.is_zero()) {
         return err("limits.max_wall_time", "must be > 0");
+    }
+    if s.limits.max_work.is_some_and(|w| !(w >= 1.0)) {
+        return err("limits.max_work", "must be ≥ 1 (packet transmissions)");
     }
     if s.limits.max_memory.is_some_and(|b| b.0 < 1 << 20) {
         return err("limits.max_memory", "must be ≥ 1MiB");
@@ -71,11 +79,28 @@ pub fn validate(s: &Scenario) -> Result<()> {
     for (i, a) in s.apps.iter().enumerate() {
         app(&format!("apps[{i}]"), a, s)?;
     }
+    let mut total_samples = 0u64;
     for (i, t) in s.metrics.timeseries.iter().enumerate() {
         let path = format!("metrics.timeseries[{i}]");
         t.resolve(&path)?;
         if t.interval.0.is_zero() {
             return err(&format!("{path}.interval"), "must be > 0 (a duration like \"10ms\")");
+        }
+        // Each sample costs 16 bytes here and more in Python: refuse before allocating.
+        let samples = s.stop_time.0.as_nanos() / t.interval.0.as_nanos() + 1;
+        if samples > MAX_SAMPLES {
+            let min_ns = s.stop_time.0.as_nanos().div_ceil(MAX_SAMPLES - 1);
+            return err(
+                &format!("{path}.interval"),
+                format!("{} gives {samples} samples over stop_time; at most {MAX_SAMPLES} per series are allowed, so the interval must be ≥ {min_ns}ns here", t.interval.0),
+            );
+        }
+        total_samples += samples;
+        if total_samples > MAX_SAMPLES {
+            return err(
+                "metrics.timeseries",
+                format!("the first {} time series take {total_samples} samples over stop_time; at most {MAX_SAMPLES} are allowed in all series together: use longer intervals or fewer series", i + 1),
+            );
         }
     }
     for (i, p) in s.metrics.pcap.iter().enumerate() {

@@ -153,7 +153,7 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("burst size range", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = { min = 5, max = 2 } }] }, {", "topology.links[0].errors[0].size", "1 ≤ min ≤ max"),
     ("scripted without selection", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"f\" }] }, {", "topology.links[0].errors[0]", "exactly one"),
     ("scripted unknown app", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"g\", packets = [1] }] }, {", "topology.links[0].errors[0].app", "no app named"),
-    ("toml syntax error", "stop_time = \"1s\"", "stop_time = = \"1s\"", "", "line"),
+    ("toml syntax error", "stop_time = \"1s\"", "stop_time = = \"1s\"", "stop_time", "line"),
     ("red thresholds", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, red = { min_th = 9, max_th = 3 } } }", "topology.links[0].queue.red", "min_th < max_th"),
     ("unknown topology kind", "kind = \"chain\"", "kind = \"ring\"", "topology.kind", "ring"),
     ("field of another topology", CHAIN, "kind = \"dumbbell\"\nnodes = [\"A\", \"B\"]\nBELLN", "topology.nodes", "not used by kind \"dumbbell\""),
@@ -187,7 +187,21 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("rate on http", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nrate = \"1Mbps\"", "apps[0].rate", "not used by kind \"http\""),
     ("response_size on messages", CBR, "kind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"voip\"\nresponse_size = { kind = \"fixed\", value = 10 }", "apps[0].response_size", "not used by kind \"tcp_messages\""),
     ("http server ports run out", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nmax_connections = 50000", "apps[0].max_connections", "at most 65535"),
-    ("duplicate port on a node", APP, "packet_size = 1000\n[[apps]]\nname = \"g\"\nkind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nport = 5000\nrate = \"1Mbps\"\npacket_size = 100", "apps[1].port", "5000"),
+    ("duplicate port on a node", APP, "packet_size = 1000\n[[apps]]\nname = \"g\"\nkind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nport = 49152\nrate = \"1Mbps\"\npacket_size = 100", "apps[1].port", "49152"),
+    // Issue 17 / issue 15 §4 classes: silently accepted lists, unreachable nodes, names too long
+    // for a file, absurd sampling, work of hours or days, numbers out of range.
+    ("dual dumbbell routers twice", CHAIN, "kind = \"dual_dumbbell\"\npaths = [ { BELLX }, { BELLX } ]", "topology.paths", "left_router = \"R3\", right_router = \"R4\" in paths[1]"),
+    ("link between three nodes", "[[apps]]", "[[links]]\nbetween = [\"A\", \"R\", \"B\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[apps]]", "links[0].between", "exactly 2 nodes, got 3"),
+    ("node without a link", "to = \"B\"\nrate = \"1Mbps\"\npacket_size = 1000", "to = \"X\"\nrate = \"1Mbps\"\npacket_size = 1000\n[[nodes]]\nname = \"X\"", "apps[0].to", "node X has no link, so flows cannot reach it"),
+    ("pcap file name too long", APP, "packet_size = 1000\n[[nodes]]\nname = \"BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB\"\n[[links]]\nbetween = [\"B\", \"BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[metrics.pcap]]\nnode = \"BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB\"", "metrics.pcap[0]", "at most 255"),
+    ("sampling interval of 1 ns", APP, "packet_size = 1000\n[[metrics.timeseries]]\nkind = \"drops\"\nlink = \"A->R\"\ninterval = \"1ns\"", "metrics.timeseries[0].interval", "the interval must be ≥ 101ns"),
+    ("samples of all series together", APP, "packet_size = 1000\n[[metrics.timeseries]]\nkind = \"drops\"\nlink = \"A->R\"\ninterval = \"200ns\"\n[[metrics.timeseries]]\nkind = \"drops\"\nlink = \"R->B\"\ninterval = \"200ns\"", "metrics.timeseries", "at most 10000000 are allowed in all series together"),
+    ("a run of years", "stop_time = \"1s\"", "stop_time = \"876000h\"", "stop_time", "limits.max_work"),
+    ("duration out of range", "stop_time = \"1s\"", "stop_time = \"99999999999h\"", "stop_time", "the largest duration is 18446744073s"),
+    ("size out of range", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { bytes = \"99999999999GiB\" } }", "topology.links[0].queue.bytes", "the largest size is"),
+    ("rate out of range", "rate = \"1Mbps\"", "rate = \"99999999999Gbps\"", "apps[0].rate", "the largest rate is"),
+    ("integer too large for TOML", APP, "packet_size = 18446744073709551616", "packet_size", "2^63-1"),
+    ("zero work bound", "stop_time = \"1s\"", "stop_time = \"1s\"\n[limits]\nmax_work = 0.0", "limits.max_work", "≥ 1"),
 ];
 
 #[test]
@@ -213,6 +227,28 @@ fn bad_scenarios_name_the_offending_key() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A huge key is echoed shortened, saying how long it was (issue 17).
+/// The dual-dumbbell example (seed 000 Fig. 6) runs and CMT sends over both paths.
+#[test]
+fn dual_dumbbell_example_uses_both_paths() {
+    let s = Scenario::from_toml(&example("sctp_cmt_dual_dumbbell.toml")).unwrap();
+    let r = run_quiet(&s);
+    for bottleneck in ["R1->R2", "R3->R4"] {
+        let u = metric(&r.links, bottleneck, "utilization");
+        assert!(u > 0.1, "{bottleneck} carries data: utilisation {u}");
+    }
+    let g = metric(&r.flows, "cmt", "goodput_bps");
+    assert!(g > 1e6, "goodput {g}");
+}
+
+#[test]
+fn a_huge_unknown_key_is_shown_shortened() {
+    let key = "k".repeat(500_000);
+    let e = Scenario::from_toml(&BASE.replacen("stop_time = \"1s\"", &format!("stop_time = \"1s\"\n{key} = 3"), 1)).unwrap_err();
+    let shown = e.to_string();
+    assert!(shown.len() < 2_000 && shown.contains("(500000 characters)"), "{} characters: {}", shown.len(), &shown[..200]);
 }
 
 #[test]

@@ -121,6 +121,10 @@ pub struct TcpConfig {
     /// Consecutive retransmission timeouts (of SYN or data) after which the connection is
     /// abandoned (RFC 9293 §3.8.3 threshold R2; 15 as Linux's tcp_retries2).
     pub max_retransmissions: u32,
+    /// A connection whose SYN (or SYN-ACK) is still unanswered at a retransmission timeout this
+    /// long after it was first sent is abandoned (RFC 9293 §3.8.3 (2.c): R2 for a SYN is at
+    /// least 3 minutes; default 180 s).
+    pub syn_timeout: Duration,
 }
 
 impl Default for TcpConfig {
@@ -159,6 +163,7 @@ impl Default for TcpConfig {
             tahoe_recover_guard: true,
             time_wait: Duration::from_secs(240),
             max_retransmissions: 15,
+            syn_timeout: Duration::from_secs(180),
         }
     }
 }

@@ -75,6 +75,8 @@ impl Profile {
                 recv_buffer: 6 << 20,
                 // tcp_retries2.
                 max_retransmissions: 15,
+                // tcp_syn_retries = 6: the 7th SYN timeout, 1 + 2 + ... + 64 s after the SYN.
+                syn_timeout: Duration::from_secs(127),
                 ..TcpConfig::default()
             },
         }

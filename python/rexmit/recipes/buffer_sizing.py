@@ -42,7 +42,7 @@ INITIAL_WINDOW = 1000  # segments
 BOTTLENECK = "link.R1->R2"
 UTILIZATION = f"{BOTTLENECK}.utilization"
 GOODPUT = "flow.bulk.goodput_bps"
-RTXQ_MAX = "flow.bulk.rtx_queue_bytes_max"
+RTXQ_MAX = "flow.bulk.rtxq_bytes_max"
 KNEE = 0.99  # a buffer "gives the maximum goodput" when utilisation is within 1% of the best
 
 

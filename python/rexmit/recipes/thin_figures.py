@@ -116,7 +116,7 @@ def cause_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for v in variants_in(rows):
         tcp = v == "tcp_newreno"
         row: dict[str, Any] = {"variant": LABELS[v], "messages": int(total(rows, v, "messages_delivered"))}
-        row["retransmissions"] = int(total(rows, v, "retransmits" if tcp else "retransmissions"))
+        row["retransmissions"] = int(total(rows, v, "retransmissions"))
         for label, metric in _SCTP_CAUSES:
             name = _TCP_CAUSES.get(label) if tcp else metric
             row[label] = int(total(rows, v, name)) if name else "–"

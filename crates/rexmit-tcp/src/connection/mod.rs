@@ -365,7 +365,9 @@ impl Connection {
                     self.syn_timeouts += 1;
                     self.syn_retransmitted = true;
                     self.syn_pending = true;
-                    if self.syn_timeouts > self.cfg.max_retransmissions {
+                    // RFC 9293 §3.8.3 (2.c): R2 for a SYN is a time, at least 3 minutes.
+                    let r2_time = self.syn_sent_at.is_some_and(|t| now.saturating_since(t) >= self.cfg.syn_timeout);
+                    if self.syn_timeouts > self.cfg.max_retransmissions || r2_time {
                         self.give_up(now);
                     }
                 }
