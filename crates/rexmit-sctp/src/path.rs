@@ -44,12 +44,9 @@ pub struct Path {
     pub cc: PathCc,
     /// Bytes of DATA in flight to this destination.
     pub flight: u64,
-    /// T3-rtx deadline.
-    pub t3: Option<Time>,
-    /// Next heartbeat, and the one awaiting its HEARTBEAT ACK: (nonce, sent at).
-    pub hb_next: Option<Time>,
+    /// The HEARTBEAT awaiting its ACK: (nonce, sent at). Its deadlines are in the
+    /// association's timer table.
     pub hb_outstanding: Option<(u64, Time)>,
-    pub hb_deadline: Option<Time>,
     pub hb_nonce: u64,
     pub last_sent: Time,
     /// CMT per-destination fast recovery exit point.
@@ -69,10 +66,7 @@ impl Path {
             rtt: RttEstimator::new(rto),
             cc,
             flight: 0,
-            t3: None,
-            hb_next: None,
             hb_outstanding: None,
-            hb_deadline: None,
             hb_nonce: 0,
             last_sent: Time::ZERO,
             fr_exit: None,

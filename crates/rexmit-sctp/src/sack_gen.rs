@@ -12,7 +12,6 @@ use rexmit_wire::{Chunk, NrSackChunk, SackChunk};
 pub struct SackGen {
     /// DATA-carrying packets received since the last SACK.
     packets_unacked: u32,
-    deadline: Option<Time>,
     send_now: bool,
     dups: Vec<u32>,
     /// Path index the next SACK goes to: where the latest DATA came from (RFC 9260 §6.4).
@@ -21,7 +20,8 @@ pub struct SackGen {
 
 impl SackGen {
     /// Account for one received packet that carried DATA. `gaps_before` / `gaps_now`: whether
-    /// out-of-order TSNs existed before / after it.
+    /// out-of-order TSNs existed before / after it. `timer`: the delayed-SACK deadline (the
+    /// association's timer table keeps it).
     pub fn on_data_packet(
         &mut self,
         now: Time,
@@ -29,6 +29,7 @@ impl SackGen {
         gaps_before: bool,
         gaps_now: bool,
         dups: &[u32],
+        timer: &mut Option<Time>,
     ) {
         self.packets_unacked += 1;
         self.dups.extend_from_slice(dups);
@@ -38,8 +39,8 @@ impl SackGen {
         let gap_rule = !dac && cfg.immediate_sack_on_gap && (gaps_before || gaps_now);
         if gap_rule || !dups.is_empty() || self.packets_unacked >= cfg.sack_freq {
             self.send_now = true;
-        } else if self.deadline.is_none() {
-            self.deadline = Some(now + cfg.sack_delay);
+        } else if timer.is_none() {
+            *timer = Some(now + cfg.sack_delay);
         }
     }
 
@@ -48,8 +49,9 @@ impl SackGen {
         self.send_now = true;
     }
 
-    pub fn on_timeout(&mut self, now: Time) {
-        if self.deadline.is_some_and(|d| d <= now) {
+    /// The delayed-SACK timer (`deadline`) expired by `now`: the SACK is due.
+    pub fn on_timeout(&mut self, now: Time, deadline: Option<Time>) {
+        if deadline.is_some_and(|d| d <= now) {
             self.send_now = true;
         }
     }
@@ -62,19 +64,12 @@ impl SackGen {
     pub fn pending(&self) -> bool {
         self.send_now || self.packets_unacked > 0 || !self.dups.is_empty()
     }
-    pub fn deadline(&self) -> Option<Time> {
-        if self.send_now {
-            None
-        } else {
-            self.deadline
-        }
-    }
-
     /// Build the acknowledgement and reset the delayed-ack state. With NR-SACK negotiated the
     /// chunk is an NR-SACK: gap blocks cover every out-of-order TSN (same meaning as in a
     /// SACK), nr-gap blocks the non-renegable ones, and the 'A' bit is set when those are
     /// all of them (seed 000 §III.A). Assumption: with 'A' set rexmit still lists the
     /// nr-gap blocks, as the figures of seed 000 show them ("N:10;2-2").
+    /// The delayed-SACK timer is the caller's to stop.
     pub fn build(&mut self, map: &ReceiverMap, nr_sack: bool, dac: bool, a_rwnd: u32) -> Chunk {
         let dac_packets = if dac {
             self.packets_unacked.min(3) as u8
@@ -82,7 +77,6 @@ impl SackGen {
             0
         };
         self.packets_unacked = 0;
-        self.deadline = None;
         self.send_now = false;
         let dup_tsns = std::mem::take(&mut self.dups);
         let cum_tsn_ack = map.cum_tsn();
@@ -118,18 +112,21 @@ mod tests {
     fn every_second_packet_or_after_the_delay_and_at_once_on_gaps() {
         let cfg = SctpConfig::default();
         let mut s = SackGen::default();
-        s.on_data_packet(Time::ZERO, &cfg, false, false, &[]);
+        let mut timer = None;
+        s.on_data_packet(Time::ZERO, &cfg, false, false, &[], &mut timer);
         assert!(!s.due());
-        assert_eq!(s.deadline(), Some(Time::ZERO + Duration::from_millis(200)));
-        s.on_data_packet(Time::from_millis(1), &cfg, false, false, &[]);
+        assert_eq!(timer, Some(Time::ZERO + Duration::from_millis(200)));
+        s.on_data_packet(Time::from_millis(1), &cfg, false, false, &[], &mut timer);
         assert!(s.due());
         let m = ReceiverMap::new(1);
         s.build(&m, false, false, 1000);
-        s.on_data_packet(Time::from_millis(2), &cfg, false, false, &[]);
-        s.on_timeout(Time::from_millis(202));
+        timer = None;
+        s.on_data_packet(Time::from_millis(2), &cfg, false, false, &[], &mut timer);
+        s.on_timeout(Time::from_millis(202), timer);
         assert!(s.due());
         s.build(&m, false, false, 1000);
-        s.on_data_packet(Time::from_millis(3), &cfg, false, true, &[]);
+        timer = None;
+        s.on_data_packet(Time::from_millis(3), &cfg, false, true, &[], &mut timer);
         assert!(s.due());
     }
 
@@ -139,16 +136,17 @@ mod tests {
         cfg.cmt.enabled = true;
         cfg.cmt.dac = true;
         let mut s = SackGen::default();
-        s.on_data_packet(Time::ZERO, &cfg, false, true, &[]);
+        let mut timer = None;
+        s.on_data_packet(Time::ZERO, &cfg, false, true, &[], &mut timer);
         assert!(!s.due(), "a new gap does not force a SACK under DAC");
-        s.on_data_packet(Time::from_millis(1), &cfg, true, true, &[]);
+        s.on_data_packet(Time::from_millis(1), &cfg, true, true, &[], &mut timer);
         assert!(s.due(), "every second packet");
         let m = ReceiverMap::new(1);
         match s.build(&m, false, true, 1000) {
             Chunk::Sack(c) => assert_eq!(c.dac_packets, 2),
             c => panic!("{c:?}"),
         }
-        s.on_data_packet(Time::from_millis(2), &cfg, true, true, &[7]);
+        s.on_data_packet(Time::from_millis(2), &cfg, true, true, &[7], &mut timer);
         assert!(s.due(), "duplicates are reported at once");
         match s.build(&m, true, true, 1000) {
             Chunk::NrSack(c) => assert_eq!(c.dac_packets, 1),

@@ -1,6 +1,7 @@
 //! Association control: the four-way handshake (RFC 9260 §5.1), graceful shutdown (§9.2),
 //! ABORT (§9.1) and heartbeats (§8.3).
 
+use super::timers::Timer;
 use super::{Association, Outgoing, State};
 use crate::event::{AbortReason, Event};
 use crate::handshake::{self, Cookie};
@@ -37,12 +38,8 @@ impl Association {
         let init = Chunk::Init(self.our_init());
         self.queue_to_primary(0, init.clone());
         self.t1_chunk = Some(init);
-        self.t1 = Some(
-            now + self
-                .paths
-                .get(self.primary)
-                .map_or(self.cfg.rto.initial, |p| p.rtt.rto()),
-        );
+        let rto = self.paths.get(self.primary).map_or(self.cfg.rto.initial, |p| p.rtt.rto());
+        self.timers.set(Timer::T1, now + rto);
     }
 
     /// INIT at a listener: answer with INIT ACK carrying a State Cookie, keep no state
@@ -121,11 +118,11 @@ impl Association {
             // Idle time (cwnd decay, heartbeats) counts from establishment.
             p.last_sent = now;
         }
-        self.t1 = None;
+        self.timers.stop(Timer::T1);
         self.t1_chunk = None;
         if let Some(iv) = self.cfg.hb_interval {
-            for p in &mut self.paths {
-                p.hb_next = Some(now + iv + p.rtt.rto());
+            for (i, p) in self.paths.iter().enumerate() {
+                self.timers.set(Timer::Heartbeat(i), now + iv + p.rtt.rto());
             }
         }
         let nr = self.nr_sack;
@@ -157,7 +154,7 @@ impl Association {
         self.state = State::CookieEchoed;
         self.t1_chunk = Some(echo);
         self.t1_retries = 0;
-        self.t1 = Some(now + self.paths[self.primary].rtt.rto());
+        self.timers.set(Timer::T1, now + self.paths[self.primary].rtt.rto());
     }
 
     pub(super) fn on_cookie_echo(
@@ -234,7 +231,7 @@ impl Association {
             };
             self.queue_to_primary(vtag, c);
         }
-        self.t1 = Some(now + self.paths[p].rtt.rto());
+        self.timers.set(Timer::T1, now + self.paths[p].rtt.rto());
     }
 
     // --- shutdown (§9.2) ---
@@ -271,7 +268,7 @@ impl Association {
     fn send_t2_chunk(&mut self, now: Time) {
         if let Some(c) = self.t2_chunk() {
             self.queue_to_primary(self.peer_tag, c);
-            self.t2 = Some(now + self.paths[self.primary].rtt.rto());
+            self.timers.set(Timer::T2, now + self.paths[self.primary].rtt.rto());
         }
     }
 
@@ -394,12 +391,12 @@ impl Association {
             self.stats.send_blocked_time += now.saturating_since(since);
         }
         self.state = State::Closed;
-        self.t1 = None;
-        self.t2 = None;
-        for p in &mut self.paths {
-            p.t3 = None;
-            p.hb_next = None;
-            p.hb_deadline = None;
+        self.timers.stop(Timer::T1);
+        self.timers.stop(Timer::T2);
+        for p in 0..self.paths.len() {
+            self.timers.stop(Timer::T3Rtx(p));
+            self.timers.stop(Timer::Heartbeat(p));
+            self.timers.stop(Timer::HeartbeatAck(p));
         }
         self.emit(e);
     }
@@ -437,11 +434,11 @@ impl Association {
             return;
         }
         path.hb_outstanding = None;
-        path.hb_deadline = None;
+        self.timers.stop(Timer::HeartbeatAck(p));
         path.rtt.on_sample(now.saturating_since(sent));
         let up = path.on_ack();
         if let Some(iv) = self.cfg.hb_interval {
-            path.hb_next = Some(now + iv + path.rtt.rto());
+            self.timers.set(Timer::Heartbeat(p), now + iv + path.rtt.rto());
         }
         let addr = path.remote;
         self.assoc_errors = 0;
@@ -455,14 +452,14 @@ impl Association {
             return;
         }
         let interval = self.cfg.hb_interval;
-        if self.paths[p].hb_deadline.is_some_and(|d| d <= now) {
+        if self.timers.is_due(Timer::HeartbeatAck(p), now) {
             // Unanswered within RTO: an error on the path and the association (§8.1, §8.3).
+            self.timers.stop(Timer::HeartbeatAck(p));
             let path = &mut self.paths[p];
-            path.hb_deadline = None;
             path.hb_outstanding = None;
             path.rtt.back_off();
             // Periodic heartbeats probe again at once; an on-demand probe is not repeated.
-            path.hb_next = interval.map(|_| now);
+            self.timers.put(Timer::Heartbeat(p), interval.map(|_| now));
             self.path_error(now, p);
             if self.state == State::Closed {
                 return;
@@ -471,13 +468,13 @@ impl Association {
         let Some(iv) = interval else {
             return;
         };
-        if self.paths[p].hb_next.is_some_and(|t| t <= now) {
-            let path = &mut self.paths[p];
+        if self.timers.is_due(Timer::Heartbeat(p), now) {
+            let path = &self.paths[p];
             let idle_since = path.last_sent;
             let confirmed_active = path.state == crate::path::PathState::Active;
             if confirmed_active && idle_since + iv > now && path.error_count == 0 {
                 // Data went there recently: not idle, nothing to probe yet.
-                path.hb_next = Some(idle_since + iv + path.rtt.rto());
+                self.timers.set(Timer::Heartbeat(p), idle_since + iv + path.rtt.rto());
                 return;
             }
             self.send_heartbeat(now, p);
@@ -490,8 +487,8 @@ impl Association {
         path.hb_nonce += 1;
         let nonce = path.hb_nonce;
         path.hb_outstanding = Some((nonce, now));
-        path.hb_deadline = Some(now + path.rtt.rto());
-        path.hb_next = None;
+        self.timers.set(Timer::HeartbeatAck(p), now + path.rtt.rto());
+        self.timers.stop(Timer::Heartbeat(p));
         let mut info = vec![p as u8];
         info.extend_from_slice(&nonce.to_be_bytes());
         let (src, dst) = (path.local, path.remote);
@@ -516,7 +513,7 @@ impl Association {
                 if self.cfg.hb_interval.is_some() && self.paths[p].hb_outstanding.is_none() =>
             {
                 // CMT-PF: probe the path at once instead of waiting for the heartbeat interval.
-                self.paths[p].hb_next = Some(now);
+                self.timers.set(Timer::Heartbeat(p), now);
             }
             _ => {}
         }

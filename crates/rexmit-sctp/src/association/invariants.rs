@@ -24,22 +24,8 @@ pub(super) struct Audit {
 impl Association {
     /// Every timer and its deadline, for failure messages.
     pub(crate) fn timer_report(&self) -> String {
-        let mut r = format!(
-            "t1 {:?}, t2 {:?}, sack {:?}",
-            self.t1,
-            self.t2,
-            self.sack.deadline()
-        );
-        for (i, p) in self.paths.iter().enumerate() {
-            r += &format!(
-                "; path {i}: t3 {:?}, heartbeat {:?}, heartbeat deadline {:?}, efr {:?}",
-                p.t3,
-                p.hb_next,
-                p.hb_deadline,
-                self.efr.get(i).copied().flatten()
-            );
-        }
-        r
+        let armed: Vec<String> = self.timers.all().map(|(t, at)| format!("{t:?} {at:?}")).collect();
+        armed.join(", ")
     }
 
     /// Check every invariant, `now` being the time of the call just made (if it had one).

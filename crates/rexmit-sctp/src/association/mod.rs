@@ -12,6 +12,7 @@ mod rack_glue;
 mod receiver;
 mod sender;
 mod thin_glue;
+mod timers;
 mod transmit;
 
 use crate::cc::PathCc;
@@ -25,6 +26,7 @@ use crate::sack_gen::SackGen;
 use crate::send_queue::SendQueue;
 use crate::stats::{PathStats, SctpStats};
 use crate::thin::PacketTracker;
+use timers::{Timer, TimerTable};
 use rexmit_time::Time;
 use rexmit_wire::{Chunk, Payload, SctpPacket};
 use std::collections::VecDeque;
@@ -91,12 +93,12 @@ pub struct Association {
     nr_sack: bool,
     paths: Vec<Path>,
     primary: usize,
-    /// T1-init / T1-cookie: deadline, retransmissions so far, the chunk to resend.
-    t1: Option<Time>,
+    /// Every deadline of the association (`timers`).
+    timers: TimerTable,
+    /// T1-init / T1-cookie: retransmissions so far, the chunk to resend.
     t1_retries: u32,
     t1_chunk: Option<Chunk>,
-    /// T2-shutdown.
-    t2: Option<Time>,
+    /// T2-shutdown retransmissions so far.
     t2_retries: u32,
     // --- sender ---
     send_queue: SendQueue,
@@ -129,8 +131,6 @@ pub struct Association {
     /// DATA packets in flight and the packet loss estimate (seed 004 §5.1), kept only while
     /// a thin-stream option or RFC 5827 early retransmit is on.
     packets: PacketTracker,
-    /// FreeBSD early-fast-retransmit timer per path (seed 004 §2).
-    efr: Vec<Option<Time>>,
     /// RACK-TLP state (seed 002), when `cfg.rack.enabled`.
     rack: Option<Box<rack_glue::SctpRack>>,
     // --- receiver ---
@@ -170,10 +170,9 @@ impl Association {
             nr_sack: false,
             paths: Vec::new(),
             primary: 0,
-            t1: None,
+            timers: TimerTable::default(),
             t1_retries: 0,
             t1_chunk: None,
-            t2: None,
             t2_retries: 0,
             send_queue: SendQueue::new(streams),
             rtxq: RtxQueue::new(),
@@ -191,7 +190,6 @@ impl Association {
             round_at: Time::ZERO,
             cmt_next: 0,
             packets: PacketTracker::default(),
-            efr: Vec::new(),
             rack: cfg
                 .rack
                 .enabled
@@ -231,7 +229,7 @@ impl Association {
             })
             .collect();
         self.stats.paths = vec![PathStats::default(); self.paths.len()];
-        self.efr = vec![None; self.paths.len()];
+        self.timers.set_paths(self.paths.len());
     }
 
     /// Start an association as the initiator: INIT goes to `remote_addrs[0]`, the primary.
@@ -483,21 +481,21 @@ impl Association {
         if self.state == State::Closed {
             return;
         }
-        if self.t1.is_some_and(|t| t <= now) {
+        if self.timers.is_due(Timer::T1, now) {
             self.on_t1_expiry(now);
         }
-        if self.t2.is_some_and(|t| t <= now) {
+        if self.timers.is_due(Timer::T2, now) {
             self.on_t2_expiry(now);
         }
-        self.sack.on_timeout(now);
+        self.sack.on_timeout(now, self.timers.get(Timer::DelayedSack));
         for p in 0..self.paths.len() {
             if self.state == State::Closed {
                 return;
             }
-            if self.paths[p].t3.is_some_and(|t| t <= now) {
+            if self.timers.is_due(Timer::T3Rtx(p), now) {
                 self.on_t3_expiry(now, p);
             }
-            if self.efr.get(p).copied().flatten().is_some_and(|t| t <= now) {
+            if self.timers.is_due(Timer::EarlyFastRtx(p), now) {
                 self.on_efr_expiry(now, p);
             }
             self.heartbeat_timers(now, p);
@@ -511,18 +509,16 @@ impl Association {
         if self.state == State::Closed {
             return None;
         }
-        let mut t = Time::earliest(Time::earliest(self.t1, self.t2), Time::earliest(self.sack.deadline(), self.rack_next_timer()));
         // Heartbeat timers left from an earlier state are dormant: reporting them would ask for
-        // `handle_timeout` at an instant where it has nothing to do, forever.
+        // `handle_timeout` at an instant where it has nothing to do, forever. A delayed SACK
+        // already due waits for the next transmit opportunity, not for its timer.
         let hb = self.state.sends_heartbeats();
-        for (i, p) in self.paths.iter().enumerate() {
-            let efr = self.efr.get(i).copied().flatten();
-            t = Time::earliest(t, Time::earliest(p.t3, efr));
-            if hb {
-                t = Time::earliest(t, Time::earliest(p.hb_next, p.hb_deadline));
-            }
-        }
-        t
+        let sack_waits = !self.sack.due();
+        self.timers.next_of(|t| match t {
+            Timer::Heartbeat(_) | Timer::HeartbeatAck(_) => hb,
+            Timer::DelayedSack => sack_waits,
+            _ => true,
+        })
     }
 
     pub fn poll_event(&mut self) -> Option<Event> {

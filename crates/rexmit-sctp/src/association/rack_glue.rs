@@ -11,6 +11,7 @@
 //! RACK.rtt comes from each delivered chunk, min_RTT is the lowest over all paths and SRTT is
 //! the primary path's.
 
+use super::timers::Timer;
 use super::Association;
 use crate::burst::{AdaptiveBurst, BurstCredit, Q};
 use crate::config::BurstMitigation;
@@ -39,8 +40,6 @@ struct TailRecovery {
 pub(crate) struct SctpRack {
     pub(crate) rack: Rack,
     /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
-    reo_timer: Option<Time>,
-    pto_at: Option<Time>,
     /// The PTO expired: the next data packet is a probe.
     probe_due: bool,
     /// A probe went out and no recovery has started since.
@@ -54,8 +53,6 @@ impl SctpRack {
     pub(crate) fn new() -> Self {
         SctpRack {
             rack: Rack::new(),
-            reo_timer: None,
-            pto_at: None,
             probe_due: false,
             probed: false,
             tail: None,
@@ -123,7 +120,7 @@ impl Association {
         let reo_wnd = r.rack.reo_wnd(in_recovery, sacked, DUP_THRESH, min_rtt, srtt);
         let mut lost: Vec<(u32, RtxCause)> = Vec::new();
         let mut relost: Vec<Time> = Vec::new();
-        r.reo_timer = r.rack.detect_loss(
+        let scan = r.rack.detect_loss(
             now,
             reo_wnd,
             self.rtxq.iter(),
@@ -134,7 +131,8 @@ impl Association {
                     relost.push(e.sent_at);
                 }
             },
-        ).timer;
+        );
+        self.timers.put(Timer::RackReorder, scan.timer);
         if lost.is_empty() {
             return;
         }
@@ -154,8 +152,8 @@ impl Association {
         self.fast_retransmit(&lost);
         if self.fast_recovery.is_some() {
             // RFC 8985 §7.2: no probes during recovery.
-            if let Some(r) = self.rack.as_mut() {
-                r.pto_at = None;
+            if self.rack.is_some() {
+                self.timers.stop(Timer::Pto);
             }
         }
         if tail_starts && self.fast_recovery.is_some() {
@@ -187,7 +185,7 @@ impl Association {
     /// T3-rtx expired: the probe state is void; a tail recovery ends with loss.
     pub(super) fn rack_on_t3(&mut self) {
         if let Some(r) = self.rack.as_mut() {
-            r.pto_at = None;
+            self.timers.stop(Timer::Pto);
             r.rack.tlp_end_seq = None;
             r.probe_due = false;
             r.probed = false;
@@ -205,30 +203,31 @@ impl Association {
         }
         let flight = self.chunks_in_flight();
         let srtt = self.paths.get(self.primary).and_then(|p| p.rtt.srtt());
-        let t3 = self.paths.iter().filter_map(|p| p.t3).min();
+        let t3 = (0..self.paths.len()).filter_map(|p| self.timers.get(Timer::T3Rtx(p))).min();
         let (in_recovery, extra) = (self.fast_recovery.is_some(), self.cfg.rack.pto_extra);
         let Some(r) = self.rack.as_mut() else {
             return;
         };
-        r.pto_at = None;
+        self.timers.stop(Timer::Pto);
         if r.probe_due {
             return;
         }
         // RFC 8985 §7.2 puts the probe in the retransmission timer's place when the PTO would
         // come later; this SCTP keeps seed 002's behaviour of arming no probe then.
-        r.pto_at = r
+        let at = r
             .rack
             .pto_deadline(now, srtt, flight, extra, in_recovery, t3)
             .filter(|at| !t3.is_some_and(|t| *at >= t));
+        self.timers.put(Timer::Pto, at);
     }
 
     /// RACK's reordering timer (RFC 8985 §6.3) and the PTO (§7.3).
     pub(super) fn rack_timers(&mut self, now: Time) {
-        let Some(r) = self.rack.as_ref() else {
+        if self.rack.is_none() {
             return;
-        };
-        let reo_due = r.reo_timer.is_some_and(|t| t <= now);
-        let pto_due = r.pto_at.is_some_and(|t| t <= now);
+        }
+        let reo_due = self.timers.is_due(Timer::RackReorder, now);
+        let pto_due = self.timers.is_due(Timer::Pto, now);
         if reo_due {
             self.stats.rack_timer_expiries += 1;
             self.rack_detect(now);
@@ -236,15 +235,10 @@ impl Association {
         if pto_due {
             let ok = self.fast_recovery.is_none() && self.chunks_in_flight() > 0;
             if let Some(r) = self.rack.as_mut() {
-                r.pto_at = None;
+                self.timers.stop(Timer::Pto);
                 r.probe_due = ok;
             }
         }
-    }
-
-    pub(super) fn rack_next_timer(&self) -> Option<Time> {
-        let r = self.rack.as_ref()?;
-        Time::earliest(r.reo_timer, r.pto_at)
     }
 
     pub(super) fn probe_due(&self) -> bool {
@@ -282,10 +276,11 @@ impl Association {
             (self.data_out(p, used, vec![chunk]), p, true)
         };
         self.stats.tlp_probes += 1;
-        self.paths[p].t3 = Some(now + self.t3_rto(p));
+        let at = now + self.t3_rto(p);
+        self.timers.set(Timer::T3Rtx(p), at);
         let end = self.next_seq;
         if let Some(r) = self.rack.as_mut() {
-            r.pto_at = None;
+            self.timers.stop(Timer::Pto);
             r.rack.tlp_end_seq = Some(end);
             r.rack.tlp_is_retrans = retrans;
             r.probed = true;

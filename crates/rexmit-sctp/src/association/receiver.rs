@@ -1,6 +1,7 @@
 //! Incoming DATA (RFC 9260 §6.2): duplicate detection, receive-buffer limits and reneging,
 //! delivery, and the decision to acknowledge.
 
+use super::timers::Timer;
 use super::{Association, State};
 use crate::config::RenegePolicy;
 use crate::event::Event;
@@ -122,7 +123,7 @@ impl Association {
             self.sack.dest = p;
         }
         self.sack
-            .on_data_packet(now, &self.cfg, gaps_before, gaps_now, &dups);
+            .on_data_packet(now, &self.cfg, gaps_before, gaps_now, &dups, self.timers.slot_mut(Timer::DelayedSack));
         if chunks.iter().any(|d| d.immediate) {
             // RFC 9260 §6.2 (I bit, from RFC 7053): the sender asks for a SACK at once.
             self.sack.request_now();

@@ -3,6 +3,7 @@
 //! CMT's split fast retransmit), cwnd updates (§7.2, CMT's CUC), T3-rtx (§6.3.3) and
 //! reneging detection.
 
+use super::timers::Timer;
 use super::Association;
 use crate::path::Path;
 use crate::rtx_queue::{RtxEntry, TsnState};
@@ -339,9 +340,10 @@ impl Association {
                 }
             }
             if !in_flight_on[p] {
-                self.paths[p].t3 = None;
+                self.timers.stop(Timer::T3Rtx(p));
             } else if earliest[p].is_some_and(|t| !self.is_in_flight(t)) {
-                self.paths[p].t3 = Some(self.t3_restart(now, p, thin));
+                let at = self.t3_restart(now, p, thin);
+                self.timers.set(Timer::T3Rtx(p), at);
             }
             self.efr_rearm(now, p);
         }
@@ -437,7 +439,7 @@ impl Association {
         // Armed by `arm_reneging_guard` rather than by data in flight?
         let guard_expired = self.flight_size() == 0;
         let thin = self.is_thin();
-        self.paths[p].t3 = None;
+        self.timers.stop(Timer::T3Rtx(p));
         self.rack_on_t3();
         self.stats.timeouts += 1;
         self.stats.paths[p].timeouts += 1;
@@ -448,9 +450,7 @@ impl Association {
         } else {
             self.paths[p].rtt.back_off();
         }
-        if let Some(efr) = self.efr.get_mut(p) {
-            *efr = None;
-        }
+        self.timers.stop(Timer::EarlyFastRtx(p));
         for e in self.rtxq.iter_mut() {
             if e.path == p && e.state == TsnState::InFlight {
                 e.state = TsnState::MarkedForRtx;
@@ -504,8 +504,9 @@ impl Association {
         else {
             return;
         };
-        if self.paths[p].t3.is_none() {
-            self.paths[p].t3 = Some(now + self.t3_rto(p));
+        if !self.timers.is_set(Timer::T3Rtx(p)) {
+            let at = now + self.t3_rto(p);
+            self.timers.set(Timer::T3Rtx(p), at);
         }
     }
 }

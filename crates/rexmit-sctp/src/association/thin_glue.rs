@@ -3,6 +3,7 @@
 //! packet, the T3-rtx duration and restart point, the fast-retransmit threshold, the EFR timer
 //! and the time-thin counter. The arithmetic lives in `crate::thin`.
 
+use super::timers::Timer;
 use super::Association;
 use crate::rtx_queue::TsnState;
 use crate::stats::RtxCause;
@@ -39,8 +40,9 @@ impl Association {
         if self.cfg.thin.tracks_packets() {
             self.packets.on_packet_sent(tsns);
         }
-        if self.paths[p].t3.is_none() {
-            self.paths[p].t3 = Some(now + self.t3_rto(p));
+        if !self.timers.is_set(Timer::T3Rtx(p)) {
+            let at = now + self.t3_rto(p);
+            self.timers.set(Timer::T3Rtx(p), at);
         }
         self.efr_rearm(now, p);
         self.account_thin(now);
@@ -124,8 +126,8 @@ impl Association {
             }
             _ => None,
         };
-        if let Some(slot) = self.efr.get_mut(p) {
-            *slot = deadline;
+        if p < self.paths.len() {
+            self.timers.put(Timer::EarlyFastRtx(p), deadline);
         }
     }
 
@@ -133,7 +135,7 @@ impl Association {
     /// could have been acknowledged meanwhile and shrink cwnd by one MTU, without slow start
     /// (seed 004 §2).
     pub(super) fn on_efr_expiry(&mut self, now: Time, p: usize) {
-        self.efr[p] = None;
+        self.timers.stop(Timer::EarlyFastRtx(p));
         let path = &self.paths[p];
         let Some(srtt) = path.rtt.srtt() else {
             return;

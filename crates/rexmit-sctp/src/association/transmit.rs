@@ -3,6 +3,7 @@
 //! before new data (§6.1 C), new data within cwnd, the peer's window and Max.Burst — with a
 //! pending SACK bundled in front when it goes to the same destination.
 
+use super::timers::Timer;
 use super::{Association, Outgoing, State};
 use crate::cmt;
 use crate::config::MaxBurstRule;
@@ -97,6 +98,7 @@ impl Association {
         let map = self.rmap.as_ref().expect("caller checked");
         let dac = self.cfg.cmt.enabled && self.cfg.cmt.dac;
         let c = self.sack.build(map, self.nr_sack, dac, a_rwnd);
+        self.timers.stop(Timer::DelayedSack);
         match c {
             Chunk::NrSack(_) => self.stats.nr_sacks_sent += 1,
             _ => self.stats.sacks_sent += 1,
