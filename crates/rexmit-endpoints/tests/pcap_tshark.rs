@@ -55,7 +55,7 @@ fn decode(tshark: &str, pcap: &Path) -> String {
         let cols: Vec<&str> = line.split('\t').collect();
         assert_eq!(cols.get(1).copied().unwrap_or(""), "", "malformed frame: {line}");
         assert_eq!(cols.get(2).copied(), Some("1"), "IP checksum not good: {line}");
-        let transport_ok = cols[3..].iter().any(|c| *c == "1");
+        let transport_ok = cols[3..].contains(&"1");
         assert!(transport_ok, "transport checksum not good: {line}");
     }
     assert!(frames > 50, "only {frames} frames");

@@ -32,7 +32,7 @@ pub fn validate(s: &Scenario) -> Result<()> {
     if s.limits.max_wall_time.is_some_and(|d| d.0.is_zero()) {
         return err("limits.max_wall_time", "must be > 0");
     }
-    if s.limits.max_work.is_some_and(|w| !(w >= 1.0)) {
+    if s.limits.max_work.is_some_and(|w| w.is_nan() || w < 1.0) {
         return err("limits.max_work", "must be ≥ 1 (packet transmissions)");
     }
     if s.limits.max_memory.is_some_and(|b| b.0 < 1 << 20) {
@@ -186,7 +186,7 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
                     BurstSizeCfg::Uniform { min, max } if min == 0 || min > max => {
                         return err(&format!("{p}.size"), format!("need 1 ≤ min ≤ max, got min={min} max={max}"))
                     }
-                    BurstSizeCfg::Geometric { mean } if !(mean >= 1.0) => {
+                    BurstSizeCfg::Geometric { mean } if mean.is_nan() || mean < 1.0 => {
                         return err(&format!("{p}.size.mean"), format!("{mean} is below 1: a burst has at least one packet"))
                     }
                     _ => {}
@@ -241,7 +241,7 @@ fn period(path: &str, p: &PeriodCfg) -> Result<()> {
     match p.resolve(path)? {
         PeriodSpec::Fixed { .. } => Ok(()),
         PeriodSpec::Exponential { mean } if mean.0.is_zero() => err(&format!("{path}.mean"), "must be > 0"),
-        PeriodSpec::Pareto { shape, .. } if !(shape > 1.0) => {
+        PeriodSpec::Pareto { shape, .. } if shape.is_nan() || shape <= 1.0 => {
             err(&format!("{path}.shape"), format!("{shape} must be > 1 (a Pareto with shape ≤ 1 has no mean)"))
         }
         PeriodSpec::Pareto { mean, .. } if mean.0.is_zero() => err(&format!("{path}.mean"), "must be > 0"),

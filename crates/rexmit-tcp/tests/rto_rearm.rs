@@ -86,7 +86,7 @@ fn timeout_inside_fast_recovery_does_not_raise_ssthresh() {
         sent.extend(s.ack(1000 + i as u64, 3, &[(4, high)]));
     }
     assert!(sent.iter().any(|&p| p > 14), "new data during recovery: {sent:?}");
-    let flight_pkts = (sent.iter().copied().max().unwrap() - 3 + 1) as u64;
+    let flight_pkts = sent.iter().copied().max().unwrap() - 3 + 1;
     assert!(flight_pkts / 2 > 6, "eq. 4 would raise ssthresh: FlightSize {flight_pkts}");
     assert_eq!(s.timeout(1201), vec![3]);
     assert_eq!(s.c.ssthresh() / MSS, 6, "ssthresh of the fast retransmit kept");

@@ -212,11 +212,11 @@ impl Div<u64> for Duration {
 }
 
 fn fmt_ns(ns: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    if ns % NANOS_PER_SEC == 0 {
+    if ns.is_multiple_of(NANOS_PER_SEC) {
         write!(f, "{}s", ns / NANOS_PER_SEC)
-    } else if ns % 1_000_000 == 0 {
+    } else if ns.is_multiple_of(1_000_000) {
         write!(f, "{}ms", ns / 1_000_000)
-    } else if ns % 1_000 == 0 {
+    } else if ns.is_multiple_of(1_000) {
         write!(f, "{}us", ns / 1_000)
     } else {
         write!(f, "{}ns", ns)
@@ -237,11 +237,11 @@ impl fmt::Display for Time {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b % 1_000_000_000 == 0 && b > 0 {
+        if b.is_multiple_of(1_000_000_000) && b > 0 {
             write!(f, "{}Gbps", b / 1_000_000_000)
-        } else if b % 1_000_000 == 0 && b > 0 {
+        } else if b.is_multiple_of(1_000_000) && b > 0 {
             write!(f, "{}Mbps", b / 1_000_000)
-        } else if b % 1_000 == 0 && b > 0 {
+        } else if b.is_multiple_of(1_000) && b > 0 {
             write!(f, "{}kbps", b / 1_000)
         } else {
             write!(f, "{}bps", b)

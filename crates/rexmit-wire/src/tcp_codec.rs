@@ -25,7 +25,7 @@ pub mod option_kind {
 }
 use option_kind::*;
 
-/// Largest number of SACK blocks an option can hold: 2 + 8n ≤ 40 (RFC 2018 §3).
+// Largest number of SACK blocks an option can hold: 2 + 8n ≤ 40 (RFC 2018 §3): MAX_SACK_BLOCKS.
 
 impl TcpOptions {
     /// Append the options, NOP-padded to 4-byte alignment, exactly `wire_len()` bytes.

@@ -171,7 +171,7 @@ impl OnOffSource {
         ctx.send(datagram(ctx, &self.cbr.ep, self.cbr.packet_size));
         self.cbr.sent.record(self.cbr.packet_size);
         self.cbr.next += self.cbr.interval;
-        ctx.set_timer(self.cbr.next, (self.generation << 1) | 0);
+        ctx.set_timer(self.cbr.next, self.generation << 1); // low bit 0: the CBR timer
     }
 }
 

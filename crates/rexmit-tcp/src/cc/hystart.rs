@@ -5,6 +5,7 @@
 //!   half of (min delay + 1 ms), i.e. about half the path's RTT is filled; or
 //! - the smallest of the round's first 8 RTT samples exceeds the minimum delay by
 //!   clamp(min delay / 8, 4 ms, 16 ms).
+//!
 //! Only at cwnd ≥ 16 segments. Linux 6.x runs this classic HyStart, not HyStart++ (RFC 9406):
 //! the kernel has no HyStart++ and keeps these two detectors (docs/validation.md#linux).
 

@@ -76,7 +76,7 @@ impl Connection {
         // k = segments / 64, so debug runs stay linear (a broken scoreboard stays broken, so it
         // is still caught a few calls later).
         self.audit.checks += 1;
-        let scan = self.audit.checks % (s.sb.len() as u64 / 64).max(1) == 0;
+        let scan = self.audit.checks.is_multiple_of((s.sb.len() as u64 / 64).max(1));
         let mut prev_end = s.snd_una;
         for seg in s.sb.segments().take_while(|_| scan) {
             assert!(
