@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export VIRTUAL_ENV := $(abspath $(VENV))
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test bench validate validate-linux fuzz install dev-deps tshark peers emulation-deps test-rust test-python clean
+.PHONY: demo test lint bench validate validate-linux fuzz install dev-deps tshark peers emulation-deps test-rust test-python reproduce-all clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,7 @@ demo: install
 	@echo "Report: $(abspath results/nr-sack-quick/index.html) (claims.json beside it; sctp/ and cmt/ hold the sweeps and their report.html)"
 
 dev-deps: install tshark peers
-	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6"
+	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6" "mypy>=1.8"
 
 # The peer simulators of the cross-validation (issue 7): ns-2.35 from Debian's ns2 package, ns-3.44
 # from PyPI into the venv, and the C++ ns-3 scenario built against it. Idempotent.
@@ -56,7 +56,19 @@ test-rust: tshark emulation-deps
 test-python: dev-deps emulation-deps
 	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 $(BIN)/pytest -q tests/python
 
-test: test-rust test-python
+# Code checks (issue 16): formatting, clippy with warnings as errors, the type stub of the
+# compiled module against the module itself.
+lint: dev-deps
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -q -- -D warnings
+	cd python && ../$(BIN)/python -m mypy.stubtest rexmit._core
+
+test: lint test-rust test-python
+
+# Every seed paper's reproduction in full, one after another, then docs/reproductions.md
+# (scripts/reproduce_all.sh; wall times in docs/reproductions.md).
+reproduce-all: install
+	VENV=$(VENV) bash scripts/reproduce_all.sh
 
 # Rust benchmarks, then rexmit against ns-2 and ns-3 on the same single-flow scenarios
 # (validation/bench_peers.py): tables on stdout, JSON in bench-results/.

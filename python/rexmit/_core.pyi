@@ -4,6 +4,21 @@ from os import PathLike
 from typing import Callable, Optional, TypedDict
 
 __version__: str
+__all__ = [
+    "__version__",
+    "ScenarioError",
+    "InternalError",
+    "EmulationUnavailable",
+    "EmulationError",
+    "validate",
+    "convert",
+    "with_defaults",
+    "work_estimate",
+    "run",
+    "emulate",
+    "emulation_unavailable",
+    "_panic_for_test",
+]
 
 class ScenarioError(ValueError):
     """A scenario is malformed or impossible."""
@@ -49,3 +64,6 @@ def emulate(
     progress: Optional[Callable[[float, float, int, float], Optional[bool]]] = None,
 ) -> _RunOutput: ...
 def emulation_unavailable() -> Optional[str]: ...
+def _panic_for_test(msg: str) -> None:
+    """Test hook: a Rust panic inside the FFI guard, raised here as ``InternalError``."""
+    ...
