@@ -9,8 +9,11 @@
 //! events. Does not own: sockets, links, clocks, random numbers or metrics integration; the
 //! simulator's adapter drives it (see `Association` for the call pattern).
 //!
-//! Not implemented: CMT's delayed ack (DAC, its SACK flag has no field in `rexmit_wire`),
-//! INIT collisions and association restart, ERROR chunks (invalid stream, stale cookie:
+//! CMT's delayed ack (DAC, Iyengar et al. §4.3; `CmtConfig::dac`) is implemented: the receiver
+//! keeps delaying through cross-path reordering and reports the packets a SACK covers, the
+//! sender counts that many miss indications (tests/cmt_dac.rs).
+//!
+//! Not implemented: INIT collisions and association restart, ERROR chunks (invalid stream, stale cookie:
 //! the offending data is dropped silently), T5 shutdown guard, PR-SCTP, I-DATA, ADD-IP,
 //! per-path MTUs, a partial delivery API (messages larger than the peer's receive buffer are
 //! refused).

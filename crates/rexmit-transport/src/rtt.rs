@@ -23,8 +23,9 @@ impl RtoConfig {
             granularity: Duration::from_millis(1),
         }
     }
-    /// RFC 9260 §16: RTO.Initial 1 s, RTO.Min 1 s, RTO.Max 60 s. (RFC 4960 had RTO.Initial 3 s,
-    /// which seed 000 and the SCTP issue use: set `initial` accordingly.)
+    /// RTO.Min 1 s and RTO.Max 60 s (RFC 9260 §16); RTO.Initial 3 s as in RFC 4960 §15, which
+    /// seed 000 and its ns-2 SCTP (the validation peer) use — RFC 9260 §16 lowered it to 1 s;
+    /// a scenario sets `sctp.rto.initial = "1s"` for that.
     pub fn sctp() -> Self {
         RtoConfig {
             initial: Duration::from_secs(3),
