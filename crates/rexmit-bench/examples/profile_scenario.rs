@@ -30,14 +30,27 @@ fn main() {
             // Event counts change with engine-level refactors that change nothing else.
             let events = std::mem::take(&mut r.summary.events);
             let mut h = 0xcbf29ce484222325u64;
-            fnv(&mut h, format!("{:?}{:?}{:?}{:?}{:?}", r.summary, r.flows, r.links, r.nodes, r.tables).as_bytes());
+            fnv(
+                &mut h,
+                format!(
+                    "{:?}{:?}{:?}{:?}{:?}",
+                    r.summary, r.flows, r.links, r.nodes, r.tables
+                )
+                .as_bytes(),
+            );
             for s in &r.series {
-                fnv(&mut h, format!("{}{:?}{:?}", s.name, s.t_ns, s.values).as_bytes());
+                fnv(
+                    &mut h,
+                    format!("{}{:?}{:?}", s.name, s.t_ns, s.values).as_bytes(),
+                );
             }
             println!("{} {:016x} hops {}", args[0], h, r.summary.packet_hops);
             eprintln!("events {events}");
         } else {
-            eprintln!("wall {wall:.4} s, hops {}, events {}", r.summary.packet_hops, r.summary.events);
+            eprintln!(
+                "wall {wall:.4} s, hops {}, events {}",
+                r.summary.packet_hops, r.summary.events
+            );
         }
     }
 }

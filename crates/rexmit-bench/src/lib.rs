@@ -52,14 +52,23 @@ impl HoldResult {
         self.calendar_eps / self.heap_eps
     }
     pub fn faster(&self) -> &'static str {
-        if self.calendar_eps > self.heap_eps { "calendar" } else { "heap" }
+        if self.calendar_eps > self.heap_eps {
+            "calendar"
+        } else {
+            "heap"
+        }
     }
 }
 
 pub fn bench_hold(n: usize, ops: u64, reps: usize) -> HoldResult {
     let h = median_secs(reps, || hold(HeapQueue::new(), n, ops, 1));
     let c = median_secs(reps, || hold(CalendarQueue::new(), n, ops, 1));
-    HoldResult { n, ops, heap_eps: ops as f64 / h, calendar_eps: ops as f64 / c }
+    HoldResult {
+        n,
+        ops,
+        heap_eps: ops as f64 / h,
+        calendar_eps: ops as f64 / c,
+    }
 }
 
 /// Full `Scheduler::run` loop with a trivial handler: `pending` self-rescheduling events, each
@@ -74,7 +83,11 @@ pub fn bench_run_loop(pending: usize, events: u64, reps: usize) -> f64 {
         }
         let start = Instant::now();
         let out = s
-            .run(&RunLimits::until(stop), |s, _, e| s.schedule_in(Duration::from_nanos(1_000), e), |_| true)
+            .run(
+                &RunLimits::until(stop),
+                |s, _, e| s.schedule_in(Duration::from_nanos(1_000), e),
+                |_| true,
+            )
             .expect("no guard set");
         assert!(out.events > 0);
         start.elapsed().as_secs_f64()
@@ -105,7 +118,13 @@ impl DumbbellResult {
 
 /// TOML header and topology of a dumbbell with `flows` host pairs S{i}/D{i}: bottleneck
 /// `bottleneck` (rate, delay) with a drop-tail queue of `queue` packets, access links `access`.
-fn dumbbell_topology(flows: usize, sim_secs: f64, bottleneck: (&str, &str), queue: u32, access: &str) -> String {
+fn dumbbell_topology(
+    flows: usize,
+    sim_secs: f64,
+    bottleneck: (&str, &str),
+    queue: u32,
+    access: &str,
+) -> String {
     let mut t = format!(
         "seed = 1\nstop_time = \"{}ms\"\n[topology]\nkind = \"dumbbell\"\nbottleneck = {{ rate = \"{}\", delay = \"{}\", queue = {{ packets = {queue} }} }}\n",
         (sim_secs * 1000.0).round() as u64,
@@ -115,7 +134,10 @@ fn dumbbell_topology(flows: usize, sim_secs: f64, bottleneck: (&str, &str), queu
     for side in [("left", "S"), ("right", "D")] {
         t += &format!("{} = [\n", side.0);
         for i in 0..flows {
-            t += &format!("  {{ name = \"{}{i}\", rate = \"{access}\", delay = \"1ms\" }},\n", side.1);
+            t += &format!(
+                "  {{ name = \"{}{i}\", rate = \"{access}\", delay = \"1ms\" }},\n",
+                side.1
+            );
         }
         t += "]\n";
     }
@@ -152,7 +174,10 @@ pub fn tcp_dumbbell_toml(flows: usize, sim_secs: f64) -> String {
 
 /// Seed 001's scenario (examples/tcp_seed001.toml: SACK, burst errors 1e-3) run for `sim_secs`.
 pub fn seed001_toml(sim_secs: f64) -> String {
-    include_str!("../../../examples/tcp_seed001.toml").replace("stop_time = \"60s\"", &format!("stop_time = \"{}ms\"", (sim_secs * 1000.0).round() as u64))
+    include_str!("../../../examples/tcp_seed001.toml").replace(
+        "stop_time = \"60s\"",
+        &format!("stop_time = \"{}ms\"", (sim_secs * 1000.0).round() as u64),
+    )
 }
 
 /// Run a scenario `reps` times; the median run (simulation loop only).
@@ -166,11 +191,22 @@ pub fn bench_scenario(toml: &str, flows: usize, sim_secs: f64, reps: usize) -> D
         w
     });
     let s = last.expect("at least one repetition");
-    DumbbellResult { flows, sim_secs, wall_secs: wall, packet_hops: s.packet_hops, events: s.events }
+    DumbbellResult {
+        flows,
+        sim_secs,
+        wall_secs: wall,
+        packet_hops: s.packet_hops,
+        events: s.events,
+    }
 }
 
 pub fn bench_dumbbell(flows: usize, total_bps: u64, sim_secs: f64, reps: usize) -> DumbbellResult {
-    bench_scenario(&dumbbell_toml(flows, total_bps, sim_secs), flows, sim_secs, reps)
+    bench_scenario(
+        &dumbbell_toml(flows, total_bps, sim_secs),
+        flows,
+        sim_secs,
+        reps,
+    )
 }
 
 /// Peak resident memory of this process (`VmHWM`, Linux), for the benchmark's memory line.

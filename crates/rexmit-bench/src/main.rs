@@ -5,48 +5,106 @@ use rexmit_bench::*;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
-    let json = args.iter().position(|a| a == "--json").and_then(|i| args.get(i + 1).cloned());
-    let (ops, reps, sim_secs, flows): (u64, usize, f64, &[usize]) =
-        if quick { (200_000, 3, 2.0, &[1, 10, 100]) } else { (2_000_000, 5, 60.0, &[1, 10, 100, 1000]) };
-    let sizes: &[usize] = if quick { &[10, 1_000, 100_000] } else { &[10, 1_000, 100_000, 1_000_000] };
+    let json = args
+        .iter()
+        .position(|a| a == "--json")
+        .and_then(|i| args.get(i + 1).cloned());
+    let (ops, reps, sim_secs, flows): (u64, usize, f64, &[usize]) = if quick {
+        (200_000, 3, 2.0, &[1, 10, 100])
+    } else {
+        (2_000_000, 5, 60.0, &[1, 10, 100, 1000])
+    };
+    let sizes: &[usize] = if quick {
+        &[10, 1_000, 100_000]
+    } else {
+        &[10, 1_000, 100_000, 1_000_000]
+    };
 
     println!("Hold model ({ops} pop+push per run, median of {reps})");
-    println!("{:>9} {:>14} {:>14} {:>8} {:>9}", "N", "heap ev/s", "calendar ev/s", "cal/heap", "faster");
+    println!(
+        "{:>9} {:>14} {:>14} {:>8} {:>9}",
+        "N", "heap ev/s", "calendar ev/s", "cal/heap", "faster"
+    );
     let mut holds = Vec::new();
     for &n in sizes {
         let r = bench_hold(n, ops, reps);
-        println!("{:>9} {:>14.0} {:>14.0} {:>8.2} {:>9}", r.n, r.heap_eps, r.calendar_eps, r.ratio(), r.faster());
+        println!(
+            "{:>9} {:>14.0} {:>14.0} {:>8.2} {:>9}",
+            r.n,
+            r.heap_eps,
+            r.calendar_eps,
+            r.ratio(),
+            r.faster()
+        );
         holds.push(r);
     }
     let run_eps = bench_run_loop(1_000, ops, reps);
     println!("Scheduler::run, trivial handler, 1000 pending: {run_eps:.0} events/s\n");
 
-    println!("UDP dumbbell, 12 Mb/s CBR over 10 Mb/s, {sim_secs} s simulated (median of {})", reps.min(3));
-    println!("{:>6} {:>9} {:>10} {:>12} {:>12} {:>9}", "flows", "wall s", "hops", "hops/s", "events/s", "sim/wall");
+    println!(
+        "UDP dumbbell, 12 Mb/s CBR over 10 Mb/s, {sim_secs} s simulated (median of {})",
+        reps.min(3)
+    );
+    println!(
+        "{:>6} {:>9} {:>10} {:>12} {:>12} {:>9}",
+        "flows", "wall s", "hops", "hops/s", "events/s", "sim/wall"
+    );
     let mut dbs = Vec::new();
     for &f in flows {
         let r = bench_dumbbell(f, 12_000_000, sim_secs, if quick { 1 } else { reps.min(3) });
         println!(
             "{:>6} {:>9.3} {:>10} {:>12.0} {:>12.0} {:>9.1}",
-            r.flows, r.wall_secs, r.packet_hops, r.hops_per_sec(), r.events_per_sec(), r.speedup()
+            r.flows,
+            r.wall_secs,
+            r.packet_hops,
+            r.hops_per_sec(),
+            r.events_per_sec(),
+            r.speedup()
         );
         dbs.push(r);
     }
 
-    println!("\nTCP (SACK, Reno), every flow bulk over a 100 Mb/s, 10 ms dumbbell, {} s simulated", sim_secs / 2.0);
-    println!("{:>6} {:>9} {:>10} {:>12} {:>12} {:>9}", "flows", "wall s", "hops", "hops/s", "events/s", "sim/wall");
+    println!(
+        "\nTCP (SACK, Reno), every flow bulk over a 100 Mb/s, 10 ms dumbbell, {} s simulated",
+        sim_secs / 2.0
+    );
+    println!(
+        "{:>6} {:>9} {:>10} {:>12} {:>12} {:>9}",
+        "flows", "wall s", "hops", "hops/s", "events/s", "sim/wall"
+    );
     let mut tcps = Vec::new();
     // Issue 7's scaling series; 10 000 flows run a shorter time (their per-hop cost is what
     // matters, and a full-length run would dominate the benchmark).
-    let tcp_flows: &[usize] = if quick { &[1, 10] } else { &[1, 10, 100, 1000, 10_000] };
+    let tcp_flows: &[usize] = if quick {
+        &[1, 10]
+    } else {
+        &[1, 10, 100, 1000, 10_000]
+    };
     for &f in tcp_flows {
-        let secs = if f >= 10_000 { sim_secs / 12.0 } else { sim_secs / 2.0 };
+        let secs = if f >= 10_000 {
+            sim_secs / 12.0
+        } else {
+            sim_secs / 2.0
+        };
         let r = bench_scenario(&tcp_dumbbell_toml(f, secs), f, secs, 1);
-        println!("{:>6} {:>9.3} {:>10} {:>12.0} {:>12.0} {:>9.1}", r.flows, r.wall_secs, r.packet_hops, r.hops_per_sec(), r.events_per_sec(), r.speedup());
+        println!(
+            "{:>6} {:>9.3} {:>10} {:>12.0} {:>12.0} {:>9.1}",
+            r.flows,
+            r.wall_secs,
+            r.packet_hops,
+            r.hops_per_sec(),
+            r.events_per_sec(),
+            r.speedup()
+        );
         tcps.push(r);
     }
     let s001_secs = if quick { 60.0 } else { 600.0 };
-    let s001 = bench_scenario(&seed001_toml(s001_secs), 1, s001_secs, if quick { 1 } else { 3 });
+    let s001 = bench_scenario(
+        &seed001_toml(s001_secs),
+        1,
+        s001_secs,
+        if quick { 1 } else { 3 },
+    );
     println!(
         "\nSeed 001 scenario (SACK, burst errors 1e-3), {s001_secs} s simulated: wall {:.3} s, {:.0} hops/s, {:.0}x real time",
         s001.wall_secs,
@@ -54,7 +112,10 @@ fn main() {
         s001.speedup()
     );
     if let Some(peak) = rexmit_bench::peak_memory_bytes() {
-        println!("\nPeak resident memory of this benchmark process: {:.1} MiB", peak as f64 / (1u64 << 20) as f64);
+        println!(
+            "\nPeak resident memory of this benchmark process: {:.1} MiB",
+            peak as f64 / (1u64 << 20) as f64
+        );
     }
 
     if let Some(path) = json {
@@ -65,10 +126,12 @@ fn main() {
                 r.n, r.ops, r.heap_eps, r.calendar_eps, r.ratio(), r.faster()
             ))
             .collect();
-        let scen = |r: &DumbbellResult| format!(
+        let scen = |r: &DumbbellResult| {
+            format!(
             "{{\"flows\":{},\"sim_s\":{},\"wall_s\":{:.6},\"packet_hops\":{},\"events\":{},\"packet_hops_per_s\":{:.1},\"events_per_s\":{:.1},\"sim_over_wall\":{:.3}}}",
             r.flows, r.sim_secs, r.wall_secs, r.packet_hops, r.events, r.hops_per_sec(), r.events_per_sec(), r.speedup()
-        );
+        )
+        };
         let db_json: Vec<String> = dbs.iter().map(scen).collect();
         let tcp_json: Vec<String> = tcps.iter().map(scen).collect();
         let text = format!(
@@ -80,7 +143,8 @@ fn main() {
         );
         if let Some(dir) = std::path::Path::new(&path).parent() {
             if !dir.as_os_str().is_empty() {
-                std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+                std::fs::create_dir_all(dir)
+                    .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
             }
         }
         std::fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));

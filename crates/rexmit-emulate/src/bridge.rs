@@ -19,7 +19,13 @@ pub struct TunOutput {
 
 impl TunOutput {
     pub fn new(tun: File) -> Self {
-        TunOutput { tun, buf: Vec::with_capacity(65_536), packets: 0, bytes: 0, write_errors: 0 }
+        TunOutput {
+            tun,
+            buf: Vec::with_capacity(65_536),
+            packets: 0,
+            bytes: 0,
+            write_errors: 0,
+        }
     }
 }
 
@@ -28,7 +34,8 @@ impl Agent for TunOutput {
 
     fn on_packet(&mut self, _ctx: &mut Ctx<'_>, pkt: Packet) {
         self.buf.clear();
-        let ok = pkt.ip.encode(&mut self.buf).is_ok() && self.tun.write(&self.buf).is_ok_and(|n| n == self.buf.len());
+        let ok = pkt.ip.encode(&mut self.buf).is_ok()
+            && self.tun.write(&self.buf).is_ok_and(|n| n == self.buf.len());
         if ok {
             self.packets += 1;
             self.bytes += self.buf.len() as u64;
@@ -40,7 +47,11 @@ impl Agent for TunOutput {
     fn on_timer(&mut self, _ctx: &mut Ctx<'_>, _token: u64) {}
 
     fn metrics(&self, _now: Time) -> Metrics {
-        vec![("tun_packets_out".into(), self.packets as f64), ("tun_bytes_out".into(), self.bytes as f64), ("tun_write_errors".into(), self.write_errors as f64)]
+        vec![
+            ("tun_packets_out".into(), self.packets as f64),
+            ("tun_bytes_out".into(), self.bytes as f64),
+            ("tun_write_errors".into(), self.write_errors as f64),
+        ]
     }
 
     fn probe(&self, _name: &str) -> Option<f64> {

@@ -38,7 +38,12 @@ impl Lateness {
         v.sort_unstable();
         let n = v.len();
         if n == 0 {
-            return LatenessSummary { events: 0, mean_s: 0.0, p99_s: 0.0, max_s: 0.0 };
+            return LatenessSummary {
+                events: 0,
+                mean_s: 0.0,
+                p99_s: 0.0,
+                max_s: 0.0,
+            };
         }
         // Nearest-rank percentile.
         let p99 = v[(n * 99).div_ceil(100).max(1) - 1];
@@ -86,7 +91,15 @@ impl RealTime {
     /// pacer lives (sleeps end when asked, not up to 50 µs later).
     pub fn new(origin: Instant, inputs: Vec<TunInput>) -> Self {
         let fds = inputs.iter().map(|i| i.fd).collect();
-        RealTime { origin, inputs, fds, ready: Vec::new(), buf: vec![0; 65_536], lateness: Lateness::default(), old_slack: sys::set_timer_slack(1) }
+        RealTime {
+            origin,
+            inputs,
+            fds,
+            ready: Vec::new(),
+            buf: vec![0; 65_536],
+            lateness: Lateness::default(),
+            old_slack: sys::set_timer_slack(1),
+        }
     }
 
     pub fn inputs(&self) -> &[TunInput] {
@@ -102,7 +115,13 @@ impl RealTime {
     fn drain(&mut self, i: usize, now: Time, inject: &mut dyn FnMut(Time, Event)) -> usize {
         let mut n = 0;
         loop {
-            let r = unsafe { libc::read(self.inputs[i].fd, self.buf.as_mut_ptr() as *mut libc::c_void, self.buf.len()) };
+            let r = unsafe {
+                libc::read(
+                    self.inputs[i].fd,
+                    self.buf.as_mut_ptr() as *mut libc::c_void,
+                    self.buf.len(),
+                )
+            };
             if r <= 0 {
                 return n;
             }
@@ -138,7 +157,11 @@ impl Pacer<Event> for RealTime {
             let timeout = due.saturating_since(self.wall());
             let mut ready = std::mem::take(&mut self.ready);
             // A failing poll (it does not, on valid descriptors) degrades to waiting by time.
-            let _ = sys::poll_readable(&self.fds, std::time::Duration::from_nanos(timeout.as_nanos()), &mut ready);
+            let _ = sys::poll_readable(
+                &self.fds,
+                std::time::Duration::from_nanos(timeout.as_nanos()),
+                &mut ready,
+            );
             let mut got = 0;
             for &i in &ready {
                 got += self.drain(i, now, inject);
@@ -180,20 +203,43 @@ mod tests {
     #[test]
     fn events_wait_for_the_wall_clock() {
         let mut s: rexmit_engine::Scheduler<Event> = rexmit_engine::Scheduler::new();
-        s.schedule(Time::from_millis(20), Simulation::external_packet(NodeId(0), sample_packet()));
+        s.schedule(
+            Time::from_millis(20),
+            Simulation::external_packet(NodeId(0), sample_packet()),
+        );
         let origin = Instant::now();
         let mut p = RealTime::new(origin, Vec::new());
         let mut ran = None;
-        s.run_paced(&rexmit_engine::RunLimits::until(Time::from_millis(30)), &mut p, |_, t, _| ran = Some((t, origin.elapsed())), |_| true).unwrap();
+        s.run_paced(
+            &rexmit_engine::RunLimits::until(Time::from_millis(30)),
+            &mut p,
+            |_, t, _| ran = Some((t, origin.elapsed())),
+            |_| true,
+        )
+        .unwrap();
         let (t, wall) = ran.expect("event ran");
         assert_eq!(t, Time::from_millis(20));
-        assert!(wall >= std::time::Duration::from_millis(20), "ran at {wall:?}");
-        assert!(origin.elapsed() >= std::time::Duration::from_millis(30), "the run lasts until the stop time");
+        assert!(
+            wall >= std::time::Duration::from_millis(20),
+            "ran at {wall:?}"
+        );
+        assert!(
+            origin.elapsed() >= std::time::Duration::from_millis(30),
+            "the run lasts until the stop time"
+        );
         assert_eq!(p.lateness.summary().events, 1);
     }
 
     fn sample_packet() -> IpPacket {
         use rexmit_wire::{Payload, Transport, UdpDatagram};
-        IpPacket::new(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2), Transport::Udp(UdpDatagram { src_port: 1, dst_port: 2, payload: Payload::zeros(10) }))
+        IpPacket::new(
+            Ipv4Addr::new(10, 0, 0, 1),
+            Ipv4Addr::new(10, 0, 0, 2),
+            Transport::Udp(UdpDatagram {
+                src_port: 1,
+                dst_port: 2,
+                payload: Payload::zeros(10),
+            }),
+        )
     }
 }

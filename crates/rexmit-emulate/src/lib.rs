@@ -22,12 +22,19 @@ pub use run::{emulate, EmulationError};
 /// least CAP_NET_ADMIN and CAP_SYS_ADMIN, and a usable /dev/net/tun).
 pub fn unavailable_reason() -> Option<String> {
     if !std::path::Path::new("/dev/net/tun").exists() {
-        return Some("emulation needs /dev/net/tun (the TUN driver), which this machine does not have".into());
+        return Some(
+            "emulation needs /dev/net/tun (the TUN driver), which this machine does not have"
+                .into(),
+        );
     }
     if !sys::has_admin_capabilities() {
         return Some("emulation needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to create network namespaces and TUN devices".into());
     }
-    if let Err(e) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/net/tun") {
+    if let Err(e) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/net/tun")
+    {
         return Some(format!("emulation cannot open /dev/net/tun: {e}"));
     }
     if which("ip").is_none() {
@@ -38,5 +45,8 @@ pub fn unavailable_reason() -> Option<String> {
 
 fn which(cmd: &str) -> Option<std::path::PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/sbin:/usr/bin:/sbin:/bin".into());
-    std::env::split_paths(&path).chain(["/usr/sbin".into(), "/sbin".into()]).map(|d| d.join(cmd)).find(|p| p.is_file())
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin".into(), "/sbin".into()])
+        .map(|d| d.join(cmd))
+        .find(|p| p.is_file())
 }

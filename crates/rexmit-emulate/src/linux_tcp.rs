@@ -70,10 +70,12 @@ pub struct TcpInfo {
 }
 
 fn u32_at(b: &[u8], off: usize) -> u32 {
-    b.get(off..off + 4).map_or(0, |s| u32::from_ne_bytes(s.try_into().expect("4 bytes")))
+    b.get(off..off + 4)
+        .map_or(0, |s| u32::from_ne_bytes(s.try_into().expect("4 bytes")))
 }
 fn u64_at(b: &[u8], off: usize) -> u64 {
-    b.get(off..off + 8).map_or(0, |s| u64::from_ne_bytes(s.try_into().expect("8 bytes")))
+    b.get(off..off + 8)
+        .map_or(0, |s| u64::from_ne_bytes(s.try_into().expect("8 bytes")))
 }
 
 impl TcpInfo {
@@ -153,8 +155,14 @@ impl Bulk {
     }
 
     pub fn join(self) -> (SenderReport, ReceiverReport) {
-        let s = self.sender.join().unwrap_or_else(|_| SenderReport { error: Some("sender thread panicked".into()), ..Default::default() });
-        let r = self.receiver.join().unwrap_or_else(|_| ReceiverReport { error: Some("receiver thread panicked".into()), ..Default::default() });
+        let s = self.sender.join().unwrap_or_else(|_| SenderReport {
+            error: Some("sender thread panicked".into()),
+            ..Default::default()
+        });
+        let r = self.receiver.join().unwrap_or_else(|_| ReceiverReport {
+            error: Some("receiver thread panicked".into()),
+            ..Default::default()
+        });
         (s, r)
     }
 }
@@ -182,7 +190,12 @@ fn receive(spec: BulkSpec, origin: Instant, ready: mpsc::Sender<io::Result<()>>)
         let l = TcpListener::bind(spec.dst)?;
         if let Some(b) = spec.options.rcvbuf {
             // Set on the listener: accepted sockets inherit it, and the SYN-ACK's window follows it.
-            sys::setsockopt(l.as_raw_fd(), libc::SOL_SOCKET, libc::SO_RCVBUF, &(b as libc::c_int))?;
+            sys::setsockopt(
+                l.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUF,
+                &(b as libc::c_int),
+            )?;
         }
         l.set_nonblocking(true)?;
         Ok(l)
@@ -193,7 +206,10 @@ fn receive(spec: BulkSpec, origin: Instant, ready: mpsc::Sender<io::Result<()>>)
             l
         }
         Err(e) => {
-            let _ = ready.send(Err(io::Error::new(e.kind(), format!("receiver in {}: {e}", spec.receiver_ns))));
+            let _ = ready.send(Err(io::Error::new(
+                e.kind(),
+                format!("receiver in {}: {e}", spec.receiver_ns),
+            )));
             rep.error = Some(e.to_string());
             return rep;
         }
@@ -203,7 +219,9 @@ fn receive(spec: BulkSpec, origin: Instant, ready: mpsc::Sender<io::Result<()>>)
     let mut stream = loop {
         match listener.accept() {
             Ok((s, _)) => break s,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock && !past(stop, &spec.cancel) => std::thread::sleep(Duration::from_millis(1)),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock && !past(stop, &spec.cancel) => {
+                std::thread::sleep(Duration::from_millis(1))
+            }
             Err(e) => {
                 rep.error = Some(format!("accept: {e}"));
                 return rep;
@@ -217,7 +235,11 @@ fn receive(spec: BulkSpec, origin: Instant, ready: mpsc::Sender<io::Result<()>>)
         if past(stop, &spec.cancel) {
             break;
         }
-        let _ = stream.set_read_timeout(Some((stop - now).min(Duration::from_millis(20)).max(Duration::from_micros(100))));
+        let _ = stream.set_read_timeout(Some(
+            (stop - now)
+                .min(Duration::from_millis(20))
+                .max(Duration::from_micros(100)),
+        ));
         match stream.read(&mut buf) {
             Ok(0) => {
                 sleep_until(stop, &spec.cancel);
@@ -229,7 +251,13 @@ fn receive(spec: BulkSpec, origin: Instant, ready: mpsc::Sender<io::Result<()>>)
                     rep.bytes_measured += n as u64;
                 }
             }
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) => {}
             Err(e) => {
                 rep.error = Some(format!("read: {e}"));
                 break;
@@ -251,9 +279,22 @@ fn connect(spec: &BulkSpec, timeout: Duration) -> io::Result<TcpStream> {
     // SO_SNDTIMEO bounds the blocking connect too (lost SYNs are retried by the kernel).
     sock.set_write_timeout(Some(timeout.max(Duration::from_millis(1))))?;
     let o = &spec.options;
-    sys::setsockopt(fd, libc::SOL_SOCKET, libc::SO_REUSEADDR, &(1 as libc::c_int))?;
+    sys::setsockopt(
+        fd,
+        libc::SOL_SOCKET,
+        libc::SO_REUSEADDR,
+        &(1 as libc::c_int),
+    )?;
     if let Some(cc) = &o.congestion {
-        let r = unsafe { libc::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_ptr() as *const libc::c_void, cc.len() as libc::socklen_t) };
+        let r = unsafe {
+            libc::setsockopt(
+                fd,
+                libc::IPPROTO_TCP,
+                libc::TCP_CONGESTION,
+                cc.as_ptr() as *const libc::c_void,
+                cc.len() as libc::socklen_t,
+            )
+        };
         if r < 0 {
             let e = io::Error::last_os_error();
             return Err(io::Error::new(e.kind(), format!("TCP_CONGESTION {cc:?}: {e} (see /proc/sys/net/ipv4/tcp_available_congestion_control)")));
@@ -263,7 +304,12 @@ fn connect(spec: &BulkSpec, timeout: Duration) -> io::Result<TcpStream> {
         sys::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_MAXSEG, &(m as libc::c_int))?;
     }
     if let Some(n) = o.nodelay {
-        sys::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_NODELAY, &(n as libc::c_int))?;
+        sys::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            &(n as libc::c_int),
+        )?;
     }
     if let Some(b) = o.sndbuf {
         sys::setsockopt(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, &(b as libc::c_int))?;
@@ -271,7 +317,9 @@ fn connect(spec: &BulkSpec, timeout: Duration) -> io::Result<TcpStream> {
     let sa = |a: &SocketAddrV4| libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
         sin_port: a.port().to_be(),
-        sin_addr: libc::in_addr { s_addr: u32::from(*a.ip()).to_be() },
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*a.ip()).to_be(),
+        },
         sin_zero: [0; 8],
     };
     let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
@@ -309,11 +357,21 @@ fn send(spec: BulkSpec, origin: Instant) -> SenderReport {
         if past(stop, &spec.cancel) {
             break;
         }
-        let _ = stream.set_write_timeout(Some((stop - now).min(Duration::from_millis(20)).max(Duration::from_micros(100))));
+        let _ = stream.set_write_timeout(Some(
+            (stop - now)
+                .min(Duration::from_millis(20))
+                .max(Duration::from_micros(100)),
+        ));
         let n = (total - rep.bytes_written).min(chunk.len() as u64) as usize;
         match stream.write(&chunk[..n]) {
             Ok(n) => rep.bytes_written += n as u64,
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) => {}
             Err(e) => {
                 rep.error = Some(format!("write: {e}"));
                 break;
@@ -349,7 +407,16 @@ mod tests {
         b[120..128].copy_from_slice(&123_456u64.to_ne_bytes());
         b[240..242].copy_from_slice(&2u16.to_ne_bytes());
         let i = TcpInfo::parse(&b);
-        assert_eq!((i.ca_state, i.snd_cwnd, i.total_retrans, i.bytes_acked, i.total_rto), (4, 17, 3, 123_456, Some(2)));
+        assert_eq!(
+            (
+                i.ca_state,
+                i.snd_cwnd,
+                i.total_retrans,
+                i.bytes_acked,
+                i.total_rto
+            ),
+            (4, 17, 3, 123_456, Some(2))
+        );
         // An older kernel's shorter struct: no RTO count rather than a wrong one.
         assert_eq!(TcpInfo::parse(&b[..232]).total_rto, None);
     }

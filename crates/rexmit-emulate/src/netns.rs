@@ -18,11 +18,17 @@ pub struct Namespace {
 }
 
 fn ip(args: &[&str]) -> io::Result<()> {
-    let out = Command::new(crate::which("ip").unwrap_or_else(|| "ip".into())).args(args).output()?;
+    let out = Command::new(crate::which("ip").unwrap_or_else(|| "ip".into()))
+        .args(args)
+        .output()?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(io::Error::other(format!("ip {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim())))
+        Err(io::Error::other(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )))
     }
 }
 
@@ -52,15 +58,23 @@ impl Namespace {
     /// checking that the thread really left the host's namespace.
     pub fn sysctl(&self, key: &str, value: &str) -> io::Result<()> {
         if !key.starts_with("net.") || key.contains("..") || key.contains('/') {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{key}: only net.* sysctls of the namespace are set")));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{key}: only net.* sysctls of the namespace are set"),
+            ));
         }
         let path = format!("/proc/sys/{}", key.replace('.', "/"));
         sys::in_netns(&self.name, || {
             ensure_outside_host_netns()?;
             std::fs::write(&path, value)?;
             let back = std::fs::read_to_string(&path)?;
-            if back.split_whitespace().collect::<Vec<_>>() != value.split_whitespace().collect::<Vec<_>>() {
-                return Err(io::Error::other(format!("{key}: wrote {value:?}, reads back {:?}", back.trim())));
+            if back.split_whitespace().collect::<Vec<_>>()
+                != value.split_whitespace().collect::<Vec<_>>()
+            {
+                return Err(io::Error::other(format!(
+                    "{key}: wrote {value:?}, reads back {:?}",
+                    back.trim()
+                )));
             }
             Ok(())
         })
@@ -71,7 +85,10 @@ impl Namespace {
         let path = format!("/proc/sys/{}", key.replace('.', "/"));
         sys::in_netns(&self.name, || {
             ensure_outside_host_netns()?;
-            Ok(std::fs::read_to_string(&path)?.split_whitespace().collect::<Vec<_>>().join(" "))
+            Ok(std::fs::read_to_string(&path)?
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "))
         })
     }
 
@@ -95,19 +112,27 @@ fn ensure_outside_host_netns() -> io::Result<()> {
     let here = std::fs::metadata("/proc/thread-self/ns/net")?.ino();
     let host = std::fs::metadata("/proc/self/ns/net")?.ino();
     if here == host {
-        return Err(io::Error::other("refusing to configure the host's own network namespace"));
+        return Err(io::Error::other(
+            "refusing to configure the host's own network namespace",
+        ));
     }
     Ok(())
 }
 
 /// Remove namespaces `rexmit-<pid>-<n>` whose process no longer exists; returns their names.
 pub fn sweep_stale() -> Vec<String> {
-    let Ok(dir) = std::fs::read_dir("/run/netns") else { return Vec::new() };
+    let Ok(dir) = std::fs::read_dir("/run/netns") else {
+        return Vec::new();
+    };
     let mut removed = Vec::new();
     for e in dir.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = stale_pid(&name) else { continue };
-        if !std::path::Path::new(&format!("/proc/{pid}")).exists() && ip(&["netns", "del", &name]).is_ok() {
+        let Some(pid) = stale_pid(&name) else {
+            continue;
+        };
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            && ip(&["netns", "del", &name]).is_ok()
+        {
             removed.push(name);
         }
     }

@@ -74,7 +74,12 @@ pub struct LinuxSettings {
 pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioError> {
     let mut out = LinuxSettings::default();
     let Some(t) = &a.tcp else { return Ok(out) };
-    let bad = |field: &str, why: &str| ScenarioError::new(format!("{path}.tcp.{field}"), format!("{why} (an app between real hosts runs Linux's TCP)"));
+    let bad = |field: &str, why: &str| {
+        ScenarioError::new(
+            format!("{path}.tcp.{field}"),
+            format!("{why} (an app between real hosts runs Linux's TCP)"),
+        )
+    };
     let flag = |b: bool| if b { "1" } else { "0" }.to_string();
     if let Some(cc) = t.cc {
         out.socket.congestion = Some(
@@ -82,7 +87,14 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
                 CcName::Reno => "reno",
                 CcName::Cubic => "cubic",
                 CcName::Bbr => "bbr",
-                other => return Err(bad("cc", &format!("{other:?} is not a Linux congestion control here: use reno, cubic or bbr"))),
+                other => {
+                    return Err(bad(
+                        "cc",
+                        &format!(
+                        "{other:?} is not a Linux congestion control here: use reno, cubic or bbr"
+                    ),
+                    ))
+                }
             }
             .to_string(),
         );
@@ -108,17 +120,26 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     }
     if let Some(r) = &t.rto {
         if let Some(m) = r.min {
-            out.route_options.extend(["rto_min".into(), format!("{}ms", m.0.as_nanos().div_ceil(1_000_000))]);
+            out.route_options.extend([
+                "rto_min".into(),
+                format!("{}ms", m.0.as_nanos().div_ceil(1_000_000)),
+            ]);
         }
         if r.initial.is_some() || r.max.is_some() {
-            return Err(bad("rto", "only rto.min has a Linux counterpart (the route's rto_min)"));
+            return Err(bad(
+                "rto",
+                "only rto.min has a Linux counterpart (the route's rto_min)",
+            ));
         }
     }
     let unmapped: [(&str, bool); 18] = [
         ("decrease_base", t.decrease_base.is_some()),
         ("hystart", t.hystart.is_some()),
         ("cubic_alpha_switch", t.cubic_alpha_switch.is_some()),
-        ("slow_start_limit_segments", t.slow_start_limit_segments.is_some()),
+        (
+            "slow_start_limit_segments",
+            t.slow_start_limit_segments.is_some(),
+        ),
         ("recovery", t.recovery.is_some()),
         ("aimd_a", t.aimd_a.is_some()),
         ("aimd_b", t.aimd_b.is_some()),
@@ -135,7 +156,10 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         ("tahoe_recover_guard", t.tahoe_recover_guard.is_some()),
     ];
     if let Some((field, _)) = unmapped.iter().find(|(_, set)| *set) {
-        return Err(bad(field, "has no Linux counterpart that the emulator sets"));
+        return Err(bad(
+            field,
+            "has no Linux counterpart that the emulator sets",
+        ));
     }
     Ok(out)
 }
@@ -175,19 +199,34 @@ struct RealHost {
 }
 
 fn kernel_release() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_default()
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
 }
 
 fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 /// Run `s` with the hosts of `emulation.real_hosts` real. pcaps and the rest of the outputs are
 /// as for a simulation run; `RunResults::emulation` holds the emulation record.
-pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Progress) -> bool) -> Result<RunResults, EmulationError> {
-    let emu = s.emulation.as_ref().ok_or_else(|| ScenarioError::new("emulation", "is required by emulate: name the real hosts in [emulation] real_hosts"))?;
+pub fn emulate(
+    s: &Scenario,
+    out_dir: Option<&Path>,
+    mut progress: impl FnMut(Progress) -> bool,
+) -> Result<RunResults, EmulationError> {
+    let emu = s.emulation.as_ref().ok_or_else(|| {
+        ScenarioError::new(
+            "emulation",
+            "is required by emulate: name the real hosts in [emulation] real_hosts",
+        )
+    })?;
     if emu.real_hosts.is_empty() {
-        return Err(ScenarioError::new("emulation.real_hosts", "is empty: name at least one host").into());
+        return Err(
+            ScenarioError::new("emulation.real_hosts", "is empty: name at least one host").into(),
+        );
     }
     let max_lateness = emu.max_lateness.map_or(DEFAULT_MAX_LATENESS, |d| d.0);
     if max_lateness.is_zero() {
@@ -195,7 +234,9 @@ pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Pr
     }
     // The scenario's mistakes first: they need no privileges.
     let mut built = build_emulated(s, out_dir)?;
-    let real_apps: Vec<usize> = (0..s.apps.len()).filter(|&i| built.apps[i].is_none()).collect();
+    let real_apps: Vec<usize> = (0..s.apps.len())
+        .filter(|&i| built.apps[i].is_none())
+        .collect();
     let mut app_settings = Vec::new();
     for &i in &real_apps {
         app_settings.push(linux_settings(&format!("apps[{i}]"), &s.apps[i])?);
@@ -208,27 +249,62 @@ pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Pr
         if emu.real_hosts[..i].contains(name) {
             return Err(ScenarioError::new(path, format!("{name:?} is listed twice")).into());
         }
-        let node = net.node_by_name(name).ok_or_else(|| ScenarioError::new(&path, format!("no node named {name:?}")))?;
+        let node = net
+            .node_by_name(name)
+            .ok_or_else(|| ScenarioError::new(&path, format!("no node named {name:?}")))?;
         if net.node(node).forwarding {
-            return Err(ScenarioError::new(&path, format!("{name:?} is a router: only hosts can be real")).into());
+            return Err(ScenarioError::new(
+                &path,
+                format!("{name:?} is a router: only hosts can be real"),
+            )
+            .into());
         }
         let addrs = net.addrs(node);
         if addrs.len() != 1 {
-            return Err(ScenarioError::new(&path, format!("{name:?} has {} addresses: a real host has exactly one link", addrs.len())).into());
+            return Err(ScenarioError::new(
+                &path,
+                format!(
+                    "{name:?} has {} addresses: a real host has exactly one link",
+                    addrs.len()
+                ),
+            )
+            .into());
         }
         placed.push((name.clone(), node, addrs[0]));
     }
-    let all_addrs: Vec<Ipv4Addr> = (0..net.nodes.len()).flat_map(|n| net.addrs(rexmit_net::NodeId(n as u32))).collect();
+    let all_addrs: Vec<Ipv4Addr> = (0..net.nodes.len())
+        .flat_map(|n| net.addrs(rexmit_net::NodeId(n as u32)))
+        .collect();
     // Sysctls per host: the base set plus those of its apps (a conflict is an error).
-    let mut host_sysctls: Vec<BTreeMap<String, String>> = placed.iter().map(|_| BASE_SYSCTLS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()).collect();
+    let mut host_sysctls: Vec<BTreeMap<String, String>> = placed
+        .iter()
+        .map(|_| {
+            BASE_SYSCTLS
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect();
     let mut host_route_opts: Vec<Vec<String>> = vec![Vec::new(); placed.len()];
     for (k, &i) in real_apps.iter().enumerate() {
         let a = &s.apps[i];
         for end in [&a.from, &a.to] {
-            let h = placed.iter().position(|p| &p.0 == end).expect("real app ends are real hosts");
+            let h = placed
+                .iter()
+                .position(|p| &p.0 == end)
+                .expect("real app ends are real hosts");
             for (key, v) in &app_settings[k].sysctls {
-                if let Some(old) = host_sysctls[h].insert(key.clone(), v.clone()).filter(|old| old != v) {
-                    return Err(ScenarioError::new(format!("apps[{i}].tcp"), format!("host {end:?} gets {key} = {v} from this app and {old} from another")).into());
+                if let Some(old) = host_sysctls[h]
+                    .insert(key.clone(), v.clone())
+                    .filter(|old| old != v)
+                {
+                    return Err(ScenarioError::new(
+                        format!("apps[{i}].tcp"),
+                        format!(
+                            "host {end:?} gets {key} = {v} from this app and {old} from another"
+                        ),
+                    )
+                    .into());
                 }
             }
             if end == &a.from && !app_settings[k].route_options.is_empty() {
@@ -247,17 +323,33 @@ pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Pr
     for (h, (name, node, addr)) in placed.into_iter().enumerate() {
         let ns = Namespace::create().map_err(setup(format!("namespace for {name:?}")))?;
         for (k, v) in &host_sysctls[h] {
-            ns.sysctl(k, v).map_err(setup(format!("{name:?}: sysctl {k}")))?;
+            ns.sysctl(k, v)
+                .map_err(setup(format!("{name:?}: sysctl {k}")))?;
         }
-        let tun = ns.open_tun("tun0").map_err(setup(format!("{name:?}: TUN device")))?;
-        ns.ip(&["addr", "add", &format!("{addr}/32"), "dev", "tun0"]).map_err(setup(format!("{name:?}: address")))?;
-        ns.ip(&["link", "set", "tun0", "up"]).map_err(setup(format!("{name:?}: link up")))?;
+        let tun = ns
+            .open_tun("tun0")
+            .map_err(setup(format!("{name:?}: TUN device")))?;
+        ns.ip(&["addr", "add", &format!("{addr}/32"), "dev", "tun0"])
+            .map_err(setup(format!("{name:?}: address")))?;
+        ns.ip(&["link", "set", "tun0", "up"])
+            .map_err(setup(format!("{name:?}: link up")))?;
         let mut routes = Vec::new();
         for other in all_addrs.iter().filter(|&&o| o != addr) {
-            let mut args: Vec<String> = ["route", "add", &format!("{other}/32"), "dev", "tun0", "src", &addr.to_string()].map(String::from).to_vec();
+            let mut args: Vec<String> = [
+                "route",
+                "add",
+                &format!("{other}/32"),
+                "dev",
+                "tun0",
+                "src",
+                &addr.to_string(),
+            ]
+            .map(String::from)
+            .to_vec();
             args.extend(host_route_opts[h].iter().cloned());
             let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-            ns.ip(&refs).map_err(setup(format!("{name:?}: route to {other}")))?;
+            ns.ip(&refs)
+                .map_err(setup(format!("{name:?}: route to {other}")))?;
             routes.push(args[2..].join(" "));
         }
         let mut sysctls = BTreeMap::new();
@@ -266,12 +358,27 @@ pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Pr
                 sysctls.insert(k.to_string(), v);
             }
         }
-        let out = tun.try_clone().map_err(setup(format!("{name:?}: TUN device")))?;
+        let out = tun
+            .try_clone()
+            .map_err(setup(format!("{name:?}: TUN device")))?;
         built
             .sim
-            .add_catch_all_agent(&format!("{name}/tun"), node, rexmit_time::Time::ZERO, Box::new(TunOutput::new(out)))
+            .add_catch_all_agent(
+                &format!("{name}/tun"),
+                node,
+                rexmit_time::Time::ZERO,
+                Box::new(TunOutput::new(out)),
+            )
             .map_err(|e| EmulationError::Setup(e.to_string()))?;
-        hosts.push(RealHost { name, node, addr, ns, tun, sysctls, routes });
+        hosts.push(RealHost {
+            name,
+            node,
+            addr,
+            ns,
+            tun,
+            sysctls,
+            routes,
+        });
     }
 
     // Sim time zero a little ahead, so that the threads are ready.
@@ -299,7 +406,15 @@ pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Pr
         bulks.push(Bulk::start(spec, origin).map_err(setup(format!("apps[{i}]")))?);
     }
 
-    let inputs = hosts.iter().map(|h| TunInput { fd: h.tun.as_raw_fd(), node: h.node, addr: h.addr, stats: Default::default() }).collect();
+    let inputs = hosts
+        .iter()
+        .map(|h| TunInput {
+            fd: h.tun.as_raw_fd(),
+            node: h.node,
+            addr: h.addr,
+            stats: Default::default(),
+        })
+        .collect();
     let mut pacer = RealTime::new(origin, inputs);
     while Instant::now() < origin {
         std::thread::sleep(origin - Instant::now());
@@ -329,7 +444,16 @@ pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Pr
     }
     let tun_out: Vec<Value> = {
         let m = built.sim.agent_metrics();
-        hosts.iter().map(|h| m.iter().find(|(n, _, _)| *n == format!("{}/tun", h.name)).map_or(Value::Null, |(_, _, m)| json!(m.iter().cloned().collect::<BTreeMap<_, _>>()))).collect()
+        hosts
+            .iter()
+            .map(|h| {
+                m.iter()
+                    .find(|(n, _, _)| *n == format!("{}/tun", h.name))
+                    .map_or(Value::Null, |(_, _, m)| {
+                        json!(m.iter().cloned().collect::<BTreeMap<_, _>>())
+                    })
+            })
+            .collect()
     };
     let mut results = collect(s, built, wall, partial);
     // Flows in app order: the real apps' rows between the simulated ones.
@@ -367,7 +491,11 @@ pub fn emulate(s: &Scenario, out_dir: Option<&Path>, mut progress: impl FnMut(Pr
 
 /// The flow row of an app between real hosts, in the metric names of simulated TCP flows.
 fn linux_row(s: &Scenario, a: &AppCfg, snd: &SenderReport, rcv: &ReceiverReport) -> Row {
-    let secs = s.stop_time.0.saturating_sub(a.warmup.map_or(a.start.0, |w| w.0)).as_secs_f64();
+    let secs = s
+        .stop_time
+        .0
+        .saturating_sub(a.warmup.map_or(a.start.0, |w| w.0))
+        .as_secs_f64();
     let nan = f64::NAN;
     let i = snd.tcp_info.clone().unwrap_or_default();
     let mut labels = flow_labels(a);
@@ -380,17 +508,41 @@ fn linux_row(s: &Scenario, a: &AppCfg, snd: &SenderReport, rcv: &ReceiverReport)
         ("bytes_retransmitted", i.bytes_retrans as f64),
         ("timeouts", i.total_rto.map_or(nan, f64::from)),
         ("dsacks_received", i.dsack_dups as f64),
-        ("failure", (snd.error.is_some() || rcv.error.is_some()) as u8 as f64),
-        ("completion_time_s", snd.completed_s.map_or(nan, |c| c - a.start.0.as_secs_f64())),
-        ("srtt_s", if snd.tcp_info.is_some() { i.rtt_us as f64 / 1e6 } else { nan }),
+        (
+            "failure",
+            (snd.error.is_some() || rcv.error.is_some()) as u8 as f64,
+        ),
+        (
+            "completion_time_s",
+            snd.completed_s.map_or(nan, |c| c - a.start.0.as_secs_f64()),
+        ),
+        (
+            "srtt_s",
+            if snd.tcp_info.is_some() {
+                i.rtt_us as f64 / 1e6
+            } else {
+                nan
+            },
+        ),
         ("cwnd_final", (i.snd_cwnd as u64 * i.snd_mss as u64) as f64),
         ("ssthresh_final_segments", i.snd_ssthresh as f64),
         ("rto_final_s", i.rto_us as f64 / 1e6),
         ("min_rtt_s", i.min_rtt_us as f64 / 1e6),
         ("bytes_delivered", rcv.bytes_read as f64),
-        ("goodput_bps", if secs > 0.0 { rcv.bytes_measured as f64 * 8.0 / secs } else { 0.0 }),
+        (
+            "goodput_bps",
+            if secs > 0.0 {
+                rcv.bytes_measured as f64 * 8.0 / secs
+            } else {
+                0.0
+            },
+        ),
     ];
-    Row { name: a.name.clone(), labels, metrics: m.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
+    Row {
+        name: a.name.clone(),
+        labels,
+        metrics: m.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+    }
 }
 
 #[cfg(test)]
@@ -411,10 +563,22 @@ mod tests {
     fn tcp_fields_map_to_socket_options_sysctls_and_route_options() {
         let l = linux_settings("apps[0]", &app(r#"profile = "linux", cc = "bbr", timestamps = false, rack = false, dup_thresh = 5, mss = 1200, initial_cwnd_segments = 4, rto = { min = "50ms" }, recv_buffer = "1MiB""#)).unwrap();
         assert_eq!(l.socket.congestion.as_deref(), Some("bbr"));
-        assert_eq!((l.socket.maxseg, l.socket.rcvbuf), (Some(1200), Some(1 << 20)));
-        assert_eq!(l.sysctls.get("net.ipv4.tcp_timestamps").map(String::as_str), Some("0"));
-        assert_eq!(l.sysctls.get("net.ipv4.tcp_recovery").map(String::as_str), Some("0"));
-        assert_eq!(l.sysctls.get("net.ipv4.tcp_reordering").map(String::as_str), Some("5"));
+        assert_eq!(
+            (l.socket.maxseg, l.socket.rcvbuf),
+            (Some(1200), Some(1 << 20))
+        );
+        assert_eq!(
+            l.sysctls.get("net.ipv4.tcp_timestamps").map(String::as_str),
+            Some("0")
+        );
+        assert_eq!(
+            l.sysctls.get("net.ipv4.tcp_recovery").map(String::as_str),
+            Some("0")
+        );
+        assert_eq!(
+            l.sysctls.get("net.ipv4.tcp_reordering").map(String::as_str),
+            Some("5")
+        );
         assert_eq!(l.route_options, ["initcwnd", "4", "rto_min", "50ms"]);
     }
 

@@ -17,8 +17,12 @@ fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
 
 /// Effective capabilities include CAP_NET_ADMIN (12) and CAP_SYS_ADMIN (21).
 pub fn has_admin_capabilities() -> bool {
-    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
-    let Some(hex) = status.lines().find_map(|l| l.strip_prefix("CapEff:")) else { return false };
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return false;
+    };
+    let Some(hex) = status.lines().find_map(|l| l.strip_prefix("CapEff:")) else {
+        return false;
+    };
     let caps = u64::from_str_radix(hex.trim(), 16).unwrap_or(0);
     caps & (1 << 12) != 0 && caps & (1 << 21) != 0
 }
@@ -58,11 +62,23 @@ struct IfReq {
 /// namespace; non-blocking. The device lives as long as the returned file.
 pub fn open_tun(name: &str) -> io::Result<File> {
     if name.len() >= 16 {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "TUN name longer than 15 bytes"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "TUN name longer than 15 bytes",
+        ));
     }
-    let fd = cvt(unsafe { libc::open(c"/dev/net/tun".as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC) })?;
+    let fd = cvt(unsafe {
+        libc::open(
+            c"/dev/net/tun".as_ptr(),
+            libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
+        )
+    })?;
     let file = unsafe { File::from_raw_fd(fd) };
-    let mut req = IfReq { name: [0; 16], flags: IFF_TUN | IFF_NO_PI, _pad: [0; 22] };
+    let mut req = IfReq {
+        name: [0; 16],
+        flags: IFF_TUN | IFF_NO_PI,
+        _pad: [0; 22],
+    };
     req.name[..name.len()].copy_from_slice(name.as_bytes());
     cvt(unsafe { libc::ioctl(fd, TUNSETIFF as _, &mut req as *mut IfReq) })?;
     Ok(file)
@@ -71,14 +87,40 @@ pub fn open_tun(name: &str) -> io::Result<File> {
 /// Wait until one of `fds` is readable or `timeout` passes; returns the readable ones.
 pub fn poll_readable(fds: &[RawFd], timeout: Duration, out: &mut Vec<usize>) -> io::Result<()> {
     out.clear();
-    let mut p: Vec<libc::pollfd> = fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
-    let ts = libc::timespec { tv_sec: timeout.as_secs() as libc::time_t, tv_nsec: timeout.subsec_nanos() as libc::c_long };
-    let r = unsafe { libc::ppoll(p.as_mut_ptr(), p.len() as libc::nfds_t, &ts, std::ptr::null()) };
+    let mut p: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs() as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    let r = unsafe {
+        libc::ppoll(
+            p.as_mut_ptr(),
+            p.len() as libc::nfds_t,
+            &ts,
+            std::ptr::null(),
+        )
+    };
     if r < 0 {
         let e = io::Error::last_os_error();
-        return if e.kind() == io::ErrorKind::Interrupted { Ok(()) } else { Err(e) };
+        return if e.kind() == io::ErrorKind::Interrupted {
+            Ok(())
+        } else {
+            Err(e)
+        };
     }
-    out.extend(p.iter().enumerate().filter(|(_, p)| p.revents & libc::POLLIN != 0).map(|(i, _)| i));
+    out.extend(
+        p.iter()
+            .enumerate()
+            .filter(|(_, p)| p.revents & libc::POLLIN != 0)
+            .map(|(i, _)| i),
+    );
     Ok(())
 }
 
@@ -94,12 +136,34 @@ pub fn set_timer_slack(ns: u64) -> u64 {
 
 /// `setsockopt` of a plain value.
 pub fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, v: &T) -> io::Result<()> {
-    cvt(unsafe { libc::setsockopt(fd, level, name, v as *const T as *const libc::c_void, std::mem::size_of::<T>() as libc::socklen_t) }).map(|_| ())
+    cvt(unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            v as *const T as *const libc::c_void,
+            std::mem::size_of::<T>() as libc::socklen_t,
+        )
+    })
+    .map(|_| ())
 }
 
 /// `getsockopt` into a byte buffer; returns the length the kernel filled.
-pub fn getsockopt_bytes(fd: RawFd, level: libc::c_int, name: libc::c_int, buf: &mut [u8]) -> io::Result<usize> {
+pub fn getsockopt_bytes(
+    fd: RawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    buf: &mut [u8],
+) -> io::Result<usize> {
     let mut len = buf.len() as libc::socklen_t;
-    cvt(unsafe { libc::getsockopt(fd, level, name, buf.as_mut_ptr() as *mut libc::c_void, &mut len) })?;
+    cvt(unsafe {
+        libc::getsockopt(
+            fd,
+            level,
+            name,
+            buf.as_mut_ptr() as *mut libc::c_void,
+            &mut len,
+        )
+    })?;
     Ok(len as usize)
 }

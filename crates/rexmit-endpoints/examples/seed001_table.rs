@@ -7,11 +7,28 @@ use rexmit_engine::RunLimits;
 use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
 use rexmit_time::Time;
 
-fn run(burst_rate: f64, recovery: RecoveryAlgorithm, cc: CcAlgorithm, secs: u64, seed: u64) -> (f64, f64, f64) {
-    let cfg = TcpConfig { recovery, cc, send_buffer: 1 << 20, recv_buffer: 1 << 20, ..TcpConfig::default() };
+fn run(
+    burst_rate: f64,
+    recovery: RecoveryAlgorithm,
+    cc: CcAlgorithm,
+    secs: u64,
+    seed: u64,
+) -> (f64, f64, f64) {
+    let cfg = TcpConfig {
+        recovery,
+        cc,
+        send_buffer: 1 << 20,
+        recv_buffer: 1 << 20,
+        ..TcpConfig::default()
+    };
     let mut sim = seed001_single_flow(burst_rate, cfg, seed);
-    sim.run(&RunLimits::until(Time::from_secs(secs)), |_| true).unwrap();
-    let m: std::collections::BTreeMap<String, f64> = sim.agent_metrics().into_iter().flat_map(|(_, _, m)| m).collect();
+    sim.run(&RunLimits::until(Time::from_secs(secs)), |_| true)
+        .unwrap();
+    let m: std::collections::BTreeMap<String, f64> = sim
+        .agent_metrics()
+        .into_iter()
+        .flat_map(|(_, _, m)| m)
+        .collect();
     (m["goodput_bps"], m["timeouts"], m["spurious_retransmits"])
 }
 
@@ -24,7 +41,11 @@ fn main() {
         ("Reno", RecoveryAlgorithm::Reno, CcAlgorithm::Reno),
         ("NewReno", RecoveryAlgorithm::NewReno, CcAlgorithm::Reno),
         ("SACK", RecoveryAlgorithm::Sack, CcAlgorithm::Reno),
-        ("Westwood+", RecoveryAlgorithm::NewReno, CcAlgorithm::Westwood),
+        (
+            "Westwood+",
+            RecoveryAlgorithm::NewReno,
+            CcAlgorithm::Westwood,
+        ),
     ];
     println!("goodput (Mb/s), mean of {seeds} seeds, {secs} s; timeouts in parentheses");
     print!("{:>10}", "burst rate");
@@ -41,7 +62,11 @@ fn main() {
                 g += gg;
                 t += tt;
             }
-            print!("{:>11.3} ({:>4.0})", g / seeds as f64 / 1e6, t / seeds as f64);
+            print!(
+                "{:>11.3} ({:>4.0})",
+                g / seeds as f64 / 1e6,
+                t / seeds as f64
+            );
         }
         println!();
     }

@@ -50,7 +50,12 @@ struct ServerCounts {
 impl ServerCounts {
     fn of(c: &Connection) -> Self {
         let st = c.stats();
-        ServerCounts { data_segments_sent: st.data_segments_sent, retransmits: st.retransmits(), fast_retransmits: st.fast_retransmits, timeouts: st.timeouts }
+        ServerCounts {
+            data_segments_sent: st.data_segments_sent,
+            retransmits: st.retransmits(),
+            fast_retransmits: st.fast_retransmits,
+            timeouts: st.timeouts,
+        }
     }
     fn add(&mut self, o: ServerCounts) {
         self.data_segments_sent += o.data_segments_sent;
@@ -84,7 +89,13 @@ impl HttpShared {
     /// State for `slots` server ports; `iss` draws the server's initial sequence numbers.
     pub fn new(slots: u16, iss: RngStream) -> HttpRef {
         let n = slots.max(1) as usize;
-        Rc::new(RefCell::new(HttpShared { slots: vec![Slot::default(); n], server_iss: iss, closed: ServerCounts::default(), live: vec![ServerCounts::default(); n], responses: Vec::new() }))
+        Rc::new(RefCell::new(HttpShared {
+            slots: vec![Slot::default(); n],
+            server_iss: iss,
+            closed: ServerCounts::default(),
+            live: vec![ServerCounts::default(); n],
+            responses: Vec::new(),
+        }))
     }
 
     fn server_counts(&self) -> ServerCounts {
@@ -107,7 +118,13 @@ impl Tables for HttpRef {
                 ("requested_ns", col(|r| r.requested.as_nanos())),
                 ("size", col(|r| r.size)),
                 ("completed", col(|r| r.completed.is_some() as u64)),
-                ("completion_ns", col(|r| r.completed.map_or(0, |t| t.saturating_since(r.requested).as_nanos()))),
+                (
+                    "completion_ns",
+                    col(|r| {
+                        r.completed
+                            .map_or(0, |t| t.saturating_since(r.requested).as_nanos())
+                    }),
+                ),
             ],
         }]
     }
@@ -150,7 +167,14 @@ pub struct HttpClient {
 impl HttpClient {
     /// `requests` gives request times and response sizes; `iss` draws the client's initial
     /// sequence numbers; response statistics count requests made from `measure_from` on.
-    pub fn new(cfg: TcpConfig, ep: HttpEndpoints, requests: MessageGen, iss: RngStream, shared: HttpRef, measure_from: Time) -> Self {
+    pub fn new(
+        cfg: TcpConfig,
+        ep: HttpEndpoints,
+        requests: MessageGen,
+        iss: RngStream,
+        shared: HttpRef,
+        measure_from: Time,
+    ) -> Self {
         let n = shared.borrow().slots.len();
         HttpClient {
             cfg,
@@ -174,7 +198,11 @@ impl HttpClient {
     fn generate(&mut self, ctx: &mut Ctx<'_>) {
         while let Some(m) = self.requests.pop_due(ctx.now) {
             let mut sh = self.shared.borrow_mut();
-            sh.responses.push(Response { requested: m.at, size: m.size, completed: None });
+            sh.responses.push(Response {
+                requested: m.at,
+                size: m.size,
+                completed: None,
+            });
             self.waiting.push_back(sh.responses.len() - 1);
         }
         if let Some(t) = self.requests.next_at() {
@@ -189,7 +217,9 @@ impl HttpClient {
             let n = self.conns.len();
             let free = {
                 let sh = self.shared.borrow();
-                (0..n).map(|i| (self.next_slot + i) % n).find(|&k| !sh.slots[k].client_active && !sh.slots[k].server_active)
+                (0..n)
+                    .map(|i| (self.next_slot + i) % n)
+                    .find(|&k| !sh.slots[k].client_active && !sh.slots[k].server_active)
             };
             let Some(k) = free else { return };
             self.waiting.pop_front();
@@ -197,11 +227,25 @@ impl HttpClient {
             {
                 let mut sh = self.shared.borrow_mut();
                 let size = sh.responses[request].size;
-                sh.slots[k] = Slot { response: size, client_active: true, server_active: false };
+                sh.slots[k] = Slot {
+                    response: size,
+                    client_active: true,
+                    server_active: false,
+                };
             }
             let iss = self.iss.next_u64() as u32;
-            let conn = Connection::connect(self.cfg.clone(), self.ep.client_port, self.ep.server_port + k as u16, iss, ctx.now);
-            self.conns[k] = Some(ClientConn { conn, request, got: 0 });
+            let conn = Connection::connect(
+                self.cfg.clone(),
+                self.ep.client_port,
+                self.ep.server_port + k as u16,
+                iss,
+                ctx.now,
+            );
+            self.conns[k] = Some(ClientConn {
+                conn,
+                request,
+                got: 0,
+            });
             self.pump(ctx, k);
         }
     }
@@ -209,7 +253,9 @@ impl HttpClient {
     /// The client connection's events: the response read as it arrives, the close answered.
     /// Returns whether the connection has more to send (it closed its side).
     fn client_events(&mut self, now: Time, k: usize, done: &mut bool) -> bool {
-        let Some(c) = self.conns[k].as_mut() else { return false };
+        let Some(c) = self.conns[k].as_mut() else {
+            return false;
+        };
         let mut progress = false;
         while let Some(ev) = c.conn.poll_event() {
             match ev {
@@ -248,7 +294,11 @@ impl HttpClient {
             let mut progress = self.client_events(now, k, &mut done);
             let c = self.conns[k].as_mut().expect("checked above");
             while let Some(seg) = c.conn.poll_transmit(now) {
-                ctx.send(IpPacket::new(self.local, self.ep.server, Transport::Tcp(seg)));
+                ctx.send(IpPacket::new(
+                    self.local,
+                    self.ep.server,
+                    Transport::Tcp(seg),
+                ));
             }
             progress |= self.client_events(now, k, &mut done);
             if !progress || done {
@@ -257,7 +307,10 @@ impl HttpClient {
         }
         let c = self.conns[k].as_mut().expect("checked above");
         if done || c.conn.state() == State::Closed {
-            if self.shared.borrow().responses[c.request].completed.is_none() {
+            if self.shared.borrow().responses[c.request]
+                .completed
+                .is_none()
+            {
                 self.failed += 1;
             }
             self.conns[k] = None;
@@ -282,7 +335,9 @@ impl Agent for HttpClient {
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
-        let Transport::Tcp(seg) = &pkt.ip.transport else { return };
+        let Transport::Tcp(seg) = &pkt.ip.transport else {
+            return;
+        };
         let k = seg.src_port.wrapping_sub(self.ep.server_port) as usize;
         if let Some(Some(c)) = self.conns.get_mut(k) {
             c.conn.handle_segment(ctx.now, seg);
@@ -294,7 +349,11 @@ impl Agent for HttpClient {
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {
         if token == REQUEST_TIMER {
             self.generate(ctx);
-        } else if let Some(k) = token.checked_sub(FIRST_CONN_TIMER).map(|k| k as usize).filter(|&k| k < self.conns.len()) {
+        } else if let Some(k) = token
+            .checked_sub(FIRST_CONN_TIMER)
+            .map(|k| k as usize)
+            .filter(|&k| k < self.conns.len())
+        {
             self.timers[k].fired(ctx.now);
             if let Some(c) = self.conns[k].as_mut() {
                 if c.conn.poll_timeout().is_some_and(|t| t <= ctx.now) {
@@ -308,10 +367,22 @@ impl Agent for HttpClient {
 
     fn metrics(&self, now: Time) -> Metrics {
         let sh = self.shared.borrow();
-        let counted: Vec<&Response> = sh.responses.iter().filter(|r| r.requested >= self.measure_from).collect();
-        let mut times: Vec<f64> = counted.iter().filter_map(|r| r.completed.map(|t| t.saturating_since(r.requested).as_secs_f64())).collect();
+        let counted: Vec<&Response> = sh
+            .responses
+            .iter()
+            .filter(|r| r.requested >= self.measure_from)
+            .collect();
+        let mut times: Vec<f64> = counted
+            .iter()
+            .filter_map(|r| {
+                r.completed
+                    .map(|t| t.saturating_since(r.requested).as_secs_f64())
+            })
+            .collect();
         let (completed, mean, p99, max) = summary(&mut times);
-        let window = now.saturating_since(self.measure_from.max(self.start)).as_secs_f64();
+        let window = now
+            .saturating_since(self.measure_from.max(self.start))
+            .as_secs_f64();
         let srv = sh.server_counts();
         let m = [
             ("requests", sh.responses.len() as f64),
@@ -323,7 +394,14 @@ impl Agent for HttpClient {
             ("completion_time_p99_s", p99),
             ("completion_time_max_s", max),
             ("bytes_delivered", self.bytes_delivered as f64),
-            ("goodput_bps", if window > 0.0 { self.bytes_delivered_measured as f64 * 8.0 / window } else { 0.0 }),
+            (
+                "goodput_bps",
+                if window > 0.0 {
+                    self.bytes_delivered_measured as f64 * 8.0 / window
+                } else {
+                    0.0
+                },
+            ),
             ("data_segments_sent", srv.data_segments_sent as f64),
             ("retransmissions", srv.retransmits as f64),
             ("fast_retransmits", srv.fast_retransmits as f64),
@@ -336,7 +414,13 @@ impl Agent for HttpClient {
         Some(match name {
             "bytes_delivered" => self.bytes_delivered as f64,
             "connections_open" => self.open_connections() as f64,
-            "responses_completed" => self.shared.borrow().responses.iter().filter(|r| r.completed.is_some()).count() as f64,
+            "responses_completed" => self
+                .shared
+                .borrow()
+                .responses
+                .iter()
+                .filter(|r| r.completed.is_some())
+                .count() as f64,
             _ => return None,
         })
     }
@@ -362,7 +446,17 @@ pub struct HttpServerSlot {
 
 impl HttpServerSlot {
     pub fn new(cfg: TcpConfig, slot: usize, port: u16, shared: HttpRef) -> Self {
-        HttpServerSlot { cfg, slot, port, shared, conn: None, timer: DeadlineTimer::default(), local: Ipv4Addr::UNSPECIFIED, peer: None, written: 0 }
+        HttpServerSlot {
+            cfg,
+            slot,
+            port,
+            shared,
+            conn: None,
+            timer: DeadlineTimer::default(),
+            local: Ipv4Addr::UNSPECIFIED,
+            peer: None,
+            written: 0,
+        }
     }
 
     fn listen(&mut self) {
@@ -379,8 +473,13 @@ impl HttpServerSlot {
             let size = self.shared.borrow().slots[self.slot].response;
             loop {
                 let mut progress = false;
-                if matches!(conn.state(), State::SynReceived | State::Established) && self.written < size {
-                    let n = conn.send(now, (size - self.written).min(conn.send_buffer_free() as u64) as usize) as u64;
+                if matches!(conn.state(), State::SynReceived | State::Established)
+                    && self.written < size
+                {
+                    let n = conn.send(
+                        now,
+                        (size - self.written).min(conn.send_buffer_free() as u64) as usize,
+                    ) as u64;
                     self.written += n;
                     if self.written == size {
                         // The FIN follows the response (RFC 9293 §3.10.4).
@@ -436,7 +535,9 @@ impl Agent for HttpServerSlot {
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
-        let Transport::Tcp(seg) = &pkt.ip.transport else { return };
+        let Transport::Tcp(seg) = &pkt.ip.transport else {
+            return;
+        };
         if self.peer.is_none() {
             self.peer = Some(pkt.ip.header.src);
             self.local = pkt.ip.header.dst;

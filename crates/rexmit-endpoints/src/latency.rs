@@ -57,7 +57,10 @@ pub struct MessageLog {
 
 impl MessageLog {
     pub fn new(measure_from: Time) -> Self {
-        MessageLog { measure_from, ..Self::default() }
+        MessageLog {
+            measure_from,
+            ..Self::default()
+        }
     }
 
     /// The application handed message `msg` (numbered from 0 in sending order) of `size` bytes
@@ -65,9 +68,20 @@ impl MessageLog {
     pub fn on_send(&mut self, msg: u64, at: Time, size: u32) {
         let i = msg as usize;
         if i >= self.sent.len() {
-            self.sent.resize(i + 1, Sent { at, size, max_tx: 0 });
+            self.sent.resize(
+                i + 1,
+                Sent {
+                    at,
+                    size,
+                    max_tx: 0,
+                },
+            );
         }
-        self.sent[i] = Sent { at, size, max_tx: 0 };
+        self.sent[i] = Sent {
+            at,
+            size,
+            max_tx: 0,
+        };
     }
 
     /// A chunk of message `msg` went on the wire for the `transmissions`-th time.
@@ -85,14 +99,25 @@ impl MessageLog {
     /// Message `msg` reached the receiving application at `now`; its retransmission count is
     /// taken from the transmissions recorded so far.
     pub fn on_delivery(&mut self, msg: u64, now: Time) {
-        let rtx = self.sent.get(msg as usize).map_or(0, |s| s.max_tx.saturating_sub(1));
+        let rtx = self
+            .sent
+            .get(msg as usize)
+            .map_or(0, |s| s.max_tx.saturating_sub(1));
         self.on_delivery_with_rtx(msg, now, rtx);
     }
 
     /// Message `msg` reached the receiving application at `now` after `rtx` retransmissions.
     pub fn on_delivery_with_rtx(&mut self, msg: u64, now: Time, rtx: u32) {
-        let Some(s) = self.sent.get(msg as usize) else { return };
-        self.delivered.push(Delivery { msg, sent: s.at, latency: now.saturating_since(s.at), rtx, size: s.size });
+        let Some(s) = self.sent.get(msg as usize) else {
+            return;
+        };
+        self.delivered.push(Delivery {
+            msg,
+            sent: s.at,
+            latency: now.saturating_since(s.at),
+            rtx,
+            size: s.size,
+        });
     }
 
     pub fn sent(&self) -> u64 {
@@ -107,18 +132,43 @@ impl MessageLog {
     /// retransmission count (`latency_rtx0_*` … `latency_rtx3_*`, `latency_rtx4plus_*`), each
     /// with count, mean, p99 and max (seconds).
     pub fn metrics(&self) -> Vec<(String, f64)> {
-        let counted: Vec<&Delivery> = self.delivered.iter().filter(|d| d.sent >= self.measure_from).collect();
+        let counted: Vec<&Delivery> = self
+            .delivered
+            .iter()
+            .filter(|d| d.sent >= self.measure_from)
+            .collect();
         let mut all: Vec<f64> = counted.iter().map(|d| d.latency.as_secs_f64()).collect();
         let mut buckets: [Vec<f64>; RTX_BUCKETS] = Default::default();
         for d in &counted {
             buckets[(d.rtx as usize).min(RTX_BUCKETS - 1)].push(d.latency.as_secs_f64());
         }
-        let sent_from = self.sent.iter().filter(|s| s.at >= self.measure_from).count();
-        let mut m = vec![("messages_delivered".to_string(), self.delivered.len() as f64), ("messages_undelivered".to_string(), (sent_from - counted.len()) as f64)];
+        let sent_from = self
+            .sent
+            .iter()
+            .filter(|s| s.at >= self.measure_from)
+            .count();
+        let mut m = vec![
+            (
+                "messages_delivered".to_string(),
+                self.delivered.len() as f64,
+            ),
+            (
+                "messages_undelivered".to_string(),
+                (sent_from - counted.len()) as f64,
+            ),
+        ];
         let (_, mean, p99, max) = summary(&mut all);
-        m.extend([("latency_mean_s".to_string(), mean), ("latency_p99_s".to_string(), p99), ("latency_max_s".to_string(), max)]);
+        m.extend([
+            ("latency_mean_s".to_string(), mean),
+            ("latency_p99_s".to_string(), p99),
+            ("latency_max_s".to_string(), max),
+        ]);
         for (i, b) in buckets.iter_mut().enumerate() {
-            let name = if i + 1 == RTX_BUCKETS { format!("rtx{i}plus") } else { format!("rtx{i}") };
+            let name = if i + 1 == RTX_BUCKETS {
+                format!("rtx{i}plus")
+            } else {
+                format!("rtx{i}")
+            };
             let (n, mean, p99, max) = summary(b);
             m.extend([
                 (format!("latency_{name}_count"), n),
@@ -183,7 +233,10 @@ pub struct StreamTruth {
 
 impl StreamTruth {
     pub fn new(measure_from: Time) -> Self {
-        StreamTruth { log: MessageLog::new(measure_from), ..Self::default() }
+        StreamTruth {
+            log: MessageLog::new(measure_from),
+            ..Self::default()
+        }
     }
 
     /// The application wrote a message of `size` bytes at `at`; returns its number.
@@ -211,7 +264,10 @@ impl StreamTruth {
             self.log.on_delivery_with_rtx(msg, now, rtx);
             self.pending.pop_front();
         }
-        let keep_from = self.pending.front().map_or(total, |&(_, start, _)| start.min(total));
+        let keep_from = self
+            .pending
+            .front()
+            .map_or(total, |&(_, start, _)| start.min(total));
         self.tx.forget_below(keep_from);
     }
 }
@@ -245,7 +301,10 @@ mod tests {
         assert!((m["latency_rtx1_max_s"] - 1.010).abs() < 1e-12);
         assert_eq!(m["latency_rtx2_count"], 0.0);
         assert!(m["latency_rtx2_mean_s"].is_nan());
-        assert_eq!(m["latency_rtx4plus_count"], 1.0, "six transmissions are five retransmissions");
+        assert_eq!(
+            m["latency_rtx4plus_count"], 1.0,
+            "six transmissions are five retransmissions"
+        );
         assert!((m["latency_max_s"] - 3.0).abs() < 1e-12);
         let t = log.table();
         assert_eq!(t.columns[0], ("msg", vec![0, 1, 2, 3]));
@@ -256,7 +315,11 @@ mod tests {
     fn ppid_low_bits_unwrap_to_the_latest_message() {
         let latest = (1 << 32) + 5;
         assert_eq!(unwrap_low32(latest, 5), (1 << 32) + 5);
-        assert_eq!(unwrap_low32(latest, 7), 7, "not sent yet in this epoch: the previous one");
+        assert_eq!(
+            unwrap_low32(latest, 7),
+            7,
+            "not sent yet in this epoch: the previous one"
+        );
         assert_eq!(unwrap_low32(latest, 3), (1 << 32) + 3);
         assert_eq!(unwrap_low32(9, 3), 3);
     }
@@ -275,6 +338,15 @@ mod tests {
         assert!(s.log.delivered().is_empty());
         s.on_delivered(250, ms(40));
         let d = s.log.delivered();
-        assert_eq!(d.iter().map(|d| (d.msg, d.rtx, d.latency)).collect::<Vec<_>>(), vec![(0, 0, ms(40) - ms(0)), (1, 1, ms(30) - ms(0)), (2, 0, ms(20) - ms(0))]);
+        assert_eq!(
+            d.iter()
+                .map(|d| (d.msg, d.rtx, d.latency))
+                .collect::<Vec<_>>(),
+            vec![
+                (0, 0, ms(40) - ms(0)),
+                (1, 1, ms(30) - ms(0)),
+                (2, 0, ms(20) - ms(0))
+            ]
+        );
     }
 }

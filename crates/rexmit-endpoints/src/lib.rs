@@ -13,14 +13,14 @@
 //! Applications: bulk senders, message sources (`messages.rs`) over SCTP and TCP, and HTTP
 //! request/response cross traffic over TCP (`http.rs`).
 
-pub mod timer;
-pub mod truth;
+pub mod http;
 pub mod latency;
 pub mod messages;
 pub mod ppid;
 pub mod sctp;
 pub mod tcp;
-pub mod http;
+pub mod timer;
+pub mod truth;
 
 #[doc(hidden)]
 #[cfg(feature = "testbeds")]

@@ -53,13 +53,22 @@ pub struct MessageGen {
 
 impl MessageGen {
     pub fn new(src: MessageSource, rng: RngStream) -> Self {
-        MessageGen { src, rng, next: None, burst_start: Time::ZERO, in_burst: 0, generated: 0 }
+        MessageGen {
+            src,
+            rng,
+            next: None,
+            burst_start: Time::ZERO,
+            in_burst: 0,
+            generated: 0,
+        }
     }
 
     /// The application starts at `now`: the first message (or burst) comes one interarrival
     /// later, so a source started at a random time is stationary.
     pub fn start(&mut self, now: Time) {
-        let first = now.saturating_add(Duration::from_nanos(self.src.interarrival.draw(&mut self.rng)));
+        let first = now.saturating_add(Duration::from_nanos(
+            self.src.interarrival.draw(&mut self.rng),
+        ));
         self.burst_start = first;
         self.next = Some(first);
         self.check_end();
@@ -92,7 +101,9 @@ impl MessageGen {
             }
             _ => {
                 self.in_burst = 0;
-                self.burst_start = self.burst_start.saturating_add(Duration::from_nanos(self.src.interarrival.draw(&mut self.rng)));
+                self.burst_start = self.burst_start.saturating_add(Duration::from_nanos(
+                    self.src.interarrival.draw(&mut self.rng),
+                ));
                 // A burst longer than the gap to the next one delays that one.
                 Some(self.burst_start.max(at))
             }
@@ -102,7 +113,11 @@ impl MessageGen {
 
     fn check_end(&mut self) {
         let done = self.src.count.is_some_and(|n| self.generated >= n);
-        if done || self.next.is_some_and(|t| self.src.stop.is_some_and(|s| t >= s) || t == Time::MAX) {
+        if done
+            || self
+                .next
+                .is_some_and(|t| self.src.stop.is_some_and(|s| t >= s) || t == Time::MAX)
+        {
             self.next = None;
         }
     }
@@ -155,7 +170,15 @@ struct Row {
 const MS: u64 = 1_000_000;
 
 impl Preset {
-    pub const ALL: [Preset; 7] = [Preset::Signalling, Preset::Game, Preset::Wow, Preset::Ssh, Preset::Rdp, Preset::Voip, Preset::Sensor];
+    pub const ALL: [Preset; 7] = [
+        Preset::Signalling,
+        Preset::Game,
+        Preset::Wow,
+        Preset::Ssh,
+        Preset::Rdp,
+        Preset::Voip,
+        Preset::Sensor,
+    ];
 
     /// The TOML spelling.
     pub fn name(self) -> &'static str {
@@ -173,12 +196,30 @@ impl Preset {
     fn row(self) -> Option<Row> {
         Some(match self {
             Preset::Signalling => return None,
-            Preset::Game => Row { size: (98.0, 8, 1333), gap_ms: (632.0, 7) },
-            Preset::Wow => Row { size: (26.0, 6, 1228), gap_ms: (314.0, 0) },
-            Preset::Ssh => Row { size: (48.0, 16, 752), gap_ms: (323.0, 0) },
-            Preset::Rdp => Row { size: (111.0, 8, 1417), gap_ms: (318.0, 1) },
-            Preset::Voip => Row { size: (236.0, 14, 1267), gap_ms: (34.0, 0) },
-            Preset::Sensor => Row { size: (241.0, 93, 572), gap_ms: (7287.0, 305) },
+            Preset::Game => Row {
+                size: (98.0, 8, 1333),
+                gap_ms: (632.0, 7),
+            },
+            Preset::Wow => Row {
+                size: (26.0, 6, 1228),
+                gap_ms: (314.0, 0),
+            },
+            Preset::Ssh => Row {
+                size: (48.0, 16, 752),
+                gap_ms: (323.0, 0),
+            },
+            Preset::Rdp => Row {
+                size: (111.0, 8, 1417),
+                gap_ms: (318.0, 1),
+            },
+            Preset::Voip => Row {
+                size: (236.0, 14, 1267),
+                gap_ms: (34.0, 0),
+            },
+            Preset::Sensor => Row {
+                size: (241.0, 93, 572),
+                gap_ms: (7287.0, 305),
+            },
         })
     }
 
@@ -188,12 +229,35 @@ impl Preset {
             return (Dist::Fixed(10 * MS), Dist::Fixed(50), None);
         };
         let (mean, min, max) = row.size;
-        let size = Dist::exponential_with_mean(mean, min, Some(max)).expect("table rows have min < mean < max");
+        let size = Dist::exponential_with_mean(mean, min, Some(max))
+            .expect("table rows have min < mean < max");
         let (gap_mean, gap_min) = row.gap_ms;
         match self {
-            Preset::Voip => (Dist::Uniform { min: 4 * MS, max: 64 * MS }, size, None),
-            Preset::Sensor => (Dist::Fixed(30_000 * MS), size, Some(Burst { messages: 4, interval: Duration::from_millis(305) })),
-            _ => (Dist::Exponential { mean: gap_mean * MS as f64, min: gap_min * MS, max: None }, size, None),
+            Preset::Voip => (
+                Dist::Uniform {
+                    min: 4 * MS,
+                    max: 64 * MS,
+                },
+                size,
+                None,
+            ),
+            Preset::Sensor => (
+                Dist::Fixed(30_000 * MS),
+                size,
+                Some(Burst {
+                    messages: 4,
+                    interval: Duration::from_millis(305),
+                }),
+            ),
+            _ => (
+                Dist::Exponential {
+                    mean: gap_mean * MS as f64,
+                    min: gap_min * MS,
+                    max: None,
+                },
+                size,
+                None,
+            ),
         }
     }
 
@@ -219,30 +283,60 @@ mod tests {
     }
 
     fn fixed(gap_ms: u64, size: u64) -> MessageSource {
-        MessageSource { interarrival: Dist::Fixed(gap_ms * MS), size: Dist::Fixed(size), burst: None, count: None, stop: None }
+        MessageSource {
+            interarrival: Dist::Fixed(gap_ms * MS),
+            size: Dist::Fixed(size),
+            burst: None,
+            count: None,
+            stop: None,
+        }
     }
 
     #[test]
     fn fixed_source_sends_one_interarrival_after_start_then_periodically() {
         let m = run(fixed(250, 100), Time::from_secs(1));
-        assert_eq!(m.iter().map(|m| m.at.as_nanos() / MS).collect::<Vec<_>>(), vec![250, 500, 750, 1000]);
+        assert_eq!(
+            m.iter().map(|m| m.at.as_nanos() / MS).collect::<Vec<_>>(),
+            vec![250, 500, 750, 1000]
+        );
         assert!(m.iter().all(|m| m.size == 100));
     }
 
     #[test]
     fn count_and_stop_end_the_source() {
-        let m = run(MessageSource { count: Some(3), ..fixed(10, 1) }, Time::from_secs(1));
+        let m = run(
+            MessageSource {
+                count: Some(3),
+                ..fixed(10, 1)
+            },
+            Time::from_secs(1),
+        );
         assert_eq!(m.len(), 3);
-        let m = run(MessageSource { stop: Some(Time::from_millis(55)), ..fixed(10, 1) }, Time::from_secs(1));
+        let m = run(
+            MessageSource {
+                stop: Some(Time::from_millis(55)),
+                ..fixed(10, 1)
+            },
+            Time::from_secs(1),
+        );
         assert_eq!(m.len(), 5, "10..50 ms; 60 ms is after the stop");
     }
 
     #[test]
     fn bursts_repeat_at_the_interarrival() {
-        let src = MessageSource { burst: Some(Burst { messages: 4, interval: Duration::from_millis(305) }), ..fixed(30_000, 241) };
+        let src = MessageSource {
+            burst: Some(Burst {
+                messages: 4,
+                interval: Duration::from_millis(305),
+            }),
+            ..fixed(30_000, 241)
+        };
         let m = run(src, Time::from_secs(61));
         let at: Vec<u64> = m.iter().map(|m| m.at.as_nanos() / MS).collect();
-        assert_eq!(at, vec![30_000, 30_305, 30_610, 30_915, 60_000, 60_305, 60_610, 60_915]);
+        assert_eq!(
+            at,
+            vec![30_000, 30_305, 30_610, 30_915, 60_000, 60_305, 60_610, 60_915]
+        );
     }
 
     /// Each thin-stream preset's mean interarrival and size match seed 004 Table 1 (within 3σ
@@ -250,23 +344,45 @@ mod tests {
     #[test]
     fn presets_match_table_1_means() {
         for p in Preset::ALL {
-            let Some((gap_ms, size)) = p.table_means() else { continue };
+            let Some((gap_ms, size)) = p.table_means() else {
+                continue;
+            };
             let (gap, sz, burst) = p.source();
-            assert!((sz.mean() - size).abs() < 1e-6, "{p:?} size mean {}", sz.mean());
+            assert!(
+                (sz.mean() - size).abs() < 1e-6,
+                "{p:?} size mean {}",
+                sz.mean()
+            );
             let n = 50_000u64;
-            let src = MessageSource { interarrival: gap.clone(), size: sz.clone(), burst, count: Some(n), stop: None };
+            let src = MessageSource {
+                interarrival: gap.clone(),
+                size: sz.clone(),
+                burst,
+                count: Some(n),
+                stop: None,
+            };
             let m = run(src, Time::MAX);
             assert_eq!(m.len() as u64, n);
             let mean_size = m.iter().map(|m| m.size as f64).sum::<f64>() / n as f64;
-            assert!((mean_size - size).abs() <= 3.0 * (sz.variance() / n as f64).sqrt() + 0.5, "{p:?}: sample size mean {mean_size} vs {size}");
+            assert!(
+                (mean_size - size).abs() <= 3.0 * (sz.variance() / n as f64).sqrt() + 0.5,
+                "{p:?}: sample size mean {mean_size} vs {size}"
+            );
             let span_ms = (m[m.len() - 1].at.as_nanos() - m[0].at.as_nanos()) as f64 / MS as f64;
             let mean_gap = span_ms / (n - 1) as f64;
             if p == Preset::Sensor {
-                assert!((mean_gap - 7500.0).abs() < 1.0, "bursts: (3·305 + 29085)/4 ms, got {mean_gap}");
+                assert!(
+                    (mean_gap - 7500.0).abs() < 1.0,
+                    "bursts: (3·305 + 29085)/4 ms, got {mean_gap}"
+                );
                 assert!((mean_gap - gap_ms).abs() / gap_ms < 0.03);
             } else {
                 let se_ms = (gap.variance() / (n - 1) as f64).sqrt() / MS as f64;
-                assert!((mean_gap - gap_ms).abs() <= 3.0 * se_ms, "{p:?}: sample gap {mean_gap} ms vs {gap_ms} ± {}", 3.0 * se_ms);
+                assert!(
+                    (mean_gap - gap_ms).abs() <= 3.0 * se_ms,
+                    "{p:?}: sample gap {mean_gap} ms vs {gap_ms} ± {}",
+                    3.0 * se_ms
+                );
             }
         }
     }

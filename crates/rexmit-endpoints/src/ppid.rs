@@ -56,7 +56,9 @@ impl PpidByTsn {
     /// Forget the TSNs up to `cum_tsn` (the receiver's cumulative TSN): a copy arriving later
     /// is a duplicate the receiver discards without reading its PPID.
     pub fn forget_through(&mut self, cum_tsn: u32) {
-        let Some(base) = self.base.as_mut() else { return };
+        let Some(base) = self.base.as_mut() else {
+            return;
+        };
         while !self.ppids.is_empty() && (cum_tsn.wrapping_sub(*base) as i32) >= 0 {
             self.ppids.pop_front();
             *base = base.wrapping_add(1);

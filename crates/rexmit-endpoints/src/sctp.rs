@@ -120,7 +120,11 @@ impl RtxqUtil {
         if now > from {
             let dt = (now - from).as_secs_f64();
             // An empty rtxq wastes nothing: its utilisation counts as 1.
-            let u = if self.r == 0 { 1.0 } else { self.k as f64 / self.r as f64 };
+            let u = if self.r == 0 {
+                1.0
+            } else {
+                self.k as f64 / self.r as f64
+            };
             self.weighted += u * dt;
             self.total += dt;
             self.r_integral += self.r as f64 * dt;
@@ -174,18 +178,76 @@ impl SctpAgent {
     /// An association initiator sending with `app` to the peer's `remote` addresses; data goes
     /// to `remote[primary]` first.
     #[allow(clippy::too_many_arguments)]
-    pub fn sender(cfg: SctpConfig, local_port: u16, remote: Vec<Ipv4Addr>, remote_port: u16, primary: usize, tag: u32, tsn: u32, app: impl Into<SctpApp>, truth: Truth, measure_from: Time) -> Self {
-        let role = Role::Sender { app: app.into(), remote, remote_port, primary, next_stream: 0, backlog: VecDeque::new(), refused: 0, chunk_tx: ChunkTx::new(tsn) };
+    pub fn sender(
+        cfg: SctpConfig,
+        local_port: u16,
+        remote: Vec<Ipv4Addr>,
+        remote_port: u16,
+        primary: usize,
+        tag: u32,
+        tsn: u32,
+        app: impl Into<SctpApp>,
+        truth: Truth,
+        measure_from: Time,
+    ) -> Self {
+        let role = Role::Sender {
+            app: app.into(),
+            remote,
+            remote_port,
+            primary,
+            next_stream: 0,
+            backlog: VecDeque::new(),
+            refused: 0,
+            chunk_tx: ChunkTx::new(tsn),
+        };
         truth.borrow_mut().log = MessageLog::new(measure_from);
         Self::new(cfg, local_port, tag, tsn, role, truth, measure_from)
     }
 
-    pub fn receiver(cfg: SctpConfig, local_port: u16, tag: u32, tsn: u32, truth: Truth, measure_from: Time) -> Self {
-        Self::new(cfg, local_port, tag, tsn, Role::Receiver, truth, measure_from)
+    pub fn receiver(
+        cfg: SctpConfig,
+        local_port: u16,
+        tag: u32,
+        tsn: u32,
+        truth: Truth,
+        measure_from: Time,
+    ) -> Self {
+        Self::new(
+            cfg,
+            local_port,
+            tag,
+            tsn,
+            Role::Receiver,
+            truth,
+            measure_from,
+        )
     }
 
-    fn new(cfg: SctpConfig, local_port: u16, tag: u32, tsn: u32, role: Role, truth: Truth, measure_from: Time) -> Self {
-        SctpAgent { cfg, local_port, tag, tsn, assoc: None, role, timer: DeadlineTimer::default(), truth, start: Time::ZERO, measure_from, delivered_before_measure: None, failure: 0, util: RtxqUtil::default(), rtxq_max: 0 }
+    fn new(
+        cfg: SctpConfig,
+        local_port: u16,
+        tag: u32,
+        tsn: u32,
+        role: Role,
+        truth: Truth,
+        measure_from: Time,
+    ) -> Self {
+        SctpAgent {
+            cfg,
+            local_port,
+            tag,
+            tsn,
+            assoc: None,
+            role,
+            timer: DeadlineTimer::default(),
+            truth,
+            start: Time::ZERO,
+            measure_from,
+            delivered_before_measure: None,
+            failure: 0,
+            util: RtxqUtil::default(),
+            rtxq_max: 0,
+        }
     }
 
     pub fn association(&self) -> Option<std::cell::Ref<'_, Association>> {
@@ -200,12 +262,27 @@ impl SctpAgent {
             let mut progress = false;
             {
                 let mut a = rc.borrow_mut();
-                if let Role::Sender { app, next_stream, backlog, refused, .. } = &mut self.role {
+                if let Role::Sender {
+                    app,
+                    next_stream,
+                    backlog,
+                    refused,
+                    ..
+                } = &mut self.role
+                {
                     let log = &mut self.truth.borrow_mut().log;
                     match app {
                         SctpApp::Bulk(app) => {
-                            while a.is_established() && app.messages.is_none_or(|n| log.sent() < n) {
-                                let Ok(id) = a.send(now, *next_stream, Payload::zeros(app.message_size), app.unordered) else { break };
+                            while a.is_established() && app.messages.is_none_or(|n| log.sent() < n)
+                            {
+                                let Ok(id) = a.send(
+                                    now,
+                                    *next_stream,
+                                    Payload::zeros(app.message_size),
+                                    app.unordered,
+                                ) else {
+                                    break;
+                                };
                                 log.on_send(id, now, app.message_size);
                                 *next_stream = (*next_stream + 1) % app.streams.max(1);
                                 progress = true;
@@ -272,7 +349,11 @@ impl SctpAgent {
         if connected {
             // A message application sends once its association is up, as a socket
             // application does (seed 002's client starts on the established notification).
-            if let Role::Sender { app: SctpApp::Messages(m), .. } = &mut self.role {
+            if let Role::Sender {
+                app: SctpApp::Messages(m),
+                ..
+            } = &mut self.role
+            {
                 m.gen.start(now);
             }
             self.generate(ctx);
@@ -281,7 +362,12 @@ impl SctpAgent {
 
     /// Move the message source's due messages to the backlog and arm its next one.
     fn generate(&mut self, ctx: &mut Ctx<'_>) {
-        if let Role::Sender { app: SctpApp::Messages(m), backlog, .. } = &mut self.role {
+        if let Role::Sender {
+            app: SctpApp::Messages(m),
+            backlog,
+            ..
+        } = &mut self.role
+        {
             backlog.extend(std::iter::from_fn(|| m.gen.pop_due(ctx.now)));
             if let Some(t) = m.gen.next_at() {
                 ctx.set_timer(t, APP_TIMER);
@@ -302,7 +388,9 @@ impl SctpAgent {
             let bytes = if state == TsnState::NrAcked { 0 } else { bytes };
             r += bytes as u64;
             let unnecessary = match state {
-                TsnState::GapAcked | TsnState::NrAcked => receiver.as_ref().is_some_and(|rx| rx.is_tsn_non_renegable(tsn)),
+                TsnState::GapAcked | TsnState::NrAcked => receiver
+                    .as_ref()
+                    .is_some_and(|rx| rx.is_tsn_non_renegable(tsn)),
                 TsnState::InFlight | TsnState::MarkedForRtx => false,
             };
             if !unnecessary {
@@ -312,7 +400,9 @@ impl SctpAgent {
         let in_recovery = a.stats().in_loss_recovery;
         // Intervals close only when the state changes, so the integrals do not depend on how
         // often the agent happens to run.
-        if self.util.last.is_none() || (k, r, in_recovery) != (self.util.k, self.util.r, self.util.in_recovery) {
+        if self.util.last.is_none()
+            || (k, r, in_recovery) != (self.util.k, self.util.r, self.util.in_recovery)
+        {
             self.util.advance(now, self.measure_from);
             self.util.k = k;
             self.util.r = r;
@@ -327,13 +417,29 @@ impl Agent for SctpAgent {
         self.start = ctx.now;
         let local = ctx.addrs.to_vec();
         let assoc = match &self.role {
-            Role::Sender { remote, remote_port, primary, .. } => {
+            Role::Sender {
+                remote,
+                remote_port,
+                primary,
+                ..
+            } => {
                 // The primary destination is listed first.
                 let mut order = remote.clone();
                 order.rotate_left(*primary);
-                Association::connect(self.cfg.clone(), local, self.local_port, order, *remote_port, self.tag, self.tsn, ctx.now)
+                Association::connect(
+                    self.cfg.clone(),
+                    local,
+                    self.local_port,
+                    order,
+                    *remote_port,
+                    self.tag,
+                    self.tsn,
+                    ctx.now,
+                )
             }
-            Role::Receiver => Association::listen(self.cfg.clone(), local, self.local_port, self.tag, self.tsn),
+            Role::Receiver => {
+                Association::listen(self.cfg.clone(), local, self.local_port, self.tag, self.tsn)
+            }
         };
         let rc = Rc::new(RefCell::new(assoc));
         if matches!(self.role, Role::Receiver) {
@@ -345,7 +451,9 @@ impl Agent for SctpAgent {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, mut pkt: Packet) {
         let (src, dst) = (pkt.ip.header.src, pkt.ip.header.dst);
-        let Transport::Sctp(p) = &mut pkt.ip.transport else { return };
+        let Transport::Sctp(p) = &mut pkt.ip.transport else {
+            return;
+        };
         if let Some(a) = &self.assoc {
             if self.delivered_before_measure.is_none() && ctx.now >= self.measure_from {
                 self.delivered_before_measure = Some(a.borrow().stats().bytes_delivered);
@@ -379,13 +487,20 @@ impl Agent for SctpAgent {
     }
 
     fn metrics(&self, now: Time) -> Metrics {
-        let Some(a) = &self.assoc else { return Vec::new() };
+        let Some(a) = &self.assoc else {
+            return Vec::new();
+        };
         let a = a.borrow();
         let st = a.stats();
         let window = now.saturating_since(self.measure_from).as_secs_f64();
         let mut m: Vec<(&str, f64)> = Vec::new();
         match &self.role {
-            Role::Sender { app, backlog, refused, .. } => {
+            Role::Sender {
+                app,
+                backlog,
+                refused,
+                ..
+            } => {
                 let mut u = self.util.clone();
                 u.advance(now, self.measure_from);
                 // Seed 000 §II.B send-buffer blocking: the rtxq alone fills the send buffer.
@@ -393,7 +508,11 @@ impl Agent for SctpAgent {
                 let app_blocked = st.blocked_time_until(now).as_secs_f64();
                 let lifetime = now.saturating_since(self.start).as_secs_f64();
                 if let SctpApp::Messages(g) = app {
-                    m.extend([("messages_generated", g.gen.generated() as f64), ("messages_waiting", backlog.len() as f64), ("messages_refused", *refused as f64)]);
+                    m.extend([
+                        ("messages_generated", g.gen.generated() as f64),
+                        ("messages_waiting", backlog.len() as f64),
+                        ("messages_refused", *refused as f64),
+                    ]);
                 }
                 m.extend([
                     ("messages_sent", self.truth.borrow().log.sent() as f64),
@@ -401,17 +520,52 @@ impl Agent for SctpAgent {
                     ("retransmissions", st.retransmissions as f64),
                     ("fast_retransmits", st.fast_retransmits as f64),
                     ("timeouts", st.timeouts as f64),
-                    ("rtxq_util", if u.total > 0.0 { u.weighted / u.total } else { f64::NAN }),
-                    ("rtxq_util_l", if u.total_l > 0.0 { u.weighted_l / u.total_l } else { f64::NAN }),
+                    (
+                        "rtxq_util",
+                        if u.total > 0.0 {
+                            u.weighted / u.total
+                        } else {
+                            f64::NAN
+                        },
+                    ),
+                    (
+                        "rtxq_util_l",
+                        if u.total_l > 0.0 {
+                            u.weighted_l / u.total_l
+                        } else {
+                            f64::NAN
+                        },
+                    ),
                     ("loss_recovery_s", u.total_l),
-                    ("rtxq_bytes_mean", if u.total > 0.0 { u.r_integral / u.total } else { 0.0 }),
+                    (
+                        "rtxq_bytes_mean",
+                        if u.total > 0.0 {
+                            u.r_integral / u.total
+                        } else {
+                            0.0
+                        },
+                    ),
                     ("rtxq_bytes_max", self.rtxq_max as f64),
                     ("send_blocked_s", blocked),
-                    ("send_blocked_fraction", if lifetime > 0.0 { blocked / lifetime } else { 0.0 }),
+                    (
+                        "send_blocked_fraction",
+                        if lifetime > 0.0 {
+                            blocked / lifetime
+                        } else {
+                            0.0
+                        },
+                    ),
                     // The application was refused by a full send buffer (a greedy app nearly always is).
                     ("app_blocked_s", app_blocked),
                     // As TCP's: the share of the association's lifetime the application was refused.
-                    ("app_blocked_fraction", if lifetime > 0.0 { app_blocked / lifetime } else { 0.0 }),
+                    (
+                        "app_blocked_fraction",
+                        if lifetime > 0.0 {
+                            app_blocked / lifetime
+                        } else {
+                            0.0
+                        },
+                    ),
                     ("nr_sack", a.nr_sack_negotiated() as u8 as f64),
                     ("failure", self.failure as f64),
                     ("rtx_timeout", st.rtx_by_cause.timeout as f64),
@@ -429,12 +583,24 @@ impl Agent for SctpAgent {
                     // sender itself can infer (seed 002 §IV); ground truth is the receiver's.
                     ("dup_tsns_reported", st.dup_tsns_reported as f64),
                     // Seed 002 §IV.A: first transmission to first retransmission of a chunk.
-                    ("recovery_time_mean_s", if st.recovery_time_count > 0 { st.recovery_time_total.as_secs_f64() / st.recovery_time_count as f64 } else { f64::NAN }),
+                    (
+                        "recovery_time_mean_s",
+                        if st.recovery_time_count > 0 {
+                            st.recovery_time_total.as_secs_f64() / st.recovery_time_count as f64
+                        } else {
+                            f64::NAN
+                        },
+                    ),
                     ("recovery_time_max_s", st.recovery_time_max.as_secs_f64()),
                     ("thin_s", st.thin_time_until(now).as_secs_f64()),
                 ]);
                 for (i, p) in st.paths.iter().enumerate().take(4) {
-                    let key: &'static str = ["path0_timeouts", "path1_timeouts", "path2_timeouts", "path3_timeouts"][i];
+                    let key: &'static str = [
+                        "path0_timeouts",
+                        "path1_timeouts",
+                        "path2_timeouts",
+                        "path3_timeouts",
+                    ][i];
                     m.push((key, p.timeouts as f64));
                 }
             }
@@ -442,7 +608,18 @@ impl Agent for SctpAgent {
                 m.extend([
                     ("bytes_delivered", st.bytes_delivered as f64),
                     // Goodput over the measurement window: bytes delivered since `measure_from`.
-                    ("goodput_bps", if window > 0.0 { (st.bytes_delivered - self.delivered_before_measure.unwrap_or(st.bytes_delivered)) as f64 * 8.0 / window } else { 0.0 }),
+                    (
+                        "goodput_bps",
+                        if window > 0.0 {
+                            (st.bytes_delivered
+                                - self.delivered_before_measure.unwrap_or(st.bytes_delivered))
+                                as f64
+                                * 8.0
+                                / window
+                        } else {
+                            0.0
+                        },
+                    ),
                     ("dup_tsns_received", st.dup_tsns_received as f64),
                     ("reneged_chunks", st.reneged_chunks as f64),
                 ]);
@@ -464,14 +641,23 @@ impl Agent for SctpAgent {
             "send_buffer_bytes" => a.send_buffer_bytes() as f64,
             "flight_size" => a.flight_size() as f64,
             "bytes_delivered" => a.stats().bytes_delivered as f64,
-            "cwnd_primary" => a.paths().get(a.primary_path()).map_or(f64::NAN, |p| p.cc.cwnd as f64),
+            "cwnd_primary" => a
+                .paths()
+                .get(a.primary_path())
+                .map_or(f64::NAN, |p| p.cc.cwnd as f64),
             _ => return None,
         })
     }
 
     fn probe_names(&self) -> &'static [&'static str] {
         match self.role {
-            Role::Sender { .. } => &["rtxq_bytes", "rtxq_necessary_bytes", "send_buffer_bytes", "flight_size", "cwnd_primary"],
+            Role::Sender { .. } => &[
+                "rtxq_bytes",
+                "rtxq_necessary_bytes",
+                "send_buffer_bytes",
+                "flight_size",
+                "cwnd_primary",
+            ],
             Role::Receiver => &["bytes_delivered"],
         }
     }

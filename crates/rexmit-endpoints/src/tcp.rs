@@ -69,8 +69,17 @@ impl From<MessagesApp> for TcpApp {
 }
 
 enum Role {
-    Sender { app: TcpApp, remote: Ipv4Addr, remote_port: u16, written: u64, done_at: Option<Time> },
-    Receiver { measure_from: Time, messages: Option<StreamTruthRef> },
+    Sender {
+        app: TcpApp,
+        remote: Ipv4Addr,
+        remote_port: u16,
+        written: u64,
+        done_at: Option<Time>,
+    },
+    Receiver {
+        measure_from: Time,
+        messages: Option<StreamTruthRef>,
+    },
 }
 
 /// Ground truth at the receiving side: which data arrived, and how much of it twice.
@@ -133,14 +142,35 @@ pub struct TcpAgent {
 impl TcpAgent {
     /// An active opener that sends with `app` to `remote:remote_port`. `iss` should come from a
     /// named random stream.
-    pub fn sender(cfg: TcpConfig, local_port: u16, remote: Ipv4Addr, remote_port: u16, iss: u32, app: impl Into<TcpApp>) -> Self {
-        let role = Role::Sender { app: app.into(), remote, remote_port, written: 0, done_at: None };
+    pub fn sender(
+        cfg: TcpConfig,
+        local_port: u16,
+        remote: Ipv4Addr,
+        remote_port: u16,
+        iss: u32,
+        app: impl Into<TcpApp>,
+    ) -> Self {
+        let role = Role::Sender {
+            app: app.into(),
+            remote,
+            remote_port,
+            written: 0,
+            done_at: None,
+        };
         Self::new(cfg, local_port, iss, role)
     }
 
     /// A passive opener that reads everything; goodput is measured from `measure_from`.
     pub fn receiver(cfg: TcpConfig, local_port: u16, iss: u32, measure_from: Time) -> Self {
-        Self::new(cfg, local_port, iss, Role::Receiver { measure_from, messages: None })
+        Self::new(
+            cfg,
+            local_port,
+            iss,
+            Role::Receiver {
+                measure_from,
+                messages: None,
+            },
+        )
     }
 
     /// Report message deliveries of a message source to `truth` (shared with its sender).
@@ -207,20 +237,33 @@ impl TcpAgent {
             progress |= self.drain_events(now, &mut connected);
             let conn = self.conn.as_mut().expect("checked above");
             while let Some(seg) = conn.poll_transmit(now) {
-                if let Role::Sender { app: TcpApp::Messages(m), .. } = &self.role {
+                if let Role::Sender {
+                    app: TcpApp::Messages(m),
+                    ..
+                } = &self.role
+                {
                     let len = seg.payload.len() as u64;
                     if len > 0 && !seg.flags.contains(TcpFlags::SYN) {
                         let off = self.tx_seq.offset(seg.seq);
                         m.truth.borrow_mut().on_transmit(off, off + len);
                     }
                 }
-                let dst = self.peer.expect("a connection only transmits once its peer is known");
+                let dst = self
+                    .peer
+                    .expect("a connection only transmits once its peer is known");
                 ctx.send(IpPacket::new(self.local, dst, Transport::Tcp(seg)));
             }
             progress |= self.drain_events(now, &mut connected);
             let conn = self.conn.as_mut().expect("checked above");
-            if let Role::Sender { app: TcpApp::Bulk(app), written, done_at, .. } = &mut self.role {
-                if done_at.is_none() && app.bytes.is_some_and(|b| *written == b) && conn.all_acked() {
+            if let Role::Sender {
+                app: TcpApp::Bulk(app),
+                written,
+                done_at,
+                ..
+            } = &mut self.role
+            {
+                if done_at.is_none() && app.bytes.is_some_and(|b| *written == b) && conn.all_acked()
+                {
                     *done_at = Some(now);
                     if app.close_when_done {
                         conn.close(now);
@@ -236,7 +279,11 @@ impl TcpAgent {
         self.timer.arm(ctx, deadline);
         if connected {
             // A message application sends once its connection is up.
-            if let Role::Sender { app: TcpApp::Messages(m), .. } = &mut self.role {
+            if let Role::Sender {
+                app: TcpApp::Messages(m),
+                ..
+            } = &mut self.role
+            {
                 m.gen.start(now);
             }
             self.generate(ctx);
@@ -248,7 +295,9 @@ impl TcpAgent {
     /// Handle the core's events: failures, connection, and deliveries read by the application.
     /// Returns whether the application read anything.
     fn drain_events(&mut self, now: Time, connected: &mut bool) -> bool {
-        let Some(conn) = self.conn.as_mut() else { return false };
+        let Some(conn) = self.conn.as_mut() else {
+            return false;
+        };
         let mut progress = false;
         while let Some(ev) = conn.poll_event() {
             *connected |= ev == Event::Connected;
@@ -263,12 +312,16 @@ impl TcpAgent {
                 let got = conn.recv(usize::MAX).len() as u64;
                 if got > 0 {
                     self.delivered += got;
-                    if matches!(self.role, Role::Receiver { measure_from, .. } if now < measure_from) {
+                    if matches!(self.role, Role::Receiver { measure_from, .. } if now < measure_from)
+                    {
                         self.delivered_before_measure += got;
                     }
                     self.truth.first_delivery.get_or_insert(now);
                     self.truth.last_delivery = Some(now);
-                    if let Role::Receiver { messages: Some(t), .. } = &self.role {
+                    if let Role::Receiver {
+                        messages: Some(t), ..
+                    } = &self.role
+                    {
                         t.borrow_mut().on_delivered(self.delivered, now);
                     }
                     progress = true;
@@ -280,7 +333,11 @@ impl TcpAgent {
 
     /// Hand the message source's due messages to the stream and arm its next one.
     fn generate(&mut self, ctx: &mut Ctx<'_>) {
-        if let Role::Sender { app: TcpApp::Messages(m), .. } = &mut self.role {
+        if let Role::Sender {
+            app: TcpApp::Messages(m),
+            ..
+        } = &mut self.role
+        {
             while let Some(msg) = m.gen.pop_due(ctx.now) {
                 let size = msg.size.min(u32::MAX as u64) as u32;
                 m.truth.borrow_mut().on_message(msg.at, size);
@@ -298,24 +355,43 @@ impl Agent for TcpAgent {
         self.start = ctx.now;
         self.local = ctx.addrs.first().copied().unwrap_or(Ipv4Addr::UNSPECIFIED);
         match &self.role {
-            Role::Sender { remote, remote_port, .. } => {
+            Role::Sender {
+                remote,
+                remote_port,
+                ..
+            } => {
                 self.peer = Some(*remote);
-                self.conn = Some(Connection::connect(self.cfg.clone(), self.local_port, *remote_port, self.iss, ctx.now));
+                self.conn = Some(Connection::connect(
+                    self.cfg.clone(),
+                    self.local_port,
+                    *remote_port,
+                    self.iss,
+                    ctx.now,
+                ));
             }
-            Role::Receiver { .. } => self.conn = Some(Connection::listen(self.cfg.clone(), self.local_port, self.iss)),
+            Role::Receiver { .. } => {
+                self.conn = Some(Connection::listen(
+                    self.cfg.clone(),
+                    self.local_port,
+                    self.iss,
+                ))
+            }
         }
         self.pump(ctx);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
-        let Transport::Tcp(seg) = &pkt.ip.transport else { return };
+        let Transport::Tcp(seg) = &pkt.ip.transport else {
+            return;
+        };
         if self.peer.is_none() {
             self.peer = Some(pkt.ip.header.src);
             self.local = pkt.ip.header.dst;
         }
         if matches!(self.role, Role::Receiver { .. }) {
             let syn = seg.flags.contains(rexmit_wire::TcpFlags::SYN);
-            self.truth.on_segment(seg.seq, syn, seg.payload.len() as u64);
+            self.truth
+                .on_segment(seg.seq, syn, seg.payload.len() as u64);
         }
         if let Some(conn) = self.conn.as_mut() {
             conn.handle_segment(ctx.now, seg);
@@ -339,14 +415,24 @@ impl Agent for TcpAgent {
     }
 
     fn metrics(&self, now: Time) -> Metrics {
-        let Some(conn) = &self.conn else { return Vec::new() };
+        let Some(conn) = &self.conn else {
+            return Vec::new();
+        };
         let st = conn.stats();
         let mut m: Vec<(&str, f64)> = Vec::new();
         match &self.role {
-            Role::Sender { done_at, written, app, .. } => {
+            Role::Sender {
+                done_at,
+                written,
+                app,
+                ..
+            } => {
                 let secs = now.saturating_since(self.start).as_secs_f64();
                 if let TcpApp::Messages(a) = app {
-                    m.extend([("messages_generated", a.gen.generated() as f64), ("bytes_waiting", a.pending as f64)]);
+                    m.extend([
+                        ("messages_generated", a.gen.generated() as f64),
+                        ("bytes_waiting", a.pending as f64),
+                    ]);
                 }
                 m.extend([
                     ("bytes_written", *written as f64),
@@ -360,14 +446,37 @@ impl Agent for TcpAgent {
                     ("timeouts", st.timeouts as f64),
                     ("recoveries", st.recoveries.len() as f64),
                     ("failure", self.failure as f64),
-                    ("recovery_mean_s", episode_stat(&st.recoveries, now, |d| d.iter().sum::<f64>() / d.len().max(1) as f64)),
-                    ("recovery_max_s", episode_stat(&st.recoveries, now, |d| d.iter().cloned().fold(0.0, f64::max))),
-                    ("recovery_total_s", episode_stat(&st.recoveries, now, |d| d.iter().sum())),
+                    (
+                        "recovery_mean_s",
+                        episode_stat(&st.recoveries, now, |d| {
+                            d.iter().sum::<f64>() / d.len().max(1) as f64
+                        }),
+                    ),
+                    (
+                        "recovery_max_s",
+                        episode_stat(&st.recoveries, now, |d| {
+                            d.iter().cloned().fold(0.0, f64::max)
+                        }),
+                    ),
+                    (
+                        "recovery_total_s",
+                        episode_stat(&st.recoveries, now, |d| d.iter().sum()),
+                    ),
                     ("dsacks_received", st.dsacks_received as f64),
                     ("rtxq_bytes_max", st.rtx_queue_bytes_max as f64),
                     ("app_blocked_s", st.app_blocked.as_secs_f64()),
-                    ("app_blocked_fraction", if secs > 0.0 { st.app_blocked.as_secs_f64() / secs } else { 0.0 }),
-                    ("completion_time_s", done_at.map_or(f64::NAN, |t| t.saturating_since(self.start).as_secs_f64())),
+                    (
+                        "app_blocked_fraction",
+                        if secs > 0.0 {
+                            st.app_blocked.as_secs_f64() / secs
+                        } else {
+                            0.0
+                        },
+                    ),
+                    (
+                        "completion_time_s",
+                        done_at.map_or(f64::NAN, |t| t.saturating_since(self.start).as_secs_f64()),
+                    ),
                     ("srtt_s", st.srtt.map_or(f64::NAN, |d| d.as_secs_f64())),
                 ]);
             }
@@ -379,7 +488,14 @@ impl Agent for TcpAgent {
                 let secs = end.saturating_since(*measure_from).as_secs_f64();
                 m.extend([
                     ("bytes_delivered", self.delivered as f64),
-                    ("goodput_bps", if secs > 0.0 { (self.delivered - self.delivered_before_measure) as f64 * 8.0 / secs } else { 0.0 }),
+                    (
+                        "goodput_bps",
+                        if secs > 0.0 {
+                            (self.delivered - self.delivered_before_measure) as f64 * 8.0 / secs
+                        } else {
+                            0.0
+                        },
+                    ),
                     ("goodput_window_s", secs),
                     ("data_segments_arrived", self.truth.data_segments as f64),
                     // Ground truth: data that arrived although an earlier copy had already arrived.
@@ -391,7 +507,10 @@ impl Agent for TcpAgent {
             }
         }
         let mut m: Metrics = m.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-        if let Role::Receiver { messages: Some(t), .. } = &self.role {
+        if let Role::Receiver {
+            messages: Some(t), ..
+        } = &self.role
+        {
             // messages_delivered and latency by retransmission count (seed 004 Fig. 8).
             m.extend(t.borrow().log.metrics());
         }
@@ -418,7 +537,16 @@ impl Agent for TcpAgent {
 
     fn probe_names(&self) -> &'static [&'static str] {
         match self.role {
-            Role::Sender { .. } => &["cwnd", "ssthresh", "pipe", "rtxq_bytes", "send_buffer_bytes", "bytes_acked", "srtt_s", "rto_s"],
+            Role::Sender { .. } => &[
+                "cwnd",
+                "ssthresh",
+                "pipe",
+                "rtxq_bytes",
+                "send_buffer_bytes",
+                "bytes_acked",
+                "srtt_s",
+                "rto_s",
+            ],
             Role::Receiver { .. } => &["bytes_delivered", "ooo_bytes"],
         }
     }
@@ -426,7 +554,10 @@ impl Agent for TcpAgent {
 
 /// A statistic of the recovery episodes' durations (start to end; one still open ends `now`).
 fn episode_stat(eps: &[rexmit_tcp::RecoveryEpisode], now: Time, f: impl Fn(&[f64]) -> f64) -> f64 {
-    let d: Vec<f64> = eps.iter().map(|e| e.end.unwrap_or(now).saturating_since(e.start).as_secs_f64()).collect();
+    let d: Vec<f64> = eps
+        .iter()
+        .map(|e| e.end.unwrap_or(now).saturating_since(e.start).as_secs_f64())
+        .collect();
     if d.is_empty() {
         0.0
     } else {

@@ -78,14 +78,21 @@ pub struct TxCounts {
 
 impl Default for TxCounts {
     fn default() -> Self {
-        TxCounts { runs: BTreeMap::from([(0, 0)]), floor: 0 }
+        TxCounts {
+            runs: BTreeMap::from([(0, 0)]),
+            floor: 0,
+        }
     }
 }
 
 impl TxCounts {
     /// Make `x` the first offset of a run.
     fn split(&mut self, x: u64) {
-        let (&k, &c) = self.runs.range(..=x).next_back().expect("a run starts at or below the floor");
+        let (&k, &c) = self
+            .runs
+            .range(..=x)
+            .next_back()
+            .expect("a run starts at or below the floor");
         if k != x {
             self.runs.insert(x, c);
         }
@@ -122,7 +129,10 @@ impl TxCounts {
             return 0;
         }
         let first = self.runs.range(..=start).next_back().map_or(0, |(_, &c)| c);
-        self.runs.range(start..end).map(|(_, &c)| c).fold(first, u32::max)
+        self.runs
+            .range(start..end)
+            .map(|(_, &c)| c)
+            .fold(first, u32::max)
     }
 
     /// Forget offsets below `off` (they will never be asked about again).
@@ -150,7 +160,10 @@ pub struct ChunkTx {
 
 impl ChunkTx {
     pub fn new(initial_tsn: u32) -> Self {
-        ChunkTx { initial_tsn, counts: Vec::new() }
+        ChunkTx {
+            initial_tsn,
+            counts: Vec::new(),
+        }
     }
 
     /// `tsn` went on the wire once more; returns how many times it has been sent.
@@ -200,7 +213,11 @@ mod tests {
         let mut u = SeqUnwrap::new(u32::MAX - 10);
         assert_eq!(u.offset(u32::MAX - 9), 0);
         assert_eq!(u.offset(5), 15);
-        assert_eq!(u.offset(u32::MAX - 5), 4, "an old retransmission stays below");
+        assert_eq!(
+            u.offset(u32::MAX - 5),
+            4,
+            "an old retransmission stays below"
+        );
     }
 
     #[test]

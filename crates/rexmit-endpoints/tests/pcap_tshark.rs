@@ -15,11 +15,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn tshark() -> Option<&'static str> {
-    let found = Command::new("tshark").arg("--version").output().is_ok_and(|o| o.status.success());
+    let found = Command::new("tshark")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if found {
         return Some("tshark");
     }
-    assert!(std::env::var("REXMIT_REQUIRE_TSHARK").as_deref() != Ok("1"), "tshark is required (REXMIT_REQUIRE_TSHARK=1) but not installed");
+    assert!(
+        std::env::var("REXMIT_REQUIRE_TSHARK").as_deref() != Ok("1"),
+        "tshark is required (REXMIT_REQUIRE_TSHARK=1) but not installed"
+    );
     eprintln!("skipped: tshark not installed");
     None
 }
@@ -27,9 +33,17 @@ fn tshark() -> Option<&'static str> {
 fn lossy_chain(seed: u64) -> Simulation {
     let mut net = Network::new(StreamFactory::new(seed));
     let names: Vec<String> = ["A", "R", "B"].iter().map(|s| s.to_string()).collect();
-    let fast = Duplex::symmetric(LinkParams::new(Rate::from_mbps(100), Duration::from_millis(1)));
-    let mut slow = Duplex::symmetric(LinkParams::new(Rate::from_mbps(5), Duration::from_millis(20)));
-    slow.fwd.errors.push(ErrorModelConfig::Uniform { rate: 0.03 });
+    let fast = Duplex::symmetric(LinkParams::new(
+        Rate::from_mbps(100),
+        Duration::from_millis(1),
+    ));
+    let mut slow = Duplex::symmetric(LinkParams::new(
+        Rate::from_mbps(5),
+        Duration::from_millis(20),
+    ));
+    slow.fwd
+        .errors
+        .push(ErrorModelConfig::Uniform { rate: 0.03 });
     chain(&mut net, &names, &[fast, slow]).unwrap();
     Simulation::new(net)
 }
@@ -43,26 +57,72 @@ fn decode(tshark: &str, pcap: &Path) -> String {
         .args(["-n", "-r"])
         .arg(pcap)
         .args(DECODE_AS)
-        .args(["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "sctp.checksum:CRC 32c"])
-        .args(["-T", "fields", "-e", "frame.number", "-e", "_ws.malformed", "-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "sctp.checksum.status"])
+        .args([
+            "-o",
+            "ip.check_checksum:TRUE",
+            "-o",
+            "tcp.check_checksum:TRUE",
+            "-o",
+            "sctp.checksum:CRC 32c",
+        ])
+        .args([
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+            "-e",
+            "_ws.malformed",
+            "-e",
+            "ip.checksum.status",
+            "-e",
+            "tcp.checksum.status",
+            "-e",
+            "sctp.checksum.status",
+        ])
         .output()
         .expect("tshark runs");
-    assert!(fields.status.success(), "{}", String::from_utf8_lossy(&fields.stderr));
+    assert!(
+        fields.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fields.stderr)
+    );
     let text = String::from_utf8(fields.stdout).unwrap();
     let mut frames = 0;
     for line in text.lines() {
         frames += 1;
         let cols: Vec<&str> = line.split('\t').collect();
-        assert_eq!(cols.get(1).copied().unwrap_or(""), "", "malformed frame: {line}");
-        assert_eq!(cols.get(2).copied(), Some("1"), "IP checksum not good: {line}");
+        assert_eq!(
+            cols.get(1).copied().unwrap_or(""),
+            "",
+            "malformed frame: {line}"
+        );
+        assert_eq!(
+            cols.get(2).copied(),
+            Some("1"),
+            "IP checksum not good: {line}"
+        );
         let transport_ok = cols[3..].contains(&"1");
         assert!(transport_ok, "transport checksum not good: {line}");
     }
     assert!(frames > 50, "only {frames} frames");
-    let expert = Command::new(tshark).args(["-n", "-q", "-z", "expert,warn", "-r"]).arg(pcap).args(DECODE_AS).output().expect("tshark runs");
+    let expert = Command::new(tshark)
+        .args(["-n", "-q", "-z", "expert,warn", "-r"])
+        .arg(pcap)
+        .args(DECODE_AS)
+        .output()
+        .expect("tshark runs");
     let out = String::from_utf8_lossy(&expert.stdout).to_string();
-    assert!(!out.contains("Malformed") && !out.contains("Error"), "{out}");
-    let verbose = Command::new(tshark).args(["-n", "-V", "-r"]).arg(pcap).args(["-o", "sctp.checksum:CRC 32c"]).args(DECODE_AS).output().expect("tshark runs");
+    assert!(
+        !out.contains("Malformed") && !out.contains("Error"),
+        "{out}"
+    );
+    let verbose = Command::new(tshark)
+        .args(["-n", "-V", "-r"])
+        .arg(pcap)
+        .args(["-o", "sctp.checksum:CRC 32c"])
+        .args(DECODE_AS)
+        .output()
+        .expect("tshark runs");
     String::from_utf8_lossy(&verbose.stdout).to_string()
 }
 
@@ -76,19 +136,49 @@ fn out_dir(name: &str) -> PathBuf {
 fn simulated_tcp_with_sack_decodes_cleanly() {
     let Some(ts) = tshark() else { return };
     let mut sim = lossy_chain(4);
-    let (a, b) = (sim.net().node_by_name("A").unwrap(), sim.net().node_by_name("B").unwrap());
+    let (a, b) = (
+        sim.net().node_by_name("A").unwrap(),
+        sim.net().node_by_name("B").unwrap(),
+    );
     let baddr = sim.net().addrs(b)[0];
-    let cfg = TcpConfig { timestamps: true, ..TcpConfig::default() };
-    let app = BulkApp { bytes: Some(500_000), close_when_done: true };
-    sim.add_agent("snd", a, Some((6, 5000)), Time::ZERO, Box::new(TcpAgent::sender(cfg.clone(), 5000, baddr, 80, 12345, app))).unwrap();
-    sim.add_agent("rcv", b, Some((6, 80)), Time::ZERO, Box::new(TcpAgent::receiver(cfg, 80, 999, Time::ZERO))).unwrap();
+    let cfg = TcpConfig {
+        timestamps: true,
+        ..TcpConfig::default()
+    };
+    let app = BulkApp {
+        bytes: Some(500_000),
+        close_when_done: true,
+    };
+    sim.add_agent(
+        "snd",
+        a,
+        Some((6, 5000)),
+        Time::ZERO,
+        Box::new(TcpAgent::sender(cfg.clone(), 5000, baddr, 80, 12345, app)),
+    )
+    .unwrap();
+    sim.add_agent(
+        "rcv",
+        b,
+        Some((6, 80)),
+        Time::ZERO,
+        Box::new(TcpAgent::receiver(cfg, 80, 999, Time::ZERO)),
+    )
+    .unwrap();
     let pcap = out_dir("tcp").join("a.pcap");
     sim.pcap_node(a, &pcap).unwrap();
-    sim.run(&RunLimits::until(Time::from_secs(20)), |_| true).unwrap();
+    sim.run(&RunLimits::until(Time::from_secs(20)), |_| true)
+        .unwrap();
     assert_eq!(sim.pcap_errors(), 0);
     let v = decode(ts, &pcap);
-    assert!(v.contains("TCP Option - SACK permitted"), "no SACK-permitted option in the SYN");
-    assert!(v.contains("TCP Option - SACK "), "no SACK blocks under 3% loss");
+    assert!(
+        v.contains("TCP Option - SACK permitted"),
+        "no SACK-permitted option in the SYN"
+    );
+    assert!(
+        v.contains("TCP Option - SACK "),
+        "no SACK blocks under 3% loss"
+    );
     assert!(v.contains("TCP Option - Timestamps"));
     assert!(v.contains("Fin: Set"), "connection never closed");
 }
@@ -97,22 +187,75 @@ fn simulated_tcp_with_sack_decodes_cleanly() {
 fn simulated_sctp_with_nr_sack_decodes_cleanly() {
     let Some(ts) = tshark() else { return };
     let mut sim = lossy_chain(5);
-    let (a, b) = (sim.net().node_by_name("A").unwrap(), sim.net().node_by_name("B").unwrap());
+    let (a, b) = (
+        sim.net().node_by_name("A").unwrap(),
+        sim.net().node_by_name("B").unwrap(),
+    );
     let baddrs = sim.net().addrs(b);
-    let cfg = SctpConfig { nr_sack: true, ..SctpConfig::default() };
+    let cfg = SctpConfig {
+        nr_sack: true,
+        ..SctpConfig::default()
+    };
     let truth = std::rc::Rc::new(std::cell::RefCell::new(SharedTruth::default()));
-    let app = MessageApp { message_size: 1000, messages: Some(2000), unordered: true, streams: 2 };
-    sim.add_agent("rx", b, Some((132, 7)), Time::ZERO, Box::new(SctpAgent::receiver(cfg.clone(), 7, 0x1234, 77, truth.clone(), Time::ZERO))).unwrap();
-    sim.add_agent("tx", a, Some((132, 7)), Time::ZERO, Box::new(SctpAgent::sender(cfg, 7, baddrs, 7, 0, 0x5678, 1, app, truth, Time::ZERO))).unwrap();
+    let app = MessageApp {
+        message_size: 1000,
+        messages: Some(2000),
+        unordered: true,
+        streams: 2,
+    };
+    sim.add_agent(
+        "rx",
+        b,
+        Some((132, 7)),
+        Time::ZERO,
+        Box::new(SctpAgent::receiver(
+            cfg.clone(),
+            7,
+            0x1234,
+            77,
+            truth.clone(),
+            Time::ZERO,
+        )),
+    )
+    .unwrap();
+    sim.add_agent(
+        "tx",
+        a,
+        Some((132, 7)),
+        Time::ZERO,
+        Box::new(SctpAgent::sender(
+            cfg,
+            7,
+            baddrs,
+            7,
+            0,
+            0x5678,
+            1,
+            app,
+            truth,
+            Time::ZERO,
+        )),
+    )
+    .unwrap();
     let pcap = out_dir("sctp").join("a.pcap");
     sim.pcap_node(a, &pcap).unwrap();
-    sim.run(&RunLimits::until(Time::from_secs(20)), |_| true).unwrap();
+    sim.run(&RunLimits::until(Time::from_secs(20)), |_| true)
+        .unwrap();
     assert_eq!(sim.pcap_errors(), 0);
     let v = decode(ts, &pcap);
     assert!(v.contains("INIT chunk"), "no INIT");
-    assert!(v.contains("NR_SACK chunk") || v.contains("NR-SACK"), "no NR-SACK chunk under 3% loss");
+    assert!(
+        v.contains("NR_SACK chunk") || v.contains("NR-SACK"),
+        "no NR-SACK chunk under 3% loss"
+    );
     assert!(v.contains("NR-Gap"), "no nr-gap blocks");
     // Every DATA chunk carries PPID 0 on the wire, and its payload decodes as plain data.
-    assert!(v.contains("Payload protocol identifier: not specified (0)"), "PPID not 0");
-    assert!(!v.contains("Payload protocol identifier: IUA") && !v.contains("M2UA"), "a PPID decoded as a signalling protocol");
+    assert!(
+        v.contains("Payload protocol identifier: not specified (0)"),
+        "PPID not 0"
+    );
+    assert!(
+        !v.contains("Payload protocol identifier: IUA") && !v.contains("M2UA"),
+        "a PPID decoded as a signalling protocol"
+    );
 }

@@ -6,11 +6,27 @@ use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
 use rexmit_time::Time;
 use std::collections::BTreeMap;
 
-fn seed001(burst_rate: f64, recovery: RecoveryAlgorithm, cc: CcAlgorithm, secs: u64, seed: u64) -> BTreeMap<String, f64> {
-    let cfg = TcpConfig { recovery, cc, send_buffer: 1 << 20, recv_buffer: 1 << 20, ..TcpConfig::default() };
+fn seed001(
+    burst_rate: f64,
+    recovery: RecoveryAlgorithm,
+    cc: CcAlgorithm,
+    secs: u64,
+    seed: u64,
+) -> BTreeMap<String, f64> {
+    let cfg = TcpConfig {
+        recovery,
+        cc,
+        send_buffer: 1 << 20,
+        recv_buffer: 1 << 20,
+        ..TcpConfig::default()
+    };
     let mut sim = seed001_single_flow(burst_rate, cfg, seed);
-    sim.run(&RunLimits::until(Time::from_secs(secs)), |_| true).unwrap();
-    sim.agent_metrics().into_iter().flat_map(|(_, _, m)| m).collect()
+    sim.run(&RunLimits::until(Time::from_secs(secs)), |_| true)
+        .unwrap();
+    sim.agent_metrics()
+        .into_iter()
+        .flat_map(|(_, _, m)| m)
+        .collect()
 }
 
 const VARIANTS: [(RecoveryAlgorithm, CcAlgorithm); 5] = [
@@ -30,8 +46,14 @@ fn every_variant_fills_the_bottleneck_at_low_error_rates() {
         let m = seed001(1e-5, rec, cc.clone(), 60, 1);
         let g = m["goodput_bps"];
         assert!(g > 0.9 * 3.893e6, "{rec:?}/{cc:?}: goodput {g}");
-        assert!(g < 3.894e6, "{rec:?}/{cc:?}: goodput {g} above the link's payload capacity");
-        assert!(m["bytes_acked"] <= m["bytes_delivered"], "acked data must have been delivered");
+        assert!(
+            g < 3.894e6,
+            "{rec:?}/{cc:?}: goodput {g} above the link's payload capacity"
+        );
+        assert!(
+            m["bytes_acked"] <= m["bytes_delivered"],
+            "acked data must have been delivered"
+        );
     }
 }
 
@@ -41,13 +63,22 @@ fn burst_losses_are_recovered_by_every_variant() {
     for (rec, cc) in VARIANTS {
         let m = seed001(1e-3, rec, cc.clone(), 30, 2);
         assert!(m["retransmissions"] > 0.0, "{rec:?}: {m:?}");
-        assert!(m["bytes_delivered"] >= m["bytes_acked"], "{rec:?}: acked data was delivered");
+        assert!(
+            m["bytes_delivered"] >= m["bytes_acked"],
+            "{rec:?}: acked data was delivered"
+        );
         assert!(m["goodput_bps"] > 0.3e6, "{rec:?}/{cc:?}: {m:?}");
         // Recovery episodes: each lasts at least one round trip (≈ 100 ms here) and their
         // total stays within the run.
         assert!(m["recoveries"] > 0.0, "{rec:?}");
-        assert!(m["recovery_max_s"] >= m["recovery_mean_s"] && m["recovery_mean_s"] >= 0.1, "{rec:?}: {m:?}");
-        assert!(m["recovery_total_s"] <= 30.0 && m["recovery_total_s"] >= m["recovery_max_s"], "{rec:?}: {m:?}");
+        assert!(
+            m["recovery_max_s"] >= m["recovery_mean_s"] && m["recovery_mean_s"] >= 0.1,
+            "{rec:?}: {m:?}"
+        );
+        assert!(
+            m["recovery_total_s"] <= 30.0 && m["recovery_total_s"] >= m["recovery_max_s"],
+            "{rec:?}: {m:?}"
+        );
     }
 }
 
@@ -76,18 +107,35 @@ fn windows_sent_by(path: &std::path::Path, src: std::net::Ipv4Addr) -> Vec<u16> 
 fn a_reading_sink_advertises_a_constant_window() {
     let path = std::env::temp_dir().join(format!("rexmit-window-{}.pcap", std::process::id()));
     // No window scaling: the window field is the byte count.
-    let cfg = TcpConfig { send_buffer: 1 << 20, recv_buffer: 60_000, window_scaling: false, ..TcpConfig::default() };
+    let cfg = TcpConfig {
+        send_buffer: 1 << 20,
+        recv_buffer: 60_000,
+        window_scaling: false,
+        ..TcpConfig::default()
+    };
     let mut sim = seed001_single_flow(3e-3, cfg, 2);
     let d = sim.net().node_by_name("D").unwrap();
     let daddr = sim.net().addrs(d)[0];
     sim.pcap_node(d, &path).unwrap();
-    sim.run(&RunLimits::until(Time::from_secs(20)), |_| true).unwrap();
-    let m: BTreeMap<String, f64> = sim.agent_metrics().into_iter().flat_map(|(_, _, m)| m).collect();
-    assert!(m["fast_retransmits"] >= 3.0, "losses were recovered by duplicate ACKs: {m:?}");
+    sim.run(&RunLimits::until(Time::from_secs(20)), |_| true)
+        .unwrap();
+    let m: BTreeMap<String, f64> = sim
+        .agent_metrics()
+        .into_iter()
+        .flat_map(|(_, _, m)| m)
+        .collect();
+    assert!(
+        m["fast_retransmits"] >= 3.0,
+        "losses were recovered by duplicate ACKs: {m:?}"
+    );
     drop(sim);
     let w = windows_sent_by(&path, daddr);
     std::fs::remove_file(&path).ok();
     assert!(w.len() > 1000, "{} segments from D", w.len());
     let other: Vec<u16> = w.iter().copied().filter(|&x| x != 60_000).collect();
-    assert!(other.is_empty(), "windows other than the buffer: {:?}", &other[..other.len().min(10)]);
+    assert!(
+        other.is_empty(),
+        "windows other than the buffer: {:?}",
+        &other[..other.len().min(10)]
+    );
 }

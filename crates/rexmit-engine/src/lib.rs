@@ -13,6 +13,6 @@ pub mod run;
 
 pub use paced::{Pacer, Waited};
 pub use queue::{CalendarQueue, EventQueue, HeapQueue};
+pub use rexmit_time::{Duration, Rate, Time};
 pub use rng::{RngStream, StreamFactory};
 pub use run::{Progress, RunError, RunLimits, RunOutcome, Scheduler, StopReason, TieOrder};
-pub use rexmit_time::{Duration, Rate, Time};

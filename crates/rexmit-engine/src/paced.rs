@@ -28,7 +28,13 @@ pub trait Pacer<E> {
 impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
     /// Run events until `limits.stop_time` on the pacer's clock. Unlike `run`, an empty queue does
     /// not end the run (input may still come); `max_wall` is measured as in `run`.
-    pub fn run_paced<H, P>(&mut self, limits: &RunLimits, pacer: &mut dyn Pacer<E>, mut handle: H, mut progress: P) -> Result<RunOutcome, RunError>
+    pub fn run_paced<H, P>(
+        &mut self,
+        limits: &RunLimits,
+        pacer: &mut dyn Pacer<E>,
+        mut handle: H,
+        mut progress: P,
+    ) -> Result<RunOutcome, RunError>
     where
         H: FnMut(&mut Self, Time, E),
         P: FnMut(Progress) -> bool,
@@ -47,26 +53,42 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
                 }
             } else if next.is_none_or(|t| t > limits.stop_time) {
                 self.set_now(limits.stop_time);
-                return Ok(RunOutcome { reason: StopReason::StopTime, end_time: self.now(), events: self.processed() - start_events, wall: wall_start.elapsed() });
+                return Ok(RunOutcome {
+                    reason: StopReason::StopTime,
+                    end_time: self.now(),
+                    events: self.processed() - start_events,
+                    wall: wall_start.elapsed(),
+                });
             } else {
                 let (t, e) = self.pop().expect("peeked");
                 pacer.on_event(t);
                 handle(self, t, e);
                 if let Some(max) = limits.max_events {
                     if self.processed() - start_events >= max {
-                        return Err(RunError::EventLimit { max_events: max, at: self.now() });
+                        return Err(RunError::EventLimit {
+                            max_events: max,
+                            at: self.now(),
+                        });
                     }
                 }
             }
             let wall = wall_start.elapsed();
             if let Some(max) = limits.max_wall {
                 if wall > max {
-                    return Err(RunError::WallTimeLimit { max_wall: max, at: self.now() });
+                    return Err(RunError::WallTimeLimit {
+                        max_wall: max,
+                        at: self.now(),
+                    });
                 }
             }
             if last_report.elapsed() >= limits.progress_every {
                 last_report = std::time::Instant::now();
-                let p = Progress { now: self.now(), stop_time: limits.stop_time, events: self.processed(), wall };
+                let p = Progress {
+                    now: self.now(),
+                    stop_time: limits.stop_time,
+                    events: self.processed(),
+                    wall,
+                };
                 if !progress(p) {
                     return Err(RunError::Interrupted { at: self.now() });
                 }
@@ -87,7 +109,12 @@ mod tests {
     }
 
     impl Pacer<&'static str> for Script {
-        fn wait(&mut self, _now: Time, due: Time, inject: &mut dyn FnMut(Time, &'static str)) -> Waited {
+        fn wait(
+            &mut self,
+            _now: Time,
+            due: Time,
+            inject: &mut dyn FnMut(Time, &'static str),
+        ) -> Waited {
             if let Some(&(t, e)) = self.inputs.first().filter(|(t, _)| *t <= due) {
                 self.inputs.remove(0);
                 self.clock = t;
@@ -107,10 +134,31 @@ mod tests {
     fn input_from_outside_runs_between_scheduled_events_and_the_run_lasts_to_stop_time() {
         let mut s: Scheduler<&str> = Scheduler::new();
         s.schedule(Time::from_millis(10), "timer");
-        let mut p = Script { clock: Time::ZERO, inputs: vec![(Time::from_millis(4), "packet"), (Time::from_millis(30), "late packet")], ran_at: vec![] };
+        let mut p = Script {
+            clock: Time::ZERO,
+            inputs: vec![
+                (Time::from_millis(4), "packet"),
+                (Time::from_millis(30), "late packet"),
+            ],
+            ran_at: vec![],
+        };
         let mut seen = Vec::new();
-        let out = s.run_paced(&RunLimits::until(Time::from_millis(50)), &mut p, |_, t, e| seen.push((t, e)), |_| true).unwrap();
-        assert_eq!(seen, [(Time::from_millis(4), "packet"), (Time::from_millis(10), "timer"), (Time::from_millis(30), "late packet")]);
+        let out = s
+            .run_paced(
+                &RunLimits::until(Time::from_millis(50)),
+                &mut p,
+                |_, t, e| seen.push((t, e)),
+                |_| true,
+            )
+            .unwrap();
+        assert_eq!(
+            seen,
+            [
+                (Time::from_millis(4), "packet"),
+                (Time::from_millis(10), "timer"),
+                (Time::from_millis(30), "late packet")
+            ]
+        );
         // The queue was empty from 30 ms on: the run still lasts until the stop time.
         assert_eq!(out.reason, StopReason::StopTime);
         assert_eq!(out.end_time, Time::from_millis(50));

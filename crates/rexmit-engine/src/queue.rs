@@ -117,7 +117,9 @@ impl<E> EventQueue<E> for HeapQueue<E> {
     }
     #[inline]
     fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|e| Time::from_nanos((e.0 >> 64) as u64))
+        self.heap
+            .first()
+            .map(|e| Time::from_nanos((e.0 >> 64) as u64))
     }
     fn len(&self) -> usize {
         self.heap.len()
@@ -153,7 +155,14 @@ impl<E> CalendarQueue<E> {
     fn with_params(nbuckets: usize, width: u64) -> Self {
         let mut buckets = Vec::with_capacity(nbuckets);
         buckets.resize_with(nbuckets, Vec::new);
-        CalendarQueue { buckets, width: width.max(1), len: 0, cur: 0, cur_day_start: 0, last: (Time::ZERO, 0) }
+        CalendarQueue {
+            buckets,
+            width: width.max(1),
+            len: 0,
+            cur: 0,
+            cur_day_start: 0,
+            last: (Time::ZERO, 0),
+        }
     }
 
     #[inline]
@@ -234,8 +243,14 @@ impl<E> CalendarQueue<E> {
 
 impl<E> EventQueue<E> for CalendarQueue<E> {
     fn push(&mut self, at: Time, seq: u64, event: E) {
-        debug_assert!((at, seq) >= self.last, "event scheduled before the last popped event");
-        self.insert_entry(Entry { key: (at, seq), event });
+        debug_assert!(
+            (at, seq) >= self.last,
+            "event scheduled before the last popped event"
+        );
+        self.insert_entry(Entry {
+            key: (at, seq),
+            event,
+        });
         self.len += 1;
         if self.len > 2 * self.buckets.len() {
             self.resize(self.buckets.len() * 2);
@@ -254,7 +269,11 @@ impl<E> EventQueue<E> for CalendarQueue<E> {
 
     fn peek_time(&self) -> Option<Time> {
         // Peeking is rare (once per run-loop stop check); a full scan keeps it simple and exact.
-        self.buckets.iter().filter_map(|b| b.last().map(|e| e.key)).min().map(|k| k.0)
+        self.buckets
+            .iter()
+            .filter_map(|b| b.last().map(|e| e.key))
+            .min()
+            .map(|k| k.0)
     }
 
     fn len(&self) -> usize {

@@ -55,7 +55,12 @@ impl RngStream {
         let mut sm = seed ^ fnv1a(name).rotate_left(17);
         // Mix the seed in twice so that (seed, name) pairs differing in either spread apart.
         let _ = splitmix64(&mut sm);
-        let s = [splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm)];
+        let s = [
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+        ];
         RngStream { s }
     }
 
@@ -139,8 +144,18 @@ mod tests {
     #[test]
     fn same_seed_and_name_give_the_same_draws() {
         let f = StreamFactory::new(42);
-        let a: Vec<u64> = (0..5).map({ let mut s = f.stream("x"); move |_| s.next_u64() }).collect();
-        let b: Vec<u64> = (0..5).map({ let mut s = f.stream("x"); move |_| s.next_u64() }).collect();
+        let a: Vec<u64> = (0..5)
+            .map({
+                let mut s = f.stream("x");
+                move |_| s.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..5)
+            .map({
+                let mut s = f.stream("x");
+                move |_| s.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
     }
 
@@ -148,7 +163,10 @@ mod tests {
     fn streams_are_independent_of_each_other_and_of_the_seed() {
         let f = StreamFactory::new(42);
         assert_ne!(f.stream("x").next_u64(), f.stream("y").next_u64());
-        assert_ne!(f.stream("x").next_u64(), StreamFactory::new(43).stream("x").next_u64());
+        assert_ne!(
+            f.stream("x").next_u64(),
+            StreamFactory::new(43).stream("x").next_u64()
+        );
     }
 
     #[test]
@@ -160,7 +178,11 @@ mod tests {
         assert_eq!(v, (0..3).map(|_| s2.next_u64()).collect::<Vec<_>>());
         assert_eq!(v, PINNED.to_vec(), "RNG output changed: {v:?}");
     }
-    const PINNED: [u64; 3] = [2616766974210093811, 3543810994193604279, 12796592019006228447];
+    const PINNED: [u64; 3] = [
+        2616766974210093811,
+        3543810994193604279,
+        12796592019006228447,
+    ];
 
     #[test]
     fn uniform_mean_and_exponential_mean() {
@@ -194,6 +216,9 @@ mod tests {
         assert!(xs.iter().all(|&x| x >= xm));
         let mean = xs.iter().sum::<f64>() / n as f64;
         let expect = alpha * xm / (alpha - 1.0);
-        assert!((mean - expect).abs() / expect < 0.02, "mean {mean} vs {expect}");
+        assert!(
+            (mean - expect).abs() / expect < 0.02,
+            "mean {mean} vs {expect}"
+        );
     }
 }

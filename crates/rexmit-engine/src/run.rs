@@ -55,7 +55,14 @@ impl<E> Scheduler<E, HeapQueue<E>> {
 
 impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
     pub fn with_queue(queue: Q) -> Self {
-        Scheduler { now: Time::ZERO, next_seq: 0, ties: TieOrder::Fifo, queue, processed: 0, _e: std::marker::PhantomData }
+        Scheduler {
+            now: Time::ZERO,
+            next_seq: 0,
+            ties: TieOrder::Fifo,
+            queue,
+            processed: 0,
+            _e: std::marker::PhantomData,
+        }
     }
 
     /// Choose how same-instant events are ordered (before anything is scheduled).
@@ -81,7 +88,11 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
     /// never go back in time.
     #[inline]
     pub fn schedule(&mut self, at: Time, event: E) {
-        assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
+        assert!(
+            at >= self.now,
+            "event scheduled in the past: {at} < {}",
+            self.now
+        );
         let seq = self.next_seq;
         self.next_seq += 1;
         self.queue.push(at, self.key(seq), event);
@@ -91,7 +102,11 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
     /// among its kind whatever the tie order (starts, local deliveries, samples).
     #[inline]
     pub fn schedule_first(&mut self, at: Time, event: E) {
-        assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
+        assert!(
+            at >= self.now,
+            "event scheduled in the past: {at} < {}",
+            self.now
+        );
         let seq = self.next_seq;
         self.next_seq += 1;
         self.queue.push(at, seq & !SHUFFLED, event);
@@ -111,8 +126,15 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
     /// Schedule with a sequence number from `reserve_seq` (each used once).
     #[inline]
     pub fn schedule_reserved(&mut self, at: Time, seq: u64, event: E) {
-        assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
-        debug_assert!(seq < self.next_seq, "sequence number {seq} was never reserved");
+        assert!(
+            at >= self.now,
+            "event scheduled in the past: {at} < {}",
+            self.now
+        );
+        debug_assert!(
+            seq < self.next_seq,
+            "sequence number {seq} was never reserved"
+        );
         self.queue.push(at, self.key(seq), event);
     }
 
@@ -153,7 +175,12 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
     /// Run events until `limits` says stop. `handle` processes one event and may schedule more.
     /// `progress` is called about every `limits.progress_every` of wall time; returning `false`
     /// from it interrupts the run (e.g. Ctrl-C in the Python front).
-    pub fn run<H, P>(&mut self, limits: &RunLimits, mut handle: H, mut progress: P) -> Result<RunOutcome, RunError>
+    pub fn run<H, P>(
+        &mut self,
+        limits: &RunLimits,
+        mut handle: H,
+        mut progress: P,
+    ) -> Result<RunOutcome, RunError>
     where
         H: FnMut(&mut Self, Time, E),
         P: FnMut(Progress) -> bool,
@@ -177,7 +204,10 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
             handle(self, t, e);
             if let Some(max) = limits.max_events {
                 if self.processed - start_events >= max {
-                    return Err(RunError::EventLimit { max_events: max, at: self.now });
+                    return Err(RunError::EventLimit {
+                        max_events: max,
+                        at: self.now,
+                    });
                 }
             }
             until_check -= 1;
@@ -186,17 +216,29 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
                 let wall = wall_start.elapsed();
                 if let Some(max) = limits.max_wall {
                     if wall > max {
-                        return Err(RunError::WallTimeLimit { max_wall: max, at: self.now });
+                        return Err(RunError::WallTimeLimit {
+                            max_wall: max,
+                            at: self.now,
+                        });
                     }
                 }
                 if let Some(max) = limits.max_memory {
                     if let Some(used) = crate::memory::resident_bytes().filter(|u| *u > max) {
-                        return Err(RunError::MemoryLimit { max_memory: max, used, at: self.now });
+                        return Err(RunError::MemoryLimit {
+                            max_memory: max,
+                            used,
+                            at: self.now,
+                        });
                     }
                 }
                 if last_report.elapsed() >= limits.progress_every {
                     last_report = std::time::Instant::now();
-                    let p = Progress { now: self.now, stop_time: limits.stop_time, events: self.processed, wall };
+                    let p = Progress {
+                        now: self.now,
+                        stop_time: limits.stop_time,
+                        events: self.processed,
+                        wall,
+                    };
                     if !progress(p) {
                         return Err(RunError::Interrupted { at: self.now });
                     }
@@ -205,8 +247,18 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
         }
     }
 
-    fn outcome(&self, reason: StopReason, wall_start: std::time::Instant, start_events: u64) -> RunOutcome {
-        RunOutcome { reason, end_time: self.now, events: self.processed - start_events, wall: wall_start.elapsed() }
+    fn outcome(
+        &self,
+        reason: StopReason,
+        wall_start: std::time::Instant,
+        start_events: u64,
+    ) -> RunOutcome {
+        RunOutcome {
+            reason,
+            end_time: self.now,
+            events: self.processed - start_events,
+            wall: wall_start.elapsed(),
+        }
     }
 }
 
@@ -227,7 +279,13 @@ pub struct RunLimits {
 
 impl RunLimits {
     pub fn until(stop_time: Time) -> Self {
-        RunLimits { stop_time, max_events: None, max_wall: None, max_memory: None, progress_every: std::time::Duration::from_millis(250) }
+        RunLimits {
+            stop_time,
+            max_events: None,
+            max_wall: None,
+            max_memory: None,
+            progress_every: std::time::Duration::from_millis(250),
+        }
     }
 }
 
@@ -260,16 +318,31 @@ pub struct RunOutcome {
 /// can still be collected (and marked partial).
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunError {
-    EventLimit { max_events: u64, at: Time },
-    WallTimeLimit { max_wall: std::time::Duration, at: Time },
-    MemoryLimit { max_memory: u64, used: u64, at: Time },
-    Interrupted { at: Time },
+    EventLimit {
+        max_events: u64,
+        at: Time,
+    },
+    WallTimeLimit {
+        max_wall: std::time::Duration,
+        at: Time,
+    },
+    MemoryLimit {
+        max_memory: u64,
+        used: u64,
+        at: Time,
+    },
+    Interrupted {
+        at: Time,
+    },
 }
 
 impl RunError {
     pub fn at(&self) -> Time {
         match self {
-            RunError::EventLimit { at, .. } | RunError::WallTimeLimit { at, .. } | RunError::MemoryLimit { at, .. } | RunError::Interrupted { at } => *at,
+            RunError::EventLimit { at, .. }
+            | RunError::WallTimeLimit { at, .. }
+            | RunError::MemoryLimit { at, .. }
+            | RunError::Interrupted { at } => *at,
         }
     }
 }
@@ -316,7 +389,10 @@ mod tests {
         s.schedule_reserved(Time::from_millis(1), early, "reserved first");
         s.schedule(Time::ZERO, "earlier instant");
         let order: Vec<&str> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, ["earlier instant", "reserved first", "scheduled second"]);
+        assert_eq!(
+            order,
+            ["earlier instant", "reserved first", "scheduled second"]
+        );
     }
 
     #[test]
@@ -339,7 +415,11 @@ mod tests {
         assert_eq!(&a[..2], &[50, 51]);
         assert_eq!(a[18], 100);
         let mut ties = a[2..18].to_vec();
-        assert_ne!(ties, (0..16).collect::<Vec<_>>(), "16 ties left in FIFO order");
+        assert_ne!(
+            ties,
+            (0..16).collect::<Vec<_>>(),
+            "16 ties left in FIFO order"
+        );
         ties.sort();
         assert_eq!(ties, (0..16).collect::<Vec<_>>());
     }
@@ -350,10 +430,14 @@ mod tests {
         s.schedule(Time::ZERO, 0);
         let mut seen = Vec::new();
         let out = s
-            .run(&RunLimits::until(Time::from_millis(35)), |s, t, e| {
-                seen.push((t, e));
-                s.schedule_in(Duration::from_millis(10), e + 1);
-            }, |_| true)
+            .run(
+                &RunLimits::until(Time::from_millis(35)),
+                |s, t, e| {
+                    seen.push((t, e));
+                    s.schedule_in(Duration::from_millis(10), e + 1);
+                },
+                |_| true,
+            )
             .unwrap();
         assert_eq!(out.reason, StopReason::StopTime);
         assert_eq!(seen.len(), 4); // 0, 10, 20, 30 ms
@@ -367,8 +451,20 @@ mod tests {
         s.schedule(Time::ZERO, ());
         let mut limits = RunLimits::until(Time::MAX);
         limits.max_events = Some(1000);
-        let err = s.run(&limits, |s, _, _| s.schedule_in(Duration::ZERO, ()), |_| true).unwrap_err();
-        assert!(matches!(err, RunError::EventLimit { max_events: 1000, .. }));
+        let err = s
+            .run(
+                &limits,
+                |s, _, _| s.schedule_in(Duration::ZERO, ()),
+                |_| true,
+            )
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            RunError::EventLimit {
+                max_events: 1000,
+                ..
+            }
+        ));
         assert!(err.to_string().contains("max_events"));
     }
 
@@ -378,12 +474,24 @@ mod tests {
         s.schedule(Time::ZERO, ());
         let mut limits = RunLimits::until(Time::MAX);
         limits.max_wall = Some(std::time::Duration::from_millis(20));
-        let err = s.run(&limits, |s, _, _| s.schedule_in(Duration::from_nanos(1), ()), |_| true).unwrap_err();
+        let err = s
+            .run(
+                &limits,
+                |s, _, _| s.schedule_in(Duration::from_nanos(1), ()),
+                |_| true,
+            )
+            .unwrap_err();
         assert!(matches!(err, RunError::WallTimeLimit { .. }));
 
         let mut limits = RunLimits::until(Time::MAX);
         limits.progress_every = std::time::Duration::ZERO;
-        let err = s.run(&limits, |s, _, _| s.schedule_in(Duration::from_nanos(1), ()), |_| false).unwrap_err();
+        let err = s
+            .run(
+                &limits,
+                |s, _, _| s.schedule_in(Duration::from_nanos(1), ()),
+                |_| false,
+            )
+            .unwrap_err();
         assert!(matches!(err, RunError::Interrupted { .. }));
     }
 
@@ -398,12 +506,21 @@ mod tests {
         limits.max_memory = Some(crate::memory::resident_bytes().unwrap() + (64 << 20));
         // Every event schedules two more, each holding 4 KiB: memory grows until the guard.
         let err = s
-            .run(&limits, |s, _, _| {
-                s.schedule_in(Duration::from_nanos(1), vec![1; 4096]);
-                s.schedule_in(Duration::from_nanos(2), vec![1; 4096]);
-            }, |_| true)
+            .run(
+                &limits,
+                |s, _, _| {
+                    s.schedule_in(Duration::from_nanos(1), vec![1; 4096]);
+                    s.schedule_in(Duration::from_nanos(2), vec![1; 4096]);
+                },
+                |_| true,
+            )
             .unwrap_err();
-        let RunError::MemoryLimit { max_memory, used, .. } = err.clone() else { panic!("{err:?}") };
+        let RunError::MemoryLimit {
+            max_memory, used, ..
+        } = err.clone()
+        else {
+            panic!("{err:?}")
+        };
         assert!(used > max_memory);
         assert!(err.to_string().contains("limits.max_memory"));
     }

@@ -20,7 +20,13 @@ pub struct LinkParams {
 
 impl LinkParams {
     pub fn new(rate: Rate, delay: Duration) -> Self {
-        LinkParams { rate, delay, queue: QueueConfig::default(), errors: Vec::new(), reorder: None }
+        LinkParams {
+            rate,
+            delay,
+            queue: QueueConfig::default(),
+            errors: Vec::new(),
+            reorder: None,
+        }
     }
 }
 
@@ -83,7 +89,9 @@ pub(crate) enum Offer {
     /// The line was idle: transmit it now.
     StartNow(Box<Packet>),
     /// Queued; schedule `TxDone` at this time if given.
-    Queued { tx_done_at: Option<Time> },
+    Queued {
+        tx_done_at: Option<Time>,
+    },
     Dropped(#[allow(dead_code)] QueueDrop),
 }
 
@@ -96,7 +104,14 @@ pub(crate) enum TxOutcome {
 }
 
 impl Channel {
-    pub(crate) fn new(name: String, from: IfaceId, to: IfaceId, to_node: NodeId, params: LinkParams, streams: &StreamFactory) -> Self {
+    pub(crate) fn new(
+        name: String,
+        from: IfaceId,
+        to: IfaceId,
+        to_node: NodeId,
+        params: LinkParams,
+        streams: &StreamFactory,
+    ) -> Self {
         Channel {
             rng_queue: streams.stream(&format!("link/{name}/queue")),
             rng_error: streams.stream(&format!("link/{name}/error")),
@@ -139,9 +154,14 @@ impl Channel {
         match self.queue.enqueue(now, pkt, &mut self.rng_queue) {
             Ok(()) => {
                 self.enqueued_at.push_back(now);
-                self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len_packets() as u64);
+                self.stats.max_queue_packets = self
+                    .stats
+                    .max_queue_packets
+                    .max(self.queue.len_packets() as u64);
                 self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.len_bytes());
-                Offer::Queued { tx_done_at: was_empty.then_some(self.busy_until) }
+                Offer::Queued {
+                    tx_done_at: was_empty.then_some(self.busy_until),
+                }
             }
             Err((_, why)) => {
                 match why {
@@ -157,7 +177,10 @@ impl Channel {
     pub(crate) fn next_to_send(&mut self, now: Time) -> Option<Box<Packet>> {
         self.account_queue(now);
         let p = self.queue.dequeue(now)?;
-        let t_in = self.enqueued_at.pop_front().expect("one timestamp per queued packet");
+        let t_in = self
+            .enqueued_at
+            .pop_front()
+            .expect("one timestamp per queued packet");
         self.stats.queue_delay_sum += now - t_in;
         Some(p)
     }
@@ -188,7 +211,12 @@ impl Channel {
             Some(r) => r.extra_delay(&mut self.rng_reorder),
             None => Duration::ZERO,
         };
-        (done, TxOutcome::Deliver { arrival: done + self.params.delay + extra })
+        (
+            done,
+            TxOutcome::Deliver {
+                arrival: done + self.params.delay + extra,
+            },
+        )
     }
 
     /// Whether arrivals keep transmission order (no reordering model): the delay line applies.
@@ -199,7 +227,10 @@ impl Channel {
     /// Put a transmitted packet on the delay line. Returns true if it is the head (the caller
     /// then schedules its arrival).
     pub(crate) fn launch(&mut self, arrival: Time, seq: u64, pkt: Box<Packet>) -> bool {
-        debug_assert!(self.in_flight.back().is_none_or(|b| b.arrival <= arrival), "delay line out of order");
+        debug_assert!(
+            self.in_flight.back().is_none_or(|b| b.arrival <= arrival),
+            "delay line out of order"
+        );
         self.in_flight.push_back(InFlight { arrival, seq, pkt });
         self.in_flight.len() == 1
     }
@@ -207,7 +238,10 @@ impl Channel {
     /// The head packet reached the far end; also returns the new head's (arrival, seq), whose
     /// arrival the caller schedules next.
     pub(crate) fn land(&mut self) -> (Box<Packet>, Option<(Time, u64)>) {
-        let head = self.in_flight.pop_front().expect("an arrival event has a packet on the line");
+        let head = self
+            .in_flight
+            .pop_front()
+            .expect("an arrival event has a packet on the line");
         (head.pkt, self.in_flight.front().map(|n| (n.arrival, n.seq)))
     }
 
@@ -219,11 +253,18 @@ impl Channel {
     /// The scripted drops of this direction that never fired: their count and one line each,
     /// or None when the direction has no scripted model.
     pub fn scripted_unfired(&self) -> Option<(u64, Vec<String>)> {
-        let counts: Vec<u64> = self.errors.iter().filter_map(|m| m.unfired_count()).collect();
+        let counts: Vec<u64> = self
+            .errors
+            .iter()
+            .filter_map(|m| m.unfired_count())
+            .collect();
         if counts.is_empty() {
             return None;
         }
-        Some((counts.iter().sum(), self.errors.iter().flat_map(|m| m.unfired()).collect()))
+        Some((
+            counts.iter().sum(),
+            self.errors.iter().flat_map(|m| m.unfired()).collect(),
+        ))
     }
 
     pub fn queue_packets(&self) -> usize {

@@ -12,9 +12,14 @@ use rexmit_engine::RngStream;
 pub enum BurstSize {
     Fixed(u32),
     /// Uniform integer in min..=max (seed 001: 2 to 5).
-    Uniform { min: u32, max: u32 },
+    Uniform {
+        min: u32,
+        max: u32,
+    },
     /// Geometric with the given mean (≥ 1).
-    Geometric { mean: f64 },
+    Geometric {
+        mean: f64,
+    },
 }
 
 impl BurstSize {
@@ -38,9 +43,17 @@ pub enum ErrorModelConfig {
     /// Two-state Markov channel evaluated per packet: in the good state packets are lost with
     /// `loss_good`, in the bad state with `loss_bad`; after each packet the state moves
     /// good→bad with `p_good_to_bad` and bad→good with `p_bad_to_good`.
-    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
     /// Exact drops for timeline tests.
-    Scripted { flow: FlowMatch, select: ScriptSelect },
+    Scripted {
+        flow: FlowMatch,
+        select: ScriptSelect,
+    },
 }
 
 pub struct ErrorModel {
@@ -48,9 +61,18 @@ pub struct ErrorModel {
 }
 
 enum State {
-    Uniform { rate: f64 },
-    Burst { rate: f64, size: BurstSize, remaining: u32 },
-    Ge { cfg: (f64, f64, f64, f64), bad: bool },
+    Uniform {
+        rate: f64,
+    },
+    Burst {
+        rate: f64,
+        size: BurstSize,
+        remaining: u32,
+    },
+    Ge {
+        cfg: (f64, f64, f64, f64),
+        bad: bool,
+    },
     Scripted(Scripted),
 }
 
@@ -58,11 +80,23 @@ impl ErrorModel {
     pub fn new(cfg: ErrorModelConfig) -> Self {
         let kind = match cfg {
             ErrorModelConfig::Uniform { rate } => State::Uniform { rate },
-            ErrorModelConfig::Burst { rate, size } => State::Burst { rate, size, remaining: 0 },
-            ErrorModelConfig::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
-                State::Ge { cfg: (p_good_to_bad, p_bad_to_good, loss_good, loss_bad), bad: false }
+            ErrorModelConfig::Burst { rate, size } => State::Burst {
+                rate,
+                size,
+                remaining: 0,
+            },
+            ErrorModelConfig::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => State::Ge {
+                cfg: (p_good_to_bad, p_bad_to_good, loss_good, loss_bad),
+                bad: false,
+            },
+            ErrorModelConfig::Scripted { flow, select } => {
+                State::Scripted(Scripted::new(flow, select))
             }
-            ErrorModelConfig::Scripted { flow, select } => State::Scripted(Scripted::new(flow, select)),
         };
         ErrorModel { kind }
     }
@@ -71,7 +105,11 @@ impl ErrorModel {
     pub fn drops(&mut self, pkt: &Packet, rng: &mut RngStream) -> bool {
         match &mut self.kind {
             State::Uniform { rate } => rng.bernoulli(*rate),
-            State::Burst { rate, size, remaining } => {
+            State::Burst {
+                rate,
+                size,
+                remaining,
+            } => {
                 if *remaining > 0 {
                     *remaining -= 1;
                     return true;
@@ -82,7 +120,10 @@ impl ErrorModel {
                 }
                 false
             }
-            State::Ge { cfg: (p_gb, p_bg, l_g, l_b), bad } => {
+            State::Ge {
+                cfg: (p_gb, p_bg, l_g, l_b),
+                bad,
+            } => {
                 let lost = rng.bernoulli(if *bad { *l_b } else { *l_g });
                 let flip = rng.bernoulli(if *bad { *p_bg } else { *p_gb });
                 if flip {
@@ -141,9 +182,18 @@ mod tests {
         let ip = IpPacket::new(
             [10, 0, 0, 1].into(),
             [10, 0, 0, 2].into(),
-            Transport::Udp(UdpDatagram { src_port: port, dst_port: 9, payload: Payload::zeros(100) }),
+            Transport::Udp(UdpDatagram {
+                src_port: port,
+                dst_port: 9,
+                payload: Payload::zeros(100),
+            }),
         );
-        Packet { uid: 0, created: Time::ZERO, size: ip.wire_len() as u32, ip }
+        Packet {
+            uid: 0,
+            created: Time::ZERO,
+            size: ip.wire_len() as u32,
+            ip,
+        }
     }
 
     #[test]
@@ -155,7 +205,12 @@ mod tests {
         let pkt = udp(1);
         let lost = (0..n).filter(|_| m.drops(&pkt, &mut rng)).count() as f64;
         let sigma = (n as f64 * p * (1.0 - p)).sqrt();
-        assert!((lost - n as f64 * p).abs() < 3.0 * sigma, "lost {lost}, expected {} ± {}", n as f64 * p, 3.0 * sigma);
+        assert!(
+            (lost - n as f64 * p).abs() < 3.0 * sigma,
+            "lost {lost}, expected {} ± {}",
+            n as f64 * p,
+            3.0 * sigma
+        );
     }
 
     /// Burst lengths (runs of consecutive losses) follow Uniform{2..5} when bursts are rare
@@ -164,7 +219,10 @@ mod tests {
     fn burst_sizes_follow_the_configured_distribution() {
         let rate = 1e-3;
         let n = 2_000_000u64;
-        let mut m = ErrorModel::new(ErrorModelConfig::Burst { rate, size: BurstSize::Uniform { min: 2, max: 5 } });
+        let mut m = ErrorModel::new(ErrorModelConfig::Burst {
+            rate,
+            size: BurstSize::Uniform { min: 2, max: 5 },
+        });
         let mut rng = StreamFactory::new(5).stream("burst");
         let pkt = udp(1);
         let mut runs = Vec::new();
@@ -180,7 +238,10 @@ mod tests {
         let bursts = runs.len() as f64;
         // Expected bursts ≈ n·rate (minus the packets inside bursts, a 0.35% correction).
         let expect = n as f64 * (1.0 - 3.5 * rate) * rate;
-        assert!((bursts - expect).abs() < 3.0 * expect.sqrt() + 10.0, "bursts {bursts} vs {expect}");
+        assert!(
+            (bursts - expect).abs() < 3.0 * expect.sqrt() + 10.0,
+            "bursts {bursts} vs {expect}"
+        );
         let mut hist = [0u32; 8];
         for r in &runs {
             hist[(*r as usize).min(7)] += 1;
@@ -190,14 +251,22 @@ mod tests {
         assert!(hist[6] + hist[7] <= (bursts * 0.02) as u32, "{hist:?}");
         for size in 2..=5 {
             let frac = hist[size] as f64 / bursts;
-            assert!((frac - 0.25).abs() < 3.0 * (0.25f64 * 0.75 / bursts).sqrt() + 0.01, "size {size}: {frac} {hist:?}");
+            assert!(
+                (frac - 0.25).abs() < 3.0 * (0.25f64 * 0.75 / bursts).sqrt() + 0.01,
+                "size {size}: {frac} {hist:?}"
+            );
         }
     }
 
     #[test]
     fn gilbert_elliott_long_run_loss_matches_stationary_distribution() {
         let (p_gb, p_bg, l_g, l_b) = (0.01, 0.2, 0.001, 0.5);
-        let mut m = ErrorModel::new(ErrorModelConfig::GilbertElliott { p_good_to_bad: p_gb, p_bad_to_good: p_bg, loss_good: l_g, loss_bad: l_b });
+        let mut m = ErrorModel::new(ErrorModelConfig::GilbertElliott {
+            p_good_to_bad: p_gb,
+            p_bad_to_good: p_bg,
+            loss_good: l_g,
+            loss_bad: l_b,
+        });
         let mut rng = StreamFactory::new(2).stream("ge");
         let n = 2_000_000;
         let pkt = udp(1);
@@ -209,8 +278,14 @@ mod tests {
 
     #[test]
     fn scripted_model_drops_exactly_the_listed_packets_of_its_flow() {
-        let flow = FlowMatch { src_port: Some(7), ..Default::default() };
-        let mut m = ErrorModel::new(ErrorModelConfig::Scripted { flow, select: ScriptSelect::PacketNumbers(vec![5, 2]) });
+        let flow = FlowMatch {
+            src_port: Some(7),
+            ..Default::default()
+        };
+        let mut m = ErrorModel::new(ErrorModelConfig::Scripted {
+            flow,
+            select: ScriptSelect::PacketNumbers(vec![5, 2]),
+        });
         let mut rng = StreamFactory::new(1).stream("s");
         let mut dropped = Vec::new();
         let mut k = 0;
@@ -229,10 +304,15 @@ mod tests {
 
     #[test]
     fn reordering_delays_the_configured_fraction_with_the_configured_mean() {
-        let cfg = ReorderConfig { probability: 0.05, mean_delay: rexmit_time::Duration::from_millis(10) };
+        let cfg = ReorderConfig {
+            probability: 0.05,
+            mean_delay: rexmit_time::Duration::from_millis(10),
+        };
         let mut rng = StreamFactory::new(3).stream("reo");
         let n = 400_000;
-        let d: Vec<u64> = (0..n).map(|_| cfg.extra_delay(&mut rng).as_nanos()).collect();
+        let d: Vec<u64> = (0..n)
+            .map(|_| cfg.extra_delay(&mut rng).as_nanos())
+            .collect();
         let delayed: Vec<u64> = d.iter().copied().filter(|&x| x > 0).collect();
         let frac = delayed.len() as f64 / n as f64;
         assert!((frac - 0.05).abs() < 3.0 * (0.05f64 * 0.95 / n as f64).sqrt());

@@ -9,15 +9,15 @@
 pub mod agent;
 pub mod apps;
 pub mod channel;
-pub mod ids;
 pub mod error_model;
-mod scripted;
+mod fast_map;
+pub mod ids;
 pub mod network;
 pub mod packet;
-mod fast_map;
 mod pcap_tap;
 pub mod queue;
 mod routing;
+mod scripted;
 pub mod series;
 pub mod sim;
 pub mod topology;

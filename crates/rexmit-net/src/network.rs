@@ -2,8 +2,8 @@
 //! assignment. Building a `Network` is separate from running it (see `sim.rs`).
 
 use crate::channel::{Channel, LinkParams};
-use rexmit_engine::StreamFactory;
 use crate::fast_map::FastMap;
+use rexmit_engine::StreamFactory;
 use std::net::Ipv4Addr;
 
 pub use crate::ids::{AgentId, ChannelId, IfaceId, NodeId};
@@ -68,9 +68,14 @@ impl std::fmt::Display for BuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             BuildError::DuplicateNode(n) => write!(f, "node name {n:?} is used twice"),
-            BuildError::DuplicateAddress(a) => write!(f, "address {a} is assigned to two interfaces"),
+            BuildError::DuplicateAddress(a) => {
+                write!(f, "address {a} is assigned to two interfaces")
+            }
             BuildError::SelfLink(n) => write!(f, "a link connects node {n:?} to itself"),
-            BuildError::TooManyLinks => write!(f, "more than 65536 links: automatic addressing (10.x.y.1/2) ran out"),
+            BuildError::TooManyLinks => write!(
+                f,
+                "more than 65536 links: automatic addressing (10.x.y.1/2) ran out"
+            ),
         }
     }
 }
@@ -123,7 +128,11 @@ impl Network {
 
     /// The addresses of a node's interfaces, in the order the links were added.
     pub fn addrs(&self, id: NodeId) -> Vec<Ipv4Addr> {
-        self.node(id).ifaces.iter().map(|i| self.ifaces[i.0 as usize].addr).collect()
+        self.node(id)
+            .ifaces
+            .iter()
+            .map(|i| self.ifaces[i.0 as usize].addr)
+            .collect()
     }
 
     pub fn channel_by_name(&self, name: &str) -> Option<ChannelId> {
@@ -161,8 +170,18 @@ impl Network {
         let ib = IfaceId(ia.0 + 1);
         let ca = ChannelId(self.channels.len() as u32);
         let cb = ChannelId(ca.0 + 1);
-        self.ifaces.push(Iface { node: a, addr: addr_a, tx: ca, peer: ib });
-        self.ifaces.push(Iface { node: b, addr: addr_b, tx: cb, peer: ia });
+        self.ifaces.push(Iface {
+            node: a,
+            addr: addr_a,
+            tx: ca,
+            peer: ib,
+        });
+        self.ifaces.push(Iface {
+            node: b,
+            addr: addr_b,
+            tx: cb,
+            peer: ia,
+        });
         self.addr_owner.insert(addr_a, ia);
         self.addr_owner.insert(addr_b, ib);
         self.nodes[a.0 as usize].ifaces.push(ia);
@@ -183,17 +202,24 @@ impl Network {
         if self.channel_by_name(base).is_none() {
             return base.to_string();
         }
-        (2..).map(|i| format!("{base}#{i}")).find(|n| self.channel_by_name(n).is_none()).expect("some suffix is free")
+        (2..)
+            .map(|i| format!("{base}#{i}"))
+            .find(|n| self.channel_by_name(n).is_none())
+            .expect("some suffix is free")
     }
 
     /// The node owning `addr`, if any.
     pub fn owner_of(&self, addr: Ipv4Addr) -> Option<NodeId> {
-        self.addr_owner.get(&addr).map(|i| self.ifaces[i.0 as usize].node)
+        self.addr_owner
+            .get(&addr)
+            .map(|i| self.ifaces[i.0 as usize].node)
     }
 
     /// Whether `node` can reach `addr` (after `compute_routes`).
     pub fn has_route(&self, node: NodeId, addr: Ipv4Addr) -> bool {
         let n = self.node(node);
-        self.owner_of(addr) == Some(node) || n.routes.contains_key(&addr) || (n.ifaces.len() == 1 && self.addr_owner.contains_key(&addr))
+        self.owner_of(addr) == Some(node)
+            || n.routes.contains_key(&addr)
+            || (n.ifaces.len() == 1 && self.addr_owner.contains_key(&addr))
     }
 }

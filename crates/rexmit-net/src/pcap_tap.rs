@@ -32,7 +32,8 @@ impl PcapTaps {
 
     pub(crate) fn write(&mut self, idx: usize, t: Time, ip: &IpPacket) {
         self.buf.clear();
-        let ok = ip.encode(&mut self.buf).is_ok() && self.files[idx].1.write_packet(t, &self.buf).is_ok();
+        let ok = ip.encode(&mut self.buf).is_ok()
+            && self.files[idx].1.write_packet(t, &self.buf).is_ok();
         if !ok {
             self.encode_errors += 1;
         }

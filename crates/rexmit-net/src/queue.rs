@@ -43,7 +43,10 @@ pub struct QueueConfig {
 
 impl Default for QueueConfig {
     fn default() -> Self {
-        QueueConfig { limit: QueueLimit::Packets(100), discipline: QueueDiscipline::DropTail }
+        QueueConfig {
+            limit: QueueLimit::Packets(100),
+            discipline: QueueDiscipline::DropTail,
+        }
     }
 }
 
@@ -73,7 +76,9 @@ impl OutputQueue {
     /// A queue in front of a line of rate `rate` (RED's idle-time decay needs it).
     pub fn new(config: QueueConfig, rate: Rate) -> Self {
         let red_pkt_ns = match &config.discipline {
-            QueueDiscipline::Red(p) => rate.tx_time(p.mean_packet_size.max(1) as u64).as_nanos() as f64,
+            QueueDiscipline::Red(p) => {
+                rate.tx_time(p.mean_packet_size.max(1) as u64).as_nanos() as f64
+            }
             QueueDiscipline::DropTail => 0.0,
         };
         OutputQueue {
@@ -102,7 +107,12 @@ impl OutputQueue {
     }
 
     /// Offer a packet at `now`; `rng` is only drawn from by RED.
-    pub fn enqueue(&mut self, now: Time, pkt: Box<Packet>, rng: &mut RngStream) -> Result<(), (Box<Packet>, QueueDrop)> {
+    pub fn enqueue(
+        &mut self,
+        now: Time,
+        pkt: Box<Packet>,
+        rng: &mut RngStream,
+    ) -> Result<(), (Box<Packet>, QueueDrop)> {
         if let QueueDiscipline::Red(p) = &self.config.discipline {
             let p = *p;
             self.decay_idle(now, p.weight);
@@ -187,15 +197,41 @@ mod tests {
     use std::net::Ipv4Addr;
 
     fn pkt() -> Box<Packet> {
-        let udp = UdpDatagram { src_port: 1, dst_port: 2, payload: Payload::zeros(472) };
-        let ip = IpPacket::new(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2), Transport::Udp(udp));
-        Box::new(Packet { uid: 0, created: Time::ZERO, size: ip.wire_len() as u32, ip })
+        let udp = UdpDatagram {
+            src_port: 1,
+            dst_port: 2,
+            payload: Payload::zeros(472),
+        };
+        let ip = IpPacket::new(
+            Ipv4Addr::new(10, 0, 0, 1),
+            Ipv4Addr::new(10, 0, 0, 2),
+            Transport::Udp(udp),
+        );
+        Box::new(Packet {
+            uid: 0,
+            created: Time::ZERO,
+            size: ip.wire_len() as u32,
+            ip,
+        })
     }
 
     fn red() -> OutputQueue {
-        let p = RedParams { min_th: 5.0, max_th: 15.0, max_p: 0.1, weight: 0.25, gentle: true, mean_packet_size: 500 };
+        let p = RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            weight: 0.25,
+            gentle: true,
+            mean_packet_size: 500,
+        };
         // 500-byte packets at 10 Mb/s: one packet time is 400 µs.
-        OutputQueue::new(QueueConfig { limit: QueueLimit::Packets(100), discipline: QueueDiscipline::Red(p) }, Rate::from_bps(10_000_000))
+        OutputQueue::new(
+            QueueConfig {
+                limit: QueueLimit::Packets(100),
+                discipline: QueueDiscipline::Red(p),
+            },
+            Rate::from_bps(10_000_000),
+        )
     }
 
     #[test]
@@ -218,7 +254,11 @@ mod tests {
         let at = Time::from_micros(17) + Duration::from_micros(4_000);
         q.enqueue(at, pkt(), &mut rng).unwrap();
         let expected = busy * 0.75f64.powi(10) * 0.75;
-        assert!((q.red_avg - expected).abs() < 1e-12, "{} vs {expected}", q.red_avg);
+        assert!(
+            (q.red_avg - expected).abs() < 1e-12,
+            "{} vs {expected}",
+            q.red_avg
+        );
     }
 
     #[test]

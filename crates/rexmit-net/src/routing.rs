@@ -53,7 +53,8 @@ impl Network {
             v.sort();
             v
         };
-        let mut tables: Vec<Vec<(std::net::Ipv4Addr, IfaceId)>> = vec![Vec::new(); self.nodes.len()];
+        let mut tables: Vec<Vec<(std::net::Ipv4Addr, IfaceId)>> =
+            vec![Vec::new(); self.nodes.len()];
         // Only routers and multihomed hosts have tables: O(addresses × those nodes), so a
         // dumbbell of 10 000 single-homed hosts per side costs two tables, not 20 000.
         let with_table: Vec<usize> = (0..self.nodes.len())
@@ -65,7 +66,14 @@ impl Network {
         // hosts from scanning all its interfaces for every address.
         let router_ifaces: Vec<Vec<IfaceId>> = with_table
             .iter()
-            .map(|&ni| self.nodes[ni].ifaces.iter().copied().filter(|&i| self.nodes[self.neighbour(i).0 as usize].forwarding).collect())
+            .map(|&ni| {
+                self.nodes[ni]
+                    .ifaces
+                    .iter()
+                    .copied()
+                    .filter(|&i| self.nodes[self.neighbour(i).0 as usize].forwarding)
+                    .collect()
+            })
             .collect();
         let first_to: Vec<std::collections::HashMap<NodeId, IfaceId>> = with_table
             .iter()
@@ -130,7 +138,9 @@ impl Network {
 
     /// Whether a packet sent by `node` to `dst` would reach `dst`'s owner (walks the tables).
     pub fn reachable(&self, node: NodeId, dst: std::net::Ipv4Addr) -> bool {
-        let Some(owner) = self.owner_of(dst) else { return false };
+        let Some(owner) = self.owner_of(dst) else {
+            return false;
+        };
         let mut at = node;
         for _ in 0..=self.nodes.len() {
             if at == owner {
@@ -139,7 +149,9 @@ impl Network {
             if at != node && !self.nodes[at.0 as usize].forwarding {
                 return false;
             }
-            let Some(i) = self.route(at, dst) else { return false };
+            let Some(i) = self.route(at, dst) else {
+                return false;
+            };
             at = self.neighbour(i);
         }
         false

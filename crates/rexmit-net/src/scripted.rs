@@ -47,7 +47,13 @@ impl Scripted {
         if let ScriptSelect::PacketNumbers(v) = &mut select {
             v.sort_unstable();
         }
-        Scripted { flow, select, seen: 0, bases: FastMap::default(), without_base: 0 }
+        Scripted {
+            flow,
+            select,
+            seen: 0,
+            bases: FastMap::default(),
+            without_base: 0,
+        }
     }
 
     pub(crate) fn drops(&mut self, pkt: &Packet) -> bool {
@@ -75,7 +81,10 @@ impl Scripted {
                 }
             }
             (ScriptSelect::SctpTsns(vals), Transport::Sctp(s)) => {
-                let key = FlowKey { src: std::net::Ipv4Addr::UNSPECIFIED, ..key };
+                let key = FlowKey {
+                    src: std::net::Ipv4Addr::UNSPECIFIED,
+                    ..key
+                };
                 let mut hit = false;
                 for c in &s.chunks {
                     match c {
@@ -103,11 +112,23 @@ impl Scripted {
             ScriptSelect::PacketNumbers(v) => v
                 .iter()
                 .filter(|&&n| n > self.seen)
-                .map(|n| format!("packets {n}: the flow sent only {} packet(s) on this link", self.seen))
+                .map(|n| {
+                    format!(
+                        "packets {n}: the flow sent only {} packet(s) on this link",
+                        self.seen
+                    )
+                })
                 .collect(),
             ScriptSelect::TcpSeqs(vals) | ScriptSelect::SctpTsns(vals) => {
-                let what = if matches!(self.select, ScriptSelect::TcpSeqs(_)) { "tcp_seqs" } else { "sctp_tsns" };
-                vals.iter().filter(|v| v.times > 0).map(|v| format!("{what} {}: {} drop(s) never matched", v.value, v.times)).collect()
+                let what = if matches!(self.select, ScriptSelect::TcpSeqs(_)) {
+                    "tcp_seqs"
+                } else {
+                    "sctp_tsns"
+                };
+                vals.iter()
+                    .filter(|v| v.times > 0)
+                    .map(|v| format!("{what} {}: {} drop(s) never matched", v.value, v.times))
+                    .collect()
             }
         };
         if self.without_base > 0 && !out.is_empty() {
@@ -120,7 +141,9 @@ impl Scripted {
     pub(crate) fn unfired_count(&self) -> u64 {
         match &self.select {
             ScriptSelect::PacketNumbers(v) => v.iter().filter(|&&n| n > self.seen).count() as u64,
-            ScriptSelect::TcpSeqs(vals) | ScriptSelect::SctpTsns(vals) => vals.iter().map(|v| v.times as u64).sum(),
+            ScriptSelect::TcpSeqs(vals) | ScriptSelect::SctpTsns(vals) => {
+                vals.iter().map(|v| v.times as u64).sum()
+            }
         }
     }
 }
@@ -139,15 +162,32 @@ fn take(vals: &mut [ScriptedValue], v: u64) -> bool {
 mod tests {
     use super::*;
     use rexmit_time::Time;
-    use rexmit_wire::{DataChunk, InitChunk, IpPacket, Payload, SctpPacket, TcpOptions, TcpSegment};
+    use rexmit_wire::{
+        DataChunk, InitChunk, IpPacket, Payload, SctpPacket, TcpOptions, TcpSegment,
+    };
 
     fn pkt(t: Transport) -> Packet {
         let ip = IpPacket::new([10, 0, 0, 1].into(), [10, 0, 0, 2].into(), t);
-        Packet { uid: 0, created: Time::ZERO, size: ip.wire_len() as u32, ip }
+        Packet {
+            uid: 0,
+            created: Time::ZERO,
+            size: ip.wire_len() as u32,
+            ip,
+        }
     }
 
     fn tcp(seq: u32, flags: TcpFlags, len: u32) -> Packet {
-        let seg = TcpSegment { src_port: 49152, dst_port: 49152, seq, ack: 0, flags, window: 0, urgent: 0, options: TcpOptions::default(), payload: Payload::zeros(len) };
+        let seg = TcpSegment {
+            src_port: 49152,
+            dst_port: 49152,
+            seq,
+            ack: 0,
+            flags,
+            window: 0,
+            urgent: 0,
+            options: TcpOptions::default(),
+            payload: Payload::zeros(len),
+        };
         pkt(Transport::Tcp(seg))
     }
 
@@ -156,31 +196,91 @@ mod tests {
     #[test]
     fn tcp_seqs_count_from_the_syn_of_their_connection() {
         let isn = 4_000_000_000u32;
-        let mut m = Scripted::new(FlowMatch::default(), ScriptSelect::TcpSeqs(vec![ScriptedValue { value: 1, times: 2 }, ScriptedValue { value: 1 + 1000 * 300_000, times: 1 }]));
-        assert!(!m.drops(&tcp(isn, TcpFlags::SYN, 0)), "the SYN is relative 0");
+        let mut m = Scripted::new(
+            FlowMatch::default(),
+            ScriptSelect::TcpSeqs(vec![
+                ScriptedValue { value: 1, times: 2 },
+                ScriptedValue {
+                    value: 1 + 1000 * 300_000,
+                    times: 1,
+                },
+            ]),
+        );
+        assert!(
+            !m.drops(&tcp(isn, TcpFlags::SYN, 0)),
+            "the SYN is relative 0"
+        );
         assert!(m.drops(&tcp(isn.wrapping_add(1), TcpFlags::ACK, 1000)));
         assert!(!m.drops(&tcp(isn.wrapping_add(1001), TcpFlags::ACK, 1000)));
-        assert!(m.drops(&tcp(isn.wrapping_add(1), TcpFlags::ACK, 1000)), "second of two drops");
+        assert!(
+            m.drops(&tcp(isn.wrapping_add(1), TcpFlags::ACK, 1000)),
+            "second of two drops"
+        );
         assert!(!m.drops(&tcp(isn.wrapping_add(1), TcpFlags::ACK, 1000)));
         // 300 MB on, the absolute sequence number has wrapped; the relative one has not.
-        assert!(m.drops(&tcp(isn.wrapping_add(1 + 1000 * 300_000), TcpFlags::ACK, 1000)));
+        assert!(m.drops(&tcp(
+            isn.wrapping_add(1 + 1000 * 300_000),
+            TcpFlags::ACK,
+            1000
+        )));
         assert_eq!(m.unfired_count(), 0);
         assert!(m.unfired().is_empty());
     }
 
     #[test]
     fn sctp_tsns_count_from_the_initial_tsn_and_unmatched_ones_are_reported() {
-        let data = |tsn: u32| Chunk::Data(DataChunk { immediate: false, unordered: false, beginning: true, ending: true, tsn, stream_id: 0, ssn: 0, ppid: 0, payload: Payload::zeros(100) });
-        let sctp = |chunks: Vec<Chunk>| pkt(Transport::Sctp(SctpPacket { src_port: 7, dst_port: 7, verification_tag: 1, chunks }));
-        let mut m = Scripted::new(FlowMatch::default(), ScriptSelect::SctpTsns(vec![ScriptedValue { value: 2, times: 1 }, ScriptedValue { value: 9, times: 1 }]));
-        assert!(!m.drops(&sctp(vec![data(500)])), "no INIT seen yet: nothing is relative");
-        let init = InitChunk { initiate_tag: 1, a_rwnd: 1 << 16, outbound_streams: 1, inbound_streams: 1, initial_tsn: 1000, params: vec![] };
+        let data = |tsn: u32| {
+            Chunk::Data(DataChunk {
+                immediate: false,
+                unordered: false,
+                beginning: true,
+                ending: true,
+                tsn,
+                stream_id: 0,
+                ssn: 0,
+                ppid: 0,
+                payload: Payload::zeros(100),
+            })
+        };
+        let sctp = |chunks: Vec<Chunk>| {
+            pkt(Transport::Sctp(SctpPacket {
+                src_port: 7,
+                dst_port: 7,
+                verification_tag: 1,
+                chunks,
+            }))
+        };
+        let mut m = Scripted::new(
+            FlowMatch::default(),
+            ScriptSelect::SctpTsns(vec![
+                ScriptedValue { value: 2, times: 1 },
+                ScriptedValue { value: 9, times: 1 },
+            ]),
+        );
+        assert!(
+            !m.drops(&sctp(vec![data(500)])),
+            "no INIT seen yet: nothing is relative"
+        );
+        let init = InitChunk {
+            initiate_tag: 1,
+            a_rwnd: 1 << 16,
+            outbound_streams: 1,
+            inbound_streams: 1,
+            initial_tsn: 1000,
+            params: vec![],
+        };
         assert!(!m.drops(&sctp(vec![Chunk::Init(init)])));
-        assert!(!m.drops(&sctp(vec![data(1000)])), "the first DATA is relative 1");
+        assert!(
+            !m.drops(&sctp(vec![data(1000)])),
+            "the first DATA is relative 1"
+        );
         assert!(m.drops(&sctp(vec![data(1001)])));
         assert_eq!(m.unfired_count(), 1);
         let lines = m.unfired();
         assert_eq!(lines[0], "sctp_tsns 9: 1 drop(s) never matched");
-        assert!(lines[1].contains("before their connection's SYN/INIT"), "{lines:?}");
+        assert!(
+            lines[1].contains("before their connection's SYN/INIT"),
+            "{lines:?}"
+        );
     }
 }

@@ -24,7 +24,13 @@ pub struct Series {
 
 impl Series {
     pub(crate) fn new(name: &str, source: SeriesSource, interval: Duration) -> Self {
-        Series { name: name.to_string(), source, interval, t_ns: Vec::new(), values: Vec::new() }
+        Series {
+            name: name.to_string(),
+            source,
+            interval,
+            t_ns: Vec::new(),
+            values: Vec::new(),
+        }
     }
     pub(crate) fn push(&mut self, t: Time, v: f64) {
         self.t_ns.push(t.as_nanos());

@@ -54,19 +54,42 @@ pub struct Simulation {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SetupError {
-    PortInUse { node: String, protocol: u8, port: u16 },
-    UnknownProbe { series: String, probe: String, allowed: Vec<String> },
+    PortInUse {
+        node: String,
+        protocol: u8,
+        port: u16,
+    },
+    UnknownProbe {
+        series: String,
+        probe: String,
+        allowed: Vec<String>,
+    },
     Pcap(String),
 }
 
 impl std::fmt::Display for SetupError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SetupError::PortInUse { node, protocol, port } => {
-                write!(f, "node {node:?}: protocol {protocol} port {port} is bound twice")
+            SetupError::PortInUse {
+                node,
+                protocol,
+                port,
+            } => {
+                write!(
+                    f,
+                    "node {node:?}: protocol {protocol} port {port} is bound twice"
+                )
             }
-            SetupError::UnknownProbe { series, probe, allowed } => {
-                write!(f, "time series {series:?}: unknown value {probe:?} (allowed: {})", allowed.join(", "))
+            SetupError::UnknownProbe {
+                series,
+                probe,
+                allowed,
+            } => {
+                write!(
+                    f,
+                    "time series {series:?}: unknown value {probe:?} (allowed: {})",
+                    allowed.join(", ")
+                )
             }
             SetupError::Pcap(e) => write!(f, "pcap: {e}"),
         }
@@ -78,7 +101,9 @@ impl Simulation {
     /// Take a built network; routes are computed here.
     pub fn new(mut net: Network) -> Self {
         net.compute_routes();
-        let node_addrs = (0..net.nodes.len()).map(|i| net.addrs(NodeId(i as u32))).collect();
+        let node_addrs = (0..net.nodes.len())
+            .map(|i| net.addrs(NodeId(i as u32)))
+            .collect();
         Simulation {
             sched: Scheduler::new(),
             world: World {
@@ -119,21 +144,39 @@ impl Simulation {
         if let Some(key) = bind {
             let n = &mut self.world.net.nodes[node.0 as usize];
             if n.ports.contains_key(&key) {
-                return Err(SetupError::PortInUse { node: n.name.clone(), protocol: key.0, port: key.1 });
+                return Err(SetupError::PortInUse {
+                    node: n.name.clone(),
+                    protocol: key.0,
+                    port: key.1,
+                });
             }
             n.ports.insert(key, id);
         }
-        self.world.agents.push(AgentSlot { name: name.to_string(), node, agent });
+        self.world.agents.push(AgentSlot {
+            name: name.to_string(),
+            node,
+            agent,
+        });
         self.sched.schedule_first(start, Event::Start(id));
         Ok(id)
     }
 
     /// Place an agent that receives every packet for `node` that no port binding claims (all of
     /// a real host's traffic in emulation). One per node.
-    pub fn add_catch_all_agent(&mut self, name: &str, node: NodeId, start: Time, agent: Box<dyn Agent>) -> Result<AgentId, SetupError> {
+    pub fn add_catch_all_agent(
+        &mut self,
+        name: &str,
+        node: NodeId,
+        start: Time,
+        agent: Box<dyn Agent>,
+    ) -> Result<AgentId, SetupError> {
         let n = &self.world.net.nodes[node.0 as usize];
         if n.catch_all.is_some() {
-            return Err(SetupError::PortInUse { node: n.name.clone(), protocol: 0, port: 0 });
+            return Err(SetupError::PortInUse {
+                node: n.name.clone(),
+                protocol: 0,
+                port: 0,
+            });
         }
         let id = self.add_agent(name, node, None, start, agent)?;
         self.world.net.nodes[node.0 as usize].catch_all = Some(id);
@@ -150,7 +193,13 @@ impl Simulation {
     }
 
     /// Record `source` every `interval` from `start`.
-    pub fn add_series(&mut self, name: &str, source: SeriesSource, interval: Duration, start: Time) -> Result<(), SetupError> {
+    pub fn add_series(
+        &mut self,
+        name: &str,
+        source: SeriesSource,
+        interval: Duration,
+        start: Time,
+    ) -> Result<(), SetupError> {
         if let SeriesSource::AgentProbe(a, probe) = &source {
             let agent = &self.world.agents[a.0 as usize].agent;
             if !agent.probe_names().contains(&probe.as_str()) {
@@ -168,32 +217,60 @@ impl Simulation {
     }
 
     /// Write every packet a channel transmits (including ones its error model then corrupts).
-    pub fn pcap_channel(&mut self, ch: ChannelId, path: &std::path::Path) -> Result<(), SetupError> {
-        let idx = self.world.pcaps.open(path).map_err(|e| SetupError::Pcap(format!("{}: {e}", path.display())))?;
+    pub fn pcap_channel(
+        &mut self,
+        ch: ChannelId,
+        path: &std::path::Path,
+    ) -> Result<(), SetupError> {
+        let idx = self
+            .world
+            .pcaps
+            .open(path)
+            .map_err(|e| SetupError::Pcap(format!("{}: {e}", path.display())))?;
         self.world.net.channels[ch.0 as usize].pcap = Some(idx);
         Ok(())
     }
 
     /// Write every packet a node sends or receives.
     pub fn pcap_node(&mut self, node: NodeId, path: &std::path::Path) -> Result<(), SetupError> {
-        let idx = self.world.pcaps.open(path).map_err(|e| SetupError::Pcap(format!("{}: {e}", path.display())))?;
+        let idx = self
+            .world
+            .pcaps
+            .open(path)
+            .map_err(|e| SetupError::Pcap(format!("{}: {e}", path.display())))?;
         self.world.net.nodes[node.0 as usize].pcap = Some(idx);
         Ok(())
     }
 
-    pub fn run(&mut self, limits: &RunLimits, progress: impl FnMut(Progress) -> bool) -> Result<RunOutcome, RunError> {
+    pub fn run(
+        &mut self,
+        limits: &RunLimits,
+        progress: impl FnMut(Progress) -> bool,
+    ) -> Result<RunOutcome, RunError> {
         let world = &mut self.world;
         let stop = limits.stop_time;
-        let r = self.sched.run(limits, |s, t, e| world.handle(s, t, e, stop), progress);
+        let r = self
+            .sched
+            .run(limits, |s, t, e| world.handle(s, t, e, stop), progress);
         self.finish();
         r
     }
 
     /// Run against an outside clock (emulation): see `Scheduler::run_paced`.
-    pub fn run_paced(&mut self, limits: &RunLimits, pacer: &mut dyn Pacer<Event>, progress: impl FnMut(Progress) -> bool) -> Result<RunOutcome, RunError> {
+    pub fn run_paced(
+        &mut self,
+        limits: &RunLimits,
+        pacer: &mut dyn Pacer<Event>,
+        progress: impl FnMut(Progress) -> bool,
+    ) -> Result<RunOutcome, RunError> {
         let world = &mut self.world;
         let stop = limits.stop_time;
-        let r = self.sched.run_paced(limits, pacer, |s, t, e| world.handle(s, t, e, stop), progress);
+        let r = self.sched.run_paced(
+            limits,
+            pacer,
+            |s, t, e| world.handle(s, t, e, stop),
+            progress,
+        );
         self.finish();
         r
     }
@@ -212,7 +289,13 @@ impl Simulation {
         self.world
             .agents
             .iter()
-            .map(|a| (a.name.clone(), self.world.net.node(a.node).name.clone(), a.agent.metrics(now)))
+            .map(|a| {
+                (
+                    a.name.clone(),
+                    self.world.net.node(a.node).name.clone(),
+                    a.agent.metrics(now),
+                )
+            })
             .collect()
     }
 
@@ -266,13 +349,20 @@ impl World {
             Event::Sample(i) => {
                 let series = &mut self.series[i as usize];
                 let v = match &series.source {
-                    SeriesSource::QueuePackets(ch) => self.net.channels[ch.0 as usize].queue_packets() as f64,
-                    SeriesSource::QueueBytes(ch) => self.net.channels[ch.0 as usize].queue_bytes() as f64,
+                    SeriesSource::QueuePackets(ch) => {
+                        self.net.channels[ch.0 as usize].queue_packets() as f64
+                    }
+                    SeriesSource::QueueBytes(ch) => {
+                        self.net.channels[ch.0 as usize].queue_bytes() as f64
+                    }
                     SeriesSource::Drops(ch) => {
                         let st = &self.net.channels[ch.0 as usize].stats;
                         (st.drop_overflow + st.drop_early + st.drop_error) as f64
                     }
-                    SeriesSource::AgentProbe(a, name) => self.agents[a.0 as usize].agent.probe(name).unwrap_or(f64::NAN),
+                    SeriesSource::AgentProbe(a, name) => self.agents[a.0 as usize]
+                        .agent
+                        .probe(name)
+                        .unwrap_or(f64::NAN),
                 };
                 series.push(now, v);
                 let next = now + series.interval;
@@ -283,10 +373,21 @@ impl World {
         }
     }
 
-    fn with_agent(&mut self, s: &mut Scheduler<Event>, now: Time, a: AgentId, f: impl FnOnce(&mut dyn Agent, &mut Ctx<'_>)) {
+    fn with_agent(
+        &mut self,
+        s: &mut Scheduler<Event>,
+        now: Time,
+        a: AgentId,
+        f: impl FnOnce(&mut dyn Agent, &mut Ctx<'_>),
+    ) {
         let slot = &mut self.agents[a.0 as usize];
         let node = slot.node;
-        let mut ctx = Ctx { now, node, addrs: &self.node_addrs[node.0 as usize], actions: &mut self.actions };
+        let mut ctx = Ctx {
+            now,
+            node,
+            addrs: &self.node_addrs[node.0 as usize],
+            actions: &mut self.actions,
+        };
         f(slot.agent.as_mut(), &mut ctx);
         let mut actions = std::mem::take(&mut self.actions);
         for act in actions.drain(..) {
@@ -301,7 +402,12 @@ impl World {
     /// A packet leaves an agent on `node`.
     fn originate(&mut self, s: &mut Scheduler<Event>, now: Time, node: NodeId, ip: IpPacket) {
         // Boxed once here: the network then moves a pointer, not the packet, at every step.
-        let pkt = Box::new(Packet { uid: self.next_uid, created: now, size: ip.wire_len() as u32, ip });
+        let pkt = Box::new(Packet {
+            uid: self.next_uid,
+            created: now,
+            size: ip.wire_len() as u32,
+            ip,
+        });
         self.next_uid += 1;
         if self.net.owner_of(pkt.ip.header.dst) == Some(node) {
             // Ahead of other same-instant events and in order among themselves.
@@ -314,7 +420,14 @@ impl World {
         }
     }
 
-    fn at_node(&mut self, s: &mut Scheduler<Event>, now: Time, node: NodeId, _from: Option<IfaceId>, mut pkt: Box<Packet>) {
+    fn at_node(
+        &mut self,
+        s: &mut Scheduler<Event>,
+        now: Time,
+        node: NodeId,
+        _from: Option<IfaceId>,
+        mut pkt: Box<Packet>,
+    ) {
         if let Some(tap) = self.net.nodes[node.0 as usize].pcap {
             self.pcaps.write(tap, now, &pkt.ip);
         }
@@ -351,7 +464,9 @@ impl World {
         let ch = self.net.ifaces[iface.0 as usize].tx;
         match self.net.channels[ch.0 as usize].offer(now, pkt) {
             Offer::StartNow(p) => self.start_tx(s, now, ch, p),
-            Offer::Queued { tx_done_at: Some(t) } => s.schedule(t, Event::TxDone(ch)),
+            Offer::Queued {
+                tx_done_at: Some(t),
+            } => s.schedule(t, Event::TxDone(ch)),
             Offer::Queued { tx_done_at: None } | Offer::Dropped(_) => {}
         }
     }

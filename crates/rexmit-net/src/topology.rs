@@ -15,7 +15,10 @@ pub struct Duplex {
 
 impl Duplex {
     pub fn symmetric(p: LinkParams) -> Self {
-        Duplex { fwd: p.clone(), rev: p }
+        Duplex {
+            fwd: p.clone(),
+            rev: p,
+        }
     }
 }
 
@@ -58,13 +61,22 @@ fn node(net: &mut Network, name: &str, forwarding: bool) -> Result<NodeId, Build
 }
 
 fn duplex(net: &mut Network, a: NodeId, b: NodeId, p: &Duplex) -> Result<(), BuildError> {
-    net.add_link(a, b, p.fwd.clone(), p.rev.clone(), None).map(|_| ())
+    net.add_link(a, b, p.fwd.clone(), p.rev.clone(), None)
+        .map(|_| ())
 }
 
 /// Nodes `names[0] - names[1] - ... - names[n]`, the inner ones routers; `links[i]` joins
 /// `names[i]` and `names[i+1]`.
-pub fn chain(net: &mut Network, names: &[String], links: &[Duplex]) -> Result<Vec<NodeId>, BuildError> {
-    assert_eq!(names.len(), links.len() + 1, "chain: one link fewer than nodes");
+pub fn chain(
+    net: &mut Network,
+    names: &[String],
+    links: &[Duplex],
+) -> Result<Vec<NodeId>, BuildError> {
+    assert_eq!(
+        names.len(),
+        links.len() + 1,
+        "chain: one link fewer than nodes"
+    );
     let last = names.len() - 1;
     let ids = names
         .iter()

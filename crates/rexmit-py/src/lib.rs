@@ -12,10 +12,30 @@ use pyo3::types::{PyDict, PyList};
 use rexmit_scenario::{Scenario, ScenarioError as RsScenarioError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-create_exception!(_core, ScenarioError, PyValueError, "A scenario is malformed or impossible; `path` names the key.");
-create_exception!(_core, InternalError, PyException, "A bug in rexmit (please report it with the scenario).");
-create_exception!(_core, EmulationUnavailable, PyException, "This machine cannot emulate (no root, no /dev/net/tun or no `ip`); the message says which.");
-create_exception!(_core, EmulationError, PyException, "Setting up an emulation run failed (a namespace, TUN device or socket).");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario is malformed or impossible; `path` names the key."
+);
+create_exception!(
+    _core,
+    InternalError,
+    PyException,
+    "A bug in rexmit (please report it with the scenario)."
+);
+create_exception!(
+    _core,
+    EmulationUnavailable,
+    PyException,
+    "This machine cannot emulate (no root, no /dev/net/tun or no `ip`); the message says which."
+);
+create_exception!(
+    _core,
+    EmulationError,
+    PyException,
+    "Setting up an emulation run failed (a namespace, TUN device or socket)."
+);
 
 fn scenario_err(py: Python<'_>, e: RsScenarioError) -> PyErr {
     let err = ScenarioError::new_err(e.to_string());
@@ -35,7 +55,9 @@ fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(InternalError::new_err(format!("internal error (please report it with your scenario): {msg}")))
+            Err(InternalError::new_err(format!(
+                "internal error (please report it with your scenario): {msg}"
+            )))
         }
     }
 }
@@ -44,7 +66,11 @@ fn parse(py: Python<'_>, text: &str, format: &str) -> PyResult<Scenario> {
     match format {
         "toml" => Scenario::from_toml(text),
         "json" => Scenario::from_json(text),
-        other => return Err(PyValueError::new_err(format!("format must be \"toml\" or \"json\", got {other:?}"))),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "format must be \"toml\" or \"json\", got {other:?}"
+            )))
+        }
     }
     .map_err(|e| scenario_err(py, e))
 }
@@ -71,7 +97,9 @@ fn convert(py: Python<'_>, text: &str, from_format: &str, to_format: &str) -> Py
         match to_format {
             "toml" => Ok(s.to_toml()),
             "json" => Ok(s.to_json()),
-            other => Err(PyValueError::new_err(format!("to_format must be \"toml\" or \"json\", got {other:?}"))),
+            other => Err(PyValueError::new_err(format!(
+                "to_format must be \"toml\" or \"json\", got {other:?}"
+            ))),
         }
     })
 }
@@ -81,13 +109,22 @@ fn convert(py: Python<'_>, text: &str, from_format: &str, to_format: &str) -> Py
 /// the `scenario.toml` of a run.
 #[pyfunction]
 #[pyo3(signature = (text, from_format, to_format = "toml"))]
-fn with_defaults(py: Python<'_>, text: &str, from_format: &str, to_format: &str) -> PyResult<String> {
+fn with_defaults(
+    py: Python<'_>,
+    text: &str,
+    from_format: &str,
+    to_format: &str,
+) -> PyResult<String> {
     guard(|| {
-        let s = parse(py, text, from_format)?.with_defaults().map_err(|e| scenario_err(py, e))?;
+        let s = parse(py, text, from_format)?
+            .with_defaults()
+            .map_err(|e| scenario_err(py, e))?;
         match to_format {
             "toml" => Ok(s.to_toml()),
             "json" => Ok(s.to_json()),
-            other => Err(PyValueError::new_err(format!("to_format must be \"toml\" or \"json\", got {other:?}"))),
+            other => Err(PyValueError::new_err(format!(
+                "to_format must be \"toml\" or \"json\", got {other:?}"
+            ))),
         }
     })
 }
@@ -109,9 +146,17 @@ fn work_estimate(py: Python<'_>, text: &str, format: &str) -> PyResult<f64> {
 /// `series` (list of dicts with name, t_ns, values).
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", out_dir = None, progress = None))]
-fn run<'py>(py: Python<'py>, text: &str, format: &str, out_dir: Option<std::path::PathBuf>, progress: Option<PyObject>) -> PyResult<Bound<'py, PyDict>> {
+fn run<'py>(
+    py: Python<'py>,
+    text: &str,
+    format: &str,
+    out_dir: Option<std::path::PathBuf>,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyDict>> {
     let s = guard(|| parse(py, text, format))?;
-    with_progress(py, progress, |cb| rexmit_scenario::run::run(&s, out_dir.as_deref(), cb).map_err(|e| scenario_err(py, e)))
+    with_progress(py, progress, |cb| {
+        rexmit_scenario::run::run(&s, out_dir.as_deref(), cb).map_err(|e| scenario_err(py, e))
+    })
 }
 
 /// Run a scenario with the hosts of its `[emulation] real_hosts` real (Linux TCP in network
@@ -120,7 +165,13 @@ fn run<'py>(py: Python<'py>, text: &str, format: &str, out_dir: Option<std::path
 /// Raises `EmulationUnavailable` when the machine cannot emulate (no root, no /dev/net/tun).
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", out_dir = None, progress = None))]
-fn emulate<'py>(py: Python<'py>, text: &str, format: &str, out_dir: Option<std::path::PathBuf>, progress: Option<PyObject>) -> PyResult<Bound<'py, PyDict>> {
+fn emulate<'py>(
+    py: Python<'py>,
+    text: &str,
+    format: &str,
+    out_dir: Option<std::path::PathBuf>,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyDict>> {
     let s = guard(|| parse(py, text, format))?;
     with_progress(py, progress, |cb| {
         rexmit_emulate::emulate(&s, out_dir.as_deref(), cb).map_err(|e| match e {
@@ -142,7 +193,9 @@ fn emulation_unavailable() -> Option<String> {
 fn with_progress<'py>(
     py: Python<'py>,
     progress: Option<PyObject>,
-    f: impl FnOnce(&mut dyn FnMut(rexmit_engine::Progress) -> bool) -> PyResult<rexmit_scenario::RunResults>,
+    f: impl FnOnce(
+        &mut dyn FnMut(rexmit_engine::Progress) -> bool,
+    ) -> PyResult<rexmit_scenario::RunResults>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut callback_error: Option<PyErr> = None;
     let results = guard(|| {
@@ -152,7 +205,15 @@ fn with_progress<'py>(
                 return false;
             }
             let Some(cb) = &progress else { return true };
-            match cb.call1(py, (p.now.as_secs_f64(), p.stop_time.as_secs_f64(), p.events, p.wall.as_secs_f64())) {
+            match cb.call1(
+                py,
+                (
+                    p.now.as_secs_f64(),
+                    p.stop_time.as_secs_f64(),
+                    p.events,
+                    p.wall.as_secs_f64(),
+                ),
+            ) {
                 Ok(v) => v.bind(py).is_none() || v.bind(py).is_truthy().unwrap_or(true),
                 Err(e) => {
                     callback_error = Some(e);
@@ -163,12 +224,14 @@ fn with_progress<'py>(
     })?;
     if let Some(e) = callback_error {
         // A KeyboardInterrupt must reach the caller; partial results are on the exception.
-        let json = serde_json::to_string(&results).map_err(|e| InternalError::new_err(e.to_string()))?;
+        let json =
+            serde_json::to_string(&results).map_err(|e| InternalError::new_err(e.to_string()))?;
         let _ = e.value(py).setattr("partial_results", json);
         return Err(e);
     }
     let d = PyDict::new(py);
-    let json = serde_json::to_string(&results).map_err(|e| InternalError::new_err(e.to_string()))?;
+    let json =
+        serde_json::to_string(&results).map_err(|e| InternalError::new_err(e.to_string()))?;
     d.set_item("results", json)?;
     let series = PyList::empty(py);
     for s in &results.series {
@@ -196,7 +259,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, ty) in [
         ("ScenarioError", py.get_type::<ScenarioError>()),
         ("InternalError", py.get_type::<InternalError>()),
-        ("EmulationUnavailable", py.get_type::<EmulationUnavailable>()),
+        (
+            "EmulationUnavailable",
+            py.get_type::<EmulationUnavailable>(),
+        ),
         ("EmulationError", py.get_type::<EmulationError>()),
     ] {
         // The classes must name their real module, or pickle (sweep workers sending an error

@@ -16,7 +16,11 @@ fn bytes(v: u64) -> Option<Bytes> {
 }
 
 fn rto(r: &RtoConfig) -> Option<RtoCfg> {
-    Some(RtoCfg { initial: Some(DurationStr(r.initial)), min: Some(DurationStr(r.min)), max: Some(DurationStr(r.max)) })
+    Some(RtoCfg {
+        initial: Some(DurationStr(r.initial)),
+        min: Some(DurationStr(r.min)),
+        max: Some(DurationStr(r.max)),
+    })
 }
 
 fn tcp(profile: Option<ProfileName>, c: &TcpConfig) -> TcpCfg {
@@ -99,7 +103,9 @@ fn sctp(c: &SctpConfig) -> SctpCfg {
         }),
         assoc_max_retrans: Some(c.assoc_max_retrans),
         path_max_retrans: Some(c.path_max_retrans),
-        hb_interval: Some(DurationStr(c.hb_interval.unwrap_or(rexmit_time::Duration::ZERO))),
+        hb_interval: Some(DurationStr(
+            c.hb_interval.unwrap_or(rexmit_time::Duration::ZERO),
+        )),
         cmt: Some(CmtCfg {
             enabled: Some(c.cmt.enabled),
             sfr: Some(c.cmt.sfr),
@@ -155,7 +161,12 @@ impl Scenario {
     /// This scenario with every default written out (see the module docs).
     pub fn with_defaults(&self) -> crate::error::Result<Scenario> {
         let mut s = self.clone();
-        s.apps = self.apps.iter().enumerate().map(|(i, a)| app(a, &format!("apps[{i}]"))).collect::<crate::error::Result<_>>()?;
+        s.apps = self
+            .apps
+            .iter()
+            .enumerate()
+            .map(|(i, a)| app(a, &format!("apps[{i}]")))
+            .collect::<crate::error::Result<_>>()?;
         s.limits.max_work = Some(s.limits.max_work.unwrap_or(crate::build::DEFAULT_MAX_WORK));
         Ok(s)
     }

@@ -5,7 +5,10 @@
 //! Ranges are checked in `validate.rs`, not here.
 
 use crate::error::{Result, ScenarioError};
-use crate::schema::{BurstSizeCfg, Direction, DumbbellCfg, FlowMatchCfg, HostLinkCfg, LinkProps, MultihomedCfg, ScriptedEntry};
+use crate::schema::{
+    BurstSizeCfg, Direction, DumbbellCfg, FlowMatchCfg, HostLinkCfg, LinkProps, MultihomedCfg,
+    ScriptedEntry,
+};
 use crate::units::DurationStr;
 use serde::{Deserialize, Serialize};
 
@@ -35,20 +38,31 @@ pub(crate) struct KindFields<'a> {
 
 impl KindFields<'_> {
     pub fn need<T: Clone>(&self, field: &str, v: &Option<T>) -> Result<T> {
-        v.clone().ok_or_else(|| ScenarioError::new(format!("{}.{field}", self.path), format!("is required for kind {:?}", self.kind)))
+        v.clone().ok_or_else(|| {
+            ScenarioError::new(
+                format!("{}.{field}", self.path),
+                format!("is required for kind {:?}", self.kind),
+            )
+        })
     }
 
     pub fn present(&self, field: &str, present: bool) -> Result<()> {
         if present {
             Ok(())
         } else {
-            Err(ScenarioError::new(format!("{}.{field}", self.path), format!("is required for kind {:?}", self.kind)))
+            Err(ScenarioError::new(
+                format!("{}.{field}", self.path),
+                format!("is required for kind {:?}", self.kind),
+            ))
         }
     }
 
     pub fn unused(&self, field: &str, present: bool) -> Result<()> {
         if present {
-            Err(ScenarioError::new(format!("{}.{field}", self.path), format!("is not used by kind {:?}", self.kind)))
+            Err(ScenarioError::new(
+                format!("{}.{field}", self.path),
+                format!("is not used by kind {:?}", self.kind),
+            ))
         } else {
             Ok(())
         }
@@ -56,7 +70,10 @@ impl KindFields<'_> {
 
     /// Every present field of `fields` must be in `used`.
     pub fn only(&self, fields: &[(&str, bool)], used: &[&str]) -> Result<()> {
-        fields.iter().filter(|(f, _)| !used.contains(f)).try_for_each(|(f, present)| self.unused(f, *present))
+        fields
+            .iter()
+            .filter(|(f, _)| !used.contains(f))
+            .try_for_each(|(f, present)| self.unused(f, *present))
     }
 }
 
@@ -92,14 +109,23 @@ pub struct Topology {
 /// `Topology` once `resolve` has checked its kind's fields.
 #[allow(clippy::large_enum_variant)] // a short-lived view, built once per check
 pub enum TopologySpec {
-    Chain { nodes: Vec<String>, links: Vec<LinkProps> },
+    Chain {
+        nodes: Vec<String>,
+        links: Vec<LinkProps>,
+    },
     Dumbbell(DumbbellCfg),
-    DualDumbbell { paths: [DumbbellCfg; 2], multihomed: Vec<MultihomedCfg> },
+    DualDumbbell {
+        paths: [DumbbellCfg; 2],
+        multihomed: Vec<MultihomedCfg>,
+    },
 }
 
 impl Topology {
     pub fn resolve(&self, path: &str) -> Result<TopologySpec> {
-        let k = KindFields { path, kind: self.kind.name() };
+        let k = KindFields {
+            path,
+            kind: self.kind.name(),
+        };
         let fields = [
             ("nodes", self.nodes.is_some()),
             ("links", self.links.is_some()),
@@ -114,10 +140,16 @@ impl Topology {
         Ok(match self.kind {
             TopologyKind::Chain => {
                 k.only(&fields, &["nodes", "links"])?;
-                TopologySpec::Chain { nodes: k.need("nodes", &self.nodes)?, links: k.need("links", &self.links)? }
+                TopologySpec::Chain {
+                    nodes: k.need("nodes", &self.nodes)?,
+                    links: k.need("links", &self.links)?,
+                }
             }
             TopologyKind::Dumbbell => {
-                k.only(&fields, &["left_router", "right_router", "bottleneck", "left", "right"])?;
+                k.only(
+                    &fields,
+                    &["left_router", "right_router", "bottleneck", "left", "right"],
+                )?;
                 TopologySpec::Dumbbell(DumbbellCfg {
                     left_router: self.left_router.clone().unwrap_or_else(crate::schema::r1),
                     right_router: self.right_router.clone().unwrap_or_else(crate::schema::r2),
@@ -129,10 +161,16 @@ impl Topology {
             TopologyKind::DualDumbbell => {
                 k.only(&fields, &["paths", "multihomed"])?;
                 let paths = k.need("paths", &self.paths)?;
-                let paths: [DumbbellCfg; 2] = paths
-                    .try_into()
-                    .map_err(|p: Vec<DumbbellCfg>| ScenarioError::new(format!("{path}.paths"), format!("a dual dumbbell has exactly 2 paths, got {}", p.len())))?;
-                TopologySpec::DualDumbbell { paths, multihomed: self.multihomed.clone().unwrap_or_default() }
+                let paths: [DumbbellCfg; 2] = paths.try_into().map_err(|p: Vec<DumbbellCfg>| {
+                    ScenarioError::new(
+                        format!("{path}.paths"),
+                        format!("a dual dumbbell has exactly 2 paths, got {}", p.len()),
+                    )
+                })?;
+                TopologySpec::DualDumbbell {
+                    paths,
+                    multihomed: self.multihomed.clone().unwrap_or_default(),
+                }
             }
         })
     }
@@ -176,10 +214,26 @@ pub struct ErrorModelCfg {
 
 /// `ErrorModelCfg` once `resolve` has checked its kind's fields.
 pub enum ErrorModelSpec {
-    Uniform { rate: f64 },
-    Burst { rate: f64, size: BurstSizeCfg },
-    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
-    Scripted { app: Option<String>, flow: Option<FlowMatchCfg>, packets: Option<Vec<u64>>, tcp_seqs: Option<Vec<ScriptedEntry>>, sctp_tsns: Option<Vec<ScriptedEntry>> },
+    Uniform {
+        rate: f64,
+    },
+    Burst {
+        rate: f64,
+        size: BurstSizeCfg,
+    },
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
+    Scripted {
+        app: Option<String>,
+        flow: Option<FlowMatchCfg>,
+        packets: Option<Vec<u64>>,
+        tcp_seqs: Option<Vec<ScriptedEntry>>,
+        sctp_tsns: Option<Vec<ScriptedEntry>>,
+    },
 }
 
 impl ErrorModelCfg {
@@ -188,7 +242,10 @@ impl ErrorModelCfg {
     }
 
     pub fn resolve(&self, path: &str) -> Result<ErrorModelSpec> {
-        let k = KindFields { path, kind: self.kind.name() };
+        let k = KindFields {
+            path,
+            kind: self.kind.name(),
+        };
         let fields = [
             ("rate", self.rate.is_some()),
             ("size", self.size.is_some()),
@@ -205,14 +262,22 @@ impl ErrorModelCfg {
         Ok(match self.kind {
             ErrorModelKind::Uniform => {
                 k.only(&fields, &["rate"])?;
-                ErrorModelSpec::Uniform { rate: k.need("rate", &self.rate)? }
+                ErrorModelSpec::Uniform {
+                    rate: k.need("rate", &self.rate)?,
+                }
             }
             ErrorModelKind::Burst => {
                 k.only(&fields, &["rate", "size"])?;
-                ErrorModelSpec::Burst { rate: k.need("rate", &self.rate)?, size: k.need("size", &self.size)? }
+                ErrorModelSpec::Burst {
+                    rate: k.need("rate", &self.rate)?,
+                    size: k.need("size", &self.size)?,
+                }
             }
             ErrorModelKind::GilbertElliott => {
-                k.only(&fields, &["p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad"])?;
+                k.only(
+                    &fields,
+                    &["p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad"],
+                )?;
                 ErrorModelSpec::GilbertElliott {
                     p_good_to_bad: k.need("p_good_to_bad", &self.p_good_to_bad)?,
                     p_bad_to_good: k.need("p_bad_to_good", &self.p_bad_to_good)?,
@@ -221,7 +286,10 @@ impl ErrorModelCfg {
                 }
             }
             ErrorModelKind::Scripted => {
-                k.only(&fields, &["app", "match", "packets", "tcp_seqs", "sctp_tsns"])?;
+                k.only(
+                    &fields,
+                    &["app", "match", "packets", "tcp_seqs", "sctp_tsns"],
+                )?;
                 ErrorModelSpec::Scripted {
                     app: self.app.clone(),
                     flow: self.flow.clone(),
@@ -258,20 +326,34 @@ pub enum PeriodSpec {
 
 impl PeriodCfg {
     pub fn resolve(&self, path: &str) -> Result<PeriodSpec> {
-        let k = KindFields { path, kind: self.kind.name() };
-        let fields = [("value", self.value.is_some()), ("mean", self.mean.is_some()), ("shape", self.shape.is_some())];
+        let k = KindFields {
+            path,
+            kind: self.kind.name(),
+        };
+        let fields = [
+            ("value", self.value.is_some()),
+            ("mean", self.mean.is_some()),
+            ("shape", self.shape.is_some()),
+        ];
         Ok(match self.kind {
             PeriodKind::Fixed => {
                 k.only(&fields, &["value"])?;
-                PeriodSpec::Fixed { value: k.need("value", &self.value)? }
+                PeriodSpec::Fixed {
+                    value: k.need("value", &self.value)?,
+                }
             }
             PeriodKind::Exponential => {
                 k.only(&fields, &["mean"])?;
-                PeriodSpec::Exponential { mean: k.need("mean", &self.mean)? }
+                PeriodSpec::Exponential {
+                    mean: k.need("mean", &self.mean)?,
+                }
             }
             PeriodKind::Pareto => {
                 k.only(&fields, &["mean", "shape"])?;
-                PeriodSpec::Pareto { mean: k.need("mean", &self.mean)?, shape: k.need("shape", &self.shape)? }
+                PeriodSpec::Pareto {
+                    mean: k.need("mean", &self.mean)?,
+                    shape: k.need("shape", &self.shape)?,
+                }
             }
         })
     }
@@ -304,11 +386,21 @@ pub enum SeriesSpec {
 
 impl SeriesCfg {
     pub fn resolve(&self, path: &str) -> Result<SeriesSpec> {
-        let k = KindFields { path, kind: self.kind.name() };
-        let fields = [("link", self.link.is_some()), ("app", self.app.is_some()), ("value", self.value.is_some())];
+        let k = KindFields {
+            path,
+            kind: self.kind.name(),
+        };
+        let fields = [
+            ("link", self.link.is_some()),
+            ("app", self.app.is_some()),
+            ("value", self.value.is_some()),
+        ];
         if self.kind == SeriesKind::App {
             k.only(&fields, &["app", "value"])?;
-            return Ok(SeriesSpec::App { app: k.need("app", &self.app)?, value: k.need("value", &self.value)? });
+            return Ok(SeriesSpec::App {
+                app: k.need("app", &self.app)?,
+                value: k.need("value", &self.value)?,
+            });
         }
         k.only(&fields, &["link"])?;
         let link = k.need("link", &self.link)?;
@@ -327,7 +419,10 @@ kind_enum!(DistKind { Fixed = "fixed", Exponential = "exponential", Uniform = "u
 /// `max` clamp), uniform (`min`, `max`) or pareto (`min` and `shape` or `mean`; optional `max`
 /// clamp). A `mean` is the mean of what is drawn, clamp included.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields, bound(deserialize = "T: Deserialize<'de>", serialize = "T: Serialize"))]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "T: Deserialize<'de>", serialize = "T: Serialize")
+)]
 pub struct DistCfg<T> {
     pub kind: DistKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -344,10 +439,24 @@ pub struct DistCfg<T> {
 
 /// `DistCfg` once `resolve` has checked its kind's fields (values in ns or bytes).
 pub enum DistSpec {
-    Fixed { value: u64 },
-    Exponential { mean: u64, min: Option<u64>, max: Option<u64> },
-    Uniform { min: u64, max: u64 },
-    Pareto { min: u64, shape: Option<f64>, mean: Option<u64>, max: Option<u64> },
+    Fixed {
+        value: u64,
+    },
+    Exponential {
+        mean: u64,
+        min: Option<u64>,
+        max: Option<u64>,
+    },
+    Uniform {
+        min: u64,
+        max: u64,
+    },
+    Pareto {
+        min: u64,
+        shape: Option<f64>,
+        mean: Option<u64>,
+        max: Option<u64>,
+    },
 }
 
 /// A quantity a distribution is over, as an integer (nanoseconds or bytes).
@@ -369,28 +478,54 @@ impl Quantity for crate::units::Bytes {
 
 impl<T: Quantity> DistCfg<T> {
     pub fn resolve(&self, path: &str) -> Result<DistSpec> {
-        let k = KindFields { path, kind: self.kind.name() };
-        let fields = [("value", self.value.is_some()), ("mean", self.mean.is_some()), ("min", self.min.is_some()), ("max", self.max.is_some()), ("shape", self.shape.is_some())];
+        let k = KindFields {
+            path,
+            kind: self.kind.name(),
+        };
+        let fields = [
+            ("value", self.value.is_some()),
+            ("mean", self.mean.is_some()),
+            ("min", self.min.is_some()),
+            ("max", self.max.is_some()),
+            ("shape", self.shape.is_some()),
+        ];
         let u = |v: &Option<T>| v.as_ref().map(Quantity::units);
         Ok(match self.kind {
             DistKind::Fixed => {
                 k.only(&fields, &["value"])?;
-                DistSpec::Fixed { value: k.need("value", &u(&self.value))? }
+                DistSpec::Fixed {
+                    value: k.need("value", &u(&self.value))?,
+                }
             }
             DistKind::Exponential => {
                 k.only(&fields, &["mean", "min", "max"])?;
-                DistSpec::Exponential { mean: k.need("mean", &u(&self.mean))?, min: u(&self.min), max: u(&self.max) }
+                DistSpec::Exponential {
+                    mean: k.need("mean", &u(&self.mean))?,
+                    min: u(&self.min),
+                    max: u(&self.max),
+                }
             }
             DistKind::Uniform => {
                 k.only(&fields, &["min", "max"])?;
-                DistSpec::Uniform { min: k.need("min", &u(&self.min))?, max: k.need("max", &u(&self.max))? }
+                DistSpec::Uniform {
+                    min: k.need("min", &u(&self.min))?,
+                    max: k.need("max", &u(&self.max))?,
+                }
             }
             DistKind::Pareto => {
                 k.only(&fields, &["min", "shape", "mean", "max"])?;
                 if self.shape.is_some() == self.mean.is_some() {
-                    return Err(ScenarioError::new(path, "give exactly one of `shape` or `mean` for kind \"pareto\""));
+                    return Err(ScenarioError::new(
+                        path,
+                        "give exactly one of `shape` or `mean` for kind \"pareto\"",
+                    ));
                 }
-                DistSpec::Pareto { min: k.need("min", &u(&self.min))?, shape: self.shape, mean: u(&self.mean), max: u(&self.max) }
+                DistSpec::Pareto {
+                    min: k.need("min", &u(&self.min))?,
+                    shape: self.shape,
+                    mean: u(&self.mean),
+                    max: u(&self.max),
+                }
             }
         })
     }

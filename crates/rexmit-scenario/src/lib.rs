@@ -40,15 +40,22 @@ impl Scenario {
                 let src = text.lines().nth(l.saturating_sub(1)).unwrap_or("");
                 if let Some((key, _)) = src.split_once('=') {
                     let key = key.trim();
-                    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || "_-.\"".contains(c)) {
+                    if !key.is_empty()
+                        && key
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "_-.\"".contains(c))
+                    {
                         path = key.to_string();
                     }
                 }
             }
-            ScenarioError::new(path, match line {
-                Some(l) => format!("{msg} (line {l})"),
-                None => msg,
-            })
+            ScenarioError::new(
+                path,
+                match line {
+                    Some(l) => format!("{msg} (line {l})"),
+                    None => msg,
+                },
+            )
         })?;
         validate::validate(&s)?;
         Ok(s)
@@ -59,7 +66,10 @@ impl Scenario {
         let mut de = serde_json::Deserializer::from_str(text);
         let s: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
-            ScenarioError::new(if path == "." { String::new() } else { path }, e.into_inner().to_string())
+            ScenarioError::new(
+                if path == "." { String::new() } else { path },
+                e.into_inner().to_string(),
+            )
         })?;
         validate::validate(&s)?;
         Ok(s)

@@ -1,15 +1,19 @@
 //! Run a scenario and collect its results.
 
 use crate::build::{build, Built};
-use rexmit_engine::RunLimits;
 use crate::error::Result;
 use crate::results::{Row, RunResults, SeriesData, Summary, TableData};
 use crate::schema::Scenario;
 use rexmit_engine::Progress;
+use rexmit_engine::RunLimits;
 use rexmit_time::Time;
 use std::path::Path;
 
-pub fn run(s: &Scenario, out_dir: Option<&Path>, progress: impl FnMut(Progress) -> bool) -> Result<RunResults> {
+pub fn run(
+    s: &Scenario,
+    out_dir: Option<&Path>,
+    progress: impl FnMut(Progress) -> bool,
+) -> Result<RunResults> {
     let mut built = build(s, out_dir)?;
     let limits = limits(s);
     let started = std::time::Instant::now();
@@ -22,7 +26,10 @@ pub fn run(s: &Scenario, out_dir: Option<&Path>, progress: impl FnMut(Progress) 
 pub fn limits(s: &Scenario) -> RunLimits {
     let mut limits = RunLimits::until(Time::ZERO + s.stop_time.0);
     limits.max_events = s.limits.max_events;
-    limits.max_wall = s.limits.max_wall_time.map(|d| std::time::Duration::from_nanos(d.0.as_nanos()));
+    limits.max_wall = s
+        .limits
+        .max_wall_time
+        .map(|d| std::time::Duration::from_nanos(d.0.as_nanos()));
     limits.max_memory = s.limits.max_memory.map(|b| b.0);
     limits
 }
@@ -39,7 +46,13 @@ pub fn flow_labels(a: &crate::schema::AppCfg) -> Vec<(String, String)> {
 /// Results of a finished (or stopped: `partial` says why) run. Apps without agents (between
 /// real hosts in emulation) get no row here: the emulator adds theirs.
 pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -> RunResults {
-    let Built { mut sim, apps, tables, pcap_files, warnings: build_warnings } = built;
+    let Built {
+        mut sim,
+        apps,
+        tables,
+        pcap_files,
+        warnings: build_warnings,
+    } = built;
     let now = sim.now();
     let metrics = sim.agent_metrics();
     let flows = s
@@ -50,7 +63,11 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
             let (src, sink) = (*placed)?;
             let mut m = metrics[src.0 as usize].2.clone();
             m.extend(metrics[sink.0 as usize].2.iter().cloned());
-            Some(Row { name: a.name.clone(), labels: flow_labels(a), metrics: m })
+            Some(Row {
+                name: a.name.clone(),
+                labels: flow_labels(a),
+                metrics: m,
+            })
         })
         .collect();
     let elapsed = now.as_secs_f64();
@@ -76,22 +93,47 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
                 ("drop_error", st.drop_error as f64),
                 ("utilization", st.busy.as_secs_f64() / secs),
                 ("throughput_bps", st.tx_bytes as f64 * 8.0 / secs),
-                ("queue_packets_mean", st.queue_packet_ns as f64 / now.as_nanos().max(1) as f64),
-                ("queue_bytes_mean", st.queue_byte_ns as f64 / now.as_nanos().max(1) as f64),
+                (
+                    "queue_packets_mean",
+                    st.queue_packet_ns as f64 / now.as_nanos().max(1) as f64,
+                ),
+                (
+                    "queue_bytes_mean",
+                    st.queue_byte_ns as f64 / now.as_nanos().max(1) as f64,
+                ),
                 ("queue_packets_max", st.max_queue_packets as f64),
                 ("queue_bytes_max", st.max_queue_bytes as f64),
-                ("queue_delay_mean_s", if st.tx_packets > 0 { st.queue_delay_sum.as_secs_f64() / st.tx_packets as f64 } else { 0.0 }),
+                (
+                    "queue_delay_mean_s",
+                    if st.tx_packets > 0 {
+                        st.queue_delay_sum.as_secs_f64() / st.tx_packets as f64
+                    } else {
+                        0.0
+                    },
+                ),
             ];
             let mut m: Vec<(&str, f64)> = m;
             if let Some((n, lines)) = c.scripted_unfired() {
                 // A scripted drop that never matched is a silent no-op otherwise (issue 17).
                 m.push(("scripted_unfired", n as f64));
-                warnings.extend(lines.into_iter().map(|l| format!("link {}: scripted drop {l}", c.name)));
+                warnings.extend(
+                    lines
+                        .into_iter()
+                        .map(|l| format!("link {}: scripted drop {l}", c.name)),
+                );
             }
-            let node = |i: rexmit_net::IfaceId| sim.net().node(sim.net().ifaces[i.0 as usize].node).name.clone();
+            let node = |i: rexmit_net::IfaceId| {
+                sim.net()
+                    .node(sim.net().ifaces[i.0 as usize].node)
+                    .name
+                    .clone()
+            };
             Row {
                 name: c.name.clone(),
-                labels: vec![("from".into(), node(c.from_iface)), ("to".into(), node(c.to_iface))],
+                labels: vec![
+                    ("from".into(), node(c.from_iface)),
+                    ("to".into(), node(c.to_iface)),
+                ],
                 metrics: m.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             }
         })
@@ -111,7 +153,15 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
             ],
         })
         .collect();
-    let series = sim.take_series().into_iter().map(|s| SeriesData { name: s.name, t_ns: s.t_ns, values: s.values }).collect();
+    let series = sim
+        .take_series()
+        .into_iter()
+        .map(|s| SeriesData {
+            name: s.name,
+            t_ns: s.t_ns,
+            values: s.values,
+        })
+        .collect();
     let tables = tables
         .iter()
         .flat_map(|(i, t)| {
@@ -119,7 +169,11 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
             t.tables().into_iter().map(move |ft| TableData {
                 table: ft.table.to_string(),
                 flow: flow.clone(),
-                columns: ft.columns.into_iter().map(|(c, v)| (c.to_string(), v)).collect(),
+                columns: ft
+                    .columns
+                    .into_iter()
+                    .map(|(c, v)| (c.to_string(), v))
+                    .collect(),
             })
         })
         .collect();

@@ -4,7 +4,11 @@
 use crate::units::{Bytes, DurationStr, RateStr};
 use serde::{Deserialize, Serialize};
 
-pub use crate::kinds::{DistCfg, DistKind, DistSpec, ErrorModelSpec, ErrorModelCfg, ErrorModelKind, PeriodSpec, PeriodCfg, PeriodKind, SeriesSpec, SeriesCfg, SeriesKind, Topology, TopologyKind, TopologySpec};
+pub use crate::kinds::{
+    DistCfg, DistKind, DistSpec, ErrorModelCfg, ErrorModelKind, ErrorModelSpec, PeriodCfg,
+    PeriodKind, PeriodSpec, SeriesCfg, SeriesKind, SeriesSpec, Topology, TopologyKind,
+    TopologySpec,
+};
 pub use crate::traffic::BurstCfg;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -187,7 +191,6 @@ pub enum BurstSizeCfg {
     Geometric { mean: f64 },
 }
 
-
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ReorderCfg {
@@ -205,7 +208,11 @@ pub struct ReorderCfg {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkProps {
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "two_nodes")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "two_nodes"
+    )]
     pub between: Option<[String; 2]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -267,7 +274,6 @@ pub struct MultihomedCfg {
     /// Access links to path 1 and path 2.
     pub links: [LinkProps; 2],
 }
-
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -405,7 +411,6 @@ fn zero_s() -> DurationStr {
     DurationStr(rexmit_time::Duration::ZERO)
 }
 
-
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PcapCfg {
@@ -427,8 +432,12 @@ pub struct MetricsCfg {
 
 /// `between = ["A", "B"]`: exactly two node names (a fixed-size array would drop a third one
 /// silently).
-fn two_nodes<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<[String; 2]>, D::Error> {
+fn two_nodes<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<[String; 2]>, D::Error> {
     let v: Vec<String> = Deserialize::deserialize(d)?;
     let n = v.len();
-    <[String; 2]>::try_from(v).map(Some).map_err(|_| serde::de::Error::custom(format!("a link joins exactly 2 nodes, got {n}")))
+    <[String; 2]>::try_from(v)
+        .map(Some)
+        .map_err(|_| serde::de::Error::custom(format!("a link joins exactly 2 nodes, got {n}")))
 }

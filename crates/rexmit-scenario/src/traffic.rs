@@ -16,10 +16,16 @@ use serde::{Deserialize, Serialize};
 /// The preset named by `source` (see `rexmit_endpoints::messages::Preset` for the numbers and
 /// distributions); `interarrival`, `size` and `burst` override it.
 fn preset(path: &str, name: &str) -> Result<Preset> {
-    Preset::ALL.into_iter().find(|p| p.name() == name).ok_or_else(|| {
-        let known: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
-        ScenarioError::new(format!("{path}.source"), format!("unknown source {name:?} (allowed: {})", known.join(", ")))
-    })
+    Preset::ALL
+        .into_iter()
+        .find(|p| p.name() == name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+            ScenarioError::new(
+                format!("{path}.source"),
+                format!("unknown source {name:?} (allowed: {})", known.join(", ")),
+            )
+        })
 }
 
 /// `burst = { messages, interval }`: `messages` sent `interval` apart, one burst per
@@ -46,11 +52,35 @@ struct Rules {
     positive: bool,
 }
 
-const INTERARRIVAL: Rules = Rules { floor: 0, ceiling: None, bounded: false, time: true, positive: true };
+const INTERARRIVAL: Rules = Rules {
+    floor: 0,
+    ceiling: None,
+    bounded: false,
+    time: true,
+    positive: true,
+};
 /// SCTP cannot send an empty message (RFC 9260 §6.1); the adapters take sizes as u32.
-const MESSAGE_SIZE: Rules = Rules { floor: 1, ceiling: Some(u32::MAX as u64), bounded: false, time: false, positive: true };
-const UDP_PAYLOAD: Rules = Rules { floor: 0, ceiling: Some(MAX_UDP_PAYLOAD), bounded: true, time: false, positive: false };
-const RESPONSE_SIZE: Rules = Rules { floor: 1, ceiling: None, bounded: false, time: false, positive: true };
+const MESSAGE_SIZE: Rules = Rules {
+    floor: 1,
+    ceiling: Some(u32::MAX as u64),
+    bounded: false,
+    time: false,
+    positive: true,
+};
+const UDP_PAYLOAD: Rules = Rules {
+    floor: 0,
+    ceiling: Some(MAX_UDP_PAYLOAD),
+    bounded: true,
+    time: false,
+    positive: false,
+};
+const RESPONSE_SIZE: Rules = Rules {
+    floor: 1,
+    ceiling: None,
+    bounded: false,
+    time: false,
+    positive: true,
+};
 
 const MS: u64 = 1_000_000;
 
@@ -67,10 +97,24 @@ impl Rules {
 
     fn at_least(&self, path: &str, v: u64) -> Result<()> {
         if v < self.floor {
-            return Err(ScenarioError::new(path, format!("{} is below the smallest allowed, {}", self.show(v), self.show(self.floor))));
+            return Err(ScenarioError::new(
+                path,
+                format!(
+                    "{} is below the smallest allowed, {}",
+                    self.show(v),
+                    self.show(self.floor)
+                ),
+            ));
         }
         if let Some(c) = self.ceiling.filter(|&c| v > c) {
-            return Err(ScenarioError::new(path, format!("{} is above the largest allowed, {}", self.show(v), self.show(c))));
+            return Err(ScenarioError::new(
+                path,
+                format!(
+                    "{} is above the largest allowed, {}",
+                    self.show(v),
+                    self.show(c)
+                ),
+            ));
         }
         Ok(())
     }
@@ -85,7 +129,10 @@ fn dist<T: Quantity>(path: &str, cfg: &DistCfg<T>, rules: Rules) -> Result<Dist>
     let p = |f: &str| format!("{path}.{f}");
     let unbounded = |max: Option<u64>| -> Result<()> {
         match (rules.ceiling, max) {
-            (Some(c), None) if rules.bounded => err(p("max"), format!("is required here: values are at most {}", rules.show(c))),
+            (Some(c), None) if rules.bounded => err(
+                p("max"),
+                format!("is required here: values are at most {}", rules.show(c)),
+            ),
             _ => Ok(()),
         }
     };
@@ -101,7 +148,10 @@ fn dist<T: Quantity>(path: &str, cfg: &DistCfg<T>, rules: Rules) -> Result<Dist>
             rules.at_least(&p("min"), min)?;
             rules.at_least(&p("max"), max)?;
             if max < min {
-                return err(p("max"), format!("{} is below min {}", rules.show(max), rules.show(min)));
+                return err(
+                    p("max"),
+                    format!("{} is below min {}", rules.show(max), rules.show(min)),
+                );
             }
             if rules.positive && max == 0 {
                 return err(p("max"), "must be > 0");
@@ -113,18 +163,38 @@ fn dist<T: Quantity>(path: &str, cfg: &DistCfg<T>, rules: Rules) -> Result<Dist>
             rules.at_least(&p("min"), min)?;
             rules.at_least(&p("mean"), mean)?;
             if mean <= min {
-                return err(p("mean"), format!("{} must be above min ({})", rules.show(mean), rules.show(min)));
+                return err(
+                    p("mean"),
+                    format!(
+                        "{} must be above min ({})",
+                        rules.show(mean),
+                        rules.show(min)
+                    ),
+                );
             }
             unbounded(max)?;
             if let Some(m) = max {
                 rules.at_least(&p("max"), m)?;
                 if m <= mean {
-                    return err(p("max"), format!("{} must be above the mean {}", rules.show(m), rules.show(mean)));
+                    return err(
+                        p("max"),
+                        format!(
+                            "{} must be above the mean {}",
+                            rules.show(m),
+                            rules.show(mean)
+                        ),
+                    );
                 }
             }
-            Dist::exponential_with_mean(mean as f64, min, max).map_err(|e| ScenarioError::new(p("mean"), e))?
+            Dist::exponential_with_mean(mean as f64, min, max)
+                .map_err(|e| ScenarioError::new(p("mean"), e))?
         }
-        DistSpec::Pareto { min, shape, mean, max } => {
+        DistSpec::Pareto {
+            min,
+            shape,
+            mean,
+            max,
+        } => {
             rules.at_least(&p("min"), min)?;
             if min == 0 {
                 return err(p("min"), "must be > 0 (the Pareto scale)");
@@ -133,7 +203,10 @@ fn dist<T: Quantity>(path: &str, cfg: &DistCfg<T>, rules: Rules) -> Result<Dist>
             if let Some(m) = max {
                 rules.at_least(&p("max"), m)?;
                 if m <= min {
-                    return err(p("max"), format!("{} must be above min {}", rules.show(m), rules.show(min)));
+                    return err(
+                        p("max"),
+                        format!("{} must be above min {}", rules.show(m), rules.show(min)),
+                    );
                 }
             }
             match (shape, mean) {
@@ -143,8 +216,14 @@ fn dist<T: Quantity>(path: &str, cfg: &DistCfg<T>, rules: Rules) -> Result<Dist>
                     }
                     Dist::Pareto { shape: s, min, max }
                 }
-                (None, Some(m)) => Dist::pareto_with_mean(min, m as f64, max).map_err(|e| ScenarioError::new(p("mean"), e))?,
-                (None, None) => return err(path.to_string(), "give exactly one of `shape` or `mean` for kind \"pareto\""),
+                (None, Some(m)) => Dist::pareto_with_mean(min, m as f64, max)
+                    .map_err(|e| ScenarioError::new(p("mean"), e))?,
+                (None, None) => {
+                    return err(
+                        path.to_string(),
+                        "give exactly one of `shape` or `mean` for kind \"pareto\"",
+                    )
+                }
             }
         }
     })
@@ -155,9 +234,15 @@ fn burst(path: &str, b: &BurstCfg) -> Result<Burst> {
         return err(format!("{path}.burst.messages"), "must be ≥ 1");
     }
     if b.messages > 1 && b.interval.0.is_zero() {
-        return err(format!("{path}.burst.interval"), "must be > 0 when a burst has more than one message");
+        return err(
+            format!("{path}.burst.interval"),
+            "must be > 0 when a burst has more than one message",
+        );
     }
-    Ok(Burst { messages: b.messages, interval: b.interval.0 })
+    Ok(Burst {
+        messages: b.messages,
+        interval: b.interval.0,
+    })
 }
 
 fn stop(a: &AppCfg) -> Option<Time> {
@@ -167,8 +252,21 @@ fn stop(a: &AppCfg) -> Option<Time> {
 /// The source of a `sctp_messages` or `tcp_messages` app: its `source` preset, overridden by
 /// `interarrival`, `size` and `burst`; `messages` in all until `stop`.
 pub fn message_source(path: &str, a: &AppCfg) -> Result<MessageSource> {
-    let preset = a.source.as_deref().map(|s| preset(path, s)).transpose()?.map(Preset::source);
-    let need = |field: &str| err(format!("{path}.{field}"), format!("is required for kind {:?} (or give a `source`)", a.kind.name()));
+    let preset = a
+        .source
+        .as_deref()
+        .map(|s| preset(path, s))
+        .transpose()?
+        .map(Preset::source);
+    let need = |field: &str| {
+        err(
+            format!("{path}.{field}"),
+            format!(
+                "is required for kind {:?} (or give a `source`)",
+                a.kind.name()
+            ),
+        )
+    };
     let interarrival = match (&a.interarrival, &preset) {
         (Some(d), _) => dist(&format!("{path}.interarrival"), d, INTERARRIVAL)?,
         (None, Some(p)) => p.0.clone(),
@@ -183,7 +281,13 @@ pub fn message_source(path: &str, a: &AppCfg) -> Result<MessageSource> {
         Some(b) => Some(burst(path, b)?),
         None => preset.and_then(|p| p.2),
     };
-    Ok(MessageSource { interarrival, size, burst, count: a.messages, stop: stop(a) })
+    Ok(MessageSource {
+        interarrival,
+        size,
+        burst,
+        count: a.messages,
+        stop: stop(a),
+    })
 }
 
 /// `udp_random` (seed 002 §IV): UDP payloads uniform in 100–1000 bytes every uniform 25–100 ms
@@ -191,11 +295,17 @@ pub fn message_source(path: &str, a: &AppCfg) -> Result<MessageSource> {
 pub fn udp_random(path: &str, a: &AppCfg) -> Result<(Dist, Dist)> {
     let size = match &a.size {
         Some(d) => dist(&format!("{path}.size"), d, UDP_PAYLOAD)?,
-        None => Dist::Uniform { min: 100, max: 1000 },
+        None => Dist::Uniform {
+            min: 100,
+            max: 1000,
+        },
     };
     let gap = match &a.interarrival {
         Some(d) => dist(&format!("{path}.interarrival"), d, INTERARRIVAL)?,
-        None => Dist::Uniform { min: 25 * MS, max: 100 * MS },
+        None => Dist::Uniform {
+            min: 25 * MS,
+            max: 100 * MS,
+        },
     };
     Ok((size, gap))
 }
@@ -211,16 +321,27 @@ pub const HTTP_DEFAULT_CONNECTIONS: u16 = 32;
 pub fn http_requests(path: &str, a: &AppCfg) -> Result<MessageSource> {
     let gap = match &a.interarrival {
         Some(d) => dist(&format!("{path}.interarrival"), d, INTERARRIVAL)?,
-        None => Dist::Exponential { mean: 655.0 * MS as f64, min: 0, max: None },
+        None => Dist::Exponential {
+            mean: 655.0 * MS as f64,
+            min: 0,
+            max: None,
+        },
     };
     let size = match &a.response_size {
         Some(d) => dist(&format!("{path}.response_size"), d, RESPONSE_SIZE)?,
-        None => Dist::pareto_with_mean(1000, 9200.0, Some(HTTP_MAX_RESPONSE)).expect("seed 004's numbers are consistent"),
+        None => Dist::pareto_with_mean(1000, 9200.0, Some(HTTP_MAX_RESPONSE))
+            .expect("seed 004's numbers are consistent"),
     };
     if a.max_connections == Some(0) {
         return err(format!("{path}.max_connections"), "must be ≥ 1");
     }
-    Ok(MessageSource { interarrival: gap, size, burst: None, count: None, stop: stop(a) })
+    Ok(MessageSource {
+        interarrival: gap,
+        size,
+        burst: None,
+        count: None,
+        stop: stop(a),
+    })
 }
 
 /// Check the traffic fields of an app of a traffic kind (validation).
@@ -228,7 +349,10 @@ pub fn check(path: &str, a: &AppCfg) -> Result<()> {
     match a.kind {
         AppKind::SctpMessages | AppKind::TcpMessages => {
             if a.messages == Some(0) {
-                return err(format!("{path}.messages"), "must be ≥ 1 (omit it for no limit)");
+                return err(
+                    format!("{path}.messages"),
+                    "must be ≥ 1 (omit it for no limit)",
+                );
             }
             message_source(path, a).map(|_| ())
         }

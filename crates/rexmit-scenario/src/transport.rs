@@ -5,7 +5,9 @@
 
 use crate::error::{Result, ScenarioError};
 use crate::units::{Bytes, DurationStr};
-use rexmit_sctp::{BurstMitigation, CmtConfig, RackConfig, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig};
+use rexmit_sctp::{
+    BurstMitigation, CmtConfig, RackConfig, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig,
+};
 use rexmit_tcp::profile::Profile;
 use rexmit_tcp::{CcAlgorithm, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use rexmit_transport::RtoConfig;
@@ -216,13 +218,29 @@ impl TcpCfg {
             c.cc = match cc {
                 CcName::Reno => CcAlgorithm::Reno,
                 CcName::Aimd => {
-                    let a = self.aimd_a.ok_or_else(|| ScenarioError::new(format!("{path}.aimd_a"), "is required when cc = \"aimd\""))?;
-                    let b = self.aimd_b.ok_or_else(|| ScenarioError::new(format!("{path}.aimd_b"), "is required when cc = \"aimd\""))?;
+                    let a = self.aimd_a.ok_or_else(|| {
+                        ScenarioError::new(
+                            format!("{path}.aimd_a"),
+                            "is required when cc = \"aimd\"",
+                        )
+                    })?;
+                    let b = self.aimd_b.ok_or_else(|| {
+                        ScenarioError::new(
+                            format!("{path}.aimd_b"),
+                            "is required when cc = \"aimd\"",
+                        )
+                    })?;
                     if !(a > 0.0 && a.is_finite()) {
-                        return Err(ScenarioError::new(format!("{path}.aimd_a"), format!("{a} must be > 0 (segments per RTT)")));
+                        return Err(ScenarioError::new(
+                            format!("{path}.aimd_a"),
+                            format!("{a} must be > 0 (segments per RTT)"),
+                        ));
                     }
                     if !(b > 0.0 && b < 1.0) {
-                        return Err(ScenarioError::new(format!("{path}.aimd_b"), format!("{b} is outside (0, 1)")));
+                        return Err(ScenarioError::new(
+                            format!("{path}.aimd_b"),
+                            format!("{b} is outside (0, 1)"),
+                        ));
                     }
                     CcAlgorithm::Aimd { a, b }
                 }
@@ -238,7 +256,10 @@ impl TcpCfg {
             }
         }
         if aimd_given && self.cc != Some(CcName::Aimd) {
-            return Err(ScenarioError::new(format!("{path}.aimd_a"), "aimd_a/aimd_b are only used with cc = \"aimd\""));
+            return Err(ScenarioError::new(
+                format!("{path}.aimd_a"),
+                "aimd_a/aimd_b are only used with cc = \"aimd\"",
+            ));
         }
         set(&mut c.mss, self.mss);
         set(&mut c.initial_cwnd_segments, self.initial_cwnd_segments);
@@ -248,7 +269,10 @@ impl TcpCfg {
             r.apply(&mut c.rto);
         }
         set(&mut c.rto_rearm, self.rto_rearm.map(RtoRearm::from));
-        set(&mut c.decrease_base, self.decrease_base.map(DecreaseBase::from));
+        set(
+            &mut c.decrease_base,
+            self.decrease_base.map(DecreaseBase::from),
+        );
         if let Some(b) = self.send_buffer {
             c.send_buffer = usize_of(&format!("{path}.send_buffer"), b)?;
         }
@@ -261,7 +285,10 @@ impl TcpCfg {
         set(&mut c.window_scaling, self.window_scaling);
         set(&mut c.nagle, self.nagle);
         set(&mut c.ack_every, self.ack_every);
-        set(&mut c.delayed_ack_timeout, self.delayed_ack_timeout.map(|d| d.0));
+        set(
+            &mut c.delayed_ack_timeout,
+            self.delayed_ack_timeout.map(|d| d.0),
+        );
         set(&mut c.immediate_ack_on_ooo, self.immediate_ack_on_ooo);
         set(&mut c.byte_counting, self.byte_counting);
         set(&mut c.rack, self.rack);
@@ -273,8 +300,16 @@ impl TcpCfg {
         set(&mut c.tahoe_recover_guard, self.tahoe_recover_guard);
         set(&mut c.hystart, self.hystart);
         set(&mut c.cubic_alpha_switch, self.cubic_alpha_switch);
-        set(&mut c.slow_start_limit_segments, self.slow_start_limit_segments);
-        c.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), format!("allowed {}", e.allowed)))?;
+        set(
+            &mut c.slow_start_limit_segments,
+            self.slow_start_limit_segments,
+        );
+        c.validate().map_err(|e| {
+            ScenarioError::new(
+                format!("{path}.{}", e.field),
+                format!("allowed {}", e.allowed),
+            )
+        })?;
         Ok(c)
     }
 }
@@ -369,14 +404,28 @@ pub struct ThinCfg {
 impl ThinCfg {
     fn apply(&self, t: &mut ThinStreamConfig) {
         if self.all == Some(true) {
-            *t = ThinStreamConfig { thin_threshold_packets: t.thin_threshold_packets, thin_loss_rate_term: t.thin_loss_rate_term, thin_rto_min: t.thin_rto_min, ..ThinStreamConfig::all_seed004() };
+            *t = ThinStreamConfig {
+                thin_threshold_packets: t.thin_threshold_packets,
+                thin_loss_rate_term: t.thin_loss_rate_term,
+                thin_rto_min: t.thin_rto_min,
+                ..ThinStreamConfig::all_seed004()
+            };
         }
         set(&mut t.rto_min_200ms, self.rto_min_200ms);
-        set(&mut t.timer_restart_correction, self.timer_restart_correction);
+        set(
+            &mut t.timer_restart_correction,
+            self.timer_restart_correction,
+        );
         set(&mut t.linear_timeouts, self.linear_timeouts);
-        set(&mut t.fast_rtx_first_indication, self.fast_rtx_first_indication);
+        set(
+            &mut t.fast_rtx_first_indication,
+            self.fast_rtx_first_indication,
+        );
         set(&mut t.early_fast_retransmit, self.early_fast_retransmit);
-        set(&mut t.early_retransmit_rfc5827, self.early_retransmit_rfc5827);
+        set(
+            &mut t.early_retransmit_rfc5827,
+            self.early_retransmit_rfc5827,
+        );
         set(&mut t.thin_threshold_packets, self.thin_threshold_packets);
         set(&mut t.thin_loss_rate_term, self.thin_loss_rate_term);
         set(&mut t.thin_rto_min, self.thin_rto_min.map(|d| d.0));
@@ -474,7 +523,12 @@ impl SctpCfg {
         set(&mut c.nr_sack, self.nr_sack);
         set(&mut c.send_buffer, self.send_buffer.map(|b| b.0));
         if let Some(b) = self.recv_buffer {
-            c.recv_buffer = u32::try_from(b.0).map_err(|_| ScenarioError::new(format!("{path}.recv_buffer"), format!("{} is above 4 GiB", b.0)))?;
+            c.recv_buffer = u32::try_from(b.0).map_err(|_| {
+                ScenarioError::new(
+                    format!("{path}.recv_buffer"),
+                    format!("{} is above 4 GiB", b.0),
+                )
+            })?;
         }
         set(&mut c.pmtu, self.pmtu);
         if let Some(r) = &self.rto {
@@ -511,7 +565,12 @@ impl SctpCfg {
         if let Some(rack) = &self.rack {
             rack.apply(&mut c.rack);
         }
-        c.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), format!("{} is out of range: allowed {}", e.got, e.allowed)))?;
+        c.validate().map_err(|e| {
+            ScenarioError::new(
+                format!("{path}.{}", e.field),
+                format!("{} is out of range: allowed {}", e.got, e.allowed),
+            )
+        })?;
         Ok(c)
     }
 }

@@ -14,12 +14,19 @@ fn parse_decimal(s: &str) -> Option<(u128, u128)> {
     if int.is_empty() && frac.is_empty() {
         return None;
     }
-    if !int.chars().all(|c| c.is_ascii_digit()) || !frac.chars().all(|c| c.is_ascii_digit()) || frac.len() > 18 {
+    if !int.chars().all(|c| c.is_ascii_digit())
+        || !frac.chars().all(|c| c.is_ascii_digit())
+        || frac.len() > 18
+    {
         return None;
     }
     let den = 10u128.pow(frac.len() as u32);
     let i: u128 = if int.is_empty() { 0 } else { int.parse().ok()? };
-    let f: u128 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+    let f: u128 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
     Some((i.checked_mul(den)?.checked_add(f)?, den))
 }
 
@@ -27,9 +34,13 @@ fn parse_decimal(s: &str) -> Option<(u128, u128)> {
 fn split_unit<'a>(s: &'a str, what: &str) -> Result<(&'a str, &'a str), String> {
     let t = s.trim();
     if t.starts_with('-') {
-        return Err(format!("{s:?}: negative {what} not allowed (allowed range: ≥ 0)"));
+        return Err(format!(
+            "{s:?}: negative {what} not allowed (allowed range: ≥ 0)"
+        ));
     }
-    let idx = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let idx = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     Ok((t[..idx].trim(), t[idx..].trim()))
 }
 
@@ -43,11 +54,18 @@ fn largest(what: &str) -> &'static str {
 }
 
 fn scaled(num: &str, mult: u128, what: &str, original: &str) -> Result<u64, String> {
-    let too_large = || format!("{original:?} is too large: the largest {what} is {}", largest(what));
+    let too_large = || {
+        format!(
+            "{original:?} is too large: the largest {what} is {}",
+            largest(what)
+        )
+    };
     let (n, d) = parse_decimal(num).ok_or_else(|| if num.len() > 30 && num.chars().all(|c| c.is_ascii_digit() || c == '.') { too_large() } else { format!("{original:?} is not a {what}: the number part {num:?} is not a non-negative decimal") })?;
     let v = n.checked_mul(mult).ok_or_else(too_large)?;
     if v % d != 0 {
-        return Err(format!("{original:?} is not a whole number of the smallest unit (1 ns, 1 bit/s or 1 byte)"));
+        return Err(format!(
+            "{original:?} is not a whole number of the smallest unit (1 ns, 1 bit/s or 1 byte)"
+        ));
     }
     u64::try_from(v / d).map_err(|_| too_large())
 }
@@ -61,8 +79,16 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "s" => 1_000_000_000,
         "min" => 60_000_000_000,
         "h" => 3_600_000_000_000,
-        "" => return Err(format!("{s:?} has no unit: write e.g. \"25ms\" (units: ns, us, ms, s, min, h)")),
-        u => return Err(format!("{s:?}: unknown time unit {u:?} (units: ns, us, ms, s, min, h)")),
+        "" => {
+            return Err(format!(
+                "{s:?} has no unit: write e.g. \"25ms\" (units: ns, us, ms, s, min, h)"
+            ))
+        }
+        u => {
+            return Err(format!(
+                "{s:?}: unknown time unit {u:?} (units: ns, us, ms, s, min, h)"
+            ))
+        }
     };
     scaled(num, mult, "duration", s).map(Duration::from_nanos)
 }
@@ -74,8 +100,16 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "kbps" | "Kbps" | "kb/s" => 1_000,
         "Mbps" | "Mb/s" => 1_000_000,
         "Gbps" | "Gb/s" => 1_000_000_000,
-        "" => return Err(format!("{s:?} has no unit: write e.g. \"10Mbps\" (units: bps, kbps, Mbps, Gbps)")),
-        u => return Err(format!("{s:?}: unknown rate unit {u:?} (units: bps, kbps, Mbps, Gbps)")),
+        "" => {
+            return Err(format!(
+                "{s:?} has no unit: write e.g. \"10Mbps\" (units: bps, kbps, Mbps, Gbps)"
+            ))
+        }
+        u => {
+            return Err(format!(
+                "{s:?}: unknown rate unit {u:?} (units: bps, kbps, Mbps, Gbps)"
+            ))
+        }
     };
     scaled(num, mult, "rate", s).map(Rate::from_bps)
 }
@@ -90,7 +124,11 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "KiB" => 1 << 10,
         "MiB" => 1 << 20,
         "GiB" => 1 << 30,
-        u => return Err(format!("{s:?}: unknown size unit {u:?} (units: B, KB, MB, GB, KiB, MiB, GiB)")),
+        u => {
+            return Err(format!(
+                "{s:?}: unknown size unit {u:?} (units: B, KB, MB, GB, KiB, MiB, GiB)"
+            ))
+        }
     };
     scaled(num, mult, "size", s)
 }
@@ -125,8 +163,20 @@ macro_rules! unit_type {
     };
 }
 
-unit_type!(DurationStr, Duration, parse_duration, "a duration string like \"25ms\" (units: ns, us, ms, s, min, h)", |d| d.to_string());
-unit_type!(RateStr, Rate, parse_rate, "a rate string like \"10Mbps\" (units: bps, kbps, Mbps, Gbps)", |r| r.to_string());
+unit_type!(
+    DurationStr,
+    Duration,
+    parse_duration,
+    "a duration string like \"25ms\" (units: ns, us, ms, s, min, h)",
+    |d| d.to_string()
+);
+unit_type!(
+    RateStr,
+    Rate,
+    parse_rate,
+    "a rate string like \"10Mbps\" (units: bps, kbps, Mbps, Gbps)",
+    |r| r.to_string()
+);
 
 /// A byte count: an integer, or a string with a unit ("64KB", "1MiB").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,7 +194,9 @@ impl<'de> Deserialize<'de> for Bytes {
                 Ok(Bytes(v))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Bytes, E> {
-                u64::try_from(v).map(Bytes).map_err(|_| E::custom(format!("{v} is negative: a byte count must be ≥ 0")))
+                u64::try_from(v)
+                    .map(Bytes)
+                    .map_err(|_| E::custom(format!("{v} is negative: a byte count must be ≥ 0")))
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Bytes, E> {
                 parse_bytes(s).map(Bytes).map_err(E::custom)
@@ -166,24 +218,43 @@ mod tests {
 
     #[test]
     fn durations_parse_exactly() {
-        assert_eq!(parse_duration("1.2ms").unwrap(), Duration::from_micros(1200));
-        assert_eq!(parse_duration("0.1 ms").unwrap(), Duration::from_micros(100));
+        assert_eq!(
+            parse_duration("1.2ms").unwrap(),
+            Duration::from_micros(1200)
+        );
+        assert_eq!(
+            parse_duration("0.1 ms").unwrap(),
+            Duration::from_micros(100)
+        );
         assert_eq!(parse_duration("600s").unwrap(), Duration::from_secs(600));
         assert_eq!(parse_duration("2min").unwrap(), Duration::from_secs(120));
         assert!(parse_duration("10").unwrap_err().contains("no unit"));
-        assert!(parse_duration("10 parsecs").unwrap_err().contains("unknown time unit"));
-        assert!(parse_duration("-5ms").unwrap_err().contains("negative duration not allowed"));
-        assert!(parse_duration("0.5ns").unwrap_err().contains("whole number"));
+        assert!(parse_duration("10 parsecs")
+            .unwrap_err()
+            .contains("unknown time unit"));
+        assert!(parse_duration("-5ms")
+            .unwrap_err()
+            .contains("negative duration not allowed"));
+        assert!(parse_duration("0.5ns")
+            .unwrap_err()
+            .contains("whole number"));
     }
 
     #[test]
     fn rates_and_sizes_parse_exactly() {
         assert_eq!(parse_rate("10Mbps").unwrap(), Rate::from_mbps(10));
-        assert_eq!(parse_rate("1.5Gbps").unwrap(), Rate::from_bps(1_500_000_000));
+        assert_eq!(
+            parse_rate("1.5Gbps").unwrap(),
+            Rate::from_bps(1_500_000_000)
+        );
         assert_eq!(parse_rate("64kbps").unwrap(), Rate::from_kbps(64));
         assert!(parse_rate("10MBps").is_err());
-        assert!(parse_rate("-1Mbps").unwrap_err().contains("negative rate not allowed"));
-        assert!(parse_bytes("-64KB").unwrap_err().contains("negative size not allowed"));
+        assert!(parse_rate("-1Mbps")
+            .unwrap_err()
+            .contains("negative rate not allowed"));
+        assert!(parse_bytes("-64KB")
+            .unwrap_err()
+            .contains("negative size not allowed"));
         assert_eq!(parse_bytes("64KB").unwrap(), 64_000);
         assert_eq!(parse_bytes("1MiB").unwrap(), 1 << 20);
     }

@@ -12,7 +12,10 @@ fn err<T>(path: &str, msg: impl Into<String>) -> Result<T> {
 
 pub(crate) fn probability(path: &str, p: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&p) || p.is_nan() {
-        return err(path, format!("{p} is not a probability: allowed range is 0 to 1"));
+        return err(
+            path,
+            format!("{p} is not a probability: allowed range is 0 to 1"),
+        );
     }
     Ok(())
 }
@@ -38,14 +41,30 @@ pub fn validate(s: &Scenario) -> Result<()> {
     if s.limits.max_memory.is_some_and(|b| b.0 < 1 << 20) {
         return err("limits.max_memory", "must be ≥ 1MiB");
     }
-    match s.topology.as_ref().map(|t| t.resolve("topology")).transpose()? {
+    match s
+        .topology
+        .as_ref()
+        .map(|t| t.resolve("topology"))
+        .transpose()?
+    {
         None => {}
         Some(TopologySpec::Chain { nodes, links }) => {
             if nodes.len() < 2 {
-                return err("topology.nodes", format!("a chain needs at least 2 nodes, got {}", nodes.len()));
+                return err(
+                    "topology.nodes",
+                    format!("a chain needs at least 2 nodes, got {}", nodes.len()),
+                );
             }
             if links.len() + 1 != nodes.len() {
-                return err("topology.links", format!("a chain of {} nodes needs {} links, got {}", nodes.len(), nodes.len() - 1, links.len()));
+                return err(
+                    "topology.links",
+                    format!(
+                        "a chain of {} nodes needs {} links, got {}",
+                        nodes.len(),
+                        nodes.len() - 1,
+                        links.len()
+                    ),
+                );
             }
             for (i, l) in links.iter().enumerate() {
                 link_role(&format!("topology.links[{i}]"), l, LinkRole::Plain)?;
@@ -58,7 +77,11 @@ pub fn validate(s: &Scenario) -> Result<()> {
             }
             for (i, m) in multihomed.iter().enumerate() {
                 for (k, l) in m.links.iter().enumerate() {
-                    link_role(&format!("topology.multihomed[{i}].links[{k}]"), l, LinkRole::Plain)?;
+                    link_role(
+                        &format!("topology.multihomed[{i}].links[{k}]"),
+                        l,
+                        LinkRole::Plain,
+                    )?;
                 }
             }
         }
@@ -67,7 +90,10 @@ pub fn validate(s: &Scenario) -> Result<()> {
         link_role(&format!("links[{i}]"), l, LinkRole::Between)?;
         if let Some([a, b]) = &l.between {
             if a == b {
-                return err(&format!("links[{i}].between"), format!("a link cannot join node {a:?} to itself"));
+                return err(
+                    &format!("links[{i}].between"),
+                    format!("a link cannot join node {a:?} to itself"),
+                );
             }
         }
     }
@@ -84,7 +110,10 @@ pub fn validate(s: &Scenario) -> Result<()> {
         let path = format!("metrics.timeseries[{i}]");
         t.resolve(&path)?;
         if t.interval.0.is_zero() {
-            return err(&format!("{path}.interval"), "must be > 0 (a duration like \"10ms\")");
+            return err(
+                &format!("{path}.interval"),
+                "must be > 0 (a duration like \"10ms\")",
+            );
         }
         // Each sample costs 16 bytes here and more in Python: refuse before allocating.
         let samples = s.stop_time.0.as_nanos() / t.interval.0.as_nanos() + 1;
@@ -105,14 +134,21 @@ pub fn validate(s: &Scenario) -> Result<()> {
     }
     for (i, p) in s.metrics.pcap.iter().enumerate() {
         if p.link.is_some() == p.node.is_some() {
-            return err(&format!("metrics.pcap[{i}]"), "give exactly one of `link` (\"A->B\") or `node`");
+            return err(
+                &format!("metrics.pcap[{i}]"),
+                "give exactly one of `link` (\"A->B\") or `node`",
+            );
         }
     }
     Ok(())
 }
 
 fn dumbbell(path: &str, d: &DumbbellCfg) -> Result<()> {
-    link_role(&format!("{path}.bottleneck"), &d.bottleneck, LinkRole::Plain)?;
+    link_role(
+        &format!("{path}.bottleneck"),
+        &d.bottleneck,
+        LinkRole::Plain,
+    )?;
     for (side, hosts) in [("left", &d.left), ("right", &d.right)] {
         for (i, h) in hosts.iter().enumerate() {
             link_role(&format!("{path}.{side}[{i}]"), h, LinkRole::Host)?;
@@ -134,14 +170,31 @@ pub(crate) fn link_role(path: &str, l: &LinkProps, role: LinkRole) -> Result<()>
         LinkRole::Plain => "a bottleneck, chain or multihomed link",
     };
     match (&l.between, need_between) {
-        (None, true) => return err(&format!("{path}.between"), format!("is required for {place}: the two node names")),
-        (Some(_), false) => return err(&format!("{path}.between"), format!("is not used by {place}")),
+        (None, true) => {
+            return err(
+                &format!("{path}.between"),
+                format!("is required for {place}: the two node names"),
+            )
+        }
+        (Some(_), false) => {
+            return err(
+                &format!("{path}.between"),
+                format!("is not used by {place}"),
+            )
+        }
         _ => {}
     }
     match (&l.name, need_name) {
-        (None, true) => return err(&format!("{path}.name"), format!("is required for {place}: the host's name")),
+        (None, true) => {
+            return err(
+                &format!("{path}.name"),
+                format!("is required for {place}: the host's name"),
+            )
+        }
         (Some(_), false) => return err(&format!("{path}.name"), format!("is not used by {place}")),
-        (Some(n), true) if n.is_empty() => return err(&format!("{path}.name"), "must not be empty"),
+        (Some(n), true) if n.is_empty() => {
+            return err(&format!("{path}.name"), "must not be empty")
+        }
         _ => {}
     }
     link(path, l)
@@ -155,23 +208,48 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
         match (q.packets, q.bytes) {
             (Some(0), _) => return err(&format!("{path}.queue.packets"), "must be ≥ 1"),
             (_, Some(b)) if b.0 == 0 => return err(&format!("{path}.queue.bytes"), "must be ≥ 1"),
-            (Some(_), Some(_)) => return err(&format!("{path}.queue"), "give `packets` or `bytes`, not both"),
-            (None, None) => return err(&format!("{path}.queue"), "give a limit: `packets` or `bytes`"),
+            (Some(_), Some(_)) => {
+                return err(
+                    &format!("{path}.queue"),
+                    "give `packets` or `bytes`, not both",
+                )
+            }
+            (None, None) => {
+                return err(
+                    &format!("{path}.queue"),
+                    "give a limit: `packets` or `bytes`",
+                )
+            }
             _ => {}
         }
         if let Some(r) = &q.red {
             let p = format!("{path}.queue.red");
             if !(r.min_th >= 0.0 && r.min_th < r.max_th) {
-                return err(&p, format!("need 0 ≤ min_th < max_th, got min_th={} max_th={}", r.min_th, r.max_th));
+                return err(
+                    &p,
+                    format!(
+                        "need 0 ≤ min_th < max_th, got min_th={} max_th={}",
+                        r.min_th, r.max_th
+                    ),
+                );
             }
             if !(r.max_p > 0.0 && r.max_p <= 1.0) {
-                return err(&format!("{p}.max_p"), format!("{} is outside (0, 1]", r.max_p));
+                return err(
+                    &format!("{p}.max_p"),
+                    format!("{} is outside (0, 1]", r.max_p),
+                );
             }
             if !(r.weight > 0.0 && r.weight <= 1.0) {
-                return err(&format!("{p}.weight"), format!("{} is outside (0, 1]", r.weight));
+                return err(
+                    &format!("{p}.weight"),
+                    format!("{} is outside (0, 1]", r.weight),
+                );
             }
             if !(20..=65_535).contains(&r.mean_packet_size) {
-                return err(&format!("{p}.mean_packet_size"), format!("{} is outside 20..=65535 bytes", r.mean_packet_size));
+                return err(
+                    &format!("{p}.mean_packet_size"),
+                    format!("{} is outside 20..=65535 bytes", r.mean_packet_size),
+                );
             }
         }
     }
@@ -184,24 +262,45 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
                 match size {
                     BurstSizeCfg::Fixed(0) => return err(&format!("{p}.size"), "must be ≥ 1"),
                     BurstSizeCfg::Uniform { min, max } if min == 0 || min > max => {
-                        return err(&format!("{p}.size"), format!("need 1 ≤ min ≤ max, got min={min} max={max}"))
+                        return err(
+                            &format!("{p}.size"),
+                            format!("need 1 ≤ min ≤ max, got min={min} max={max}"),
+                        )
                     }
                     BurstSizeCfg::Geometric { mean } if mean.is_nan() || mean < 1.0 => {
-                        return err(&format!("{p}.size.mean"), format!("{mean} is below 1: a burst has at least one packet"))
+                        return err(
+                            &format!("{p}.size.mean"),
+                            format!("{mean} is below 1: a burst has at least one packet"),
+                        )
                     }
                     _ => {}
                 }
             }
-            ErrorModelSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+            ErrorModelSpec::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => {
                 probability(&format!("{p}.p_good_to_bad"), p_good_to_bad)?;
                 probability(&format!("{p}.p_bad_to_good"), p_bad_to_good)?;
                 probability(&format!("{p}.loss_good"), loss_good)?;
                 probability(&format!("{p}.loss_bad"), loss_bad)?;
             }
-            ErrorModelSpec::Scripted { app, flow, packets, tcp_seqs, sctp_tsns } => {
-                let n = packets.is_some() as u8 + tcp_seqs.is_some() as u8 + sctp_tsns.is_some() as u8;
+            ErrorModelSpec::Scripted {
+                app,
+                flow,
+                packets,
+                tcp_seqs,
+                sctp_tsns,
+            } => {
+                let n =
+                    packets.is_some() as u8 + tcp_seqs.is_some() as u8 + sctp_tsns.is_some() as u8;
                 if n != 1 {
-                    return err(&p, "give exactly one of `packets`, `tcp_seqs` or `sctp_tsns`");
+                    return err(
+                        &p,
+                        "give exactly one of `packets`, `tcp_seqs` or `sctp_tsns`",
+                    );
                 }
                 if app.is_some() && flow.is_some() {
                     return err(&p, "give `app` or `match`, not both");
@@ -221,7 +320,10 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
                             }
                         };
                         if v > u32::MAX as u64 {
-                            return err(&format!("{p}.{name}[{k}]"), format!("{v} does not fit a 32-bit sequence number"));
+                            return err(
+                                &format!("{p}.{name}[{k}]"),
+                                format!("{v} does not fit a 32-bit sequence number"),
+                            );
                         }
                     }
                 }
@@ -231,7 +333,10 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
     if let Some(r) = &l.reorder {
         probability(&format!("{path}.reorder.probability"), r.probability)?;
         if r.probability > 0.0 && r.mean_delay.0.is_zero() {
-            return err(&format!("{path}.reorder.mean_delay"), "must be > 0 when probability > 0");
+            return err(
+                &format!("{path}.reorder.mean_delay"),
+                "must be > 0 when probability > 0",
+            );
         }
     }
     Ok(())
@@ -240,11 +345,16 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
 fn period(path: &str, p: &PeriodCfg) -> Result<()> {
     match p.resolve(path)? {
         PeriodSpec::Fixed { .. } => Ok(()),
-        PeriodSpec::Exponential { mean } if mean.0.is_zero() => err(&format!("{path}.mean"), "must be > 0"),
-        PeriodSpec::Pareto { shape, .. } if shape.is_nan() || shape <= 1.0 => {
-            err(&format!("{path}.shape"), format!("{shape} must be > 1 (a Pareto with shape ≤ 1 has no mean)"))
+        PeriodSpec::Exponential { mean } if mean.0.is_zero() => {
+            err(&format!("{path}.mean"), "must be > 0")
         }
-        PeriodSpec::Pareto { mean, .. } if mean.0.is_zero() => err(&format!("{path}.mean"), "must be > 0"),
+        PeriodSpec::Pareto { shape, .. } if shape.is_nan() || shape <= 1.0 => err(
+            &format!("{path}.shape"),
+            format!("{shape} must be > 1 (a Pareto with shape ≤ 1 has no mean)"),
+        ),
+        PeriodSpec::Pareto { mean, .. } if mean.0.is_zero() => {
+            err(&format!("{path}.mean"), "must be > 0")
+        }
         _ => Ok(()),
     }
 }
@@ -254,17 +364,29 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
         return err(&format!("{path}.name"), "must not be empty");
     }
     if a.from == a.to {
-        return err(&format!("{path}.to"), format!("sender and receiver are the same node {:?}", a.from));
+        return err(
+            &format!("{path}.to"),
+            format!("sender and receiver are the same node {:?}", a.from),
+        );
     }
     if a.start.0 >= s.stop_time.0 {
-        return err(&format!("{path}.start"), format!("{} is not before stop_time {}", a.start.0, s.stop_time.0));
+        return err(
+            &format!("{path}.start"),
+            format!("{} is not before stop_time {}", a.start.0, s.stop_time.0),
+        );
     }
     if let Some(stop) = a.stop {
         if stop.0 <= a.start.0 {
-            return err(&format!("{path}.stop"), format!("{} is not after start {}", stop.0, a.start.0));
+            return err(
+                &format!("{path}.stop"),
+                format!("{} is not after start {}", stop.0, a.start.0),
+            );
         }
     }
-    let k = KindFields { path, kind: a.kind.name() };
+    let k = KindFields {
+        path,
+        kind: a.kind.name(),
+    };
     let need = |field: &str, present: bool| k.present(field, present);
     let fields = [
         ("rate", a.rate.is_some()),
@@ -288,20 +410,50 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
         ("response_size", a.response_size.is_some()),
         ("max_connections", a.max_connections.is_some()),
     ];
-    const MESSAGES: [&str; 7] = ["source", "interarrival", "size", "burst", "messages", "stop", "warmup"];
+    const MESSAGES: [&str; 7] = [
+        "source",
+        "interarrival",
+        "size",
+        "burst",
+        "messages",
+        "stop",
+        "warmup",
+    ];
     let used: Vec<&str> = match a.kind {
         AppKind::UdpCbr => vec!["rate", "packet_size", "jitter", "stop"],
         AppKind::UdpOnoff => vec!["rate", "packet_size", "on", "off", "stop"],
         AppKind::UdpRandom => vec!["interarrival", "size", "stop"],
         AppKind::TcpBulk => vec!["bytes", "tcp", "warmup"],
-        AppKind::SctpBulk => vec!["message_size", "messages", "unordered", "streams", "sctp", "warmup"],
+        AppKind::SctpBulk => vec![
+            "message_size",
+            "messages",
+            "unordered",
+            "streams",
+            "sctp",
+            "warmup",
+        ],
         AppKind::TcpMessages => [&MESSAGES[..], &["tcp"]].concat(),
         AppKind::SctpMessages => [&MESSAGES[..], &["unordered", "streams", "sctp"]].concat(),
-        AppKind::Http => vec!["interarrival", "response_size", "max_connections", "stop", "tcp", "warmup"],
+        AppKind::Http => vec![
+            "interarrival",
+            "response_size",
+            "max_connections",
+            "stop",
+            "tcp",
+            "warmup",
+        ],
     };
     k.only(&fields, &used)?;
-    if a.tcp.is_some() || matches!(a.kind, AppKind::TcpBulk | AppKind::TcpMessages | AppKind::Http) {
-        a.tcp.clone().unwrap_or_default().to_config(&format!("{path}.tcp"))?;
+    if a.tcp.is_some()
+        || matches!(
+            a.kind,
+            AppKind::TcpBulk | AppKind::TcpMessages | AppKind::Http
+        )
+    {
+        a.tcp
+            .clone()
+            .unwrap_or_default()
+            .to_config(&format!("{path}.tcp"))?;
     }
     crate::traffic::check(path, a)?;
     match a.kind {
@@ -314,7 +466,12 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
             let min = rexmit_net::apps::udp::MIN_UDP_PACKET;
             if let Some(sz) = a.packet_size {
                 if !(min..=65535).contains(&sz) {
-                    return err(&format!("{path}.packet_size"), format!("{sz} is outside {min}..=65535 (IP packet bytes, headers included)"));
+                    return err(
+                        &format!("{path}.packet_size"),
+                        format!(
+                            "{sz} is outside {min}..=65535 (IP packet bytes, headers included)"
+                        ),
+                    );
                 }
             }
             if a.kind == AppKind::UdpOnoff {
@@ -326,7 +483,10 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
         }
         AppKind::TcpBulk => {
             if a.bytes.is_some_and(|b| b.0 == 0) {
-                return err(&format!("{path}.bytes"), "must be ≥ 1 (omit it to send until the run ends)");
+                return err(
+                    &format!("{path}.bytes"),
+                    "must be ≥ 1 (omit it to send until the run ends)",
+                );
             }
         }
         AppKind::SctpBulk | AppKind::SctpMessages => {
@@ -334,21 +494,38 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
                 return err(&format!("{path}.message_size"), "must be ≥ 1 byte");
             }
             if a.messages == Some(0) {
-                return err(&format!("{path}.messages"), "must be ≥ 1 (omit it to send until the run ends)");
+                return err(
+                    &format!("{path}.messages"),
+                    "must be ≥ 1 (omit it to send until the run ends)",
+                );
             }
             if a.streams == Some(0) {
                 return err(&format!("{path}.streams"), "must be ≥ 1");
             }
-            let cfg = a.sctp.clone().unwrap_or_default().to_config(&format!("{path}.sctp"))?;
+            let cfg = a
+                .sctp
+                .clone()
+                .unwrap_or_default()
+                .to_config(&format!("{path}.sctp"))?;
             if a.streams.unwrap_or(1) > cfg.outbound_streams {
-                return err(&format!("{path}.streams"), format!("{} exceeds the association's {} outbound streams", a.streams.unwrap_or(1), cfg.outbound_streams));
+                return err(
+                    &format!("{path}.streams"),
+                    format!(
+                        "{} exceeds the association's {} outbound streams",
+                        a.streams.unwrap_or(1),
+                        cfg.outbound_streams
+                    ),
+                );
             }
         }
         AppKind::TcpMessages | AppKind::UdpRandom | AppKind::Http => {}
     }
     if let Some(w) = a.warmup {
         if w.0 >= s.stop_time.0 {
-            return err(&format!("{path}.warmup"), format!("{} is not before stop_time {}", w.0, s.stop_time.0));
+            return err(
+                &format!("{path}.warmup"),
+                format!("{} is not before stop_time {}", w.0, s.stop_time.0),
+            );
         }
     }
     Ok(())

@@ -19,7 +19,24 @@ struct LinkGen {
 }
 
 fn link_gen() -> impl Strategy<Value = LinkGen> {
-    (1u32..100, 0u32..40, 5u32..200, 0u32..100, 0u32..100, 1u32..20).prop_map(|(mbps, delay_ms, queue, loss_permille, reorder_permille, reorder_ms)| LinkGen { mbps, delay_ms, queue, loss_permille, reorder_permille, reorder_ms })
+    (
+        1u32..100,
+        0u32..40,
+        5u32..200,
+        0u32..100,
+        0u32..100,
+        1u32..20,
+    )
+        .prop_map(
+            |(mbps, delay_ms, queue, loss_permille, reorder_permille, reorder_ms)| LinkGen {
+                mbps,
+                delay_ms,
+                queue,
+                loss_permille,
+                reorder_permille,
+                reorder_ms,
+            },
+        )
 }
 
 fn link(l: &LinkGen) -> Value {
@@ -35,15 +52,64 @@ fn link(l: &LinkGen) -> Value {
 
 #[derive(Clone, Debug)]
 enum FlowGen {
-    Tcp { kb: u32, recovery: usize, cc: usize, rack: bool, prr: bool, buffers_kb: u32 },
-    Sctp { messages: u32, nr_sack: bool, rack: bool, thin: bool, unordered: bool, buffer_kb: u32 },
-    Messages { sctp: bool, count: u32 },
+    Tcp {
+        kb: u32,
+        recovery: usize,
+        cc: usize,
+        rack: bool,
+        prr: bool,
+        buffers_kb: u32,
+    },
+    Sctp {
+        messages: u32,
+        nr_sack: bool,
+        rack: bool,
+        thin: bool,
+        unordered: bool,
+        buffer_kb: u32,
+    },
+    Messages {
+        sctp: bool,
+        count: u32,
+    },
 }
 
 fn flow_gen() -> impl Strategy<Value = FlowGen> {
     prop_oneof![
-        (5u32..80, 0usize..4, 0usize..4, any::<bool>(), any::<bool>(), 8u32..256).prop_map(|(kb, recovery, cc, rack, prr, buffers_kb)| FlowGen::Tcp { kb, recovery, cc, rack, prr, buffers_kb }),
-        (5u32..80, any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), 4u32..128).prop_map(|(messages, nr_sack, rack, thin, unordered, buffer_kb)| FlowGen::Sctp { messages, nr_sack, rack, thin, unordered, buffer_kb }),
+        (
+            5u32..80,
+            0usize..4,
+            0usize..4,
+            any::<bool>(),
+            any::<bool>(),
+            8u32..256
+        )
+            .prop_map(|(kb, recovery, cc, rack, prr, buffers_kb)| FlowGen::Tcp {
+                kb,
+                recovery,
+                cc,
+                rack,
+                prr,
+                buffers_kb
+            }),
+        (
+            5u32..80,
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            4u32..128
+        )
+            .prop_map(|(messages, nr_sack, rack, thin, unordered, buffer_kb)| {
+                FlowGen::Sctp {
+                    messages,
+                    nr_sack,
+                    rack,
+                    thin,
+                    unordered,
+                    buffer_kb,
+                }
+            }),
         (any::<bool>(), 5u32..50).prop_map(|(sctp, count)| FlowGen::Messages { sctp, count }),
     ]
 }
@@ -51,7 +117,14 @@ fn flow_gen() -> impl Strategy<Value = FlowGen> {
 fn app(i: usize, f: &FlowGen, from: &str, to: &str) -> Value {
     let name = format!("f{i}");
     match f {
-        FlowGen::Tcp { kb, recovery, cc, rack, prr, buffers_kb } => {
+        FlowGen::Tcp {
+            kb,
+            recovery,
+            cc,
+            rack,
+            prr,
+            buffers_kb,
+        } => {
             let recovery = ["tahoe", "reno", "newreno", "sack"][*recovery];
             let cc = ["reno", "cubic", "westwood", "highspeed"][*cc];
             let sack = recovery == "sack";
@@ -60,11 +133,22 @@ fn app(i: usize, f: &FlowGen, from: &str, to: &str) -> Value {
                 "tcp": { "recovery": recovery, "cc": cc, "rack": rack, "prr": prr,
                           "send_buffer": format!("{buffers_kb}KiB"), "recv_buffer": format!("{buffers_kb}KiB") } })
         }
-        FlowGen::Sctp { messages, nr_sack, rack, thin, unordered, buffer_kb } => json!({ "name": name, "kind": "sctp_bulk", "from": from, "to": to,
+        FlowGen::Sctp {
+            messages,
+            nr_sack,
+            rack,
+            thin,
+            unordered,
+            buffer_kb,
+        } => json!({ "name": name, "kind": "sctp_bulk", "from": from, "to": to,
             "messages": messages, "message_size": 1000, "unordered": unordered,
             "sctp": { "hb_interval": "0s", "nr_sack": nr_sack, "rack": { "enabled": rack }, "thin": { "all": thin }, "send_buffer": format!("{buffer_kb}KiB"), "recv_buffer": format!("{}KiB", (*buffer_kb).max(8)) } }),
         FlowGen::Messages { sctp, count } => {
-            let kind = if *sctp { "sctp_messages" } else { "tcp_messages" };
+            let kind = if *sctp {
+                "sctp_messages"
+            } else {
+                "tcp_messages"
+            };
             json!({ "name": name, "kind": kind, "from": from, "to": to,
             "messages": count, "interarrival": { "kind": "exponential", "mean": "50ms" }, "size": { "kind": "uniform", "min": 10, "max": 3000 } })
         }
@@ -80,16 +164,39 @@ fn expected(f: &FlowGen) -> (&'static str, f64) {
     }
 }
 
-fn scenario(dumbbell: bool, links: &[LinkGen], flows: &[(FlowGen, bool)], seed: u64) -> (Value, Vec<(String, String)>) {
+fn scenario(
+    dumbbell: bool,
+    links: &[LinkGen],
+    flows: &[(FlowGen, bool)],
+    seed: u64,
+) -> (Value, Vec<(String, String)>) {
     let (topology, left, right): (Value, Vec<String>, Vec<String>) = if dumbbell {
         let hosts = |side: &str| (0..2).map(|i| format!("{side}{i}")).collect::<Vec<_>>();
         let (l, r) = (hosts("A"), hosts("B"));
-        let edge = |names: &[String], k: usize| names.iter().enumerate().map(|(i, n)| { let mut v = link(&links[(k + i) % links.len()]); v["name"] = json!(n); v }).collect::<Vec<_>>();
-        (json!({ "kind": "dumbbell", "bottleneck": link(&links[0]), "left": edge(&l, 1), "right": edge(&r, 3) }), l, r)
+        let edge = |names: &[String], k: usize| {
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let mut v = link(&links[(k + i) % links.len()]);
+                    v["name"] = json!(n);
+                    v
+                })
+                .collect::<Vec<_>>()
+        };
+        (
+            json!({ "kind": "dumbbell", "bottleneck": link(&links[0]), "left": edge(&l, 1), "right": edge(&r, 3) }),
+            l,
+            r,
+        )
     } else {
         let n = links.len() + 1;
         let nodes: Vec<String> = (0..n).map(|i| format!("N{i}")).collect();
-        (json!({ "kind": "chain", "nodes": nodes, "links": links.iter().map(link).collect::<Vec<_>>() }), vec![nodes[0].clone()], vec![nodes[n - 1].clone()])
+        (
+            json!({ "kind": "chain", "nodes": nodes, "links": links.iter().map(link).collect::<Vec<_>>() }),
+            vec![nodes[0].clone()],
+            vec![nodes[n - 1].clone()],
+        )
     };
     let mut apps = Vec::new();
     let mut ends = Vec::new();
@@ -101,7 +208,10 @@ fn scenario(dumbbell: bool, links: &[LinkGen], flows: &[(FlowGen, bool)], seed: 
     }
     // A stop time far beyond any transfer: the run ends when the event queue empties (every
     // flow finished or failed); a livelock would trip the event guard instead.
-    (json!({ "stop_time": "100000s", "seed": seed, "limits": { "max_events": 50_000_000u64 }, "topology": topology, "apps": apps }), ends)
+    (
+        json!({ "stop_time": "100000s", "seed": seed, "limits": { "max_events": 50_000_000u64 }, "topology": topology, "apps": apps }),
+        ends,
+    )
 }
 
 proptest! {

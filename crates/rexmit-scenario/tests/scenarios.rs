@@ -7,13 +7,22 @@ use rexmit_scenario::{RunResults, Scenario};
 use std::path::PathBuf;
 
 fn example(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 fn metric(rows: &[rexmit_scenario::results::Row], name: &str, key: &str) -> f64 {
-    let r = rows.iter().find(|r| r.name == name).unwrap_or_else(|| panic!("no row {name}"));
-    r.metrics.iter().find(|(k, _)| k == key).unwrap_or_else(|| panic!("no metric {key}")).1
+    let r = rows
+        .iter()
+        .find(|r| r.name == name)
+        .unwrap_or_else(|| panic!("no row {name}"));
+    r.metrics
+        .iter()
+        .find(|(k, _)| k == key)
+        .unwrap_or_else(|| panic!("no metric {key}"))
+        .1
 }
 
 fn run_quiet(s: &Scenario) -> RunResults {
@@ -52,16 +61,33 @@ fn lossy_chain_example_runs_and_drops_the_scripted_packets() {
     let r = run_quiet(&s);
     let sent = metric(&r.flows, "voice", "tx_packets");
     let got = metric(&r.flows, "voice", "rx_packets");
-    assert!(sent - got >= 3.0, "the 3 scripted drops at least: sent {sent} got {got}");
+    assert!(
+        sent - got >= 3.0,
+        "the 3 scripted drops at least: sent {sent} got {got}"
+    );
     assert!(metric(&r.links, "R1->R2", "drop_error") >= 3.0);
 }
 
 #[test]
 fn scenario_round_trips_through_toml_and_json() {
-    for f in ["udp_dumbbell.toml", "lossy_chain.toml", "tcp_seed001.toml", "sctp_nrsack.toml", "thin_stream.toml"] {
+    for f in [
+        "udp_dumbbell.toml",
+        "lossy_chain.toml",
+        "tcp_seed001.toml",
+        "sctp_nrsack.toml",
+        "thin_stream.toml",
+    ] {
         let s = Scenario::from_toml(&example(f)).unwrap();
-        assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s, "{f} via TOML");
-        assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s, "{f} via JSON");
+        assert_eq!(
+            Scenario::from_toml(&s.to_toml()).unwrap(),
+            s,
+            "{f} via TOML"
+        );
+        assert_eq!(
+            Scenario::from_json(&s.to_json()).unwrap(),
+            s,
+            "{f} via JSON"
+        );
     }
 }
 
@@ -72,7 +98,17 @@ fn same_scenario_and_seed_give_identical_results() {
         let mut r = r.clone();
         r.summary.wall_time_s = 0.0;
         r.pcap_files.clear();
-        let series: Vec<_> = r.series.iter().map(|x| (x.name.clone(), x.t_ns.clone(), x.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>())).collect();
+        let series: Vec<_> = r
+            .series
+            .iter()
+            .map(|x| {
+                (
+                    x.name.clone(),
+                    x.t_ns.clone(),
+                    x.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                )
+            })
+            .collect();
         (serde_json::to_string(&r).unwrap(), series)
     };
     let a = strip(&run_quiet(&s));
@@ -101,10 +137,15 @@ packet_size = 1000
 /// The chain topology of BASE, replaced whole by the topology cases.
 const CHAIN: &str = "kind = \"chain\"\nnodes = [\"A\", \"R\", \"B\"]\nlinks = [ { rate = \"10Mbps\", delay = \"1ms\" }, { rate = \"10Mbps\", delay = \"1ms\" } ]";
 /// A small dumbbell's keys: "BELLX" in a replacement becomes them inline, "BELLN" one per line.
-const BELL: [&str; 3] = ["bottleneck = { rate = \"10Mbps\", delay = \"1ms\" }", "left = [{ name = \"A\", rate = \"10Mbps\", delay = \"1ms\" }]", "right = [{ name = \"B\", rate = \"10Mbps\", delay = \"1ms\" }]"];
+const BELL: [&str; 3] = [
+    "bottleneck = { rate = \"10Mbps\", delay = \"1ms\" }",
+    "left = [{ name = \"A\", rate = \"10Mbps\", delay = \"1ms\" }]",
+    "right = [{ name = \"B\", rate = \"10Mbps\", delay = \"1ms\" }]",
+];
 const APP: &str = "packet_size = 1000";
 /// BASE's whole app body after `name`, replaced by the traffic-source cases.
-const CBR: &str = "kind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nrate = \"1Mbps\"\npacket_size = 1000";
+const CBR: &str =
+    "kind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nrate = \"1Mbps\"\npacket_size = 1000";
 const LINK0: &str = "delay = \"1ms\" }, {";
 
 /// (what, text in BASE, its replacement, exact error path, a word the message must contain)
@@ -210,7 +251,12 @@ fn bad_scenarios_name_the_offending_key() {
     let mut wrong = Vec::new();
     for (what, from, to, path, needle) in BAD {
         assert!(BASE.contains(from), "{what}: BASE lacks {from:?}");
-        let text = BASE.replacen(from, &to.replace("BELLX", &BELL.join(", ")).replace("BELLN", &BELL.join("\n")), 1);
+        let text = BASE.replacen(
+            from,
+            &to.replace("BELLX", &BELL.join(", "))
+                .replace("BELLN", &BELL.join("\n")),
+            1,
+        );
         let err = match Scenario::from_toml(&text) {
             Err(e) => e,
             Ok(s) => match rexmit_scenario::build::build(&s, None) {
@@ -223,7 +269,9 @@ fn bad_scenarios_name_the_offending_key() {
             eprintln!("{what:34} -> {shown}");
         }
         if err.path != *path || !shown.contains(needle) {
-            wrong.push(format!("{what}: got {shown:?}, want path {path:?} and a message with {needle:?}"));
+            wrong.push(format!(
+                "{what}: got {shown:?}, want path {path:?} and a message with {needle:?}"
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -246,9 +294,19 @@ fn dual_dumbbell_example_uses_both_paths() {
 #[test]
 fn a_huge_unknown_key_is_shown_shortened() {
     let key = "k".repeat(500_000);
-    let e = Scenario::from_toml(&BASE.replacen("stop_time = \"1s\"", &format!("stop_time = \"1s\"\n{key} = 3"), 1)).unwrap_err();
+    let e = Scenario::from_toml(&BASE.replacen(
+        "stop_time = \"1s\"",
+        &format!("stop_time = \"1s\"\n{key} = 3"),
+        1,
+    ))
+    .unwrap_err();
     let shown = e.to_string();
-    assert!(shown.len() < 2_000 && shown.contains("(500000 characters)"), "{} characters: {}", shown.len(), &shown[..200]);
+    assert!(
+        shown.len() < 2_000 && shown.contains("(500000 characters)"),
+        "{} characters: {}",
+        shown.len(),
+        &shown[..200]
+    );
 }
 
 #[test]
@@ -279,7 +337,9 @@ rate = "1Mbps"
 packet_size = 100
 "#;
     let s = Scenario::from_toml(text).unwrap();
-    let e = rexmit_scenario::build::build(&s, None).err().expect("must fail");
+    let e = rexmit_scenario::build::build(&s, None)
+        .err()
+        .expect("must fail");
     // B has no links at all: it has no address to send to.
     assert!(e.to_string().contains("apps[0]"), "{e}");
 }

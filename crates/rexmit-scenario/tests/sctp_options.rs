@@ -6,38 +6,75 @@ use rexmit_scenario::Scenario;
 use std::path::PathBuf;
 
 fn example(name: &str) -> String {
-    std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name)).unwrap()
+    std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples")
+            .join(name),
+    )
+    .unwrap()
 }
 
 fn with_sctp(extra: &str) -> String {
-    example("sctp_nrsack.toml").replace("sctp = { nr_sack = true,", &format!("sctp = {{ {extra}, nr_sack = true,"))
+    example("sctp_nrsack.toml").replace(
+        "sctp = { nr_sack = true,",
+        &format!("sctp = {{ {extra}, nr_sack = true,"),
+    )
 }
 
 #[test]
 fn rack_settings_reach_the_association_and_run() {
-    let text = with_sctp("rack = { enabled = true, burst_mitigation = \"max_burst\", pto_extra = \"1ms\" }");
+    let text = with_sctp(
+        "rack = { enabled = true, burst_mitigation = \"max_burst\", pto_extra = \"1ms\" }",
+    );
     let s = Scenario::from_toml(&text).unwrap();
-    let cfg = s.apps[0].sctp.as_ref().unwrap().to_config("apps[0].sctp").unwrap();
+    let cfg = s.apps[0]
+        .sctp
+        .as_ref()
+        .unwrap()
+        .to_config("apps[0].sctp")
+        .unwrap();
     assert!(cfg.rack.enabled && cfg.rack.tlp);
-    assert_eq!(cfg.rack.burst_mitigation, rexmit_sctp::BurstMitigation::MaxBurst);
+    assert_eq!(
+        cfg.rack.burst_mitigation,
+        rexmit_sctp::BurstMitigation::MaxBurst
+    );
     assert_eq!(cfg.rack.pto_extra, rexmit_time::Duration::from_millis(1));
-    let short = Scenario::from_toml(&text.replace("stop_time = \"30s\"", "stop_time = \"5s\"")).unwrap();
+    let short =
+        Scenario::from_toml(&text.replace("stop_time = \"30s\"", "stop_time = \"5s\"")).unwrap();
     let r = run(&short, None, |_| true).unwrap();
     let row = r.flows.iter().find(|f| f.name == "sctp").unwrap();
-    let rack = row.metrics.iter().find(|(k, _)| k == "rtx_rack").map(|m| m.1);
-    assert!(rack.is_some_and(|n| n > 0.0), "RACK retransmits under 1% loss: {rack:?}");
+    let rack = row
+        .metrics
+        .iter()
+        .find(|(k, _)| k == "rtx_rack")
+        .map(|m| m.1);
+    assert!(
+        rack.is_some_and(|n| n > 0.0),
+        "RACK retransmits under 1% loss: {rack:?}"
+    );
 }
 
 #[test]
 fn rack_and_dac_errors_name_the_key() {
     let cases = [
-        ("rack = { enabled = true }, cmt = { enabled = true }", "apps[0].sctp.rack.enabled"),
-        ("rack = { burst_mitigation = \"sometimes\" }", "burst_mitigation"),
-        ("rack = { pto_extra = \"1s\" }", "apps[0].sctp.rack.pto_extra"),
+        (
+            "rack = { enabled = true }, cmt = { enabled = true }",
+            "apps[0].sctp.rack.enabled",
+        ),
+        (
+            "rack = { burst_mitigation = \"sometimes\" }",
+            "burst_mitigation",
+        ),
+        (
+            "rack = { pto_extra = \"1s\" }",
+            "apps[0].sctp.rack.pto_extra",
+        ),
         ("cmt = { dac = 1 }", "dac"),
     ];
     for (extra, needle) in cases {
-        let e = Scenario::from_toml(&with_sctp(extra)).expect_err(extra).to_string();
+        let e = Scenario::from_toml(&with_sctp(extra))
+            .expect_err(extra)
+            .to_string();
         assert!(e.contains(needle), "{extra}: {e}");
     }
 }

@@ -8,16 +8,28 @@ use rexmit_scenario::{RunResults, Scenario};
 use std::path::PathBuf;
 
 fn example(name: &str) -> String {
-    std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name)).unwrap()
+    std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples")
+            .join(name),
+    )
+    .unwrap()
 }
 
 fn metric(r: &RunResults, flow: &str, key: &str) -> f64 {
     let row = r.flows.iter().find(|f| f.name == flow).unwrap();
-    row.metrics.iter().find(|(k, _)| k == key).unwrap_or_else(|| panic!("{flow}: no {key}")).1
+    row.metrics
+        .iter()
+        .find(|(k, _)| k == key)
+        .unwrap_or_else(|| panic!("{flow}: no {key}"))
+        .1
 }
 
 fn table<'a>(r: &'a RunResults, table: &str, flow: &str) -> &'a TableData {
-    r.tables.iter().find(|t| t.table == table && t.flow == flow).unwrap_or_else(|| panic!("no {table} table for {flow}"))
+    r.tables
+        .iter()
+        .find(|t| t.table == table && t.flow == flow)
+        .unwrap_or_else(|| panic!("no {table} table for {flow}"))
 }
 
 fn column<'a>(t: &'a TableData, name: &str) -> &'a [u64] {
@@ -67,8 +79,16 @@ warmup = "5s"
 #[test]
 fn every_traffic_kind_runs_and_its_tables_match_its_metrics() {
     let s = Scenario::from_toml(ALL_KINDS).unwrap();
-    assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s, "round trip through TOML");
-    assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s, "round trip through JSON");
+    assert_eq!(
+        Scenario::from_toml(&s.to_toml()).unwrap(),
+        s,
+        "round trip through TOML"
+    );
+    assert_eq!(
+        Scenario::from_json(&s.to_json()).unwrap(),
+        s,
+        "round trip through JSON"
+    );
     let r = run(&s, None, |_| true).unwrap();
     assert!(r.summary.partial.is_none());
     // Signalling (seed 002 §IV.A): 50-byte messages every 20 ms from 20 ms on.
@@ -82,9 +102,16 @@ fn every_traffic_kind_runs_and_its_tables_match_its_metrics() {
         let rtx = column(t, "rtx");
         for (b, name) in ["rtx0", "rtx1", "rtx2", "rtx3"].iter().enumerate() {
             let count = rtx.iter().filter(|&&x| x == b as u64).count() as f64;
-            assert_eq!(metric(&r, flow, &format!("latency_{name}_count")), count, "{flow} {name}");
+            assert_eq!(
+                metric(&r, flow, &format!("latency_{name}_count")),
+                count,
+                "{flow} {name}"
+            );
         }
-        assert!(rtx.iter().any(|&x| x >= 1), "{flow}: 1 % loss retransmits something");
+        assert!(
+            rtx.iter().any(|&x| x >= 1),
+            "{flow}: 1 % loss retransmits something"
+        );
         assert_eq!(metric(&r, flow, "messages_delivered"), rtx.len() as f64);
     }
     // udp_random: about one packet per 62.5 ms on average (uniform 25..100 ms).
@@ -99,7 +126,10 @@ fn every_traffic_kind_runs_and_its_tables_match_its_metrics() {
     let done: u64 = column(web, "completed").iter().sum();
     assert!(done as f64 >= req - 3.0);
     assert!(column(web, "size").iter().all(|&b| b >= 1000));
-    assert!(metric(&r, "web", "completion_time_mean_s") > 0.044, "at least two RTTs of 44 ms");
+    assert!(
+        metric(&r, "web", "completion_time_mean_s") > 0.044,
+        "at least two RTTs of 44 ms"
+    );
 }
 
 #[test]
@@ -118,17 +148,40 @@ fn thin_stream_example_shows_rto_bound_retransmission_latency() {
     // behind a lost one (ordered delivery: head-of-line blocking lifts the rtx0 p99).
     let clean = 50_118_400;
     let (lat, rtx) = (column(t, "latency_ns"), column(t, "rtx"));
-    let rtx0: Vec<u64> = lat.iter().zip(rtx).filter(|(_, &x)| x == 0).map(|(&l, _)| l).collect();
+    let rtx0: Vec<u64> = lat
+        .iter()
+        .zip(rtx)
+        .filter(|(_, &x)| x == 0)
+        .map(|(&l, _)| l)
+        .collect();
     assert_eq!(rtx0.iter().min(), Some(&clean));
     assert!(rtx0.iter().filter(|&&l| l == clean).count() * 2 > rtx0.len());
-    assert!(metric(&r, "thin", "latency_rtx0_p99_s") > 0.25, "blocked messages wait for the lost one");
-    assert!(mean("rtx1") > 0.25, "first retransmission: at least a dupthresh's worth of later messages");
-    assert!(mean("rtx2") > mean("rtx1"), "second retransmissions wait longer");
-    let thin_mods = Scenario::from_toml(&example("thin_stream.toml").replace("sctp = { sack_freq = 1 }", "sctp = { sack_freq = 1, thin = { all = true } }")).unwrap();
+    assert!(
+        metric(&r, "thin", "latency_rtx0_p99_s") > 0.25,
+        "blocked messages wait for the lost one"
+    );
+    assert!(
+        mean("rtx1") > 0.25,
+        "first retransmission: at least a dupthresh's worth of later messages"
+    );
+    assert!(
+        mean("rtx2") > mean("rtx1"),
+        "second retransmissions wait longer"
+    );
+    let thin_mods = Scenario::from_toml(&example("thin_stream.toml").replace(
+        "sctp = { sack_freq = 1 }",
+        "sctp = { sack_freq = 1, thin = { all = true } }",
+    ))
+    .unwrap();
     let m = run(&thin_mods, None, |_| true).unwrap();
     // Seed 004 Fig. 8a: all modifications together lower the retransmission latencies.
     let mean_m = |k: &str| metric(&m, "thin", &format!("latency_{k}_mean_s"));
-    assert!(mean_m("rtx1") < mean("rtx1"), "modified {} vs {}", mean_m("rtx1"), mean("rtx1"));
+    assert!(
+        mean_m("rtx1") < mean("rtx1"),
+        "modified {} vs {}",
+        mean_m("rtx1"),
+        mean("rtx1")
+    );
     eprintln!(
         "thin stream 600 s: rtx1 {} msgs mean {:.3} s (modified {:.3} s), rtx2 mean {:.3} s (modified {:.3} s), rtx0 p99 {:.4} s",
         metric(&r, "thin", "latency_rtx1_count"),
@@ -144,7 +197,10 @@ fn thin_stream_example_shows_rto_bound_retransmission_latency() {
 fn message_tables_are_identical_for_the_same_seed() {
     let s = Scenario::from_toml(ALL_KINDS).unwrap();
     let key = |r: &RunResults| serde_json::to_string(&r.tables).unwrap();
-    let (a, b) = (run(&s, None, |_| true).unwrap(), run(&s, None, |_| true).unwrap());
+    let (a, b) = (
+        run(&s, None, |_| true).unwrap(),
+        run(&s, None, |_| true).unwrap(),
+    );
     assert_eq!(key(&a), key(&b));
     let mut s2 = s.clone();
     s2.seed += 1;

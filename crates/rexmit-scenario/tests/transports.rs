@@ -6,12 +6,21 @@ use rexmit_scenario::Scenario;
 use std::path::PathBuf;
 
 fn example(name: &str) -> String {
-    std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name)).unwrap()
+    std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples")
+            .join(name),
+    )
+    .unwrap()
 }
 
 fn flow_metric(r: &rexmit_scenario::RunResults, flow: &str, key: &str) -> f64 {
     let row = r.flows.iter().find(|f| f.name == flow).unwrap();
-    row.metrics.iter().find(|(k, _)| k == key).unwrap_or_else(|| panic!("no {key}")).1
+    row.metrics
+        .iter()
+        .find(|(k, _)| k == key)
+        .unwrap_or_else(|| panic!("no {key}"))
+        .1
 }
 
 #[test]
@@ -23,7 +32,10 @@ fn tcp_seed001_example_recovers_burst_losses_near_capacity() {
     assert!(g > 2.5e6 && g < 3.894e6, "goodput {g}");
     assert!(flow_metric(&r, "bulk", "retransmissions") > 10.0);
     assert_eq!(r.series.len(), 1);
-    assert!(r.series[0].values.iter().all(|v| *v > 0.0), "cwnd is always positive");
+    assert!(
+        r.series[0].values.iter().all(|v| *v > 0.0),
+        "cwnd is always positive"
+    );
 }
 
 #[test]
@@ -31,8 +43,14 @@ fn sctp_example_nr_sack_vs_sack_rtxq_util() {
     let nr = Scenario::from_toml(&example("sctp_nrsack.toml")).unwrap();
     let text = example("sctp_nrsack.toml").replace("nr_sack = true", "nr_sack = false");
     let sack = Scenario::from_toml(&text).unwrap();
-    let (rn, rs) = (run(&nr, None, |_| true).unwrap(), run(&sack, None, |_| true).unwrap());
-    let (un, us) = (flow_metric(&rn, "sctp", "rtxq_util"), flow_metric(&rs, "sctp", "rtxq_util"));
+    let (rn, rs) = (
+        run(&nr, None, |_| true).unwrap(),
+        run(&sack, None, |_| true).unwrap(),
+    );
+    let (un, us) = (
+        flow_metric(&rn, "sctp", "rtxq_util"),
+        flow_metric(&rs, "sctp", "rtxq_util"),
+    );
     assert!((un - 1.0).abs() < 1e-9, "NR-SACK RtxQ_Util {un}");
     assert!(us < 0.99, "SACK RtxQ_Util {us}");
     assert!(flow_metric(&rs, "sctp", "rtxq_util_l") < 0.8);
@@ -43,29 +61,77 @@ fn sctp_example_nr_sack_vs_sack_rtxq_util() {
 fn transport_settings_errors_name_the_key() {
     let base = example("tcp_seed001.toml");
     let cases = [
-        ("recovery = \"sack\"", "recovery = \"vegas\"", "apps[0].tcp.recovery"),
+        (
+            "recovery = \"sack\"",
+            "recovery = \"vegas\"",
+            "apps[0].tcp.recovery",
+        ),
         ("cc = \"reno\"", "cc = \"aimd\"", "apps[0].tcp.aimd_a"),
-        ("cc = \"reno\"", "cc = \"reno\", aimd_a = 2.0", "apps[0].tcp.aimd_a"),
-        ("cc = \"reno\"", "cc = \"reno\", rto = { min = \"0s\" }", "apps[0].tcp.rto.min"),
-        ("cc = \"reno\"", "cc = \"reno\", mss = 10", "apps[0].tcp.mss"),
-        ("cc = \"reno\"", "cc = \"reno\", windowscale = true", "windowscale"),
-        ("kind = \"tcp_bulk\"", "kind = \"tcp_bulk\"\nrate = \"1Mbps\"", "apps[0].rate"),
-        ("kind = \"tcp_bulk\"", "kind = \"tcp_bulk\"\nmessages = 3", "apps[0].messages"),
+        (
+            "cc = \"reno\"",
+            "cc = \"reno\", aimd_a = 2.0",
+            "apps[0].tcp.aimd_a",
+        ),
+        (
+            "cc = \"reno\"",
+            "cc = \"reno\", rto = { min = \"0s\" }",
+            "apps[0].tcp.rto.min",
+        ),
+        (
+            "cc = \"reno\"",
+            "cc = \"reno\", mss = 10",
+            "apps[0].tcp.mss",
+        ),
+        (
+            "cc = \"reno\"",
+            "cc = \"reno\", windowscale = true",
+            "windowscale",
+        ),
+        (
+            "kind = \"tcp_bulk\"",
+            "kind = \"tcp_bulk\"\nrate = \"1Mbps\"",
+            "apps[0].rate",
+        ),
+        (
+            "kind = \"tcp_bulk\"",
+            "kind = \"tcp_bulk\"\nmessages = 3",
+            "apps[0].messages",
+        ),
     ];
     for (from, to, needle) in cases {
-        let e = Scenario::from_toml(&base.replacen(from, to, 1)).expect_err(to).to_string();
+        let e = Scenario::from_toml(&base.replacen(from, to, 1))
+            .expect_err(to)
+            .to_string();
         assert!(e.contains(needle), "{to}: {e}");
     }
     let base = example("sctp_nrsack.toml");
     let cases = [
-        ("nr_sack = true", "nr_sack = true, cmt = { rtx_policy = \"never\" }", "apps[0].sctp"),
-        ("nr_sack = true", "nr_sack = true, sack_freq = 0", "apps[0].sctp.sack_freq"),
-        ("warmup = \"2s\"", "warmup = \"2s\"\nstreams = 0", "apps[0].streams"),
+        (
+            "nr_sack = true",
+            "nr_sack = true, cmt = { rtx_policy = \"never\" }",
+            "apps[0].sctp",
+        ),
+        (
+            "nr_sack = true",
+            "nr_sack = true, sack_freq = 0",
+            "apps[0].sctp.sack_freq",
+        ),
+        (
+            "warmup = \"2s\"",
+            "warmup = \"2s\"\nstreams = 0",
+            "apps[0].streams",
+        ),
         ("warmup = \"2s\"", "warmup = \"40s\"", "apps[0].warmup"),
-        ("warmup = \"2s\"", "warmup = \"2s\"\nbytes = 5", "apps[0].bytes"),
+        (
+            "warmup = \"2s\"",
+            "warmup = \"2s\"\nbytes = 5",
+            "apps[0].bytes",
+        ),
     ];
     for (from, to, needle) in cases {
-        let e = Scenario::from_toml(&base.replacen(from, to, 1)).expect_err(to).to_string();
+        let e = Scenario::from_toml(&base.replacen(from, to, 1))
+            .expect_err(to)
+            .to_string();
         assert!(e.contains(needle), "{to}: {e}");
     }
 }
@@ -80,7 +146,12 @@ fn scripted_tcp_drop_by_sequence_number_from_a_scenario() {
     let s = Scenario::from_toml(&text).unwrap();
     let r = run(&s, None, |_| true).unwrap();
     let link = r.links.iter().find(|l| l.name == "G1->G2").unwrap();
-    let drops = link.metrics.iter().find(|(k, _)| k == "drop_error").unwrap().1;
+    let drops = link
+        .metrics
+        .iter()
+        .find(|(k, _)| k == "drop_error")
+        .unwrap()
+        .1;
     assert_eq!(drops, 3.0);
     assert!(flow_metric(&r, "bulk", "retransmissions") >= 3.0);
     assert_eq!(flow_metric(&r, "bulk", "spurious_retransmits"), 0.0);
@@ -92,8 +163,16 @@ fn chain(stop: &str, first_link: &str, apps: &str) -> String {
 }
 
 fn link_metric(r: &rexmit_scenario::RunResults, link: &str, key: &str) -> f64 {
-    let row = r.links.iter().find(|l| l.name == link).unwrap_or_else(|| panic!("no link {link}"));
-    row.metrics.iter().find(|(k, _)| k == key).unwrap_or_else(|| panic!("no {key} on {link}")).1
+    let row = r
+        .links
+        .iter()
+        .find(|l| l.name == link)
+        .unwrap_or_else(|| panic!("no link {link}"));
+    row.metrics
+        .iter()
+        .find(|(k, _)| k == key)
+        .unwrap_or_else(|| panic!("no {key} on {link}"))
+        .1
 }
 
 /// Issue 17: `tcp_seqs` are relative to the connection's ISN, as Wireshark shows them (the SYN
@@ -113,9 +192,19 @@ fn scripted_tcp_seqs_are_relative_to_the_isn_and_unmatched_ones_are_reported() {
     assert_eq!(link_metric(&r, "G1->G2", "drop_error"), 3.0);
     assert_eq!(flow_metric(&r, "bulk", "timeouts"), 3.0);
     assert_eq!(link_metric(&r, "G1->G2", "scripted_unfired"), 1.0);
-    assert_eq!(r.warnings, vec!["link G1->G2: scripted drop tcp_seqs 7: 1 drop(s) never matched".to_string()]);
+    assert_eq!(
+        r.warnings,
+        vec!["link G1->G2: scripted drop tcp_seqs 7: 1 drop(s) never matched".to_string()]
+    );
     // The other direction has no scripted model, so no counter either.
-    assert!(r.links.iter().find(|l| l.name == "G2->G1").unwrap().metrics.iter().all(|(k, _)| k != "scripted_unfired"));
+    assert!(r
+        .links
+        .iter()
+        .find(|l| l.name == "G2->G1")
+        .unwrap()
+        .metrics
+        .iter()
+        .all(|(k, _)| k != "scripted_unfired"));
 }
 
 /// The sibling for SCTP: `sctp_tsns` are relative to the association's initial TSN (the first
@@ -128,7 +217,11 @@ fn scripted_sctp_tsns_are_relative_to_the_initial_tsn() {
     ).replace("stop_time = \"30s\"", "stop_time = \"3s\"");
     let s = Scenario::from_toml(&text).unwrap();
     let r = run(&s, None, |_| true).unwrap();
-    let bottleneck = r.links.iter().find(|l| l.metrics.iter().any(|(k, _)| k == "scripted_unfired")).expect("the scripted direction");
+    let bottleneck = r
+        .links
+        .iter()
+        .find(|l| l.metrics.iter().any(|(k, _)| k == "scripted_unfired"))
+        .expect("the scripted direction");
     let m = |k: &str| bottleneck.metrics.iter().find(|(n, _)| n == k).unwrap().1;
     assert_eq!(m("drop_error"), 3.0);
     assert_eq!(m("scripted_unfired"), 0.0);
@@ -142,7 +235,11 @@ fn scripted_sctp_tsns_are_relative_to_the_initial_tsn() {
 #[test]
 fn tcp_reports_failure_when_the_syn_is_never_answered() {
     let apps = "[[apps]]\nname = \"t\"\nkind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\n[[apps]]\nname = \"s\"\nkind = \"sctp_bulk\"\nfrom = \"A\"\nto = \"B\"";
-    let text = chain("600s", ", errors = [{ kind = \"uniform\", rate = 1.0, direction = \"forward\" }]", apps);
+    let text = chain(
+        "600s",
+        ", errors = [{ kind = \"uniform\", rate = 1.0, direction = \"forward\" }]",
+        apps,
+    );
     let r = run(&Scenario::from_toml(&text).unwrap(), None, |_| true).unwrap();
     assert_eq!(flow_metric(&r, "t", "failure"), 1.0);
     assert_eq!(flow_metric(&r, "t", "timeouts"), 8.0);
@@ -159,9 +256,15 @@ fn finite_transfer_goodput_window_ends_at_completion() {
     let r = run(&Scenario::from_toml(&text).unwrap(), None, |_| true).unwrap();
     let window = flow_metric(&r, "t", "goodput_window_s");
     let done = flow_metric(&r, "t", "completion_time_s");
-    assert!((window - done).abs() < 0.005, "window {window} vs completion {done}");
+    assert!(
+        (window - done).abs() < 0.005,
+        "window {window} vs completion {done}"
+    );
     assert_eq!(flow_metric(&r, "t", "bytes_delivered"), 1e6);
     let g = flow_metric(&r, "t", "goodput_bps");
-    assert!((g - 8e6 / window).abs() < 1.0, "goodput {g} over {window} s");
+    assert!(
+        (g - 8e6 / window).abs() < 1.0,
+        "goodput {g} over {window} s"
+    );
     assert!(g > 5e6 && g < 1e7, "goodput {g}");
 }

@@ -121,7 +121,11 @@ impl PacketTracker {
     /// miss indication can arrive (its chunks are lost together), so ER does not apply; this
     /// used to answer 1, with the same effect.
     pub fn er_threshold(&self, new_data_sendable: bool) -> Option<u32> {
-        rexmit_transport::early_retransmit_threshold(self.outstanding(), new_data_sendable, DUPTHRESH)
+        rexmit_transport::early_retransmit_threshold(
+            self.outstanding(),
+            new_data_sendable,
+            DUPTHRESH,
+        )
     }
 }
 
@@ -204,7 +208,11 @@ mod tests {
     fn rfc5827_threshold_is_outstanding_minus_one_below_four_packets() {
         let mut t = PacketTracker::default();
         t.on_packet_sent(&[1]);
-        assert_eq!(t.er_threshold(false), None, "one packet: no miss indication can come");
+        assert_eq!(
+            t.er_threshold(false),
+            None,
+            "one packet: no miss indication can come"
+        );
         t.on_packet_sent(&[2]);
         assert_eq!(t.er_threshold(false), Some(1));
         t.on_packet_sent(&[3]);

@@ -31,7 +31,10 @@ fn sack(cum_tsn_ack: u32, gaps: &[(u16, u16)], dac_packets: u8) -> SctpPacket {
         chunks: vec![Chunk::Sack(SackChunk {
             cum_tsn_ack,
             a_rwnd: 1 << 20,
-            gap_blocks: gaps.iter().map(|&(start, end)| GapBlock { start, end }).collect(),
+            gap_blocks: gaps
+                .iter()
+                .map(|&(start, end)| GapBlock { start, end })
+                .collect(),
             dup_tsns: vec![],
             dac_packets,
         })],
@@ -50,7 +53,11 @@ fn run(dac: bool) -> (Association, Vec<Vec<u32>>) {
     let out = drain(&mut a, t);
     let dsts: Vec<bool> = out.iter().map(|p| p.dst == B1).collect();
     assert_eq!(data_tsns(&out), vec![1, 2, 3, 4, 5, 6]);
-    assert_eq!(dsts, vec![true, false, true, false, true, false], "round robin over paths");
+    assert_eq!(
+        dsts,
+        vec![true, false, true, false, true, false],
+        "round robin over paths"
+    );
     let mut rtx = Vec::new();
     for (gaps, n) in [(&[(3u16, 3u16)][..], 2u8), (&[(3, 3), (5, 5)][..], 1)] {
         a.handle_packet(Time::from_millis(150), B1, A1, &sack(0, gaps, n));
@@ -62,10 +69,18 @@ fn run(dac: bool) -> (Association, Vec<Vec<u32>>) {
 #[test]
 fn a_two_packet_sack_counts_two_miss_indications_for_tsns_below_its_new_acks() {
     let (a, rtx) = run(true);
-    assert_eq!(rtx, vec![vec![], vec![1]], "2 + 1 miss indications: fast retransmit");
+    assert_eq!(
+        rtx,
+        vec![vec![], vec![1]],
+        "2 + 1 miss indications: fast retransmit"
+    );
     assert_eq!(a.stats().fast_retransmits, 1);
     let (_, rtx) = run(false);
-    assert_eq!(rtx, vec![Vec::<u32>::new(), vec![]], "without DAC: 1 + 1, not yet three");
+    assert_eq!(
+        rtx,
+        vec![Vec::<u32>::new(), vec![]],
+        "without DAC: 1 + 1, not yet three"
+    );
 }
 
 #[test]
@@ -78,7 +93,10 @@ fn the_receiver_delays_sacks_through_reordering_and_reports_the_count() {
     let out = drain(&mut a, t);
     // TSN 1 is late (the slower path); TSNs 2 and 3 arrive first, out of order.
     deliver(&mut b, t, &out[1]);
-    assert!(drain(&mut b, t).is_empty(), "a gap does not force a SACK under DAC");
+    assert!(
+        drain(&mut b, t).is_empty(),
+        "a gap does not force a SACK under DAC"
+    );
     deliver(&mut b, t, &out[2]);
     let sacks = drain(&mut b, t);
     assert_eq!(sacks.len(), 1);

@@ -31,14 +31,23 @@ fn sack(cum_tsn_ack: u32, acked: &[u32]) -> SctpPacket {
         .iter()
         .map(|&t| {
             let off = (t - cum_tsn_ack) as u16;
-            GapBlock { start: off, end: off }
+            GapBlock {
+                start: off,
+                end: off,
+            }
         })
         .collect();
     SctpPacket {
         src_port: PORT_B,
         dst_port: PORT_A,
         verification_tag: TAG_A,
-        chunks: vec![Chunk::Sack(SackChunk { cum_tsn_ack, a_rwnd: 1 << 20, gap_blocks, dup_tsns: vec![], dac_packets: 0 })],
+        chunks: vec![Chunk::Sack(SackChunk {
+            cum_tsn_ack,
+            a_rwnd: 1 << 20,
+            gap_blocks,
+            dup_tsns: vec![],
+            dac_packets: 0,
+        })],
     }
 }
 
@@ -51,7 +60,10 @@ fn a_path_leaves_fast_recovery_when_its_own_data_is_acknowledged() {
     }
     let out = drain(&mut a, t);
     assert_eq!(data_tsns(&out), (1..=8).collect::<Vec<_>>());
-    assert!(out.iter().step_by(2).all(|p| p.dst == B1), "odd TSNs on path 0 (B1), even on path 1 (B2)");
+    assert!(
+        out.iter().step_by(2).all(|p| p.dst == B1),
+        "odd TSNs on path 0 (B1), even on path 1 (B2)"
+    );
     // TSN 1 is lost on path 0; path 0's later TSNs arrive (path 1's are still on their way):
     // with split fast retransmit each counts one miss indication for TSN 1.
     let now = Time::from_millis(130);
@@ -70,5 +82,8 @@ fn a_path_leaves_fast_recovery_when_its_own_data_is_acknowledged() {
     let later = Time::from_millis(160);
     a.handle_packet(later, B1, A1, &sack(1, &[3, 5, 7]));
     assert_eq!(a.paths()[0].fr_exit, None, "path 0 left fast recovery");
-    assert!(!a.in_fast_recovery(), "so its cwnd may grow again (RFC 9260 §7.2.1)");
+    assert!(
+        !a.in_fast_recovery(),
+        "so its cwnd may grow again (RFC 9260 §7.2.1)"
+    );
 }

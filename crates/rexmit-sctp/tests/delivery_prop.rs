@@ -6,8 +6,8 @@ mod common;
 use common::*;
 use proptest::prelude::{any, proptest, ProptestConfig};
 use rexmit_sctp::{
-    BurstMitigation, RackConfig,
-    Association, CmtConfig, Event, RenegePolicy, RtxPolicy, SctpConfig, SendError, Transmit,
+    Association, BurstMitigation, CmtConfig, Event, RackConfig, RenegePolicy, RtxPolicy,
+    SctpConfig, SendError, Transmit,
 };
 use rexmit_time::{Duration, Time};
 use rexmit_wire::Payload;
@@ -48,7 +48,15 @@ enum Buffers {
 }
 
 fn run(seed: u64, loss_permille: u64, jitter_ms: u64, nr_sack: bool, cmt: Option<RtxPolicy>) {
-    run_with(seed, loss_permille, jitter_ms, nr_sack, cmt, Buffers::Roomy, RackConfig::default())
+    run_with(
+        seed,
+        loss_permille,
+        jitter_ms,
+        nr_sack,
+        cmt,
+        Buffers::Roomy,
+        RackConfig::default(),
+    )
 }
 
 fn run_with(

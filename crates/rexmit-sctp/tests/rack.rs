@@ -89,7 +89,11 @@ fn to_a(a: &mut Association, at: Time, sacks: &[Transmit]) -> Vec<Transmit> {
 
 fn without(pkts: &[Transmit], lost: &[u32]) -> Vec<Transmit> {
     pkts.iter()
-        .filter(|p| !data_tsns(std::slice::from_ref(p)).iter().any(|t| lost.contains(t)))
+        .filter(|p| {
+            !data_tsns(std::slice::from_ref(p))
+                .iter()
+                .any(|t| lost.contains(t))
+        })
         .cloned()
         .collect()
 }
@@ -97,7 +101,11 @@ fn without(pkts: &[Transmit], lost: &[u32]) -> Vec<Transmit> {
 #[test]
 fn rack_marks_a_chunk_lost_once_a_later_sent_chunk_is_acked_and_the_window_passed() {
     for rack in [true, false] {
-        let r = if rack { rack_only() } else { RackConfig::default() };
+        let r = if rack {
+            rack_only()
+        } else {
+            RackConfig::default()
+        };
         let (mut a, mut b, t1) = warm_pair(r);
         assert_eq!(data_tsns(&send(&mut a, t1, 1)), vec![2], "lost");
         let later = send(&mut a, t1 + ms(10), 1);
@@ -114,7 +122,11 @@ fn rack_marks_a_chunk_lost_once_a_later_sent_chunk_is_acked_and_the_window_passe
             assert_eq!(a.stats().recovery_time_count, 1);
             assert_eq!(a.stats().recovery_time_total, ms(30));
         } else {
-            assert_eq!(data_tsns(&out), Vec::<u32>::new(), "one miss indication is not three");
+            assert_eq!(
+                data_tsns(&out),
+                Vec::<u32>::new(),
+                "one miss indication is not three"
+            );
         }
     }
 }
@@ -125,7 +137,10 @@ fn rack_timer_fires_a_quarter_rtt_after_the_ack_for_a_single_gap() {
     let out = send(&mut a, t1, 2);
     assert_eq!(data_tsns(&out), vec![2, 3]);
     let sacks = to_b(&mut b, t1 + OWD, &without(&out, &[2]));
-    assert!(to_a(&mut a, t1 + ms(20), &sacks).is_empty(), "inside the reordering window");
+    assert!(
+        to_a(&mut a, t1 + ms(20), &sacks).is_empty(),
+        "inside the reordering window"
+    );
     // Both sent at t1; TSN 3 acked with RACK.rtt = 20 ms: TSN 2 is lost at t1 + 20 + 5 ms.
     assert_eq!(a.poll_timeout(), Some(t1 + ms(25)));
     a.handle_timeout(t1 + ms(25));
@@ -151,7 +166,11 @@ fn tlp_fires_at_two_srtt_plus_2ms_and_retransmits_the_most_recent_chunk() {
 fn tlp_waits_for_a_delayed_sack_with_one_chunk_out() {
     let (mut a, _b, t1) = warm_pair(RackConfig::seed002());
     assert_eq!(data_tsns(&send(&mut a, t1, 1)), vec![2]);
-    assert_eq!(a.poll_timeout(), Some(t1 + ms(240)), "2·SRTT + WCDelAckT (200 ms)");
+    assert_eq!(
+        a.poll_timeout(),
+        Some(t1 + ms(240)),
+        "2·SRTT + WCDelAckT (200 ms)"
+    );
 }
 
 #[test]
@@ -164,7 +183,11 @@ fn tlp_sends_new_data_when_the_window_allows() {
     // cwnd 2 chunks: the third message waits.
     assert_eq!(data_tsns(&send(&mut a, t1, 3)), vec![2, 3]);
     a.handle_timeout(t1 + ms(42));
-    assert_eq!(data_tsns(&drain(&mut a, t1 + ms(42))), vec![4], "new data, cwnd ignored");
+    assert_eq!(
+        data_tsns(&drain(&mut a, t1 + ms(42))),
+        vec![4],
+        "new data, cwnd ignored"
+    );
     assert_eq!(a.stats().retransmissions, 0);
 }
 
@@ -226,7 +249,11 @@ fn round(
 #[test]
 fn adaptive_burst_sends_4_then_2_per_sack_and_max_burst_4_per_sack() {
     let (mut a, mut b, at, burst) = tail_loss(BurstMitigation::Adaptive);
-    assert_eq!(data_tsns(&burst), vec![2, 3, 4, 5], "4 MTU in the first round trip");
+    assert_eq!(
+        data_tsns(&burst),
+        vec![2, 3, 4, 5],
+        "4 MTU in the first round trip"
+    );
     let (per_sack, sent) = round(&mut a, &mut b, at, &burst, &[]);
     assert_eq!(per_sack, vec![2, 2, 2, 2], "then 2 MTU per opportunity");
     assert_eq!(data_tsns(&sent), (6..=13).collect::<Vec<_>>());
@@ -251,10 +278,17 @@ fn lost_retransmissions_lower_the_initial_limit_then_the_increase() {
     assert_eq!(a.rack_burst_limits(), Some((4.0, 2.0)));
     // TSN 2's first-round retransmission is lost: the initial burst was too large.
     let (_, second) = round(&mut a, &mut b, at, &burst, &[2]);
-    assert!(data_tsns(&second).contains(&2), "RACK finds the lost retransmission");
+    assert!(
+        data_tsns(&second).contains(&2),
+        "RACK finds the lost retransmission"
+    );
     assert_eq!(a.rack_burst_limits(), Some((3.0, 2.0)));
     // A second-round retransmission lost: the increase drops by a quarter MTU.
-    let lost: Vec<u32> = data_tsns(&second).into_iter().filter(|t| *t != 2).take(1).collect();
+    let lost: Vec<u32> = data_tsns(&second)
+        .into_iter()
+        .filter(|t| *t != 2)
+        .take(1)
+        .collect();
     round(&mut a, &mut b, at + ms(20), &second, &lost);
     assert_eq!(a.rack_burst_limits(), Some((3.0, 1.75)));
 }
@@ -311,4 +345,3 @@ fn heartbeat_probe_refreshes_the_rtt_that_sets_the_pto() {
     send(&mut a, t2, 2);
     assert_eq!(a.poll_timeout(), Some(t2 + ms(62)), "2·30 + 2 ms");
 }
-

@@ -43,7 +43,13 @@ impl Link {
         if self.queue_limit.is_some_and(|q| self.departures.len() > q) {
             return None;
         }
-        let bytes = 20 + 12 + t.packet.chunks.iter().map(|c| c.length().div_ceil(4) * 4).sum::<usize>();
+        let bytes = 20
+            + 12
+            + t.packet
+                .chunks
+                .iter()
+                .map(|c| c.length().div_ceil(4) * 4)
+                .sum::<usize>();
         let start = self.free_at.max(now);
         let done = start + Duration::from_nanos(bytes as u64 * 8 * 1_000_000_000 / RATE_BPS);
         self.free_at = done;
@@ -126,7 +132,15 @@ struct Setup {
 }
 
 /// Send `n` messages of `size` bytes every `interval` from A to B; returns the truth.
-fn run(rack: Option<RackConfig>, max_burst: u32, setup: &Setup, n: u32, size: u32, interval: Duration, seed: u64) -> Truth {
+fn run(
+    rack: Option<RackConfig>,
+    max_burst: u32,
+    setup: &Setup,
+    n: u32,
+    size: u32,
+    interval: Duration,
+    seed: u64,
+) -> Truth {
     let cfg = SctpConfig {
         initial_cwnd: setup.initial_cwnd,
         ..cfg_a(rack, max_burst)
@@ -144,13 +158,17 @@ fn run(rack: Option<RackConfig>, max_burst: u32, setup: &Setup, n: u32, size: u3
         if rng.chance(setup.loss) {
             d = None;
         }
-        let scripted = t.packet.chunks.iter().any(|c| {
-            matches!(c, Chunk::Data(x) if setup.drop_tsns.contains(&x.tsn))
-        });
+        let scripted = t
+            .packet
+            .chunks
+            .iter()
+            .any(|c| matches!(c, Chunk::Data(x) if setup.drop_tsns.contains(&x.tsn)));
         if forward {
-            let first = t.packet.chunks.iter().any(|c| {
-                matches!(c, Chunk::Data(x) if !truth.first_sent.contains_key(&x.tsn))
-            });
+            let first = t
+                .packet
+                .chunks
+                .iter()
+                .any(|c| matches!(c, Chunk::Data(x) if !truth.first_sent.contains_key(&x.tsn)));
             if scripted && first {
                 d = None;
             }
@@ -160,7 +178,6 @@ fn run(rack: Option<RackConfig>, max_burst: u32, setup: &Setup, n: u32, size: u3
                 d = d.map(|d| d + Duration::from_nanos((extra * 1e9) as u64));
             }
             truth.on_data(t, now, d.is_some());
-
         }
         d
     };
@@ -168,10 +185,24 @@ fn run(rack: Option<RackConfig>, max_burst: u32, setup: &Setup, n: u32, size: u3
     for i in 0..n {
         let at = start + interval * i as u64;
         net.run(at, &mut fate, &mut |_, _| {});
-        net.eps[0].send(at, 0, Payload::zeros(size), false).expect("buffer is large");
+        net.eps[0]
+            .send(at, 0, Payload::zeros(size), false)
+            .expect("buffer is large");
     }
-    net.run(start + interval * n as u64 + Duration::from_secs(60), &mut fate, &mut |_, _| {});
-    assert_eq!(net.eps[1].stats().messages_delivered, n as u64, "every message arrives: rcv {} rtxq {:?} now {:?} next {:?}", net.eps[1].stats().messages_delivered, net.eps[0].rtx_queue(), net.now, net.eps[0].poll_timeout());
+    net.run(
+        start + interval * n as u64 + Duration::from_secs(60),
+        &mut fate,
+        &mut |_, _| {},
+    );
+    assert_eq!(
+        net.eps[1].stats().messages_delivered,
+        n as u64,
+        "every message arrives: rcv {} rtxq {:?} now {:?} next {:?}",
+        net.eps[1].stats().messages_delivered,
+        net.eps[0].rtx_queue(),
+        net.now,
+        net.eps[0].poll_timeout()
+    );
     truth
 }
 
@@ -191,7 +222,15 @@ fn signalling_under_loss_rack_recovers_in_about_an_rtt_and_dupthresh_takes_twice
     let setup = signalling(10, 0);
     let mut at_50 = (0.0, 0.0);
     for interval in [10, 50, 100] {
-        let r = run(Some(RackConfig::seed002()), 4, &setup, 4000, 50, ms(interval), 1);
+        let r = run(
+            Some(RackConfig::seed002()),
+            4,
+            &setup,
+            4000,
+            50,
+            ms(interval),
+            1,
+        );
         let d = run(None, 4, &setup, 4000, 50, ms(interval), 1);
         let (rm, dm) = (r.mean_recovery_ms(), d.mean_recovery_ms());
         println!("interval {interval} ms: recovery RACK {rm:.1} ms ({} losses), dupthresh {dm:.1} ms ({} losses)", r.recovery.len(), d.recovery.len());
@@ -204,23 +243,46 @@ fn signalling_under_loss_rack_recovers_in_about_an_rtt_and_dupthresh_takes_twice
         }
         assert!(rm < dm, "RACK faster at {interval} ms");
     }
-    assert!(at_50.1 > 2.0 * at_50.0, "dupthresh more than twice RACK at 50 ms: {at_50:?}");
+    assert!(
+        at_50.1 > 2.0 * at_50.0,
+        "dupthresh more than twice RACK at 50 ms: {at_50:?}"
+    );
 }
 
 #[test]
 fn signalling_under_reordering_rack_retransmits_far_less_spuriously() {
     let setup = signalling(0, 50);
     for interval in [1, 2, 5, 10] {
-        let r = run(Some(RackConfig::seed002()), 4, &setup, 10000, 50, ms(interval), 2);
+        let r = run(
+            Some(RackConfig::seed002()),
+            4,
+            &setup,
+            10000,
+            50,
+            ms(interval),
+            2,
+        );
         let d = run(None, 4, &setup, 10000, 50, ms(interval), 2);
-        println!("interval {interval} ms, 5% reordering: spurious RACK {}, dupthresh {}", r.spurious, d.spurious);
-        assert!(d.spurious > 0, "reordering fools dupthresh at {interval} ms");
+        println!(
+            "interval {interval} ms, 5% reordering: spurious RACK {}, dupthresh {}",
+            r.spurious, d.spurious
+        );
+        assert!(
+            d.spurious > 0,
+            "reordering fools dupthresh at {interval} ms"
+        );
         // At 10 ms a delayed message is rarely overtaken by three others: both are rare there
         // (the paper: 40 vs 236 of 100 000); where the rate is higher RACK stays far below.
         if interval < 10 {
-            assert!(r.spurious * 4 < d.spurious, "RACK far below dupthresh at {interval} ms");
+            assert!(
+                r.spurious * 4 < d.spurious,
+                "RACK far below dupthresh at {interval} ms"
+            );
         } else {
-            assert!(r.spurious <= d.spurious, "RACK not above dupthresh at {interval} ms");
+            assert!(
+                r.spurious <= d.spurious,
+                "RACK not above dupthresh at {interval} ms"
+            );
         }
     }
 }
@@ -240,15 +302,25 @@ fn tail_loss_of_100_chunks_needs_fewer_retransmissions_with_the_adaptive_limit()
         initial_cwnd: Some(100 * 1452),
     };
     let mut rtx = Vec::new();
-    for mitigation in [BurstMitigation::None, BurstMitigation::MaxBurst, BurstMitigation::Adaptive] {
+    for mitigation in [
+        BurstMitigation::None,
+        BurstMitigation::MaxBurst,
+        BurstMitigation::Adaptive,
+    ] {
         let rack = RackConfig {
             burst_mitigation: mitigation,
             ..RackConfig::seed002()
         };
         let t = run(Some(rack), 4, &setup, 2000, 1000, ms(1), 3);
-        println!("tail loss, {mitigation:?}: {} retransmissions", t.retransmissions);
+        println!(
+            "tail loss, {mitigation:?}: {} retransmissions",
+            t.retransmissions
+        );
         rtx.push(t.retransmissions);
     }
     assert!(rtx[0] > rtx[1], "Max.Burst 4 beats no mitigation: {rtx:?}");
-    assert!(rtx[1] > rtx[2], "the adaptive limit beats Max.Burst 4: {rtx:?}");
+    assert!(
+        rtx[1] > rtx[2],
+        "the adaptive limit beats Max.Burst 4: {rtx:?}"
+    );
 }

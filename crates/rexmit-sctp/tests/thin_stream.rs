@@ -300,7 +300,11 @@ fn efr_retransmits_after_srtt_plus_rttvar_while_the_window_is_not_full() {
     // While the SACK is held up (a queue longer than SRTT + RTTVAR), EFR does not resend the
     // same chunk again and again (it would re-arm at due + 30 ms): only T3-rtx is left, from
     // the original transmission.
-    assert_eq!(a.poll_timeout(), Some(t + ms(1000)), "no second EFR for TSN 2");
+    assert_eq!(
+        a.poll_timeout(),
+        Some(t + ms(1000)),
+        "no second EFR for TSN 2"
+    );
 
     // A full window (flightsize >= cwnd) keeps EFR off: only T3-rtx remains.
     let small = SctpConfig {

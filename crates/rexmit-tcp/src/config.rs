@@ -297,7 +297,11 @@ impl TcpConfig {
             "prr",
             "false unless recovery = Sack",
         )?;
-        check(!self.hystart || self.cc == CcAlgorithm::Cubic, "hystart", "false unless cc = Cubic")?;
+        check(
+            !self.hystart || self.cc == CcAlgorithm::Cubic,
+            "hystart",
+            "false unless cc = Cubic",
+        )?;
         if let crate::cc::CcAlgorithm::Aimd { a, b } = self.cc {
             check(a.is_finite() && a > 0.0 && a <= 1000.0, "cc.a", "(0, 1000]")?;
             check(b.is_finite() && b > 0.0 && b < 1.0, "cc.b", "(0, 1)")?;

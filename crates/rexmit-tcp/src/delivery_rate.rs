@@ -44,7 +44,9 @@ pub struct RateSample {
 impl RateSample {
     /// Bytes per second, if the sample is valid.
     pub fn rate(&self) -> Option<u64> {
-        (!self.interval.is_zero() && self.delivered > 0).then(|| (self.delivered as u128 * 1_000_000_000 / self.interval.as_nanos() as u128) as u64)
+        (!self.interval.is_zero() && self.delivered > 0).then(|| {
+            (self.delivered as u128 * 1_000_000_000 / self.interval.as_nanos() as u128) as u64
+        })
     }
 }
 
@@ -68,7 +70,17 @@ impl DeliveryRate {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
-        self.in_flight.insert(end, TxState { len, sent_at: now, delivered: self.delivered, delivered_time: self.delivered_time, first_sent_time: self.first_sent_time, retransmitted: retransmission });
+        self.in_flight.insert(
+            end,
+            TxState {
+                len,
+                sent_at: now,
+                delivered: self.delivered,
+                delivered_time: self.delivered_time,
+                first_sent_time: self.first_sent_time,
+                retransmitted: retransmission,
+            },
+        );
     }
 
     fn on_delivered(&mut self, now: Time, tx: TxState) {
@@ -78,7 +90,10 @@ impl DeliveryRate {
         // Draft §3.3: the sample follows the most recently sent of the delivered segments.
         let newer = match &self.current {
             None => true,
-            Some((cur, _)) => tx.delivered > cur.delivered || (tx.delivered == cur.delivered && tx.sent_at > cur.sent_at),
+            Some((cur, _)) => {
+                tx.delivered > cur.delivered
+                    || (tx.delivered == cur.delivered && tx.sent_at > cur.sent_at)
+            }
         };
         if newer {
             self.first_sent_time = tx.sent_at;
@@ -106,10 +121,19 @@ impl DeliveryRate {
 
     /// Close the current ACK's sample. Samples whose interval is below `min_rtt` are invalid
     /// (draft §3.3, Linux tcp_rate_gen: they would overestimate the rate).
-    pub fn take_sample(&mut self, now: Time, prior_in_flight: u64, min_rtt: Option<Duration>) -> RateSample {
+    pub fn take_sample(
+        &mut self,
+        now: Time,
+        prior_in_flight: u64,
+        min_rtt: Option<Duration>,
+    ) -> RateSample {
         let acked_sacked = std::mem::take(&mut self.acked_sacked);
         let Some((tx, _)) = self.current.take() else {
-            return RateSample { acked_sacked, prior_in_flight, ..RateSample::default() };
+            return RateSample {
+                acked_sacked,
+                prior_in_flight,
+                ..RateSample::default()
+            };
         };
         let send_elapsed = tx.sent_at.saturating_since(tx.first_sent_time);
         let ack_elapsed = self.delivered_time.saturating_since(tx.delivered_time);
@@ -117,7 +141,11 @@ impl DeliveryRate {
         let rtt = (!tx.retransmitted).then(|| now.saturating_since(tx.sent_at));
         let valid = !interval.is_zero() && min_rtt.is_none_or(|m| interval >= m);
         RateSample {
-            delivered: if valid { self.delivered - tx.delivered } else { 0 },
+            delivered: if valid {
+                self.delivered - tx.delivered
+            } else {
+                0
+            },
             interval: if valid { interval } else { Duration::ZERO },
             prior_delivered: tx.delivered,
             acked_sacked,
@@ -163,7 +191,9 @@ mod tests {
         let mut last = None;
         for i in 0..10u64 {
             r.on_cum_ack(ms(210 + i), 11_000 + i * 1000);
-            last = r.take_sample(ms(210 + i), 1000, Some(Duration::from_millis(5))).rate();
+            last = r
+                .take_sample(ms(210 + i), 1000, Some(Duration::from_millis(5)))
+                .rate();
         }
         // Segment 19 left at 119 ms when 10 000 B had been delivered (clock 109 ms); at 219 ms
         // 20 000 B are: 10 000 B over 110 ms.

@@ -65,8 +65,8 @@ pub mod delivery_rate;
 #[doc(hidden)]
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
-pub mod profile;
 mod payload_util;
+pub mod profile;
 /// RFC 8985 RACK-TLP, shared with SCTP (lives in `rexmit-transport`).
 pub use rexmit_transport::rack;
 pub mod reassembly;

@@ -50,7 +50,12 @@ impl Profile {
                 dup_thresh: 3,
                 // TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s, TCP_RTO_MAX 120 s. Linux's RTO is
                 // srtt + max(4·mdev, rto_min): RFC 6298's G set to rto_min gives exactly that.
-                rto: RtoConfig { initial: Duration::from_secs(1), min: Duration::from_millis(200), max: Duration::from_secs(120), granularity: Duration::from_millis(200) },
+                rto: RtoConfig {
+                    initial: Duration::from_secs(1),
+                    min: Duration::from_millis(200),
+                    max: Duration::from_secs(120),
+                    granularity: Duration::from_millis(200),
+                },
                 sack: true,
                 dsack: true,
                 timestamps: true,

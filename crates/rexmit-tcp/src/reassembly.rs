@@ -32,7 +32,11 @@ impl Reassembly {
             return None;
         }
         // Common case: the segment lands in a gap, touching no held piece.
-        let before_ends = self.pieces.range(..=start).next_back().map(|(&s, q)| s + q.len() as u64);
+        let before_ends = self
+            .pieces
+            .range(..=start)
+            .next_back()
+            .map(|(&s, q)| s + q.len() as u64);
         let after_starts = self.pieces.range(start..).next().map(|(&s, _)| s);
         if before_ends.is_none_or(|e| e <= start) && after_starts.is_none_or(|s| s >= end) {
             self.bytes += end - start;
@@ -44,8 +48,17 @@ impl Reassembly {
         let mut first_dup = None;
         let mut cursor = start;
         // Pieces that may overlap: the one starting at or before `start`, and all inside.
-        let first = self.pieces.range(..=start).next_back().map(|(&s, _)| s).unwrap_or(start);
-        let overlapping: Vec<(u64, u64)> = self.pieces.range(first..end).map(|(&s, q)| (s, s + q.len() as u64)).collect();
+        let first = self
+            .pieces
+            .range(..=start)
+            .next_back()
+            .map(|(&s, _)| s)
+            .unwrap_or(start);
+        let overlapping: Vec<(u64, u64)> = self
+            .pieces
+            .range(first..end)
+            .map(|(&s, q)| (s, s + q.len() as u64))
+            .collect();
         let mut fresh = Vec::new();
         for (s, e) in overlapping {
             if e <= cursor {
@@ -66,7 +79,8 @@ impl Reassembly {
         }
         for (s, e) in fresh {
             self.bytes += e - s;
-            self.pieces.insert(s, slice(p, (s - start) as usize, (e - s) as usize));
+            self.pieces
+                .insert(s, slice(p, (s - start) as usize, (e - s) as usize));
             self.add_block(s, e);
         }
         self.check_blocks();
@@ -87,7 +101,10 @@ impl Reassembly {
                 }
             }
             let blocks: Vec<(u64, u64)> = self.blocks.iter().map(|(&s, &e)| (s, e)).collect();
-            debug_assert_eq!(merged, blocks, "reassembly blocks disagree with the held pieces");
+            debug_assert_eq!(
+                merged, blocks,
+                "reassembly blocks disagree with the held pieces"
+            );
         }
     }
 
@@ -155,7 +172,10 @@ mod tests {
         let mut got = Vec::new();
         r.pop_in_order(8, |p| got.push(p));
         let bytes: Vec<u8> = got.iter().flat_map(|p| p.to_vec()).collect();
-        assert_eq!(bytes, [vec![8, 9, 10, 11, 12, 13, 14], vec![0; 10]].concat());
+        assert_eq!(
+            bytes,
+            [vec![8, 9, 10, 11, 12, 13, 14], vec![0; 10]].concat()
+        );
         assert_eq!(r.bytes(), 0);
         assert_eq!(r.high(), None);
     }

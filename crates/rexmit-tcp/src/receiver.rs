@@ -5,10 +5,10 @@
 //! (SYN/FIN handshakes, RST) nor the wire encoding of the options.
 
 use crate::payload_util::slice;
-use rexmit_wire::payload::PayloadJoiner;
 use crate::reassembly::Reassembly;
 use crate::timers::{Timer, TimerTable};
 use rexmit_time::{Duration, Time};
+use rexmit_wire::payload::PayloadJoiner;
 use rexmit_wire::{Payload, MAX_SACK_BLOCKS};
 use std::collections::VecDeque;
 
@@ -109,7 +109,14 @@ impl Receiver {
     }
 
     /// A data segment `[start, start + payload.len())`, possibly with FIN after its last byte.
-    pub fn on_data(&mut self, now: Time, start: u64, payload: &Payload, fin: bool, t: &mut TimerTable) -> DataOutcome {
+    pub fn on_data(
+        &mut self,
+        now: Time,
+        start: u64,
+        payload: &Payload,
+        fin: bool,
+        t: &mut TimerTable,
+    ) -> DataOutcome {
         let len = payload.len() as u64;
         let end = start + len;
         if fin && self.fin_at.is_none() && end <= self.accept_limit() {
@@ -135,7 +142,13 @@ impl Receiver {
                 self.note_dsack(d);
             }
             if in_order {
-                let Receiver { ooo, readable, readable_bytes, rcv_nxt, .. } = self;
+                let Receiver {
+                    ooo,
+                    readable,
+                    readable_bytes,
+                    rcv_nxt,
+                    ..
+                } = self;
                 ooo.pop_in_order(*rcv_nxt, |p| {
                     let n = p.len() as u64;
                     *rcv_nxt += n;
@@ -247,7 +260,12 @@ impl Receiver {
 
     /// Fill the ACK fields of an outgoing segment: returns (window bytes, SACK blocks).
     /// Called for every segment we send (all carry ACK), which resets the delayed-ACK state.
-    pub fn on_ack_sent(&mut self, sack: bool, max_blocks: usize, t: &mut TimerTable) -> (u64, OffsetBlocks) {
+    pub fn on_ack_sent(
+        &mut self,
+        sack: bool,
+        max_blocks: usize,
+        t: &mut TimerTable,
+    ) -> (u64, OffsetBlocks) {
         self.ack_now = false;
         t.stop(Timer::DelayedAck);
         self.unacked_bytes = 0;
@@ -346,7 +364,10 @@ mod tests {
             },
             1,
         );
-        Rx { r, t: TimerTable::default() }
+        Rx {
+            r,
+            t: TimerTable::default(),
+        }
     }
     fn seg(r: &mut Rx, start: u64, len: u32) -> DataOutcome {
         r.r.on_data(Time::ZERO, start, &Payload::zeros(len), false, &mut r.t)
@@ -388,7 +409,10 @@ mod tests {
         r.on_ack_sent(true, 4);
         seg(&mut r, 301, 100);
         // RFC 2883 §4: D-SACK block, then the out-of-order block containing it.
-        assert_eq!(r.on_ack_sent(true, 4).1.as_slice(), [(301, 401), (301, 401)]);
+        assert_eq!(
+            r.on_ack_sent(true, 4).1.as_slice(),
+            [(301, 401), (301, 401)]
+        );
         assert_eq!(r.on_ack_sent(true, 4).1.as_slice(), [(301, 401)]);
     }
 

@@ -68,7 +68,11 @@ impl TimerTable {
     }
     /// The earliest deadline of the timers `f` selects.
     pub fn next_of(&self, f: impl Fn(Timer) -> bool) -> Option<Time> {
-        Timer::ALL.iter().filter(|t| f(**t)).filter_map(|t| self.get(*t)).min()
+        Timer::ALL
+            .iter()
+            .filter(|t| f(**t))
+            .filter_map(|t| self.get(*t))
+            .min()
     }
     /// The earliest deadline.
     pub fn next(&self) -> Option<Time> {
@@ -88,7 +92,10 @@ mod tests {
         t.set(Timer::DelayedAck, Time::from_millis(200));
         t.set(Timer::TimeWait, Time::from_millis(100));
         assert_eq!(t.next(), Some(Time::from_millis(100)));
-        assert_eq!(t.next_of(|k| k != Timer::TimeWait), Some(Time::from_millis(200)));
+        assert_eq!(
+            t.next_of(|k| k != Timer::TimeWait),
+            Some(Time::from_millis(200))
+        );
         assert!(t.is_due(Timer::DelayedAck, Time::from_millis(200)));
         assert!(!t.is_due(Timer::Retransmit, Time::from_millis(200)));
         t.stop(Timer::TimeWait);

@@ -8,7 +8,11 @@ use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
 use rexmit_time::Time;
 
 fn bbr(packets: u64) -> Injector {
-    let c = TcpConfig { initial_cwnd_segments: 10, cc: CcAlgorithm::Bbr, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        cc: CcAlgorithm::Bbr,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, (packets * MSS) as usize);
     // Linux paces from the tenth data segment on: the initial window leaves at once.
     assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());

@@ -330,7 +330,11 @@ fn limited_transmit_data_is_left_out_of_ssthresh() {
         (RecoveryAlgorithm::Sack, true),
         (RecoveryAlgorithm::Tahoe, false),
     ] {
-        assert_eq!(ssthresh_with_limited_transmit(alg, sack), 5 * MSS, "{alg:?}");
+        assert_eq!(
+            ssthresh_with_limited_transmit(alg, sack),
+            5 * MSS,
+            "{alg:?}"
+        );
     }
 }
 

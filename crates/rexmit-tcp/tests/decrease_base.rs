@@ -30,7 +30,10 @@ fn eight_segments(base: DecreaseBase) -> Injector {
 fn flight_size_is_the_rfc_default() {
     assert_eq!(TcpConfig::default().decrease_base, DecreaseBase::FlightSize);
     // FlightSize 8 segments → ssthresh 4.
-    assert_eq!(eight_segments(DecreaseBase::FlightSize).c.ssthresh() / MSS, 4);
+    assert_eq!(
+        eight_segments(DecreaseBase::FlightSize).c.ssthresh() / MSS,
+        4
+    );
 }
 
 #[test]

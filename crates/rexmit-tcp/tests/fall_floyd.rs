@@ -26,7 +26,13 @@ fn run_full(alg: RecoveryAlgorithm, rack: bool, ack_every: u32, drops: &[u64]) -
     run_tweaked(alg, rack, ack_every, drops, |_| {})
 }
 
-fn run_tweaked(alg: RecoveryAlgorithm, rack: bool, ack_every: u32, drops: &[u64], tweak: fn(&mut TcpConfig)) -> Outcome {
+fn run_tweaked(
+    alg: RecoveryAlgorithm,
+    rack: bool,
+    ack_every: u32,
+    drops: &[u64],
+    tweak: fn(&mut TcpConfig),
+) -> Outcome {
     let sack = alg == RecoveryAlgorithm::Sack;
     let mut c = TcpConfig {
         initial_cwnd_segments: 8,
@@ -105,10 +111,33 @@ fn tahoe_without_the_recover_guard_fast_retransmits_again_on_its_own_resends() {
     // ns-3's TcpTahoe (seed 001): the duplicate ACKs for go-back-N resends of 18..=20 start a
     // second fast retransmit at 620 ms, of packet 35, which was in flight, not lost: slow
     // start from one segment again, resending 36..=40 from snd_una; its resends draw a third.
-    let o = run_tweaked(RecoveryAlgorithm::Tahoe, false, 1, &[14, 15, 16, 17], |c| c.tahoe_recover_guard = false);
+    let o = run_tweaked(RecoveryAlgorithm::Tahoe, false, 1, &[14, 15, 16, 17], |c| {
+        c.tahoe_recover_guard = false
+    });
     assert_eq!((o.timeouts, o.fast_retransmits), (0, 3));
-    assert_eq!(&o.rtx[..7], &[(313, 14), (414, 15), (414, 16), (515, 17), (515, 18), (516, 19), (516, 20)]);
-    assert_eq!(&o.rtx[7..], &[(620, 35), (718, 36), (718, 37), (719, 38), (719, 39), (820, 40)]);
+    assert_eq!(
+        &o.rtx[..7],
+        &[
+            (313, 14),
+            (414, 15),
+            (414, 16),
+            (515, 17),
+            (515, 18),
+            (516, 19),
+            (516, 20)
+        ]
+    );
+    assert_eq!(
+        &o.rtx[7..],
+        &[
+            (620, 35),
+            (718, 36),
+            (718, 37),
+            (719, 38),
+            (719, 39),
+            (820, 40)
+        ]
+    );
 }
 
 #[test]

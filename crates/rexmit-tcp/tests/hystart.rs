@@ -13,7 +13,12 @@ const BASE_RTT_MS: u64 = 100;
 /// Run until `end_ms`; returns (time in ms, ssthresh in packets) of the ACK at which slow
 /// start ended, if it did, and cwnd in packets then (or at the end).
 fn slow_start(hystart: bool, end_ms: u64) -> (Option<(u64, u64)>, u64) {
-    let c = TcpConfig { initial_cwnd_segments: 10, cc: CcAlgorithm::Cubic, hystart, ..cfg(RecoveryAlgorithm::Sack) };
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        cc: CcAlgorithm::Cubic,
+        hystart,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
     let mut s = Injector::established(c, true, 10_000 * MSS as usize);
     // (time the ACK arrives, packet it acknowledges), in arrival order.
     let mut acks: std::collections::VecDeque<(u64, u64)> = std::collections::VecDeque::new();
@@ -54,6 +59,9 @@ fn hystart_ends_slow_start_when_the_bottleneck_queue_adds_an_eighth_of_the_rtt()
     assert!(cwnd > 200, "cwnd {cwnd}");
     let (exit, cwnd) = slow_start(true, 1_500);
     let (t, ssthresh) = exit.expect("HyStart ended slow start");
-    assert!((37..=84).contains(&ssthresh), "ssthresh {ssthresh} packets at {t} ms");
+    assert!(
+        (37..=84).contains(&ssthresh),
+        "ssthresh {ssthresh} packets at {t} ms"
+    );
     assert_eq!(ssthresh, cwnd);
 }

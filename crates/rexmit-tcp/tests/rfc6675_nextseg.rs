@@ -138,7 +138,14 @@ fn after_timeout_sack_recovery_resends_holes_in_order_before_new_data() {
     assert!(!s.c.in_recovery(), "RecoveryPoint (end of 4) was passed");
 
     // Counting bytes (RFC 3465 §2.1), the same ACK covers a whole cwnd: cwnd becomes 3.
-    let mut s = Injector::established(TcpConfig { byte_counting: true, ..c }, true, 20 * MSS as usize);
+    let mut s = Injector::established(
+        TcpConfig {
+            byte_counting: true,
+            ..c
+        },
+        true,
+        20 * MSS as usize,
+    );
     s.sent();
     s.timeout(1_100);
     s.ack(1_200, 2, &[]);

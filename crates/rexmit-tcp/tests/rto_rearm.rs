@@ -12,7 +12,11 @@ fn window_of_ten(rearm: RtoRearm, recovery: RecoveryAlgorithm, packets: u64) -> 
         rto_rearm: rearm,
         ..cfg(recovery)
     };
-    let mut s = Injector::established(c, recovery == RecoveryAlgorithm::Sack, (packets * MSS) as usize);
+    let mut s = Injector::established(
+        c,
+        recovery == RecoveryAlgorithm::Sack,
+        (packets * MSS) as usize,
+    );
     assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
     s
 }
@@ -38,7 +42,11 @@ fn fast_retransmit_restarts_the_timer_by_default() {
     // ns-2 resets its timer in dupack_action; Linux re-arms it when it retransmits the head.
     assert_eq!(TcpConfig::default().rto_rearm, RtoRearm::FastRetransmit);
     let mut s = loss_of_packet_3(RtoRearm::FastRetransmit);
-    assert_eq!(s.c.poll_timeout(), Some(ms(1902)), "a full RTO from the fast retransmission");
+    assert_eq!(
+        s.c.poll_timeout(),
+        Some(ms(1902)),
+        "a full RTO from the fast retransmission"
+    );
     // Nothing fires at the old deadline: the retransmission has until 1902 ms.
     assert_eq!(s.timeout(1201), vec![]);
     assert_eq!(s.c.stats().timeouts, 0);
@@ -85,11 +93,21 @@ fn timeout_inside_fast_recovery_does_not_raise_ssthresh() {
     for (i, high) in (7..=14).enumerate() {
         sent.extend(s.ack(1000 + i as u64, 3, &[(4, high)]));
     }
-    assert!(sent.iter().any(|&p| p > 14), "new data during recovery: {sent:?}");
+    assert!(
+        sent.iter().any(|&p| p > 14),
+        "new data during recovery: {sent:?}"
+    );
     let flight_pkts = sent.iter().copied().max().unwrap() - 3 + 1;
-    assert!(flight_pkts / 2 > 6, "eq. 4 would raise ssthresh: FlightSize {flight_pkts}");
+    assert!(
+        flight_pkts / 2 > 6,
+        "eq. 4 would raise ssthresh: FlightSize {flight_pkts}"
+    );
     assert_eq!(s.timeout(1201), vec![3]);
-    assert_eq!(s.c.ssthresh() / MSS, 6, "ssthresh of the fast retransmit kept");
+    assert_eq!(
+        s.c.ssthresh() / MSS,
+        6,
+        "ssthresh of the fast retransmit kept"
+    );
     assert_eq!(s.cwnd_pkts(), 1, "loss window");
     // The timer backs off to 2 s; a second timeout of the same segment keeps ssthresh too.
     assert_eq!(s.timeout(3201), vec![3]);
@@ -121,7 +139,10 @@ fn newreno_timeout_after_partial_acks_keeps_the_fast_retransmit_ssthresh() {
     // release new segments.
     assert_eq!(sent[0], 3);
     assert_eq!(s.c.ssthresh() / MSS, 6);
-    assert!(sent.iter().any(|&p| p > 14), "inflation sends new data: {sent:?}");
+    assert!(
+        sent.iter().any(|&p| p > 14),
+        "inflation sends new data: {sent:?}"
+    );
     s.timeout(1201);
     assert_eq!(s.c.ssthresh() / MSS, 6);
 }

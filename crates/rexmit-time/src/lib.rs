@@ -173,7 +173,11 @@ impl Sub<Time> for Time {
     type Output = Duration;
     /// Panics if `other` is later than `self`; use `saturating_since` when that can happen.
     fn sub(self, other: Time) -> Duration {
-        Duration(self.0.checked_sub(other.0).expect("negative duration between instants"))
+        Duration(
+            self.0
+                .checked_sub(other.0)
+                .expect("negative duration between instants"),
+        )
     }
 }
 impl Add for Duration {
@@ -256,15 +260,24 @@ mod tests {
     #[test]
     fn serialization_time_is_exact_for_common_rates() {
         // 1500 B at 10 Mb/s = 12000 bits / 1e7 = 1.2 ms.
-        assert_eq!(Rate::from_mbps(10).tx_time(1500), Duration::from_micros(1200));
+        assert_eq!(
+            Rate::from_mbps(10).tx_time(1500),
+            Duration::from_micros(1200)
+        );
         // 1500 B at 4 Mb/s = 3 ms (seed 001 bottleneck).
         assert_eq!(Rate::from_mbps(4).tx_time(1500), Duration::from_millis(3));
         // 1 byte at 3 b/s = 8/3 s, rounded up to the next ns.
         assert_eq!(Rate::from_bps(3).tx_time(1).as_nanos(), 2_666_666_667);
         // Sizes past the 64-bit fast path (bytes · 8e9 ≥ 2^64) take the 128-bit one.
         let big = u64::MAX / 8_000_000_000 + 1;
-        assert_eq!(Rate::from_bps(7).tx_time(big).as_nanos(), (big as u128 * 8_000_000_000).div_ceil(7) as u64);
-        assert_eq!(Rate::from_bps(7).tx_time(big - 1).as_nanos(), ((big - 1) as u128 * 8_000_000_000).div_ceil(7) as u64);
+        assert_eq!(
+            Rate::from_bps(7).tx_time(big).as_nanos(),
+            (big as u128 * 8_000_000_000).div_ceil(7) as u64
+        );
+        assert_eq!(
+            Rate::from_bps(7).tx_time(big - 1).as_nanos(),
+            ((big - 1) as u128 * 8_000_000_000).div_ceil(7) as u64
+        );
     }
 
     #[test]
@@ -279,10 +292,16 @@ mod tests {
         let t = Time::from_millis(5) + Duration::from_micros(250);
         assert_eq!(t.as_nanos(), 5_250_000);
         assert_eq!(t - Time::from_millis(5), Duration::from_micros(250));
-        assert_eq!(Time::from_millis(1).saturating_since(Time::from_millis(2)), Duration::ZERO);
+        assert_eq!(
+            Time::from_millis(1).saturating_since(Time::from_millis(2)),
+            Duration::ZERO
+        );
         assert_eq!(format!("{}", Duration::from_millis(200)), "200ms");
         assert_eq!(format!("{}", Rate::from_mbps(10)), "10Mbps");
-        assert_eq!(Duration::from_millis(100).mul_div(1, 4), Duration::from_millis(25));
+        assert_eq!(
+            Duration::from_millis(100).mul_div(1, 4),
+            Duration::from_millis(25)
+        );
     }
 
     #[test]

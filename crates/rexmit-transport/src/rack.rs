@@ -272,15 +272,41 @@ mod tests {
     #[test]
     fn pto_is_armed_only_outside_recovery_with_data_in_flight_and_never_after_the_rto() {
         let mut r = Rack::new();
-        let (now, s, z) = (Time::from_millis(1000), Some(Duration::from_millis(100)), Duration::ZERO);
-        assert_eq!(r.pto_deadline(now, s, 5, z, false, None), Some(Time::from_millis(1200)));
-        assert_eq!(r.pto_deadline(now, s, 5, z, true, None), None, "in recovery");
-        assert_eq!(r.pto_deadline(now, s, 0, z, false, None), None, "nothing in flight");
+        let (now, s, z) = (
+            Time::from_millis(1000),
+            Some(Duration::from_millis(100)),
+            Duration::ZERO,
+        );
+        assert_eq!(
+            r.pto_deadline(now, s, 5, z, false, None),
+            Some(Time::from_millis(1200))
+        );
+        assert_eq!(
+            r.pto_deadline(now, s, 5, z, true, None),
+            None,
+            "in recovery"
+        );
+        assert_eq!(
+            r.pto_deadline(now, s, 0, z, false, None),
+            None,
+            "nothing in flight"
+        );
         let rto = Some(Time::from_millis(1150));
-        assert_eq!(r.pto_deadline(now, s, 5, z, false, rto), Some(Time::from_millis(1150)), "in the RTO's place");
-        assert_eq!(r.pto_deadline(now, s, 5, z, false, Some(Time::from_millis(1201))), Some(Time::from_millis(1200)));
+        assert_eq!(
+            r.pto_deadline(now, s, 5, z, false, rto),
+            Some(Time::from_millis(1150)),
+            "in the RTO's place"
+        );
+        assert_eq!(
+            r.pto_deadline(now, s, 5, z, false, Some(Time::from_millis(1201))),
+            Some(Time::from_millis(1200))
+        );
         r.tlp_end_seq = Some(10);
-        assert_eq!(r.pto_deadline(now, s, 5, z, false, None), None, "a probe is outstanding");
+        assert_eq!(
+            r.pto_deadline(now, s, 5, z, false, None),
+            None,
+            "a probe is outstanding"
+        );
     }
 
     #[test]

@@ -53,7 +53,15 @@ pub struct RttEstimator {
 impl RttEstimator {
     pub fn new(config: RtoConfig) -> Self {
         let base_rto = config.initial;
-        RttEstimator { config, srtt: None, rttvar: Duration::ZERO, latest: None, min_rtt: None, base_rto, backoffs: 0 }
+        RttEstimator {
+            config,
+            srtt: None,
+            rttvar: Duration::ZERO,
+            latest: None,
+            min_rtt: None,
+            base_rto,
+            backoffs: 0,
+        }
     }
 
     pub fn config(&self) -> &RtoConfig {
@@ -145,7 +153,10 @@ mod tests {
 
     #[test]
     fn first_sample_sets_srtt_and_half_rttvar() {
-        let mut e = RttEstimator::new(RtoConfig { min: ms(1), ..RtoConfig::tcp() });
+        let mut e = RttEstimator::new(RtoConfig {
+            min: ms(1),
+            ..RtoConfig::tcp()
+        });
         assert_eq!(e.rto(), Duration::from_secs(1));
         e.on_sample(ms(100));
         assert_eq!(e.srtt(), Some(ms(100)));
@@ -155,7 +166,10 @@ mod tests {
 
     #[test]
     fn second_sample_follows_rfc6298_weights() {
-        let mut e = RttEstimator::new(RtoConfig { min: ms(1), ..RtoConfig::tcp() });
+        let mut e = RttEstimator::new(RtoConfig {
+            min: ms(1),
+            ..RtoConfig::tcp()
+        });
         e.on_sample(ms(100));
         e.on_sample(ms(200));
         // RTTVAR = 3/4*50 + 1/4*100 = 62.5; SRTT = 7/8*100 + 1/8*200 = 112.5
@@ -169,7 +183,13 @@ mod tests {
         let mut e = RttEstimator::new(RtoConfig::tcp());
         e.on_sample(ms(10));
         assert_eq!(e.rto(), Duration::from_secs(1));
-        let seq: Vec<u64> = (0..8).map(|_| { let r = e.rto().as_nanos() / 1_000_000_000; e.back_off(); r }).collect();
+        let seq: Vec<u64> = (0..8)
+            .map(|_| {
+                let r = e.rto().as_nanos() / 1_000_000_000;
+                e.back_off();
+                r
+            })
+            .collect();
         assert_eq!(seq, vec![1, 2, 4, 8, 16, 32, 60, 60]);
         e.on_sample(ms(10));
         assert_eq!(e.rto(), Duration::from_secs(1));

@@ -47,6 +47,8 @@ pub use sctp::{
     Chunk, DataChunk, GapBlock, InitChunk, InitParam, NrSackChunk, SackChunk, SctpPacket,
 };
 pub use sctp_codec::chunk_name;
-pub use tcp::{SackBlock, SackBlocks, TcpFlags, TcpOptions, TcpSegment, Timestamps, MAX_SACK_BLOCKS};
+pub use tcp::{
+    SackBlock, SackBlocks, TcpFlags, TcpOptions, TcpSegment, Timestamps, MAX_SACK_BLOCKS,
+};
 pub use tcp_codec::option_kind;
 pub use udp::UdpDatagram;

@@ -145,7 +145,12 @@ mod tests {
         assert_eq!((z.len(), z.bytes().is_none()), (7, true));
         let one = Payload::from_bytes(&[7, 8]);
         assert_eq!(join(std::slice::from_ref(&one)).to_vec(), vec![7, 8]);
-        let mixed = join(&[Payload::zeros(2), Payload::from_bytes(&[1, 2]), Payload::zeros(1), Payload::from_bytes(&[3])]);
+        let mixed = join(&[
+            Payload::zeros(2),
+            Payload::from_bytes(&[1, 2]),
+            Payload::zeros(1),
+            Payload::from_bytes(&[3]),
+        ]);
         assert_eq!(mixed.to_vec(), vec![0, 0, 1, 2, 0, 3]);
         let real_first = join(&[Payload::from_bytes(&[9]), Payload::zeros(2)]);
         assert_eq!(real_first.to_vec(), vec![9, 0, 0]);

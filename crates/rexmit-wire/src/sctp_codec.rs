@@ -168,7 +168,11 @@ impl Chunk {
             Chunk::Sack(s) => s.dac_packets & SACK_FLAGS_DAC,
             Chunk::NrSack(s) => {
                 (s.dac_packets & SACK_FLAGS_DAC)
-                    | if s.all_non_renegable { NR_SACK_FLAG_A } else { 0 }
+                    | if s.all_non_renegable {
+                        NR_SACK_FLAG_A
+                    } else {
+                        0
+                    }
             }
             Chunk::Abort { t_bit: true, .. } | Chunk::ShutdownComplete { t_bit: true } => FLAG_T,
             Chunk::Unknown { flags, .. } => *flags,

@@ -9,7 +9,8 @@ use crate::error::{expect_len, len16, Reader, WireError};
 use crate::ipv4::PROTO_TCP;
 use crate::payload::Payload;
 use crate::tcp::{
-    SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps, MAX_SACK_BLOCKS, TCP_HEADER_LEN, TCP_MAX_OPTIONS_LEN,
+    SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps, MAX_SACK_BLOCKS, TCP_HEADER_LEN,
+    TCP_MAX_OPTIONS_LEN,
 };
 use std::net::Ipv4Addr;
 

@@ -13,12 +13,23 @@ pub enum Dist {
     Fixed(u64),
     /// `min` plus an exponential with mean `mean − min` (so the mean is `mean`), clamped to
     /// `max` if given.
-    Exponential { mean: f64, min: u64, max: Option<u64> },
+    Exponential {
+        mean: f64,
+        min: u64,
+        max: Option<u64>,
+    },
     /// Uniform integer in `min..=max`.
-    Uniform { min: u64, max: u64 },
+    Uniform {
+        min: u64,
+        max: u64,
+    },
     /// Pareto: P(X > x) = (min/x)^shape for x ≥ min, clamped to `max` if given (seed 004
     /// footnote 4 caps HTTP responses at about 64 MB).
-    Pareto { shape: f64, min: u64, max: Option<u64> },
+    Pareto {
+        shape: f64,
+        min: u64,
+        max: Option<u64>,
+    },
 }
 
 impl Dist {
@@ -26,7 +37,9 @@ impl Dist {
         let x = match *self {
             Dist::Fixed(v) => return v,
             Dist::Uniform { min, max } => return rng.range_u64(min, max),
-            Dist::Exponential { mean, min, max } => clamp(min as f64 + rng.exponential(mean - min as f64), max),
+            Dist::Exponential { mean, min, max } => {
+                clamp(min as f64 + rng.exponential(mean - min as f64), max)
+            }
             Dist::Pareto { shape, min, max } => clamp(rng.pareto(shape, min as f64), max),
         };
         // Below 2^63 after the clamp, so the conversion is exact in range.
@@ -62,12 +75,21 @@ impl Dist {
                 // E[min(E,c)²] = 2θ²(1 − e^{−c/θ}(1 + c/θ)).
                 let (a, theta) = (min as f64, mean - min as f64);
                 let c = max.map_or(f64::INFINITY, |m| m as f64 - a);
-                let tail = if c.is_infinite() { 0.0 } else { (-c / theta).exp() };
+                let tail = if c.is_infinite() {
+                    0.0
+                } else {
+                    (-c / theta).exp()
+                };
                 let m1 = theta * (1.0 - tail);
-                let m2 = 2.0 * theta * theta * (1.0 - tail * (1.0 + if c.is_infinite() { 0.0 } else { c / theta }));
+                let m2 = 2.0
+                    * theta
+                    * theta
+                    * (1.0 - tail * (1.0 + if c.is_infinite() { 0.0 } else { c / theta }));
                 (a + m1, a * a + 2.0 * a * m1 + m2)
             }
-            Dist::Pareto { shape, min, max } => pareto_moments(shape, min as f64, max.map(|m| m as f64)),
+            Dist::Pareto { shape, min, max } => {
+                pareto_moments(shape, min as f64, max.map(|m| m as f64))
+            }
         }
     }
 
@@ -83,14 +105,20 @@ impl Dist {
         }
         let Some(cap) = max else {
             // Uncapped: mean = shape·min/(shape − 1).
-            return Ok(Dist::Pareto { shape: mean / (mean - xm), min, max: None });
+            return Ok(Dist::Pareto {
+                shape: mean / (mean - xm),
+                min,
+                max: None,
+            });
         };
         if cap <= min {
             return Err(format!("the maximum {cap} must be above the minimum {min}"));
         }
         // The capped mean falls from the cap towards the minimum as the shape grows.
         let shape = solve_decreasing(|shape| pareto_moments(shape, xm, Some(cap as f64)).0, mean)
-            .ok_or_else(|| format!("no Pareto with minimum {min} capped at {cap} has a mean as large as {mean}"))?;
+            .ok_or_else(|| {
+            format!("no Pareto with minimum {min} capped at {cap} has a mean as large as {mean}")
+        })?;
         Ok(Dist::Pareto { shape, min, max })
     }
 
@@ -101,14 +129,32 @@ impl Dist {
         if !mean.is_finite() || mean <= min as f64 {
             return Err(format!("the mean {mean} must be above the minimum {min}"));
         }
-        let Some(cap) = max else { return Ok(Dist::Exponential { mean, min, max: None }) };
+        let Some(cap) = max else {
+            return Ok(Dist::Exponential {
+                mean,
+                min,
+                max: None,
+            });
+        };
         if cap as f64 <= mean {
             return Err(format!("the maximum {cap} must be above the mean {mean}"));
         }
         // The clamped mean grows with the unclamped one: solve on the unclamped excess θ.
-        let clamped = |theta: f64| Dist::Exponential { mean: min as f64 + theta, min, max }.mean();
-        let theta = solve_decreasing(|inv: f64| clamped(1.0 / inv), mean).ok_or_else(|| format!("no exponential clamped at {cap} has mean {mean}"))?;
-        Ok(Dist::Exponential { mean: min as f64 + 1.0 / theta, min, max })
+        let clamped = |theta: f64| {
+            Dist::Exponential {
+                mean: min as f64 + theta,
+                min,
+                max,
+            }
+            .mean()
+        };
+        let theta = solve_decreasing(|inv: f64| clamped(1.0 / inv), mean)
+            .ok_or_else(|| format!("no exponential clamped at {cap} has mean {mean}"))?;
+        Ok(Dist::Exponential {
+            mean: min as f64 + 1.0 / theta,
+            min,
+            max,
+        })
     }
 }
 
@@ -165,13 +211,21 @@ mod tests {
         let (m, v) = sample(d, n, "dist-test");
         let se = (d.variance() / n as f64).sqrt();
         // Rounding to integers moves the mean by far less than half a unit.
-        assert!((m - d.mean()).abs() <= 3.0 * se + 0.5, "{d:?}: sample mean {m}, expected {} ± {}", d.mean(), 3.0 * se);
+        assert!(
+            (m - d.mean()).abs() <= 3.0 * se + 0.5,
+            "{d:?}: sample mean {m}, expected {} ± {}",
+            d.mean(),
+            3.0 * se
+        );
         v
     }
 
     #[test]
     fn uniform_covers_its_range_with_the_right_mean() {
-        let d = Dist::Uniform { min: 100, max: 1000 };
+        let d = Dist::Uniform {
+            min: 100,
+            max: 1000,
+        };
         let v = assert_mean_within_3_sigma(&d, 200_000);
         assert_eq!(*v.iter().min().unwrap(), 100);
         assert_eq!(*v.iter().max().unwrap(), 1000);
@@ -180,7 +234,11 @@ mod tests {
 
     #[test]
     fn shifted_exponential_has_its_minimum_and_mean() {
-        let d = Dist::Exponential { mean: 323e6, min: 1_000_000, max: None };
+        let d = Dist::Exponential {
+            mean: 323e6,
+            min: 1_000_000,
+            max: None,
+        };
         let v = assert_mean_within_3_sigma(&d, 200_000);
         assert!(v.iter().all(|&x| x >= 1_000_000));
         // Exponential: standard deviation = mean − min.
@@ -189,7 +247,11 @@ mod tests {
 
     #[test]
     fn clamped_exponential_mean_accounts_for_the_clamp() {
-        let d = Dist::Exponential { mean: 100.0, min: 0, max: Some(100) };
+        let d = Dist::Exponential {
+            mean: 100.0,
+            min: 0,
+            max: Some(100),
+        };
         // E[min(E, 100)] with mean 100 = 100(1 − 1/e).
         assert!((d.mean() - 100.0 * (1.0 - (-1.0f64).exp())).abs() < 1e-9);
         let v = assert_mean_within_3_sigma(&d, 200_000);
@@ -198,7 +260,11 @@ mod tests {
 
     #[test]
     fn pareto_with_finite_variance_matches_min_and_mean() {
-        let d = Dist::Pareto { shape: 2.5, min: 1000, max: None };
+        let d = Dist::Pareto {
+            shape: 2.5,
+            min: 1000,
+            max: None,
+        };
         assert!((d.mean() - 1000.0 * 2.5 / 1.5).abs() < 1e-9);
         let v = assert_mean_within_3_sigma(&d, 400_000);
         assert_eq!(*v.iter().min().unwrap(), 1000);
@@ -208,7 +274,9 @@ mod tests {
     fn http_response_sizes_of_seed004_have_min_1000_and_mean_9200() {
         // Seed 004 §6.2: Pareto, minimum 1000 B, mean ≈ 9200 B, capped near 64 MB (footnote 4).
         let d = Dist::pareto_with_mean(1000, 9200.0, Some(64_000_000)).unwrap();
-        let Dist::Pareto { shape, .. } = d else { panic!("{d:?}") };
+        let Dist::Pareto { shape, .. } = d else {
+            panic!("{d:?}")
+        };
         assert!(shape > 1.0 && shape < 1.2, "shape {shape}");
         assert!((d.mean() - 9200.0).abs() < 1e-6, "{}", d.mean());
         let v = assert_mean_within_3_sigma(&d, 2_000_000);
@@ -216,7 +284,14 @@ mod tests {
         assert!(*v.iter().max().unwrap() <= 64_000_000);
         // Uncapped, the same minimum and mean give shape = 9200/8200.
         let u = Dist::pareto_with_mean(1000, 9200.0, None).unwrap();
-        assert_eq!(u, Dist::Pareto { shape: 9200.0 / 8200.0, min: 1000, max: None });
+        assert_eq!(
+            u,
+            Dist::Pareto {
+                shape: 9200.0 / 8200.0,
+                min: 1000,
+                max: None
+            }
+        );
         assert!(u.variance().is_infinite());
     }
 

@@ -27,7 +27,15 @@ pub struct UdpEndpoints {
 fn datagram(ctx: &Ctx<'_>, ep: &UdpEndpoints, packet_size: u32) -> IpPacket {
     let payload = Payload::zeros(packet_size - MIN_UDP_PACKET);
     let src = ctx.addrs.first().copied().unwrap_or(Ipv4Addr::UNSPECIFIED);
-    IpPacket::new(src, ep.dst, Transport::Udp(UdpDatagram { src_port: ep.src_port, dst_port: ep.dst_port, payload }))
+    IpPacket::new(
+        src,
+        ep.dst,
+        Transport::Udp(UdpDatagram {
+            src_port: ep.src_port,
+            dst_port: ep.dst_port,
+            payload,
+        }),
+    )
 }
 
 /// What a source has sent, reported as its metrics and probes.
@@ -43,7 +51,10 @@ impl TxCount {
         self.bytes += size as u64;
     }
     fn metrics(&self) -> Metrics {
-        vec![("tx_packets".into(), self.packets as f64), ("tx_bytes".into(), self.bytes as f64)]
+        vec![
+            ("tx_packets".into(), self.packets as f64),
+            ("tx_bytes".into(), self.bytes as f64),
+        ]
     }
     fn probe(&self, name: &str) -> Option<f64> {
         match name {
@@ -69,9 +80,25 @@ pub struct CbrSource {
 }
 
 impl CbrSource {
-    pub fn new(ep: UdpEndpoints, packet_size: u32, rate: Rate, stop: Option<Time>, jitter: Duration, rng: RngStream) -> Self {
+    pub fn new(
+        ep: UdpEndpoints,
+        packet_size: u32,
+        rate: Rate,
+        stop: Option<Time>,
+        jitter: Duration,
+        rng: RngStream,
+    ) -> Self {
         let interval = rate.tx_time(packet_size as u64);
-        CbrSource { ep, packet_size, interval, stop, jitter, rng, next: Time::ZERO, sent: TxCount::default() }
+        CbrSource {
+            ep,
+            packet_size,
+            interval,
+            stop,
+            jitter,
+            rng,
+            next: Time::ZERO,
+            sent: TxCount::default(),
+        }
     }
 
     fn emit(&mut self, ctx: &mut Ctx<'_>) {
@@ -81,7 +108,8 @@ impl CbrSource {
         let mut at = self.next;
         if !self.jitter.is_zero() {
             let j = self.rng.range_u64(0, 2 * self.jitter.as_nanos());
-            at = Time::from_nanos((at.as_nanos() + j).saturating_sub(self.jitter.as_nanos())).max(ctx.now);
+            at = Time::from_nanos((at.as_nanos() + j).saturating_sub(self.jitter.as_nanos()))
+                .max(ctx.now);
         }
         if self.stop.is_none_or(|s| at < s) {
             ctx.set_timer(at, 0);
@@ -115,9 +143,14 @@ impl Agent for CbrSource {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PeriodDist {
     Fixed(Duration),
-    Exponential { mean: Duration },
+    Exponential {
+        mean: Duration,
+    },
     /// Pareto with shape `alpha` and the given mean (alpha > 1).
-    Pareto { mean: Duration, alpha: f64 },
+    Pareto {
+        mean: Duration,
+        alpha: f64,
+    },
 }
 
 impl PeriodDist {
@@ -146,9 +179,24 @@ pub struct OnOffSource {
 }
 
 impl OnOffSource {
-    pub fn new(ep: UdpEndpoints, packet_size: u32, rate: Rate, on: PeriodDist, off: PeriodDist, stop: Option<Time>, rng: RngStream) -> Self {
+    pub fn new(
+        ep: UdpEndpoints,
+        packet_size: u32,
+        rate: Rate,
+        on: PeriodDist,
+        off: PeriodDist,
+        stop: Option<Time>,
+        rng: RngStream,
+    ) -> Self {
         let cbr = CbrSource::new(ep, packet_size, rate, stop, Duration::ZERO, rng.clone());
-        OnOffSource { cbr, on, off, on_until: Time::ZERO, rng, generation: 0 }
+        OnOffSource {
+            cbr,
+            on,
+            off,
+            on_until: Time::ZERO,
+            rng,
+            generation: 0,
+        }
     }
 
     fn begin_on(&mut self, ctx: &mut Ctx<'_>) {
@@ -216,8 +264,21 @@ pub struct RandomSource {
 }
 
 impl RandomSource {
-    pub fn new(ep: UdpEndpoints, size: Dist, interarrival: Dist, stop: Option<Time>, rng: RngStream) -> Self {
-        RandomSource { ep, size, interarrival, stop, rng, sent: TxCount::default() }
+    pub fn new(
+        ep: UdpEndpoints,
+        size: Dist,
+        interarrival: Dist,
+        stop: Option<Time>,
+        rng: RngStream,
+    ) -> Self {
+        RandomSource {
+            ep,
+            size,
+            interarrival,
+            stop,
+            rng,
+            sent: TxCount::default(),
+        }
     }
 
     fn schedule(&mut self, ctx: &mut Ctx<'_>) {
@@ -299,22 +360,48 @@ impl Agent for UdpSink {
         // Throughput over [first arrival, last arrival]: the first packet's bytes arrived at the
         // start of that window, so they are not counted.
         let thr = match (self.first_rx, self.last_rx) {
-            (Some(a), Some(b)) if b > a => (self.rx_bytes - self.first_size) as f64 * 8.0 / (b - a).as_secs_f64(),
+            (Some(a), Some(b)) if b > a => {
+                (self.rx_bytes - self.first_size) as f64 * 8.0 / (b - a).as_secs_f64()
+            }
             _ => 0.0,
         };
-        let mean = if n > 0.0 { self.delay_sum_ns as f64 / n } else { f64::NAN };
-        let var = if n > 1.0 { (self.delay_sq_sum_ns / n - mean * mean).max(0.0) } else { 0.0 };
+        let mean = if n > 0.0 {
+            self.delay_sum_ns as f64 / n
+        } else {
+            f64::NAN
+        };
+        let var = if n > 1.0 {
+            (self.delay_sq_sum_ns / n - mean * mean).max(0.0)
+        } else {
+            0.0
+        };
         vec![
             ("rx_packets".into(), n),
             ("rx_bytes".into(), self.rx_bytes as f64),
             ("rx_payload_bytes".into(), self.rx_payload_bytes as f64),
             ("throughput_bps".into(), thr),
-            ("first_rx_s".into(), self.first_rx.map_or(f64::NAN, |t| t.as_secs_f64())),
-            ("last_rx_s".into(), self.last_rx.map_or(f64::NAN, |t| t.as_secs_f64())),
+            (
+                "first_rx_s".into(),
+                self.first_rx.map_or(f64::NAN, |t| t.as_secs_f64()),
+            ),
+            (
+                "last_rx_s".into(),
+                self.last_rx.map_or(f64::NAN, |t| t.as_secs_f64()),
+            ),
             ("delay_mean_s".into(), mean / 1e9),
             ("delay_std_s".into(), var.sqrt() / 1e9),
-            ("delay_min_s".into(), self.delay_min.map_or(f64::NAN, |d| d.as_secs_f64())),
-            ("delay_max_s".into(), if n > 0.0 { self.delay_max.as_secs_f64() } else { f64::NAN }),
+            (
+                "delay_min_s".into(),
+                self.delay_min.map_or(f64::NAN, |d| d.as_secs_f64()),
+            ),
+            (
+                "delay_max_s".into(),
+                if n > 0.0 {
+                    self.delay_max.as_secs_f64()
+                } else {
+                    f64::NAN
+                },
+            ),
         ]
     }
     fn probe(&self, name: &str) -> Option<f64> {

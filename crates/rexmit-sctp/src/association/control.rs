@@ -38,7 +38,10 @@ impl Association {
         let init = Chunk::Init(self.our_init());
         self.queue_to_primary(0, init.clone());
         self.t1_chunk = Some(init);
-        let rto = self.paths.get(self.primary).map_or(self.cfg.rto.initial, |p| p.rtt.rto());
+        let rto = self
+            .paths
+            .get(self.primary)
+            .map_or(self.cfg.rto.initial, |p| p.rtt.rto());
         self.timers.set(Timer::T1, now + rto);
     }
 
@@ -154,7 +157,8 @@ impl Association {
         self.state = State::CookieEchoed;
         self.t1_chunk = Some(echo);
         self.t1_retries = 0;
-        self.timers.set(Timer::T1, now + self.paths[self.primary].rtt.rto());
+        self.timers
+            .set(Timer::T1, now + self.paths[self.primary].rtt.rto());
     }
 
     pub(super) fn on_cookie_echo(
@@ -268,7 +272,8 @@ impl Association {
     fn send_t2_chunk(&mut self, now: Time) {
         if let Some(c) = self.t2_chunk() {
             self.queue_to_primary(self.peer_tag, c);
-            self.timers.set(Timer::T2, now + self.paths[self.primary].rtt.rto());
+            self.timers
+                .set(Timer::T2, now + self.paths[self.primary].rtt.rto());
         }
     }
 
@@ -438,7 +443,8 @@ impl Association {
         path.rtt.on_sample(now.saturating_since(sent));
         let up = path.on_ack();
         if let Some(iv) = self.cfg.hb_interval {
-            self.timers.set(Timer::Heartbeat(p), now + iv + path.rtt.rto());
+            self.timers
+                .set(Timer::Heartbeat(p), now + iv + path.rtt.rto());
         }
         let addr = path.remote;
         self.assoc_errors = 0;
@@ -474,7 +480,8 @@ impl Association {
             let confirmed_active = path.state == crate::path::PathState::Active;
             if confirmed_active && idle_since + iv > now && path.error_count == 0 {
                 // Data went there recently: not idle, nothing to probe yet.
-                self.timers.set(Timer::Heartbeat(p), idle_since + iv + path.rtt.rto());
+                self.timers
+                    .set(Timer::Heartbeat(p), idle_since + iv + path.rtt.rto());
                 return;
             }
             self.send_heartbeat(now, p);
@@ -487,7 +494,8 @@ impl Association {
         path.hb_nonce += 1;
         let nonce = path.hb_nonce;
         path.hb_outstanding = Some((nonce, now));
-        self.timers.set(Timer::HeartbeatAck(p), now + path.rtt.rto());
+        self.timers
+            .set(Timer::HeartbeatAck(p), now + path.rtt.rto());
         self.timers.stop(Timer::Heartbeat(p));
         let mut info = vec![p as u8];
         info.extend_from_slice(&nonce.to_be_bytes());

@@ -24,7 +24,11 @@ pub(super) struct Audit {
 impl Association {
     /// Every timer and its deadline, for failure messages.
     pub(crate) fn timer_report(&self) -> String {
-        let armed: Vec<String> = self.timers.all().map(|(t, at)| format!("{t:?} {at:?}")).collect();
+        let armed: Vec<String> = self
+            .timers
+            .all()
+            .map(|(t, at)| format!("{t:?} {at:?}"))
+            .collect();
         armed.join(", ")
     }
 

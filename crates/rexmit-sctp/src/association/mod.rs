@@ -26,11 +26,11 @@ use crate::sack_gen::SackGen;
 use crate::send_queue::SendQueue;
 use crate::stats::{PathStats, SctpStats};
 use crate::thin::PacketTracker;
-use timers::{Timer, TimerTable};
 use rexmit_time::Time;
 use rexmit_wire::{Chunk, Payload, SctpPacket};
 use std::collections::VecDeque;
 use std::net::Ipv4Addr;
+use timers::{Timer, TimerTable};
 
 /// RFC 9260 §4 states (CLOSED split into a listening and a finished form).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -487,7 +487,8 @@ impl Association {
         if self.timers.is_due(Timer::T2, now) {
             self.on_t2_expiry(now);
         }
-        self.sack.on_timeout(now, self.timers.get(Timer::DelayedSack));
+        self.sack
+            .on_timeout(now, self.timers.get(Timer::DelayedSack));
         for p in 0..self.paths.len() {
             if self.state == State::Closed {
                 return;

@@ -117,7 +117,9 @@ impl Association {
         let Some(r) = self.rack.as_mut() else {
             return;
         };
-        let reo_wnd = r.rack.reo_wnd(in_recovery, sacked, DUP_THRESH, min_rtt, srtt);
+        let reo_wnd = r
+            .rack
+            .reo_wnd(in_recovery, sacked, DUP_THRESH, min_rtt, srtt);
         let mut lost: Vec<(u32, RtxCause)> = Vec::new();
         let mut relost: Vec<Time> = Vec::new();
         let scan = r.rack.detect_loss(
@@ -141,7 +143,11 @@ impl Association {
         if let Some(t) = r.tail.as_mut() {
             for sent in relost.into_iter().filter(|s| *s >= t.start) {
                 let first = sent < t.first_rtt_end;
-                let seen = if first { &mut t.lost_first } else { &mut t.lost_later };
+                let seen = if first {
+                    &mut t.lost_first
+                } else {
+                    &mut t.lost_later
+                };
                 if !*seen {
                     *seen = true;
                     r.adaptive.on_lost_retransmission(first);
@@ -203,7 +209,9 @@ impl Association {
         }
         let flight = self.chunks_in_flight();
         let srtt = self.paths.get(self.primary).and_then(|p| p.rtt.srtt());
-        let t3 = (0..self.paths.len()).filter_map(|p| self.timers.get(Timer::T3Rtx(p))).min();
+        let t3 = (0..self.paths.len())
+            .filter_map(|p| self.timers.get(Timer::T3Rtx(p)))
+            .min();
         let (in_recovery, extra) = (self.fast_recovery.is_some(), self.cfg.rack.pto_extra);
         let Some(r) = self.rack.as_mut() else {
             return;

@@ -122,8 +122,14 @@ impl Association {
         if let Some(p) = self.path_of(from) {
             self.sack.dest = p;
         }
-        self.sack
-            .on_data_packet(now, &self.cfg, gaps_before, gaps_now, &dups, self.timers.slot_mut(Timer::DelayedSack));
+        self.sack.on_data_packet(
+            now,
+            &self.cfg,
+            gaps_before,
+            gaps_now,
+            &dups,
+            self.timers.slot_mut(Timer::DelayedSack),
+        );
         if chunks.iter().any(|d| d.immediate) {
             // RFC 9260 §6.2 (I bit, from RFC 7053): the sender asks for a SACK at once.
             self.sack.request_now();

@@ -403,8 +403,15 @@ impl Association {
             if self.cfg.cmt.enabled {
                 // CMT keeps the recovery point per destination (Iyengar et al., the CMT of
                 // seed 000's ns-2 experiments): the highest TSN outstanding on that path.
-                let unacked = |e: &&RtxEntry| matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx);
-                let on_path = self.rtxq.iter().filter(|e| e.path == p).filter(unacked).map(|e| e.tsn).last();
+                let unacked =
+                    |e: &&RtxEntry| matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx);
+                let on_path = self
+                    .rtxq
+                    .iter()
+                    .filter(|e| e.path == p)
+                    .filter(unacked)
+                    .map(|e| e.tsn)
+                    .last();
                 self.paths[p].fr_exit = Some(on_path.unwrap_or(highest_outstanding));
             } else {
                 self.fast_recovery = Some(highest_outstanding);

@@ -92,16 +92,32 @@ impl TimerTable {
 
     /// Every timer with its deadline (paths after the association's).
     pub fn all(&self) -> impl Iterator<Item = (Timer, Option<Time>)> + '_ {
-        let assoc = [Timer::T1, Timer::T2, Timer::DelayedSack, Timer::RackReorder, Timer::Pto].into_iter();
-        let paths = (0..self.paths.len()).flat_map(|p| [Timer::T3Rtx(p), Timer::EarlyFastRtx(p), Timer::Heartbeat(p), Timer::HeartbeatAck(p)]);
+        let assoc = [
+            Timer::T1,
+            Timer::T2,
+            Timer::DelayedSack,
+            Timer::RackReorder,
+            Timer::Pto,
+        ]
+        .into_iter();
+        let paths = (0..self.paths.len()).flat_map(|p| {
+            [
+                Timer::T3Rtx(p),
+                Timer::EarlyFastRtx(p),
+                Timer::Heartbeat(p),
+                Timer::HeartbeatAck(p),
+            ]
+        });
         assoc.chain(paths).map(|t| (t, self.get(t)))
     }
 
     /// The earliest deadline of the timers `f` selects.
     pub fn next_of(&self, f: impl Fn(Timer) -> bool) -> Option<Time> {
-        self.all().filter(|(t, _)| f(*t)).filter_map(|(_, at)| at).min()
+        self.all()
+            .filter(|(t, _)| f(*t))
+            .filter_map(|(_, at)| at)
+            .min()
     }
-
 }
 
 #[cfg(test)]
@@ -117,7 +133,10 @@ mod tests {
         t.set(Timer::Heartbeat(0), ms(100));
         t.set(Timer::DelayedSack, ms(200));
         assert_eq!(t.next_of(|_| true), Some(ms(100)));
-        assert_eq!(t.next_of(|x| !matches!(x, Timer::Heartbeat(_))), Some(ms(200)));
+        assert_eq!(
+            t.next_of(|x| !matches!(x, Timer::Heartbeat(_))),
+            Some(ms(200))
+        );
         assert!(t.is_due(Timer::T3Rtx(1), ms(300)) && !t.is_due(Timer::T3Rtx(1), ms(299)));
         assert_eq!(t.get(Timer::T3Rtx(7)), None, "no such path: stopped");
         t.stop(Timer::Heartbeat(0));

@@ -257,7 +257,12 @@ impl Association {
 
     /// One packet of new data to path `p`; a tail loss `probe` ignores cwnd and Max.Burst
     /// (RFC 8985 §7.3).
-    pub(super) fn new_data_packet_to(&mut self, now: Time, p: usize, probe: bool) -> Option<Transmit> {
+    pub(super) fn new_data_packet_to(
+        &mut self,
+        now: Time,
+        p: usize,
+        probe: bool,
+    ) -> Option<Transmit> {
         let path = &mut self.paths[p];
         if path.flight == 0 {
             let rto = path.rtt.rto().as_nanos().max(1);

@@ -29,7 +29,16 @@ const HIGH_GAIN: u64 = UNIT * 2885 / 1000 + 1;
 const DRAIN_GAIN: u64 = UNIT * 1000 / 2885;
 const CWND_GAIN: u64 = UNIT * 2;
 const CYCLE_LEN: usize = 8;
-const PACING_GAIN: [u64; CYCLE_LEN] = [UNIT * 5 / 4, UNIT * 3 / 4, UNIT, UNIT, UNIT, UNIT, UNIT, UNIT];
+const PACING_GAIN: [u64; CYCLE_LEN] = [
+    UNIT * 5 / 4,
+    UNIT * 3 / 4,
+    UNIT,
+    UNIT,
+    UNIT,
+    UNIT,
+    UNIT,
+    UNIT,
+];
 /// BtlBw filter window in round trips.
 const BW_WINDOW_ROUNDS: u64 = CYCLE_LEN as u64 + 2;
 const MIN_RTT_WINDOW: Duration = Duration::from_secs(10);
@@ -146,15 +155,22 @@ impl Bbr {
 
     /// Packets of `gain` × BDP at `bw` (rounded up), or the initial window before any RTT.
     fn bdp(&self, bw: u64, gain: u64) -> u64 {
-        let Some(rtt) = self.min_rtt else { return INIT_CWND };
-        let bytes = bw as u128 * rtt.as_nanos() as u128 * gain as u128 / (UNIT as u128 * 1_000_000_000);
+        let Some(rtt) = self.min_rtt else {
+            return INIT_CWND;
+        };
+        let bytes =
+            bw as u128 * rtt.as_nanos() as u128 * gain as u128 / (UNIT as u128 * 1_000_000_000);
         (bytes as u64).div_ceil(self.smss())
     }
 
     /// Packets per send quantum at the current pacing rate (Linux bbr_tso_segs_goal: about
     /// 1 ms of data, at least two segments above 1.2 Mb/s).
     fn send_quantum(&self) -> u64 {
-        let min = if self.pacing_rate < MIN_TSO_RATE_BYTES { 1 } else { 2 };
+        let min = if self.pacing_rate < MIN_TSO_RATE_BYTES {
+            1
+        } else {
+            2
+        };
         ((self.pacing_rate >> 10) / self.smss()).clamp(min, 127)
     }
 
@@ -174,7 +190,8 @@ impl Bbr {
     }
 
     fn pacing_for(&self, bw: u64, gain: u64) -> u64 {
-        (bw as u128 * gain as u128 * (100 - PACING_MARGIN_PERCENT) as u128 / (UNIT as u128 * 100)) as u64
+        (bw as u128 * gain as u128 * (100 - PACING_MARGIN_PERCENT) as u128 / (UNIT as u128 * 100))
+            as u64
     }
 
     /// Before any bandwidth sample: pace the initial window over srtt / high gain.
@@ -192,7 +209,11 @@ impl Bbr {
 
     fn save_cwnd(&mut self) {
         let cwnd = self.cwnd_packets();
-        self.prior_cwnd = if self.prev_ca_state == CaState::Open && self.mode != Mode::ProbeRtt { cwnd } else { self.prior_cwnd.max(cwnd) };
+        self.prior_cwnd = if self.prev_ca_state == CaState::Open && self.mode != Mode::ProbeRtt {
+            cwnd
+        } else {
+            self.prior_cwnd.max(cwnd)
+        };
     }
 
     fn enter_startup(&mut self) {
@@ -214,7 +235,9 @@ impl Bbr {
     /// Paper §ProbeBW: a phase lasts one RTprop; the 5/4 phase longer, until inflight reaches
     /// 5/4 BDP or a loss; the 3/4 phase ends early once inflight is down to the BDP.
     fn is_next_cycle_phase(&self, now: Time, rs: &RateSample, losses: bool) -> bool {
-        let full_length = self.min_rtt.is_some_and(|m| now.saturating_since(self.cycle_stamp) > m);
+        let full_length = self
+            .min_rtt
+            .is_some_and(|m| now.saturating_since(self.cycle_stamp) > m);
         let gain = self.pacing_gain;
         if gain == UNIT {
             return full_length;
@@ -256,15 +279,19 @@ impl Bbr {
         }
         let smss = self.smss();
         let epoch = a.now.saturating_since(self.ack_epoch_stamp);
-        let mut expected = (self.btl_bw() as u128 * epoch.as_nanos() as u128 / 1_000_000_000) as u64 / smss;
+        let mut expected =
+            (self.btl_bw() as u128 * epoch.as_nanos() as u128 / 1_000_000_000) as u64 / smss;
         let acked = a.rs.acked_sacked.div_ceil(smss);
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET_PACKETS {
+        if self.ack_epoch_acked <= expected
+            || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET_PACKETS
+        {
             self.ack_epoch_acked = 0;
             self.ack_epoch_stamp = a.now;
             expected = 0;
         }
         self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(0xfffff);
-        let extra = (self.ack_epoch_acked - expected.min(self.ack_epoch_acked)).min(self.cwnd_packets());
+        let extra =
+            (self.ack_epoch_acked - expected.min(self.ack_epoch_acked)).min(self.cwnd_packets());
         let slot = &mut self.extra_acked[self.extra_acked_win_idx];
         *slot = (*slot).max(extra);
     }
@@ -273,7 +300,9 @@ impl Bbr {
         if !self.full_bw_reached {
             return 0;
         }
-        let max = (self.btl_bw() as u128 * EXTRA_ACKED_MAX.as_nanos() as u128 / 1_000_000_000) as u64 / self.smss();
+        let max = (self.btl_bw() as u128 * EXTRA_ACKED_MAX.as_nanos() as u128 / 1_000_000_000)
+            as u64
+            / self.smss();
         self.extra_acked[0].max(self.extra_acked[1]).min(max)
     }
 
@@ -282,7 +311,9 @@ impl Bbr {
             return;
         }
         let bw = self.btl_bw();
-        if bw as u128 * UNIT as u128 >= self.full_bw as u128 * FULL_BW_THRESH as u128 && bw > self.full_bw {
+        if bw as u128 * UNIT as u128 >= self.full_bw as u128 * FULL_BW_THRESH as u128
+            && bw > self.full_bw
+        {
             self.full_bw = bw;
             self.full_bw_count = 0;
             return;
@@ -296,7 +327,9 @@ impl Bbr {
             self.mode = Mode::Drain;
             self.w.ssthresh = self.inflight(self.btl_bw(), UNIT) * self.smss();
         }
-        if self.mode == Mode::Drain && a.in_flight.div_ceil(self.smss()) <= self.inflight(self.btl_bw(), UNIT) {
+        if self.mode == Mode::Drain
+            && a.in_flight.div_ceil(self.smss()) <= self.inflight(self.btl_bw(), UNIT)
+        {
             self.enter_probe_bw(a.now);
         }
     }
@@ -318,7 +351,9 @@ impl Bbr {
         if self.mode != Mode::ProbeRtt {
             return;
         }
-        if self.probe_rtt_done_stamp.is_none() && a.in_flight.div_ceil(self.smss()) <= CWND_MIN_TARGET {
+        if self.probe_rtt_done_stamp.is_none()
+            && a.in_flight.div_ceil(self.smss()) <= CWND_MIN_TARGET
+        {
             self.probe_rtt_done_stamp = Some(a.now + PROBE_RTT_DURATION);
             self.probe_rtt_round_done = false;
             self.next_round_delivered = a.delivered;
@@ -391,7 +426,9 @@ impl Bbr {
             let (c, done) = self.recover_or_restore(a, acked);
             cwnd = c;
             if !done {
-                let target = self.quantization_budget(self.bdp(self.btl_bw(), self.cwnd_gain) + self.ack_aggregation_cwnd());
+                let target = self.quantization_budget(
+                    self.bdp(self.btl_bw(), self.cwnd_gain) + self.ack_aggregation_cwnd(),
+                );
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || a.delivered < INIT_CWND * self.smss() {
@@ -474,7 +511,10 @@ mod tests {
 
     fn bbr() -> Bbr {
         let mut b = Bbr::new(Window::new(10 * SMSS, u64::MAX / 2, SMSS));
-        b.on_connected(Some(Duration::from_millis(100)), Some(Duration::from_millis(100)));
+        b.on_connected(
+            Some(Duration::from_millis(100)),
+            Some(Duration::from_millis(100)),
+        );
         b
     }
 
@@ -487,8 +527,23 @@ mod tests {
         fn round(&mut self, b: &mut Bbr, t_ms: u64, bytes: u64, in_flight: u64) {
             let prior = self.delivered;
             self.delivered += bytes;
-            let rs = RateSample { delivered: bytes, interval: Duration::from_millis(100), prior_delivered: prior, acked_sacked: bytes, prior_in_flight: in_flight * SMSS, rtt: Some(Duration::from_millis(100)) };
-            b.on_rate_ack(&RateAck { now: Time::from_millis(t_ms), rs, delivered: self.delivered, in_flight: in_flight * SMSS, losses: 0, ca_state: CaState::Open, srtt: Some(Duration::from_millis(100)) });
+            let rs = RateSample {
+                delivered: bytes,
+                interval: Duration::from_millis(100),
+                prior_delivered: prior,
+                acked_sacked: bytes,
+                prior_in_flight: in_flight * SMSS,
+                rtt: Some(Duration::from_millis(100)),
+            };
+            b.on_rate_ack(&RateAck {
+                now: Time::from_millis(t_ms),
+                rs,
+                delivered: self.delivered,
+                in_flight: in_flight * SMSS,
+                losses: 0,
+                ca_state: CaState::Open,
+                srtt: Some(Duration::from_millis(100)),
+            });
         }
     }
 
@@ -514,7 +569,10 @@ mod tests {
         assert_eq!((b.mode, b.ssthresh()), (Mode::Drain, 86 * SMSS));
         assert_eq!(b.pacing_rate(), Some(800_000 * 88 * 99 / 25_600));
         f.round(&mut b, 900, 80_000, 86);
-        assert_eq!((b.mode, b.cycle_idx, b.pacing_gain), (Mode::ProbeBw, 0, UNIT * 5 / 4));
+        assert_eq!(
+            (b.mode, b.cycle_idx, b.pacing_gain),
+            (Mode::ProbeBw, 0, UNIT * 5 / 4)
+        );
         assert_eq!(b.pacing_rate(), Some(800_000 * 320 * 99 / 25_600));
     }
 
@@ -550,7 +608,11 @@ mod tests {
         f.round(&mut b, t, 4_000, 4);
         assert!(t > start + 200);
         assert_eq!(b.mode, Mode::ProbeBw);
-        assert!(b.window() / SMSS >= before, "cwnd {} restored to at least {before}", b.window() / SMSS);
+        assert!(
+            b.window() / SMSS >= before,
+            "cwnd {} restored to at least {before}",
+            b.window() / SMSS
+        );
     }
 
     /// Linux bbr_set_cwnd_to_recover_or_restore: the first round of fast recovery sends one
@@ -565,14 +627,44 @@ mod tests {
         }
         let saved = b.window() / SMSS;
         b.on_congestion_event(Time::from_millis(1000), 0);
-        let rs = RateSample { delivered: 2000, interval: Duration::from_millis(100), prior_delivered: f.delivered, acked_sacked: 2000, prior_in_flight: 60_000, rtt: None };
+        let rs = RateSample {
+            delivered: 2000,
+            interval: Duration::from_millis(100),
+            prior_delivered: f.delivered,
+            acked_sacked: 2000,
+            prior_in_flight: 60_000,
+            rtt: None,
+        };
         f.delivered += 2000;
-        b.on_rate_ack(&RateAck { now: Time::from_millis(1001), rs, delivered: f.delivered, in_flight: 50 * SMSS, losses: 0, ca_state: CaState::Recovery, srtt: None });
+        b.on_rate_ack(&RateAck {
+            now: Time::from_millis(1001),
+            rs,
+            delivered: f.delivered,
+            in_flight: 50 * SMSS,
+            losses: 0,
+            ca_state: CaState::Recovery,
+            srtt: None,
+        });
         assert_eq!(b.window() / SMSS, 52, "inflight 50 + 2 acked");
-        let rs = RateSample { acked_sacked: 1000, ..rs };
+        let rs = RateSample {
+            acked_sacked: 1000,
+            ..rs
+        };
         f.delivered += 1000;
-        b.on_rate_ack(&RateAck { now: Time::from_millis(1100), rs, delivered: f.delivered, in_flight: 40 * SMSS, losses: 0, ca_state: CaState::Open, srtt: None });
-        assert!(b.window() / SMSS >= saved, "cwnd {} restored to {saved}", b.window() / SMSS);
+        b.on_rate_ack(&RateAck {
+            now: Time::from_millis(1100),
+            rs,
+            delivered: f.delivered,
+            in_flight: 40 * SMSS,
+            losses: 0,
+            ca_state: CaState::Open,
+            srtt: None,
+        });
+        assert!(
+            b.window() / SMSS >= saved,
+            "cwnd {} restored to {saved}",
+            b.window() / SMSS
+        );
     }
 
     /// A retransmission timeout: cwnd one segment, and loss recovery's window changes do not

@@ -48,7 +48,11 @@ impl Cubic {
     }
     /// CUBIC with or without HyStart and the §4.3 α switch (both as Linux: true, false).
     pub fn with_options(w: Window, hystart: bool, alpha_switch: bool) -> Self {
-        Cubic { hystart: hystart.then(HyStart::default), alpha_switch, ..Cubic::new(w) }
+        Cubic {
+            hystart: hystart.then(HyStart::default),
+            alpha_switch,
+            ..Cubic::new(w)
+        }
     }
     fn seg(&self) -> f64 {
         self.w.cwnd as f64 / self.w.smss as f64
@@ -61,14 +65,19 @@ impl Cubic {
 impl CongestionControl for Cubic {
     fn on_delivery(&mut self, ack: &AckSample) {
         // Linux discards delay samples in the first second of an epoch (after fast recovery).
-        let discard = self.epoch.is_some_and(|e| ack.now.saturating_since(e) < Duration::from_secs(1));
+        let discard = self
+            .epoch
+            .is_some_and(|e| ack.now.saturating_since(e) < Duration::from_secs(1));
         if let (Some(h), Some(rtt)) = (self.hystart.as_mut(), ack.rtt) {
             h.on_rtt_sample(rtt, discard);
         }
     }
     fn on_ack(&mut self, ack: &AckSample) {
         if let (Some(h), Some(rtt)) = (self.hystart.as_mut(), ack.rtt) {
-            if self.w.in_slow_start() && self.w.cwnd / self.w.smss >= hystart::LOW_WINDOW && h.on_slow_start_ack(ack.now, ack.snd_una, ack.snd_nxt, rtt) {
+            if self.w.in_slow_start()
+                && self.w.cwnd / self.w.smss >= hystart::LOW_WINDOW
+                && h.on_slow_start_ack(ack.now, ack.snd_una, ack.snd_nxt, rtt)
+            {
                 self.w.ssthresh = self.w.cwnd;
             }
         }

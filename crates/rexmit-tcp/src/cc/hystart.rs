@@ -69,14 +69,22 @@ impl HyStart {
 
     /// An ACK with an RTT sample in slow start with cwnd ≥ `LOW_WINDOW` (Linux runs HyStart
     /// only on ACKs that give an RTT sample): returns true when slow start should end.
-    pub fn on_slow_start_ack(&mut self, now: Time, snd_una: u64, snd_nxt: u64, rtt: Duration) -> bool {
+    pub fn on_slow_start_ack(
+        &mut self,
+        now: Time,
+        snd_una: u64,
+        snd_nxt: u64,
+        rtt: Duration,
+    ) -> bool {
         if self.found {
             return false;
         }
         if !self.started || snd_una > self.end_seq {
             self.reset_round(now, snd_nxt);
         }
-        let Some(delay_min) = self.delay_min else { return false };
+        let Some(delay_min) = self.delay_min else {
+            return false;
+        };
         // Detector 1: the ACK train.
         if now.saturating_since(self.last_ack) <= ACK_DELTA {
             self.last_ack = now;

@@ -8,9 +8,9 @@
 mod aimd;
 mod bbr;
 mod cubic;
+pub mod highspeed;
 pub mod hystart;
 mod minmax;
-pub mod highspeed;
 mod reno;
 pub mod scalable;
 mod westwood;
@@ -22,8 +22,8 @@ pub use reno::reno;
 pub use westwood::Westwood;
 
 use crate::delivery_rate::RateSample;
-use rexmit_transport::window;
 use rexmit_time::{Duration, Time};
+use rexmit_transport::window;
 
 /// The loss-recovery state an ACK leaves the sender in (Linux's ca_state as BBR reads it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,7 +173,11 @@ impl Window {
         if acked == 0 {
             return;
         }
-        let acked = if self.byte_counting { acked } else { acked.min(self.smss) };
+        let acked = if self.byte_counting {
+            acked
+        } else {
+            acked.min(self.smss)
+        };
         self.ca_credit += segments_per_rtt * acked as f64;
         let cwnd = self.cwnd.max(1) as f64;
         if self.ca_credit >= cwnd {

@@ -22,7 +22,10 @@ impl Connection {
     /// Every timer and its deadline, for the fuzz harness's failure messages.
     #[cfg(feature = "fuzzing")]
     pub(crate) fn timer_report(&self) -> String {
-        let armed: Vec<String> = crate::timers::Timer::ALL.iter().map(|t| format!("{t:?} {:?}", self.timers.get(*t))).collect();
+        let armed: Vec<String> = crate::timers::Timer::ALL
+            .iter()
+            .map(|t| format!("{t:?} {:?}", self.timers.get(*t)))
+            .collect();
         armed.join(", ")
     }
 
@@ -76,7 +79,10 @@ impl Connection {
         // k = segments / 64, so debug runs stay linear (a broken scoreboard stays broken, so it
         // is still caught a few calls later).
         self.audit.checks += 1;
-        let scan = self.audit.checks.is_multiple_of((s.sb.len() as u64 / 64).max(1));
+        let scan = self
+            .audit
+            .checks
+            .is_multiple_of((s.sb.len() as u64 / 64).max(1));
         let mut prev_end = s.snd_una;
         for seg in s.sb.segments().take_while(|_| scan) {
             assert!(

@@ -366,7 +366,9 @@ impl Connection {
                     self.syn_retransmitted = true;
                     self.syn_pending = true;
                     // RFC 9293 §3.8.3 (2.c): R2 for a SYN is a time, at least 3 minutes.
-                    let r2_time = self.syn_sent_at.is_some_and(|t| now.saturating_since(t) >= self.cfg.syn_timeout);
+                    let r2_time = self
+                        .syn_sent_at
+                        .is_some_and(|t| now.saturating_since(t) >= self.cfg.syn_timeout);
                     if self.syn_timeouts > self.cfg.max_retransmissions || r2_time {
                         self.give_up(now);
                     }
@@ -614,7 +616,9 @@ impl Connection {
                 sack,
                 has_data_or_flags: seg_len > 0,
             };
-            let acked = self.snd.on_ack(now, &input, &mut self.stats, &mut self.timers);
+            let acked = self
+                .snd
+                .on_ack(now, &input, &mut self.stats, &mut self.timers);
             if acked > 0 {
                 if let Some(since) = self.blocked_since {
                     if self.snd.buf.free() > 0 {
@@ -642,7 +646,9 @@ impl Connection {
         }
         match self.state {
             State::Established | State::FinWait1 | State::FinWait2 => {
-                let out = self.rcv.on_data(now, seq, &seg.payload, fin, &mut self.timers);
+                let out = self
+                    .rcv
+                    .on_data(now, seq, &seg.payload, fin, &mut self.timers);
                 if out.delivered > 0 {
                     self.stats.bytes_delivered += out.delivered;
                     self.events.push_back(Event::Delivered {

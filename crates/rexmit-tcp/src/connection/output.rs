@@ -119,7 +119,9 @@ impl Connection {
             });
         }
         let max_blocks = options.max_sack_blocks();
-        let (wnd, blocks) = self.rcv.on_ack_sent(self.sack_ok, max_blocks, &mut self.timers);
+        let (wnd, blocks) = self
+            .rcv
+            .on_ack_sent(self.sack_ok, max_blocks, &mut self.timers);
         if blocks.first().is_some_and(|&(l, r)| {
             r <= self.rcv.rcv_nxt || blocks.get(1).is_some_and(|&(l2, r2)| l >= l2 && r <= r2)
         }) {

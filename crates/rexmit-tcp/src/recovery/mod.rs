@@ -112,7 +112,11 @@ pub struct Actions {
 
 impl Actions {
     fn grow() -> Self {
-        Actions { grow: true, restart_rto: true, ..Actions::default() }
+        Actions {
+            grow: true,
+            restart_rto: true,
+            ..Actions::default()
+        }
     }
 }
 
@@ -148,7 +152,14 @@ impl Recovery {
     /// RFC 5681 §2 DUPLICATE ACKNOWLEDGMENT (a)–(e) for the others; `ack_is_snd_una` and
     /// `outstanding` are conditions (b)–(c), `bare` (no data, SYN or FIN) and `same_window`
     /// (d)–(e).
-    pub fn is_duplicate_ack(&self, ack_is_snd_una: bool, outstanding: bool, newly_sacked: u64, bare: bool, same_window: bool) -> bool {
+    pub fn is_duplicate_ack(
+        &self,
+        ack_is_snd_una: bool,
+        outstanding: bool,
+        newly_sacked: u64,
+        bare: bool,
+        same_window: bool,
+    ) -> bool {
         if !ack_is_snd_una || !outstanding {
             return false;
         }
@@ -231,7 +242,11 @@ impl Recovery {
     }
 
     fn begin_episode(&mut self, f: &AckFacts, after_rto: bool) {
-        self.episode = Some(Episode { recovery_point: f.snd_max, after_rto, partial_acks: 0 });
+        self.episode = Some(Episode {
+            recovery_point: f.snd_max,
+            after_rto,
+            partial_acks: 0,
+        });
     }
 
     /// Whether an episode was open (and is now closed).
@@ -248,7 +263,9 @@ fn enter_fast_recovery(r: &mut Recovery, f: &AckFacts) -> Actions {
         decrease: Some(f.decrease_base),
         cwnd: Some(Cwnd::SsthreshPlus(f.dupacks as u64 * f.smss)),
         began: true,
-        retransmit: f.first_unacked.map(|s| (s, RetransmitCause::FastRetransmit)),
+        retransmit: f
+            .first_unacked
+            .map(|s| (s, RetransmitCause::FastRetransmit)),
         ..Actions::default()
     }
 }
@@ -283,6 +300,13 @@ pub(crate) mod test_facts {
 
     /// The cumulative ACK moved to `una` (acknowledging `acked` bytes).
     pub fn new_ack(una: u64, acked: u64) -> AckFacts {
-        AckFacts { snd_una: una, acked, last_ack_advance: acked, dupacks: 0, first_unacked: Some(una), ..facts(0) }
+        AckFacts {
+            snd_una: una,
+            acked,
+            last_ack_advance: acked,
+            dupacks: 0,
+            first_unacked: Some(una),
+            ..facts(0)
+        }
     }
 }

@@ -7,7 +7,10 @@ use crate::stats::RetransmitCause;
 pub(super) fn on_dupack(r: &mut Recovery, f: &AckFacts) -> Actions {
     if r.episode.is_some() {
         // RFC 6582 §3.2 step 4: inflate by one SMSS per additional duplicate ACK.
-        return Actions { cwnd: Some(Cwnd::To(f.cwnd + f.smss)), ..Actions::default() };
+        return Actions {
+            cwnd: Some(Cwnd::To(f.cwnd + f.smss)),
+            ..Actions::default()
+        };
     }
     // RFC 6582 §3.2 steps 1–2: only if the cumulative ACK covers more than `recover`.
     if f.dupacks == f.dup_thresh && r.may_enter(f) {
@@ -25,7 +28,12 @@ pub(super) fn on_new_ack(r: &mut Recovery, f: &AckFacts) -> Actions {
     if f.snd_una >= ep.recovery_point {
         // RFC 6582 §3.2 step 3 (full ACK), option (2): cwnd = ssthresh.
         r.end_episode();
-        return Actions { cwnd: Some(Cwnd::Ssthresh), ended: true, restart_rto: true, ..Actions::default() };
+        return Actions {
+            cwnd: Some(Cwnd::Ssthresh),
+            ended: true,
+            restart_rto: true,
+            ..Actions::default()
+        };
     }
     // RFC 6582 §3.2 step 5 (partial ACK): retransmit the first unacknowledged segment, deflate
     // by the amount acknowledged, add back one SMSS if at least one SMSS was acknowledged.
@@ -36,7 +44,9 @@ pub(super) fn on_new_ack(r: &mut Recovery, f: &AckFacts) -> Actions {
     }
     Actions {
         cwnd: Some(Cwnd::To(cwnd.max(f.smss))),
-        retransmit: f.first_unacked.map(|s| (s, RetransmitCause::FastRetransmit)),
+        retransmit: f
+            .first_unacked
+            .map(|s| (s, RetransmitCause::FastRetransmit)),
         // Step 5: reset the retransmit timer only for the first partial ACK ("Impatient").
         restart_rto: ep.partial_acks == 1,
         ..Actions::default()
@@ -59,12 +69,27 @@ mod tests {
     fn partial_acks_retransmit_the_next_hole_and_deflate() {
         let mut r = in_recovery();
         // 2 segments acknowledged with cwnd at 8 segments: 8 − 2 + 1 = 7.
-        let a = on_new_ack(&mut r, &AckFacts { cwnd: 8 * MSS, ..new_ack(1 + 2 * MSS, 2 * MSS) });
+        let a = on_new_ack(
+            &mut r,
+            &AckFacts {
+                cwnd: 8 * MSS,
+                ..new_ack(1 + 2 * MSS, 2 * MSS)
+            },
+        );
         assert_eq!(a.cwnd, Some(Cwnd::To(7 * MSS)));
-        assert_eq!(a.retransmit, Some((1 + 2 * MSS, RetransmitCause::FastRetransmit)));
+        assert_eq!(
+            a.retransmit,
+            Some((1 + 2 * MSS, RetransmitCause::FastRetransmit))
+        );
         assert!(a.restart_rto && !a.ended && !a.grow);
         // Only the first partial ACK restarts the timer (the "Impatient" variant).
-        let a = on_new_ack(&mut r, &AckFacts { cwnd: 7 * MSS, ..new_ack(1 + 3 * MSS, MSS) });
+        let a = on_new_ack(
+            &mut r,
+            &AckFacts {
+                cwnd: 7 * MSS,
+                ..new_ack(1 + 3 * MSS, MSS)
+            },
+        );
         assert!(!a.restart_rto);
         assert_eq!(a.cwnd, Some(Cwnd::To(7 * MSS)));
     }
@@ -76,9 +101,16 @@ mod tests {
         assert_eq!(a.cwnd, Some(Cwnd::Ssthresh));
         assert!(a.ended && !r.in_episode());
         // Duplicates of data sent before the full ACK's point cannot start another episode.
-        let stale = AckFacts { snd_una: 1 + 5 * MSS, ..facts(3) };
+        let stale = AckFacts {
+            snd_una: 1 + 5 * MSS,
+            ..facts(3)
+        };
         assert_eq!(on_dupack(&mut r, &stale), Actions::default());
-        let fresh = AckFacts { snd_una: 1 + 10 * MSS, snd_max: 1 + 20 * MSS, ..facts(3) };
+        let fresh = AckFacts {
+            snd_una: 1 + 10 * MSS,
+            snd_max: 1 + 20 * MSS,
+            ..facts(3)
+        };
         assert!(on_dupack(&mut r, &fresh).began);
     }
 }

@@ -6,7 +6,10 @@ use super::{AckFacts, Actions, Cwnd, Recovery};
 pub(super) fn on_dupack(r: &mut Recovery, f: &AckFacts) -> Actions {
     if r.episode.is_some() {
         // RFC 5681 §3.2 step 4: inflate by one SMSS per additional duplicate ACK.
-        return Actions { cwnd: Some(Cwnd::To(f.cwnd + f.smss)), ..Actions::default() };
+        return Actions {
+            cwnd: Some(Cwnd::To(f.cwnd + f.smss)),
+            ..Actions::default()
+        };
     }
     // `recover` is only moved by timeouts for Reno (no RFC 6582 guard after fast recovery).
     if f.dupacks == f.dup_thresh && r.may_enter(f) {
@@ -18,7 +21,12 @@ pub(super) fn on_dupack(r: &mut Recovery, f: &AckFacts) -> Actions {
 pub(super) fn on_new_ack(r: &mut Recovery, _f: &AckFacts) -> Actions {
     if r.end_episode() {
         // RFC 5681 §3.2 step 6: deflate to ssthresh on the next ACK of new data.
-        return Actions { cwnd: Some(Cwnd::Ssthresh), ended: true, restart_rto: true, ..Actions::default() };
+        return Actions {
+            cwnd: Some(Cwnd::Ssthresh),
+            ended: true,
+            restart_rto: true,
+            ..Actions::default()
+        };
     }
     Actions::grow()
 }
@@ -39,7 +47,13 @@ mod tests {
         assert_eq!(a.cwnd, Some(Cwnd::SsthreshPlus(3 * MSS)));
         assert_eq!(a.retransmit, Some((1, RetransmitCause::FastRetransmit)));
         assert!(a.began);
-        let a = on_dupack(&mut r, &AckFacts { cwnd: 8 * MSS, ..facts(4) });
+        let a = on_dupack(
+            &mut r,
+            &AckFacts {
+                cwnd: 8 * MSS,
+                ..facts(4)
+            },
+        );
         assert_eq!(a.cwnd, Some(Cwnd::To(9 * MSS)));
         // Reno ends at the first ACK of new data, partial or not.
         let a = on_new_ack(&mut r, &new_ack(1 + MSS, MSS));

@@ -57,7 +57,11 @@ pub(super) fn on_new_ack(r: &mut Recovery, f: &AckFacts) -> Actions {
         return Actions::grow();
     };
     let after_rto = ep.after_rto;
-    let mut a = Actions { restart_rto: true, grow: after_rto, ..Actions::default() };
+    let mut a = Actions {
+        restart_rto: true,
+        grow: after_rto,
+        ..Actions::default()
+    };
     if f.snd_una >= ep.recovery_point {
         // RFC 6675 §5 (A): end of loss recovery; RFC 6937 §3: cwnd = ssthresh after PRR.
         if r.prr.is_some() {
@@ -81,14 +85,18 @@ pub(super) fn on_timeout(r: &mut Recovery, f: &AckFacts) -> Actions {
         return Actions::default();
     };
     r.high_rxt = end;
-    Actions { retransmit: Some((start, RetransmitCause::Timeout)), ..Actions::default() }
+    Actions {
+        retransmit: Some((start, RetransmitCause::Timeout)),
+        ..Actions::default()
+    }
 }
 
 impl Recovery {
     /// NextSeg rule (1): the first unSACKed segment above HighRxt, below the highest SACKed
     /// octet, for which IsLost holds (after a timeout every unSACKed one, in order).
     pub fn next_seg_lost(&self, sb: &Scoreboard) -> Option<u64> {
-        sb.next_hole(self.high_rxt, true, !self.after_rto()).map(|s| s.start)
+        sb.next_hole(self.high_rxt, true, !self.after_rto())
+            .map(|s| s.start)
     }
 
     /// NextSeg rule (3): the first unSACKed segment above HighRxt below the highest SACKed
@@ -105,7 +113,10 @@ impl Recovery {
         if matches!(self.rescue_rxt, Some(r) if snd_una <= r) {
             return None;
         }
-        let tail = sb.highest_unsacked().filter(|s| s.start >= self.high_rxt).map(|s| s.start)?;
+        let tail = sb
+            .highest_unsacked()
+            .filter(|s| s.start >= self.high_rxt)
+            .map(|s| s.start)?;
         self.rescue_rxt = Some(self.episode.as_ref().map_or(snd_max, |e| e.recovery_point));
         Some(tail)
     }
@@ -139,9 +150,20 @@ mod tests {
         let mut sb = Scoreboard::default();
         for i in 0..10 {
             let start = 1 + i * MSS;
-            sb.push(SentSegment { start, end: start + MSS, fin: false, sent_at: Time::ZERO, rexmits: 0, sacked: false, lost: false });
+            sb.push(SentSegment {
+                start,
+                end: start + MSS,
+                fin: false,
+                sent_at: Time::ZERO,
+                rexmits: 0,
+                sacked: false,
+                lost: false,
+            });
         }
-        let blocks: Vec<(u64, u64)> = sacked.iter().map(|&i| (1 + i * MSS, 1 + (i + 1) * MSS)).collect();
+        let blocks: Vec<(u64, u64)> = sacked
+            .iter()
+            .map(|&i| (1 + i * MSS, 1 + (i + 1) * MSS))
+            .collect();
         sb.on_sack(&blocks, 1);
         sb
     }
@@ -150,7 +172,13 @@ mod tests {
     fn third_dupack_or_islost_enters_and_sets_recovery_point() {
         let mut r = recovery(true);
         assert_eq!(on_dupack(&mut r, &facts(2)), Actions::default());
-        let a = on_dupack(&mut r, &AckFacts { first_is_lost: true, ..facts(2) });
+        let a = on_dupack(
+            &mut r,
+            &AckFacts {
+                first_is_lost: true,
+                ..facts(2)
+            },
+        );
         assert!(a.began);
         assert_eq!(a.decrease, Some(10 * MSS));
         assert_eq!(a.retransmit, Some((1, RetransmitCause::FastRetransmit)));
@@ -164,11 +192,22 @@ mod tests {
     #[test]
     fn rack_marks_decide_entry_and_what_is_resent() {
         let mut r = recovery(false);
-        let f = AckFacts { rack: true, first_lost: Some(1 + 2 * MSS), ..facts(3) };
-        assert_eq!(on_dupack(&mut r, &f), Actions::default(), "duplicates do not enter with RACK");
+        let f = AckFacts {
+            rack: true,
+            first_lost: Some(1 + 2 * MSS),
+            ..facts(3)
+        };
+        assert_eq!(
+            on_dupack(&mut r, &f),
+            Actions::default(),
+            "duplicates do not enter with RACK"
+        );
         let a = r.on_rack_loss(&f);
         assert_eq!(a.retransmit, Some((1 + 2 * MSS, RetransmitCause::Rack)));
-        assert!(r.on_rack_loss(&f) == Actions::default(), "one episode at a time");
+        assert!(
+            r.on_rack_loss(&f) == Actions::default(),
+            "one episode at a time"
+        );
     }
 
     #[test]
@@ -191,14 +230,24 @@ mod tests {
             sb.mark_all_lost();
             sb
         };
-        let a = r.on_timeout(&AckFacts { first_unsacked: Some((1, 1 + MSS)), ..facts(0) });
+        let a = r.on_timeout(&AckFacts {
+            first_unsacked: Some((1, 1 + MSS)),
+            ..facts(0)
+        });
         assert_eq!(a.retransmit, Some((1, RetransmitCause::Timeout)));
         assert!(r.after_rto() && !a.began);
         // Rule (1) without (1.b): the next hole above HighRxt even beyond the highest SACK.
         assert_eq!(r.next_seg_lost(&sb), Some(1 + MSS));
         r.on_retransmitted(1 + 9 * MSS);
-        assert_eq!(r.next_seg_lost(&sb), Some(1 + 9 * MSS), "segment 5 is SACKed, 9 is beyond it");
-        assert!(on_new_ack(&mut r, &new_ack(1 + MSS, MSS)).grow, "slow start after the timeout");
+        assert_eq!(
+            r.next_seg_lost(&sb),
+            Some(1 + 9 * MSS),
+            "segment 5 is SACKed, 9 is beyond it"
+        );
+        assert!(
+            on_new_ack(&mut r, &new_ack(1 + MSS, MSS)).grow,
+            "slow start after the timeout"
+        );
     }
 
     #[test]

@@ -22,8 +22,15 @@ pub(super) fn on_dupack(r: &mut Recovery, f: &AckFacts) -> Actions {
 }
 
 pub(super) fn on_new_ack(r: &mut Recovery, f: &AckFacts) -> Actions {
-    let ended = r.episode.as_ref().is_some_and(|e| f.snd_una >= e.recovery_point) && r.end_episode();
-    Actions { ended, ..Actions::grow() }
+    let ended = r
+        .episode
+        .as_ref()
+        .is_some_and(|e| f.snd_una >= e.recovery_point)
+        && r.end_episode();
+    Actions {
+        ended,
+        ..Actions::grow()
+    }
 }
 
 #[cfg(test)]

@@ -14,10 +14,10 @@ use crate::cc::{AckSample, CaState, CongestionControl, RateAck};
 use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use crate::delivery_rate::DeliveryRate;
 use crate::recovery::{AckFacts, Actions, Cwnd, Recovery};
-use crate::timers::{Timer, TimerTable};
 use crate::sack_scoreboard::{Delivered, Scoreboard};
 use crate::send_buffer::SendBuffer;
 use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
+use crate::timers::{Timer, TimerTable};
 use rexmit_time::{Duration, Time};
 use rexmit_transport::rack::{LossScan, Rack};
 use rexmit_transport::{early_retransmit_threshold, RttEstimator};
@@ -26,11 +26,17 @@ use rexmit_transport::{early_retransmit_threshold, RttEstimator};
 #[derive(Clone, Copy, Debug)]
 enum WindowChange {
     /// The controller's congestion response from `base` (ssthresh, cwnd), then `then`.
-    Decrease { base: u64, then: Option<Cwnd> },
+    Decrease {
+        base: u64,
+        then: Option<Cwnd>,
+    },
     Set(Cwnd),
     /// RFC 5681 §3.1 / RFC 6298 §5: the controller's timeout response from `base`; `keep`:
     /// the ssthresh to keep (the smaller of the two, or that one after a repeated timeout).
-    Timeout { base: u64, keep: Option<(u64, bool)> },
+    Timeout {
+        base: u64,
+        keep: Option<(u64, bool)>,
+    },
 }
 
 /// What the connection should put in the next data segment.
@@ -210,7 +216,9 @@ impl Sender {
     fn decrease_base(&self, before_limited_transmit: bool) -> u64 {
         match self.decrease_base {
             DecreaseBase::Cwnd => self.cc.window(),
-            DecreaseBase::FlightSize if before_limited_transmit => self.flight_size_before_limited_transmit(),
+            DecreaseBase::FlightSize if before_limited_transmit => {
+                self.flight_size_before_limited_transmit()
+            }
             DecreaseBase::FlightSize => self.flight_size(),
         }
     }
@@ -269,7 +277,13 @@ impl Sender {
 
     /// Process the acknowledgment fields of an incoming segment. Returns bytes newly
     /// acknowledged.
-    pub fn on_ack(&mut self, now: Time, a: &AckInput, st: &mut TcpStats, t: &mut TimerTable) -> u64 {
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        a: &AckInput,
+        st: &mut TcpStats,
+        t: &mut TimerTable,
+    ) -> u64 {
         let prev_wnd = self.snd_wnd;
         let prior_in_flight = if self.rate.is_some() { self.pipe() } else { 0 };
         if t.is_due(Timer::Pacing, now) {
@@ -332,7 +346,9 @@ impl Sender {
             delivered.append(&mut cum_delivered);
             // RFC 6298 §3 (Karn): without timestamps only segments never retransmitted give
             // RTT samples.
-            let rtt_sample = a.ts_rtt.or(last_sent.filter(|_| !any_rexmit).map(|s| now.saturating_since(s)));
+            let rtt_sample = a.ts_rtt.or(last_sent
+                .filter(|_| !any_rexmit)
+                .map(|s| now.saturating_since(s)));
             if let Some(r) = rtt_sample {
                 self.rtt.on_sample(r);
             }
@@ -367,7 +383,13 @@ impl Sender {
                 self.arm_rto(now, t);
             }
         } else {
-            let dup = self.rec.is_duplicate_ack(a.ack == self.snd_una, self.snd_max > self.snd_una, up.newly_sacked, !a.has_data_or_flags, a.window == prev_wnd);
+            let dup = self.rec.is_duplicate_ack(
+                a.ack == self.snd_una,
+                self.snd_max > self.snd_una,
+                up.newly_sacked,
+                !a.has_data_or_flags,
+                a.window == prev_wnd,
+            );
             if dup {
                 self.dupacks += 1;
                 let delivered = if up.newly_sacked > 0 {
@@ -420,7 +442,15 @@ impl Sender {
             (true, true) => CaState::Loss,
             (true, false) => CaState::Recovery,
         };
-        let ack = RateAck { now, rs, delivered, in_flight: self.pipe(), losses: lost_after.saturating_sub(lost_before), ca_state, srtt: self.rtt.srtt() };
+        let ack = RateAck {
+            now,
+            rs,
+            delivered,
+            in_flight: self.pipe(),
+            losses: lost_after.saturating_sub(lost_before),
+            ca_state,
+            srtt: self.rtt.srtt(),
+        };
         self.cc.on_rate_ack(&ack);
     }
 
@@ -428,7 +458,9 @@ impl Sender {
     /// may leave len/rate later, less up to half of that when the sender was late; the first
     /// nine segments are not paced.
     fn pace(&mut self, now: Time, len: u64) {
-        let Some(rate) = self.cc.pacing_rate() else { return };
+        let Some(rate) = self.cc.pacing_rate() else {
+            return;
+        };
         self.paced_sent += 1;
         // Every transmission moves the clock to now at least (Linux tcp_transmit_skb).
         let prior = self.pace_at;
@@ -443,7 +475,14 @@ impl Sender {
     }
 
     /// RFC 8985 §6.2 on every ACK, §7.4 TLP bookkeeping, §7.2 PTO re-arm.
-    fn rack_on_ack(&mut self, now: Time, delivered: &[Delivered], dsack: bool, st: &mut TcpStats, t: &mut TimerTable) {
+    fn rack_on_ack(
+        &mut self,
+        now: Time,
+        delivered: &[Delivered],
+        dsack: bool,
+        st: &mut TcpStats,
+        t: &mut TimerTable,
+    ) {
         let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
         let in_recovery = self.rec.in_episode();
         let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
@@ -457,7 +496,13 @@ impl Sender {
             // segment is long gone, so the decrease applies to cwnd.
             st.tlp_repairs += 1;
             let cwnd = self.cc.window();
-            self.apply_window(now, WindowChange::Decrease { base: cwnd, then: None });
+            self.apply_window(
+                now,
+                WindowChange::Decrease {
+                    base: cwnd,
+                    then: None,
+                },
+            );
         }
         let Some(rack) = self.rack.as_mut() else {
             return;
@@ -478,12 +523,25 @@ impl Sender {
             return;
         };
         let rto = t.get(Timer::Retransmit);
-        t.put(Timer::TailLossProbe, rack.pto_deadline(now, self.rtt.srtt(), flight, Duration::ZERO, self.rec.in_episode(), rto));
+        t.put(
+            Timer::TailLossProbe,
+            rack.pto_deadline(
+                now,
+                self.rtt.srtt(),
+                flight,
+                Duration::ZERO,
+                self.rec.in_episode(),
+                rto,
+            ),
+        );
     }
 
     /// RACK marked a loss (RFC 8985 §6.2 step 5): recovery starts if not in one.
     fn on_rack_loss(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
-        let f = AckFacts { first_lost: self.sb.first_lost().map(|s| s.start), ..self.facts(now, 0) };
+        let f = AckFacts {
+            first_lost: self.sb.first_lost().map(|s| s.start),
+            ..self.facts(now, 0)
+        };
         let a = self.rec.on_rack_loss(&f);
         self.apply(a, None, now, st, t);
     }
@@ -512,7 +570,14 @@ impl Sender {
     }
 
     /// Carry out recovery's answer, in the order `recovery::Actions` documents.
-    fn apply(&mut self, a: Actions, sample: Option<&AckSample>, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
+    fn apply(
+        &mut self,
+        a: Actions,
+        sample: Option<&AckSample>,
+        now: Time,
+        st: &mut TcpStats,
+        t: &mut TimerTable,
+    ) {
         if let Some(base) = a.decrease {
             self.apply_window(now, WindowChange::Decrease { base, then: a.cwnd });
         } else if let Some(c) = a.cwnd {
@@ -520,7 +585,10 @@ impl Sender {
         }
         if a.began {
             st.fast_retransmits += 1;
-            st.recoveries.push(RecoveryEpisode { start: now, end: None });
+            st.recoveries.push(RecoveryEpisode {
+                start: now,
+                end: None,
+            });
             self.episode_stats = Some(st.recoveries.len() - 1);
             if let Some(rack) = self.rack.as_mut() {
                 // RFC 8985 §7.2: no probe during recovery.
@@ -601,7 +669,13 @@ impl Sender {
         // repeated timeout keeps ssthresh.
         let repeated = self.consecutive_timeouts > 1;
         let keep = (self.rec.in_episode() || repeated).then(|| (self.cc.ssthresh(), repeated));
-        self.apply_window(now, WindowChange::Timeout { base: self.decrease_base(false), keep });
+        self.apply_window(
+            now,
+            WindowChange::Timeout {
+                base: self.decrease_base(false),
+                keep,
+            },
+        );
         // RFC 6298 §5.5 back off, unless the thin-stream option keeps timeouts linear.
         if !(self.thin_linear_timeouts && self.is_thin()) {
             self.rtt.back_off();
@@ -611,8 +685,15 @@ impl Sender {
             // RFC 6675 §5.1: everything not SACKed is presumed lost.
             self.sb.mark_all_lost();
         }
-        let first_unsacked = self.sb.segments().find(|x| !x.sacked).map(|x| (x.start, x.end));
-        let a = self.rec.on_timeout(&AckFacts { first_unsacked, ..self.facts(now, 0) });
+        let first_unsacked = self
+            .sb
+            .segments()
+            .find(|x| !x.sacked)
+            .map(|x| (x.start, x.end));
+        let a = self.rec.on_timeout(&AckFacts {
+            first_unsacked,
+            ..self.facts(now, 0)
+        });
         self.apply(a, None, now, st, t);
     }
 
@@ -660,7 +741,6 @@ impl Sender {
             self.arm_rto(now, t);
         }
     }
-
 }
 
 /// RFC 8985 §6.2 step 5 over the scoreboard: unSACKed segments not yet marked lost.

@@ -44,7 +44,8 @@ impl Sender {
         // Pacing holds everything but the retransmissions that go regardless of cwnd; the
         // pacing timer is armed only when the window would let something go.
         if self.pace_at > now && self.cc.pacing_rate().is_some() {
-            let wait = self.cc.window() >= self.pipe() + self.smss && (self.has_unsent() || self.rec.in_episode());
+            let wait = self.cc.window() >= self.pipe() + self.smss
+                && (self.has_unsent() || self.rec.in_episode());
             t.put(Timer::Pacing, wait.then_some(self.pace_at));
             return None;
         }
@@ -81,7 +82,12 @@ impl Sender {
     }
 
     /// RFC 8985 §7.3: new data if the receive window allows, else the last segment again.
-    fn tail_loss_probe(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
+    fn tail_loss_probe(
+        &mut self,
+        now: Time,
+        st: &mut TcpStats,
+        t: &mut TimerTable,
+    ) -> Option<DataTx> {
         let tx = match self.new_data(now, self.snd_una + self.snd_wnd, st, t) {
             Some(tx) => tx,
             None => {
@@ -152,7 +158,10 @@ impl Sender {
             return self.raise_high_rxt(tx);
         }
         // NextSeg (4): one rescue retransmission per episode (`Recovery::next_seg_rescue`).
-        if let Some(s) = self.rec.next_seg_rescue(&self.sb, self.snd_una, self.snd_max) {
+        if let Some(s) = self
+            .rec
+            .next_seg_rescue(&self.sb, self.snd_una, self.snd_max)
+        {
             return self.retransmit(now, s, cause, st, t);
         }
         None
@@ -206,7 +215,13 @@ impl Sender {
     }
 
     /// The next new segment if it fits below `limit` (Nagle and SWS avoidance permitting).
-    fn new_data(&mut self, now: Time, limit: u64, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
+    fn new_data(
+        &mut self,
+        now: Time,
+        limit: u64,
+        st: &mut TcpStats,
+        t: &mut TimerTable,
+    ) -> Option<DataTx> {
         let start = self.snd_max;
         let avail = self.buf.end().saturating_sub(start);
         let mut len = avail.min(self.smss);
