@@ -10,6 +10,7 @@ mod control;
 mod invariants;
 mod rack_glue;
 mod receiver;
+mod sack;
 mod sender;
 mod thin_glue;
 mod timers;
@@ -406,14 +407,14 @@ impl Association {
                 Chunk::CookieAck => self.on_cookie_ack(now),
                 Chunk::Data(d) => data.push(d),
                 Chunk::Sack(s) => {
-                    let x = sender::SackExtra {
+                    let x = sack::SackExtra {
                         dups: s.dup_tsns.len(),
                         dac_packets: s.dac_packets,
                     };
                     self.on_sack(now, s.cum_tsn_ack, s.a_rwnd, &s.gap_blocks, &[], false, x)
                 }
                 Chunk::NrSack(s) => {
-                    let x = sender::SackExtra {
+                    let x = sack::SackExtra {
                         dups: s.dup_tsns.len(),
                         dac_packets: s.dac_packets,
                     };

@@ -1,0 +1,480 @@
+//! A SACK, NR-SACK or SHUTDOWN's acknowledgement fields, in the order RFC 9260 §6.2.1 reads
+//! them, one stage per function: `on_sack` is the list of stages. Stages share what the SACK
+//! said (`BlockFacts`), what held before it (`Before`) and what it newly acknowledged
+//! (`AckTally`).
+
+use super::sender::PerPath;
+use super::timers::Timer;
+use super::Association;
+use crate::path::Path;
+use crate::rtx_queue::{RtxEntry, TsnState};
+use crate::stats::RtxCause;
+use crate::tsn::{tsn_ge, tsn_gt, tsn_lt};
+use rexmit_time::{Duration, Time};
+use rexmit_transport::rack::Delivered;
+use rexmit_wire::GapBlock;
+use smallvec::{smallvec, SmallVec};
+
+/// Membership of TSNs in a set of gap blocks, asked in increasing TSN order: one pass over
+/// the blocks sorted by start (blocks from the wire may be unsorted, overlapping or empty).
+struct Coverage {
+    cum: u32,
+    blocks: SmallVec<[(u32, u32); 8]>,
+    at: usize,
+}
+
+impl Coverage {
+    fn new(cum: u32, blocks: &[GapBlock]) -> Self {
+        let mut v: SmallVec<[(u32, u32); 8]> = blocks
+            .iter()
+            .filter(|b| b.start >= 1 && b.start <= b.end)
+            .map(|b| (b.start as u32, b.end as u32))
+            .collect();
+        v.sort_unstable();
+        Coverage {
+            cum,
+            blocks: v,
+            at: 0,
+        }
+    }
+    fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+    /// Highest TSN any block reports.
+    fn highest(&self) -> Option<u32> {
+        self.blocks
+            .iter()
+            .map(|b| b.1)
+            .max()
+            .map(|e| self.cum.wrapping_add(e))
+    }
+    /// Is `tsn` covered? Calls must come with non-decreasing TSNs above `cum`.
+    fn covers(&mut self, tsn: u32) -> bool {
+        let off = tsn.wrapping_sub(self.cum);
+        while let Some(&(_, end)) = self.blocks.get(self.at) {
+            if end >= off {
+                break;
+            }
+            self.at += 1;
+        }
+        self.blocks
+            .get(self.at)
+            .is_some_and(|&(start, _)| start <= off)
+    }
+}
+
+/// What a SACK chunk says besides its blocks.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct SackExtra {
+    /// Duplicate TSNs it reports.
+    pub dups: usize,
+    /// CMT DAC: DATA packets it acknowledges (chunk flags).
+    pub dac_packets: u8,
+}
+
+/// What one SACK newly acknowledged, per destination.
+struct AckTally {
+    bytes: PerPath<u64>,
+    /// Some newly acked chunk on the path was sent after its current run of errors began.
+    fresh: PerPath<bool>,
+    highest: Option<u32>,
+    /// Lowest TSN newly acknowledged (TSNs are visited in increasing order).
+    lowest: Option<u32>,
+    highest_on: PerPath<Option<u32>>,
+    rtt_sample: PerPath<Option<Duration>>,
+    /// Newly acknowledged chunks for RACK (collected only while RACK is on).
+    delivered: Option<Vec<Delivered>>,
+}
+
+impl AckTally {
+    fn new(n: usize, rack: bool) -> Self {
+        AckTally {
+            delivered: rack.then(Vec::new),
+            bytes: smallvec![0; n],
+            fresh: smallvec![false; n],
+            highest: None,
+            lowest: None,
+            highest_on: smallvec![None; n],
+            rtt_sample: smallvec![None; n],
+        }
+    }
+
+    /// `e` is acknowledged for the first time (TSNs are visited in increasing order).
+    fn newly_acked(&mut self, paths: &mut [Path], e: &RtxEntry, now: Time) {
+        if e.state == TsnState::InFlight {
+            paths[e.path].flight -= e.len as u64;
+        }
+        self.bytes[e.path] += e.len as u64;
+        self.fresh[e.path] |= !matches!(paths[e.path].errors_since, Some(t) if e.sent_at < t);
+        self.highest = Some(e.tsn);
+        self.lowest.get_or_insert(e.tsn);
+        self.highest_on[e.path] = Some(e.tsn);
+        if let Some(d) = self.delivered.as_mut() {
+            d.push(Delivered {
+                end: e.seq,
+                sent_at: e.sent_at,
+                rexmits: e.tx_count.saturating_sub(1),
+            });
+        }
+        if e.tx_count == 1 {
+            // Karn's rule (§6.3.1 C5): only chunks sent once are timed.
+            self.rtt_sample[e.path] = Some(now.saturating_since(e.sent_at));
+        }
+    }
+}
+
+/// What held before the SACK was applied.
+struct Before {
+    /// Flightsize per destination.
+    flight: PerPath<u64>,
+    /// Lowest TSN in flight on each destination (§6.3.2 R3).
+    earliest: PerPath<Option<u32>>,
+    /// The SACK moves the cumulative TSN ack point.
+    cum_advanced: bool,
+}
+
+/// What the SACK's gap and nr-gap blocks said.
+struct BlockFacts {
+    any_gap: bool,
+    highest_reported: Option<u32>,
+    /// Overtaken by a newer SACK (it reports fewer TSNs received than one before it).
+    stale: bool,
+}
+
+impl Association {
+    /// Process the acknowledgement fields of a SACK, NR-SACK or SHUTDOWN.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn on_sack(
+        &mut self,
+        now: Time,
+        cum: u32,
+        a_rwnd: u32,
+        gaps: &[GapBlock],
+        nr_gaps: &[GapBlock],
+        all_nr: bool,
+        extra: SackExtra,
+    ) {
+        if !self.sack_is_current(cum, extra.dups) {
+            return;
+        }
+        let before = self.before_sack(cum);
+        let mut tally = AckTally::new(self.paths.len(), self.rack.is_some());
+        self.ack_cumulative(now, cum, &mut tally);
+        let blocks = self.ack_blocks(now, cum, gaps, nr_gaps, all_nr, &mut tally);
+        self.track_thin_packets(cum, blocks.highest_reported);
+        let thin = self.is_thin();
+        let thin_first = thin && self.cfg.thin.fast_rtx_first_indication;
+        let er = self.er_threshold();
+        self.take_rtt_samples(&tally);
+        self.end_fast_recoveries(cum);
+        self.detect_losses(now, &mut tally, &before, &blocks, extra, thin_first, er);
+        self.update_windows(&tally, &before);
+        self.update_errors_and_timers(now, &tally, &before, thin);
+        self.update_peer_rwnd(a_rwnd, blocks.stale);
+        self.track_loss_recovery(now, blocks.any_gap, before.cum_advanced);
+        self.check_unblocked(now);
+        self.progress_shutdown(now);
+    }
+
+    /// Counts the SACK and says whether it is to be applied: not while the state ignores
+    /// acks, not behind the ack point (§6.2.1 D i), not acknowledging data never sent.
+    fn sack_is_current(&mut self, cum: u32, dups: usize) -> bool {
+        if !self.state.processes_acks() {
+            return false;
+        }
+        self.stats.sacks_received += 1;
+        self.stats.dup_tsns_reported += dups as u64;
+        // §6.2.1 D i): a cumulative ack behind the ack point is stale.
+        if tsn_lt(cum, self.cum_point) {
+            return false;
+        }
+        let highest_sent = self.next_tsn.wrapping_sub(1);
+        // Acknowledges data never sent: ignored.
+        !tsn_gt(cum, highest_sent)
+    }
+
+    fn before_sack(&self, cum: u32) -> Before {
+        let n = self.paths.len();
+        let flight: PerPath<u64> = self.paths.iter().map(|p| p.flight).collect();
+        let mut earliest: PerPath<Option<u32>> = smallvec![None; n];
+        for e in self.rtxq.iter() {
+            if e.state == TsnState::InFlight && earliest[e.path].is_none() {
+                earliest[e.path] = Some(e.tsn);
+            }
+        }
+        Before {
+            flight,
+            earliest,
+            cum_advanced: tsn_gt(cum, self.cum_point),
+        }
+    }
+
+    /// Cumulatively acked chunks leave the queue (§6.2.1 D ii).
+    fn ack_cumulative(&mut self, now: Time, cum: u32, tally: &mut AckTally) {
+        let paths = &mut self.paths;
+        self.rtxq.cum_ack(cum, |e| {
+            if matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx) {
+                tally.newly_acked(paths, &e, now);
+            }
+        });
+        self.cum_point = cum;
+    }
+
+    /// Gap blocks and nr-gap blocks (§6.2.1 D iv; NR-SACK draft §5.1): gap-acked chunks stay
+    /// (renegable), nr-gap-acked ones leave the queue, and chunks acked before but missing now
+    /// are marked reneged unless the SACK is stale.
+    fn ack_blocks(
+        &mut self,
+        now: Time,
+        cum: u32,
+        gaps: &[GapBlock],
+        nr_gaps: &[GapBlock],
+        all_nr: bool,
+        tally: &mut AckTally,
+    ) -> BlockFacts {
+        let mut gap_c = Coverage::new(cum, gaps);
+        let mut nr_c = Coverage::new(cum, nr_gaps);
+        let any_gap = !gap_c.is_empty() || !nr_c.is_empty();
+        let highest_reported = match (gap_c.highest(), nr_c.highest()) {
+            (Some(a), Some(b)) => Some(if tsn_ge(a, b) { a } else { b }),
+            (a, b) => a.or(b),
+        };
+        let mut to_free: SmallVec<[u32; 16]> = SmallVec::new();
+        let mut reneged: SmallVec<[u32; 4]> = SmallVec::new();
+        // TSNs this SACK reports received: never fewer in a newer SACK unless the receiver
+        // reneged, so a smaller count marks a SACK overtaken by a newer one (SACKs on
+        // different paths arrive out of order) whose gaps must not be read as reneging.
+        let mut acked_count = cum.wrapping_sub(self.local_initial_tsn.wrapping_sub(1)) as u64;
+        for e in self.rtxq.iter_mut() {
+            let in_gap = gap_c.covers(e.tsn);
+            let nr = nr_c.covers(e.tsn) || (all_nr && in_gap);
+            let gap = nr || in_gap;
+            acked_count += gap as u64;
+            match e.state {
+                TsnState::InFlight | TsnState::MarkedForRtx if gap => {
+                    tally.newly_acked(&mut self.paths, e, now);
+                    e.state = TsnState::GapAcked;
+                    e.fast_rtx_pending = false;
+                    if nr {
+                        to_free.push(e.tsn);
+                    }
+                }
+                TsnState::GapAcked if nr => to_free.push(e.tsn),
+                TsnState::GapAcked if !gap => reneged.push(e.tsn),
+                _ => {}
+            }
+        }
+        let stale = acked_count < self.max_acked_count;
+        self.max_acked_count = self.max_acked_count.max(acked_count);
+        if !stale {
+            // Reneged (§6.2.1 D iv): acked before, missing from a current SACK; send again.
+            self.mark_reneged(&reneged);
+        }
+        for t in to_free {
+            self.rtxq.free(t);
+        }
+        BlockFacts {
+            any_gap,
+            highest_reported,
+            stale,
+        }
+    }
+
+    fn track_thin_packets(&mut self, cum: u32, highest_reported: Option<u32>) {
+        // Seed 004 §5.1: a packet leaves the flight when this SACK acks its highest TSN (and
+        // the outstanding list on the cumulative ack); one whose highest TSN sits in a gap
+        // collects a miss towards the loss estimate.
+        if self.cfg.thin.tracks_packets() {
+            let rtxq = &self.rtxq;
+            self.packets.on_sack(cum, highest_reported, |t| {
+                rtxq.get(t)
+                    .is_some_and(|e| matches!(e.state, TsnState::GapAcked | TsnState::NrAcked))
+            });
+        }
+    }
+
+    /// RTT samples: at most one per path per SACK (§6.3.1 C4).
+    fn take_rtt_samples(&mut self, tally: &AckTally) {
+        for (p, s) in tally.rtt_sample.iter().copied().enumerate() {
+            if let Some(r) = s {
+                self.paths[p].rtt.on_sample(r);
+            }
+        }
+    }
+
+    /// Fast recovery exit (§7.2.4): before cwnd updates, so the SACK that ends it may grow cwnd.
+    fn end_fast_recoveries(&mut self, cum: u32) {
+        if let Some(exit) = self.fast_recovery {
+            if tsn_ge(cum, exit) {
+                self.fast_recovery = None;
+                self.rack_recovery_end();
+            }
+        }
+        self.end_cmt_fast_recoveries();
+    }
+
+    /// Miss indications (§7.2.4, HTNA; CMT SFR and DAC) or RACK (seed 002 §III), then fast
+    /// retransmission of what they find lost.
+    #[allow(clippy::too_many_arguments)]
+    fn detect_losses(
+        &mut self,
+        now: Time,
+        tally: &mut AckTally,
+        before: &Before,
+        blocks: &BlockFacts,
+        extra: SackExtra,
+        thin_first: bool,
+        er: Option<u32>,
+    ) {
+        let cum_advanced = before.cum_advanced;
+        let highest_reported = blocks.highest_reported;
+        let dups = extra.dups;
+        // Miss indications (§7.2.4, HTNA); with CMT SFR only behind a newer ack on the same
+        // destination.
+        let in_fr_any =
+            self.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some());
+        let limit = if in_fr_any && cum_advanced {
+            highest_reported.or(tally.highest)
+        } else {
+            tally.highest
+        };
+        let sfr = self.cfg.cmt.enabled && self.cfg.cmt.sfr;
+        // CMT DAC: a SACK covering n packets, all newly acked data from one destination, counts
+        // n miss indications for TSNs below the lowest newly acked one.
+        let dac_n = if self.cfg.cmt.enabled
+            && self.cfg.cmt.dac
+            && extra.dac_packets > 1
+            && tally.bytes.iter().filter(|b| **b > 0).count() == 1
+        {
+            u32::from(extra.dac_packets)
+        } else {
+            1
+        };
+        let dac_below = tally.lowest;
+        let mut lost: SmallVec<[(u32, RtxCause); 4]> = SmallVec::new();
+        if let Some(delivered) = tally.delivered.take() {
+            // RACK replaces the miss-indication rule (seed 002 §III).
+            self.rack_on_sack(now, &delivered, dups > 0);
+        } else if let Some(limit) = limit {
+            for e in self.rtxq.iter_mut() {
+                if e.state != TsnState::InFlight || !tsn_lt(e.tsn, limit) {
+                    continue;
+                }
+                if sfr && !tally.highest_on[e.path].is_some_and(|h| tsn_lt(e.tsn, h)) {
+                    continue;
+                }
+                e.miss_indications += if dac_below.is_some_and(|l| tsn_lt(e.tsn, l)) {
+                    dac_n
+                } else {
+                    1
+                };
+                if e.fast_retransmitted {
+                    continue;
+                }
+                if let Some(c) = Self::fr_cause(e.miss_indications, thin_first, er) {
+                    lost.push((e.tsn, c));
+                }
+            }
+        }
+        if !lost.is_empty() {
+            self.fast_retransmit(&lost);
+        }
+    }
+
+    /// Congestion control per destination (§7.2.1, §7.2.2; CMT CUC).
+    fn update_windows(&mut self, tally: &AckTally, before: &Before) {
+        let n = self.paths.len();
+        let (cum_advanced, earliest, flight_before) =
+            (before.cum_advanced, &before.earliest, &before.flight);
+        #[allow(clippy::needless_range_loop)] // indexes several per-path vectors at once
+        for p in 0..n {
+            let may_grow = cum_advanced
+                || (self.cfg.cmt.enabled
+                    && self.cfg.cmt.cuc
+                    && earliest[p].is_some_and(|t| !self.is_in_flight(t)));
+            let fr = self.in_fr(p);
+            let path = &mut self.paths[p];
+            path.cc
+                .on_ack(tally.bytes[p], flight_before[p], path.flight, may_grow, fr);
+        }
+    }
+
+    /// Error counters (§8.3), T3-rtx (§6.3.2 R2, R3), EFR, the reneging guard and RACK's PTO.
+    fn update_errors_and_timers(
+        &mut self,
+        now: Time,
+        tally: &AckTally,
+        before: &Before,
+        thin: bool,
+    ) {
+        let n = self.paths.len();
+        let earliest = &before.earliest;
+        let mut in_flight_on: PerPath<bool> = smallvec![false; n];
+        for e in self.rtxq.iter() {
+            if e.state == TsnState::InFlight {
+                in_flight_on[e.path] = true;
+            }
+        }
+        #[allow(clippy::needless_range_loop)]
+        for p in 0..n {
+            if tally.fresh[p] {
+                // §8.3 clears the error counter on acknowledged data; only data sent since
+                // the errors began counts, so stale acks cannot revive a failed path.
+                self.assoc_errors = 0;
+                if self.paths[p].on_ack() == crate::path::Transition::Up {
+                    let addr = self.paths[p].remote;
+                    self.emit(crate::event::Event::PathUp { addr });
+                }
+            }
+            if !in_flight_on[p] {
+                self.timers.stop(Timer::T3Rtx(p));
+            } else if earliest[p].is_some_and(|t| !self.is_in_flight(t)) {
+                let at = self.t3_restart(now, p, thin);
+                self.timers.set(Timer::T3Rtx(p), at);
+            }
+            self.efr_rearm(now, p);
+        }
+        self.arm_reneging_guard(now);
+        if before.cum_advanced {
+            self.rack_arm_pto(now);
+        }
+    }
+
+    /// Peer's window: a_rwnd minus what is still in flight (§6.2.1 D iii); a stale SACK's
+    /// window is stale too.
+    fn update_peer_rwnd(&mut self, a_rwnd: u32, stale: bool) {
+        if !stale {
+            self.peer_rwnd = (a_rwnd as u64).saturating_sub(self.flight_size());
+        }
+    }
+
+    /// Seed 000 §IV.B naive loss-recovery rule: in loss recovery from a SACK with gaps until
+    /// one without gaps advances the cumulative ack.
+    fn track_loss_recovery(&mut self, now: Time, any_gap: bool, cum_advanced: bool) {
+        if any_gap && !self.stats.in_loss_recovery {
+            self.stats.in_loss_recovery = true;
+            self.stats.loss_recovery_since = Some(now);
+        } else if !any_gap && cum_advanced && self.stats.in_loss_recovery {
+            self.stats.in_loss_recovery = false;
+            if let Some(s) = self.stats.loss_recovery_since.take() {
+                self.stats.loss_recovery_time += now.saturating_since(s);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coverage_handles_unsorted_overlapping_and_empty_blocks() {
+        let g = |start, end| GapBlock { start, end };
+        let mut c = Coverage::new(u32::MAX - 1, &[g(5, 9), g(0, 3), g(2, 3), g(4, 2), g(3, 6)]);
+        let hits: Vec<u32> = (1..12)
+            .filter(|o| c.covers((u32::MAX - 1).wrapping_add(*o)))
+            .collect();
+        assert_eq!(hits, vec![2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(c.highest(), Some(7));
+    }
+}
