@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from rexmit import buffer_model as model
 from rexmit import report as report_mod
-from rexmit import sweep as sweep_mod
+from rexmit.sweep import Sweep, run_sweep, summarize
 from rexmit.recipes.common import Claim
 
 # Seed 003 §IV, Fig. 4: one flow, C = 200 Mb/s, RTTm = 300 ms, 1500 B packets.
@@ -129,7 +129,7 @@ class Curve:
 def _curves(out: Path, key: str, settings: list[tuple[float, float]]) -> dict[tuple[float, float], Curve]:
     """Per (a, b): the sweep's points in increasing buffer size."""
     per_rtt = dict(zip(_settings_zip(settings)["apps[0].tcp.aimd_a"], settings))
-    rows = sweep_mod.summarize(out).to_pylist()
+    rows = summarize(out).to_pylist()
     curves: dict[tuple[float, float], Curve] = {}
     for r in sorted(rows, key=lambda r: report_mod.as_number(r[f"param.{key}"])[0]):
         c = curves.setdefault(per_rtt[r["param.apps[0].tcp.aimd_a"]], Curve([], [], [], []))
@@ -202,7 +202,7 @@ def _run(out: Path, name: str, recovery: str, key: str, sizes: list[str], settin
         "report": {"x": key, "metrics": [UTILIZATION, GOODPUT, RTXQ_MAX]},
     }
     fig_dir = out / name
-    sweep_mod.run_sweep(sweep_mod.Sweep.from_dict(spec), fig_dir, jobs=jobs)
+    run_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
     zipped = _settings_zip(settings)
     marks = []
     for i, (a, b) in enumerate(settings):
@@ -260,9 +260,9 @@ def _rfc6582_check(out: Path, settings: list[tuple[float, float]], stop: str, ss
     del base["apps"][0]["tcp"]["rto"]
     spec = {"name": "seed 003 NewReno with RFC 6582's timer", "base": base, "zip": _settings_zip(settings), "report": {"metrics": [UTILIZATION, "flow.bulk.timeouts", RTXQ_MAX]}}
     fig_dir = out / "rfc6582_rto"
-    sweep_mod.run_sweep(sweep_mod.Sweep.from_dict(spec), fig_dir, jobs=jobs)
+    run_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
     report_mod.report(fig_dir)
-    rows = sweep_mod.summarize(fig_dir).to_pylist()
+    rows = summarize(fig_dir).to_pylist()
     timeouts = [r["flow.bulk.timeouts.mean"] for r in rows]
     nums = ", ".join(f"a={a:g}: {t:.0f} timeouts, utilisation {r[f'{UTILIZATION}.mean']:.3f}, max U {r[f'{RTXQ_MAX}.mean'] / MSS:.0f} packets (model {_requirement(a, b).newreno_packets:.0f})" for (a, b), t, r in zip(settings, timeouts, rows))
     return Claim("(modelling check, not a paper claim) with RFC 6582's timer rule and RTO.min 1 s, NewReno's N-RTT recovery is cut short by timeouts, so Eq. 3 does not apply", all(t > 0 for t in timeouts), nums)

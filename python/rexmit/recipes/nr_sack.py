@@ -67,7 +67,7 @@ from typing import Any, Optional
 import pyarrow.parquet as pq
 
 from rexmit import report as report_mod
-from rexmit import sweep as sweep_mod
+from rexmit.sweep import load as load_runs, run_sweep
 from rexmit.recipes import seed000_setup as setup
 from rexmit.recipes.common import Claim
 from rexmit.scenario import Scenario
@@ -196,7 +196,7 @@ def trace_metrics(sweep_dir: Path, run_id: str, send_buffer: float, message: int
 
 
 def _results(name: str, sweep_dir: Path, metrics: list[str], buffers: dict[str, str]) -> Results:
-    rows = sweep_mod.load(sweep_dir).to_pylist()
+    rows = load_runs(sweep_dir).to_pylist()
     for r in rows:
         trace = trace_metrics(sweep_dir, r["run_id"], report_mod.as_number(buffers[r["param.buffer"]])[0] or 0.0)
         r[GOODPUT], r[BLOCKED] = trace.goodput_bps, trace.blocked_fraction
@@ -252,7 +252,7 @@ def _run(out: Path, name: str, title: str, build: setup.Builder, buffers: tuple[
     grid = {"load": list(plan.loads), "buffer": list(buffers), "ack": list(ACKS)}
     spec = setup.make_sweep(f"seed 000 {title}", grid, build, plan.timing, plan.replications, metrics)
     sweep_dir = out / name
-    sweep_mod.run_sweep(spec, sweep_dir, jobs=jobs)
+    run_sweep(spec, sweep_dir, jobs=jobs)
     res = _results(name, sweep_dir, metrics, sizes)
     report_mod.report(sweep_dir, notes=_notes(plan, title), tables=[("Over the trace window: goodput and send-buffer blocking; bottleneck loss and L over the whole run", _point_table(res, links))])
     return res

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from rexmit import report as report_mod
-from rexmit import sweep as sweep_mod
+from rexmit.sweep import Sweep, load as load_runs, run_sweep
 from rexmit.recipes.common import Claim, param_key
 
 RTT = 0.050
@@ -92,9 +92,9 @@ def _run(out: Path, name: str, base: dict[str, Any], grid: dict[str, list[Any]],
     if zip_:
         spec["zip"] = zip_
     d = out / name
-    sweep_mod.run_sweep(sweep_mod.Sweep.from_dict(spec), d, jobs=jobs)
+    run_sweep(Sweep.from_dict(spec), d, jobs=jobs)
     report_mod.report(d, notes=NOTES)
-    return sweep_mod.load(d).to_pylist()
+    return load_runs(d).to_pylist()
 
 
 def _mean(rows: list[dict[str, Any]], metric: str, **params: Any) -> float:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from rexmit import report as report_mod
-from rexmit import sweep as sweep_mod
+from rexmit.sweep import Sweep, load as load_runs, run_sweep
 from rexmit.recipes.common import Claim, decided, param_key
 
 # The five variants of seed 001 (recovery, congestion control). Westwood+ in ns-3 runs on
@@ -85,7 +85,7 @@ def _uniform(rate: float) -> list[dict[str, Any]]:
 def _means(out: Path, x_key: str) -> dict[tuple[str, Any], tuple[float, float]]:
     """Mean goodput and its 95% confidence half-width (Student t) per (variant, x) of a
     finished sweep."""
-    rows = sweep_mod.load(out).to_pylist()
+    rows = load_runs(out).to_pylist()
     acc: dict[tuple[str, Any], list[float]] = {}
     names = {(v[1], v[2]): v[0] for v in TCP_VARIANTS}
     for r in rows:
@@ -122,9 +122,9 @@ def tcp_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
         if name == "fig10_per":  # uncorrelated losses: ns-3's RateErrorModel in packet mode
             base["topology"]["links"][1]["errors"] = _uniform(1e-4)
         spec = {"name": f"seed 001 {name}", "replications": reps, "seed": 1, "base": base, "grid": {key: values}, "zip": _variant_zip(), "report": {"x": key, "metrics": ["flow.bulk.goodput_bps"]}}
-        sweep = sweep_mod.Sweep.from_dict(spec)
+        sweep = Sweep.from_dict(spec)
         fig_dir = out / name
-        sweep_mod.run_sweep(sweep, fig_dir, jobs=jobs)
+        run_sweep(sweep, fig_dir, jobs=jobs)
         report_mod.report(fig_dir)
         means[name] = _means(fig_dir, key)
     return _tcp_sack_claims(means, figures, enough=reps >= 5)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from rexmit import report as report_mod
-from rexmit import sweep as sweep_mod
+from rexmit.sweep import load as load_runs
 from rexmit.recipes.thin_scenarios import LABELS, VARIANT_NAMES
 
 BUCKETS = ["rtx1", "rtx2", "rtx3"]
@@ -71,7 +71,7 @@ def total(rows: Sequence[dict[str, Any]], flow: str, metric: str) -> float:
 def by_point(out: Path, keys: Sequence[str]) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
     """A finished sweep's runs grouped by the values of the parameters ``keys``."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for r in sweep_mod.load(out).to_pylist():
+    for r in load_runs(out).to_pylist():
         groups.setdefault(tuple(r[f"param.{k}"] for k in keys), []).append(r)
     return groups
 

@@ -73,7 +73,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from rexmit import report as report_mod
-from rexmit import sweep as sweep_mod
+from rexmit.sweep import Sweep, run_sweep, summarize
 from rexmit.recipes import thin_figures as tf
 from rexmit.recipes import thin_scenarios as ts
 from rexmit.recipes.common import Claim
@@ -114,10 +114,10 @@ QUICK = Plan(ts.TEST_DURATION_S, 5, [0.05], [0, 100], [50, 250], 1200, 1, 1200, 
 def _sweep(out: Path, name: str, title: str, base: dict[str, Any], grid: dict[str, list[Any]], zip_: dict[str, list[Any]], reps: int, jobs: Optional[int], x: str, metrics: Sequence[str], tables: Callable[[Path], list[tuple[str, list[dict[str, Any]]]]]) -> Path:
     spec = {"name": f"seed 004 {title}", "replications": reps, "seed": 4, "base": base, "grid": grid, "zip": zip_, "report": {"x": x, "metrics": list(metrics)}}
     d = out / name
-    sweep_mod.run_sweep(sweep_mod.Sweep.from_dict(spec), d, jobs=jobs)
+    run_sweep(Sweep.from_dict(spec), d, jobs=jobs)
     # A short run may have no message with a 2nd retransmission (an all-null column): then the
     # figures show the mean latency of all messages.
-    present = set(sweep_mod.summarize(d).column_names)
+    present = set(summarize(d).column_names)
     drawn = [m for m in metrics if f"{m}.mean" in present] or [f"flow.{v}.latency_mean_s" for v in ("lksctp", "all_mods", "tcp_newreno")]
     report_mod.report(d, metrics=drawn, notes=NOTES, tables=tables(d))
     return d
@@ -228,7 +228,7 @@ def _run_fairness(out: Path, plan: Plan, jobs: Optional[int]) -> FairPoints:
         base = ts.fairness(plan.fair_s)
         base["apps"][1] = ts.greedy_app(greedy)
         spec = {"name": f"seed 004 Fig. 11: fairness against {greedy}", "replications": plan.fair_reps, "seed": 4, "base": base, "grid": grid, "report": {"x": FAIR_KEYS[0], "metrics": ["flow.greedy.goodput_bps", "flow.thin.goodput_bps"]}}
-        sweep_mod.run_sweep(sweep_mod.Sweep.from_dict(spec), d, jobs=jobs)
+        run_sweep(Sweep.from_dict(spec), d, jobs=jobs)
         _fair_points(d, greedy, points)
         report_mod.report(d, notes=NOTES, tables=[("Throughput of the test stream and of the greedy flow (mean over runs)", _fair_rows({k: v for k, v in points.items() if k[0] == greedy}))])
     return points
