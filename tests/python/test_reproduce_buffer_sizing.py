@@ -40,9 +40,9 @@ def test_buffer_sizing_quick_reproduction(tmp_path):
     # about half the model's buffer the stalled sender's burst after recovery overflows B and
     # starts more loss episodes (5-7% less goodput; the recipe's report notes explain it).
     for c in claims:
-        if "small impact" not in c["text"]:
+        if c["id"] != "buffer-sizing/sack-buffer-size-small-impact":
             assert c["holds"], c
-    assert "[reproduced] NewReno: goodput reaches its maximum" in r.stdout
+    assert "[reproduced] buffer-sizing/newreno-knee-at-model-size: " in r.stdout
 
 
 SWEEP = chain_sweep(

@@ -265,14 +265,14 @@ def _rfc6582_check(out: Path, settings: list[tuple[float, float]], stop: str, ss
     rows = summarize(fig_dir).to_pylist()
     timeouts = [r["flow.bulk.timeouts.mean"] for r in rows]
     nums = ", ".join(f"a={a:g}: {t:.0f} timeouts, utilisation {r[f'{UTILIZATION}.mean']:.3f}, max U {r[f'{RTXQ_MAX}.mean'] / MSS:.0f} packets (model {_requirement(a, b).newreno_packets:.0f})" for (a, b), t, r in zip(settings, timeouts, rows))
-    return Claim("(modelling check, not a paper claim) with RFC 6582's timer rule and RTO.min 1 s, NewReno's N-RTT recovery is cut short by timeouts, so Eq. 3 does not apply", all(t > 0 for t in timeouts), nums)
+    return Claim("buffer-sizing/rfc6582-timer-cuts-newreno-recovery", "(modelling check, not a paper claim) with RFC 6582's timer rule and RTO.min 1 s, NewReno's N-RTT recovery is cut short by timeouts, so Eq. 3 does not apply", all(t > 0 for t in timeouts), nums, sanity=True, why="a check of the recipe's set-up (why NewReno runs with RTO.min 30 s), not a claim of the paper")
 
 
 def _fmt_curve(c: Curve) -> str:
     return " ".join(f"{s / 1e6:g}MB→{u:.3f}" for s, u in zip(c.sizes, c.utilization))
 
 
-def _knee_claim(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], settings: list[tuple[float, float]], recovery: str, text: str) -> Claim:
+def _knee_claim(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], settings: list[tuple[float, float]], recovery: str, claim_id: str, text: str) -> Claim:
     """Whether the grid sizes bracketing the model's buffer show the knee there."""
     ok, nums = True, []
     for a, b in settings:
@@ -288,7 +288,7 @@ def _knee_claim(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]],
             lo, hi = below[-1], above[0]
             ok &= c.at(hi) >= KNEE * c.best() and c.at(lo) < 0.97 * c.best()
             nums.append(f"a={a:g} b={b:g} {kind}: model {need / 1e6:.1f} MB; {lo / 1e6:g}MB→{c.at(lo):.3f}, {hi / 1e6:g}MB→{c.at(hi):.3f} (best {c.best():.3f}, simulated knee {(c.knee() or math.nan) / 1e6:g} MB)")
-    return Claim(text, ok, "; ".join(nums))
+    return Claim(claim_id, text, ok, "; ".join(nums))
 
 
 def _claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], settings: list[tuple[float, float]]) -> list[Claim]:
@@ -297,12 +297,12 @@ def _claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], set
 
     # §IV: "As far as regards TCP NewReno, the model prediction is very accurate"; §V: the model
     # "nicely predicts the minimum internal buffers size ... to achieve maximum link utilization".
-    claims.append(_knee_claim(curves, settings, "newreno", "NewReno: goodput reaches its maximum at the first buffer size above the model's Q ≥ U_N (Eq. 3), and is ≥ 3% lower at the size below it"))
-    claims.append(_knee_claim(curves, settings, "sack", "SACK: goodput reaches its maximum at the first buffer size above the model's Q ≥ U_1 (§III.B), and is ≥ 3% lower at the size below it"))
+    claims.append(_knee_claim(curves, settings, "newreno", "buffer-sizing/newreno-knee-at-model-size", "NewReno: goodput reaches its maximum at the first buffer size above the model's Q ≥ U_N (Eq. 3), and is ≥ 3% lower at the size below it"))
+    claims.append(_knee_claim(curves, settings, "sack", "buffer-sizing/sack-knee-at-model-size", "SACK: goodput reaches its maximum at the first buffer size above the model's Q ≥ U_1 (§III.B), and is ≥ 3% lower at the size below it"))
 
     # §IV: "the goodput strongly depends on the internal buffers" (NewReno).
     drops = {(a, b, kind): 1 - curves[("newreno", kind)][(a, b)].utilization[0] / curves[("newreno", kind)][(a, b)].best() for a, b in settings for kind in kinds}
-    claims.append(Claim("NewReno: goodput strongly depends on the buffers (the smallest buffer tried loses ≥ 10% of the best utilisation)", all(d >= 0.10 for d in drops.values()), "; ".join(f"a={a:g} {kind}: {_fmt_curve(curves[('newreno', kind)][(a, b)])}" for a, b, kind in drops)))
+    claims.append(Claim("buffer-sizing/newreno-goodput-depends-on-buffers", "NewReno: goodput strongly depends on the buffers (the smallest buffer tried loses ≥ 10% of the best utilisation)", all(d >= 0.10 for d in drops.values()), "; ".join(f"a={a:g} {kind}: {_fmt_curve(curves[('newreno', kind)][(a, b)])}" for a, b, kind in drops)))
 
     # §IV: "the use of the SACK option greatly reduces buffer size requirements".
     ok, nums = True, []
@@ -312,11 +312,11 @@ def _claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], set
             nr, sk = curves[("newreno", kind)][(a, b)].knee(), curves[("sack", kind)][(a, b)].knee()
             ok &= nr is not None and sk is not None and sk < nr
             nums.append(f"a={a:g} {kind}: simulated knee SACK {sk / 1e6:g} MB vs NewReno {nr / 1e6:g} MB (model {q.sack_bytes / 1e6:.1f} vs {q.newreno_bytes / 1e6:.1f} MB)")
-    claims.append(Claim("SACK greatly reduces the buffer needed for maximum goodput (smaller simulated knee than NewReno, as the model predicts)", ok, "; ".join(nums)))
+    claims.append(Claim("buffer-sizing/sack-needs-smaller-buffers", "SACK greatly reduces the buffer needed for maximum goodput (smaller simulated knee than NewReno, as the model predicts)", ok, "; ".join(nums)))
 
     # §IV: "the impact of the buffer size has a small impact on the goodput performance" (SACK).
     spread = {(a, b, kind): 1 - min(c.utilization) / c.best() for a, b in settings for kind in kinds for c in [curves[("sack", kind)][(a, b)]]}
-    claims.append(Claim("SACK: the buffer size has a small impact on goodput (≤ 5% between the smallest and the best buffer tried)", all(s <= 0.05 for s in spread.values()), "; ".join(f"a={a:g} {kind}: {_fmt_curve(curves[('sack', kind)][(a, b)])}" for a, b, kind in spread)))
+    claims.append(Claim("buffer-sizing/sack-buffer-size-small-impact", "SACK: the buffer size has a small impact on goodput (≤ 5% between the smallest and the best buffer tried)", all(s <= 0.05 for s in spread.values()), "; ".join(f"a={a:g} {kind}: {_fmt_curve(curves[('sack', kind)][(a, b)])}" for a, b, kind in spread)))
 
     # §III point iii: the largest number of unacknowledged packets is U_N (NewReno) / U_1 (SACK).
     ok, nums = True, []
@@ -328,7 +328,7 @@ def _claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], set
                 seen = curves[(recovery, kind)][(a, b)].rtxq_max[-1] / MSS
                 ok &= abs(seen - predicted) <= 0.02 * predicted
                 nums.append(f"{recovery} a={a:g} {kind}: {seen:.0f} vs {predicted:.0f}")
-    claims.append(Claim("with the largest buffer, the most unacknowledged data matches the model's U (Eq. 3 at n = a(C RTTm + B); SACK's U_1) within 2%", ok, "; ".join(nums)))
+    claims.append(Claim("buffer-sizing/max-unacked-matches-model", "with the largest buffer, the most unacknowledged data matches the model's U (Eq. 3 at n = a(C RTTm + B); SACK's U_1) within 2%", ok, "; ".join(nums)))
 
     # §III point iii: the retransmission and the out-of-order buffer need the same size Q.
     ok, nums = True, []
@@ -338,5 +338,5 @@ def _claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], set
             ok &= send.knee() is not None and send.knee() == recv.knee()
             gap = max(abs(x - y) for x, y in zip(send.utilization, recv.utilization))
             nums.append(f"{r} a={a:g}: knee send {(send.knee() or math.nan) / 1e6:g} MB, recv {(recv.knee() or math.nan) / 1e6:g} MB (largest utilisation difference {gap:.3f})")
-    claims.append(Claim("the retransmission (send) and the out-of-order (receive) buffer need the same size (same simulated knee)", ok, "; ".join(nums)))
+    claims.append(Claim("buffer-sizing/send-and-recv-buffers-same-size", "the retransmission (send) and the out-of-order (receive) buffer need the same size (same simulated knee)", ok, "; ".join(nums)))
     return claims
