@@ -5,7 +5,7 @@ Owns reading the per-flow latency metrics (``latency_rtx{1,2,3}_{count,mean_s,p9
 of a finished sweep and combining them over replications: the mean weighted by message count
 and the largest maximum are exact; the 99th percentile is the mean of each run's 99th
 percentile (runs without such a message left out), as the sweep keeps no per-message table.
-Not here: scenarios (``thin_scenarios``) and claims (``thin_streams``).
+Not here: scenarios (``thin_scenarios``), claims (``thin_claims``) and the index page (``thin_report``).
 """
 
 from __future__ import annotations
