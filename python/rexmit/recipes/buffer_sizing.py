@@ -28,9 +28,12 @@ B_PACKETS = 7000
 # (0.01, 0.125) would lose 120, and NewReno would take 120 RTTs (over a minute) to recover.
 SETTINGS = [(0.0005, 0.0125), (0.001, 0.025), (0.002, 0.05)]
 QUICK_SETTINGS = [(0.0005, 0.0125)]
-# Buffer sizes (payload bytes; MB = 10^6 B), around the model's predictions (Table I below).
+# Buffer sizes (payload bytes; MB = 10^6 B), around the model's predictions (Table I below). Each
+# grid also gets REFINE times the model's buffer of every (a, b) (`_grid`): on the 2x grid alone the
+# knee claims could not fail (NewReno's 106.7 MB for a = 0.0005 lay between 64 and 128 MB).
 GRIDS = {"newreno": ["24MB", "64MB", "128MB", "256MB", "512MB"], "sack": ["18MB", "24MB", "30MB", "36MB"]}
 QUICK_GRIDS = {"newreno": ["24MB", "128MB"], "sack": ["18MB", "36MB"]}
+REFINE = (0.9, 1.1)
 # The buffer not being varied: as large as a receive buffer may be (2^30 B), far above every U.
 UNLIMITED = 1 << 30
 # NewReno: the model lets recovery run N RTTs (ns-2's NewReno restarts its timer on every partial
@@ -48,6 +51,18 @@ KNEE = 0.99  # a buffer "gives the maximum goodput" when utilisation is within 1
 
 def _requirement(a: float, b: float) -> model.BufferRequirement:
     return model.required_buffers(RATE_BPS, RTT_M_S, B_PACKETS, PACKET_SIZE, a, b)
+
+
+def _grid(sizes: list[str], settings: list[tuple[float, float]], recovery: str) -> list[str]:
+    """``sizes`` and, for every (a, b), REFINE times the model's buffer in whole MB, in increasing
+    size: the knee is then resolved to about ±10% of the model's prediction."""
+    grid = {report_mod.as_number(s)[0]: s for s in sizes}
+    for a, b in settings:
+        need = _requirement(a, b).send_buffer_bytes(recovery)
+        for factor in REFINE:
+            mb = round(factor * need / 1e6)
+            grid.setdefault(mb * 1e6, f"{mb}MB")
+    return [grid[k] for k in sorted(grid)]
 
 
 def _initial_ssthresh(settings: list[tuple[float, float]]) -> int:
@@ -230,8 +245,9 @@ def buffer_sizing(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
     NewReno without SACK and with RTO.min 30 s so that a timeout does not end its N-RTT recovery
     (RFC 6582 restarts the timer on the first partial ACK only; the full run shows that case too).
     Full: 40 s per run (one or two loss episodes after the start-up), 5 (NewReno) or 4 (SACK)
-    buffer sizes per curve. Quick: 10 s, (a, b) = (0.0005, 0.0125) only, 2 sizes per curve (one
-    below and one above the model's prediction).
+    buffer sizes per curve plus 0.9 and 1.1 times the model's buffer of each (a, b) (11 and 6
+    sizes). Quick: 10 s, (a, b) = (0.0005, 0.0125) only, 2 sizes per curve (one below and one
+    above the model's prediction) plus its 0.9 and 1.1 times.
     """
     settings = QUICK_SETTINGS if quick else SETTINGS
     grids = QUICK_GRIDS if quick else GRIDS
@@ -247,7 +263,7 @@ def buffer_sizing(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
     for recovery in ("newreno", "sack"):
         for kind in ("send", "recv"):
             key = f"apps[0].tcp.{kind}_buffer"
-            curves[(recovery, kind)] = _run(out, f"fig4_{recovery}_{kind}_buffer", recovery, key, grids[recovery], settings, stop, ssthresh, jobs, quick, table)
+            curves[(recovery, kind)] = _run(out, f"fig4_{recovery}_{kind}_buffer", recovery, key, _grid(grids[recovery], settings, recovery), settings, stop, ssthresh, jobs, quick, table)
     claims = _claims(curves, settings)
     if not quick:
         claims.append(_rfc6582_check(out, settings, stop, ssthresh, jobs))
