@@ -38,18 +38,18 @@ def paper_claims(s: Results, c: Results, swings: dict[str, RtxqSwing]) -> list[C
 
     nr = [(res.name, load, b, res.m(load, b, "NR-SACK", u)) for res in (s, c) for load in res.loads for b in res.buffers]
     worst = min(nr, key=lambda x: x[3])
-    claims.append(Claim("nr-sack/nr-sack-rtxq-util-is-one", "NR-SACK: RtxQ_Util = 1 at every load and send buffer, for SCTP and CMT (§V.A, Figs. 8-9)", all(x[3] >= 0.999 for x in nr), f"lowest: {worst[0]} {worst[1]} {worst[2]} {worst[3]:.4f} over {len(nr)} points", sanity=True, why="NR-SACK's RtxQ_Util is 1 by definition: nothing non-renegably acknowledged stays in the rtxq"))
+    claims.append(Claim("nr-sack/nr-sack-rtxq-util-is-one", "NR-SACK: RtxQ_Util = 1 at every load and send buffer, for SCTP and CMT (§V.A, Figs. 8-9)", all(x[3] >= 0.999 for x in nr), f"lowest: {worst[0]} {worst[1]} {worst[2]} {worst[3]:.4f} over {len(nr)} points", sanity=True, why="NR-SACK's RtxQ_Util is 1 by definition: nothing non-renegably acknowledged stays in the rtxq", paper="1 (unity) for SCTP and CMT"))
 
     ok = all(s.m(hi, b, "SACK", u) < 0.99 and _falls([s.m(load, b, "SACK", u) for load in s.loads], 0.02) for b in s.buffers)
     claims.append(Claim("nr-sack/sctp-sack-rtxq-util-falls-with-load", "SCTP-SACK: RtxQ_Util < 1 and falling as the load grows (§V.A, Fig. 8)", ok, "; ".join(f"{b}: {_fmt(s, b, 'SACK', u)}" for b in s.buffers)))
 
     if {"medium", "heavy"} <= set(s.loads):
         waste = {load: 1 - sum(s.m(load, b, "SACK", u) for b in s.buffers) / len(s.buffers) for load in ("medium", "heavy")}
-        claims.append(Claim("nr-sack/sctp-sack-wastes-rtxq", "SCTP-SACK wastes ~20% of the rtxq at medium and ~30% at heavy load (§V.A; checked as 10-30% and 20-40%, mean over buffers)", 0.1 <= waste["medium"] <= 0.3 and 0.2 <= waste["heavy"] <= 0.4, f"wasted: medium {waste['medium']:.3f}, heavy {waste['heavy']:.3f}"))
+        claims.append(Claim("nr-sack/sctp-sack-wastes-rtxq", "SCTP-SACK wastes ~20% of the rtxq at medium and ~30% at heavy load (§V.A; checked as 10-30% and 20-40%, mean over buffers)", 0.1 <= waste["medium"] <= 0.3 and 0.2 <= waste["heavy"] <= 0.4, f"wasted: medium {waste['medium']:.3f}, heavy {waste['heavy']:.3f}", paper="~20% wasted at moderate, ~30% at heavy congestion"))
 
     vals = [s.mean(load, b, "SACK", ul) for load in s.loads for b in s.buffers]
     seen = [v for v in vals if v is not None]
-    claims.append(Claim("nr-sack/sctp-sack-rtxq-util-l-half", "SCTP-SACK: RtxQ_Util_L stays ~0.5 at every load (§V.A, Fig. 7; checked as 0.35-0.65 wherever there were recoveries)", bool(seen) and all(0.35 <= v <= 0.65 for v in seen), "; ".join(f"{b}: {_fmt(s, b, 'SACK', ul)}" for b in s.buffers)))
+    claims.append(Claim("nr-sack/sctp-sack-rtxq-util-l-half", "SCTP-SACK: RtxQ_Util_L stays ~0.5 at every load (§V.A, Fig. 7; checked as 0.35-0.65 wherever there were recoveries)", bool(seen) and all(0.35 <= v <= 0.65 for v in seen), "; ".join(f"{b}: {_fmt(s, b, 'SACK', ul)}" for b in s.buffers), paper="~0.5"))
 
     ok = all(c.m(c.loads[-1], b, "SACK", u) < 0.99 and _falls([c.m(load, b, "SACK", u) for load in c.loads], 0.02) for b in c.buffers)
     claims.append(Claim("nr-sack/cmt-sack-rtxq-util-falls-with-load", "CMT-SACK: RtxQ_Util < 1 and falling as path 1's load grows (§V.A, Fig. 9)", ok, "; ".join(f"{b}: {_fmt(c, b, 'SACK', u)}" for b in c.buffers)))
@@ -119,5 +119,5 @@ def paper_claims(s: Results, c: Results, swings: dict[str, RtxqSwing]) -> list[C
             loss = mean_ci([setup.link_stats({k.split(".", 2)[2]: v for k, v in r.items() if k.startswith(f"link.{link}.")})["loss"] for r in res.rows if r["param.load"] == load]).mean or 0.0
             lo_p, hi_p = setup.LOADS[load].paper_loss
             out_of_range.append((res.name, load, loss, lo_p <= loss <= hi_p))
-    claims.append(Claim("nr-sack/setup-loss-in-paper-range", "(setup check, not a paper claim) the bottleneck loss rate of each load is in the paper's range (§IV.A: < 0.1%, 1-2%, 3-4%, 8-9%)", all(x[3] for x in out_of_range), ", ".join(f"{n} {load} {loss * 100:.2f}%" for n, load, loss, _ in out_of_range), sanity=True, why="a check of the calibrated cross traffic, not a claim of the paper"))
+    claims.append(Claim("nr-sack/setup-loss-in-paper-range", "(setup check, not a paper claim) the bottleneck loss rate of each load is in the paper's range (§IV.A: < 0.1%, 1-2%, 3-4%, 8-9%)", all(x[3] for x in out_of_range), ", ".join(f"{n} {load} {loss * 100:.2f}%" for n, load, loss, _ in out_of_range), sanity=True, why="a check of the calibrated cross traffic, not a claim of the paper", paper="< 0.1%, 1-2%, 3-4%, 8-9% loss"))
     return claims
