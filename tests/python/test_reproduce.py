@@ -6,7 +6,7 @@ import json
 import pytest
 
 from conftest import rexmit_cli
-from rexmit.recipes.common import Claim
+from rexmit.recipes.common import Claim, claim_rows
 from rexmit.reproduce import RECIPES, claim_by_id, load_claims, reproduce
 
 
@@ -86,3 +86,14 @@ def test_claim_ids_are_unique_and_name_their_recipe(tmp_path, monkeypatch, claim
 def test_bad_claims_are_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
         Claim(**{"id": "fake/a", "text": "t", "holds": True, "numbers": "", **kwargs})
+
+
+def test_index_claim_rows_put_sanity_checks_last_and_never_say_no_in_a_quick_run():
+    claims = [
+        Claim("fake/sane", "cannot fail", True, "1", sanity=True, why="by definition"),
+        Claim("fake/fails", "fails", False, "2", paper="81 ms"),
+        Claim("fake/holds", "holds", True, "3"),
+    ]
+    full = claim_rows(claims, quick=False)
+    assert [(r["id"], r["reproduced"], r["paper"]) for r in full] == [("fake/fails", "NO", "81 ms"), ("fake/holds", "yes", ""), ("fake/sane", "sanity check, not counted: yes", "")]
+    assert [r["reproduced"] for r in claim_rows(claims, quick=True)] == ["needs the full run", "yes", "sanity check, not counted: yes"]

@@ -18,6 +18,8 @@ def test_nr_sack_quick_reproduction(tmp_path):
         assert list((out / sweep / "figures").glob("*.png"))
     index = (out / "index.html").read_text()
     assert "Fig. 8" in index and "Fig. 14" in index and "Figs. 10-11" in index
+    # `make demo` runs this: its index page never says NO for a claim the quick run cannot decide.
+    assert "<td>NO</td>" not in index and "<td>needs the full run</td>" in index
     claims = load_claims(out / "claims.json")
     assert all(c["numbers"] for c in claims)
     # The core claim of seed 000 §V.A (Figs. 8-9): SACK's RtxQ_Util is below 1 once there are

@@ -10,7 +10,7 @@ from typing import Any
 
 from rexmit import report as report_mod
 from rexmit.recipes import seed000_setup as setup
-from rexmit.recipes.common import Claim
+from rexmit.recipes.common import CLAIM_COLUMNS, Claim, claim_rows
 from rexmit.recipes.nr_sack_plan import ACKS, BLOCKED, CMT_BUFFERS, F, GOODPUT, Plan, SERIES_RTXQ
 from rexmit.recipes.nr_sack_runs import Results, RtxqSwing, mean_swing, rtxq_runs, rtxq_swing, run_series, warmup_s
 
@@ -89,7 +89,6 @@ def rtxq_figure(res: Results, figures: Path) -> tuple[report_mod.Figure, dict[st
 
 def index(out: Path, plan: Plan, claims: list[Claim], calibration: list[dict[str, Any]], figures: list[report_mod.Figure], quick: bool) -> Path:
     links = "".join(f'<li><a href="{html.escape(p.parent.name)}/report.html">{html.escape(p.parent.name)}</a></li>' for p in sorted(out.glob("*/report.html")))
-    claim_rows = [{"claim": c.text, "reproduced": "yes" if c.holds else "NO", "numbers": c.numbers} for c in claims]
     intro = [
         "Seed 000: NR-SACKs vs SACKs for unordered SCTP (topology 1, Fig. 5) and CMT (topology 2, Fig. 6) over HTTP / video / FTP cross traffic. "
         + (f"{'Quick' if quick else 'Full'} version: loads {', '.join(plan.loads)}; buffers {', '.join(plan.sctp_buffers)} (SCTP) and {', '.join(plan.cmt_buffers)} (CMT); "
@@ -99,7 +98,7 @@ def index(out: Path, plan: Plan, claims: list[Claim], calibration: list[dict[str
     ]
     sections = [
         ("Overview", "".join(f"<p>{html.escape(p)}</p>" for p in intro)),
-        ("Claims", report_mod._html_table(claim_rows, ["claim", "reproduced", "numbers"])),
+        ("Claims", report_mod._html_table(claim_rows(claims, quick), CLAIM_COLUMNS)),
         ("Figures (mean and 95% CI over the replications)", report_mod._embed(figures)),
         ("Reports (one sweep per topology: Figs. 7-9, 13, 15, blocking, timeouts)", f"<ul>{links}</ul>"),
     ]

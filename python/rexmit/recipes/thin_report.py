@@ -9,7 +9,7 @@ from pathlib import Path
 from rexmit import report as report_mod
 from rexmit.recipes import thin_figures as tf
 from rexmit.recipes import thin_scenarios as ts
-from rexmit.recipes.common import Claim
+from rexmit.recipes.common import CLAIM_COLUMNS, Claim, claim_rows
 from rexmit.recipes.thin_plan import NOTES
 from rexmit.recipes.thin_runs import Results, fair_rows, grid_series, pct
 
@@ -44,10 +44,9 @@ def index(out: Path, r: Results, claims: list[Claim], figures: list[report_mod.F
     tables.append(("HTTP cross traffic: bottleneck loss and utilisation (§6.2 measured about 5% loss)", r.http_loss))
     tables.append(("Fairness (Fig. 11)", fair_rows(r.fair)))
     tables.extend((f"Table 1 source {p}: latency per retransmission (ms)", tf.latency_rows(s, [*tf.BUCKETS, "any"])) for p, s in r.presets.items())
-    claim_rows = [{"claim": c.text, "reproduced": "yes" if c.holds else "NO", "numbers": c.numbers} for c in claims]
     sections = [
         ("Overview", "".join(f"<p>{html.escape(p)}</p>" for p in intro)),
-        ("Claims", report_mod._html_table(claim_rows, ["claim", "reproduced", "numbers"])),
+        ("Claims", report_mod._html_table(claim_rows(claims, quick), CLAIM_COLUMNS)),
         ("Figures (bars: mean; dash: 99th percentile; cross: maximum)", report_mod._embed(figures)),
         *((t, report_mod._html_table(rows)) for t, rows in tables),
         ("Sweep reports", f"<ul>{links}</ul>"),
