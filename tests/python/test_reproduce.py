@@ -97,3 +97,15 @@ def test_index_claim_rows_put_sanity_checks_last_and_never_say_no_in_a_quick_run
     full = claim_rows(claims, quick=False)
     assert [(r["id"], r["reproduced"], r["paper"]) for r in full] == [("fake/fails", "NO", "81 ms"), ("fake/holds", "yes", ""), ("fake/sane", "sanity check, not counted: yes", "")]
     assert [r["reproduced"] for r in claim_rows(claims, quick=True)] == ["needs the full run", "yes", "sanity check, not counted: yes"]
+
+
+def test_recipe_modules_are_not_shadowed_by_their_functions():
+    # `rexmit.recipes.buffer_sizing` is the module, with the recipe function inside it; the
+    # registry holds the functions.
+    import types
+
+    import rexmit.recipes as recipes
+
+    for name, recipe in RECIPES.items():
+        module = getattr(recipes, recipe.__name__)
+        assert isinstance(module, types.ModuleType) and getattr(module, recipe.__name__) is recipe, name
