@@ -163,7 +163,7 @@ def _tcp_sack_claims(means: dict[str, dict[tuple[str, Any], tuple[float, float]]
     claims.append(Claim("tcp-sack/fig11-throughput-grows-with-speed", "throughput grows with bottleneck speed for every variant", all(b > a for a, b in s.values()), ", ".join(f"{v} {a / 1e6:.2f}→{b / 1e6:.2f}" for v, (a, b) in s.items()), sanity=True, why="more capacity cannot lower an uncongested bulk transfer's throughput"))
     delays = figures["fig12_delay"][1]
     d = {v: (g("fig12_delay", v, delays[0]), g("fig12_delay", v, delays[-1])) for v, _, _ in TCP_VARIANTS}
-    claims.append(Claim("tcp-sack/fig12-throughput-drops-with-delay", "throughput drops significantly with delay for every variant (≥ 30%)", all(b < 0.7 * a for a, b in d.values()), ", ".join(f"{v} {a / 1e6:.2f}→{b / 1e6:.2f}" for v, (a, b) in d.items())))
+    claims.append(Claim("tcp-sack/fig12-throughput-drops-with-delay", "throughput drops significantly with delay for every variant (≥ 30%)", all(b < 0.7 * a for a, b in d.values()), ", ".join(f"{v} {a / 1e6:.2f}→{b / 1e6:.2f}" for v, (a, b) in d.items()), sanity=True, why="the 128 KiB windows cap throughput at window/RTT (2.1 Mb/s at 250 ms delay, 500 ms RTT), below 70% of the 50 ms value whatever the variant does"))
     return claims
 
 
