@@ -13,7 +13,7 @@ Needs root and /dev/net/tun; :func:`unavailable` says plainly why a machine cann
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from rexmit import _core
 from rexmit.results import ProgressFn, RunResult, _run_with
@@ -29,7 +29,7 @@ def unavailable() -> Optional[str]:
 
 
 def emulate(
-    scenario: Union[Scenario, str, Path],
+    scenario: Union[Scenario, dict[str, Any], str, Path],
     out_dir: Optional[Union[str, Path]] = None,
     progress: Optional[ProgressFn] = None,
 ) -> RunResult:

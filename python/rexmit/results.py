@@ -208,11 +208,11 @@ def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
 
 
 def run(
-    scenario: Union[Scenario, str, Path],
+    scenario: Union[Scenario, dict[str, Any], str, Path],
     out_dir: Optional[Union[str, Path]] = None,
     progress: Optional[ProgressFn] = None,
 ) -> RunResult:
-    """Run a scenario (a :class:`Scenario` or a path to a TOML file).
+    """Run a scenario (a :class:`Scenario`, a dict as its TOML would parse, or a path to a TOML file).
 
     With ``out_dir`` the outputs are written there (pcap files while running, the rest at the
     end). ``progress(now_s, stop_s, events, wall_s)`` is called about four times a second;
@@ -221,9 +221,13 @@ def run(
     return _run_with(_core.run, scenario, out_dir, progress)
 
 
-def _run_with(runner: Callable[..., Any], scenario: Union[Scenario, str, Path], out_dir: Optional[Union[str, Path]], progress: Optional[ProgressFn]) -> RunResult:
-    if not isinstance(scenario, Scenario):
+def _run_with(runner: Callable[..., Any], scenario: Union[Scenario, dict[str, Any], str, Path], out_dir: Optional[Union[str, Path]], progress: Optional[ProgressFn]) -> RunResult:
+    if isinstance(scenario, dict):
+        scenario = Scenario.from_dict(scenario)
+    elif isinstance(scenario, (str, Path)):
         scenario = Scenario.load(scenario)
+    elif not isinstance(scenario, Scenario):
+        raise TypeError(f"scenario: expected a rexmit.Scenario, a dict or the path of a TOML file, not {type(scenario).__name__}")
     out = Path(out_dir) if out_dir is not None else None
     output = runner(scenario.to_json(), "json", str(out) if out else None, progress)
     result = _from_output(scenario, output)

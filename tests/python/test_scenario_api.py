@@ -90,3 +90,11 @@ def test_a_rust_panic_comes_back_as_internal_error_and_python_goes_on(examples):
     # The interpreter and the extension still work after the caught panic.
     r = rexmit.run(rexmit.Scenario.load(examples / "lossy_chain.toml"))
     assert r.summary["partial"] is None
+
+
+def test_run_takes_a_dict_and_names_a_wrong_type():
+    data = built_in_python().data
+    from_dict = rexmit.run(data)
+    assert from_dict.flows == rexmit.run(built_in_python()).flows
+    with pytest.raises(TypeError, match="scenario: expected a rexmit.Scenario, a dict or the path of a TOML file, not int"):
+        rexmit.run(42)  # type: ignore[arg-type]

@@ -127,6 +127,7 @@ fn sctp(c: &SctpConfig) -> SctpCfg {
             linear_timeouts: Some(t.linear_timeouts),
             fast_rtx_first_indication: Some(t.fast_rtx_first_indication),
             early_fast_retransmit: Some(t.early_fast_retransmit),
+            efr_min: Some(DurationStr(t.efr_min)),
             early_retransmit_rfc5827: Some(t.early_retransmit_rfc5827),
             thin_threshold_packets: Some(t.thin_threshold_packets),
             thin_loss_rate_term: Some(t.thin_loss_rate_term),

@@ -390,6 +390,10 @@ pub struct ThinCfg {
     /// FreeBSD-style early fast retransmit (comparison option).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub early_fast_retransmit: Option<bool>,
+    /// The shortest EFR wait (default 250 ms, FreeBSD's early_fast_retran_msec; "0s" for
+    /// SRTT + RTTVAR alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub efr_min: Option<DurationStr>,
     /// RFC 5827 early retransmit (comparison option).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub early_retransmit_rfc5827: Option<bool>,
@@ -408,6 +412,7 @@ impl ThinCfg {
                 thin_threshold_packets: t.thin_threshold_packets,
                 thin_loss_rate_term: t.thin_loss_rate_term,
                 thin_rto_min: t.thin_rto_min,
+                efr_min: t.efr_min,
                 ..ThinStreamConfig::all_seed004()
             };
         }
@@ -422,6 +427,7 @@ impl ThinCfg {
             self.fast_rtx_first_indication,
         );
         set(&mut t.early_fast_retransmit, self.early_fast_retransmit);
+        set(&mut t.efr_min, self.efr_min.map(|d| d.0));
         set(
             &mut t.early_retransmit_rfc5827,
             self.early_retransmit_rfc5827,

@@ -91,8 +91,13 @@ pub struct ThinStreamConfig {
     /// Seed 004 §5.4: fast retransmit on the first miss indication while thin (instead of 3).
     pub fast_rtx_first_indication: bool,
     /// FreeBSD's early fast retransmit (seed 004 §2, §7.5): while flightsize < cwnd, chunks
-    /// outstanding longer than SRTT + RTTVAR are retransmitted and cwnd shrinks by one MTU.
+    /// outstanding longer than SRTT + RTTVAR (at least `efr_min`) are retransmitted and cwnd
+    /// shrinks by one MTU.
     pub early_fast_retransmit: bool,
+    /// The shortest EFR wait: FreeBSD's `net.inet.sctp.early_fast_retran_msec`, whose default
+    /// is 250 ms (the FreeBSD 6.2 of seed 004 §6.4 ran with it). Zero gives seed 004 §2's
+    /// description read literally (SRTT + RTTVAR alone).
+    pub efr_min: Duration,
     /// RFC 5827 early retransmit (packet-based, §3.2): with fewer than 4 packets outstanding
     /// and no new data sendable, the fast-retransmit threshold drops to outstanding − 1.
     pub early_retransmit_rfc5827: bool,
@@ -114,6 +119,7 @@ impl Default for ThinStreamConfig {
             fast_rtx_first_indication: false,
             early_fast_retransmit: false,
             early_retransmit_rfc5827: false,
+            efr_min: Duration::from_millis(250),
             thin_threshold_packets: 4,
             thin_loss_rate_term: true,
             thin_rto_min: Duration::from_millis(200),
@@ -388,6 +394,18 @@ impl SctpConfig {
             self.sack_delay,
         )?;
         check(self.sack_freq >= 1, "sack_freq", ">= 1", self.sack_freq)?;
+        check(
+            !self.thin.thin_rto_min.is_zero() && self.thin.thin_rto_min <= self.rto.max,
+            "thin.thin_rto_min",
+            "(0, rto.max]",
+            self.thin.thin_rto_min,
+        )?;
+        check(
+            self.thin.efr_min <= Duration::from_secs(60),
+            "thin.efr_min",
+            "0..=60s",
+            self.thin.efr_min,
+        )?;
         check(
             self.assoc_max_retrans >= 1,
             "assoc_max_retrans",

@@ -278,8 +278,10 @@ fn modifications_are_inactive_with_five_packets_in_flight() {
 
 #[test]
 fn efr_retransmits_after_srtt_plus_rttvar_while_the_window_is_not_full() {
+    // efr_min = 0: seed 004 §2's SRTT + RTTVAR alone (FreeBSD's 250 ms floor is tested below).
     let efr = ThinStreamConfig {
         early_fast_retransmit: true,
+        efr_min: Duration::ZERO,
         ..ThinStreamConfig::default()
     };
     let (mut a, _b, now) = warm_pair(efr.clone());
@@ -472,6 +474,83 @@ fn seed004_lab_all_modifications_cut_latency_of_second_retransmissions() {
     assert!(mm < mp, "mean {mm} vs {mp}");
     assert!(pm < pp, "p99 {pm} vs {pp}");
     assert!(xm < xp, "max {xm} vs {xp}");
+}
+
+#[test]
+fn efr_waits_at_least_freebsds_250_ms_by_default() {
+    let efr = ThinStreamConfig {
+        early_fast_retransmit: true,
+        ..ThinStreamConfig::default()
+    };
+    let (mut a, _b, now) = warm_pair(efr);
+    let t = now + ms(100);
+    send_one(&mut a, t, 100);
+    let due = a.poll_timeout().unwrap();
+    assert_eq!(
+        due,
+        t + ms(250),
+        "SRTT + RTTVAR = 30 ms, raised to early_fast_retran_msec = 250 ms"
+    );
+    a.handle_timeout(due);
+    assert_eq!(data_tsns(&drain(&mut a, due)), vec![2]);
+    assert_eq!(a.stats().rtx_by_cause.early_fast_retransmit, 1);
+}
+
+/// Messages every 50 ms over a path whose round trip is always exactly 20 ms: RTTVAR decays
+/// to zero. EFR must still wait for the SACK (SRTT + the clock granularity at least): the
+/// timer used to fall on the SACK's own instant, or 1 ns before it, and resent every chunk,
+/// so that Karn's rule left no RTT sample to undo T3-rtx's backoff (issue 19 §4: 60 s stalls).
+#[test]
+fn efr_never_fires_before_the_sack_of_a_constant_rtt_path() {
+    let efr = ThinStreamConfig {
+        early_fast_retransmit: true,
+        efr_min: Duration::ZERO,
+        ..ThinStreamConfig::default()
+    };
+    let (mut a, mut b, now) = warm_pair(efr);
+    let mut t = now;
+    for i in 0..200u64 {
+        t += ms(50);
+        // Timers due before this send (none should be) are served first.
+        while let Some(due) = a.poll_timeout().filter(|d| *d <= t) {
+            a.handle_timeout(due);
+            drain(&mut a, due);
+        }
+        let out = send_one(&mut a, t, 100);
+        assert_eq!(data_tsns(&out), vec![2 + i as u32]);
+        deliver(&mut b, t + ms(10), &out[0]);
+        for s in drain(&mut b, t + ms(10)) {
+            // The EFR timer is due no earlier than the SACK's arrival plus 1 ms.
+            let due = a.poll_timeout().expect("T3-rtx or EFR running");
+            assert!(due > t + ms(20), "message {i}: a timer due at {due:?}");
+            deliver(&mut a, t + ms(20), &s);
+        }
+    }
+    let rtt = &a.paths()[0].rtt;
+    assert!(
+        rtt.rttvar() < Duration::from_micros(1),
+        "RTTVAR decayed: {:?}",
+        rtt.rttvar()
+    );
+    assert_eq!(a.stats().rtx_by_cause.early_fast_retransmit, 0);
+    assert_eq!(a.stats().rtx_by_cause.total(), 0);
+}
+
+/// Seed 004's lab at 5% loss: with EFR no message waits for a backed-off T3-rtx of tens of
+/// seconds (before the fix, 1st-retransmission latencies reached 60 and 120 s in 7 of 20
+/// replications of two hours).
+#[test]
+fn efr_under_loss_has_no_multi_second_stalls() {
+    let efr = ThinStreamConfig {
+        early_fast_retransmit: true,
+        ..ThinStreamConfig::default()
+    };
+    let row = lab(efr, 50, 4, 2000);
+    let worst = row.group(|_| true).last().copied().unwrap();
+    assert!(worst < 8_000.0, "worst latency {worst:.0} ms");
+    let (n1, mean1, _, _) = stats(&row.group(|r| r == 1));
+    assert!(n1 > 100, "retransmitted once: {n1}");
+    assert!(mean1 < 1_000.0, "1st-retransmission mean {mean1:.0} ms");
 }
 
 #[test]

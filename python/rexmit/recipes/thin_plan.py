@@ -28,8 +28,8 @@ Choices where the paper gives no number, stated in the reports too:
   TCP_NODELAY), RFC 6298 RTO otherwise;
 - "All mods" is the four modifications of §5 (Fig. 8's three plus the timer restart
   correction of §5.2), each active only while the stream is thin (Fig. 3, pttfr = 3);
-- FreeBSD EFR is left out of the HTTP runs (see the caveat below: it would flood the shared
-  bottleneck at small RTTs); seed 004 compared EFR over the Internet only (§6.4);
+- FreeBSD EFR is left out of the HTTP runs, as seed 004 compared EFR in the lab and over the
+  Internet only (§6.4, §7.5);
 - HTTP cross traffic (§6.2): 81 web clients with one-way delays 10–90 ms (RTTs 20–180 ms; netem
   gave each its own delay, the values are not given), each requesting with exponential gaps
   of mean 580 ms (the paper's 655 ms gives 2.3% loss here; 580 ms gives the paper's ~5%,
@@ -49,11 +49,13 @@ Choices where the paper gives no number, stated in the reports too:
   run's 99th percentile (the sweep keeps the per-run statistics, not every message); the mean is
   weighted by message count and the maximum is the largest; a comparison needs at least 5
   messages on each side;
-- EFR follows §2's description (a timer of SRTT + RTTVAR for every outgoing packet, no floor;
-  on expiry every chunk that could have been acknowledged is resent, at most once, and cwnd
-  shrinks by one MTU): on a path of constant delay it often expires with the SACK on its way, so
-  many of its retransmissions are spurious (lab network, 5% loss, 2 h: 15 325 EFR
-  retransmissions for 28 786 messages). A message counts as retransmitted only if a
+- EFR follows §2's description (a timer of SRTT + RTTVAR for every outgoing packet; on expiry
+  every chunk that could have been acknowledged is resent, at most once, and cwnd shrinks by
+  one MTU) with FreeBSD's floor of 250 ms (early_fast_retran_msec, the default of the FreeBSD
+  6.2 the paper ran; ``sctp.thin.efr_min``): without it, on a path of constant delay the timer
+  expires with the SACK on its way and EFR resends about half of all chunks, and then stalls for
+  60 s once no RTT sample is left to undo T3-rtx's backoff (docs/reproductions_causes.md).
+  A message counts as retransmitted only if a
   retransmission of its chunk left before the message was delivered.
 
 Full version (runtime not measured yet): 2 h per latency run as in §6; Fig. 8a 20 replications per loss

@@ -87,8 +87,6 @@ VARIANTS = [
 ]
 VARIANT_NAMES = [v.name for v in VARIANTS]
 # EFR stays out of the HTTP runs, as seed 004 compared EFR only over the Internet (§6.4).
-# (Before commit 67e7031 rexmit's EFR also marked the same chunks again every SRTT + RTTVAR and
-# with queueing delay at a small RTT retransmitted in a loop; it now resends a TSN at most once.)
 HTTP_VARIANTS = [v for v in VARIANTS if v.name != "efr"]
 LABELS = {v.name: v.label for v in VARIANTS}
 

@@ -102,10 +102,24 @@ impl Association {
         path.cc.can_send(path.flight) && front.chunk.payload.len() as u64 <= self.peer_rwnd
     }
 
+    /// How long a chunk on `p` waits before EFR resends it: SRTT + RTTVAR ("a timer that
+    /// closely follows RTT + RTTVAR", seed 004 §2), at least the clock granularity above SRTT
+    /// and at least `efr_min` (FreeBSD's early_fast_retran_msec). Without the granularity term
+    /// a constant path RTT drives RTTVAR to 0 and the timer to the very instant the SACK
+    /// arrives; without the floor every chunk whose SACK is a little late is resent, and when
+    /// every chunk has been resent Karn's rule leaves no RTT sample to undo T3-rtx's backoff
+    /// (the 60 s stalls of issue 19 §4). None before the first RTT measurement.
+    fn efr_wait(&self, p: usize) -> Option<Duration> {
+        let rtt = &self.paths[p].rtt;
+        let srtt = rtt.srtt()?;
+        let var = rtt.rttvar().max(rtt.config().granularity);
+        Some((srtt + var).max(self.cfg.thin.efr_min))
+    }
+
     /// FreeBSD EFR (seed 004 §2, §7.5): while flightsize < cwnd on `p`, a timer runs to the
-    /// moment the earliest chunk in flight has waited SRTT + RTTVAR ("a timer for every
-    /// outgoing packet", kept as one timer at the earliest of them). A chunk that has waited
-    /// that long already makes the timer due at once (`now`), never in the past.
+    /// moment the earliest chunk in flight has waited `efr_wait` ("a timer for every outgoing
+    /// packet", kept as one timer at the earliest of them). A chunk that has waited that long
+    /// already makes the timer due at once (`now`), never in the past.
     pub(super) fn efr_rearm(&mut self, now: Time, p: usize) {
         if !self.cfg.thin.early_fast_retransmit {
             return;
@@ -113,16 +127,16 @@ impl Association {
         let path = &self.paths[p];
         // Chunks EFR (or fast retransmit) already resent are not timed again: like fast
         // retransmit, EFR resends a TSN at most once (RFC 9260 §7.2.4), so queueing delay
-        // above SRTT + RTTVAR cannot make it resend the same chunks in a loop.
+        // above the wait cannot make it resend the same chunks in a loop.
         let earliest = self
             .rtxq
             .iter()
             .filter(|e| e.path == p && e.state == TsnState::InFlight && !e.fast_retransmitted)
             .map(|e| e.sent_at)
             .min();
-        let deadline = match path.rtt.srtt() {
-            Some(srtt) if path.flight > 0 && path.cc.can_send(path.flight) => {
-                earliest.map(|t| (t + srtt + path.rtt.rttvar()).max(now))
+        let deadline = match self.efr_wait(p) {
+            Some(wait) if path.flight > 0 && path.cc.can_send(path.flight) => {
+                earliest.map(|t| (t + wait).max(now))
             }
             _ => None,
         };
@@ -136,12 +150,10 @@ impl Association {
     /// (seed 004 §2).
     pub(super) fn on_efr_expiry(&mut self, now: Time, p: usize) {
         self.timers.stop(Timer::EarlyFastRtx(p));
-        let path = &self.paths[p];
-        let Some(srtt) = path.rtt.srtt() else {
+        let Some(wait) = self.efr_wait(p) else {
             return;
         };
-        if path.cc.can_send(path.flight) {
-            let wait = srtt + path.rtt.rttvar();
+        if self.paths[p].cc.can_send(self.paths[p].flight) {
             let mut any = false;
             for e in self.rtxq.iter_mut() {
                 if e.path == p
