@@ -56,7 +56,7 @@ def _requirement(a: float, b: float) -> model.BufferRequirement:
 def _grid(sizes: list[str], settings: list[tuple[float, float]], recovery: str) -> list[str]:
     """``sizes`` and, for every (a, b), REFINE times the model's buffer in whole MB, in increasing
     size: the knee is then resolved to about ±10% of the model's prediction."""
-    grid = {report_mod.as_number(s)[0]: s for s in sizes}
+    grid = {report_mod.as_number(s)[0] or 0.0: s for s in sizes}
     for a, b in settings:
         need = _requirement(a, b).send_buffer_bytes(recovery)
         for factor in REFINE:
