@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Write docs/reproductions.md from the full reproductions in results/NAME (scripts/reproduce_all.sh):
 per seed paper, every claim with rexmit's numbers and the verdict, the replications and
-simulated time of each sweep, the wall time of the run, and a summary line. Claims that cannot
-fail (true by construction or by definition) are listed as sanity checks and not counted.
+simulated time of each sweep, the wall time of the run, and a summary line. Claims the recipes
+mark ``sanity`` (true by construction or by definition, or checks of the set-up) are listed
+apart, with the reason they give, and not counted. Each claim shows its stable id and, where the
+paper prints one, the paper's number beside rexmit's.
 Causes of claims that do not hold are kept by hand in docs/reproductions_causes.md and
 included verbatim.
 
@@ -29,15 +31,6 @@ PAPERS = [
     ("seed 004", "thin-streams", "Thin-stream retransmission modifications for SCTP"),
 ]
 
-# Claims that cannot fail (issue 19 §4): a substring of the claim text and why. They are sanity
-# checks of the set-up, not reproductions, and do not count in the score.
-SANITY: dict[str, list[tuple[str, str]]] = {
-    "nr-sack": [("RtxQ_Util", "NR-SACK's RtxQ_Util is 1 by definition (nothing non-renegable stays queued)")],
-    "tcp-sack": [("grows with bottleneck speed", "more capacity cannot lower an uncongested bulk transfer's throughput")],
-    "thin-streams": [("fair", "the thin stream cannot exceed its own small rate, so it cannot take more than its share")],
-    "buffer-sizing": [("knee", "on a 2× grid equal send and receive knees follow from the symmetric model")],
-}
-
 
 def git_revision() -> str:
     try:
@@ -61,11 +54,8 @@ def _points(d: dict[str, Any]) -> int:
     return n
 
 
-def sanity_reason(name: str, text: str) -> str | None:
-    for frag, why in SANITY.get(name, []):
-        if frag.lower() in text.lower():
-            return why
-    return None
+def verdict(holds: bool | None) -> str:
+    return "holds" if holds else ("needs the full run" if holds is None else "**does not hold**")
 
 
 def paper_section(seed: str, name: str, title: str, run_dir: Path) -> tuple[list[str], str]:
@@ -77,22 +67,21 @@ def paper_section(seed: str, name: str, title: str, run_dir: Path) -> tuple[list
     doc = json.loads(claims_file.read_text())
     claims = doc["claims"] if isinstance(doc, dict) else doc
     wall = (run_dir / "wall_s").read_text().strip() if (run_dir / "wall_s").is_file() else "?"
-    counted = [c for c in claims if sanity_reason(name, c["text"]) is None]
+    counted = [c for c in claims if not c.get("sanity")]
     held = sum(1 for c in counted if c["holds"])
-    sanity = [c for c in claims if sanity_reason(name, c["text"]) is not None]
+    sanity = [c for c in claims if c.get("sanity")]
     summary = f"{seed}: {held}/{len(counted)} claims hold" + (f" (+ {len(sanity)} sanity checks)" if sanity else "") + f"; full run {wall} s"
     lines += [f"**{summary}.**", ""]
     lines += ["Sweeps (replications × points, simulated time per run):", ""]
     for s in sweeps(run_dir):
         lines.append(f"- `{s['name']}`: {s['replications']} × {s['points']}, {s['stop_time']}")
-    lines += ["", "| # | claim (as the paper states it) | rexmit | verdict |", "|---|---|---|---|"]
+    lines += ["", "| # | claim (as the paper states it) | paper | rexmit | verdict |", "|---|---|---|---|---|"]
     for i, c in enumerate(counted, 1):
-        verdict = "holds" if c["holds"] else "**does not hold**"
-        lines.append(f"| {i} | {c['text']} | {c.get('numbers', '')} | {verdict} |")
+        lines.append(f"| {i} | {c['text']} (`{c.get('id', '?')}`) | {c.get('paper') or ''} | {c.get('numbers', '')} | {verdict(c['holds'])} |")
     if sanity:
-        lines += ["", "Sanity checks (cannot fail; not counted):", ""]
+        lines += ["", "Sanity checks (cannot fail, or check the set-up; not counted):", ""]
         for c in sanity:
-            lines.append(f"- {c['text']} — {'holds' if c['holds'] else 'FAILS'}; {sanity_reason(name, c['text'])}. rexmit: {c.get('numbers', '')}")
+            lines.append(f"- `{c.get('id', '?')}`: {c['text']} — {'holds' if c['holds'] else 'FAILS'}; {c.get('why') or ''}. rexmit: {c.get('numbers', '')}")
     lines.append("")
     return lines, summary
 

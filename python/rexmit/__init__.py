@@ -2,13 +2,32 @@
 
 The scenario schema and the simulator live in Rust (``rexmit._core``); this package is the
 user-facing front: :class:`Scenario` to build or load scenarios, :func:`run` to run them, :func:`emulate` to run them with real Linux hosts,
-:class:`RunResult` to read and write results, and the ``rexmit`` command line.
+:func:`sweep` to run parameter sweeps, :class:`RunResult` to read and write results, and the ``rexmit`` command line.
+
+``rexmit.sweep`` is a function; the sweep API lives in the module of the same name and is
+imported from it: ``from rexmit.sweep import Sweep, load, summarize``.
 """
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Union
 
 from rexmit._core import InternalError, ScenarioError, __version__
 from rexmit.results import RunResult, run
 from rexmit.scenario import Scenario
-from rexmit import buffer_model, report, sweep  # noqa: E402  (sweep is callable: rexmit.sweep(...))
-from rexmit.emulation import emulate
+
+# Import the submodule before defining the function below: importing a submodule for the first
+# time binds it as an attribute of the package, which would replace the function.
+from rexmit.sweep import Sweep, SweepResult, run_sweep  # noqa: E402
+from rexmit import buffer_model, report  # noqa: E402
+from rexmit.emulation import emulate  # noqa: E402
+
+
+def sweep(sweep: Union[Sweep, str, Path], out: Union[str, Path], jobs: Optional[int] = None, cluster: Optional[str] = None, progress: Optional[bool] = None) -> SweepResult:
+    """Run a sweep (a :class:`rexmit.sweep.Sweep` or a sweep file) into ``out``: the same as
+    :func:`rexmit.sweep.run_sweep`, which documents the arguments."""
+    return run_sweep(sweep, out, jobs=jobs, cluster=cluster, progress=progress)
+
 
 __all__ = ["Scenario", "ScenarioError", "InternalError", "RunResult", "run", "emulate", "sweep", "report", "buffer_model", "__version__"]

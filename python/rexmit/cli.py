@@ -228,10 +228,31 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     out = _out_dir(args.out) if args.out is not None else Path(f"results/{args.name}")
     claims = reproduce(args.name, out, quick=args.quick, jobs=args.jobs)
     for c in claims:
+        if c.sanity:
+            continue
         verdict = "reproduced" if c.holds else ("needs the full run" if c.holds is None else "NOT reproduced")
-        print(f"[{verdict}] {c.text}: {c.numbers}")
+        paper = f" (paper: {c.paper})" if c.paper else ""
+        print(f"[{verdict}] {c.id}: {c.text}: {c.numbers}{paper}")
+    for c in claims:
+        if c.sanity:
+            print(f"[sanity check {'holds' if c.holds else 'FAILS'}] {c.id}: {c.text}: {c.numbers}")
     print(f"reports: {', '.join(str(p) for p in sorted(out.glob('*/report.html')))}")
+    print(_score_line(args.name, claims))
     return 0
+
+
+def _score_line(name: str, claims: list[Any]) -> str:
+    """``NAME: 7/9 claims reproduced (2 need the full run); 1 sanity check apart``: sanity
+    checks are not counted (issue 19 §4)."""
+    from rexmit.reproduce import score
+
+    s = score(claims)
+    line = f"{name}: {s['held']}/{s['counted']} claims reproduced"
+    if s["undecided"]:
+        line += f" ({s['undecided']} need{'s' if s['undecided'] == 1 else ''} the full run)"
+    if s["sanity"]:
+        line += f"; {s['sanity']} sanity check{'s' if s['sanity'] > 1 else ''} apart, not counted"
+    return line
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,20 +3,23 @@
 Each recipe builds the paper's scenarios as sweeps (``rexmit.sweep``), runs them, writes a
 report per figure and checks the paper's qualitative claims against the results.
 ``claims.json`` records the claims with the run: quick or full, the replications of each
-sweep, the rexmit version and the git revision it was built from (issue 19 §4).
+sweep, the rexmit version and the git revision it was built from (issue 19 §4), and the score:
+claims held of those counted, sanity checks apart. Each claim has a stable ``id``, the paper's
+number where it prints one (``paper``) and whether it is a sanity check (``sanity``, ``why``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 from pathlib import Path
 from typing import Any, Optional
 
 from rexmit.recipes import RECIPES, Claim
-from rexmit.recipes.common import decided
+from rexmit.recipes.common import check_ids, decided, score
 
-__all__ = ["RECIPES", "Claim", "reproduce", "load_claims"]
+__all__ = ["RECIPES", "Claim", "reproduce", "load_claims", "claim_by_id", "score"]
 
 
 def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = None) -> list[Claim]:
@@ -26,9 +29,13 @@ def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = N
         raise KeyError(f"no reproduction named {name!r} (available: {', '.join(sorted(RECIPES))})")
     out.mkdir(parents=True, exist_ok=True)
     claims = RECIPES[name](out, quick, jobs)
+    check_ids(claims)
+    stray = [c.id for c in claims if not c.id.startswith(f"{name}/")]
+    if stray:
+        raise ValueError(f"recipe {name}: claim ids must start with {name}/: {', '.join(stray)}")
     if quick:
-        claims = [Claim(c.text, decided(bool(c.holds), False) if c.holds is not None else None, c.numbers) for c in claims]
-    doc = {"recipe": name, "quick": quick, "replications": _replications(out), **_version(), "claims": [c.__dict__ for c in claims]}
+        claims = [dataclasses.replace(c, holds=decided(bool(c.holds), False) if c.holds is not None else None) for c in claims]
+    doc = {"recipe": name, "quick": quick, "replications": _replications(out), **_version(), "score": score(claims), "claims": [dataclasses.asdict(c) for c in claims]}
     (out / "claims.json").write_text(json.dumps(doc, indent=2) + "\n")
     return claims
 
@@ -37,6 +44,14 @@ def load_claims(path: Path) -> list[dict[str, Any]]:
     """The claims of a claims.json (also the plain list written before it recorded the run)."""
     doc = json.loads(Path(path).read_text())
     return doc["claims"] if isinstance(doc, dict) else doc
+
+
+def claim_by_id(claims: list[dict[str, Any]], claim_id: str) -> dict[str, Any]:
+    """The claim with ``claim_id`` among a claims.json's claims (KeyError naming the ids there)."""
+    for c in claims:
+        if c.get("id") == claim_id:
+            return c
+    raise KeyError(f"no claim {claim_id!r} (claims: {', '.join(str(c.get('id')) for c in claims)})")
 
 
 def _replications(out: Path) -> dict[str, Any]:

@@ -33,7 +33,6 @@ import signal
 import sys
 import threading
 import time
-import types
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -621,14 +620,5 @@ def summarize(out_dir: Union[str, Path], level: float = 0.95) -> pa.Table:
     _atomic_write_table(out / "summary.parquet", summary)
     return summary
 
-
-class _SweepModule(types.ModuleType):
-    """Makes ``rexmit.sweep(...)`` run a sweep while ``rexmit.sweep.load`` etc. stay reachable."""
-
-    def __call__(self, sweep: Union[Sweep, str, Path], out: Union[str, Path], **kwargs: Any) -> SweepResult:
-        return run_sweep(sweep, out, **kwargs)
-
-
-sys.modules[__name__].__class__ = _SweepModule
 
 __all__ = ["Sweep", "SweepError", "SweepResult", "PlannedRun", "FinishedRun", "derive_seed", "run_id_of", "run_sweep", "load", "summarize", "metrics_row", "execute", "finished_ids"]

@@ -14,8 +14,7 @@ import pytest
 
 import rexmit
 import rexmit.cli
-import rexmit.sweep
-from rexmit.sweep import Sweep, SweepError, derive_seed, load, run_sweep
+from rexmit.sweep import Sweep, SweepError, derive_seed, finished_ids, load, run_sweep
 
 def chain_sweep(replications: int, seed: int, link: str, rate: str, stop_time: str = "1s", head: str = "", base_extra: str = "", tail: str = "") -> str:
     """A sweep file over a two-node chain A-B with one CBR flow "cbr0" (1000 B packets)."""
@@ -127,6 +126,17 @@ def test_base_file_is_relative_to_the_sweep_file(tmp_path, examples):
     assert [r.seed for r in s.plan()][:2] == [derive_seed(7, 0), derive_seed(7, 1)]
 
 
+def test_rexmit_sweep_is_a_function_and_the_sweep_module_an_ordinary_module():
+    # `rexmit.sweep(...)` runs a sweep; the module keeps its API and its plain module type, also
+    # when imported again after the package (which binds a first-time submodule import).
+    import rexmit.sweep  # noqa: F401
+
+    module = sys.modules["rexmit.sweep"]
+    assert type(module) is type(sys) and module.run_sweep is run_sweep
+    assert callable(rexmit.sweep) and rexmit.sweep.__module__ == "rexmit"
+    assert rexmit.sweep.__doc__ and "run_sweep" in rexmit.sweep.__doc__
+
+
 def test_rows_name_flow_link_and_summary_metrics_and_series_have_their_own_files(tmp_path):
     result = rexmit.sweep(tiny(), tmp_path / "out", jobs=1, progress=False)
     assert (result.total, result.ran, result.skipped) == (8, 8, 0)
@@ -193,7 +203,7 @@ def _start_sweep(sweep_file: Path, out: Path) -> subprocess.Popen:
 
 def _wait_for_runs(out: Path, proc: subprocess.Popen, at_least: int) -> None:
     deadline = time.monotonic() + 30
-    while len(rexmit.sweep.finished_ids(out)) < at_least:
+    while len(finished_ids(out)) < at_least:
         assert proc.poll() is None, f"sweep ended early: {proc.stderr.read() if proc.stderr else ''}"
         assert time.monotonic() < deadline, "sweep made no progress"
         time.sleep(0.005)
@@ -223,7 +233,7 @@ def _interrupt_and_resume(tmp_path: Path, sig: int) -> subprocess.CompletedProce
     for attempt in range(3):
         out = tmp_path / f"out{attempt}"
         proc = _interrupt(sweep_file, out, sig)
-        interrupted = rexmit.sweep.finished_ids(out)
+        interrupted = finished_ids(out)
         if len(interrupted) < 60:
             break
     assert 4 <= len(interrupted) < 60, "the sweep was not interrupted mid-way"

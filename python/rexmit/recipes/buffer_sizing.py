@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from rexmit import buffer_model as model
 from rexmit import report as report_mod
-from rexmit import sweep as sweep_mod
+from rexmit.sweep import Sweep, run_sweep, summarize
 from rexmit.recipes.common import Claim
 
 # Seed 003 §IV, Fig. 4: one flow, C = 200 Mb/s, RTTm = 300 ms, 1500 B packets.
@@ -28,9 +28,12 @@ B_PACKETS = 7000
 # (0.01, 0.125) would lose 120, and NewReno would take 120 RTTs (over a minute) to recover.
 SETTINGS = [(0.0005, 0.0125), (0.001, 0.025), (0.002, 0.05)]
 QUICK_SETTINGS = [(0.0005, 0.0125)]
-# Buffer sizes (payload bytes; MB = 10^6 B), around the model's predictions (Table I below).
+# Buffer sizes (payload bytes; MB = 10^6 B), around the model's predictions (Table I below). Each
+# grid also gets REFINE times the model's buffer of every (a, b) (`_grid`): on the 2x grid alone the
+# knee claims could not fail (NewReno's 106.7 MB for a = 0.0005 lay between 64 and 128 MB).
 GRIDS = {"newreno": ["24MB", "64MB", "128MB", "256MB", "512MB"], "sack": ["18MB", "24MB", "30MB", "36MB"]}
 QUICK_GRIDS = {"newreno": ["24MB", "128MB"], "sack": ["18MB", "36MB"]}
+REFINE = (0.9, 1.1)
 # The buffer not being varied: as large as a receive buffer may be (2^30 B), far above every U.
 UNLIMITED = 1 << 30
 # NewReno: the model lets recovery run N RTTs (ns-2's NewReno restarts its timer on every partial
@@ -48,6 +51,18 @@ KNEE = 0.99  # a buffer "gives the maximum goodput" when utilisation is within 1
 
 def _requirement(a: float, b: float) -> model.BufferRequirement:
     return model.required_buffers(RATE_BPS, RTT_M_S, B_PACKETS, PACKET_SIZE, a, b)
+
+
+def _grid(sizes: list[str], settings: list[tuple[float, float]], recovery: str) -> list[str]:
+    """``sizes`` and, for every (a, b), REFINE times the model's buffer in whole MB, in increasing
+    size: the knee is then resolved to about ±10% of the model's prediction."""
+    grid = {report_mod.as_number(s)[0] or 0.0: s for s in sizes}
+    for a, b in settings:
+        need = _requirement(a, b).send_buffer_bytes(recovery)
+        for factor in REFINE:
+            mb = round(factor * need / 1e6)
+            grid.setdefault(mb * 1e6, f"{mb}MB")
+    return [grid[k] for k in sorted(grid)]
 
 
 def _initial_ssthresh(settings: list[tuple[float, float]]) -> int:
@@ -129,7 +144,7 @@ class Curve:
 def _curves(out: Path, key: str, settings: list[tuple[float, float]]) -> dict[tuple[float, float], Curve]:
     """Per (a, b): the sweep's points in increasing buffer size."""
     per_rtt = dict(zip(_settings_zip(settings)["apps[0].tcp.aimd_a"], settings))
-    rows = sweep_mod.summarize(out).to_pylist()
+    rows = summarize(out).to_pylist()
     curves: dict[tuple[float, float], Curve] = {}
     for r in sorted(rows, key=lambda r: report_mod.as_number(r[f"param.{key}"])[0]):
         c = curves.setdefault(per_rtt[r["param.apps[0].tcp.aimd_a"]], Curve([], [], [], []))
@@ -202,7 +217,7 @@ def _run(out: Path, name: str, recovery: str, key: str, sizes: list[str], settin
         "report": {"x": key, "metrics": [UTILIZATION, GOODPUT, RTXQ_MAX]},
     }
     fig_dir = out / name
-    sweep_mod.run_sweep(sweep_mod.Sweep.from_dict(spec), fig_dir, jobs=jobs)
+    run_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
     zipped = _settings_zip(settings)
     marks = []
     for i, (a, b) in enumerate(settings):
@@ -230,8 +245,9 @@ def buffer_sizing(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
     NewReno without SACK and with RTO.min 30 s so that a timeout does not end its N-RTT recovery
     (RFC 6582 restarts the timer on the first partial ACK only; the full run shows that case too).
     Full: 40 s per run (one or two loss episodes after the start-up), 5 (NewReno) or 4 (SACK)
-    buffer sizes per curve. Quick: 10 s, (a, b) = (0.0005, 0.0125) only, 2 sizes per curve (one
-    below and one above the model's prediction).
+    buffer sizes per curve plus 0.9 and 1.1 times the model's buffer of each (a, b) (11 and 6
+    sizes). Quick: 10 s, (a, b) = (0.0005, 0.0125) only, 2 sizes per curve (one below and one
+    above the model's prediction) plus its 0.9 and 1.1 times.
     """
     settings = QUICK_SETTINGS if quick else SETTINGS
     grids = QUICK_GRIDS if quick else GRIDS
@@ -247,7 +263,7 @@ def buffer_sizing(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
     for recovery in ("newreno", "sack"):
         for kind in ("send", "recv"):
             key = f"apps[0].tcp.{kind}_buffer"
-            curves[(recovery, kind)] = _run(out, f"fig4_{recovery}_{kind}_buffer", recovery, key, grids[recovery], settings, stop, ssthresh, jobs, quick, table)
+            curves[(recovery, kind)] = _run(out, f"fig4_{recovery}_{kind}_buffer", recovery, key, _grid(grids[recovery], settings, recovery), settings, stop, ssthresh, jobs, quick, table)
     claims = _claims(curves, settings)
     if not quick:
         claims.append(_rfc6582_check(out, settings, stop, ssthresh, jobs))
@@ -260,19 +276,19 @@ def _rfc6582_check(out: Path, settings: list[tuple[float, float]], stop: str, ss
     del base["apps"][0]["tcp"]["rto"]
     spec = {"name": "seed 003 NewReno with RFC 6582's timer", "base": base, "zip": _settings_zip(settings), "report": {"metrics": [UTILIZATION, "flow.bulk.timeouts", RTXQ_MAX]}}
     fig_dir = out / "rfc6582_rto"
-    sweep_mod.run_sweep(sweep_mod.Sweep.from_dict(spec), fig_dir, jobs=jobs)
+    run_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
     report_mod.report(fig_dir)
-    rows = sweep_mod.summarize(fig_dir).to_pylist()
+    rows = summarize(fig_dir).to_pylist()
     timeouts = [r["flow.bulk.timeouts.mean"] for r in rows]
     nums = ", ".join(f"a={a:g}: {t:.0f} timeouts, utilisation {r[f'{UTILIZATION}.mean']:.3f}, max U {r[f'{RTXQ_MAX}.mean'] / MSS:.0f} packets (model {_requirement(a, b).newreno_packets:.0f})" for (a, b), t, r in zip(settings, timeouts, rows))
-    return Claim("(modelling check, not a paper claim) with RFC 6582's timer rule and RTO.min 1 s, NewReno's N-RTT recovery is cut short by timeouts, so Eq. 3 does not apply", all(t > 0 for t in timeouts), nums)
+    return Claim("buffer-sizing/rfc6582-timer-cuts-newreno-recovery", "(modelling check, not a paper claim) with RFC 6582's timer rule and RTO.min 1 s, NewReno's N-RTT recovery is cut short by timeouts, so Eq. 3 does not apply", all(t > 0 for t in timeouts), nums, sanity=True, why="a check of the recipe's set-up (why NewReno runs with RTO.min 30 s), not a claim of the paper")
 
 
 def _fmt_curve(c: Curve) -> str:
     return " ".join(f"{s / 1e6:g}MB→{u:.3f}" for s, u in zip(c.sizes, c.utilization))
 
 
-def _knee_claim(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], settings: list[tuple[float, float]], recovery: str, text: str) -> Claim:
+def _knee_claim(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], settings: list[tuple[float, float]], recovery: str, claim_id: str, text: str) -> Claim:
     """Whether the grid sizes bracketing the model's buffer show the knee there."""
     ok, nums = True, []
     for a, b in settings:
@@ -288,7 +304,7 @@ def _knee_claim(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]],
             lo, hi = below[-1], above[0]
             ok &= c.at(hi) >= KNEE * c.best() and c.at(lo) < 0.97 * c.best()
             nums.append(f"a={a:g} b={b:g} {kind}: model {need / 1e6:.1f} MB; {lo / 1e6:g}MB→{c.at(lo):.3f}, {hi / 1e6:g}MB→{c.at(hi):.3f} (best {c.best():.3f}, simulated knee {(c.knee() or math.nan) / 1e6:g} MB)")
-    return Claim(text, ok, "; ".join(nums))
+    return Claim(claim_id, text, ok, "; ".join(nums))
 
 
 def _claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], settings: list[tuple[float, float]]) -> list[Claim]:
@@ -297,12 +313,12 @@ def _claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], set
 
     # §IV: "As far as regards TCP NewReno, the model prediction is very accurate"; §V: the model
     # "nicely predicts the minimum internal buffers size ... to achieve maximum link utilization".
-    claims.append(_knee_claim(curves, settings, "newreno", "NewReno: goodput reaches its maximum at the first buffer size above the model's Q ≥ U_N (Eq. 3), and is ≥ 3% lower at the size below it"))
-    claims.append(_knee_claim(curves, settings, "sack", "SACK: goodput reaches its maximum at the first buffer size above the model's Q ≥ U_1 (§III.B), and is ≥ 3% lower at the size below it"))
+    claims.append(_knee_claim(curves, settings, "newreno", "buffer-sizing/newreno-knee-at-model-size", "NewReno: goodput reaches its maximum at the first buffer size above the model's Q ≥ U_N (Eq. 3), and is ≥ 3% lower at the size below it"))
+    claims.append(_knee_claim(curves, settings, "sack", "buffer-sizing/sack-knee-at-model-size", "SACK: goodput reaches its maximum at the first buffer size above the model's Q ≥ U_1 (§III.B), and is ≥ 3% lower at the size below it"))
 
     # §IV: "the goodput strongly depends on the internal buffers" (NewReno).
     drops = {(a, b, kind): 1 - curves[("newreno", kind)][(a, b)].utilization[0] / curves[("newreno", kind)][(a, b)].best() for a, b in settings for kind in kinds}
-    claims.append(Claim("NewReno: goodput strongly depends on the buffers (the smallest buffer tried loses ≥ 10% of the best utilisation)", all(d >= 0.10 for d in drops.values()), "; ".join(f"a={a:g} {kind}: {_fmt_curve(curves[('newreno', kind)][(a, b)])}" for a, b, kind in drops)))
+    claims.append(Claim("buffer-sizing/newreno-goodput-depends-on-buffers", "NewReno: goodput strongly depends on the buffers (the smallest buffer tried loses ≥ 10% of the best utilisation)", all(d >= 0.10 for d in drops.values()), "; ".join(f"a={a:g} {kind}: {_fmt_curve(curves[('newreno', kind)][(a, b)])}" for a, b, kind in drops)))
 
     # §IV: "the use of the SACK option greatly reduces buffer size requirements".
     ok, nums = True, []
@@ -312,11 +328,11 @@ def _claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], set
             nr, sk = curves[("newreno", kind)][(a, b)].knee(), curves[("sack", kind)][(a, b)].knee()
             ok &= nr is not None and sk is not None and sk < nr
             nums.append(f"a={a:g} {kind}: simulated knee SACK {sk / 1e6:g} MB vs NewReno {nr / 1e6:g} MB (model {q.sack_bytes / 1e6:.1f} vs {q.newreno_bytes / 1e6:.1f} MB)")
-    claims.append(Claim("SACK greatly reduces the buffer needed for maximum goodput (smaller simulated knee than NewReno, as the model predicts)", ok, "; ".join(nums)))
+    claims.append(Claim("buffer-sizing/sack-needs-smaller-buffers", "SACK greatly reduces the buffer needed for maximum goodput (smaller simulated knee than NewReno, as the model predicts)", ok, "; ".join(nums)))
 
     # §IV: "the impact of the buffer size has a small impact on the goodput performance" (SACK).
     spread = {(a, b, kind): 1 - min(c.utilization) / c.best() for a, b in settings for kind in kinds for c in [curves[("sack", kind)][(a, b)]]}
-    claims.append(Claim("SACK: the buffer size has a small impact on goodput (≤ 5% between the smallest and the best buffer tried)", all(s <= 0.05 for s in spread.values()), "; ".join(f"a={a:g} {kind}: {_fmt_curve(curves[('sack', kind)][(a, b)])}" for a, b, kind in spread)))
+    claims.append(Claim("buffer-sizing/sack-buffer-size-small-impact", "SACK: the buffer size has a small impact on goodput (≤ 5% between the smallest and the best buffer tried)", all(s <= 0.05 for s in spread.values()), "; ".join(f"a={a:g} {kind}: {_fmt_curve(curves[('sack', kind)][(a, b)])}" for a, b, kind in spread)))
 
     # §III point iii: the largest number of unacknowledged packets is U_N (NewReno) / U_1 (SACK).
     ok, nums = True, []
@@ -328,7 +344,7 @@ def _claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], set
                 seen = curves[(recovery, kind)][(a, b)].rtxq_max[-1] / MSS
                 ok &= abs(seen - predicted) <= 0.02 * predicted
                 nums.append(f"{recovery} a={a:g} {kind}: {seen:.0f} vs {predicted:.0f}")
-    claims.append(Claim("with the largest buffer, the most unacknowledged data matches the model's U (Eq. 3 at n = a(C RTTm + B); SACK's U_1) within 2%", ok, "; ".join(nums)))
+    claims.append(Claim("buffer-sizing/max-unacked-matches-model", "with the largest buffer, the most unacknowledged data matches the model's U (Eq. 3 at n = a(C RTTm + B); SACK's U_1) within 2%", ok, "; ".join(nums)))
 
     # §III point iii: the retransmission and the out-of-order buffer need the same size Q.
     ok, nums = True, []
@@ -338,5 +354,5 @@ def _claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], set
             ok &= send.knee() is not None and send.knee() == recv.knee()
             gap = max(abs(x - y) for x, y in zip(send.utilization, recv.utilization))
             nums.append(f"{r} a={a:g}: knee send {(send.knee() or math.nan) / 1e6:g} MB, recv {(recv.knee() or math.nan) / 1e6:g} MB (largest utilisation difference {gap:.3f})")
-    claims.append(Claim("the retransmission (send) and the out-of-order (receive) buffer need the same size (same simulated knee)", ok, "; ".join(nums)))
+    claims.append(Claim("buffer-sizing/send-and-recv-buffers-same-size", "the retransmission (send) and the out-of-order (receive) buffer need the same size (same simulated knee)", ok, "; ".join(nums)))
     return claims

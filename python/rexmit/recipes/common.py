@@ -3,18 +3,67 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 
-@dataclass
+@dataclass(frozen=True)
 class Claim:
-    """One qualitative claim of a paper, whether the run reproduced it, and the numbers.
-    `holds` is None when the run was too small to decide (a quick run: "needs the full run")."""
+    """One claim of a paper, whether the run reproduced it, and the numbers.
 
+    ``id`` is stable (``recipe/short-name``): tests and documents find a claim by it, never by
+    its text, which may be reworded. ``holds`` is None when the run was too small to decide (a
+    quick run: "needs the full run"). ``paper`` is the paper's own number where it prints one
+    (e.g. "81 ms"), shown beside rexmit's. A ``sanity`` claim cannot fail by construction or by
+    definition (or checks the set-up, not the paper): it is reported apart and not counted in the
+    score; ``why`` says why."""
+
+    id: str
     text: str
     holds: Optional[bool]
     numbers: str
+    paper: Optional[str] = None
+    sanity: bool = False
+    why: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9-]+/[a-z0-9.-]+", self.id):
+            raise ValueError(f"claim id {self.id!r}: must be recipe/name in lowercase letters, digits, '.' and '-'")
+        if self.sanity and not self.why:
+            raise ValueError(f"claim {self.id}: a sanity check must say why it cannot fail (why=...)")
+
+
+def score(claims: Sequence[Claim]) -> dict[str, int]:
+    """Counts of a run's claims: ``held`` of ``counted`` (sanity checks left out), ``undecided``
+    (needs the full run) among them, and the ``sanity`` checks apart."""
+    counted = [c for c in claims if not c.sanity]
+    return {"held": sum(1 for c in counted if c.holds), "counted": len(counted), "undecided": sum(1 for c in counted if c.holds is None), "sanity": len(claims) - len(counted)}
+
+
+def check_ids(claims: Sequence[Claim]) -> None:
+    """Raises ValueError when two claims of a run share an id."""
+    seen: set[str] = set()
+    for c in claims:
+        if c.id in seen:
+            raise ValueError(f"claim id {c.id} appears twice")
+        seen.add(c.id)
+
+
+CLAIM_COLUMNS = ["id", "claim", "paper", "reproduced", "numbers"]
+
+
+def claim_rows(claims: Sequence[Claim], quick: bool) -> list[dict[str, Any]]:
+    """The claims as rows of an index page's table (CLAIM_COLUMNS): counted claims first, sanity
+    checks after them and marked; a quick run says "needs the full run", never "NO"."""
+
+    def verdict(c: Claim) -> str:
+        if c.holds:
+            return "yes"
+        return "needs the full run" if quick or c.holds is None else "NO"
+
+    ordered = [c for c in claims if not c.sanity] + [c for c in claims if c.sanity]
+    return [{"id": c.id, "claim": c.text, "paper": c.paper or "", "reproduced": f"sanity check, not counted: {verdict(c)}" if c.sanity else verdict(c), "numbers": c.numbers} for c in ordered]
 
 
 def decided(holds: bool, enough: bool) -> Optional[bool]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from rexmit import _core
-from rexmit import sweep as sweep_mod
+from rexmit.sweep import PlannedRun, Sweep, SweepError, derive_seed, load as load_runs, run_id_of, run_sweep
 from rexmit.scenario import Scenario
 
 # §IV.A, Fig. 5: 100 Mb/s, 2 ms bottleneck; drop-tail queues of the BDP of a 100 ms flow
@@ -265,7 +265,7 @@ Builder = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @dataclass
-class Seed000Sweep(sweep_mod.Sweep):
+class Seed000Sweep(Sweep):
     """A sweep whose parameters are not scenario keys: ``build`` turns a point's parameters
     (e.g. ``{"load": "heavy", "buffer": "64K", "ack": "NR-SACK"}``) into a scenario table, and
     each replication draws its start times from its own seed (:func:`draw_starts`). Replication
@@ -274,17 +274,17 @@ class Seed000Sweep(sweep_mod.Sweep):
     build: Optional[Builder] = None
     timing: Timing = field(default_factory=Timing)
 
-    def plan(self) -> list[sweep_mod.PlannedRun]:
+    def plan(self) -> list[PlannedRun]:
         if self.build is None:
-            raise sweep_mod.SweepError("Seed000Sweep: no build function")
+            raise SweepError("Seed000Sweep: no build function")
         base_seed = self.seed if self.seed is not None else int(self.base.data.get("seed", 1))
         runs = []
         for i, params in enumerate(self.points()):
             data = self.build(params)
             for r in range(self.replications):
-                seed = sweep_mod.derive_seed(base_seed, r)
+                seed = derive_seed(base_seed, r)
                 s = normalized(draw_starts(data, seed, self.timing))
-                runs.append(sweep_mod.PlannedRun(sweep_mod.run_id_of(s), i, r, seed, params, s))
+                runs.append(PlannedRun(run_id_of(s), i, r, seed, params, s))
         return runs
 
 
@@ -359,8 +359,8 @@ def calibrate(out: Path, loads: dict[str, Load], replications: int, timing: Timi
 
     metrics = [f"link.R1->R2.{m}" for m in ("drop_overflow", "queue_packets_mean", "utilization")]
     spec = make_sweep("seed 000 calibration: cross traffic alone on topology 1", {"load": list(loads)}, lambda p: calibration_build(loads[p["load"]], timing), timing, replications, metrics)
-    sweep_mod.run_sweep(spec, out, jobs=jobs)
-    rows = calibration_rows(sweep_mod.load(out).to_pylist(), loads)
+    run_sweep(spec, out, jobs=jobs)
+    rows = calibration_rows(load_runs(out).to_pylist(), loads)
     notes = [
         "Seed 000 §IV.A loads: the cross traffic of each load alone on topology 1 (Fig. 5), no SCTP flow. Loss = overflow drops / "
         f"offered packets and L = mean queue / {QUEUE_PACKETS} packets (the paper's load), over the whole run; {timing.describe()}.",

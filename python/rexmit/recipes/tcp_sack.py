@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from rexmit import report as report_mod
-from rexmit import sweep as sweep_mod
+from rexmit.sweep import Sweep, load as load_runs, run_sweep
 from rexmit.recipes.common import Claim, decided, param_key
 
 # The five variants of seed 001 (recovery, congestion control). Westwood+ in ns-3 runs on
@@ -85,7 +85,7 @@ def _uniform(rate: float) -> list[dict[str, Any]]:
 def _means(out: Path, x_key: str) -> dict[tuple[str, Any], tuple[float, float]]:
     """Mean goodput and its 95% confidence half-width (Student t) per (variant, x) of a
     finished sweep."""
-    rows = sweep_mod.load(out).to_pylist()
+    rows = load_runs(out).to_pylist()
     acc: dict[tuple[str, Any], list[float]] = {}
     names = {(v[1], v[2]): v[0] for v in TCP_VARIANTS}
     for r in rows:
@@ -122,9 +122,9 @@ def tcp_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
         if name == "fig10_per":  # uncorrelated losses: ns-3's RateErrorModel in packet mode
             base["topology"]["links"][1]["errors"] = _uniform(1e-4)
         spec = {"name": f"seed 001 {name}", "replications": reps, "seed": 1, "base": base, "grid": {key: values}, "zip": _variant_zip(), "report": {"x": key, "metrics": ["flow.bulk.goodput_bps"]}}
-        sweep = sweep_mod.Sweep.from_dict(spec)
+        sweep = Sweep.from_dict(spec)
         fig_dir = out / name
-        sweep_mod.run_sweep(sweep, fig_dir, jobs=jobs)
+        run_sweep(sweep, fig_dir, jobs=jobs)
         report_mod.report(fig_dir)
         means[name] = _means(fig_dir, key)
     return _tcp_sack_claims(means, figures, enough=reps >= 5)
@@ -144,26 +144,26 @@ def _tcp_sack_claims(means: dict[str, dict[tuple[str, Any], tuple[float, float]]
     low = [v for v in burst_values if v <= 1e-5]
     worst = burst_values[-1]
     util = {v: min(g("fig9_burst_rate", v, x) for x in low) for v, _, _ in TCP_VARIANTS}
-    claims.append(Claim("at burst error rates ≤ 1e-5 every variant uses the bottleneck (≥ 90% of 3.89 Mb/s payload)", all(u >= 0.9 * 3.893e6 for u in util.values()), ", ".join(f"{v} {u / 1e6:.2f}" for v, u in util.items())))
+    claims.append(Claim("tcp-sack/fig9-low-error-rates-fill-the-bottleneck", "at burst error rates ≤ 1e-5 every variant uses the bottleneck (≥ 90% of 3.89 Mb/s payload)", all(u >= 0.9 * 3.893e6 for u in util.values()), ", ".join(f"{v} {u / 1e6:.2f}" for v, u in util.items()), paper="every variant uses the bandwidth up to a burst error rate of 1e-5; throughput drops above it"))
     at = {v: g("fig9_burst_rate", v, worst) for v, _, _ in TCP_VARIANTS}
     nums = fmt("fig9_burst_rate", worst)
     above = [x for x in burst_values if x > 1e-5]
-    claims.append(Claim("at 1e-3, Westwood+ beats SACK and NewReno (95% CIs apart)", decided(beats("fig9_burst_rate", "Westwood+", "SACK", worst) and beats("fig9_burst_rate", "Westwood+", "NewReno", worst), enough), nums))
-    claims.append(Claim("§VI: above a burst error rate of 1e-5 SACK performs as well as NewReno and outperforms Tahoe and Reno (95% CIs apart), at every rate", decided(all(beats("fig9_burst_rate", a, b, x) for x in above for a in ("SACK", "NewReno") for b in ("Reno", "Tahoe")), enough), "; ".join(f"{x:g}: {fmt('fig9_burst_rate', x)}" for x in above)))
+    claims.append(Claim("tcp-sack/fig9-westwood-beats-sack-and-newreno", "at 1e-3, Westwood+ beats SACK and NewReno (95% CIs apart)", decided(beats("fig9_burst_rate", "Westwood+", "SACK", worst) and beats("fig9_burst_rate", "Westwood+", "NewReno", worst), enough), nums))
+    claims.append(Claim("tcp-sack/fig9-sack-and-newreno-beat-tahoe-and-reno", "§VI: above a burst error rate of 1e-5 SACK performs as well as NewReno and outperforms Tahoe and Reno (95% CIs apart), at every rate", decided(all(beats("fig9_burst_rate", a, b, x) for x in above for a in ("SACK", "NewReno") for b in ("Reno", "Tahoe")), enough), "; ".join(f"{x:g}: {fmt('fig9_burst_rate', x)}" for x in above)))
     # Overlapping intervals prove little when they are wide: at quick size only a failure counts.
     same = all(close("fig9_burst_rate", "SACK", "NewReno", x) for x in burst_values)
-    claims.append(Claim("§VI: no noticeable difference between SACK and NewReno (95% CIs overlap at every burst error rate)", same if enough or not same else None, "; ".join(f"{x:g}: SACK {g('fig9_burst_rate', 'SACK', x) / 1e6:.2f} ± {ci('fig9_burst_rate', 'SACK', x) / 1e6:.2f}, NewReno {g('fig9_burst_rate', 'NewReno', x) / 1e6:.2f} ± {ci('fig9_burst_rate', 'NewReno', x) / 1e6:.2f}" for x in burst_values)))
-    claims.append(Claim("at 1e-3, Tahoe is the worst", at["Tahoe"] <= min(at.values()), nums))
+    claims.append(Claim("tcp-sack/fig9-sack-like-newreno", "§VI: no noticeable difference between SACK and NewReno (95% CIs overlap at every burst error rate)", same if enough or not same else None, "; ".join(f"{x:g}: SACK {g('fig9_burst_rate', 'SACK', x) / 1e6:.2f} ± {ci('fig9_burst_rate', 'SACK', x) / 1e6:.2f}, NewReno {g('fig9_burst_rate', 'NewReno', x) / 1e6:.2f} ± {ci('fig9_burst_rate', 'NewReno', x) / 1e6:.2f}" for x in burst_values)))
+    claims.append(Claim("tcp-sack/fig9-tahoe-worst", "at 1e-3, Tahoe is the worst", at["Tahoe"] <= min(at.values()), nums))
     per = figures["fig10_per"][1][-1]
     p = {v: g("fig10_per", v, per) for v, _, _ in TCP_VARIANTS}
-    claims.append(Claim(f"uncorrelated loss (PER {per:g}): SACK beats Reno and NewReno, which are close", p["SACK"] > max(p["Reno"], p["NewReno"]) and abs(p["Reno"] - p["NewReno"]) / p["Reno"] < 0.1, ", ".join(f"{v} {x / 1e6:.2f}" for v, x in p.items())))
-    claims.append(Claim("Westwood+ is least affected by PER", p["Westwood+"] >= max(p.values()), ", ".join(f"{v} {x / 1e6:.2f}" for v, x in p.items())))
+    claims.append(Claim("tcp-sack/fig10-sack-beats-reno-and-newreno", f"uncorrelated loss (PER {per:g}): SACK beats Reno and NewReno, which are close", p["SACK"] > max(p["Reno"], p["NewReno"]) and abs(p["Reno"] - p["NewReno"]) / p["Reno"] < 0.1, ", ".join(f"{v} {x / 1e6:.2f}" for v, x in p.items()), paper="SACK ahead of Reno and NewReno above a PER of 1e-4"))
+    claims.append(Claim("tcp-sack/fig10-westwood-least-affected", "Westwood+ is least affected by PER", p["Westwood+"] >= max(p.values()), ", ".join(f"{v} {x / 1e6:.2f}" for v, x in p.items())))
     speeds = figures["fig11_speed"][1]
     s = {v: (g("fig11_speed", v, speeds[0]), g("fig11_speed", v, speeds[-1])) for v, _, _ in TCP_VARIANTS}
-    claims.append(Claim("throughput grows with bottleneck speed for every variant", all(b > a for a, b in s.values()), ", ".join(f"{v} {a / 1e6:.2f}→{b / 1e6:.2f}" for v, (a, b) in s.items())))
+    claims.append(Claim("tcp-sack/fig11-throughput-grows-with-speed", "throughput grows with bottleneck speed for every variant", all(b > a for a, b in s.values()), ", ".join(f"{v} {a / 1e6:.2f}→{b / 1e6:.2f}" for v, (a, b) in s.items()), sanity=True, why="more capacity cannot lower an uncongested bulk transfer's throughput"))
     delays = figures["fig12_delay"][1]
     d = {v: (g("fig12_delay", v, delays[0]), g("fig12_delay", v, delays[-1])) for v, _, _ in TCP_VARIANTS}
-    claims.append(Claim("throughput drops significantly with delay for every variant (≥ 30%)", all(b < 0.7 * a for a, b in d.values()), ", ".join(f"{v} {a / 1e6:.2f}→{b / 1e6:.2f}" for v, (a, b) in d.items())))
+    claims.append(Claim("tcp-sack/fig12-throughput-drops-with-delay", "throughput drops significantly with delay for every variant (≥ 30%)", all(b < 0.7 * a for a, b in d.values()), ", ".join(f"{v} {a / 1e6:.2f}→{b / 1e6:.2f}" for v, (a, b) in d.items()), sanity=True, why="the 128 KiB windows cap throughput at window/RTT (2.1 Mb/s at 250 ms delay, 500 ms RTT), below 70% of the 50 ms value whatever the variant does"))
     return claims
 
 

@@ -5,7 +5,7 @@ Owns reading the per-flow latency metrics (``latency_rtx{1,2,3}_{count,mean_s,p9
 of a finished sweep and combining them over replications: the mean weighted by message count
 and the largest maximum are exact; the 99th percentile is the mean of each run's 99th
 percentile (runs without such a message left out), as the sweep keeps no per-message table.
-Not here: scenarios (``thin_scenarios``) and claims (``thin_streams``).
+Not here: scenarios (``thin_scenarios``), claims (``thin_claims``) and the index page (``thin_report``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from rexmit import report as report_mod
-from rexmit import sweep as sweep_mod
+from rexmit.sweep import load as load_runs
 from rexmit.recipes.thin_scenarios import LABELS, VARIANT_NAMES
 
 BUCKETS = ["rtx1", "rtx2", "rtx3"]
@@ -71,7 +71,7 @@ def total(rows: Sequence[dict[str, Any]], flow: str, metric: str) -> float:
 def by_point(out: Path, keys: Sequence[str]) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
     """A finished sweep's runs grouped by the values of the parameters ``keys``."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for r in sweep_mod.load(out).to_pylist():
+    for r in load_runs(out).to_pylist():
         groups.setdefault(tuple(r[f"param.{k}"] for k in keys), []).append(r)
     return groups
 
