@@ -42,6 +42,7 @@ from typing import Any, Callable, Optional, Union
 from rexmit._lazy import pa, pq
 
 from rexmit import _core
+from rexmit.labels import check_labels
 from rexmit.results import RunResult, _atomic_write_bytes, _atomic_write_table
 from rexmit.scenario import Scenario, _split_path, parse_toml_loosely, read_text_file
 from rexmit.stats import mean_ci
@@ -49,7 +50,7 @@ from rexmit.stats import mean_ci
 SWEEP_FORMAT = 1
 LABELS = ("run_id", "point", "replication", "seed")
 PARAM_PREFIX = "param."
-_SWEEP_KEYS = {"name", "description", "base", "seed", "replications", "grid", "zip", "report", "max_runs"}
+_SWEEP_KEYS = {"name", "description", "base", "seed", "replications", "grid", "zip", "report", "labels", "max_runs"}
 #: Default bound on the runs of one sweep (points x replications); a sweep file may raise it.
 DEFAULT_MAX_RUNS = 100_000
 _REPORT_KEYS = {"x", "metrics"}
@@ -105,6 +106,8 @@ class Sweep:
     seed: Optional[int] = None
     name: Optional[str] = None
     report: dict[str, Any] = field(default_factory=dict)
+    #: Names and units on the report's figures (the sweep file's ``[labels]``; :func:`rexmit.labels.check_labels`).
+    labels: dict[str, Any] = field(default_factory=dict)
     text: Optional[str] = None
     max_runs: int = DEFAULT_MAX_RUNS
     #: A planning progress bar on stderr (None: only on a terminal); set by :func:`run_sweep`.
@@ -157,6 +160,7 @@ class Sweep:
             seed=data.get("seed"),
             name=data.get("name"),
             report=dict(data.get("report", {})),
+            labels=data.get("labels", {}),
             max_runs=data.get("max_runs", DEFAULT_MAX_RUNS),
         )
         sweep.check()
@@ -190,6 +194,10 @@ class Sweep:
         unknown = sorted(set(self.report) - _REPORT_KEYS)
         if unknown:
             raise SweepError(f"report.{unknown[0]}: unknown key (allowed: {', '.join(sorted(_REPORT_KEYS))})")
+        try:
+            self.labels = check_labels(self.labels, self.parameters, len(next(iter(self.zip.values()))) if self.zip else 0)
+        except ValueError as e:
+            raise SweepError(str(e)) from None
         total = self.size()
         if total > self.max_runs:
             raise SweepError(f"{total:,} runs ({total // self.replications:,} points x {self.replications:,} replications) exceed max_runs = {self.max_runs:,}: shrink the grid or replications, or set max_runs in the sweep file to run them anyway")
@@ -258,6 +266,7 @@ class Sweep:
             "replications": self.replications,
             "seed": self.seed,
             "report": self.report,
+            "labels": self.labels,
             "text": self.text,
             "max_runs": self.max_runs,
         }
@@ -278,6 +287,7 @@ class Sweep:
             name=d["name"],
             report=d["report"],
             text=d["text"],
+            labels=d.get("labels", {}),
             max_runs=d.get("max_runs", DEFAULT_MAX_RUNS),
         )
 

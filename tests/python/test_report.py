@@ -45,7 +45,10 @@ def test_sweep_report_writes_png_svg_and_self_contained_html(tmp_path):
     assert SWEEP.strip() in text  # the sweep file, verbatim
     base = Sweep.from_toml(SWEEP).base.to_toml()
     assert 'description = "report test chain"' in base and base in text  # the base scenario, normalized
-    assert "topology.links[0].delay = 10ms" in svgs[0].read_text()  # legend of the other parameter
+    figure_text = svgs[0].read_text()
+    # Human axis labels with scaled units, and the other parameter in the legend (issue 15 §2).
+    for text in ("Sending rate (Mb/s)", "Throughput (Mb/s)", "One-way link delay = 10 ms"):
+        assert f"<!-- {text} -->" in figure_text
     assert "<table>" in page and "±" in page
     assert not re.search(r'(src|href)="(?!data:)', page)  # nothing outside the page
 

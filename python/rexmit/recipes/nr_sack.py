@@ -286,7 +286,7 @@ CMT_FIGURES = [
 
 
 def _paper_figure(res: Results, spec: PaperFigure, figures: Path) -> report_mod.Figure:
-    fig = report_mod._new_figure()
+    fig = report_mod.new_figure()
     ax = fig.add_subplot()
     xs = list(range(len(res.loads)))
     for i, buffer in enumerate(res.buffers):
@@ -301,7 +301,7 @@ def _paper_figure(res: Results, spec: PaperFigure, figures: Path) -> report_mod.
     ax.set_title(f"{spec.title}: mean and 95% CI")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", ncol=len(res.buffers))
-    return report_mod._save(fig, figures, spec.name, spec.title)
+    return report_mod.save_figure(fig, figures, spec.name, spec.title)
 
 
 def _rtxq_runs(res: Results) -> dict[str, list[str]]:
@@ -350,7 +350,7 @@ def _rtxq_figure(res: Results, figures: Path) -> tuple[report_mod.Figure, dict[s
     runs = _rtxq_runs(res)
     buffer = res.buffers[0]
     size = report_mod.as_number(CMT_BUFFERS[buffer])[0] or 0.0
-    fig = report_mod._new_figure(6.4, 5.0)
+    fig = report_mod.new_figure(6.4, 5.0)
     swings = {}
     for i, ack in enumerate(ACKS):
         per_run = []
@@ -369,7 +369,7 @@ def _rtxq_figure(res: Results, figures: Path) -> tuple[report_mod.Figure, dict[s
         ax.grid(alpha=0.3)
     ax.set_xlabel("time (s)")
     title = "Figs. 10-11: retransmission queue evolution in CMT"
-    return report_mod._save(fig, figures, "fig10_11_cmt_rtxq", title), swings
+    return report_mod.save_figure(fig, figures, "fig10_11_cmt_rtxq", title), swings
 
 
 # --- claims -------------------------------------------------------------------------------------
@@ -498,14 +498,14 @@ def _index(out: Path, plan: Plan, claims: list[Claim], calibration: list[dict[st
     ]
     sections = [
         ("Overview", "".join(f"<p>{html.escape(p)}</p>" for p in intro)),
-        ("Claims", report_mod._html_table(claim_rows, ["claim", "reproduced", "numbers"])),
-        ("Figures (mean and 95% CI over the replications)", report_mod._embed(figures)),
+        ("Claims", report_mod.html_table(claim_rows, ["claim", "reproduced", "numbers"])),
+        ("Figures (mean and 95% CI over the replications)", report_mod.embed_figures(figures)),
         ("Reports (one sweep per topology: Figs. 7-9, 13, 15, blocking, timeouts)", f"<ul>{links}</ul>"),
     ]
     if calibration:
-        sections.insert(2, ("Calibration: cross traffic alone on topology 1 (§IV.A loads)", report_mod._html_table(calibration)))
+        sections.insert(2, ("Calibration: cross traffic alone on topology 1 (§IV.A loads)", report_mod.html_table(calibration)))
     page = out / "index.html"
-    page.write_text(report_mod._page("rexmit reproduce nr-sack (seed 000)", sections), encoding="utf-8")
+    page.write_text(report_mod.html_page("rexmit reproduce nr-sack (seed 000)", sections), encoding="utf-8")
     return page
 
 

@@ -135,7 +135,7 @@ def _colours(names: Sequence[str]) -> dict[str, Any]:
 def bars(stats: Stats, figures: Path, name: str, title: str, buckets: Sequence[str] = BUCKETS) -> report_mod.Figure:
     """Seed 004 Fig. 8's style: per retransmission count, one bar per variant for the mean, a
     dash at the 99th percentile and a cross at the maximum."""
-    fig = report_mod._new_figure(9.0, 4.4)
+    fig = report_mod.new_figure(9.0, 4.4)
     ax = fig.add_subplot()
     names = list(stats)
     colour = _colours(names)
@@ -151,14 +151,14 @@ def bars(stats: Stats, figures: Path, name: str, title: str, buckets: Sequence[s
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.1))
-    return report_mod._save(fig, figures, name, title)
+    return report_mod.save_figure(fig, figures, name, title)
 
 
 def lines(series: dict[Any, Stats], x_label: str, figures: Path, name: str, title: str, buckets: Sequence[str], stats_drawn: Sequence[str] = ("mean", "p99"), variants: Sequence[str] = LINE_VARIANTS) -> report_mod.Figure:
     """Seed 004 Fig. 10's style: latency against ``x`` (the keys of ``series``, numbers), one
     panel per retransmission count, one colour per variant, mean solid and p99 dashed."""
     xs = sorted(series)
-    fig = report_mod._new_figure(4.2 * len(buckets), 4.2)
+    fig = report_mod.new_figure(4.2 * len(buckets), 4.2)
     axes = fig.subplots(1, len(buckets), squeeze=False)[0]
     colour = _colours(variants)
     styles = {"mean": "-", "p99": "--", "max": ":"}
@@ -172,14 +172,14 @@ def lines(series: dict[Any, Stats], x_label: str, figures: Path, name: str, titl
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize="x-small", ncol=2)
     fig.suptitle(title)
-    return report_mod._save(fig, figures, name, title)
+    return report_mod.save_figure(fig, figures, name, title)
 
 
 def fairness_figure(goodput: dict[tuple[str, bool], dict[float, tuple[float, float]]], figures: Path) -> report_mod.Figure:
     """Seed 004 Fig. 11: (a) the test stream's and (b) the greedy flow's throughput against the
     test stream's attempted rate, with lksctp and with all modifications. ``goodput`` maps
     (greedy kind, modified) to {attempted rate: (test stream, greedy) bit/s}."""
-    fig = report_mod._new_figure(10.0, 4.2)
+    fig = report_mod.new_figure(10.0, 4.2)
     a, b = fig.subplots(1, 2)
     for (greedy, modified), points in sorted(goodput.items()):
         rates = sorted(points)
@@ -195,13 +195,13 @@ def fairness_figure(goodput: dict[tuple[str, bool], dict[float, tuple[float, flo
     a.legend(fontsize="x-small")
     title = "Fig. 11: fairness, 1 Mb/s bottleneck, 50 ms each way"
     fig.suptitle(title)
-    return report_mod._save(fig, figures, "fig11_fairness", title)
+    return report_mod.save_figure(fig, figures, "fig11_fairness", title)
 
 
 def preset_bars(per_preset: dict[str, Stats], figures: Path) -> report_mod.Figure:
     """Table 1's applications: per source, one bar per variant for the mean latency of the
     messages retransmitted at least once, a cross at the maximum (log scale)."""
-    fig = report_mod._new_figure(10.0, 4.4)
+    fig = report_mod.new_figure(10.0, 4.4)
     ax = fig.add_subplot()
     presets = list(per_preset)
     names = VARIANT_NAMES
@@ -219,4 +219,4 @@ def preset_bars(per_preset: dict[str, Stats], figures: Path) -> report_mod.Figur
     ax.set_title(title, fontsize="medium")
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize="x-small", ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.1))
-    return report_mod._save(fig, figures, "table1_presets", title)
+    return report_mod.save_figure(fig, figures, "table1_presets", title)

@@ -480,13 +480,13 @@ def _index(out: Path, r: Results, claims: list[Claim], figures: list[report_mod.
     claim_rows = [{"claim": c.text, "reproduced": "yes" if c.holds else "NO", "numbers": c.numbers} for c in claims]
     sections = [
         ("Overview", "".join(f"<p>{html.escape(p)}</p>" for p in intro)),
-        ("Claims", report_mod._html_table(claim_rows, ["claim", "reproduced", "numbers"])),
-        ("Figures (bars: mean; dash: 99th percentile; cross: maximum)", report_mod._embed(figures)),
-        *((t, report_mod._html_table(rows)) for t, rows in tables),
+        ("Claims", report_mod.html_table(claim_rows, ["claim", "reproduced", "numbers"])),
+        ("Figures (bars: mean; dash: 99th percentile; cross: maximum)", report_mod.embed_figures(figures)),
+        *((t, report_mod.html_table(rows)) for t, rows in tables),
         ("Sweep reports", f"<ul>{links}</ul>"),
     ]
     page = out / "index.html"
-    page.write_text(report_mod._page("rexmit reproduce thin-streams (seed 004)", sections), encoding="utf-8")
+    page.write_text(report_mod.html_page("rexmit reproduce thin-streams (seed 004)", sections), encoding="utf-8")
     return page
 
 
