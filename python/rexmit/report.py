@@ -15,7 +15,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 from rexmit._lazy import pa, pq
 
@@ -269,7 +269,7 @@ def _subject(metric: str) -> str:
     return f"{parts[0]} {'.'.join(parts[1:-1])}" if len(parts) > 2 else ""
 
 
-def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric: str, others: list[str], figures_dir: Path, markers: Sequence[Marker] = ()) -> Figure:
+def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric: str, others: list[str], figures_dir: Path, markers: Sequence[Marker] = (), name: Optional[str] = None, title: Optional[str] = None) -> Figure:
     from rexmit.sweep import PARAM_PREFIX, SweepError
 
     rows = summary.to_pylist()
@@ -313,12 +313,68 @@ def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric:
     ax.set_xlabel(x_text)
     ax.set_ylabel(y_text)
     subject = _subject(metric)
-    title = f"{y_label.name} ({subject}) vs {x_label.name}" if subject else f"{y_label.name} vs {x_label.name}"
+    title = title or (f"{y_label.name} ({subject}) vs {x_label.name}" if subject else f"{y_label.name} vs {x_label.name}")
     ax.set_title(f"{title}: mean and 95% CI", fontsize="medium")
     ax.grid(alpha=0.3)
     if len(groups) > 1 or marks:
         ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(3, len(groups) + len(marks)))
-    return save_figure(fig, figures_dir, f"{metric}_vs_{x_param or 'point'}", title)
+    return save_figure(fig, figures_dir, name or f"{metric}_vs_{x_param or 'point'}", title)
+
+
+def _lines_of(sweep: Any, x_param: Optional[str]) -> list[str]:
+    """The parameters that make separate lines: those that do not move with x (zipped ones do)."""
+    moves_with_x = set(sweep.zip) if x_param in sweep.zip else {x_param}
+    return [p for p in sweep.parameters if p not in moves_with_x]
+
+
+def sweep_figure(out_dir: Union[str, Path], metric: str, x: Optional[str] = None, figures_dir: Optional[Path] = None, name: Optional[str] = None, title: Optional[str] = None, markers: Sequence[Marker] = ()) -> Figure:
+    """One figure of a finished sweep, as its report draws it (``metric`` against ``x``, mean and
+    95% CI, one line per combination of the other parameters, labelled by :mod:`rexmit.labels`
+    and the sweep's ``[labels]``), written to ``figures_dir`` (default ``DIR/figures``) as
+    ``name`` with ``title`` (e.g. the paper's figure number): for a reproduction's index page."""
+    from rexmit.metric_names import canonical
+    from rexmit.sweep import Sweep, SweepError, summarize
+
+    out = Path(out_dir)
+    sweep = Sweep.from_saved(out)
+    summary = summarize(out)
+    x_param = x or sweep.report.get("x") or (sweep.parameters[0] if sweep.parameters else None)
+    metric = canonical(metric)
+    if f"{metric}.mean" not in summary.column_names:
+        raise SweepError(f"metric {metric!r} is not in the results of {out}")
+    return _sweep_figure(summary, sweep, x_param, metric, _lines_of(sweep, x_param), figures_dir or out / "figures", markers, name, title)
+
+
+def claims_table(claims: Sequence[Any]) -> str:
+    """The claims of a reproduction (``Claim`` objects or the dicts of ``claims.json``) as an HTML
+    table: the claim, the verdict, the paper's value where the claim records one (``paper``) and
+    rexmit's numbers. Sanity checks (``sanity``) say so beside their text."""
+    rows = []
+    for c in claims:
+        d = c if isinstance(c, Mapping) else vars(c)
+        holds = d.get("holds")
+        text = d["text"] + (" (sanity check, not counted)" if d.get("sanity") else "")
+        rows.append({"claim": text, "reproduced": "yes" if holds else ("needs the full run" if holds is None else "NO"), "paper": d.get("paper") or "", "rexmit": d.get("numbers", "")})
+    columns = ["claim", "reproduced", "paper", "rexmit"] if any(r["paper"] for r in rows) else ["claim", "reproduced", "rexmit"]
+    return html_table(rows, columns)
+
+
+def reproduction_index(out: Path, title: str, overview: Sequence[str], claims: Sequence[Any], figures: Sequence[Figure], sections: Sequence[tuple[str, str]] = ()) -> Path:
+    """A reproduction's ``out/index.html``: the overview (paragraphs of plain text), the claims
+    (:func:`claims_table`), each figure under its title (the paper's figure number), then
+    ``sections`` (heading, HTML) and links to the sweep reports under ``out``."""
+    links = "".join(f'<li><a href="{html.escape(p.parent.name)}/report.html">{html.escape(p.parent.name)}</a></li>' for p in sorted(out.glob("*/report.html")))
+    drawn = "\n".join(f"<h3>{html.escape(f.title)}</h3>\n{embed_figures([f])}" for f in figures) or "<p><em>(no figures)</em></p>"
+    parts = [
+        ("Overview", "".join(f"<p>{html.escape(p)}</p>" for p in overview)),
+        ("Claims", claims_table(claims)),
+        ("Figures (mean and 95% CI over the replications)", drawn),
+        *sections,
+        ("Reports (one per sweep: every figure, the summary table, the sweep and its base scenario)", f"<ul>{links}</ul>"),
+    ]
+    page = out / "index.html"
+    page.write_text(html_page(title, parts), encoding="utf-8")
+    return page
 
 
 def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str], markers: Sequence[Marker] = (), notes: Sequence[str] = (), tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = ()) -> Path:
@@ -338,9 +394,7 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str],
         if f"{m}.mean" not in summary.column_names:
             numeric = [c[: -len(".mean")] for c in summary.column_names if c.endswith(".mean")]
             raise SweepError(f"metric {m!r} is not in the results (for example: {', '.join(numeric[:8])})")
-    # Lines: one per combination of the parameters that do not move with x (zipped ones do).
-    moves_with_x = set(sweep.zip) if x_param in sweep.zip else {x_param}
-    others = [p for p in params if p not in moves_with_x]
+    others = _lines_of(sweep, x_param)
     _clear_figures(out / "figures")
     figures = [_sweep_figure(summary, sweep, x_param, m, others, out / "figures", markers) for m in chosen] if summary.num_rows else []
     table_rows = []
@@ -402,4 +456,4 @@ def report(
     raise FileNotFoundError(f"{out_dir}: neither a run directory (summary.json) nor a sweep directory (sweep.json)")
 
 
-__all__ = ["report", "Marker", "Figure", "as_number", "new_figure", "save_figure", "html_table", "html_page", "embed_figures"]
+__all__ = ["report", "Marker", "Figure", "as_number", "sweep_figure", "new_figure", "save_figure", "html_table", "html_page", "embed_figures", "claims_table", "reproduction_index"]

@@ -18,6 +18,16 @@ def test_tcp_sack_quick_reproduction(tmp_path):
         if "every variant uses the bottleneck" in text or "grows with bottleneck speed" in text or "drops significantly with delay" in text:
             assert c["holds"], c
     assert "reproduced" in r.stdout
+    # index.html: the paper's figure numbers as titles, the figures with human labels, the claims.
+    page = (out / "index.html").read_text()
+    for title in ("Fig. 9: throughput vs burst error rate", "Fig. 12: throughput vs bottleneck delay"):
+        assert f"<h3>{title}</h3>" in page
+    assert page.count("data:image/svg+xml;base64,") == 4
+    assert "every variant uses the bottleneck" in page
+    svg = (out / "figures" / "fig11_speed.svg").read_text()
+    for text in ("Goodput (Mb/s)", "Bottleneck speed (Mb/s)", "Tahoe", "Westwood+"):
+        assert f"<!-- {text} -->" in svg
+    assert "apps[0].tcp" not in svg and "1e6" not in svg
 
 
 def test_unknown_reproduction_is_an_error(tmp_path):

@@ -59,7 +59,6 @@ calibration (4 loads × 3 runs). Quick: low and heavy load, 64K (SCTP) and 128K 
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -69,6 +68,7 @@ import pyarrow.parquet as pq
 from rexmit import report as report_mod
 from rexmit import sweep as sweep_mod
 from rexmit.recipes import seed000_setup as setup
+from rexmit.labels import PALETTE
 from rexmit.recipes.common import Claim
 from rexmit.scenario import Scenario
 from rexmit.stats import Estimate, mean_ci
@@ -273,15 +273,15 @@ class PaperFigure:
 SCTP_FIGURES = [
     PaperFigure("fig7_sctp_rtxq_util_l", "Fig. 7: RtxQ_Util_L in SCTP", F + "rtxq_util_l", "RtxQ_Util_L"),
     PaperFigure("fig8_sctp_rtxq_util", "Fig. 8: RtxQ_Util in SCTP", F + "rtxq_util", "RtxQ_Util"),
-    PaperFigure("sctp_blocked", "Send-buffer blocking in SCTP (§V.B)", BLOCKED, "fraction of the trace window blocked"),
-    PaperFigure("sctp_goodput", "Goodput of SCTP", GOODPUT, "goodput over the trace window (Mb/s)", 1e-6),
+    PaperFigure("sctp_blocked", "Send-buffer blocking in SCTP (§V.B)", BLOCKED, "Time send-buffer blocked (fraction of the trace window)"),
+    PaperFigure("sctp_goodput", "Goodput of SCTP", GOODPUT, "Goodput over the trace window (Mb/s)", 1e-6),
 ]
 CMT_FIGURES = [
     PaperFigure("fig9_cmt_rtxq_util", "Fig. 9: RtxQ_Util in CMT", F + "rtxq_util", "RtxQ_Util"),
-    PaperFigure("fig13_cmt_timeouts", "Fig. 13: timeout recoveries in CMT", F + "timeouts", "timeouts (from the association's start)"),
-    PaperFigure("cmt_blocked", "Send-buffer blocking in CMT (§V.B)", BLOCKED, "fraction of the trace window blocked"),
-    PaperFigure("fig14_cmt_goodput", "Fig. 14: goodput of CMT", GOODPUT, "goodput over the trace window (Mb/s)", 1e-6),
-    PaperFigure("fig15_cmt_rtxq_mean", "Fig. 15: average rtxq size in CMT", F + "rtxq_bytes_mean", "average rtxq (KB)", 1e-3),
+    PaperFigure("fig13_cmt_timeouts", "Fig. 13: timeout recoveries in CMT", F + "timeouts", "Timeouts (from the association's start)"),
+    PaperFigure("cmt_blocked", "Send-buffer blocking in CMT (§V.B)", BLOCKED, "Time send-buffer blocked (fraction of the trace window)"),
+    PaperFigure("fig14_cmt_goodput", "Fig. 14: goodput of CMT", GOODPUT, "Goodput over the trace window (Mb/s)", 1e-6),
+    PaperFigure("fig15_cmt_rtxq_mean", "Fig. 15: average rtxq size in CMT", F + "rtxq_bytes_mean", "Average rtxq (KB)", 1e-3),
 ]
 
 
@@ -294,9 +294,11 @@ def _paper_figure(res: Results, spec: PaperFigure, figures: Path) -> report_mod.
             cells = [res.cells[(load, buffer, ack)][spec.metric] for load in res.loads]
             means = [e.mean * spec.scale if e.mean is not None else float("nan") for e in cells]
             errs = [(e.half_width or 0.0) * spec.scale for e in cells]
-            ax.errorbar(xs, means, yerr=errs, color=f"C{i}", marker="o" if ack == "SACK" else "s", linestyle="--" if ack == "SACK" else "-", capsize=3, label=f"{buffer} {ack}")
-    ax.set_xticks(xs, res.loads)
-    ax.set_xlabel("cross-traffic load" + (" on path 1 (path 2: low)" if res.name == "cmt" else ""))
+            # The paper's names: SCTP-SACK, CMT-NR-SACK, ... with the send buffer.
+            label = f"{'CMT' if res.name == 'cmt' else 'SCTP'}-{ack}, {buffer}"
+            ax.errorbar(xs, means, yerr=errs, color=PALETTE[i % len(PALETTE)], marker="o" if ack == "SACK" else "s", linestyle="--" if ack == "SACK" else "-", capsize=3, label=label)
+    ax.set_xticks(xs, [load.capitalize() for load in res.loads])
+    ax.set_xlabel("Cross-traffic load" + (" on path 1 (path 2: low)" if res.name == "cmt" else ""))
     ax.set_ylabel(spec.ylabel)
     ax.set_title(f"{spec.title}: mean and 95% CI")
     ax.grid(alpha=0.3)
@@ -361,13 +363,13 @@ def _rtxq_figure(res: Results, figures: Path) -> tuple[report_mod.Figure, dict[s
         ax = fig.add_subplot(2, 1, i + 1)
         t, v = _series(res.dir, runs[ack][0])[SERIES_RTXQ]
         w = _warmup_s(res.dir, runs[ack][0])
-        ax.plot(t, [x / 1024 for x in v], linewidth=0.6)
+        ax.plot(t, [x / 1024 for x in v], linewidth=0.6, color=PALETTE[i])
         ax.axvline(w, color="grey", linestyle="--", linewidth=1, label="trace starts")
         ax.set_xlim(w - 2, t[-1])
-        ax.set_ylabel("rtxq (KiB)")
+        ax.set_ylabel("Retransmission queue (KiB)")
         ax.set_title(f"CMT-{ack}, {buffer} send buffer, {res.loads[-1]} path-1 load (Fig. {10 + i})", fontsize="small")
         ax.grid(alpha=0.3)
-    ax.set_xlabel("time (s)")
+    ax.set_xlabel("Time (s)")
     title = "Figs. 10-11: retransmission queue evolution in CMT"
     return report_mod.save_figure(fig, figures, "fig10_11_cmt_rtxq", title), swings
 
@@ -487,8 +489,6 @@ def _claims(s: Results, c: Results, swings: dict[str, RtxqSwing]) -> list[Claim]
 
 # --- the index page -----------------------------------------------------------------------------
 def _index(out: Path, plan: Plan, claims: list[Claim], calibration: list[dict[str, Any]], figures: list[report_mod.Figure], quick: bool) -> Path:
-    links = "".join(f'<li><a href="{html.escape(p.parent.name)}/report.html">{html.escape(p.parent.name)}</a></li>' for p in sorted(out.glob("*/report.html")))
-    claim_rows = [{"claim": c.text, "reproduced": "yes" if c.holds else "NO", "numbers": c.numbers} for c in claims]
     intro = [
         "Seed 000: NR-SACKs vs SACKs for unordered SCTP (topology 1, Fig. 5) and CMT (topology 2, Fig. 6) over HTTP / video / FTP cross traffic. "
         + (f"{'Quick' if quick else 'Full'} version: loads {', '.join(plan.loads)}; buffers {', '.join(plan.sctp_buffers)} (SCTP) and {', '.join(plan.cmt_buffers)} (CMT); "
@@ -496,17 +496,8 @@ def _index(out: Path, plan: Plan, claims: list[Claim], calibration: list[dict[st
         plan.timing.describe() + ". Loads: " + "; ".join(f"{n}: {setup.LOADS[n].describe()} per pair and direction" for n in plan.loads) + ".",
         "The choices where the paper gives no number, and the calibration of the loads, are in the recipe's docstring (rexmit/recipes/nr_sack.py) and in each report.",
     ]
-    sections = [
-        ("Overview", "".join(f"<p>{html.escape(p)}</p>" for p in intro)),
-        ("Claims", report_mod.html_table(claim_rows, ["claim", "reproduced", "numbers"])),
-        ("Figures (mean and 95% CI over the replications)", report_mod.embed_figures(figures)),
-        ("Reports (one sweep per topology: Figs. 7-9, 13, 15, blocking, timeouts)", f"<ul>{links}</ul>"),
-    ]
-    if calibration:
-        sections.insert(2, ("Calibration: cross traffic alone on topology 1 (§IV.A loads)", report_mod.html_table(calibration)))
-    page = out / "index.html"
-    page.write_text(report_mod.html_page("rexmit reproduce nr-sack (seed 000)", sections), encoding="utf-8")
-    return page
+    sections = [("Calibration: cross traffic alone on topology 1 (§IV.A loads)", report_mod.html_table(calibration))] if calibration else []
+    return report_mod.reproduction_index(out, "rexmit reproduce nr-sack (seed 000)", intro, claims, figures, sections)
 
 
 def nr_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
