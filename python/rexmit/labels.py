@@ -106,6 +106,10 @@ _VALUES: dict[str, dict[str, str]] = {
     "profile": {"rfc": "RFC defaults", "linux": "Linux"},
 }
 _INDEX = re.compile(r"\[\d+\]")
+# Latency per retransmission count (seed 004 Fig. 8): latency_rtx2_p99_s, latency_rtx4plus_mean_s.
+_RTX_LATENCY = re.compile(r"latency_rtx(\d|4plus)_(mean|p99|max)_s")
+_ORDINALS = {"0": "no", "1": "1st", "2": "2nd", "3": "3rd", "4plus": "4th or later"}
+_STATS = {"mean": "Mean", "p99": "99th-percentile", "max": "Maximum"}
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,12 @@ def metric_label(metric: str, labels: Optional[Mapping[str, Any]] = None) -> Lab
     in words."""
     entry = (labels or {}).get(metric)
     leaf = metric.rsplit(".", 1)[-1]
-    default = _METRICS.get(leaf) or leaf.replace("_", " ").capitalize()
+    rtx = _RTX_LATENCY.fullmatch(leaf)
+    if rtx:
+        retransmission = "retransmission" if rtx.group(1) != "0" else "retransmission needed"
+        default = f"{_STATS[rtx.group(2)]} latency, {_ORDINALS[rtx.group(1)]} {retransmission}"
+    else:
+        default = _METRICS.get(leaf) or leaf.replace("_", " ").capitalize()
     return _with_entry(Label(default, base_unit(metric)), entry)
 
 
@@ -279,12 +288,13 @@ def _quantity_text(value: Any) -> str:
     """``"25ms"`` -> ``25 ms``, ``"4Mbps"`` -> ``4 Mb/s``; other values as text."""
     text = value_text(value)
     m = re.fullmatch(r"([0-9.eE+-]+)\s*([A-Za-zµ/]+)", text)
-    if m is None:
-        return text
-    unit = {"bps": "b/s", "kbps": "kb/s", "Mbps": "Mb/s", "Gbps": "Gb/s"}.get(m.group(2), m.group(2))
+    if m is None or (m.group(2) not in UNITS and m.group(2) not in _RATE_SUFFIXES):
+        return text  # "64K" is a name, not a quantity
+    unit = _RATE_SUFFIXES.get(m.group(2), m.group(2))
     return f"{m.group(1)} {unit}"
 
 
+_RATE_SUFFIXES = {"bps": "b/s", "kbps": "kb/s", "Mbps": "Mb/s", "Gbps": "Gb/s"}
 _ENTRY_KEYS = {"name", "unit", "values"}
 
 

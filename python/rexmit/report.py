@@ -13,6 +13,7 @@ import base64
 import html
 import json
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
@@ -312,9 +313,9 @@ def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric:
         ax.set_xscale("log")  # rates spanning decades (error rates, PER)
     ax.set_xlabel(x_text)
     ax.set_ylabel(y_text)
-    subject = _subject(metric)
+    subject = _subject(metric) if metric not in sweep.labels else ""  # a name given says what it is
     title = title or (f"{y_label.name} ({subject}) vs {x_label.name}" if subject else f"{y_label.name} vs {x_label.name}")
-    ax.set_title(f"{title}: mean and 95% CI", fontsize="medium")
+    ax.set_title(textwrap.fill(f"{title}: mean and 95% CI", 75), fontsize="medium")
     ax.grid(alpha=0.3)
     if len(groups) > 1 or marks:
         ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(3, len(groups) + len(marks)))

@@ -18,6 +18,15 @@ def test_nr_sack_quick_reproduction(tmp_path):
         assert list((out / sweep / "figures").glob("*.png"))
     index = (out / "index.html").read_text()
     assert "Fig. 8" in index and "Fig. 14" in index and "Figs. 10-11" in index
+    assert "<h3>Fig. 14: goodput of CMT</h3>" in index
+    # The paper's names (CMT-SACK, CMT-NR-SACK) in the legends, goodput in Mb/s, the sweeps'
+    # own figures named by the recipe's labels.
+    svg = (out / "figures" / "fig14_cmt_goodput.svg").read_text()
+    for text in ("CMT-SACK, 128K", "CMT-NR-SACK, 128K", "Goodput over the trace window (Mb/s)", "Cross-traffic load on path 1 (path 2: low)"):
+        assert f"<!-- {text} -->" in svg, text
+    sweep_svg = next((out / "sctp" / "figures").glob("*rtxq_util_vs_load.svg")).read_text()
+    for text in ("Cross-traffic load", "RtxQ_Util", "Send buffer = 64K, NR-SACK"):
+        assert f"<!-- {text} -->" in sweep_svg, text
     claims = {c["text"]: c for c in load_claims(out / "claims.json")}
     assert all(c["numbers"] for c in claims.values())
     # The core claim of seed 000 §V.A (Figs. 8-9): NR-SACK's RtxQ_Util is 1, SACK's is below 1

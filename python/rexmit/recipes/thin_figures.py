@@ -18,6 +18,7 @@ from typing import Any, Optional, Sequence
 
 from rexmit import report as report_mod
 from rexmit import sweep as sweep_mod
+from rexmit.labels import PALETTE
 from rexmit.recipes.thin_scenarios import LABELS, VARIANT_NAMES
 
 BUCKETS = ["rtx1", "rtx2", "rtx3"]
@@ -125,11 +126,17 @@ def cause_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 # --- figures -------------------------------------------------------------------------------
-def _colours(names: Sequence[str]) -> dict[str, Any]:
-    from matplotlib import colormaps
+# Okabe-Ito without black (the 99th percentile and maximum marks are black); a variant past the
+# seventh colour is told apart by hatching.
+_COLOURS = [c for c in PALETTE if c != "#000000"]
 
-    cmap = colormaps["tab10"]
-    return {v: cmap(VARIANT_NAMES.index(v) % 10) for v in names}
+
+def _colours(names: Sequence[str]) -> dict[str, Any]:
+    return {v: _COLOURS[VARIANT_NAMES.index(v) % len(_COLOURS)] for v in names}
+
+
+def _hatch(variant: str) -> Optional[str]:
+    return "//" if VARIANT_NAMES.index(variant) >= len(_COLOURS) else None
 
 
 def bars(stats: Stats, figures: Path, name: str, title: str, buckets: Sequence[str] = BUCKETS) -> report_mod.Figure:
@@ -143,11 +150,11 @@ def bars(stats: Stats, figures: Path, name: str, title: str, buckets: Sequence[s
     for i, v in enumerate(names):
         xs = [k + (i - (len(names) - 1) / 2) * width for k in range(len(buckets))]
         lat = [stats[v][b] for b in buckets]
-        ax.bar(xs, [x.mean * 1e3 for x in lat], width, color=colour[v], label=LABELS[v])
+        ax.bar(xs, [x.mean * 1e3 for x in lat], width, color=colour[v], hatch=_hatch(v), edgecolor="white", label=LABELS[v])
         ax.scatter(xs, [x.p99 * 1e3 for x in lat], marker="_", s=120, color="black", zorder=3, label="99th percentile" if i == 0 else None)
         ax.scatter(xs, [x.max * 1e3 for x in lat], marker="x", s=20, color="black", zorder=3, label="maximum" if i == 0 else None)
     ax.set_xticks(range(len(buckets)), [f"{ORDINAL[b]} retransmission" for b in buckets])
-    ax.set_ylabel("latency (ms)")
+    ax.set_ylabel("Latency (ms)")
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.1))
@@ -167,8 +174,8 @@ def lines(series: dict[Any, Stats], x_label: str, figures: Path, name: str, titl
             for stat in stats_drawn:
                 ys = [getattr(series[x][v][b], stat) * 1e3 for x in xs]
                 ax.plot(xs, ys, styles[stat], marker="o", markersize=3, color=colour[v], label=f"{LABELS[v]} {stat}")
-        ax.set_xlabel(x_label)
-        ax.set_ylabel(f"latency of the {ORDINAL[b]} retransmission (ms)")
+        ax.set_xlabel(x_label[:1].upper() + x_label[1:])
+        ax.set_ylabel(f"Latency of the {ORDINAL[b]} retransmission (ms)")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize="x-small", ncol=2)
     fig.suptitle(title)
@@ -185,11 +192,12 @@ def fairness_figure(goodput: dict[tuple[str, bool], dict[float, tuple[float, flo
         rates = sorted(points)
         style = dict(marker="o" if modified else "s", linestyle="-" if modified else "--", markersize=4)
         label = f"{'modified' if modified else 'lksctp'} vs greedy {greedy.replace('_bulk', '').upper()}"
-        a.plot([r / 1e3 for r in rates], [points[r][0] / 1e3 for r in rates], label=label, **style)
-        b.plot([r / 1e3 for r in rates], [points[r][1] / 1e3 for r in rates], label=label, **style)
-    for ax, what in ((a, "(a) test stream throughput (kb/s)"), (b, "(b) greedy flow throughput (kb/s)")):
+        colour = PALETTE[(2 if greedy.startswith("tcp") else 0) + int(modified)]
+        a.plot([r / 1e3 for r in rates], [points[r][0] / 1e3 for r in rates], label=label, color=colour, **style)
+        b.plot([r / 1e3 for r in rates], [points[r][1] / 1e3 for r in rates], label=label, color=colour, **style)
+    for ax, what in ((a, "(a) Test stream throughput (kb/s)"), (b, "(b) Greedy flow throughput (kb/s)")):
         ax.set_xscale("log")
-        ax.set_xlabel("attempted rate of the test stream (kb/s)")
+        ax.set_xlabel("Attempted rate of the test stream (kb/s)")
         ax.set_ylabel(what)
         ax.grid(alpha=0.3)
     a.legend(fontsize="x-small")
@@ -210,11 +218,11 @@ def preset_bars(per_preset: dict[str, Stats], figures: Path) -> report_mod.Figur
     for i, v in enumerate(names):
         xs = [k + (i - (len(names) - 1) / 2) * width for k in range(len(presets))]
         lat = [per_preset[p][v]["any"] for p in presets]
-        ax.bar(xs, [x.mean * 1e3 for x in lat], width, color=colour[v], label=LABELS[v])
+        ax.bar(xs, [x.mean * 1e3 for x in lat], width, color=colour[v], hatch=_hatch(v), edgecolor="white", label=LABELS[v])
         ax.scatter(xs, [x.max * 1e3 for x in lat], marker="x", s=16, color="black", zorder=3, label="maximum" if i == 0 else None)
     ax.set_yscale("log")
     ax.set_xticks(range(len(presets)), presets)
-    ax.set_ylabel("latency of retransmitted messages (ms)")
+    ax.set_ylabel("Latency of retransmitted messages (ms)")
     title = "Table 1 sources (RTT 100 ms, 5% loss): mean and max latency of retransmitted messages"
     ax.set_title(title, fontsize="medium")
     ax.grid(axis="y", alpha=0.3)

@@ -66,7 +66,6 @@ two fairness rates against TCP, two sources for 30 min.
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +75,7 @@ from rexmit import report as report_mod
 from rexmit import sweep as sweep_mod
 from rexmit.recipes import thin_figures as tf
 from rexmit.recipes import thin_scenarios as ts
+from rexmit.labels import metric_label
 from rexmit.recipes.common import Claim
 from rexmit.recipes.thin_figures import Latency, Stats
 
@@ -111,14 +111,30 @@ FULL = Plan(ts.TEST_DURATION_S, 20, ts.LOSSES, ts.RTTS_MS, ts.IATS_MS, ts.TEST_D
 QUICK = Plan(ts.TEST_DURATION_S, 5, [0.05], [0, 100], [50, 250], 1200, 1, 1200, [100], [], 1, [250, 4], ["tcp_bulk"], 120, 1, ["game", "ssh"], 1800, 1)
 
 
+def _labels(varied: Sequence[str], metrics: Sequence[str]) -> dict[str, Any]:
+    """The sweep reports' names: seed 004's words for the varied keys, latencies in ms, each
+    metric named with its variant."""
+    keys = {
+        ts.RTT_KEY: {"name": "Sender's link delay (RTT/2)", "unit": "ms"},
+        ts.LOSS_KEY: "Uniform loss rate",
+        ts.IAT_KEY: {"name": "Interarrival time", "unit": "ms"},
+        ts.SOURCE_KEY: "Table 1 source",
+    }
+    out: dict[str, Any] = {k: v for k, v in keys.items() if k in varied}
+    for m in metrics:
+        flow = m.split(".")[1]
+        out[m] = {"name": f"{ts.LABELS.get(flow, flow)}: {metric_label(m).name[0].lower()}{metric_label(m).name[1:]}", "unit": "ms"}
+    return out
+
+
 def _sweep(out: Path, name: str, title: str, base: dict[str, Any], grid: dict[str, list[Any]], zip_: dict[str, list[Any]], reps: int, jobs: Optional[int], x: str, metrics: Sequence[str], tables: Callable[[Path], list[tuple[str, list[dict[str, Any]]]]]) -> Path:
-    spec = {"name": f"seed 004 {title}", "replications": reps, "seed": 4, "base": base, "grid": grid, "zip": zip_, "report": {"x": x, "metrics": list(metrics)}}
+    spec = {"name": f"seed 004 {title}", "replications": reps, "seed": 4, "base": base, "grid": grid, "zip": zip_, "report": {"x": x, "metrics": list(metrics)}, "labels": _labels([*grid, *zip_], [*metrics, *FALLBACK_MEANS])}
     d = out / name
     sweep_mod.run_sweep(sweep_mod.Sweep.from_dict(spec), d, jobs=jobs)
     # A short run may have no message with a 2nd retransmission (an all-null column): then the
     # figures show the mean latency of all messages.
     present = set(sweep_mod.summarize(d).column_names)
-    drawn = [m for m in metrics if f"{m}.mean" in present] or [f"flow.{v}.latency_mean_s" for v in ("lksctp", "all_mods", "tcp_newreno")]
+    drawn = [m for m in metrics if f"{m}.mean" in present] or FALLBACK_MEANS
     report_mod.report(d, metrics=drawn, notes=NOTES, tables=tables(d))
     return d
 
@@ -128,6 +144,7 @@ def _ms(value: str) -> float:
 
 
 RTX2_MEANS = [f"flow.{v}.latency_rtx2_mean_s" for v in ("lksctp", "all_mods", "tcp_newreno")]
+FALLBACK_MEANS = [f"flow.{v}.latency_mean_s" for v in ("lksctp", "all_mods", "tcp_newreno")]
 
 
 def _point_tables(keys: Sequence[str], label: Callable[[tuple[Any, ...]], str]) -> Callable[[Path], list[tuple[str, list[dict[str, Any]]]]]:
@@ -201,6 +218,12 @@ def _fair_rate(iat_ms: float) -> float:
 
 FairPoints = dict[tuple[str, bool], dict[float, tuple[float, float]]]
 FAIR_KEYS = ["apps[0].interarrival.value", "apps[0].sctp.thin.all"]
+FAIR_LABELS = {
+    FAIR_KEYS[0]: {"name": "Interarrival time of the test stream", "unit": "ms"},
+    FAIR_KEYS[1]: {"name": "Test stream", "values": {"false": "lksctp", "true": "all modifications"}},
+    "flow.greedy.goodput_bps": {"name": "Goodput of the greedy flow", "unit": "kb/s"},
+    "flow.thin.goodput_bps": {"name": "Goodput of the test stream", "unit": "kb/s"},
+}
 
 
 def _fair_points(d: Path, greedy: str, points: FairPoints) -> None:
@@ -227,7 +250,7 @@ def _run_fairness(out: Path, plan: Plan, jobs: Optional[int]) -> FairPoints:
         d = out / f"fairness_{greedy}"
         base = ts.fairness(plan.fair_s)
         base["apps"][1] = ts.greedy_app(greedy)
-        spec = {"name": f"seed 004 Fig. 11: fairness against {greedy}", "replications": plan.fair_reps, "seed": 4, "base": base, "grid": grid, "report": {"x": FAIR_KEYS[0], "metrics": ["flow.greedy.goodput_bps", "flow.thin.goodput_bps"]}}
+        spec = {"name": f"seed 004 Fig. 11: fairness against {greedy}", "replications": plan.fair_reps, "seed": 4, "base": base, "grid": grid, "report": {"x": FAIR_KEYS[0], "metrics": ["flow.greedy.goodput_bps", "flow.thin.goodput_bps"]}, "labels": FAIR_LABELS}
         sweep_mod.run_sweep(sweep_mod.Sweep.from_dict(spec), d, jobs=jobs)
         _fair_points(d, greedy, points)
         report_mod.report(d, notes=NOTES, tables=[("Throughput of the test stream and of the greedy flow (mean over runs)", _fair_rows({k: v for k, v in points.items() if k[0] == greedy}))])
@@ -468,26 +491,16 @@ def _figures(r: Results, figures: Path) -> list[report_mod.Figure]:
 
 
 def _index(out: Path, r: Results, claims: list[Claim], figures: list[report_mod.Figure], quick: bool) -> Path:
-    links = "".join(f'<li><a href="{html.escape(p.parent.name)}/report.html">{html.escape(p.parent.name)}</a></li>' for p in sorted(out.glob("*/report.html")))
     scope = "Quick version (a reduced grid; see the recipe's docstring)." if quick else "Full version: 2 h per latency run, replications as in the recipe's docstring."
-    intro = [f"Seed 004: latency per retransmission of thin streams, lksctp vs the §5 modifications, EFR, RFC 5827 ER and TCP New Reno. {scope}", *NOTES]
+    intro = [f"Seed 004: latency per retransmission of thin streams, lksctp vs the §5 modifications, EFR, RFC 5827 ER and TCP New Reno. {scope}", "Bar figures: bars are means, dashes 99th percentiles, crosses maxima.", *NOTES]
     tables = [(f"Fig. 8a, {_pct(loss)} uniform loss: latency per retransmission (ms)", tf.latency_rows(s)) for loss, s in sorted(r.fig8.items())]
     tables.append(("Fig. 8b, HTTP cross traffic: latency per retransmission (ms)", tf.latency_rows(r.http_rtt[float(ts.LAB_RTT_MS)])))
     tables.append(("Fig. 9, HTTP cross traffic: retransmissions by cause (summed over runs)", tf.cause_rows(r.http_rows)))
     tables.append(("HTTP cross traffic: bottleneck loss and utilisation (§6.2 measured about 5% loss)", r.http_loss))
     tables.append(("Fairness (Fig. 11)", _fair_rows(r.fair)))
     tables.extend((f"Table 1 source {p}: latency per retransmission (ms)", tf.latency_rows(s, [*tf.BUCKETS, "any"])) for p, s in r.presets.items())
-    claim_rows = [{"claim": c.text, "reproduced": "yes" if c.holds else "NO", "numbers": c.numbers} for c in claims]
-    sections = [
-        ("Overview", "".join(f"<p>{html.escape(p)}</p>" for p in intro)),
-        ("Claims", report_mod.html_table(claim_rows, ["claim", "reproduced", "numbers"])),
-        ("Figures (bars: mean; dash: 99th percentile; cross: maximum)", report_mod.embed_figures(figures)),
-        *((t, report_mod.html_table(rows)) for t, rows in tables),
-        ("Sweep reports", f"<ul>{links}</ul>"),
-    ]
-    page = out / "index.html"
-    page.write_text(report_mod.html_page("rexmit reproduce thin-streams (seed 004)", sections), encoding="utf-8")
-    return page
+    sections = [(t, report_mod.html_table(rows)) for t, rows in tables]
+    return report_mod.reproduction_index(out, "rexmit reproduce thin-streams (seed 004)", intro, claims, figures, sections)
 
 
 def thin_streams(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
