@@ -486,11 +486,38 @@ class SweepResult:
     ran: int
     skipped: int
 
+    @classmethod
+    def from_dir(cls, out: Union[str, Path]) -> "SweepResult":
+        """The result of a sweep run earlier into ``out`` (for a notebook): its finished runs."""
+        if not (Path(out) / "plan.parquet").is_file():
+            raise SweepError(f"{out}: not a sweep directory (no plan.parquet)")
+        done = len(finished_ids(out))
+        return cls(Path(out), done, 0, done)
+
     def table(self) -> pa.Table:
         return load(self.out)
 
     def summary(self) -> pa.Table:
         return summarize(self.out)
+
+    def _arrow(self, what: str) -> pa.Table:
+        if what not in ("runs", "summary"):
+            raise ValueError(f"{what!r}: a sweep converts its 'runs' (one row per run) or its 'summary' (one row per point)")
+        return self.table() if what == "runs" else self.summary()
+
+    def to_pandas(self, what: str = "runs") -> Any:
+        """The sweep's ``runs`` (one row per finished run: labels, ``param.*``, metrics) or its
+        ``summary`` (per point: ``.mean``, ``.std``, ``.ci95``) as a pandas DataFrame (pandas is
+        optional: a clear ImportError says how to install it)."""
+        from rexmit.frames import to_pandas
+
+        return to_pandas(self._arrow(what))
+
+    def to_polars(self, what: str = "runs") -> Any:
+        """The sweep's ``runs`` or ``summary`` as a polars DataFrame (polars is optional)."""
+        from rexmit.frames import to_polars
+
+        return to_polars(self._arrow(what))
 
 
 def _prepare(out: Path, sweep: Sweep, runs: list[PlannedRun]) -> None:

@@ -111,3 +111,19 @@ def test_quantities_become_numbers_for_the_x_axis():
     assert as_number(0.01) == (0.01, "")
     assert as_number("cubic") == (None, "")
     assert as_number(True) == (None, "")
+
+
+def test_claims_table_shows_the_papers_value_beside_rexmits_when_recorded():
+    from rexmit.report import claims_table
+
+    claims = [
+        {"text": "RACK recovers in one RTT", "holds": True, "numbers": "63 ms", "paper": "about 50 ms"},
+        {"text": "dupthresh is slower", "holds": None, "numbers": "203 ms"},
+        {"text": "ids are unique", "holds": False, "numbers": "-", "sanity": True},
+    ]
+    page = html.unescape(claims_table(claims))
+    assert "<th>paper</th><th>rexmit</th>" in page
+    assert "<td>RACK recovers in one RTT</td><td>yes</td><td>about 50 ms</td><td>63 ms</td>" in page
+    assert "<td>needs the full run</td>" in page and "ids are unique (sanity check, not counted)</td><td>NO</td>" in page
+    # Without any paper value the column is left out.
+    assert "<th>paper</th>" not in claims_table(claims[1:])
