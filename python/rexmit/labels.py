@@ -94,10 +94,12 @@ _PARAMS = {
     "bytes": "Queue",
     "mean_delay": "Mean reordering delay",
     "probability": "Reordering probability",
-    "value": "Interarrival time",
     "enabled": "Enabled",
     "seed": "Seed",
 }
+# Distributions of message apps: a key ending in interarrival.value, size.mean, ...
+_DISTRIBUTIONS = {"interarrival": ("Interarrival time", "s"), "size": ("Message size", "B"), "response_size": ("Response size", "B")}
+_BOUNDS = {"mean": "Mean", "min": "Smallest", "max": "Largest"}
 # Values of a key-path leaf as the papers name them.
 _VALUES: dict[str, dict[str, str]] = {
     "recovery": {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno", "sack": "SACK"},
@@ -173,16 +175,20 @@ def param_label(key: str, base: Optional[Mapping[str, Any]] = None, labels: Opti
     entry = (labels or {}).get(key)
     leaf = _INDEX.sub("", key.rsplit(".", 1)[-1])
     parts = key.split(".")
-    if leaf == "rate" and len(parts) > 1 and parts[-2].startswith("errors["):
-        kind = _lookup(base, parts[:-1], {}).get("kind") if base else None
-        default = Label(_ERROR_RATES.get(str(kind), "Error rate"))
+    parent = _INDEX.sub("", parts[-2]) if len(parts) > 1 else ""
+    if leaf == "rate" and parent == "errors":
+        model = _lookup(base, parts[:-1], None)
+        default = Label(_ERROR_RATES.get(str(model.get("kind")) if isinstance(model, Mapping) else "", "Error rate"))
+    elif leaf in ("value", "mean", "min", "max") and parent in _DISTRIBUTIONS:
+        name, unit = _DISTRIBUTIONS[parent]
+        default = Label(name if leaf == "value" else f"{_BOUNDS[leaf]} {name[0].lower()}{name[1:]}", unit)
     elif leaf == "rate" and _INDEX.sub("", parts[0]) == "apps":
         default = Label("Sending rate", "bit/s")
     elif leaf in ("rate", "delay") and "bottleneck" in parts:
         default = Label("Bottleneck rate" if leaf == "rate" else "Bottleneck one-way delay", "bit/s" if leaf == "rate" else "s")
     elif leaf in ("send_buffer", "recv_buffer", "bytes"):
         default = Label(_PARAMS[leaf], "B")
-    elif leaf in ("delay", "mean_delay", "value"):
+    elif leaf in ("delay", "mean_delay"):
         default = Label(_PARAMS[leaf], "s")
     elif leaf == "rate":
         default = Label("Link rate", "bit/s")

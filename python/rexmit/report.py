@@ -360,6 +360,26 @@ def claims_table(claims: Sequence[Any]) -> str:
     return html_table(rows, columns)
 
 
+_CLAIMS_START, _CLAIMS_END = "<!-- claims -->", "<!-- /claims -->"
+
+
+def refresh_index_claims(out: Path) -> bool:
+    """Rewrite the claims table of ``out/index.html`` from ``out/claims.json``, so that the page
+    shows the verdicts as recorded (a quick run's failing claims say "needs the full run").
+    Returns False, changing nothing, when either file or the table is absent."""
+    page, doc = out / "index.html", out / "claims.json"
+    if not page.is_file() or not doc.is_file():
+        return False
+    text = page.read_text(encoding="utf-8")
+    start, end = text.find(_CLAIMS_START), text.find(_CLAIMS_END)
+    if start < 0 or end < start:
+        return False
+    data = json.loads(doc.read_text(encoding="utf-8"))
+    claims = data["claims"] if isinstance(data, dict) else data
+    page.write_text(text[: start + len(_CLAIMS_START)] + claims_table(claims) + text[end:], encoding="utf-8")
+    return True
+
+
 def reproduction_index(out: Path, title: str, overview: Sequence[str], claims: Sequence[Any], figures: Sequence[Figure], sections: Sequence[tuple[str, str]] = ()) -> Path:
     """A reproduction's ``out/index.html``: the overview (paragraphs of plain text), the claims
     (:func:`claims_table`), each figure under its title (the paper's figure number), then
@@ -368,7 +388,7 @@ def reproduction_index(out: Path, title: str, overview: Sequence[str], claims: S
     drawn = "\n".join(f"<h3>{html.escape(f.title)}</h3>\n{embed_figures([f])}" for f in figures) or "<p><em>(no figures)</em></p>"
     parts = [
         ("Overview", "".join(f"<p>{html.escape(p)}</p>" for p in overview)),
-        ("Claims", claims_table(claims)),
+        ("Claims", f"{_CLAIMS_START}{claims_table(claims)}{_CLAIMS_END}"),
         ("Figures (mean and 95% CI over the replications)", drawn),
         *sections,
         ("Reports (one per sweep: every figure, the summary table, the sweep and its base scenario)", f"<ul>{links}</ul>"),
@@ -457,4 +477,4 @@ def report(
     raise FileNotFoundError(f"{out_dir}: neither a run directory (summary.json) nor a sweep directory (sweep.json)")
 
 
-__all__ = ["report", "Marker", "Figure", "as_number", "sweep_figure", "new_figure", "save_figure", "html_table", "html_page", "embed_figures", "claims_table", "reproduction_index"]
+__all__ = ["report", "Marker", "Figure", "as_number", "sweep_figure", "new_figure", "save_figure", "html_table", "html_page", "embed_figures", "claims_table", "reproduction_index", "refresh_index_claims"]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from rexmit.recipes import RECIPES, Claim
+from rexmit.report import refresh_index_claims
 from rexmit.recipes.common import decided
 
 __all__ = ["RECIPES", "Claim", "reproduce", "load_claims"]
@@ -30,6 +31,7 @@ def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = N
         claims = [Claim(c.text, decided(bool(c.holds), False) if c.holds is not None else None, c.numbers) for c in claims]
     doc = {"recipe": name, "quick": quick, "replications": _replications(out), **_version(), "claims": [c.__dict__ for c in claims]}
     (out / "claims.json").write_text(json.dumps(doc, indent=2) + "\n")
+    refresh_index_claims(out)  # index.html's claims table as claims.json records them
     return claims
 
 

@@ -38,6 +38,12 @@ def test_error_rates_are_named_by_their_model():
     base = {"topology": {"links": [{}, {"errors": [{"kind": "burst"}, {"kind": "uniform"}]}]}}
     assert param_label("topology.links[1].errors[0].rate", base).name == "Burst error rate"
     assert param_label("topology.links[1].errors[1].rate", base).name == "Packet error rate"
+    assert param_label("topology.links[0].errors[0].rate", base).name == "Error rate"  # no model there
+
+
+def test_distribution_parameters_are_named_by_what_they_draw():
+    assert param_label("apps[0].interarrival.value").scaled([0.25]) == ("Interarrival time (ms)", 1e3)
+    assert param_label("apps[2].size.mean").scaled([9200]) == ("Mean message size (kB)", 1e-3)
 
 
 @pytest.mark.parametrize(

@@ -127,3 +127,20 @@ def test_claims_table_shows_the_papers_value_beside_rexmits_when_recorded():
     assert "<td>needs the full run</td>" in page and "ids are unique (sanity check, not counted)</td><td>NO</td>" in page
     # Without any paper value the column is left out.
     assert "<th>paper</th>" not in claims_table(claims[1:])
+
+
+def test_reproduction_index_shows_the_claims_as_claims_json_records_them(tmp_path):
+    import json
+
+    from rexmit.report import reproduction_index, refresh_index_claims
+
+    claim = {"text": "SACK beats Reno", "holds": False, "numbers": "3.1 vs 2.9"}
+    page = reproduction_index(tmp_path, "rexmit reproduce x", ["overview"], [claim], [])
+    assert "<td>SACK beats Reno</td><td>NO</td>" in page.read_text()
+    assert not refresh_index_claims(tmp_path)  # no claims.json yet: unchanged
+    # A quick run records a failing claim as undecided; the page follows claims.json.
+    (tmp_path / "claims.json").write_text(json.dumps({"claims": [dict(claim, holds=None, paper="3.0")]}))
+    assert refresh_index_claims(tmp_path)
+    text = page.read_text()
+    assert "<td>SACK beats Reno</td><td>needs the full run</td><td>3.0</td><td>3.1 vs 2.9</td>" in text
+    assert "<td>NO</td>" not in text and text.count("<h2>Claims</h2>") == 1

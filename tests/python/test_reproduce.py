@@ -2,6 +2,7 @@
 
 
 from conftest import rexmit_cli
+from rexmit.report import claims_table
 from rexmit.reproduce import load_claims
 
 
@@ -24,6 +25,7 @@ def test_tcp_sack_quick_reproduction(tmp_path):
         assert f"<h3>{title}</h3>" in page
     assert page.count("data:image/svg+xml;base64,") == 4
     assert "every variant uses the bottleneck" in page
+    assert claims_table(load_claims(out / "claims.json")) in page  # the verdicts of claims.json
     svg = (out / "figures" / "fig11_speed.svg").read_text()
     for text in ("Goodput (Mb/s)", "Bottleneck speed (Mb/s)", "Tahoe", "Westwood+"):
         assert f"<!-- {text} -->" in svg
