@@ -24,7 +24,7 @@ demo: install
 	@echo "Report: $(abspath results/nr-sack-quick/index.html) (claims.json beside it; sctp/ and cmt/ hold the sweeps and their report.html)"
 
 dev-deps: install tshark peers
-	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6" "mypy>=1.8"
+	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6" "mypy>=1.8" "pandas>=1.5" "polars>=0.20" "duckdb>=0.9"
 
 # The peer simulators of the cross-validation (issue 7): ns-2.35 from Debian's ns2 package, ns-3.44
 # from PyPI into the venv, and the C++ ns-3 scenario built against it. Idempotent.

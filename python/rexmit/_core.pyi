@@ -4,8 +4,11 @@ from os import PathLike
 from typing import Callable, Optional, TypedDict
 
 __version__: str
+__git_revision__: str
+"""The short git revision the extension was built from ("unknown" outside a git checkout)."""
 __all__ = [
     "__version__",
+    "__git_revision__",
     "ScenarioError",
     "InternalError",
     "EmulationUnavailable",

@@ -255,9 +255,15 @@ def _score_line(name: str, claims: list[Any]) -> str:
     return line
 
 
+def version_text() -> str:
+    """``rexmit 0.1.0 (git 1a2b3c4)``: the version and the git revision the extension was built
+    from ("unknown" when it was built outside a git checkout)."""
+    return f"rexmit {_core.__version__} (git {getattr(_core, '__git_revision__', 'unknown')})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rexmit", description="Packet-level simulator of TCP and SCTP loss recovery and buffer management.")
-    p.add_argument("--version", action="version", version=f"rexmit {_core.__version__}")
+    p.add_argument("--version", action="version", version=version_text())
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run a scenario file")
@@ -313,7 +319,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return int(args.func(args))
     except _core.ScenarioError as e:
-        print(f"error: {args.scenario}: {e}", file=sys.stderr)
+        # Commands without a scenario argument (reproduce, report, sweep) name no file.
+        where = getattr(args, "scenario", None)
+        print(f"error: {where}: {e}" if where else f"error: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
     except (FileNotFoundError, InputFileError, UsageError) as e:
         print(f"error: {e}", file=sys.stderr)

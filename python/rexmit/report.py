@@ -13,12 +13,14 @@ import base64
 import html
 import json
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 from rexmit._lazy import pa, pq
 
+from rexmit.labels import PALETTE, UNITS, Label, line_names, metric_label, param_label, plain_numbers
 from rexmit.scenario import Scenario
 
 # Quantity suffixes of scenario values (crates/rexmit-scenario/src/units.rs) -> (factor, SI unit),
@@ -88,7 +90,10 @@ class Figure:
     svg: Path
 
 
-def _new_figure(width: float = 6.4, height: float = 4.0) -> Any:
+def new_figure(width: float = 6.4, height: float = 4.0) -> Any:
+    """A matplotlib figure of ``width`` x ``height`` inches with a constrained layout, drawn
+    off-screen (no GUI backend, no pyplot state). Give its axes :data:`rexmit.labels.PALETTE`
+    (``ax.set_prop_cycle(color=PALETTE)``) or colours from it."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
 
@@ -97,8 +102,12 @@ def _new_figure(width: float = 6.4, height: float = 4.0) -> Any:
     return fig
 
 
-def _save(fig: Any, figures_dir: Path, name: str, title: str) -> Figure:
+def save_figure(fig: Any, figures_dir: Path, name: str, title: str) -> Figure:
+    """Write ``fig`` as ``figures_dir/<name>.png`` (120 dpi) and ``.svg`` (no date: the same
+    figure gives the same file) with plain tick numbers (no ``1e6`` offsets); ``title`` is its
+    caption in the HTML pages."""
     figures_dir.mkdir(parents=True, exist_ok=True)
+    plain_numbers(fig)
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "figure"
     png, svg = figures_dir / f"{slug}.png", figures_dir / f"{slug}.svg"
     fig.savefig(png, dpi=120)
@@ -114,7 +123,9 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _html_table(rows: Sequence[dict[str, Any]], columns: Optional[Sequence[str]] = None) -> str:
+def html_table(rows: Sequence[dict[str, Any]], columns: Optional[Sequence[str]] = None) -> str:
+    """An HTML table of ``rows`` (dicts) with ``columns`` (default: every key, first seen
+    first); floats with 6 significant digits, text escaped."""
     if not rows:
         return "<p><em>(none)</em></p>"
     cols = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
@@ -135,7 +146,8 @@ img { max-width: 100%; }
 """
 
 
-def _page(title: str, sections: list[tuple[str, str]]) -> str:
+def html_page(title: str, sections: Sequence[tuple[str, str]]) -> str:
+    """A self-contained HTML page: ``title`` and one ``<h2>`` section per (heading, HTML)."""
     body = "".join(f"<h2>{html.escape(h)}</h2>\n{content}\n" for h, content in sections)
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
@@ -143,8 +155,9 @@ def _page(title: str, sections: list[tuple[str, str]]) -> str:
     )
 
 
-def _embed(figures: list[Figure]) -> str:
-    """Figures as SVG data URIs: self-contained, and no id clashes between inline SVG documents."""
+def embed_figures(figures: Sequence[Figure]) -> str:
+    """Figures as HTML ``<figure>`` elements with their SVG as data URIs (self-contained, and no
+    id clashes between inline SVG documents), captioned with their titles."""
     if not figures:
         return "<p><em>(no figures)</em></p>"
     parts = []
@@ -171,14 +184,14 @@ def _run_figures(out: Path) -> list[Figure]:
         v.append(row["value"])
     figures = []
     for name, (t, v) in series.items():
-        fig = _new_figure(6.4, 3.2)
+        fig = new_figure(6.4, 3.2)
         ax = fig.add_subplot()
-        ax.step(t, v, where="post", linewidth=1)
-        ax.set_xlabel("time (s)")
+        ax.step(t, v, where="post", linewidth=1, color=PALETTE[0])
+        ax.set_xlabel("Time (s)")
         ax.set_ylabel(name)
         ax.set_title(name)
         ax.grid(alpha=0.3)
-        figures.append(_save(fig, out / "figures", f"series_{name}", f"time series {name}"))
+        figures.append(save_figure(fig, out / "figures", f"series_{name}", f"time series {name}"))
     return figures
 
 
@@ -195,16 +208,16 @@ def _run_report(out: Path) -> Path:
     figures = _run_figures(out)
     partial = f'<p class="warn">The run stopped early, results are partial: {html.escape(str(summary["partial"]))}</p>' if summary.get("partial") else ""
     sections = [
-        ("Summary", partial + _html_table([{"field": k, "value": v} for k, v in summary.items()], ["field", "value"])),
-        ("Time series", _embed(figures)),
-        ("Flows", _html_table(tables["flows"])),
-        ("Links", _html_table(tables["links"])),
-        ("Nodes", _html_table(tables["nodes"])),
+        ("Summary", partial + html_table([{"field": k, "value": v} for k, v in summary.items()], ["field", "value"])),
+        ("Time series", embed_figures(figures)),
+        ("Flows", html_table(tables["flows"])),
+        ("Links", html_table(tables["links"])),
+        ("Nodes", html_table(tables["nodes"])),
         ("Scenario (scenario.toml, exactly as run)", _pre(scenario_text)),
     ]
     title = Scenario.from_toml(scenario_text).data.get("description") if scenario_text else None
     report = out / "report.html"
-    report.write_text(_page(f"rexmit run: {title or out.name}", sections), encoding="utf-8")
+    report.write_text(html_page(f"rexmit run: {title or out.name}", sections), encoding="utf-8")
     return report
 
 
@@ -251,45 +264,140 @@ def _marker_position(m: Marker, unit: str, categories: Optional[list[str]], wher
     return number
 
 
-def _sweep_figure(summary: pa.Table, x_param: Optional[str], metric: str, others: list[str], figures_dir: Path, markers: Sequence[Marker] = ()) -> Figure:
-    from rexmit.sweep import PARAM_PREFIX
+def _subject(metric: str) -> str:
+    """What a result column is about: ``flow.bulk.goodput_bps`` -> ``flow bulk``."""
+    parts = metric.split(".")
+    return f"{parts[0]} {'.'.join(parts[1:-1])}" if len(parts) > 2 else ""
+
+
+def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric: str, others: list[str], figures_dir: Path, markers: Sequence[Marker] = (), name: Optional[str] = None, title: Optional[str] = None) -> Figure:
+    from rexmit.sweep import PARAM_PREFIX, SweepError
 
     rows = summary.to_pylist()
     xs_raw = [r[PARAM_PREFIX + x_param] for r in rows] if x_param else [r["point"] for r in rows]
     xs, unit, categories = _x_positions(xs_raw)
-    fig = _new_figure()
+    label = param_label(x_param, sweep.base.data, sweep.labels) if x_param else Label("Point")
+    if categories is None:
+        if label.unit is not None and UNITS[label.unit][0] != unit:
+            raise SweepError(f"labels.{x_param!r}.unit: {label.unit!r} does not fit the values of {x_param} ({unit or 'plain numbers'})")
+        x_label = Label(label.name, unit, label.unit)
+        x_text, x_scale = x_label.scaled(xs)
+    else:
+        x_label, x_text, x_scale = label, label.name, 1.0
+    y_label = metric_label(metric, sweep.labels)
+    y_text, y_scale = y_label.scaled([r[f"{metric}.mean"] for r in rows])
+    xs = [x * x_scale for x in xs]
+    fig = new_figure()
     ax = fig.add_subplot()
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, r in enumerate(rows):
         groups.setdefault(tuple(r[PARAM_PREFIX + o] for o in others), []).append(i)
+    names = line_names(others, list(groups), sweep.zip, sweep.labels) if others else [None]
     colours: dict[tuple[Any, ...], Any] = {}
-    for key, idx in groups.items():
+    for n, (key, idx) in enumerate(groups.items()):
         idx = sorted(idx, key=lambda i: xs[i])
         means = [rows[i][f"{metric}.mean"] for i in idx]
-        errs = [rows[i][f"{metric}.ci95"] or 0.0 for i in idx]
-        # One varied key: "key = value"; several (e.g. a zipped variant): just the values.
-        label = (f"{others[0]} = {_fmt(key[0])}" if len(others) == 1 else " / ".join(_fmt(v) for v in key)) or None
-        drawn = ax.errorbar([xs[i] for i in idx], [m if m is not None else float("nan") for m in means], yerr=errs, marker="o", capsize=3, label=label)
-        colours[key] = drawn.lines[0].get_color()
+        errs = [(rows[i][f"{metric}.ci95"] or 0.0) * y_scale for i in idx]
+        colours[key] = PALETTE[n % len(PALETTE)]
+        ys = [m * y_scale if m is not None else float("nan") for m in means]
+        ax.errorbar([xs[i] for i in idx], ys, yerr=errs, marker="o", capsize=3, color=colours[key], label=names[n])
     marks = [(i, m) for i, m in enumerate(markers) if m.metrics is None or metric in m.metrics]
     for i, m in marks:
         where = f"markers[{i}]"
         colour = colours.get(_group_key(m.group, others, where), "grey") if m.group is not None else "grey"
         draw = ax.axhline if m.axis == "y" else ax.axvline
-        draw(_marker_position(m, unit, categories, where), color=colour, linestyle="--", linewidth=1, label=m.label)
+        draw(_marker_position(m, unit, categories, where) * (y_scale if m.axis == "y" else x_scale), color=colour, linestyle="--", linewidth=1, label=m.label)
     if categories is not None:
         ax.set_xticks(range(len(categories)), categories)
     elif xs and min(xs) > 0 and max(xs) / min(xs) >= 100:
         ax.set_xscale("log")  # rates spanning decades (error rates, PER)
-    x_label = x_param or "point"
-    ax.set_xlabel(f"{x_label} ({unit})" if unit else x_label)
-    ax.set_ylabel(metric)
-    ax.set_title(f"{metric}: mean and 95% CI")
+    ax.set_xlabel(x_text)
+    ax.set_ylabel(y_text)
+    subject = _subject(metric) if metric not in sweep.labels else ""  # a name given says what it is
+    title = title or (f"{y_label.name} ({subject}) vs {x_label.name}" if subject else f"{y_label.name} vs {x_label.name}")
+    ax.set_title(textwrap.fill(f"{title}: mean and 95% CI", 75), fontsize="medium")
     ax.grid(alpha=0.3)
     if len(groups) > 1 or marks:
-        title = " / ".join(others) if len(others) > 1 else None
-        ax.legend(fontsize="small", title=title, title_fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(3, len(groups) + len(marks)))
-    return _save(fig, figures_dir, f"{metric}_vs_{x_label}", f"{metric} vs {x_label}")
+        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(3, len(groups) + len(marks)))
+    return save_figure(fig, figures_dir, name or f"{metric}_vs_{x_param or 'point'}", title)
+
+
+def _lines_of(sweep: Any, x_param: Optional[str]) -> list[str]:
+    """The parameters that make separate lines: those that do not move with x (zipped ones do)."""
+    moves_with_x = set(sweep.zip) if x_param in sweep.zip else {x_param}
+    return [p for p in sweep.parameters if p not in moves_with_x]
+
+
+def sweep_figure(out_dir: Union[str, Path], metric: str, x: Optional[str] = None, figures_dir: Optional[Path] = None, name: Optional[str] = None, title: Optional[str] = None, markers: Sequence[Marker] = ()) -> Figure:
+    """One figure of a finished sweep, as its report draws it (``metric`` against ``x``, mean and
+    95% CI, one line per combination of the other parameters, labelled by :mod:`rexmit.labels`
+    and the sweep's ``[labels]``), written to ``figures_dir`` (default ``DIR/figures``) as
+    ``name`` with ``title`` (e.g. the paper's figure number): for a reproduction's index page."""
+    from rexmit.metric_names import canonical
+    from rexmit.sweep import Sweep, SweepError, summarize
+
+    out = Path(out_dir)
+    sweep = Sweep.from_saved(out)
+    summary = summarize(out)
+    x_param = x or sweep.report.get("x") or (sweep.parameters[0] if sweep.parameters else None)
+    metric = canonical(metric)
+    if f"{metric}.mean" not in summary.column_names:
+        raise SweepError(f"metric {metric!r} is not in the results of {out}")
+    return _sweep_figure(summary, sweep, x_param, metric, _lines_of(sweep, x_param), figures_dir or out / "figures", markers, name, title)
+
+
+def claims_table(claims: Sequence[Any]) -> str:
+    """The claims of a reproduction (``Claim`` objects or the dicts of ``claims.json``) as an HTML
+    table: the claim's id and text, the verdict, the paper's value where the claim records one
+    (``paper``) and rexmit's numbers. Counted claims come first; sanity checks (``sanity``) follow,
+    marked as not counted. A claim a quick run could not decide (``holds`` None) says "needs the
+    full run", never "NO"."""
+    rows = []
+    dicts = [c if isinstance(c, Mapping) else vars(c) for c in claims]
+    for d in [d for d in dicts if not d.get("sanity")] + [d for d in dicts if d.get("sanity")]:
+        holds = d.get("holds")
+        verdict = "yes" if holds else ("needs the full run" if holds is None else "NO")
+        rows.append({"id": d.get("id") or "", "claim": d["text"], "reproduced": f"sanity check, not counted: {verdict}" if d.get("sanity") else verdict, "paper": d.get("paper") or "", "rexmit": d.get("numbers", "")})
+    columns = [c for c in ("id", "claim", "reproduced", "paper", "rexmit") if c in ("claim", "reproduced", "rexmit") or any(r[c] for r in rows)]
+    return html_table(rows, columns)
+
+
+_CLAIMS_START, _CLAIMS_END = "<!-- claims -->", "<!-- /claims -->"
+
+
+def refresh_index_claims(out: Path) -> bool:
+    """Rewrite the claims table of ``out/index.html`` from ``out/claims.json``, so that the page
+    shows the verdicts as recorded (a quick run's failing claims say "needs the full run").
+    Returns False, changing nothing, when either file or the table is absent."""
+    page, doc = out / "index.html", out / "claims.json"
+    if not page.is_file() or not doc.is_file():
+        return False
+    text = page.read_text(encoding="utf-8")
+    start, end = text.find(_CLAIMS_START), text.find(_CLAIMS_END)
+    if start < 0 or end < start:
+        return False
+    data = json.loads(doc.read_text(encoding="utf-8"))
+    claims = data["claims"] if isinstance(data, dict) else data
+    page.write_text(text[: start + len(_CLAIMS_START)] + claims_table(claims) + text[end:], encoding="utf-8")
+    return True
+
+
+def reproduction_index(out: Path, title: str, overview: Sequence[str], claims: Sequence[Any], figures: Sequence[Figure], sections: Sequence[tuple[str, str]] = ()) -> Path:
+    """A reproduction's ``out/index.html``: the overview (paragraphs of plain text), the claims
+    (:func:`claims_table`), each figure under its title (the paper's figure number), then
+    ``sections`` (heading, HTML) and links to the sweep reports under ``out``."""
+    links = "".join(f'<li><a href="{html.escape(p.parent.name)}/report.html">{html.escape(p.parent.name)}</a></li>' for p in sorted(out.glob("*/report.html")))
+    drawn = "\n".join(f"<h3>{html.escape(f.title)}</h3>\n{embed_figures([f])}" for f in figures) or "<p><em>(no figures)</em></p>"
+    parts = [
+        ("Overview", "".join(f"<p>{html.escape(p)}</p>" for p in overview)),
+        ("Claims", f"{_CLAIMS_START}{claims_table(claims)}{_CLAIMS_END}"),
+        ("Figures (mean and 95% CI over the replications)", drawn),
+        *sections,
+        ("Reports (one per sweep: every figure, the summary table, the sweep and its base scenario)", f"<ul>{links}</ul>"),
+    ]
+    page = out / "index.html"
+    page.write_text(html_page(title, parts), encoding="utf-8")
+    return page
 
 
 def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str], markers: Sequence[Marker] = (), notes: Sequence[str] = (), tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = ()) -> Path:
@@ -309,11 +417,9 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str],
         if f"{m}.mean" not in summary.column_names:
             numeric = [c[: -len(".mean")] for c in summary.column_names if c.endswith(".mean")]
             raise SweepError(f"metric {m!r} is not in the results (for example: {', '.join(numeric[:8])})")
-    # Lines: one per combination of the parameters that do not move with x (zipped ones do).
-    moves_with_x = set(sweep.zip) if x_param in sweep.zip else {x_param}
-    others = [p for p in params if p not in moves_with_x]
+    others = _lines_of(sweep, x_param)
     _clear_figures(out / "figures")
-    figures = [_sweep_figure(summary, x_param, m, others, out / "figures", markers) for m in chosen] if summary.num_rows else []
+    figures = [_sweep_figure(summary, sweep, x_param, m, others, out / "figures", markers) for m in chosen] if summary.num_rows else []
     table_rows = []
     for r in summary.to_pylist():
         row: dict[str, Any] = {"point": r["point"], **{p: r[PARAM_PREFIX + p] for p in params}, "runs": r["runs"]}
@@ -331,14 +437,14 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str],
     overview.extend(html.escape(n) for n in notes)
     sections = [
         ("Overview", "".join(f"<p>{n}</p>" for n in overview)),
-        ("Figures", _embed(figures)),
-        ("Summary (mean ± 95% CI half-width over replications)", _html_table(table_rows)),
-        *((title, _html_table(rows)) for title, rows in tables),
+        ("Figures", embed_figures(figures)),
+        ("Summary (mean ± 95% CI half-width over replications)", html_table(table_rows)),
+        *((title, html_table(rows)) for title, rows in tables),
         ("Sweep file", _pre(sweep.text or json.dumps({k: v for k, v in sweep.to_dict().items() if k != "base"}, indent=2))),
         ("Base scenario (every run is this with the parameters above and its own seed; scenarios/&lt;run_id&gt;.toml holds each one exactly)", _pre(sweep.base.to_toml())),
     ]
     report = out / "report.html"
-    report.write_text(_page(f"rexmit sweep: {sweep.name or out.name}", sections), encoding="utf-8")
+    report.write_text(html_page(f"rexmit sweep: {sweep.name or out.name}", sections), encoding="utf-8")
     return report
 
 
@@ -371,3 +477,6 @@ def report(
     if (out / "summary.json").is_file():
         return _run_report(out)
     raise FileNotFoundError(f"{out_dir}: neither a run directory (summary.json) nor a sweep directory (sweep.json)")
+
+
+__all__ = ["report", "Marker", "Figure", "as_number", "sweep_figure", "new_figure", "save_figure", "html_table", "html_page", "embed_figures", "claims_table", "reproduction_index", "refresh_index_claims"]

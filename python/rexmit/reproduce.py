@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 from rexmit.recipes import RECIPES, Claim
 from rexmit.recipes.common import check_ids, decided, score
+from rexmit.report import refresh_index_claims
 
 __all__ = ["RECIPES", "Claim", "reproduce", "load_claims", "claim_by_id", "score"]
 
@@ -37,6 +38,7 @@ def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = N
         claims = [dataclasses.replace(c, holds=decided(bool(c.holds), False) if c.holds is not None else None) for c in claims]
     doc = {"recipe": name, "quick": quick, "replications": _replications(out), **_version(), "score": score(claims), "claims": [dataclasses.asdict(c) for c in claims]}
     (out / "claims.json").write_text(json.dumps(doc, indent=2) + "\n")
+    refresh_index_claims(out)  # index.html's claims table as claims.json records them
     return claims
 
 

@@ -142,6 +142,29 @@ class RunResult:
     def links_table(self) -> pa.Table:
         return _table(self.links)
 
+    def arrow(self, table: str = "flows") -> pa.Table:
+        """One of the run's tables as a ``pyarrow.Table``: ``flows``, ``links``, ``nodes``,
+        ``series`` (the time series, long form) or a per-flow table (``messages``, ``responses``)."""
+        own = {"flows": self.flows_table, "links": self.links_table, "nodes": lambda: _table(self.nodes), "series": self.series_table}
+        if table in own:
+            return own[table]()
+        if table in self.tables:
+            return self.tables[table]
+        raise KeyError(f"no table {table!r} in this run (tables: {', '.join([*own, *self.tables])})")
+
+    def to_pandas(self, table: str = "flows") -> Any:
+        """A table of the run (see :meth:`arrow`; default: one row per flow) as a pandas
+        DataFrame. pandas is optional: a clear ImportError says how to install it."""
+        from rexmit.frames import to_pandas
+
+        return to_pandas(self.arrow(table))
+
+    def to_polars(self, table: str = "flows") -> Any:
+        """A table of the run (see :meth:`arrow`) as a polars DataFrame (polars is optional)."""
+        from rexmit.frames import to_polars
+
+        return to_polars(self.arrow(table))
+
     def series_table(self) -> pa.Table:
         names: list[str] = []
         t_ns: list[int] = []

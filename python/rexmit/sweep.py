@@ -41,6 +41,7 @@ from typing import Any, Callable, Optional, Union
 from rexmit._lazy import pa, pq
 
 from rexmit import _core
+from rexmit.labels import check_labels
 from rexmit.results import RunResult, _atomic_write_bytes, _atomic_write_table
 from rexmit.scenario import Scenario, _split_path, parse_toml_loosely, read_text_file
 from rexmit.stats import mean_ci
@@ -48,7 +49,7 @@ from rexmit.stats import mean_ci
 SWEEP_FORMAT = 1
 LABELS = ("run_id", "point", "replication", "seed")
 PARAM_PREFIX = "param."
-_SWEEP_KEYS = {"name", "description", "base", "seed", "replications", "grid", "zip", "report", "max_runs"}
+_SWEEP_KEYS = {"name", "description", "base", "seed", "replications", "grid", "zip", "report", "labels", "max_runs"}
 #: Default bound on the runs of one sweep (points x replications); a sweep file may raise it.
 DEFAULT_MAX_RUNS = 100_000
 _REPORT_KEYS = {"x", "metrics"}
@@ -104,6 +105,8 @@ class Sweep:
     seed: Optional[int] = None
     name: Optional[str] = None
     report: dict[str, Any] = field(default_factory=dict)
+    #: Names and units on the report's figures (the sweep file's ``[labels]``; :func:`rexmit.labels.check_labels`).
+    labels: dict[str, Any] = field(default_factory=dict)
     text: Optional[str] = None
     max_runs: int = DEFAULT_MAX_RUNS
     #: A planning progress bar on stderr (None: only on a terminal); set by :func:`run_sweep`.
@@ -156,6 +159,7 @@ class Sweep:
             seed=data.get("seed"),
             name=data.get("name"),
             report=dict(data.get("report", {})),
+            labels=data.get("labels", {}),
             max_runs=data.get("max_runs", DEFAULT_MAX_RUNS),
         )
         sweep.check()
@@ -189,6 +193,10 @@ class Sweep:
         unknown = sorted(set(self.report) - _REPORT_KEYS)
         if unknown:
             raise SweepError(f"report.{unknown[0]}: unknown key (allowed: {', '.join(sorted(_REPORT_KEYS))})")
+        try:
+            self.labels = check_labels(self.labels, self.parameters, len(next(iter(self.zip.values()))) if self.zip else 0)
+        except ValueError as e:
+            raise SweepError(str(e)) from None
         total = self.size()
         if total > self.max_runs:
             raise SweepError(f"{total:,} runs ({total // self.replications:,} points x {self.replications:,} replications) exceed max_runs = {self.max_runs:,}: shrink the grid or replications, or set max_runs in the sweep file to run them anyway")
@@ -257,6 +265,7 @@ class Sweep:
             "replications": self.replications,
             "seed": self.seed,
             "report": self.report,
+            "labels": self.labels,
             "text": self.text,
             "max_runs": self.max_runs,
         }
@@ -277,6 +286,7 @@ class Sweep:
             name=d["name"],
             report=d["report"],
             text=d["text"],
+            labels=d.get("labels", {}),
             max_runs=d.get("max_runs", DEFAULT_MAX_RUNS),
         )
 
@@ -475,11 +485,38 @@ class SweepResult:
     ran: int
     skipped: int
 
+    @classmethod
+    def from_dir(cls, out: Union[str, Path]) -> "SweepResult":
+        """The result of a sweep run earlier into ``out`` (for a notebook): its finished runs."""
+        if not (Path(out) / "plan.parquet").is_file():
+            raise SweepError(f"{out}: not a sweep directory (no plan.parquet)")
+        done = len(finished_ids(out))
+        return cls(Path(out), done, 0, done)
+
     def table(self) -> pa.Table:
         return load(self.out)
 
     def summary(self) -> pa.Table:
         return summarize(self.out)
+
+    def _arrow(self, what: str) -> pa.Table:
+        if what not in ("runs", "summary"):
+            raise ValueError(f"{what!r}: a sweep converts its 'runs' (one row per run) or its 'summary' (one row per point)")
+        return self.table() if what == "runs" else self.summary()
+
+    def to_pandas(self, what: str = "runs") -> Any:
+        """The sweep's ``runs`` (one row per finished run: labels, ``param.*``, metrics) or its
+        ``summary`` (per point: ``.mean``, ``.std``, ``.ci95``) as a pandas DataFrame (pandas is
+        optional: a clear ImportError says how to install it)."""
+        from rexmit.frames import to_pandas
+
+        return to_pandas(self._arrow(what))
+
+    def to_polars(self, what: str = "runs") -> Any:
+        """The sweep's ``runs`` or ``summary`` as a polars DataFrame (polars is optional)."""
+        from rexmit.frames import to_polars
+
+        return to_polars(self._arrow(what))
 
 
 def _prepare(out: Path, sweep: Sweep, runs: list[PlannedRun]) -> None:

@@ -1,12 +1,15 @@
 """The command line: run, validate, normalize, exit codes, outputs."""
 
 import json
+import re
+import shutil
+import subprocess
 
 import pyarrow.parquet as pq
 
 import rexmit
 
-from conftest import rexmit_cli
+from conftest import ROOT, rexmit_cli
 
 
 def test_run_writes_summary_parquet_and_pcap(examples, tmp_path):
@@ -196,3 +199,38 @@ def test_ctrl_c_stops_a_run_and_says_what_to_do(tmp_path):
     assert proc.returncode == 130, err
     assert "run the same command again to start it over" in err and "Traceback" not in err
     assert (tmp_path / "o" / "partial_results.json").is_file()
+
+
+def test_scenario_errors_of_commands_without_a_scenario_argument_are_one_line(examples, tmp_path, monkeypatch, capsys):
+    # `rexmit report` of a run whose scenario.toml was edited into an invalid one: the error used
+    # to die with AttributeError (the handler printed args.scenario, which `report` lacks).
+    out = tmp_path / "run"
+    rexmit_cli("run", str(examples / "udp_dumbbell.toml"), "--out", str(out), "-q")
+    text = (out / "scenario.toml").read_text()
+    (out / "scenario.toml").write_text(re.sub(r'stop_time = "[^"]*"', 'stop_time = "-5s"', text))
+    r = rexmit_cli("report", str(out), check=False)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("error: stop_time:") and "negative duration" in r.stderr
+    # The same for `reproduce`, whose recipes build scenarios.
+    import rexmit.reproduce
+    from rexmit import _core
+    from rexmit.cli import main
+
+    def bad_recipe(*args, **kwargs):
+        raise _core.ScenarioError("apps[0].rate: 0bps is not a rate above 0")
+
+    monkeypatch.setattr(rexmit.reproduce, "reproduce", bad_recipe)
+    assert main(["reproduce", "tcp-sack", "--quick", "--out", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err == "error: apps[0].rate: 0bps is not a rate above 0\n"
+
+
+def test_version_names_the_git_revision_of_the_build():
+    from rexmit import _core
+
+    r = rexmit_cli("--version")
+    assert re.fullmatch(r"rexmit \d+\.\d+\.\d+\S* \(git ([0-9a-f]{7,}|unknown)\)\n", r.stdout), r.stdout
+    assert f"(git {_core.__git_revision__})" in r.stdout
+    if (ROOT / ".git").exists() and shutil.which("git"):
+        # Built from this checkout: the short revision is a prefix of one that git knows.
+        check = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-t", _core.__git_revision__], capture_output=True, text=True)
+        assert check.stdout.strip() == "commit", _core.__git_revision__

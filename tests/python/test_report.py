@@ -45,7 +45,10 @@ def test_sweep_report_writes_png_svg_and_self_contained_html(tmp_path):
     assert SWEEP.strip() in text  # the sweep file, verbatim
     base = Sweep.from_toml(SWEEP).base.to_toml()
     assert 'description = "report test chain"' in base and base in text  # the base scenario, normalized
-    assert "topology.links[0].delay = 10ms" in svgs[0].read_text()  # legend of the other parameter
+    figure_text = svgs[0].read_text()
+    # Human axis labels with scaled units, and the other parameter in the legend (issue 15 §2).
+    for text in ("Sending rate (Mb/s)", "Throughput (Mb/s)", "One-way link delay = 10 ms"):
+        assert f"<!-- {text} -->" in figure_text
     assert "<table>" in page and "±" in page
     assert not re.search(r'(src|href)="(?!data:)', page)  # nothing outside the page
 
@@ -108,3 +111,36 @@ def test_quantities_become_numbers_for_the_x_axis():
     assert as_number(0.01) == (0.01, "")
     assert as_number("cubic") == (None, "")
     assert as_number(True) == (None, "")
+
+
+def test_claims_table_shows_the_papers_value_beside_rexmits_when_recorded():
+    from rexmit.report import claims_table
+
+    claims = [
+        {"text": "RACK recovers in one RTT", "holds": True, "numbers": "63 ms", "paper": "about 50 ms"},
+        {"text": "dupthresh is slower", "holds": None, "numbers": "203 ms"},
+        {"text": "ids are unique", "holds": False, "numbers": "-", "sanity": True},
+    ]
+    page = html.unescape(claims_table(claims))
+    assert "<th>paper</th><th>rexmit</th>" in page
+    assert "<td>RACK recovers in one RTT</td><td>yes</td><td>about 50 ms</td><td>63 ms</td>" in page
+    assert "<td>needs the full run</td>" in page and "ids are unique (sanity check, not counted)</td><td>NO</td>" in page
+    # Without any paper value the column is left out.
+    assert "<th>paper</th>" not in claims_table(claims[1:])
+
+
+def test_reproduction_index_shows_the_claims_as_claims_json_records_them(tmp_path):
+    import json
+
+    from rexmit.report import reproduction_index, refresh_index_claims
+
+    claim = {"text": "SACK beats Reno", "holds": False, "numbers": "3.1 vs 2.9"}
+    page = reproduction_index(tmp_path, "rexmit reproduce x", ["overview"], [claim], [])
+    assert "<td>SACK beats Reno</td><td>NO</td>" in page.read_text()
+    assert not refresh_index_claims(tmp_path)  # no claims.json yet: unchanged
+    # A quick run records a failing claim as undecided; the page follows claims.json.
+    (tmp_path / "claims.json").write_text(json.dumps({"claims": [dict(claim, holds=None, paper="3.0")]}))
+    assert refresh_index_claims(tmp_path)
+    text = page.read_text()
+    assert "<td>SACK beats Reno</td><td>needs the full run</td><td>3.0</td><td>3.1 vs 2.9</td>" in text
+    assert "<td>NO</td>" not in text and text.count("<h2>Claims</h2>") == 1

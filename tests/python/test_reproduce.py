@@ -7,6 +7,7 @@ import pytest
 
 from conftest import rexmit_cli
 from rexmit.recipes.common import Claim, claim_rows
+from rexmit.report import claims_table
 from rexmit.reproduce import RECIPES, claim_by_id, load_claims, reproduce
 
 
@@ -30,6 +31,17 @@ def test_tcp_sack_quick_reproduction(tmp_path):
     assert "[reproduced] tcp-sack/fig9-low-error-rates-fill-the-bottleneck: " in r.stdout
     assert "[sanity check holds] tcp-sack/fig11-throughput-grows-with-speed: " in r.stdout
     assert r.stdout.rstrip().endswith(f"tcp-sack: {score['held']}/7 claims reproduced" + (f" ({score['undecided']} need{'s' if score['undecided'] == 1 else ''} the full run)" if score["undecided"] else "") + "; 2 sanity checks apart, not counted")
+    # index.html: the paper's figure numbers as titles, the figures with human labels, the claims.
+    page = (out / "index.html").read_text()
+    for title in ("Fig. 9: throughput vs burst error rate", "Fig. 12: throughput vs bottleneck delay"):
+        assert f"<h3>{title}</h3>" in page
+    assert page.count("data:image/svg+xml;base64,") == 4
+    assert "tcp-sack/fig9-low-error-rates-fill-the-bottleneck" in page
+    assert claims_table(load_claims(out / "claims.json")) in page  # the verdicts of claims.json
+    svg = (out / "figures" / "fig11_speed.svg").read_text()
+    for text in ("Goodput (Mb/s)", "Bottleneck speed (Mb/s)", "Tahoe", "Westwood+"):
+        assert f"<!-- {text} -->" in svg
+    assert "apps[0].tcp" not in svg and "1e6" not in svg
 
 
 def test_unknown_reproduction_is_an_error(tmp_path):

@@ -30,6 +30,11 @@ def test_buffer_sizing_quick_reproduction(tmp_path):
         svg = next((out / fig / "figures").glob("link.R1-_R2.utilization*.svg")).read_text()
         assert f"model a=0.0005 b=0.0125: {need / 1e6:.1f} MB" in svg
         assert "Table I" in page and "B = 7000 packets" in page
+        # Human labels: the buffer in MB, the line named by (a, b) as the paper writes it.
+        for text in ("Bottleneck utilisation", "Send buffer (MB)" if "send" in fig else "Receive buffer (MB)", "a = 0.0005, b = 0.0125"):
+            assert f"<!-- {text} -->" in svg, text
+    index = html.unescape((out / "index.html").read_text())
+    assert index.count("<h3>Fig. 4: goodput") == 4 and "Table I" in index and "NewReno: goodput reaches its maximum" in index
     with (out / "table_I.csv").open() as f:
         (row,) = list(csv.DictReader(f))
     assert float(row["NewReno Q packets"]) == round(q.newreno_packets)

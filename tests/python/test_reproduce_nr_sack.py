@@ -28,6 +28,15 @@ def test_nr_sack_quick_reproduction(tmp_path):
     for cid in ("nr-sack/sctp-sack-rtxq-util-falls-with-load", "nr-sack/cmt-sack-rtxq-util-falls-with-load", "nr-sack/nr-sack-rtxq-util-is-one"):
         assert claim_by_id(claims, cid)["holds"], claim_by_id(claims, cid)
     assert {c["id"] for c in claims if c["sanity"]} == {"nr-sack/nr-sack-rtxq-util-is-one", "nr-sack/setup-loss-in-paper-range"}
+    assert "<h3>Fig. 14: goodput of CMT</h3>" in index
+    # The paper's names (CMT-SACK, CMT-NR-SACK) in the legends, goodput in Mb/s, the sweeps'
+    # own figures named by the recipe's labels.
+    svg = (out / "figures" / "fig14_cmt_goodput.svg").read_text()
+    for text in ("CMT-SACK, 128K", "CMT-NR-SACK, 128K", "Goodput over the trace window (Mb/s)", "Cross-traffic load on path 1 (path 2: low)"):
+        assert f"<!-- {text} -->" in svg, text
+    sweep_svg = next((out / "sctp" / "figures").glob("*rtxq_util_vs_load.svg")).read_text()
+    for text in ("Cross-traffic load", "RtxQ_Util", "Send buffer = 64K, NR-SACK"):
+        assert f"<!-- {text} -->" in sweep_svg, text
     # The numbers themselves, not only the verdict.
     rows = pq.read_table(out / "sctp" / "results.parquet").to_pylist()
     util = {(row["param.load"], row["param.ack"]): row["flow.sctp.rtxq_util"] for row in rows}

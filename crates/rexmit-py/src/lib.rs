@@ -255,6 +255,8 @@ fn _panic_for_test(msg: &str) -> PyResult<()> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Set by build.rs: the short git revision of the build, "unknown" outside a checkout.
+    m.add("__git_revision__", env!("REXMIT_GIT_REVISION"))?;
     let py = m.py();
     for (name, ty) in [
         ("ScenarioError", py.get_type::<ScenarioError>()),

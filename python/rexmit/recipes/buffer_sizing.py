@@ -207,6 +207,47 @@ def _notes(quick: bool, stop: str, ssthresh: int) -> list[str]:
     ]
 
 
+def _labels(key: Optional[str], settings: list[tuple[float, float]]) -> dict[str, Any]:
+    """The figures' names: the varied buffer (``key``) in MB, one line per (a, b) as the paper
+    writes them."""
+    buffer = {key: {"name": "Send buffer" if "send" in key else "Receive buffer", "unit": "MB"}} if key else {}
+    return {
+        **buffer,
+        UTILIZATION: "Bottleneck utilisation",
+        GOODPUT: {"name": "Goodput", "unit": "Mb/s"},
+        RTXQ_MAX: {"name": "Largest retransmission queue", "unit": "MB"},
+        "zip": [f"a = {a:g}, b = {b:g}" for a, b in settings],
+    }
+
+
+def _markers(recovery: str, settings: list[tuple[float, float]]) -> list[report_mod.Marker]:
+    """Where the model says the buffer stops limiting goodput; and the most unacknowledged data it
+    predicts, which the max retransmission queue reaches once the buffer is larger."""
+    zipped = _settings_zip(settings)
+    marks = []
+    for i, (a, b) in enumerate(settings):
+        need = _requirement(a, b).send_buffer_bytes(recovery)
+        group = {k: zipped[k][i] for k in zipped}
+        marks.append(report_mod.Marker(f"{need:.0f}B", f"model a={a:g} b={b:g}: {need / 1e6:.1f} MB", group=group, metrics=[UTILIZATION, GOODPUT]))
+        marks.append(report_mod.Marker(need, f"model U a={a:g} b={b:g}: {need / 1e6:.1f} MB", axis="y", group=group, metrics=[RTXQ_MAX]))
+    return marks
+
+
+def _index(out: Path, quick: bool, stop: str, settings: list[tuple[float, float]], claims: list[Claim], table: list[dict[str, Any]]) -> Path:
+    drawn = []
+    for recovery, paper in (("newreno", "NewReno"), ("sack", "SACK")):
+        for kind, what in (("send", "send buffer"), ("recv", "receive buffer")):
+            name = f"fig4_{recovery}_{kind}_buffer"
+            title = f"Fig. 4: goodput (bottleneck utilisation) of {paper} against the {what}, C = 200 Mb/s, RTTm = 300 ms, 1500 B packets"
+            drawn.append(report_mod.sweep_figure(out / name, UTILIZATION, f"apps[0].tcp.{kind}_buffer", out / "figures", name, title, _markers(recovery, settings)))
+    intro = [
+        "Seed 003: goodput of one NewReno and one SACK flow against the send and the receive buffer, with the buffer the model requires drawn on each figure "
+        f"(dashed). {'Quick' if quick else 'Full'} version: {stop} runs, (a, b) = {', '.join(f'({a:g}, {b:g})' for a, b in settings)}.",
+        "Choices where the paper gives no number are in the recipe's docstring (rexmit/recipes/buffer_sizing.py) and in each report.",
+    ]
+    return report_mod.reproduction_index(out, "rexmit reproduce buffer-sizing (seed 003)", intro, claims, drawn, [("Table I: buffers the model requires", report_mod.html_table(table))])
+
+
 def _run(out: Path, name: str, recovery: str, key: str, sizes: list[str], settings: list[tuple[float, float]], stop: str, ssthresh: int, jobs: Optional[int], quick: bool, table: list[dict[str, Any]]) -> dict[tuple[float, float], Curve]:
     spec = {
         "name": f"seed 003 {name}",
@@ -215,18 +256,11 @@ def _run(out: Path, name: str, recovery: str, key: str, sizes: list[str], settin
         "grid": {key: sizes},
         "zip": _settings_zip(settings),
         "report": {"x": key, "metrics": [UTILIZATION, GOODPUT, RTXQ_MAX]},
+        "labels": _labels(key, settings),
     }
     fig_dir = out / name
     run_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
-    zipped = _settings_zip(settings)
-    marks = []
-    for i, (a, b) in enumerate(settings):
-        need = _requirement(a, b).send_buffer_bytes(recovery)
-        group = {k: zipped[k][i] for k in zipped}
-        # Where the model says the buffer stops limiting goodput; and the most unacknowledged
-        # data it predicts, which the max retransmission queue reaches once the buffer is larger.
-        marks.append(report_mod.Marker(f"{need:.0f}B", f"model a={a:g} b={b:g}: {need / 1e6:.1f} MB", group=group, metrics=[UTILIZATION, GOODPUT]))
-        marks.append(report_mod.Marker(need, f"model U a={a:g} b={b:g}: {need / 1e6:.1f} MB", axis="y", group=group, metrics=[RTXQ_MAX]))
+    marks = _markers(recovery, settings)
     report_mod.report(fig_dir, markers=marks, notes=_notes(quick, stop, ssthresh), tables=[("Seed 003 Table I: buffers the model requires", table)])
     return _curves(fig_dir, key, settings)
 
@@ -267,6 +301,7 @@ def buffer_sizing(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
     claims = _claims(curves, settings)
     if not quick:
         claims.append(_rfc6582_check(out, settings, stop, ssthresh, jobs))
+    _index(out, quick, stop, settings, claims, table)
     return claims
 
 
@@ -274,7 +309,7 @@ def _rfc6582_check(out: Path, settings: list[tuple[float, float]], stop: str, ss
     """NewReno with rexmit's default RTO (1 s floor, RFC 6582 timer rule) and unlimited buffers."""
     base = _base("newreno", stop, ssthresh)
     del base["apps"][0]["tcp"]["rto"]
-    spec = {"name": "seed 003 NewReno with RFC 6582's timer", "base": base, "zip": _settings_zip(settings), "report": {"metrics": [UTILIZATION, "flow.bulk.timeouts", RTXQ_MAX]}}
+    spec = {"name": "seed 003 NewReno with RFC 6582's timer", "base": base, "zip": _settings_zip(settings), "report": {"metrics": [UTILIZATION, "flow.bulk.timeouts", RTXQ_MAX]}, "labels": _labels(None, settings)}
     fig_dir = out / "rfc6582_rto"
     run_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
     report_mod.report(fig_dir)

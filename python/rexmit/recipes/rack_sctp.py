@@ -87,8 +87,48 @@ def _tail(queue: int) -> dict[str, Any]:
     return _base("30s", app, topo)
 
 
+# The paper's names on the figures: its captions (seed 002 Figs. 2-10) with the metric drawn on
+# the index page, and the names of the varied keys and their values.
+FIGURES = {
+    "fig2_recovery_loss": ("Fig. 2: recovery time in relation to the sending rate at 1% packet loss", "recovery_time_mean_s"),
+    "fig3_spurious_reordering": ("Fig. 3: amount of spurious retransmissions in relation to the send interval", "dup_tsns_received"),
+    "fig4_recovery_loss_reordering": ("Fig. 4: recovery time in relation to the send interval at 1% packet loss and reordering", "recovery_time_mean_s"),
+    "fig5_bulk_loss": ("Fig. 5: goodput in relation to packet loss for a bulk transfer", "goodput_bps"),
+    "fig6_bulk_reordering": ("Fig. 6: goodput in relation to packet reordering degree at 1% probability", "goodput_bps"),
+    "fig7_bulk_loss_reordering": ("Fig. 7: goodput in relation to packet loss and a static reordering degree", "goodput_bps"),
+    "fig10_tail_loss": ("Fig. 10: retransmissions to recover a tail loss of 100 packets, by bottleneck queue and burst limit", "retransmissions"),
+}
+LABELS: dict[str, Any] = {
+    RACK_KEY: {"name": "Loss detection", "values": {"true": "RACK", "false": "dupthresh"}},
+    "apps[0].interarrival.value": {"name": "Send interval", "unit": "ms"},
+    "topology.bottleneck.errors[0].rate": "Packet loss rate",
+    "topology.bottleneck.reorder.mean_delay": {"name": "Reordering degree", "unit": "ms"},
+    "topology.bottleneck.queue.packets": "Bottleneck queue (packets)",
+    "flow.sctp.goodput_bps": {"name": "Goodput", "unit": "Mb/s"},
+    "flow.sctp.recovery_time_mean_s": {"name": "Recovery time", "unit": "ms"},
+    "flow.sctp.dup_tsns_received": "Spurious retransmissions",
+}
+BURST_LIMITS = ["no mitigation", "Max.Burst 4", "Max.Burst 3", "Max.Burst 2", "adaptive"]
+
+
+def _labels(varied: list[str], zipped: bool) -> dict[str, Any]:
+    chosen = {k: v for k, v in LABELS.items() if k in varied or k.startswith("flow.")}
+    return {**chosen, "zip": BURST_LIMITS} if zipped else chosen
+
+
+def _index(out: Path, quick: bool, reps: int, claims: list[Claim]) -> Path:
+    drawn = [report_mod.sweep_figure(out / name, f"flow.sctp.{metric}", figures_dir=out / "figures", name=name, title=title) for name, (title, metric) in FIGURES.items()]
+    intro = [
+        "Seed 002 (Weinrank, Tüxen, Rathgeb): RACK with tail loss probes and the adaptive burst limit against SCTP's three-miss rule (dupthresh) "
+        f"on a 10 Mb/s, 50 ms RTT bottleneck with random UDP background traffic. {'Quick' if quick else 'Full'} version: {reps} run(s) per point.",
+        *NOTES,
+    ]
+    return report_mod.reproduction_index(out, "rexmit reproduce rack-sctp (seed 002)", intro, claims, drawn)
+
+
 def _run(out: Path, name: str, base: dict[str, Any], grid: dict[str, list[Any]], x: str, metrics: list[str], reps: int, jobs: Optional[int], zip_: Optional[dict[str, list[Any]]] = None) -> list[dict[str, Any]]:
     spec: dict[str, Any] = {"name": f"seed 002 {name}", "replications": reps, "seed": 2, "base": base, "grid": grid, "report": {"x": x, "metrics": [f"flow.sctp.{m}" for m in metrics]}}
+    spec["labels"] = _labels([*grid, *(zip_ or {})], bool(zip_))
     if zip_:
         spec["zip"] = zip_
     d = out / name
@@ -130,7 +170,9 @@ def rack_sctp(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
     queues = [10, 20] if quick else [5, 10, 20, 50]
     limits = {"apps[0].sctp.rack.burst_mitigation": ["none", "max_burst", "max_burst", "max_burst", "adaptive"], "apps[0].sctp.max_burst": [4, 4, 3, 2, 4]}
     fig10 = _run(out, "fig10_tail_loss", _tail(10), {queue_key: queues}, queue_key, ["retransmissions", "tail_recoveries", "tlp_probes", "timeouts"], reps, jobs, zip_=limits)
-    return _claims(fig2, fig3, fig4, fig5, fig6, fig7, fig10, intervals, fast, losses, degrees, queues)
+    claims = _claims(fig2, fig3, fig4, fig5, fig6, fig7, fig10, intervals, fast, losses, degrees, queues)
+    _index(out, quick, reps, claims)
+    return claims
 
 
 def _fmt_ms(v: float) -> str:

@@ -288,10 +288,19 @@ class Seed000Sweep(Sweep):
         return runs
 
 
+# The report's names of the recipe's own parameters (they are not scenario keys).
+LABELS: dict[str, Any] = {
+    "load": "Cross-traffic load",
+    "buffer": "Send buffer",
+    "ack": {"name": "Acknowledgements", "values": {"SACK": "SACK", "NR-SACK": "NR-SACK"}},
+}
+
+
 def make_sweep(name: str, grid: dict[str, list[Any]], build: Builder, timing: Timing, replications: int, metrics: list[str]) -> Seed000Sweep:
     first = {k: v[0] for k, v in grid.items()}
     base = normalized(draw_starts(build(first), 1, timing))
-    return Seed000Sweep(base=base, grid=grid, replications=replications, seed=1, name=name, report={"x": "load", "metrics": metrics}, build=build, timing=timing).check()
+    labels = {k: v for k, v in LABELS.items() if k in grid}
+    return Seed000Sweep(base=base, grid=grid, replications=replications, seed=1, name=name, report={"x": "load", "metrics": metrics}, labels=labels, build=build, timing=timing).check()
 
 
 # --- measuring the loads -----------------------------------------------------------------------

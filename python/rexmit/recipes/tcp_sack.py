@@ -78,6 +78,36 @@ def _variant_zip() -> dict[str, list[Any]]:
     }
 
 
+# The paper's names on the figures (seed 001 Figs. 9-12).
+TITLES = {
+    "fig9_burst_rate": "Fig. 9: throughput vs burst error rate",
+    "fig10_per": "Fig. 10: throughput vs packet error rate",
+    "fig11_speed": "Fig. 11: throughput vs bottleneck speed",
+    "fig12_delay": "Fig. 12: throughput vs bottleneck delay",
+}
+AXES = {
+    "fig9_burst_rate": "Burst error rate",
+    "fig10_per": "Packet error rate",
+    "fig11_speed": {"name": "Bottleneck speed", "unit": "Mb/s"},
+    "fig12_delay": {"name": "Bottleneck one-way delay", "unit": "ms"},
+}
+
+
+def _labels(name: str, key: str) -> dict[str, Any]:
+    return {key: AXES[name], "flow.bulk.goodput_bps": {"name": "Goodput", "unit": "Mb/s"}, "zip": [v[0] for v in TCP_VARIANTS]}
+
+
+def _index(out: Path, quick: bool, stop: str, reps: int, claims: list[Claim], figures: dict[str, tuple[str, list[Any]]]) -> Path:
+    drawn = [report_mod.sweep_figure(out / name, "flow.bulk.goodput_bps", key, out / "figures", name, TITLES[name]) for name, (key, _) in figures.items()]
+    intro = [
+        "Seed 001 (Nguyen & Sterbenz): goodput of one TCP flow with Tahoe, Reno, NewReno, SACK and Westwood+ over Table 1's path "
+        "(10 Mb/s access links, a 4 Mb/s bottleneck of 50 ms one way with an error model, 1500 B packets), as in Figs. 9-12. "
+        f"{'Quick' if quick else 'Full'} version: {reps} runs of {stop} per point.",
+        "Choices where the paper gives no number (ns-3 defaults of the time) are in the recipe's docstring (rexmit/recipes/tcp_sack.py).",
+    ]
+    return report_mod.reproduction_index(out, "rexmit reproduce tcp-sack (seed 001)", intro, claims, drawn)
+
+
 def _uniform(rate: float) -> list[dict[str, Any]]:
     return [{"kind": "uniform", "rate": rate, "direction": "forward"}]
 
@@ -121,13 +151,15 @@ def tcp_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
         base = _seed001_base(stop)
         if name == "fig10_per":  # uncorrelated losses: ns-3's RateErrorModel in packet mode
             base["topology"]["links"][1]["errors"] = _uniform(1e-4)
-        spec = {"name": f"seed 001 {name}", "replications": reps, "seed": 1, "base": base, "grid": {key: values}, "zip": _variant_zip(), "report": {"x": key, "metrics": ["flow.bulk.goodput_bps"]}}
+        spec = {"name": f"seed 001 {name}", "replications": reps, "seed": 1, "base": base, "grid": {key: values}, "zip": _variant_zip(), "report": {"x": key, "metrics": ["flow.bulk.goodput_bps"]}, "labels": _labels(name, key)}
         sweep = Sweep.from_dict(spec)
         fig_dir = out / name
         run_sweep(sweep, fig_dir, jobs=jobs)
         report_mod.report(fig_dir)
         means[name] = _means(fig_dir, key)
-    return _tcp_sack_claims(means, figures, enough=reps >= 5)
+    claims = _tcp_sack_claims(means, figures, enough=reps >= 5)
+    _index(out, quick, stop, reps, claims, figures)
+    return claims
 
 
 def _tcp_sack_claims(means: dict[str, dict[tuple[str, Any], tuple[float, float]]], figures: dict[str, tuple[str, list[Any]]], enough: bool) -> list[Claim]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from rexmit import report as report_mod
+from rexmit.labels import PALETTE
 from rexmit.sweep import load as load_runs
 from rexmit.recipes.thin_scenarios import LABELS, VARIANT_NAMES
 
@@ -125,17 +126,23 @@ def cause_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 # --- figures -------------------------------------------------------------------------------
-def _colours(names: Sequence[str]) -> dict[str, Any]:
-    from matplotlib import colormaps
+# Okabe-Ito without black (the 99th percentile and maximum marks are black); a variant past the
+# seventh colour is told apart by hatching.
+_COLOURS = [c for c in PALETTE if c != "#000000"]
 
-    cmap = colormaps["tab10"]
-    return {v: cmap(VARIANT_NAMES.index(v) % 10) for v in names}
+
+def _colours(names: Sequence[str]) -> dict[str, Any]:
+    return {v: _COLOURS[VARIANT_NAMES.index(v) % len(_COLOURS)] for v in names}
+
+
+def _hatch(variant: str) -> Optional[str]:
+    return "//" if VARIANT_NAMES.index(variant) >= len(_COLOURS) else None
 
 
 def bars(stats: Stats, figures: Path, name: str, title: str, buckets: Sequence[str] = BUCKETS) -> report_mod.Figure:
     """Seed 004 Fig. 8's style: per retransmission count, one bar per variant for the mean, a
     dash at the 99th percentile and a cross at the maximum."""
-    fig = report_mod._new_figure(9.0, 4.4)
+    fig = report_mod.new_figure(9.0, 4.4)
     ax = fig.add_subplot()
     names = list(stats)
     colour = _colours(names)
@@ -143,22 +150,22 @@ def bars(stats: Stats, figures: Path, name: str, title: str, buckets: Sequence[s
     for i, v in enumerate(names):
         xs = [k + (i - (len(names) - 1) / 2) * width for k in range(len(buckets))]
         lat = [stats[v][b] for b in buckets]
-        ax.bar(xs, [x.mean * 1e3 for x in lat], width, color=colour[v], label=LABELS[v])
+        ax.bar(xs, [x.mean * 1e3 for x in lat], width, color=colour[v], hatch=_hatch(v), edgecolor="white", label=LABELS[v])
         ax.scatter(xs, [x.p99 * 1e3 for x in lat], marker="_", s=120, color="black", zorder=3, label="99th percentile" if i == 0 else None)
         ax.scatter(xs, [x.max * 1e3 for x in lat], marker="x", s=20, color="black", zorder=3, label="maximum" if i == 0 else None)
     ax.set_xticks(range(len(buckets)), [f"{ORDINAL[b]} retransmission" for b in buckets])
-    ax.set_ylabel("latency (ms)")
+    ax.set_ylabel("Latency (ms)")
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.1))
-    return report_mod._save(fig, figures, name, title)
+    return report_mod.save_figure(fig, figures, name, title)
 
 
 def lines(series: dict[Any, Stats], x_label: str, figures: Path, name: str, title: str, buckets: Sequence[str], stats_drawn: Sequence[str] = ("mean", "p99"), variants: Sequence[str] = LINE_VARIANTS) -> report_mod.Figure:
     """Seed 004 Fig. 10's style: latency against ``x`` (the keys of ``series``, numbers), one
     panel per retransmission count, one colour per variant, mean solid and p99 dashed."""
     xs = sorted(series)
-    fig = report_mod._new_figure(4.2 * len(buckets), 4.2)
+    fig = report_mod.new_figure(4.2 * len(buckets), 4.2)
     axes = fig.subplots(1, len(buckets), squeeze=False)[0]
     colour = _colours(variants)
     styles = {"mean": "-", "p99": "--", "max": ":"}
@@ -167,41 +174,42 @@ def lines(series: dict[Any, Stats], x_label: str, figures: Path, name: str, titl
             for stat in stats_drawn:
                 ys = [getattr(series[x][v][b], stat) * 1e3 for x in xs]
                 ax.plot(xs, ys, styles[stat], marker="o", markersize=3, color=colour[v], label=f"{LABELS[v]} {stat}")
-        ax.set_xlabel(x_label)
-        ax.set_ylabel(f"latency of the {ORDINAL[b]} retransmission (ms)")
+        ax.set_xlabel(x_label[:1].upper() + x_label[1:])
+        ax.set_ylabel(f"Latency of the {ORDINAL[b]} retransmission (ms)")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize="x-small", ncol=2)
     fig.suptitle(title)
-    return report_mod._save(fig, figures, name, title)
+    return report_mod.save_figure(fig, figures, name, title)
 
 
 def fairness_figure(goodput: dict[tuple[str, bool], dict[float, tuple[float, float]]], figures: Path) -> report_mod.Figure:
     """Seed 004 Fig. 11: (a) the test stream's and (b) the greedy flow's throughput against the
     test stream's attempted rate, with lksctp and with all modifications. ``goodput`` maps
     (greedy kind, modified) to {attempted rate: (test stream, greedy) bit/s}."""
-    fig = report_mod._new_figure(10.0, 4.2)
+    fig = report_mod.new_figure(10.0, 4.2)
     a, b = fig.subplots(1, 2)
     for (greedy, modified), points in sorted(goodput.items()):
         rates = sorted(points)
         style = dict(marker="o" if modified else "s", linestyle="-" if modified else "--", markersize=4)
         label = f"{'modified' if modified else 'lksctp'} vs greedy {greedy.replace('_bulk', '').upper()}"
-        a.plot([r / 1e3 for r in rates], [points[r][0] / 1e3 for r in rates], label=label, **style)
-        b.plot([r / 1e3 for r in rates], [points[r][1] / 1e3 for r in rates], label=label, **style)
-    for ax, what in ((a, "(a) test stream throughput (kb/s)"), (b, "(b) greedy flow throughput (kb/s)")):
+        colour = PALETTE[(2 if greedy.startswith("tcp") else 0) + int(modified)]
+        a.plot([r / 1e3 for r in rates], [points[r][0] / 1e3 for r in rates], label=label, color=colour, **style)
+        b.plot([r / 1e3 for r in rates], [points[r][1] / 1e3 for r in rates], label=label, color=colour, **style)
+    for ax, what in ((a, "(a) Test stream throughput (kb/s)"), (b, "(b) Greedy flow throughput (kb/s)")):
         ax.set_xscale("log")
-        ax.set_xlabel("attempted rate of the test stream (kb/s)")
+        ax.set_xlabel("Attempted rate of the test stream (kb/s)")
         ax.set_ylabel(what)
         ax.grid(alpha=0.3)
     a.legend(fontsize="x-small")
     title = "Fig. 11: fairness, 1 Mb/s bottleneck, 50 ms each way"
     fig.suptitle(title)
-    return report_mod._save(fig, figures, "fig11_fairness", title)
+    return report_mod.save_figure(fig, figures, "fig11_fairness", title)
 
 
 def preset_bars(per_preset: dict[str, Stats], figures: Path) -> report_mod.Figure:
     """Table 1's applications: per source, one bar per variant for the mean latency of the
     messages retransmitted at least once, a cross at the maximum (log scale)."""
-    fig = report_mod._new_figure(10.0, 4.4)
+    fig = report_mod.new_figure(10.0, 4.4)
     ax = fig.add_subplot()
     presets = list(per_preset)
     names = VARIANT_NAMES
@@ -210,13 +218,13 @@ def preset_bars(per_preset: dict[str, Stats], figures: Path) -> report_mod.Figur
     for i, v in enumerate(names):
         xs = [k + (i - (len(names) - 1) / 2) * width for k in range(len(presets))]
         lat = [per_preset[p][v]["any"] for p in presets]
-        ax.bar(xs, [x.mean * 1e3 for x in lat], width, color=colour[v], label=LABELS[v])
+        ax.bar(xs, [x.mean * 1e3 for x in lat], width, color=colour[v], hatch=_hatch(v), edgecolor="white", label=LABELS[v])
         ax.scatter(xs, [x.max * 1e3 for x in lat], marker="x", s=16, color="black", zorder=3, label="maximum" if i == 0 else None)
     ax.set_yscale("log")
     ax.set_xticks(range(len(presets)), presets)
-    ax.set_ylabel("latency of retransmitted messages (ms)")
+    ax.set_ylabel("Latency of retransmitted messages (ms)")
     title = "Table 1 sources (RTT 100 ms, 5% loss): mean and max latency of retransmitted messages"
     ax.set_title(title, fontsize="medium")
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize="x-small", ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.1))
-    return report_mod._save(fig, figures, "table1_presets", title)
+    return report_mod.save_figure(fig, figures, "table1_presets", title)

@@ -3,13 +3,12 @@ claims, figures, tables and links to the sweep reports."""
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from rexmit import report as report_mod
 from rexmit.recipes import thin_figures as tf
 from rexmit.recipes import thin_scenarios as ts
-from rexmit.recipes.common import CLAIM_COLUMNS, Claim, claim_rows
+from rexmit.recipes.common import Claim
 from rexmit.recipes.thin_plan import NOTES
 from rexmit.recipes.thin_runs import Results, fair_rows, grid_series, pct
 
@@ -35,23 +34,13 @@ def draw_figures(r: Results, figures: Path) -> list[report_mod.Figure]:
 
 
 def index(out: Path, r: Results, claims: list[Claim], figures: list[report_mod.Figure], quick: bool) -> Path:
-    links = "".join(f'<li><a href="{html.escape(p.parent.name)}/report.html">{html.escape(p.parent.name)}</a></li>' for p in sorted(out.glob("*/report.html")))
     scope = "Quick version (a reduced grid; see the recipe's docstring)." if quick else "Full version: 2 h per latency run, replications as in the recipe's docstring."
-    intro = [f"Seed 004: latency per retransmission of thin streams, lksctp vs the §5 modifications, EFR, RFC 5827 ER and TCP New Reno. {scope}", *NOTES]
+    intro = [f"Seed 004: latency per retransmission of thin streams, lksctp vs the §5 modifications, EFR, RFC 5827 ER and TCP New Reno. {scope}", "Bar figures: bars are means, dashes 99th percentiles, crosses maxima.", *NOTES]
     tables = [(f"Fig. 8a, {pct(loss)} uniform loss: latency per retransmission (ms)", tf.latency_rows(s)) for loss, s in sorted(r.fig8.items())]
     tables.append(("Fig. 8b, HTTP cross traffic: latency per retransmission (ms)", tf.latency_rows(r.http_rtt[float(ts.LAB_RTT_MS)])))
     tables.append(("Fig. 9, HTTP cross traffic: retransmissions by cause (summed over runs)", tf.cause_rows(r.http_rows)))
     tables.append(("HTTP cross traffic: bottleneck loss and utilisation (§6.2 measured about 5% loss)", r.http_loss))
     tables.append(("Fairness (Fig. 11)", fair_rows(r.fair)))
     tables.extend((f"Table 1 source {p}: latency per retransmission (ms)", tf.latency_rows(s, [*tf.BUCKETS, "any"])) for p, s in r.presets.items())
-    sections = [
-        ("Overview", "".join(f"<p>{html.escape(p)}</p>" for p in intro)),
-        ("Claims", report_mod._html_table(claim_rows(claims, quick), CLAIM_COLUMNS)),
-        ("Figures (bars: mean; dash: 99th percentile; cross: maximum)", report_mod._embed(figures)),
-        *((t, report_mod._html_table(rows)) for t, rows in tables),
-        ("Sweep reports", f"<ul>{links}</ul>"),
-    ]
-    page = out / "index.html"
-    page.write_text(report_mod._page("rexmit reproduce thin-streams (seed 004)", sections), encoding="utf-8")
-    return page
-
+    sections = [(t, report_mod.html_table(rows)) for t, rows in tables]
+    return report_mod.reproduction_index(out, "rexmit reproduce thin-streams (seed 004)", intro, claims, figures, sections)

@@ -13,20 +13,37 @@ from rexmit import report as report_mod
 from rexmit.recipes import thin_figures as tf
 from rexmit.recipes import thin_scenarios as ts
 from rexmit.recipes.thin_figures import Stats
+from rexmit.labels import metric_label
 from rexmit.recipes.thin_plan import NOTES, Plan
 from rexmit.sweep import Sweep, run_sweep, summarize
 
 BOTTLENECK = "link.R1->R2"
 
 
+def _labels(varied: Sequence[str], metrics: Sequence[str]) -> dict[str, Any]:
+    """The sweep reports' names: seed 004's words for the varied keys, latencies in ms, each
+    metric named with its variant."""
+    keys = {
+        ts.RTT_KEY: {"name": "Sender's link delay (RTT/2)", "unit": "ms"},
+        ts.LOSS_KEY: "Uniform loss rate",
+        ts.IAT_KEY: {"name": "Interarrival time", "unit": "ms"},
+        ts.SOURCE_KEY: "Table 1 source",
+    }
+    out: dict[str, Any] = {k: v for k, v in keys.items() if k in varied}
+    for m in metrics:
+        flow = m.split(".")[1]
+        out[m] = {"name": f"{ts.LABELS.get(flow, flow)}: {metric_label(m).name[0].lower()}{metric_label(m).name[1:]}", "unit": "ms"}
+    return out
+
+
 def _sweep(out: Path, name: str, title: str, base: dict[str, Any], grid: dict[str, list[Any]], zip_: dict[str, list[Any]], reps: int, jobs: Optional[int], x: str, metrics: Sequence[str], tables: Callable[[Path], list[tuple[str, list[dict[str, Any]]]]]) -> Path:
-    spec = {"name": f"seed 004 {title}", "replications": reps, "seed": 4, "base": base, "grid": grid, "zip": zip_, "report": {"x": x, "metrics": list(metrics)}}
+    spec = {"name": f"seed 004 {title}", "replications": reps, "seed": 4, "base": base, "grid": grid, "zip": zip_, "report": {"x": x, "metrics": list(metrics)}, "labels": _labels([*grid, *zip_], [*metrics, *FALLBACK_MEANS])}
     d = out / name
     run_sweep(Sweep.from_dict(spec), d, jobs=jobs)
     # A short run may have no message with a 2nd retransmission (an all-null column): then the
     # figures show the mean latency of all messages.
     present = set(summarize(d).column_names)
-    drawn = [m for m in metrics if f"{m}.mean" in present] or [f"flow.{v}.latency_mean_s" for v in ("lksctp", "all_mods", "tcp_newreno")]
+    drawn = [m for m in metrics if f"{m}.mean" in present] or FALLBACK_MEANS
     report_mod.report(d, metrics=drawn, notes=NOTES, tables=tables(d))
     return d
 
@@ -36,6 +53,7 @@ def ms(value: str) -> float:
 
 
 RTX2_MEANS = [f"flow.{v}.latency_rtx2_mean_s" for v in ("lksctp", "all_mods", "tcp_newreno")]
+FALLBACK_MEANS = [f"flow.{v}.latency_mean_s" for v in ("lksctp", "all_mods", "tcp_newreno")]
 
 
 def _point_tables(keys: Sequence[str], label: Callable[[tuple[Any, ...]], str]) -> Callable[[Path], list[tuple[str, list[dict[str, Any]]]]]:
@@ -109,6 +127,12 @@ def _fair_rate(iat_ms: float) -> float:
 
 FairPoints = dict[tuple[str, bool], dict[float, tuple[float, float]]]
 FAIR_KEYS = ["apps[0].interarrival.value", "apps[0].sctp.thin.all"]
+FAIR_LABELS = {
+    FAIR_KEYS[0]: {"name": "Interarrival time of the test stream", "unit": "ms"},
+    FAIR_KEYS[1]: {"name": "Test stream", "values": {"false": "lksctp", "true": "all modifications"}},
+    "flow.greedy.goodput_bps": {"name": "Goodput of the greedy flow", "unit": "kb/s"},
+    "flow.thin.goodput_bps": {"name": "Goodput of the test stream", "unit": "kb/s"},
+}
 
 
 def _fair_points(d: Path, greedy: str, points: FairPoints) -> None:
@@ -135,7 +159,7 @@ def run_fairness(out: Path, plan: Plan, jobs: Optional[int]) -> FairPoints:
         d = out / f"fairness_{greedy}"
         base = ts.fairness(plan.fair_s)
         base["apps"][1] = ts.greedy_app(greedy)
-        spec = {"name": f"seed 004 Fig. 11: fairness against {greedy}", "replications": plan.fair_reps, "seed": 4, "base": base, "grid": grid, "report": {"x": FAIR_KEYS[0], "metrics": ["flow.greedy.goodput_bps", "flow.thin.goodput_bps"]}}
+        spec = {"name": f"seed 004 Fig. 11: fairness against {greedy}", "replications": plan.fair_reps, "seed": 4, "base": base, "grid": grid, "report": {"x": FAIR_KEYS[0], "metrics": ["flow.greedy.goodput_bps", "flow.thin.goodput_bps"]}, "labels": FAIR_LABELS}
         run_sweep(Sweep.from_dict(spec), d, jobs=jobs)
         _fair_points(d, greedy, points)
         report_mod.report(d, notes=NOTES, tables=[("Throughput of the test stream and of the greedy flow (mean over runs)", fair_rows({k: v for k, v in points.items() if k[0] == greedy}))])
