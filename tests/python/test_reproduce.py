@@ -1,12 +1,13 @@
 """`rexmit reproduce tcp-sack --quick`: seed 001's figures as sweeps, reports and claims; and what
 claims.json records of any recipe's claims (ids, sanity checks, the score)."""
 
+import dataclasses
 import json
 
 import pytest
 
 from conftest import rexmit_cli
-from rexmit.recipes.common import Claim, claim_rows
+from rexmit.recipes.common import Claim
 from rexmit.report import claims_table
 from rexmit.reproduce import RECIPES, claim_by_id, load_claims, reproduce
 
@@ -101,15 +102,19 @@ def test_bad_claims_are_errors(kwargs, message):
         Claim(**{"id": "fake/a", "text": "t", "holds": True, "numbers": "", **kwargs})
 
 
-def test_index_claim_rows_put_sanity_checks_last_and_never_say_no_in_a_quick_run():
+def test_index_claims_table_puts_sanity_checks_last_and_never_says_no_in_a_quick_run():
     claims = [
         Claim("fake/sane", "cannot fail", True, "1", sanity=True, why="by definition"),
         Claim("fake/fails", "fails", False, "2", paper="81 ms"),
         Claim("fake/holds", "holds", True, "3"),
     ]
-    full = claim_rows(claims, quick=False)
-    assert [(r["id"], r["reproduced"], r["paper"]) for r in full] == [("fake/fails", "NO", "81 ms"), ("fake/holds", "yes", ""), ("fake/sane", "sanity check, not counted: yes", "")]
-    assert [r["reproduced"] for r in claim_rows(claims, quick=True)] == ["needs the full run", "yes", "sanity check, not counted: yes"]
+    full = claims_table(claims)
+    order = [full.index(f"<td>{cid}</td>") for cid in ("fake/fails", "fake/holds", "fake/sane")]
+    assert order == sorted(order)
+    assert "<td>NO</td>" in full and "<td>81 ms</td>" in full and "<td>sanity check, not counted: yes</td>" in full
+    # reproduce() records a quick run's failing claim as undecided (holds None): no NO.
+    quick = claims_table([dataclasses.replace(c, holds=None) if c.holds is False else c for c in claims])
+    assert "<td>NO</td>" not in quick and "<td>needs the full run</td>" in quick
 
 
 def test_recipe_modules_are_not_shadowed_by_their_functions():

@@ -50,22 +50,6 @@ def check_ids(claims: Sequence[Claim]) -> None:
         seen.add(c.id)
 
 
-CLAIM_COLUMNS = ["id", "claim", "paper", "reproduced", "numbers"]
-
-
-def claim_rows(claims: Sequence[Claim], quick: bool) -> list[dict[str, Any]]:
-    """The claims as rows of an index page's table (CLAIM_COLUMNS): counted claims first, sanity
-    checks after them and marked; a quick run says "needs the full run", never "NO"."""
-
-    def verdict(c: Claim) -> str:
-        if c.holds:
-            return "yes"
-        return "needs the full run" if quick or c.holds is None else "NO"
-
-    ordered = [c for c in claims if not c.sanity] + [c for c in claims if c.sanity]
-    return [{"id": c.id, "claim": c.text, "paper": c.paper or "", "reproduced": f"sanity check, not counted: {verdict(c)}" if c.sanity else verdict(c), "numbers": c.numbers} for c in ordered]
-
-
 def decided(holds: bool, enough: bool) -> Optional[bool]:
     """A claim's verdict from a run that may be too small to decide it: a claim that holds
     holds; one that does not is undecided (None) unless the run had `enough` replications."""
