@@ -19,8 +19,9 @@
 //! - `trace_blocks`: `t_ns`, `kind` (`BlockKind`), `start`, `end`.
 //! - `trace_state`: `t_ns`, `path`, `cwnd`, `ssthresh` (saturated at 2^62 while "infinite"),
 //!   `flight`, `pipe` (TCP: RFC 6675 pipe; SCTP: the path's flight), `rtxq_bytes`, `rto_ns`,
-//!   `srtt_ns` (0 before the first sample), `recovery` (1 in loss recovery), `timeouts`
-//!   (cumulative). A row is written only when one of them changed.
+//!   `srtt_ns` (0 before the first sample), `recovery` (1 in fast recovery: TCP's loss-recovery
+//!   episode; SCTP's per destination under CMT, else the association's), `timeouts` (cumulative;
+//!   SCTP: the path's T3-rtx expiries). A row is written only when one of them changed.
 
 pub mod sctp;
 pub mod tcp;

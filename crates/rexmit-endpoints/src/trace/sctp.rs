@@ -87,9 +87,12 @@ impl SctpTrace {
     pub fn on_state(&self, now: Time, a: &Association) {
         let st = a.stats();
         let rtxq = a.rtx_queue_bytes();
-        let recovery = a.in_fast_recovery() || st.in_loss_recovery;
+        // Fast recovery: per destination under CMT (its `fr_exit`), else the association's.
+        let per_path = a.paths().iter().any(|p| p.fr_exit.is_some());
+        let whole = a.in_fast_recovery() && !per_path;
         let mut tr = self.trace.borrow_mut();
         for (i, p) in a.paths().iter().enumerate() {
+            let recovery = whole || p.fr_exit.is_some();
             let timeouts = st.paths.get(i).map_or(0, |s| s.timeouts);
             let row = [
                 p.cc.cwnd,
