@@ -18,7 +18,9 @@
 //!   + 1), `rwnd` (bytes), `path` (SCTP: the destination the SACK came from).
 //! - `trace_blocks`: `t_ns`, `kind` (`BlockKind`), `start`, `end`.
 //! - `trace_state`: `t_ns`, `path`, `cwnd`, `ssthresh` (saturated at 2^62 while "infinite"),
-//!   `flight`, `pipe` (TCP: RFC 6675 pipe; SCTP: the path's flight), `rtxq_bytes`, `rto_ns`,
+//!   `flight`, `pipe` (TCP: RFC 6675 pipe during loss recovery, where RFC 6675 §5 uses it, else
+//!   FlightSize, which spares a scan of the scoreboard per packet; SCTP: the path's flight),
+//!   `rtxq_bytes`, `rto_ns`,
 //!   `srtt_ns` (0 before the first sample), `recovery` (1 in fast recovery: TCP's loss-recovery
 //!   episode; SCTP's per destination under CMT, else the association's), `timeouts` (cumulative;
 //!   SCTP: the path's T3-rtx expiries). A row is written only when one of them changed.
@@ -92,10 +94,12 @@ impl<const N: usize> Cols<N> {
             c.push(v);
         }
     }
-    fn table(&self, table: &'static str) -> FlowTable {
+    /// The rows as a result table, moved out (the record is read once, after the run).
+    fn take(&mut self, table: &'static str) -> FlowTable {
+        let data = std::mem::replace(&mut self.data, std::array::from_fn(|_| Vec::new()));
         FlowTable {
             table,
-            columns: self.names.iter().copied().zip(self.data.clone()).collect(),
+            columns: self.names.iter().copied().zip(data).collect(),
         }
     }
 }
@@ -226,13 +230,14 @@ fn sat(v: u64) -> u64 {
 }
 
 impl Tables for TraceRef {
+    /// Moves the rows out: a second call finds the tables empty.
     fn tables(&self) -> Vec<FlowTable> {
-        let t = self.borrow();
+        let mut t = self.borrow_mut();
         vec![
-            t.sent.table("trace_sent"),
-            t.acks.table("trace_acks"),
-            t.blocks.table("trace_blocks"),
-            t.state.table("trace_state"),
+            t.sent.take("trace_sent"),
+            t.acks.take("trace_acks"),
+            t.blocks.take("trace_blocks"),
+            t.state.take("trace_state"),
         ]
     }
 

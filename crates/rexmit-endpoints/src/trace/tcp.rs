@@ -104,15 +104,17 @@ impl TcpTrace {
     /// Sample the sender's state (written only when it changed).
     pub fn on_state(&mut self, now: Time, conn: &Connection) {
         let st = conn.stats();
+        let in_recovery = conn.in_recovery();
+        let flight = conn.flight_size();
         let row = [
             conn.cwnd(),
             sat(conn.ssthresh()),
-            conn.flight_size(),
-            conn.pipe(),
+            flight,
+            if in_recovery { conn.pipe() } else { flight },
             st.rtx_queue_bytes,
             st.rto.as_nanos(),
             st.srtt.map_or(0, |d| d.as_nanos()),
-            conn.in_recovery() as u64,
+            in_recovery as u64,
             st.timeouts,
         ];
         self.trace.borrow_mut().state(now, 0, row);
