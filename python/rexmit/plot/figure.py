@@ -117,6 +117,8 @@ def render_plotly(fig: Figure, out: Path) -> None:
 
     n = len(fig.panels)
     pf = make_subplots(rows=n, cols=1, shared_xaxes=True, vertical_spacing=0.06)
+    shapes: list[dict[str, Any]] = []
+    named: set[str] = set()
     for row, panel in enumerate(fig.panels, start=1):
         for lay in panel.layers:
             big = len(lay.x) > WEBGL_POINTS
@@ -132,12 +134,15 @@ def render_plotly(fig: Figure, out: Path) -> None:
             else:
                 shape = "hv" if lay.style == "step" and not big else "linear"
                 tr = scatter(x=lay.x, y=lay.y, mode="lines", name=lay.name, line=dict(line, shape=shape))
+            # Panels repeat names (one per SCTP path): one legend entry toggles them all.
+            tr.update(legendgroup=lay.name, showlegend=lay.name not in named)
+            named.add(lay.name)
             pf.add_trace(tr, row=row, col=1)
         pf.update_yaxes(title_text=panel.ylabel, row=row, col=1)
-        for a, b in panel.spans:
-            pf.add_vrect(x0=a, x1=b, fillcolor=RECOVERY_SHADE, opacity=0.3, line_width=0, layer="below", row=row, col=1)
-    for t in fig.marks:
-        pf.add_vline(x=float(t), line=dict(color=TIMEOUT_MARK, dash="dot", width=1), row="all", col=1)
+        # Shapes go into the layout at once: add_vrect per episode is quadratic in plotly.
+        yref = f"y{'' if row == 1 else row} domain"
+        shapes += [dict(type="rect", xref="x", yref=yref, x0=a, x1=b, y0=0, y1=1, fillcolor=RECOVERY_SHADE, opacity=0.3, line_width=0, layer="below") for a, b in panel.spans]
+        shapes += [dict(type="line", xref="x", yref=yref, x0=float(t), x1=float(t), y0=0, y1=1, line=dict(color=TIMEOUT_MARK, dash="dot", width=1)) for t in fig.marks]
     notes = []
     if any(p.spans for p in fig.panels):
         notes.append(f"shaded: {fig.span_name}")
@@ -145,5 +150,5 @@ def render_plotly(fig: Figure, out: Path) -> None:
         notes.append(f"dotted: {fig.mark_name}")
     title = fig.title + (f"<br><sup>{'; '.join(notes)}</sup>" if notes else "")
     pf.update_xaxes(title_text=fig.xlabel, row=n, col=1)
-    pf.update_layout(title=title, height=300 + 260 * n, template="plotly_white", hovermode="closest")
+    pf.update_layout(title=title, height=300 + 260 * n, template="plotly_white", hovermode="closest", shapes=shapes)
     pf.write_html(str(out), include_plotlyjs=True, full_html=True)
