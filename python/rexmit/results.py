@@ -13,6 +13,8 @@ and seed, byte for byte):
   tcp_messages): flow, msg, sent_ns, latency_ns, rtx, size (+ sent_s, latency_s), if any
 - ``responses.parquet`` every request of the http apps: flow, request, requested_ns, size,
   completed, completion_ns (+ requested_s, completion_s), if any
+- ``trace_sent/acks/blocks/state.parquet`` the event record of the flows ``[[metrics.trace]]``
+  names (see ``rexmit.plot`` and the README's "Looking inside a flow"), if any
 - ``pcap/*.pcap``     packet captures, if requested
 - ``run_info.json``   wall time and speed (varies between runs)
 - ``emulation.json``  emulation runs only (``rexmit emulate``): lateness, the real hosts'
