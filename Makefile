@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export VIRTUAL_ENV := $(abspath $(VENV))
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test lint bench validate validate-linux fuzz install dev-deps tshark peers emulation-deps test-rust test-python reproduce-all clean
+.PHONY: demo test lint bench validate validate-linux fuzz install dev-deps tshark chromium peers emulation-deps test-rust test-python reproduce-all clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,7 @@ $(BIN)/python:
 
 # Build the Rust extension in release mode and install the package (editable) into the venv.
 install: $(BIN)/python
-	$(BIN)/pip install -q "maturin>=1.5,<2" "pyarrow>=12" "tqdm>=4.60" "matplotlib>=3.6" "dask[distributed]>=2023.1"
+	$(BIN)/pip install -q "maturin>=1.5,<2" "pyarrow>=12" "tqdm>=4.60" "matplotlib>=3.6" "dask[distributed]>=2023.1" "plotly>=5.15"
 	$(BIN)/maturin develop --release -q
 
 # Seed 000's NR-SACK experiments, reduced (about a minute on 2 cores).
@@ -23,7 +23,7 @@ demo: install
 	@echo
 	@echo "Report: $(abspath results/nr-sack-quick/index.html) (claims.json beside it; sctp/ and cmt/ hold the sweeps and their report.html)"
 
-dev-deps: install tshark peers
+dev-deps: install tshark chromium peers
 	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6" "mypy>=1.8" "pandas>=1.5" "polars>=0.20" "duckdb>=0.9"
 
 # The peer simulators of the cross-validation (issue 7): ns-2.35 from Debian's ns2 package, ns-3.44
@@ -40,6 +40,15 @@ tshark:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq tshark >/dev/null; }
 	@tshark --version | head -1
 
+# Headless Chromium opens the interactive plots (`rexmit plot --format html`) in the browser test
+# (tests/python/test_plot_browser.py); installed from Debian's packages.
+chromium:
+	@command -v chromium >/dev/null || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	@chromium --version | head -1
+
 # Emulation (real Linux TCP in network namespaces, issue 14) needs root and /dev/net/tun, which the
 # project's machines have: REXMIT_REQUIRE_EMULATION=1 makes their absence a failure, not a skip.
 emulation-deps:
@@ -54,7 +63,7 @@ test-rust: tshark emulation-deps
 # The reduced cross-validation (tests/python/test_validation_peers.py) runs against the installed
 # peers; REXMIT_REQUIRE_PEERS=1 makes a missing peer a failure instead of a skip.
 test-python: dev-deps emulation-deps
-	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 $(BIN)/pytest -q tests/python
+	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 REXMIT_REQUIRE_BROWSER=1 $(BIN)/pytest -q tests/python
 
 # Code checks (issue 16): formatting, clippy with warnings as errors, the type stub of the
 # compiled module against the module itself.

@@ -1,4 +1,4 @@
-"""The ``rexmit`` command line: ``rexmit run``, ``rexmit validate``, ``rexmit sweep``, ``rexmit report``."""
+"""The ``rexmit`` command line: ``rexmit run``, ``rexmit validate``, ``rexmit sweep``, ``rexmit report``, ``rexmit plot``."""
 
 from __future__ import annotations
 
@@ -213,6 +213,18 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from rexmit.plot import NoTraceError, plot_flow
+
+    try:
+        path = plot_flow(args.dir, args.flow, args.kind, t_from=args.t_from, t_to=args.t_to, format=args.format, out=args.out)
+    except (NoTraceError, KeyError, ValueError) as e:
+        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+        return EXIT_BAD_SCENARIO
+    print(f"{args.kind} of {args.flow} in {path.resolve()}")
+    return 0
+
+
 def _recipe_names() -> list[str]:
     from rexmit.recipes import RECIPES
 
@@ -305,6 +317,15 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--metric", "-m", action="append", help="sweep metric to plot, e.g. flow.cbr0.throughput_bps (repeatable)")
     rp.add_argument("--x", help="sweep parameter for the x axis (default: the first varied one)")
     rp.set_defaults(func=_cmd_report)
+    pl = sub.add_parser("plot", help="draw a traced flow ([[metrics.trace]]): time-sequence graph, cwnd, rtxq or RTT")
+    pl.add_argument("dir", help="output directory of `rexmit run`")
+    pl.add_argument("--flow", required=True, help="the traced app's name")
+    pl.add_argument("--kind", choices=["tsg", "cwnd", "rtxq", "rtt"], default="tsg", help="tsg (time-sequence graph, default), cwnd, rtxq or rtt")
+    pl.add_argument("--from", dest="t_from", type=float, help="start of the time window (s)")
+    pl.add_argument("--to", dest="t_to", type=float, help="end of the time window (s)")
+    pl.add_argument("--format", choices=["png", "svg", "html"], default="png", help="png, svg or html (interactive, works offline)")
+    pl.add_argument("--out", "-o", help="output file (default DIR/plots/FLOW_KIND.FORMAT)")
+    pl.set_defaults(func=_cmd_plot)
     rp = sub.add_parser("reproduce", help="run a seed paper's experiments and check its claims")
     rp.add_argument("name", help="one of: " + ", ".join(sorted(_recipe_names())))
     rp.add_argument("--out", "-o", help="output directory (default results/NAME)")

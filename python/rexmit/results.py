@@ -13,6 +13,8 @@ and seed, byte for byte):
   tcp_messages): flow, msg, sent_ns, latency_ns, rtx, size (+ sent_s, latency_s), if any
 - ``responses.parquet`` every request of the http apps: flow, request, requested_ns, size,
   completed, completion_ns (+ requested_s, completion_s), if any
+- ``trace_sent/acks/blocks/state.parquet`` the event record of the flows ``[[metrics.trace]]``
+  names (see ``rexmit.plot`` and the README's "Looking inside a flow"), if any
 - ``pcap/*.pcap``     packet captures, if requested
 - ``run_info.json``   wall time and speed (varies between runs)
 - ``emulation.json``  emulation runs only (``rexmit emulate``): lateness, the real hosts'
@@ -59,22 +61,26 @@ def _table(rows: list[dict[str, Any]]) -> pa.Table:
 
 def _flow_tables(entries: list[dict[str, Any]]) -> dict[str, pa.Table]:
     """Per-flow integer tables from the run, concatenated per table name in long form (a
-    ``flow`` column first); every ``*_ns`` column also comes as seconds (``*_s``)."""
+    ``flow`` column first); every ``*_ns`` column also comes as seconds (``*_s``). Columns are
+    little-endian u64 bytes from the extension (lists in older partial results)."""
+    import numpy as np
+
     by_name: dict[str, dict[str, list[Any]]] = {}
     for e in entries:
-        cols = {name: list(values) for name, values in e["columns"]}
+        cols = {name: np.frombuffer(v, "<u8") if isinstance(v, bytes) else np.asarray(v, np.uint64) for name, v in e["columns"]}
         rows = len(next(iter(cols.values()), []))
         acc = by_name.setdefault(e["table"], {"flow": []})
-        acc["flow"].extend([e["flow"]] * rows)
+        acc["flow"].append(pa.array([e["flow"]] * rows, pa.string()))
         for name, values in cols.items():
-            acc.setdefault(name, []).extend(values)
+            acc.setdefault(name, []).append(values)
     tables: dict[str, pa.Table] = {}
     for name, cols in by_name.items():
-        arrays: dict[str, pa.Array] = {"flow": pa.array(cols.pop("flow"), pa.string())}
-        for col, values in cols.items():
+        arrays: dict[str, pa.Array] = {"flow": pa.concat_arrays(cols.pop("flow"))}
+        for col, parts in cols.items():
+            values = np.concatenate(parts) if parts else np.array([], np.uint64)
             arrays[col] = pa.array(values, pa.uint64())
             if col.endswith("_ns"):
-                arrays[col[:-3] + "_s"] = pa.array([v / 1e9 for v in values], pa.float64())
+                arrays[col[:-3] + "_s"] = pa.array(values / 1e9, pa.float64())
         tables[name] = pa.table(arrays)
     return tables
 
@@ -224,7 +230,7 @@ def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
         nodes=[_flatten(r) for r in data["nodes"]],
         series=series,
         pcap_files=list(data["pcap_files"]),
-        tables=_flow_tables(data.get("tables", [])),
+        tables=_flow_tables(output.get("tables", data.get("tables", []))),
         emulation=data.get("emulation"),
         warnings=list(data.get("warnings", [])),
     )

@@ -141,6 +141,13 @@ class Scenario:
         metrics.setdefault("timeseries", []).append({"kind": kind, "interval": interval, **params})
         return self
 
+    def trace(self, flow: str, t_from: Optional[str] = None, t_to: Optional[str] = None) -> "Scenario":
+        """Record a TCP or SCTP flow's events for ``rexmit plot`` (``[[metrics.trace]]``), from
+        ``t_from`` to ``t_to`` (durations like ``"2s"``; default the whole run)."""
+        entry = {k: v for k, v in (("flow", flow), ("from", t_from), ("to", t_to)) if v is not None}
+        self.data.setdefault("metrics", {}).setdefault("trace", []).append(entry)
+        return self
+
     def pcap(self, link: Optional[str] = None, node: Optional[str] = None) -> "Scenario":
         entry = {k: v for k, v in (("link", link), ("node", node)) if v is not None}
         self.data.setdefault("metrics", {}).setdefault("pcap", []).append(entry)

@@ -43,6 +43,10 @@ pub struct FlowTable {
 /// Something an app's adapters share that yields per-flow tables after the run.
 pub trait Tables {
     fn tables(&self) -> Vec<FlowTable>;
+    /// What the user should know about these tables (e.g. a trace cut short), one line each.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Messages of one flow: when each was sent and, once delivered, its latency.

@@ -10,6 +10,8 @@
 //! and the sending adapter sees every segment or chunk its endpoint emits, so it knows how many
 //! retransmissions each message needed (`latency.rs`).
 //!
+//! Traces (`trace`): the opt-in per-flow event record of a sender, for `rexmit plot`.
+//!
 //! Applications: bulk senders, message sources (`messages.rs`) over SCTP and TCP, and HTTP
 //! request/response cross traffic over TCP (`http.rs`).
 
@@ -20,6 +22,7 @@ pub mod ppid;
 pub mod sctp;
 pub mod tcp;
 pub mod timer;
+pub mod trace;
 pub mod truth;
 
 #[doc(hidden)]

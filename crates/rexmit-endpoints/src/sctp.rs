@@ -11,6 +11,7 @@
 use crate::latency::{FlowTable, MessageLog, Tables};
 use crate::messages::{Message, MessageGen};
 use crate::timer::DeadlineTimer;
+use crate::trace::{SctpTrace, TraceRef};
 use crate::truth::ChunkTx;
 use rexmit_net::{Agent, Ctx, Metrics, Packet};
 use rexmit_sctp::{AbortReason, Association, Event, SctpConfig, SendError, TsnState};
@@ -172,6 +173,8 @@ pub struct SctpAgent {
     failure: u8,
     util: RtxqUtil,
     rtxq_max: u64,
+    /// The sender's event record, when `[[metrics.trace]]` asks for this flow.
+    trace: Option<SctpTrace>,
 }
 
 impl SctpAgent {
@@ -247,7 +250,14 @@ impl SctpAgent {
             failure: 0,
             util: RtxqUtil::default(),
             rtxq_max: 0,
+            trace: None,
         }
+    }
+
+    /// Record this sender's DATA chunks, SACKs and path state in `trace` (`[[metrics.trace]]`).
+    pub fn with_trace(mut self, trace: TraceRef) -> Self {
+        self.trace = Some(SctpTrace::new(trace, self.tsn));
+        self
     }
 
     pub fn association(&self) -> Option<std::cell::Ref<'_, Association>> {
@@ -306,6 +316,9 @@ impl SctpAgent {
                     }
                 }
                 while let Some(mut t) = a.poll_transmit(now) {
+                    if let Some(tr) = &self.trace {
+                        tr.on_sent(now, t.dst, &t.packet, &a);
+                    }
                     if let Role::Sender { chunk_tx, .. } = &mut self.role {
                         let truth = &mut *self.truth.borrow_mut();
                         count_chunks(chunk_tx, &mut truth.log, &t.packet);
@@ -343,6 +356,9 @@ impl SctpAgent {
         }
         if matches!(self.role, Role::Sender { .. }) {
             self.track_rtxq(now);
+        }
+        if let Some(tr) = &self.trace {
+            tr.on_state(now, &rc.borrow());
         }
         let deadline = rc.borrow().poll_timeout();
         self.timer.arm(ctx, deadline);
@@ -463,6 +479,9 @@ impl Agent for SctpAgent {
             }
             let mut a = a.borrow_mut();
             a.handle_packet(ctx.now, src, dst, p);
+            if let Some(tr) = &self.trace {
+                tr.on_packet(ctx.now, src, p, &a);
+            }
             if let (Role::Receiver, Some(cum)) = (&self.role, a.receiver_cum_tsn()) {
                 self.truth.borrow_mut().ppids.forget_through(cum);
             }

@@ -9,6 +9,7 @@
 use crate::latency::{FlowTable, StreamTruth, Tables};
 use crate::messages::MessageGen;
 use crate::timer::DeadlineTimer;
+use crate::trace::{tcp::TxCounters, TcpTrace, TraceRef};
 use crate::truth::{ArrivedRanges, SeqUnwrap};
 use rexmit_net::{Agent, Ctx, Metrics, Packet};
 use rexmit_tcp::{Connection, Event, TcpConfig};
@@ -137,6 +138,8 @@ pub struct TcpAgent {
     peer_closed_at: Option<Time>,
     /// Offsets of the sender's own bytes, for counting transmissions of a message source.
     tx_seq: SeqUnwrap,
+    /// The sender's event record, when `[[metrics.trace]]` asks for this flow.
+    trace: Option<TcpTrace>,
 }
 
 impl TcpAgent {
@@ -181,6 +184,12 @@ impl TcpAgent {
         self
     }
 
+    /// Record this sender's segments, ACKs and state in `trace` (`[[metrics.trace]]`).
+    pub fn with_trace(mut self, trace: TraceRef) -> Self {
+        self.trace = Some(TcpTrace::new(trace, self.iss));
+        self
+    }
+
     fn new(cfg: TcpConfig, local_port: u16, iss: u32, role: Role) -> Self {
         TcpAgent {
             cfg,
@@ -198,6 +207,7 @@ impl TcpAgent {
             failure: 0,
             peer_closed_at: None,
             tx_seq: SeqUnwrap::new(iss),
+            trace: None,
         }
     }
 
@@ -236,7 +246,14 @@ impl TcpAgent {
             // the next duplicate ACKs window updates (RFC 5681 §2 (e)) that do not count.
             progress |= self.drain_events(now, &mut connected);
             let conn = self.conn.as_mut().expect("checked above");
-            while let Some(seg) = conn.poll_transmit(now) {
+            loop {
+                let before = self.trace.as_ref().map(|_| TxCounters::of(conn.stats()));
+                let Some(seg) = conn.poll_transmit(now) else {
+                    break;
+                };
+                if let (Some(tr), Some(before)) = (self.trace.as_mut(), before) {
+                    tr.on_sent(now, &seg, before, conn);
+                }
                 if let Role::Sender {
                     app: TcpApp::Messages(m),
                     ..
@@ -274,6 +291,9 @@ impl TcpAgent {
             if !progress {
                 break;
             }
+        }
+        if let (Some(tr), Some(conn)) = (self.trace.as_mut(), self.conn.as_ref()) {
+            tr.on_state(now, conn);
         }
         let deadline = self.conn.as_ref().and_then(|c| c.poll_timeout());
         self.timer.arm(ctx, deadline);
@@ -395,6 +415,9 @@ impl Agent for TcpAgent {
         }
         if let Some(conn) = self.conn.as_mut() {
             conn.handle_segment(ctx.now, seg);
+            if let Some(tr) = self.trace.as_mut() {
+                tr.on_ack(ctx.now, seg, conn);
+            }
         }
         self.pump(ctx);
     }

@@ -8,7 +8,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use rexmit_scenario::{Scenario, ScenarioError as RsScenarioError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -142,8 +142,9 @@ fn work_estimate(py: Python<'_>, text: &str, format: &str) -> PyResult<f64> {
 
 /// Run a scenario. `progress(now_s, stop_s, events, wall_s)` is called about every 0.25 s of
 /// wall time; returning False stops the run (results are then marked partial). Ctrl-C does the
-/// same. Returns a dict: `results` (JSON text: summary, flows, links, nodes, pcap_files) and
-/// `series` (list of dicts with name, t_ns, values).
+/// same. Returns a dict: `results` (JSON text: summary, flows, links, nodes, pcap_files),
+/// `series` (list of dicts with name, t_ns, values) and `tables` (list of dicts with table,
+/// flow, columns: (name, little-endian u64 bytes) pairs).
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", out_dir = None, progress = None))]
 fn run<'py>(
@@ -230,9 +231,27 @@ fn with_progress<'py>(
         return Err(e);
     }
     let d = PyDict::new(py);
+    // Per-flow tables (message latencies, traces: up to millions of rows) go beside the JSON as
+    // little-endian u64 bytes, which Python reads without parsing.
+    let mut results = results;
+    let tables = std::mem::take(&mut results.tables);
     let json =
         serde_json::to_string(&results).map_err(|e| InternalError::new_err(e.to_string()))?;
     d.set_item("results", json)?;
+    let tables_out = PyList::empty(py);
+    for t in &tables {
+        let item = PyDict::new(py);
+        item.set_item("table", &t.table)?;
+        item.set_item("flow", &t.flow)?;
+        let cols = PyList::empty(py);
+        for (name, values) in &t.columns {
+            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            cols.append((name, PyBytes::new(py, &bytes)))?;
+        }
+        item.set_item("columns", cols)?;
+        tables_out.append(item)?;
+    }
+    d.set_item("tables", tables_out)?;
     let series = PyList::empty(py);
     for s in &results.series {
         let item = PyDict::new(py);

@@ -8,6 +8,7 @@ use rexmit_endpoints::latency::{StreamTruth, Tables};
 use rexmit_endpoints::messages::MessageGen;
 use rexmit_endpoints::sctp::{MessageApp, MessagesApp as SctpMessages, SctpAgent, SharedTruth};
 use rexmit_endpoints::tcp::{BulkApp, MessagesApp as TcpMessages, TcpAgent};
+use rexmit_endpoints::trace::TraceRef;
 use rexmit_engine::StreamFactory;
 use rexmit_net::apps::udp::{
     CbrSource, OnOffSource, PeriodDist, RandomSource, UdpEndpoints, UdpSink,
@@ -505,7 +506,17 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             ));
         }
         let port = app_port(i, a);
+        let trace = crate::trace::for_app(s, &a.name);
         if real_hosts.contains(&a.from) {
+            if trace.is_some() {
+                return Err(ScenarioError::new(
+                    "metrics.trace",
+                    format!(
+                        "flow {:?} runs between real hosts: only simulated flows can be traced",
+                        a.name
+                    ),
+                ));
+            }
             apps.push(None);
             continue;
         }
@@ -519,11 +530,14 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             http_port += slots as u32;
             add_http(&mut sim, &path, a, from, to, port, first, slots)?
         } else {
-            add_app(&mut sim, &path, a, from, to, port)?
+            add_app(&mut sim, &path, a, from, to, port, trace.clone())?
         };
         apps.push(Some((placed.tx, placed.rx)));
         if let Some(t) = placed.tables {
             tables.push((i, t));
+        }
+        if let Some(t) = trace {
+            tables.push((i, Box::new(t)));
         }
     }
     let mut warnings = Vec::new();
@@ -665,6 +679,7 @@ fn add_app(
     from: NodeId,
     to: NodeId,
     port: u16,
+    trace: Option<TraceRef>,
 ) -> Result<Placed> {
     let to_addrs = sim.net().addrs(to);
     let dst = to_addrs[a.to_addr];
@@ -740,13 +755,17 @@ fn add_app(
             let cfg = tcp_cfg()?;
             let (iss_s, iss_r) = (rng.next_u64() as u32, rng.next_u64() as u32);
             let rcv = TcpAgent::receiver(cfg.clone(), port, iss_r, measure_from);
+            let traced = |agent: TcpAgent| match trace {
+                Some(t) => agent.with_trace(t),
+                None => agent,
+            };
             if a.kind == AppKind::TcpBulk {
                 let app = BulkApp {
                     bytes: a.bytes.map(|b| b.0),
                     close_when_done: a.bytes.is_some(),
                 };
                 (
-                    Box::new(TcpAgent::sender(cfg, port, dst, port, iss_s, app)),
+                    Box::new(traced(TcpAgent::sender(cfg, port, dst, port, iss_s, app))),
                     Box::new(rcv),
                     true,
                 )
@@ -759,7 +778,7 @@ fn add_app(
                     pending: 0,
                 };
                 (
-                    Box::new(TcpAgent::sender(cfg, port, dst, port, iss_s, app)),
+                    Box::new(traced(TcpAgent::sender(cfg, port, dst, port, iss_s, app))),
                     Box::new(rcv.with_messages(truth)),
                     true,
                 )
@@ -811,6 +830,10 @@ fn add_app(
                 )
             };
             let rcv = SctpAgent::receiver(cfg, port, tag_r, tsn_r, truth, measure_from);
+            let snd = match trace {
+                Some(t) => snd.with_trace(t),
+                None => snd,
+            };
             (Box::new(snd), Box::new(rcv), true)
         }
         AppKind::Http => {

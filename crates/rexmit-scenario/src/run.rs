@@ -162,6 +162,12 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
             values: s.values,
         })
         .collect();
+    warnings.extend(tables.iter().flat_map(|(i, t)| {
+        let flow = &s.apps[*i].name;
+        t.warnings()
+            .into_iter()
+            .map(move |w| format!("flow {flow}: {w}"))
+    }));
     let tables = tables
         .iter()
         .flat_map(|(i, t)| {

@@ -428,6 +428,24 @@ pub struct MetricsCfg {
     pub timeseries: Vec<SeriesCfg>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pcap: Vec<PcapCfg>,
+    /// Per-flow event records for `rexmit plot` (opt-in: untraced flows cost nothing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trace: Vec<TraceCfg>,
+}
+
+/// `[[metrics.trace]]`: record one TCP or SCTP flow's sent segments or chunks, the
+/// acknowledgements it received and its state changes (see `rexmit_endpoints::trace`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TraceCfg {
+    /// The app's name.
+    pub flow: String,
+    /// Record from this time (default: the start of the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<DurationStr>,
+    /// Record until this time (default: the end of the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<DurationStr>,
 }
 
 /// `between = ["A", "B"]`: exactly two node names (a fixed-size array would drop a third one

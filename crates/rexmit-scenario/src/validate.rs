@@ -132,6 +132,7 @@ pub fn validate(s: &Scenario) -> Result<()> {
             );
         }
     }
+    crate::trace::validate(s)?;
     for (i, p) in s.metrics.pcap.iter().enumerate() {
         if p.link.is_some() == p.node.is_some() {
             return err(

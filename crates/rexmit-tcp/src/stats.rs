@@ -37,6 +37,8 @@ pub struct TcpStats {
     pub retransmits_timeout: u64,
     pub retransmits_rack: u64,
     pub retransmits_tlp: u64,
+    /// Of `retransmits_fast`: RFC 6675 NextSeg (4) rescue retransmissions (one per episode).
+    pub retransmits_rescue: u64,
     /// Tail loss probes sent (new data or retransmission).
     pub tlp_probes: u64,
     /// Retransmitted probes that repaired a loss (RFC 8985 §7.4), each with a window reduction.

@@ -561,6 +561,12 @@ impl Association {
     pub fn rtx_queue_iter(&self) -> impl Iterator<Item = (u32, TsnState, u32)> + '_ {
         self.rtxq.iter().map(|e| (e.tsn, e.state, e.len))
     }
+    /// A sent DATA chunk as the retransmission queue holds it (read-only, for traces): its
+    /// transmissions, the destination of the latest one and why it was last marked for
+    /// retransmission. `None` once cumulatively acked.
+    pub fn rtx_entry(&self, tsn: u32) -> Option<&crate::rtx_queue::RtxEntry> {
+        self.rtxq.get(tsn)
+    }
     /// The application is blocked: its last `send` was refused and no room has come back.
     pub fn is_send_blocked(&self) -> bool {
         self.blocked_need.is_some()

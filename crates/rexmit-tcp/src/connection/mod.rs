@@ -206,6 +206,14 @@ impl Connection {
     pub fn in_recovery(&self) -> bool {
         self.snd.in_recovery()
     }
+    /// RFC 5681 FlightSize: bytes between SND.UNA and SND.MAX.
+    pub fn flight_size(&self) -> u64 {
+        self.snd.flight_size()
+    }
+    /// The receive window the peer last advertised, scaled (RFC 9293 SND.WND).
+    pub fn snd_wnd(&self) -> u64 {
+        self.snd.snd_wnd()
+    }
     /// Name of the congestion controller in use.
     pub fn cc_name(&self) -> &'static str {
         self.snd.cc.name()

@@ -237,6 +237,11 @@ impl Sender {
         self.rec.in_episode()
     }
 
+    /// RFC 9293 SND.WND.
+    pub fn snd_wnd(&self) -> u64 {
+        self.snd_wnd
+    }
+
     /// Every byte written, and the FIN if requested, has been acknowledged.
     pub fn all_acked(&self) -> bool {
         self.snd_una >= self.buf.end() && !matches!(self.fin_at, Some(f) if self.snd_una <= f)

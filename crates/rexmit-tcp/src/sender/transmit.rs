@@ -162,7 +162,9 @@ impl Sender {
             .rec
             .next_seg_rescue(&self.sb, self.snd_una, self.snd_max)
         {
-            return self.retransmit(now, s, cause, st, t);
+            let tx = self.retransmit(now, s, cause, st, t);
+            st.retransmits_rescue += tx.is_some() as u64;
+            return tx;
         }
         None
     }
