@@ -1,14 +1,11 @@
-//! The kinded tables of the schema (`topology`, error models, on/off periods, time series): each
+//! The kinded tables of the schema (error models, on/off periods, time series; `topology` in
+//! `topology.rs` uses the same machinery): each
 //! is a plain struct with a `kind` and the union of its kinds' fields, so that serde never buffers
 //! it and every error keeps its full key path. `resolve` checks which fields the kind requires or
 //! forbids (naming the key) and gives the typed view that validation and building match on.
 //! Ranges are checked in `validate.rs`, not here.
 
 use crate::error::{Result, ScenarioError};
-use crate::schema::{
-    BurstSizeCfg, Direction, DumbbellCfg, FlowMatchCfg, HostLinkCfg, LinkProps, MultihomedCfg,
-    ScriptedEntry,
-};
 use crate::units::DurationStr;
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +26,7 @@ macro_rules! kind_enum {
         }
     };
 }
+pub(crate) use kind_enum;
 
 /// Which fields a table of a given kind requires or does not use; errors name the field's path.
 pub(crate) struct KindFields<'a> {
@@ -74,105 +72,6 @@ impl KindFields<'_> {
             .iter()
             .filter(|(f, _)| !used.contains(f))
             .try_for_each(|(f, present)| self.unused(f, *present))
-    }
-}
-
-kind_enum!(TopologyKind { Chain = "chain", Dumbbell = "dumbbell", DualDumbbell = "dual_dumbbell" });
-
-/// `[topology]`: chain (`nodes`, `links`), dumbbell (`bottleneck`, `left`, `right`, router
-/// names) or dual_dumbbell (`paths`, `multihomed`).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Topology {
-    pub kind: TopologyKind,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub links: Option<Vec<LinkProps>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub left_router: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub right_router: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bottleneck: Option<LinkProps>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub left: Option<Vec<HostLinkCfg>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub right: Option<Vec<HostLinkCfg>>,
-    /// dual_dumbbell: the two dumbbells, path 1 and path 2.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paths: Option<Vec<DumbbellCfg>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub multihomed: Option<Vec<MultihomedCfg>>,
-}
-
-/// `Topology` once `resolve` has checked its kind's fields.
-#[allow(clippy::large_enum_variant)] // a short-lived view, built once per check
-pub enum TopologySpec {
-    Chain {
-        nodes: Vec<String>,
-        links: Vec<LinkProps>,
-    },
-    Dumbbell(DumbbellCfg),
-    DualDumbbell {
-        paths: [DumbbellCfg; 2],
-        multihomed: Vec<MultihomedCfg>,
-    },
-}
-
-impl Topology {
-    pub fn resolve(&self, path: &str) -> Result<TopologySpec> {
-        let k = KindFields {
-            path,
-            kind: self.kind.name(),
-        };
-        let fields = [
-            ("nodes", self.nodes.is_some()),
-            ("links", self.links.is_some()),
-            ("left_router", self.left_router.is_some()),
-            ("right_router", self.right_router.is_some()),
-            ("bottleneck", self.bottleneck.is_some()),
-            ("left", self.left.is_some()),
-            ("right", self.right.is_some()),
-            ("paths", self.paths.is_some()),
-            ("multihomed", self.multihomed.is_some()),
-        ];
-        Ok(match self.kind {
-            TopologyKind::Chain => {
-                k.only(&fields, &["nodes", "links"])?;
-                TopologySpec::Chain {
-                    nodes: k.need("nodes", &self.nodes)?,
-                    links: k.need("links", &self.links)?,
-                }
-            }
-            TopologyKind::Dumbbell => {
-                k.only(
-                    &fields,
-                    &["left_router", "right_router", "bottleneck", "left", "right"],
-                )?;
-                TopologySpec::Dumbbell(DumbbellCfg {
-                    left_router: self.left_router.clone().unwrap_or_else(crate::schema::r1),
-                    right_router: self.right_router.clone().unwrap_or_else(crate::schema::r2),
-                    bottleneck: k.need("bottleneck", &self.bottleneck)?,
-                    left: self.left.clone().unwrap_or_default(),
-                    right: self.right.clone().unwrap_or_default(),
-                })
-            }
-            TopologyKind::DualDumbbell => {
-                k.only(&fields, &["paths", "multihomed"])?;
-                let paths = k.need("paths", &self.paths)?;
-                let paths: [DumbbellCfg; 2] = paths.try_into().map_err(|p: Vec<DumbbellCfg>| {
-                    ScenarioError::new(
-                        format!("{path}.paths"),
-                        format!("a dual dumbbell has exactly 2 paths, got {}", p.len()),
-                    )
-                })?;
-                TopologySpec::DualDumbbell {
-                    paths,
-                    multihomed: self.multihomed.clone().unwrap_or_default(),
-                }
-            }
-        })
     }
 }
 
@@ -529,4 +428,55 @@ impl<T: Quantity> DistCfg<T> {
             }
         })
     }
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    #[default]
+    Both,
+    /// From the link's first node to its second.
+    Forward,
+    Reverse,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedValueCfg {
+    pub value: u64,
+    #[serde(default = "one")]
+    pub times: u32,
+}
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum ScriptedEntry {
+    Plain(u64),
+    Times(ScriptedValueCfg),
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowMatchCfg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<std::net::Ipv4Addr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<std::net::Ipv4Addr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src_port: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst_port: Option<u16>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum BurstSizeCfg {
+    Fixed(u32),
+    Uniform { min: u32, max: u32 },
+    Geometric { mean: f64 },
 }

@@ -11,6 +11,7 @@ pub mod names;
 pub mod results;
 pub mod run;
 pub mod schema;
+pub mod topology;
 pub mod trace;
 pub mod traffic;
 pub mod transport;

@@ -5,11 +5,14 @@ use crate::units::{Bytes, DurationStr, RateStr};
 use serde::{Deserialize, Serialize};
 
 pub use crate::kinds::{
-    DistCfg, DistKind, DistSpec, ErrorModelCfg, ErrorModelKind, ErrorModelSpec, PeriodCfg,
-    PeriodKind, PeriodSpec, SeriesCfg, SeriesKind, SeriesSpec, Topology, TopologyKind,
-    TopologySpec,
+    BurstSizeCfg, Direction, DistCfg, DistKind, DistSpec, ErrorModelCfg, ErrorModelKind,
+    ErrorModelSpec, FlowMatchCfg, PeriodCfg, PeriodKind, PeriodSpec, ScriptedEntry,
+    ScriptedValueCfg, SeriesCfg, SeriesKind, SeriesSpec,
 };
-pub use crate::traffic::BurstCfg;
+pub use crate::topology::{
+    DumbbellCfg, HostLinkCfg, LinkCfg, LinkProps, LinkRole, MultihomedCfg, QueueCfg, RedCfg,
+    ReorderCfg, Side, Topology, TopologyKind, TopologySpec,
+};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -99,180 +102,13 @@ pub struct NodeCfg {
     pub forward: Option<bool>,
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    #[default]
-    Both,
-    /// From the link's first node to its second.
-    Forward,
-    Reverse,
-}
-
+/// `burst = { messages, interval }`: `messages` sent `interval` apart, one burst per
+/// interarrival.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct QueueCfg {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub packets: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<Bytes>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub red: Option<RedCfg>,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RedCfg {
-    pub min_th: f64,
-    pub max_th: f64,
-    #[serde(default = "default_max_p")]
-    pub max_p: f64,
-    #[serde(default = "default_weight")]
-    pub weight: f64,
-    #[serde(default = "default_true")]
-    pub gentle: bool,
-    /// Packet size (bytes) for the idle-time decay of the average (ns-2/ns-3 default: 500).
-    #[serde(default = "default_mean_packet_size")]
-    pub mean_packet_size: u32,
-}
-
-fn default_mean_packet_size() -> u32 {
-    500
-}
-
-fn default_max_p() -> f64 {
-    0.1
-}
-fn default_weight() -> f64 {
-    0.002
-}
-fn default_true() -> bool {
-    true
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ScriptedValueCfg {
-    pub value: u64,
-    #[serde(default = "one")]
-    pub times: u32,
-}
-fn one() -> u32 {
-    1
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(untagged)]
-pub enum ScriptedEntry {
-    Plain(u64),
-    Times(ScriptedValueCfg),
-}
-
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct FlowMatchCfg {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub src: Option<std::net::Ipv4Addr>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dst: Option<std::net::Ipv4Addr>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<u8>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub src_port: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dst_port: Option<u16>,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(untagged)]
-pub enum BurstSizeCfg {
-    Fixed(u32),
-    Uniform { min: u32, max: u32 },
-    Geometric { mean: f64 },
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ReorderCfg {
-    pub probability: f64,
-    pub mean_delay: DurationStr,
-    #[serde(default)]
-    pub direction: Direction,
-}
-
-/// A link: its rate, delay, queue, error models and reordering (both directions unless a model
-/// says otherwise). The same table serves every place a link appears; which naming field it
-/// takes depends on the place (checked by validation): `between` in `[[links]]` ("forward" is
-/// from `between[0]` to `between[1]`), `name` for a host on a dumbbell side (the host's name;
-/// forward = host to router), neither for bottlenecks, chain links and multihomed access links.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct LinkProps {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "two_nodes"
-    )]
-    pub between: Option<[String; 2]>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub rate: RateStr,
-    pub delay: DurationStr,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queue: Option<QueueCfg>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<ErrorModelCfg>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reorder: Option<ReorderCfg>,
-}
-
-/// An entry of `[[links]]` (needs `between`).
-pub type LinkCfg = LinkProps;
-/// A host on a dumbbell side (needs `name`).
-pub type HostLinkCfg = LinkProps;
-
-/// Which naming field a link table needs where it appears.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LinkRole {
-    Between,
-    Host,
-    Plain,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct DumbbellCfg {
-    #[serde(default = "r1")]
-    pub left_router: String,
-    #[serde(default = "r2")]
-    pub right_router: String,
-    pub bottleneck: LinkProps,
-    #[serde(default)]
-    pub left: Vec<HostLinkCfg>,
-    #[serde(default)]
-    pub right: Vec<HostLinkCfg>,
-}
-pub(crate) fn r1() -> String {
-    "R1".into()
-}
-pub(crate) fn r2() -> String {
-    "R2".into()
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Side {
-    Left,
-    Right,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct MultihomedCfg {
-    pub name: String,
-    pub side: Side,
-    /// Access links to path 1 and path 2.
-    pub links: [LinkProps; 2],
+pub struct BurstCfg {
+    pub messages: u32,
+    pub interval: DurationStr,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -446,16 +282,4 @@ pub struct TraceCfg {
     /// Record until this time (default: the end of the run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<DurationStr>,
-}
-
-/// `between = ["A", "B"]`: exactly two node names (a fixed-size array would drop a third one
-/// silently).
-fn two_nodes<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<Option<[String; 2]>, D::Error> {
-    let v: Vec<String> = Deserialize::deserialize(d)?;
-    let n = v.len();
-    <[String; 2]>::try_from(v)
-        .map(Some)
-        .map_err(|_| serde::de::Error::custom(format!("a link joins exactly 2 nodes, got {n}")))
 }

@@ -5,13 +5,11 @@
 
 use crate::error::{Result, ScenarioError};
 use crate::kinds::{DistCfg, DistSpec, Quantity};
-use crate::schema::{AppCfg, AppKind};
-use crate::units::DurationStr;
+use crate::schema::{AppCfg, AppKind, BurstCfg};
 use rexmit_endpoints::messages::{Burst, MessageSource, Preset};
 use rexmit_net::apps::dist::Dist;
 use rexmit_net::apps::udp::MAX_UDP_PAYLOAD;
 use rexmit_time::{Duration, Time};
-use serde::{Deserialize, Serialize};
 
 /// The preset named by `source` (see `rexmit_endpoints::messages::Preset` for the numbers and
 /// distributions); `interarrival`, `size` and `burst` override it.
@@ -26,15 +24,6 @@ fn preset(path: &str, name: &str) -> Result<Preset> {
                 format!("unknown source {name:?} (allowed: {})", known.join(", ")),
             )
         })
-}
-
-/// `burst = { messages, interval }`: `messages` sent `interval` apart, one burst per
-/// interarrival.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct BurstCfg {
-    pub messages: u32,
-    pub interval: DurationStr,
 }
 
 /// What values a distribution may take where it is used.

@@ -1,0 +1,244 @@
+//! `[topology]` and the link tables it is made of: the kinds chain, dumbbell and dual_dumbbell
+//! (`resolve` checks which fields each needs), links with their queues, error models and
+//! reordering, dumbbell sides and multihomed hosts.
+
+use crate::error::{Result, ScenarioError};
+use crate::kinds::{kind_enum, Direction, ErrorModelCfg, KindFields};
+use crate::units::{Bytes, DurationStr, RateStr};
+use serde::{Deserialize, Serialize};
+
+kind_enum!(TopologyKind { Chain = "chain", Dumbbell = "dumbbell", DualDumbbell = "dual_dumbbell" });
+
+/// `[topology]`: chain (`nodes`, `links`), dumbbell (`bottleneck`, `left`, `right`, router
+/// names) or dual_dumbbell (`paths`, `multihomed`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    pub kind: TopologyKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<LinkProps>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_router: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub right_router: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<LinkProps>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<Vec<HostLinkCfg>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub right: Option<Vec<HostLinkCfg>>,
+    /// dual_dumbbell: the two dumbbells, path 1 and path 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<DumbbellCfg>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multihomed: Option<Vec<MultihomedCfg>>,
+}
+
+/// `Topology` once `resolve` has checked its kind's fields.
+#[allow(clippy::large_enum_variant)] // a short-lived view, built once per check
+pub enum TopologySpec {
+    Chain {
+        nodes: Vec<String>,
+        links: Vec<LinkProps>,
+    },
+    Dumbbell(DumbbellCfg),
+    DualDumbbell {
+        paths: [DumbbellCfg; 2],
+        multihomed: Vec<MultihomedCfg>,
+    },
+}
+
+impl Topology {
+    pub fn resolve(&self, path: &str) -> Result<TopologySpec> {
+        let k = KindFields {
+            path,
+            kind: self.kind.name(),
+        };
+        let fields = [
+            ("nodes", self.nodes.is_some()),
+            ("links", self.links.is_some()),
+            ("left_router", self.left_router.is_some()),
+            ("right_router", self.right_router.is_some()),
+            ("bottleneck", self.bottleneck.is_some()),
+            ("left", self.left.is_some()),
+            ("right", self.right.is_some()),
+            ("paths", self.paths.is_some()),
+            ("multihomed", self.multihomed.is_some()),
+        ];
+        Ok(match self.kind {
+            TopologyKind::Chain => {
+                k.only(&fields, &["nodes", "links"])?;
+                TopologySpec::Chain {
+                    nodes: k.need("nodes", &self.nodes)?,
+                    links: k.need("links", &self.links)?,
+                }
+            }
+            TopologyKind::Dumbbell => {
+                k.only(
+                    &fields,
+                    &["left_router", "right_router", "bottleneck", "left", "right"],
+                )?;
+                TopologySpec::Dumbbell(DumbbellCfg {
+                    left_router: self.left_router.clone().unwrap_or_else(r1),
+                    right_router: self.right_router.clone().unwrap_or_else(r2),
+                    bottleneck: k.need("bottleneck", &self.bottleneck)?,
+                    left: self.left.clone().unwrap_or_default(),
+                    right: self.right.clone().unwrap_or_default(),
+                })
+            }
+            TopologyKind::DualDumbbell => {
+                k.only(&fields, &["paths", "multihomed"])?;
+                let paths = k.need("paths", &self.paths)?;
+                let paths: [DumbbellCfg; 2] = paths.try_into().map_err(|p: Vec<DumbbellCfg>| {
+                    ScenarioError::new(
+                        format!("{path}.paths"),
+                        format!("a dual dumbbell has exactly 2 paths, got {}", p.len()),
+                    )
+                })?;
+                TopologySpec::DualDumbbell {
+                    paths,
+                    multihomed: self.multihomed.clone().unwrap_or_default(),
+                }
+            }
+        })
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QueueCfg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red: Option<RedCfg>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RedCfg {
+    pub min_th: f64,
+    pub max_th: f64,
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+    #[serde(default = "default_weight")]
+    pub weight: f64,
+    #[serde(default = "default_true")]
+    pub gentle: bool,
+    /// Packet size (bytes) for the idle-time decay of the average (ns-2/ns-3 default: 500).
+    #[serde(default = "default_mean_packet_size")]
+    pub mean_packet_size: u32,
+}
+
+fn default_mean_packet_size() -> u32 {
+    500
+}
+
+fn default_max_p() -> f64 {
+    0.1
+}
+fn default_weight() -> f64 {
+    0.002
+}
+fn default_true() -> bool {
+    true
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ReorderCfg {
+    pub probability: f64,
+    pub mean_delay: DurationStr,
+    #[serde(default)]
+    pub direction: Direction,
+}
+
+/// A link: its rate, delay, queue, error models and reordering (both directions unless a model
+/// says otherwise). The same table serves every place a link appears; which naming field it
+/// takes depends on the place (checked by validation): `between` in `[[links]]` ("forward" is
+/// from `between[0]` to `between[1]`), `name` for a host on a dumbbell side (the host's name;
+/// forward = host to router), neither for bottlenecks, chain links and multihomed access links.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkProps {
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "two_nodes"
+    )]
+    pub between: Option<[String; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub rate: RateStr,
+    pub delay: DurationStr,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueCfg>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ErrorModelCfg>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorder: Option<ReorderCfg>,
+}
+
+/// An entry of `[[links]]` (needs `between`).
+pub type LinkCfg = LinkProps;
+/// A host on a dumbbell side (needs `name`).
+pub type HostLinkCfg = LinkProps;
+
+/// Which naming field a link table needs where it appears.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkRole {
+    Between,
+    Host,
+    Plain,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellCfg {
+    #[serde(default = "r1")]
+    pub left_router: String,
+    #[serde(default = "r2")]
+    pub right_router: String,
+    pub bottleneck: LinkProps,
+    #[serde(default)]
+    pub left: Vec<HostLinkCfg>,
+    #[serde(default)]
+    pub right: Vec<HostLinkCfg>,
+}
+pub(crate) fn r1() -> String {
+    "R1".into()
+}
+pub(crate) fn r2() -> String {
+    "R2".into()
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    Left,
+    Right,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MultihomedCfg {
+    pub name: String,
+    pub side: Side,
+    /// Access links to path 1 and path 2.
+    pub links: [LinkProps; 2],
+}
+
+/// `between = ["A", "B"]`: exactly two node names (a fixed-size array would drop a third one
+/// silently).
+fn two_nodes<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<[String; 2]>, D::Error> {
+    let v: Vec<String> = Deserialize::deserialize(d)?;
+    let n = v.len();
+    <[String; 2]>::try_from(v)
+        .map(Some)
+        .map_err(|_| serde::de::Error::custom(format!("a link joins exactly 2 nodes, got {n}")))
+}
