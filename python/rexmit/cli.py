@@ -205,8 +205,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from rexmit.sweep import SweepError
 
     try:
-        path = report(args.dir, metrics=args.metric or None, x=args.x)
-    except (SweepError, FileNotFoundError) as e:
+        path = report(args.dir, metrics=args.metric or None, x=args.x, views=args.views)
+    except (SweepError, FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
     print(f"report in {path.resolve()} (figures in {(path.parent / 'figures').resolve()})")
@@ -316,6 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("dir", help="output directory of `rexmit run` or `rexmit sweep`")
     rp.add_argument("--metric", "-m", action="append", help="sweep metric to plot, e.g. flow.cbr0.throughput_bps (repeatable)")
     rp.add_argument("--x", help="sweep parameter for the x axis (default: the first varied one)")
+    rp.add_argument("--views", metavar="FLOW", help="sweep: run the first replication of every point again with FLOW traced and link its time-sequence and cwnd pages")
     rp.set_defaults(func=_cmd_report)
     pl = sub.add_parser("plot", help="draw a traced flow ([[metrics.trace]]): time-sequence graph, cwnd, rtxq or RTT")
     pl.add_argument("dir", help="output directory of `rexmit run`")

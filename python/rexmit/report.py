@@ -400,7 +400,7 @@ def reproduction_index(out: Path, title: str, overview: Sequence[str], claims: S
     return page
 
 
-def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str], markers: Sequence[Marker] = (), notes: Sequence[str] = (), tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = ()) -> Path:
+def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str], markers: Sequence[Marker] = (), notes: Sequence[str] = (), tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = (), views: Optional[str] = None) -> Path:
     from rexmit.sweep import PARAM_PREFIX, Sweep, SweepError, load, summarize
 
     sweep = Sweep.from_saved(out)
@@ -440,12 +440,21 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str],
         ("Figures", embed_figures(figures)),
         ("Summary (mean ± 95% CI half-width over replications)", html_table(table_rows)),
         *((title, html_table(rows)) for title, rows in tables),
+        *_views_sections(out, views),
         ("Sweep file", _pre(sweep.text or json.dumps({k: v for k, v in sweep.to_dict().items() if k != "base"}, indent=2))),
         ("Base scenario (every run is this with the parameters above and its own seed; scenarios/&lt;run_id&gt;.toml holds each one exactly)", _pre(sweep.base.to_toml())),
     ]
     report = out / "report.html"
     report.write_text(html_page(f"rexmit sweep: {sweep.name or out.name}", sections), encoding="utf-8")
     return report
+
+
+def _views_sections(out: Path, flow: Optional[str]) -> list[tuple[str, str]]:
+    if flow is None:
+        return []
+    from rexmit.views import point_views, views_section
+
+    return [views_section(out, point_views(out, flow), flow)]
 
 
 def report(
@@ -455,6 +464,7 @@ def report(
     markers: Sequence[Marker] = (),
     notes: Sequence[str] = (),
     tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = (),
+    views: Optional[str] = None,
 ) -> Path:
     """Write ``figures/`` and ``report.html`` for a run or sweep directory; returns the HTML path.
 
@@ -464,12 +474,14 @@ def report(
     reproduction recipe) may add ``markers`` (reference lines such as a model's predictions), ``notes``
     (paragraphs of plain text for the overview) and ``tables`` (titled lists of rows); these are
     not stored in the sweep directory, so a later ``rexmit report DIR`` leaves them out.
+    ``views`` (a TCP or SCTP flow's name) runs the first replication of every point again with
+    that flow traced and links its time-sequence and cwnd pages (``rexmit.views``).
     """
     out = Path(out_dir)
     if (out / "sweep.json").is_file():
-        return _sweep_report(out, metrics, x, markers, notes, tables)
-    if markers or notes or tables:
-        raise ValueError(f"{out_dir}: markers, notes and tables apply to sweep reports only")
+        return _sweep_report(out, metrics, x, markers, notes, tables, views)
+    if markers or notes or tables or views:
+        raise ValueError(f"{out_dir}: markers, notes, tables and views apply to sweep reports only (a run's flows are drawn by rexmit plot)")
     if (metrics or x) and (out / "summary.json").is_file():
         from rexmit.sweep import SweepError
 

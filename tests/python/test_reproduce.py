@@ -17,6 +17,9 @@ def test_tcp_sack_quick_reproduction(tmp_path):
     r = rexmit_cli("reproduce", "tcp-sack", "--quick", "--out", str(out), "--jobs", "2")
     for fig in ["fig9_burst_rate", "fig10_per", "fig11_speed", "fig12_delay"]:
         assert (out / fig / "report.html").is_file()
+        # One traced run per point, linked from the sweep's report (rexmit.views).
+        assert 'href="views/point0_tsg.html"' in (out / fig / "report.html").read_text()
+        assert (out / fig / "views" / "point0_tsg.html").is_file()
         assert list((out / fig / "figures").glob("*.png"))
     claims = load_claims(out / "claims.json")
     assert len(claims) == 9 and len({c["id"] for c in claims}) == 9

@@ -45,13 +45,16 @@ def plot_flow(
     t_to: Optional[float] = None,
     format: str = "png",
     out: Optional[Union[str, Path]] = None,
+    shared_js: bool = False,
 ) -> Path:
     """Draw one view of a traced flow and write it to ``out``.
 
     ``source`` is a run directory or a :class:`~rexmit.results.RunResult`; ``t_from``/``t_to``
     (seconds) zoom into a time window. ``out`` defaults to ``RUN_DIR/plots/FLOW_KIND.FORMAT``
     (for a RunResult: ``FLOW_KIND.FORMAT`` in the current directory). Returns the path written.
-    Raises :class:`NoTraceError` when the run did not trace the flow.
+    Raises :class:`NoTraceError` when the run did not trace the flow. ``shared_js`` (HTML
+    only): plotly.js goes into one ``plotly.min.js`` beside ``out`` instead of into the page,
+    for directories of many views.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown plot kind {kind!r} (kinds: {', '.join(KINDS)})")
@@ -67,7 +70,7 @@ def plot_flow(
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if format == "html":
-        render_plotly(fig, out)
+        render_plotly(fig, out, shared_js)
     else:
         render_matplotlib(fig, out, format)
     return out

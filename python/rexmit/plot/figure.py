@@ -108,7 +108,7 @@ def render_matplotlib(fig: Figure, out: Path, fmt: str) -> None:
     plt.close(f)
 
 
-def render_plotly(fig: Figure, out: Path) -> None:
+def render_plotly(fig: Figure, out: Path, shared_js: bool = False) -> None:
     try:
         import plotly.graph_objects as go
         from plotly.subplots import make_subplots
@@ -151,4 +151,6 @@ def render_plotly(fig: Figure, out: Path) -> None:
     title = fig.title + (f"<br><sup>{'; '.join(notes)}</sup>" if notes else "")
     pf.update_xaxes(title_text=fig.xlabel, row=n, col=1)
     pf.update_layout(title=title, height=300 + 260 * n, template="plotly_white", hovermode="closest", shapes=shapes)
-    pf.write_html(str(out), include_plotlyjs=True, full_html=True)
+    # shared_js: plotly.min.js written once beside the pages (many views in one directory);
+    # otherwise embedded. Either way nothing is fetched from the network.
+    pf.write_html(str(out), include_plotlyjs="directory" if shared_js else True, full_html=True)

@@ -166,7 +166,7 @@ def run(out: Path, name: str, title: str, build: setup.Builder, buffers: tuple[s
     sweep_dir = out / name
     run_sweep(spec, sweep_dir, jobs=jobs)
     res = _results(name, sweep_dir, metrics, sizes)
-    report_mod.report(sweep_dir, notes=_notes(plan, title), tables=[("Over the trace window: goodput and send-buffer blocking; bottleneck loss and L over the whole run", _point_table(res, links))])
+    report_mod.report(sweep_dir, notes=_notes(plan, title), tables=[("Over the trace window: goodput and send-buffer blocking; bottleneck loss and L over the whole run", _point_table(res, links))], views=setup.SCTP_APP)
     return res
 
 

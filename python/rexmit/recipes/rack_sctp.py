@@ -133,7 +133,7 @@ def _run(out: Path, name: str, base: dict[str, Any], grid: dict[str, list[Any]],
         spec["zip"] = zip_
     d = out / name
     run_sweep(Sweep.from_dict(spec), d, jobs=jobs)
-    report_mod.report(d, notes=NOTES)
+    report_mod.report(d, notes=NOTES, views="sctp")  # one traced run per point, linked
     return load_runs(d).to_pylist()
 
 

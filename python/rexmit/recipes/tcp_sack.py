@@ -155,7 +155,7 @@ def tcp_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
         sweep = Sweep.from_dict(spec)
         fig_dir = out / name
         run_sweep(sweep, fig_dir, jobs=jobs)
-        report_mod.report(fig_dir)
+        report_mod.report(fig_dir, views="bulk")  # one traced run per point, linked
         means[name] = _means(fig_dir, key)
     claims = _tcp_sack_claims(means, figures, enough=reps >= 5)
     _index(out, quick, stop, reps, claims, figures)

@@ -44,7 +44,7 @@ def _sweep(out: Path, name: str, title: str, base: dict[str, Any], grid: dict[st
     # figures show the mean latency of all messages.
     present = set(summarize(d).column_names)
     drawn = [m for m in metrics if f"{m}.mean" in present] or FALLBACK_MEANS
-    report_mod.report(d, metrics=drawn, notes=NOTES, tables=tables(d))
+    report_mod.report(d, metrics=drawn, notes=NOTES, tables=tables(d), views="lksctp")
     return d
 
 
