@@ -300,7 +300,8 @@ def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric:
         errs = [(rows[i][f"{metric}.ci95"] or 0.0) * y_scale for i in idx]
         colours[key] = PALETTE[n % len(PALETTE)]
         ys = [m * y_scale if m is not None else float("nan") for m in means]
-        ax.errorbar([xs[i] for i in idx], ys, yerr=errs, marker="o", capsize=3, color=colours[key], label=names[n])
+        # Past the palette's eight colours, lines differ by their marker too.
+        ax.errorbar([xs[i] for i in idx], ys, yerr=errs, marker="osD^v"[n // len(PALETTE) % 5], capsize=3, color=colours[key], label=names[n])
     marks = [(i, m) for i, m in enumerate(markers) if m.metrics is None or metric in m.metrics]
     for i, m in marks:
         where = f"markers[{i}]"
