@@ -169,6 +169,34 @@ def metric_label(metric: str, labels: Optional[Mapping[str, Any]] = None) -> Lab
     return _with_entry(Label(default, base_unit(metric)), entry)
 
 
+# Time-series quantities (README, [[metrics.timeseries]]): a series is named "app:value" or
+# "kind:link", e.g. "bulk:cwnd", "queue_packets:R1->R2".
+_SERIES = {
+    "cwnd": Label("Congestion window", "B"),
+    "ssthresh": Label("Slow-start threshold", "B"),
+    "pipe": Label("Pipe (data in flight)", "B"),
+    "rtxq_bytes": Label("Retransmission queue", "B"),
+    "rx_bytes": Label("Bytes received", "B"),
+    "tx_bytes": Label("Bytes sent", "B"),
+    "bytes_delivered": Label("Bytes delivered", "B"),
+    "queue_packets": Label("Queue (packets)"),
+    "queue_bytes": Label("Queue", "B"),
+    "drops": Label("Drops"),
+}
+
+
+def series_label(series: str) -> tuple[Label, str]:
+    """A time series' quantity and what it belongs to: ``bulk:cwnd`` -> (Congestion window in
+    bytes, ``bulk``), ``queue_packets:R1->R2`` -> (Queue (packets), ``R1->R2``)."""
+    parts = series.split(":", 1)
+    if len(parts) == 2:
+        for i in (1, 0):
+            if parts[i] in _SERIES:
+                return _SERIES[parts[i]], parts[1 - i]
+    leaf = parts[-1]
+    return Label(leaf.replace("_", " ").capitalize(), base_unit(leaf)), parts[0] if len(parts) == 2 else ""
+
+
 def param_label(key: str, base: Optional[Mapping[str, Any]] = None, labels: Optional[Mapping[str, Any]] = None) -> Label:
     """The label of a varied key path; ``base`` (the base scenario) names error rates by their
     model's kind: ``topology.links[1].errors[0].rate`` of a burst model is the Burst error rate."""
@@ -367,4 +395,4 @@ def plain_numbers(fig: Any) -> None:
                 formatter.set_scientific(False)
 
 
-__all__ = ["PALETTE", "UNITS", "Label", "metric_label", "param_label", "value_name", "value_text", "tcp_variant", "line_names", "check_labels", "base_unit", "plain_numbers"]
+__all__ = ["PALETTE", "UNITS", "Label", "metric_label", "param_label", "series_label", "value_name", "value_text", "tcp_variant", "line_names", "check_labels", "base_unit", "plain_numbers"]

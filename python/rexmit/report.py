@@ -20,7 +20,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 from rexmit._lazy import pa, pq
 
-from rexmit.labels import PALETTE, UNITS, Label, line_names, metric_label, param_label, plain_numbers
+from rexmit.labels import PALETTE, UNITS, Label, line_names, metric_label, param_label, plain_numbers, series_label
 from rexmit.scenario import Scenario
 
 # Quantity suffixes of scenario values (crates/rexmit-scenario/src/units.rs) -> (factor, SI unit),
@@ -186,10 +186,12 @@ def _run_figures(out: Path) -> list[Figure]:
     for name, (t, v) in series.items():
         fig = new_figure(6.4, 3.2)
         ax = fig.add_subplot()
-        ax.step(t, v, where="post", linewidth=1, color=PALETTE[0])
+        label, subject = series_label(name)
+        y_text, scale = label.scaled(v)
+        ax.step(t, [x * scale for x in v], where="post", linewidth=1, color=PALETTE[0])
         ax.set_xlabel("Time (s)")
-        ax.set_ylabel(name)
-        ax.set_title(name)
+        ax.set_ylabel(y_text)
+        ax.set_title(f"{label.name} ({subject})" if subject else label.name)
         ax.grid(alpha=0.3)
         figures.append(save_figure(fig, out / "figures", f"series_{name}", f"time series {name}"))
     return figures
