@@ -107,6 +107,12 @@ _VALUES: dict[str, dict[str, str]] = {
     "nr_sack": {"false": "SACK", "true": "NR-SACK"},
     "profile": {"rfc": "RFC defaults", "linux": "Linux"},
 }
+# Switches whose two values are two mechanisms the papers name (seed 000, 002, 004).
+_SWITCHES: dict[str, dict[str, str]] = {
+    "sctp.cmt.enabled": {"true": "CMT", "false": "SCTP (one path)"},
+    "sctp.rack.enabled": {"true": "RACK", "false": "dupthresh"},
+    "sctp.thin.all": {"true": "all modifications", "false": "lksctp"},
+}
 _INDEX = re.compile(r"\[\d+\]")
 # Latency per retransmission count (seed 004 Fig. 8): latency_rtx2_p99_s, latency_rtx4plus_mean_s.
 _RTX_LATENCY = re.compile(r"latency_rtx(\d|4plus)_(mean|p99|max)_s")
@@ -264,6 +270,9 @@ def value_name(key: str, value: Any, labels: Optional[Mapping[str, Any]] = None)
     text = value_text(value)
     if isinstance(entry, Mapping) and text in entry.get("values", {}):
         return str(entry["values"][text])
+    for suffix, names in _SWITCHES.items():
+        if key.endswith(suffix):
+            return names.get(text)
     leaf = _INDEX.sub("", key.rsplit(".", 1)[-1])
     return _VALUES.get(leaf, {}).get(text)
 
