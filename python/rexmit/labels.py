@@ -107,6 +107,12 @@ _VALUES: dict[str, dict[str, str]] = {
     "nr_sack": {"false": "SACK", "true": "NR-SACK"},
     "profile": {"rfc": "RFC defaults", "linux": "Linux"},
 }
+# Switches whose two values are two mechanisms the papers name (seed 000, 002, 004).
+_SWITCHES: dict[str, dict[str, str]] = {
+    "sctp.cmt.enabled": {"true": "CMT", "false": "SCTP (one path)"},
+    "sctp.rack.enabled": {"true": "RACK", "false": "dupthresh"},
+    "sctp.thin.all": {"true": "all modifications", "false": "lksctp"},
+}
 _INDEX = re.compile(r"\[\d+\]")
 # Latency per retransmission count (seed 004 Fig. 8): latency_rtx2_p99_s, latency_rtx4plus_mean_s.
 _RTX_LATENCY = re.compile(r"latency_rtx(\d|4plus)_(mean|p99|max)_s")
@@ -167,6 +173,34 @@ def metric_label(metric: str, labels: Optional[Mapping[str, Any]] = None) -> Lab
     else:
         default = _METRICS.get(leaf) or leaf.replace("_", " ").capitalize()
     return _with_entry(Label(default, base_unit(metric)), entry)
+
+
+# Time-series quantities (README, [[metrics.timeseries]]): a series is named "app:value" or
+# "kind:link", e.g. "bulk:cwnd", "queue_packets:R1->R2".
+_SERIES = {
+    "cwnd": Label("Congestion window", "B"),
+    "ssthresh": Label("Slow-start threshold", "B"),
+    "pipe": Label("Pipe (data in flight)", "B"),
+    "rtxq_bytes": Label("Retransmission queue", "B"),
+    "rx_bytes": Label("Bytes received", "B"),
+    "tx_bytes": Label("Bytes sent", "B"),
+    "bytes_delivered": Label("Bytes delivered", "B"),
+    "queue_packets": Label("Queue (packets)"),
+    "queue_bytes": Label("Queue", "B"),
+    "drops": Label("Drops"),
+}
+
+
+def series_label(series: str) -> tuple[Label, str]:
+    """A time series' quantity and what it belongs to: ``bulk:cwnd`` -> (Congestion window in
+    bytes, ``bulk``), ``queue_packets:R1->R2`` -> (Queue (packets), ``R1->R2``)."""
+    parts = series.split(":", 1)
+    if len(parts) == 2:
+        for i in (1, 0):
+            if parts[i] in _SERIES:
+                return _SERIES[parts[i]], parts[1 - i]
+    leaf = parts[-1]
+    return Label(leaf.replace("_", " ").capitalize(), base_unit(leaf)), parts[0] if len(parts) == 2 else ""
 
 
 def param_label(key: str, base: Optional[Mapping[str, Any]] = None, labels: Optional[Mapping[str, Any]] = None) -> Label:
@@ -236,6 +270,9 @@ def value_name(key: str, value: Any, labels: Optional[Mapping[str, Any]] = None)
     text = value_text(value)
     if isinstance(entry, Mapping) and text in entry.get("values", {}):
         return str(entry["values"][text])
+    for suffix, names in _SWITCHES.items():
+        if key.endswith(suffix):
+            return names.get(text)
     leaf = _INDEX.sub("", key.rsplit(".", 1)[-1])
     return _VALUES.get(leaf, {}).get(text)
 
@@ -367,4 +404,4 @@ def plain_numbers(fig: Any) -> None:
                 formatter.set_scientific(False)
 
 
-__all__ = ["PALETTE", "UNITS", "Label", "metric_label", "param_label", "value_name", "value_text", "tcp_variant", "line_names", "check_labels", "base_unit", "plain_numbers"]
+__all__ = ["PALETTE", "UNITS", "Label", "metric_label", "param_label", "series_label", "value_name", "value_text", "tcp_variant", "line_names", "check_labels", "base_unit", "plain_numbers"]

@@ -20,7 +20,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 from rexmit._lazy import pa, pq
 
-from rexmit.labels import PALETTE, UNITS, Label, line_names, metric_label, param_label, plain_numbers
+from rexmit.labels import PALETTE, UNITS, Label, line_names, metric_label, param_label, plain_numbers, series_label
 from rexmit.scenario import Scenario
 
 # Quantity suffixes of scenario values (crates/rexmit-scenario/src/units.rs) -> (factor, SI unit),
@@ -186,10 +186,12 @@ def _run_figures(out: Path) -> list[Figure]:
     for name, (t, v) in series.items():
         fig = new_figure(6.4, 3.2)
         ax = fig.add_subplot()
-        ax.step(t, v, where="post", linewidth=1, color=PALETTE[0])
+        label, subject = series_label(name)
+        y_text, scale = label.scaled(v)
+        ax.step(t, [x * scale for x in v], where="post", linewidth=1, color=PALETTE[0])
         ax.set_xlabel("Time (s)")
-        ax.set_ylabel(name)
-        ax.set_title(name)
+        ax.set_ylabel(y_text)
+        ax.set_title(f"{label.name} ({subject})" if subject else label.name)
         ax.grid(alpha=0.3)
         figures.append(save_figure(fig, out / "figures", f"series_{name}", f"time series {name}"))
     return figures
@@ -300,7 +302,8 @@ def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric:
         errs = [(rows[i][f"{metric}.ci95"] or 0.0) * y_scale for i in idx]
         colours[key] = PALETTE[n % len(PALETTE)]
         ys = [m * y_scale if m is not None else float("nan") for m in means]
-        ax.errorbar([xs[i] for i in idx], ys, yerr=errs, marker="o", capsize=3, color=colours[key], label=names[n])
+        # Past the palette's eight colours, lines differ by their marker too.
+        ax.errorbar([xs[i] for i in idx], ys, yerr=errs, marker="osD^v"[n // len(PALETTE) % 5], capsize=3, color=colours[key], label=names[n])
     marks = [(i, m) for i, m in enumerate(markers) if m.metrics is None or metric in m.metrics]
     for i, m in marks:
         where = f"markers[{i}]"

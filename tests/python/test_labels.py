@@ -23,6 +23,8 @@ def test_tcp_variants_are_named_as_seed_001_names_them():
 def test_legend_of_a_grid_parameter_says_what_varies_with_units():
     assert line_names(["topology.links[0].delay"], [("5ms",), ("250ms",)]) == ["One-way link delay = 5 ms", "One-way link delay = 250 ms"]
     assert line_names(["apps[0].sctp.nr_sack"], [(False,), (True,)]) == ["SACK", "NR-SACK"]
+    assert line_names(["apps[0].sctp.cmt.enabled", "apps[0].sctp.nr_sack"], [(True, False), (True, True)]) == ["CMT, SACK", "CMT, NR-SACK"]
+    assert line_names(["apps[1].sctp.rack.enabled"], [(True,), (False,)]) == ["RACK", "dupthresh"]
 
 
 def test_quantities_are_scaled_to_a_readable_unit():

@@ -77,6 +77,10 @@ def test_run_report_draws_time_series_and_shows_the_scenario(tmp_path, examples)
     assert {p.name for p in figures.iterdir()} == {f"series_{n}.{e}" for n in ("queue_packets_R1-_R2", "voice_rx_bytes") for e in ("png", "svg")}
     page = (out / "report.html").read_text()
     assert len(_svgs_in(page)) == 2
+    # The quantities by name, in readable units (rx_bytes of a 64 kb/s flow over 5 s: kB).
+    queue, rx = (figures / "series_queue_packets_R1-_R2.svg").read_text(), (figures / "series_voice_rx_bytes.svg").read_text()
+    assert "<!-- Queue (packets) -->" in queue and "<!-- Queue (packets) (R1-&gt;R2) -->" in queue
+    assert "<!-- Bytes received (kB) -->" in rx and "<!-- Time (s) -->" in rx
     scenario_text = (out / "scenario.toml").read_text()
     assert 'stop_time = "5s"' in scenario_text and scenario_text in html.unescape(page)
 
