@@ -183,11 +183,19 @@ def _cmd_show_schema(args: argparse.Namespace) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from rexmit.sweep import SweepError, finished_ids, run_sweep
+    from rexmit.ci_target import describe
+    from rexmit.sweep import Sweep, SweepError, finished_ids, run_sweep
 
     _out_dir(args.out)
     try:
-        result = run_sweep(args.sweep, args.out, jobs=args.jobs, cluster=args.cluster, progress=False if args.quiet else (True if args.progress else None))
+        spec = Sweep.load(args.sweep)
+        if args.ci_target or args.ci_metric or args.ci_min or args.ci_max:
+            table = dict(spec.ci.to_dict()) if spec.ci is not None else {}
+            for key, value in (("target", args.ci_target), ("metrics", args.ci_metric), ("min_replications", args.ci_min), ("max_replications", args.ci_max)):
+                if value is not None:
+                    table[key] = value
+            spec.set_ci(table).check()
+        result = run_sweep(spec, args.out, jobs=args.jobs, cluster=args.cluster, progress=False if args.quiet else (True if args.progress else None))
     except (SweepError, _core.ScenarioError) as e:
         print(f"error: {args.sweep}: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
@@ -197,6 +205,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"sweep: {result.total} runs ({result.ran} run now, {result.skipped} already finished)")
         print(f"results in {result.out.resolve()}: results.parquet (one row per run), runs/, series/, scenarios/")
+        if result.ci is not None:
+            print(describe(result.ci) + " (ci.json)")
     return 0
 
 
@@ -310,6 +320,10 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--cluster", help="run on the Dask scheduler at this address (tcp://host:port) instead")
     w.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     w.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
+    w.add_argument("--ci-target", metavar="PCT", help="add replications per point until every --ci-metric's 95%% CI half-width is below PCT of its mean (e.g. 2%%); overrides the file's [ci] target")
+    w.add_argument("--ci-metric", action="append", metavar="COLUMN", help="result column the CI target applies to (repeatable; default the file's [ci] or [report] metrics)")
+    w.add_argument("--ci-min", type=int, metavar="N", help="replications every point gets first (default 3)")
+    w.add_argument("--ci-max", type=int, metavar="N", help="most replications of a point (default 64)")
     w.set_defaults(func=_cmd_sweep)
 
     rp = sub.add_parser("report", help="write figures and report.html for a run or sweep directory")

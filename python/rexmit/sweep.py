@@ -41,6 +41,9 @@ from typing import Any, Callable, Optional, Union
 from rexmit._lazy import pa, pq
 
 from rexmit import _core
+from rexmit.ci_target import CiError, CiTarget, next_counts
+from rexmit.ci_target import status as ci_status
+from rexmit.ci_target import write_record as write_ci_record
 from rexmit.labels import check_labels
 from rexmit.results import RunResult, _atomic_write_bytes, _atomic_write_table
 from rexmit.scenario import Scenario, _split_path, parse_toml_loosely, read_text_file
@@ -49,7 +52,7 @@ from rexmit.stats import mean_ci
 SWEEP_FORMAT = 1
 LABELS = ("run_id", "point", "replication", "seed")
 PARAM_PREFIX = "param."
-_SWEEP_KEYS = {"name", "description", "base", "seed", "replications", "grid", "zip", "report", "labels", "max_runs"}
+_SWEEP_KEYS = {"name", "description", "base", "seed", "replications", "grid", "zip", "report", "labels", "max_runs", "ci"}
 #: Default bound on the runs of one sweep (points x replications); a sweep file may raise it.
 DEFAULT_MAX_RUNS = 100_000
 _REPORT_KEYS = {"x", "metrics"}
@@ -111,6 +114,11 @@ class Sweep:
     max_runs: int = DEFAULT_MAX_RUNS
     #: A planning progress bar on stderr (None: only on a terminal); set by :func:`run_sweep`.
     plan_progress: Optional[bool] = field(default=False, compare=False, repr=False)
+    #: Replications by confidence interval (``[ci]``, :mod:`rexmit.ci_target`); None: ``replications``.
+    ci: Optional[CiTarget] = None
+    #: Replications of each point where they differ from ``replications`` (set while a ``ci``
+    #: sweep runs).
+    point_replications: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
 
     # --- loading -----------------------------------------------------------------------------
     @classmethod
@@ -162,8 +170,22 @@ class Sweep:
             labels=data.get("labels", {}),
             max_runs=data.get("max_runs", DEFAULT_MAX_RUNS),
         )
+        if "ci" in data:
+            sweep.set_ci(data["ci"])
         sweep.check()
         return sweep
+
+    def set_ci(self, table: Any) -> "Sweep":
+        """Replications by confidence interval (``[ci]``: target, metrics, min/max_replications);
+        the metrics default to the report's."""
+        if not isinstance(table, dict):
+            raise SweepError(f"ci: must be a table (target, metrics, min_replications, max_replications), got {table!r}")
+        try:
+            self.ci = CiTarget.from_dict(table, self.report.get("metrics", []))
+        except CiError as e:
+            raise SweepError(str(e)) from None
+        self.replications = self.ci.min_replications
+        return self
 
     def check(self) -> "Sweep":
         """Check the sweep's own fields (the scenarios are checked by :meth:`plan`)."""
@@ -203,8 +225,9 @@ class Sweep:
         return self
 
     def size(self) -> int:
-        """The number of runs (points x replications), computed without expanding them."""
-        n = self.replications
+        """The number of runs (points x replications; with ``ci``, at most max_replications per
+        point), computed without expanding them."""
+        n = self.ci.max_replications if self.ci is not None else self.replications
         for values in self.grid.values():
             n *= len(values)
         if self.zip:
@@ -249,7 +272,7 @@ class Sweep:
             except _core.ScenarioError as e:
                 where = ", ".join(f"{k} = {v!r}" for k, v in params.items()) or "the base scenario"
                 raise SweepError(f"point {i} ({where}): {e}") from e
-            for r in range(self.replications):
+            for r in range(self.point_replications.get(i, self.replications)):
                 scenario = Scenario.from_dict(dict(normalized, seed=derive_seed(base_seed, r)))
                 runs.append(PlannedRun(run_id_of(scenario), i, r, scenario.data["seed"], params, scenario))
         bar.close()
@@ -268,6 +291,7 @@ class Sweep:
             "labels": self.labels,
             "text": self.text,
             "max_runs": self.max_runs,
+            "ci": self.ci.to_dict() if self.ci is not None else None,
         }
 
     @classmethod
@@ -288,6 +312,7 @@ class Sweep:
             text=d["text"],
             labels=d.get("labels", {}),
             max_runs=d.get("max_runs", DEFAULT_MAX_RUNS),
+            ci=CiTarget.from_dict(d["ci"]) if d.get("ci") else None,
         )
 
 
@@ -484,6 +509,8 @@ class SweepResult:
     total: int
     ran: int
     skipped: int
+    #: A ``ci`` sweep: what ``ci.json`` records (target, metrics, replications per point).
+    ci: Optional[dict[str, Any]] = None
 
     @classmethod
     def from_dir(cls, out: Union[str, Path]) -> "SweepResult":
@@ -540,10 +567,10 @@ def run_sweep(
     Local worker processes (``jobs``, default the CPU count; 1 runs in this process), or the Dask
     scheduler at ``cluster`` (e.g. ``tcp://host:8786``). ``progress``: a tqdm bar on stderr
     (None: only on a terminal). Interrupting (Ctrl-C, kill) loses no finished run; calling again
-    with the same arguments runs only what is missing.
+    with the same arguments runs only what is missing. A sweep with ``ci`` adds replications
+    point by point until the confidence intervals are narrow enough (:mod:`rexmit.ci_target`;
+    ``ci.json`` records what each point needed).
     """
-    from tqdm import tqdm
-
     if jobs is not None and jobs < 1:
         raise SweepError(f"jobs: {jobs} must be at least 1")
     if cluster is not None:
@@ -551,6 +578,31 @@ def run_sweep(
     spec = sweep if isinstance(sweep, Sweep) else Sweep.load(sweep)
     out_dir = Path(out)
     spec.plan_progress = progress
+    if spec.ci is None:
+        return _run_planned(spec, out_dir, jobs, cluster, progress)
+    ci = spec.ci
+    counts = {i: ci.min_replications for i in range(len(spec.points()))}
+    total = ran = skipped = 0
+    while True:
+        spec.point_replications = dict(counts)
+        result = _run_planned(spec, out_dir, jobs, cluster, progress)
+        ran += result.ran
+        total, skipped = result.total, result.total - ran
+        try:
+            points = ci_status(load(out_dir).to_pylist(), counts, ci)
+        except CiError as e:
+            raise SweepError(str(e)) from None
+        grown = next_counts(points, counts, ci)
+        if not grown:
+            break
+        counts.update(grown)
+    record = write_ci_record(out_dir, ci, points)
+    return SweepResult(out_dir, total, ran, skipped, ci=record)
+
+
+def _run_planned(spec: Sweep, out_dir: Path, jobs: Optional[int], cluster: Optional[str], progress: Optional[bool]) -> SweepResult:
+    from tqdm import tqdm
+
     runs = spec.plan()
     _prepare(out_dir, spec, runs)
     types_ = _param_types(spec)

@@ -281,7 +281,7 @@ class Seed000Sweep(Sweep):
         runs = []
         for i, params in enumerate(self.points()):
             data = self.build(params)
-            for r in range(self.replications):
+            for r in range(self.point_replications.get(i, self.replications)):
                 seed = derive_seed(base_seed, r)
                 s = normalized(draw_starts(data, seed, self.timing))
                 runs.append(PlannedRun(run_id_of(s), i, r, seed, params, s))
