@@ -6,7 +6,6 @@ use super::{Association, Outgoing, State};
 use crate::event::{AbortReason, Event};
 use crate::handshake::{self, Cookie};
 use crate::path::Transition;
-use crate::receiver_map::ReceiverMap;
 use rexmit_time::Time;
 use rexmit_wire::{Chunk, InitChunk, InitParam, SctpPacket};
 use std::net::Ipv4Addr;
@@ -104,11 +103,12 @@ impl Association {
         self.nr_sack = nr_sack;
         self.peer_rwnd = peer_a_rwnd as u64;
         self.peer_buffer = Some(peer_a_rwnd as u64);
-        self.rmap = Some(ReceiverMap::new(peer_initial_tsn));
+        self.rx.start(
+            peer_initial_tsn,
+            self.cfg.max_inbound_streams.min(peer_outbound),
+        );
         self.send_queue
             .set_streams(self.cfg.outbound_streams.min(peer_inbound));
-        self.reasm =
-            crate::reassembly::Reassembly::new(self.cfg.max_inbound_streams.min(peer_outbound));
         let ssthresh = self.cfg.initial_ssthresh.unwrap_or(peer_a_rwnd as u64);
         for p in &mut self.paths {
             p.cc.ssthresh = ssthresh;
@@ -262,7 +262,7 @@ impl Association {
     fn t2_chunk(&self) -> Option<Chunk> {
         match self.state {
             State::ShutdownSent => Some(Chunk::Shutdown {
-                cum_tsn_ack: self.rmap.as_ref().map_or(0, |m| m.cum_tsn()),
+                cum_tsn_ack: self.rx.cum_tsn().unwrap_or(0),
             }),
             State::ShutdownAckSent => Some(Chunk::ShutdownAck),
             _ => None,

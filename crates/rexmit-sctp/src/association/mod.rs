@@ -20,10 +20,7 @@ use crate::cc::PathCc;
 use crate::config::SctpConfig;
 use crate::event::{Event, SendError};
 use crate::path::Path;
-use crate::reassembly::Reassembly;
-use crate::receiver_map::ReceiverMap;
 use crate::rtx_queue::{RtxQueue, TsnState};
-use crate::sack_gen::SackGen;
 use crate::send_queue::SendQueue;
 use crate::stats::{PathStats, SctpStats};
 use crate::thin::PacketTracker;
@@ -134,14 +131,8 @@ pub struct Association {
     packets: PacketTracker,
     /// RACK-TLP state (seed 002), when `cfg.rack.enabled`.
     rack: Option<Box<rack_glue::SctpRack>>,
-    // --- receiver ---
-    /// Delivered bytes the application has not consumed (`SctpConfig::auto_consume` off).
-    unread: u64,
-    /// a_rwnd of the last SACK sent.
-    last_a_rwnd: u32,
-    rmap: Option<ReceiverMap>,
-    reasm: Reassembly,
-    sack: SackGen,
+    /// The data receiver (receiver.rs).
+    rx: receiver::Receiver,
     ctrl: VecDeque<Outgoing>,
     events: VecDeque<Event>,
     stats: SctpStats,
@@ -195,11 +186,7 @@ impl Association {
                 .rack
                 .enabled
                 .then(|| Box::new(rack_glue::SctpRack::new())),
-            unread: 0,
-            last_a_rwnd: 0,
-            rmap: None,
-            reasm: Reassembly::new(inbound),
-            sack: SackGen::default(),
+            rx: receiver::Receiver::new(inbound),
             ctrl: VecDeque::new(),
             events: VecDeque::new(),
             stats: SctpStats::default(),
@@ -368,11 +355,11 @@ impl Association {
         if self.cfg.renege == crate::config::RenegePolicy::Never {
             return 0;
         }
-        let before = self.reasm.bytes();
+        let before = self.rx.undelivered_bytes();
         let target = before.saturating_sub(bytes);
         self.renege_down_to(target);
         self.check_invariants(None);
-        before - self.reasm.bytes()
+        before - self.rx.undelivered_bytes()
     }
 
     pub fn handle_packet(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
@@ -488,8 +475,8 @@ impl Association {
         if self.timers.is_due(Timer::T2, now) {
             self.on_t2_expiry(now);
         }
-        self.sack
-            .on_timeout(now, self.timers.get(Timer::DelayedSack));
+        self.rx
+            .on_sack_timer(now, self.timers.get(Timer::DelayedSack));
         for p in 0..self.paths.len() {
             if self.state == State::Closed {
                 return;
@@ -515,7 +502,7 @@ impl Association {
         // `handle_timeout` at an instant where it has nothing to do, forever. A delayed SACK
         // already due waits for the next transmit opportunity, not for its timer.
         let hb = self.state.sends_heartbeats();
-        let sack_waits = !self.sack.due();
+        let sack_waits = !self.rx.sack_due();
         self.timers.next_of(|t| match t {
             Timer::Heartbeat(_) | Timer::HeartbeatAck(_) => hb,
             Timer::DelayedSack => sack_waits,
@@ -593,16 +580,16 @@ impl Association {
     /// Receiver-side ground truth for RtxQ_Util (seed 000 §IV.B): is the peer's `tsn`
     /// received and non-renegable here?
     pub fn is_tsn_non_renegable(&self, tsn: u32) -> bool {
-        self.rmap.as_ref().is_some_and(|m| m.is_non_renegable(tsn))
+        self.rx.is_non_renegable(tsn)
     }
     /// Receiver-side ground truth for spurious retransmissions: has the peer's `tsn`
     /// arrived here (and not been reneged)?
     pub fn has_received_tsn(&self, tsn: u32) -> bool {
-        self.rmap.as_ref().is_some_and(|m| m.has_received(tsn))
+        self.rx.has_received(tsn)
     }
     /// Receiver's cumulative TSN ack point.
     pub fn receiver_cum_tsn(&self) -> Option<u32> {
-        self.rmap.as_ref().map(|m| m.cum_tsn())
+        self.rx.cum_tsn()
     }
 
     fn emit(&mut self, e: Event) {

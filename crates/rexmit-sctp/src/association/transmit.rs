@@ -76,8 +76,8 @@ impl Association {
                 return Some(self.packet(o));
             }
         }
-        if self.sack.due() && self.rmap.is_some() && self.state != State::Closed {
-            let p = self.sack.dest.min(self.paths.len().saturating_sub(1));
+        if self.rx.sack_due() && self.state != State::Closed {
+            let p = self.rx.sack_dest(self.paths.len());
             let chunk = self.build_sack();
             let path = self.paths.get(p)?;
             let o = Outgoing {
@@ -94,10 +94,8 @@ impl Association {
 
     fn build_sack(&mut self) -> Chunk {
         let a_rwnd = self.a_rwnd();
-        self.last_a_rwnd = a_rwnd;
-        let map = self.rmap.as_ref().expect("caller checked");
         let dac = self.cfg.cmt.enabled && self.cfg.cmt.dac;
-        let c = self.sack.build(map, self.nr_sack, dac, a_rwnd);
+        let c = self.rx.build_sack(self.nr_sack, dac, a_rwnd);
         self.timers.stop(Timer::DelayedSack);
         match c {
             Chunk::NrSack(_) => self.stats.nr_sacks_sent += 1,
@@ -226,7 +224,7 @@ impl Association {
 
     /// Put a due SACK in front of `chunks` if it goes to path `p` and fits.
     fn with_sack(&mut self, p: usize, used: &mut usize, chunks: Vec<Chunk>) -> Vec<Chunk> {
-        if self.sack.pending() && self.sack.dest == p && self.rmap.is_some() {
+        if self.rx.sack_pending_for(p) {
             let s = self.build_sack();
             if *used + pad4(s.length()) <= self.packet_budget() {
                 *used += pad4(s.length());
@@ -235,7 +233,7 @@ impl Association {
                 return v;
             }
             // Does not fit: send it on its own next time.
-            self.sack.request_now();
+            self.rx.request_sack();
             let o = Outgoing {
                 src: self.paths[p].local,
                 dst: self.paths[p].remote,
