@@ -54,6 +54,19 @@ def _points(d: dict[str, Any]) -> int:
     return n
 
 
+def run_revisions(results: Path) -> str:
+    """The git revisions the runs' claims.json record (short), or "" when none does."""
+    revs = []
+    for _, name, _ in PAPERS:
+        f = results / name / "claims.json"
+        if f.is_file():
+            doc = json.loads(f.read_text())
+            rev = doc.get("git_revision") if isinstance(doc, dict) else None
+            if rev and rev[:7] not in revs:
+                revs.append(rev[:7])
+    return ", ".join(revs)
+
+
 def verdict(holds: bool | None) -> str:
     return "holds" if holds else ("needs the full run" if holds is None else "**does not hold**")
 
@@ -62,7 +75,8 @@ def paper_section(seed: str, name: str, title: str, run_dir: Path) -> tuple[list
     lines = [f"## {seed}: {name} — {title}", ""]
     claims_file = run_dir / "claims.json"
     if not claims_file.is_file():
-        lines += [f"Not run in full yet (no `{claims_file.relative_to(ROOT)}`).", ""]
+        shown = claims_file.relative_to(ROOT) if claims_file.is_relative_to(ROOT) else claims_file
+        lines += [f"Not run in full yet (no `{shown}`).", ""]
         return lines, f"{seed} ({name}): not run"
     doc = json.loads(claims_file.read_text())
     claims = doc["claims"] if isinstance(doc, dict) else doc
@@ -102,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         "<!-- written by scripts/reproductions_md.py from results/*/claims.json (make reproduce-all) -->",
         "# Every paper claim on record",
         "",
-        f"Full reproductions (`make reproduce-all`) at revision {git_revision()}, on this project's 2-core machine. "
+        f"Full reproductions (`make reproduce-all`) at revision {run_revisions(results) or git_revision()}, on this project's 2-core machine. "
         "Numbers are means over the replications (the recipes' tables); the per-point confidence intervals are in each "
         "sweep's report.html under results/NAME.",
         "",
