@@ -10,6 +10,43 @@ use rexmit_time::Time;
 use rexmit_wire::{Chunk, InitChunk, InitParam, SctpPacket};
 use std::net::Ipv4Addr;
 
+/// The retransmission state of the control chunks (RFC 9260 §5.1 T1-init / T1-cookie, §9.2
+/// T2-shutdown): the chunk T1 resends and how many times each timer has fired.
+#[derive(Default)]
+pub(super) struct ControlRetries {
+    t1_retries: u32,
+    t1_chunk: Option<Chunk>,
+    t2_retries: u32,
+}
+
+impl ControlRetries {
+    /// T1 guards `chunk` (INIT, or COOKIE ECHO with `restart`: its retries count from zero).
+    fn start_t1(&mut self, chunk: Chunk, restart: bool) {
+        self.t1_chunk = Some(chunk);
+        if restart {
+            self.t1_retries = 0;
+        }
+    }
+
+    /// The association is established: T1 guards nothing.
+    fn t1_done(&mut self) {
+        self.t1_chunk = None;
+    }
+
+    /// T1 fired: None once it fired more than `max` times (§5.1: give up), else the chunk to
+    /// resend, if any.
+    fn on_t1_expiry(&mut self, max: u32) -> Option<Option<Chunk>> {
+        self.t1_retries += 1;
+        (self.t1_retries <= max).then(|| self.t1_chunk.clone())
+    }
+
+    /// T2 fired: false once it fired more than `max` times (Association.Max.Retrans).
+    fn on_t2_expiry(&mut self, max: u32) -> bool {
+        self.t2_retries += 1;
+        self.t2_retries <= max
+    }
+}
+
 impl Association {
     fn our_init(&self) -> InitChunk {
         InitChunk {
@@ -36,7 +73,7 @@ impl Association {
     pub(super) fn send_init(&mut self, now: Time) {
         let init = Chunk::Init(self.our_init());
         self.queue_to_primary(0, init.clone());
-        self.t1_chunk = Some(init);
+        self.ctl.start_t1(init, false);
         let rto = self
             .paths
             .get(self.primary)
@@ -122,7 +159,7 @@ impl Association {
             p.last_sent = now;
         }
         self.timers.stop(Timer::T1);
-        self.t1_chunk = None;
+        self.ctl.t1_done();
         if let Some(iv) = self.cfg.hb_interval {
             for (i, p) in self.paths.iter().enumerate() {
                 self.timers.set(Timer::Heartbeat(i), now + iv + p.rtt.rto());
@@ -155,8 +192,7 @@ impl Association {
         let echo = Chunk::CookieEcho { cookie };
         self.queue_to_primary(self.peer_tag, echo.clone());
         self.state = State::CookieEchoed;
-        self.t1_chunk = Some(echo);
-        self.t1_retries = 0;
+        self.ctl.start_t1(echo, true);
         self.timers
             .set(Timer::T1, now + self.paths[self.primary].rtt.rto());
     }
@@ -220,14 +256,13 @@ impl Association {
     }
 
     pub(super) fn on_t1_expiry(&mut self, now: Time) {
-        self.t1_retries += 1;
-        if self.t1_retries > self.cfg.max_init_retransmits {
+        let Some(resend) = self.ctl.on_t1_expiry(self.cfg.max_init_retransmits) else {
             self.fail(now, AbortReason::InitFailed);
             return;
-        }
+        };
         let p = self.primary;
         self.paths[p].rtt.back_off();
-        if let Some(c) = self.t1_chunk.clone() {
+        if let Some(c) = resend {
             let vtag = if matches!(c, Chunk::Init(_)) {
                 0
             } else {
@@ -278,8 +313,7 @@ impl Association {
     }
 
     pub(super) fn on_t2_expiry(&mut self, now: Time) {
-        self.t2_retries += 1;
-        if self.t2_retries > self.cfg.assoc_max_retrans {
+        if !self.ctl.on_t2_expiry(self.cfg.assoc_max_retrans) {
             self.fail(now, AbortReason::MaxRetransmissions);
             return;
         }

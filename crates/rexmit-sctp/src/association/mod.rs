@@ -93,11 +93,8 @@ pub struct Association {
     primary: usize,
     /// Every deadline of the association (`timers`).
     timers: TimerTable,
-    /// T1-init / T1-cookie: retransmissions so far, the chunk to resend.
-    t1_retries: u32,
-    t1_chunk: Option<Chunk>,
-    /// T2-shutdown retransmissions so far.
-    t2_retries: u32,
+    /// What T1-init/T1-cookie and T2-shutdown resend and how often they have (control.rs).
+    ctl: control::ControlRetries,
     // --- sender ---
     send_queue: SendQueue,
     rtxq: RtxQueue,
@@ -163,9 +160,7 @@ impl Association {
             paths: Vec::new(),
             primary: 0,
             timers: TimerTable::default(),
-            t1_retries: 0,
-            t1_chunk: None,
-            t2_retries: 0,
+            ctl: control::ControlRetries::default(),
             send_queue: SendQueue::new(streams),
             rtxq: RtxQueue::new(),
             next_tsn: initial_tsn,
