@@ -589,7 +589,8 @@ def run_sweep(
         ran += result.ran
         total, skipped = result.total, result.total - ran
         try:
-            points = ci_status(load(out_dir).to_pylist(), counts, ci)
+            # results.parquet was just written from every finished run (_run_planned).
+            points = ci_status(pq.read_table(out_dir / "results.parquet").to_pylist(), counts, ci)
         except CiError as e:
             raise SweepError(str(e)) from None
         grown = next_counts(points, counts, ci)
