@@ -6,7 +6,9 @@ mark ``sanity`` (true by construction or by definition, or checks of the set-up)
 apart, with the reason they give, and not counted. Each claim shows its stable id and, where the
 paper prints one, the paper's number beside rexmit's.
 Causes of claims that do not hold are kept by hand in docs/reproductions_causes.md and
-included verbatim.
+included verbatim. A paper with no claims.json under --results keeps its section from the
+existing --out file (with the revision it was run at), so one recipe can be rerun alone
+(`bash scripts/reproduce_all.sh rack-sctp`).
 
     python scripts/reproductions_md.py [--results DIR] [--out FILE]
 """
@@ -54,17 +56,38 @@ def _points(d: dict[str, Any]) -> int:
     return n
 
 
-def run_revisions(results: Path) -> str:
-    """The git revisions the runs' claims.json record (short), or "" when none does."""
-    revs = []
-    for _, name, _ in PAPERS:
-        f = results / name / "claims.json"
-        if f.is_file():
-            doc = json.loads(f.read_text())
-            rev = doc.get("git_revision") if isinstance(doc, dict) else None
-            if rev and rev[:7] not in revs:
-                revs.append(rev[:7])
-    return ", ".join(revs)
+def run_revision(run_dir: Path) -> str:
+    """The git revision (short) a run's claims.json records, or ""."""
+    f = run_dir / "claims.json"
+    if not f.is_file():
+        return ""
+    doc = json.loads(f.read_text())
+    rev = doc.get("git_revision") if isinstance(doc, dict) else None
+    return rev[:7] if rev else ""
+
+
+REVISION_LINE = "Run at revision "
+
+
+def previous(out: Path) -> dict[str, tuple[list[str], str]]:
+    """Each paper's section and summary line in an existing record, by seed ("seed 002"); a
+    section without its own revision line gets the one of the record's header."""
+    if not out.is_file():
+        return {}
+    text = out.read_text().split("\n")
+    header_rev = next((l.split(" at revision ")[1].split(",")[0].strip() for l in text if " at revision " in l and l.startswith("Full reproductions")), "")
+    found: dict[str, tuple[list[str], str]] = {}
+    for seed, _, _ in PAPERS:
+        start = next((i for i, l in enumerate(text) if l.startswith(f"## {seed}: ")), None)
+        summary = next((l[2:] for l in text if l.startswith(f"- {seed}: ")), None)
+        if start is None or summary is None:
+            continue
+        end = next((i for i in range(start + 1, len(text)) if text[i].startswith("## ")), len(text))
+        lines = text[start:end]
+        if not any(l.startswith(REVISION_LINE) for l in lines) and header_rev:
+            lines = lines[:4] + [f"{REVISION_LINE}{header_rev}.", ""] + lines[4:]
+        found[seed] = (lines, summary)
+    return found
 
 
 def verdict(holds: bool | None) -> str:
@@ -86,6 +109,8 @@ def paper_section(seed: str, name: str, title: str, run_dir: Path) -> tuple[list
     sanity = [c for c in claims if c.get("sanity")]
     summary = f"{seed}: {held}/{len(counted)} claims hold" + (f" (+ {len(sanity)} sanity checks)" if sanity else "") + f"; full run {wall} s"
     lines += [f"**{summary}.**", ""]
+    if run_revision(run_dir):
+        lines += [f"{REVISION_LINE}{run_revision(run_dir)}.", ""]
     lines += ["Sweeps (replications × points, simulated time per run):", ""]
     for s in sweeps(run_dir):
         lines.append(f"- `{s['name']}`: {s['replications']} × {s['points']}, {s['stop_time']}")
@@ -106,17 +131,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(ROOT / "docs" / "reproductions.md"))
     args = ap.parse_args(argv)
     results = Path(args.results)
-    sections, summaries = [], []
+    kept = previous(Path(args.out))
+    sections, summaries, revs = [], [], []
     for seed, name, title in PAPERS:
-        lines, summary = paper_section(seed, name, title, results / name)
+        if not (results / name / "claims.json").is_file() and seed in kept:
+            lines, summary = kept[seed]
+        else:
+            lines, summary = paper_section(seed, name, title, results / name)
         sections += lines
         summaries.append(summary)
+        rev = next((l[len(REVISION_LINE):].rstrip(".") for l in lines if l.startswith(REVISION_LINE)), "")
+        if rev and rev not in revs:
+            revs.append(rev)
     causes = ROOT / "docs" / "reproductions_causes.md"
     out = [
         "<!-- written by scripts/reproductions_md.py from results/*/claims.json (make reproduce-all) -->",
         "# Every paper claim on record",
         "",
-        f"Full reproductions (`make reproduce-all`) at revision {run_revisions(results) or git_revision()}, on this project's 2-core machine. "
+        f"Full reproductions (`make reproduce-all`) at revision {', '.join(revs) or git_revision()}, on this project's 2-core machine. "
         "Numbers are means over the replications (the recipes' tables); the per-point confidence intervals are in each "
         "sweep's report.html under results/NAME.",
         "",

@@ -8,7 +8,7 @@ use crate::transport::*;
 use crate::units::{Bytes, DurationStr};
 use rexmit_sctp::{BurstMitigation, RenegePolicy, RtxPolicy, SctpConfig};
 use rexmit_tcp::{CcAlgorithm, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
-use rexmit_transport::RtoConfig;
+use rexmit_transport::{PersistFrom, RtoConfig};
 
 /// TOML integers stop at 2^63 − 1: larger values mean "no limit" and are left out.
 fn bytes(v: u64) -> Option<Bytes> {
@@ -142,6 +142,10 @@ fn sctp(c: &SctpConfig) -> SctpCfg {
                 BurstMitigation::Adaptive => BurstMitigationName::Adaptive,
             }),
             pto_extra: Some(DurationStr(c.rack.pto_extra)),
+            reo_wnd_persist: Some(match c.rack.reo_wnd_persist {
+                PersistFrom::Dsack => PersistFromName::Dsack,
+                PersistFrom::Reordering => PersistFromName::Reordering,
+            }),
         }),
     }
 }

@@ -10,7 +10,7 @@ use rexmit_sctp::{
 };
 use rexmit_tcp::profile::Profile;
 use rexmit_tcp::{CcAlgorithm, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
-use rexmit_transport::RtoConfig;
+use rexmit_transport::{PersistFrom, RtoConfig};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
@@ -462,6 +462,17 @@ pub struct RackCfg {
     /// PTO addition with several chunks out (default 2ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pto_extra: Option<DurationStr>,
+    /// What keeps a widened reordering window for 16 more recoveries: "dsack" (RFC 8985,
+    /// default) or "reordering" (also every reordering detected, seed 002 §II.B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reo_wnd_persist: Option<PersistFromName>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PersistFromName {
+    Dsack,
+    Reordering,
 }
 
 impl RackCfg {
@@ -477,6 +488,13 @@ impl RackCfg {
             }),
         );
         set(&mut r.pto_extra, self.pto_extra.map(|d| d.0));
+        set(
+            &mut r.reo_wnd_persist,
+            self.reo_wnd_persist.map(|p| match p {
+                PersistFromName::Dsack => PersistFrom::Dsack,
+                PersistFromName::Reordering => PersistFrom::Reordering,
+            }),
+        );
     }
 }
 

@@ -24,7 +24,7 @@ fn with_sctp(extra: &str) -> String {
 #[test]
 fn rack_settings_reach_the_association_and_run() {
     let text = with_sctp(
-        "rack = { enabled = true, burst_mitigation = \"max_burst\", pto_extra = \"1ms\" }",
+        "rack = { enabled = true, burst_mitigation = \"max_burst\", pto_extra = \"1ms\", reo_wnd_persist = \"reordering\" }",
     );
     let s = Scenario::from_toml(&text).unwrap();
     let cfg = s.apps[0]
@@ -39,6 +39,10 @@ fn rack_settings_reach_the_association_and_run() {
         rexmit_sctp::BurstMitigation::MaxBurst
     );
     assert_eq!(cfg.rack.pto_extra, rexmit_time::Duration::from_millis(1));
+    assert_eq!(
+        cfg.rack.reo_wnd_persist,
+        rexmit_transport::PersistFrom::Reordering
+    );
     let short =
         Scenario::from_toml(&text.replace("stop_time = \"30s\"", "stop_time = \"5s\"")).unwrap();
     let r = run(&short, None, |_| true).unwrap();

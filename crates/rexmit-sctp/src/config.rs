@@ -2,7 +2,7 @@
 //! Owns: parameter values and their allowed ranges. Does not own: any behaviour.
 
 use rexmit_time::Duration;
-use rexmit_transport::RtoConfig;
+use rexmit_transport::{PersistFrom, RtoConfig};
 use std::fmt;
 
 /// How Max.Burst limits a transmit opportunity (RFC 9260 §6.1 D).
@@ -177,6 +177,9 @@ pub struct RackConfig {
     pub burst_mitigation: BurstMitigation,
     /// PTO's addition when more than one chunk is outstanding (seed 002 §II.C: 2 ms).
     pub pto_extra: Duration,
+    /// What restarts the 16-recovery persistence of a widened reordering window: the last
+    /// D-SACK (RFC 8985 §6.2, the default) or also each reordering detected (seed 002 §II.B).
+    pub reo_wnd_persist: PersistFrom,
 }
 
 impl Default for RackConfig {
@@ -186,6 +189,7 @@ impl Default for RackConfig {
             tlp: true,
             burst_mitigation: BurstMitigation::Adaptive,
             pto_extra: Duration::from_millis(2),
+            reo_wnd_persist: PersistFrom::Dsack,
         }
     }
 }

@@ -9,6 +9,6 @@ pub mod rtt;
 pub mod thresholds;
 pub mod window;
 
-pub use rack::Rack;
+pub use rack::{PersistFrom, Rack};
 pub use rtt::{RtoConfig, RttEstimator};
 pub use thresholds::{early_retransmit_threshold, DUP_THRESH};

@@ -40,10 +40,25 @@ pub struct Rack {
     /// RACK.reo_wnd_mult and its persistence (RFC 8985 §6.2 step 4).
     pub reo_wnd_mult: u32,
     pub reo_wnd_persist: u32,
+    /// What restarts the 16-recovery persistence of a widened window.
+    pub persist_from: PersistFrom,
     dsack_round: Option<u64>,
     /// TLP.end_seq and whether the probe was a retransmission (RFC 8985 §7).
     pub tlp_end_seq: Option<u64>,
     pub tlp_is_retrans: bool,
+}
+
+/// What restarts the persistence of a widened reordering window (`reo_wnd_persist`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PersistFrom {
+    /// RFC 8985 §6.2 step 4: a D-SACK sets it to 16 recoveries; recoveries count it down.
+    #[default]
+    Dsack,
+    /// Seed 002 §II.B: "once no more reordering is detected, the inflated reordering window
+    /// should be kept for a period of 16 loss recoveries": every reordering detected (step 3)
+    /// restarts the count too, so under constant reordering the window stays widened (its
+    /// §IV "reordering window of a single RTT").
+    Reordering,
 }
 
 /// What one RACK_detect_loss pass found.
@@ -63,8 +78,13 @@ fn sent_after(t1: Time, seq1: u64, t2: Time, seq2: u64) -> bool {
 
 impl Rack {
     pub fn new() -> Self {
+        Rack::with_persistence(PersistFrom::Dsack)
+    }
+
+    pub fn with_persistence(persist_from: PersistFrom) -> Self {
         Rack {
             reo_wnd_mult: 1,
+            persist_from,
             ..Rack::default()
         }
     }
@@ -99,6 +119,9 @@ impl Rack {
         for d in delivered {
             if d.end < self.fack && d.rexmits == 0 {
                 self.reordering_seen = true;
+                if self.persist_from == PersistFrom::Reordering && self.reo_wnd_mult > 1 {
+                    self.reo_wnd_persist = 16;
+                }
             }
             self.fack = self.fack.max(d.end);
         }
@@ -267,6 +290,62 @@ mod tests {
             r.on_recovery_end();
         }
         assert_eq!(r.reo_wnd_mult, 1);
+    }
+
+    /// Widens the window with a D-SACK, then runs `recoveries` recoveries, each with one
+    /// reordered delivery (step 3) when `reordered`; returns the multiplier left.
+    fn mult_after(persist: PersistFrom, recoveries: u32, reordered: bool) -> u32 {
+        let mut r = Rack::with_persistence(persist);
+        let min = Some(Duration::from_millis(100));
+        r.on_ack(Time::from_millis(200), &[], min, true, 1, 500);
+        assert_eq!(r.reo_wnd_mult, 2);
+        for i in 0..u64::from(recoveries) {
+            if reordered {
+                let base = 1000 + 10 * i;
+                r.on_ack(
+                    Time::from_millis(base),
+                    &[d(base + 5, base)],
+                    min,
+                    false,
+                    1,
+                    5000,
+                );
+                r.on_ack(
+                    Time::from_millis(base + 1),
+                    &[d(base + 4, base)],
+                    min,
+                    false,
+                    1,
+                    5000,
+                );
+            }
+            r.on_recovery_end();
+        }
+        r.reo_wnd_mult
+    }
+
+    #[test]
+    fn rfc8985_persistence_counts_from_the_last_dsack_only() {
+        assert_eq!(mult_after(PersistFrom::Dsack, 15, true), 2);
+        assert_eq!(
+            mult_after(PersistFrom::Dsack, 16, true),
+            1,
+            "reordering does not extend it"
+        );
+    }
+
+    #[test]
+    fn seed002_persistence_restarts_at_every_detected_reordering() {
+        assert_eq!(
+            mult_after(PersistFrom::Reordering, 40, true),
+            2,
+            "constant reordering keeps it"
+        );
+        assert_eq!(
+            mult_after(PersistFrom::Reordering, 16, false),
+            1,
+            "16 quiet recoveries reset it"
+        );
     }
 
     #[test]

@@ -18,7 +18,12 @@ Choices where the paper gives no number, stated in the report too:
 - the tail-loss sender starts with a congestion window of 100 packets so that it is
   application-limited at 1 packet/ms when the tail is lost, as in Fig. 8 (cwnd > 70 there);
 - the queue capacities of Fig. 10 are 5, 10, 20 and 50 packets, and the burst limits compared
-  are none, Max.Burst 4, 3 and 2, and the adaptive limit.
+  are none, Max.Burst 4, 3 and 2, and the adaptive limit;
+- RACK keeps a widened reordering window for 16 recoveries after the last reordering it
+  detects (§II.B: "once no more reordering is detected, the inflated reordering window should
+  be kept for a period of 16 loss recoveries"; `rack.reo_wnd_persist = "reordering"`), where
+  RFC 8985 counts the 16 from the last D-SACK: under constant reordering this gives §IV's
+  "reordering window of a single RTT".
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ def _topology(queue: int, loss: float = 0.0, reorder: Optional[tuple[float, str]
 def _base(stop: str, app: dict[str, Any], topology: dict[str, Any]) -> dict[str, Any]:
     app = {"name": "sctp", "from": "client", "to": "server", **app}
     app.setdefault("sctp", {})
-    app["sctp"] = {"hb_interval": "0s", "rack": {"enabled": True}, **app["sctp"]}
+    app["sctp"] = {"hb_interval": "0s", "rack": {"enabled": True, "reo_wnd_persist": "reordering"}, **app["sctp"]}
     background = {"name": "background", "kind": "udp_random", "from": "udp_client", "to": "udp_server"}
     return {"stop_time": stop, "seed": 1, "description": "Seed 002: RACK for SCTP", "topology": topology, "apps": [app, background]}
 

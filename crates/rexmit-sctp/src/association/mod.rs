@@ -180,7 +180,7 @@ impl Association {
             rack: cfg
                 .rack
                 .enabled
-                .then(|| Box::new(rack_glue::SctpRack::new())),
+                .then(|| Box::new(rack_glue::SctpRack::new(cfg.rack.reo_wnd_persist))),
             rx: receiver::Receiver::new(inbound),
             ctrl: VecDeque::new(),
             events: VecDeque::new(),

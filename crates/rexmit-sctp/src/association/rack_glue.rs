@@ -19,7 +19,7 @@ use crate::event::Transmit;
 use crate::rtx_queue::TsnState;
 use crate::stats::RtxCause;
 use rexmit_time::{Duration, Time};
-use rexmit_transport::rack::{Delivered, Rack};
+use rexmit_transport::rack::{Delivered, PersistFrom, Rack};
 use rexmit_wire::sctp::{pad4, DATA_CHUNK_HEADER_LEN};
 use rexmit_wire::Chunk;
 
@@ -50,9 +50,9 @@ pub(crate) struct SctpRack {
 }
 
 impl SctpRack {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(persist_from: PersistFrom) -> Self {
         SctpRack {
-            rack: Rack::new(),
+            rack: Rack::with_persistence(persist_from),
             probe_due: false,
             probed: false,
             tail: None,
