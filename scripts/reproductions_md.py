@@ -63,7 +63,7 @@ def run_revision(run_dir: Path) -> str:
         return ""
     doc = json.loads(f.read_text())
     rev = doc.get("git_revision") if isinstance(doc, dict) else None
-    return rev[:7] if rev else ""
+    return (rev[:7] + ("+dirty" if rev.endswith("+dirty") else "")) if rev else ""
 
 
 REVISION_LINE = "Run at revision "

@@ -63,14 +63,23 @@ def _replications(out: Path) -> dict[str, Any]:
     return reps
 
 
+def _git(here: Path, *args: str) -> Optional[str]:
+    try:
+        return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
 def _version() -> dict[str, str]:
+    """The rexmit version and the git revision the results come from: the extension's build
+    revision (else the checkout's HEAD), marked "+dirty" when the checkout the package runs
+    from has uncommitted changes or another HEAD than the extension was built at."""
     import rexmit
 
-    rev = getattr(getattr(rexmit, "_core", None), "__git_revision__", None)
-    if rev is None:
-        try:
-            here = Path(__file__).resolve().parent
-            rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            rev = "unknown"
+    here = Path(__file__).resolve().parent
+    head = _git(here, "rev-parse", "--short", "HEAD")
+    rev = getattr(getattr(rexmit, "_core", None), "__git_revision__", None) or head or "unknown"
+    changed = _git(here, "status", "--porcelain", "--untracked-files=no")
+    if head is not None and (changed or not head.startswith(rev[:7])):
+        rev += "+dirty"
     return {"rexmit_version": rexmit.__version__, "git_revision": rev}

@@ -20,6 +20,9 @@ pub enum TieOrder {
 /// Keys of events scheduled with `schedule_first` stay below this; the others (under
 /// `TieOrder::Random`) are at or above it, so ordered events come first at an instant.
 const SHUFFLED: u64 = 1 << 63;
+/// Under `TieOrder::Random`, `schedule_first` keys are at or above this and observers' keys
+/// (`schedule_sample`) below it.
+const FIRST: u64 = 1 << 62;
 
 /// A bijection of u64 (the SplitMix64 finaliser), keyed by the seed.
 #[inline]
@@ -35,6 +38,8 @@ fn shuffle(seq: u64, seed: u64) -> u64 {
 pub struct Scheduler<E, Q: EventQueue<E> = HeapQueue<E>> {
     now: Time,
     next_seq: u64,
+    /// Sequence numbers of observers' events under `TieOrder::Random` (`schedule_sample`).
+    next_sample: u64,
     ties: TieOrder,
     queue: Q,
     processed: u64,
@@ -58,6 +63,7 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
         Scheduler {
             now: Time::ZERO,
             next_seq: 0,
+            next_sample: 0,
             ties: TieOrder::Fifo,
             queue,
             processed: 0,
@@ -99,7 +105,7 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
     }
 
     /// Schedule `event` at `at` ahead of every `schedule`d event of that instant, in FIFO order
-    /// among its kind whatever the tie order (starts, local deliveries, samples).
+    /// among its kind whatever the tie order (starts, local deliveries).
     #[inline]
     pub fn schedule_first(&mut self, at: Time, event: E) {
         assert!(
@@ -109,7 +115,38 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
         );
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.queue.push(at, seq & !SHUFFLED, event);
+        let key = match self.ties {
+            TieOrder::Fifo => seq,
+            TieOrder::Random(_) => (seq & !SHUFFLED) | FIRST,
+        };
+        self.queue.push(at, key, event);
+    }
+
+    /// Schedule an observer's event (a metric sample) so that it changes no other event's
+    /// place: what is measured must not change what happens. Under FIFO ties it takes the next
+    /// sequence number like any event (sequence numbers only order there, so the others keep
+    /// their order); under random ties a shared counter would shift every later event's
+    /// shuffled key, so observers count on their own and run before the other events of
+    /// their instant.
+    #[inline]
+    pub fn schedule_sample(&mut self, at: Time, event: E) {
+        assert!(
+            at >= self.now,
+            "event scheduled in the past: {at} < {}",
+            self.now
+        );
+        match self.ties {
+            TieOrder::Fifo => {
+                let seq = self.next_seq;
+                self.next_seq += 1;
+                self.queue.push(at, seq, event);
+            }
+            TieOrder::Random(_) => {
+                let seq = self.next_sample;
+                self.next_sample += 1;
+                self.queue.push(at, seq & !FIRST & !SHUFFLED, event);
+            }
+        }
     }
 
     /// The sequence number an event scheduled now would get, kept for an event scheduled later
@@ -422,6 +459,38 @@ mod tests {
         );
         ties.sort();
         assert_eq!(ties, (0..16).collect::<Vec<_>>());
+    }
+
+    /// The order of the non-sample events when samples are scheduled between them.
+    fn order_with_samples(ties: TieOrder, samples: bool) -> Vec<u32> {
+        let mut s: Scheduler<u32> = Scheduler::new();
+        s.set_tie_order(ties);
+        for i in 0..32 {
+            if samples && i % 3 == 0 {
+                s.schedule_sample(Time::from_millis(1), 1000 + i);
+            }
+            s.schedule(Time::from_millis(1), i);
+            if i % 8 == 0 {
+                s.schedule_first(Time::from_millis(1), 500 + i);
+            }
+        }
+        std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect()
+    }
+
+    #[test]
+    fn samples_change_no_other_events_order_under_either_tie_rule() {
+        for ties in [TieOrder::Fifo, TieOrder::Random(3)] {
+            let with = order_with_samples(ties, true);
+            let others: Vec<u32> = with.iter().copied().filter(|&e| e < 1000).collect();
+            assert_eq!(others, order_with_samples(ties, false), "{ties:?}");
+            assert_eq!(with.len(), others.len() + 11);
+        }
+        // Under random ties the samples come first at their instant, in their own order.
+        let with = order_with_samples(TieOrder::Random(3), true);
+        assert_eq!(
+            &with[..11],
+            &(0..32).step_by(3).map(|i| 1000 + i).collect::<Vec<_>>()[..]
+        );
     }
 
     #[test]

@@ -212,7 +212,7 @@ impl Simulation {
         }
         let idx = self.world.series.len() as u32;
         self.world.series.push(Series::new(name, source, interval));
-        self.sched.schedule_first(start, Event::Sample(idx));
+        self.sched.schedule_sample(start, Event::Sample(idx));
         Ok(())
     }
 
@@ -367,7 +367,7 @@ impl World {
                 series.push(now, v);
                 let next = now + series.interval;
                 if next <= stop {
-                    s.schedule_first(next, Event::Sample(i));
+                    s.schedule_sample(next, Event::Sample(i));
                 }
             }
         }
