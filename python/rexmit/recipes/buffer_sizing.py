@@ -4,54 +4,18 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 from rexmit import buffer_model as model
 from rexmit import report as report_mod
 from rexmit.sweep import Sweep, run_sweep, summarize
+from rexmit.recipes.buffer_sizing_claims import Curve, claims as _claims
+from rexmit.recipes.buffer_sizing_plan import (
+    B_PACKETS, BOTTLENECK, GOODPUT, GRIDS, INITIAL_WINDOW, MSS, NEWRENO_RTO, PACKET_SIZE, QUICK_GRIDS, QUICK_SETTINGS,
+    RATE_BPS, REFINE, RTT_M_S, RTXQ_MAX, SETTINGS, UNLIMITED, UTILIZATION, requirement as _requirement,
+)
 from rexmit.recipes.common import Claim
-
-# Seed 003 §IV, Fig. 4: one flow, C = 200 Mb/s, RTTm = 300 ms, 1500 B packets.
-RATE_BPS = 200e6
-RTT_M_S = 0.300
-PACKET_SIZE = 1500
-MSS = PACKET_SIZE - model.HEADER_BYTES
-# Choices (the paper gives no number): drop-tail bottleneck buffer of 1.4·C·RTTm packets, so that
-# slow start can end just below the loss point without overflowing it (a slow-start round that
-# ends at ssthresh queues up to ssthresh/2 packets), C·RTTm + B = 12000 makes the loss counts
-# a·(C·RTTm + B) whole numbers, and condition ii holds for every setting below.
-B_PACKETS = 7000
-# (a per ACK, b) with b/a = 25: every setting has the same congestion-avoidance cycle (b·W/(a·W) =
-# 25 RTTs) and loses N = a·(C·RTTm + B) = 6, 12 and 24 packets per episode. Scalable TCP's
-# (0.01, 0.125) would lose 120, and NewReno would take 120 RTTs (over a minute) to recover.
-SETTINGS = [(0.0005, 0.0125), (0.001, 0.025), (0.002, 0.05)]
-QUICK_SETTINGS = [(0.0005, 0.0125)]
-# Buffer sizes (payload bytes; MB = 10^6 B), around the model's predictions (Table I below). Each
-# grid also gets REFINE times the model's buffer of every (a, b) (`_grid`): on the 2x grid alone the
-# knee claims could not fail (NewReno's 106.7 MB for a = 0.0005 lay between 64 and 128 MB).
-GRIDS = {"newreno": ["24MB", "64MB", "128MB", "256MB", "512MB"], "sack": ["18MB", "24MB", "30MB", "36MB"]}
-QUICK_GRIDS = {"newreno": ["24MB", "128MB"], "sack": ["18MB", "36MB"]}
-REFINE = (0.9, 1.1)
-# The buffer not being varied: as large as a receive buffer may be (2^30 B), far above every U.
-UNLIMITED = 1 << 30
-# NewReno: the model lets recovery run N RTTs (ns-2's NewReno restarts its timer on every partial
-# ACK); RFC 6582, which rexmit follows, restarts it on the first only, and a 1 s RTO would end the
-# recovery after 2 RTTs. An RTO floor above the longest recovery (24 RTTs of at most 0.72 s) keeps
-# the model's recovery; the full run also shows the RFC 6582 default (`rfc6582_rto` sweep).
-NEWRENO_RTO = {"initial": "30s", "min": "30s", "max": "120s"}
-INITIAL_WINDOW = 1000  # segments
-BOTTLENECK = "link.R1->R2"
-UTILIZATION = f"{BOTTLENECK}.utilization"
-GOODPUT = "flow.bulk.goodput_bps"
-RTXQ_MAX = "flow.bulk.rtxq_bytes_max"
-KNEE = 0.99  # a buffer "gives the maximum goodput" when utilisation is within 1% of the best
-
-
-def _requirement(a: float, b: float) -> model.BufferRequirement:
-    return model.required_buffers(RATE_BPS, RTT_M_S, B_PACKETS, PACKET_SIZE, a, b)
-
 
 def _grid(sizes: list[str], settings: list[tuple[float, float]], recovery: str) -> list[str]:
     """``sizes`` and, for every (a, b), REFINE times the model's buffer in whole MB, in increasing
@@ -119,26 +83,6 @@ def _settings_zip(settings: list[tuple[float, float]]) -> dict[str, list[Any]]:
         "apps[0].tcp.aimd_a": [round(model.increase_per_rtt(c, RTT_M_S, B_PACKETS, a), 9) for a, _ in settings],
         "apps[0].tcp.aimd_b": [b for _, b in settings],
     }
-
-
-@dataclass
-class Curve:
-    """One line of a figure: per buffer size (bytes), utilisation, goodput and max rtx queue."""
-
-    sizes: list[float]
-    utilization: list[float]
-    goodput: list[float]
-    rtxq_max: list[float]
-
-    def best(self) -> float:
-        return max(self.utilization)
-
-    def at(self, size: float) -> float:
-        return self.utilization[self.sizes.index(size)]
-
-    def knee(self) -> Optional[float]:
-        """The smallest buffer whose utilisation is within 1% of the best."""
-        return next((s for s, u in zip(self.sizes, self.utilization) if u >= KNEE * self.best()), None)
 
 
 def _curves(out: Path, key: str, settings: list[tuple[float, float]]) -> dict[tuple[float, float], Curve]:
@@ -317,77 +261,3 @@ def _rfc6582_check(out: Path, settings: list[tuple[float, float]], stop: str, ss
     timeouts = [r["flow.bulk.timeouts.mean"] for r in rows]
     nums = ", ".join(f"a={a:g}: {t:.0f} timeouts, utilisation {r[f'{UTILIZATION}.mean']:.3f}, max U {r[f'{RTXQ_MAX}.mean'] / MSS:.0f} packets (model {_requirement(a, b).newreno_packets:.0f})" for (a, b), t, r in zip(settings, timeouts, rows))
     return Claim("buffer-sizing/rfc6582-timer-cuts-newreno-recovery", "(modelling check, not a paper claim) with RFC 6582's timer rule and RTO.min 1 s, NewReno's N-RTT recovery is cut short by timeouts, so Eq. 3 does not apply", all(t > 0 for t in timeouts), nums, sanity=True, why="a check of the recipe's set-up (why NewReno runs with RTO.min 30 s), not a claim of the paper")
-
-
-def _fmt_curve(c: Curve) -> str:
-    return " ".join(f"{s / 1e6:g}MB→{u:.3f}" for s, u in zip(c.sizes, c.utilization))
-
-
-def _knee_claim(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], settings: list[tuple[float, float]], recovery: str, claim_id: str, text: str) -> Claim:
-    """Whether the grid sizes bracketing the model's buffer show the knee there."""
-    ok, nums = True, []
-    for a, b in settings:
-        need = _requirement(a, b).send_buffer_bytes(recovery)
-        for kind in ("send", "recv"):
-            c = curves[(recovery, kind)][(a, b)]
-            below = [s for s in c.sizes if s < need]
-            above = [s for s in c.sizes if s >= need]
-            if not below or not above:
-                ok = False
-                nums.append(f"a={a:g} {kind}: the grid does not bracket the model's {need / 1e6:.1f} MB")
-                continue
-            lo, hi = below[-1], above[0]
-            ok &= c.at(hi) >= KNEE * c.best() and c.at(lo) < 0.97 * c.best()
-            nums.append(f"a={a:g} b={b:g} {kind}: model {need / 1e6:.1f} MB; {lo / 1e6:g}MB→{c.at(lo):.3f}, {hi / 1e6:g}MB→{c.at(hi):.3f} (best {c.best():.3f}, simulated knee {(c.knee() or math.nan) / 1e6:g} MB)")
-    return Claim(claim_id, text, ok, "; ".join(nums))
-
-
-def _claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], settings: list[tuple[float, float]]) -> list[Claim]:
-    claims = []
-    kinds = ("send", "recv")
-
-    # §IV: "As far as regards TCP NewReno, the model prediction is very accurate"; §V: the model
-    # "nicely predicts the minimum internal buffers size ... to achieve maximum link utilization".
-    claims.append(_knee_claim(curves, settings, "newreno", "buffer-sizing/newreno-knee-at-model-size", "NewReno: goodput reaches its maximum at the first buffer size above the model's Q ≥ U_N (Eq. 3), and is ≥ 3% lower at the size below it"))
-    claims.append(_knee_claim(curves, settings, "sack", "buffer-sizing/sack-knee-at-model-size", "SACK: goodput reaches its maximum at the first buffer size above the model's Q ≥ U_1 (§III.B), and is ≥ 3% lower at the size below it"))
-
-    # §IV: "the goodput strongly depends on the internal buffers" (NewReno).
-    drops = {(a, b, kind): 1 - curves[("newreno", kind)][(a, b)].utilization[0] / curves[("newreno", kind)][(a, b)].best() for a, b in settings for kind in kinds}
-    claims.append(Claim("buffer-sizing/newreno-goodput-depends-on-buffers", "NewReno: goodput strongly depends on the buffers (the smallest buffer tried loses ≥ 10% of the best utilisation)", all(d >= 0.10 for d in drops.values()), "; ".join(f"a={a:g} {kind}: {_fmt_curve(curves[('newreno', kind)][(a, b)])}" for a, b, kind in drops)))
-
-    # §IV: "the use of the SACK option greatly reduces buffer size requirements".
-    ok, nums = True, []
-    for a, b in settings:
-        q = _requirement(a, b)
-        for kind in kinds:
-            nr, sk = curves[("newreno", kind)][(a, b)].knee(), curves[("sack", kind)][(a, b)].knee()
-            ok &= nr is not None and sk is not None and sk < nr
-            nums.append(f"a={a:g} {kind}: simulated knee SACK {sk / 1e6:g} MB vs NewReno {nr / 1e6:g} MB (model {q.sack_bytes / 1e6:.1f} vs {q.newreno_bytes / 1e6:.1f} MB)")
-    claims.append(Claim("buffer-sizing/sack-needs-smaller-buffers", "SACK greatly reduces the buffer needed for maximum goodput (smaller simulated knee than NewReno, as the model predicts)", ok, "; ".join(nums)))
-
-    # §IV: "the impact of the buffer size has a small impact on the goodput performance" (SACK).
-    spread = {(a, b, kind): 1 - min(c.utilization) / c.best() for a, b in settings for kind in kinds for c in [curves[("sack", kind)][(a, b)]]}
-    claims.append(Claim("buffer-sizing/sack-buffer-size-small-impact", "SACK: the buffer size has a small impact on goodput (≤ 5% between the smallest and the best buffer tried)", all(s <= 0.05 for s in spread.values()), "; ".join(f"a={a:g} {kind}: {_fmt_curve(curves[('sack', kind)][(a, b)])}" for a, b, kind in spread)))
-
-    # §III point iii: the largest number of unacknowledged packets is U_N (NewReno) / U_1 (SACK).
-    ok, nums = True, []
-    for recovery in ("newreno", "sack"):
-        for a, b in settings:
-            q = _requirement(a, b)
-            predicted = q.newreno_packets if recovery == "newreno" else q.sack_packets
-            for kind in kinds:
-                seen = curves[(recovery, kind)][(a, b)].rtxq_max[-1] / MSS
-                ok &= abs(seen - predicted) <= 0.02 * predicted
-                nums.append(f"{recovery} a={a:g} {kind}: {seen:.0f} vs {predicted:.0f}")
-    claims.append(Claim("buffer-sizing/max-unacked-matches-model", "with the largest buffer, the most unacknowledged data matches the model's U (Eq. 3 at n = a(C RTTm + B); SACK's U_1) within 2%", ok, "; ".join(nums)))
-
-    # §III point iii: the retransmission and the out-of-order buffer need the same size Q.
-    ok, nums = True, []
-    for r in ("newreno", "sack"):
-        for a, b in settings:
-            send, recv = curves[(r, "send")][(a, b)], curves[(r, "recv")][(a, b)]
-            ok &= send.knee() is not None and send.knee() == recv.knee()
-            gap = max(abs(x - y) for x, y in zip(send.utilization, recv.utilization))
-            nums.append(f"{r} a={a:g}: knee send {(send.knee() or math.nan) / 1e6:g} MB, recv {(recv.knee() or math.nan) / 1e6:g} MB (largest utilisation difference {gap:.3f})")
-    claims.append(Claim("buffer-sizing/send-and-recv-buffers-same-size", "the retransmission (send) and the out-of-order (receive) buffer need the same size (same simulated knee)", ok, "; ".join(nums)))
-    return claims
