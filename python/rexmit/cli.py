@@ -64,9 +64,13 @@ def _out_dir(out: str) -> Path:
 
 def _load(path: str, seed: Optional[int]) -> Scenario:
     p = Path(path)
-    if p.is_file() and _looks_like_sweep(p):
-        raise UsageError(f"{path}: this is a sweep file (it has a [base] scenario); use `rexmit sweep`, or `rexmit validate` to check it")
-    s = Scenario.load(p)
+    try:
+        s = Scenario.load(p)
+    except _core.ScenarioError:
+        # A sweep file is never a valid scenario (its [base] is no scenario key): say what it is.
+        if p.is_file() and _looks_like_sweep(p):
+            raise UsageError(f"{path}: this is a sweep file (it has a [base] scenario); use `rexmit sweep`, or `rexmit validate` to check it") from None
+        raise
     if seed is not None:
         s.data["seed"] = seed
         s.validate()
@@ -283,7 +287,10 @@ def version_text() -> str:
     return f"rexmit {_core.__version__} (git {getattr(_core, '__git_revision__', 'unknown')})"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(list_recipes: bool = True) -> argparse.ArgumentParser:
+    """The command line's parser; ``list_recipes=False`` leaves the reproductions' names out of
+    ``reproduce``'s help, which spares importing them (and pyarrow with them) for the other
+    commands."""
     p = argparse.ArgumentParser(prog="rexmit", description="Packet-level simulator of TCP and SCTP loss recovery and buffer management.")
     p.add_argument("--version", action="version", version=version_text())
     sub = p.add_subparsers(dest="command", required=True)
@@ -342,7 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--out", "-o", help="output file (default DIR/plots/FLOW_KIND.FORMAT)")
     pl.set_defaults(func=_cmd_plot)
     rp = sub.add_parser("reproduce", help="run a seed paper's experiments and check its claims")
-    rp.add_argument("name", help="one of: " + ", ".join(sorted(_recipe_names())))
+    rp.add_argument("name", help="one of: " + ", ".join(sorted(_recipe_names())) if list_recipes else "a seed paper's reproduction (`rexmit reproduce --help` lists them)")
     rp.add_argument("--out", "-o", help="output directory (default results/NAME)")
     rp.add_argument("--quick", action="store_true", help="a reduced version that runs in about a minute")
     rp.add_argument("--jobs", type=int, help="worker processes (default: CPU count)")
@@ -351,7 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(list_recipes="reproduce" in argv).parse_args(argv)
     try:
         return int(args.func(args))
     except _core.ScenarioError as e:

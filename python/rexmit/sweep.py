@@ -23,17 +23,14 @@ only when exactly the same scenario (seed included) ran before.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
-import multiprocessing
 import os
 import re
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
@@ -65,12 +62,16 @@ class SweepError(ValueError):
 def derive_seed(base_seed: int, replication: int) -> int:
     """The seed of replication ``replication``: the first 63 bits of
     SHA-256("rexmit-sweep-seed/<base_seed>/<replication>"), so it fits a TOML integer."""
+    import hashlib  # here: `import rexmit` imports this module, and a single run hashes nothing
+
     digest = hashlib.sha256(f"rexmit-sweep-seed/{base_seed}/{replication}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
 def run_id_of(scenario: Scenario) -> str:
     """A stable id of a normalized scenario: SHA-256 of its canonical JSON, 16 hex digits."""
+    import hashlib
+
     canonical = json.dumps(scenario.data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
@@ -454,6 +455,10 @@ def _run_local(tasks: list[Task], jobs: int, on_done: OnDone) -> None:
         for run_id, data in tasks:
             on_done(execute(run_id, data))
         return
+    # Imported here: `import rexmit` imports this module, and most processes never fan out.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
     others = set(multiprocessing.active_children())
     workers: list[multiprocessing.process.BaseProcess] = []
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(os.getpid(),))
