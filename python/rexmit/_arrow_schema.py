@@ -14,7 +14,7 @@ field nullable.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import struct
 from typing import Sequence
 
@@ -109,4 +109,4 @@ def arrow_schema(columns: Sequence[tuple[str, str]]) -> str:
         fields.append(b.table([(0, "offset", name_at), (1, "bool", 1), (2, "u8", type_type), (3, "offset", type_table), (5, "offset", children)]))
     schema = b.table([(0, "i16", 0), (1, "offset", b.offsets(fields))])
     message = b.finish(b.table([(0, "i16", _V5), (1, "u8", _HEADER_SCHEMA), (2, "offset", schema), (3, "i64", 0)]))
-    return base64.b64encode(b"\xff\xff\xff\xff" + struct.pack("<I", len(message)) + message).decode()
+    return binascii.b2a_base64(b"\xff\xff\xff\xff" + struct.pack("<I", len(message)) + message, newline=False).decode()

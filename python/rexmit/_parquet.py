@@ -79,7 +79,12 @@ def infer(values: Sequence[Any]) -> Optional[str]:
 # --- Thrift compact protocol (https://github.com/apache/thrift/blob/master/doc/specs/thrift-compact-protocol.md)
 
 
+_ONE_BYTE = [bytes((i,)) for i in range(128)]
+
+
 def _varint(n: int) -> bytes:
+    if n < 128:
+        return _ONE_BYTE[n]
     out = bytearray()
     while True:
         b = n & 0x7F

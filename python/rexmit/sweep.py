@@ -33,18 +33,17 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from rexmit._lazy import pa, pq
 
 from rexmit import _core
-from rexmit.ci_target import CiError, CiTarget, next_counts
-from rexmit.ci_target import status as ci_status
-from rexmit.ci_target import write_record as write_ci_record
-from rexmit.labels import check_labels
 from rexmit.results import RunResult, _atomic_write_bytes, _atomic_write_table
 from rexmit.scenario import Scenario, _split_path, parse_toml_loosely, read_text_file
 from rexmit.stats import mean_ci
+
+if TYPE_CHECKING:
+    from rexmit.ci_target import CiTarget
 
 SWEEP_FORMAT = 1
 LABELS = ("run_id", "point", "replication", "seed")
@@ -182,6 +181,8 @@ class Sweep:
         if not isinstance(table, dict):
             raise SweepError(f"ci: must be a table (target, metrics, min_replications, max_replications), got {table!r}")
         try:
+            from rexmit.ci_target import CiError, CiTarget  # here, as every ci_target use: `rexmit run` needs none
+
             self.ci = CiTarget.from_dict(table, self.report.get("metrics", []))
         except CiError as e:
             raise SweepError(str(e)) from None
@@ -217,6 +218,8 @@ class Sweep:
         if unknown:
             raise SweepError(f"report.{unknown[0]}: unknown key (allowed: {', '.join(sorted(_REPORT_KEYS))})")
         try:
+            from rexmit.labels import check_labels
+
             self.labels = check_labels(self.labels, self.parameters, len(next(iter(self.zip.values()))) if self.zip else 0)
         except ValueError as e:
             raise SweepError(str(e)) from None
@@ -313,8 +316,14 @@ class Sweep:
             text=d["text"],
             labels=d.get("labels", {}),
             max_runs=d.get("max_runs", DEFAULT_MAX_RUNS),
-            ci=CiTarget.from_dict(d["ci"]) if d.get("ci") else None,
+            ci=_ci_target(d["ci"]) if d.get("ci") else None,
         )
+
+
+def _ci_target(table: dict[str, Any]) -> CiTarget:
+    from rexmit.ci_target import CiTarget
+
+    return CiTarget.from_dict(table)
 
 
 def _axes(table: Any, where: str) -> dict[str, list[Any]]:
@@ -585,6 +594,10 @@ def run_sweep(
     spec.plan_progress = progress
     if spec.ci is None:
         return _run_planned(spec, out_dir, jobs, cluster, progress)
+    from rexmit.ci_target import CiError, next_counts
+    from rexmit.ci_target import status as ci_status
+    from rexmit.ci_target import write_record as write_ci_record
+
     ci = spec.ci
     counts = {i: ci.min_replications for i in range(len(spec.points()))}
     total = ran = skipped = 0

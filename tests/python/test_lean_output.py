@@ -168,3 +168,15 @@ def test_reproduce_help_still_lists_the_reproductions(capsys):
         main(["reproduce", "--help"])
     assert e.value.code == 0
     assert "nr-sack" in capsys.readouterr().out
+
+
+def test_commands_names_every_command_of_the_parser():
+    import argparse
+
+    from rexmit.cli import COMMANDS, build_parser
+
+    def choices(p: argparse.ArgumentParser) -> tuple:
+        return tuple(next(a for a in p._actions if isinstance(a, argparse._SubParsersAction)).choices)
+
+    assert choices(build_parser()) == COMMANDS
+    assert all(choices(build_parser(only=c)) == (c,) for c in COMMANDS)
