@@ -287,6 +287,16 @@ def version_text() -> str:
     return f"rexmit {_core.__version__} (git {getattr(_core, '__git_revision__', 'unknown')})"
 
 
+def _run_arguments(p: argparse.ArgumentParser, scenario_help: str) -> argparse.ArgumentParser:
+    """The arguments of ``run`` and ``emulate``."""
+    p.add_argument("scenario", help=scenario_help)
+    p.add_argument("--out", "-o", required=True, help="output directory")
+    p.add_argument("--seed", type=int, help="override the scenario's seed")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    p.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
+    return p
+
+
 def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     """The command line's parser; with ``only``, the parser of that command alone (``main`` asks
     for the one it was given: building every command's parser takes longer than a short run's
@@ -296,22 +306,11 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     if only in (None, "run"):
-        r = sub.add_parser("run", help="run a scenario file")
-        r.add_argument("scenario", help="scenario TOML file")
-        r.add_argument("--out", "-o", required=True, help="output directory")
-        r.add_argument("--seed", type=int, help="override the scenario's seed")
-        r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
-        r.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
-        r.set_defaults(func=_cmd_run)
+        _run_arguments(sub.add_parser("run", help="run a scenario file"), "scenario TOML file").set_defaults(func=_cmd_run)
 
     if only in (None, "emulate"):
         e = sub.add_parser("emulate", help="run a scenario with its [emulation] real_hosts as real Linux hosts (needs root and /dev/net/tun)")
-        e.add_argument("scenario", help="scenario TOML file with an [emulation] table")
-        e.add_argument("--out", "-o", required=True, help="output directory")
-        e.add_argument("--seed", type=int, help="override the scenario's seed")
-        e.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
-        e.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
-        e.set_defaults(func=_cmd_emulate)
+        _run_arguments(e, "scenario TOML file with an [emulation] table").set_defaults(func=_cmd_emulate)
 
     if only in (None, "validate"):
         v = sub.add_parser("validate", help="check a scenario file without running it")
