@@ -358,7 +358,8 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
     if only in (None, "reproduce"):
         rp = sub.add_parser("reproduce", help="run a seed paper's experiments and check its claims")
-        rp.add_argument("name", help="one of: " + ", ".join(sorted(_recipe_names())))
+        # Only `rexmit reproduce --help` shows this help: only then are the recipes imported.
+        rp.add_argument("name", help="one of: " + ", ".join(sorted(_recipe_names())) if only == "reproduce" else "a seed paper's reproduction")
         rp.add_argument("--out", "-o", help="output directory (default results/NAME)")
         rp.add_argument("--quick", action="store_true", help="a reduced version that runs in about a minute")
         rp.add_argument("--jobs", type=int, help="worker processes (default: CPU count)")

@@ -19,6 +19,11 @@ and seed, byte for byte):
 - ``run_info.json``   wall time and speed (varies between runs)
 - ``emulation.json``  emulation runs only (``rexmit emulate``): lateness, the real hosts'
   namespaces, routes, sysctls and socket options, and each kernel socket's TCP_INFO
+
+The Parquet files are written by :mod:`rexmit._parquet`, which needs neither pyarrow nor numpy
+(a short `rexmit run` would spend most of its time importing them); a table of more than
+``LEAN_MAX_ROWS`` rows, or with a column that writer does not know, is written by pyarrow. Read
+back, both give the same Arrow tables as :meth:`RunResult.arrow`.
 """
 
 from __future__ import annotations

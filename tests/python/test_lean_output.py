@@ -43,6 +43,11 @@ def test_rexmit_run_command_loads_no_dataframe_or_plotting_library(tmp_path):
     assert {"flows.parquet", "links.parquet", "nodes.parquet", "timeseries.parquet", "messages.parquet", "summary.json"} <= {p.name for p in (tmp_path / "out").iterdir()}
 
 
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["run", "--help"]])
+def test_version_and_help_load_no_dataframe_or_plotting_library(argv):
+    assert _loaded_after(f"from rexmit.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass") == []
+
+
 def test_the_lazy_package_attributes_are_the_modules():
     import rexmit.buffer_model
     import rexmit.emulation
