@@ -10,17 +10,26 @@ imported from it: ``from rexmit.sweep import Sweep, load, summarize``.
 
 from __future__ import annotations
 
+import gc
 import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
-from rexmit._core import InternalError, ScenarioError, __version__
-from rexmit.results import RunResult, run
-from rexmit.scenario import Scenario
+# Importing allocates many objects, none of them garbage: the collections their number triggers
+# would find nothing (issue 18: they cost a short `rexmit run` several milliseconds).
+_gc_was_enabled = gc.isenabled()
+gc.disable()
+try:
+    from rexmit._core import InternalError, ScenarioError, __version__
+    from rexmit.results import RunResult, run
+    from rexmit.scenario import Scenario
 
-# Import the submodule before defining the function below: importing a submodule for the first
-# time binds it as an attribute of the package, which would replace the function.
-from rexmit.sweep import Sweep, SweepResult, run_sweep  # noqa: E402
+    # Import the submodule before defining the function below: importing a submodule for the
+    # first time binds it as an attribute of the package, which would replace the function.
+    from rexmit.sweep import Sweep, SweepResult, run_sweep
+finally:
+    if _gc_was_enabled:
+        gc.enable()
 
 if TYPE_CHECKING:
     from rexmit import buffer_model, report
