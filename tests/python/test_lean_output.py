@@ -5,6 +5,7 @@ values, for pyarrow, polars and DuckDB). No timing is asserted here: `make bench
 
 import json
 import math
+import os
 import struct
 import subprocess
 import sys
@@ -185,3 +186,18 @@ def test_commands_names_every_command_of_the_parser():
 
     assert choices(build_parser()) == COMMANDS
     assert all(choices(build_parser(only=c)) == (c,) for c in COMMANDS)
+
+
+@pytest.mark.parametrize(("name", "loss", "rate", "rate2"), [("ns2-sack1", "burst", 0.001, None), ("ns2-sctp-nrsack", "uniform", 0.01, None), ("ns2-cmt-nrsack", "uniform", 0.02, 0.001)])
+def test_the_whole_process_bench_runs_ns_as_the_ns2_wrappers_do(tmp_path, monkeypatch, name, loss, rate, rate2):
+    """validation/bench_peers.py times `ns` itself; it must get the very arguments the Python
+    wrapper of the loop comparison gives it (a stand-in `ns` on PATH prints them)."""
+    fake = tmp_path / "ns"
+    fake.write_text("#!/bin/sh\nprintf '{\"argv\": [' ; sep=''; for a in \"$@\"; do printf '%s\"%s\"' \"$sep\" \"$a\"; sep=','; done; printf '], \"duration_s\": 1}\\n'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.syspath_prepend(str(ROOT / "validation"))
+    import bench_peers
+
+    wrapper = subprocess.run(bench_peers.peer_command(name, loss, rate, rate2, 10.0, 1), capture_output=True, text=True, check=True)
+    assert ["ns", *json.loads(wrapper.stdout.strip().splitlines()[-1])["argv"]] == bench_peers.ns2_command(name, loss, rate, rate2, 10.0, 1)
