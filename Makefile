@@ -81,7 +81,8 @@ reproduce-all: install
 	VENV=$(VENV) bash scripts/reproduce_all.sh
 
 # Rust benchmarks, then rexmit against ns-2 and ns-3 on the same single-flow scenarios
-# (validation/bench_peers.py): tables on stdout, JSON in bench-results/.
+# (validation/bench_peers.py), then the whole `rexmit run` process against `ns` on short runs:
+# tables on stdout, JSON in bench-results/.
 bench: install peers
 	VENV=$(VENV) bash scripts/bench.sh
 

@@ -2,7 +2,9 @@
 # Benchmarks (issue 7). 1) The Rust benchmarks (release build): engine throughput, TCP dumbbell
 # scaling to 10 000 flows, peak memory. 2) rexmit against ns-2.35 and ns-3.44 on the same
 # single-flow scenarios (validation/bench_peers.py: wall-time ratios and packet hops per second,
-# median of several untraced runs). Tables go to stdout, JSON (and peers.md) to bench-results/.
+# median of several untraced runs), and the whole `rexmit run` process against `ns` on 10, 60
+# and 600 s runs of the ns-2 scenarios (issue 18; --quick: 10 and 60 s). Tables go to stdout,
+# JSON (and peers.md, process.md) to bench-results/.
 #   usage: bash scripts/bench.sh [--quick]     (VENV=.venv; SKIP_RUST=1 / SKIP_PEERS=1 skip a part)
 set -euo pipefail
 cd "$(dirname "$0")/.."

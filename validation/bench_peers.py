@@ -21,7 +21,10 @@ simulators are not identical). No timing is asserted anywhere.
 
     python validation/bench_peers.py [--quick] [--runs N] [--duration S] [--only SUBSTRING]
 
-Writes bench-results/peers.json and bench-results/peers.md.
+Then the whole process on the ns-2 scenarios over short runs (`--process-durations`): the
+`rexmit run` command line against `ns` itself (see "Whole process" below).
+
+Writes bench-results/peers.json and peers.md, and process.json and process.md.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -174,6 +178,89 @@ def bench_competing(name: str, secs: float, runs: int, seed: int = 1) -> dict[st
     }
 
 
+# --- Whole process: the `rexmit run` command against ns-2's `ns` (issue 18) -------------------------
+# Researchers script short runs by the thousand, so the process around the loop counts: Python's
+# start, imports, reading the scenario and writing the results. Here rexmit is its command line,
+# `rexmit run SCENARIO.toml --out DIR --quiet` on the mirror of the ns-2 scenario saved as TOML,
+# and ns-2 is `ns SCRIPT.tcl key=value...` itself, without the Python wrapper of the loop table;
+# the two alternate run by run after one untimed run of each. Ratio = ns-2 median / rexmit median
+# (above 1: rexmit is faster). The rexmit package is byte-compiled first, as pip does when it
+# installs a wheel: an editable install under PYTHONDONTWRITEBYTECODE=1 would compile it anew at
+# every start.
+
+
+def compile_rexmit() -> None:
+    import compileall
+
+    import rexmit
+
+    compileall.compile_dir(str(Path(rexmit.__file__).parent), quiet=1)
+
+
+def ns2_command(name: str, loss: str, rate: float, rate2: Optional[float], secs: float, seed: int) -> list[str]:
+    """`ns` on the Tcl script the ns-2 wrapper of `name` runs, untraced, with the same options."""
+    import ns2_sctp
+    import ns2_tcp
+    import peers
+
+    script, fixed = peers.SCENARIOS[name]
+    opts = {**fixed, "duration": f"{secs:g}", "seed": str(seed), **peers.peer_options(script, loss, rate, rate2, "")}
+    tcl = {"ns2_tcp.py": ns2_tcp.TCL, "ns2_sctp.py": ns2_sctp.TCL}[script]
+    return ["ns", str(tcl), *[f"{k}={v}" for k, v in opts.items()]]
+
+
+def rexmit_command(scenario: Path, out: Path) -> list[str]:
+    """`rexmit run` as users type it: the venv's console script, else `python -m rexmit`."""
+    script = Path(sys.executable).with_name("rexmit")
+    head = [str(script)] if script.is_file() else [sys.executable, "-m", "rexmit"]
+    return [*head, "run", str(scenario), "--out", str(out), "--quiet"]
+
+
+def wall(cmd: list[str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return time.perf_counter() - t0
+
+
+def bench_process(name: str, loss: str, rate: float, rate2: Optional[float], secs: float, runs: int, work: Path, seed: int = 1) -> dict[str, Any]:
+    m = compare.mirror(name)
+    assert m is not None and name.startswith("ns2"), name
+    if m.tcp is not None:
+        s = compare.tcp_scenario(m, loss, rate, seed, secs)
+    else:
+        s = compare.sctp_scenario(m, {"topo": "cmt", "rate2": rate2} if rate2 is not None else {}, rate, seed, secs)
+    toml = work / f"{name}-{loss}-{secs:g}s.toml"
+    s.save(toml)
+    ns_cmd = ns2_command(name, loss, rate, rate2, secs, seed)
+    ours_cmd = rexmit_command(toml, work / "out")
+    wall(ns_cmd), wall(ours_cmd)  # untimed: the files in the page cache, as for the runs after it
+    peer, ours = [], []
+    for _ in range(runs):
+        peer.append(wall(ns_cmd))
+        ours.append(wall(ours_cmd))
+    p, o = statistics.median(peer), statistics.median(ours)
+    return {"scenario": name, "loss": loss, "rate": rate, "rate2": rate2, "duration_s": secs, "runs": runs, "peer": "ns-2.35",
+            "peer_process_s": p, "rexmit_process_s": o, "ratio": p / o, "peer_all_s": peer, "rexmit_all_s": ours}
+
+
+def process_markdown(rows: list[dict[str, Any]], runs: int) -> list[str]:
+    out = [
+        f"## Whole process: `rexmit run` vs `ns` (median of {runs} alternating runs)",
+        "",
+        "rexmit: `rexmit run SCENARIO.toml --out DIR --quiet` (interpreter start, imports, TOML, run, results written); "
+        "ns-2: `ns SCRIPT.tcl ...` untraced. Ratio = ns-2 time / rexmit time (above 1: rexmit is faster).",
+        "",
+        "| scenario | loss | simulated (s) | ns-2 (s) | rexmit (s) | ratio |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        out.append(f"| {r['scenario']} | {r['loss']} {r['rate']:g} | {r['duration_s']:g} | {r['peer_process_s']:.3f} | {r['rexmit_process_s']:.3f} | {r['ratio']:.2f}× |")
+    for secs in sorted({r["duration_s"] for r in rows}):
+        sel = [r["ratio"] for r in rows if r["duration_s"] == secs]
+        out += ["", f"{secs:g} s simulated: median whole-process ratio ns-2/rexmit {statistics.median(sel):.2f}× (range {min(sel):.2f}–{max(sel):.2f}×) over {len(sel)} scenarios."]
+    return out
+
+
 def _mhops(x: Optional[float]) -> str:
     return "–" if x is None else f"{x / 1e6:.2f}"
 
@@ -214,6 +301,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--duration", type=float, default=None, help="simulated seconds (default 600)")
     ap.add_argument("--only", default=None, help="only scenarios whose name contains this")
     ap.add_argument("--out", default=str(ROOT / "bench-results"))
+    ap.add_argument("--process-durations", default=None, help="simulated seconds of the whole-process comparison with ns-2, comma-separated (default 10,60,600; --quick 10,60; empty: skip it)")
+    ap.add_argument("--process-only", action="store_true", help="only the whole-process comparison")
     args = ap.parse_args(argv)
     runs = args.runs or (3 if args.quick else 5)
     secs = args.duration or (60.0 if args.quick else 600.0)
@@ -221,25 +310,42 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     meta = {"duration_s": secs, "runs": runs, "host": f"{platform.machine()} {platform.node()}", "python": platform.python_version(), "rexmit": rexmit.__version__}
     rows = []
-    for name, loss, rate, rate2 in SCENARIOS:
+    for name, loss, rate, rate2 in [] if args.process_only else SCENARIOS:
         if args.only and args.only not in name:
             continue
         row = bench_one(name, loss, rate, rate2, secs, runs)
         rows.append(row)
         print(f"{name:<22} {loss:<8} peer {row['peer_loop_s']:.4f} s, rexmit {row['rexmit_loop_s']:.4f} s: {row['ratio_loop']:.1f}x (process {row['ratio_process']:.1f}x)", file=sys.stderr)
     # Competing flows: at most 100 s simulated (multiflow's own duration), 16 flows included.
-    for name in COMPETING:
+    for name in [] if args.process_only else COMPETING:
         if args.only and args.only not in name:
             continue
         row = bench_competing(name, min(secs, 100.0), runs)
         rows.append(row)
         print(f"{name:<22} competing peer {row['peer_loop_s']:.4f} s, rexmit {row['rexmit_loop_s']:.4f} s: {row['ratio_loop']:.1f}x (process {row['ratio_process']:.1f}x)", file=sys.stderr)
+    durations = args.process_durations if args.process_durations is not None else ("10,60" if args.quick else "10,60,600")
+    process: list[dict[str, Any]] = []
+    if durations.strip():
+        compile_rexmit()
+    with tempfile.TemporaryDirectory(prefix="rexmit-bench-") as work:
+        for secs_p in [float(x) for x in durations.split(",") if x.strip()]:
+            for name, loss, rate, rate2 in SCENARIOS:
+                if name.startswith("ns2") and not (args.only and args.only not in name):
+                    row = bench_process(name, loss, rate, rate2, secs_p, runs, Path(work))
+                    process.append(row)
+                    print(f"{name:<22} {loss:<8} {secs_p:>5g} s whole process: ns-2 {row['peer_process_s']:.3f} s, rexmit run {row['rexmit_process_s']:.3f} s: {row['ratio']:.2f}x", file=sys.stderr)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "peers.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
-    md = "\n".join(markdown(rows, meta)) + "\n"
-    (out / "peers.md").write_text(md)
-    print(md)
+    if rows:
+        (out / "peers.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
+        md = "\n".join(markdown(rows, meta)) + "\n"
+        (out / "peers.md").write_text(md)
+        print(md)
+    if process:
+        (out / "process.json").write_text(json.dumps({"meta": meta, "rows": process}, indent=1) + "\n")
+        md = "\n".join(process_markdown(process, runs)) + "\n"
+        (out / "process.md").write_text(md)
+        print(md)
     return 0
 
 

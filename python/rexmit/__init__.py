@@ -10,18 +10,41 @@ imported from it: ``from rexmit.sweep import Sweep, load, summarize``.
 
 from __future__ import annotations
 
+import gc
+import importlib
 from pathlib import Path
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
-from rexmit._core import InternalError, ScenarioError, __version__
-from rexmit.results import RunResult, run
-from rexmit.scenario import Scenario
+# Importing allocates many objects, none of them garbage: the collections their number triggers
+# would find nothing (issue 18: they cost a short `rexmit run` several milliseconds).
+_gc_was_enabled = gc.isenabled()
+gc.disable()
+try:
+    from rexmit._core import InternalError, ScenarioError, __version__
+    from rexmit.results import RunResult, run
+    from rexmit.scenario import Scenario
 
-# Import the submodule before defining the function below: importing a submodule for the first
-# time binds it as an attribute of the package, which would replace the function.
-from rexmit.sweep import Sweep, SweepResult, run_sweep  # noqa: E402
-from rexmit import buffer_model, report  # noqa: E402
-from rexmit.emulation import emulate  # noqa: E402
+    # Import the submodule before defining the function below: importing a submodule for the
+    # first time binds it as an attribute of the package, which would replace the function.
+    from rexmit.sweep import Sweep, SweepResult, run_sweep
+finally:
+    if _gc_was_enabled:
+        gc.enable()
+
+if TYPE_CHECKING:
+    from rexmit import buffer_model, report
+    from rexmit.emulation import emulate
+
+#: Imported on first use (PEP 562), so that `import rexmit` and `rexmit run` stay quick.
+_LAZY = {"buffer_model": ("rexmit.buffer_model", None), "report": ("rexmit.report", None), "emulate": ("rexmit.emulation", "emulate")}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'rexmit' has no attribute {name!r}")
+    module_name, attr = _LAZY[name]
+    module = importlib.import_module(module_name)
+    return module if attr is None else getattr(module, attr)
 
 
 def sweep(sweep: Union[Sweep, str, Path], out: Union[str, Path], jobs: Optional[int] = None, cluster: Optional[str] = None, progress: Optional[bool] = None) -> SweepResult:

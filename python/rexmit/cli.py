@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from pathlib import Path
@@ -64,9 +65,13 @@ def _out_dir(out: str) -> Path:
 
 def _load(path: str, seed: Optional[int]) -> Scenario:
     p = Path(path)
-    if p.is_file() and _looks_like_sweep(p):
-        raise UsageError(f"{path}: this is a sweep file (it has a [base] scenario); use `rexmit sweep`, or `rexmit validate` to check it")
-    s = Scenario.load(p)
+    try:
+        s = Scenario.load(p)
+    except _core.ScenarioError:
+        # A sweep file is never a valid scenario (its [base] is no scenario key): say what it is.
+        if p.is_file() and _looks_like_sweep(p):
+            raise UsageError(f"{path}: this is a sweep file (it has a [base] scenario); use `rexmit sweep`, or `rexmit validate` to check it") from None
+        raise
     if seed is not None:
         s.data["seed"] = seed
         s.validate()
@@ -283,75 +288,97 @@ def version_text() -> str:
     return f"rexmit {_core.__version__} (git {getattr(_core, '__git_revision__', 'unknown')})"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _run_arguments(p: argparse.ArgumentParser, scenario_help: str) -> argparse.ArgumentParser:
+    """The arguments of ``run`` and ``emulate``."""
+    p.add_argument("scenario", help=scenario_help)
+    p.add_argument("--out", "-o", required=True, help="output directory")
+    p.add_argument("--seed", type=int, help="override the scenario's seed")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    p.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
+    return p
+
+
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only``, the parser of that command alone (``main`` asks
+    for the one it was given: building every command's parser takes longer than a short run's
+    work, and ``reproduce``'s help imports the recipes, pyarrow with them)."""
     p = argparse.ArgumentParser(prog="rexmit", description="Packet-level simulator of TCP and SCTP loss recovery and buffer management.")
     p.add_argument("--version", action="version", version=version_text())
     sub = p.add_subparsers(dest="command", required=True)
 
-    r = sub.add_parser("run", help="run a scenario file")
-    r.add_argument("scenario", help="scenario TOML file")
-    r.add_argument("--out", "-o", required=True, help="output directory")
-    r.add_argument("--seed", type=int, help="override the scenario's seed")
-    r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
-    r.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
-    r.set_defaults(func=_cmd_run)
+    if only in (None, "run"):
+        _run_arguments(sub.add_parser("run", help="run a scenario file"), "scenario TOML file").set_defaults(func=_cmd_run)
 
-    e = sub.add_parser("emulate", help="run a scenario with its [emulation] real_hosts as real Linux hosts (needs root and /dev/net/tun)")
-    e.add_argument("scenario", help="scenario TOML file with an [emulation] table")
-    e.add_argument("--out", "-o", required=True, help="output directory")
-    e.add_argument("--seed", type=int, help="override the scenario's seed")
-    e.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
-    e.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
-    e.set_defaults(func=_cmd_emulate)
+    if only in (None, "emulate"):
+        e = sub.add_parser("emulate", help="run a scenario with its [emulation] real_hosts as real Linux hosts (needs root and /dev/net/tun)")
+        _run_arguments(e, "scenario TOML file with an [emulation] table").set_defaults(func=_cmd_emulate)
 
-    v = sub.add_parser("validate", help="check a scenario file without running it")
-    v.add_argument("scenario")
-    v.set_defaults(func=_cmd_validate)
+    if only in (None, "validate"):
+        v = sub.add_parser("validate", help="check a scenario file without running it")
+        v.add_argument("scenario")
+        v.set_defaults(func=_cmd_validate)
 
-    n = sub.add_parser("normalize", help="print a scenario with every default filled in")
-    n.add_argument("scenario")
-    n.add_argument("--format", choices=["toml", "json"], default="toml")
-    n.set_defaults(func=_cmd_show_schema)
+    if only in (None, "normalize"):
+        n = sub.add_parser("normalize", help="print a scenario with every default filled in")
+        n.add_argument("scenario")
+        n.add_argument("--format", choices=["toml", "json"], default="toml")
+        n.set_defaults(func=_cmd_show_schema)
 
-    w = sub.add_parser("sweep", help="run a parameter sweep (parallel, resumable)")
-    w.add_argument("sweep", help="sweep TOML file (see docs/sweeps.md)")
-    w.add_argument("--out", "-o", required=True, help="results directory; running again there resumes")
-    w.add_argument("--jobs", "-j", type=int, help="local worker processes (default: the number of CPUs)")
-    w.add_argument("--cluster", help="run on the Dask scheduler at this address (tcp://host:port) instead")
-    w.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
-    w.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
-    w.add_argument("--ci-target", metavar="PCT", help="add replications per point until every --ci-metric's 95%% CI half-width is below PCT of its mean (e.g. 2%%); overrides the file's [ci] target")
-    w.add_argument("--ci-metric", action="append", metavar="COLUMN", help="result column the CI target applies to (repeatable; default the file's [ci] or [report] metrics)")
-    w.add_argument("--ci-min", type=int, metavar="N", help="replications every point gets first (default 3)")
-    w.add_argument("--ci-max", type=int, metavar="N", help="most replications of a point (default 64)")
-    w.set_defaults(func=_cmd_sweep)
+    if only in (None, "sweep"):
+        w = sub.add_parser("sweep", help="run a parameter sweep (parallel, resumable)")
+        w.add_argument("sweep", help="sweep TOML file (see docs/sweeps.md)")
+        w.add_argument("--out", "-o", required=True, help="results directory; running again there resumes")
+        w.add_argument("--jobs", "-j", type=int, help="local worker processes (default: the number of CPUs)")
+        w.add_argument("--cluster", help="run on the Dask scheduler at this address (tcp://host:port) instead")
+        w.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+        w.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
+        w.add_argument("--ci-target", metavar="PCT", help="add replications per point until every --ci-metric's 95%% CI half-width is below PCT of its mean (e.g. 2%%); overrides the file's [ci] target")
+        w.add_argument("--ci-metric", action="append", metavar="COLUMN", help="result column the CI target applies to (repeatable; default the file's [ci] or [report] metrics)")
+        w.add_argument("--ci-min", type=int, metavar="N", help="replications every point gets first (default 3)")
+        w.add_argument("--ci-max", type=int, metavar="N", help="most replications of a point (default 64)")
+        w.set_defaults(func=_cmd_sweep)
 
-    rp = sub.add_parser("report", help="write figures and report.html for a run or sweep directory")
-    rp.add_argument("dir", help="output directory of `rexmit run` or `rexmit sweep`")
-    rp.add_argument("--metric", "-m", action="append", help="sweep metric to plot, e.g. flow.cbr0.throughput_bps (repeatable)")
-    rp.add_argument("--x", help="sweep parameter for the x axis (default: the first varied one)")
-    rp.add_argument("--views", metavar="FLOW", help="sweep: run the first replication of every point again with FLOW traced and link its time-sequence and cwnd pages")
-    rp.set_defaults(func=_cmd_report)
-    pl = sub.add_parser("plot", help="draw a traced flow ([[metrics.trace]]): time-sequence graph, cwnd, rtxq or RTT")
-    pl.add_argument("dir", help="output directory of `rexmit run`")
-    pl.add_argument("--flow", required=True, help="the traced app's name")
-    pl.add_argument("--kind", choices=["tsg", "cwnd", "rtxq", "rtt"], default="tsg", help="tsg (time-sequence graph, default), cwnd, rtxq or rtt")
-    pl.add_argument("--from", dest="t_from", type=float, help="start of the time window (s)")
-    pl.add_argument("--to", dest="t_to", type=float, help="end of the time window (s)")
-    pl.add_argument("--format", choices=["png", "svg", "html"], default="png", help="png, svg or html (interactive, works offline)")
-    pl.add_argument("--out", "-o", help="output file (default DIR/plots/FLOW_KIND.FORMAT)")
-    pl.set_defaults(func=_cmd_plot)
-    rp = sub.add_parser("reproduce", help="run a seed paper's experiments and check its claims")
-    rp.add_argument("name", help="one of: " + ", ".join(sorted(_recipe_names())))
-    rp.add_argument("--out", "-o", help="output directory (default results/NAME)")
-    rp.add_argument("--quick", action="store_true", help="a reduced version that runs in about a minute")
-    rp.add_argument("--jobs", type=int, help="worker processes (default: CPU count)")
-    rp.set_defaults(func=_cmd_reproduce)
+    if only in (None, "report"):
+        rp = sub.add_parser("report", help="write figures and report.html for a run or sweep directory")
+        rp.add_argument("dir", help="output directory of `rexmit run` or `rexmit sweep`")
+        rp.add_argument("--metric", "-m", action="append", help="sweep metric to plot, e.g. flow.cbr0.throughput_bps (repeatable)")
+        rp.add_argument("--x", help="sweep parameter for the x axis (default: the first varied one)")
+        rp.add_argument("--views", metavar="FLOW", help="sweep: run the first replication of every point again with FLOW traced and link its time-sequence and cwnd pages")
+        rp.set_defaults(func=_cmd_report)
+
+    if only in (None, "plot"):
+        pl = sub.add_parser("plot", help="draw a traced flow ([[metrics.trace]]): time-sequence graph, cwnd, rtxq or RTT")
+        pl.add_argument("dir", help="output directory of `rexmit run`")
+        pl.add_argument("--flow", required=True, help="the traced app's name")
+        pl.add_argument("--kind", choices=["tsg", "cwnd", "rtxq", "rtt"], default="tsg", help="tsg (time-sequence graph, default), cwnd, rtxq or rtt")
+        pl.add_argument("--from", dest="t_from", type=float, help="start of the time window (s)")
+        pl.add_argument("--to", dest="t_to", type=float, help="end of the time window (s)")
+        pl.add_argument("--format", choices=["png", "svg", "html"], default="png", help="png, svg or html (interactive, works offline)")
+        pl.add_argument("--out", "-o", help="output file (default DIR/plots/FLOW_KIND.FORMAT)")
+        pl.set_defaults(func=_cmd_plot)
+
+    if only in (None, "reproduce"):
+        rp = sub.add_parser("reproduce", help="run a seed paper's experiments and check its claims")
+        # Only `rexmit reproduce --help` shows this help: only then are the recipes imported.
+        rp.add_argument("name", help="one of: " + ", ".join(sorted(_recipe_names())) if only == "reproduce" else "a seed paper's reproduction")
+        rp.add_argument("--out", "-o", help="output directory (default results/NAME)")
+        rp.add_argument("--quick", action="store_true", help="a reduced version that runs in about a minute")
+        rp.add_argument("--jobs", type=int, help="worker processes (default: CPU count)")
+        rp.set_defaults(func=_cmd_reproduce)
     return p
 
 
+#: Every command of :func:`build_parser`, in its order.
+COMMANDS = ("run", "emulate", "validate", "normalize", "sweep", "report", "plot", "reproduce")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    if argv is None:
+        # The `rexmit` program: what is imported by now lives until the process exits, so the
+        # garbage collector need not traverse it again, during the run or at exit (issue 18).
+        gc.freeze()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(only=argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     try:
         return int(args.func(args))
     except _core.ScenarioError as e:

@@ -19,20 +19,27 @@ and seed, byte for byte):
 - ``run_info.json``   wall time and speed (varies between runs)
 - ``emulation.json``  emulation runs only (``rexmit emulate``): lateness, the real hosts'
   namespaces, routes, sysctls and socket options, and each kernel socket's TCP_INFO
+
+The Parquet files are written by :mod:`rexmit._parquet`, which needs neither pyarrow nor numpy
+(a short `rexmit run` would spend most of its time importing them); a table of more than
+``LEAN_MAX_ROWS`` rows, or with a column that writer does not know, is written by pyarrow. Read
+back, both give the same Arrow tables as :meth:`RunResult.arrow`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import platform
+import sys
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from rexmit._lazy import pa, pc, pq
 
-from rexmit import _core
+from rexmit import _core, _parquet
+from rexmit._parquet import DOUBLE, STRING, UINT64, Column
 from rexmit.metric_names import Metrics
 from rexmit.scenario import Scenario
 
@@ -59,30 +66,120 @@ def _table(rows: list[dict[str, Any]]) -> pa.Table:
     return pa.table(cols)
 
 
-def _flow_tables(entries: list[dict[str, Any]]) -> dict[str, pa.Table]:
-    """Per-flow integer tables from the run, concatenated per table name in long form (a
-    ``flow`` column first); every ``*_ns`` column also comes as seconds (``*_s``). Columns are
-    little-endian u64 bytes from the extension (lists in older partial results)."""
-    import numpy as np
+def _lean_columns(rows: list[dict[str, Any]]) -> Optional[list[Column]]:
+    """The columns :func:`_table` makes of these rows, for :mod:`rexmit._parquet`; None when a
+    column holds what only pyarrow writes (lists, mixed types)."""
+    if not rows:
+        return [Column("name", STRING, [])]
+    names: dict[str, None] = {}
+    for r in rows:
+        for k in r:
+            names.setdefault(k)
+    out = []
+    for k in names:
+        values = [r.get(k) for r in rows]
+        kind = _parquet.infer(values)
+        if kind is None:
+            return None
+        out.append(Column(k, kind, values))
+    return out
 
-    by_name: dict[str, dict[str, list[Any]]] = {}
-    for e in entries:
-        cols = {name: np.frombuffer(v, "<u8") if isinstance(v, bytes) else np.asarray(v, np.uint64) for name, v in e["columns"]}
-        rows = len(next(iter(cols.values()), []))
-        acc = by_name.setdefault(e["table"], {"flow": []})
-        acc["flow"].append(pa.array([e["flow"]] * rows, pa.string()))
-        for name, values in cols.items():
-            acc.setdefault(name, []).append(values)
-    tables: dict[str, pa.Table] = {}
-    for name, cols in by_name.items():
-        arrays: dict[str, pa.Array] = {"flow": pa.concat_arrays(cols.pop("flow"))}
-        for col, parts in cols.items():
-            values = np.concatenate(parts) if parts else np.array([], np.uint64)
+
+#: Tables of more rows than this are written by pyarrow (dictionary-encoded and compressed, so
+#: much smaller); below it the time to import pyarrow would exceed the time to write them.
+LEAN_MAX_ROWS = 50_000
+
+
+def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """The rows as :func:`_table` makes them, written without pyarrow when the columns allow."""
+    cols = _lean_columns(rows) if len(rows) <= LEAN_MAX_ROWS else None
+    if cols is None:
+        _atomic_write_table(path, _table(rows))
+    else:
+        _parquet.write(path, cols, _CREATED_BY)
+
+
+_CREATED_BY = f"rexmit version {_core.__version__}"
+
+
+class FlowTables(Mapping[str, "pa.Table"]):
+    """The per-flow integer tables of a run (``messages``, ``responses``, ``trace_*``) by name,
+    long form with a ``flow`` column first; every ``*_ns`` column also comes as seconds
+    (``*_s``). Each table is a ``pyarrow.Table`` made on first use: writing the results needs
+    only the columns (:meth:`columns`), which spares a short run importing pyarrow and numpy.
+    Columns arrive as little-endian u64 bytes from the extension (lists in older partial
+    results)."""
+
+    def __init__(self, entries: list[dict[str, Any]]) -> None:
+        #: name -> [(flow, rows, [(column, little-endian u64 bytes)])], in the run's order.
+        self._raw: dict[str, list[tuple[str, int, list[tuple[str, bytes]]]]] = {}
+        for e in entries:
+            cols = [(name, v if isinstance(v, bytes) else _u64_bytes(v)) for name, v in e["columns"]]
+            rows = len(cols[0][1]) // 8 if cols else 0
+            self._raw.setdefault(e["table"], []).append((e["flow"], rows, cols))
+        self._made: dict[str, pa.Table] = {}
+
+    def __getitem__(self, name: str) -> pa.Table:
+        if name not in self._made:
+            self._made[name] = self._arrow(self._raw[name])
+        return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def rows(self, name: str) -> int:
+        return sum(rows for _, rows, _ in self._raw[name])
+
+    def columns(self, name: str) -> list[Column]:
+        """The table's columns for :mod:`rexmit._parquet`, without pyarrow or numpy."""
+        parts = self._raw[name]
+        out = [Column("flow", STRING, [flow for flow, rows, _ in parts for _ in range(rows)])]
+        for col in _column_names(parts):
+            data = b"".join(dict(cols).get(col, b"") for _, _, cols in parts)
+            out.append(Column(col, UINT64, data))
+            if col.endswith("_ns"):
+                seconds = array("d", (t / 1e9 for t in _u64_values(data)))
+                if sys.byteorder == "big":
+                    seconds.byteswap()
+                out.append(Column(col[:-3] + "_s", DOUBLE, seconds.tobytes()))
+        return out
+
+    @staticmethod
+    def _arrow(parts: list[tuple[str, int, list[tuple[str, bytes]]]]) -> pa.Table:
+        import numpy as np
+
+        arrays: dict[str, pa.Array] = {"flow": pa.array([flow for flow, rows, _ in parts for _ in range(rows)], pa.string())}
+        for col in _column_names(parts):
+            values = np.frombuffer(b"".join(dict(cols).get(col, b"") for _, _, cols in parts), "<u8")
             arrays[col] = pa.array(values, pa.uint64())
             if col.endswith("_ns"):
                 arrays[col[:-3] + "_s"] = pa.array(values / 1e9, pa.float64())
-        tables[name] = pa.table(arrays)
-    return tables
+        return pa.table(arrays)
+
+
+def _column_names(parts: list[tuple[str, int, list[tuple[str, bytes]]]]) -> list[str]:
+    names: dict[str, None] = {}
+    for _, _, cols in parts:
+        for col, _ in cols:
+            names.setdefault(col)
+    return list(names)
+
+
+def _u64_bytes(values: Sequence[int]) -> bytes:
+    a = array("Q", values)
+    if sys.byteorder == "big":
+        a.byteswap()
+    return a.tobytes()
+
+
+def _u64_values(data: bytes) -> array:  # type: ignore[type-arg]
+    a = array("Q", data)
+    if sys.byteorder == "big":
+        a.byteswap()
+    return a
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -108,8 +205,9 @@ class RunResult:
     nodes: list[dict[str, Any]]
     series: dict[str, tuple[list[int], list[float]]] = field(default_factory=dict)
     pcap_files: list[str] = field(default_factory=list)
-    #: Per-flow tables by name (``messages``, ``responses``), long form with a ``flow`` column.
-    tables: dict[str, pa.Table] = field(default_factory=dict)
+    #: Per-flow tables by name (``messages``, ``responses``, ``trace_*``), long form with a
+    #: ``flow`` column (a :class:`FlowTables` from a run, any mapping to ``pyarrow.Table``).
+    tables: Mapping[str, pa.Table] = field(default_factory=dict)
     #: Emulation runs only: lateness, namespaces, sysctls, socket options, TCP_INFO.
     emulation: Optional[dict[str, Any]] = None
     #: What the user should know that did not stop the run (a scripted drop that never matched).
@@ -171,7 +269,7 @@ class RunResult:
 
         return to_polars(self.arrow(table))
 
-    def series_table(self) -> pa.Table:
+    def _series_long(self) -> tuple[list[str], list[int], list[float]]:
         names: list[str] = []
         t_ns: list[int] = []
         values: list[float] = []
@@ -179,6 +277,10 @@ class RunResult:
             names.extend([name] * len(t))
             t_ns.extend(t)
             values.extend(v)
+        return names, t_ns, values
+
+    def series_table(self) -> pa.Table:
+        names, t_ns, values = self._series_long()
         return pa.table(
             {
                 "series": pa.array(names, pa.string()),
@@ -196,19 +298,27 @@ class RunResult:
         if self.warnings:
             deterministic["warnings"] = list(self.warnings)
         _atomic_write_bytes(out / "scenario.toml", self.scenario.to_toml_with_defaults().encode())
-        _atomic_write_table(out / "flows.parquet", self.flows_table())
-        _atomic_write_table(out / "links.parquet", self.links_table())
-        _atomic_write_table(out / "nodes.parquet", _table(self.nodes))
-        _atomic_write_table(out / "timeseries.parquet", self.series_table())
-        for name, table in self.tables.items():
-            _atomic_write_table(out / f"{name}.parquet", table)
+        _write_rows(out / "flows.parquet", self.flows)
+        _write_rows(out / "links.parquet", self.links)
+        _write_rows(out / "nodes.parquet", self.nodes)
+        if sum(len(t) for t, _ in self.series.values()) <= LEAN_MAX_ROWS:
+            names, t_ns, values = self._series_long()
+            series = [Column("series", STRING, names), Column("t_ns", UINT64, _u64_bytes(t_ns)), Column("t_s", DOUBLE, [t / 1e9 for t in t_ns]), Column("value", DOUBLE, values)]
+            _parquet.write(out / "timeseries.parquet", series, _CREATED_BY)
+        else:
+            _atomic_write_table(out / "timeseries.parquet", self.series_table())
+        for name in self.tables:
+            if isinstance(self.tables, FlowTables) and self.tables.rows(name) <= LEAN_MAX_ROWS:
+                _parquet.write(out / f"{name}.parquet", self.tables.columns(name), _CREATED_BY)
+            else:
+                _atomic_write_table(out / f"{name}.parquet", self.tables[name])
         wall = self.summary.get("wall_time_s", 0.0) or 0.0
         info = {
             "wall_time_s": wall,
             "events_per_s": self.summary["events"] / wall if wall > 0 else None,
             "packet_hops_per_s": self.summary["packet_hops"] / wall if wall > 0 else None,
             "rexmit_version": _core.__version__,
-            "python": platform.python_version(),
+            "python": sys.version.split()[0],  # platform.python_version(), without importing platform
         }
         _atomic_write_bytes(out / "run_info.json", (json.dumps(info, indent=2) + "\n").encode())
         if self.emulation is not None:
@@ -230,7 +340,7 @@ def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
         nodes=[_flatten(r) for r in data["nodes"]],
         series=series,
         pcap_files=list(data["pcap_files"]),
-        tables=_flow_tables(output.get("tables", data.get("tables", []))),
+        tables=FlowTables(output.get("tables", data.get("tables", []))),
         emulation=data.get("emulation"),
         warnings=list(data.get("warnings", [])),
     )

@@ -17,11 +17,6 @@ from typing import Any, Optional, Union
 
 from rexmit import _core
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 
 class Scenario:
     """A simulation scenario (topology, links, error models, apps, metrics, stop time, seed)."""
@@ -201,4 +196,9 @@ def _split_path(path: str) -> list[Any]:
 
 def parse_toml_loosely(text: str) -> dict[str, Any]:
     """Parse TOML without validating it (for tools that edit scenario files)."""
+    # Imported here: a scenario is parsed in Rust, and most processes never need tomllib.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     return tomllib.loads(text)

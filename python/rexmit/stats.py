@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Optional, Sequence
 
 _SERIES_MAX_DF = 200
@@ -41,6 +40,8 @@ def _t_two_sided_mass(t: float, df: int) -> float:
 
 
 def _t_quantile_cornish_fisher(p: float, df: int) -> float:
+    from statistics import NormalDist  # imported here: statistics is slow to import, and `rexmit run` needs none
+
     z = NormalDist().inv_cdf(p)
     g1 = (z**3 + z) / 4
     g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96

@@ -23,31 +23,27 @@ only when exactly the same scenario (seed included) ran before.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
-import multiprocessing
 import os
 import re
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from rexmit._lazy import pa, pq
 
 from rexmit import _core
-from rexmit.ci_target import CiError, CiTarget, next_counts
-from rexmit.ci_target import status as ci_status
-from rexmit.ci_target import write_record as write_ci_record
-from rexmit.labels import check_labels
 from rexmit.results import RunResult, _atomic_write_bytes, _atomic_write_table
 from rexmit.scenario import Scenario, _split_path, parse_toml_loosely, read_text_file
 from rexmit.stats import mean_ci
+
+if TYPE_CHECKING:
+    from rexmit.ci_target import CiTarget
 
 SWEEP_FORMAT = 1
 LABELS = ("run_id", "point", "replication", "seed")
@@ -65,12 +61,16 @@ class SweepError(ValueError):
 def derive_seed(base_seed: int, replication: int) -> int:
     """The seed of replication ``replication``: the first 63 bits of
     SHA-256("rexmit-sweep-seed/<base_seed>/<replication>"), so it fits a TOML integer."""
+    import hashlib  # here: `import rexmit` imports this module, and a single run hashes nothing
+
     digest = hashlib.sha256(f"rexmit-sweep-seed/{base_seed}/{replication}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
 def run_id_of(scenario: Scenario) -> str:
     """A stable id of a normalized scenario: SHA-256 of its canonical JSON, 16 hex digits."""
+    import hashlib
+
     canonical = json.dumps(scenario.data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
@@ -181,6 +181,8 @@ class Sweep:
         if not isinstance(table, dict):
             raise SweepError(f"ci: must be a table (target, metrics, min_replications, max_replications), got {table!r}")
         try:
+            from rexmit.ci_target import CiError, CiTarget  # here, as every ci_target use: `rexmit run` needs none
+
             self.ci = CiTarget.from_dict(table, self.report.get("metrics", []))
         except CiError as e:
             raise SweepError(str(e)) from None
@@ -216,6 +218,8 @@ class Sweep:
         if unknown:
             raise SweepError(f"report.{unknown[0]}: unknown key (allowed: {', '.join(sorted(_REPORT_KEYS))})")
         try:
+            from rexmit.labels import check_labels
+
             self.labels = check_labels(self.labels, self.parameters, len(next(iter(self.zip.values()))) if self.zip else 0)
         except ValueError as e:
             raise SweepError(str(e)) from None
@@ -312,8 +316,14 @@ class Sweep:
             text=d["text"],
             labels=d.get("labels", {}),
             max_runs=d.get("max_runs", DEFAULT_MAX_RUNS),
-            ci=CiTarget.from_dict(d["ci"]) if d.get("ci") else None,
+            ci=_ci_target(d["ci"]) if d.get("ci") else None,
         )
+
+
+def _ci_target(table: dict[str, Any]) -> CiTarget:
+    from rexmit.ci_target import CiTarget
+
+    return CiTarget.from_dict(table)
 
 
 def _axes(table: Any, where: str) -> dict[str, list[Any]]:
@@ -454,6 +464,10 @@ def _run_local(tasks: list[Task], jobs: int, on_done: OnDone) -> None:
         for run_id, data in tasks:
             on_done(execute(run_id, data))
         return
+    # Imported here: `import rexmit` imports this module, and most processes never fan out.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
     others = set(multiprocessing.active_children())
     workers: list[multiprocessing.process.BaseProcess] = []
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(os.getpid(),))
@@ -580,6 +594,10 @@ def run_sweep(
     spec.plan_progress = progress
     if spec.ci is None:
         return _run_planned(spec, out_dir, jobs, cluster, progress)
+    from rexmit.ci_target import CiError, next_counts
+    from rexmit.ci_target import status as ci_status
+    from rexmit.ci_target import write_record as write_ci_record
+
     ci = spec.ci
     counts = {i: ci.min_replications for i in range(len(spec.points()))}
     total = ran = skipped = 0
