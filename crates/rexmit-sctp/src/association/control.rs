@@ -11,12 +11,15 @@ use rexmit_wire::{Chunk, InitChunk, InitParam, SctpPacket};
 use std::net::Ipv4Addr;
 
 /// The retransmission state of the control chunks (RFC 9260 §5.1 T1-init / T1-cookie, §9.2
-/// T2-shutdown): the chunk T1 resends and how many times each timer has fired.
+/// T2-shutdown): the chunk T1 resends and how many times each timer has fired; and the
+/// association error counter (§8.1), the other count held against Association.Max.Retrans.
 #[derive(Default)]
 pub(super) struct ControlRetries {
     t1_retries: u32,
     t1_chunk: Option<Chunk>,
     t2_retries: u32,
+    /// Association error counter (RFC 9260 §8.1).
+    assoc_errors: u32,
 }
 
 impl ControlRetries {
@@ -44,6 +47,18 @@ impl ControlRetries {
     fn on_t2_expiry(&mut self, max: u32) -> bool {
         self.t2_retries += 1;
         self.t2_retries <= max
+    }
+
+    /// An error on some destination (§8.1): false once more than `max` followed each other.
+    fn on_error(&mut self, max: u32) -> bool {
+        self.assoc_errors += 1;
+        self.assoc_errors <= max
+    }
+
+    /// The peer answered (acknowledged data sent since the errors began, or a heartbeat):
+    /// the error counter restarts (§8.1, §8.3).
+    pub(super) fn peer_answered(&mut self) {
+        self.assoc_errors = 0;
     }
 }
 
@@ -481,7 +496,7 @@ impl Association {
                 .set(Timer::Heartbeat(p), now + iv + path.rtt.rto());
         }
         let addr = path.remote;
-        self.assoc_errors = 0;
+        self.ctl.peer_answered();
         if up == Transition::Up {
             self.emit(Event::PathUp { addr });
         }
@@ -559,8 +574,7 @@ impl Association {
             }
             _ => {}
         }
-        self.assoc_errors += 1;
-        if self.assoc_errors > self.cfg.assoc_max_retrans {
+        if !self.ctl.on_error(self.cfg.assoc_max_retrans) {
             self.fail(now, AbortReason::MaxRetransmissions);
         }
     }

@@ -93,7 +93,8 @@ pub struct Association {
     primary: usize,
     /// Every deadline of the association (`timers`).
     timers: TimerTable,
-    /// What T1-init/T1-cookie and T2-shutdown resend and how often they have (control.rs).
+    /// What T1-init/T1-cookie and T2-shutdown resend, how often they have, and the
+    /// association error counter (control.rs).
     ctl: control::ControlRetries,
     // --- sender ---
     send_queue: SendQueue,
@@ -114,8 +115,6 @@ pub struct Association {
     max_acked_count: u64,
     /// Plain-SCTP fast recovery exit point (RFC 9260 §7.2.4); CMT keeps one per path.
     fast_recovery: Option<u32>,
-    /// Association error counter (RFC 9260 §8.1).
-    assoc_errors: u32,
     /// Bytes the refused `send` needed; `Some` while the application is blocked.
     blocked_need: Option<u64>,
     /// A transmit opportunity has begun (reset by every input).
@@ -171,7 +170,6 @@ impl Association {
             rtx_marked: false,
             max_acked_count: 0,
             fast_recovery: None,
-            assoc_errors: 0,
             blocked_need: None,
             round_open: false,
             round_at: Time::ZERO,

@@ -420,7 +420,7 @@ impl Association {
             if tally.fresh[p] {
                 // §8.3 clears the error counter on acknowledged data; only data sent since
                 // the errors began counts, so stale acks cannot revive a failed path.
-                self.assoc_errors = 0;
+                self.ctl.peer_answered();
                 if self.paths[p].on_ack() == crate::path::Transition::Up {
                     let addr = self.paths[p].remote;
                     self.emit(crate::event::Event::PathUp { addr });
