@@ -153,13 +153,14 @@ impl Association {
     ) {
         self.peer_tag = peer_tag;
         self.nr_sack = nr_sack;
-        self.peer_rwnd = peer_a_rwnd as u64;
-        self.peer_buffer = Some(peer_a_rwnd as u64);
+        self.tx.peer_rwnd = peer_a_rwnd as u64;
+        self.tx.peer_buffer = Some(peer_a_rwnd as u64);
         self.rx.start(
             peer_initial_tsn,
             self.cfg.max_inbound_streams.min(peer_outbound),
         );
-        self.send_queue
+        self.tx
+            .send_queue
             .set_streams(self.cfg.outbound_streams.min(peer_inbound));
         let ssthresh = self.cfg.initial_ssthresh.unwrap_or(peer_a_rwnd as u64);
         for p in &mut self.paths {
@@ -292,7 +293,7 @@ impl Association {
 
     /// Queue SHUTDOWN / SHUTDOWN ACK once every outstanding chunk is acknowledged.
     pub(super) fn progress_shutdown(&mut self, now: Time) {
-        let drained = self.send_queue.is_empty() && self.rtxq.is_empty();
+        let drained = self.tx.send_queue.is_empty() && self.tx.rtxq.is_empty();
         if !drained {
             return;
         }
@@ -339,7 +340,7 @@ impl Association {
 
     pub(super) fn on_shutdown(&mut self, now: Time, cum_tsn_ack: u32) {
         // The SHUTDOWN's cumulative TSN ack acknowledges like a SACK (§9.2).
-        let rwnd = (self.peer_rwnd + self.flight_size()).min(u32::MAX as u64) as u32;
+        let rwnd = (self.tx.peer_rwnd + self.flight_size()).min(u32::MAX as u64) as u32;
         self.on_sack(now, cum_tsn_ack, rwnd, &[], &[], false, Default::default());
         match self.state {
             State::Established | State::ShutdownPending | State::ShutdownReceived => {
@@ -439,7 +440,7 @@ impl Association {
     }
 
     fn finish(&mut self, now: Time, e: Event) {
-        self.blocked_need = None;
+        self.tx.blocked_need = None;
         self.account_blocking(now);
         if let Some(since) = self.stats.blocked_since.take() {
             self.stats.send_blocked_time += now.saturating_since(since);

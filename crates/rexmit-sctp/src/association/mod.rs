@@ -11,6 +11,7 @@ mod invariants;
 mod rack_glue;
 mod receiver;
 mod sack;
+mod send_side;
 mod sender;
 mod thin_glue;
 mod timers;
@@ -20,10 +21,8 @@ use crate::cc::PathCc;
 use crate::config::SctpConfig;
 use crate::event::{Event, SendError};
 use crate::path::Path;
-use crate::rtx_queue::{RtxQueue, TsnState};
-use crate::send_queue::SendQueue;
+use crate::rtx_queue::TsnState;
 use crate::stats::{PathStats, SctpStats};
-use crate::thin::PacketTracker;
 use rexmit_time::Time;
 use rexmit_wire::{Chunk, Payload, SctpPacket};
 use std::collections::VecDeque;
@@ -96,35 +95,8 @@ pub struct Association {
     /// What T1-init/T1-cookie and T2-shutdown resend, how often they have, and the
     /// association error counter (control.rs).
     ctl: control::ControlRetries,
-    // --- sender ---
-    send_queue: SendQueue,
-    rtxq: RtxQueue,
-    next_tsn: u32,
-    /// `next_tsn` unwrapped to 64 bits (first-transmission order of chunks, for RACK).
-    next_seq: u64,
-    /// Cumulative TSN ack point: highest TSN the peer acknowledged cumulatively.
-    cum_point: u32,
-    /// Peer's receive window as last computed (RFC 9260 §6.2.1).
-    peer_rwnd: u64,
-    /// The peer's whole receive buffer (a_rwnd of its INIT / INIT ACK): without a partial
-    /// delivery API a larger message could never be reassembled there.
-    peer_buffer: Option<u64>,
-    /// Some rtx-queue entry may be marked for retransmission (a hint that spares scans).
-    rtx_marked: bool,
-    /// Most TSNs any SACK has reported received (cum-acked plus gap-acked).
-    max_acked_count: u64,
-    /// Plain-SCTP fast recovery exit point (RFC 9260 §7.2.4); CMT keeps one per path.
-    fast_recovery: Option<u32>,
-    /// Bytes the refused `send` needed; `Some` while the application is blocked.
-    blocked_need: Option<u64>,
-    /// A transmit opportunity has begun (reset by every input).
-    round_open: bool,
-    /// When the current transmit opportunity began.
-    round_at: Time,
-    cmt_next: usize,
-    /// DATA packets in flight and the packet loss estimate (seed 004 §5.1), kept only while
-    /// a thin-stream option or RFC 5827 early retransmit is on.
-    packets: PacketTracker,
+    /// The data sender (send_side.rs).
+    tx: send_side::SendSide,
     /// RACK-TLP state (seed 002), when `cfg.rack.enabled`.
     rack: Option<Box<rack_glue::SctpRack>>,
     /// The data receiver (receiver.rs).
@@ -160,21 +132,7 @@ impl Association {
             primary: 0,
             timers: TimerTable::default(),
             ctl: control::ControlRetries::default(),
-            send_queue: SendQueue::new(streams),
-            rtxq: RtxQueue::new(),
-            next_tsn: initial_tsn,
-            next_seq: initial_tsn as u64,
-            cum_point: initial_tsn.wrapping_sub(1),
-            peer_rwnd: 0,
-            peer_buffer: None,
-            rtx_marked: false,
-            max_acked_count: 0,
-            fast_recovery: None,
-            blocked_need: None,
-            round_open: false,
-            round_at: Time::ZERO,
-            cmt_next: 0,
-            packets: PacketTracker::default(),
+            tx: send_side::SendSide::new(streams, initial_tsn),
             rack: cfg
                 .rack
                 .enabled
@@ -294,31 +252,32 @@ impl Association {
         if msg.is_empty() {
             return Err(SendError::EmptyMessage);
         }
-        if stream >= self.send_queue.streams() {
+        if stream >= self.tx.send_queue.streams() {
             return Err(SendError::InvalidStream);
         }
         let len = msg.len() as u64;
-        if len > self.cfg.send_buffer || self.peer_buffer.is_some_and(|b| len > b) {
+        if len > self.cfg.send_buffer || self.tx.peer_buffer.is_some_and(|b| len > b) {
             return Err(SendError::MessageTooLarge);
         }
         if self.send_buffer_bytes() + len > self.cfg.send_buffer {
-            if self.blocked_need.is_none() {
+            if self.tx.blocked_need.is_none() {
                 self.stats.send_blocked_events += 1;
                 self.stats.blocked_since = Some(now);
             }
-            self.blocked_need = Some(len);
+            self.tx.blocked_need = Some(len);
             self.account_blocking(now);
             return Err(SendError::BufferFull);
         }
         let id = self
+            .tx
             .send_queue
             .push(stream, &msg, unordered, self.cfg.max_data_payload());
         self.stats.messages_sent += 1;
-        if now > self.round_at || self.paths.iter().all(|p| p.flight == 0) {
+        if now > self.tx.round_at || self.paths.iter().all(|p| p.flight == 0) {
             // A write after the current opportunity began, or with nothing in flight to clock
             // data out, is a transmit opportunity of its own (RFC 9260 §6.1 D); writes at the
             // instant a SACK arrived share that SACK's.
-            self.round_open = false;
+            self.tx.round_open = false;
         }
         Ok(id)
     }
@@ -362,7 +321,7 @@ impl Association {
 
     fn handle_packet_inner(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
         self.stats.packets_received += 1;
-        self.round_open = false;
+        self.tx.round_open = false;
         if pkt.dst_port != self.local_port {
             return;
         }
@@ -458,7 +417,7 @@ impl Association {
     }
 
     fn handle_timeout_inner(&mut self, now: Time) {
-        self.round_open = false;
+        self.tx.round_open = false;
         if self.state == State::Closed {
             return;
         }
@@ -527,29 +486,29 @@ impl Association {
     }
     /// User-data bytes in the send buffer: unsent data plus the retransmission queue.
     pub fn send_buffer_bytes(&self) -> u64 {
-        self.send_queue.bytes() + self.rtxq.bytes()
+        self.tx.send_queue.bytes() + self.tx.rtxq.bytes()
     }
     /// Bytes of the retransmission queue still held (nr-acked chunks are freed).
     pub fn rtx_queue_bytes(&self) -> u64 {
-        self.rtxq.bytes()
+        self.tx.rtxq.bytes()
     }
     /// (TSN, state, bytes) of every retransmission-queue entry, lowest first.
     pub fn rtx_queue(&self) -> Vec<(u32, TsnState, u32)> {
-        self.rtxq.snapshot()
+        self.tx.rtxq.snapshot()
     }
     /// Like `rtx_queue`, without allocating.
     pub fn rtx_queue_iter(&self) -> impl Iterator<Item = (u32, TsnState, u32)> + '_ {
-        self.rtxq.iter().map(|e| (e.tsn, e.state, e.len))
+        self.tx.rtxq.iter().map(|e| (e.tsn, e.state, e.len))
     }
     /// A sent DATA chunk as the retransmission queue holds it (read-only, for traces): its
     /// transmissions, the destination of the latest one and why it was last marked for
     /// retransmission. `None` once cumulatively acked.
     pub fn rtx_entry(&self, tsn: u32) -> Option<&crate::rtx_queue::RtxEntry> {
-        self.rtxq.get(tsn)
+        self.tx.rtxq.get(tsn)
     }
     /// The application is blocked: its last `send` was refused and no room has come back.
     pub fn is_send_blocked(&self) -> bool {
-        self.blocked_need.is_some()
+        self.tx.blocked_need.is_some()
     }
     pub fn paths(&self) -> &[Path] {
         &self.paths
@@ -568,7 +527,7 @@ impl Association {
         self.paths.iter().map(|p| p.flight).sum()
     }
     pub fn in_fast_recovery(&self) -> bool {
-        self.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some())
+        self.tx.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some())
     }
     /// Receiver-side ground truth for RtxQ_Util (seed 000 §IV.B): is the peer's `tsn`
     /// received and non-renegable here?
@@ -596,9 +555,9 @@ impl Association {
     /// Free room returned to the send buffer: end a blocked period if the refused message
     /// now fits.
     fn check_unblocked(&mut self, now: Time) {
-        if let Some(need) = self.blocked_need {
+        if let Some(need) = self.tx.blocked_need {
             if self.send_buffer_bytes() + need <= self.cfg.send_buffer {
-                self.blocked_need = None;
+                self.tx.blocked_need = None;
                 if let Some(since) = self.stats.blocked_since.take() {
                     self.stats.send_blocked_time += now.saturating_since(since);
                 }
@@ -610,7 +569,7 @@ impl Association {
 
     /// Track seed 000's send-buffer blocking: refused application, no unsent data.
     fn account_blocking(&mut self, now: Time) {
-        let blocked = self.blocked_need.is_some() && self.send_queue.is_empty();
+        let blocked = self.tx.blocked_need.is_some() && self.tx.send_queue.is_empty();
         crate::stats::track_period(
             blocked,
             now,

@@ -185,10 +185,10 @@ impl Association {
         self.stats.sacks_received += 1;
         self.stats.dup_tsns_reported += dups as u64;
         // §6.2.1 D i): a cumulative ack behind the ack point is stale.
-        if tsn_lt(cum, self.cum_point) {
+        if tsn_lt(cum, self.tx.cum_point) {
             return false;
         }
-        let highest_sent = self.next_tsn.wrapping_sub(1);
+        let highest_sent = self.tx.next_tsn.wrapping_sub(1);
         // Acknowledges data never sent: ignored.
         !tsn_gt(cum, highest_sent)
     }
@@ -197,7 +197,7 @@ impl Association {
         let n = self.paths.len();
         let flight: PerPath<u64> = self.paths.iter().map(|p| p.flight).collect();
         let mut earliest: PerPath<Option<u32>> = smallvec![None; n];
-        for e in self.rtxq.iter() {
+        for e in self.tx.rtxq.iter() {
             if e.state == TsnState::InFlight && earliest[e.path].is_none() {
                 earliest[e.path] = Some(e.tsn);
             }
@@ -205,19 +205,19 @@ impl Association {
         Before {
             flight,
             earliest,
-            cum_advanced: tsn_gt(cum, self.cum_point),
+            cum_advanced: tsn_gt(cum, self.tx.cum_point),
         }
     }
 
     /// Cumulatively acked chunks leave the queue (§6.2.1 D ii).
     fn ack_cumulative(&mut self, now: Time, cum: u32, tally: &mut AckTally) {
         let paths = &mut self.paths;
-        self.rtxq.cum_ack(cum, |e| {
+        self.tx.rtxq.cum_ack(cum, |e| {
             if matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx) {
                 tally.newly_acked(paths, &e, now);
             }
         });
-        self.cum_point = cum;
+        self.tx.cum_point = cum;
     }
 
     /// Gap blocks and nr-gap blocks (§6.2.1 D iv; NR-SACK draft §5.1): gap-acked chunks stay
@@ -245,7 +245,7 @@ impl Association {
         // reneged, so a smaller count marks a SACK overtaken by a newer one (SACKs on
         // different paths arrive out of order) whose gaps must not be read as reneging.
         let mut acked_count = cum.wrapping_sub(self.local_initial_tsn.wrapping_sub(1)) as u64;
-        for e in self.rtxq.iter_mut() {
+        for e in self.tx.rtxq.iter_mut() {
             let in_gap = gap_c.covers(e.tsn);
             let nr = nr_c.covers(e.tsn) || (all_nr && in_gap);
             let gap = nr || in_gap;
@@ -264,14 +264,14 @@ impl Association {
                 _ => {}
             }
         }
-        let stale = acked_count < self.max_acked_count;
-        self.max_acked_count = self.max_acked_count.max(acked_count);
+        let stale = acked_count < self.tx.max_acked_count;
+        self.tx.max_acked_count = self.tx.max_acked_count.max(acked_count);
         if !stale {
             // Reneged (§6.2.1 D iv): acked before, missing from a current SACK; send again.
             self.mark_reneged(&reneged);
         }
         for t in to_free {
-            self.rtxq.free(t);
+            self.tx.rtxq.free(t);
         }
         BlockFacts {
             any_gap,
@@ -285,8 +285,8 @@ impl Association {
         // the outstanding list on the cumulative ack); one whose highest TSN sits in a gap
         // collects a miss towards the loss estimate.
         if self.cfg.thin.tracks_packets() {
-            let rtxq = &self.rtxq;
-            self.packets.on_sack(cum, highest_reported, |t| {
+            let rtxq = &self.tx.rtxq;
+            self.tx.packets.on_sack(cum, highest_reported, |t| {
                 rtxq.get(t)
                     .is_some_and(|e| matches!(e.state, TsnState::GapAcked | TsnState::NrAcked))
             });
@@ -304,9 +304,9 @@ impl Association {
 
     /// Fast recovery exit (§7.2.4): before cwnd updates, so the SACK that ends it may grow cwnd.
     fn end_fast_recoveries(&mut self, cum: u32) {
-        if let Some(exit) = self.fast_recovery {
+        if let Some(exit) = self.tx.fast_recovery {
             if tsn_ge(cum, exit) {
-                self.fast_recovery = None;
+                self.tx.fast_recovery = None;
                 self.rack_recovery_end();
             }
         }
@@ -332,7 +332,7 @@ impl Association {
         // Miss indications (§7.2.4, HTNA); with CMT SFR only behind a newer ack on the same
         // destination.
         let in_fr_any =
-            self.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some());
+            self.tx.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some());
         let limit = if in_fr_any && cum_advanced {
             highest_reported.or(tally.highest)
         } else {
@@ -356,7 +356,7 @@ impl Association {
             // RACK replaces the miss-indication rule (seed 002 §III).
             self.rack_on_sack(now, &delivered, dups > 0);
         } else if let Some(limit) = limit {
-            for e in self.rtxq.iter_mut() {
+            for e in self.tx.rtxq.iter_mut() {
                 if e.state != TsnState::InFlight || !tsn_lt(e.tsn, limit) {
                     continue;
                 }
@@ -410,7 +410,7 @@ impl Association {
         let n = self.paths.len();
         let earliest = &before.earliest;
         let mut in_flight_on: PerPath<bool> = smallvec![false; n];
-        for e in self.rtxq.iter() {
+        for e in self.tx.rtxq.iter() {
             if e.state == TsnState::InFlight {
                 in_flight_on[e.path] = true;
             }
@@ -444,7 +444,7 @@ impl Association {
     /// window is stale too.
     fn update_peer_rwnd(&mut self, a_rwnd: u32, stale: bool) {
         if !stale {
-            self.peer_rwnd = (a_rwnd as u64).saturating_sub(self.flight_size());
+            self.tx.peer_rwnd = (a_rwnd as u64).saturating_sub(self.flight_size());
         }
     }
 

@@ -15,24 +15,24 @@ pub(super) type PerPath<T> = SmallVec<[T; 4]>;
 
 impl Association {
     pub(super) fn is_in_flight(&self, tsn: u32) -> bool {
-        matches!(self.rtxq.get(tsn), Some(e) if e.state == TsnState::InFlight)
+        matches!(self.tx.rtxq.get(tsn), Some(e) if e.state == TsnState::InFlight)
     }
 
     pub(super) fn in_fr(&self, p: usize) -> bool {
         if self.cfg.cmt.enabled {
             self.paths[p].fr_exit.is_some()
         } else {
-            self.fast_recovery.is_some()
+            self.tx.fast_recovery.is_some()
         }
     }
 
     /// Mark `lost` TSNs for fast retransmission and enter fast recovery on their
     /// destinations (§7.2.4 steps 1-2).
     pub(super) fn fast_retransmit(&mut self, lost: &[(u32, RtxCause)]) {
-        let highest_outstanding = self.rtxq.highest_tsn().unwrap_or(self.cum_point);
+        let highest_outstanding = self.tx.rtxq.highest_tsn().unwrap_or(self.tx.cum_point);
         let mut paths_hit: PerPath<usize> = SmallVec::new();
         for &(t, cause) in lost {
-            if let Some(e) = self.rtxq.get_mut(t) {
+            if let Some(e) = self.tx.rtxq.get_mut(t) {
                 e.rtx_cause = cause;
                 if e.state == TsnState::InFlight {
                     self.paths[e.path].flight -= e.len as u64;
@@ -41,7 +41,7 @@ impl Association {
                 e.fast_retransmitted = true;
                 e.fast_rtx_pending = true;
                 e.miss_indications = 0;
-                self.rtx_marked = true;
+                self.tx.rtx_marked = true;
                 if !paths_hit.contains(&e.path) {
                     paths_hit.push(e.path);
                 }
@@ -59,6 +59,7 @@ impl Association {
                 let unacked =
                     |e: &&RtxEntry| matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx);
                 let on_path = self
+                    .tx
                     .rtxq
                     .iter()
                     .filter(|e| e.path == p)
@@ -67,7 +68,7 @@ impl Association {
                     .last();
                 self.paths[p].fr_exit = Some(on_path.unwrap_or(highest_outstanding));
             } else {
-                self.fast_recovery = Some(highest_outstanding);
+                self.tx.fast_recovery = Some(highest_outstanding);
             }
         }
     }
@@ -81,7 +82,7 @@ impl Association {
             return;
         }
         let mut pending: PerPath<bool> = smallvec![false; self.paths.len()];
-        for e in self.rtxq.iter() {
+        for e in self.tx.rtxq.iter() {
             let unacked = matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx);
             if unacked && self.paths[e.path].fr_exit.is_some_and(|x| tsn_le(e.tsn, x)) {
                 pending[e.path] = true;
@@ -111,12 +112,12 @@ impl Association {
             self.paths[p].rtt.back_off();
         }
         self.timers.stop(Timer::EarlyFastRtx(p));
-        for e in self.rtxq.iter_mut() {
+        for e in self.tx.rtxq.iter_mut() {
             if e.path == p && e.state == TsnState::InFlight {
                 e.state = TsnState::MarkedForRtx;
                 e.rtx_cause = RtxCause::Timeout;
                 e.miss_indications = 0;
-                self.rtx_marked = true;
+                self.tx.rtx_marked = true;
             }
         }
         self.paths[p].flight = 0;
@@ -128,6 +129,7 @@ impl Association {
             // receiver must have reneged without a SACK showing it (see
             // `arm_reneging_guard`); resend the renegable gap-acked chunks.
             let gap_acked: Vec<u32> = self
+                .tx
                 .rtxq
                 .iter()
                 .filter(|e| e.state == TsnState::GapAcked)
@@ -140,12 +142,12 @@ impl Association {
 
     pub(super) fn mark_reneged(&mut self, tsns: &[u32]) {
         for &t in tsns {
-            if let Some(e) = self.rtxq.get_mut(t) {
+            if let Some(e) = self.tx.rtxq.get_mut(t) {
                 e.state = TsnState::MarkedForRtx;
                 e.rtx_cause = RtxCause::Reneged;
                 e.miss_indications = 0;
                 self.stats.reneged_seen += 1;
-                self.rtx_marked = true;
+                self.tx.rtx_marked = true;
             }
         }
     }
@@ -153,10 +155,11 @@ impl Association {
     /// With nothing in flight no SACK will come to reveal reneging that a stale-looking
     /// SACK hid, so keep a T3-rtx timer running while renegable gap-acked data waits.
     pub(super) fn arm_reneging_guard(&mut self, now: Time) {
-        if self.flight_size() > 0 || self.rtx_marked {
+        if self.flight_size() > 0 || self.tx.rtx_marked {
             return;
         }
         let Some(p) = self
+            .tx
             .rtxq
             .iter()
             .find(|e| e.state == TsnState::GapAcked)

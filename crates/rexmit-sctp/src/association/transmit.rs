@@ -37,11 +37,11 @@ impl Association {
 
     /// Start of a transmit opportunity: Max.Burst bookkeeping (§6.1 D).
     fn open_round(&mut self, now: Time) {
-        self.round_open = true;
-        self.round_at = now;
+        self.tx.round_open = true;
+        self.tx.round_at = now;
         self.rack_open_round(now);
         let mb = self.cfg.max_burst;
-        let has_new = !self.send_queue.is_empty();
+        let has_new = !self.tx.send_queue.is_empty();
         for p in &mut self.paths {
             p.burst_sent = 0;
             if self.cfg.max_burst_rule == MaxBurstRule::ClampCwnd && has_new {
@@ -57,7 +57,7 @@ impl Association {
     }
 
     fn poll_transmit_inner(&mut self, now: Time) -> Option<Transmit> {
-        if !self.round_open {
+        if !self.tx.round_open {
             self.open_round(now);
         }
         if let Some(o) = self.ctrl.pop_front() {
@@ -107,7 +107,7 @@ impl Association {
     /// Record one transmission of rtx-queue entry `tsn` to path `p` (T3-rtx is started by
     /// `after_data_packet` once the whole packet is built). `first`: it leads its packet.
     pub(super) fn on_data_sent(&mut self, now: Time, tsn: u32, p: usize, first: bool) {
-        let Some(e) = self.rtxq.get_mut(tsn) else {
+        let Some(e) = self.tx.rtxq.get_mut(tsn) else {
             return;
         };
         let first_rtx = (e.tx_count == 1).then(|| now.saturating_since(e.sent_at));
@@ -120,7 +120,7 @@ impl Association {
         let path = &mut self.paths[p];
         path.flight += len;
         path.last_sent = now;
-        self.peer_rwnd = self.peer_rwnd.saturating_sub(len);
+        self.tx.peer_rwnd = self.tx.peer_rwnd.saturating_sub(len);
         self.stats.paths[p].data_chunks_sent += 1;
         if let Some(d) = first_rtx {
             self.stats.recovery_time_total += d;
@@ -159,11 +159,12 @@ impl Association {
     /// Chunks marked for retransmission, lowest TSN first, in one packet to the retransmission
     /// destination of the lowest one (all of them go there, whatever path each last used).
     fn rtx_packet(&mut self, now: Time) -> Option<Transmit> {
-        if !self.rtx_marked {
+        if !self.tx.rtx_marked {
             return None;
         }
         let (mut fast, mut first_marked) = (false, None);
         for e in self
+            .tx
             .rtxq
             .iter()
             .filter(|e| e.state == TsnState::MarkedForRtx)
@@ -171,13 +172,14 @@ impl Association {
             first_marked.get_or_insert(e.path);
             fast |= e.fast_rtx_pending;
         }
-        self.rtx_marked = first_marked.is_some();
+        self.tx.rtx_marked = first_marked.is_some();
         let p = cmt::rtx_destination(&self.paths, first_marked?, fast, &self.cfg.cmt);
         let (mut flight, cwnd) = (self.paths[p].flight, self.paths[p].cc.cwnd);
         let budget = self.packet_budget();
         let mut used = 0;
         let mut tsns = Vec::new();
         for e in self
+            .tx
             .rtxq
             .iter()
             .filter(|e| e.state == TsnState::MarkedForRtx)
@@ -192,7 +194,7 @@ impl Association {
             tsns.push(e.tsn);
         }
         if fast {
-            for e in self.rtxq.iter_mut() {
+            for e in self.tx.rtxq.iter_mut() {
                 e.fast_rtx_pending = false;
             }
             self.stats.fast_retransmits += tsns.len() as u64;
@@ -203,7 +205,7 @@ impl Association {
         let mut chunks = Vec::with_capacity(tsns.len());
         for (i, &t) in tsns.iter().enumerate() {
             self.on_data_sent(now, t, p, i == 0);
-            chunks.extend(self.rtxq.get(t).map(|e| Chunk::Data(e.chunk.clone())));
+            chunks.extend(self.tx.rtxq.get(t).map(|e| Chunk::Data(e.chunk.clone())));
         }
         self.after_data_packet(now, p, &tsns);
         Some(self.data_out(p, used, chunks))
@@ -246,10 +248,11 @@ impl Association {
     }
 
     fn new_data_packet(&mut self, now: Time) -> Option<Transmit> {
-        if self.send_queue.is_empty() {
+        if self.tx.send_queue.is_empty() {
             return None;
         }
-        let p = cmt::new_data_destination(&self.paths, self.primary, &self.cfg.cmt, self.cmt_next)?;
+        let p =
+            cmt::new_data_destination(&self.paths, self.primary, &self.cfg.cmt, self.tx.cmt_next)?;
         self.new_data_packet_to(now, p, false)
     }
 
@@ -279,7 +282,7 @@ impl Association {
         let mut chunks = Vec::new();
         let mut tsns: smallvec::SmallVec<[u32; 8]> = smallvec::SmallVec::new();
         let total_flight_zero = self.flight_size() == 0;
-        while let Some(front) = self.send_queue.front() {
+        while let Some(front) = self.tx.send_queue.front() {
             let len = front.chunk.payload.len() as u64;
             let sz = pad4(DATA_CHUNK_HEADER_LEN + len as usize);
             let path = &self.paths[p];
@@ -287,16 +290,16 @@ impl Association {
                 break;
             }
             // §6.1 A: respect the peer's window, except one chunk when nothing is in flight.
-            if len > self.peer_rwnd && !(total_flight_zero && chunks.is_empty()) {
+            if len > self.tx.peer_rwnd && !(total_flight_zero && chunks.is_empty()) {
                 break;
             }
-            let mut pc = self.send_queue.pop().expect("front exists");
-            let tsn = self.next_tsn;
-            self.next_tsn = tsn.wrapping_add(1);
-            let seq = self.next_seq;
-            self.next_seq += 1;
+            let mut pc = self.tx.send_queue.pop().expect("front exists");
+            let tsn = self.tx.next_tsn;
+            self.tx.next_tsn = tsn.wrapping_add(1);
+            let seq = self.tx.next_seq;
+            self.tx.next_seq += 1;
             pc.chunk.tsn = tsn;
-            self.rtxq.push(RtxEntry {
+            self.tx.rtxq.push(RtxEntry {
                 tsn,
                 seq,
                 chunk: pc.chunk.clone(),
@@ -327,7 +330,7 @@ impl Association {
         self.paths[p].burst_sent += 1;
         self.rack_arm_pto(now);
         if self.cfg.cmt.enabled {
-            self.cmt_next = (p + 1) % self.paths.len();
+            self.tx.cmt_next = (p + 1) % self.paths.len();
         }
         Some(self.data_out(p, used, chunks))
     }
