@@ -69,7 +69,7 @@ impl Association {
             a_rwnd: self.cfg.recv_buffer,
             outbound_streams: self.cfg.outbound_streams,
             inbound_streams: self.cfg.max_inbound_streams,
-            initial_tsn: self.local_initial_tsn,
+            initial_tsn: self.tx.initial_tsn(),
             params: handshake::init_params(&self.local_addrs, self.cfg.nr_sack),
         }
     }
@@ -119,7 +119,7 @@ impl Association {
         let cookie = Cookie {
             local_tag: self.local_tag,
             peer_tag: init.initiate_tag,
-            local_initial_tsn: self.local_initial_tsn,
+            local_initial_tsn: self.tx.initial_tsn(),
             peer_initial_tsn: init.initial_tsn,
             peer_a_rwnd: init.a_rwnd,
             peer_outbound: init.outbound_streams,
@@ -153,15 +153,12 @@ impl Association {
     ) {
         self.peer_tag = peer_tag;
         self.nr_sack = nr_sack;
-        self.tx.peer_rwnd = peer_a_rwnd as u64;
-        self.tx.peer_buffer = Some(peer_a_rwnd as u64);
         self.rx.start(
             peer_initial_tsn,
             self.cfg.max_inbound_streams.min(peer_outbound),
         );
         self.tx
-            .send_queue
-            .set_streams(self.cfg.outbound_streams.min(peer_inbound));
+            .start(peer_a_rwnd, self.cfg.outbound_streams.min(peer_inbound));
         let ssthresh = self.cfg.initial_ssthresh.unwrap_or(peer_a_rwnd as u64);
         for p in &mut self.paths {
             p.cc.ssthresh = ssthresh;
@@ -293,8 +290,7 @@ impl Association {
 
     /// Queue SHUTDOWN / SHUTDOWN ACK once every outstanding chunk is acknowledged.
     pub(super) fn progress_shutdown(&mut self, now: Time) {
-        let drained = self.tx.send_queue.is_empty() && self.tx.rtxq.is_empty();
-        if !drained {
+        if !self.tx.drained() {
             return;
         }
         match self.state {
@@ -340,7 +336,7 @@ impl Association {
 
     pub(super) fn on_shutdown(&mut self, now: Time, cum_tsn_ack: u32) {
         // The SHUTDOWN's cumulative TSN ack acknowledges like a SACK (§9.2).
-        let rwnd = (self.tx.peer_rwnd + self.flight_size()).min(u32::MAX as u64) as u32;
+        let rwnd = (self.tx.peer_rwnd() + self.flight_size()).min(u32::MAX as u64) as u32;
         self.on_sack(now, cum_tsn_ack, rwnd, &[], &[], false, Default::default());
         match self.state {
             State::Established | State::ShutdownPending | State::ShutdownReceived => {
@@ -440,7 +436,7 @@ impl Association {
     }
 
     fn finish(&mut self, now: Time, e: Event) {
-        self.tx.blocked_need = None;
+        self.tx.cancel_block();
         self.account_blocking(now);
         if let Some(since) = self.stats.blocked_since.take() {
             self.stats.send_blocked_time += now.saturating_since(since);

@@ -85,7 +85,6 @@ pub struct Association {
     peer_port: u16,
     local_tag: u32,
     peer_tag: u32,
-    local_initial_tsn: u32,
     /// Both ends offered NR-SACK.
     nr_sack: bool,
     paths: Vec<Path>,
@@ -126,7 +125,6 @@ impl Association {
             peer_port: 0,
             local_tag: initiate_tag,
             peer_tag: 0,
-            local_initial_tsn: initial_tsn,
             nr_sack: false,
             paths: Vec::new(),
             primary: 0,
@@ -252,32 +250,30 @@ impl Association {
         if msg.is_empty() {
             return Err(SendError::EmptyMessage);
         }
-        if stream >= self.tx.send_queue.streams() {
+        if stream >= self.tx.queue().streams() {
             return Err(SendError::InvalidStream);
         }
         let len = msg.len() as u64;
-        if len > self.cfg.send_buffer || self.tx.peer_buffer.is_some_and(|b| len > b) {
+        if len > self.cfg.send_buffer || self.tx.peer_buffer().is_some_and(|b| len > b) {
             return Err(SendError::MessageTooLarge);
         }
         if self.send_buffer_bytes() + len > self.cfg.send_buffer {
-            if self.tx.blocked_need.is_none() {
+            if self.tx.block(len) {
                 self.stats.send_blocked_events += 1;
                 self.stats.blocked_since = Some(now);
             }
-            self.tx.blocked_need = Some(len);
             self.account_blocking(now);
             return Err(SendError::BufferFull);
         }
         let id = self
             .tx
-            .send_queue
-            .push(stream, &msg, unordered, self.cfg.max_data_payload());
+            .push_message(stream, &msg, unordered, self.cfg.max_data_payload());
         self.stats.messages_sent += 1;
-        if now > self.tx.round_at || self.paths.iter().all(|p| p.flight == 0) {
+        if now > self.tx.round_at() || self.paths.iter().all(|p| p.flight == 0) {
             // A write after the current opportunity began, or with nothing in flight to clock
             // data out, is a transmit opportunity of its own (RFC 9260 §6.1 D); writes at the
             // instant a SACK arrived share that SACK's.
-            self.tx.round_open = false;
+            self.tx.end_round();
         }
         Ok(id)
     }
@@ -321,7 +317,7 @@ impl Association {
 
     fn handle_packet_inner(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
         self.stats.packets_received += 1;
-        self.tx.round_open = false;
+        self.tx.end_round();
         if pkt.dst_port != self.local_port {
             return;
         }
@@ -417,7 +413,7 @@ impl Association {
     }
 
     fn handle_timeout_inner(&mut self, now: Time) {
-        self.tx.round_open = false;
+        self.tx.end_round();
         if self.state == State::Closed {
             return;
         }
@@ -486,29 +482,29 @@ impl Association {
     }
     /// User-data bytes in the send buffer: unsent data plus the retransmission queue.
     pub fn send_buffer_bytes(&self) -> u64 {
-        self.tx.send_queue.bytes() + self.tx.rtxq.bytes()
+        self.tx.buffered()
     }
     /// Bytes of the retransmission queue still held (nr-acked chunks are freed).
     pub fn rtx_queue_bytes(&self) -> u64 {
-        self.tx.rtxq.bytes()
+        self.tx.rtxq().bytes()
     }
     /// (TSN, state, bytes) of every retransmission-queue entry, lowest first.
     pub fn rtx_queue(&self) -> Vec<(u32, TsnState, u32)> {
-        self.tx.rtxq.snapshot()
+        self.tx.rtxq().snapshot()
     }
     /// Like `rtx_queue`, without allocating.
     pub fn rtx_queue_iter(&self) -> impl Iterator<Item = (u32, TsnState, u32)> + '_ {
-        self.tx.rtxq.iter().map(|e| (e.tsn, e.state, e.len))
+        self.tx.rtxq().iter().map(|e| (e.tsn, e.state, e.len))
     }
     /// A sent DATA chunk as the retransmission queue holds it (read-only, for traces): its
     /// transmissions, the destination of the latest one and why it was last marked for
     /// retransmission. `None` once cumulatively acked.
     pub fn rtx_entry(&self, tsn: u32) -> Option<&crate::rtx_queue::RtxEntry> {
-        self.tx.rtxq.get(tsn)
+        self.tx.rtxq().get(tsn)
     }
     /// The application is blocked: its last `send` was refused and no room has come back.
     pub fn is_send_blocked(&self) -> bool {
-        self.tx.blocked_need.is_some()
+        self.tx.blocked_need().is_some()
     }
     pub fn paths(&self) -> &[Path] {
         &self.paths
@@ -527,7 +523,7 @@ impl Association {
         self.paths.iter().map(|p| p.flight).sum()
     }
     pub fn in_fast_recovery(&self) -> bool {
-        self.tx.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some())
+        self.tx.fast_recovery().is_some() || self.paths.iter().any(|p| p.fr_exit.is_some())
     }
     /// Receiver-side ground truth for RtxQ_Util (seed 000 §IV.B): is the peer's `tsn`
     /// received and non-renegable here?
@@ -555,21 +551,18 @@ impl Association {
     /// Free room returned to the send buffer: end a blocked period if the refused message
     /// now fits.
     fn check_unblocked(&mut self, now: Time) {
-        if let Some(need) = self.tx.blocked_need {
-            if self.send_buffer_bytes() + need <= self.cfg.send_buffer {
-                self.tx.blocked_need = None;
-                if let Some(since) = self.stats.blocked_since.take() {
-                    self.stats.send_blocked_time += now.saturating_since(since);
-                }
-                self.emit(Event::SendBufferSpace);
+        if self.tx.unblock_if_fits(self.cfg.send_buffer) {
+            if let Some(since) = self.stats.blocked_since.take() {
+                self.stats.send_blocked_time += now.saturating_since(since);
             }
+            self.emit(Event::SendBufferSpace);
         }
         self.account_blocking(now);
     }
 
     /// Track seed 000's send-buffer blocking: refused application, no unsent data.
     fn account_blocking(&mut self, now: Time) {
-        let blocked = self.tx.blocked_need.is_some() && self.tx.send_queue.is_empty();
+        let blocked = self.tx.blocked_need().is_some() && self.tx.queue().is_empty();
         crate::stats::track_period(
             blocked,
             now,
