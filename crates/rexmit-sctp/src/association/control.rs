@@ -65,12 +65,12 @@ impl ControlRetries {
 impl Association {
     fn our_init(&self) -> InitChunk {
         InitChunk {
-            initiate_tag: self.local_tag,
+            initiate_tag: self.id.local_tag(),
             a_rwnd: self.cfg.recv_buffer,
             outbound_streams: self.cfg.outbound_streams,
             inbound_streams: self.cfg.max_inbound_streams,
             initial_tsn: self.tx.initial_tsn(),
-            params: handshake::init_params(&self.local_addrs, self.cfg.nr_sack),
+            params: handshake::init_params(self.id.local_addrs(), self.cfg.nr_sack),
         }
     }
 
@@ -117,7 +117,7 @@ impl Association {
             return;
         }
         let cookie = Cookie {
-            local_tag: self.local_tag,
+            local_tag: self.id.local_tag(),
             peer_tag: init.initiate_tag,
             local_initial_tsn: self.tx.initial_tsn(),
             peer_initial_tsn: init.initial_tsn,
@@ -132,7 +132,7 @@ impl Association {
         ack.params.push(InitParam::StateCookie(
             cookie.encode(self.cfg.cookie_secret),
         ));
-        self.peer_port = src_port;
+        self.id.set_peer_port(src_port);
         self.ctrl.push_back(Outgoing {
             src: to,
             dst: from,
@@ -151,8 +151,7 @@ impl Association {
         peer_inbound: u16,
         nr_sack: bool,
     ) {
-        self.peer_tag = peer_tag;
-        self.nr_sack = nr_sack;
+        self.id.adopt_peer(peer_tag, nr_sack);
         self.rx.start(
             peer_initial_tsn,
             self.cfg.max_inbound_streams.min(peer_outbound),
@@ -178,7 +177,7 @@ impl Association {
                 self.timers.set(Timer::Heartbeat(i), now + iv + p.rtt.rto());
             }
         }
-        let nr = self.nr_sack;
+        let nr = self.id.nr_sack();
         self.emit(Event::Connected { nr_sack: nr });
     }
 
@@ -203,7 +202,7 @@ impl Association {
             nr,
         );
         let echo = Chunk::CookieEcho { cookie };
-        self.queue_to_primary(self.peer_tag, echo.clone());
+        self.queue_to_primary(self.id.peer_tag(), echo.clone());
         self.state = State::CookieEchoed;
         self.ctl.start_t1(echo, true);
         self.timers
@@ -221,16 +220,16 @@ impl Association {
         let Some(c) = Cookie::decode(raw, self.cfg.cookie_secret) else {
             return;
         };
-        if pkt.verification_tag != c.local_tag || c.local_tag != self.local_tag {
+        if pkt.verification_tag != c.local_tag || c.local_tag != self.id.local_tag() {
             return;
         }
         if self.state != State::Listen {
             // Our COOKIE ACK was lost and the peer repeats its COOKIE ECHO (§5.2.4 case D).
-            if c.peer_tag == self.peer_tag && self.state != State::Closed {
+            if c.peer_tag == self.id.peer_tag() && self.state != State::Closed {
                 self.ctrl.push_back(Outgoing {
                     src: to,
                     dst: from,
-                    vtag: self.peer_tag,
+                    vtag: self.id.peer_tag(),
                     chunks: vec![Chunk::CookieAck],
                 });
             }
@@ -242,7 +241,7 @@ impl Association {
         {
             return;
         }
-        self.peer_port = pkt.src_port;
+        self.id.set_peer_port(pkt.src_port);
         self.make_paths(&c.peer_addrs);
         self.primary = self.path_of(from).unwrap_or(0);
         self.adopt_peer(
@@ -257,7 +256,7 @@ impl Association {
         self.ctrl.push_back(Outgoing {
             src: to,
             dst: from,
-            vtag: self.peer_tag,
+            vtag: self.id.peer_tag(),
             chunks: vec![Chunk::CookieAck],
         });
     }
@@ -279,7 +278,7 @@ impl Association {
             let vtag = if matches!(c, Chunk::Init(_)) {
                 0
             } else {
-                self.peer_tag
+                self.id.peer_tag()
             };
             self.queue_to_primary(vtag, c);
         }
@@ -318,7 +317,7 @@ impl Association {
 
     fn send_t2_chunk(&mut self, now: Time) {
         if let Some(c) = self.t2_chunk() {
-            self.queue_to_primary(self.peer_tag, c);
+            self.queue_to_primary(self.id.peer_tag(), c);
             self.timers
                 .set(Timer::T2, now + self.paths[self.primary].rtt.rto());
         }
@@ -357,7 +356,7 @@ impl Association {
             self.ctrl.push_back(Outgoing {
                 src: to,
                 dst: from,
-                vtag: self.peer_tag,
+                vtag: self.id.peer_tag(),
                 chunks: vec![Chunk::ShutdownComplete { t_bit: false }],
             });
             self.finish(now, Event::Closed);
@@ -373,15 +372,15 @@ impl Association {
     /// A packet after the association closed (RFC 9260 §8.4): a repeated SHUTDOWN ACK (our
     /// SHUTDOWN COMPLETE was lost) gets a SHUTDOWN COMPLETE with the T bit; the rest is dropped.
     pub(super) fn out_of_the_blue(&mut self, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
-        if self.peer_tag != 0
-            && pkt.verification_tag == self.local_tag
+        if self.id.peer_tag() != 0
+            && pkt.verification_tag == self.id.local_tag()
             && pkt.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck))
         {
             let chunks = vec![Chunk::ShutdownComplete { t_bit: true }];
             self.ctrl.push_back(Outgoing {
                 src: to,
                 dst: from,
-                vtag: self.local_tag,
+                vtag: self.id.local_tag(),
                 chunks,
             });
         }
@@ -404,9 +403,9 @@ impl Association {
         if self.state == State::Closed {
             return;
         }
-        if send_abort && self.peer_tag != 0 {
+        if send_abort && self.id.peer_tag() != 0 {
             self.queue_to_primary(
-                self.peer_tag,
+                self.id.peer_tag(),
                 Chunk::Abort {
                     t_bit: false,
                     causes: Vec::new(),
@@ -423,9 +422,9 @@ impl Association {
 
     /// Give up (RFC 9260 §8.1, §5.1 T1): ABORT the peer and report why.
     pub(super) fn fail(&mut self, now: Time, reason: AbortReason) {
-        if self.peer_tag != 0 {
+        if self.id.peer_tag() != 0 {
             self.queue_to_primary(
-                self.peer_tag,
+                self.id.peer_tag(),
                 Chunk::Abort {
                     t_bit: false,
                     causes: Vec::new(),
@@ -461,7 +460,7 @@ impl Association {
         self.ctrl.push_back(Outgoing {
             src: to,
             dst: from,
-            vtag: self.peer_tag,
+            vtag: self.id.peer_tag(),
             chunks: vec![Chunk::HeartbeatAck {
                 info: info.to_vec(),
             }],
@@ -550,7 +549,7 @@ impl Association {
         self.ctrl.push_back(Outgoing {
             src,
             dst,
-            vtag: self.peer_tag,
+            vtag: self.id.peer_tag(),
             chunks: vec![Chunk::Heartbeat { info }],
         });
     }

@@ -1,12 +1,28 @@
-//! The association endpoint: state, public API and dispatch. The mechanisms live in the
-//! sibling modules: `control` (setup, shutdown, abort, heartbeats), `receiver` (incoming
-//! DATA), `sender` (SACK processing, fast retransmit, T3-rtx) and `transmit` (packet
-//! assembly).
+//! The association endpoint: public API, dispatch, and the orchestration of parts that own
+//! their state privately (each changes only through its own methods):
+//! - `identity` (`Identity`): addresses, ports, verification tags, NR-SACK; completed by the
+//!   handshake.
+//! - `send_side` (`SendSide`): the data sender: send queue, retransmission queue, TSN
+//!   numbering, cumulative ack point, peer window, fast recovery, send-buffer blocking, the
+//!   transmit opportunity, seed 004's packet tracking.
+//! - `receiver` (`Receiver`): incoming DATA, reassembly, receive buffer, SACK generation.
+//! - `control` (`ControlRetries`): T1/T2 resends and counts and the association error
+//!   counter; with the handshake, shutdown, ABORT and heartbeats (RFC 9260 §5, §8, §9).
+//! - `timers` (`TimerTable`): every deadline.
+//! - `rack_glue` (`SctpRack`): RACK-TLP state (seed 002) and its hooks.
+//!
+//! `Association` itself keeps the state machine, the paths (per destination: flight size,
+//! congestion control, RTT, errors, CMT recovery point), the queue of control packets, events,
+//! statistics and the debug audit. The mechanisms that join the parts are `impl Association`
+//! blocks: `sack.rs` (a SACK's stages), `sender.rs` (fast retransmit and recovery, T3-rtx,
+//! reneging), `transmit.rs` (packet assembly), `thin_glue.rs` (seed 004 and RFC 5827 hooks)
+//! and `invariants.rs` (debug-build checks).
 //!
 //! Driving it: after `handle_packet`, `handle_timeout` or `send`, call `poll_transmit` until
 //! it returns `None`, drain `poll_event`, and arm one timer at `poll_timeout`.
 
 mod control;
+mod identity;
 mod invariants;
 mod rack_glue;
 mod receiver;
@@ -80,13 +96,8 @@ struct Outgoing {
 pub struct Association {
     cfg: SctpConfig,
     state: State,
-    local_addrs: Vec<Ipv4Addr>,
-    local_port: u16,
-    peer_port: u16,
-    local_tag: u32,
-    peer_tag: u32,
-    /// Both ends offered NR-SACK.
-    nr_sack: bool,
+    /// Addresses, ports, verification tags, NR-SACK (identity.rs).
+    id: identity::Identity,
     paths: Vec<Path>,
     primary: usize,
     /// Every deadline of the association (`timers`).
@@ -120,12 +131,7 @@ impl Association {
         let inbound = cfg.max_inbound_streams;
         Association {
             state,
-            local_addrs,
-            local_port,
-            peer_port: 0,
-            local_tag: initiate_tag,
-            peer_tag: 0,
-            nr_sack: false,
+            id: identity::Identity::new(local_addrs, local_port, initiate_tag),
             paths: Vec::new(),
             primary: 0,
             timers: TimerTable::default(),
@@ -146,13 +152,14 @@ impl Association {
 
     fn make_paths(&mut self, remote_addrs: &[Ipv4Addr]) {
         let smss = self.cfg.max_data_payload() as u64;
-        let n_local = self.local_addrs.len().max(1);
+        let n_local = self.id.local_addrs().len().max(1);
         self.paths = remote_addrs
             .iter()
             .enumerate()
             .map(|(i, r)| {
                 let local = self
-                    .local_addrs
+                    .id
+                    .local_addrs()
                     .get(i % n_local)
                     .copied()
                     .unwrap_or(Ipv4Addr::UNSPECIFIED);
@@ -190,7 +197,7 @@ impl Association {
             initial_tsn,
             State::CookieWait,
         );
-        a.peer_port = remote_port;
+        a.id.set_peer_port(remote_port);
         a.make_paths(&remote_addrs);
         if a.paths.is_empty() {
             // Nowhere to send the INIT.
@@ -318,14 +325,14 @@ impl Association {
     fn handle_packet_inner(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
         self.stats.packets_received += 1;
         self.tx.end_round();
-        if pkt.dst_port != self.local_port {
+        if pkt.dst_port != self.id.local_port() {
             return;
         }
         if self.state == State::Closed {
             self.out_of_the_blue(from, to, pkt);
             return;
         }
-        if self.state != State::Listen && pkt.src_port != self.peer_port {
+        if self.state != State::Listen && pkt.src_port != self.id.peer_port() {
             return;
         }
         let mut data: smallvec::SmallVec<[&rexmit_wire::DataChunk; 8]> = smallvec::SmallVec::new();
@@ -353,7 +360,7 @@ impl Association {
                         dups: s.dup_tsns.len(),
                         dac_packets: s.dac_packets,
                     };
-                    if self.nr_sack {
+                    if self.id.nr_sack() {
                         self.on_sack(
                             now,
                             s.cum_tsn_ack,
@@ -398,12 +405,12 @@ impl Association {
             (State::Listen, _) => false,
             (_, Chunk::Abort { t_bit, .. }) | (_, Chunk::ShutdownComplete { t_bit }) => {
                 vtag == if *t_bit {
-                    self.peer_tag
+                    self.id.peer_tag()
                 } else {
-                    self.local_tag
+                    self.id.local_tag()
                 }
             }
-            _ => vtag == self.local_tag,
+            _ => vtag == self.id.local_tag(),
         }
     }
 
@@ -475,7 +482,7 @@ impl Association {
         self.state == State::Established
     }
     pub fn nr_sack_negotiated(&self) -> bool {
-        self.nr_sack
+        self.id.nr_sack()
     }
     pub fn config(&self) -> &SctpConfig {
         &self.cfg

@@ -26,8 +26,8 @@ impl Association {
             src: o.src,
             dst: o.dst,
             packet: SctpPacket {
-                src_port: self.local_port,
-                dst_port: self.peer_port,
+                src_port: self.id.local_port(),
+                dst_port: self.id.peer_port(),
                 verification_tag: o.vtag,
                 chunks: o.chunks,
             },
@@ -81,7 +81,7 @@ impl Association {
             let o = Outgoing {
                 src: path.local,
                 dst: path.remote,
-                vtag: self.peer_tag,
+                vtag: self.id.peer_tag(),
                 chunks: vec![chunk],
             };
             return Some(self.packet(o));
@@ -93,7 +93,7 @@ impl Association {
     fn build_sack(&mut self) -> Chunk {
         let a_rwnd = self.a_rwnd();
         let dac = self.cfg.cmt.enabled && self.cfg.cmt.dac;
-        let c = self.rx.build_sack(self.nr_sack, dac, a_rwnd);
+        let c = self.rx.build_sack(self.id.nr_sack(), dac, a_rwnd);
         self.timers.stop(Timer::DelayedSack);
         match c {
             Chunk::NrSack(_) => self.stats.nr_sacks_sent += 1,
@@ -194,7 +194,7 @@ impl Association {
         let o = Outgoing {
             src: path.local,
             dst: path.remote,
-            vtag: self.peer_tag,
+            vtag: self.id.peer_tag(),
             chunks,
         };
         self.packet(o)
@@ -215,7 +215,7 @@ impl Association {
             let o = Outgoing {
                 src: self.paths[p].local,
                 dst: self.paths[p].remote,
-                vtag: self.peer_tag,
+                vtag: self.id.peer_tag(),
                 chunks: vec![s],
             };
             self.ctrl.push_back(o);
