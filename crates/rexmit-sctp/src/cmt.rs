@@ -2,7 +2,7 @@
 //! (Iyengar et al., "Concurrent Multipath Transfer Using SCTP Multihoming Over Independent
 //! End-to-End Paths"). Owns: the RTX-SAME / ASAP / CWND / SSTHRESH policies and CMT's
 //! round-robin over paths with cwnd space. Does not own: SFR and CUC, which are applied
-//! where SACKs are processed (`association::sender`).
+//! where SACKs are processed (`association::sack`).
 
 use crate::config::{CmtConfig, RtxPolicy};
 use crate::path::{Path, PathState};

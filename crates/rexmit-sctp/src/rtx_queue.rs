@@ -1,7 +1,7 @@
 //! The retransmission queue (seed 000 Fig. 1 "rtxq"): every DATA chunk sent at least once and
 //! not yet cumulatively acked, with its acknowledgement state. Owns: per-TSN state and the
 //! bytes the queue holds in the send buffer. Does not own: the decisions (SACK processing,
-//! fast retransmit, T3), which live in `association::sender`.
+//! fast retransmit, T3), which live in `association` (`send_side` owns this queue).
 //!
 //! Gap-acked chunks stay (SACK information is advisory, RFC 9260 §6.2.1); nr-gap-acked chunks
 //! drop their payload at once and stop counting against the send buffer (NR-SACK draft §5).

@@ -11,12 +11,15 @@ use rexmit_wire::{Chunk, InitChunk, InitParam, SctpPacket};
 use std::net::Ipv4Addr;
 
 /// The retransmission state of the control chunks (RFC 9260 §5.1 T1-init / T1-cookie, §9.2
-/// T2-shutdown): the chunk T1 resends and how many times each timer has fired.
+/// T2-shutdown): the chunk T1 resends and how many times each timer has fired; and the
+/// association error counter (§8.1), the other count held against Association.Max.Retrans.
 #[derive(Default)]
 pub(super) struct ControlRetries {
     t1_retries: u32,
     t1_chunk: Option<Chunk>,
     t2_retries: u32,
+    /// Association error counter (RFC 9260 §8.1).
+    assoc_errors: u32,
 }
 
 impl ControlRetries {
@@ -45,17 +48,29 @@ impl ControlRetries {
         self.t2_retries += 1;
         self.t2_retries <= max
     }
+
+    /// An error on some destination (§8.1): false once more than `max` followed each other.
+    fn on_error(&mut self, max: u32) -> bool {
+        self.assoc_errors += 1;
+        self.assoc_errors <= max
+    }
+
+    /// The peer answered (acknowledged data sent since the errors began, or a heartbeat):
+    /// the error counter restarts (§8.1, §8.3).
+    pub(super) fn peer_answered(&mut self) {
+        self.assoc_errors = 0;
+    }
 }
 
 impl Association {
     fn our_init(&self) -> InitChunk {
         InitChunk {
-            initiate_tag: self.local_tag,
+            initiate_tag: self.id.local_tag(),
             a_rwnd: self.cfg.recv_buffer,
             outbound_streams: self.cfg.outbound_streams,
             inbound_streams: self.cfg.max_inbound_streams,
-            initial_tsn: self.local_initial_tsn,
-            params: handshake::init_params(&self.local_addrs, self.cfg.nr_sack),
+            initial_tsn: self.tx.initial_tsn(),
+            params: handshake::init_params(self.id.local_addrs(), self.cfg.nr_sack),
         }
     }
 
@@ -102,9 +117,9 @@ impl Association {
             return;
         }
         let cookie = Cookie {
-            local_tag: self.local_tag,
+            local_tag: self.id.local_tag(),
             peer_tag: init.initiate_tag,
-            local_initial_tsn: self.local_initial_tsn,
+            local_initial_tsn: self.tx.initial_tsn(),
             peer_initial_tsn: init.initial_tsn,
             peer_a_rwnd: init.a_rwnd,
             peer_outbound: init.outbound_streams,
@@ -117,7 +132,7 @@ impl Association {
         ack.params.push(InitParam::StateCookie(
             cookie.encode(self.cfg.cookie_secret),
         ));
-        self.peer_port = src_port;
+        self.id.set_peer_port(src_port);
         self.ctrl.push_back(Outgoing {
             src: to,
             dst: from,
@@ -136,16 +151,13 @@ impl Association {
         peer_inbound: u16,
         nr_sack: bool,
     ) {
-        self.peer_tag = peer_tag;
-        self.nr_sack = nr_sack;
-        self.peer_rwnd = peer_a_rwnd as u64;
-        self.peer_buffer = Some(peer_a_rwnd as u64);
+        self.id.adopt_peer(peer_tag, nr_sack);
         self.rx.start(
             peer_initial_tsn,
             self.cfg.max_inbound_streams.min(peer_outbound),
         );
-        self.send_queue
-            .set_streams(self.cfg.outbound_streams.min(peer_inbound));
+        self.tx
+            .start(peer_a_rwnd, self.cfg.outbound_streams.min(peer_inbound));
         let ssthresh = self.cfg.initial_ssthresh.unwrap_or(peer_a_rwnd as u64);
         for p in &mut self.paths {
             p.cc.ssthresh = ssthresh;
@@ -165,7 +177,7 @@ impl Association {
                 self.timers.set(Timer::Heartbeat(i), now + iv + p.rtt.rto());
             }
         }
-        let nr = self.nr_sack;
+        let nr = self.id.nr_sack();
         self.emit(Event::Connected { nr_sack: nr });
     }
 
@@ -190,7 +202,7 @@ impl Association {
             nr,
         );
         let echo = Chunk::CookieEcho { cookie };
-        self.queue_to_primary(self.peer_tag, echo.clone());
+        self.queue_to_primary(self.id.peer_tag(), echo.clone());
         self.state = State::CookieEchoed;
         self.ctl.start_t1(echo, true);
         self.timers
@@ -208,16 +220,16 @@ impl Association {
         let Some(c) = Cookie::decode(raw, self.cfg.cookie_secret) else {
             return;
         };
-        if pkt.verification_tag != c.local_tag || c.local_tag != self.local_tag {
+        if pkt.verification_tag != c.local_tag || c.local_tag != self.id.local_tag() {
             return;
         }
         if self.state != State::Listen {
             // Our COOKIE ACK was lost and the peer repeats its COOKIE ECHO (§5.2.4 case D).
-            if c.peer_tag == self.peer_tag && self.state != State::Closed {
+            if c.peer_tag == self.id.peer_tag() && self.state != State::Closed {
                 self.ctrl.push_back(Outgoing {
                     src: to,
                     dst: from,
-                    vtag: self.peer_tag,
+                    vtag: self.id.peer_tag(),
                     chunks: vec![Chunk::CookieAck],
                 });
             }
@@ -229,7 +241,7 @@ impl Association {
         {
             return;
         }
-        self.peer_port = pkt.src_port;
+        self.id.set_peer_port(pkt.src_port);
         self.make_paths(&c.peer_addrs);
         self.primary = self.path_of(from).unwrap_or(0);
         self.adopt_peer(
@@ -244,7 +256,7 @@ impl Association {
         self.ctrl.push_back(Outgoing {
             src: to,
             dst: from,
-            vtag: self.peer_tag,
+            vtag: self.id.peer_tag(),
             chunks: vec![Chunk::CookieAck],
         });
     }
@@ -266,7 +278,7 @@ impl Association {
             let vtag = if matches!(c, Chunk::Init(_)) {
                 0
             } else {
-                self.peer_tag
+                self.id.peer_tag()
             };
             self.queue_to_primary(vtag, c);
         }
@@ -277,8 +289,7 @@ impl Association {
 
     /// Queue SHUTDOWN / SHUTDOWN ACK once every outstanding chunk is acknowledged.
     pub(super) fn progress_shutdown(&mut self, now: Time) {
-        let drained = self.send_queue.is_empty() && self.rtxq.is_empty();
-        if !drained {
+        if !self.tx.drained() {
             return;
         }
         match self.state {
@@ -306,7 +317,7 @@ impl Association {
 
     fn send_t2_chunk(&mut self, now: Time) {
         if let Some(c) = self.t2_chunk() {
-            self.queue_to_primary(self.peer_tag, c);
+            self.queue_to_primary(self.id.peer_tag(), c);
             self.timers
                 .set(Timer::T2, now + self.paths[self.primary].rtt.rto());
         }
@@ -324,7 +335,7 @@ impl Association {
 
     pub(super) fn on_shutdown(&mut self, now: Time, cum_tsn_ack: u32) {
         // The SHUTDOWN's cumulative TSN ack acknowledges like a SACK (§9.2).
-        let rwnd = (self.peer_rwnd + self.flight_size()).min(u32::MAX as u64) as u32;
+        let rwnd = (self.tx.peer_rwnd() + self.flight_size()).min(u32::MAX as u64) as u32;
         self.on_sack(now, cum_tsn_ack, rwnd, &[], &[], false, Default::default());
         match self.state {
             State::Established | State::ShutdownPending | State::ShutdownReceived => {
@@ -345,7 +356,7 @@ impl Association {
             self.ctrl.push_back(Outgoing {
                 src: to,
                 dst: from,
-                vtag: self.peer_tag,
+                vtag: self.id.peer_tag(),
                 chunks: vec![Chunk::ShutdownComplete { t_bit: false }],
             });
             self.finish(now, Event::Closed);
@@ -361,15 +372,15 @@ impl Association {
     /// A packet after the association closed (RFC 9260 §8.4): a repeated SHUTDOWN ACK (our
     /// SHUTDOWN COMPLETE was lost) gets a SHUTDOWN COMPLETE with the T bit; the rest is dropped.
     pub(super) fn out_of_the_blue(&mut self, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
-        if self.peer_tag != 0
-            && pkt.verification_tag == self.local_tag
+        if self.id.peer_tag() != 0
+            && pkt.verification_tag == self.id.local_tag()
             && pkt.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck))
         {
             let chunks = vec![Chunk::ShutdownComplete { t_bit: true }];
             self.ctrl.push_back(Outgoing {
                 src: to,
                 dst: from,
-                vtag: self.local_tag,
+                vtag: self.id.local_tag(),
                 chunks,
             });
         }
@@ -392,9 +403,9 @@ impl Association {
         if self.state == State::Closed {
             return;
         }
-        if send_abort && self.peer_tag != 0 {
+        if send_abort && self.id.peer_tag() != 0 {
             self.queue_to_primary(
-                self.peer_tag,
+                self.id.peer_tag(),
                 Chunk::Abort {
                     t_bit: false,
                     causes: Vec::new(),
@@ -411,9 +422,9 @@ impl Association {
 
     /// Give up (RFC 9260 §8.1, §5.1 T1): ABORT the peer and report why.
     pub(super) fn fail(&mut self, now: Time, reason: AbortReason) {
-        if self.peer_tag != 0 {
+        if self.id.peer_tag() != 0 {
             self.queue_to_primary(
-                self.peer_tag,
+                self.id.peer_tag(),
                 Chunk::Abort {
                     t_bit: false,
                     causes: Vec::new(),
@@ -424,7 +435,7 @@ impl Association {
     }
 
     fn finish(&mut self, now: Time, e: Event) {
-        self.blocked_need = None;
+        self.tx.cancel_block();
         self.account_blocking(now);
         if let Some(since) = self.stats.blocked_since.take() {
             self.stats.send_blocked_time += now.saturating_since(since);
@@ -449,7 +460,7 @@ impl Association {
         self.ctrl.push_back(Outgoing {
             src: to,
             dst: from,
-            vtag: self.peer_tag,
+            vtag: self.id.peer_tag(),
             chunks: vec![Chunk::HeartbeatAck {
                 info: info.to_vec(),
             }],
@@ -481,7 +492,7 @@ impl Association {
                 .set(Timer::Heartbeat(p), now + iv + path.rtt.rto());
         }
         let addr = path.remote;
-        self.assoc_errors = 0;
+        self.ctl.peer_answered();
         if up == Transition::Up {
             self.emit(Event::PathUp { addr });
         }
@@ -538,7 +549,7 @@ impl Association {
         self.ctrl.push_back(Outgoing {
             src,
             dst,
-            vtag: self.peer_tag,
+            vtag: self.id.peer_tag(),
             chunks: vec![Chunk::Heartbeat { info }],
         });
     }
@@ -559,8 +570,7 @@ impl Association {
             }
             _ => {}
         }
-        self.assoc_errors += 1;
-        if self.assoc_errors > self.cfg.assoc_max_retrans {
+        if !self.ctl.on_error(self.cfg.assoc_max_retrans) {
             self.fail(now, AbortReason::MaxRetransmissions);
         }
     }

@@ -43,23 +43,23 @@ impl Association {
         // The cumulative TSN ack point never moves back, nor beyond what was sent.
         if let Some(prev) = self.audit.cum_point {
             assert!(
-                tsn_ge(self.cum_point, prev),
+                tsn_ge(self.tx.cum_point(), prev),
                 "cum TSN ack moved back from {prev} to {}",
-                self.cum_point
+                self.tx.cum_point()
             );
         }
         assert!(
-            tsn_lt(self.cum_point, self.next_tsn),
+            tsn_lt(self.tx.cum_point(), self.tx.next_tsn()),
             "cum TSN ack {} at or beyond the next TSN {}",
-            self.cum_point,
-            self.next_tsn
+            self.tx.cum_point(),
+            self.tx.next_tsn()
         );
-        self.audit.cum_point = Some(self.cum_point);
+        self.audit.cum_point = Some(self.tx.cum_point());
         // The scan below costs a pass over the queue; above 64 entries it runs on every k-th
         // check only, k = entries / 64, so debug runs stay linear. An accounting error persists
         // until repaired, so it is still caught, a few calls later.
         self.audit.checks += 1;
-        if self.audit.checks % (self.rtxq.len() as u64 / 64).max(1) == 0 {
+        if self.audit.checks % (self.tx.rtxq().len() as u64 / 64).max(1) == 0 {
             self.check_rtx_queue();
         }
         // Timers are never armed in the past.
@@ -79,13 +79,13 @@ impl Association {
         // the queue's byte count is its renegable part.
         let mut flight = vec![0u64; self.paths.len()];
         let mut held = 0u64;
-        for e in self.rtxq.iter() {
+        for e in self.tx.rtxq().iter() {
             assert!(
-                tsn_gt(e.tsn, self.cum_point) && tsn_lt(e.tsn, self.next_tsn),
+                tsn_gt(e.tsn, self.tx.cum_point()) && tsn_lt(e.tsn, self.tx.next_tsn()),
                 "rtx queue holds TSN {} outside ({}, {})",
                 e.tsn,
-                self.cum_point,
-                self.next_tsn
+                self.tx.cum_point(),
+                self.tx.next_tsn()
             );
             if e.state == TsnState::InFlight {
                 flight[e.path] += u64::from(e.len);
@@ -100,7 +100,7 @@ impl Association {
                 "flight size of path {p} != its in-flight chunks"
             );
         }
-        assert_eq!(self.rtxq.bytes(), held, "rtx queue byte count");
+        assert_eq!(self.tx.rtxq().bytes(), held, "rtx queue byte count");
         assert!(
             self.send_buffer_bytes() <= self.cfg.send_buffer,
             "send buffer holds {} bytes, limit {}",

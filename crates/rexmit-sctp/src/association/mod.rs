@@ -1,16 +1,33 @@
-//! The association endpoint: state, public API and dispatch. The mechanisms live in the
-//! sibling modules: `control` (setup, shutdown, abort, heartbeats), `receiver` (incoming
-//! DATA), `sender` (SACK processing, fast retransmit, T3-rtx) and `transmit` (packet
-//! assembly).
+//! The association endpoint: public API, dispatch, and the orchestration of parts that own
+//! their state privately (each changes only through its own methods):
+//! - `identity` (`Identity`): addresses, ports, verification tags, NR-SACK; completed by the
+//!   handshake.
+//! - `send_side` (`SendSide`): the data sender: send queue, retransmission queue, TSN
+//!   numbering, cumulative ack point, peer window, fast recovery, send-buffer blocking, the
+//!   transmit opportunity, seed 004's packet tracking.
+//! - `receiver` (`Receiver`): incoming DATA, reassembly, receive buffer, SACK generation.
+//! - `control` (`ControlRetries`): T1/T2 resends and counts and the association error
+//!   counter; with the handshake, shutdown, ABORT and heartbeats (RFC 9260 §5, §8, §9).
+//! - `timers` (`TimerTable`): every deadline.
+//! - `rack_glue` (`SctpRack`): RACK-TLP state (seed 002) and its hooks.
+//!
+//! `Association` itself keeps the state machine, the paths (per destination: flight size,
+//! congestion control, RTT, errors, CMT recovery point), the queue of control packets, events,
+//! statistics and the debug audit. The mechanisms that join the parts are `impl Association`
+//! blocks: `sack.rs` (a SACK's stages), `sender.rs` (fast retransmit and recovery, T3-rtx,
+//! reneging), `transmit.rs` (packet assembly), `thin_glue.rs` (seed 004 and RFC 5827 hooks)
+//! and `invariants.rs` (debug-build checks).
 //!
 //! Driving it: after `handle_packet`, `handle_timeout` or `send`, call `poll_transmit` until
 //! it returns `None`, drain `poll_event`, and arm one timer at `poll_timeout`.
 
 mod control;
+mod identity;
 mod invariants;
 mod rack_glue;
 mod receiver;
 mod sack;
+mod send_side;
 mod sender;
 mod thin_glue;
 mod timers;
@@ -20,10 +37,8 @@ use crate::cc::PathCc;
 use crate::config::SctpConfig;
 use crate::event::{Event, SendError};
 use crate::path::Path;
-use crate::rtx_queue::{RtxQueue, TsnState};
-use crate::send_queue::SendQueue;
+use crate::rtx_queue::TsnState;
 use crate::stats::{PathStats, SctpStats};
-use crate::thin::PacketTracker;
 use rexmit_time::Time;
 use rexmit_wire::{Chunk, Payload, SctpPacket};
 use std::collections::VecDeque;
@@ -81,51 +96,17 @@ struct Outgoing {
 pub struct Association {
     cfg: SctpConfig,
     state: State,
-    local_addrs: Vec<Ipv4Addr>,
-    local_port: u16,
-    peer_port: u16,
-    local_tag: u32,
-    peer_tag: u32,
-    local_initial_tsn: u32,
-    /// Both ends offered NR-SACK.
-    nr_sack: bool,
+    /// Addresses, ports, verification tags, NR-SACK (identity.rs).
+    id: identity::Identity,
     paths: Vec<Path>,
     primary: usize,
     /// Every deadline of the association (`timers`).
     timers: TimerTable,
-    /// What T1-init/T1-cookie and T2-shutdown resend and how often they have (control.rs).
+    /// What T1-init/T1-cookie and T2-shutdown resend, how often they have, and the
+    /// association error counter (control.rs).
     ctl: control::ControlRetries,
-    // --- sender ---
-    send_queue: SendQueue,
-    rtxq: RtxQueue,
-    next_tsn: u32,
-    /// `next_tsn` unwrapped to 64 bits (first-transmission order of chunks, for RACK).
-    next_seq: u64,
-    /// Cumulative TSN ack point: highest TSN the peer acknowledged cumulatively.
-    cum_point: u32,
-    /// Peer's receive window as last computed (RFC 9260 §6.2.1).
-    peer_rwnd: u64,
-    /// The peer's whole receive buffer (a_rwnd of its INIT / INIT ACK): without a partial
-    /// delivery API a larger message could never be reassembled there.
-    peer_buffer: Option<u64>,
-    /// Some rtx-queue entry may be marked for retransmission (a hint that spares scans).
-    rtx_marked: bool,
-    /// Most TSNs any SACK has reported received (cum-acked plus gap-acked).
-    max_acked_count: u64,
-    /// Plain-SCTP fast recovery exit point (RFC 9260 §7.2.4); CMT keeps one per path.
-    fast_recovery: Option<u32>,
-    /// Association error counter (RFC 9260 §8.1).
-    assoc_errors: u32,
-    /// Bytes the refused `send` needed; `Some` while the application is blocked.
-    blocked_need: Option<u64>,
-    /// A transmit opportunity has begun (reset by every input).
-    round_open: bool,
-    /// When the current transmit opportunity began.
-    round_at: Time,
-    cmt_next: usize,
-    /// DATA packets in flight and the packet loss estimate (seed 004 §5.1), kept only while
-    /// a thin-stream option or RFC 5827 early retransmit is on.
-    packets: PacketTracker,
+    /// The data sender (send_side.rs).
+    tx: send_side::SendSide,
     /// RACK-TLP state (seed 002), when `cfg.rack.enabled`.
     rack: Option<Box<rack_glue::SctpRack>>,
     /// The data receiver (receiver.rs).
@@ -150,33 +131,12 @@ impl Association {
         let inbound = cfg.max_inbound_streams;
         Association {
             state,
-            local_addrs,
-            local_port,
-            peer_port: 0,
-            local_tag: initiate_tag,
-            peer_tag: 0,
-            local_initial_tsn: initial_tsn,
-            nr_sack: false,
+            id: identity::Identity::new(local_addrs, local_port, initiate_tag),
             paths: Vec::new(),
             primary: 0,
             timers: TimerTable::default(),
             ctl: control::ControlRetries::default(),
-            send_queue: SendQueue::new(streams),
-            rtxq: RtxQueue::new(),
-            next_tsn: initial_tsn,
-            next_seq: initial_tsn as u64,
-            cum_point: initial_tsn.wrapping_sub(1),
-            peer_rwnd: 0,
-            peer_buffer: None,
-            rtx_marked: false,
-            max_acked_count: 0,
-            fast_recovery: None,
-            assoc_errors: 0,
-            blocked_need: None,
-            round_open: false,
-            round_at: Time::ZERO,
-            cmt_next: 0,
-            packets: PacketTracker::default(),
+            tx: send_side::SendSide::new(streams, initial_tsn),
             rack: cfg
                 .rack
                 .enabled
@@ -192,13 +152,14 @@ impl Association {
 
     fn make_paths(&mut self, remote_addrs: &[Ipv4Addr]) {
         let smss = self.cfg.max_data_payload() as u64;
-        let n_local = self.local_addrs.len().max(1);
+        let n_local = self.id.local_addrs().len().max(1);
         self.paths = remote_addrs
             .iter()
             .enumerate()
             .map(|(i, r)| {
                 let local = self
-                    .local_addrs
+                    .id
+                    .local_addrs()
                     .get(i % n_local)
                     .copied()
                     .unwrap_or(Ipv4Addr::UNSPECIFIED);
@@ -236,7 +197,7 @@ impl Association {
             initial_tsn,
             State::CookieWait,
         );
-        a.peer_port = remote_port;
+        a.id.set_peer_port(remote_port);
         a.make_paths(&remote_addrs);
         if a.paths.is_empty() {
             // Nowhere to send the INIT.
@@ -296,31 +257,30 @@ impl Association {
         if msg.is_empty() {
             return Err(SendError::EmptyMessage);
         }
-        if stream >= self.send_queue.streams() {
+        if stream >= self.tx.queue().streams() {
             return Err(SendError::InvalidStream);
         }
         let len = msg.len() as u64;
-        if len > self.cfg.send_buffer || self.peer_buffer.is_some_and(|b| len > b) {
+        if len > self.cfg.send_buffer || self.tx.peer_buffer().is_some_and(|b| len > b) {
             return Err(SendError::MessageTooLarge);
         }
         if self.send_buffer_bytes() + len > self.cfg.send_buffer {
-            if self.blocked_need.is_none() {
+            if self.tx.block(len) {
                 self.stats.send_blocked_events += 1;
                 self.stats.blocked_since = Some(now);
             }
-            self.blocked_need = Some(len);
             self.account_blocking(now);
             return Err(SendError::BufferFull);
         }
         let id = self
-            .send_queue
-            .push(stream, &msg, unordered, self.cfg.max_data_payload());
+            .tx
+            .push_message(stream, &msg, unordered, self.cfg.max_data_payload());
         self.stats.messages_sent += 1;
-        if now > self.round_at || self.paths.iter().all(|p| p.flight == 0) {
+        if now > self.tx.round_at() || self.paths.iter().all(|p| p.flight == 0) {
             // A write after the current opportunity began, or with nothing in flight to clock
             // data out, is a transmit opportunity of its own (RFC 9260 §6.1 D); writes at the
             // instant a SACK arrived share that SACK's.
-            self.round_open = false;
+            self.tx.end_round();
         }
         Ok(id)
     }
@@ -364,15 +324,15 @@ impl Association {
 
     fn handle_packet_inner(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
         self.stats.packets_received += 1;
-        self.round_open = false;
-        if pkt.dst_port != self.local_port {
+        self.tx.end_round();
+        if pkt.dst_port != self.id.local_port() {
             return;
         }
         if self.state == State::Closed {
             self.out_of_the_blue(from, to, pkt);
             return;
         }
-        if self.state != State::Listen && pkt.src_port != self.peer_port {
+        if self.state != State::Listen && pkt.src_port != self.id.peer_port() {
             return;
         }
         let mut data: smallvec::SmallVec<[&rexmit_wire::DataChunk; 8]> = smallvec::SmallVec::new();
@@ -400,7 +360,7 @@ impl Association {
                         dups: s.dup_tsns.len(),
                         dac_packets: s.dac_packets,
                     };
-                    if self.nr_sack {
+                    if self.id.nr_sack() {
                         self.on_sack(
                             now,
                             s.cum_tsn_ack,
@@ -445,12 +405,12 @@ impl Association {
             (State::Listen, _) => false,
             (_, Chunk::Abort { t_bit, .. }) | (_, Chunk::ShutdownComplete { t_bit }) => {
                 vtag == if *t_bit {
-                    self.peer_tag
+                    self.id.peer_tag()
                 } else {
-                    self.local_tag
+                    self.id.local_tag()
                 }
             }
-            _ => vtag == self.local_tag,
+            _ => vtag == self.id.local_tag(),
         }
     }
 
@@ -460,7 +420,7 @@ impl Association {
     }
 
     fn handle_timeout_inner(&mut self, now: Time) {
-        self.round_open = false;
+        self.tx.end_round();
         if self.state == State::Closed {
             return;
         }
@@ -522,36 +482,36 @@ impl Association {
         self.state == State::Established
     }
     pub fn nr_sack_negotiated(&self) -> bool {
-        self.nr_sack
+        self.id.nr_sack()
     }
     pub fn config(&self) -> &SctpConfig {
         &self.cfg
     }
     /// User-data bytes in the send buffer: unsent data plus the retransmission queue.
     pub fn send_buffer_bytes(&self) -> u64 {
-        self.send_queue.bytes() + self.rtxq.bytes()
+        self.tx.buffered()
     }
     /// Bytes of the retransmission queue still held (nr-acked chunks are freed).
     pub fn rtx_queue_bytes(&self) -> u64 {
-        self.rtxq.bytes()
+        self.tx.rtxq().bytes()
     }
     /// (TSN, state, bytes) of every retransmission-queue entry, lowest first.
     pub fn rtx_queue(&self) -> Vec<(u32, TsnState, u32)> {
-        self.rtxq.snapshot()
+        self.tx.rtxq().snapshot()
     }
     /// Like `rtx_queue`, without allocating.
     pub fn rtx_queue_iter(&self) -> impl Iterator<Item = (u32, TsnState, u32)> + '_ {
-        self.rtxq.iter().map(|e| (e.tsn, e.state, e.len))
+        self.tx.rtxq().iter().map(|e| (e.tsn, e.state, e.len))
     }
     /// A sent DATA chunk as the retransmission queue holds it (read-only, for traces): its
     /// transmissions, the destination of the latest one and why it was last marked for
     /// retransmission. `None` once cumulatively acked.
     pub fn rtx_entry(&self, tsn: u32) -> Option<&crate::rtx_queue::RtxEntry> {
-        self.rtxq.get(tsn)
+        self.tx.rtxq().get(tsn)
     }
     /// The application is blocked: its last `send` was refused and no room has come back.
     pub fn is_send_blocked(&self) -> bool {
-        self.blocked_need.is_some()
+        self.tx.blocked_need().is_some()
     }
     pub fn paths(&self) -> &[Path] {
         &self.paths
@@ -570,7 +530,7 @@ impl Association {
         self.paths.iter().map(|p| p.flight).sum()
     }
     pub fn in_fast_recovery(&self) -> bool {
-        self.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some())
+        self.tx.fast_recovery().is_some() || self.paths.iter().any(|p| p.fr_exit.is_some())
     }
     /// Receiver-side ground truth for RtxQ_Util (seed 000 §IV.B): is the peer's `tsn`
     /// received and non-renegable here?
@@ -598,21 +558,18 @@ impl Association {
     /// Free room returned to the send buffer: end a blocked period if the refused message
     /// now fits.
     fn check_unblocked(&mut self, now: Time) {
-        if let Some(need) = self.blocked_need {
-            if self.send_buffer_bytes() + need <= self.cfg.send_buffer {
-                self.blocked_need = None;
-                if let Some(since) = self.stats.blocked_since.take() {
-                    self.stats.send_blocked_time += now.saturating_since(since);
-                }
-                self.emit(Event::SendBufferSpace);
+        if self.tx.unblock_if_fits(self.cfg.send_buffer) {
+            if let Some(since) = self.stats.blocked_since.take() {
+                self.stats.send_blocked_time += now.saturating_since(since);
             }
+            self.emit(Event::SendBufferSpace);
         }
         self.account_blocking(now);
     }
 
     /// Track seed 000's send-buffer blocking: refused application, no unsent data.
     fn account_blocking(&mut self, now: Time) {
-        let blocked = self.blocked_need.is_some() && self.send_queue.is_empty();
+        let blocked = self.tx.blocked_need().is_some() && self.tx.queue().is_empty();
         crate::stats::track_period(
             blocked,
             now,

@@ -70,7 +70,11 @@ impl SctpRack {
 impl Association {
     /// First unacknowledged chunk in first-transmission order (RACK's SND.UNA).
     fn unacked_seq(&self) -> u64 {
-        self.rtxq.iter().next().map_or(self.next_seq, |e| e.seq)
+        self.tx
+            .rtxq()
+            .iter()
+            .next()
+            .map_or(self.tx.next_seq(), |e| e.seq)
     }
 
     fn rack_rtts(&self) -> (Option<Duration>, Option<Duration>) {
@@ -80,7 +84,8 @@ impl Association {
     }
 
     fn chunks_in_flight(&self) -> usize {
-        self.rtxq
+        self.tx
+            .rtxq()
             .iter()
             .filter(|e| e.state == TsnState::InFlight)
             .count()
@@ -90,13 +95,13 @@ impl Association {
     /// `dup_reported`: it listed duplicate TSNs.
     pub(super) fn rack_on_sack(&mut self, now: Time, delivered: &[Delivered], dup_reported: bool) {
         let (min_rtt, _) = self.rack_rtts();
-        let (una, max) = (self.unacked_seq(), self.next_seq);
+        let (una, max) = (self.unacked_seq(), self.tx.next_seq());
         let Some(r) = self.rack.as_mut() else {
             return;
         };
         r.rack
             .on_ack(now, delivered, min_rtt, dup_reported, una, max);
-        if r.rack.tlp_loss_repaired(una, dup_reported) && self.fast_recovery.is_none() {
+        if r.rack.tlp_loss_repaired(una, dup_reported) && self.tx.fast_recovery().is_none() {
             // RFC 8985 §7.4: only the retransmitted probe arrived, so it repaired a loss:
             // the congestion response of a fast recovery.
             let p = self.primary;
@@ -107,9 +112,10 @@ impl Association {
 
     /// RFC 8985 §6.2 step 5 over the chunks in flight; losses go to fast retransmit.
     fn rack_detect(&mut self, now: Time) {
-        let in_recovery = self.fast_recovery.is_some();
+        let in_recovery = self.tx.fast_recovery().is_some();
         let sacked = self
-            .rtxq
+            .tx
+            .rtxq()
             .iter()
             .filter(|e| matches!(e.state, TsnState::GapAcked | TsnState::NrAcked))
             .count() as u32;
@@ -125,7 +131,7 @@ impl Association {
         let scan = r.rack.detect_loss(
             now,
             reo_wnd,
-            self.rtxq.iter(),
+            self.tx.rtxq().iter(),
             |e| (e.state == TsnState::InFlight).then_some((e.sent_at, e.seq)),
             |e| {
                 lost.push((e.tsn, RtxCause::Rack));
@@ -156,13 +162,13 @@ impl Association {
         }
         let tail_starts = r.probed && !in_recovery;
         self.fast_retransmit(&lost);
-        if self.fast_recovery.is_some() {
+        if self.tx.fast_recovery().is_some() {
             // RFC 8985 §7.2: no probes during recovery.
             if self.rack.is_some() {
                 self.timers.stop(Timer::Pto);
             }
         }
-        if tail_starts && self.fast_recovery.is_some() {
+        if tail_starts && self.tx.fast_recovery().is_some() {
             let rtt = srtt.unwrap_or_else(|| self.paths[self.primary].rtt.rto());
             if let Some(r) = self.rack.as_mut() {
                 r.probed = false;
@@ -212,7 +218,7 @@ impl Association {
         let t3 = (0..self.paths.len())
             .filter_map(|p| self.timers.get(Timer::T3Rtx(p)))
             .min();
-        let (in_recovery, extra) = (self.fast_recovery.is_some(), self.cfg.rack.pto_extra);
+        let (in_recovery, extra) = (self.tx.fast_recovery().is_some(), self.cfg.rack.pto_extra);
         let Some(r) = self.rack.as_mut() else {
             return;
         };
@@ -241,7 +247,7 @@ impl Association {
             self.rack_detect(now);
         }
         if pto_due {
-            let ok = self.fast_recovery.is_none() && self.chunks_in_flight() > 0;
+            let ok = self.tx.fast_recovery().is_none() && self.chunks_in_flight() > 0;
             if let Some(r) = self.rack.as_mut() {
                 self.timers.stop(Timer::Pto);
                 r.probe_due = ok;
@@ -261,32 +267,30 @@ impl Association {
             r.probe_due = false;
         }
         let new_ok = self
-            .send_queue
+            .tx
+            .queue()
             .front()
-            .is_some_and(|f| f.chunk.payload.len() as u64 <= self.peer_rwnd);
+            .is_some_and(|f| f.chunk.payload.len() as u64 <= self.tx.peer_rwnd());
         let (out, p, retrans) = if new_ok {
             let p = self.primary;
             (self.new_data_packet_to(now, p, true)?, p, false)
         } else {
-            let (tsn, p, len) = self
-                .rtxq
-                .iter()
-                .filter(|e| e.state == TsnState::InFlight)
-                .max_by_key(|e| (e.sent_at, e.seq))
-                .map(|e| (e.tsn, e.path, e.len))?;
-            let e = self.rtxq.get_mut(tsn)?;
-            e.rtx_cause = RtxCause::Tlp;
+            let (tsn, p, len) = self.tx.take_probe_chunk()?;
             self.paths[p].flight -= len as u64;
             self.on_data_sent(now, tsn, p, true);
             self.after_data_packet(now, p, &[tsn]);
-            let chunk = self.rtxq.get(tsn).map(|e| Chunk::Data(e.chunk.clone()))?;
+            let chunk = self
+                .tx
+                .rtxq()
+                .get(tsn)
+                .map(|e| Chunk::Data(e.chunk.clone()))?;
             let used = pad4(DATA_CHUNK_HEADER_LEN + len as usize);
             (self.data_out(p, used, vec![chunk]), p, true)
         };
         self.stats.tlp_probes += 1;
         let at = now + self.t3_rto(p);
         self.timers.set(Timer::T3Rtx(p), at);
-        let end = self.next_seq;
+        let end = self.tx.next_seq();
         if let Some(r) = self.rack.as_mut() {
             self.timers.stop(Timer::Pto);
             r.rack.tlp_end_seq = Some(end);

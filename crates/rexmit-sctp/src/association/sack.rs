@@ -185,10 +185,10 @@ impl Association {
         self.stats.sacks_received += 1;
         self.stats.dup_tsns_reported += dups as u64;
         // §6.2.1 D i): a cumulative ack behind the ack point is stale.
-        if tsn_lt(cum, self.cum_point) {
+        if tsn_lt(cum, self.tx.cum_point()) {
             return false;
         }
-        let highest_sent = self.next_tsn.wrapping_sub(1);
+        let highest_sent = self.tx.next_tsn().wrapping_sub(1);
         // Acknowledges data never sent: ignored.
         !tsn_gt(cum, highest_sent)
     }
@@ -197,7 +197,7 @@ impl Association {
         let n = self.paths.len();
         let flight: PerPath<u64> = self.paths.iter().map(|p| p.flight).collect();
         let mut earliest: PerPath<Option<u32>> = smallvec![None; n];
-        for e in self.rtxq.iter() {
+        for e in self.tx.rtxq().iter() {
             if e.state == TsnState::InFlight && earliest[e.path].is_none() {
                 earliest[e.path] = Some(e.tsn);
             }
@@ -205,19 +205,15 @@ impl Association {
         Before {
             flight,
             earliest,
-            cum_advanced: tsn_gt(cum, self.cum_point),
+            cum_advanced: tsn_gt(cum, self.tx.cum_point()),
         }
     }
 
     /// Cumulatively acked chunks leave the queue (§6.2.1 D ii).
     fn ack_cumulative(&mut self, now: Time, cum: u32, tally: &mut AckTally) {
         let paths = &mut self.paths;
-        self.rtxq.cum_ack(cum, |e| {
-            if matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx) {
-                tally.newly_acked(paths, &e, now);
-            }
-        });
-        self.cum_point = cum;
+        self.tx
+            .ack_cumulative(cum, |e| tally.newly_acked(paths, e, now));
     }
 
     /// Gap blocks and nr-gap blocks (§6.2.1 D iv; NR-SACK draft §5.1): gap-acked chunks stay
@@ -239,44 +235,20 @@ impl Association {
             (Some(a), Some(b)) => Some(if tsn_ge(a, b) { a } else { b }),
             (a, b) => a.or(b),
         };
-        let mut to_free: SmallVec<[u32; 16]> = SmallVec::new();
-        let mut reneged: SmallVec<[u32; 4]> = SmallVec::new();
-        // TSNs this SACK reports received: never fewer in a newer SACK unless the receiver
-        // reneged, so a smaller count marks a SACK overtaken by a newer one (SACKs on
-        // different paths arrive out of order) whose gaps must not be read as reneging.
-        let mut acked_count = cum.wrapping_sub(self.local_initial_tsn.wrapping_sub(1)) as u64;
-        for e in self.rtxq.iter_mut() {
-            let in_gap = gap_c.covers(e.tsn);
-            let nr = nr_c.covers(e.tsn) || (all_nr && in_gap);
-            let gap = nr || in_gap;
-            acked_count += gap as u64;
-            match e.state {
-                TsnState::InFlight | TsnState::MarkedForRtx if gap => {
-                    tally.newly_acked(&mut self.paths, e, now);
-                    e.state = TsnState::GapAcked;
-                    e.fast_rtx_pending = false;
-                    if nr {
-                        to_free.push(e.tsn);
-                    }
-                }
-                TsnState::GapAcked if nr => to_free.push(e.tsn),
-                TsnState::GapAcked if !gap => reneged.push(e.tsn),
-                _ => {}
-            }
-        }
-        let stale = acked_count < self.max_acked_count;
-        self.max_acked_count = self.max_acked_count.max(acked_count);
-        if !stale {
-            // Reneged (§6.2.1 D iv): acked before, missing from a current SACK; send again.
-            self.mark_reneged(&reneged);
-        }
-        for t in to_free {
-            self.rtxq.free(t);
-        }
+        let covers = |tsn| {
+            let in_gap = gap_c.covers(tsn);
+            let nr = nr_c.covers(tsn) || (all_nr && in_gap);
+            (nr || in_gap, nr)
+        };
+        let paths = &mut self.paths;
+        let acked = self
+            .tx
+            .ack_blocks(cum, covers, |e| tally.newly_acked(paths, e, now));
+        self.stats.reneged_seen += acked.reneged;
         BlockFacts {
             any_gap,
             highest_reported,
-            stale,
+            stale: acked.stale,
         }
     }
 
@@ -285,11 +257,7 @@ impl Association {
         // the outstanding list on the cumulative ack); one whose highest TSN sits in a gap
         // collects a miss towards the loss estimate.
         if self.cfg.thin.tracks_packets() {
-            let rtxq = &self.rtxq;
-            self.packets.on_sack(cum, highest_reported, |t| {
-                rtxq.get(t)
-                    .is_some_and(|e| matches!(e.state, TsnState::GapAcked | TsnState::NrAcked))
-            });
+            self.tx.track_packets(cum, highest_reported);
         }
     }
 
@@ -304,11 +272,8 @@ impl Association {
 
     /// Fast recovery exit (§7.2.4): before cwnd updates, so the SACK that ends it may grow cwnd.
     fn end_fast_recoveries(&mut self, cum: u32) {
-        if let Some(exit) = self.fast_recovery {
-            if tsn_ge(cum, exit) {
-                self.fast_recovery = None;
-                self.rack_recovery_end();
-            }
+        if self.tx.end_fast_recovery(cum) {
+            self.rack_recovery_end();
         }
         self.end_cmt_fast_recoveries();
     }
@@ -332,7 +297,7 @@ impl Association {
         // Miss indications (§7.2.4, HTNA); with CMT SFR only behind a newer ack on the same
         // destination.
         let in_fr_any =
-            self.fast_recovery.is_some() || self.paths.iter().any(|p| p.fr_exit.is_some());
+            self.tx.fast_recovery().is_some() || self.paths.iter().any(|p| p.fr_exit.is_some());
         let limit = if in_fr_any && cum_advanced {
             highest_reported.or(tally.highest)
         } else {
@@ -356,25 +321,20 @@ impl Association {
             // RACK replaces the miss-indication rule (seed 002 §III).
             self.rack_on_sack(now, &delivered, dups > 0);
         } else if let Some(limit) = limit {
-            for e in self.rtxq.iter_mut() {
-                if e.state != TsnState::InFlight || !tsn_lt(e.tsn, limit) {
-                    continue;
+            let highest_on = &tally.highest_on;
+            let weight = |e: &RtxEntry| {
+                if sfr && !highest_on[e.path].is_some_and(|h| tsn_lt(e.tsn, h)) {
+                    return None;
                 }
-                if sfr && !tally.highest_on[e.path].is_some_and(|h| tsn_lt(e.tsn, h)) {
-                    continue;
-                }
-                e.miss_indications += if dac_below.is_some_and(|l| tsn_lt(e.tsn, l)) {
+                Some(if dac_below.is_some_and(|l| tsn_lt(e.tsn, l)) {
                     dac_n
                 } else {
                     1
-                };
-                if e.fast_retransmitted {
-                    continue;
-                }
-                if let Some(c) = Self::fr_cause(e.miss_indications, thin_first, er) {
-                    lost.push((e.tsn, c));
-                }
-            }
+                })
+            };
+            lost = self
+                .tx
+                .count_misses(limit, weight, |miss| Self::fr_cause(miss, thin_first, er));
         }
         if !lost.is_empty() {
             self.fast_retransmit(&lost);
@@ -391,7 +351,7 @@ impl Association {
             let may_grow = cum_advanced
                 || (self.cfg.cmt.enabled
                     && self.cfg.cmt.cuc
-                    && earliest[p].is_some_and(|t| !self.is_in_flight(t)));
+                    && earliest[p].is_some_and(|t| !self.tx.is_in_flight(t)));
             let fr = self.in_fr(p);
             let path = &mut self.paths[p];
             path.cc
@@ -410,7 +370,7 @@ impl Association {
         let n = self.paths.len();
         let earliest = &before.earliest;
         let mut in_flight_on: PerPath<bool> = smallvec![false; n];
-        for e in self.rtxq.iter() {
+        for e in self.tx.rtxq().iter() {
             if e.state == TsnState::InFlight {
                 in_flight_on[e.path] = true;
             }
@@ -420,7 +380,7 @@ impl Association {
             if tally.fresh[p] {
                 // §8.3 clears the error counter on acknowledged data; only data sent since
                 // the errors began counts, so stale acks cannot revive a failed path.
-                self.assoc_errors = 0;
+                self.ctl.peer_answered();
                 if self.paths[p].on_ack() == crate::path::Transition::Up {
                     let addr = self.paths[p].remote;
                     self.emit(crate::event::Event::PathUp { addr });
@@ -428,7 +388,7 @@ impl Association {
             }
             if !in_flight_on[p] {
                 self.timers.stop(Timer::T3Rtx(p));
-            } else if earliest[p].is_some_and(|t| !self.is_in_flight(t)) {
+            } else if earliest[p].is_some_and(|t| !self.tx.is_in_flight(t)) {
                 let at = self.t3_restart(now, p, thin);
                 self.timers.set(Timer::T3Rtx(p), at);
             }
@@ -444,7 +404,8 @@ impl Association {
     /// window is stale too.
     fn update_peer_rwnd(&mut self, a_rwnd: u32, stale: bool) {
         if !stale {
-            self.peer_rwnd = (a_rwnd as u64).saturating_sub(self.flight_size());
+            let rwnd = (a_rwnd as u64).saturating_sub(self.flight_size());
+            self.tx.set_peer_rwnd(rwnd);
         }
     }
 

@@ -14,36 +14,24 @@ use smallvec::{smallvec, SmallVec};
 pub(super) type PerPath<T> = SmallVec<[T; 4]>;
 
 impl Association {
-    pub(super) fn is_in_flight(&self, tsn: u32) -> bool {
-        matches!(self.rtxq.get(tsn), Some(e) if e.state == TsnState::InFlight)
-    }
-
     pub(super) fn in_fr(&self, p: usize) -> bool {
         if self.cfg.cmt.enabled {
             self.paths[p].fr_exit.is_some()
         } else {
-            self.fast_recovery.is_some()
+            self.tx.fast_recovery().is_some()
         }
     }
 
     /// Mark `lost` TSNs for fast retransmission and enter fast recovery on their
     /// destinations (§7.2.4 steps 1-2).
     pub(super) fn fast_retransmit(&mut self, lost: &[(u32, RtxCause)]) {
-        let highest_outstanding = self.rtxq.highest_tsn().unwrap_or(self.cum_point);
+        let highest_outstanding = self.tx.rtxq().highest_tsn().unwrap_or(self.tx.cum_point());
         let mut paths_hit: PerPath<usize> = SmallVec::new();
         for &(t, cause) in lost {
-            if let Some(e) = self.rtxq.get_mut(t) {
-                e.rtx_cause = cause;
-                if e.state == TsnState::InFlight {
-                    self.paths[e.path].flight -= e.len as u64;
-                }
-                e.state = TsnState::MarkedForRtx;
-                e.fast_retransmitted = true;
-                e.fast_rtx_pending = true;
-                e.miss_indications = 0;
-                self.rtx_marked = true;
-                if !paths_hit.contains(&e.path) {
-                    paths_hit.push(e.path);
+            if let Some((p, left)) = self.tx.mark_fast_rtx(t, cause) {
+                self.paths[p].flight -= left;
+                if !paths_hit.contains(&p) {
+                    paths_hit.push(p);
                 }
             }
         }
@@ -59,7 +47,8 @@ impl Association {
                 let unacked =
                     |e: &&RtxEntry| matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx);
                 let on_path = self
-                    .rtxq
+                    .tx
+                    .rtxq()
                     .iter()
                     .filter(|e| e.path == p)
                     .filter(unacked)
@@ -67,7 +56,7 @@ impl Association {
                     .last();
                 self.paths[p].fr_exit = Some(on_path.unwrap_or(highest_outstanding));
             } else {
-                self.fast_recovery = Some(highest_outstanding);
+                self.tx.enter_fast_recovery(highest_outstanding);
             }
         }
     }
@@ -81,7 +70,7 @@ impl Association {
             return;
         }
         let mut pending: PerPath<bool> = smallvec![false; self.paths.len()];
-        for e in self.rtxq.iter() {
+        for e in self.tx.rtxq().iter() {
             let unacked = matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx);
             if unacked && self.paths[e.path].fr_exit.is_some_and(|x| tsn_le(e.tsn, x)) {
                 pending[e.path] = true;
@@ -111,14 +100,7 @@ impl Association {
             self.paths[p].rtt.back_off();
         }
         self.timers.stop(Timer::EarlyFastRtx(p));
-        for e in self.rtxq.iter_mut() {
-            if e.path == p && e.state == TsnState::InFlight {
-                e.state = TsnState::MarkedForRtx;
-                e.rtx_cause = RtxCause::Timeout;
-                e.miss_indications = 0;
-                self.rtx_marked = true;
-            }
-        }
+        self.tx.mark_timed_out(p);
         self.paths[p].flight = 0;
         if self.cfg.cmt.enabled {
             self.paths[p].fr_exit = None;
@@ -127,37 +109,25 @@ impl Association {
             // Nothing in flight yet the cumulative ack is stuck below gap-acked data: the
             // receiver must have reneged without a SACK showing it (see
             // `arm_reneging_guard`); resend the renegable gap-acked chunks.
-            let gap_acked: Vec<u32> = self
-                .rtxq
-                .iter()
-                .filter(|e| e.state == TsnState::GapAcked)
-                .map(|e| e.tsn)
-                .collect();
+            let gap_acked = self.tx.gap_acked();
             self.mark_reneged(&gap_acked);
         }
         self.path_error(now, p);
     }
 
     pub(super) fn mark_reneged(&mut self, tsns: &[u32]) {
-        for &t in tsns {
-            if let Some(e) = self.rtxq.get_mut(t) {
-                e.state = TsnState::MarkedForRtx;
-                e.rtx_cause = RtxCause::Reneged;
-                e.miss_indications = 0;
-                self.stats.reneged_seen += 1;
-                self.rtx_marked = true;
-            }
-        }
+        self.stats.reneged_seen += self.tx.mark_reneged(tsns);
     }
 
     /// With nothing in flight no SACK will come to reveal reneging that a stale-looking
     /// SACK hid, so keep a T3-rtx timer running while renegable gap-acked data waits.
     pub(super) fn arm_reneging_guard(&mut self, now: Time) {
-        if self.flight_size() > 0 || self.rtx_marked {
+        if self.flight_size() > 0 || self.tx.rtx_marked() {
             return;
         }
         let Some(p) = self
-            .rtxq
+            .tx
+            .rtxq()
             .iter()
             .find(|e| e.state == TsnState::GapAcked)
             .map(|e| e.path)

@@ -16,7 +16,8 @@ impl Association {
         let c = &self.cfg.thin;
         c.needs_thin_test()
             && self
-                .packets
+                .tx
+                .packets()
                 .is_thin(c.thin_threshold_packets, c.thin_loss_rate_term)
     }
 
@@ -26,7 +27,7 @@ impl Association {
     }
     /// DATA packets in flight as seed 004 §5.1 counts them (0 unless tracked).
     pub fn packets_in_flight(&self) -> u64 {
-        self.packets.in_flight()
+        self.tx.packets().in_flight()
     }
 
     /// The RTO for (re)starting T3-rtx on path `p`.
@@ -38,7 +39,7 @@ impl Association {
     /// running (RFC 9260 §6.3.2 R1) and the EFR timer.
     pub(super) fn after_data_packet(&mut self, now: Time, p: usize, tsns: &[u32]) {
         if self.cfg.thin.tracks_packets() {
-            self.packets.on_packet_sent(tsns);
+            self.tx.packet_sent(tsns);
         }
         if !self.timers.is_set(Timer::T3Rtx(p)) {
             let at = now + self.t3_rto(p);
@@ -50,7 +51,8 @@ impl Association {
 
     /// Earliest transmission time of a chunk in flight on path `p`.
     fn earliest_sent_on(&self, p: usize) -> Option<Time> {
-        self.rtxq
+        self.tx
+            .rtxq()
             .iter()
             .filter(|e| e.path == p && e.state == TsnState::InFlight)
             .map(|e| e.sent_at)
@@ -89,17 +91,17 @@ impl Association {
         if !self.cfg.thin.early_retransmit_rfc5827 {
             return None;
         }
-        self.packets.er_threshold(self.new_data_sendable())
+        self.tx.packets().er_threshold(self.new_data_sendable())
     }
 
     /// Previously unsent data could go out now (RFC 5827 §3.2 condition): data waits and the
     /// primary's cwnd and the peer's window have room.
     fn new_data_sendable(&self) -> bool {
-        let Some(front) = self.send_queue.front() else {
+        let Some(front) = self.tx.queue().front() else {
             return false;
         };
         let path = &self.paths[self.primary];
-        path.cc.can_send(path.flight) && front.chunk.payload.len() as u64 <= self.peer_rwnd
+        path.cc.can_send(path.flight) && front.chunk.payload.len() as u64 <= self.tx.peer_rwnd()
     }
 
     /// How long a chunk on `p` waits before EFR resends it: SRTT + RTTVAR ("a timer that
@@ -129,7 +131,8 @@ impl Association {
         // retransmit, EFR resends a TSN at most once (RFC 9260 §7.2.4), so queueing delay
         // above the wait cannot make it resend the same chunks in a loop.
         let earliest = self
-            .rtxq
+            .tx
+            .rtxq()
             .iter()
             .filter(|e| e.path == p && e.state == TsnState::InFlight && !e.fast_retransmitted)
             .map(|e| e.sent_at)
@@ -154,23 +157,8 @@ impl Association {
             return;
         };
         if self.paths[p].cc.can_send(self.paths[p].flight) {
-            let mut any = false;
-            for e in self.rtxq.iter_mut() {
-                if e.path == p
-                    && e.state == TsnState::InFlight
-                    && !e.fast_retransmitted
-                    && e.sent_at + wait <= now
-                {
-                    self.paths[p].flight -= e.len as u64;
-                    e.fast_retransmitted = true;
-                    e.state = TsnState::MarkedForRtx;
-                    e.rtx_cause = RtxCause::EarlyFastRetransmit;
-                    e.miss_indications = 0;
-                    any = true;
-                }
-            }
-            if any {
-                self.rtx_marked = true;
+            if let Some(left) = self.tx.mark_early(p, wait, now) {
+                self.paths[p].flight -= left;
                 self.paths[p].cc.on_early_fast_retransmit();
                 self.stats.efr_expiries += 1;
             }
@@ -183,7 +171,7 @@ impl Association {
         if !self.cfg.thin.tracks_packets() {
             return;
         }
-        let thin = self.packets.is_thin(
+        let thin = self.tx.packets().is_thin(
             self.cfg.thin.thin_threshold_packets,
             self.cfg.thin.thin_loss_rate_term,
         );

@@ -8,8 +8,7 @@ use super::{Association, Outgoing, State};
 use crate::cmt;
 use crate::config::MaxBurstRule;
 use crate::event::Transmit;
-use crate::rtx_queue::{RtxEntry, TsnState};
-use crate::stats::RtxCause;
+use crate::rtx_queue::TsnState;
 use rexmit_time::Time;
 use rexmit_wire::sctp::{pad4, DATA_CHUNK_HEADER_LEN, SCTP_COMMON_HEADER_LEN};
 use rexmit_wire::{Chunk, SctpPacket};
@@ -27,8 +26,8 @@ impl Association {
             src: o.src,
             dst: o.dst,
             packet: SctpPacket {
-                src_port: self.local_port,
-                dst_port: self.peer_port,
+                src_port: self.id.local_port(),
+                dst_port: self.id.peer_port(),
                 verification_tag: o.vtag,
                 chunks: o.chunks,
             },
@@ -37,11 +36,10 @@ impl Association {
 
     /// Start of a transmit opportunity: Max.Burst bookkeeping (§6.1 D).
     fn open_round(&mut self, now: Time) {
-        self.round_open = true;
-        self.round_at = now;
+        self.tx.open_round(now);
         self.rack_open_round(now);
         let mb = self.cfg.max_burst;
-        let has_new = !self.send_queue.is_empty();
+        let has_new = !self.tx.queue().is_empty();
         for p in &mut self.paths {
             p.burst_sent = 0;
             if self.cfg.max_burst_rule == MaxBurstRule::ClampCwnd && has_new {
@@ -57,7 +55,7 @@ impl Association {
     }
 
     fn poll_transmit_inner(&mut self, now: Time) -> Option<Transmit> {
-        if !self.round_open {
+        if !self.tx.round_open() {
             self.open_round(now);
         }
         if let Some(o) = self.ctrl.pop_front() {
@@ -83,7 +81,7 @@ impl Association {
             let o = Outgoing {
                 src: path.local,
                 dst: path.remote,
-                vtag: self.peer_tag,
+                vtag: self.id.peer_tag(),
                 chunks: vec![chunk],
             };
             return Some(self.packet(o));
@@ -95,7 +93,7 @@ impl Association {
     fn build_sack(&mut self) -> Chunk {
         let a_rwnd = self.a_rwnd();
         let dac = self.cfg.cmt.enabled && self.cfg.cmt.dac;
-        let c = self.rx.build_sack(self.nr_sack, dac, a_rwnd);
+        let c = self.rx.build_sack(self.id.nr_sack(), dac, a_rwnd);
         self.timers.stop(Timer::DelayedSack);
         match c {
             Chunk::NrSack(_) => self.stats.nr_sacks_sent += 1,
@@ -107,22 +105,15 @@ impl Association {
     /// Record one transmission of rtx-queue entry `tsn` to path `p` (T3-rtx is started by
     /// `after_data_packet` once the whole packet is built). `first`: it leads its packet.
     pub(super) fn on_data_sent(&mut self, now: Time, tsn: u32, p: usize, first: bool) {
-        let Some(e) = self.rtxq.get_mut(tsn) else {
+        let Some(sent) = self.tx.on_sent(now, tsn, p) else {
             return;
         };
-        let first_rtx = (e.tx_count == 1).then(|| now.saturating_since(e.sent_at));
-        e.state = TsnState::InFlight;
-        e.path = p;
-        e.sent_at = now;
-        e.tx_count += 1;
-        e.miss_indications = 0;
-        let (len, rtx, cause) = (e.len as u64, e.tx_count > 1, e.rtx_cause);
+        let (len, rtx, cause) = (sent.len, sent.rtx, sent.cause);
         let path = &mut self.paths[p];
         path.flight += len;
         path.last_sent = now;
-        self.peer_rwnd = self.peer_rwnd.saturating_sub(len);
         self.stats.paths[p].data_chunks_sent += 1;
-        if let Some(d) = first_rtx {
+        if let Some(d) = sent.first_rtx {
             self.stats.recovery_time_total += d;
             self.stats.recovery_time_count += 1;
             self.stats.recovery_time_max = self.stats.recovery_time_max.max(d);
@@ -159,26 +150,15 @@ impl Association {
     /// Chunks marked for retransmission, lowest TSN first, in one packet to the retransmission
     /// destination of the lowest one (all of them go there, whatever path each last used).
     fn rtx_packet(&mut self, now: Time) -> Option<Transmit> {
-        if !self.rtx_marked {
-            return None;
-        }
-        let (mut fast, mut first_marked) = (false, None);
-        for e in self
-            .rtxq
-            .iter()
-            .filter(|e| e.state == TsnState::MarkedForRtx)
-        {
-            first_marked.get_or_insert(e.path);
-            fast |= e.fast_rtx_pending;
-        }
-        self.rtx_marked = first_marked.is_some();
-        let p = cmt::rtx_destination(&self.paths, first_marked?, fast, &self.cfg.cmt);
+        let (first_marked, fast) = self.tx.next_retransmission()?;
+        let p = cmt::rtx_destination(&self.paths, first_marked, fast, &self.cfg.cmt);
         let (mut flight, cwnd) = (self.paths[p].flight, self.paths[p].cc.cwnd);
         let budget = self.packet_budget();
         let mut used = 0;
         let mut tsns = Vec::new();
         for e in self
-            .rtxq
+            .tx
+            .rtxq()
             .iter()
             .filter(|e| e.state == TsnState::MarkedForRtx)
         {
@@ -192,9 +172,7 @@ impl Association {
             tsns.push(e.tsn);
         }
         if fast {
-            for e in self.rtxq.iter_mut() {
-                e.fast_rtx_pending = false;
-            }
+            self.tx.fast_rtx_sent();
             self.stats.fast_retransmits += tsns.len() as u64;
         }
         if tsns.is_empty() {
@@ -203,7 +181,7 @@ impl Association {
         let mut chunks = Vec::with_capacity(tsns.len());
         for (i, &t) in tsns.iter().enumerate() {
             self.on_data_sent(now, t, p, i == 0);
-            chunks.extend(self.rtxq.get(t).map(|e| Chunk::Data(e.chunk.clone())));
+            chunks.extend(self.tx.rtxq().get(t).map(|e| Chunk::Data(e.chunk.clone())));
         }
         self.after_data_packet(now, p, &tsns);
         Some(self.data_out(p, used, chunks))
@@ -216,7 +194,7 @@ impl Association {
         let o = Outgoing {
             src: path.local,
             dst: path.remote,
-            vtag: self.peer_tag,
+            vtag: self.id.peer_tag(),
             chunks,
         };
         self.packet(o)
@@ -237,7 +215,7 @@ impl Association {
             let o = Outgoing {
                 src: self.paths[p].local,
                 dst: self.paths[p].remote,
-                vtag: self.peer_tag,
+                vtag: self.id.peer_tag(),
                 chunks: vec![s],
             };
             self.ctrl.push_back(o);
@@ -246,10 +224,15 @@ impl Association {
     }
 
     fn new_data_packet(&mut self, now: Time) -> Option<Transmit> {
-        if self.send_queue.is_empty() {
+        if self.tx.queue().is_empty() {
             return None;
         }
-        let p = cmt::new_data_destination(&self.paths, self.primary, &self.cfg.cmt, self.cmt_next)?;
+        let p = cmt::new_data_destination(
+            &self.paths,
+            self.primary,
+            &self.cfg.cmt,
+            self.tx.cmt_next(),
+        )?;
         self.new_data_packet_to(now, p, false)
     }
 
@@ -279,7 +262,7 @@ impl Association {
         let mut chunks = Vec::new();
         let mut tsns: smallvec::SmallVec<[u32; 8]> = smallvec::SmallVec::new();
         let total_flight_zero = self.flight_size() == 0;
-        while let Some(front) = self.send_queue.front() {
+        while let Some(front) = self.tx.queue().front() {
             let len = front.chunk.payload.len() as u64;
             let sz = pad4(DATA_CHUNK_HEADER_LEN + len as usize);
             let path = &self.paths[p];
@@ -287,30 +270,10 @@ impl Association {
                 break;
             }
             // §6.1 A: respect the peer's window, except one chunk when nothing is in flight.
-            if len > self.peer_rwnd && !(total_flight_zero && chunks.is_empty()) {
+            if len > self.tx.peer_rwnd() && !(total_flight_zero && chunks.is_empty()) {
                 break;
             }
-            let mut pc = self.send_queue.pop().expect("front exists");
-            let tsn = self.next_tsn;
-            self.next_tsn = tsn.wrapping_add(1);
-            let seq = self.next_seq;
-            self.next_seq += 1;
-            pc.chunk.tsn = tsn;
-            self.rtxq.push(RtxEntry {
-                tsn,
-                seq,
-                chunk: pc.chunk.clone(),
-                len: len as u32,
-                state: TsnState::InFlight,
-                path: p,
-                sent_at: now,
-                tx_count: 0,
-                miss_indications: 0,
-                fast_retransmitted: false,
-                fast_rtx_pending: false,
-                msg_id: pc.msg_id,
-                rtx_cause: RtxCause::Timeout,
-            });
+            let (tsn, chunk) = self.tx.take_new_chunk(now, p);
             self.on_data_sent(now, tsn, p, chunks.is_empty());
             if chunks.capacity() == 0 {
                 // As many chunks of this size as the packet holds: one allocation per packet.
@@ -318,7 +281,7 @@ impl Association {
             }
             used += sz;
             tsns.push(tsn);
-            chunks.push(Chunk::Data(pc.chunk));
+            chunks.push(Chunk::Data(chunk));
         }
         if chunks.is_empty() {
             return None;
@@ -327,7 +290,7 @@ impl Association {
         self.paths[p].burst_sent += 1;
         self.rack_arm_pto(now);
         if self.cfg.cmt.enabled {
-            self.cmt_next = (p + 1) % self.paths.len();
+            self.tx.rotate_destination(p, self.paths.len());
         }
         Some(self.data_out(p, used, chunks))
     }

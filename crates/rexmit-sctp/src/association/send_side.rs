@@ -1,0 +1,525 @@
+//! The data sender's state (RFC 9260 §6): the send buffer — unsent message fragments
+//! (`SendQueue`) and the retransmission queue (`RtxQueue`) — with TSN numbering, the
+//! cumulative ack point, the peer's window, plain-SCTP fast recovery, send-buffer blocking,
+//! the transmit opportunity and seed 004's packet tracking. The state is one part,
+//! `SendSide`, whose methods are all that may change it; the association decides when (the
+//! SACK stages in `sack.rs`, the loss responses in `sender.rs`, packet assembly in
+//! `transmit.rs`, the RACK and thin-stream glue) and keeps what is per destination (flight
+//! sizes, congestion control, CMT's recovery points), the timers and the statistics.
+
+use crate::rtx_queue::{RtxEntry, RtxQueue, TsnState};
+use crate::send_queue::SendQueue;
+use crate::stats::RtxCause;
+use crate::thin::PacketTracker;
+use crate::tsn::tsn_ge;
+use rexmit_time::{Duration, Time};
+use rexmit_wire::{DataChunk, Payload};
+use smallvec::SmallVec;
+
+/// The data sender: unsent fragments (`queue`) and sent ones until cumulatively acked
+/// (`rtxq`), the TSN counters, what the peer acknowledged and advertised, fast recovery,
+/// blocking of the application, the transmit opportunity and the DATA packets in flight.
+pub(super) struct SendSide {
+    queue: SendQueue,
+    rtxq: RtxQueue,
+    /// The TSN of our first DATA chunk (the initial TSN of our INIT / INIT ACK).
+    initial_tsn: u32,
+    next_tsn: u32,
+    /// `next_tsn` unwrapped to 64 bits (first-transmission order of chunks, for RACK).
+    next_seq: u64,
+    /// Cumulative TSN ack point: highest TSN the peer acknowledged cumulatively.
+    cum_point: u32,
+    /// Peer's receive window as last computed (RFC 9260 §6.2.1).
+    peer_rwnd: u64,
+    /// The peer's whole receive buffer (a_rwnd of its INIT / INIT ACK): without a partial
+    /// delivery API a larger message could never be reassembled there.
+    peer_buffer: Option<u64>,
+    /// Some rtx-queue entry may be marked for retransmission (a hint that spares scans).
+    rtx_marked: bool,
+    /// Most TSNs any SACK has reported received (cum-acked plus gap-acked).
+    max_acked_count: u64,
+    /// Plain-SCTP fast recovery exit point (RFC 9260 §7.2.4); CMT keeps one per path.
+    fast_recovery: Option<u32>,
+    /// Bytes the refused `send` needed; `Some` while the application is blocked.
+    blocked_need: Option<u64>,
+    /// A transmit opportunity has begun (reset by every input).
+    round_open: bool,
+    /// When the current transmit opportunity began.
+    round_at: Time,
+    /// CMT: the destination the next new data tries first (round robin).
+    cmt_next: usize,
+    /// DATA packets in flight and the packet loss estimate (seed 004 §5.1), kept only while
+    /// a thin-stream option or RFC 5827 early retransmit is on.
+    packets: PacketTracker,
+}
+
+/// One transmission `SendSide::on_sent` recorded.
+pub(super) struct Sent {
+    /// User-data bytes of the chunk.
+    pub len: u64,
+    /// The chunk was sent before.
+    pub rtx: bool,
+    /// Why it was last marked for retransmission.
+    pub cause: RtxCause,
+    /// Its first retransmission: the time since its first transmission.
+    pub first_rtx: Option<Duration>,
+}
+
+/// What `SendSide::ack_blocks` did.
+pub(super) struct BlocksAcked {
+    /// Overtaken by a newer SACK (it reports fewer TSNs received than one before it).
+    pub stale: bool,
+    /// Chunks it showed reneged and marked for retransmission.
+    pub reneged: u64,
+}
+
+impl SendSide {
+    pub(super) fn new(streams: u16, initial_tsn: u32) -> Self {
+        SendSide {
+            queue: SendQueue::new(streams),
+            rtxq: RtxQueue::new(),
+            initial_tsn,
+            next_tsn: initial_tsn,
+            next_seq: initial_tsn as u64,
+            cum_point: initial_tsn.wrapping_sub(1),
+            peer_rwnd: 0,
+            peer_buffer: None,
+            rtx_marked: false,
+            max_acked_count: 0,
+            fast_recovery: None,
+            blocked_need: None,
+            round_open: false,
+            round_at: Time::ZERO,
+            cmt_next: 0,
+            packets: PacketTracker::default(),
+        }
+    }
+
+    // --- reading ---
+
+    /// Unsent fragments.
+    pub(super) fn queue(&self) -> &SendQueue {
+        &self.queue
+    }
+    /// Sent chunks not yet cumulatively acknowledged.
+    pub(super) fn rtxq(&self) -> &RtxQueue {
+        &self.rtxq
+    }
+    /// User-data bytes in the send buffer: unsent data plus the retransmission queue.
+    pub(super) fn buffered(&self) -> u64 {
+        self.queue.bytes() + self.rtxq.bytes()
+    }
+    /// Nothing waits to be sent or acknowledged (§9.2: SHUTDOWN may go).
+    pub(super) fn drained(&self) -> bool {
+        self.queue.is_empty() && self.rtxq.is_empty()
+    }
+    pub(super) fn initial_tsn(&self) -> u32 {
+        self.initial_tsn
+    }
+    /// The TSN the next new chunk gets.
+    pub(super) fn next_tsn(&self) -> u32 {
+        self.next_tsn
+    }
+    /// The first-transmission order number the next new chunk gets (RACK).
+    pub(super) fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+    pub(super) fn cum_point(&self) -> u32 {
+        self.cum_point
+    }
+    pub(super) fn peer_rwnd(&self) -> u64 {
+        self.peer_rwnd
+    }
+    pub(super) fn peer_buffer(&self) -> Option<u64> {
+        self.peer_buffer
+    }
+    /// The exit point of plain-SCTP fast recovery, while in it.
+    pub(super) fn fast_recovery(&self) -> Option<u32> {
+        self.fast_recovery
+    }
+    /// Bytes the refused `send` needed, while the application is blocked.
+    pub(super) fn blocked_need(&self) -> Option<u64> {
+        self.blocked_need
+    }
+    pub(super) fn round_open(&self) -> bool {
+        self.round_open
+    }
+    pub(super) fn round_at(&self) -> Time {
+        self.round_at
+    }
+    pub(super) fn cmt_next(&self) -> usize {
+        self.cmt_next
+    }
+    pub(super) fn packets(&self) -> &PacketTracker {
+        &self.packets
+    }
+    /// Some chunk may be marked for retransmission (a hint: false means none is).
+    pub(super) fn rtx_marked(&self) -> bool {
+        self.rtx_marked
+    }
+    pub(super) fn is_in_flight(&self, tsn: u32) -> bool {
+        matches!(self.rtxq.get(tsn), Some(e) if e.state == TsnState::InFlight)
+    }
+
+    // --- the application and the peer's limits ---
+
+    /// The association is set up: the peer's window and buffer are its INIT's a_rwnd, and
+    /// `streams` outbound streams may be used.
+    pub(super) fn start(&mut self, peer_a_rwnd: u32, streams: u16) {
+        self.peer_rwnd = peer_a_rwnd as u64;
+        self.peer_buffer = Some(peer_a_rwnd as u64);
+        self.queue.set_streams(streams);
+    }
+
+    /// Queue a message (already checked against the limits); returns its message number.
+    pub(super) fn push_message(
+        &mut self,
+        stream: u16,
+        msg: &Payload,
+        unordered: bool,
+        max_fragment: u32,
+    ) -> u64 {
+        self.queue.push(stream, msg, unordered, max_fragment)
+    }
+
+    /// A `send` of `need` bytes was refused. Returns whether the application was not blocked
+    /// before.
+    pub(super) fn block(&mut self, need: u64) -> bool {
+        let newly = self.blocked_need.is_none();
+        self.blocked_need = Some(need);
+        newly
+    }
+
+    /// The refused message fits in a buffer of `limit` bytes now: the application is no
+    /// longer blocked. Returns whether that ended a blocked period.
+    pub(super) fn unblock_if_fits(&mut self, limit: u64) -> bool {
+        match self.blocked_need {
+            Some(need) if self.buffered() + need <= limit => {
+                self.blocked_need = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The association ended: nothing waits for room any more.
+    pub(super) fn cancel_block(&mut self) {
+        self.blocked_need = None;
+    }
+
+    /// The peer's window after a SACK (§6.2.1 D iii), computed by the caller.
+    pub(super) fn set_peer_rwnd(&mut self, rwnd: u64) {
+        self.peer_rwnd = rwnd;
+    }
+
+    // --- transmission ---
+
+    /// A transmit opportunity begins now (§6.1 D).
+    pub(super) fn open_round(&mut self, now: Time) {
+        self.round_open = true;
+        self.round_at = now;
+    }
+
+    /// Input arrived: the next `poll_transmit` begins a new transmit opportunity.
+    pub(super) fn end_round(&mut self) {
+        self.round_open = false;
+    }
+
+    /// The front fragment's first transmission to path `p`: it gets the next TSN and enters
+    /// the retransmission queue (not yet counted as sent: `on_sent` follows). Returns its TSN
+    /// and the chunk; the caller checked that the queue is not empty.
+    pub(super) fn take_new_chunk(&mut self, now: Time, p: usize) -> (u32, DataChunk) {
+        let mut pc = self.queue.pop().expect("caller checked");
+        let len = pc.chunk.payload.len() as u32;
+        let tsn = self.next_tsn;
+        self.next_tsn = tsn.wrapping_add(1);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        pc.chunk.tsn = tsn;
+        self.rtxq.push(RtxEntry {
+            tsn,
+            seq,
+            chunk: pc.chunk.clone(),
+            len,
+            state: TsnState::InFlight,
+            path: p,
+            sent_at: now,
+            tx_count: 0,
+            miss_indications: 0,
+            fast_retransmitted: false,
+            fast_rtx_pending: false,
+            msg_id: pc.msg_id,
+            rtx_cause: RtxCause::Timeout,
+        });
+        (tsn, pc.chunk)
+    }
+
+    /// Record one transmission of `tsn` to path `p`: it is in flight there and uses the peer's
+    /// window. The caller adds it to the path's flight size.
+    pub(super) fn on_sent(&mut self, now: Time, tsn: u32, p: usize) -> Option<Sent> {
+        let e = self.rtxq.get_mut(tsn)?;
+        let first_rtx = (e.tx_count == 1).then(|| now.saturating_since(e.sent_at));
+        e.state = TsnState::InFlight;
+        e.path = p;
+        e.sent_at = now;
+        e.tx_count += 1;
+        e.miss_indications = 0;
+        let len = e.len as u64;
+        self.peer_rwnd = self.peer_rwnd.saturating_sub(len);
+        Some(Sent {
+            len,
+            rtx: e.tx_count > 1,
+            cause: e.rtx_cause,
+            first_rtx,
+        })
+    }
+
+    /// A DATA packet with `tsns` went out (seed 004 §5.1 tracking).
+    pub(super) fn packet_sent(&mut self, tsns: &[u32]) {
+        self.packets.on_packet_sent(tsns);
+    }
+
+    /// CMT: new data went to path `p`; the next tries the one after it of `paths`.
+    pub(super) fn rotate_destination(&mut self, p: usize, paths: usize) {
+        self.cmt_next = (p + 1) % paths;
+    }
+
+    /// Where the next retransmission packet goes: the path of the lowest chunk marked for
+    /// retransmission, and whether a fast retransmission waits (§7.2.4 step 3). None when
+    /// nothing is marked.
+    pub(super) fn next_retransmission(&mut self) -> Option<(usize, bool)> {
+        if !self.rtx_marked {
+            return None;
+        }
+        let (mut fast, mut first_marked) = (false, None);
+        for e in self
+            .rtxq
+            .iter()
+            .filter(|e| e.state == TsnState::MarkedForRtx)
+        {
+            first_marked.get_or_insert(e.path);
+            fast |= e.fast_rtx_pending;
+        }
+        self.rtx_marked = first_marked.is_some();
+        first_marked.map(|p| (p, fast))
+    }
+
+    /// The fast-retransmit packet is built: nothing waits for it any more.
+    pub(super) fn fast_rtx_sent(&mut self) {
+        for e in self.rtxq.iter_mut() {
+            e.fast_rtx_pending = false;
+        }
+    }
+
+    /// A tail loss probe resends the most recently sent chunk in flight (RFC 8985 §7.3):
+    /// returns its TSN, path and length; the caller takes it out of the path's flight size
+    /// before sending it again.
+    pub(super) fn take_probe_chunk(&mut self) -> Option<(u32, usize, u32)> {
+        let (tsn, p, len) = self
+            .rtxq
+            .iter()
+            .filter(|e| e.state == TsnState::InFlight)
+            .max_by_key(|e| (e.sent_at, e.seq))
+            .map(|e| (e.tsn, e.path, e.len))?;
+        self.rtxq.get_mut(tsn)?.rtx_cause = RtxCause::Tlp;
+        Some((tsn, p, len))
+    }
+
+    // --- loss ---
+
+    /// Mark `tsn` lost for fast retransmission with `cause` (§7.2.4). Returns its path and
+    /// the bytes that leave that path's flight.
+    pub(super) fn mark_fast_rtx(&mut self, tsn: u32, cause: RtxCause) -> Option<(usize, u64)> {
+        let e = self.rtxq.get_mut(tsn)?;
+        e.rtx_cause = cause;
+        let left = if e.state == TsnState::InFlight {
+            e.len as u64
+        } else {
+            0
+        };
+        e.state = TsnState::MarkedForRtx;
+        e.fast_retransmitted = true;
+        e.fast_rtx_pending = true;
+        e.miss_indications = 0;
+        self.rtx_marked = true;
+        Some((e.path, left))
+    }
+
+    /// T3-rtx expired on path `p` (§6.3.3 E3): everything in flight there is marked for
+    /// retransmission; the caller empties the path's flight size.
+    pub(super) fn mark_timed_out(&mut self, p: usize) {
+        for e in self.rtxq.iter_mut() {
+            if e.path == p && e.state == TsnState::InFlight {
+                e.state = TsnState::MarkedForRtx;
+                e.rtx_cause = RtxCause::Timeout;
+                e.miss_indications = 0;
+                self.rtx_marked = true;
+            }
+        }
+    }
+
+    /// The receiver dropped `tsns` after acknowledging them (§6.2.1 D iv): send them again.
+    /// Returns how many were still queued.
+    pub(super) fn mark_reneged(&mut self, tsns: &[u32]) -> u64 {
+        let mut n = 0;
+        for &t in tsns {
+            if let Some(e) = self.rtxq.get_mut(t) {
+                e.state = TsnState::MarkedForRtx;
+                e.rtx_cause = RtxCause::Reneged;
+                e.miss_indications = 0;
+                n += 1;
+                self.rtx_marked = true;
+            }
+        }
+        n
+    }
+
+    /// The TSNs gap-acked but not yet cumulatively acked (renegable).
+    pub(super) fn gap_acked(&self) -> Vec<u32> {
+        self.rtxq
+            .iter()
+            .filter(|e| e.state == TsnState::GapAcked)
+            .map(|e| e.tsn)
+            .collect()
+    }
+
+    /// FreeBSD EFR expiry on path `p` (seed 004 §2): every chunk in flight there, not resent
+    /// early or fast before, that was sent `wait` or more before `now` is marked. Returns the
+    /// bytes that leave the path's flight, `None` if none was marked.
+    pub(super) fn mark_early(&mut self, p: usize, wait: Duration, now: Time) -> Option<u64> {
+        let mut left = None;
+        for e in self.rtxq.iter_mut() {
+            if e.path == p
+                && e.state == TsnState::InFlight
+                && !e.fast_retransmitted
+                && e.sent_at + wait <= now
+            {
+                *left.get_or_insert(0) += e.len as u64;
+                e.fast_retransmitted = true;
+                e.state = TsnState::MarkedForRtx;
+                e.rtx_cause = RtxCause::EarlyFastRetransmit;
+                e.miss_indications = 0;
+            }
+        }
+        if left.is_some() {
+            self.rtx_marked = true;
+        }
+        left
+    }
+
+    /// Miss indications (§7.2.4) for the chunks in flight below `limit`: `weight` says how
+    /// many one chunk gets (`None`: not counted), `lost` whether its new total makes it lost
+    /// and why. Returns the chunks found lost, not yet fast retransmitted, lowest first.
+    pub(super) fn count_misses(
+        &mut self,
+        limit: u32,
+        mut weight: impl FnMut(&RtxEntry) -> Option<u32>,
+        mut lost: impl FnMut(u32) -> Option<RtxCause>,
+    ) -> SmallVec<[(u32, RtxCause); 4]> {
+        let mut found = SmallVec::new();
+        for e in self.rtxq.iter_mut() {
+            if e.state != TsnState::InFlight || !crate::tsn::tsn_lt(e.tsn, limit) {
+                continue;
+            }
+            let Some(w) = weight(e) else {
+                continue;
+            };
+            e.miss_indications += w;
+            if e.fast_retransmitted {
+                continue;
+            }
+            if let Some(c) = lost(e.miss_indications) {
+                found.push((e.tsn, c));
+            }
+        }
+        found
+    }
+
+    /// Fast recovery begins, to end once `exit` is cumulatively acked (§7.2.4).
+    pub(super) fn enter_fast_recovery(&mut self, exit: u32) {
+        self.fast_recovery = Some(exit);
+    }
+
+    /// The cumulative ack reached `cum`: returns whether that ended fast recovery.
+    pub(super) fn end_fast_recovery(&mut self, cum: u32) -> bool {
+        match self.fast_recovery {
+            Some(exit) if tsn_ge(cum, exit) => {
+                self.fast_recovery = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    // --- acknowledgements ---
+
+    /// Chunks up to `cum` leave the queue (§6.2.1 D ii); `newly` sees each one in flight or
+    /// marked for retransmission, that is, acknowledged for the first time, lowest first.
+    pub(super) fn ack_cumulative(&mut self, cum: u32, mut newly: impl FnMut(&RtxEntry)) {
+        self.rtxq.cum_ack(cum, |e| {
+            if matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx) {
+                newly(&e);
+            }
+        });
+        self.cum_point = cum;
+    }
+
+    /// Gap and nr-gap blocks above `cum` (§6.2.1 D iv; NR-SACK draft §5.1): `covers` says
+    /// whether a TSN is in a gap block and in an nr-gap block (asked once per queued chunk,
+    /// lowest first); `newly` sees each chunk acknowledged for the first time, before its
+    /// state changes. Gap-acked chunks stay (renegable), nr-acked ones are freed, and chunks
+    /// acked before but missing now are marked reneged unless the SACK is stale.
+    pub(super) fn ack_blocks(
+        &mut self,
+        cum: u32,
+        mut covers: impl FnMut(u32) -> (bool, bool),
+        mut newly: impl FnMut(&RtxEntry),
+    ) -> BlocksAcked {
+        let mut to_free: SmallVec<[u32; 16]> = SmallVec::new();
+        let mut reneged: SmallVec<[u32; 4]> = SmallVec::new();
+        // TSNs this SACK reports received: never fewer in a newer SACK unless the receiver
+        // reneged, so a smaller count marks a SACK overtaken by a newer one (SACKs on
+        // different paths arrive out of order) whose gaps must not be read as reneging.
+        let mut acked_count = cum.wrapping_sub(self.initial_tsn.wrapping_sub(1)) as u64;
+        for e in self.rtxq.iter_mut() {
+            let (gap, nr) = covers(e.tsn);
+            acked_count += gap as u64;
+            match e.state {
+                TsnState::InFlight | TsnState::MarkedForRtx if gap => {
+                    newly(e);
+                    e.state = TsnState::GapAcked;
+                    e.fast_rtx_pending = false;
+                    if nr {
+                        to_free.push(e.tsn);
+                    }
+                }
+                TsnState::GapAcked if nr => to_free.push(e.tsn),
+                TsnState::GapAcked if !gap => reneged.push(e.tsn),
+                _ => {}
+            }
+        }
+        let stale = acked_count < self.max_acked_count;
+        self.max_acked_count = self.max_acked_count.max(acked_count);
+        let reneged = if stale {
+            0
+        } else {
+            // Reneged (§6.2.1 D iv): acked before, missing from a current SACK; send again.
+            self.mark_reneged(&reneged)
+        };
+        for t in to_free {
+            self.rtxq.free(t);
+        }
+        BlocksAcked { stale, reneged }
+    }
+
+    /// Seed 004 §5.1 on a SACK: a packet leaves the flight when the SACK acks its highest TSN
+    /// (and the outstanding list on the cumulative ack); one whose highest TSN sits in a gap
+    /// collects a miss towards the loss estimate.
+    pub(super) fn track_packets(&mut self, cum: u32, highest_reported: Option<u32>) {
+        let rtxq = &self.rtxq;
+        self.packets.on_sack(cum, highest_reported, |t| {
+            rtxq.get(t)
+                .is_some_and(|e| matches!(e.state, TsnState::GapAcked | TsnState::NrAcked))
+        });
+    }
+}
