@@ -20,9 +20,9 @@ pub enum TieOrder {
 /// Keys of events scheduled with `schedule_first` stay below this; the others (under
 /// `TieOrder::Random`) are at or above it, so ordered events come first at an instant.
 const SHUFFLED: u64 = 1 << 63;
-/// Under `TieOrder::Random`, `schedule_first` keys are at or above this and observers' keys
-/// (`schedule_sample`) below it.
-const FIRST: u64 = 1 << 62;
+/// Under `TieOrder::Random`, observers' keys (`schedule_sample`) are at or above this, between
+/// the `schedule_first` keys below it and the shuffled ones.
+const SAMPLES: u64 = 1 << 62;
 
 /// A bijection of u64 (the SplitMix64 finaliser), keyed by the seed.
 #[inline]
@@ -115,19 +115,15 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
         );
         let seq = self.next_seq;
         self.next_seq += 1;
-        let key = match self.ties {
-            TieOrder::Fifo => seq,
-            TieOrder::Random(_) => (seq & !SHUFFLED) | FIRST,
-        };
-        self.queue.push(at, key, event);
+        self.queue.push(at, seq & !SHUFFLED & !SAMPLES, event);
     }
 
     /// Schedule an observer's event (a metric sample) so that it changes no other event's
     /// place: what is measured must not change what happens. Under FIFO ties it takes the next
     /// sequence number like any event (sequence numbers only order there, so the others keep
     /// their order); under random ties a shared counter would shift every later event's
-    /// shuffled key, so observers count on their own and run before the other events of
-    /// their instant.
+    /// shuffled key, so observers count on their own and run after the `schedule_first`
+    /// events of their instant (a start at a sample's instant is seen) and before the others.
     #[inline]
     pub fn schedule_sample(&mut self, at: Time, event: E) {
         assert!(
@@ -144,7 +140,7 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
             TieOrder::Random(_) => {
                 let seq = self.next_sample;
                 self.next_sample += 1;
-                self.queue.push(at, seq & !FIRST & !SHUFFLED, event);
+                self.queue.push(at, (seq & !SHUFFLED) | SAMPLES, event);
             }
         }
     }
@@ -485,10 +481,12 @@ mod tests {
             assert_eq!(others, order_with_samples(ties, false), "{ties:?}");
             assert_eq!(with.len(), others.len() + 11);
         }
-        // Under random ties the samples come first at their instant, in their own order.
+        // Under random ties the samples come after the first-scheduled events of their
+        // instant and before the others, in their own order.
         let with = order_with_samples(TieOrder::Random(3), true);
+        assert_eq!(&with[..4], &[500, 508, 516, 524]);
         assert_eq!(
-            &with[..11],
+            &with[4..15],
             &(0..32).step_by(3).map(|i| 1000 + i).collect::<Vec<_>>()[..]
         );
     }
