@@ -402,19 +402,21 @@ impl World {
     /// A packet leaves an agent on `node`.
     fn originate(&mut self, s: &mut Scheduler<Event>, now: Time, node: NodeId, ip: IpPacket) {
         // Boxed once here: the network then moves a pointer, not the packet, at every step.
+        let dst_owner = self.net.dst_owner(ip.header.dst);
         let pkt = Box::new(Packet {
             uid: self.next_uid,
             created: now,
             size: ip.wire_len() as u32,
+            dst_owner,
             ip,
         });
         self.next_uid += 1;
-        if self.net.owner_of(pkt.ip.header.dst) == Some(node) {
+        if dst_owner.is_some_and(|o| o.node == node) {
             // Ahead of other same-instant events and in order among themselves.
             s.schedule_first(now, Event::Local(node, pkt));
             return;
         }
-        match self.net.route(node, pkt.ip.header.dst) {
+        match self.net.route_to(node, dst_owner) {
             Some(iface) => self.forward(s, now, iface, pkt),
             None => self.net.nodes[node.0 as usize].stats.no_route += 1,
         }
@@ -431,8 +433,7 @@ impl World {
         if let Some(tap) = self.net.nodes[node.0 as usize].pcap {
             self.pcaps.write(tap, now, &pkt.ip);
         }
-        let dst = pkt.ip.header.dst;
-        if self.net.owner_of(dst) == Some(node) {
+        if pkt.dst_owner.is_some_and(|o| o.node == node) {
             let key = (pkt.protocol(), pkt.dst_port());
             match self.net.nodes[node.0 as usize].ports.get(&key).copied() {
                 Some(a) => self.with_agent(s, now, a, |ag, ctx| ag.on_packet(ctx, *pkt)),
@@ -454,7 +455,7 @@ impl World {
             return;
         }
         pkt.ip.header.ttl -= 1;
-        match self.net.route(node, dst) {
+        match self.net.route_to(node, pkt.dst_owner) {
             Some(iface) => self.forward(s, now, iface, pkt),
             None => self.net.nodes[node.0 as usize].stats.no_route += 1,
         }
