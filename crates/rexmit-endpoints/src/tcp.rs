@@ -400,7 +400,7 @@ impl Agent for TcpAgent {
         self.pump(ctx);
     }
 
-    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: &mut Packet) {
         let Transport::Tcp(seg) = &pkt.ip.transport else {
             return;
         };
