@@ -9,6 +9,9 @@ use std::net::Ipv4Addr;
 
 pub use crate::ids::{AgentId, ChannelId, IfaceId, NodeId};
 
+/// An entry of `Node::routes` for an address the node has no route to.
+pub(crate) const NO_ROUTE: u32 = u32::MAX;
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeStats {
     /// Packets dropped because no route leads to their destination.
@@ -236,7 +239,7 @@ impl Network {
             || owner.is_some_and(|o| {
                 n.routes
                     .get(o.iface.0 as usize)
-                    .is_some_and(|&i| i != crate::routing::NO_ROUTE)
+                    .is_some_and(|&i| i != NO_ROUTE)
             })
             || (n.ifaces.len() == 1 && owner.is_some())
     }

@@ -6,13 +6,11 @@
 //! to that interface* — so a packet to a multihomed host's second address takes that address's
 //! own path (seed 000 Figure 6: two disjoint paths). Ties go to the lowest interface index.
 
-use crate::network::{IfaceId, Network, NodeId};
+use crate::network::{IfaceId, Network, NodeId, NO_ROUTE};
 use crate::packet::DstOwner;
 use std::collections::VecDeque;
 
 const UNREACHABLE: u32 = u32::MAX;
-/// An entry of `Node::routes` for an address the node has no route to.
-pub(crate) const NO_ROUTE: u32 = u32::MAX;
 
 impl Network {
     /// The node at the other end of interface `i`'s link.
