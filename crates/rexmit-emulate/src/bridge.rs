@@ -32,7 +32,7 @@ impl TunOutput {
 impl Agent for TunOutput {
     fn start(&mut self, _ctx: &mut Ctx<'_>) {}
 
-    fn on_packet(&mut self, _ctx: &mut Ctx<'_>, pkt: Packet) {
+    fn on_packet(&mut self, _ctx: &mut Ctx<'_>, pkt: &mut Packet) {
         self.buf.clear();
         let ok = pkt.ip.encode(&mut self.buf).is_ok()
             && self.tun.write(&self.buf).is_ok_and(|n| n == self.buf.len());

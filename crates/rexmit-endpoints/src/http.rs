@@ -334,7 +334,7 @@ impl Agent for HttpClient {
         self.dispatch(ctx);
     }
 
-    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: &mut Packet) {
         let Transport::Tcp(seg) = &pkt.ip.transport else {
             return;
         };
@@ -534,7 +534,7 @@ impl Agent for HttpServerSlot {
         self.listen();
     }
 
-    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: &mut Packet) {
         let Transport::Tcp(seg) = &pkt.ip.transport else {
             return;
         };

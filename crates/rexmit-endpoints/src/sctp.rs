@@ -465,7 +465,7 @@ impl Agent for SctpAgent {
         self.pump(ctx);
     }
 
-    fn on_packet(&mut self, ctx: &mut Ctx<'_>, mut pkt: Packet) {
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: &mut Packet) {
         let (src, dst) = (pkt.ip.header.src, pkt.ip.header.dst);
         let Transport::Sctp(p) = &mut pkt.ip.transport else {
             return;

@@ -222,6 +222,12 @@ impl TcpAgent {
         }
         let now = ctx.now;
         let mut connected = false;
+        // Hot path: whether the core may have something to send that it did not have when
+        // `poll_transmit` last answered `None`. An empty poll's side effects are idempotent
+        // (flags it consumes stay consumed, timers it sets are set to the same deadline), so a
+        // second poll with nothing written, read or closed in between answers `None` again and
+        // is skipped: exact, and a third of the polls of a bulk transfer.
+        let mut changed = true;
         loop {
             let mut progress = false;
             let conn = self.conn.as_mut().expect("checked above");
@@ -232,6 +238,7 @@ impl TcpAgent {
                 };
                 let room = conn.send_buffer_free() as u64;
                 if want > 0 && room > 0 {
+                    changed = true;
                     let n = conn.send(now, want.min(room) as usize) as u64;
                     *written += n;
                     if let TcpApp::Messages(m) = app {
@@ -244,9 +251,9 @@ impl TcpAgent {
             // application blocked in read() would (and as ns-3's PacketSink does): the window
             // the ACK advertises then does not dip by the segment just received, which would make
             // the next duplicate ACKs window updates (RFC 5681 §2 (e)) that do not count.
-            progress |= self.drain_events(now, &mut connected);
+            progress |= self.drain_events(now, &mut connected, &mut changed);
             let conn = self.conn.as_mut().expect("checked above");
-            loop {
+            while std::mem::take(&mut changed) {
                 let before = self.trace.as_ref().map(|_| TxCounters::of(conn.stats()));
                 let Some(seg) = conn.poll_transmit(now) else {
                     break;
@@ -269,8 +276,9 @@ impl TcpAgent {
                     .peer
                     .expect("a connection only transmits once its peer is known");
                 ctx.send(IpPacket::new(self.local, dst, Transport::Tcp(seg)));
+                changed = true;
             }
-            progress |= self.drain_events(now, &mut connected);
+            progress |= self.drain_events(now, &mut connected, &mut changed);
             let conn = self.conn.as_mut().expect("checked above");
             if let Role::Sender {
                 app: TcpApp::Bulk(app),
@@ -284,6 +292,7 @@ impl TcpAgent {
                     *done_at = Some(now);
                     if app.close_when_done {
                         conn.close(now);
+                        changed = true;
                         progress = true;
                     }
                 }
@@ -313,8 +322,9 @@ impl TcpAgent {
 
 impl TcpAgent {
     /// Handle the core's events: failures, connection, and deliveries read by the application.
-    /// Returns whether the application read anything.
-    fn drain_events(&mut self, now: Time, connected: &mut bool) -> bool {
+    /// Returns whether the application read anything; sets `read_called` if it called `recv`
+    /// (which may change what the core sends even when it returns nothing).
+    fn drain_events(&mut self, now: Time, connected: &mut bool, read_called: &mut bool) -> bool {
         let Some(conn) = self.conn.as_mut() else {
             return false;
         };
@@ -329,6 +339,7 @@ impl TcpAgent {
                 _ => {}
             }
             if let Event::Delivered { .. } = ev {
+                *read_called = true;
                 let got = conn.recv(usize::MAX).len() as u64;
                 if got > 0 {
                     self.delivered += got;
@@ -400,7 +411,7 @@ impl Agent for TcpAgent {
         self.pump(ctx);
     }
 
-    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: &mut Packet) {
         let Transport::Tcp(seg) = &pkt.ip.transport else {
             return;
         };

@@ -40,7 +40,9 @@ pub type Metrics = Vec<(String, f64)>;
 pub trait Agent {
     /// Called once at the agent's start time.
     fn start(&mut self, ctx: &mut Ctx<'_>);
-    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet);
+    /// A packet for this agent. Borrowed: the network recycles the packet's memory afterwards
+    /// (no allocation per packet); an agent that keeps something copies it out.
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: &mut Packet);
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64);
     /// The flow's metrics, computed at `now` (the end of the run).
     fn metrics(&self, now: Time) -> Metrics;

@@ -26,7 +26,7 @@ pub use agent::{Agent, Ctx, Metrics};
 pub use channel::{ChannelStats, LinkParams};
 pub use error_model::{BurstSize, ErrorModelConfig, ReorderConfig, ScriptSelect, ScriptedValue};
 pub use network::{AgentId, BuildError, ChannelId, IfaceId, Network, NodeId, NodeStats};
-pub use packet::{FlowKey, FlowMatch, Packet};
+pub use packet::{DstOwner, FlowKey, FlowMatch, Packet};
 pub use queue::{QueueConfig, QueueDiscipline, QueueLimit, RedParams};
 pub use series::{Series, SeriesSource};
 pub use sim::{SetupError, Simulation};

@@ -3,10 +3,14 @@
 
 use crate::channel::{Channel, LinkParams};
 use crate::fast_map::FastMap;
+use crate::packet::DstOwner;
 use rexmit_engine::StreamFactory;
 use std::net::Ipv4Addr;
 
 pub use crate::ids::{AgentId, ChannelId, IfaceId, NodeId};
+
+/// An entry of `Node::routes` for an address the node has no route to.
+pub(crate) const NO_ROUTE: u32 = u32::MAX;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeStats {
@@ -25,7 +29,10 @@ pub struct Node {
     /// Routers forward packets not addressed to them; hosts (even multihomed ones) never do.
     pub forwarding: bool,
     pub ifaces: Vec<IfaceId>,
-    pub(crate) routes: FastMap<Ipv4Addr, IfaceId>,
+    /// Routers and multihomed hosts: the interface out to each address, indexed by the
+    /// interface owning that address (`NO_ROUTE`: none). Dense rather than hashed by address:
+    /// one index per hop (it holds no more entries than a map of every address would).
+    pub(crate) routes: Vec<u32>,
     pub(crate) ports: FastMap<(u8, u16), AgentId>,
     /// Receives every packet for the node that no port binding claims (a real host's bridge in
     /// emulation); `None`: such packets count as `no_listener`.
@@ -107,7 +114,7 @@ impl Network {
             name: name.to_string(),
             forwarding,
             ifaces: Vec::new(),
-            routes: FastMap::default(),
+            routes: Vec::new(),
             ports: FastMap::default(),
             catch_all: None,
             stats: NodeStats::default(),
@@ -215,11 +222,25 @@ impl Network {
             .map(|i| self.ifaces[i.0 as usize].node)
     }
 
+    /// The interface owning `addr` and its node, if any.
+    #[inline]
+    pub fn dst_owner(&self, addr: Ipv4Addr) -> Option<DstOwner> {
+        self.addr_owner.get(&addr).map(|&iface| DstOwner {
+            node: self.ifaces[iface.0 as usize].node,
+            iface,
+        })
+    }
+
     /// Whether `node` can reach `addr` (after `compute_routes`).
     pub fn has_route(&self, node: NodeId, addr: Ipv4Addr) -> bool {
         let n = self.node(node);
-        self.owner_of(addr) == Some(node)
-            || n.routes.contains_key(&addr)
-            || (n.ifaces.len() == 1 && self.addr_owner.contains_key(&addr))
+        let owner = self.dst_owner(addr);
+        owner.is_some_and(|o| o.node == node)
+            || owner.is_some_and(|o| {
+                n.routes
+                    .get(o.iface.0 as usize)
+                    .is_some_and(|&i| i != NO_ROUTE)
+            })
+            || (n.ifaces.len() == 1 && owner.is_some())
     }
 }

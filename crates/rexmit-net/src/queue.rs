@@ -59,10 +59,12 @@ pub enum QueueDrop {
     Early,
 }
 
+/// `repr(C)`, the per-packet fields first (see `Channel`).
+#[repr(C)]
 pub struct OutputQueue {
-    config: QueueConfig,
     packets: VecDeque<Box<Packet>>,
     bytes: u64,
+    config: QueueConfig,
     red_avg: f64,
     /// Packets since the last RED drop (for the uniform inter-drop correction).
     red_count: i64,
@@ -211,6 +213,7 @@ mod tests {
             uid: 0,
             created: Time::ZERO,
             size: ip.wire_len() as u32,
+            dst_owner: None,
             ip,
         })
     }

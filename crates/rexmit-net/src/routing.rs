@@ -6,7 +6,8 @@
 //! to that interface* — so a packet to a multihomed host's second address takes that address's
 //! own path (seed 000 Figure 6: two disjoint paths). Ties go to the lowest interface index.
 
-use crate::network::{IfaceId, Network, NodeId};
+use crate::network::{IfaceId, Network, NodeId, NO_ROUTE};
+use crate::packet::DstOwner;
 use std::collections::VecDeque;
 
 const UNREACHABLE: u32 = u32::MAX;
@@ -53,13 +54,15 @@ impl Network {
             v.sort();
             v
         };
-        let mut tables: Vec<Vec<(std::net::Ipv4Addr, IfaceId)>> =
-            vec![Vec::new(); self.nodes.len()];
+        let mut tables: Vec<Vec<u32>> = vec![Vec::new(); self.nodes.len()];
         // Only routers and multihomed hosts have tables: O(addresses × those nodes), so a
         // dumbbell of 10 000 single-homed hosts per side costs two tables, not 20 000.
         let with_table: Vec<usize> = (0..self.nodes.len())
             .filter(|&i| self.nodes[i].forwarding || self.nodes[i].ifaces.len() > 1)
             .collect();
+        for &ni in &with_table {
+            tables[ni] = vec![NO_ROUTE; self.ifaces.len()];
+        }
         // For each of them: its interfaces to routers (in interface order) and its first
         // interface to each neighbour. Only those can be a best next hop (a host neighbour
         // other than the gateway carries nothing further), which keeps a router with 10 000
@@ -85,7 +88,7 @@ impl Network {
                 m
             })
             .collect();
-        for (addr, owner_if) in addrs {
+        for (_, owner_if) in addrs {
             let owner = self.ifaces[owner_if.0 as usize].node;
             let last_hop_if = self.ifaces[owner_if.0 as usize].peer;
             let gateway = self.ifaces[last_hop_if.0 as usize].node;
@@ -95,7 +98,7 @@ impl Network {
                     continue;
                 }
                 if nid == gateway {
-                    tables[ni].push((addr, last_hop_if));
+                    tables[ni][owner_if.0 as usize] = last_hop_if.0;
                     continue;
                 }
                 // The interface whose neighbour is closest to the gateway, ties to the lowest
@@ -117,23 +120,32 @@ impl Network {
                     }
                 };
                 if let Some(i) = best {
-                    tables[ni].push((addr, i));
+                    tables[ni][owner_if.0 as usize] = i.0;
                 }
             }
         }
         for (node, table) in self.nodes.iter_mut().zip(tables) {
-            node.routes = table.into_iter().collect();
+            node.routes = table;
         }
     }
 
     /// The interface `node` sends a packet for `dst` out of, if any.
     #[inline]
     pub fn route(&self, node: NodeId, dst: std::net::Ipv4Addr) -> Option<IfaceId> {
+        self.route_to(node, self.dst_owner(dst))
+    }
+
+    /// `route` for a destination already resolved to its owner (`Packet::dst_owner`).
+    #[inline]
+    pub fn route_to(&self, node: NodeId, owner: Option<DstOwner>) -> Option<IfaceId> {
         let n = &self.nodes[node.0 as usize];
         if !n.forwarding && n.ifaces.len() == 1 {
             return Some(n.ifaces[0]);
         }
-        n.routes.get(&dst).copied()
+        match n.routes.get(owner?.iface.0 as usize) {
+            Some(&i) if i != NO_ROUTE => Some(IfaceId(i)),
+            _ => None,
+        }
     }
 
     /// Whether a packet sent by `node` to `dst` would reach `dst`'s owner (walks the tables).

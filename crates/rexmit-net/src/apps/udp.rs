@@ -124,7 +124,7 @@ impl Agent for CbrSource {
             self.emit(ctx);
         }
     }
-    fn on_packet(&mut self, _ctx: &mut Ctx<'_>, _pkt: Packet) {}
+    fn on_packet(&mut self, _ctx: &mut Ctx<'_>, _pkt: &mut Packet) {}
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, _token: u64) {
         self.emit(ctx);
     }
@@ -227,7 +227,7 @@ impl Agent for OnOffSource {
     fn start(&mut self, ctx: &mut Ctx<'_>) {
         self.begin_on(ctx);
     }
-    fn on_packet(&mut self, _ctx: &mut Ctx<'_>, _pkt: Packet) {}
+    fn on_packet(&mut self, _ctx: &mut Ctx<'_>, _pkt: &mut Packet) {}
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {
         if token == 1 {
             self.begin_on(ctx);
@@ -293,7 +293,7 @@ impl Agent for RandomSource {
     fn start(&mut self, ctx: &mut Ctx<'_>) {
         self.schedule(ctx);
     }
-    fn on_packet(&mut self, _ctx: &mut Ctx<'_>, _pkt: Packet) {}
+    fn on_packet(&mut self, _ctx: &mut Ctx<'_>, _pkt: &mut Packet) {}
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, _token: u64) {
         // Validation bounds the payload; the clamp only guards the packet-size arithmetic.
         let payload = self.size.draw(&mut self.rng).min(MAX_UDP_PAYLOAD) as u32;
@@ -337,7 +337,7 @@ impl UdpSink {
 
 impl Agent for UdpSink {
     fn start(&mut self, _ctx: &mut Ctx<'_>) {}
-    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: Packet) {
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: &mut Packet) {
         if self.first_rx.is_none() {
             self.first_rx = Some(ctx.now);
             self.first_size = pkt.size as u64;
