@@ -48,6 +48,9 @@ pub struct Rack {
     pub tlp_is_retrans: bool,
 }
 
+/// Recoveries a widened reordering window is kept for (RFC 8985 §6.2 step 4; seed 002 §II.B).
+const REO_WND_PERSIST: u32 = 16;
+
 /// What restarts the persistence of a widened reordering window (`reo_wnd_persist`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PersistFrom {
@@ -120,7 +123,7 @@ impl Rack {
             if d.end < self.fack && d.rexmits == 0 {
                 self.reordering_seen = true;
                 if self.persist_from == PersistFrom::Reordering && self.reo_wnd_mult > 1 {
-                    self.reo_wnd_persist = 16;
+                    self.reo_wnd_persist = REO_WND_PERSIST;
                 }
             }
             self.fack = self.fack.max(d.end);
@@ -130,7 +133,7 @@ impl Rack {
             // Bounded only to keep the arithmetic finite: reo_wnd is capped by SRTT anyway.
             self.reo_wnd_mult = (self.reo_wnd_mult + 1).min(1 << 10);
             self.dsack_round = Some(snd_max);
-            self.reo_wnd_persist = 16;
+            self.reo_wnd_persist = REO_WND_PERSIST;
         }
     }
 
