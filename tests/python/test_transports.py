@@ -81,3 +81,24 @@ def test_one_metric_vocabulary_with_old_names_accepted(recwarn):
     assert any(issubclass(w.category, DeprecationWarning) and "'retransmits' is deprecated" in str(w.message) for w in recwarn)
     assert "t:rtxq_bytes" in res.series and res.series["t:rtx_queue_bytes"] == res.series["t:rtxq_bytes"]
     assert res.warnings == ['metrics.timeseries[0].value: "rtx_queue_bytes" is deprecated, use "rtxq_bytes" (the same value under the name TCP and SCTP share)']
+
+
+@pytest.mark.parametrize("granularity, after_ms", [(None, 200), ("200ms", 300)])
+def test_rto_granularity_puts_linux_floor_on_the_variance_term(granularity, after_ms):
+    """RFC 6298 §2: RTO = SRTT + max(G, 4·RTTVAR). A thin TCP stream (one 100 B message every
+    250 ms, RTT 100 ms, one data packet dropped) times out after RTO.min = 200 ms with the default
+    G of 1 ms, and after SRTT + 200 ms = 300 ms with G = RTO.min, as Linux's TCP computes it."""
+    rto = {"min": "200ms", **({"granularity": granularity} if granularity else {})}
+    tcp = {"recovery": "newreno", "sack": False, "rto": rto, "ack_every": 1, "nagle": False}
+    link = {"rate": "10Mbps", "delay": "50ms", "errors": [{"kind": "scripted", "app": "f", "packets": [40], "direction": "forward"}]}
+    s = rexmit.Scenario.from_dict({
+        "stop_time": "20s", "seed": 1, "topology": {"kind": "chain", "nodes": ["A", "B"], "links": [link]},
+        "apps": [{"name": "f", "kind": "tcp_messages", "from": "A", "to": "B", "tcp": tcp,
+                  "interarrival": {"kind": "fixed", "value": "250ms"}, "size": {"kind": "fixed", "value": 100}}],
+    }).trace("f")
+    res = rexmit.run(s)
+    sent = res.table("trace_sent").to_pandas()
+    rtx = sent[sent.cause != 0].iloc[0]
+    first = sent[(sent.start == rtx.start) & (sent.cause == 0)].iloc[0]
+    assert res.flow("f")["timeouts"] == 1
+    assert (rtx.t_s - first.t_s) * 1000 == pytest.approx(after_ms, abs=1)

@@ -20,6 +20,7 @@ fn rto(r: &RtoConfig) -> Option<RtoCfg> {
         initial: Some(DurationStr(r.initial)),
         min: Some(DurationStr(r.min)),
         max: Some(DurationStr(r.max)),
+        granularity: Some(DurationStr(r.granularity)),
     })
 }
 

@@ -22,6 +22,11 @@ pub struct RtoCfg {
     pub min: Option<DurationStr>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<DurationStr>,
+    /// The clock granularity G of RFC 6298 §2: RTO = SRTT + max(G, 4·RTTVAR). Default 1 ms.
+    /// Linux's TCP keeps its variance term at least RTO.min (RTO ≥ SRTT + 200 ms), which is
+    /// G = RTO.min (the `linux` profile; seed 004's Linux 2.6.16 TCP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granularity: Option<DurationStr>,
 }
 
 impl RtoCfg {
@@ -29,6 +34,7 @@ impl RtoCfg {
         set(&mut rto.initial, self.initial.map(|d| d.0));
         set(&mut rto.min, self.min.map(|d| d.0));
         set(&mut rto.max, self.max.map(|d| d.0));
+        set(&mut rto.granularity, self.granularity.map(|d| d.0));
     }
 }
 

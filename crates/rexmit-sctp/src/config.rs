@@ -375,6 +375,12 @@ impl SctpConfig {
             "rto.min..=rto.max",
             self.rto.initial,
         )?;
+        check(
+            self.rto.granularity <= self.rto.max,
+            "rto.granularity",
+            "0..=rto.max",
+            self.rto.granularity,
+        )?;
         if let Some(c) = self.initial_cwnd {
             check(
                 c >= self.max_data_payload() as u64,

@@ -262,6 +262,11 @@ impl TcpConfig {
             "rto.min..=rto.max",
         )?;
         check(
+            self.rto.granularity <= self.rto.max,
+            "rto.granularity",
+            "0..=rto.max",
+        )?;
+        check(
             self.send_buffer >= self.mss as usize,
             "send_buffer",
             ">= mss",

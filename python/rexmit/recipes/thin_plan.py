@@ -24,8 +24,9 @@ Choices where the paper gives no number, stated in the reports too:
 - delayed acknowledgements are off for SCTP and TCP (Fig. 8 caption: a SACK per packet);
   lksctp's other settings are RFC 4960's (RTO.min 1 s, RTO.initial 3 s, heartbeats every 30 s);
   messages are delivered in order;
-- TCP New Reno: no SACK, RTO.min 200 ms (Linux's, §5.2), Nagle off (interactive applications set
-  TCP_NODELAY), RFC 6298 RTO otherwise;
+- TCP New Reno: no SACK, Nagle off (interactive applications set TCP_NODELAY), and Linux
+  2.6.16's RTO: RTO.min 200 ms (§5.2) applied to the variance term, RTO = SRTT +
+  max(4·RTTVAR, 200 ms) (RFC 6298 with G = 200 ms; 300 ms at the lab's 100 ms RTT);
 - "All mods" is the four modifications of §5 (Fig. 8's three plus the timer restart
   correction of §5.2), each active only while the stream is thin (Fig. 3, pttfr = 3);
 - FreeBSD EFR is left out of the HTTP runs, as seed 004 compared EFR in the lab and over the

@@ -72,8 +72,9 @@ class Variant:
 # Fig. 8's groups (lksctp, mod exp bo, mod min rto, mod FR, All mods), §5.2's timer restart
 # correction on its own, the comparison mechanisms of §2/§7.5 (FreeBSD EFR) and §8 (RFC 5827
 # early retransmit, the successor of Allman et al.'s draft), and TCP New Reno (§6: the TCP
-# reference, Linux's RTO.min of 200 ms, §5.2; no SACK; Nagle off as interactive applications
-# set it).
+# reference of Linux 2.6.16, whose RTO is SRTT plus a variance term of at least RTO.min = 200 ms
+# (§5.2), i.e. RFC 6298 with G = 200 ms: 300 ms at the lab's 100 ms RTT, not 200; no SACK;
+# Nagle off as interactive applications set it).
 VARIANTS = [
     Variant("lksctp", "lksctp", {}),
     Variant("mod_exp_bo", "mod exp bo", {"linear_timeouts": True}),
@@ -83,7 +84,7 @@ VARIANTS = [
     Variant("all_mods", "All mods", {"all": True}),
     Variant("efr", "FreeBSD EFR", {"early_fast_retransmit": True}),
     Variant("er_rfc5827", "RFC 5827 ER", {"early_retransmit_rfc5827": True}),
-    Variant("tcp_newreno", "TCP New Reno", None, {"recovery": "newreno", "sack": False, "rto": {"min": "200ms"}, "ack_every": 1, "nagle": False}),
+    Variant("tcp_newreno", "TCP New Reno", None, {"recovery": "newreno", "sack": False, "rto": {"min": "200ms", "granularity": "200ms"}, "ack_every": 1, "nagle": False}),
 ]
 VARIANT_NAMES = [v.name for v in VARIANTS]
 # EFR stays out of the HTTP runs, as seed 004 compared EFR only over the Internet (§6.4).
