@@ -31,7 +31,7 @@ pub fn new_data_destination(
     }
     let cand = (0..n)
         .map(|k| (next + k) % n)
-        .find(|&i| paths[i].usable() && paths[i].cc.can_send(paths[i].flight));
+        .find(|&i| paths[i].usable() && paths[i].can_send());
     // With every path failed CMT still probes the primary with data, like plain SCTP.
     cand.or_else(|| (!paths.iter().any(|p| p.usable())).then_some(primary))
 }
@@ -45,7 +45,7 @@ pub fn rtx_destination(paths: &[Path], last: usize, fast: bool, cmt: &CmtConfig)
     if usable.is_empty() {
         // Everything failed: keep probing, preferring a path that is not declared inactive.
         return (0..n)
-            .find(|&i| paths[i].state != PathState::Inactive)
+            .find(|&i| paths[i].state() != PathState::Inactive)
             .unwrap_or(last);
     }
     if !cmt.enabled {
@@ -71,13 +71,13 @@ pub fn rtx_destination(paths: &[Path], last: usize, fast: bool, cmt: &CmtConfig)
     };
     match cmt.rtx_policy {
         RtxPolicy::Same if paths[last].usable() => last,
-        RtxPolicy::Same => best_by(&|p| p.cc.ssthresh),
+        RtxPolicy::Same => best_by(&|p| p.cc().ssthresh),
         RtxPolicy::Asap => (0..n)
             .map(|k| (last + k) % n)
-            .find(|&i| paths[i].usable() && paths[i].cc.can_send(paths[i].flight))
-            .unwrap_or_else(|| best_by(&|p| p.cc.cwnd)),
-        RtxPolicy::Cwnd => best_by(&|p| p.cc.cwnd),
-        RtxPolicy::Ssthresh => best_by(&|p| p.cc.ssthresh),
+            .find(|&i| paths[i].usable() && paths[i].can_send())
+            .unwrap_or_else(|| best_by(&|p| p.cc().cwnd)),
+        RtxPolicy::Cwnd => best_by(&|p| p.cc().cwnd),
+        RtxPolicy::Ssthresh => best_by(&|p| p.cc().ssthresh),
     }
 }
 
@@ -85,6 +85,7 @@ pub fn rtx_destination(paths: &[Path], last: usize, fast: bool, cmt: &CmtConfig)
 mod tests {
     use super::*;
     use crate::cc::PathCc;
+    use rexmit_time::Time;
     use rexmit_transport::RtoConfig;
     use std::net::Ipv4Addr;
 
@@ -108,15 +109,16 @@ mod tests {
         assert_eq!(new_data_destination(&p, 0, &cmt, 0), Some(0));
         assert_eq!(rtx_destination(&p, 0, false, &cmt), 1);
         assert_eq!(rtx_destination(&p, 0, true, &cmt), 0);
-        p[0].state = PathState::Inactive;
+        p[0].on_error(Time::ZERO, 0, None); // Path.Max.Retrans 0: down at once
+        assert_eq!(p[0].state(), PathState::Inactive);
         assert_eq!(new_data_destination(&p, 0, &cmt, 0), Some(1));
     }
 
     #[test]
     fn cmt_policies_pick_by_ssthresh_or_cwnd() {
         let mut p = paths();
-        p[1].cc.ssthresh = 9000;
-        p[0].cc.cwnd = 5000;
+        p[1].cc_mut().ssthresh = 9000;
+        p[0].cc_mut().cwnd = 5000;
         let mut cmt = CmtConfig {
             enabled: true,
             ..CmtConfig::default()
@@ -126,7 +128,7 @@ mod tests {
         assert_eq!(rtx_destination(&p, 1, false, &cmt), 0);
         cmt.rtx_policy = RtxPolicy::Same;
         assert_eq!(rtx_destination(&p, 1, false, &cmt), 1);
-        p[0].flight = 5000;
+        p[0].on_data_sent(Time::ZERO, 5000);
         assert_eq!(new_data_destination(&p, 0, &cmt, 0), Some(1));
     }
 }

@@ -5,7 +5,7 @@
 //! association).
 
 use crate::cc::PathCc;
-use rexmit_time::Time;
+use rexmit_time::{Duration, Time};
 use rexmit_transport::{RtoConfig, RttEstimator};
 use std::net::Ipv4Addr;
 
@@ -30,29 +30,31 @@ pub enum Transition {
     Up,
 }
 
+/// One destination. Its fields are private: the association reads them through the accessors
+/// and changes them only through the named state changes below, each citing its rule.
 #[derive(Clone, Debug)]
 pub struct Path {
-    pub remote: Ipv4Addr,
-    pub local: Ipv4Addr,
-    pub state: PathState,
+    remote: Ipv4Addr,
+    local: Ipv4Addr,
+    state: PathState,
     /// Consecutive unacknowledged retransmissions / heartbeats (RFC 9260 §8.2).
-    pub error_count: u32,
+    error_count: u32,
     /// When the current run of errors began: acks of data sent before it do not prove the
     /// path works now (they answer transmissions from before the trouble).
-    pub errors_since: Option<Time>,
-    pub rtt: RttEstimator,
-    pub cc: PathCc,
+    errors_since: Option<Time>,
+    rtt: RttEstimator,
+    cc: PathCc,
     /// Bytes of DATA in flight to this destination.
-    pub flight: u64,
+    flight: u64,
     /// The HEARTBEAT awaiting its ACK: (nonce, sent at). Its deadlines are in the
     /// association's timer table.
-    pub hb_outstanding: Option<(u64, Time)>,
-    pub hb_nonce: u64,
-    pub last_sent: Time,
+    hb_outstanding: Option<(u64, Time)>,
+    hb_nonce: u64,
+    last_sent: Time,
     /// CMT per-destination fast recovery exit point.
-    pub fr_exit: Option<u32>,
+    fr_exit: Option<u32>,
     /// New-data packets sent in the current transmit opportunity (RFC 9260 Max.Burst).
-    pub burst_sent: u32,
+    burst_sent: u32,
 }
 
 impl Path {
@@ -74,10 +76,187 @@ impl Path {
         }
     }
 
+    // --- reads ---
+
+    /// The peer's address of this destination.
+    pub fn remote(&self) -> Ipv4Addr {
+        self.remote
+    }
+    /// Our address the path leaves from.
+    pub fn local(&self) -> Ipv4Addr {
+        self.local
+    }
+    pub fn state(&self) -> PathState {
+        self.state
+    }
+    /// Consecutive errors (RFC 9260 §8.2).
+    pub fn error_count(&self) -> u32 {
+        self.error_count
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn cc(&self) -> &PathCc {
+        &self.cc
+    }
+    /// The congestion controller, which owns cwnd, ssthresh and partial_bytes_acked and their
+    /// rules (`cc.rs`); flightsize stays here.
+    pub fn cc_mut(&mut self) -> &mut PathCc {
+        &mut self.cc
+    }
+    /// Flightsize: bytes of DATA in flight to this destination (RFC 9260 §6.1).
+    pub fn flight(&self) -> u64 {
+        self.flight
+    }
+    /// When DATA last went to this destination (or the association was established).
+    pub fn last_sent(&self) -> Time {
+        self.last_sent
+    }
+    /// CMT: this destination's fast recovery exit point, while in fast recovery.
+    pub fn fr_exit(&self) -> Option<u32> {
+        self.fr_exit
+    }
+    /// A HEARTBEAT to this destination awaits its ACK.
+    pub fn heartbeat_outstanding(&self) -> bool {
+        self.hb_outstanding.is_some()
+    }
+
     /// May carry new data (CMT-PF keeps potentially-failed paths for heartbeats only).
     pub fn usable(&self) -> bool {
         self.state == PathState::Active
     }
+
+    /// RFC 9260 §6.1 B: new data may go out while flightsize < cwnd.
+    pub fn can_send(&self) -> bool {
+        self.cc.can_send(self.flight)
+    }
+
+    /// An acknowledgement of data sent at `sent_at` proves the path works now: it was sent
+    /// after the current run of errors began, or there is none (RFC 9260 §8.3).
+    pub fn ack_is_fresh(&self, sent_at: Time) -> bool {
+        !matches!(self.errors_since, Some(t) if sent_at < t)
+    }
+
+    // --- flightsize (RFC 9260 §6.1) ---
+
+    /// A DATA chunk of `len` bytes went to this destination at `now`.
+    pub fn on_data_sent(&mut self, now: Time, len: u64) {
+        self.flight += len;
+        self.last_sent = now;
+    }
+
+    /// `len` bytes left the flight: acknowledged, or presumed lost and marked for
+    /// retransmission (§7.2.4, §6.3.3), or taken back for a tail loss probe.
+    pub fn leave_flight(&mut self, len: u64) {
+        self.flight -= len;
+    }
+
+    /// T3-rtx expiry (§6.3.3 E3): everything in flight here was marked for retransmission.
+    pub fn clear_flight(&mut self) {
+        self.flight = 0;
+    }
+
+    /// Association established: idle time (cwnd decay, heartbeats) counts from `now`.
+    pub fn start_idle_clock(&mut self, now: Time) {
+        self.last_sent = now;
+    }
+
+    /// RFC 9260 §7.2.1: before new data on an idle destination (nothing in flight), cwnd
+    /// decays once per RTO it was idle since `last_sent`.
+    pub fn restart_after_idle(&mut self, now: Time) {
+        if self.flight == 0 {
+            let rto = self.rtt.rto().as_nanos().max(1);
+            self.cc
+                .on_idle(now.saturating_since(self.last_sent).as_nanos() / rto);
+        }
+    }
+
+    // --- RTO (RFC 9260 §6.3) ---
+
+    /// §6.3.1 C2-C4: a round-trip measurement.
+    pub fn on_rtt_sample(&mut self, r: Duration) {
+        self.rtt.on_sample(r);
+    }
+
+    /// §6.3.3 E2 (and T1/T2-init, §5.1, §9.2): double the RTO.
+    pub fn back_off_rto(&mut self) {
+        self.rtt.back_off();
+    }
+
+    /// Seed 004 §5.3: linear timeouts while thin (the RTO is not doubled).
+    pub fn reset_rto_backoff(&mut self) {
+        self.rtt.reset_backoff();
+    }
+
+    // --- Max.Burst (RFC 9260 §6.1 D, RFC 4960 §6.1 D) ---
+
+    /// A transmit opportunity begins: no packets of it sent yet; `clamp`: `Some(max_burst)`
+    /// applies RFC 4960's rule of lowering cwnd to flightsize + Max.Burst·MTU.
+    pub fn open_burst_round(&mut self, clamp: Option<u32>) {
+        self.burst_sent = 0;
+        if let Some(mb) = clamp {
+            self.cc.clamp_burst(self.flight, mb);
+        }
+    }
+
+    /// One new-data packet of this transmit opportunity went out.
+    pub fn count_burst_packet(&mut self) {
+        self.burst_sent += 1;
+    }
+
+    /// RFC 9260 §6.1 D: `max_burst` new-data packets went out in this transmit opportunity.
+    pub fn burst_exhausted(&self, max_burst: u32) -> bool {
+        self.burst_sent >= max_burst
+    }
+
+    // --- CMT fast recovery per destination (RFC 9260 §7.2.4) ---
+
+    /// Fast recovery begins here, to end once nothing sent here up to `exit` is unacked.
+    pub fn enter_fast_recovery(&mut self, exit: u32) {
+        self.fr_exit = Some(exit);
+    }
+
+    /// §7.2.4: fast recovery on this destination is over (or abandoned on T3-rtx expiry).
+    pub fn exit_fast_recovery(&mut self) {
+        self.fr_exit = None;
+    }
+
+    // --- heartbeats (RFC 9260 §8.3) ---
+
+    /// A HEARTBEAT goes out at `now`: returns the nonce its ACK must echo.
+    pub fn heartbeat_sent(&mut self, now: Time) -> u64 {
+        self.hb_nonce += 1;
+        let nonce = self.hb_nonce;
+        self.hb_outstanding = Some((nonce, now));
+        nonce
+    }
+
+    /// A HEARTBEAT ACK from `from` echoing `nonce` arrived at `now`: if it answers the
+    /// outstanding HEARTBEAT, that one is done, its round trip is an RTT sample and the path
+    /// is acknowledged (`on_ack`); returns the transition, `None` for an ACK to ignore.
+    pub fn on_heartbeat_ack(
+        &mut self,
+        now: Time,
+        nonce: u64,
+        from: Ipv4Addr,
+    ) -> Option<Transition> {
+        let (expected, sent) = self.hb_outstanding?;
+        if expected != nonce || self.remote != from {
+            return None;
+        }
+        self.hb_outstanding = None;
+        self.rtt.on_sample(now.saturating_since(sent));
+        Some(self.on_ack())
+    }
+
+    /// The outstanding HEARTBEAT went unanswered for an RTO (§8.3): it is given up and the
+    /// RTO doubled; the caller counts the error (`on_error`).
+    pub fn heartbeat_timed_out(&mut self) {
+        self.hb_outstanding = None;
+        self.rtt.back_off();
+    }
+
+    // --- reachability (RFC 9260 §8.2) ---
 
     /// One more error (T3-rtx or unanswered heartbeat). `pf_threshold`: `Some(n)` when CMT-PF
     /// is on.
@@ -137,9 +316,9 @@ mod tests {
             assert_eq!(p.on_error(Time::ZERO, 5, None), Transition::None);
         }
         assert_eq!(p.on_error(Time::ZERO, 5, None), Transition::Down);
-        assert_eq!(p.state, PathState::Inactive);
+        assert_eq!(p.state(), PathState::Inactive);
         assert_eq!(p.on_ack(), Transition::Up);
-        assert_eq!(p.error_count, 0);
+        assert_eq!(p.error_count(), 0);
     }
 
     #[test]
@@ -150,9 +329,48 @@ mod tests {
             p.on_error(Time::ZERO, 5, Some(1)),
             Transition::PotentiallyFailed
         );
-        assert_eq!(p.state, PathState::PotentiallyFailed);
+        assert_eq!(p.state(), PathState::PotentiallyFailed);
         assert!(!p.usable());
         assert_eq!(p.on_ack(), Transition::None, "back from PF silently");
         assert!(p.usable());
+    }
+
+    #[test]
+    fn heartbeat_ack_counts_only_with_its_nonce_and_address() {
+        let mut p = path();
+        p.on_error(Time::ZERO, 5, None);
+        let t0 = Time::from_nanos(1_000_000);
+        let nonce = p.heartbeat_sent(t0);
+        assert!(p.heartbeat_outstanding());
+        let later = Time::from_nanos(21_000_000);
+        assert_eq!(p.on_heartbeat_ack(later, nonce + 1, p.remote()), None);
+        assert_eq!(p.on_heartbeat_ack(later, nonce, p.local()), None);
+        assert_eq!(p.error_count(), 1, "ignored ACKs clear nothing");
+        assert_eq!(
+            p.on_heartbeat_ack(later, nonce, p.remote()),
+            Some(Transition::None)
+        );
+        assert!(!p.heartbeat_outstanding());
+        assert_eq!(p.error_count(), 0, "§8.3: the ACK clears the error counter");
+        assert_eq!(p.rtt().srtt(), Some(later.saturating_since(t0)));
+        assert_eq!(
+            p.on_heartbeat_ack(later, nonce, p.remote()),
+            None,
+            "answered once"
+        );
+    }
+
+    #[test]
+    fn burst_round_restarts_the_packet_count_and_flight_follows_sends() {
+        let mut p = path();
+        p.on_data_sent(Time::ZERO, 3000);
+        p.count_burst_packet();
+        assert!(p.burst_exhausted(1));
+        p.open_burst_round(None);
+        assert!(!p.burst_exhausted(1));
+        p.leave_flight(1000);
+        assert_eq!(p.flight(), 2000);
+        p.clear_flight();
+        assert_eq!(p.flight(), 0);
     }
 }

@@ -8,8 +8,9 @@
 
 use crate::stats::RtxCause;
 use crate::tsn::{tsn_le, tsn_lt};
-use rexmit_time::Time;
+use rexmit_time::{Duration, Time};
 use rexmit_wire::{DataChunk, Payload};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +49,27 @@ pub struct RtxEntry {
     pub rtx_cause: RtxCause,
 }
 
+impl RtxEntry {
+    /// Presumed lost (or reneged): it waits to be sent again, and its miss count starts over.
+    fn mark_for_rtx(&mut self, cause: RtxCause) {
+        self.state = TsnState::MarkedForRtx;
+        self.rtx_cause = cause;
+        self.miss_indications = 0;
+    }
+}
+
+/// What `RtxQueue::scan_gap_blocks` found.
+pub(crate) struct GapScan {
+    /// Queued TSNs the SACK's gap blocks cover.
+    pub covered: u64,
+    /// Chunks the nr-gap blocks cover that are not freed yet (for `free`).
+    pub to_free: SmallVec<[u32; 16]>,
+    /// Gap-acked chunks the gap blocks no longer cover.
+    pub missing: SmallVec<[u32; 4]>,
+}
+
+/// The queue's entries are read through `get` and `iter`; they change only through the named
+/// operations below, so the byte count and the TSN order cannot be broken from outside.
 #[derive(Clone, Debug, Default)]
 pub struct RtxQueue {
     /// TSN of `entries[0]`.
@@ -97,7 +119,7 @@ impl RtxQueue {
     pub fn get(&self, tsn: u32) -> Option<&RtxEntry> {
         self.index(tsn).map(|i| &self.entries[i])
     }
-    pub fn get_mut(&mut self, tsn: u32) -> Option<&mut RtxEntry> {
+    fn get_mut(&mut self, tsn: u32) -> Option<&mut RtxEntry> {
         self.index(tsn).map(move |i| &mut self.entries[i])
     }
 
@@ -108,8 +130,167 @@ impl RtxQueue {
     pub fn iter(&self) -> impl Iterator<Item = &RtxEntry> {
         self.entries.iter()
     }
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut RtxEntry> {
-        self.entries.iter_mut()
+
+    // --- transmissions ---
+
+    /// One transmission of `tsn` to path `p` at `now`: in flight there, its miss count started
+    /// over. Returns the entry and, when this was its first retransmission, the time since its
+    /// first transmission.
+    pub(crate) fn on_sent(
+        &mut self,
+        tsn: u32,
+        p: usize,
+        now: Time,
+    ) -> Option<(&RtxEntry, Option<Duration>)> {
+        let e = self.get_mut(tsn)?;
+        let first_rtx = (e.tx_count == 1).then(|| now.saturating_since(e.sent_at));
+        e.state = TsnState::InFlight;
+        e.path = p;
+        e.sent_at = now;
+        e.tx_count += 1;
+        e.miss_indications = 0;
+        Some((e, first_rtx))
+    }
+
+    /// The fast-retransmit packet is built: no chunk waits for it any more (RFC 9260 §7.2.4
+    /// step 3).
+    pub(crate) fn clear_fast_rtx_pending(&mut self) {
+        for e in self.entries.iter_mut() {
+            e.fast_rtx_pending = false;
+        }
+    }
+
+    /// A tail loss probe resends `tsn` (RFC 8985 §7.3). None if it is not queued.
+    pub(crate) fn mark_probe(&mut self, tsn: u32) -> Option<()> {
+        self.get_mut(tsn)?.rtx_cause = RtxCause::Tlp;
+        Some(())
+    }
+
+    // --- loss ---
+
+    /// `tsn` is lost for fast retransmission with `cause` (RFC 9260 §7.2.4): returns its path
+    /// and the bytes that leave that path's flight (its length if it was in flight).
+    pub(crate) fn mark_fast_rtx(&mut self, tsn: u32, cause: RtxCause) -> Option<(usize, u64)> {
+        let e = self.get_mut(tsn)?;
+        let left = if e.state == TsnState::InFlight {
+            e.len as u64
+        } else {
+            0
+        };
+        e.mark_for_rtx(cause);
+        e.fast_retransmitted = true;
+        e.fast_rtx_pending = true;
+        Some((e.path, left))
+    }
+
+    /// T3-rtx expired on path `p` (RFC 9260 §6.3.3 E3): every chunk in flight there is marked
+    /// for retransmission. Returns whether any was.
+    pub(crate) fn mark_timed_out(&mut self, p: usize) -> bool {
+        let mut any = false;
+        for e in self.entries.iter_mut() {
+            if e.path == p && e.state == TsnState::InFlight {
+                e.mark_for_rtx(RtxCause::Timeout);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// The receiver dropped `tsn` after acknowledging it (RFC 9260 §6.2.1 D iv): send it
+    /// again. Returns whether it was still queued.
+    pub(crate) fn mark_reneged(&mut self, tsn: u32) -> bool {
+        match self.get_mut(tsn) {
+            Some(e) => {
+                e.mark_for_rtx(RtxCause::Reneged);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// FreeBSD EFR expiry on path `p` (seed 004 §2): every chunk in flight there, not resent
+    /// early or fast before, that was sent `wait` or more before `now` is marked. Returns the
+    /// bytes that leave the path's flight, `None` if none was marked.
+    pub(crate) fn mark_early(&mut self, p: usize, wait: Duration, now: Time) -> Option<u64> {
+        let mut left = None;
+        for e in self.entries.iter_mut() {
+            if e.path == p
+                && e.state == TsnState::InFlight
+                && !e.fast_retransmitted
+                && e.sent_at + wait <= now
+            {
+                *left.get_or_insert(0) += e.len as u64;
+                e.fast_retransmitted = true;
+                e.mark_for_rtx(RtxCause::EarlyFastRetransmit);
+            }
+        }
+        left
+    }
+
+    /// Miss indications (RFC 9260 §7.2.4) for the chunks in flight below `limit`: `weight`
+    /// says how many one chunk gets (`None`: not counted), `lost` whether its new total makes
+    /// it lost and why. Returns the chunks found lost, not yet fast retransmitted, lowest
+    /// first.
+    pub(crate) fn count_misses(
+        &mut self,
+        limit: u32,
+        mut weight: impl FnMut(&RtxEntry) -> Option<u32>,
+        mut lost: impl FnMut(u32) -> Option<RtxCause>,
+    ) -> SmallVec<[(u32, RtxCause); 4]> {
+        let mut found = SmallVec::new();
+        for e in self.entries.iter_mut() {
+            if e.state != TsnState::InFlight || !tsn_lt(e.tsn, limit) {
+                continue;
+            }
+            let Some(w) = weight(e) else {
+                continue;
+            };
+            e.miss_indications += w;
+            if e.fast_retransmitted {
+                continue;
+            }
+            if let Some(c) = lost(e.miss_indications) {
+                found.push((e.tsn, c));
+            }
+        }
+        found
+    }
+
+    // --- acknowledgements ---
+
+    /// A SACK's gap and nr-gap blocks (RFC 9260 §6.2.1 D iv; NR-SACK draft §5.1): `covers` says
+    /// whether a TSN is in a gap block and in an nr-gap block (asked once per queued chunk,
+    /// lowest first); `newly` sees each chunk acknowledged for the first time, before it
+    /// becomes gap-acked. Freeing nr-acked chunks and resending missing ones is the caller's
+    /// decision (`free`, `mark_reneged`).
+    pub(crate) fn scan_gap_blocks(
+        &mut self,
+        mut covers: impl FnMut(u32) -> (bool, bool),
+        mut newly: impl FnMut(&RtxEntry),
+    ) -> GapScan {
+        let mut scan = GapScan {
+            covered: 0,
+            to_free: SmallVec::new(),
+            missing: SmallVec::new(),
+        };
+        for e in self.entries.iter_mut() {
+            let (gap, nr) = covers(e.tsn);
+            scan.covered += gap as u64;
+            match e.state {
+                TsnState::InFlight | TsnState::MarkedForRtx if gap => {
+                    newly(e);
+                    e.state = TsnState::GapAcked;
+                    e.fast_rtx_pending = false;
+                    if nr {
+                        scan.to_free.push(e.tsn);
+                    }
+                }
+                TsnState::GapAcked if nr => scan.to_free.push(e.tsn),
+                TsnState::GapAcked if !gap => scan.missing.push(e.tsn),
+                _ => {}
+            }
+        }
+        scan
     }
 
     /// Mark `tsn` non-renegably acked and free its payload. Returns false if already freed.
@@ -202,5 +383,62 @@ mod tests {
         assert_eq!(q.snapshot(), vec![(0, TsnState::NrAcked, 100)]);
         q.cum_ack(0, |_| {});
         assert!(q.is_empty());
+    }
+
+    fn queue(n: u32) -> RtxQueue {
+        let mut q = RtxQueue::new();
+        for t in 1..=n {
+            q.push(entry(t));
+        }
+        q
+    }
+
+    #[test]
+    fn fast_retransmit_takes_only_in_flight_bytes_out_of_the_flight() {
+        let mut q = queue(2);
+        assert_eq!(q.mark_fast_rtx(1, RtxCause::FastRetransmit), Some((0, 100)));
+        assert_eq!(q.mark_fast_rtx(1, RtxCause::FastRetransmit), Some((0, 0)));
+        assert_eq!(q.mark_fast_rtx(9, RtxCause::FastRetransmit), None);
+        let e = q.get(1).unwrap();
+        assert!(e.fast_retransmitted && e.fast_rtx_pending);
+        assert_eq!(e.state, TsnState::MarkedForRtx);
+        q.clear_fast_rtx_pending();
+        assert!(!q.get(1).unwrap().fast_rtx_pending);
+        assert_eq!(
+            q.bytes(),
+            200,
+            "marking never changes what the buffer holds"
+        );
+    }
+
+    #[test]
+    fn early_retransmit_skips_chunks_already_resent_fast_and_timeouts_mark_the_rest() {
+        let mut q = queue(3);
+        q.mark_fast_rtx(1, RtxCause::FastRetransmit);
+        q.on_sent(1, 0, Time::from_millis(5));
+        let wait = Duration::from_millis(1);
+        assert_eq!(q.mark_early(0, wait, Time::from_millis(10)), Some(200));
+        assert_eq!(q.mark_early(0, wait, Time::from_millis(10)), None);
+        assert_eq!(q.get(1).unwrap().state, TsnState::InFlight);
+        assert!(q.mark_timed_out(0));
+        assert!(!q.mark_timed_out(0), "nothing left in flight");
+        assert_eq!(q.get(1).unwrap().rtx_cause, RtxCause::Timeout);
+    }
+
+    #[test]
+    fn a_gap_scan_acks_once_and_reports_chunks_no_longer_covered() {
+        let mut q = queue(3);
+        let mut newly = Vec::new();
+        let scan = q.scan_gap_blocks(|t| (t >= 2, t == 3), |e| newly.push(e.tsn));
+        assert_eq!((scan.covered, newly), (2, vec![2, 3]));
+        assert_eq!(scan.to_free.as_slice(), &[3]);
+        let again = q.scan_gap_blocks(|t| (t == 3, false), |_| panic!("acked before"));
+        assert_eq!(
+            again.missing.as_slice(),
+            &[2],
+            "TSN 2 gap-acked before, missing now"
+        );
+        assert!(q.mark_reneged(2) && !q.mark_reneged(9));
+        assert_eq!(q.get(2).unwrap().state, TsnState::MarkedForRtx);
     }
 }

@@ -75,13 +75,13 @@ fn a_path_leaves_fast_recovery_when_its_own_data_is_acknowledged() {
     assert_eq!(rtx[0].dst, B1, "RTX-SAME");
     // Path 0's recovery point is the highest TSN outstanding on path 0 (TSN 1 itself: 3, 5
     // and 7 are acked), not the association's highest outstanding TSN (8, on path 1).
-    assert_eq!(a.paths()[0].fr_exit, Some(1));
-    assert_eq!(a.paths()[1].fr_exit, None);
+    assert_eq!(a.paths()[0].fr_exit(), Some(1));
+    assert_eq!(a.paths()[1].fr_exit(), None);
     // The retransmission arrives: the cumulative ack moves to 1 only (TSN 2 is still in
     // flight on the slow path), yet nothing path 0 carried up to its point is missing now.
     let later = Time::from_millis(160);
     a.handle_packet(later, B1, A1, &sack(1, &[3, 5, 7]));
-    assert_eq!(a.paths()[0].fr_exit, None, "path 0 left fast recovery");
+    assert_eq!(a.paths()[0].fr_exit(), None, "path 0 left fast recovery");
     assert!(
         !a.in_fast_recovery(),
         "so its cwnd may grow again (RFC 9260 §7.2.1)"

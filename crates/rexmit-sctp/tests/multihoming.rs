@@ -60,14 +60,14 @@ fn primary_failure_fails_over_to_the_alternate_and_heartbeats_restore_it() {
     assert_eq!(
         a.paths()
             .iter()
-            .map(|p| (p.local, p.remote))
+            .map(|p| (p.local(), p.remote()))
             .collect::<Vec<_>>(),
         vec![(A1, B1), (A2, B2)]
     );
     assert_eq!(
         b.paths()
             .iter()
-            .map(|p| (p.local, p.remote))
+            .map(|p| (p.local(), p.remote()))
             .collect::<Vec<_>>(),
         vec![(B1, A1), (B2, A2)]
     );
@@ -91,7 +91,7 @@ fn primary_failure_fails_over_to_the_alternate_and_heartbeats_restore_it() {
         "{:?}",
         net.events[0]
     );
-    assert_eq!(a.paths()[0].state, PathState::Inactive);
+    assert_eq!(a.paths()[0].state(), PathState::Inactive);
     assert!(
         a.stats().paths[0].timeouts >= 3,
         "Path.Max.Retrans = 2: the third timeout fails the path"
@@ -110,7 +110,7 @@ fn primary_failure_fails_over_to_the_alternate_and_heartbeats_restore_it() {
     assert!(net.events[0]
         .iter()
         .any(|(_, e)| *e == Event::PathUp { addr: B1 }));
-    assert_eq!(net.eps[0].paths()[0].state, PathState::Active);
+    assert_eq!(net.eps[0].paths()[0].state(), PathState::Active);
 }
 
 #[test]
@@ -162,7 +162,7 @@ fn cuc_lets_cwnd_grow_while_the_other_path_holds_back_the_cumulative_ack() {
             })
         };
         let net = cmt_transfer(c, 5, 50, Time::from_millis(600), 1_000_000);
-        net.eps[0].paths()[0].cc.cwnd
+        net.eps[0].paths()[0].cc().cwnd
     };
     // The 5 ms path's chunks are gap-acked while the 50 ms path holds back the cumulative
     // ack: only CUC lets those acks grow the fast path's cwnd.

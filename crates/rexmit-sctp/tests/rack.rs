@@ -59,7 +59,7 @@ fn warm_with(cfg: SctpConfig) -> (Association, Association, Time) {
     for s in drain(&mut b, t0 + OWD) {
         deliver(&mut a, t0 + OWD * 2, &s);
     }
-    assert_eq!(a.paths()[0].rtt.srtt(), Some(ms(20)));
+    assert_eq!(a.paths()[0].rtt().srtt(), Some(ms(20)));
     (a, b, t0 + OWD * 2)
 }
 
@@ -340,7 +340,11 @@ fn heartbeat_probe_refreshes_the_rtt_that_sets_the_pto() {
     // The path's delay grew: the heartbeat takes 50 ms each way.
     let ack = to_b(&mut b, t1 + ms(50), &hb);
     to_a(&mut a, t1 + ms(100), &ack);
-    assert_eq!(a.paths()[0].rtt.srtt(), Some(ms(30)), "7/8·20 + 1/8·100 ms");
+    assert_eq!(
+        a.paths()[0].rtt().srtt(),
+        Some(ms(30)),
+        "7/8·20 + 1/8·100 ms"
+    );
     let t2 = t1 + ms(200);
     send(&mut a, t2, 2);
     assert_eq!(a.poll_timeout(), Some(t2 + ms(62)), "2·30 + 2 ms");

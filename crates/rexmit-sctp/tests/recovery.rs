@@ -50,7 +50,11 @@ fn second_loss_in_the_same_window_does_not_reduce_cwnd_again() {
     assert_eq!(rtx, vec![1, 3], "both losses fast retransmitted");
     assert_eq!(a.stats().fast_retransmits, 2);
     assert_eq!(a.stats().fast_recoveries, 1);
-    assert_eq!(a.paths()[0].cc.cwnd, 5 * T, "halved once (RFC 9260 §7.2.4)");
+    assert_eq!(
+        a.paths()[0].cc().cwnd,
+        5 * T,
+        "halved once (RFC 9260 §7.2.4)"
+    );
     assert!(a.in_fast_recovery());
 }
 
@@ -65,7 +69,7 @@ fn max_burst_clamp_rule_lowers_cwnd_as_in_rfc4960() {
     let now = Time::from_millis(1);
     write(&mut a, now, 10);
     assert_eq!(data_tsns(&drain(&mut a, now)), vec![1, 2, 3, 4]);
-    assert_eq!(a.paths()[0].cc.cwnd, 4 * T);
+    assert_eq!(a.paths()[0].cc().cwnd, 4 * T);
 }
 
 #[test]
@@ -80,7 +84,7 @@ fn max_burst_default_limits_packets_per_opportunity_and_keeps_cwnd() {
     write(&mut a, now, 10);
     let out = drain(&mut a, now);
     assert_eq!(data_tsns(&out), vec![1, 2, 3, 4]);
-    assert_eq!(a.paths()[0].cc.cwnd, 10 * T);
+    assert_eq!(a.paths()[0].cc().cwnd, 10 * T);
     deliver(&mut b, now, &out[0]);
     deliver(&mut b, now, &out[1]);
     for s in drain(&mut b, now) {
@@ -157,7 +161,7 @@ fn cmt_pf_path_carries_no_new_data_until_a_heartbeat_confirms_it() {
         }
     };
     net.run(Time::from_secs(5), &mut fate, &mut app);
-    assert_eq!(net.eps[0].paths()[0].state, PathState::PotentiallyFailed);
+    assert_eq!(net.eps[0].paths()[0].state(), PathState::PotentiallyFailed);
     let sent_on_p0 = net.eps[0].stats().paths[0].data_chunks_sent;
     assert!(
         net.eps[0].stats().paths[0].heartbeats_sent >= 1,
@@ -180,7 +184,7 @@ fn cmt_pf_path_carries_no_new_data_until_a_heartbeat_confirms_it() {
         "no new data while PF"
     );
     net.run(Time::from_secs(60), &mut fate, &mut app);
-    assert_eq!(net.eps[0].paths()[0].state, PathState::Active);
+    assert_eq!(net.eps[0].paths()[0].state(), PathState::Active);
     assert!(
         net.eps[0].stats().paths[0].data_chunks_sent > sent_on_p0 + 1000,
         "path 0 carries data again"

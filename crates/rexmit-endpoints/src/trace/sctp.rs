@@ -42,7 +42,7 @@ impl SctpTrace {
     fn path(a: &Association, remote: Ipv4Addr) -> usize {
         a.paths()
             .iter()
-            .position(|p| p.remote == remote)
+            .position(|p| p.remote() == remote)
             .unwrap_or(0)
     }
 
@@ -88,20 +88,20 @@ impl SctpTrace {
         let st = a.stats();
         let rtxq = a.rtx_queue_bytes();
         // Fast recovery: per destination under CMT (its `fr_exit`), else the association's.
-        let per_path = a.paths().iter().any(|p| p.fr_exit.is_some());
+        let per_path = a.paths().iter().any(|p| p.fr_exit().is_some());
         let whole = a.in_fast_recovery() && !per_path;
         let mut tr = self.trace.borrow_mut();
         for (i, p) in a.paths().iter().enumerate() {
-            let recovery = whole || p.fr_exit.is_some();
+            let recovery = whole || p.fr_exit().is_some();
             let timeouts = st.paths.get(i).map_or(0, |s| s.timeouts);
             let row = [
-                p.cc.cwnd,
-                sat(p.cc.ssthresh),
-                p.flight,
-                p.flight,
+                p.cc().cwnd,
+                sat(p.cc().ssthresh),
+                p.flight(),
+                p.flight(),
                 rtxq,
-                p.rtt.rto().as_nanos(),
-                p.rtt.srtt().map_or(0, |d| d.as_nanos()),
+                p.rtt().rto().as_nanos(),
+                p.rtt().srtt().map_or(0, |d| d.as_nanos()),
                 recovery as u64,
                 timeouts,
             ];

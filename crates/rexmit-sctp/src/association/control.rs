@@ -77,8 +77,8 @@ impl Association {
     fn queue_to_primary(&mut self, vtag: u32, chunk: Chunk) {
         if let Some(p) = self.paths.get(self.primary) {
             self.ctrl.push_back(Outgoing {
-                src: p.local,
-                dst: p.remote,
+                src: p.local(),
+                dst: p.remote(),
                 vtag,
                 chunks: vec![chunk],
             });
@@ -92,7 +92,7 @@ impl Association {
         let rto = self
             .paths
             .get(self.primary)
-            .map_or(self.cfg.rto.initial, |p| p.rtt.rto());
+            .map_or(self.cfg.rto.initial, |p| p.rtt().rto());
         self.timers.set(Timer::T1, now + rto);
     }
 
@@ -160,7 +160,7 @@ impl Association {
             .start(peer_a_rwnd, self.cfg.outbound_streams.min(peer_inbound));
         let ssthresh = self.cfg.initial_ssthresh.unwrap_or(peer_a_rwnd as u64);
         for p in &mut self.paths {
-            p.cc.ssthresh = ssthresh;
+            p.cc_mut().ssthresh = ssthresh;
         }
     }
 
@@ -168,13 +168,14 @@ impl Association {
         self.state = State::Established;
         for p in &mut self.paths {
             // Idle time (cwnd decay, heartbeats) counts from establishment.
-            p.last_sent = now;
+            p.start_idle_clock(now);
         }
         self.timers.stop(Timer::T1);
         self.ctl.t1_done();
         if let Some(iv) = self.cfg.hb_interval {
             for (i, p) in self.paths.iter().enumerate() {
-                self.timers.set(Timer::Heartbeat(i), now + iv + p.rtt.rto());
+                self.timers
+                    .set(Timer::Heartbeat(i), now + iv + p.rtt().rto());
             }
         }
         let nr = self.id.nr_sack();
@@ -206,7 +207,7 @@ impl Association {
         self.state = State::CookieEchoed;
         self.ctl.start_t1(echo, true);
         self.timers
-            .set(Timer::T1, now + self.paths[self.primary].rtt.rto());
+            .set(Timer::T1, now + self.paths[self.primary].rtt().rto());
     }
 
     pub(super) fn on_cookie_echo(
@@ -273,7 +274,7 @@ impl Association {
             return;
         };
         let p = self.primary;
-        self.paths[p].rtt.back_off();
+        self.paths[p].back_off_rto();
         if let Some(c) = resend {
             let vtag = if matches!(c, Chunk::Init(_)) {
                 0
@@ -282,7 +283,7 @@ impl Association {
             };
             self.queue_to_primary(vtag, c);
         }
-        self.timers.set(Timer::T1, now + self.paths[p].rtt.rto());
+        self.timers.set(Timer::T1, now + self.paths[p].rtt().rto());
     }
 
     // --- shutdown (§9.2) ---
@@ -319,7 +320,7 @@ impl Association {
         if let Some(c) = self.t2_chunk() {
             self.queue_to_primary(self.id.peer_tag(), c);
             self.timers
-                .set(Timer::T2, now + self.paths[self.primary].rtt.rto());
+                .set(Timer::T2, now + self.paths[self.primary].rtt().rto());
         }
     }
 
@@ -329,7 +330,7 @@ impl Association {
             return;
         }
         let p = self.primary;
-        self.paths[p].rtt.back_off();
+        self.paths[p].back_off_rto();
         self.send_t2_chunk(now);
     }
 
@@ -477,21 +478,16 @@ impl Association {
         let Some(path) = self.paths.get_mut(p) else {
             return;
         };
-        let Some((expected, sent)) = path.hb_outstanding else {
+        // §8.3: an answer to the outstanding HEARTBEAT (nonce and address match).
+        let Some(up) = path.on_heartbeat_ack(now, nonce, from) else {
             return;
         };
-        if expected != nonce || path.remote != from {
-            return;
-        }
-        path.hb_outstanding = None;
         self.timers.stop(Timer::HeartbeatAck(p));
-        path.rtt.on_sample(now.saturating_since(sent));
-        let up = path.on_ack();
         if let Some(iv) = self.cfg.hb_interval {
             self.timers
-                .set(Timer::Heartbeat(p), now + iv + path.rtt.rto());
+                .set(Timer::Heartbeat(p), now + iv + path.rtt().rto());
         }
-        let addr = path.remote;
+        let addr = path.remote();
         self.ctl.peer_answered();
         if up == Transition::Up {
             self.emit(Event::PathUp { addr });
@@ -506,9 +502,7 @@ impl Association {
         if self.timers.is_due(Timer::HeartbeatAck(p), now) {
             // Unanswered within RTO: an error on the path and the association (§8.1, §8.3).
             self.timers.stop(Timer::HeartbeatAck(p));
-            let path = &mut self.paths[p];
-            path.hb_outstanding = None;
-            path.rtt.back_off();
+            self.paths[p].heartbeat_timed_out();
             // Periodic heartbeats probe again at once; an on-demand probe is not repeated.
             self.timers.put(Timer::Heartbeat(p), interval.map(|_| now));
             self.path_error(now, p);
@@ -521,12 +515,12 @@ impl Association {
         };
         if self.timers.is_due(Timer::Heartbeat(p), now) {
             let path = &self.paths[p];
-            let idle_since = path.last_sent;
-            let confirmed_active = path.state == crate::path::PathState::Active;
-            if confirmed_active && idle_since + iv > now && path.error_count == 0 {
+            let idle_since = path.last_sent();
+            let confirmed_active = path.state() == crate::path::PathState::Active;
+            if confirmed_active && idle_since + iv > now && path.error_count() == 0 {
                 // Data went there recently: not idle, nothing to probe yet.
                 self.timers
-                    .set(Timer::Heartbeat(p), idle_since + iv + path.rtt.rto());
+                    .set(Timer::Heartbeat(p), idle_since + iv + path.rtt().rto());
                 return;
             }
             self.send_heartbeat(now, p);
@@ -536,15 +530,13 @@ impl Association {
     /// Queue a HEARTBEAT to path `p` (§8.3) and wait one RTO for its ACK.
     pub(super) fn send_heartbeat(&mut self, now: Time, p: usize) {
         let path = &mut self.paths[p];
-        path.hb_nonce += 1;
-        let nonce = path.hb_nonce;
-        path.hb_outstanding = Some((nonce, now));
+        let nonce = path.heartbeat_sent(now);
         self.timers
-            .set(Timer::HeartbeatAck(p), now + path.rtt.rto());
+            .set(Timer::HeartbeatAck(p), now + path.rtt().rto());
         self.timers.stop(Timer::Heartbeat(p));
         let mut info = vec![p as u8];
         info.extend_from_slice(&nonce.to_be_bytes());
-        let (src, dst) = (path.local, path.remote);
+        let (src, dst) = (path.local(), path.remote());
         self.stats.paths[p].heartbeats_sent += 1;
         self.ctrl.push_back(Outgoing {
             src,
@@ -559,11 +551,11 @@ impl Association {
         let pf = self.cfg.cmt.pf.then_some(self.cfg.cmt.pf_threshold);
         match self.paths[p].on_error(now, self.cfg.path_max_retrans, pf) {
             Transition::Down => {
-                let addr = self.paths[p].remote;
+                let addr = self.paths[p].remote();
                 self.emit(Event::PathDown { addr });
             }
             Transition::PotentiallyFailed
-                if self.cfg.hb_interval.is_some() && self.paths[p].hb_outstanding.is_none() =>
+                if self.cfg.hb_interval.is_some() && !self.paths[p].heartbeat_outstanding() =>
             {
                 // CMT-PF: probe the path at once instead of waiting for the heartbeat interval.
                 self.timers.set(Timer::Heartbeat(p), now);

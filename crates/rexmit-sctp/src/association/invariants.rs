@@ -96,7 +96,8 @@ impl Association {
         }
         for (p, (path, f)) in self.paths.iter().zip(&flight).enumerate() {
             assert_eq!(
-                path.flight, *f,
+                path.flight(),
+                *f,
                 "flight size of path {p} != its in-flight chunks"
             );
         }

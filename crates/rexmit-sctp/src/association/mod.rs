@@ -276,7 +276,7 @@ impl Association {
             .tx
             .push_message(stream, &msg, unordered, self.cfg.max_data_payload());
         self.stats.messages_sent += 1;
-        if now > self.tx.round_at() || self.paths.iter().all(|p| p.flight == 0) {
+        if now > self.tx.round_at() || self.paths.iter().all(|p| p.flight() == 0) {
             // A write after the current opportunity began, or with nothing in flight to clock
             // data out, is a transmit opportunity of its own (RFC 9260 §6.1 D); writes at the
             // instant a SACK arrived share that SACK's.
@@ -527,10 +527,10 @@ impl Association {
     }
     /// Bytes in flight over all paths.
     pub fn flight_size(&self) -> u64 {
-        self.paths.iter().map(|p| p.flight).sum()
+        self.paths.iter().map(|p| p.flight()).sum()
     }
     pub fn in_fast_recovery(&self) -> bool {
-        self.tx.fast_recovery().is_some() || self.paths.iter().any(|p| p.fr_exit.is_some())
+        self.tx.fast_recovery().is_some() || self.paths.iter().any(|p| p.fr_exit().is_some())
     }
     /// Receiver-side ground truth for RtxQ_Util (seed 000 §IV.B): is the peer's `tsn`
     /// received and non-renegable here?
@@ -552,7 +552,7 @@ impl Association {
     }
 
     fn path_of(&self, addr: Ipv4Addr) -> Option<usize> {
-        self.paths.iter().position(|p| p.remote == addr)
+        self.paths.iter().position(|p| p.remote() == addr)
     }
 
     /// Free room returned to the send buffer: end a blocked period if the refused message

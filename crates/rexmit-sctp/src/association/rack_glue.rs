@@ -78,8 +78,8 @@ impl Association {
     }
 
     fn rack_rtts(&self) -> (Option<Duration>, Option<Duration>) {
-        let min = self.paths.iter().filter_map(|p| p.rtt.min_rtt()).min();
-        let srtt = self.paths.get(self.primary).and_then(|p| p.rtt.srtt());
+        let min = self.paths.iter().filter_map(|p| p.rtt().min_rtt()).min();
+        let srtt = self.paths.get(self.primary).and_then(|p| p.rtt().srtt());
         (min, srtt)
     }
 
@@ -105,7 +105,7 @@ impl Association {
             // RFC 8985 §7.4: only the retransmitted probe arrived, so it repaired a loss:
             // the congestion response of a fast recovery.
             let p = self.primary;
-            self.paths[p].cc.on_fast_retransmit();
+            self.paths[p].cc_mut().on_fast_retransmit();
         }
         self.rack_detect(now);
     }
@@ -169,7 +169,7 @@ impl Association {
             }
         }
         if tail_starts && self.tx.fast_recovery().is_some() {
-            let rtt = srtt.unwrap_or_else(|| self.paths[self.primary].rtt.rto());
+            let rtt = srtt.unwrap_or_else(|| self.paths[self.primary].rtt().rto());
             if let Some(r) = self.rack.as_mut() {
                 r.probed = false;
                 r.tail = Some(TailRecovery {
@@ -214,7 +214,7 @@ impl Association {
             return;
         }
         let flight = self.chunks_in_flight();
-        let srtt = self.paths.get(self.primary).and_then(|p| p.rtt.srtt());
+        let srtt = self.paths.get(self.primary).and_then(|p| p.rtt().srtt());
         let t3 = (0..self.paths.len())
             .filter_map(|p| self.timers.get(Timer::T3Rtx(p)))
             .min();
@@ -276,7 +276,7 @@ impl Association {
             (self.new_data_packet_to(now, p, true)?, p, false)
         } else {
             let (tsn, p, len) = self.tx.take_probe_chunk()?;
-            self.paths[p].flight -= len as u64;
+            self.paths[p].leave_flight(len as u64);
             self.on_data_sent(now, tsn, p, true);
             self.after_data_packet(now, p, &[tsn]);
             let chunk = self
@@ -358,7 +358,7 @@ impl Association {
         if !self.state.sends_heartbeats() || p >= self.paths.len() {
             return false;
         }
-        if self.paths[p].hb_outstanding.is_some() {
+        if self.paths[p].heartbeat_outstanding() {
             return false;
         }
         self.send_heartbeat(now, p);

@@ -102,10 +102,10 @@ impl AckTally {
     /// `e` is acknowledged for the first time (TSNs are visited in increasing order).
     fn newly_acked(&mut self, paths: &mut [Path], e: &RtxEntry, now: Time) {
         if e.state == TsnState::InFlight {
-            paths[e.path].flight -= e.len as u64;
+            paths[e.path].leave_flight(e.len as u64);
         }
         self.bytes[e.path] += e.len as u64;
-        self.fresh[e.path] |= !matches!(paths[e.path].errors_since, Some(t) if e.sent_at < t);
+        self.fresh[e.path] |= paths[e.path].ack_is_fresh(e.sent_at);
         self.highest = Some(e.tsn);
         self.lowest.get_or_insert(e.tsn);
         self.highest_on[e.path] = Some(e.tsn);
@@ -195,7 +195,7 @@ impl Association {
 
     fn before_sack(&self, cum: u32) -> Before {
         let n = self.paths.len();
-        let flight: PerPath<u64> = self.paths.iter().map(|p| p.flight).collect();
+        let flight: PerPath<u64> = self.paths.iter().map(|p| p.flight()).collect();
         let mut earliest: PerPath<Option<u32>> = smallvec![None; n];
         for e in self.tx.rtxq().iter() {
             if e.state == TsnState::InFlight && earliest[e.path].is_none() {
@@ -265,7 +265,7 @@ impl Association {
     fn take_rtt_samples(&mut self, tally: &AckTally) {
         for (p, s) in tally.rtt_sample.iter().copied().enumerate() {
             if let Some(r) = s {
-                self.paths[p].rtt.on_sample(r);
+                self.paths[p].on_rtt_sample(r);
             }
         }
     }
@@ -297,7 +297,7 @@ impl Association {
         // Miss indications (§7.2.4, HTNA); with CMT SFR only behind a newer ack on the same
         // destination.
         let in_fr_any =
-            self.tx.fast_recovery().is_some() || self.paths.iter().any(|p| p.fr_exit.is_some());
+            self.tx.fast_recovery().is_some() || self.paths.iter().any(|p| p.fr_exit().is_some());
         let limit = if in_fr_any && cum_advanced {
             highest_reported.or(tally.highest)
         } else {
@@ -354,8 +354,9 @@ impl Association {
                     && earliest[p].is_some_and(|t| !self.tx.is_in_flight(t)));
             let fr = self.in_fr(p);
             let path = &mut self.paths[p];
-            path.cc
-                .on_ack(tally.bytes[p], flight_before[p], path.flight, may_grow, fr);
+            let flight = path.flight();
+            path.cc_mut()
+                .on_ack(tally.bytes[p], flight_before[p], flight, may_grow, fr);
         }
     }
 
@@ -382,7 +383,7 @@ impl Association {
                 // the errors began counts, so stale acks cannot revive a failed path.
                 self.ctl.peer_answered();
                 if self.paths[p].on_ack() == crate::path::Transition::Up {
-                    let addr = self.paths[p].remote;
+                    let addr = self.paths[p].remote();
                     self.emit(crate::event::Event::PathUp { addr });
                 }
             }

@@ -257,13 +257,7 @@ impl SendSide {
     /// Record one transmission of `tsn` to path `p`: it is in flight there and uses the peer's
     /// window. The caller adds it to the path's flight size.
     pub(super) fn on_sent(&mut self, now: Time, tsn: u32, p: usize) -> Option<Sent> {
-        let e = self.rtxq.get_mut(tsn)?;
-        let first_rtx = (e.tx_count == 1).then(|| now.saturating_since(e.sent_at));
-        e.state = TsnState::InFlight;
-        e.path = p;
-        e.sent_at = now;
-        e.tx_count += 1;
-        e.miss_indications = 0;
+        let (e, first_rtx) = self.rtxq.on_sent(tsn, p, now)?;
         let len = e.len as u64;
         self.peer_rwnd = self.peer_rwnd.saturating_sub(len);
         Some(Sent {
@@ -306,9 +300,7 @@ impl SendSide {
 
     /// The fast-retransmit packet is built: nothing waits for it any more.
     pub(super) fn fast_rtx_sent(&mut self) {
-        for e in self.rtxq.iter_mut() {
-            e.fast_rtx_pending = false;
-        }
+        self.rtxq.clear_fast_rtx_pending();
     }
 
     /// A tail loss probe resends the most recently sent chunk in flight (RFC 8985 §7.3):
@@ -321,7 +313,7 @@ impl SendSide {
             .filter(|e| e.state == TsnState::InFlight)
             .max_by_key(|e| (e.sent_at, e.seq))
             .map(|e| (e.tsn, e.path, e.len))?;
-        self.rtxq.get_mut(tsn)?.rtx_cause = RtxCause::Tlp;
+        self.rtxq.mark_probe(tsn)?;
         Some((tsn, p, len))
     }
 
@@ -330,31 +322,16 @@ impl SendSide {
     /// Mark `tsn` lost for fast retransmission with `cause` (§7.2.4). Returns its path and
     /// the bytes that leave that path's flight.
     pub(super) fn mark_fast_rtx(&mut self, tsn: u32, cause: RtxCause) -> Option<(usize, u64)> {
-        let e = self.rtxq.get_mut(tsn)?;
-        e.rtx_cause = cause;
-        let left = if e.state == TsnState::InFlight {
-            e.len as u64
-        } else {
-            0
-        };
-        e.state = TsnState::MarkedForRtx;
-        e.fast_retransmitted = true;
-        e.fast_rtx_pending = true;
-        e.miss_indications = 0;
+        let marked = self.rtxq.mark_fast_rtx(tsn, cause)?;
         self.rtx_marked = true;
-        Some((e.path, left))
+        Some(marked)
     }
 
     /// T3-rtx expired on path `p` (§6.3.3 E3): everything in flight there is marked for
     /// retransmission; the caller empties the path's flight size.
     pub(super) fn mark_timed_out(&mut self, p: usize) {
-        for e in self.rtxq.iter_mut() {
-            if e.path == p && e.state == TsnState::InFlight {
-                e.state = TsnState::MarkedForRtx;
-                e.rtx_cause = RtxCause::Timeout;
-                e.miss_indications = 0;
-                self.rtx_marked = true;
-            }
+        if self.rtxq.mark_timed_out(p) {
+            self.rtx_marked = true;
         }
     }
 
@@ -363,10 +340,7 @@ impl SendSide {
     pub(super) fn mark_reneged(&mut self, tsns: &[u32]) -> u64 {
         let mut n = 0;
         for &t in tsns {
-            if let Some(e) = self.rtxq.get_mut(t) {
-                e.state = TsnState::MarkedForRtx;
-                e.rtx_cause = RtxCause::Reneged;
-                e.miss_indications = 0;
+            if self.rtxq.mark_reneged(t) {
                 n += 1;
                 self.rtx_marked = true;
             }
@@ -387,20 +361,7 @@ impl SendSide {
     /// early or fast before, that was sent `wait` or more before `now` is marked. Returns the
     /// bytes that leave the path's flight, `None` if none was marked.
     pub(super) fn mark_early(&mut self, p: usize, wait: Duration, now: Time) -> Option<u64> {
-        let mut left = None;
-        for e in self.rtxq.iter_mut() {
-            if e.path == p
-                && e.state == TsnState::InFlight
-                && !e.fast_retransmitted
-                && e.sent_at + wait <= now
-            {
-                *left.get_or_insert(0) += e.len as u64;
-                e.fast_retransmitted = true;
-                e.state = TsnState::MarkedForRtx;
-                e.rtx_cause = RtxCause::EarlyFastRetransmit;
-                e.miss_indications = 0;
-            }
-        }
+        let left = self.rtxq.mark_early(p, wait, now);
         if left.is_some() {
             self.rtx_marked = true;
         }
@@ -413,26 +374,10 @@ impl SendSide {
     pub(super) fn count_misses(
         &mut self,
         limit: u32,
-        mut weight: impl FnMut(&RtxEntry) -> Option<u32>,
-        mut lost: impl FnMut(u32) -> Option<RtxCause>,
+        weight: impl FnMut(&RtxEntry) -> Option<u32>,
+        lost: impl FnMut(u32) -> Option<RtxCause>,
     ) -> SmallVec<[(u32, RtxCause); 4]> {
-        let mut found = SmallVec::new();
-        for e in self.rtxq.iter_mut() {
-            if e.state != TsnState::InFlight || !crate::tsn::tsn_lt(e.tsn, limit) {
-                continue;
-            }
-            let Some(w) = weight(e) else {
-                continue;
-            };
-            e.miss_indications += w;
-            if e.fast_retransmitted {
-                continue;
-            }
-            if let Some(c) = lost(e.miss_indications) {
-                found.push((e.tsn, c));
-            }
-        }
-        found
+        self.rtxq.count_misses(limit, weight, lost)
     }
 
     /// Fast recovery begins, to end once `exit` is cumulatively acked (§7.2.4).
@@ -472,41 +417,23 @@ impl SendSide {
     pub(super) fn ack_blocks(
         &mut self,
         cum: u32,
-        mut covers: impl FnMut(u32) -> (bool, bool),
-        mut newly: impl FnMut(&RtxEntry),
+        covers: impl FnMut(u32) -> (bool, bool),
+        newly: impl FnMut(&RtxEntry),
     ) -> BlocksAcked {
-        let mut to_free: SmallVec<[u32; 16]> = SmallVec::new();
-        let mut reneged: SmallVec<[u32; 4]> = SmallVec::new();
         // TSNs this SACK reports received: never fewer in a newer SACK unless the receiver
         // reneged, so a smaller count marks a SACK overtaken by a newer one (SACKs on
         // different paths arrive out of order) whose gaps must not be read as reneging.
-        let mut acked_count = cum.wrapping_sub(self.initial_tsn.wrapping_sub(1)) as u64;
-        for e in self.rtxq.iter_mut() {
-            let (gap, nr) = covers(e.tsn);
-            acked_count += gap as u64;
-            match e.state {
-                TsnState::InFlight | TsnState::MarkedForRtx if gap => {
-                    newly(e);
-                    e.state = TsnState::GapAcked;
-                    e.fast_rtx_pending = false;
-                    if nr {
-                        to_free.push(e.tsn);
-                    }
-                }
-                TsnState::GapAcked if nr => to_free.push(e.tsn),
-                TsnState::GapAcked if !gap => reneged.push(e.tsn),
-                _ => {}
-            }
-        }
+        let scan = self.rtxq.scan_gap_blocks(covers, newly);
+        let acked_count = cum.wrapping_sub(self.initial_tsn.wrapping_sub(1)) as u64 + scan.covered;
         let stale = acked_count < self.max_acked_count;
         self.max_acked_count = self.max_acked_count.max(acked_count);
         let reneged = if stale {
             0
         } else {
             // Reneged (§6.2.1 D iv): acked before, missing from a current SACK; send again.
-            self.mark_reneged(&reneged)
+            self.mark_reneged(&scan.missing)
         };
-        for t in to_free {
+        for t in scan.to_free {
             self.rtxq.free(t);
         }
         BlocksAcked { stale, reneged }

@@ -16,7 +16,7 @@ pub(super) type PerPath<T> = SmallVec<[T; 4]>;
 impl Association {
     pub(super) fn in_fr(&self, p: usize) -> bool {
         if self.cfg.cmt.enabled {
-            self.paths[p].fr_exit.is_some()
+            self.paths[p].fr_exit().is_some()
         } else {
             self.tx.fast_recovery().is_some()
         }
@@ -29,7 +29,7 @@ impl Association {
         let mut paths_hit: PerPath<usize> = SmallVec::new();
         for &(t, cause) in lost {
             if let Some((p, left)) = self.tx.mark_fast_rtx(t, cause) {
-                self.paths[p].flight -= left;
+                self.paths[p].leave_flight(left);
                 if !paths_hit.contains(&p) {
                     paths_hit.push(p);
                 }
@@ -39,7 +39,7 @@ impl Association {
             if self.in_fr(p) {
                 continue; // §7.2.4: no further reduction during fast recovery
             }
-            self.paths[p].cc.on_fast_retransmit();
+            self.paths[p].cc_mut().on_fast_retransmit();
             self.stats.fast_recoveries += 1;
             if self.cfg.cmt.enabled {
                 // CMT keeps the recovery point per destination (Iyengar et al., the CMT of
@@ -54,7 +54,7 @@ impl Association {
                     .filter(unacked)
                     .map(|e| e.tsn)
                     .last();
-                self.paths[p].fr_exit = Some(on_path.unwrap_or(highest_outstanding));
+                self.paths[p].enter_fast_recovery(on_path.unwrap_or(highest_outstanding));
             } else {
                 self.tx.enter_fast_recovery(highest_outstanding);
             }
@@ -66,19 +66,23 @@ impl Association {
     /// cumulative ack would wait for the other paths' data: about one RTT of the slowest path
     /// during which the fast path's cwnd could not grow.
     pub(super) fn end_cmt_fast_recoveries(&mut self) {
-        if !self.paths.iter().any(|p| p.fr_exit.is_some()) {
+        if !self.paths.iter().any(|p| p.fr_exit().is_some()) {
             return;
         }
         let mut pending: PerPath<bool> = smallvec![false; self.paths.len()];
         for e in self.tx.rtxq().iter() {
             let unacked = matches!(e.state, TsnState::InFlight | TsnState::MarkedForRtx);
-            if unacked && self.paths[e.path].fr_exit.is_some_and(|x| tsn_le(e.tsn, x)) {
+            if unacked
+                && self.paths[e.path]
+                    .fr_exit()
+                    .is_some_and(|x| tsn_le(e.tsn, x))
+            {
                 pending[e.path] = true;
             }
         }
         for (p, waiting) in self.paths.iter_mut().zip(pending) {
             if !waiting {
-                p.fr_exit = None;
+                p.exit_fast_recovery();
             }
         }
     }
@@ -92,18 +96,18 @@ impl Association {
         self.rack_on_t3();
         self.stats.timeouts += 1;
         self.stats.paths[p].timeouts += 1;
-        self.paths[p].cc.on_t3_expiry();
+        self.paths[p].cc_mut().on_t3_expiry();
         if thin && self.cfg.thin.linear_timeouts {
             // Seed 004 §5.3: linear timeouts while thin.
-            self.paths[p].rtt.reset_backoff();
+            self.paths[p].reset_rto_backoff();
         } else {
-            self.paths[p].rtt.back_off();
+            self.paths[p].back_off_rto();
         }
         self.timers.stop(Timer::EarlyFastRtx(p));
         self.tx.mark_timed_out(p);
-        self.paths[p].flight = 0;
+        self.paths[p].clear_flight();
         if self.cfg.cmt.enabled {
-            self.paths[p].fr_exit = None;
+            self.paths[p].exit_fast_recovery();
         }
         if guard_expired {
             // Nothing in flight yet the cumulative ack is stuck below gap-acked data: the

@@ -32,7 +32,7 @@ impl Association {
 
     /// The RTO for (re)starting T3-rtx on path `p`.
     pub(super) fn t3_rto(&self, p: usize) -> Duration {
-        thin::t3_rto(&self.paths[p].rtt, &self.cfg.thin, self.is_thin())
+        thin::t3_rto(self.paths[p].rtt(), &self.cfg.thin, self.is_thin())
     }
 
     /// After a DATA packet with `tsns` went to path `p`: track it, start T3-rtx if it is not
@@ -100,8 +100,8 @@ impl Association {
         let Some(front) = self.tx.queue().front() else {
             return false;
         };
-        let path = &self.paths[self.primary];
-        path.cc.can_send(path.flight) && front.chunk.payload.len() as u64 <= self.tx.peer_rwnd()
+        self.paths[self.primary].can_send()
+            && front.chunk.payload.len() as u64 <= self.tx.peer_rwnd()
     }
 
     /// How long a chunk on `p` waits before EFR resends it: SRTT + RTTVAR ("a timer that
@@ -112,7 +112,7 @@ impl Association {
     /// every chunk has been resent Karn's rule leaves no RTT sample to undo T3-rtx's backoff
     /// (the 60 s stalls of issue 19 §4). None before the first RTT measurement.
     fn efr_wait(&self, p: usize) -> Option<Duration> {
-        let rtt = &self.paths[p].rtt;
+        let rtt = self.paths[p].rtt();
         let srtt = rtt.srtt()?;
         let var = rtt.rttvar().max(rtt.config().granularity);
         Some((srtt + var).max(self.cfg.thin.efr_min))
@@ -138,7 +138,7 @@ impl Association {
             .map(|e| e.sent_at)
             .min();
         let deadline = match self.efr_wait(p) {
-            Some(wait) if path.flight > 0 && path.cc.can_send(path.flight) => {
+            Some(wait) if path.flight() > 0 && path.can_send() => {
                 earliest.map(|t| (t + wait).max(now))
             }
             _ => None,
@@ -156,10 +156,10 @@ impl Association {
         let Some(wait) = self.efr_wait(p) else {
             return;
         };
-        if self.paths[p].cc.can_send(self.paths[p].flight) {
+        if self.paths[p].can_send() {
             if let Some(left) = self.tx.mark_early(p, wait, now) {
-                self.paths[p].flight -= left;
-                self.paths[p].cc.on_early_fast_retransmit();
+                self.paths[p].leave_flight(left);
+                self.paths[p].cc_mut().on_early_fast_retransmit();
                 self.stats.efr_expiries += 1;
             }
         }

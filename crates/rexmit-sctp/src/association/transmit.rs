@@ -41,10 +41,8 @@ impl Association {
         let mb = self.cfg.max_burst;
         let has_new = !self.tx.queue().is_empty();
         for p in &mut self.paths {
-            p.burst_sent = 0;
-            if self.cfg.max_burst_rule == MaxBurstRule::ClampCwnd && has_new {
-                p.cc.clamp_burst(p.flight, mb);
-            }
+            let clamp = self.cfg.max_burst_rule == MaxBurstRule::ClampCwnd && has_new;
+            p.open_burst_round(clamp.then_some(mb));
         }
     }
 
@@ -79,8 +77,8 @@ impl Association {
             let chunk = self.build_sack();
             let path = self.paths.get(p)?;
             let o = Outgoing {
-                src: path.local,
-                dst: path.remote,
+                src: path.local(),
+                dst: path.remote(),
                 vtag: self.id.peer_tag(),
                 chunks: vec![chunk],
             };
@@ -110,8 +108,7 @@ impl Association {
         };
         let (len, rtx, cause) = (sent.len, sent.rtx, sent.cause);
         let path = &mut self.paths[p];
-        path.flight += len;
-        path.last_sent = now;
+        path.on_data_sent(now, len);
         self.stats.paths[p].data_chunks_sent += 1;
         if let Some(d) = sent.first_rtx {
             self.stats.recovery_time_total += d;
@@ -152,7 +149,7 @@ impl Association {
     fn rtx_packet(&mut self, now: Time) -> Option<Transmit> {
         let (first_marked, fast) = self.tx.next_retransmission()?;
         let p = cmt::rtx_destination(&self.paths, first_marked, fast, &self.cfg.cmt);
-        let (mut flight, cwnd) = (self.paths[p].flight, self.paths[p].cc.cwnd);
+        let (mut flight, cwnd) = (self.paths[p].flight(), self.paths[p].cc().cwnd);
         let budget = self.packet_budget();
         let mut used = 0;
         let mut tsns = Vec::new();
@@ -192,8 +189,8 @@ impl Association {
         let chunks = self.with_sack(p, &mut used, chunks);
         let path = &self.paths[p];
         let o = Outgoing {
-            src: path.local,
-            dst: path.remote,
+            src: path.local(),
+            dst: path.remote(),
             vtag: self.id.peer_tag(),
             chunks,
         };
@@ -213,8 +210,8 @@ impl Association {
             // Does not fit: send it on its own next time.
             self.rx.request_sack();
             let o = Outgoing {
-                src: self.paths[p].local,
-                dst: self.paths[p].remote,
+                src: self.paths[p].local(),
+                dst: self.paths[p].remote(),
                 vtag: self.id.peer_tag(),
                 chunks: vec![s],
             };
@@ -244,16 +241,11 @@ impl Association {
         p: usize,
         probe: bool,
     ) -> Option<Transmit> {
-        let path = &mut self.paths[p];
-        if path.flight == 0 {
-            let rto = path.rtt.rto().as_nanos().max(1);
-            path.cc
-                .on_idle(now.saturating_since(path.last_sent).as_nanos() / rto);
-        }
+        self.paths[p].restart_after_idle(now);
         if !probe
             && self.cfg.max_burst_rule == MaxBurstRule::LimitPackets
             && self.cfg.max_burst > 0
-            && self.paths[p].burst_sent >= self.cfg.max_burst
+            && self.paths[p].burst_exhausted(self.cfg.max_burst)
         {
             return None;
         }
@@ -265,8 +257,7 @@ impl Association {
         while let Some(front) = self.tx.queue().front() {
             let len = front.chunk.payload.len() as u64;
             let sz = pad4(DATA_CHUNK_HEADER_LEN + len as usize);
-            let path = &self.paths[p];
-            if used + sz > budget || !(probe || path.cc.can_send(path.flight)) {
+            if used + sz > budget || !(probe || self.paths[p].can_send()) {
                 break;
             }
             // §6.1 A: respect the peer's window, except one chunk when nothing is in flight.
@@ -287,7 +278,7 @@ impl Association {
             return None;
         }
         self.after_data_packet(now, p, &tsns);
-        self.paths[p].burst_sent += 1;
+        self.paths[p].count_burst_packet();
         self.rack_arm_pto(now);
         if self.cfg.cmt.enabled {
             self.tx.rotate_destination(p, self.paths.len());

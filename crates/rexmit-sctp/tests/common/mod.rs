@@ -185,7 +185,7 @@ impl Net {
                 let t = self.in_flight[id]
                     .take()
                     .expect("each packet delivered once");
-                let to = if self.eps[0].paths().iter().any(|p| p.local == t.dst)
+                let to = if self.eps[0].paths().iter().any(|p| p.local() == t.dst)
                     || t.dst == A1
                     || t.dst == A2
                 {
