@@ -51,6 +51,9 @@ pub struct Path {
     hb_outstanding: Option<(u64, Time)>,
     hb_nonce: u64,
     last_sent: Time,
+    /// RTOs of the current idle period whose cwnd decay has been applied (RFC 9260 §7.2.1: one
+    /// halving per RTO, however often the sender looks).
+    idle_rtos_applied: u64,
     /// CMT per-destination fast recovery exit point.
     fr_exit: Option<u32>,
     /// New-data packets sent in the current transmit opportunity (RFC 9260 Max.Burst).
@@ -71,6 +74,7 @@ impl Path {
             hb_outstanding: None,
             hb_nonce: 0,
             last_sent: Time::ZERO,
+            idle_rtos_applied: 0,
             fr_exit: None,
             burst_sent: 0,
         }
@@ -143,6 +147,7 @@ impl Path {
     pub fn on_data_sent(&mut self, now: Time, len: u64) {
         self.flight += len;
         self.last_sent = now;
+        self.idle_rtos_applied = 0;
     }
 
     /// `len` bytes left the flight: acknowledged, or presumed lost and marked for
@@ -159,15 +164,20 @@ impl Path {
     /// Association established: idle time (cwnd decay, heartbeats) counts from `now`.
     pub fn start_idle_clock(&mut self, now: Time) {
         self.last_sent = now;
+        self.idle_rtos_applied = 0;
     }
 
     /// RFC 9260 §7.2.1: before new data on an idle destination (nothing in flight), cwnd
-    /// decays once per RTO it was idle since `last_sent`.
+    /// decays once per RTO it was idle since `last_sent`; the RTOs already applied in this
+    /// idle period are not applied again when the sender looks twice with nothing to send.
     pub fn restart_after_idle(&mut self, now: Time) {
         if self.flight == 0 {
             let rto = self.rtt.rto().as_nanos().max(1);
-            self.cc
-                .on_idle(now.saturating_since(self.last_sent).as_nanos() / rto);
+            let idle_rtos = now.saturating_since(self.last_sent).as_nanos() / rto;
+            if idle_rtos > self.idle_rtos_applied {
+                self.cc.on_idle(idle_rtos - self.idle_rtos_applied);
+                self.idle_rtos_applied = idle_rtos;
+            }
         }
     }
 
@@ -307,6 +317,37 @@ mod tests {
             RtoConfig::sctp(),
             PathCc::new(1452, None, u64::MAX),
         )
+    }
+
+    /// RFC 9260 §7.2.1: an idle destination's cwnd halves once per RTO of idleness (down to
+    /// 4·MTU), however many times the sender looks for something to send in between.
+    #[test]
+    fn idle_decay_applies_each_rto_once() {
+        let mtu = 1452;
+        let mut p = Path::new(
+            Ipv4Addr::new(10, 0, 0, 1),
+            Ipv4Addr::new(10, 0, 1, 1),
+            RtoConfig::sctp(), // RTO.Initial 3 s: no sample taken here
+            PathCc::new(mtu, Some(32 * mtu), u64::MAX),
+        );
+        p.on_data_sent(Time::ZERO, mtu);
+        p.clear_flight();
+        let s = |x: u64| Time::ZERO + Duration::from_millis(x);
+        p.restart_after_idle(s(2_900));
+        assert_eq!(p.cc().cwnd(), 32 * mtu, "less than one RTO idle");
+        p.restart_after_idle(s(4_000));
+        assert_eq!(p.cc().cwnd(), 16 * mtu, "one RTO: one halving");
+        p.restart_after_idle(s(5_000));
+        p.restart_after_idle(s(5_900));
+        assert_eq!(p.cc().cwnd(), 16 * mtu, "the same RTO is not applied again");
+        p.restart_after_idle(s(6_100));
+        assert_eq!(p.cc().cwnd(), 8 * mtu, "a second RTO: a second halving");
+        p.restart_after_idle(s(30_000));
+        assert_eq!(p.cc().cwnd(), 4 * mtu, "never below 4·MTU");
+        p.on_data_sent(s(30_000), mtu);
+        p.clear_flight();
+        p.restart_after_idle(s(31_000));
+        assert_eq!(p.cc().cwnd(), 4 * mtu);
     }
 
     #[test]
