@@ -663,13 +663,13 @@ impl Agent for SctpAgent {
             "cwnd_primary" => a
                 .paths()
                 .get(a.primary_path())
-                .map_or(f64::NAN, |p| p.cc().cwnd as f64),
+                .map_or(f64::NAN, |p| p.cc().cwnd() as f64),
             // Room the congestion windows leave for new data over all paths: with the rtxq
             // filling the send buffer, seed 000 §II.B's "send buffer blocking" (O < C).
             "cwnd_room_bytes" => a
                 .paths()
                 .iter()
-                .map(|p| p.cc().cwnd.saturating_sub(p.flight()))
+                .map(|p| p.cc().cwnd().saturating_sub(p.flight()))
                 .sum::<u64>() as f64,
             _ => return None,
         })

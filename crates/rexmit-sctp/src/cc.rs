@@ -11,10 +11,10 @@ use rexmit_transport::window;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathCc {
-    pub cwnd: u64,
-    pub ssthresh: u64,
-    pub partial_bytes_acked: u64,
-    pub smss: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    partial_bytes_acked: u64,
+    smss: u64,
 }
 
 impl PathCc {
@@ -27,6 +27,32 @@ impl PathCc {
             partial_bytes_acked: 0,
             smss,
         }
+    }
+
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    pub fn partial_bytes_acked(&self) -> u64 {
+        self.partial_bytes_acked
+    }
+    pub fn smss(&self) -> u64 {
+        self.smss
+    }
+
+    /// RFC 9260 §7.2.1: the initial ssthresh, set when the association is established (the
+    /// peer's advertised receiver window unless the scenario gives one).
+    pub fn set_initial_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh;
+    }
+
+    /// A window state for unit tests of the rules that read cwnd and ssthresh.
+    #[cfg(test)]
+    pub(crate) fn set_for_test(&mut self, cwnd: u64, ssthresh: u64) {
+        self.cwnd = cwnd;
+        self.ssthresh = ssthresh;
     }
 
     /// RFC 9260 §6.1 B: new data may go out while flightsize < cwnd.

@@ -71,13 +71,13 @@ pub fn rtx_destination(paths: &[Path], last: usize, fast: bool, cmt: &CmtConfig)
     };
     match cmt.rtx_policy {
         RtxPolicy::Same if paths[last].usable() => last,
-        RtxPolicy::Same => best_by(&|p| p.cc().ssthresh),
+        RtxPolicy::Same => best_by(&|p| p.cc().ssthresh()),
         RtxPolicy::Asap => (0..n)
             .map(|k| (last + k) % n)
             .find(|&i| paths[i].usable() && paths[i].can_send())
-            .unwrap_or_else(|| best_by(&|p| p.cc().cwnd)),
-        RtxPolicy::Cwnd => best_by(&|p| p.cc().cwnd),
-        RtxPolicy::Ssthresh => best_by(&|p| p.cc().ssthresh),
+            .unwrap_or_else(|| best_by(&|p| p.cc().cwnd())),
+        RtxPolicy::Cwnd => best_by(&|p| p.cc().cwnd()),
+        RtxPolicy::Ssthresh => best_by(&|p| p.cc().ssthresh()),
     }
 }
 
@@ -117,8 +117,9 @@ mod tests {
     #[test]
     fn cmt_policies_pick_by_ssthresh_or_cwnd() {
         let mut p = paths();
-        p[1].cc_mut().ssthresh = 9000;
-        p[0].cc_mut().cwnd = 5000;
+        let (c1, s0) = (p[1].cc().cwnd(), p[0].cc().ssthresh());
+        p[1].cc_mut().set_for_test(c1, 9000);
+        p[0].cc_mut().set_for_test(5000, s0);
         let mut cmt = CmtConfig {
             enabled: true,
             ..CmtConfig::default()

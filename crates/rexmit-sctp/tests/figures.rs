@@ -146,7 +146,7 @@ fn run_timeline(nr: bool, n: usize) -> (Vec<Step>, Association) {
         app_fill(&mut s, now);
         let out = drain(&mut s, now);
         let sent_after = data_tsns(&out);
-        let o_c = (s.flight_size() / TPDU, s.paths()[0].cc().cwnd / TPDU);
+        let o_c = (s.flight_size() / TPDU, s.paths()[0].cc().cwnd() / TPDU);
         steps.push(Step {
             arriving,
             ack,
@@ -235,7 +235,7 @@ fn figure_2_sack_keeps_gap_acked_copies_and_blocks_the_application() {
         "after writing 19-26 the buffer is full again"
     );
     assert_eq!(
-        s.paths()[0].cc().cwnd,
+        s.paths()[0].cc().cwnd(),
         4 * smss,
         "S:18 does not grow cwnd (RFC 4960 §7.2.1)"
     );
@@ -343,11 +343,11 @@ fn figure_4_nr_sack_frees_buffer_and_keeps_data_flowing() {
         assert!(st.blocked_after);
     }
     assert_eq!(
-        s.paths()[0].cc().cwnd,
+        s.paths()[0].cc().cwnd(),
         5 * TPDU,
         "N:20 grows cwnd to 5 (cwnd was fully used)"
     );
-    assert_eq!(s.paths()[0].cc().ssthresh, 4 * TPDU);
+    assert_eq!(s.paths()[0].cc().ssthresh(), 4 * TPDU);
     assert!(!s.in_fast_recovery());
     assert_eq!(s.stats().fast_retransmits, 1);
 }

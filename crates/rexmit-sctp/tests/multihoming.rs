@@ -162,7 +162,7 @@ fn cuc_lets_cwnd_grow_while_the_other_path_holds_back_the_cumulative_ack() {
             })
         };
         let net = cmt_transfer(c, 5, 50, Time::from_millis(600), 1_000_000);
-        net.eps[0].paths()[0].cc().cwnd
+        net.eps[0].paths()[0].cc().cwnd()
     };
     // The 5 ms path's chunks are gap-acked while the 50 ms path holds back the cumulative
     // ack: only CUC lets those acks grow the fast path's cwnd.

@@ -51,7 +51,7 @@ fn second_loss_in_the_same_window_does_not_reduce_cwnd_again() {
     assert_eq!(a.stats().fast_retransmits, 2);
     assert_eq!(a.stats().fast_recoveries, 1);
     assert_eq!(
-        a.paths()[0].cc().cwnd,
+        a.paths()[0].cc().cwnd(),
         5 * T,
         "halved once (RFC 9260 §7.2.4)"
     );
@@ -69,7 +69,7 @@ fn max_burst_clamp_rule_lowers_cwnd_as_in_rfc4960() {
     let now = Time::from_millis(1);
     write(&mut a, now, 10);
     assert_eq!(data_tsns(&drain(&mut a, now)), vec![1, 2, 3, 4]);
-    assert_eq!(a.paths()[0].cc().cwnd, 4 * T);
+    assert_eq!(a.paths()[0].cc().cwnd(), 4 * T);
 }
 
 #[test]
@@ -84,7 +84,7 @@ fn max_burst_default_limits_packets_per_opportunity_and_keeps_cwnd() {
     write(&mut a, now, 10);
     let out = drain(&mut a, now);
     assert_eq!(data_tsns(&out), vec![1, 2, 3, 4]);
-    assert_eq!(a.paths()[0].cc().cwnd, 10 * T);
+    assert_eq!(a.paths()[0].cc().cwnd(), 10 * T);
     deliver(&mut b, now, &out[0]);
     deliver(&mut b, now, &out[1]);
     for s in drain(&mut b, now) {

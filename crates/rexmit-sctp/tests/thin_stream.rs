@@ -287,13 +287,13 @@ fn efr_retransmits_after_srtt_plus_rttvar_while_the_window_is_not_full() {
     let (mut a, _b, now) = warm_pair(efr.clone());
     let t = now + ms(100);
     send_one(&mut a, t, 100);
-    let cwnd = a.paths()[0].cc().cwnd;
+    let cwnd = a.paths()[0].cc().cwnd();
     let due = a.poll_timeout().unwrap();
     assert_eq!(due, t + ms(30), "SRTT 20 ms + RTTVAR 10 ms (seed 004 §2)");
     a.handle_timeout(due);
     assert_eq!(data_tsns(&drain(&mut a, due)), vec![2]);
     assert_eq!(
-        a.paths()[0].cc().cwnd,
+        a.paths()[0].cc().cwnd(),
         cwnd - T,
         "cwnd reduced by one MTU, no slow start"
     );
@@ -326,7 +326,7 @@ fn efr_retransmits_after_srtt_plus_rttvar_while_the_window_is_not_full() {
         a.send(t, 0, Payload::zeros(T as u32), true).unwrap();
     }
     assert_eq!(drain(&mut a, t).len(), 4, "initial cwnd 4380 B: 4 packets");
-    assert!(a.flight_size() >= a.paths()[0].cc().cwnd);
+    assert!(a.flight_size() >= a.paths()[0].cc().cwnd());
     assert_eq!(a.poll_timeout(), Some(t + ms(1000)), "T3-rtx only");
 }
 

@@ -125,7 +125,7 @@ fn ordered_data_waits_for_a_loss_unordered_data_does_not() {
     let rtx = drain(&mut a, t3);
     assert_eq!(data_tsns(&rtx), vec![1]);
     assert_eq!(a.stats().timeouts, 1);
-    assert_eq!(a.paths()[0].cc().cwnd, 1452, "T3 sets cwnd to one MTU");
+    assert_eq!(a.paths()[0].cc().cwnd(), 1452, "T3 sets cwnd to one MTU");
     deliver(&mut b, t3, &rtx[0]);
     let d = delivered(&events(&mut b));
     assert_eq!(

@@ -95,8 +95,8 @@ impl SctpTrace {
             let recovery = whole || p.fr_exit().is_some();
             let timeouts = st.paths.get(i).map_or(0, |s| s.timeouts);
             let row = [
-                p.cc().cwnd,
-                sat(p.cc().ssthresh),
+                p.cc().cwnd(),
+                sat(p.cc().ssthresh()),
                 p.flight(),
                 p.flight(),
                 rtxq,

@@ -160,7 +160,7 @@ impl Association {
             .start(peer_a_rwnd, self.cfg.outbound_streams.min(peer_inbound));
         let ssthresh = self.cfg.initial_ssthresh.unwrap_or(peer_a_rwnd as u64);
         for p in &mut self.paths {
-            p.cc_mut().ssthresh = ssthresh;
+            p.cc_mut().set_initial_ssthresh(ssthresh);
         }
     }
 

@@ -149,7 +149,7 @@ impl Association {
     fn rtx_packet(&mut self, now: Time) -> Option<Transmit> {
         let (first_marked, fast) = self.tx.next_retransmission()?;
         let p = cmt::rtx_destination(&self.paths, first_marked, fast, &self.cfg.cmt);
-        let (mut flight, cwnd) = (self.paths[p].flight(), self.paths[p].cc().cwnd);
+        let (mut flight, cwnd) = (self.paths[p].flight(), self.paths[p].cc().cwnd());
         let budget = self.packet_budget();
         let mut used = 0;
         let mut tsns = Vec::new();
