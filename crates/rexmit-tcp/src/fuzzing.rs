@@ -136,7 +136,7 @@ impl Harness {
 
     fn poll_a(&mut self) {
         for _ in 0..MAX_BURST {
-            let Some(s) = self.a.poll_transmit(self.now) else {
+            let Some(s) = self.a.poll_transmit_checked(self.now) else {
                 return;
             };
             self.to_b.push_back(through_the_wire_tcp(&s));
@@ -146,7 +146,7 @@ impl Harness {
 
     fn poll_b(&mut self) {
         for _ in 0..MAX_BURST {
-            let Some(s) = self.b.poll_transmit(self.now) else {
+            let Some(s) = self.b.poll_transmit_checked(self.now) else {
                 return;
             };
             let s = through_the_wire_tcp(&s);

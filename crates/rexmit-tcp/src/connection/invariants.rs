@@ -5,6 +5,8 @@
 
 use super::Connection;
 use rexmit_time::Time;
+#[cfg(any(test, feature = "fuzzing"))]
+use rexmit_wire::TcpSegment;
 
 /// What the previous check saw, for the "never moves back" invariants.
 #[derive(Clone, Debug, Default)]
@@ -27,6 +29,68 @@ impl Connection {
             .map(|t| format!("{t:?} {:?}", self.timers.get(*t)))
             .collect();
         armed.join(", ")
+    }
+
+    /// `poll_transmit`, checking its fast test against the full path: where `nothing_to_send`
+    /// answers `true`, the full path runs instead and must answer `None` and leave every field
+    /// as it was. The fuzz harness and the tests poll through this.
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub(crate) fn poll_transmit_checked(&mut self, now: Time) -> Option<TcpSegment> {
+        if !self.nothing_to_send(now) {
+            return self.poll_transmit(now);
+        }
+        let before = self.snapshot();
+        let seg = self.poll_segment(now);
+        assert!(
+            seg.is_none(),
+            "nothing_to_send at {now:?}, but the full path sends {seg:?}: {before}"
+        );
+        assert_eq!(
+            self.snapshot(),
+            before,
+            "nothing_to_send at {now:?}, but the full path changed the connection"
+        );
+        None
+    }
+
+    /// Every field, the sender's included (`Sender::snapshot`). The pattern names every field,
+    /// so a new one cannot be left out.
+    #[cfg(any(test, feature = "fuzzing"))]
+    fn snapshot(&self) -> String {
+        let Connection {
+            cfg,
+            state,
+            local_port,
+            remote_port,
+            iss,
+            irs,
+            snd,
+            rcv,
+            syn_pending,
+            syn_sent_at,
+            syn_retransmitted,
+            peer_mss,
+            sack_ok,
+            ts_ok,
+            snd_wscale,
+            rcv_wscale,
+            ts_recent,
+            last_ack_sent,
+            timers,
+            syn_timeouts,
+            rst_pending,
+            events,
+            stats,
+            blocked_since,
+            audit,
+        } = self;
+        format!(
+            "{cfg:?} {state:?} {local_port} {remote_port} {iss:?} {irs:?} [{}] {rcv:?} \
+             {syn_pending} {syn_sent_at:?} {syn_retransmitted} {peer_mss:?} {sack_ok} {ts_ok} \
+             {snd_wscale} {rcv_wscale} {ts_recent} {last_ack_sent} {timers:?} {syn_timeouts} \
+             {rst_pending:?} {events:?} {stats:?} {blocked_since:?} {audit:?}",
+            snd.snapshot()
+        )
     }
 
     /// Check every invariant, `now` being the time of the call just made (if it had one).

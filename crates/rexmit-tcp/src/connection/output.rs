@@ -9,7 +9,37 @@ use rexmit_wire::{Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestam
 
 impl Connection {
     /// The next segment to put on the wire, if any. Call until `None`.
+    #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<TcpSegment> {
+        if self.nothing_to_send(now) {
+            return None;
+        }
+        self.poll_segment(now)
+    }
+
+    /// Whether `poll_transmit` would certainly answer `None` and change nothing (hot path: the
+    /// poll after each received segment usually finds nothing). Conservative, `false` meaning
+    /// "maybe"; it follows `next_segment` step by step, and `Sender::nothing_to_send` follows
+    /// `Sender::next_tx`.
+    #[inline]
+    pub fn nothing_to_send(&self, now: Time) -> bool {
+        if self.rst_pending.is_some() {
+            return false;
+        }
+        match self.state {
+            State::Closed | State::Listen => true,
+            State::SynSent | State::SynReceived => !self.syn_pending,
+            State::Established
+            | State::CloseWait
+            | State::FinWait1
+            | State::Closing
+            | State::LastAck => !self.rcv.ack_due() && self.snd.nothing_to_send(now, &self.timers),
+            State::FinWait2 | State::TimeWait => !self.rcv.ack_due(),
+        }
+    }
+
+    /// `poll_transmit` without the fast test.
+    pub(super) fn poll_segment(&mut self, now: Time) -> Option<TcpSegment> {
         let seg = self.next_segment(now)?;
         self.stats.segments_sent += 1;
         if !seg.payload.is_empty() {
@@ -180,4 +210,180 @@ impl Connection {
 /// RFC 7323 §5.4: a timestamp clock of 1 ms.
 pub(super) fn ts_clock(now: Time) -> u32 {
     (now.as_nanos() / 1_000_000) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::CcAlgorithm;
+    use crate::config::{RecoveryAlgorithm, TcpConfig};
+    use crate::stats::TcpStats;
+    use rexmit_time::Duration;
+
+    /// Two connections joined by a path with a fixed delay that loses segments in bursts (a
+    /// fixed pseudo-random pattern, both directions). Every poll goes through
+    /// `poll_transmit_checked`: where the fast test says "nothing", the full path must send
+    /// nothing and change no field.
+    struct Path {
+        a: Connection,
+        b: Connection,
+        /// (arrival, to `b`?, segment) in send order: one delay keeps it sorted.
+        wire: std::collections::VecDeque<(Time, bool, TcpSegment)>,
+        rng: u64,
+        burst: u32,
+        /// Fast "nothing" answers, and polls left to the full path.
+        fast: u64,
+        full: u64,
+    }
+
+    impl Path {
+        fn poll(&mut self, now: Time) {
+            for to_b in [true, false] {
+                loop {
+                    let conn = if to_b { &mut self.a } else { &mut self.b };
+                    if conn.nothing_to_send(now) {
+                        self.fast += 1;
+                    } else {
+                        self.full += 1;
+                    }
+                    let Some(seg) = conn.poll_transmit_checked(now) else {
+                        break;
+                    };
+                    self.rng ^= self.rng << 13;
+                    self.rng ^= self.rng >> 7;
+                    self.rng ^= self.rng << 17;
+                    if self.burst == 0 && self.rng % 100 < 3 {
+                        self.burst = 1 + (self.rng >> 8) as u32 % 4;
+                    }
+                    if self.burst > 0 {
+                        self.burst -= 1;
+                    } else {
+                        let delay = Duration::from_millis(20);
+                        self.wire.push_back((now + delay, to_b, seg));
+                    }
+                }
+            }
+        }
+    }
+
+    /// A bulk transfer of `bytes` from `a` to `b`, whose application reads what arrived at
+    /// once, or every `read_every` if given.
+    /// Returns `a`'s statistics, the fast "nothing" answers and the full-path polls.
+    fn lossy_transfer(
+        cfg: TcpConfig,
+        bytes: usize,
+        read_every: Option<Duration>,
+    ) -> (TcpStats, u64, u64) {
+        let mut p = Path {
+            a: Connection::connect(cfg.clone(), 1000, 80, 7, Time::ZERO),
+            b: Connection::listen(cfg, 80, 90_000),
+            wire: Default::default(),
+            rng: 0x2545_f491_4f6c_dd1d,
+            burst: 0,
+            fast: 0,
+            full: 0,
+        };
+        let (mut written, mut read) = (0usize, 0usize);
+        let mut next_read = Time::ZERO;
+        let mut now = Time::ZERO;
+        for _ in 0..100_000 {
+            written += p.a.send(now, bytes - written);
+            if now >= next_read {
+                read += p.b.recv(usize::MAX).len();
+                next_read = read_every.map_or(Time::ZERO, |d| now + d);
+            }
+            p.poll(now);
+            if read == bytes && p.a.all_acked() {
+                return (p.a.stats().clone(), p.fast, p.full);
+            }
+            let reader = read_every.map(|_| next_read);
+            let timers = [p.a.poll_timeout(), p.b.poll_timeout(), reader];
+            let arrival = p.wire.front().map(|w| w.0);
+            now = timers
+                .into_iter()
+                .flatten()
+                .chain(arrival)
+                .min()
+                .expect("a timer or a segment");
+            // As the simulator's agents do: each arrival is handled and polled at once, timers
+            // due at the same instant after them.
+            while p.wire.front().is_some_and(|w| w.0 <= now) {
+                let (_, to_b, seg) = p.wire.pop_front().expect("checked");
+                if to_b {
+                    p.b.handle_segment(now, &seg);
+                } else {
+                    p.a.handle_segment(now, &seg);
+                }
+                p.poll(now);
+            }
+            for c in [&mut p.a, &mut p.b] {
+                if c.poll_timeout().is_some_and(|t| t <= now) {
+                    c.handle_timeout(now);
+                }
+            }
+        }
+        panic!("transfer did not finish: read {read} of {bytes}, {:?}", p.a);
+    }
+
+    #[test]
+    fn fast_empty_poll_test_agrees_with_the_full_transmit_path_under_loss() {
+        let base = TcpConfig {
+            send_buffer: 64 * 1024,
+            recv_buffer: 64 * 1024,
+            ..TcpConfig::default()
+        };
+        let sack = TcpConfig {
+            recovery: RecoveryAlgorithm::Sack,
+            sack: true,
+            ..base.clone()
+        };
+        let configs = [
+            // SACK (RFC 6675 NextSeg) with timestamps and limited transmit.
+            TcpConfig {
+                timestamps: true,
+                limited_transmit: true,
+                ..sack.clone()
+            },
+            // RACK-TLP: tail-loss probes and RACK's marks.
+            TcpConfig {
+                rack: true,
+                prr: true,
+                ..sack.clone()
+            },
+            // BBR: pacing holds segments and arms the pacing timer.
+            TcpConfig {
+                cc: CcAlgorithm::Bbr,
+                ..sack
+            },
+            // NewReno: fast retransmissions pending regardless of cwnd.
+            TcpConfig {
+                recovery: RecoveryAlgorithm::NewReno,
+                ..base.clone()
+            },
+            // Tahoe: go-back-N after every loss; Nagle holds the last small segment.
+            TcpConfig {
+                recovery: RecoveryAlgorithm::Tahoe,
+                nagle: true,
+                ..base.clone()
+            },
+            // Reno with a slow reader behind a small window: zero windows, persist timer,
+            // window probes and SWS avoidance.
+            TcpConfig {
+                recovery: RecoveryAlgorithm::Reno,
+                recv_buffer: 4 * 1460,
+                ..base
+            },
+        ];
+        for (i, cfg) in configs.into_iter().enumerate() {
+            let slow_reader = cfg.recv_buffer < 8 * 1460;
+            let read_every = slow_reader.then(|| Duration::from_millis(300));
+            let (st, fast, full) = lossy_transfer(cfg, 1_000_000, read_every);
+            // The transfer lost segments and most empty polls took the fast test.
+            assert!(st.retransmits() > 5, "config {i}: {st:?}");
+            assert!(
+                fast > 100 && full > 100,
+                "config {i}: fast {fast}, full {full}"
+            );
+        }
+    }
 }

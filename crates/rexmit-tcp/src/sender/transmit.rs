@@ -58,8 +58,7 @@ impl Sender {
         if self.rec.alg == RecoveryAlgorithm::Sack && self.rec.in_episode() {
             return self.next_seg(now, st, t);
         }
-        let cwnd = self.cc.window() + self.limited_transmit_allowance();
-        let limit = self.snd_una + cwnd.min(self.snd_wnd);
+        let (limit, new_data_limit) = self.send_limits();
         if self.snd_nxt < self.snd_max {
             // Go-back-N after a Tahoe fast retransmit or a non-SACK timeout.
             let Some(seg) = self.sb.get(self.snd_nxt).cloned() else {
@@ -73,8 +72,7 @@ impl Sender {
             self.snd_nxt = seg.end;
             return self.retransmit(now, seg.start, self.go_back_cause, st, t);
         }
-        let cwnd_only = self.snd_una + cwnd;
-        let tx = self.new_data(now, limit.min(cwnd_only), st, t)?;
+        let tx = self.new_data(now, new_data_limit, st, t)?;
         // RFC 3042 §2: what went beyond cwnd went by limited transmit.
         let lt_from = tx.start.max(self.snd_una + self.cc.window());
         self.lt_bytes += self.snd_max.saturating_sub(lt_from);
@@ -102,6 +100,14 @@ impl Sender {
             rack.tlp_is_retrans = tx.rexmit.is_some();
         }
         Some(tx)
+    }
+
+    /// Outside SACK recovery: where go-back-N stops (cwnd with RFC 3042's allowance, and the
+    /// peer's window) and where new data stops (the same, and cwnd alone).
+    fn send_limits(&self) -> (u64, u64) {
+        let cwnd = self.cc.window() + self.limited_transmit_allowance();
+        let limit = self.snd_una + cwnd.min(self.snd_wnd);
+        (limit, limit.min(self.snd_una + cwnd))
     }
 
     /// RFC 3042 §2: the first two duplicate ACKs each allow one new segment beyond cwnd.
@@ -216,7 +222,7 @@ impl Sender {
         })
     }
 
-    /// The next new segment if it fits below `limit` (Nagle and SWS avoidance permitting).
+    /// The next new segment if it fits below `limit` (`plan_new_data`), recorded as sent.
     fn new_data(
         &mut self,
         now: Time,
@@ -224,40 +230,19 @@ impl Sender {
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) -> Option<DataTx> {
-        let start = self.snd_max;
-        let avail = self.buf.end().saturating_sub(start);
-        let mut len = avail.min(self.smss);
-        let fin_pending = self.fin_at.is_some_and(|f| f >= start);
-        if len == 0 && !fin_pending {
-            return None;
-        }
+        let unsent = self.unsent()?;
+        // A due probe is spent by the first decision that finds unsent data.
         let probe = std::mem::take(&mut self.probe_now);
-        if start + len > limit {
-            let usable = limit.saturating_sub(start);
-            let rwnd_limited = self.snd_una + self.snd_wnd <= limit;
-            if usable > 0 && rwnd_limited && usable >= self.max_snd_wnd / 2 {
-                // RFC 9293 §3.8.6.2.1 (sender SWS avoidance): a segment of at least half the
-                // largest window ever offered may go.
-                len = usable;
-            } else if probe && self.sb.is_empty() && len > 0 {
-                // RFC 9293 §3.8.6.1 window probe, or the SWS override timeout: what fits, or
-                // one byte beyond a zero window.
-                len = usable.clamp(1, len);
-            } else {
-                if self.snd_wnd < self.smss.min(avail.max(1))
-                    && self.sb.is_empty()
-                    && !t.is_set(Timer::Persist)
-                {
+        let (len, fin) = match self.plan_new_data(unsent, limit, probe, t) {
+            NewData::Send { len, fin } => (len, fin),
+            NewData::Held { arm_persist } => {
+                if arm_persist {
                     t.set(Timer::Persist, now + self.rtt.rto());
                 }
                 return None;
             }
-        }
-        let fin = fin_pending && self.fin_at == Some(start + len);
-        // RFC 9293 §3.7.4 Nagle: hold a small segment while data is unacknowledged.
-        if self.nagle && len < self.smss && !fin && self.snd_max > self.snd_una {
-            return None;
-        }
+        };
+        let start = unsent.start;
         let end = start + len + fin as u64;
         self.sb.push(SentSegment {
             start,
@@ -283,5 +268,214 @@ impl Sender {
             fin,
             rexmit: None,
         })
+    }
+
+    /// The next new segment before any limit: at most SMSS from snd_max, and whether the FIN
+    /// is still to be sent; `None` if nothing is unsent.
+    fn unsent(&self) -> Option<Unsent> {
+        let start = self.snd_max;
+        let avail = self.buf.end().saturating_sub(start);
+        let len = avail.min(self.smss);
+        let fin_pending = self.fin_at.is_some_and(|f| f >= start);
+        if len == 0 && !fin_pending {
+            return None;
+        }
+        Some(Unsent {
+            start,
+            avail,
+            len,
+            fin_pending,
+        })
+    }
+
+    /// Whether (and how much of) `u` may go below `limit`: receive window, SWS avoidance,
+    /// window probes and Nagle. Decides only; `new_data` records.
+    fn plan_new_data(&self, u: Unsent, limit: u64, probe: bool, t: &TimerTable) -> NewData {
+        let Unsent {
+            start,
+            avail,
+            mut len,
+            fin_pending,
+        } = u;
+        if start + len > limit {
+            let usable = limit.saturating_sub(start);
+            let rwnd_limited = self.snd_una + self.snd_wnd <= limit;
+            if usable > 0 && rwnd_limited && usable >= self.max_snd_wnd / 2 {
+                // RFC 9293 §3.8.6.2.1 (sender SWS avoidance): a segment of at least half the
+                // largest window ever offered may go.
+                len = usable;
+            } else if probe && self.sb.is_empty() && len > 0 {
+                // RFC 9293 §3.8.6.1 window probe, or the SWS override timeout: what fits, or
+                // one byte beyond a zero window.
+                len = usable.clamp(1, len);
+            } else {
+                let arm_persist = self.snd_wnd < self.smss.min(avail.max(1))
+                    && self.sb.is_empty()
+                    && !t.is_set(Timer::Persist);
+                return NewData::Held { arm_persist };
+            }
+        }
+        let fin = fin_pending && self.fin_at == Some(start + len);
+        // RFC 9293 §3.7.4 Nagle: hold a small segment while data is unacknowledged.
+        if self.nagle && len < self.smss && !fin && self.snd_max > self.snd_una {
+            return NewData::Held { arm_persist: false };
+        }
+        NewData::Send { len, fin }
+    }
+
+    /// Whether `next_tx` would certainly answer `None` and change nothing: the cheap test of
+    /// the polls that find nothing to send (one per received segment in a bulk transfer).
+    /// Conservative: `false` means "maybe". Each clause stands for the step of `choose_tx`
+    /// named in its comment and answers `true` only where that step neither sends nor changes
+    /// state (a flag consumed, a timer put, stopped or set); the decisions themselves are the
+    /// ones `choose_tx` uses (`send_limits`, `unsent`, `plan_new_data`).
+    #[inline]
+    pub(crate) fn nothing_to_send(&self, now: Time, t: &TimerTable) -> bool {
+        // The pending retransmission and the tail-loss probe are consumed when polled.
+        if self.pending_rexmit.is_some() || self.tlp_pending {
+            return false;
+        }
+        // Pacing puts the pacing timer, or stops it when it is set.
+        if t.is_set(Timer::Pacing) || (self.pace_at > now && self.cc.pacing_rate().is_some()) {
+            return false;
+        }
+        // SACK recovery's NextSeg and go-back-N are left to the full path.
+        if (self.rec.alg == RecoveryAlgorithm::Sack && self.rec.in_episode())
+            || self.snd_nxt < self.snd_max
+        {
+            return false;
+        }
+        // New data: nothing unsent, or held without spending a probe or arming the persist
+        // timer.
+        let Some(unsent) = self.unsent() else {
+            return true;
+        };
+        !self.probe_now
+            && self.plan_new_data(unsent, self.send_limits().1, false, t)
+                == NewData::Held { arm_persist: false }
+    }
+}
+
+/// The next new segment before any limit (`Sender::unsent`).
+#[derive(Clone, Copy)]
+struct Unsent {
+    start: u64,
+    /// Bytes written and not yet sent.
+    avail: u64,
+    len: u64,
+    fin_pending: bool,
+}
+
+/// What may happen to unsent data (`Sender::plan_new_data`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NewData {
+    /// It waits; `arm_persist`: the persist timer should start (RFC 9293 §3.8.6.1).
+    Held { arm_persist: bool },
+    /// `len` bytes go, and the FIN after them if `fin`.
+    Send { len: u64, fin: bool },
+}
+
+impl Sender {
+    /// Every field, for the checks that an empty poll changes nothing
+    /// (`Connection::poll_transmit_checked`). The pattern names every field, so a new one
+    /// cannot be left out.
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub(crate) fn snapshot(&self) -> String {
+        let Sender {
+            rec,
+            episode_stats,
+            dup_thresh,
+            limited_transmit,
+            early_retransmit,
+            thin_linear_timeouts,
+            thin_dupack,
+            nagle,
+            smss,
+            snd_una,
+            snd_nxt,
+            snd_max,
+            buf,
+            sb,
+            fin_at,
+            snd_wnd,
+            max_snd_wnd,
+            snd_wl1,
+            snd_wl2,
+            cc,
+            rtt,
+            rto_rearm,
+            decrease_base,
+            probe_now,
+            dupacks,
+            lt_bytes,
+            last_ack_advance,
+            consecutive_timeouts,
+            pending_rexmit,
+            go_back_cause,
+            rack,
+            tlp_pending,
+            rate,
+            pace_at,
+            paced_sent,
+        } = self;
+        format!(
+            "{rec:?} {episode_stats:?} {dup_thresh} {limited_transmit} {early_retransmit} \
+             {thin_linear_timeouts} {thin_dupack} {nagle} {smss} {snd_una} {snd_nxt} {snd_max} \
+             {buf:?} {sb:?} {fin_at:?} {snd_wnd} {max_snd_wnd} {snd_wl1} {snd_wl2} {cc:?} \
+             {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
+             {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {go_back_cause:?} \
+             {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TcpConfig;
+
+    /// A Reno sender that sent its initial window of a long write and is held by cwnd.
+    fn held_by_cwnd(now: Time) -> (Sender, TcpStats, TimerTable) {
+        let cfg = TcpConfig::default();
+        let smss = cfg.mss as u64;
+        let mut s = Sender::new(&cfg, smss);
+        s.on_established(&cfg, smss, false, 1 << 20, 1);
+        s.buf.push_synthetic(100_000);
+        let (mut st, mut t) = (TcpStats::default(), TimerTable::default());
+        while s.next_tx(now, &mut st, &mut t).is_some() {}
+        assert!(s.snd_max > s.snd_una && s.has_unsent());
+        (s, st, t)
+    }
+
+    #[test]
+    fn nothing_to_send_when_cwnd_holds_the_unsent_data() {
+        let now = Time::from_millis(5);
+        let (mut s, mut st, mut t) = held_by_cwnd(now);
+        assert!(s.nothing_to_send(now, &t));
+        let before = s.snapshot();
+        assert_eq!(s.next_tx(now, &mut st, &mut t), None);
+        assert_eq!(s.snapshot(), before);
+    }
+
+    #[test]
+    fn a_due_window_probe_is_not_nothing_because_the_poll_spends_it() {
+        // The persist timer fired while segments are in flight: the poll sends nothing, but
+        // consumes the probe, so the fast test must leave it to the full path.
+        let now = Time::from_millis(5);
+        let (mut s, mut st, mut t) = held_by_cwnd(now);
+        s.probe_now = true;
+        assert!(!s.nothing_to_send(now, &t));
+        assert_eq!(s.next_tx(now, &mut st, &mut t), None);
+        assert!(!s.probe_now);
+    }
+
+    #[test]
+    fn an_armed_pacing_timer_is_not_nothing_because_the_poll_stops_it() {
+        let now = Time::from_millis(5);
+        let (mut s, mut st, mut t) = held_by_cwnd(now);
+        t.set(Timer::Pacing, now);
+        assert!(!s.nothing_to_send(now, &t));
+        assert_eq!(s.next_tx(now, &mut st, &mut t), None);
+        assert!(!t.is_set(Timer::Pacing));
     }
 }
