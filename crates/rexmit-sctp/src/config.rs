@@ -362,25 +362,9 @@ impl SctpConfig {
             "1..=65535",
             self.max_inbound_streams,
         )?;
-        check(!self.rto.min.is_zero(), "rto.min", "> 0", self.rto.min)?;
-        check(
-            self.rto.min <= self.rto.max,
-            "rto.max",
-            ">= rto.min",
-            self.rto.max,
-        )?;
-        check(
-            self.rto.initial >= self.rto.min && self.rto.initial <= self.rto.max,
-            "rto.initial",
-            "rto.min..=rto.max",
-            self.rto.initial,
-        )?;
-        check(
-            self.rto.granularity <= self.rto.max,
-            "rto.granularity",
-            "0..=rto.max",
-            self.rto.granularity,
-        )?;
+        if let Some((field, allowed, got)) = self.rto.invalid() {
+            check(false, field, allowed, got)?;
+        }
         if let Some(c) = self.initial_cwnd {
             check(
                 c >= self.max_data_payload() as u64,

@@ -254,18 +254,9 @@ impl TcpConfig {
             "dup_thresh",
             "1..=1000",
         )?;
-        check(!self.rto.min.is_zero(), "rto.min", "> 0")?;
-        check(self.rto.min <= self.rto.max, "rto.max", ">= rto.min")?;
-        check(
-            self.rto.initial >= self.rto.min && self.rto.initial <= self.rto.max,
-            "rto.initial",
-            "rto.min..=rto.max",
-        )?;
-        check(
-            self.rto.granularity <= self.rto.max,
-            "rto.granularity",
-            "0..=rto.max",
-        )?;
+        if let Some((field, allowed, _)) = self.rto.invalid() {
+            check(false, field, allowed)?;
+        }
         check(
             self.send_buffer >= self.mss as usize,
             "send_buffer",

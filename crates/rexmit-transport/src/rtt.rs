@@ -36,6 +36,25 @@ impl RtoConfig {
     }
 }
 
+impl RtoConfig {
+    /// The first bound this configuration breaks, as (field, allowed range, value), in the
+    /// order the cores report them; `None` when it is valid. Shared by the TCP and SCTP
+    /// configuration checks.
+    pub fn invalid(&self) -> Option<(&'static str, &'static str, Duration)> {
+        if self.min.is_zero() {
+            Some(("rto.min", "> 0", self.min))
+        } else if self.min > self.max {
+            Some(("rto.max", ">= rto.min", self.max))
+        } else if self.initial < self.min || self.initial > self.max {
+            Some(("rto.initial", "rto.min..=rto.max", self.initial))
+        } else if self.granularity > self.max {
+            Some(("rto.granularity", "0..=rto.max", self.granularity))
+        } else {
+            None
+        }
+    }
+}
+
 /// SRTT/RTTVAR estimator with exponential backoff.
 #[derive(Clone, Debug)]
 pub struct RttEstimator {

@@ -58,7 +58,7 @@ impl Sender {
         if self.rec.alg == RecoveryAlgorithm::Sack && self.rec.in_episode() {
             return self.next_seg(now, st, t);
         }
-        let (limit, new_data_limit) = self.send_limits();
+        let limit = self.send_limit();
         if self.snd_nxt < self.snd_max {
             // Go-back-N after a Tahoe fast retransmit or a non-SACK timeout.
             let Some(seg) = self.sb.get(self.snd_nxt).cloned() else {
@@ -72,7 +72,7 @@ impl Sender {
             self.snd_nxt = seg.end;
             return self.retransmit(now, seg.start, self.go_back_cause, st, t);
         }
-        let tx = self.new_data(now, new_data_limit, st, t)?;
+        let tx = self.new_data(now, limit, st, t)?;
         // RFC 3042 §2: what went beyond cwnd went by limited transmit.
         let lt_from = tx.start.max(self.snd_una + self.cc.window());
         self.lt_bytes += self.snd_max.saturating_sub(lt_from);
@@ -102,12 +102,11 @@ impl Sender {
         Some(tx)
     }
 
-    /// Outside SACK recovery: where go-back-N stops (cwnd with RFC 3042's allowance, and the
-    /// peer's window) and where new data stops (the same, and cwnd alone).
-    fn send_limits(&self) -> (u64, u64) {
+    /// Outside SACK recovery: where go-back-N and new data stop (cwnd with RFC 3042's
+    /// allowance, and the peer's window).
+    fn send_limit(&self) -> u64 {
         let cwnd = self.cc.window() + self.limited_transmit_allowance();
-        let limit = self.snd_una + cwnd.min(self.snd_wnd);
-        (limit, limit.min(self.snd_una + cwnd))
+        self.snd_una + cwnd.min(self.snd_wnd)
     }
 
     /// RFC 3042 §2: the first two duplicate ACKs each allow one new segment beyond cwnd.
@@ -328,7 +327,7 @@ impl Sender {
     /// Conservative: `false` means "maybe". Each clause stands for the step of `choose_tx`
     /// named in its comment and answers `true` only where that step neither sends nor changes
     /// state (a flag consumed, a timer put, stopped or set); the decisions themselves are the
-    /// ones `choose_tx` uses (`send_limits`, `unsent`, `plan_new_data`).
+    /// ones `choose_tx` uses (`send_limit`, `unsent`, `plan_new_data`).
     #[inline]
     pub(crate) fn nothing_to_send(&self, now: Time, t: &TimerTable) -> bool {
         // The pending retransmission and the tail-loss probe are consumed when polled.
@@ -351,7 +350,7 @@ impl Sender {
             return true;
         };
         !self.probe_now
-            && self.plan_new_data(unsent, self.send_limits().1, false, t)
+            && self.plan_new_data(unsent, self.send_limit(), false, t)
                 == NewData::Held { arm_persist: false }
     }
 }
