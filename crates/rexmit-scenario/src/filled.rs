@@ -7,7 +7,7 @@ use crate::schema::{AppCfg, Scenario};
 use crate::transport::*;
 use crate::units::{Bytes, DurationStr};
 use rexmit_sctp::{BurstMitigation, RenegePolicy, RtxPolicy, SctpConfig};
-use rexmit_tcp::{CcAlgorithm, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
+use rexmit_tcp::{CcAlgorithm, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit};
 use rexmit_transport::{PersistFrom, RtoConfig};
 
 /// TOML integers stop at 2^63 − 1: larger values mean "no limit" and are left out.
@@ -58,6 +58,10 @@ fn tcp(profile: Option<ProfileName>, c: &TcpConfig) -> TcpCfg {
         decrease_base: Some(match c.decrease_base {
             DecreaseBase::FlightSize => DecreaseBaseName::FlightSize,
             DecreaseBase::Cwnd => DecreaseBaseName::Cwnd,
+        }),
+        window_unit: Some(match c.window_unit {
+            WindowUnit::Bytes => WindowUnitName::Bytes,
+            WindowUnit::Segments => WindowUnitName::Segments,
         }),
         send_buffer: bytes(c.send_buffer as u64),
         recv_buffer: bytes(c.recv_buffer as u64),

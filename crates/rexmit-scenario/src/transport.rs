@@ -9,7 +9,7 @@ use rexmit_sctp::{
     BurstMitigation, CmtConfig, RackConfig, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig,
 };
 use rexmit_tcp::profile::Profile;
-use rexmit_tcp::{CcAlgorithm, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
+use rexmit_tcp::{CcAlgorithm, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit};
 use rexmit_transport::{PersistFrom, RtoConfig};
 use serde::{Deserialize, Serialize};
 
@@ -58,6 +58,22 @@ pub enum RecoveryName {
 pub enum DecreaseBaseName {
     FlightSize,
     Cwnd,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowUnitName {
+    Bytes,
+    Segments,
+}
+
+impl From<WindowUnitName> for WindowUnit {
+    fn from(n: WindowUnitName) -> Self {
+        match n {
+            WindowUnitName::Bytes => WindowUnit::Bytes,
+            WindowUnitName::Segments => WindowUnit::Segments,
+        }
+    }
 }
 
 impl From<DecreaseBaseName> for DecreaseBase {
@@ -148,6 +164,11 @@ pub struct TcpCfg {
     /// the linux profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decrease_base: Option<DecreaseBaseName>,
+    /// The congestion window's unit: "bytes" (default: the RFCs) or "segments" (Linux counts
+    /// snd_cwnd and ssthresh in packets: decreases round down, PRR rounds up to a segment;
+    /// the linux profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_unit: Option<WindowUnitName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_buffer: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -279,6 +300,7 @@ impl TcpCfg {
             &mut c.decrease_base,
             self.decrease_base.map(DecreaseBase::from),
         );
+        set(&mut c.window_unit, self.window_unit.map(WindowUnit::from));
         if let Some(b) = self.send_buffer {
             c.send_buffer = usize_of(&format!("{path}.send_buffer"), b)?;
         }

@@ -35,6 +35,20 @@ pub enum DecreaseBase {
     Cwnd,
 }
 
+/// The unit of the congestion window (`TcpConfig::window_unit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowUnit {
+    /// Bytes, as RFC 5681 states the rules: a decrease can leave cwnd and ssthresh at a
+    /// fraction of a segment (e.g. 3.5 SMSS from 7), and CUBIC's window grows byte by byte.
+    Bytes,
+    /// Whole segments, as Linux counts `snd_cwnd` and `snd_ssthresh` (packets): a decrease
+    /// rounds down (`tcp_reno_ssthresh`: max(cwnd >> 1, 2); `cubictcp_recalc_ssthresh`:
+    /// max(cwnd·717 >> 10, 2)), CUBIC's window grows a segment at a time, and PRR's
+    /// proportional part rounds up to a whole segment (`tcp_cwnd_reduction`). BBR's window
+    /// stays in bytes either way.
+    Segments,
+}
+
 /// Which loss-recovery algorithm the sender runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecoveryAlgorithm {
@@ -70,6 +84,8 @@ pub struct TcpConfig {
     pub rto_rearm: RtoRearm,
     /// What congestion responses decrease from (FlightSize by the RFCs; cwnd in Linux, ns-2).
     pub decrease_base: DecreaseBase,
+    /// Bytes (the RFCs) or whole segments (Linux) for cwnd and ssthresh.
+    pub window_unit: WindowUnit,
     /// Send buffer limit in bytes: unsent data plus the retransmission queue.
     pub send_buffer: usize,
     /// Receive buffer limit in bytes: unread in-order data plus the out-of-order queue.
@@ -140,6 +156,7 @@ impl Default for TcpConfig {
             rto: RtoConfig::tcp(),
             rto_rearm: RtoRearm::FastRetransmit,
             decrease_base: DecreaseBase::FlightSize,
+            window_unit: WindowUnit::Bytes,
             send_buffer: 128 * 1024,
             recv_buffer: 128 * 1024,
             sack: true,
@@ -218,6 +235,14 @@ impl TcpConfig {
         }
     }
 
+    /// The window's unit in bytes for segment size `smss`: 1 or `smss` (`WindowUnit`).
+    pub fn window_unit_bytes(&self, smss: u64) -> u64 {
+        match self.window_unit {
+            WindowUnit::Bytes => 1,
+            WindowUnit::Segments => smss,
+        }
+    }
+
     /// The congestion controller for segment size `smss`.
     pub fn build_cc(&self, smss: u64) -> Box<dyn crate::cc::CongestionControl> {
         self.cc.build(&crate::cc::CcParams {
@@ -225,6 +250,7 @@ impl TcpConfig {
             initial_ssthresh: self.initial_ssthresh,
             smss,
             byte_counting: self.byte_counting,
+            whole_segments: self.window_unit == WindowUnit::Segments,
             slow_start_limit: self.slow_start_limit(smss),
             hystart: self.hystart,
             cubic_alpha_switch: self.cubic_alpha_switch,

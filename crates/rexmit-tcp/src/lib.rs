@@ -80,6 +80,6 @@ pub mod stats;
 pub mod timers;
 
 pub use cc::{CcAlgorithm, CongestionControl};
-pub use config::{ConfigError, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
+pub use config::{ConfigError, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit};
 pub use connection::{Connection, Event, State};
 pub use stats::{RecoveryEpisode, RetransmitCause, TcpStats};

@@ -17,6 +17,16 @@ pub fn decrease(base: u64, factor: f64, floor: u64) -> u64 {
     ((base as f64 * factor) as u64).max(floor)
 }
 
+/// `decrease` counted in whole segments of `smss` bytes, as Linux counts its window in packets
+/// (`tcp_reno_ssthresh`: max(cwnd >> 1, 2); `cubictcp_recalc_ssthresh`: max(cwnd·717 >> 10,
+/// 2)): ⌊⌊base / smss⌋ · factor⌋ segments, at least `floor_segments`. The tolerance keeps a
+/// product that is a whole number in exact arithmetic (10 · 0.7) from rounding down to the
+/// segment below.
+pub fn decrease_segments(base: u64, factor: f64, smss: u64, floor_segments: u64) -> u64 {
+    let segments = ((base / smss) as f64 * factor + 1e-9).floor() as u64;
+    segments.max(floor_segments) * smss
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -25,6 +35,18 @@ mod tests {
     fn slow_start_adds_at_most_one_segment_per_ack() {
         assert_eq!(slow_start_increase(3000, 1460), 1460);
         assert_eq!(slow_start_increase(500, 1460), 500);
+    }
+
+    #[test]
+    fn decrease_in_segments_rounds_down_to_a_whole_segment() {
+        // Linux: Reno 7 → 3 (not 3.5), CUBIC 7 → 4 (⌊4.9⌋), 10 → 7 (not 6 from 6.999…).
+        assert_eq!(decrease_segments(7 * 1448, 0.5, 1448, 2), 3 * 1448);
+        assert_eq!(decrease_segments(7 * 1448, 0.7, 1448, 2), 4 * 1448);
+        assert_eq!(decrease_segments(10 * 1448, 0.7, 1448, 2), 7 * 1448);
+        assert_eq!(decrease_segments(7 * 1448 + 1000, 0.5, 1448, 2), 3 * 1448);
+        assert_eq!(decrease_segments(3 * 1448, 0.5, 1448, 2), 2 * 1448);
+        // In bytes the same decreases keep the fractions.
+        assert_eq!(decrease(7 * 1448, 0.5, 2 * 1448), 7 * 724);
     }
 
     #[test]

@@ -119,7 +119,13 @@ impl CongestionControl for Cubic {
         // Reno-friendly region and cwnd SHOULD be set to W_est at each reception of a new ACK."
         // (cwnd is not lowered: it may already be above W_est from earlier cubic growth.)
         if self.w_cubic(t) < self.w_est {
-            let est = (self.w_est * smss) as u64;
+            // In whole segments (Linux's tcp_friendliness grows its estimate a packet at a
+            // time) cwnd follows ⌊W_est⌋.
+            let est = if self.w.whole_segments {
+                self.w_est.floor() as u64 * self.w.smss
+            } else {
+                (self.w_est * smss) as u64
+            };
             if est > self.w.cwnd {
                 self.w.cwnd = est;
                 self.w.ca_credit = 0.0;
@@ -131,8 +137,11 @@ impl CongestionControl for Cubic {
         let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
         if target > cwnd {
             self.w.ca_credit += (target - cwnd) / cwnd * segs_acked * smss;
-            if self.w.ca_credit >= 1.0 {
-                let whole = self.w.ca_credit.floor();
+            // The credit goes to cwnd by the byte, or by the whole segment (Linux:
+            // tcp_cong_avoid_ai with cnt = cwnd / (target − cwnd)).
+            let unit = if self.w.whole_segments { smss } else { 1.0 };
+            if self.w.ca_credit >= unit {
+                let whole = (self.w.ca_credit / unit).floor() * unit;
                 self.w.cwnd += whole as u64;
                 self.w.ca_credit -= whole;
             }

@@ -126,6 +126,9 @@ pub struct Window {
     /// (RFC 5681 §3.1 eq. 3: cwnd += SMSS·SMSS/cwnd per ACK). With delayed ACKs, ACK counting
     /// grows cwnd by half a segment per RTT; ns-2 and ns-3 count ACKs.
     pub byte_counting: bool,
+    /// cwnd and ssthresh in whole segments (`WindowUnit::Segments`, Linux): a decrease rounds
+    /// down to a whole SMSS.
+    pub whole_segments: bool,
     /// Slow start grows cwnd by at most this many bytes per ACK (RFC 3465 §2.2 L; RFC 5681
     /// §3.1: one SMSS). Linux's tcp_slow_start has no limit (u64::MAX).
     pub slow_start_limit: u64,
@@ -139,6 +142,7 @@ impl Window {
             smss,
             ca_credit: 0.0,
             byte_counting: false,
+            whole_segments: false,
             slow_start_limit: smss,
         }
     }
@@ -188,9 +192,14 @@ impl Window {
     }
 
     /// ssthresh = max(factor · FlightSize, 2·SMSS) and cwnd = ssthresh (RFC 5681 §3.1 eq. 4
-    /// with factor 1/2; seed 003 uses factor 1 − b).
+    /// with factor 1/2; seed 003 uses factor 1 − b). In whole segments (Linux) the product
+    /// of the whole segments in `flight_size` and `factor` is rounded down.
     pub fn decrease(&mut self, flight_size: u64, factor: f64) {
-        self.ssthresh = window::decrease(flight_size, factor, 2 * self.smss);
+        self.ssthresh = if self.whole_segments {
+            window::decrease_segments(flight_size, factor, self.smss, 2)
+        } else {
+            window::decrease(flight_size, factor, 2 * self.smss)
+        };
         self.cwnd = self.ssthresh;
         self.ca_credit = 0.0;
     }
@@ -222,6 +231,8 @@ pub struct CcParams {
     pub initial_ssthresh: u64,
     pub smss: u64,
     pub byte_counting: bool,
+    /// `WindowUnit::Segments`: decreases round down to whole segments.
+    pub whole_segments: bool,
     pub slow_start_limit: u64,
     /// CUBIC: HyStart (`hystart.rs`).
     pub hystart: bool,
@@ -233,6 +244,7 @@ impl CcAlgorithm {
     pub fn build(&self, p: &CcParams) -> Box<dyn CongestionControl> {
         let mut w = Window::new(p.initial_cwnd, p.initial_ssthresh, p.smss);
         w.byte_counting = p.byte_counting;
+        w.whole_segments = p.whole_segments;
         w.slow_start_limit = p.slow_start_limit;
         match *self {
             CcAlgorithm::Reno => Box::new(reno(w)),

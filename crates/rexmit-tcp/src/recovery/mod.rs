@@ -47,6 +47,8 @@ pub struct Recovery {
     pub(crate) rescue_rxt: Option<u64>,
     /// RFC 6937 enabled, and its state during a recovery episode.
     prr_enabled: bool,
+    /// What PRR's proportional part rounds up to (`Prr::unit`): 1 byte or one SMSS.
+    pub(crate) prr_unit: u64,
     pub(crate) prr: Option<Prr>,
 }
 
@@ -131,8 +133,15 @@ impl Recovery {
             high_rxt: 0,
             rescue_rxt: None,
             prr_enabled: prr && alg == RecoveryAlgorithm::Sack,
+            prr_unit: 1,
             prr: None,
         }
+    }
+
+    /// PRR's proportional part rounds up to `unit` bytes (`Prr::unit`).
+    pub fn with_prr_unit(mut self, unit: u64) -> Self {
+        self.prr_unit = unit;
+        self
     }
 
     /// Without SACK from the peer, RFC 6675 cannot run: NewReno is its fallback.

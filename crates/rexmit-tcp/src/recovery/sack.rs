@@ -33,7 +33,7 @@ pub(super) fn enter(r: &mut Recovery, f: &AckFacts) -> Actions {
     r.rescue_rxt = None;
     if r.prr_enabled {
         // RFC 6937 §3: RecoverFS = FlightSize.
-        r.prr = Some(Prr::new(f.flight_size));
+        r.prr = Some(Prr::new(f.flight_size, r.prr_unit));
     }
     r.begin_episode(f, false);
     // (4.3) Retransmit the first segment presumed dropped, regardless of pipe. HighRxt rises

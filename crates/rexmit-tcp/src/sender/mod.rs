@@ -134,7 +134,8 @@ impl Sender {
     /// A sender whose first data byte is stream offset 1 (offset 0 is the SYN).
     pub fn new(cfg: &TcpConfig, smss: u64) -> Self {
         Sender {
-            rec: Recovery::new(cfg.recovery, cfg.tahoe_recover_guard, cfg.prr),
+            rec: Recovery::new(cfg.recovery, cfg.tahoe_recover_guard, cfg.prr)
+                .with_prr_unit(cfg.window_unit_bytes(smss)),
             episode_stats: None,
             dup_thresh: cfg.dup_thresh,
             limited_transmit: cfg.limited_transmit,
@@ -184,6 +185,7 @@ impl Sender {
         if smss != self.smss {
             self.smss = smss;
             self.cc = cfg.build_cc(smss);
+            self.rec.prr_unit = cfg.window_unit_bytes(smss);
         }
         if self.cc.wants_rate_samples() {
             self.rate = Some(DeliveryRate::default());

@@ -399,6 +399,14 @@ impl Injector {
     pub fn cwnd_pkts(&self) -> u64 {
         self.c.cwnd() / MSS
     }
+
+    /// Packet 1 lost, 2, 3, 4 SACKed one ACK at a time (at 200-202 ms): the third duplicate
+    /// ACK starts recovery and resends 1.
+    pub fn lose_first_of_flight(&mut self) {
+        assert_eq!(self.ack(200, 1, &[(2, 2)]), Vec::<u64>::new());
+        assert_eq!(self.ack(201, 1, &[(2, 3)]), Vec::<u64>::new());
+        assert_eq!(self.ack(202, 1, &[(2, 4)]), vec![1]);
+    }
 }
 
 /// Drives a listening connection (the data receiver) with hand-made data segments.
