@@ -54,6 +54,7 @@ fn tcp(profile: Option<ProfileName>, c: &TcpConfig) -> TcpCfg {
             RtoRearm::NewAck => RtoRearmName::NewAck,
             RtoRearm::FastRetransmit => RtoRearmName::FastRetransmit,
             RtoRearm::EveryRetransmit => RtoRearmName::EveryRetransmit,
+            RtoRearm::HeadRetransmit => RtoRearmName::HeadRetransmit,
         }),
         decrease_base: Some(match c.decrease_base {
             DecreaseBase::FlightSize => DecreaseBaseName::FlightSize,

@@ -91,6 +91,7 @@ pub enum RtoRearmName {
     NewAck,
     FastRetransmit,
     EveryRetransmit,
+    HeadRetransmit,
 }
 
 impl From<RtoRearmName> for RtoRearm {
@@ -99,6 +100,7 @@ impl From<RtoRearmName> for RtoRearm {
             RtoRearmName::NewAck => RtoRearm::NewAck,
             RtoRearmName::FastRetransmit => RtoRearm::FastRetransmit,
             RtoRearmName::EveryRetransmit => RtoRearm::EveryRetransmit,
+            RtoRearmName::HeadRetransmit => RtoRearm::HeadRetransmit,
         }
     }
 }
@@ -155,7 +157,8 @@ pub struct TcpCfg {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto: Option<RtoCfg>,
     /// Extra restarts of the retransmission timer in loss recovery: "new_ack" (RFC 6298 only,
-    /// as ns-3), "fast_retransmit" (default: as ns-2, Linux, FreeBSD), "every_retransmit"
+    /// as ns-3), "fast_retransmit" (default: as ns-2), "head_retransmit" (also at every resend of the
+    /// segment at SND.UNA, as Linux; the linux profile), "every_retransmit"
     /// (RFC 6675 §6's conservative variant).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_rearm: Option<RtoRearmName>,

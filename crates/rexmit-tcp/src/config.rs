@@ -13,9 +13,13 @@ pub enum RtoRearm {
     /// TcpSocketBase).
     NewAck,
     /// Also restart it when loss recovery begins, as the fast retransmission goes out (ns-2's
-    /// agents reset their timer in `dupack_action`; Linux and FreeBSD re-arm it when they
-    /// retransmit the head of the queue). RFC 6675 §6 leaves this latitude.
+    /// agents reset their timer in `dupack_action`). RFC 6675 §6 leaves this latitude.
     FastRetransmit,
+    /// As `FastRetransmit`, and also whenever the segment at SND.UNA is retransmitted again
+    /// (Linux's tcp_xmit_retransmit_queue re-arms the timer when it resends the head of its
+    /// retransmission queue, in recovery and after a timeout alike), so that a head whose
+    /// retransmissions RACK keeps finding lost does not also time out.
+    HeadRetransmit,
     /// RFC 6675 §6's conservative variant: restart it on every retransmission sent during
     /// loss recovery.
     EveryRetransmit,

@@ -3,7 +3,7 @@
 //! struct literal, and a scenario's own fields override it.
 
 use crate::cc::CcAlgorithm;
-use crate::config::{DecreaseBase, RecoveryAlgorithm, TcpConfig, WindowUnit};
+use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit};
 use rexmit_time::Duration;
 use rexmit_transport::RtoConfig;
 
@@ -49,6 +49,8 @@ impl Profile {
                 decrease_base: DecreaseBase::Cwnd,
                 // snd_cwnd and snd_ssthresh count packets (docs/validation.md#linux).
                 window_unit: WindowUnit::Segments,
+                // tcp_xmit_retransmit_queue re-arms the RTO when it resends the head.
+                rto_rearm: RtoRearm::HeadRetransmit,
                 dup_thresh: 3,
                 // TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s, TCP_RTO_MAX 120 s. Linux's RTO is
                 // srtt + max(4·mdev, rto_min): RFC 6298's G set to rto_min gives exactly that.

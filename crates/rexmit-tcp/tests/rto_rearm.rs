@@ -37,6 +37,14 @@ fn loss_of_packet_3(rearm: RtoRearm) -> Injector {
     s
 }
 
+/// In that recovery packet 7 is lost too: 8, 9, 10 SACKed at 998–1000 ms make it lost
+/// (IsLost: three segments above) and NextSeg (1) retransmits it at 1000 ms.
+fn lose_packet_7(s: &mut Injector) {
+    assert_eq!(s.ack(998, 3, &[(8, 8), (4, 6)]), vec![]);
+    assert_eq!(s.ack(999, 3, &[(8, 9), (4, 6)]), vec![]);
+    assert_eq!(s.ack(1000, 3, &[(8, 10), (4, 6)]), vec![7]);
+}
+
 #[test]
 fn fast_retransmit_restarts_the_timer_by_default() {
     // ns-2 resets its timer in dupack_action; Linux re-arms it when it retransmits the head.
@@ -69,16 +77,20 @@ fn new_ack_mode_keeps_the_deadline_of_the_last_new_ack() {
 }
 
 #[test]
-fn every_retransmit_mode_restarts_the_timer_on_each_retransmission_in_recovery() {
-    // RFC 6675 §6: "re-arms the RTO timer on each retransmission that is sent during recovery".
-    let mut s = loss_of_packet_3(RtoRearm::EveryRetransmit);
-    assert_eq!(s.c.poll_timeout(), Some(ms(1902)));
-    // Packet 7 lost too: 8, 9, 10 SACKed make it lost (IsLost: three segments above) and
-    // NextSeg (1) retransmits it at 1000 ms, restarting the timer again.
-    assert_eq!(s.ack(998, 3, &[(8, 8), (4, 6)]), vec![]);
-    assert_eq!(s.ack(999, 3, &[(8, 9), (4, 6)]), vec![]);
-    assert_eq!(s.ack(1000, 3, &[(8, 10), (4, 6)]), vec![7]);
-    assert_eq!(s.c.poll_timeout(), Some(ms(2000)));
+fn every_and_head_retransmit_modes_after_a_second_loss() {
+    // Both restart the timer at the fast retransmission of 3, the head: a full RTO from it.
+    // Then packet 7, lost too, is resent at 1000 ms. RFC 6675 §6's conservative variant
+    // "re-arms the RTO timer on each retransmission that is sent during recovery"; Linux
+    // (tcp_xmit_retransmit_queue) only when it resends the segment at SND.UNA, which 7 is not.
+    for (rearm, after_7) in [
+        (RtoRearm::EveryRetransmit, 2000),
+        (RtoRearm::HeadRetransmit, 1902),
+    ] {
+        let mut s = loss_of_packet_3(rearm);
+        assert_eq!(s.c.poll_timeout(), Some(ms(1902)), "{rearm:?}");
+        lose_packet_7(&mut s);
+        assert_eq!(s.c.poll_timeout(), Some(ms(after_7)), "{rearm:?}");
+    }
 }
 
 #[test]

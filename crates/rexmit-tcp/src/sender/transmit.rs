@@ -206,11 +206,14 @@ impl Sender {
             self.sb.clear_lost(start);
         }
         st.bytes_retransmitted += len;
-        let rearm = self.rto_rearm == RtoRearm::EveryRetransmit
-            && self.rec.in_episode()
-            && !self.rec.after_rto();
+        let rearm = match self.rto_rearm {
+            RtoRearm::EveryRetransmit => self.rec.in_episode() && !self.rec.after_rto(),
+            RtoRearm::HeadRetransmit => seg.start == self.snd_una,
+            RtoRearm::NewAck | RtoRearm::FastRetransmit => false,
+        };
         if !t.is_set(Timer::Retransmit) || rearm {
-            // RFC 6298 §5.1; RFC 6675 §6's variant restarts it on every retransmission.
+            // RFC 6298 §5.1; RFC 6675 §6's variant restarts it on every retransmission,
+            // Linux's on every retransmission of the head.
             self.arm_rto(now, t);
         }
         Some(DataTx {
