@@ -2,7 +2,8 @@
 //! draft-cardwell-iccrg-bbr-congestion-control-00), with the details of Linux's tcp_bbr where
 //! the draft leaves room: gains in 1/256 units, the pacing margin of 1 %, the cwnd quantization
 //! budget of three send quanta, the ACK-aggregation allowance, packet conservation in the first
-//! round of fast recovery, and cwnd restoration when recovery ends.
+//! round of fast recovery, cwnd restoration when recovery ends, and the long-term bandwidth
+//! sampling that takes over when a fifth or more of what BBR sends is lost (`bbr_lt.rs`).
 //!
 //! The model: BtlBw, a windowed maximum of delivery-rate samples over 10 round trips; RTprop,
 //! the minimum RTT over 10 s. Pacing rate = pacing_gain · BtlBw; cwnd = cwnd_gain · BDP (+ the
@@ -12,11 +13,11 @@
 //! 10 s old). BBR sets cwnd itself on every ACK (`on_rate_ack`): the window changes loss
 //! recovery asks for through `set_window` do not apply, as Linux skips PRR for BBR.
 //!
-//! Not modelled (Linux's tcp_bbr has them): the long-term bandwidth sampling that detects
-//! token-bucket policers (it needs loss rates of 20 % over several rounds), app-limited
-//! marking (bulk senders only), idle restart, and the random first ProbeBW phase: the cycle
-//! starts at its last phase, so the first probe (gain 5/4) comes one RTprop after Drain.
+//! Not modelled (Linux's tcp_bbr has them): app-limited marking (bulk senders only), idle
+//! restart, and the random first ProbeBW phase: the cycle starts at its last phase, so the
+//! first probe (gain 5/4) comes one RTprop after Drain.
 
+use super::bbr_lt::{LtBw, LtInput, LtVerdict};
 use super::minmax::WindowedMax;
 use super::{CaState, CongestionControl, RateAck, Window};
 use crate::delivery_rate::RateSample;
@@ -101,6 +102,10 @@ pub struct Bbr {
     extra_acked_win_idx: usize,
     ack_epoch_stamp: Time,
     ack_epoch_acked: u64,
+    /// Long-term bandwidth sampling (Linux bbr_lt_bw_sampling).
+    lt: LtBw,
+    /// Bytes delivered so far, as of the last ACK (for the sample a timeout makes).
+    delivered: u64,
 }
 
 impl Bbr {
@@ -136,6 +141,8 @@ impl Bbr {
             extra_acked_win_idx: 0,
             ack_epoch_stamp: Time::ZERO,
             ack_epoch_acked: 0,
+            lt: LtBw::default(),
+            delivered: 0,
         }
     }
 
@@ -148,9 +155,10 @@ impl Bbr {
     fn set_cwnd_packets(&mut self, p: u64) {
         self.w.cwnd = p * self.smss();
     }
-    /// BtlBw in bytes per second.
+    /// BtlBw in bytes per second: the windowed maximum, or the long-term bandwidth while
+    /// that is in use (Linux bbr_bw).
     pub fn btl_bw(&self) -> u64 {
-        self.bw.get()
+        self.lt.in_use().unwrap_or_else(|| self.bw.get())
     }
 
     /// Packets of `gain` × BDP at `bw` (rounded up), or the initial window before any RTT.
@@ -261,8 +269,28 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
+        self.lt_sample(a.now, a.losses, a.delivered);
         // App-limited samples are not marked (bulk senders): every sample counts.
         self.bw.update(BW_WINDOW_ROUNDS, self.round_count, bw);
+    }
+
+    /// Linux bbr_lt_bw_sampling and what its verdict changes.
+    fn lt_sample(&mut self, now: Time, losses: u64, delivered: u64) {
+        let verdict = self.lt.on_sample(&LtInput {
+            now,
+            round_start: self.round_start,
+            probe_bw: self.mode == Mode::ProbeBw,
+            losses,
+            delivered,
+            smss: self.smss(),
+        });
+        match verdict {
+            LtVerdict::Nothing => {}
+            // bbr_lt_bw_interval_done: "try to avoid drops".
+            LtVerdict::StartUsing => self.pacing_gain = UNIT,
+            // bbr_reset_probe_bw_mode.
+            LtVerdict::StopUsing => self.enter_probe_bw(now),
+        }
     }
 
     fn update_ack_aggregation(&mut self, a: &RateAck) {
@@ -310,7 +338,8 @@ impl Bbr {
         if self.full_bw_reached || !self.round_start {
             return;
         }
-        let bw = self.btl_bw();
+        // Linux bbr_max_bw: the filter itself.
+        let bw = self.bw.get();
         if bw as u128 * UNIT as u128 >= self.full_bw as u128 * FULL_BW_THRESH as u128
             && bw > self.full_bw
         {
@@ -379,6 +408,7 @@ impl Bbr {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
             Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::ProbeBw if self.lt.in_use().is_some() => (UNIT, CWND_GAIN),
             Mode::ProbeBw => (PACING_GAIN[self.cycle_idx], CWND_GAIN),
             Mode::ProbeRtt => (UNIT, UNIT),
         };
@@ -455,11 +485,14 @@ impl CongestionControl for Bbr {
 
     /// Retransmission timeout: cwnd = 1 segment (RFC 5681 §3.1, Linux tcp_enter_loss); the
     /// timeout ends a round and restarts the search for full bandwidth.
-    fn on_timeout(&mut self, _now: Time, _flight_size: u64) {
+    fn on_timeout(&mut self, now: Time, _flight_size: u64) {
         self.save_cwnd();
         self.prev_ca_state = CaState::Loss;
         self.full_bw = 0;
         self.round_start = true;
+        // Linux bbr_set_state(TCP_CA_Loss): the timeout is a loss ending a round for the
+        // long-term sampler.
+        self.lt_sample(now, 1, self.delivered);
         self.w.cwnd = self.w.smss;
     }
 
@@ -475,6 +508,7 @@ impl CongestionControl for Bbr {
     }
 
     fn on_rate_ack(&mut self, a: &RateAck) {
+        self.delivered = a.delivered;
         self.update_bw(a);
         self.update_ack_aggregation(a);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(a.now, &a.rs, a.losses > 0) {

@@ -7,6 +7,7 @@
 
 mod aimd;
 mod bbr;
+mod bbr_lt;
 mod cubic;
 pub mod highspeed;
 pub mod hystart;
