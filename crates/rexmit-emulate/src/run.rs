@@ -234,6 +234,7 @@ pub fn emulate(
         return Err(ScenarioError::new("emulation.max_lateness", "must be > 0").into());
     }
     // The scenario's mistakes first: they need no privileges.
+    let s = &s.with_resolved_starts();
     let mut built = build_emulated(s, out_dir)?;
     let real_apps: Vec<usize> = (0..s.apps.len())
         .filter(|&i| built.apps[i].is_none())

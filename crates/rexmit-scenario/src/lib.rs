@@ -11,6 +11,7 @@ pub mod names;
 pub mod results;
 pub mod run;
 pub mod schema;
+mod starts;
 pub mod topology;
 pub mod trace;
 pub mod traffic;

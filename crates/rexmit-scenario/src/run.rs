@@ -14,6 +14,7 @@ pub fn run(
     out_dir: Option<&Path>,
     progress: impl FnMut(Progress) -> bool,
 ) -> Result<RunResults> {
+    let s = &s.with_resolved_starts();
     let mut built = build(s, out_dir)?;
     let limits = limits(s);
     let started = std::time::Instant::now();

@@ -182,6 +182,11 @@ pub struct AppCfg {
     pub port: Option<u16>,
     #[serde(default = "zero_s")]
     pub start: DurationStr,
+    /// A random start: each run starts the app at `start` plus a uniform draw in
+    /// [0, start_jitter) from its own seeded stream (`app/NAME/start`), so that replications
+    /// of a scenario without other randomness differ in phase (`starts.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_jitter: Option<DurationStr>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<DurationStr>,
     /// udp_cbr, udp_onoff: sending rate at the IP layer.

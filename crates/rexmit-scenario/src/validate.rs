@@ -376,6 +376,27 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
             format!("{} is not before stop_time {}", a.start.0, s.stop_time.0),
         );
     }
+    if let Some(j) = a.start_jitter {
+        if a.start.0 + j.0 >= s.stop_time.0 {
+            return err(
+                &format!("{path}.start_jitter"),
+                format!(
+                    "start {} + start_jitter {} is not before stop_time {}",
+                    a.start.0, j.0, s.stop_time.0
+                ),
+            );
+        }
+        if let Some(stop) = a.stop.filter(|stop| stop.0 <= a.start.0 + j.0) {
+            return err(
+                &format!("{path}.stop"),
+                format!(
+                    "{} is not after start + start_jitter {}",
+                    stop.0,
+                    a.start.0 + j.0
+                ),
+            );
+        }
+    }
     if let Some(stop) = a.stop {
         if stop.0 <= a.start.0 {
             return err(

@@ -41,7 +41,9 @@ Choices where the paper gives no number, stated in the reports too:
   messages at a fixed interval (3.2 kb/s to 1 Mb/s attempted); the greedy flow is an SCTP bulk
   transfer (the paper's greedy lksctp stream) and, in the full run, also a TCP bulk transfer,
   with 1 MiB buffers so that its window outgrows the path and it keeps the queue full (with
-  rexmit's default buffers nothing would ever be lost); 10 min per run;
+  rexmit's default buffers nothing would ever be lost); 10 min per run; the test stream starts
+  at a random time in the first second (``start_jitter``): nothing else in these runs is random,
+  so without it the replications repeat one of two phase-locked runs (docs/reproductions_causes.md);
 - Table 1 sources (rexmit's presets: exponential gaps and sizes with Table 1's means; the
   sensor sends bursts of 4 every 30 s) run over the lab network at RTT 100 ms and 5% loss;
 - a message's latency runs from its generation to its delivery to the application, in order,
@@ -61,7 +63,7 @@ Choices where the paper gives no number, stated in the reports too:
 
 Full version (runtime not measured yet): 2 h per latency run as in §6; Fig. 8a 20 replications per loss
 rate; the RTT × loss × interarrival grid (6 × 2 × 5 points) 4 replications; HTTP 6 replications
-per RTT (6) and interarrival time (5); fairness 8 rates × 2 greedy kinds × 2, 3 replications of
+per RTT (6) and interarrival time (5); fairness 8 rates × 2 greedy kinds × 2, 10 replications of
 10 min; Table 1 sources 3 replications of 2 h. Quick version (under a minute): Fig. 8a
 5 replications of 2 h, a 2 × 2 grid of 20 min runs at 5% loss, HTTP at RTT 100 ms for 20 min,
 three fairness rates against TCP (3.2, 200 and 500 kb/s: the last is the test stream's fair
@@ -119,7 +121,7 @@ FULL = Plan(
     fair_iats_ms=[250, 50, 16, 8, 4, 2, 1.6, 0.8],
     fair_greedy=["sctp_bulk", "tcp_bulk"],
     fair_s=600,
-    fair_reps=3,
+    fair_reps=10,
     presets=ts.PRESETS,
     preset_s=ts.TEST_DURATION_S,
     preset_reps=3,

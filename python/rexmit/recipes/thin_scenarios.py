@@ -193,6 +193,8 @@ def fairness(stop_s: float) -> dict[str, Any]:
         "interarrival": {"kind": "fixed", "value": f"{LAB_IAT_MS}ms"},
         "size": {"kind": "fixed", "value": MESSAGE_BYTES},
         "sctp": {"sack_freq": 1, "thin": {"all": False}},
+        # A random phase per replication: nothing else in this scenario is random.
+        "start_jitter": "1s",
     }
     return {
         "stop_time": f"{stop_s:g}s",
