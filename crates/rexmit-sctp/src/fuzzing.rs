@@ -175,7 +175,7 @@ impl Harness {
 
     fn poll_a(&mut self) {
         for _ in 0..MAX_BURST {
-            let Some(mut t) = self.a.poll_transmit(self.now) else {
+            let Some(mut t) = self.a.poll_transmit_checked(self.now) else {
                 return;
             };
             t.packet = through_the_wire_sctp(&t.packet);
@@ -186,7 +186,7 @@ impl Harness {
 
     fn poll_b(&mut self) {
         for _ in 0..MAX_BURST {
-            let Some(mut t) = self.b.poll_transmit(self.now) else {
+            let Some(mut t) = self.b.poll_transmit_checked(self.now) else {
                 return;
             };
             t.packet = through_the_wire_sctp(&t.packet);
