@@ -24,6 +24,8 @@
 mod control;
 mod identity;
 mod invariants;
+#[cfg(test)]
+mod poll_tests;
 mod rack_glue;
 mod receiver;
 mod sack;

@@ -280,13 +280,13 @@ impl Association {
 
     /// Where new data goes next (plain SCTP: the primary or the first usable path; CMT: round
     /// robin over the paths with room in cwnd).
-    fn new_data_destination(&self) -> Option<usize> {
+    pub(super) fn new_data_destination(&self) -> Option<usize> {
         cmt::new_data_destination(&self.paths, self.primary, &self.cfg.cmt, self.tx.cmt_next())
     }
 
     /// RFC 9260 §6.1 D under `MaxBurstRule::LimitPackets`: path `p` sent Max.Burst new-data
     /// packets in this transmit opportunity.
-    fn burst_exhausted(&self, p: usize) -> bool {
+    pub(super) fn burst_exhausted(&self, p: usize) -> bool {
         self.cfg.max_burst_rule == MaxBurstRule::LimitPackets
             && self.cfg.max_burst > 0
             && self.paths[p].burst_exhausted(self.cfg.max_burst)
