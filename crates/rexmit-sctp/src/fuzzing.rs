@@ -9,9 +9,10 @@
 //! with changed chunks, or arbitrary decodable bytes. Every packet a core emits goes through
 //! the wire codec and back.
 //!
-//! Panics mean a bug: the core's own invariant checks (debug builds), a timer still due right
-//! after `handle_timeout`, a core that never stops transmitting, or `b` delivering a message
-//! `a`'s application never sent, with other bytes, or twice.
+//! Panics mean a bug: the core's own invariant checks (debug builds), a fast "nothing to send"
+//! answer of `poll_transmit` that the full path contradicts (`poll_transmit_checked`), a timer
+//! still due right after `handle_timeout`, a core that never stops transmitting, or `b`
+//! delivering a message `a`'s application never sent, with other bytes, or twice.
 
 use crate::config::{MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig};
 use crate::event::{Event, Transmit};

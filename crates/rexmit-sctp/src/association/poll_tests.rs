@@ -193,9 +193,11 @@ fn cwnd_limited_sender_and_idle_receiver_answer_fast() {
 /// says so fast.
 #[test]
 fn max_burst_limited_sender_answers_fast() {
-    let mut cfg = SctpConfig::default();
-    cfg.initial_cwnd = Some(64 * 1_452);
-    cfg.max_burst = 2;
+    let cfg = SctpConfig {
+        initial_cwnd: Some(64 * 1_452),
+        max_burst: 2,
+        ..SctpConfig::default()
+    };
     let (mut a, _) = pair(&cfg);
     let now = Time::from_millis(1);
     while a.send(now, 0, Payload::zeros(MSG), false).is_ok() {}
@@ -235,8 +237,10 @@ fn listener_answers_fast() {
 /// the primary's cwnd, so the fast test must leave it to the full path.
 #[test]
 fn idle_decay_due_is_left_to_the_full_path() {
-    let mut cfg = SctpConfig::default();
-    cfg.initial_cwnd = Some(16 * 1_452);
+    let cfg = SctpConfig {
+        initial_cwnd: Some(16 * 1_452),
+        ..SctpConfig::default()
+    };
     let (mut a, _) = pair(&cfg);
     // 3.5 s later (RTO.Initial 3 s) one packet goes to the second path.
     let t1 = Time::from_millis(3_500);
