@@ -59,6 +59,14 @@ impl Association {
         None
     }
 
+    /// Whether the next `poll_transmit` at `now` ends in the fast test. Takes the poll's first
+    /// step (`begin_poll`), which the poll then finds done: calling this changes no outcome.
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub fn poll_ends_fast(&mut self, now: Time) -> bool {
+        self.begin_poll(now);
+        self.nothing_to_send(now)
+    }
+
     /// Check every invariant, `now` being the time of the call just made (if it had one).
     pub(super) fn check_invariants(&mut self, now: Option<Time>) {
         if !cfg!(debug_assertions) {

@@ -120,6 +120,9 @@ pub struct Net {
     in_flight: Vec<Option<Transmit>>,
     seq: u64,
     pub events: [Vec<(Time, Event)>; 2],
+    /// Polls of each endpoint, and those that ended in the fast "nothing to send" test.
+    pub polls: [u64; 2],
+    pub fast_polls: [u64; 2],
 }
 
 impl Net {
@@ -131,11 +134,18 @@ impl Net {
             in_flight: Vec::new(),
             seq: 0,
             events: [Vec::new(), Vec::new()],
+            polls: [0; 2],
+            fast_polls: [0; 2],
         }
     }
 
     fn flush(&mut self, i: usize, fate: &mut Fate) {
-        while let Some(t) = self.eps[i].poll_transmit_checked(self.now) {
+        loop {
+            self.polls[i] += 1;
+            self.fast_polls[i] += self.eps[i].poll_ends_fast(self.now) as u64;
+            let Some(t) = self.eps[i].poll_transmit_checked(self.now) else {
+                break;
+            };
             if let Some(d) = fate(&t, self.now) {
                 let id = self.in_flight.len();
                 self.in_flight.push(Some(t));
