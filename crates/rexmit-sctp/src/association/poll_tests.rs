@@ -114,3 +114,40 @@ fn idle_decay_due_is_left_to_the_full_path() {
     assert_eq!(a.poll_transmit_checked(now), None);
     assert!(a.paths[0].cc().cwnd() < cwnd, "the empty poll decayed cwnd");
 }
+
+/// RFC 8985 §7.3 (seed 002 §II.C): when the probe timeout fires with nothing left to send, the
+/// next poll sends the tail loss probe whatever cwnd says, so it is not "nothing".
+#[test]
+fn due_tail_loss_probe_is_left_to_the_full_path() {
+    let mut cfg = SctpConfig {
+        sack_freq: 1,
+        ..SctpConfig::default()
+    };
+    cfg.rack.enabled = true;
+    cfg.rack.tlp = true;
+    let (mut a, mut b) = pair(&cfg);
+    // One round trip for an RTT sample, then three messages whose SACK does not come.
+    let mut now = Time::from_millis(1);
+    a.send(now, 0, Payload::zeros(MSG), false).unwrap();
+    let out: Vec<_> = std::iter::from_fn(|| a.poll_transmit_checked(now)).collect();
+    now = Time::from_millis(11);
+    for t in &out {
+        b.handle_packet(now, t.src, t.dst, &t.packet);
+    }
+    let back: Vec<_> = std::iter::from_fn(|| b.poll_transmit_checked(now)).collect();
+    now = Time::from_millis(21);
+    for t in &back {
+        a.handle_packet(now, t.src, t.dst, &t.packet);
+    }
+    assert!(a.paths[0].rtt().srtt().is_some());
+    for _ in 0..3 {
+        a.send(now, 0, Payload::zeros(MSG), false).unwrap();
+    }
+    assert!(std::iter::from_fn(|| a.poll_transmit_checked(now)).count() > 0);
+    let pto = a.timers.get(Timer::Pto).expect("probe timeout armed");
+    a.handle_timeout(pto);
+    assert!(a.probe_due() && a.tx.queue().is_empty());
+    assert!(!a.poll_ends_fast(pto));
+    assert!(a.poll_transmit_checked(pto).is_some(), "the probe");
+    assert_eq!(a.stats().tlp_probes, 1);
+}
