@@ -9,9 +9,10 @@
 //! with changed chunks, or arbitrary decodable bytes. Every packet a core emits goes through
 //! the wire codec and back.
 //!
-//! Panics mean a bug: the core's own invariant checks (debug builds), a timer still due right
-//! after `handle_timeout`, a core that never stops transmitting, or `b` delivering a message
-//! `a`'s application never sent, with other bytes, or twice.
+//! Panics mean a bug: the core's own invariant checks (debug builds), a fast "nothing to send"
+//! answer of `poll_transmit` that the full path contradicts (`poll_transmit_checked`), a timer
+//! still due right after `handle_timeout`, a core that never stops transmitting, or `b`
+//! delivering a message `a`'s application never sent, with other bytes, or twice.
 
 use crate::config::{MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig};
 use crate::event::{Event, Transmit};
@@ -175,7 +176,7 @@ impl Harness {
 
     fn poll_a(&mut self) {
         for _ in 0..MAX_BURST {
-            let Some(mut t) = self.a.poll_transmit(self.now) else {
+            let Some(mut t) = self.a.poll_transmit_checked(self.now) else {
                 return;
             };
             t.packet = through_the_wire_sctp(&t.packet);
@@ -186,7 +187,7 @@ impl Harness {
 
     fn poll_b(&mut self) {
         for _ in 0..MAX_BURST {
-            let Some(mut t) = self.b.poll_transmit(self.now) else {
+            let Some(mut t) = self.b.poll_transmit_checked(self.now) else {
                 return;
             };
             t.packet = through_the_wire_sctp(&t.packet);

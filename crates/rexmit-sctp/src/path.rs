@@ -32,7 +32,7 @@ pub enum Transition {
 
 /// One destination. Its fields are private: the association reads them through the accessors
 /// and changes them only through the named state changes below, each citing its rule.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Path {
     remote: Ipv4Addr,
     local: Ipv4Addr,
@@ -171,14 +171,21 @@ impl Path {
     /// decays once per RTO it was idle since `last_sent`; the RTOs already applied in this
     /// idle period are not applied again when the sender looks twice with nothing to send.
     pub fn restart_after_idle(&mut self, now: Time) {
-        if self.flight == 0 {
-            let rto = self.rtt.rto().as_nanos().max(1);
-            let idle_rtos = now.saturating_since(self.last_sent).as_nanos() / rto;
-            if idle_rtos > self.idle_rtos_applied {
-                self.cc.on_idle(idle_rtos - self.idle_rtos_applied);
-                self.idle_rtos_applied = idle_rtos;
-            }
+        if let Some(idle_rtos) = self.idle_decay_due(now) {
+            self.cc.on_idle(idle_rtos - self.idle_rtos_applied);
+            self.idle_rtos_applied = idle_rtos;
         }
+    }
+
+    /// The RTOs this destination has been idle at `now` (§7.2.1), when more than those already
+    /// applied: `restart_after_idle` would decay cwnd now.
+    pub(crate) fn idle_decay_due(&self, now: Time) -> Option<u64> {
+        if self.flight != 0 {
+            return None;
+        }
+        let rto = self.rtt.rto().as_nanos().max(1);
+        let idle_rtos = now.saturating_since(self.last_sent).as_nanos() / rto;
+        (idle_rtos > self.idle_rtos_applied).then_some(idle_rtos)
     }
 
     // --- RTO (RFC 9260 §6.3) ---

@@ -23,7 +23,7 @@ pub struct Delivered {
     pub positions: RangeInclusive<u64>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Reassembly {
     chunks: BTreeMap<u64, DataChunk>,
     bytes: u64,

@@ -16,7 +16,7 @@ pub enum Arrival {
     OutOfWindow,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReceiverMap {
     unwrap: Unwrapper,
     /// Unwrapped cumulative TSN ack point.

@@ -25,7 +25,7 @@ pub enum TsnState {
     NrAcked,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RtxEntry {
     pub tsn: u32,
     /// The TSN unwrapped to 64 bits (first-transmission order, for RACK).
@@ -70,7 +70,7 @@ pub(crate) struct GapScan {
 
 /// The queue's entries are read through `get` and `iter`; they change only through the named
 /// operations below, so the byte count and the TSN order cannot be broken from outside.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RtxQueue {
     /// TSN of `entries[0]`.
     front_tsn: u32,

@@ -8,7 +8,7 @@ use crate::receiver_map::ReceiverMap;
 use rexmit_time::Time;
 use rexmit_wire::{Chunk, NrSackChunk, SackChunk};
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SackGen {
     /// DATA-carrying packets received since the last SACK.
     packets_unacked: u32,

@@ -7,14 +7,14 @@ use crate::fragment;
 use rexmit_wire::{DataChunk, Payload};
 use std::collections::VecDeque;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PendingChunk {
     /// TSN is filled in when the chunk is first transmitted.
     pub chunk: DataChunk,
     pub msg_id: u64,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SendQueue {
     queue: VecDeque<PendingChunk>,
     bytes: u64,

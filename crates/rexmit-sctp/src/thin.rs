@@ -28,7 +28,7 @@ struct SentPacket {
 }
 
 /// Packets in flight and the packet loss estimate of seed 004 §5.1.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PacketTracker {
     /// Packets not cumulatively acked, in send order.
     outstanding: VecDeque<SentPacket>,

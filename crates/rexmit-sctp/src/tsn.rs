@@ -22,7 +22,7 @@ pub fn tsn_ge(a: u32, b: u32) -> bool {
 
 /// Maps a 32-bit TSN to a 64-bit position relative to a moving reference (the cumulative TSN),
 /// valid while the TSN is within 2^31 of the reference, which the receive window guarantees.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unwrapper {
     ref_tsn: u32,
     ref_pos: u64,

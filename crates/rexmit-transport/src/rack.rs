@@ -27,7 +27,7 @@ pub struct Delivered {
 /// RFC 8985 §7.2 WCDelAckT: worst-case delayed-ACK timer.
 pub const WC_DEL_ACK_T: Duration = Duration::from_millis(200);
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rack {
     /// RACK.xmit_ts / RACK.end_seq: the most recently sent segment known delivered.
     pub xmit_ts: Option<Time>,

@@ -56,7 +56,7 @@ impl RtoConfig {
 }
 
 /// SRTT/RTTVAR estimator with exponential backoff.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RttEstimator {
     config: RtoConfig,
     srtt: Option<Duration>,

@@ -13,7 +13,7 @@ use std::net::Ipv4Addr;
 /// The retransmission state of the control chunks (RFC 9260 §5.1 T1-init / T1-cookie, §9.2
 /// T2-shutdown): the chunk T1 resends and how many times each timer has fired; and the
 /// association error counter (§8.1), the other count held against Association.Max.Retrans.
-#[derive(Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct ControlRetries {
     t1_retries: u32,
     t1_chunk: Option<Chunk>,

@@ -6,6 +6,7 @@
 use std::net::Ipv4Addr;
 
 /// The association's identity: addresses, ports, verification tags, NR-SACK.
+#[derive(Clone, Debug, PartialEq)]
 pub(super) struct Identity {
     local_addrs: Vec<Ipv4Addr>,
     local_port: u16,

@@ -10,7 +10,7 @@ use rexmit_time::Time;
 use std::collections::HashMap;
 
 /// What earlier checks saw, for the "never moves back" invariants.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct Audit {
     /// Latest `now` passed in.
     now: Time,
@@ -30,6 +30,41 @@ impl Association {
             .map(|(t, at)| format!("{t:?} {at:?}"))
             .collect();
         armed.join(", ")
+    }
+
+    /// `poll_transmit`, checking its fast test against the full path: where `nothing_to_send`
+    /// answers `true`, a copy of the association takes the full path instead, which must
+    /// answer `None` and leave the copy exactly as the fast path leaves the association. The
+    /// fuzz harness and the tests poll through this.
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub fn poll_transmit_checked(&mut self, now: Time) -> Option<crate::event::Transmit> {
+        self.begin_poll(now);
+        if !self.nothing_to_send(now) {
+            let t = self.next_packet(now);
+            self.check_invariants(Some(now));
+            return t;
+        }
+        let mut full = self.clone();
+        let t = full.next_packet(now);
+        full.check_invariants(Some(now));
+        assert!(
+            t.is_none(),
+            "nothing_to_send at {now:?}, but the full path sends {t:?}: {self:?}"
+        );
+        assert!(self.poll_transmit(now).is_none());
+        assert!(
+            *self == full,
+            "nothing_to_send at {now:?}, but the full path leaves {full:?}\nand the fast one {self:?}"
+        );
+        None
+    }
+
+    /// Whether the next `poll_transmit` at `now` ends in the fast test. Takes the poll's first
+    /// step (`begin_poll`), which the poll then finds done: calling this changes no outcome.
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub fn poll_ends_fast(&mut self, now: Time) -> bool {
+        self.begin_poll(now);
+        self.nothing_to_send(now)
     }
 
     /// Check every invariant, `now` being the time of the call just made (if it had one).

@@ -24,6 +24,8 @@
 mod control;
 mod identity;
 mod invariants;
+#[cfg(test)]
+mod poll_tests;
 mod rack_glue;
 mod receiver;
 mod sack;
@@ -70,6 +72,14 @@ impl State {
                 | State::ShutdownReceived
         )
     }
+    /// Queued DATA goes out (RFC 9260 §9.2: until our SHUTDOWN or SHUTDOWN ACK, which waits
+    /// for all of it to be acknowledged).
+    fn sends_data(self) -> bool {
+        matches!(
+            self,
+            State::Established | State::ShutdownPending | State::ShutdownReceived
+        )
+    }
     /// Heartbeats run (`Association::heartbeat_timers`): not during setup, nor once our
     /// SHUTDOWN or SHUTDOWN ACK is out.
     fn sends_heartbeats(self) -> bool {
@@ -85,7 +95,7 @@ impl State {
 }
 
 /// A control packet waiting for `poll_transmit`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Outgoing {
     src: Ipv4Addr,
     dst: Ipv4Addr,
@@ -93,6 +103,9 @@ struct Outgoing {
     chunks: Vec<Chunk>,
 }
 
+/// `Clone` for the checked polls of tests and fuzzing (`poll_transmit_checked`).
+#[derive(Debug)]
+#[cfg_attr(any(test, feature = "fuzzing"), derive(Clone, PartialEq))]
 pub struct Association {
     cfg: SctpConfig,
     state: State,

@@ -27,7 +27,7 @@ use rexmit_wire::Chunk;
 use rexmit_transport::DUP_THRESH;
 
 /// A recovery that began when the acknowledgement of a tail loss probe revealed losses.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct TailRecovery {
     start: Time,
     /// End of the recovery's first round trip (start + SRTT), seed 002 §V.A.
@@ -36,7 +36,7 @@ struct TailRecovery {
     lost_later: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct SctpRack {
     pub(crate) rack: Rack,
     /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).

@@ -17,6 +17,7 @@ use std::net::Ipv4Addr;
 /// The data receiver: which TSNs arrived (`map`, from the peer's initial TSN on), reassembly
 /// and delivery (`reasm`), the receive buffer's use (`unread`: delivered bytes the application
 /// has not consumed), and when and where to acknowledge (`sack`).
+#[derive(Clone, Debug, PartialEq)]
 pub(super) struct Receiver {
     map: Option<ReceiverMap>,
     reasm: Reassembly,

@@ -19,6 +19,7 @@ use smallvec::SmallVec;
 /// The data sender: unsent fragments (`queue`) and sent ones until cumulatively acked
 /// (`rtxq`), the TSN counters, what the peer acknowledged and advertised, fast recovery,
 /// blocking of the application, the transmit opportunity and the DATA packets in flight.
+#[derive(Clone, Debug, PartialEq)]
 pub(super) struct SendSide {
     queue: SendQueue,
     rtxq: RtxQueue,

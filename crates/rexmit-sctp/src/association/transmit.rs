@@ -46,24 +46,74 @@ impl Association {
         }
     }
 
+    /// The next packet to put on the wire, if any. Call until `None`.
+    #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
-        let t = self.poll_transmit_inner(now);
+        self.begin_poll(now);
+        let t = if self.nothing_to_send(now) {
+            // The one effect the rest of an empty poll has (hot path: the poll after each
+            // received packet usually finds nothing).
+            self.account_blocking(now);
+            None
+        } else {
+            self.next_packet(now)
+        };
         self.check_invariants(Some(now));
         t
     }
 
-    fn poll_transmit_inner(&mut self, now: Time) -> Option<Transmit> {
+    /// The first step of every poll: a poll after new input opens a transmit opportunity.
+    #[inline]
+    pub(super) fn begin_poll(&mut self, now: Time) {
         if !self.tx.round_open() {
             self.open_round(now);
         }
+    }
+
+    /// Whether `next_packet` would certainly send nothing and change nothing but the blocked
+    /// time (`account_blocking`, which it runs last). Conservative, `false` meaning "maybe".
+    /// Each clause stands for the step of `next_packet` named in its comment and answers
+    /// `true` only where that step neither sends nor changes state; the new-data decision is
+    /// the one `new_data_packet_to` makes (`burst_exhausted`, `chunk_fits`).
+    #[inline]
+    pub(super) fn nothing_to_send(&self, now: Time) -> bool {
+        // A queued control packet goes first; a due SACK goes on its own.
+        if !self.ctrl.is_empty() || (self.rx.sack_due() && self.state != State::Closed) {
+            return false;
+        }
+        if !self.state.sends_data() {
+            return true;
+        }
+        // `progress_shutdown` queues SHUTDOWN or SHUTDOWN ACK once all data is acknowledged;
+        // a due tail loss probe is consumed; marked chunks' scan updates the queue's hint and
+        // the fast-retransmit flags (`rtx_packet`): all left to the full path.
+        if (self.state != State::Established && self.tx.drained())
+            || self.probe_due()
+            || self.tx.rtx_marked()
+        {
+            return false;
+        }
+        // New data (`new_data_packet`): nothing unsent, no destination, or the front chunk
+        // held, without an idle decay (§7.2.1) to apply first.
+        let Some(front) = self.tx.queue().front() else {
+            return true;
+        };
+        let Some(p) = self.new_data_destination() else {
+            return true;
+        };
+        if self.paths[p].idle_decay_due(now).is_some() {
+            return false;
+        }
+        let len = front.chunk.payload.len() as u64;
+        self.burst_exhausted(p) || !self.chunk_fits(p, false, 0, len, self.flight_size() == 0)
+    }
+
+    /// `poll_transmit` after `begin_poll`, without the fast test.
+    pub(super) fn next_packet(&mut self, now: Time) -> Option<Transmit> {
         if let Some(o) = self.ctrl.pop_front() {
             return Some(self.packet(o));
         }
-        let data_ok = matches!(
-            self.state,
-            State::Established | State::ShutdownPending | State::ShutdownReceived
-        );
-        if data_ok {
+        if self.state.sends_data() {
             if let Some(t) = self.data_packet(now) {
                 return Some(t);
             }
@@ -224,13 +274,34 @@ impl Association {
         if self.tx.queue().is_empty() {
             return None;
         }
-        let p = cmt::new_data_destination(
-            &self.paths,
-            self.primary,
-            &self.cfg.cmt,
-            self.tx.cmt_next(),
-        )?;
+        let p = self.new_data_destination()?;
         self.new_data_packet_to(now, p, false)
+    }
+
+    /// Where new data goes next (plain SCTP: the primary or the first usable path; CMT: round
+    /// robin over the paths with room in cwnd).
+    pub(super) fn new_data_destination(&self) -> Option<usize> {
+        cmt::new_data_destination(&self.paths, self.primary, &self.cfg.cmt, self.tx.cmt_next())
+    }
+
+    /// RFC 9260 §6.1 D under `MaxBurstRule::LimitPackets`: path `p` sent Max.Burst new-data
+    /// packets in this transmit opportunity.
+    pub(super) fn burst_exhausted(&self, p: usize) -> bool {
+        self.cfg.max_burst_rule == MaxBurstRule::LimitPackets
+            && self.cfg.max_burst > 0
+            && self.paths[p].burst_exhausted(self.cfg.max_burst)
+    }
+
+    /// Whether a new chunk of `len` user-data bytes may join a packet to path `p` holding
+    /// `used` bytes of chunks: it fits the packet, cwnd allows (unless a tail loss `probe`),
+    /// and so does the peer's window (§6.1 A), except for one chunk alone (`lone`) when
+    /// nothing is in flight.
+    #[inline]
+    fn chunk_fits(&self, p: usize, probe: bool, used: usize, len: u64, lone: bool) -> bool {
+        let sz = pad4(DATA_CHUNK_HEADER_LEN + len as usize);
+        used + sz <= self.packet_budget()
+            && (probe || self.paths[p].can_send())
+            && (len <= self.tx.peer_rwnd() || lone)
     }
 
     /// One packet of new data to path `p`; a tail loss `probe` ignores cwnd and Max.Burst
@@ -242,11 +313,7 @@ impl Association {
         probe: bool,
     ) -> Option<Transmit> {
         self.paths[p].restart_after_idle(now);
-        if !probe
-            && self.cfg.max_burst_rule == MaxBurstRule::LimitPackets
-            && self.cfg.max_burst > 0
-            && self.paths[p].burst_exhausted(self.cfg.max_burst)
-        {
+        if !probe && self.burst_exhausted(p) {
             return None;
         }
         let budget = self.packet_budget();
@@ -257,11 +324,7 @@ impl Association {
         while let Some(front) = self.tx.queue().front() {
             let len = front.chunk.payload.len() as u64;
             let sz = pad4(DATA_CHUNK_HEADER_LEN + len as usize);
-            if used + sz > budget || !(probe || self.paths[p].can_send()) {
-                break;
-            }
-            // §6.1 A: respect the peer's window, except one chunk when nothing is in flight.
-            if len > self.tx.peer_rwnd() && !(total_flight_zero && chunks.is_empty()) {
+            if !self.chunk_fits(p, probe, used, len, total_flight_zero && chunks.is_empty()) {
                 break;
             }
             let (tsn, chunk) = self.tx.take_new_chunk(now, p);

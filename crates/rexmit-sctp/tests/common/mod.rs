@@ -19,8 +19,10 @@ pub const PORT_B: u16 = 6000;
 pub const TAG_A: u32 = 0xa1a1_a1a1;
 pub const TAG_B: u32 = 0xb2b2_b2b2;
 
+/// Every packet `a` sends now. Polls check the fast "nothing to send" test against the full
+/// path (`poll_transmit_checked`), here and in `Net`.
 pub fn drain(a: &mut Association, now: Time) -> Vec<Transmit> {
-    std::iter::from_fn(|| a.poll_transmit(now)).collect()
+    std::iter::from_fn(|| a.poll_transmit_checked(now)).collect()
 }
 pub fn events(a: &mut Association) -> Vec<Event> {
     std::iter::from_fn(|| a.poll_event()).collect()
@@ -118,6 +120,9 @@ pub struct Net {
     in_flight: Vec<Option<Transmit>>,
     seq: u64,
     pub events: [Vec<(Time, Event)>; 2],
+    /// Polls of each endpoint, and those that ended in the fast "nothing to send" test.
+    pub polls: [u64; 2],
+    pub fast_polls: [u64; 2],
 }
 
 impl Net {
@@ -129,11 +134,18 @@ impl Net {
             in_flight: Vec::new(),
             seq: 0,
             events: [Vec::new(), Vec::new()],
+            polls: [0; 2],
+            fast_polls: [0; 2],
         }
     }
 
     fn flush(&mut self, i: usize, fate: &mut Fate) {
-        while let Some(t) = self.eps[i].poll_transmit(self.now) {
+        loop {
+            self.polls[i] += 1;
+            self.fast_polls[i] += self.eps[i].poll_ends_fast(self.now) as u64;
+            let Some(t) = self.eps[i].poll_transmit_checked(self.now) else {
+                break;
+            };
             if let Some(d) = fate(&t, self.now) {
                 let id = self.in_flight.len();
                 self.in_flight.push(Some(t));
