@@ -137,6 +137,9 @@ fn a_stale_namespace_of_a_dead_process_is_swept() {
     if !can_emulate("a_stale_namespace_of_a_dead_process_is_swept") {
         return;
     }
+    // The other tests' runs sweep stale namespaces when they start: one of them running
+    // beside this test could remove ours before our sweep sees it.
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // A pid above the kernel's largest pid_max (2^22) cannot be alive; ours in it keeps two
     // runs of this test apart.
     let stale = format!("rexmit-{}-0", 10_000_000 + std::process::id());
