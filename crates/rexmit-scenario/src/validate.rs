@@ -376,34 +376,26 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
             format!("{} is not before stop_time {}", a.start.0, s.stop_time.0),
         );
     }
-    if let Some(j) = a.start_jitter {
-        if a.start.0 + j.0 >= s.stop_time.0 {
-            return err(
-                &format!("{path}.start_jitter"),
-                format!(
-                    "start {} + start_jitter {} is not before stop_time {}",
-                    a.start.0, j.0, s.stop_time.0
-                ),
-            );
-        }
-        if let Some(stop) = a.stop.filter(|stop| stop.0 <= a.start.0 + j.0) {
-            return err(
-                &format!("{path}.stop"),
-                format!(
-                    "{} is not after start + start_jitter {}",
-                    stop.0,
-                    a.start.0 + j.0
-                ),
-            );
-        }
+    // The latest the app may start: `start`, or `start + start_jitter` (resolved per run).
+    let latest = a.start.0 + a.start_jitter.map_or(rexmit_time::Duration::ZERO, |j| j.0);
+    if let Some(j) = a.start_jitter.filter(|_| latest >= s.stop_time.0) {
+        return err(
+            &format!("{path}.start_jitter"),
+            format!(
+                "start {} + start_jitter {} is not before stop_time {}",
+                a.start.0, j.0, s.stop_time.0
+            ),
+        );
     }
-    if let Some(stop) = a.stop {
-        if stop.0 <= a.start.0 {
-            return err(
-                &format!("{path}.stop"),
-                format!("{} is not after start {}", stop.0, a.start.0),
-            );
-        }
+    if let Some(stop) = a.stop.filter(|stop| stop.0 <= latest) {
+        let after = match a.start_jitter {
+            Some(_) => format!("start + start_jitter {latest}"),
+            None => format!("start {}", a.start.0),
+        };
+        return err(
+            &format!("{path}.stop"),
+            format!("{} is not after {after}", stop.0),
+        );
     }
     let k = KindFields {
         path,
