@@ -9,6 +9,7 @@ long) the Cornish-Fisher expansion of A&S 26.7.5 is accurate to about 1e-10.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -56,11 +57,16 @@ def t_quantile(p: float, df: int) -> float:
         raise ValueError(f"t_quantile: p = {p} is not a probability strictly between 0 and 1")
     if df < 1 or int(df) != df:
         raise ValueError(f"t_quantile: df = {df} must be a positive integer")
-    df = int(df)
+    return _t_quantile(p, int(df))
+
+
+@lru_cache(maxsize=256)
+def _t_quantile(p: float, df: int) -> float:
+    # Cached: a summary asks for the same (p, df) once per metric and point, thousands of times.
     if p == 0.5:
         return 0.0
     if p < 0.5:
-        return -t_quantile(1.0 - p, df)
+        return -_t_quantile(1.0 - p, df)
     if df > _SERIES_MAX_DF:
         return _t_quantile_cornish_fisher(p, df)
     target = 2.0 * p - 1.0

@@ -427,11 +427,14 @@ def execute(run_id: str, scenario_data: dict[str, Any]) -> FinishedRun:
     return FinishedRun(run_id, metrics_row(result), result.series_table(), result.scenario.to_toml())
 
 
-def _write_run(out: Path, finished: FinishedRun, labels: pa.Table) -> None:
-    """The series and scenario first, the run row last: the row marks the run as done."""
+def _write_run(out: Path, finished: FinishedRun, labels: pa.Table) -> pa.Table:
+    """The series and scenario first, the run row last: the row marks the run as done.
+    Returns the run's metrics (the row without its labels)."""
     _atomic_write_table(out / "series" / f"{finished.run_id}.parquet", finished.series)
     _atomic_write_bytes(out / "scenarios" / f"{finished.run_id}.toml", finished.scenario_toml.encode())
-    _atomic_write_table(out / "runs" / f"{finished.run_id}.parquet", _beside(labels, _metrics_table(finished.metrics)))
+    metrics = _metrics_table(finished.metrics)
+    _atomic_write_table(out / "runs" / f"{finished.run_id}.parquet", _beside(labels, metrics))
+    return metrics
 
 
 def finished_ids(out_dir: Union[str, Path]) -> set[str]:
@@ -632,9 +635,12 @@ def _run_planned(spec: Sweep, out_dir: Path, jobs: Optional[int], cluster: Optio
     done = finished_ids(out_dir) & set(first)
     tasks = [(r.run_id, r.scenario.data) for r in first.values() if r.run_id not in done]
     bar = tqdm(total=len(first), initial=len(done), unit="run", desc=spec.name or "sweep", file=sys.stderr, disable=None if progress is None else not progress)
+    # The metrics rows of the runs finished here, as written: results.parquet is built from
+    # them without reading their files back (a wide run file costs ~0.1 s to read).
+    known: dict[str, pa.Table] = {}
 
     def on_done(finished: FinishedRun) -> None:
-        _write_run(out_dir, finished, _label_table([first[finished.run_id]], types_))
+        known[finished.run_id] = _write_run(out_dir, finished, _label_table([first[finished.run_id]], types_))
         bar.update()
 
     try:
@@ -644,8 +650,9 @@ def _run_planned(spec: Sweep, out_dir: Path, jobs: Optional[int], cluster: Optio
             _run_local(tasks, jobs or os.cpu_count() or 1, on_done)
     finally:
         bar.close()
-    _atomic_write_table(out_dir / "results.parquet", load(out_dir))
-    summarize(out_dir)
+    results = _load_from_runs(out_dir, known=known)
+    _atomic_write_table(out_dir / "results.parquet", results)
+    summarize(out_dir, table=results)
     return SweepResult(out_dir, len(first), len(tasks), len(done))
 
 
@@ -660,34 +667,48 @@ def _unify(tables: list[pa.Table]) -> pa.Table:
     """Concatenate tables whose columns may differ (a parameter may change the set of flows)."""
     if not tables:
         return pa.table({})
+    first = tables[0].schema
+    if all(t.schema.equals(first) for t in tables[1:]):
+        return pa.concat_tables(tables)  # the common case: every run has the same flows
     names: dict[str, pa.DataType] = {}
     for t in tables:
         for f in t.schema:
             names.setdefault(f.name, f.type)
-    schema = pa.schema(list(names.items()))
-    filled = []
-    for t in tables:
-        present = set(t.column_names)  # column_names builds a new list at each access
-        for name, typ in names.items():
-            if name not in present:
-                t = t.append_column(name, pa.nulls(t.num_rows, typ))
-        filled.append(t.select(schema.names).cast(schema))
-    return pa.concat_tables(filled)
+    # Column by column (a run of many flows has thousands of columns and a table-wide cast per
+    # run costs one compute call per column): each run's chunk as it is, cast to the first
+    # type seen only where it differs, nulls where the run lacks the column.
+    where = [{n: i for i, n in enumerate(t.column_names)} for t in tables]
+    columns = []
+    for name, typ in names.items():
+        chunks: list[pa.Array] = []
+        for t, index in zip(tables, where):
+            i = index.get(name)
+            if i is None:
+                chunks.append(pa.nulls(t.num_rows, typ))
+                continue
+            col = t.column(i)
+            chunks.extend((col if col.type == typ else col.cast(typ)).chunks)
+        columns.append(pa.chunked_array(chunks, typ))
+    return pa.Table.from_arrays(columns, schema=pa.schema(list(names.items())))
 
 
-def load(out_dir: Union[str, Path]) -> pa.Table:
-    """Every finished run of the sweep in ``out_dir``, one row each, in plan order (points, then
-    replications). Labels (point, params) come from the current plan; runs not finished yet are
-    absent."""
-    out = Path(out_dir)
+def _finished_labels(out: Path) -> pa.Table:
+    """The plan's label rows (run_id, point, replication, seed, params) of the finished runs,
+    in plan order."""
     plan_path = out / "plan.parquet"
     if not plan_path.is_file():
-        raise SweepError(f"{out_dir}: not a sweep directory (no plan.parquet)")
+        raise SweepError(f"{out}: not a sweep directory (no plan.parquet)")
     plan = pq.read_table(plan_path)
     done = finished_ids(out)
     keep = [i for i, rid in enumerate(plan.column("run_id").to_pylist()) if rid in done]
-    labels = plan.take(pa.array(keep, pa.int64()))
-    cache: dict[str, pa.Table] = {}
+    return plan.take(pa.array(keep, pa.int64()))
+
+
+def _load_from_runs(out: Path, labels: Optional[pa.Table] = None, known: Optional[dict[str, pa.Table]] = None) -> pa.Table:
+    """The results table built from the run files; ``known``: metrics of runs already in
+    memory (as :func:`_write_run` returns them), which are not read back."""
+    labels = _finished_labels(out) if labels is None else labels
+    cache: dict[str, pa.Table] = dict(known or {})
     rows = []
     for rid in labels.column("run_id").to_pylist():
         if rid not in cache:
@@ -697,16 +718,45 @@ def load(out_dir: Union[str, Path]) -> pa.Table:
     return _beside(labels, _unify(rows))
 
 
+def _current_results(out: Path, labels: pa.Table) -> Optional[pa.Table]:
+    """``results.parquet`` when it holds exactly the finished runs with the plan's labels (the
+    sweep writes it when its last run ends; a run's file never changes once written, as a
+    resumed sweep skips finished runs), else None. Reading it costs one file instead of one
+    per run: a run of many flows has thousands of columns, and its footer dominates the read."""
+    path = out / "results.parquet"
+    if not path.is_file():
+        return None
+    try:
+        head = pq.read_table(path, columns=labels.column_names)
+    except (OSError, KeyError, pa.ArrowException):
+        return None
+    if not head.equals(labels):
+        return None
+    table = pq.read_table(path)
+    return table if table.num_rows == labels.num_rows else None
+
+
+def load(out_dir: Union[str, Path]) -> pa.Table:
+    """Every finished run of the sweep in ``out_dir``, one row each, in plan order (points, then
+    replications). Labels (point, params) come from the current plan; runs not finished yet are
+    absent."""
+    out = Path(out_dir)
+    labels = _finished_labels(out)
+    cached = _current_results(out, labels)
+    return cached if cached is not None else _load_from_runs(out, labels)
+
+
 def _is_numeric(typ: pa.DataType) -> bool:
     return pa.types.is_integer(typ) or pa.types.is_floating(typ)
 
 
-def summarize(out_dir: Union[str, Path], level: float = 0.95) -> pa.Table:
+def summarize(out_dir: Union[str, Path], level: float = 0.95, table: Optional[pa.Table] = None) -> pa.Table:
     """Per parameter point: its parameters, ``runs`` (replications finished), and for every
     numeric metric ``<metric>.mean``, ``.std`` and ``.ci95`` (half-width of the Student-t
-    interval at ``level``). Writes ``summary.parquet`` and returns the table."""
+    interval at ``level``). Writes ``summary.parquet`` and returns the table. ``table``: the
+    sweep's results when the caller has them already (as :func:`load` returns them)."""
     out = Path(out_dir)
-    table = load(out)
+    table = load(out) if table is None else table
     param_cols = [c for c in table.column_names if c.startswith(PARAM_PREFIX)]
     metric_cols = [c for c in table.column_names if c not in LABELS and not c.startswith(PARAM_PREFIX) and _is_numeric(table.schema.field(c).type)]
     groups: dict[int, list[int]] = {}

@@ -163,6 +163,32 @@ def test_rows_name_flow_link_and_summary_metrics_and_series_have_their_own_files
     assert pq.read_table(tmp_path / "out" / "results.parquet").equals(table)
 
 
+def test_results_file_is_the_run_files_unified_and_load_reads_it_only_while_current(tmp_path):
+    # Two app names: the points' runs have different flow columns, so unifying fills nulls.
+    text = TINY.replace('"topology.links[0].delay" = ["5ms", "20ms"]', '"apps[0].name" = ["cbr0", "cbr1"]')
+    out = tmp_path / "out"
+    run_sweep(tiny(text), out, jobs=1, progress=False)
+    sweep_module = sys.modules["rexmit.sweep"]
+    from_files = sweep_module._load_from_runs(out)
+    written = pq.read_table(out / "results.parquet")
+    # Written from the rows in memory, it equals the table rebuilt from the run files.
+    assert written.equals(from_files) and written.schema.equals(from_files.schema)
+    cbr1 = from_files.column("flow.cbr1.rx_packets").to_pylist()
+    assert cbr1.count(None) == 4 and None not in from_files.column("flow.cbr0.rx_packets").to_pylist()[:2]
+    # While current, load reads results.parquet and no run file: a damaged run file is not read.
+    ids = from_files.column("run_id").to_pylist()
+    damaged = out / "runs" / f"{ids[0]}.parquet"
+    saved = damaged.read_bytes()
+    damaged.write_bytes(b"not parquet")
+    assert load(out).equals(from_files)
+    damaged.write_bytes(saved)
+    # A run file removed since: results.parquet no longer matches the finished runs.
+    (out / "runs" / f"{ids[1]}.parquet").unlink()
+    after = load(out)
+    assert after.column("run_id").to_pylist() == ids[:1] + ids[2:]
+    assert after.equals(sweep_module._load_from_runs(out))
+
+
 def test_local_processes_and_dask_local_cluster_give_identical_results(tmp_path):
     distributed = pytest.importorskip("distributed")
     run_sweep(tiny(), tmp_path / "serial", jobs=1, progress=False)
