@@ -253,7 +253,13 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"error: no reproduction named {args.name!r} (available: {', '.join(sorted(RECIPES))})", file=sys.stderr)
         return EXIT_BAD_SCENARIO
     out = _out_dir(args.out) if args.out is not None else Path(f"results/{args.name}")
-    claims = reproduce(args.name, out, quick=args.quick, jobs=args.jobs)
+    from rexmit.ci_target import CiError
+
+    try:
+        claims = reproduce(args.name, out, quick=args.quick, jobs=args.jobs, ci_target=args.ci_target, ci_min=args.ci_min)
+    except CiError as e:  # a bad --ci-target or --ci-min, found before any run
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_SCENARIO
     for c in claims:
         if c.sanity:
             continue
@@ -364,6 +370,8 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         rp.add_argument("--out", "-o", help="output directory (default results/NAME)")
         rp.add_argument("--quick", action="store_true", help="a reduced version that runs in about a minute")
         rp.add_argument("--jobs", type=int, help="worker processes (default: CPU count)")
+        rp.add_argument("--ci-target", metavar="PCT", help="replications by confidence interval: add runs to a point, up to the recipe's count, while a report metric's 95%% CI half-width exceeds PCT of its mean (e.g. 5%%)")
+        rp.add_argument("--ci-min", type=int, metavar="N", help="with --ci-target: replications every point runs first (default 3)")
         rp.set_defaults(func=_cmd_reproduce)
     return p
 

@@ -18,25 +18,30 @@ from typing import Any, Optional
 
 from rexmit.recipes import RECIPES, Claim
 from rexmit.recipes.common import check_ids, decided, score
+from rexmit.recipes.common import ci_target as recipe_ci_target
 from rexmit.report import refresh_index_claims
 
 __all__ = ["RECIPES", "Claim", "reproduce", "load_claims", "claim_by_id", "score"]
 
 
-def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = None) -> list[Claim]:
+def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = None, ci_target: Optional[str] = None, ci_min: Optional[int] = None) -> list[Claim]:
     """Run recipe ``name``; writes per-figure sweep directories with reports and claims.json.
-    A quick run decides no claim that fails: it says "needs the full run" (``holds`` None)."""
+    A quick run decides no claim that fails: it says "needs the full run" (``holds`` None).
+    ``ci_target`` (e.g. "5%"): each sweep's replications by confidence interval on its report
+    metrics, from ``ci_min`` (default 3) up to the recipe's own count (issue 18;
+    :func:`rexmit.recipes.common.ci_target`); claims.json records what each sweep needed."""
     if name not in RECIPES:
         raise KeyError(f"no reproduction named {name!r} (available: {', '.join(sorted(RECIPES))})")
     out.mkdir(parents=True, exist_ok=True)
-    claims = RECIPES[name](out, quick, jobs)
+    with recipe_ci_target(ci_target, ci_min):
+        claims = RECIPES[name](out, quick, jobs)
     check_ids(claims)
     stray = [c.id for c in claims if not c.id.startswith(f"{name}/")]
     if stray:
         raise ValueError(f"recipe {name}: claim ids must start with {name}/: {', '.join(stray)}")
     if quick:
         claims = [dataclasses.replace(c, holds=decided(bool(c.holds), False) if c.holds is not None else None) for c in claims]
-    doc = {"recipe": name, "quick": quick, "replications": _replications(out), **_version(), "score": score(claims), "claims": [dataclasses.asdict(c) for c in claims]}
+    doc = {"recipe": name, "quick": quick, "replications": _replications(out), "ci": _ci_records(out) if ci_target is not None else None, **_version(), "score": score(claims), "claims": [dataclasses.asdict(c) for c in claims]}
     (out / "claims.json").write_text(json.dumps(doc, indent=2) + "\n")
     refresh_index_claims(out)  # index.html's claims table as claims.json records them
     return claims
@@ -57,10 +62,22 @@ def claim_by_id(claims: list[dict[str, Any]], claim_id: str) -> dict[str, Any]:
 
 
 def _replications(out: Path) -> dict[str, Any]:
+    """Per sweep, its replications (with a CI target: the most a point may run)."""
     reps = {}
     for spec in sorted(out.glob("*/sweep.json")):
-        reps[spec.parent.name] = json.loads(spec.read_text()).get("replications")
+        d = json.loads(spec.read_text())
+        reps[spec.parent.name] = d["ci"]["max_replications"] if d.get("ci") else d.get("replications")
     return reps
+
+
+def _ci_records(out: Path) -> dict[str, Any]:
+    """Per sweep run with a CI target: the target and the runs it needed (``ci.json``)."""
+    records = {}
+    for path in sorted(out.glob("*/ci.json")):
+        r = json.loads(path.read_text())
+        reps = [p["replications"] for p in r["points"]]
+        records[path.parent.name] = {"target": r["target"], "metrics": r["metrics"], "runs": sum(reps), "max_runs": r["max_replications"] * len(reps), "points_met": sum(p["met"] for p in r["points"]), "points": len(reps)}
+    return records
 
 
 def _git(here: Path, *args: str) -> Optional[str]:

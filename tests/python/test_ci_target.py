@@ -120,3 +120,63 @@ def test_a_metric_that_is_not_a_result_column_is_named(tmp_path: Path) -> None:
 
 def test_parse_target() -> None:
     assert parse_target("2%") == pytest.approx(0.02) and parse_target(0.02) == 0.02 and parse_target(" 5 %".replace(" ", "")) == pytest.approx(0.05)
+
+
+# --- in recipes: `rexmit reproduce NAME --ci-target` ----------------------------------------
+RECIPE_SWEEP = SWEEP.format(target="", max=0).split("[ci]")[0] + '[report]\nmetrics = ["flow.bulk.goodput_bps"]\n'
+
+
+@pytest.fixture
+def ci_recipe(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A recipe of one sweep of 8 replications per point, run as the recipes run theirs."""
+    import rexmit.reproduce
+    from rexmit.recipes.common import Claim, run_recipe_sweep
+
+    def recipe(out: Path, quick: bool, jobs: object) -> list:
+        spec = Sweep.from_toml(RECIPE_SWEEP.replace('name = "ci"', 'name = "ci"\nreplications = 8'))
+        run_recipe_sweep(spec, out / "sweep", jobs=1)
+        rows = load(out / "sweep").to_pylist()
+        return [Claim("ci-test/some-runs", "the sweep ran", bool(rows), f"{len(rows)} runs")]
+
+    monkeypatch.setitem(rexmit.reproduce.RECIPES, "ci-test", recipe)
+    return "ci-test"
+
+
+def _runs_per_point(out: Path) -> list[int]:
+    rows = load(out / "sweep").to_pylist()
+    return [sum(1 for r in rows if r["point"] == p) for p in (0, 1)]
+
+
+def test_a_recipe_with_a_ci_target_runs_up_to_its_own_replications(tmp_path: Path, ci_recipe: str) -> None:
+    from rexmit.reproduce import reproduce
+
+    reproduce(ci_recipe, tmp_path / "plain")
+    assert _runs_per_point(tmp_path / "plain") == [8, 8]
+    assert json.loads((tmp_path / "plain" / "claims.json").read_text())["ci"] is None
+    reproduce(ci_recipe, tmp_path / "ci", ci_target="20%")
+    # The quiet point stops early; the noisy one stops at the recipe's 8, never beyond.
+    quiet, noisy = _runs_per_point(tmp_path / "ci")
+    assert (quiet, noisy) == (6, 8)  # 3 runs: ±45% at the quiet point, 6: ±15%
+    doc = json.loads((tmp_path / "ci" / "claims.json").read_text())
+    assert doc["replications"] == {"sweep": 8}
+    assert doc["ci"] == {"sweep": {"target": 0.2, "metrics": ["flow.bulk.goodput_bps"], "runs": 14, "max_runs": 16, "points_met": 1, "points": 2}}
+    # The runs it made are the plain run's first ones, seed for seed.
+    plain = {(r["point"], r["replication"]): r["flow.bulk.goodput_bps"] for r in load(tmp_path / "plain" / "sweep").to_pylist()}
+    assert all(plain[(r["point"], r["replication"])] == r["flow.bulk.goodput_bps"] for r in load(tmp_path / "ci" / "sweep").to_pylist())
+    # Outside the block the recipes run as they are again.
+    reproduce(ci_recipe, tmp_path / "again")
+    assert _runs_per_point(tmp_path / "again") == [8, 8]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ci-target", "0%"], "--ci-target: '0%' is out of range"),
+        (["--ci-target", "5%", "--ci-min", "1"], "--ci-min: 1 must be an integer >= 2"),
+        (["--ci-min", "4"], "--ci-min: needs --ci-target"),
+    ],
+)
+def test_reproduce_names_a_bad_ci_option_before_running(tmp_path: Path, ci_recipe: str, capsys: pytest.CaptureFixture[str], args: list, message: str) -> None:
+    assert rexmit.cli.main(["reproduce", ci_recipe, "--out", str(tmp_path / "out"), *args]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out" / "sweep").exists()

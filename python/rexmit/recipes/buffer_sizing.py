@@ -9,13 +9,13 @@ from typing import Any, Optional
 
 from rexmit import buffer_model as model
 from rexmit import report as report_mod
-from rexmit.sweep import Sweep, run_sweep, summarize
+from rexmit.sweep import Sweep, summarize
 from rexmit.recipes.buffer_sizing_claims import Curve, claims as _claims
 from rexmit.recipes.buffer_sizing_plan import (
     B_PACKETS, BOTTLENECK, GOODPUT, GRIDS, INITIAL_WINDOW, MSS, NEWRENO_RTO, PACKET_SIZE, QUICK_GRIDS, QUICK_SETTINGS,
     RATE_BPS, REFINE, RTT_M_S, RTXQ_MAX, SETTINGS, UNLIMITED, UTILIZATION, requirement as _requirement,
 )
-from rexmit.recipes.common import Claim
+from rexmit.recipes.common import Claim, run_recipe_sweep
 
 def _grid(sizes: list[str], settings: list[tuple[float, float]], recovery: str) -> list[str]:
     """``sizes`` and, for every (a, b), REFINE times the model's buffer in whole MB, in increasing
@@ -203,7 +203,7 @@ def _run(out: Path, name: str, recovery: str, key: str, sizes: list[str], settin
         "labels": _labels(key, settings),
     }
     fig_dir = out / name
-    run_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
+    run_recipe_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
     marks = _markers(recovery, settings)
     report_mod.report(fig_dir, markers=marks, notes=_notes(quick, stop, ssthresh), tables=[("Seed 003 Table I: buffers the model requires", table)])
     return _curves(fig_dir, key, settings)
@@ -255,7 +255,7 @@ def _rfc6582_check(out: Path, settings: list[tuple[float, float]], stop: str, ss
     del base["apps"][0]["tcp"]["rto"]
     spec = {"name": "seed 003 NewReno with RFC 6582's timer", "base": base, "zip": _settings_zip(settings), "report": {"metrics": [UTILIZATION, "flow.bulk.timeouts", RTXQ_MAX]}, "labels": _labels(None, settings)}
     fig_dir = out / "rfc6582_rto"
-    run_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
+    run_recipe_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
     report_mod.report(fig_dir)
     rows = summarize(fig_dir).to_pylist()
     timeouts = [r["flow.bulk.timeouts.mean"] for r in rows]

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
+
+if TYPE_CHECKING:
+    from rexmit.sweep import Sweep, SweepResult
 
 
 @dataclass(frozen=True)
@@ -59,3 +64,43 @@ def decided(holds: bool, enough: bool) -> Optional[bool]:
 def param_key(value: Any) -> Any:
     """A parameter value as the sweep table stores it: tables and lists as sorted-key JSON."""
     return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
+
+
+#: The confidence-interval target of a ``rexmit reproduce --ci-target`` run (issue 18): the
+#: ``[ci]`` table every recipe sweep gets, without max_replications (each sweep's own count).
+_CI: Optional[dict[str, Any]] = None
+
+
+@contextmanager
+def ci_target(target: Optional[str], min_replications: Optional[int] = None) -> Iterator[None]:
+    """Within the block, :func:`run_recipe_sweep` runs each sweep with replications chosen by
+    confidence interval: ``min_replications`` (default 3) of every point first, then more,
+    doubling, while a report metric's 95% CI half-width exceeds ``target`` (e.g. "5%") of its
+    mean, up to the recipe's own replication count (never more runs than without the target)."""
+    global _CI
+    from rexmit.ci_target import DEFAULT_MIN, CiError, parse_target
+
+    if target is None:
+        if min_replications is not None:
+            raise CiError("--ci-min: needs --ci-target")
+        yield
+        return
+    lo = DEFAULT_MIN if min_replications is None else min_replications
+    if not isinstance(lo, int) or isinstance(lo, bool) or lo < 2:
+        raise CiError(f"--ci-min: {lo!r} must be an integer >= 2 (a confidence interval needs two runs)")
+    saved, _CI = _CI, {"target": parse_target(target, "--ci-target"), "min_replications": lo}
+    try:
+        yield
+    finally:
+        _CI = saved
+
+
+def run_recipe_sweep(spec: "Sweep", out: Path, jobs: Optional[int]) -> "SweepResult":
+    """Run a recipe's sweep: as it is, or under :func:`ci_target` with replications by
+    confidence interval on the sweep's report metrics (a sweep of fewer replications than the
+    minimum, a quick run's for instance, runs as it is)."""
+    from rexmit.sweep import run_sweep
+
+    if _CI is not None and spec.ci is None and spec.replications > _CI["min_replications"]:
+        spec.set_ci({**_CI, "max_replications": spec.replications})
+    return run_sweep(spec, out, jobs=jobs)

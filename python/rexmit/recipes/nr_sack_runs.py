@@ -17,7 +17,8 @@ from rexmit.recipes import seed000_setup as setup
 from rexmit.recipes.nr_sack_plan import ACKS, CMT_BUFFERS, GOODPUT, BLOCKED, F, Key, PATH2_LOAD, Plan, SCTP_BUFFERS, SERIES_GOODPUT, SERIES_RTXQ
 from rexmit.scenario import Scenario
 from rexmit.stats import Estimate, mean_ci
-from rexmit.sweep import load as load_runs, run_sweep
+from rexmit.sweep import load as load_runs
+from rexmit.recipes.common import run_recipe_sweep
 
 
 @dataclass
@@ -164,7 +165,7 @@ def run(out: Path, name: str, title: str, build: setup.Builder, buffers: tuple[s
     grid = {"load": list(plan.loads), "buffer": list(buffers), "ack": list(ACKS)}
     spec = setup.make_sweep(f"seed 000 {title}", grid, build, plan.timing, plan.replications, metrics)
     sweep_dir = out / name
-    run_sweep(spec, sweep_dir, jobs=jobs)
+    run_recipe_sweep(spec, sweep_dir, jobs=jobs)
     res = _results(name, sweep_dir, metrics, sizes)
     report_mod.report(sweep_dir, notes=_notes(plan, title), tables=[("Over the trace window: goodput and send-buffer blocking; bottleneck loss and L over the whole run", _point_table(res, links))], views=setup.SCTP_APP)
     return res

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from rexmit import report as report_mod
-from rexmit.sweep import Sweep, load as load_runs, run_sweep
-from rexmit.recipes.common import Claim
+from rexmit.sweep import Sweep, load as load_runs
+from rexmit.recipes.common import Claim, run_recipe_sweep
 from rexmit.recipes.rack_sctp_claims import claims as _claims
 from rexmit.recipes.rack_sctp_plan import (
     ACCESS, BURST_LIMITS, BURST_ZIP, DEGREE_KEY, FIGURES, INTERVAL_KEY, LABELS, LOSS_KEY, MECHANISMS, NOTES, QUEUE_KEY, RACK_KEY, RTT, points,
@@ -87,7 +87,7 @@ def _run(out: Path, name: str, base: dict[str, Any], grid: dict[str, list[Any]],
     if zip_:
         spec["zip"] = zip_
     d = out / name
-    run_sweep(Sweep.from_dict(spec), d, jobs=jobs)
+    run_recipe_sweep(Sweep.from_dict(spec), d, jobs=jobs)
     report_mod.report(d, notes=NOTES, views="sctp")  # one traced run per point, linked
     return load_runs(d).to_pylist()
 

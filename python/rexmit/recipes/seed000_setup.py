@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from rexmit import _core
-from rexmit.sweep import PlannedRun, Sweep, SweepError, derive_seed, load as load_runs, run_id_of, run_sweep
+from rexmit.sweep import PlannedRun, Sweep, SweepError, derive_seed, load as load_runs, run_id_of
+from rexmit.recipes.common import run_recipe_sweep
 from rexmit.scenario import Scenario
 
 # §IV.A, Fig. 5: 100 Mb/s, 2 ms bottleneck; drop-tail queues of the BDP of a 100 ms flow
@@ -368,7 +369,7 @@ def calibrate(out: Path, loads: dict[str, Load], replications: int, timing: Timi
 
     metrics = [f"link.R1->R2.{m}" for m in ("drop_overflow", "queue_packets_mean", "utilization")]
     spec = make_sweep("seed 000 calibration: cross traffic alone on topology 1", {"load": list(loads)}, lambda p: calibration_build(loads[p["load"]], timing), timing, replications, metrics)
-    run_sweep(spec, out, jobs=jobs)
+    run_recipe_sweep(spec, out, jobs=jobs)
     rows = calibration_rows(load_runs(out).to_pylist(), loads)
     notes = [
         "Seed 000 §IV.A loads: the cross traffic of each load alone on topology 1 (Fig. 5), no SCTP flow. Loss = overflow drops / "

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from rexmit import report as report_mod
-from rexmit.sweep import Sweep, load as load_runs, run_sweep
-from rexmit.recipes.common import Claim
+from rexmit.sweep import Sweep, load as load_runs
+from rexmit.recipes.common import Claim, run_recipe_sweep
 from rexmit.recipes.tcp_sack_claims import claims as _tcp_sack_claims
 from rexmit.recipes.tcp_sack_plan import AXES, TCP_VARIANTS, TITLES, figures as _figures, runs as _runs, seed001_base as _seed001_base, variant_zip as _variant_zip
 
@@ -69,7 +69,7 @@ def tcp_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
         spec = {"name": f"seed 001 {name}", "replications": reps, "seed": 1, "base": base, "grid": {key: values}, "zip": _variant_zip(), "report": {"x": key, "metrics": ["flow.bulk.goodput_bps"]}, "labels": _labels(name, key)}
         sweep = Sweep.from_dict(spec)
         fig_dir = out / name
-        run_sweep(sweep, fig_dir, jobs=jobs)
+        run_recipe_sweep(sweep, fig_dir, jobs=jobs)
         report_mod.report(fig_dir, views="bulk")  # one traced run per point, linked
         means[name] = _means(fig_dir, key)
     claims = _tcp_sack_claims(means, figures, enough=reps >= 5)

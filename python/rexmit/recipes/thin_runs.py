@@ -15,7 +15,8 @@ from rexmit.recipes import thin_scenarios as ts
 from rexmit.recipes.thin_figures import Stats
 from rexmit.labels import metric_label
 from rexmit.recipes.thin_plan import NOTES, Plan
-from rexmit.sweep import Sweep, run_sweep, summarize
+from rexmit.sweep import Sweep, summarize
+from rexmit.recipes.common import run_recipe_sweep
 
 BOTTLENECK = "link.R1->R2"
 
@@ -39,7 +40,7 @@ def _labels(varied: Sequence[str], metrics: Sequence[str]) -> dict[str, Any]:
 def _sweep(out: Path, name: str, title: str, base: dict[str, Any], grid: dict[str, list[Any]], zip_: dict[str, list[Any]], reps: int, jobs: Optional[int], x: str, metrics: Sequence[str], tables: Callable[[Path], list[tuple[str, list[dict[str, Any]]]]]) -> Path:
     spec = {"name": f"seed 004 {title}", "replications": reps, "seed": 4, "base": base, "grid": grid, "zip": zip_, "report": {"x": x, "metrics": list(metrics)}, "labels": _labels([*grid, *zip_], [*metrics, *FALLBACK_MEANS])}
     d = out / name
-    run_sweep(Sweep.from_dict(spec), d, jobs=jobs)
+    run_recipe_sweep(Sweep.from_dict(spec), d, jobs=jobs)
     # A short run may have no message with a 2nd retransmission (an all-null column): then the
     # figures show the mean latency of all messages.
     present = set(summarize(d).column_names)
@@ -160,7 +161,7 @@ def run_fairness(out: Path, plan: Plan, jobs: Optional[int]) -> FairPoints:
         base = ts.fairness(plan.fair_s)
         base["apps"][1] = ts.greedy_app(greedy)
         spec = {"name": f"seed 004 Fig. 11: fairness against {greedy}", "replications": plan.fair_reps, "seed": 4, "base": base, "grid": grid, "report": {"x": FAIR_KEYS[0], "metrics": ["flow.greedy.goodput_bps", "flow.thin.goodput_bps"]}, "labels": FAIR_LABELS}
-        run_sweep(Sweep.from_dict(spec), d, jobs=jobs)
+        run_recipe_sweep(Sweep.from_dict(spec), d, jobs=jobs)
         _fair_points(d, greedy, points)
         report_mod.report(d, notes=NOTES, tables=[("Throughput of the test stream and of the greedy flow (mean over runs)", fair_rows({k: v for k, v in points.items() if k[0] == greedy}))])
     return points
