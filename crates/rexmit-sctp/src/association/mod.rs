@@ -469,13 +469,8 @@ impl Association {
         // Heartbeat timers left from an earlier state are dormant: reporting them would ask for
         // `handle_timeout` at an instant where it has nothing to do, forever. A delayed SACK
         // already due waits for the next transmit opportunity, not for its timer.
-        let hb = self.state.sends_heartbeats();
-        let sack_waits = !self.rx.sack_due();
-        self.timers.next_of(|t| match t {
-            Timer::Heartbeat(_) | Timer::HeartbeatAck(_) => hb,
-            Timer::DelayedSack => sack_waits,
-            _ => true,
-        })
+        self.timers
+            .next_deadline(!self.rx.sack_due(), self.state.sends_heartbeats())
     }
 
     pub fn poll_event(&mut self) -> Option<Event> {
