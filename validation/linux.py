@@ -130,10 +130,14 @@ def data_timeline(pcap: Path, src: str) -> tuple[dict[int, float], list[tuple[fl
     return first, rtx
 
 
-def timeline_case(cc: str, case: str) -> dict[str, Any]:
+def timeline_case(cc: str, case: str, linux_side: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """Both stacks' retransmission timeline; `linux_side` reuses the Linux side of an earlier
+    run (after a change to rexmit only the simulation needs rerunning)."""
     drops = DROPS[case]
     row: dict[str, Any] = {"cc": cc, "case": case, "drops": drops}
-    for real in (False, True):
+    if linux_side is not None:
+        row["linux"] = linux_side
+    for real in (False, True) if linux_side is None else (False,):
         nbytes = TAIL_SEGMENTS * PAYLOAD if case == "tail" else None
         s = scenario(cc, secs=3.0 if case != "tail" else 4.0, drop_segments=drops, real=real, nbytes=nbytes, warmup=0.0)
         with tempfile.TemporaryDirectory() as d:
@@ -252,7 +256,7 @@ def tables(tl: list[dict[str, Any]], st: list[dict[str, Any]]) -> list[str]:
 
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["timelines", "stats", "resim", "tables"], help="resim: rerun only rexmit's side of the saved statistics")
+    ap.add_argument("what", choices=["timelines", "stats", "resim", "retimeline", "tables"], help="resim / retimeline: rerun only rexmit's side of the saved statistics / timelines")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--duration", type=float, default=15.0)
     ap.add_argument("--cc", action="append", help="only these controllers (repeatable)")
@@ -295,6 +299,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         params = dict(STATS_CASES)
         rows = [stats_case(r["cc"], r["case"], params[r["case"]], r["seeds"], r["secs"], r["linux"]) if r["cc"] in ccs else r for r in rows]
         save("linux_stats.json", rows)
+    elif args.what == "retimeline":
+        rows = [timeline_case(r["cc"], r["case"], r["linux"]) if r["cc"] in ccs else r for r in load("linux_timelines.json")]
+        save("linux_timelines.json", rows)
     order = {c: i for i, c in enumerate(CCS)}
     tl = sorted(load("linux_timelines.json"), key=lambda r: (order.get(r["cc"], 9), list(DROPS).index(r["case"])))
     st = sorted(load("linux_stats.json"), key=lambda r: ([c for c, _ in STATS_CASES].index(r["case"]), order.get(r["cc"], 9)))

@@ -132,9 +132,10 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
             ));
         }
     }
-    let unmapped: [(&str, bool); 19] = [
+    let unmapped: [(&str, bool); 20] = [
         ("decrease_base", t.decrease_base.is_some()),
         ("window_unit", t.window_unit.is_some()),
+        ("receive_window", t.receive_window.is_some()),
         ("hystart", t.hystart.is_some()),
         ("cubic_alpha_switch", t.cubic_alpha_switch.is_some()),
         (

@@ -7,7 +7,9 @@ use crate::schema::{AppCfg, Scenario};
 use crate::transport::*;
 use crate::units::{Bytes, DurationStr};
 use rexmit_sctp::{BurstMitigation, RenegePolicy, RtxPolicy, SctpConfig};
-use rexmit_tcp::{CcAlgorithm, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit};
+use rexmit_tcp::{
+    CcAlgorithm, DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
+};
 use rexmit_transport::{PersistFrom, RtoConfig};
 
 /// TOML integers stop at 2^63 − 1: larger values mean "no limit" and are left out.
@@ -63,6 +65,10 @@ fn tcp(profile: Option<ProfileName>, c: &TcpConfig) -> TcpCfg {
         window_unit: Some(match c.window_unit {
             WindowUnit::Bytes => WindowUnitName::Bytes,
             WindowUnit::Segments => WindowUnitName::Segments,
+        }),
+        receive_window: Some(match c.receive_window {
+            ReceiveWindow::Buffer => ReceiveWindowName::Buffer,
+            ReceiveWindow::LinuxAutotune => ReceiveWindowName::Linux,
         }),
         send_buffer: bytes(c.send_buffer as u64),
         recv_buffer: bytes(c.recv_buffer as u64),

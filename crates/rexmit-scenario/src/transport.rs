@@ -9,7 +9,9 @@ use rexmit_sctp::{
     BurstMitigation, CmtConfig, RackConfig, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig,
 };
 use rexmit_tcp::profile::Profile;
-use rexmit_tcp::{CcAlgorithm, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit};
+use rexmit_tcp::{
+    CcAlgorithm, DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
+};
 use rexmit_transport::{PersistFrom, RtoConfig};
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +67,22 @@ pub enum DecreaseBaseName {
 pub enum WindowUnitName {
     Bytes,
     Segments,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceiveWindowName {
+    Buffer,
+    Linux,
+}
+
+impl From<ReceiveWindowName> for ReceiveWindow {
+    fn from(n: ReceiveWindowName) -> Self {
+        match n {
+            ReceiveWindowName::Buffer => ReceiveWindow::Buffer,
+            ReceiveWindowName::Linux => ReceiveWindow::LinuxAutotune,
+        }
+    }
 }
 
 impl From<WindowUnitName> for WindowUnit {
@@ -172,6 +190,11 @@ pub struct TcpCfg {
     /// the linux profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_unit: Option<WindowUnitName>,
+    /// The window the receiver advertises: "buffer" (default: the free receive buffer from
+    /// the start) or "linux" (Linux's autotuning: below 64 KiB at first, growing with the data
+    /// received up to recv_buffer, an ACK per segment while it grows; the linux profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_window: Option<ReceiveWindowName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_buffer: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -304,6 +327,10 @@ impl TcpCfg {
             self.decrease_base.map(DecreaseBase::from),
         );
         set(&mut c.window_unit, self.window_unit.map(WindowUnit::from));
+        set(
+            &mut c.receive_window,
+            self.receive_window.map(ReceiveWindow::from),
+        );
         if let Some(b) = self.send_buffer {
             c.send_buffer = usize_of(&format!("{path}.send_buffer"), b)?;
         }

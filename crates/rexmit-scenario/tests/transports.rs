@@ -88,6 +88,11 @@ fn transport_settings_errors_name_the_key() {
             "windowscale",
         ),
         (
+            "cc = \"reno\"",
+            "cc = \"reno\", receive_window = \"autotune\"",
+            "expected `buffer` or `linux`",
+        ),
+        (
             "kind = \"tcp_bulk\"",
             "kind = \"tcp_bulk\"\nrate = \"1Mbps\"",
             "apps[0].rate",

@@ -53,6 +53,18 @@ pub enum WindowUnit {
     Segments,
 }
 
+/// How the receiver sizes the window it advertises (`TcpConfig::receive_window`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReceiveWindow {
+    /// The free receive buffer (`recv_buffer` minus unread data), offered from the start.
+    Buffer,
+    /// Linux's autotuning: a window that starts below 64 KiB and grows with the data received
+    /// (two segments per segment, the buffer resized once per RTT up to `recv_buffer`), with
+    /// an immediate ACK for every segment while it grows and for the first 16
+    /// (`crate::rcv_autotune`).
+    LinuxAutotune,
+}
+
 /// Which loss-recovery algorithm the sender runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecoveryAlgorithm {
@@ -94,6 +106,8 @@ pub struct TcpConfig {
     pub send_buffer: usize,
     /// Receive buffer limit in bytes: unread in-order data plus the out-of-order queue.
     pub recv_buffer: usize,
+    /// The advertised window: the free buffer, or Linux's autotuned one.
+    pub receive_window: ReceiveWindow,
     pub sack: bool,
     /// RFC 2883 D-SACK generation (only when SACK is negotiated).
     pub dsack: bool,
@@ -163,6 +177,7 @@ impl Default for TcpConfig {
             window_unit: WindowUnit::Bytes,
             send_buffer: 128 * 1024,
             recv_buffer: 128 * 1024,
+            receive_window: ReceiveWindow::Buffer,
             sack: true,
             dsack: true,
             timestamps: false,

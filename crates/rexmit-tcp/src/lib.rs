@@ -69,6 +69,7 @@ mod payload_util;
 pub mod profile;
 /// RFC 8985 RACK-TLP, shared with SCTP (lives in `rexmit-transport`).
 pub use rexmit_transport::rack;
+pub mod rcv_autotune;
 pub mod reassembly;
 pub mod receiver;
 pub mod recovery;
@@ -80,6 +81,8 @@ pub mod stats;
 pub mod timers;
 
 pub use cc::{CcAlgorithm, CongestionControl};
-pub use config::{ConfigError, DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit};
+pub use config::{
+    ConfigError, DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
+};
 pub use connection::{Connection, Event, State};
 pub use stats::{RecoveryEpisode, RetransmitCause, TcpStats};

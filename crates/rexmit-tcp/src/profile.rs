@@ -3,7 +3,9 @@
 //! struct literal, and a scenario's own fields override it.
 
 use crate::cc::CcAlgorithm;
-use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit};
+use crate::config::{
+    DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
+};
 use rexmit_time::Duration;
 use rexmit_transport::RtoConfig;
 
@@ -82,6 +84,9 @@ impl Profile {
                 // (Debian's defaults); rexmit offers them from the start.
                 send_buffer: 4 << 20,
                 recv_buffer: 6 << 20,
+                // The receive window starts below 64 KiB and grows as Linux's does, with an ACK
+                // per segment while it grows (docs/validation.md#linux).
+                receive_window: ReceiveWindow::LinuxAutotune,
                 // tcp_retries2.
                 max_retransmissions: 15,
                 // tcp_syn_retries = 6: the 7th SYN timeout, 1 + 2 + ... + 64 s after the SYN.

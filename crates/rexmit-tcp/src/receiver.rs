@@ -5,6 +5,7 @@
 //! (SYN/FIN handshakes, RST) nor the wire encoding of the options.
 
 use crate::payload_util::slice;
+use crate::rcv_autotune::Autotune;
 use crate::reassembly::Reassembly;
 use crate::timers::{Timer, TimerTable};
 use rexmit_time::{Duration, Time};
@@ -20,6 +21,8 @@ pub struct ReceiverConfig {
     pub delayed_ack_timeout: Duration,
     pub immediate_ack_on_ooo: bool,
     pub dsack: bool,
+    /// Linux's window growth and quick ACKs (`ReceiveWindow::LinuxAutotune`): our MSS.
+    pub autotune_mss: Option<u64>,
 }
 
 /// SACK blocks as stream offsets `[left, right)`, at most as many as a header carries.
@@ -56,11 +59,15 @@ pub struct Receiver {
     /// Largest segment payload seen: what "full-sized" means for delayed ACKs.
     rcv_mss: u64,
     ack_now: bool,
+    autotune: Option<Box<Autotune>>,
 }
 
 impl Receiver {
     pub fn new(cfg: ReceiverConfig, rcv_nxt: u64) -> Self {
-        let rcv_adv = rcv_nxt + cfg.limit;
+        let autotune = cfg
+            .autotune_mss
+            .map(|mss| Box::new(Autotune::new(cfg.limit, mss)));
+        let rcv_adv = rcv_nxt + autotune.as_ref().map_or(cfg.limit, |a| a.window(0));
         Receiver {
             cfg,
             rcv_nxt,
@@ -75,13 +82,18 @@ impl Receiver {
             unacked_bytes: 0,
             rcv_mss: 0,
             ack_now: false,
+            autotune,
         }
     }
 
     /// Bytes of window we can offer: buffer limit minus unread in-order data. Out-of-order data
     /// lies inside this window, so the buffer never holds more than `limit`.
     pub fn window(&self) -> u64 {
-        self.cfg.limit.saturating_sub(self.readable_bytes)
+        let free = self.cfg.limit.saturating_sub(self.readable_bytes);
+        match &self.autotune {
+            None => free,
+            Some(a) => a.window(self.readable_bytes).min(free),
+        }
     }
 
     /// Highest offset we accept data for (exclusive).
@@ -109,12 +121,14 @@ impl Receiver {
     }
 
     /// A data segment `[start, start + payload.len())`, possibly with FIN after its last byte.
+    /// `tsecr_rtt`: now minus the segment's timestamp echo (Linux's receiver RTT sample).
     pub fn on_data(
         &mut self,
         now: Time,
         start: u64,
         payload: &Payload,
         fin: bool,
+        tsecr_rtt: Option<Duration>,
         t: &mut TimerTable,
     ) -> DataOutcome {
         let len = payload.len() as u64;
@@ -181,6 +195,14 @@ impl Receiver {
         if len > 0 {
             self.unacked_bytes += len;
             self.rcv_mss = self.rcv_mss.max(len);
+            let window = self.rcv_adv.saturating_sub(self.rcv_nxt);
+            let (held, rcv_mss, rcv_nxt) = (self.readable_bytes, self.rcv_mss, self.rcv_nxt);
+            if let Some(a) = self.autotune.as_mut() {
+                if a.on_data(now, len, held, rcv_mss, window, rcv_nxt, tsecr_rtt) {
+                    // Linux's quick-ACK mode (crate::rcv_autotune).
+                    self.ack_now = true;
+                }
+            }
             // RFC 5681 §4.2: ACK at least every second full-sized segment (counted in bytes of
             // the largest segment seen, so small segments add up), and within 500 ms.
             if self.cfg.ack_every == 1
@@ -241,6 +263,14 @@ impl Receiver {
         out.finish()
     }
 
+    /// After an application read with the Linux model: whether the window we could offer now
+    /// is at least twice the one left to the peer (tcp_cleanup_rbuf's window update).
+    pub fn read_opens_window(&self) -> bool {
+        self.autotune.as_ref().is_some_and(|a| {
+            a.read_opens_window(self.rcv_adv.saturating_sub(self.rcv_nxt), self.window())
+        })
+    }
+
     /// Whether an ACK must go out now, and when the delayed-ACK timer fires otherwise.
     pub fn ack_due(&self) -> bool {
         self.ack_now
@@ -266,6 +296,11 @@ impl Receiver {
         max_blocks: usize,
         t: &mut TimerTable,
     ) -> (u64, OffsetBlocks) {
+        if let Some(a) = self.autotune.as_mut() {
+            if self.ack_now || self.unacked_bytes > 0 {
+                a.on_ack_sent();
+            }
+        }
         self.ack_now = false;
         t.stop(Timer::DelayedAck);
         self.unacked_bytes = 0;
@@ -361,6 +396,7 @@ mod tests {
                 delayed_ack_timeout: Duration::from_millis(200),
                 immediate_ack_on_ooo: true,
                 dsack: true,
+                autotune_mss: None,
             },
             1,
         );
@@ -370,7 +406,14 @@ mod tests {
         }
     }
     fn seg(r: &mut Rx, start: u64, len: u32) -> DataOutcome {
-        r.r.on_data(Time::ZERO, start, &Payload::zeros(len), false, &mut r.t)
+        r.r.on_data(
+            Time::ZERO,
+            start,
+            &Payload::zeros(len),
+            false,
+            None,
+            &mut r.t,
+        )
     }
 
     #[test]

@@ -111,6 +111,8 @@ fn rcv_config(cfg: &TcpConfig) -> ReceiverConfig {
         delayed_ack_timeout: cfg.delayed_ack_timeout,
         immediate_ack_on_ooo: cfg.immediate_ack_on_ooo,
         dsack: cfg.dsack,
+        autotune_mss: (cfg.receive_window == crate::config::ReceiveWindow::LinuxAutotune)
+            .then_some(cfg.mss as u64),
     }
 }
 
@@ -288,6 +290,9 @@ impl Connection {
         if before < self.snd.smss
             && self.rcv.window() >= self.snd.smss.min(self.cfg.recv_buffer as u64 / 2)
         {
+            self.rcv.force_ack();
+        }
+        if !p.is_empty() && self.rcv.read_opens_window() {
             self.rcv.force_ack();
         }
         self.check_invariants(None);
@@ -654,9 +659,17 @@ impl Connection {
         }
         match self.state {
             State::Established | State::FinWait1 | State::FinWait2 => {
-                let out = self
-                    .rcv
-                    .on_data(now, seq, &seg.payload, fin, &mut self.timers);
+                // Linux's receiver RTT sample (tcp_rcv_rtt_measure_ts).
+                let tsecr_rtt = match seg.options.timestamps {
+                    Some(ts) if self.ts_ok && ts.tsecr != 0 => {
+                        let ms = ts_clock(now).wrapping_sub(ts.tsecr);
+                        (ms < 1 << 30).then(|| Duration::from_millis(ms as u64))
+                    }
+                    _ => None,
+                };
+                let out =
+                    self.rcv
+                        .on_data(now, seq, &seg.payload, fin, tsecr_rtt, &mut self.timers);
                 if out.delivered > 0 {
                     self.stats.bytes_delivered += out.delivered;
                     self.events.push_back(Event::Delivered {

@@ -117,7 +117,7 @@ impl Connection {
         }
         let mut flags = TcpFlags::SYN;
         let mut ack_no = 0;
-        let mut window = self.cfg.recv_buffer.min(65_535) as u16;
+        let mut window = self.rcv.window().min(65_535) as u16;
         if ack {
             flags.insert(TcpFlags::ACK);
             ack_no = self.irs.wire(self.rcv.rcv_nxt);

@@ -1,0 +1,93 @@
+//! The advertised window (`TcpConfig::receive_window`): the free buffer from the start (the
+//! default), or Linux's autotuning (`rcv_autotune`), whose receiver acknowledges every segment
+//! while its window grows and the first 16 of a connection (docs/validation.md#linux).
+
+mod common;
+use common::*;
+use rexmit_tcp::{Connection, ReceiveWindow, RecoveryAlgorithm, TcpConfig};
+use rexmit_time::Time;
+use rexmit_wire::{TcpFlags, TcpSegment};
+
+fn config(rw: ReceiveWindow) -> TcpConfig {
+    TcpConfig {
+        receive_window: rw,
+        window_scaling: true,
+        recv_buffer: 6 << 20,
+        ack_every: 2,
+        ..cfg(RecoveryAlgorithm::Sack)
+    }
+}
+
+/// Full segments 1..=n arrive 1 ms apart and the application reads each at once; returns the
+/// packets after which an ACK left at once.
+fn acked_at_once(rw: ReceiveWindow, n: u64) -> Vec<u64> {
+    let mut r = RxInjector::new(config(rw), true, false);
+    let mut out = Vec::new();
+    for p in 1..=n {
+        let acks = r.data(100 + p, p);
+        let _ = r.c.recv(usize::MAX);
+        let acks = [acks, r.acks()].concat();
+        if !acks.is_empty() {
+            assert_eq!(acks.last().map(|a| a.next), Some(p + 1));
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_buffer_is_the_default_and_linux_autotunes() {
+    assert_eq!(TcpConfig::default().receive_window, ReceiveWindow::Buffer);
+    assert_eq!(
+        rexmit_tcp::profile::Profile::Linux.config().receive_window,
+        ReceiveWindow::LinuxAutotune
+    );
+}
+
+#[test]
+fn the_buffer_receiver_acks_every_second_segment_from_the_start() {
+    let got = acked_at_once(ReceiveWindow::Buffer, 40);
+    assert_eq!(got, (1..=20).map(|k| 2 * k).collect::<Vec<_>>());
+}
+
+/// With 1000-byte segments the window starts at 65 000 bytes (the largest multiple of the MSS
+/// below 64 KiB) and grows by 2 000 per segment up to 0.6 × 131 072 = 78 643: for 7 segments,
+/// each acknowledged at once and without using up the 16 quick ACKs of the connection's
+/// start, which cover the next 16. Then an ACK for every second segment.
+#[test]
+fn the_linux_receiver_acks_each_segment_while_its_window_grows() {
+    let got = acked_at_once(ReceiveWindow::LinuxAutotune, 60);
+    let mut want: Vec<u64> = (1..=23).collect();
+    want.extend((12..=29).map(|k| 2 * k + 1));
+    assert_eq!(got, want);
+}
+
+/// The window the SYN-ACK offers: 64 000 bytes of buffer (cfg's) as it is, or Linux's
+/// initial window (the buffer's 65 000 bytes of 6 MiB start at tcp_rmem[1] = 131 072).
+#[test]
+fn the_syn_ack_offers_the_initial_window() {
+    for (rw, want) in [
+        (ReceiveWindow::Buffer, 65_535),
+        (ReceiveWindow::LinuxAutotune, 65_000),
+    ] {
+        let mut c = Connection::listen(config(rw), 80, 3_000);
+        let syn = TcpSegment {
+            src_port: 10,
+            dst_port: 80,
+            seq: 1,
+            ack: 0,
+            flags: TcpFlags::SYN,
+            window: 65_535,
+            urgent: 0,
+            options: rexmit_wire::TcpOptions {
+                mss: Some(MSS as u16),
+                window_scale: Some(7),
+                ..Default::default()
+            },
+            payload: rexmit_wire::Payload::empty(),
+        };
+        c.handle_segment(Time::ZERO, &syn);
+        let synack = c.poll_transmit(Time::ZERO).expect("SYN-ACK");
+        assert_eq!(synack.window, want, "{rw:?}");
+    }
+}
