@@ -14,13 +14,18 @@ from rexmit.recipes.thin_figures import Latency, Stats
 from rexmit.recipes.thin_runs import Results, grid_series, pct
 
 MIN_SAMPLES = 5
+#: "Lower" means lower by more than this (s): the record's precision. Two variants whose
+#: timer chains are the same differ only by serialisation jitter (e.g. mod exp bo's and
+#: lksctp's 2nd-retransmission maxima at 1% loss: 1.900111 and 1.900139 s), not a drop.
+RESOLUTION_S = 0.001
 
 
 def _cmp(a: Latency, b: Latency, stat: str) -> Optional[bool]:
-    """a's statistic below b's; None when either side has fewer than MIN_SAMPLES messages."""
+    """a's statistic below b's by more than RESOLUTION_S; None when either side has fewer than
+    MIN_SAMPLES messages."""
     if a.n < MIN_SAMPLES or b.n < MIN_SAMPLES:
         return None
-    return getattr(a, stat) < getattr(b, stat)
+    return getattr(a, stat) < getattr(b, stat) - RESOLUTION_S
 
 
 class Check:
