@@ -136,7 +136,7 @@ def ci_recipe(monkeypatch: pytest.MonkeyPatch) -> str:
         spec = Sweep.from_toml(RECIPE_SWEEP.replace('name = "ci"', 'name = "ci"\nreplications = 8'))
         run_recipe_sweep(spec, out / "sweep", jobs=1)
         rows = load(out / "sweep").to_pylist()
-        return [Claim("ci-test/some-runs", "the sweep ran", bool(rows), f"{len(rows)} runs")]
+        return [Claim("ci-test/some-runs", "the sweep ran", bool(rows), f"{len(rows)} runs"), Claim("ci-test/alike", "the points are alike (CIs overlap)", True, "", overlap=True)]
 
     monkeypatch.setitem(rexmit.reproduce.RECIPES, "ci-test", recipe)
     return "ci-test"
@@ -159,6 +159,10 @@ def test_a_recipe_with_a_ci_target_runs_up_to_its_own_replications(tmp_path: Pat
     assert (quiet, noisy) == (6, 8)  # 3 runs: ±45% at the quiet point, 6: ±15%
     doc = json.loads((tmp_path / "ci" / "claims.json").read_text())
     assert doc["replications"] == {"sweep": 8}
+    # An "alike" verdict by overlapping intervals is easier with fewer runs: it needs the full run.
+    holds = {c["id"]: c["holds"] for c in doc["claims"]}
+    assert holds == {"ci-test/some-runs": True, "ci-test/alike": None}
+    assert {c["id"]: c["holds"] for c in json.loads((tmp_path / "plain" / "claims.json").read_text())["claims"]} == {"ci-test/some-runs": True, "ci-test/alike": True}
     assert doc["ci"] == {"sweep": {"target": 0.2, "metrics": ["flow.bulk.goodput_bps"], "runs": 14, "max_runs": 16, "points_met": 1, "points": 2}}
     # The runs it made are the plain run's first ones, seed for seed.
     plain = {(r["point"], r["replication"]): r["flow.bulk.goodput_bps"] for r in load(tmp_path / "plain" / "sweep").to_pylist()}

@@ -72,7 +72,7 @@ def test_claims_json_records_ids_the_score_and_sanity_checks_apart(tmp_path, mon
     doc = json.loads((tmp_path / "full" / "claims.json").read_text())
     assert doc["score"] == {"held": 1, "counted": 2, "undecided": 0, "sanity": 1}
     assert claim_by_id(doc["claims"], "fake/holds")["paper"] == "81 ms"
-    assert claim_by_id(doc["claims"], "fake/by-definition") == {"id": "fake/by-definition", "text": "a claim that cannot fail", "holds": True, "numbers": "3", "paper": None, "sanity": True, "why": "true by definition"}
+    assert claim_by_id(doc["claims"], "fake/by-definition") == {"id": "fake/by-definition", "text": "a claim that cannot fail", "holds": True, "numbers": "3", "paper": None, "sanity": True, "why": "true by definition", "overlap": False}
     # A quick run decides no failing claim: it needs the full run.
     reproduce("fake", tmp_path / "quick", quick=True)
     doc = json.loads((tmp_path / "quick" / "claims.json").read_text())

@@ -31,6 +31,10 @@ class Claim:
     paper: Optional[str] = None
     sanity: bool = False
     why: Optional[str] = None
+    #: Judged by confidence intervals that overlap ("alike", "no difference"): it gets easier
+    #: to hold as the intervals widen, so a run with fewer replications than the recipe's (a
+    #: `--ci-target` run) cannot decide it when it holds (issue 18).
+    overlap: bool = False
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z0-9-]+/[a-z0-9.-]+", self.id):

@@ -72,13 +72,13 @@ def paper_claims(s: Results, c: Results, swings: dict[str, RtxqSwing]) -> list[C
         t = {(b, ack): c.cells[(h, b, ack)][to] for b in c.buffers for ack in ACKS}
         nums = ", ".join(f"{b} {ack} {est(t[(b, ack)], 1, 1)}" for b in c.buffers for ack in ACKS)
         claims.append(Claim("nr-sack/fig13-blocked-cmt-sack-more-timeouts", f"under {h} path-1 load, blocked CMT-SACK (128K, 256K) has more timeouts than non-blocked (INF) CMT-SACK (§V.B.2, Fig. 13)", all((t[(b, "SACK")].mean or 0) > (t[("INF", "SACK")].mean or 0) for b in limited), nums))
-        claims.append(Claim("nr-sack/fig13-cmt-nr-sack-timeouts-like-inf", f"under {h} path-1 load, CMT-NR-SACK's timeouts with 128K and 256K are similar to INF's (§V.B.2, Fig. 13; difference within the 95% CIs or 25%)", all(_alike(t[(b, "NR-SACK")], t[("INF", "NR-SACK")], 0.25) for b in limited), nums))
+        claims.append(Claim("nr-sack/fig13-cmt-nr-sack-timeouts-like-inf", f"under {h} path-1 load, CMT-NR-SACK's timeouts with 128K and 256K are similar to INF's (§V.B.2, Fig. 13; difference within the 95% CIs or 25%)", all(_alike(t[(b, "NR-SACK")], t[("INF", "NR-SACK")], 0.25) for b in limited), nums, overlap=True))
 
     for res, label in ((s, "SCTP"), (c, "CMT")):
         if "INF" in res.buffers:
             ok = all(_alike(res.cells[(load, "INF", "NR-SACK")][gp], res.cells[(load, "INF", "SACK")][gp], 0.05) for load in res.loads)
             nums = "; ".join(f"{load}: SACK {est(res.cells[(load, 'INF', 'SACK')][gp], 1e-6, 2)}, NR-SACK {est(res.cells[(load, 'INF', 'NR-SACK')][gp], 1e-6, 2)} Mb/s" for load in res.loads)
-            claims.append(Claim(f"nr-sack/fig14-{label.lower()}-inf-goodput-alike", f"{label} with INF buffers: SACK and NR-SACK goodput are alike at every load (§V.B.3, Fig. 14; difference within the 95% CIs or 5%)", ok, nums))
+            claims.append(Claim(f"nr-sack/fig14-{label.lower()}-inf-goodput-alike", f"{label} with INF buffers: SACK and NR-SACK goodput are alike at every load (§V.B.3, Fig. 14; difference within the 95% CIs or 5%)", ok, nums, overlap=True))
 
     gain = {(load, b): c.m(load, b, "NR-SACK", gp) / c.m(load, b, "SACK", gp) - 1 for load in c.loads for b in c.buffers}
     claims.append(Claim("nr-sack/fig14-cmt-nr-sack-goodput-beats-sack", "CMT with 128K/256K buffers: NR-SACK's goodput beats SACK's at every load (§V.B.3, Fig. 14)", all(gain[(load, b)] > 0 for load in c.loads for b in limited), "; ".join(f"{b}: " + " ".join(f"{load} {gain[(load, b)] * 100:+.1f}%" for load in c.loads) for b in limited)))
@@ -88,8 +88,8 @@ def paper_claims(s: Results, c: Results, swings: dict[str, RtxqSwing]) -> list[C
     if {"128K", "256K", "INF"} <= set(c.buffers):
         busy = [load for load in c.loads if load != "low"]
         g = lambda load, b, ack: c.cells[(load, b, ack)][gp]
-        claims.append(Claim("nr-sack/cmt-nr-sack-128k-like-sack-256k", "CMT-NR-SACK with 128K performs similar to or better than CMT-SACK with 256K at mild, medium and heavy path-1 load (§V.B.3; not lower beyond the 95% CIs or 5%)", all(_not_worse(g(load, "128K", "NR-SACK"), g(load, "256K", "SACK"), 0.05) for load in busy), "; ".join(f"{load}: NR-SACK 128K {est(g(load, '128K', 'NR-SACK'), 1e-6, 2)} vs SACK 256K {est(g(load, '256K', 'SACK'), 1e-6, 2)} Mb/s" for load in busy)))
-        claims.append(Claim("nr-sack/cmt-nr-sack-256k-like-sack-inf", "CMT-NR-SACK with 256K performs similar to CMT-SACK with INF at mild, medium and heavy path-1 load (§V.B.3; not lower beyond the 95% CIs or 5%)", all(_not_worse(g(load, "256K", "NR-SACK"), g(load, "INF", "SACK"), 0.05) for load in busy), "; ".join(f"{load}: NR-SACK 256K {est(g(load, '256K', 'NR-SACK'), 1e-6, 2)} vs SACK INF {est(g(load, 'INF', 'SACK'), 1e-6, 2)} Mb/s" for load in busy)))
+        claims.append(Claim("nr-sack/cmt-nr-sack-128k-like-sack-256k", "CMT-NR-SACK with 128K performs similar to or better than CMT-SACK with 256K at mild, medium and heavy path-1 load (§V.B.3; not lower beyond the 95% CIs or 5%)", all(_not_worse(g(load, "128K", "NR-SACK"), g(load, "256K", "SACK"), 0.05) for load in busy), "; ".join(f"{load}: NR-SACK 128K {est(g(load, '128K', 'NR-SACK'), 1e-6, 2)} vs SACK 256K {est(g(load, '256K', 'SACK'), 1e-6, 2)} Mb/s" for load in busy), overlap=True))
+        claims.append(Claim("nr-sack/cmt-nr-sack-256k-like-sack-inf", "CMT-NR-SACK with 256K performs similar to CMT-SACK with INF at mild, medium and heavy path-1 load (§V.B.3; not lower beyond the 95% CIs or 5%)", all(_not_worse(g(load, "256K", "NR-SACK"), g(load, "INF", "SACK"), 0.05) for load in busy), "; ".join(f"{load}: NR-SACK 256K {est(g(load, '256K', 'NR-SACK'), 1e-6, 2)} vs SACK INF {est(g(load, 'INF', 'SACK'), 1e-6, 2)} Mb/s" for load in busy), overlap=True))
     if "INF" in c.buffers:
         sk, n = [c.m(load, "INF", "SACK", rq) for load in c.loads], [c.m(load, "INF", "NR-SACK", rq) for load in c.loads]
         claims.append(Claim("nr-sack/fig15-cmt-sack-larger-rtxq", "CMT with INF buffers: SACK keeps a larger average rtxq than NR-SACK at every load (§V.B.3, Fig. 15)", all(a > b for a, b in zip(sk, n)), f"SACK {_fmt(c, 'INF', 'SACK', rq, 1e-3, 0)}; NR-SACK {_fmt(c, 'INF', 'NR-SACK', rq, 1e-3, 0)} KB"))
@@ -111,7 +111,7 @@ def paper_claims(s: Results, c: Results, swings: dict[str, RtxqSwing]) -> list[C
         for b in res.buffers
         if not _not_worse(res.cells[(load, b, "NR-SACK")][gp], res.cells[(load, b, "SACK")][gp], 0.02)
     ]
-    claims.append(Claim("nr-sack/nr-sack-never-worse", "NR-SACK never performs worse than SACK: goodput at every point, SCTP and CMT (§VI; not lower beyond the 95% CIs or 2%)", not worse, "; ".join(worse) or "no point worse"))
+    claims.append(Claim("nr-sack/nr-sack-never-worse", "NR-SACK never performs worse than SACK: goodput at every point, SCTP and CMT (§VI; not lower beyond the 95% CIs or 2%)", not worse, "; ".join(worse) or "no point worse", overlap=True))
 
     out_of_range = []
     for res, link in ((s, "R1->R2"), (c, "R1->R2")):
