@@ -48,8 +48,9 @@ pub enum WindowUnit {
     /// Whole segments, as Linux counts `snd_cwnd` and `snd_ssthresh` (packets): a decrease
     /// rounds down (`tcp_reno_ssthresh`: max(cwnd >> 1, 2); `cubictcp_recalc_ssthresh`:
     /// max(cwnd·717 >> 10, 2)), CUBIC's window grows a segment at a time, and PRR's
-    /// proportional part rounds up to a whole segment (`tcp_cwnd_reduction`). BBR's window
-    /// stays in bytes either way.
+    /// proportional part rounds up to a whole segment (`tcp_cwnd_reduction`), and go-back-N
+    /// after a timeout resends at most cwnd / SMSS segments ahead of the ACKs however small
+    /// they are (`tcp_cwnd_test` counts packets). BBR's window stays in bytes either way.
     Segments,
 }
 

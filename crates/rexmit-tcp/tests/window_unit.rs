@@ -124,3 +124,34 @@ fn cubic_grows_a_whole_segment_at_a_time() {
     assert_eq!(run(WindowUnit::Segments), 0);
     assert!(run(WindowUnit::Bytes) > 0);
 }
+
+/// Two 100-byte messages outstanding when the RTO fires (a thin stream: the second was written
+/// after the first was lost). Counted in bytes, one segment's window holds both, so go-back-N
+/// resends both; Linux counts cwnd in packets and resends only the head (seed 004's TCP New
+/// Reno, docs/reproductions_causes.md).
+#[test]
+fn after_a_timeout_segments_resend_only_the_head_however_small() {
+    for (unit, want) in [(WindowUnit::Bytes, 2), (WindowUnit::Segments, 1)] {
+        let cfg = TcpConfig {
+            window_unit: unit,
+            nagle: false,
+            ..cfg(RecoveryAlgorithm::NewReno)
+        };
+        let mut s = Injector::established(cfg, false, 100);
+        assert_eq!(s.sent().len(), 1);
+        s.now = ms(350);
+        s.c.send(s.now, 100);
+        assert_eq!(s.sent().len(), 1, "the second message goes at once");
+        let at = s.c.poll_timeout().expect("RTO armed");
+        s.now = at;
+        s.c.handle_timeout(at);
+        let mut resent = Vec::new();
+        while let Some(seg) = s.c.poll_transmit(at) {
+            if !seg.payload.is_empty() {
+                resent.push(seg.seq.wrapping_sub(s.iss).wrapping_sub(1));
+            }
+        }
+        assert_eq!(resent.len(), want, "{unit:?}: {resent:?}");
+        assert_eq!(resent[0], 0, "the head first");
+    }
+}

@@ -74,7 +74,8 @@ class Variant:
 # early retransmit, the successor of Allman et al.'s draft), and TCP New Reno (§6: the TCP
 # reference of Linux 2.6.16, whose RTO is SRTT plus a variance term of at least RTO.min = 200 ms
 # (§5.2), i.e. RFC 6298 with G = 200 ms: 300 ms at the lab's 100 ms RTT, not 200; no SACK;
-# Nagle off as interactive applications set it).
+# Nagle off as interactive applications set it; cwnd counted in packets, as Linux counts it:
+# after a timeout only the head is resent, not the next small message with it).
 VARIANTS = [
     Variant("lksctp", "lksctp", {}),
     Variant("mod_exp_bo", "mod exp bo", {"linear_timeouts": True}),
@@ -84,7 +85,7 @@ VARIANTS = [
     Variant("all_mods", "All mods", {"all": True}),
     Variant("efr", "FreeBSD EFR", {"early_fast_retransmit": True}),
     Variant("er_rfc5827", "RFC 5827 ER", {"early_retransmit_rfc5827": True}),
-    Variant("tcp_newreno", "TCP New Reno", None, {"recovery": "newreno", "sack": False, "rto": {"min": "200ms", "granularity": "200ms"}, "ack_every": 1, "nagle": False}),
+    Variant("tcp_newreno", "TCP New Reno", None, {"recovery": "newreno", "sack": False, "rto": {"min": "200ms", "granularity": "200ms"}, "ack_every": 1, "nagle": False, "window_unit": "segments"}),
 ]
 VARIANT_NAMES = [v.name for v in VARIANTS]
 # EFR stays out of the HTTP runs, as seed 004 compared EFR only over the Internet (§6.4).

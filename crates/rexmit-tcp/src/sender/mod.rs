@@ -104,6 +104,9 @@ pub struct Sender {
     pending_rexmit: Option<(u64, RetransmitCause)>,
     /// Cause recorded for go-back-N resends from snd_nxt below snd_max.
     go_back_cause: RetransmitCause,
+    /// Go-back-N resends at most cwnd / SMSS segments ahead of the ACKs, however small they
+    /// are (`WindowUnit::Segments`: Linux counts cwnd in packets).
+    go_back_in_packets: bool,
     /// RACK-TLP state when enabled (SACK recovery only).
     rack: Option<Rack>,
     /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
@@ -165,6 +168,7 @@ impl Sender {
             consecutive_timeouts: 0,
             pending_rexmit: None,
             go_back_cause: RetransmitCause::Timeout,
+            go_back_in_packets: cfg.window_unit == crate::config::WindowUnit::Segments,
             rack: (cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack).then(Rack::new),
             tlp_pending: false,
             rate: None,

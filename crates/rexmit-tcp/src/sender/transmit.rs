@@ -69,6 +69,20 @@ impl Sender {
             if data_end > limit && data_end > self.snd_nxt {
                 return None;
             }
+            // Linux after a timeout (tcp_enter_loss marks every segment lost; tcp_cwnd_test:
+            // packets in flight < snd_cwnd): the segments resent and not yet acknowledged count
+            // one each, so with cwnd 1 only the head goes, even when the next one is small
+            // enough to fit in one segment's bytes.
+            if self.go_back_in_packets && self.snd_nxt > self.snd_una {
+                let resent = self
+                    .sb
+                    .segments()
+                    .take_while(|s| s.start < self.snd_nxt)
+                    .count() as u64;
+                if resent >= (self.cc.window() / self.smss).max(1) {
+                    return None;
+                }
+            }
             self.snd_nxt = seg.end;
             return self.retransmit(now, seg.start, self.go_back_cause, st, t);
         }
@@ -414,6 +428,7 @@ impl Sender {
             consecutive_timeouts,
             pending_rexmit,
             go_back_cause,
+            go_back_in_packets,
             rack,
             tlp_pending,
             rate,
@@ -426,7 +441,7 @@ impl Sender {
              {buf:?} {sb:?} {fin_at:?} {snd_wnd} {max_snd_wnd} {snd_wl1} {snd_wl2} {cc:?} \
              {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
              {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {go_back_cause:?} \
-             {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
+             {go_back_in_packets} {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
         )
     }
 }
