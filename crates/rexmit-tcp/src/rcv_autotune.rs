@@ -89,9 +89,12 @@ impl Autotune {
 
     /// The window to offer with `buffered` bytes held (tcp_space capped by rcv_ssthresh).
     pub fn window(&self, buffered: u64) -> u64 {
-        window_of(self.buffer)
-            .saturating_sub(buffered)
-            .min(self.rcv_ssthresh)
+        self.space(buffered).min(self.rcv_ssthresh)
+    }
+
+    /// What the buffer offers with `buffered` bytes held (tcp_space).
+    fn space(&self, buffered: u64) -> u64 {
+        self.clamp().saturating_sub(buffered)
     }
 
     /// The largest window the buffer allows now (window_clamp).
@@ -132,9 +135,7 @@ impl Autotune {
         // tcp_grow_window: room up to what the buffer offers; two segments (or twice this
         // one) per segment of at least 128 bytes, and a quick ACK for it (`quick |= 1`: while
         // the window grows, the start-up quick ACKs are not used up).
-        let room = window_of(self.buffer)
-            .saturating_sub(buffered)
-            .saturating_sub(self.rcv_ssthresh);
+        let room = self.space(buffered).saturating_sub(self.rcv_ssthresh);
         if len >= 128 && room > 0 {
             self.rcv_ssthresh += room.min((2 * rcv_mss).max(2 * len));
             self.quick |= 1;

@@ -6,7 +6,6 @@ mod common;
 use common::*;
 use rexmit_tcp::{Connection, ReceiveWindow, RecoveryAlgorithm, TcpConfig};
 use rexmit_time::Time;
-use rexmit_wire::{TcpFlags, TcpSegment};
 
 fn config(rw: ReceiveWindow) -> TcpConfig {
     TcpConfig {
@@ -71,21 +70,14 @@ fn the_syn_ack_offers_the_initial_window() {
         (ReceiveWindow::LinuxAutotune, 65_000),
     ] {
         let mut c = Connection::listen(config(rw), 80, 3_000);
-        let syn = TcpSegment {
-            src_port: 10,
-            dst_port: 80,
-            seq: 1,
-            ack: 0,
-            flags: TcpFlags::SYN,
-            window: 65_535,
-            urgent: 0,
-            options: rexmit_wire::TcpOptions {
+        let syn = peer_syn(
+            1,
+            rexmit_wire::TcpOptions {
                 mss: Some(MSS as u16),
                 window_scale: Some(7),
                 ..Default::default()
             },
-            payload: rexmit_wire::Payload::empty(),
-        };
+        );
         c.handle_segment(Time::ZERO, &syn);
         let synack = c.poll_transmit(Time::ZERO).expect("SYN-ACK");
         assert_eq!(synack.window, want, "{rw:?}");

@@ -614,13 +614,7 @@ impl Connection {
             };
             // RFC 7323 §4.1 RTTM: an ACK of new data echoing our timestamp gives an RTT sample
             // even for retransmitted data (Karn's rule is not needed).
-            let ts_rtt = match seg.options.timestamps {
-                Some(ts) if self.ts_ok => {
-                    let ms = ts_clock(now).wrapping_sub(ts.tsecr);
-                    (ms < 1 << 30).then(|| Duration::from_millis(ms as u64))
-                }
-                _ => None,
-            };
+            let ts_rtt = self.echo_rtt(now, seg, false);
             let input = AckInput {
                 ack,
                 seq,
@@ -660,13 +654,7 @@ impl Connection {
         match self.state {
             State::Established | State::FinWait1 | State::FinWait2 => {
                 // Linux's receiver RTT sample (tcp_rcv_rtt_measure_ts).
-                let tsecr_rtt = match seg.options.timestamps {
-                    Some(ts) if self.ts_ok && ts.tsecr != 0 => {
-                        let ms = ts_clock(now).wrapping_sub(ts.tsecr);
-                        (ms < 1 << 30).then(|| Duration::from_millis(ms as u64))
-                    }
-                    _ => None,
-                };
+                let tsecr_rtt = self.echo_rtt(now, seg, true);
                 let out =
                     self.rcv
                         .on_data(now, seq, &seg.payload, fin, tsecr_rtt, &mut self.timers);
@@ -696,6 +684,17 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// Now minus the segment's timestamp echo, when timestamps are on (None for an echo more
+    /// than 2^30 ms old, and for a zero echo when `skip_zero`).
+    fn echo_rtt(&self, now: Time, seg: &TcpSegment, skip_zero: bool) -> Option<Duration> {
+        let ts = seg.options.timestamps.filter(|_| self.ts_ok)?;
+        if skip_zero && ts.tsecr == 0 {
+            return None;
+        }
+        let ms = ts_clock(now).wrapping_sub(ts.tsecr);
+        (ms < 1 << 30).then(|| Duration::from_millis(ms as u64))
     }
 
     fn refresh_send_gauges(&mut self) {

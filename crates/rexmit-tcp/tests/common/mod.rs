@@ -409,6 +409,21 @@ impl Injector {
     }
 }
 
+/// A SYN from port 10 to a listener on port 80 with sequence number `seq` and `options`.
+pub fn peer_syn(seq: u32, options: rexmit_wire::TcpOptions) -> TcpSegment {
+    TcpSegment {
+        src_port: 10,
+        dst_port: 80,
+        seq,
+        ack: 0,
+        flags: TcpFlags::SYN,
+        window: 65_535,
+        urgent: 0,
+        options,
+        payload: rexmit_wire::Payload::empty(),
+    }
+}
+
 /// Drives a listening connection (the data receiver) with hand-made data segments.
 pub struct RxInjector {
     pub c: Connection,
@@ -432,22 +447,15 @@ impl RxInjector {
         let peer_iss = 70_000;
         let iss = 3_000;
         let mut c = Connection::listen(cfg, 80, iss);
-        let syn = TcpSegment {
-            src_port: 10,
-            dst_port: 80,
-            seq: peer_iss,
-            ack: 0,
-            flags: TcpFlags::SYN,
-            window: 65_535,
-            urgent: 0,
-            options: rexmit_wire::TcpOptions {
+        let syn = peer_syn(
+            peer_iss,
+            rexmit_wire::TcpOptions {
                 mss: Some(MSS as u16),
                 sack_permitted: sack,
                 timestamps: timestamps.then_some(rexmit_wire::Timestamps { tsval: 1, tsecr: 0 }),
                 ..Default::default()
             },
-            payload: rexmit_wire::Payload::empty(),
-        };
+        );
         c.handle_segment(Time::ZERO, &syn);
         let synack = c.poll_transmit(Time::ZERO).expect("SYN-ACK");
         assert!(synack.flags.contains(TcpFlags::SYN | TcpFlags::ACK));
