@@ -1,6 +1,6 @@
 """Inside one run per sweep point (issue 15 §1): the first finished replication of every point is
 run again with ``[[metrics.trace]]`` on one flow (a trace changes no result, so this is the same
-run) and drawn as interactive pages under ``SWEEP_DIR/views/``, which the sweep report links.
+run, stopped once the traced window has passed) and drawn as interactive pages under ``SWEEP_DIR/views/``, which the sweep report links.
 
 The traced window is the first ``window_s`` seconds of the flow's measurements (from its
 ``warmup``, else its ``start``), so that pages stay small however long the runs are; the pages
@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence, Union
+from typing import Any, Callable, Sequence, Union
 
 KINDS = ("tsg", "cwnd")
 WINDOW_S = 5.0
@@ -41,6 +41,13 @@ def _window(data: dict[str, Any], flow: str, window_s: float) -> tuple[float, fl
     return start, min(stop, start + window_s)
 
 
+def stop_after(t_s: float) -> Callable[[float, float, int, float], bool]:
+    """A progress callback that ends a run once simulated time has passed ``t_s`` (the run
+    stops at its next progress check, a fraction of a second of wall time later, marked
+    partial): everything up to ``t_s`` is the full run's."""
+    return lambda now_s, _stop_s, _events, _wall_s: now_s <= t_s
+
+
 def point_views(sweep_dir: Union[str, Path], flow: str, kinds: Sequence[str] = KINDS, window_s: float = WINDOW_S) -> list[PointViews]:
     """Trace ``flow`` in one run per point of the sweep in ``sweep_dir`` and write its views
     (``views/point<N>_<kind>.html``). Returns what was written, in point order."""
@@ -59,7 +66,9 @@ def point_views(sweep_dir: Union[str, Path], flow: str, kinds: Sequence[str] = K
         scenario = Scenario.load(out / "scenarios" / f"{row['run_id']}.toml")
         t_from, t_to = _window(scenario.data, flow, window_s)
         scenario.trace(flow, f"{t_from:.9f}s", f"{t_to:.9f}s")
-        result = run(scenario)
+        # Stop once the window has passed: nothing after it is drawn, and up to it the run is
+        # the full run event for event (a 2 h thin-stream run needs its first 15 s only).
+        result = run(scenario, progress=stop_after(t_to))
         pages = {k: plot_flow(result, flow, k, format="html", out=out / "views" / f"point{point}_{k}.html", shared_js=True) for k in kinds}
         params = {k[len(PARAM_PREFIX):]: v for k, v in row.items() if k.startswith(PARAM_PREFIX)}
         done.append(PointViews(point, row["run_id"], params, pages))

@@ -63,6 +63,26 @@ def test_the_traced_run_is_the_run_of_the_sweep(sweep_dir: Path) -> None:
         assert traced[metric] == row[f"flow.bulk.{metric}"], metric
 
 
+def test_a_view_run_stopped_after_its_window_traces_what_the_full_run_traces() -> None:
+    """The views stop a run once the traced window has passed (a 2 h run is traced over 5 s):
+    the window's records must be the full run's, record for record."""
+    from rexmit.results import run
+    from rexmit.scenario import Scenario
+    from rexmit.views import stop_after
+
+    data = Sweep.from_toml(SWEEP).base.data
+    data = {**data, "stop_time": "300s", "topology": {**data["topology"], "links": [{"rate": "100Mbps", "delay": "10ms", "queue": {"packets": 100}}]}}
+    tables = ("trace_sent", "trace_acks", "trace_state")
+    full = run(Scenario.from_dict(data).trace("bulk", "1s", "2s"))
+    early = run(Scenario.from_dict(data).trace("bulk", "1s", "2s"), progress=stop_after(2.0))
+    assert full.partial is None
+    # 300 s at 100 Mb/s take about a second of wall time: the run stops long before its end.
+    assert early.partial is not None and "interrupted" in early.partial and early.summary["end_time_s"] < 300
+    for t in tables:
+        a, b = full.arrow(t), early.arrow(t)
+        assert a.num_rows > 100 and a.equals(b), t
+
+
 def test_views_of_a_flow_that_is_not_there_is_one_line(sweep_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert rexmit.cli.main(["report", str(sweep_dir), "--views", "nope"]) == 2
     err = capsys.readouterr().err.strip()
