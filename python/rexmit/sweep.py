@@ -650,8 +650,13 @@ def _run_planned(spec: Sweep, out_dir: Path, jobs: Optional[int], cluster: Optio
             _run_local(tasks, jobs or os.cpu_count() or 1, on_done)
     finally:
         bar.close()
-    results = _load_from_runs(out_dir, known=known)
-    _atomic_write_table(out_dir / "results.parquet", results)
+    labels = _finished_labels(out_dir)
+    # A resumed sweep with nothing left to run (a recipe recomputing its claims) reads its
+    # results file, one file instead of one per run, when it is current.
+    results = None if tasks else _current_results(out_dir, labels)
+    if results is None:
+        results = _load_from_runs(out_dir, labels, known=known)
+        _atomic_write_table(out_dir / "results.parquet", results)
     summarize(out_dir, table=results)
     return SweepResult(out_dir, len(first), len(tasks), len(done))
 

@@ -181,6 +181,9 @@ def test_results_file_is_the_run_files_unified_and_load_reads_it_only_while_curr
     saved = damaged.read_bytes()
     damaged.write_bytes(b"not parquet")
     assert load(out).equals(from_files)
+    # So does a resumed sweep with nothing left to run (a recipe recomputing its claims).
+    again = run_sweep(tiny(text), out, jobs=1, progress=False)
+    assert again.ran == 0 and pq.read_table(out / "results.parquet").equals(from_files)
     damaged.write_bytes(saved)
     # A run file removed since: results.parquet no longer matches the finished runs.
     (out / "runs" / f"{ids[1]}.parquet").unlink()
