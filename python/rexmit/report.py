@@ -289,12 +289,21 @@ def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric:
     y_label = metric_label(metric, sweep.labels)
     y_text, y_scale = y_label.scaled([r[f"{metric}.mean"] for r in rows])
     xs = [x * x_scale for x in xs]
-    fig = new_figure()
-    ax = fig.add_subplot()
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, r in enumerate(rows):
         groups.setdefault(tuple(r[PARAM_PREFIX + o] for o in others), []).append(i)
+    marks = [(i, m) for i, m in enumerate(markers) if m.metrics is None or metric in m.metrics]
+    # The legend sits below the axes, outside them; the figure grows by its rows so that a
+    # sweep of many lines (12 in seed 004's RTT x loss grid) keeps its axes and its legend.
     names = line_names(others, list(groups), sweep.zip, sweep.labels) if others else [None]
+    labels = [n for n in names if n and len(groups) > 1] + [m.label for _, m in marks if m.label]
+    entries = len(labels)
+    # Columns as many as the longest entry allows across the figure's 6.4 in (≈ 0.07 in per
+    # character at the legend's size, 0.6 in for the marker and the gap), at most three.
+    widest = max((len(n) for n in labels), default=0)
+    ncol = max(1, min(3, entries, int(6.4 // (0.07 * widest + 0.6))))
+    fig = new_figure(height=4.0 + 0.25 * -(-entries // ncol))
+    ax = fig.add_subplot()
     colours: dict[tuple[Any, ...], Any] = {}
     for n, (key, idx) in enumerate(groups.items()):
         idx = sorted(idx, key=lambda i: xs[i])
@@ -304,7 +313,6 @@ def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric:
         ys = [m * y_scale if m is not None else float("nan") for m in means]
         # Past the palette's eight colours, lines differ by their marker too.
         ax.errorbar([xs[i] for i in idx], ys, yerr=errs, marker="osD^v"[n // len(PALETTE) % 5], capsize=3, color=colours[key], label=names[n])
-    marks = [(i, m) for i, m in enumerate(markers) if m.metrics is None or metric in m.metrics]
     for i, m in marks:
         where = f"markers[{i}]"
         colour = colours.get(_group_key(m.group, others, where), "grey") if m.group is not None else "grey"
@@ -320,8 +328,8 @@ def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric:
     title = title or (f"{y_label.name} ({subject}) vs {x_label.name}" if subject else f"{y_label.name} vs {x_label.name}")
     ax.set_title(textwrap.fill(f"{title}: mean and 95% CI", 75), fontsize="medium")
     ax.grid(alpha=0.3)
-    if len(groups) > 1 or marks:
-        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(3, len(groups) + len(marks)))
+    if entries:
+        fig.legend(fontsize="small", loc="outside lower center", ncol=ncol)
     return save_figure(fig, figures_dir, name or f"{metric}_vs_{x_param or 'point'}", title)
 
 

@@ -7,6 +7,7 @@ import re
 import pytest
 
 import rexmit
+import rexmit.report
 from conftest import rexmit_cli
 from rexmit.report import as_number, report
 from rexmit.sweep import Sweep, SweepError, run_sweep
@@ -51,6 +52,40 @@ def test_sweep_report_writes_png_svg_and_self_contained_html(tmp_path):
         assert f"<!-- {text} -->" in figure_text
     assert "<table>" in page and "±" in page
     assert not re.search(r'(src|href)="(?!data:)', page)  # nothing outside the page
+
+
+def test_a_sweep_figure_of_many_lines_keeps_its_axes_and_every_legend_entry(tmp_path):
+    # Seed 004's RTT x loss grid draws 12 lines of long names: the legend below the axes once
+    # took all the figure's height (matplotlib: "axes sizes collapsed to zero") and three
+    # columns of it ran off both sides of the page.
+    import warnings
+
+    from matplotlib.figure import Figure as MplFigure
+
+    delays = ", ".join(f'"{d}ms"' for d in (1, 2, 5, 10, 20, 50))
+    text = chain_sweep(1, 9, '{ rate = "10Mbps", delay = "5ms" }', "2Mbps", tail=f'[grid]\n"apps[0].rate" = ["2Mbps", "4Mbps"]\n"topology.links[0].delay" = [{delays}]\n"topology.links[0].rate" = ["10Mbps", "20Mbps"]\n')
+    out = tmp_path / "out"
+    run_sweep(Sweep.from_toml(text), out, jobs=1, progress=False)
+    drawn: list[MplFigure] = []
+    saved = rexmit.report.save_figure
+
+    def keep(fig, *args):
+        drawn.append(fig)
+        return saved(fig, *args)
+
+    rexmit.report.save_figure = keep
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            report(out, metrics=["flow.cbr0.throughput_bps"], x="apps[0].rate")
+    finally:
+        rexmit.report.save_figure = saved
+    (fig,) = drawn
+    legend = fig.legends[0]
+    assert len(legend.get_texts()) == 12
+    # Every entry lies inside the figure.
+    box = legend.get_window_extent(fig.canvas.get_renderer())
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width and box.y0 >= 0, (box, fig.bbox)
 
 
 def test_sweep_report_metrics_and_x_can_be_chosen(tmp_path):
