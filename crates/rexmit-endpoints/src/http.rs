@@ -75,6 +75,10 @@ struct Response {
 /// What the client and the server slots of one HTTP app share.
 pub struct HttpShared {
     slots: Vec<Slot>,
+    /// Bit k set: slot k is free (neither side active). Hot path: with every slot busy and
+    /// requests waiting, the client looked for a free slot at every packet it received by
+    /// reading each slot (7.8% of the L1 misses of an nr-sack CMT run).
+    free: Vec<u64>,
     /// Initial sequence numbers of the server's connections.
     server_iss: RngStream,
     /// Finished server connections, and the live one of each slot.
@@ -91,11 +95,52 @@ impl HttpShared {
         let n = slots.max(1) as usize;
         Rc::new(RefCell::new(HttpShared {
             slots: vec![Slot::default(); n],
+            free: (0..n.div_ceil(64))
+                .map(|w| {
+                    let bits = (n - w * 64).min(64);
+                    if bits == 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << bits) - 1
+                    }
+                })
+                .collect(),
             server_iss: iss,
             closed: ServerCounts::default(),
             live: vec![ServerCounts::default(); n],
             responses: Vec::new(),
         }))
+    }
+
+    /// Set slot k's sides and keep `free` in step: every change of a slot goes through here.
+    fn set_slot(&mut self, k: usize, slot: Slot) {
+        self.slots[k] = slot;
+        let bit = 1u64 << (k % 64);
+        if slot.client_active || slot.server_active {
+            self.free[k / 64] &= !bit;
+        } else {
+            self.free[k / 64] |= bit;
+        }
+    }
+
+    /// The first free slot at or after `start`, wrapping around (round robin).
+    fn first_free_from(&self, start: usize) -> Option<usize> {
+        self.free_in(start, self.slots.len())
+            .or_else(|| self.free_in(0, start))
+    }
+
+    /// The lowest free slot in `from..to`.
+    fn free_in(&self, from: usize, to: usize) -> Option<usize> {
+        let mut w = from / 64;
+        let mut bits = self.free.get(w)? & (u64::MAX << (from % 64));
+        loop {
+            if bits != 0 {
+                let k = w * 64 + bits.trailing_zeros() as usize;
+                return (k < to).then_some(k);
+            }
+            w += 1;
+            bits = *self.free.get(w)?;
+        }
     }
 
     fn server_counts(&self) -> ServerCounts {
@@ -215,23 +260,21 @@ impl HttpClient {
     fn dispatch(&mut self, ctx: &mut Ctx<'_>) {
         while let Some(&request) = self.waiting.front() {
             let n = self.conns.len();
-            let free = {
-                let sh = self.shared.borrow();
-                (0..n)
-                    .map(|i| (self.next_slot + i) % n)
-                    .find(|&k| !sh.slots[k].client_active && !sh.slots[k].server_active)
-            };
+            let free = self.shared.borrow().first_free_from(self.next_slot);
             let Some(k) = free else { return };
             self.waiting.pop_front();
             self.next_slot = (k + 1) % n;
             {
                 let mut sh = self.shared.borrow_mut();
                 let size = sh.responses[request].size;
-                sh.slots[k] = Slot {
-                    response: size,
-                    client_active: true,
-                    server_active: false,
-                };
+                sh.set_slot(
+                    k,
+                    Slot {
+                        response: size,
+                        client_active: true,
+                        server_active: false,
+                    },
+                );
             }
             let iss = self.iss.next_u64() as u32;
             let conn = Connection::connect(
@@ -314,7 +357,15 @@ impl HttpClient {
                 self.failed += 1;
             }
             self.conns[k] = None;
-            self.shared.borrow_mut().slots[k].client_active = false;
+            let mut sh = self.shared.borrow_mut();
+            let slot = sh.slots[k];
+            sh.set_slot(
+                k,
+                Slot {
+                    client_active: false,
+                    ..slot
+                },
+            );
             return;
         }
         self.timers[k].arm_with_token(ctx, c.conn.poll_timeout(), FIRST_CONN_TIMER + k as u64);
@@ -513,9 +564,23 @@ impl HttpServerSlot {
                 let done = sh.live[self.slot];
                 sh.closed.add(done);
                 sh.live[self.slot] = ServerCounts::default();
-                sh.slots[self.slot].server_active = false;
+                let slot = sh.slots[self.slot];
+                sh.set_slot(
+                    self.slot,
+                    Slot {
+                        server_active: false,
+                        ..slot
+                    },
+                );
             } else if conn.state() != State::Listen {
-                sh.slots[self.slot].server_active = true;
+                let slot = sh.slots[self.slot];
+                sh.set_slot(
+                    self.slot,
+                    Slot {
+                        server_active: true,
+                        ..slot
+                    },
+                );
             }
         }
         if finished {
@@ -569,5 +634,63 @@ impl Agent for HttpServerSlot {
 
     fn probe_names(&self) -> &'static [&'static str] {
         &[]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(n: u16) -> HttpRef {
+        HttpShared::new(
+            n,
+            rexmit_engine::rng::RngStream::from_seed_and_name(1, "iss"),
+        )
+    }
+
+    fn busy(client: bool, server: bool) -> Slot {
+        Slot {
+            response: 0,
+            client_active: client,
+            server_active: server,
+        }
+    }
+
+    /// The free-slot bits pick what reading every slot round robin picks, across word
+    /// boundaries and wrapping around.
+    #[test]
+    fn the_first_free_slot_is_the_round_robin_scans() {
+        for n in [1u16, 5, 64, 65, 130] {
+            let r = shared(n);
+            let mut sh = r.borrow_mut();
+            let n = n as usize;
+            let mut state = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..2000 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let k = (state % n as u64) as usize;
+                sh.set_slot(k, busy(state & 0x100 != 0, state & 0x200 != 0));
+                let start = (state >> 20) as usize % n;
+                let scan = (0..n)
+                    .map(|i| (start + i) % n)
+                    .find(|&k| !sh.slots[k].client_active && !sh.slots[k].server_active);
+                assert_eq!(sh.first_free_from(start), scan, "n {n} start {start}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_slot_is_free_when_every_side_is_active() {
+        let r = shared(70);
+        let mut sh = r.borrow_mut();
+        for k in 0..70 {
+            sh.set_slot(k, busy(k % 2 == 0, k % 2 == 1));
+        }
+        assert_eq!(sh.first_free_from(0), None);
+        assert_eq!(sh.first_free_from(69), None);
+        sh.set_slot(3, busy(false, false));
+        assert_eq!(sh.first_free_from(4), Some(3));
+        assert_eq!(sh.first_free_from(3), Some(3));
     }
 }

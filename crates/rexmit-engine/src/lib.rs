@@ -10,9 +10,11 @@ pub mod paced;
 pub mod queue;
 pub mod rng;
 pub mod run;
+pub mod tiered;
 
 pub use paced::{Pacer, Waited};
 pub use queue::{CalendarQueue, EventQueue, HeapQueue};
 pub use rexmit_time::{Duration, Rate, Time};
 pub use rng::{RngStream, StreamFactory};
 pub use run::{Progress, RunError, RunLimits, RunOutcome, Scheduler, StopReason, TieOrder};
+pub use tiered::TieredQueue;

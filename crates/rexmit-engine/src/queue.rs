@@ -57,6 +57,13 @@ impl<E> HeapQueue<E> {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// Every entry, in no particular order, leaving the queue empty.
+    pub(crate) fn take_all(&mut self) -> impl Iterator<Item = (Time, u64, E)> {
+        std::mem::take(&mut self.heap)
+            .into_iter()
+            .map(|(k, e)| (Time::from_nanos((k >> 64) as u64), k as u64, e))
+    }
 }
 
 const ARITY: usize = 4;
@@ -83,7 +90,7 @@ impl<E> EventQueue<E> for HeapQueue<E> {
             i = parent;
         }
     }
-    #[inline]
+    #[inline(always)]
     fn pop(&mut self) -> Option<(Time, u64, E)> {
         let h = &mut self.heap;
         let last = h.pop()?;

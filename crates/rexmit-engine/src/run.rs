@@ -1,6 +1,7 @@
 //! The scheduler (clock + queue) and the guarded run loop.
 
-use crate::queue::{EventQueue, HeapQueue};
+use crate::queue::EventQueue;
+use crate::tiered::TieredQueue;
 use rexmit_time::Time;
 use std::fmt;
 
@@ -35,7 +36,7 @@ fn shuffle(seq: u64, seed: u64) -> u64 {
 
 /// The simulated clock and the pending events. Models schedule through it; only the run loop
 /// advances the clock.
-pub struct Scheduler<E, Q: EventQueue<E> = HeapQueue<E>> {
+pub struct Scheduler<E, Q: EventQueue<E> = TieredQueue<E>> {
     now: Time,
     next_seq: u64,
     /// Sequence numbers of observers' events under `TieOrder::Random` (`schedule_sample`).
@@ -46,13 +47,13 @@ pub struct Scheduler<E, Q: EventQueue<E> = HeapQueue<E>> {
     _e: std::marker::PhantomData<E>,
 }
 
-impl<E> Default for Scheduler<E, HeapQueue<E>> {
+impl<E> Default for Scheduler<E, TieredQueue<E>> {
     fn default() -> Self {
-        Scheduler::with_queue(HeapQueue::new())
+        Scheduler::with_queue(TieredQueue::new())
     }
 }
 
-impl<E> Scheduler<E, HeapQueue<E>> {
+impl<E> Scheduler<E, TieredQueue<E>> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -92,7 +93,7 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
 
     /// Schedule `event` at `at`. Scheduling in the past is a logic error in a model: events
     /// never go back in time.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: E) {
         assert!(
             at >= self.now,
@@ -157,7 +158,7 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
     }
 
     /// Schedule with a sequence number from `reserve_seq` (each used once).
-    #[inline]
+    #[inline(always)]
     pub fn schedule_reserved(&mut self, at: Time, seq: u64, event: E) {
         assert!(
             at >= self.now,

@@ -152,6 +152,8 @@ impl Channel {
     /// Offer a packet: start it at once on an idle line, or queue it. A `TxDone` event is only
     /// needed while packets wait, so `Queued` says when to schedule one (the first waiting
     /// packet asks for it; later ones ride on it).
+    // Hot path: once per packet hop; called from one place in sim.rs, inlined there.
+    #[inline(always)]
     pub(crate) fn offer(&mut self, now: Time, pkt: Box<Packet>) -> Offer {
         self.stats.offered_packets += 1;
         self.stats.offered_bytes += pkt.size as u64;
@@ -184,6 +186,8 @@ impl Channel {
     }
 
     /// The line is free: the next waiting packet, if any.
+    // Hot path: once per packet hop; called from one place in sim.rs, inlined there.
+    #[inline(always)]
     pub(crate) fn next_to_send(&mut self, now: Time) -> Option<Box<Packet>> {
         self.account_queue(now);
         let p = self.queue.dequeue(now)?;
@@ -201,6 +205,8 @@ impl Channel {
     }
 
     /// Start serializing `pkt` at `now`: returns when the line is free again and the packet's fate.
+    // Hot path: once per packet hop; called from one place in sim.rs, inlined there.
+    #[inline(always)]
     pub(crate) fn start_tx(&mut self, now: Time, pkt: &Packet) -> (Time, TxOutcome) {
         let tx = self.params.rate.tx_time(pkt.size as u64);
         self.stats.tx_packets += 1;
