@@ -22,18 +22,19 @@ fn main() {
 
     println!("Hold model ({ops} pop+push per run, median of {reps})");
     println!(
-        "{:>9} {:>14} {:>14} {:>8} {:>9}",
-        "N", "heap ev/s", "calendar ev/s", "cal/heap", "faster"
+        "{:>9} {:>14} {:>14} {:>8} {:>14} {:>9}",
+        "N", "heap ev/s", "calendar ev/s", "cal/heap", "tiered ev/s", "faster"
     );
     let mut holds = Vec::new();
     for &n in sizes {
         let r = bench_hold(n, ops, reps);
         println!(
-            "{:>9} {:>14.0} {:>14.0} {:>8.2} {:>9}",
+            "{:>9} {:>14.0} {:>14.0} {:>8.2} {:>14.0} {:>9}",
             r.n,
             r.heap_eps,
             r.calendar_eps,
             r.ratio(),
+            r.tiered_eps,
             r.faster()
         );
         holds.push(r);
@@ -122,8 +123,8 @@ fn main() {
         let hold_json: Vec<String> = holds
             .iter()
             .map(|r| format!(
-                "{{\"n\":{},\"ops\":{},\"heap_events_per_s\":{:.1},\"calendar_events_per_s\":{:.1},\"calendar_over_heap\":{:.4},\"faster\":\"{}\"}}",
-                r.n, r.ops, r.heap_eps, r.calendar_eps, r.ratio(), r.faster()
+                "{{\"n\":{},\"ops\":{},\"heap_events_per_s\":{:.1},\"calendar_events_per_s\":{:.1},\"calendar_over_heap\":{:.4},\"tiered_events_per_s\":{:.1},\"faster\":\"{}\"}}",
+                r.n, r.ops, r.heap_eps, r.calendar_eps, r.ratio(), r.tiered_eps, r.faster()
             ))
             .collect();
         let scen = |r: &DumbbellResult| {

@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn pops_in_the_order_of_one_heap() {
         for seed in 1..=20u64 {
-            let mut x = X(seed * 0x9E37_79B9_7F4A_7C15);
+            let mut x = X(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let (mut heap, mut tiered) = (HeapQueue::new(), TieredQueue::new());
             let mut now = 0u64;
             let mut seq = 0u64;
