@@ -112,9 +112,26 @@ impl HttpShared {
         }))
     }
 
-    /// Set slot k's sides and keep `free` in step: every change of a slot goes through here.
+    /// Set slot k; every change of a slot goes through here or the two setters below, which
+    /// keep `free` in step.
     fn set_slot(&mut self, k: usize, slot: Slot) {
         self.slots[k] = slot;
+        self.mark(k);
+    }
+
+    fn set_client_active(&mut self, k: usize, on: bool) {
+        self.slots[k].client_active = on;
+        self.mark(k);
+    }
+
+    fn set_server_active(&mut self, k: usize, on: bool) {
+        self.slots[k].server_active = on;
+        self.mark(k);
+    }
+
+    /// Slot k's bit in `free` from its sides.
+    fn mark(&mut self, k: usize) {
+        let slot = self.slots[k];
         let bit = 1u64 << (k % 64);
         if slot.client_active || slot.server_active {
             self.free[k / 64] &= !bit;
@@ -357,15 +374,7 @@ impl HttpClient {
                 self.failed += 1;
             }
             self.conns[k] = None;
-            let mut sh = self.shared.borrow_mut();
-            let slot = sh.slots[k];
-            sh.set_slot(
-                k,
-                Slot {
-                    client_active: false,
-                    ..slot
-                },
-            );
+            self.shared.borrow_mut().set_client_active(k, false);
             return;
         }
         self.timers[k].arm_with_token(ctx, c.conn.poll_timeout(), FIRST_CONN_TIMER + k as u64);
@@ -564,23 +573,9 @@ impl HttpServerSlot {
                 let done = sh.live[self.slot];
                 sh.closed.add(done);
                 sh.live[self.slot] = ServerCounts::default();
-                let slot = sh.slots[self.slot];
-                sh.set_slot(
-                    self.slot,
-                    Slot {
-                        server_active: false,
-                        ..slot
-                    },
-                );
+                sh.set_server_active(self.slot, false);
             } else if conn.state() != State::Listen {
-                let slot = sh.slots[self.slot];
-                sh.set_slot(
-                    self.slot,
-                    Slot {
-                        server_active: true,
-                        ..slot
-                    },
-                );
+                sh.set_server_active(self.slot, true);
             }
         }
         if finished {

@@ -110,10 +110,9 @@ impl<E> TieredQueue<E> {
         let start = (self.cur % BUCKETS as u64) as usize;
         let ahead = (slot + BUCKETS - start) % BUCKETS;
         let b = self.cur + ahead as u64;
-        let events = std::mem::take(&mut self.ring[slot]);
+        let mut events = std::mem::take(&mut self.ring[slot]);
         self.occupied[slot / 64] &= !(1 << (slot % 64));
         self.in_ring -= events.len();
-        let mut events = events;
         for (at, key, event) in events.drain(..) {
             self.near.push(at, key, event);
         }
