@@ -1,5 +1,6 @@
 //! BBR v1 at the packet level, with Linux's tcp_bbr details: pacing from the tenth segment at
-//! 2/ln 2 × the initial window per RTT, and packet conservation in fast recovery. One
+//! 2/ln 2 × the initial window per RTT, retransmissions paced as new data, and packet
+//! conservation in fast recovery. One
 //! connection driven by hand-made ACKs; MSS 1000, RTT 100 ms (handshake at 0–100 ms).
 
 mod common;
@@ -70,12 +71,36 @@ fn the_first_round_of_fast_recovery_conserves_packets_and_the_window_returns_aft
     assert_eq!(s.ack(202, 1, &[(2, 4)]), vec![1]);
     assert!(s.c.in_recovery());
     assert_eq!((s.cwnd_pkts(), s.c.pipe() / MSS), (8, 8));
-    // 203 ms: 5 SACKed: one delivered, one new packet.
-    assert_eq!(s.ack(203, 1, &[(2, 5)]), vec![12]);
+    // 203 ms: 5 SACKed: one delivered, room for one new packet, but the retransmission moved
+    // the pacing clock as a new packet would (Linux tcp_update_skb_after_send): 11 at 200 ms
+    // set it to 200 ms + GAP/2 (late sender); 1's retransmission at 202 ms, 0.25 ms late,
+    // to 202 ms + GAP − 0.25 ms, when 12 leaves.
+    assert_eq!(s.ack(203, 1, &[(2, 5)]), vec![]);
+    let t11 = 200_000_000 + GAP - GAP / 2;
+    let t12 = 202_000_000 + GAP - (202_000_000 - t11);
+    assert_eq!(paced(&mut s, ns(t12)), vec![12]);
     assert_eq!((s.cwnd_pkts(), s.c.pipe() / MSS), (8, 8));
     // 300 ms: the retransmission and 6–11 acknowledged: recovery over. The window saved at its
     // start (12) returns, and Startup adds what this ACK delivered (7): 19.
     assert_eq!(s.ack(300, 12, &[]), vec![13]);
     assert!(!s.c.in_recovery());
     assert_eq!(s.cwnd_pkts(), 19);
+}
+
+/// Three holes found by one SACK: BBR's retransmissions leave at the pacing rate, one gap
+/// apart, as new data would (Linux tcp_xmit_retransmit_queue stops at tcp_pacing_check), not
+/// as a burst of three into the bottleneck's queue.
+#[test]
+fn retransmissions_are_paced_like_new_data() {
+    let mut s = bbr(20);
+    // 200 ms: 4–7 SACKed, 1–3 lost (RFC 6675 IsLost). The pacing clock stood at 103.5 ms (the
+    // tenth packet's gap), so 1 goes at once and, the sender being late, half of its gap is
+    // forgiven.
+    assert_eq!(s.ack(200, 1, &[(4, 7)]), vec![1]);
+    assert!(s.c.in_recovery());
+    let t2 = 200_000_000 + GAP - GAP / 2;
+    assert_eq!(paced(&mut s, ns(t2)), vec![2]);
+    assert_eq!(paced(&mut s, ns(t2 + GAP)), vec![3]);
+    // Then new data, at the same rate.
+    assert_eq!(paced(&mut s, ns(t2 + 2 * GAP)), vec![11]);
 }

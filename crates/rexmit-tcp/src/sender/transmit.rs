@@ -21,13 +21,27 @@ impl Sender {
             let len = tx.len + tx.fin as u64;
             r.on_send(now, tx.start + len, len, pipe, tx.rexmit.is_some());
         }
-        if tx.rexmit.is_none() {
-            self.pace(now, tx.len);
-        }
+        // Every data segment, a retransmission too, moves the pacing clock (Linux
+        // __tcp_transmit_skb -> tcp_update_skb_after_send; BBR paces all data it sends).
+        self.pace(now, tx.len);
         Some(tx)
     }
 
     fn choose_tx(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
+        // Pacing holds every segment until the pacing clock allows it, the fast retransmission
+        // included (Linux tcp_xmit_retransmit_queue and tcp_write_xmit both stop at
+        // tcp_pacing_check), except the timeout's retransmission of the head, which goes at
+        // once (tcp_retransmit_timer). The pacing timer is armed only when something would go:
+        // a pending retransmission, or the window lets a segment go.
+        let timeout_rexmit = matches!(self.pending_rexmit, Some((_, RetransmitCause::Timeout)));
+        if self.pace_at > now && self.cc.pacing_rate().is_some() && !timeout_rexmit {
+            let wait = self.pending_rexmit.is_some()
+                || (self.cc.window() >= self.pipe() + self.smss
+                    && (self.has_unsent() || self.rec.in_episode()));
+            t.put(Timer::Pacing, wait.then_some(self.pace_at));
+            return None;
+        }
+        t.stop(Timer::Pacing);
         if let Some((start, cause)) = self.pending_rexmit.take() {
             if let Some(tx) = self.retransmit(now, start, cause, st, t) {
                 let end = tx.start + tx.len + tx.fin as u64;
@@ -41,15 +55,6 @@ impl Sender {
                 return Some(tx);
             }
         }
-        // Pacing holds everything but the retransmissions that go regardless of cwnd; the
-        // pacing timer is armed only when the window would let something go.
-        if self.pace_at > now && self.cc.pacing_rate().is_some() {
-            let wait = self.cc.window() >= self.pipe() + self.smss
-                && (self.has_unsent() || self.rec.in_episode());
-            t.put(Timer::Pacing, wait.then_some(self.pace_at));
-            return None;
-        }
-        t.stop(Timer::Pacing);
         if std::mem::take(&mut self.tlp_pending) {
             if let Some(tx) = self.tail_loss_probe(now, st, t) {
                 return Some(tx);
