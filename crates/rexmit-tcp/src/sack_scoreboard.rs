@@ -154,8 +154,10 @@ impl Scoreboard {
     /// segments, or more than (DupThresh − 1)·SMSS SACKed bytes, lie above it. Walks down from
     /// the highest SACKed segment (nothing above it can be lost) until the condition holds,
     /// then marks the unSACKed segments below down to the lost frontier: amortised cost per
-    /// ACK is the segments it newly marks plus those between the top SACKed ones.
-    pub fn update_lost(&mut self, dup_thresh: u32, smss: u64) {
+    /// ACK is the segments it newly marks plus those between the top SACKed ones. Returns how
+    /// many segments it newly marked.
+    pub fn update_lost(&mut self, dup_thresh: u32, smss: u64) -> u64 {
+        let mut marked = 0;
         let top = self.segs.partition_point(|s| s.start < self.high_sacked);
         let (mut count, mut bytes) = (0u32, 0u64);
         let mut from = None;
@@ -179,13 +181,15 @@ impl Scoreboard {
                 if s.end <= old {
                     break; // below the old frontier every unSACKed segment is marked already
                 }
-                if !s.sacked {
+                if !s.sacked && !s.lost {
                     s.lost = true;
+                    marked += 1;
                 }
             }
         }
         #[cfg(debug_assertions)]
         self.check_lost(dup_thresh, smss);
+        marked
     }
 
     /// Debug check: the flags agree with IsLost computed from scratch (set-only semantics).
@@ -205,6 +209,11 @@ impl Scoreboard {
     /// IsLost of the first outstanding segment (RFC 6675 §5 entry condition).
     pub fn first_is_lost(&self) -> bool {
         self.segs.front().is_some_and(|s| s.lost && !s.sacked)
+    }
+
+    /// Segments neither SACKed nor marked lost: what a timeout newly declares lost.
+    pub fn unmarked_outstanding(&self) -> u64 {
+        self.segs.iter().filter(|s| !s.sacked && !s.lost).count() as u64
     }
 
     /// Declare every unSACKed segment lost (after a retransmission timeout).
@@ -325,10 +334,12 @@ mod tests {
     fn is_lost_needs_dupthresh_sacked_segments_above() {
         let mut sb = board(6);
         sb.on_sack(&[(101, 301)], 1);
-        sb.update_lost(3, 100);
+        assert_eq!(sb.update_lost(3, 100), 0);
         assert!(!sb.first_is_lost());
         sb.on_sack(&[(401, 501), (101, 301)], 1);
-        sb.update_lost(3, 100);
+        // One segment newly marked (what the sender's lost total counts), then none again.
+        assert_eq!(sb.update_lost(3, 100), 1);
+        assert_eq!(sb.update_lost(3, 100), 0);
         assert!(sb.first_is_lost());
         // Segment 301 has only one SACKed segment above it.
         assert!(!sb.get(301).unwrap().lost);

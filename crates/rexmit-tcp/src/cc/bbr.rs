@@ -86,6 +86,9 @@ pub struct Bbr {
     next_round_delivered: u64,
     round_start: bool,
     packet_conservation: bool,
+    /// Segments marked lost on the connection so far (Linux tp->lost), for the long-term
+    /// sampler.
+    lost_total: u64,
     prev_ca_state: CaState,
     full_bw: u64,
     full_bw_count: u32,
@@ -126,6 +129,7 @@ impl Bbr {
             next_round_delivered: 0,
             round_start: false,
             packet_conservation: false,
+            lost_total: 0,
             prev_ca_state: CaState::Open,
             full_bw: 0,
             full_bw_count: 0,
@@ -281,6 +285,7 @@ impl Bbr {
             round_start: self.round_start,
             probe_bw: self.mode == Mode::ProbeBw,
             losses,
+            lost_total: self.lost_total,
             delivered,
             smss: self.smss(),
         });
@@ -507,8 +512,13 @@ impl CongestionControl for Bbr {
         self.init_pacing_from_rtt(srtt);
     }
 
+    fn on_lost_total(&mut self, lost_total: u64) {
+        self.lost_total = lost_total;
+    }
+
     fn on_rate_ack(&mut self, a: &RateAck) {
         self.delivered = a.delivered;
+        self.lost_total = a.lost_total;
         self.update_bw(a);
         self.update_ack_aggregation(a);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(a.now, &a.rs, a.losses > 0) {
@@ -575,6 +585,7 @@ mod tests {
                 delivered: self.delivered,
                 in_flight: in_flight * SMSS,
                 losses: 0,
+                lost_total: 0,
                 ca_state: CaState::Open,
                 srtt: Some(Duration::from_millis(100)),
             });
@@ -676,6 +687,7 @@ mod tests {
             delivered: f.delivered,
             in_flight: 50 * SMSS,
             losses: 0,
+            lost_total: 0,
             ca_state: CaState::Recovery,
             srtt: None,
         });
@@ -691,6 +703,7 @@ mod tests {
             delivered: f.delivered,
             in_flight: 40 * SMSS,
             losses: 0,
+            lost_total: 0,
             ca_state: CaState::Open,
             srtt: None,
         });

@@ -24,8 +24,12 @@ pub struct LtInput {
     pub now: Time,
     pub round_start: bool,
     pub probe_bw: bool,
-    /// Segments newly marked lost (a timeout counts as one, as Linux's bbr_set_state does).
+    /// Segments this sample newly marked lost (a timeout counts as one, as Linux's
+    /// bbr_set_state does): an interval ends only at a sample with a loss.
     pub losses: u64,
+    /// Segments marked lost on the connection so far (Linux tp->lost): what an interval lost,
+    /// losses marked between ACKs (the RACK reordering timer, a timeout) included.
+    pub lost_total: u64,
     /// Bytes delivered on the connection so far.
     pub delivered: u64,
     pub smss: u64,
@@ -51,7 +55,7 @@ pub struct LtBw {
     last_stamp: Option<Time>,
     last_delivered: u64,
     last_lost: u64,
-    /// Segments marked lost on the connection so far.
+    /// Segments marked lost on the connection so far (the last `lost_total`).
     lost: u64,
 }
 
@@ -78,7 +82,7 @@ impl LtBw {
     /// Linux bbr_lt_bw_sampling, for one valid rate sample (app-limited samples do not occur:
     /// rexmit's BBR senders are bulk).
     pub fn on_sample(&mut self, s: &LtInput) -> LtVerdict {
-        self.lost += s.losses;
+        self.lost = s.lost_total;
         if self.use_bw {
             if s.probe_bw && s.round_start {
                 self.rtt_cnt += 1;
@@ -164,15 +168,17 @@ mod tests {
         for _ in 0..rounds {
             for i in 0..per_round {
                 *delivered += SMSS;
+                let losses = if i == per_round - 1 {
+                    lost_per_round
+                } else {
+                    0
+                };
                 let v = lt.on_sample(&LtInput {
                     now: Time::from_nanos(*t_ms * 1_000_000 + i * 10_000_000 / per_round),
                     round_start: i == 0,
                     probe_bw: true,
-                    losses: if i == per_round - 1 {
-                        lost_per_round
-                    } else {
-                        0
-                    },
+                    losses,
+                    lost_total: lt.lost + losses,
                     delivered: *delivered,
                     smss: SMSS,
                 });
@@ -197,6 +203,39 @@ mod tests {
         let v = feed(&mut lt, &mut t, &mut d, 48, 10, 3);
         assert_eq!(v, vec![LtVerdict::StopUsing]);
         assert_eq!(lt.in_use(), None);
+    }
+
+    /// Losses marked between rate samples (the RACK reordering timer, a timeout) count toward
+    /// the interval, as Linux's tp->lost does: here each round's samples report no loss of
+    /// their own but the last, which ends the interval, while the connection's lost total
+    /// grows by 3 per round.
+    #[test]
+    fn losses_marked_between_samples_count_toward_the_interval() {
+        let mut lt = LtBw::default();
+        let (mut delivered, mut lost) = (0, 0);
+        let mut verdicts = Vec::new();
+        for round in 0..12u64 {
+            lost += 3; // marked by a timer before this round's ACKs
+            for i in 0..10u64 {
+                delivered += SMSS;
+                let v = lt.on_sample(&LtInput {
+                    now: Time::from_nanos(round * 10_000_000 + i * 1_000_000),
+                    round_start: i == 0,
+                    probe_bw: true,
+                    losses: u64::from(i == 9),
+                    lost_total: lost + u64::from(i == 9),
+                    delivered,
+                    smss: SMSS,
+                });
+                if v != LtVerdict::Nothing {
+                    verdicts.push(v);
+                }
+            }
+            lost += 1;
+        }
+        // 4 of 10 per round lost: policed after two intervals. Counting only the losses the
+        // samples report (1 of 10) would never reach 50/256.
+        assert_eq!(verdicts, vec![LtVerdict::StartUsing]);
     }
 
     #[test]

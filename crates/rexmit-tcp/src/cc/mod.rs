@@ -45,8 +45,11 @@ pub struct RateAck {
     pub delivered: u64,
     /// Bytes in flight after the ACK (pipe).
     pub in_flight: u64,
-    /// Segments this ACK newly marked lost.
+    /// Segments this ACK newly marked lost (Linux rs->losses).
     pub losses: u64,
+    /// Segments marked lost on the connection so far, by ACKs, the RACK reordering timer and
+    /// timeouts alike (Linux tp->lost).
+    pub lost_total: u64,
     pub ca_state: CaState,
     pub srtt: Option<Duration>,
 }
@@ -106,6 +109,9 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     }
     /// The handshake completed with these RTT estimates.
     fn on_connected(&mut self, _srtt: Option<Duration>, _min_rtt: Option<Duration>) {}
+    /// A timeout is about to be reported (`on_timeout`): segments marked lost on the
+    /// connection so far, those the timeout declares lost included (Linux tp->lost).
+    fn on_lost_total(&mut self, _lost_total: u64) {}
     /// Every ACK, after loss recovery has processed it (only if `wants_rate_samples`).
     fn on_rate_ack(&mut self, _ack: &RateAck) {}
     /// Pace transmissions at this many bytes per second; `None`: send as the window allows.

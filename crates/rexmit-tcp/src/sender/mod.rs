@@ -102,6 +102,9 @@ pub struct Sender {
     pub(crate) consecutive_timeouts: u32,
     /// A retransmission that goes out regardless of cwnd (fast retransmit, partial ACK, RTO).
     pending_rexmit: Option<(u64, RetransmitCause)>,
+    /// Segments marked lost on the connection so far, a segment again each time it is marked
+    /// again after a resend (Linux tp->lost): what BBR's long-term sampler counts.
+    lost_total: u64,
     /// Cause recorded for go-back-N resends from snd_nxt below snd_max.
     go_back_cause: RetransmitCause,
     /// Go-back-N resends at most cwnd / SMSS segments ahead of the ACKs, however small they
@@ -167,6 +170,7 @@ impl Sender {
             last_ack_advance: 0,
             consecutive_timeouts: 0,
             pending_rexmit: None,
+            lost_total: 0,
             go_back_cause: RetransmitCause::Timeout,
             go_back_in_packets: cfg.window_unit == crate::config::WindowUnit::Segments,
             rack: (cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack).then(Rack::new),
@@ -330,12 +334,11 @@ impl Sender {
             });
         }
         let mut up = self.sb.on_sack(&a.sack, a.ack.max(self.snd_una));
-        let mut lost_before = 0;
+        let lost_before = self.lost_total;
         if let Some(r) = self.rate.as_mut() {
             for d in &up.delivered {
                 r.on_sacked(now, d.end);
             }
-            lost_before = self.sb.segments().filter(|s| s.lost).count() as u64;
         }
         if up.dsack {
             st.dsacks_received += 1;
@@ -415,7 +418,7 @@ impl Sender {
                     ..sample_base
                 });
                 if self.rack.is_none() {
-                    self.sb.update_lost(self.effective_dup_thresh(), self.smss);
+                    self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
                 }
                 let a = self.rec.on_dupack(&self.facts(now, 0));
                 self.apply(a, None, now, st, t);
@@ -424,7 +427,7 @@ impl Sender {
         if self.rack.is_some() {
             self.rack_on_ack(now, &delivered, up.dsack, st, t);
         } else if self.rec.alg == RecoveryAlgorithm::Sack {
-            self.sb.update_lost(self.effective_dup_thresh(), self.smss);
+            self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
         if self.rec.in_episode() && !self.rec.after_rto() {
             let (pipe, ssthresh, smss) = (self.pipe(), self.cc.ssthresh(), self.smss);
@@ -447,7 +450,6 @@ impl Sender {
         let Some(r) = self.rate.as_mut() else { return };
         let rs = r.take_sample(now, prior_in_flight, min_rtt);
         let delivered = r.delivered;
-        let lost_after = self.sb.segments().filter(|s| s.lost).count() as u64;
         let ca_state = match (self.rec.in_episode(), self.rec.after_rto()) {
             (false, _) => CaState::Open,
             (true, true) => CaState::Loss,
@@ -458,7 +460,8 @@ impl Sender {
             rs,
             delivered,
             in_flight: self.pipe(),
-            losses: lost_after.saturating_sub(lost_before),
+            losses: self.lost_total - lost_before,
+            lost_total: self.lost_total,
             ca_state,
             srtt: self.rtt.srtt(),
         };
@@ -519,7 +522,7 @@ impl Sender {
             return;
         };
         let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
-        let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd);
+        let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
         t.put(Timer::RackReorder, scan.timer);
         if scan.newly_lost {
             self.on_rack_loss(now, st, t);
@@ -679,6 +682,10 @@ impl Sender {
         // (Linux keeps the recovery's ssthresh, ns-2 halves its already halved cwnd). A
         // repeated timeout keeps ssthresh.
         let repeated = self.consecutive_timeouts > 1;
+        // Linux tcp_timeout_mark_lost: every segment neither SACKed nor marked yet is lost now,
+        // before the controller hears of the timeout (bbr_set_state reads tp->lost).
+        self.lost_total += self.sb.unmarked_outstanding();
+        self.cc.on_lost_total(self.lost_total);
         let keep = (self.rec.in_episode() || repeated).then(|| (self.cc.ssthresh(), repeated));
         self.apply_window(
             now,
@@ -735,7 +742,7 @@ impl Sender {
             let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
             if let Some(rack) = self.rack.as_mut() {
                 let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
-                let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd);
+                let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
                 t.put(Timer::RackReorder, scan.timer);
                 if scan.newly_lost {
                     self.on_rack_loss(now, st, t);
@@ -754,13 +761,23 @@ impl Sender {
     }
 }
 
-/// RFC 8985 §6.2 step 5 over the scoreboard: unSACKed segments not yet marked lost.
-fn detect_rack_loss(rack: &Rack, now: Time, sb: &mut Scoreboard, reo_wnd: Duration) -> LossScan {
+/// RFC 8985 §6.2 step 5 over the scoreboard: unSACKed segments not yet marked lost; each
+/// one marked counts in `lost_total`.
+fn detect_rack_loss(
+    rack: &Rack,
+    now: Time,
+    sb: &mut Scoreboard,
+    reo_wnd: Duration,
+    lost_total: &mut u64,
+) -> LossScan {
     rack.detect_loss(
         now,
         reo_wnd,
         sb.segments_mut(),
         |s| (!s.sacked && !s.lost).then_some((s.sent_at, s.end)),
-        |s| s.lost = true,
+        |s| {
+            s.lost = true;
+            *lost_total += 1;
+        },
     )
 }

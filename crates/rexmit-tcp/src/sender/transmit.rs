@@ -432,6 +432,7 @@ impl Sender {
             last_ack_advance,
             consecutive_timeouts,
             pending_rexmit,
+            lost_total,
             go_back_cause,
             go_back_in_packets,
             rack,
@@ -445,8 +446,8 @@ impl Sender {
              {thin_linear_timeouts} {thin_dupack} {nagle} {smss} {snd_una} {snd_nxt} {snd_max} \
              {buf:?} {sb:?} {fin_at:?} {snd_wnd} {max_snd_wnd} {snd_wl1} {snd_wl2} {cc:?} \
              {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
-             {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {go_back_cause:?} \
-             {go_back_in_packets} {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
+             {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {lost_total} \
+             {go_back_cause:?} {go_back_in_packets} {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
         )
     }
 }
