@@ -23,6 +23,7 @@ fn rto(r: &RtoConfig) -> Option<RtoCfg> {
         min: Some(DurationStr(r.min)),
         max: Some(DurationStr(r.max)),
         granularity: Some(DurationStr(r.granularity)),
+        estimator: Some(r.estimator.into()),
     })
 }
 

@@ -12,7 +12,7 @@ use rexmit_tcp::profile::Profile;
 use rexmit_tcp::{
     CcAlgorithm, DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
 };
-use rexmit_transport::{PersistFrom, RtoConfig};
+use rexmit_transport::{PersistFrom, RtoConfig, RtoEstimator};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
@@ -29,6 +29,35 @@ pub struct RtoCfg {
     /// G = RTO.min (the `linux` profile; seed 004's Linux 2.6.16 TCP).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub granularity: Option<DurationStr>,
+    /// `rfc6298` (default; RFC 9260 §6.3.1 for SCTP) or `linux`: Linux's estimator, RTO = SRTT
+    /// + the round trip's largest 4·mean deviation, at least RTO.min (the `linux` profile's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimator: Option<RtoEstimatorName>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoEstimatorName {
+    Rfc6298,
+    Linux,
+}
+
+impl From<RtoEstimatorName> for RtoEstimator {
+    fn from(n: RtoEstimatorName) -> Self {
+        match n {
+            RtoEstimatorName::Rfc6298 => RtoEstimator::Rfc6298,
+            RtoEstimatorName::Linux => RtoEstimator::Linux,
+        }
+    }
+}
+
+impl From<RtoEstimator> for RtoEstimatorName {
+    fn from(e: RtoEstimator) -> Self {
+        match e {
+            RtoEstimator::Rfc6298 => RtoEstimatorName::Rfc6298,
+            RtoEstimator::Linux => RtoEstimatorName::Linux,
+        }
+    }
 }
 
 impl RtoCfg {
@@ -37,6 +66,7 @@ impl RtoCfg {
         set(&mut rto.min, self.min.map(|d| d.0));
         set(&mut rto.max, self.max.map(|d| d.0));
         set(&mut rto.granularity, self.granularity.map(|d| d.0));
+        set(&mut rto.estimator, self.estimator.map(RtoEstimator::from));
     }
 }
 

@@ -221,6 +221,7 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("thin_rto_min zero", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nsctp = { thin = { all = true, thin_rto_min = \"0s\" } }", "apps[0].sctp.thin.thin_rto_min", "(0, rto.max]"),
     ("rto granularity above rto.max", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { rto = { max = \"10s\", granularity = \"11s\" } }", "apps[0].tcp.rto.granularity", "0..=rto.max"),
     ("sctp rto granularity above rto.max", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nsctp = { rto = { granularity = \"61s\" } }", "apps[0].sctp.rto.granularity", "0..=rto.max"),
+    ("sctp rto estimator linux", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nsctp = { rto = { estimator = \"linux\" } }", "apps[0].sctp.rto.estimator", "rfc6298"),
     ("zero messages", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nmessages = 0", "apps[0].messages", "≥ 1"),
     ("unknown field in a distribution", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\ninterarrival = { kind = \"fixed\", valeu = \"1s\" }", "apps[0].interarrival.valeu", "unknown field"),
     ("distribution field of another kind", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\ninterarrival = { kind = \"fixed\", value = \"1s\", mean = \"2s\" }", "apps[0].interarrival.mean", "not used by kind \"fixed\""),

@@ -365,6 +365,13 @@ impl SctpConfig {
         if let Some((field, allowed, got)) = self.rto.invalid() {
             check(false, field, allowed, got)?;
         }
+        // Linux's estimator counts round trips in TCP sequence numbers (RFC 9260 §6.3.1 only).
+        check(
+            self.rto.estimator == rexmit_transport::RtoEstimator::Rfc6298,
+            "rto.estimator",
+            "rfc6298",
+            format!("{:?}", self.rto.estimator).to_lowercase(),
+        )?;
         if let Some(c) = self.initial_cwnd {
             check(
                 c >= self.max_data_payload() as u64,

@@ -7,7 +7,7 @@ use crate::config::{
     DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
 };
 use rexmit_time::Duration;
-use rexmit_transport::RtoConfig;
+use rexmit_transport::{RtoConfig, RtoEstimator};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Profile {
@@ -54,13 +54,15 @@ impl Profile {
                 // tcp_xmit_retransmit_queue re-arms the RTO when it resends the head.
                 rto_rearm: RtoRearm::HeadRetransmit,
                 dup_thresh: 3,
-                // TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s, TCP_RTO_MAX 120 s. Linux's RTO is
-                // srtt + max(4·mdev, rto_min): RFC 6298's G set to rto_min gives exactly that.
+                // TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s, TCP_RTO_MAX 120 s, and Linux's
+                // estimator (tcp_rtt_estimator: RTO = srtt + the round's largest 4·mdev, at
+                // least rto_min). G as rto_min gives the RFC estimator the same floor.
                 rto: RtoConfig {
                     initial: Duration::from_secs(1),
                     min: Duration::from_millis(200),
                     max: Duration::from_secs(120),
                     granularity: Duration::from_millis(200),
+                    estimator: RtoEstimator::Linux,
                 },
                 sack: true,
                 dsack: true,

@@ -10,5 +10,5 @@ pub mod thresholds;
 pub mod window;
 
 pub use rack::{PersistFrom, Rack};
-pub use rtt::{RtoConfig, RttEstimator};
+pub use rtt::{RtoConfig, RtoEstimator, RttEstimator};
 pub use thresholds::{early_retransmit_threshold, DUP_THRESH};

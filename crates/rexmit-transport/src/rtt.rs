@@ -1,5 +1,6 @@
 //! RTT estimation and RTO computation: RFC 6298 §2 for TCP, identical in form to RFC 9260
-//! §6.3.1 for SCTP (only the default bounds differ, see `RtoConfig::tcp` / `RtoConfig::sctp`).
+//! §6.3.1 for SCTP (only the default bounds differ, see `RtoConfig::tcp` / `RtoConfig::sctp`),
+//! and Linux's variant of it for TCP's `linux` profile (`RtoEstimator::Linux`).
 
 use rexmit_time::Duration;
 
@@ -11,6 +12,22 @@ pub struct RtoConfig {
     pub max: Duration,
     /// Clock granularity G of RFC 6298 §2 (RTO = SRTT + max(G, 4·RTTVAR)).
     pub granularity: Duration,
+    pub estimator: RtoEstimator,
+}
+
+/// How the RTO follows the RTT samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RtoEstimator {
+    /// RFC 6298 §2 (RFC 9260 §6.3.1): RTO = SRTT + max(G, 4·RTTVAR), at least RTO.min.
+    #[default]
+    Rfc6298,
+    /// Linux (tcp_rtt_estimator, __tcp_set_rto): the same SRTT, but RTO = SRTT + V where V
+    /// follows the largest 4·mean deviation of each round trip (a round ends when SND.UNA
+    /// passes what was sent when it began) and is never below RTO.min: V rises at once to a
+    /// larger deviation and falls a quarter of the way back to the round's largest one per
+    /// round. A falling RTT moves the deviation at 1/32 instead of 1/4. The first sample R
+    /// gives V = max(2R, RTO.min). G is not used; RTO.min bounds V, not the RTO.
+    Linux,
 }
 
 impl RtoConfig {
@@ -21,6 +38,7 @@ impl RtoConfig {
             min: Duration::from_secs(1),
             max: Duration::from_secs(60),
             granularity: Duration::from_millis(1),
+            estimator: RtoEstimator::Rfc6298,
         }
     }
     /// RTO.Min 1 s and RTO.Max 60 s (RFC 9260 §16); RTO.Initial 3 s as in RFC 4960 §15, which
@@ -32,6 +50,7 @@ impl RtoConfig {
             min: Duration::from_secs(1),
             max: Duration::from_secs(60),
             granularity: Duration::from_millis(1),
+            estimator: RtoEstimator::Rfc6298,
         }
     }
 }
@@ -67,6 +86,22 @@ pub struct RttEstimator {
     base_rto: Duration,
     /// Number of consecutive backoffs (RFC 6298 §5.5).
     backoffs: u32,
+    /// `RtoEstimator::Linux`'s variance state.
+    linux: LinuxVar,
+}
+
+/// The variance term of `RtoEstimator::Linux`, in nanoseconds (signed: the deviation's
+/// update can be negative).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct LinuxVar {
+    /// 4 × the smoothed mean deviation.
+    mdev4: i64,
+    /// The largest `mdev4` of the current round, at least RTO.min.
+    round_max: i64,
+    /// V: RTO = SRTT + V.
+    var: i64,
+    /// The round ends when SND.UNA passes this sequence number.
+    round_end: u64,
 }
 
 impl RttEstimator {
@@ -80,6 +115,7 @@ impl RttEstimator {
             min_rtt: None,
             base_rto,
             backoffs: 0,
+            linux: LinuxVar::default(),
         }
     }
 
@@ -90,6 +126,17 @@ impl RttEstimator {
     /// Feed one RTT measurement. Callers apply Karn's rule (RFC 6298 §3: never sample a
     /// retransmitted segment unless timestamps disambiguate it).
     pub fn on_sample(&mut self, r: Duration) {
+        self.on_sample_at(r, 0, 0);
+    }
+
+    /// `on_sample` for a sender that numbers its data: `snd_una` after the acknowledgement
+    /// that gave the sample and `snd_nxt`, the highest sequence number sent, delimit
+    /// `RtoEstimator::Linux`'s round trips (ignored by RFC 6298's estimator).
+    pub fn on_sample_at(&mut self, r: Duration, snd_una: u64, snd_nxt: u64) {
+        if self.config.estimator == RtoEstimator::Linux {
+            self.linux_sample(r, snd_una, snd_nxt);
+            return;
+        }
         self.latest = Some(r);
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         match self.srtt {
@@ -109,6 +156,51 @@ impl RttEstimator {
         let var_term = (self.rttvar * 4).max(self.config.granularity);
         self.base_rto = self.clamp(srtt + var_term);
         // A new measurement after backoff collapses the backoff (RFC 6298 §5.7 read with §2).
+        self.backoffs = 0;
+    }
+
+    /// `RtoEstimator::Linux`: see its description.
+    fn linux_sample(&mut self, r: Duration, snd_una: u64, snd_nxt: u64) {
+        self.latest = Some(r);
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        let rto_min = self.config.min.as_nanos() as i64;
+        let m = r.as_nanos() as i64;
+        let v = &mut self.linux;
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                v.mdev4 = 2 * m;
+                v.var = v.mdev4.max(rto_min);
+                v.round_max = v.var;
+                v.round_end = snd_nxt;
+            }
+            Some(srtt) => {
+                let srtt = srtt.as_nanos() as i64;
+                let err = m - srtt;
+                self.srtt = Some(Duration::from_nanos((srtt + err / 8).max(1) as u64));
+                // 4·mdev += |err| − mdev: a gain of 1/4 on the mean deviation, 1/32 when the
+                // RTT fell and the deviation would grow.
+                let mut step = err.abs() - v.mdev4 / 4;
+                if err < 0 && step > 0 {
+                    step /= 8;
+                }
+                v.mdev4 += step;
+                if v.mdev4 > v.round_max {
+                    v.round_max = v.mdev4;
+                    v.var = v.var.max(v.round_max);
+                }
+                if snd_una > v.round_end {
+                    if v.round_max < v.var {
+                        v.var -= (v.var - v.round_max) / 4;
+                    }
+                    v.round_end = snd_nxt;
+                    v.round_max = rto_min;
+                }
+            }
+        }
+        let srtt = self.srtt.expect("set above");
+        self.rttvar = Duration::from_nanos((self.linux.var / 4) as u64);
+        self.base_rto = self.clamp(srtt + Duration::from_nanos(self.linux.var as u64));
         self.backoffs = 0;
     }
 
@@ -212,5 +304,71 @@ mod tests {
         assert_eq!(seq, vec![1, 2, 4, 8, 16, 32, 60, 60]);
         e.on_sample(ms(10));
         assert_eq!(e.rto(), Duration::from_secs(1));
+    }
+
+    fn linux(min_ms: u64) -> RttEstimator {
+        RttEstimator::new(RtoConfig {
+            min: ms(min_ms),
+            max: Duration::from_secs(120),
+            estimator: RtoEstimator::Linux,
+            ..RtoConfig::tcp()
+        })
+    }
+
+    fn us(x: u64) -> Duration {
+        Duration::from_micros(x)
+    }
+
+    /// Linux: the first sample R gives V = max(2R, RTO.min), so RTO = R + 200 ms here where
+    /// RFC 6298 with RTO.min 200 ms gives max(R + 2R, 200 ms) = 200 ms.
+    #[test]
+    fn linux_first_sample_floors_the_variance_not_the_rto() {
+        let mut e = linux(200);
+        e.on_sample_at(ms(45), 0, 10);
+        assert_eq!(e.srtt(), Some(ms(45)));
+        assert_eq!(e.rto(), ms(245));
+        let mut r = RttEstimator::new(RtoConfig {
+            min: ms(200),
+            ..RtoConfig::tcp()
+        });
+        r.on_sample(ms(45));
+        assert_eq!(r.rto(), ms(200));
+    }
+
+    /// Linux: V jumps to a larger deviation at once and holds it through the round; each
+    /// round that ends with a smaller largest deviation takes a quarter of the gap off V.
+    #[test]
+    fn linux_variance_holds_per_round_and_decays_by_a_quarter() {
+        let mut e = linux(200);
+        // Round 1 ends when SND.UNA passes 10.
+        e.on_sample_at(ms(100), 0, 10);
+        assert_eq!(e.rto(), ms(300)); // 100 + max(200, 200)
+                                      // err 200: SRTT 125, 4·mdev = 200 + (200 − 50) = 350 > the round's 200: V = 350.
+        e.on_sample_at(ms(300), 5, 20);
+        assert_eq!(e.rto(), ms(475));
+        // err 0: 4·mdev = 350 − 87.5 = 262.5, V holds at 350; SND.UNA 11 ends round 1.
+        e.on_sample_at(ms(125), 11, 30);
+        assert_eq!(e.rto(), ms(475));
+        // 4·mdev = 262.5 − 65.625 = 196.875, below round 2's floor of 200: round 2's largest is
+        // 200, and its end takes (350 − 200)/4 = 37.5 off V.
+        e.on_sample_at(ms(125), 31, 40);
+        assert_eq!(e.rto(), us(437_500));
+        // Rounds of steady samples bring V down towards RTO.min, never below it.
+        for k in 0..40 {
+            e.on_sample_at(ms(125), 41 + 10 * k, 50 + 10 * k);
+        }
+        assert!(e.rto() >= ms(325) && e.rto() < ms(326), "{:?}", e.rto());
+    }
+
+    /// Linux: when the RTT falls, the deviation grows at 1/32 instead of 1/4 (an Eifel-like
+    /// guard against a falling RTT raising the RTO).
+    #[test]
+    fn linux_falling_rtt_moves_the_deviation_slowly() {
+        let mut e = linux(200);
+        e.on_sample_at(ms(100), 0, 10);
+        // err −80: SRTT 90; 4·mdev = 200 + (80 − 50)/8 = 203.75 > 200: V = 203.75.
+        e.on_sample_at(ms(20), 0, 10);
+        assert_eq!(e.srtt(), Some(ms(90)));
+        assert_eq!(e.rto(), us(293_750));
     }
 }

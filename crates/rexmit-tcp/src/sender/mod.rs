@@ -364,7 +364,9 @@ impl Sender {
                 .filter(|_| !any_rexmit)
                 .map(|s| now.saturating_since(s)));
             if let Some(r) = rtt_sample {
-                self.rtt.on_sample(r);
+                // SND.UNA as this ACK moves it and the highest sequence sent delimit the
+                // round trips of Linux's estimator (tcp_ack moves snd_una before the sample).
+                self.rtt.on_sample_at(r, a.ack, self.snd_max);
             }
             let data_end = self.buf.end();
             self.buf.release_to(a.ack.min(data_end));
