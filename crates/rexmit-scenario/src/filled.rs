@@ -104,6 +104,7 @@ fn sctp(c: &SctpConfig) -> SctpCfg {
         pmtu: Some(c.pmtu),
         rto: rto(&c.rto),
         max_burst: Some(c.max_burst),
+        max_burst_rule: Some(c.max_burst_rule.into()),
         // None: the RFC 9260 §7.2.1 formula from the path MTU, and the peer's a_rwnd.
         initial_cwnd: c.initial_cwnd.and_then(bytes),
         initial_ssthresh: c.initial_ssthresh.and_then(bytes),

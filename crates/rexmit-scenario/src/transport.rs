@@ -6,7 +6,8 @@
 use crate::error::{Result, ScenarioError};
 use crate::units::{Bytes, DurationStr};
 use rexmit_sctp::{
-    BurstMitigation, CmtConfig, RackConfig, RenegePolicy, RtxPolicy, SctpConfig, ThinStreamConfig,
+    BurstMitigation, CmtConfig, MaxBurstRule, RackConfig, RenegePolicy, RtxPolicy, SctpConfig,
+    ThinStreamConfig,
 };
 use rexmit_tcp::profile::Profile;
 use rexmit_tcp::{
@@ -411,6 +412,31 @@ pub enum RenegeName {
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
+pub enum MaxBurstRuleName {
+    LimitPackets,
+    ClampCwnd,
+}
+
+impl From<MaxBurstRuleName> for MaxBurstRule {
+    fn from(n: MaxBurstRuleName) -> Self {
+        match n {
+            MaxBurstRuleName::LimitPackets => MaxBurstRule::LimitPackets,
+            MaxBurstRuleName::ClampCwnd => MaxBurstRule::ClampCwnd,
+        }
+    }
+}
+
+impl From<MaxBurstRule> for MaxBurstRuleName {
+    fn from(r: MaxBurstRule) -> Self {
+        match r {
+            MaxBurstRule::LimitPackets => MaxBurstRuleName::LimitPackets,
+            MaxBurstRule::ClampCwnd => MaxBurstRuleName::ClampCwnd,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
 pub enum RtxPolicyName {
     Same,
     Asap,
@@ -602,6 +628,11 @@ pub struct SctpCfg {
     pub rto: Option<RtoCfg>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_burst: Option<u32>,
+    /// How Max.Burst applies (RFC 9260 §6.1 D): "limit_packets" (default: at most Max.Burst
+    /// new-data packets per destination per transmit opportunity) or "clamp_cwnd" (RFC 4960's
+    /// first form: cwnd = min(cwnd, flightsize + Max.Burst·MTU) before new data goes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_burst_rule: Option<MaxBurstRuleName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_cwnd: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -647,6 +678,10 @@ impl SctpCfg {
             r.apply(&mut c.rto);
         }
         set(&mut c.max_burst, self.max_burst);
+        set(
+            &mut c.max_burst_rule,
+            self.max_burst_rule.map(MaxBurstRule::from),
+        );
         if self.initial_cwnd.is_some() {
             c.initial_cwnd = self.initial_cwnd.map(|b| b.0);
         }

@@ -58,6 +58,33 @@ fn rack_settings_reach_the_association_and_run() {
     );
 }
 
+/// `max_burst_rule` reaches the core (RFC 4960's cwnd clamp or RFC 9260's packet limit) and
+/// an unknown rule is refused with its key.
+#[test]
+fn max_burst_rule_reaches_the_association() {
+    let cfg = |extra: &str| {
+        Scenario::from_toml(&with_sctp(extra)).unwrap().apps[0]
+            .sctp
+            .as_ref()
+            .unwrap()
+            .to_config("apps[0].sctp")
+            .unwrap()
+            .max_burst_rule
+    };
+    assert_eq!(
+        cfg("max_burst_rule = \"clamp_cwnd\""),
+        rexmit_sctp::MaxBurstRule::ClampCwnd
+    );
+    assert_eq!(
+        cfg("max_burst = 4"),
+        rexmit_sctp::MaxBurstRule::LimitPackets
+    );
+    let e = Scenario::from_toml(&with_sctp("max_burst_rule = \"sometimes\""))
+        .expect_err("unknown rule")
+        .to_string();
+    assert!(e.contains("max_burst_rule"), "{e}");
+}
+
 #[test]
 fn rack_and_dac_errors_name_the_key() {
     let cases = [
