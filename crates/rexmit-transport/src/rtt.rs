@@ -133,12 +133,20 @@ impl RttEstimator {
     /// that gave the sample and `snd_nxt`, the highest sequence number sent, delimit
     /// `RtoEstimator::Linux`'s round trips (ignored by RFC 6298's estimator).
     pub fn on_sample_at(&mut self, r: Duration, snd_una: u64, snd_nxt: u64) {
-        if self.config.estimator == RtoEstimator::Linux {
-            self.linux_sample(r, snd_una, snd_nxt);
-            return;
-        }
         self.latest = Some(r);
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        let var_term = match self.config.estimator {
+            RtoEstimator::Rfc6298 => self.rfc6298_sample(r),
+            RtoEstimator::Linux => self.linux_sample(r, snd_una, snd_nxt),
+        };
+        let srtt = self.srtt.expect("set by the sample");
+        self.base_rto = self.clamp(srtt + var_term);
+        // A new measurement after backoff collapses the backoff (RFC 6298 §5.7 read with §2).
+        self.backoffs = 0;
+    }
+
+    /// RFC 6298 §2.2–2.3: SRTT and RTTVAR; the RTO's variance term max(G, 4·RTTVAR).
+    fn rfc6298_sample(&mut self, r: Duration) -> Duration {
         match self.srtt {
             None => {
                 // RFC 6298 §2.2
@@ -152,17 +160,11 @@ impl RttEstimator {
                 self.srtt = Some(srtt.mul_div(7, 8) + r.mul_div(1, 8));
             }
         }
-        let srtt = self.srtt.expect("set above");
-        let var_term = (self.rttvar * 4).max(self.config.granularity);
-        self.base_rto = self.clamp(srtt + var_term);
-        // A new measurement after backoff collapses the backoff (RFC 6298 §5.7 read with §2).
-        self.backoffs = 0;
+        (self.rttvar * 4).max(self.config.granularity)
     }
 
-    /// `RtoEstimator::Linux`: see its description.
-    fn linux_sample(&mut self, r: Duration, snd_una: u64, snd_nxt: u64) {
-        self.latest = Some(r);
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+    /// `RtoEstimator::Linux` (see its description): SRTT and the RTO's variance term V.
+    fn linux_sample(&mut self, r: Duration, snd_una: u64, snd_nxt: u64) -> Duration {
         let rto_min = self.config.min.as_nanos() as i64;
         let m = r.as_nanos() as i64;
         let v = &mut self.linux;
@@ -198,10 +200,8 @@ impl RttEstimator {
                 }
             }
         }
-        let srtt = self.srtt.expect("set above");
         self.rttvar = Duration::from_nanos((self.linux.var / 4) as u64);
-        self.base_rto = self.clamp(srtt + Duration::from_nanos(self.linux.var as u64));
-        self.backoffs = 0;
+        Duration::from_nanos(self.linux.var as u64)
     }
 
     fn clamp(&self, rto: Duration) -> Duration {
