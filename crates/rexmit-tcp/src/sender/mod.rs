@@ -470,9 +470,9 @@ impl Sender {
         self.cc.on_rate_ack(&ack);
     }
 
-    /// Pacing (Linux tcp_update_skb_after_send): after a data segment (new or resent) of `len` bytes the next
-    /// may leave len/rate later, less up to half of that when the sender was late; the first
-    /// nine segments are not paced.
+    /// Pacing (Linux tcp_update_skb_after_send): after a data segment (new or resent) of `len`
+    /// bytes the next may leave len/rate later, less up to half of that when the sender was
+    /// late; the first nine segments are not paced.
     fn pace(&mut self, now: Time, len: u64) {
         let Some(rate) = self.cc.pacing_rate() else {
             return;
