@@ -53,6 +53,9 @@ def test_emulate_cli_writes_results_lateness_and_pcap(tmp_path: Path) -> None:
     emu = json.loads((out / "emulation.json").read_text())
     late = emu["lateness"]
     assert late["events"] > 500 and 0 <= late["mean_s"] <= late["p99_s"] <= late["max_s"]
+    # Every listed stall is an event at least `stall_s` late; the worst one is the max.
+    assert all(s["late_s"] >= late["stall_s"] and 0 <= s["at_s"] <= 3.0 for s in late["stalls"])
+    assert late["max_s"] < late["stall_s"] or max(s["late_s"] for s in late["stalls"]) == late["max_s"] or late["stalls_unlisted"] > 0
     assert emu["apps"][0]["socket_options"]["congestion"] == "bbr"
     assert emu["apps"][0]["sender"]["tcp_info"]["bytes_acked"] > 100_000
     # Every recorded sysctl is the namespace's, read back after setting.

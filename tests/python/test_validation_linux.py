@@ -26,6 +26,25 @@ def test_scripted_drop_timelines_agree_with_linux(cc: str, case: str) -> None:
         assert row[side]["flow"]["timeouts"] == 0
 
 
+def test_recovery_stall_is_the_worst_lateness_within_the_recovery() -> None:
+    """The window runs back from the dropped segment's first transmission by its
+    retransmission delay, and ends at the last retransmission (times from the SYN at 1.0 s)."""
+
+    class Res:
+        emulation = {"lateness": {"stalls": [
+            {"at_s": 1.0 + 0.040, "late_s": 0.009},  # before the window
+            {"at_s": 1.0 + 0.070, "late_s": 0.004},
+            {"at_s": 1.0 + 0.140, "late_s": 0.003},
+            {"at_s": 1.0 + 0.200, "late_s": 0.008},  # after it
+        ]}}
+
+    firsts = {30: 0.100}
+    rtx = [(0.150, 30), (0.152, 32)]  # 50 ms after the first transmission: window 50..152 ms
+    assert linux.recovery_stall(Res(), firsts, rtx, 1.0) == 0.004  # type: ignore[arg-type]
+    Res.emulation["lateness"]["stalls"] = []
+    assert linux.recovery_stall(Res(), firsts, rtx, 1.0) == 0.0  # type: ignore[arg-type]
+
+
 def test_bbr_goodput_under_one_percent_loss_agrees_with_linux() -> None:
     emulation_or_skip()
     goodput = {}

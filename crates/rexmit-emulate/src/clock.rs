@@ -14,11 +14,26 @@ use std::net::Ipv4Addr;
 use std::os::fd::RawFd;
 use std::time::Instant;
 
-/// Event lateness over a run.
+/// Event lateness over a run, and where the large ones were.
 #[derive(Clone, Debug, Default)]
 pub struct Lateness {
     ns: Vec<u64>,
+    stalls: Vec<Stall>,
 }
+
+/// An event that ran at least [`STALL`] late: a summary alone cannot say whether a stall hit
+/// the few packets a measurement depends on (a retransmission timeline), this can.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Stall {
+    /// The event's scheduled time, seconds of sim time.
+    pub at_s: f64,
+    pub late_s: f64,
+}
+
+/// Lateness from which an event is listed as a stall.
+pub const STALL: Duration = Duration::from_millis(2);
+/// At most this many stalls are listed (the first ones); `stalls_unlisted` counts the rest.
+pub const MAX_STALLS: usize = 4096;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct LatenessSummary {
@@ -26,23 +41,42 @@ pub struct LatenessSummary {
     pub mean_s: f64,
     pub p99_s: f64,
     pub max_s: f64,
+    pub stall_s: f64,
+    pub stalls: Vec<Stall>,
+    pub stalls_unlisted: u64,
 }
 
 impl Lateness {
-    pub fn record(&mut self, late: Duration) {
+    /// An event scheduled for `at` ran `late` after it.
+    pub fn record(&mut self, at: Time, late: Duration) {
         self.ns.push(late.as_nanos());
+        if late >= STALL {
+            self.stalls.push(Stall {
+                at_s: at.as_secs_f64(),
+                late_s: late.as_secs_f64(),
+            });
+        }
     }
 
     pub fn summary(&self) -> LatenessSummary {
         let mut v = self.ns.clone();
         v.sort_unstable();
         let n = v.len();
+        let listed = self.stalls.len().min(MAX_STALLS);
+        let (stall_s, stalls, stalls_unlisted) = (
+            STALL.as_secs_f64(),
+            self.stalls[..listed].to_vec(),
+            (self.stalls.len() - listed) as u64,
+        );
         if n == 0 {
             return LatenessSummary {
                 events: 0,
                 mean_s: 0.0,
                 p99_s: 0.0,
                 max_s: 0.0,
+                stall_s,
+                stalls,
+                stalls_unlisted,
             };
         }
         // Nearest-rank percentile.
@@ -52,6 +86,9 @@ impl Lateness {
             mean_s: v.iter().map(|&x| x as f64).sum::<f64>() / n as f64 / 1e9,
             p99_s: p99 as f64 / 1e9,
             max_s: v[n - 1] as f64 / 1e9,
+            stall_s,
+            stalls,
+            stalls_unlisted,
         }
     }
 }
@@ -177,7 +214,7 @@ impl Pacer<Event> for RealTime {
     }
 
     fn on_event(&mut self, at: Time) {
-        self.lateness.record(self.wall().saturating_since(at));
+        self.lateness.record(at, self.wall().saturating_since(at));
     }
 }
 
@@ -189,13 +226,35 @@ mod tests {
     fn lateness_summary_is_nearest_rank() {
         let mut l = Lateness::default();
         for us in 1..=200u64 {
-            l.record(Duration::from_micros(us));
+            l.record(Time::from_micros(us), Duration::from_micros(us));
         }
         let s = l.summary();
         assert_eq!(s.events, 200);
         assert!((s.mean_s - 100.5e-6).abs() < 1e-12);
         assert_eq!(s.p99_s, 198e-6);
         assert_eq!(s.max_s, 200e-6);
+        assert!(s.stalls.is_empty());
+    }
+
+    #[test]
+    fn stalls_list_when_and_how_late() {
+        let mut l = Lateness::default();
+        l.record(Time::from_millis(5), Duration::from_micros(1_999));
+        l.record(Time::from_millis(7), Duration::from_millis(12));
+        for _ in 0..MAX_STALLS {
+            l.record(Time::from_millis(9), STALL);
+        }
+        let s = l.summary();
+        assert_eq!(s.stalls.len(), MAX_STALLS);
+        assert_eq!(
+            s.stalls[0],
+            Stall {
+                at_s: 0.007,
+                late_s: 0.012
+            }
+        );
+        assert_eq!(s.stalls_unlisted, 1);
+        assert_eq!(s.max_s, 0.012);
     }
 
     /// With no input, the pacer holds every event until its wall-clock time: an event 20 ms
