@@ -98,25 +98,42 @@ impl<E> EventQueue<E> for HeapQueue<E> {
             last
         } else {
             let top = std::mem::replace(&mut h[0], last);
-            let (n, key) = (h.len(), h[0].0);
+            let key = h[0].0;
             let mut i = 0;
+            // Sift down. Children are read as one slice (one bounds check per level), and a
+            // full set of four compares without a loop: the pop is a third of a busy run's
+            // instructions (issue 18 profile of a seed 004 HTTP run, 565 events pending).
             loop {
                 let first = i * ARITY + 1;
-                if first >= n {
+                let Some(kids) = h.get(first..(first + ARITY).min(h.len())) else {
+                    break;
+                };
+                if kids.is_empty() {
                     break;
                 }
-                let end = (first + ARITY).min(n);
-                let mut min = first;
-                for c in first + 1..end {
-                    if h[c].0 < h[min].0 {
-                        min = c;
+                let (mut min, mut mk) = (0, kids[0].0);
+                if let [_, b, c, d] = kids {
+                    if b.0 < mk {
+                        (min, mk) = (1, b.0);
+                    }
+                    if c.0 < mk {
+                        (min, mk) = (2, c.0);
+                    }
+                    if d.0 < mk {
+                        (min, mk) = (3, d.0);
+                    }
+                } else {
+                    for (j, k) in kids.iter().enumerate().skip(1) {
+                        if k.0 < mk {
+                            (min, mk) = (j, k.0);
+                        }
                     }
                 }
-                if h[min].0 >= key {
+                if mk >= key {
                     break;
                 }
-                h.swap(i, min);
-                i = min;
+                h.swap(i, first + min);
+                i = first + min;
             }
             top
         };
