@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks (issue 7). 1) The Rust benchmarks (release build): engine throughput, TCP dumbbell
-# scaling to 10 000 flows, peak memory. 2) rexmit against ns-2.35 and ns-3.44 on the same
+# scaling to 10 000 flows, peak memory, memory per flow (rexmit-mem). 2) rexmit against ns-2.35 and ns-3.44 on the same
 # single-flow scenarios (validation/bench_peers.py: wall-time ratios and packet hops per second,
 # median of several untraced runs), and the whole `rexmit run` process against `ns` on 10, 60
 # and 600 s runs of the ns-2 scenarios (issue 18; --quick: 10 and 60 s). Tables go to stdout,
@@ -15,6 +15,8 @@ mkdir -p bench-results
 if [ "${SKIP_RUST:-0}" != 1 ]; then
   cargo build --release -p rexmit-bench
   "${CARGO_TARGET_DIR:-target}/release/rexmit-bench" --json bench-results/bench.json "$@"
+  # Memory per flow, idle and active, and the peak at 10 000 flows (a counting allocator).
+  "${CARGO_TARGET_DIR:-target}/release/rexmit-mem" --json bench-results/memory.json "$@"
 fi
 if [ "${SKIP_PEERS:-0}" != 1 ]; then
   # The peers must be there (idempotent), and rexmit importable from the venv (make install).

@@ -3,6 +3,8 @@
 //!
 //! Owns: measuring (median wall time of N repetitions) and formatting. Does not own: any model.
 
+pub mod counting;
+
 use rexmit_engine::{
     CalendarQueue, EventQueue, HeapQueue, RunLimits, Scheduler, StreamFactory, TieredQueue,
 };
@@ -173,7 +175,12 @@ pub fn dumbbell_toml(flows: usize, total_bps: u64, sim_secs: f64) -> String {
 /// TOML for `flows` bulk TCP (SACK) flows over a 100 Mb/s, 10 ms dumbbell with a 500-packet
 /// queue and 1 Gb/s access links; starts spread over the first 100 ms.
 pub fn tcp_dumbbell_toml(flows: usize, sim_secs: f64) -> String {
-    let mut t = dumbbell_topology(flows, sim_secs, ("100Mbps", "10ms"), 500, "1Gbps");
+    tcp_dumbbell_toml_with(flows, sim_secs, "100Mbps", 500)
+}
+
+/// `tcp_dumbbell_toml` with another bottleneck rate and queue (packets).
+pub fn tcp_dumbbell_toml_with(flows: usize, sim_secs: f64, rate: &str, queue: u32) -> String {
+    let mut t = dumbbell_topology(flows, sim_secs, (rate, "10ms"), queue, "1Gbps");
     for i in 0..flows {
         let start_us = 100_000 * i as u64 / flows as u64;
         t += &format!("[[apps]]\nname = \"tcp{i}\"\nkind = \"tcp_bulk\"\nfrom = \"S{i}\"\nto = \"D{i}\"\nstart = \"{start_us}us\"\n");
