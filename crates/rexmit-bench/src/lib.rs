@@ -225,6 +225,17 @@ pub fn bench_dumbbell(flows: usize, total_bps: u64, sim_secs: f64, reps: usize) 
     )
 }
 
+/// The benchmark programs' options: `--quick`, and `--json PATH`.
+pub fn cli_args() -> (bool, Option<String>) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let json = args
+        .iter()
+        .position(|a| a == "--json")
+        .and_then(|i| args.get(i + 1).cloned());
+    (quick, json)
+}
+
 /// Peak resident memory of this process (`VmHWM`, Linux), for the benchmark's memory line.
 pub fn peak_memory_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -3,12 +3,7 @@
 use rexmit_bench::*;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let quick = args.iter().any(|a| a == "--quick");
-    let json = args
-        .iter()
-        .position(|a| a == "--json")
-        .and_then(|i| args.get(i + 1).cloned());
+    let (quick, json) = rexmit_bench::cli_args();
     let (ops, reps, sim_secs, flows): (u64, usize, f64, &[usize]) = if quick {
         (200_000, 3, 2.0, &[1, 10, 100])
     } else {

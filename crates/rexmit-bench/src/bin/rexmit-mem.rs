@@ -62,12 +62,7 @@ fn mib(b: usize) -> f64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let quick = args.iter().any(|a| a == "--quick");
-    let json = args
-        .iter()
-        .position(|a| a == "--json")
-        .and_then(|i| args.get(i + 1).cloned());
+    let (quick, json) = rexmit_bench::cli_args();
     let mut rows = Vec::new();
     let row = |workload: &str, secs: f64, m: &Measured| {
         println!(
