@@ -6,11 +6,9 @@
 use crate::schema::{AppCfg, Scenario};
 use crate::transport::*;
 use crate::units::{Bytes, DurationStr};
-use rexmit_sctp::{BurstMitigation, RenegePolicy, RtxPolicy, SctpConfig};
-use rexmit_tcp::{
-    CcAlgorithm, DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
-};
-use rexmit_transport::{PersistFrom, RtoConfig};
+use rexmit_sctp::SctpConfig;
+use rexmit_tcp::{CcAlgorithm, TcpConfig};
+use rexmit_transport::RtoConfig;
 
 /// TOML integers stop at 2^63 − 1: larger values mean "no limit" and are left out.
 fn bytes(v: u64) -> Option<Bytes> {
@@ -39,12 +37,7 @@ fn tcp(profile: Option<ProfileName>, c: &TcpConfig) -> TcpCfg {
     };
     TcpCfg {
         profile: Some(profile.unwrap_or(ProfileName::Rfc)),
-        recovery: Some(match c.recovery {
-            RecoveryAlgorithm::Tahoe => RecoveryName::Tahoe,
-            RecoveryAlgorithm::Reno => RecoveryName::Reno,
-            RecoveryAlgorithm::NewReno => RecoveryName::Newreno,
-            RecoveryAlgorithm::Sack => RecoveryName::Sack,
-        }),
+        recovery: Some(c.recovery.into()),
         cc: Some(cc),
         aimd_a,
         aimd_b,
@@ -53,24 +46,10 @@ fn tcp(profile: Option<ProfileName>, c: &TcpConfig) -> TcpCfg {
         initial_ssthresh: bytes(c.initial_ssthresh),
         dup_thresh: Some(c.dup_thresh),
         rto: rto(&c.rto),
-        rto_rearm: Some(match c.rto_rearm {
-            RtoRearm::NewAck => RtoRearmName::NewAck,
-            RtoRearm::FastRetransmit => RtoRearmName::FastRetransmit,
-            RtoRearm::EveryRetransmit => RtoRearmName::EveryRetransmit,
-            RtoRearm::HeadRetransmit => RtoRearmName::HeadRetransmit,
-        }),
-        decrease_base: Some(match c.decrease_base {
-            DecreaseBase::FlightSize => DecreaseBaseName::FlightSize,
-            DecreaseBase::Cwnd => DecreaseBaseName::Cwnd,
-        }),
-        window_unit: Some(match c.window_unit {
-            WindowUnit::Bytes => WindowUnitName::Bytes,
-            WindowUnit::Segments => WindowUnitName::Segments,
-        }),
-        receive_window: Some(match c.receive_window {
-            ReceiveWindow::Buffer => ReceiveWindowName::Buffer,
-            ReceiveWindow::LinuxAutotune => ReceiveWindowName::Linux,
-        }),
+        rto_rearm: Some(c.rto_rearm.into()),
+        decrease_base: Some(c.decrease_base.into()),
+        window_unit: Some(c.window_unit.into()),
+        receive_window: Some(c.receive_window.into()),
         send_buffer: bytes(c.send_buffer as u64),
         recv_buffer: bytes(c.recv_buffer as u64),
         sack: Some(c.sack),
@@ -111,10 +90,7 @@ fn sctp(c: &SctpConfig) -> SctpCfg {
         sack_delay: Some(DurationStr(c.sack_delay)),
         sack_freq: Some(c.sack_freq),
         immediate_sack_on_gap: Some(c.immediate_sack_on_gap),
-        renege: Some(match c.renege {
-            RenegePolicy::Never => RenegeName::Never,
-            RenegePolicy::UnderMemoryPressure => RenegeName::UnderMemoryPressure,
-        }),
+        renege: Some(c.renege.into()),
         assoc_max_retrans: Some(c.assoc_max_retrans),
         path_max_retrans: Some(c.path_max_retrans),
         hb_interval: Some(DurationStr(
@@ -125,12 +101,7 @@ fn sctp(c: &SctpConfig) -> SctpCfg {
             sfr: Some(c.cmt.sfr),
             cuc: Some(c.cmt.cuc),
             dac: Some(c.cmt.dac),
-            rtx_policy: Some(match c.cmt.rtx_policy {
-                RtxPolicy::Same => RtxPolicyName::Same,
-                RtxPolicy::Asap => RtxPolicyName::Asap,
-                RtxPolicy::Cwnd => RtxPolicyName::Cwnd,
-                RtxPolicy::Ssthresh => RtxPolicyName::Ssthresh,
-            }),
+            rtx_policy: Some(c.cmt.rtx_policy.into()),
             pf: Some(c.cmt.pf),
             pf_threshold: Some(c.cmt.pf_threshold),
         }),
@@ -150,16 +121,9 @@ fn sctp(c: &SctpConfig) -> SctpCfg {
         rack: Some(RackCfg {
             enabled: Some(c.rack.enabled),
             tlp: Some(c.rack.tlp),
-            burst_mitigation: Some(match c.rack.burst_mitigation {
-                BurstMitigation::None => BurstMitigationName::None,
-                BurstMitigation::MaxBurst => BurstMitigationName::MaxBurst,
-                BurstMitigation::Adaptive => BurstMitigationName::Adaptive,
-            }),
+            burst_mitigation: Some(c.rack.burst_mitigation.into()),
             pto_extra: Some(DurationStr(c.rack.pto_extra)),
-            reo_wnd_persist: Some(match c.rack.reo_wnd_persist {
-                PersistFrom::Dsack => PersistFromName::Dsack,
-                PersistFrom::Reordering => PersistFromName::Reordering,
-            }),
+            reo_wnd_persist: Some(c.rack.reo_wnd_persist.into()),
         }),
     }
 }

@@ -16,6 +16,32 @@ use rexmit_tcp::{
 use rexmit_transport::{PersistFrom, RtoConfig, RtoEstimator};
 use serde::{Deserialize, Serialize};
 
+/// A scenario name enum (snake_case in TOML) that mirrors a core enum one to one, with the
+/// conversion each way: `name_enum!(Name <=> Core { Variant = CoreVariant, ... })`.
+macro_rules! name_enum {
+    ($name:ident <=> $core:ident { $($variant:ident = $cv:ident),* $(,)? }) => {
+        #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name {
+            $($variant,)*
+        }
+        impl From<$name> for $core {
+            fn from(n: $name) -> Self {
+                match n {
+                    $($name::$variant => $core::$cv,)*
+                }
+            }
+        }
+        impl From<$core> for $name {
+            fn from(c: $core) -> Self {
+                match c {
+                    $($core::$cv => $name::$variant,)*
+                }
+            }
+        }
+    };
+}
+
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RtoCfg {
@@ -36,30 +62,7 @@ pub struct RtoCfg {
     pub estimator: Option<RtoEstimatorName>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum RtoEstimatorName {
-    Rfc6298,
-    Linux,
-}
-
-impl From<RtoEstimatorName> for RtoEstimator {
-    fn from(n: RtoEstimatorName) -> Self {
-        match n {
-            RtoEstimatorName::Rfc6298 => RtoEstimator::Rfc6298,
-            RtoEstimatorName::Linux => RtoEstimator::Linux,
-        }
-    }
-}
-
-impl From<RtoEstimator> for RtoEstimatorName {
-    fn from(e: RtoEstimator) -> Self {
-        match e {
-            RtoEstimator::Rfc6298 => RtoEstimatorName::Rfc6298,
-            RtoEstimator::Linux => RtoEstimatorName::Linux,
-        }
-    }
-}
+name_enum!(RtoEstimatorName <=> RtoEstimator { Rfc6298 = Rfc6298, Linux = Linux });
 
 impl RtoCfg {
     fn apply(&self, rto: &mut RtoConfig) {
@@ -77,82 +80,15 @@ fn set<T>(field: &mut T, v: Option<T>) {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum RecoveryName {
-    Tahoe,
-    Reno,
-    Newreno,
-    Sack,
-}
+name_enum!(RecoveryName <=> RecoveryAlgorithm { Tahoe = Tahoe, Reno = Reno, Newreno = NewReno, Sack = Sack });
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum DecreaseBaseName {
-    FlightSize,
-    Cwnd,
-}
+name_enum!(DecreaseBaseName <=> DecreaseBase { FlightSize = FlightSize, Cwnd = Cwnd });
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum WindowUnitName {
-    Bytes,
-    Segments,
-}
+name_enum!(WindowUnitName <=> WindowUnit { Bytes = Bytes, Segments = Segments });
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum ReceiveWindowName {
-    Buffer,
-    Linux,
-}
+name_enum!(ReceiveWindowName <=> ReceiveWindow { Buffer = Buffer, Linux = LinuxAutotune });
 
-impl From<ReceiveWindowName> for ReceiveWindow {
-    fn from(n: ReceiveWindowName) -> Self {
-        match n {
-            ReceiveWindowName::Buffer => ReceiveWindow::Buffer,
-            ReceiveWindowName::Linux => ReceiveWindow::LinuxAutotune,
-        }
-    }
-}
-
-impl From<WindowUnitName> for WindowUnit {
-    fn from(n: WindowUnitName) -> Self {
-        match n {
-            WindowUnitName::Bytes => WindowUnit::Bytes,
-            WindowUnitName::Segments => WindowUnit::Segments,
-        }
-    }
-}
-
-impl From<DecreaseBaseName> for DecreaseBase {
-    fn from(n: DecreaseBaseName) -> Self {
-        match n {
-            DecreaseBaseName::FlightSize => DecreaseBase::FlightSize,
-            DecreaseBaseName::Cwnd => DecreaseBase::Cwnd,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum RtoRearmName {
-    NewAck,
-    FastRetransmit,
-    EveryRetransmit,
-    HeadRetransmit,
-}
-
-impl From<RtoRearmName> for RtoRearm {
-    fn from(n: RtoRearmName) -> Self {
-        match n {
-            RtoRearmName::NewAck => RtoRearm::NewAck,
-            RtoRearmName::FastRetransmit => RtoRearm::FastRetransmit,
-            RtoRearmName::EveryRetransmit => RtoRearm::EveryRetransmit,
-            RtoRearmName::HeadRetransmit => RtoRearm::HeadRetransmit,
-        }
-    }
-}
+name_enum!(RtoRearmName <=> RtoRearm { NewAck = NewAck, FastRetransmit = FastRetransmit, EveryRetransmit = EveryRetransmit, HeadRetransmit = HeadRetransmit });
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -288,15 +224,7 @@ impl TcpCfg {
             ProfileName::Rfc => Profile::Rfc.config(),
             ProfileName::Linux => Profile::Linux.config(),
         };
-        set(
-            &mut c.recovery,
-            self.recovery.map(|r| match r {
-                RecoveryName::Tahoe => RecoveryAlgorithm::Tahoe,
-                RecoveryName::Reno => RecoveryAlgorithm::Reno,
-                RecoveryName::Newreno => RecoveryAlgorithm::NewReno,
-                RecoveryName::Sack => RecoveryAlgorithm::Sack,
-            }),
-        );
+        set(&mut c.recovery, self.recovery.map(RecoveryAlgorithm::from));
         let aimd_given = self.aimd_a.is_some() || self.aimd_b.is_some();
         if let Some(cc) = self.cc {
             c.cc = match cc {
@@ -403,46 +331,11 @@ impl TcpCfg {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum RenegeName {
-    Never,
-    UnderMemoryPressure,
-}
+name_enum!(RenegeName <=> RenegePolicy { Never = Never, UnderMemoryPressure = UnderMemoryPressure });
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum MaxBurstRuleName {
-    LimitPackets,
-    ClampCwnd,
-}
+name_enum!(MaxBurstRuleName <=> MaxBurstRule { LimitPackets = LimitPackets, ClampCwnd = ClampCwnd });
 
-impl From<MaxBurstRuleName> for MaxBurstRule {
-    fn from(n: MaxBurstRuleName) -> Self {
-        match n {
-            MaxBurstRuleName::LimitPackets => MaxBurstRule::LimitPackets,
-            MaxBurstRuleName::ClampCwnd => MaxBurstRule::ClampCwnd,
-        }
-    }
-}
-
-impl From<MaxBurstRule> for MaxBurstRuleName {
-    fn from(r: MaxBurstRule) -> Self {
-        match r {
-            MaxBurstRule::LimitPackets => MaxBurstRuleName::LimitPackets,
-            MaxBurstRule::ClampCwnd => MaxBurstRuleName::ClampCwnd,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum RtxPolicyName {
-    Same,
-    Asap,
-    Cwnd,
-    Ssthresh,
-}
+name_enum!(RtxPolicyName <=> RtxPolicy { Same = Same, Asap = Asap, Cwnd = Cwnd, Ssthresh = Ssthresh });
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -470,15 +363,7 @@ impl CmtCfg {
         set(&mut c.sfr, self.sfr);
         set(&mut c.cuc, self.cuc);
         set(&mut c.dac, self.dac);
-        set(
-            &mut c.rtx_policy,
-            self.rtx_policy.map(|p| match p {
-                RtxPolicyName::Same => RtxPolicy::Same,
-                RtxPolicyName::Asap => RtxPolicy::Asap,
-                RtxPolicyName::Cwnd => RtxPolicy::Cwnd,
-                RtxPolicyName::Ssthresh => RtxPolicy::Ssthresh,
-            }),
-        );
+        set(&mut c.rtx_policy, self.rtx_policy.map(RtxPolicy::from));
         set(&mut c.pf, self.pf);
         set(&mut c.pf_threshold, self.pf_threshold);
     }
@@ -552,13 +437,7 @@ impl ThinCfg {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum BurstMitigationName {
-    None,
-    MaxBurst,
-    Adaptive,
-}
+name_enum!(BurstMitigationName <=> BurstMitigation { None = None, MaxBurst = MaxBurst, Adaptive = Adaptive });
 
 /// RACK for SCTP (`sctp.rack = { ... }`, seed 002).
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
@@ -582,12 +461,7 @@ pub struct RackCfg {
     pub reo_wnd_persist: Option<PersistFromName>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum PersistFromName {
-    Dsack,
-    Reordering,
-}
+name_enum!(PersistFromName <=> PersistFrom { Dsack = Dsack, Reordering = Reordering });
 
 impl RackCfg {
     fn apply(&self, r: &mut RackConfig) {
@@ -595,19 +469,12 @@ impl RackCfg {
         set(&mut r.tlp, self.tlp);
         set(
             &mut r.burst_mitigation,
-            self.burst_mitigation.map(|m| match m {
-                BurstMitigationName::None => BurstMitigation::None,
-                BurstMitigationName::MaxBurst => BurstMitigation::MaxBurst,
-                BurstMitigationName::Adaptive => BurstMitigation::Adaptive,
-            }),
+            self.burst_mitigation.map(BurstMitigation::from),
         );
         set(&mut r.pto_extra, self.pto_extra.map(|d| d.0));
         set(
             &mut r.reo_wnd_persist,
-            self.reo_wnd_persist.map(|p| match p {
-                PersistFromName::Dsack => PersistFrom::Dsack,
-                PersistFromName::Reordering => PersistFrom::Reordering,
-            }),
+            self.reo_wnd_persist.map(PersistFrom::from),
         );
     }
 }
@@ -691,13 +558,7 @@ impl SctpCfg {
         set(&mut c.sack_delay, self.sack_delay.map(|d| d.0));
         set(&mut c.sack_freq, self.sack_freq);
         set(&mut c.immediate_sack_on_gap, self.immediate_sack_on_gap);
-        set(
-            &mut c.renege,
-            self.renege.map(|r| match r {
-                RenegeName::Never => RenegePolicy::Never,
-                RenegeName::UnderMemoryPressure => RenegePolicy::UnderMemoryPressure,
-            }),
-        );
+        set(&mut c.renege, self.renege.map(RenegePolicy::from));
         set(&mut c.assoc_max_retrans, self.assoc_max_retrans);
         set(&mut c.path_max_retrans, self.path_max_retrans);
         if let Some(h) = self.hb_interval {
