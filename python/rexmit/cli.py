@@ -256,8 +256,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from rexmit.ci_target import CiError
 
     try:
-        claims = reproduce(args.name, out, quick=args.quick, jobs=args.jobs, ci_target=args.ci_target, ci_min=args.ci_min)
-    except CiError as e:  # a bad --ci-target or --ci-min, found before any run
+        claims = reproduce(args.name, out, quick=args.quick, jobs=args.jobs, ci_target=args.ci_target, ci_min=args.ci_min, replications=args.replications)
+    except CiError as e:  # a bad --ci-target, --ci-min or --replications, found before any run
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
     for c in claims:
@@ -372,6 +372,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         rp.add_argument("--jobs", type=int, help="worker processes (default: CPU count)")
         rp.add_argument("--ci-target", metavar="PCT", help="replications by confidence interval: add runs to a point, up to the recipe's count, while a report metric's 95%% CI half-width exceeds PCT of its mean (e.g. 5%%)")
         rp.add_argument("--ci-min", type=int, metavar="N", help="with --ci-target: replications every point runs first (default 3)")
+        rp.add_argument("--replications", type=int, metavar="N", help="every sweep runs at least N replications per point (the paper's count, e.g. 30); sweeps with more keep theirs; not with --quick")
         rp.set_defaults(func=_cmd_reproduce)
     return p
 

@@ -19,21 +19,28 @@ from typing import Any, Optional
 from rexmit.recipes import RECIPES, Claim
 from rexmit.recipes.common import check_ids, decided, score
 from rexmit.recipes.common import ci_target as recipe_ci_target
+from rexmit.recipes.common import replications_at_least
 from rexmit.report import refresh_index_claims
 
 __all__ = ["RECIPES", "Claim", "reproduce", "load_claims", "claim_by_id", "score"]
 
 
-def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = None, ci_target: Optional[str] = None, ci_min: Optional[int] = None) -> list[Claim]:
+def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = None, ci_target: Optional[str] = None, ci_min: Optional[int] = None, replications: Optional[int] = None) -> list[Claim]:
     """Run recipe ``name``; writes per-figure sweep directories with reports and claims.json.
     A quick run decides no claim that fails: it says "needs the full run" (``holds`` None).
     ``ci_target`` (e.g. "5%"): each sweep's replications by confidence interval on its report
     metrics, from ``ci_min`` (default 3) up to the recipe's own count (issue 18;
-    :func:`rexmit.recipes.common.ci_target`); claims.json records what each sweep needed."""
+    :func:`rexmit.recipes.common.ci_target`); claims.json records what each sweep needed.
+    ``replications``: every sweep runs at least that many per point, the paper's count for
+    instance (:func:`rexmit.recipes.common.replications_at_least`; not with ``quick``)."""
     if name not in RECIPES:
         raise KeyError(f"no reproduction named {name!r} (available: {', '.join(sorted(RECIPES))})")
+    if replications is not None and quick:
+        from rexmit.ci_target import CiError
+
+        raise CiError("--replications: not with --quick (a quick run is sized to finish in about a minute)")
     out.mkdir(parents=True, exist_ok=True)
-    with recipe_ci_target(ci_target, ci_min):
+    with recipe_ci_target(ci_target, ci_min), replications_at_least(replications):
         claims = RECIPES[name](out, quick, jobs)
     check_ids(claims)
     stray = [c.id for c in claims if not c.id.startswith(f"{name}/")]
@@ -44,7 +51,7 @@ def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = N
     elif ci_target is not None:
         # Fewer replications widen the intervals: an "alike" verdict needs the full run.
         claims = [dataclasses.replace(c, holds=None) if c.overlap and c.holds else c for c in claims]
-    doc = {"recipe": name, "quick": quick, "replications": _replications(out), "ci": _ci_records(out) if ci_target is not None else None, **_version(), "score": score(claims), "claims": [dataclasses.asdict(c) for c in claims]}
+    doc = {"recipe": name, "quick": quick, "replications": _replications(out), "replications_at_least": replications, "ci": _ci_records(out) if ci_target is not None else None, **_version(), "score": score(claims), "claims": [dataclasses.asdict(c) for c in claims]}
     (out / "claims.json").write_text(json.dumps(doc, indent=2) + "\n")
     refresh_index_claims(out)  # index.html's claims table as claims.json records them
     return claims

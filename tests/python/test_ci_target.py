@@ -172,12 +172,39 @@ def test_a_recipe_with_a_ci_target_runs_up_to_its_own_replications(tmp_path: Pat
     assert _runs_per_point(tmp_path / "again") == [8, 8]
 
 
+def test_a_recipe_runs_at_least_the_replications_asked_for(tmp_path: Path, ci_recipe: str) -> None:
+    """`--replications N`: the paper's count, for instance. It only raises counts, and the
+    first runs are the plain run's, seed for seed."""
+    from rexmit.reproduce import reproduce
+
+    reproduce(ci_recipe, tmp_path / "plain")
+    reproduce(ci_recipe, tmp_path / "more", replications=11)
+    assert _runs_per_point(tmp_path / "more") == [11, 11]
+    doc = json.loads((tmp_path / "more" / "claims.json").read_text())
+    assert doc["replications"] == {"sweep": 11} and doc["replications_at_least"] == 11
+    more = {(r["point"], r["replication"]): r["flow.bulk.goodput_bps"] for r in load(tmp_path / "more" / "sweep").to_pylist()}
+    plain = {(r["point"], r["replication"]): r["flow.bulk.goodput_bps"] for r in load(tmp_path / "plain" / "sweep").to_pylist()}
+    assert all(more[k] == v for k, v in plain.items())
+    assert len(set(more.values())) > len(set(plain.values()))  # the added runs are new seeds
+    # Fewer than the recipe's own: it keeps its 8.
+    reproduce(ci_recipe, tmp_path / "fewer", replications=3)
+    assert _runs_per_point(tmp_path / "fewer") == [8, 8]
+    # With a CI target, the raised count is the most a point may run.
+    reproduce(ci_recipe, tmp_path / "both", ci_target="20%", replications=11)
+    assert json.loads((tmp_path / "both" / "claims.json").read_text())["replications"] == {"sweep": 11}
+    # Outside the block the recipes run as they are again.
+    reproduce(ci_recipe, tmp_path / "again")
+    assert _runs_per_point(tmp_path / "again") == [8, 8]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--ci-target", "0%"], "--ci-target: '0%' is out of range"),
         (["--ci-target", "5%", "--ci-min", "1"], "--ci-min: 1 must be an integer >= 2"),
         (["--ci-min", "4"], "--ci-min: needs --ci-target"),
+        (["--replications", "0"], "--replications: 0 must be an integer >= 1"),
+        (["--replications", "30", "--quick"], "--replications: not with --quick"),
     ],
 )
 def test_reproduce_names_a_bad_ci_option_before_running(tmp_path: Path, ci_recipe: str, capsys: pytest.CaptureFixture[str], args: list, message: str) -> None:

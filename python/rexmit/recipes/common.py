@@ -99,12 +99,39 @@ def ci_target(target: Optional[str], min_replications: Optional[int] = None) -> 
         _CI = saved
 
 
+#: ``rexmit reproduce --replications N`` (issue 19: the papers' own counts, e.g. 30): every
+#: recipe sweep runs at least N replications per point.
+_AT_LEAST: Optional[int] = None
+
+
+@contextmanager
+def replications_at_least(n: Optional[int]) -> Iterator[None]:
+    """Within the block, :func:`run_recipe_sweep` runs every sweep with at least ``n``
+    replications per point (a sweep with more keeps its own; its bound on runs, ``max_runs``,
+    grows to fit). The added replications are the next seeds: the first ones are the plain
+    run's, seed for seed. ``n`` only raises counts: fewer runs are ``ci_target``'s business."""
+    global _AT_LEAST
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
+        from rexmit.ci_target import CiError
+
+        raise CiError(f"--replications: {n!r} must be an integer >= 1")
+    saved, _AT_LEAST = _AT_LEAST, n
+    try:
+        yield
+    finally:
+        _AT_LEAST = saved
+
+
 def run_recipe_sweep(spec: "Sweep", out: Path, jobs: Optional[int]) -> "SweepResult":
-    """Run a recipe's sweep: as it is, or under :func:`ci_target` with replications by
-    confidence interval on the sweep's report metrics (a sweep of fewer replications than the
-    minimum, a quick run's for instance, runs as it is)."""
+    """Run a recipe's sweep: as it is, with at least :func:`replications_at_least`'s count,
+    and/or under :func:`ci_target` with replications by confidence interval on the sweep's
+    report metrics (a sweep of fewer replications than the minimum, a quick run's for
+    instance, runs as it is)."""
     from rexmit.sweep import run_sweep
 
+    if _AT_LEAST is not None and spec.ci is None and spec.replications < _AT_LEAST:
+        spec.replications = _AT_LEAST
+        spec.max_runs = max(spec.max_runs, spec.size())
     if _CI is not None and spec.ci is None and spec.replications > _CI["min_replications"]:
         spec.set_ci({**_CI, "max_replications": spec.replications})
     return run_sweep(spec, out, jobs=jobs)
