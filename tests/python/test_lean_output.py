@@ -22,7 +22,7 @@ from rexmit._arrow_schema import arrow_schema
 
 from conftest import ROOT
 
-HEAVY = ["pandas", "pyarrow", "numpy", "plotly", "matplotlib", "tqdm", "polars", "statistics", "multiprocessing"]
+HEAVY = ["pandas", "pyarrow", "numpy", "plotly", "matplotlib", "tqdm", "polars", "statistics", "multiprocessing", "rexmit.sweep"]
 
 
 def _loaded_after(code: str) -> list[str]:
@@ -56,6 +56,9 @@ def test_the_lazy_package_attributes_are_the_modules():
 
     assert rexmit.report is sys.modules["rexmit.report"] and rexmit.buffer_model is sys.modules["rexmit.buffer_model"]
     assert rexmit.emulate is rexmit.emulation.emulate
+    from rexmit.sweep import Sweep, SweepResult, run_sweep
+
+    assert (rexmit.Sweep, rexmit.SweepResult, rexmit.run_sweep) == (Sweep, SweepResult, run_sweep)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         rexmit.nope  # noqa: B018
 
