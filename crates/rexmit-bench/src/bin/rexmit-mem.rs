@@ -25,20 +25,22 @@ use rexmit_bench::{tcp_dumbbell_toml, tcp_dumbbell_toml_with};
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
+/// Byte counts relative to the heap before the build; signed, as the run may free more than
+/// it allocates (nothing is clamped).
 struct Measured {
     flows: usize,
-    setup: usize,
-    at_stop: usize,
-    peak: usize,
+    setup: i64,
+    at_stop: i64,
+    peak: i64,
 }
 
 fn measure(toml: &str, flows: usize) -> Measured {
     let sc = rexmit_scenario::Scenario::from_toml(toml).expect("valid benchmark scenario");
     let s = sc.with_resolved_starts();
-    let base = live_bytes();
+    let base = live_bytes() as i64;
     reset_peak();
     let mut built = rexmit_scenario::build::build(&s, None).expect("benchmark scenario builds");
-    let setup = live_bytes() - base;
+    let setup = live_bytes() as i64 - base;
     built
         .sim
         .run(&rexmit_scenario::run::limits(&s), |_| true)
@@ -46,18 +48,18 @@ fn measure(toml: &str, flows: usize) -> Measured {
     let m = Measured {
         flows,
         setup,
-        at_stop: live_bytes() - base - setup,
-        peak: peak_bytes() - base,
+        at_stop: live_bytes() as i64 - base - setup,
+        peak: peak_bytes() as i64 - base,
     };
     drop(built);
     m
 }
 
-fn per_flow(a: &Measured, b: &Measured, f: impl Fn(&Measured) -> usize) -> f64 {
+fn per_flow(a: &Measured, b: &Measured, f: impl Fn(&Measured) -> i64) -> f64 {
     (f(b) as f64 - f(a) as f64) / (b.flows - a.flows) as f64
 }
 
-fn mib(b: usize) -> f64 {
+fn mib(b: i64) -> f64 {
     b as f64 / (1u64 << 20) as f64
 }
 
@@ -121,7 +123,7 @@ fn main() {
     if let Some(h) = hwm {
         println!(
             "Peak resident memory of this process after the {big}-flow run (VmHWM): {:.1} MiB",
-            mib(h as usize)
+            mib(h as i64)
         );
     }
     if let Some(path) = json {
