@@ -32,7 +32,6 @@ import json
 import os
 import sys
 from array import array
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
@@ -194,24 +193,52 @@ def _atomic_write_table(path: Path, table: pa.Table) -> None:
     os.replace(tmp, path)
 
 
-@dataclass
 class RunResult:
-    """Results of one run."""
+    """Results of one run.
 
-    scenario: Scenario
-    summary: dict[str, Any]
-    flows: list[dict[str, Any]]
-    links: list[dict[str, Any]]
-    nodes: list[dict[str, Any]]
-    series: dict[str, tuple[list[int], list[float]]] = field(default_factory=dict)
-    pcap_files: list[str] = field(default_factory=list)
-    #: Per-flow tables by name (``messages``, ``responses``, ``trace_*``), long form with a
-    #: ``flow`` column (a :class:`FlowTables` from a run, any mapping to ``pyarrow.Table``).
-    tables: Mapping[str, pa.Table] = field(default_factory=dict)
-    #: Emulation runs only: lateness, namespaces, sysctls, socket options, TCP_INFO.
-    emulation: Optional[dict[str, Any]] = None
-    #: What the user should know that did not stop the run (a scripted drop that never matched).
-    warnings: list[str] = field(default_factory=list)
+    A plain class, not a dataclass: ``dataclasses`` imports ``inspect`` (and ``ast``), about
+    12 ms of every short ``rexmit run`` (issue 18); the constructor, equality and repr are a
+    dataclass's."""
+
+    __slots__ = ("scenario", "summary", "flows", "links", "nodes", "series", "pcap_files", "tables", "emulation", "warnings")
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        summary: dict[str, Any],
+        flows: list[dict[str, Any]],
+        links: list[dict[str, Any]],
+        nodes: list[dict[str, Any]],
+        series: Optional[dict[str, tuple[list[int], list[float]]]] = None,
+        pcap_files: Optional[list[str]] = None,
+        tables: Optional[Mapping[str, pa.Table]] = None,
+        emulation: Optional[dict[str, Any]] = None,
+        warnings: Optional[list[str]] = None,
+    ) -> None:
+        self.scenario = scenario
+        self.summary = summary
+        self.flows = flows
+        self.links = links
+        self.nodes = nodes
+        self.series: dict[str, tuple[list[int], list[float]]] = {} if series is None else series
+        self.pcap_files: list[str] = [] if pcap_files is None else pcap_files
+        #: Per-flow tables by name (``messages``, ``responses``, ``trace_*``), long form with a
+        #: ``flow`` column (a :class:`FlowTables` from a run, any mapping to ``pyarrow.Table``).
+        self.tables: Mapping[str, pa.Table] = {} if tables is None else tables
+        #: Emulation runs only: lateness, namespaces, sysctls, socket options, TCP_INFO.
+        self.emulation = emulation
+        #: What the user should know that did not stop the run (a scripted drop that never matched).
+        self.warnings: list[str] = [] if warnings is None else warnings
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass with eq
+
+    def __repr__(self) -> str:
+        return f"RunResult({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__slots__)})"
 
     @property
     def partial(self) -> Optional[str]:

@@ -22,7 +22,9 @@ from rexmit._arrow_schema import arrow_schema
 
 from conftest import ROOT
 
-HEAVY = ["pandas", "pyarrow", "numpy", "plotly", "matplotlib", "tqdm", "polars", "statistics", "multiprocessing", "rexmit.sweep"]
+HEAVY = ["pandas", "pyarrow", "numpy", "plotly", "matplotlib", "tqdm", "polars", "statistics", "multiprocessing", "rexmit.sweep",
+         # dataclasses imports inspect and ast: 12 ms of a short run (issue 18)
+         "dataclasses", "inspect"]
 
 
 def _loaded_after(code: str) -> list[str]:
