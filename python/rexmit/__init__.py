@@ -11,17 +11,19 @@ imported from it: ``from rexmit.sweep import Sweep, load, summarize``.
 from __future__ import annotations
 
 import gc
-import importlib
-import sys
-import types
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Union
 
 # Importing allocates many objects, none of them garbage: the collections their number triggers
-# would find nothing (issue 18: they cost a short `rexmit run` several milliseconds).
+# would find nothing (issue 18: they cost a short `rexmit run` several milliseconds). The
+# standard modules imported here (pathlib, typing) count too.
 _gc_was_enabled = gc.isenabled()
 gc.disable()
 try:
+    import importlib
+    import sys
+    import types
+    from pathlib import Path
+    from typing import TYPE_CHECKING, Any, Optional, Union
+
     from rexmit._core import InternalError, ScenarioError, __version__
     from rexmit.results import RunResult, run
     from rexmit.scenario import Scenario
