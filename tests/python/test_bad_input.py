@@ -124,3 +124,16 @@ def test_grid_strings_are_not_split_into_characters():
     base = rexmit.Scenario.from_toml(SCENARIO)
     with pytest.raises(SweepError, match="non-empty list"):
         Sweep(base=base, grid={"apps[0].rate": "1Mbps"}).plan()
+
+
+@pytest.mark.parametrize("fn", ["convert", "with_defaults"])
+def test_the_extension_names_an_unknown_output_format(fn):
+    """`_core.convert` and `_core.with_defaults` share one renderer; a bad `to_format` is a
+    ValueError naming the argument and the two allowed values, not a panic."""
+    from rexmit import _core
+
+    text = rexmit.Scenario("1s").to_json()
+    with pytest.raises(ValueError, match=r'to_format must be "toml" or "json", got "yaml"'):
+        getattr(_core, fn)(text, "json", "yaml")
+    assert 'stop_time = "1s"' in getattr(_core, fn)(text, "json", "toml")
+    assert '"stop_time":"1s"' in getattr(_core, fn)(text, "json", "json").replace(" ", "")

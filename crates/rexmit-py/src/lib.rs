@@ -88,20 +88,22 @@ fn validate(py: Python<'_>, text: &str, format: &str) -> PyResult<String> {
     })
 }
 
+/// A scenario as "toml" or "json" (`to_format`, named in the error otherwise).
+fn render(s: &Scenario, to_format: &str) -> PyResult<String> {
+    match to_format {
+        "toml" => Ok(s.to_toml()),
+        "json" => Ok(s.to_json()),
+        other => Err(PyValueError::new_err(format!(
+            "to_format must be \"toml\" or \"json\", got {other:?}"
+        ))),
+    }
+}
+
 /// Convert a scenario between formats (validating it): "toml" <-> "json".
 #[pyfunction]
 #[pyo3(signature = (text, from_format, to_format))]
 fn convert(py: Python<'_>, text: &str, from_format: &str, to_format: &str) -> PyResult<String> {
-    guard(|| {
-        let s = parse(py, text, from_format)?;
-        match to_format {
-            "toml" => Ok(s.to_toml()),
-            "json" => Ok(s.to_json()),
-            other => Err(PyValueError::new_err(format!(
-                "to_format must be \"toml\" or \"json\", got {other:?}"
-            ))),
-        }
-    })
+    guard(|| render(&parse(py, text, from_format)?, to_format))
 }
 
 /// The scenario with every default written out (each TCP/SCTP app's settings as its core runs
@@ -119,13 +121,7 @@ fn with_defaults(
         let s = parse(py, text, from_format)?
             .with_defaults()
             .map_err(|e| scenario_err(py, e))?;
-        match to_format {
-            "toml" => Ok(s.to_toml()),
-            "json" => Ok(s.to_json()),
-            other => Err(PyValueError::new_err(format!(
-                "to_format must be \"toml\" or \"json\", got {other:?}"
-            ))),
-        }
+        render(&s, to_format)
     })
 }
 
