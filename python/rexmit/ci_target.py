@@ -25,6 +25,18 @@ class CiError(ValueError):
     pass
 
 
+#: Why a replication count has a floor of 2, said in the error.
+TWO_RUNS = " (a confidence interval needs two runs)"
+
+
+def require_count(where: str, value: Any, least: int, why: str = "") -> int:
+    """``value`` if it is an integer (not a bool) of at least ``least``; else a CiError naming
+    ``where`` (a file key or a command-line option) and the bound."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise CiError(f"{where}: {value!r} must be an integer >= {least}{why}")
+    return value
+
+
 def parse_target(value: Any, where: str = "ci.target") -> float:
     """``"2%"`` or ``0.02`` -> 0.02; a relative half-width in (0, 1)."""
     try:
@@ -62,8 +74,7 @@ class CiTarget:
             raise CiError(f"ci.metrics: {metrics!r} must be a non-empty list of result columns (e.g. [\"flow.bulk.goodput_bps\"]); default: report.metrics")
         lo, hi = d.get("min_replications", DEFAULT_MIN), d.get("max_replications", DEFAULT_MAX)
         for key, v in (("min_replications", lo), ("max_replications", hi)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 2:
-                raise CiError(f"ci.{key}: {v!r} must be an integer >= 2 (a confidence interval needs two runs)")
+            require_count(f"ci.{key}", v, 2, TWO_RUNS)
         if hi < lo:
             raise CiError(f"ci.max_replications: {hi} is below min_replications = {lo}")
         return cls(target, tuple(metrics), lo, hi)

@@ -82,16 +82,14 @@ def ci_target(target: Optional[str], min_replications: Optional[int] = None) -> 
     doubling, while a report metric's 95% CI half-width exceeds ``target`` (e.g. "5%") of its
     mean, up to the recipe's own replication count (never more runs than without the target)."""
     global _CI
-    from rexmit.ci_target import DEFAULT_MIN, CiError, parse_target
+    from rexmit.ci_target import DEFAULT_MIN, TWO_RUNS, CiError, parse_target, require_count
 
     if target is None:
         if min_replications is not None:
             raise CiError("--ci-min: needs --ci-target")
         yield
         return
-    lo = DEFAULT_MIN if min_replications is None else min_replications
-    if not isinstance(lo, int) or isinstance(lo, bool) or lo < 2:
-        raise CiError(f"--ci-min: {lo!r} must be an integer >= 2 (a confidence interval needs two runs)")
+    lo = require_count("--ci-min", DEFAULT_MIN if min_replications is None else min_replications, 2, TWO_RUNS)
     saved, _CI = _CI, {"target": parse_target(target, "--ci-target"), "min_replications": lo}
     try:
         yield
@@ -111,10 +109,10 @@ def replications_at_least(n: Optional[int]) -> Iterator[None]:
     grows to fit). The added replications are the next seeds: the first ones are the plain
     run's, seed for seed. ``n`` only raises counts: fewer runs are ``ci_target``'s business."""
     global _AT_LEAST
-    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
-        from rexmit.ci_target import CiError
+    if n is not None:
+        from rexmit.ci_target import require_count
 
-        raise CiError(f"--replications: {n!r} must be an integer >= 1")
+        require_count("--replications", n, 1)
     saved, _AT_LEAST = _AT_LEAST, n
     try:
         yield
