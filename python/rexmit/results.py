@@ -208,7 +208,9 @@ class RunResult:
     12 ms of every short ``rexmit run`` (issue 18); the constructor, equality and repr are a
     dataclass's."""
 
-    __slots__ = ("scenario", "summary", "flows", "links", "nodes", "series", "pcap_files", "tables", "emulation", "warnings")
+    #: The fields, in the constructor's order: what equality compares and repr shows. (No
+    #: ``__slots__``: a dataclass's instances take other attributes too, and so do these.)
+    _FIELDS = ("scenario", "summary", "flows", "links", "nodes", "series", "pcap_files", "tables", "emulation", "warnings")
 
     def __init__(
         self,
@@ -241,12 +243,12 @@ class RunResult:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+        return all(getattr(self, k) == getattr(other, k) for k in self._FIELDS)
 
     __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass with eq
 
     def __repr__(self) -> str:
-        return f"RunResult({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__slots__)})"
+        return f"RunResult({', '.join(f'{k}={getattr(self, k)!r}' for k in self._FIELDS)})"
 
     @property
     def partial(self) -> Optional[str]:
