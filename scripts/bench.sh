@@ -4,7 +4,8 @@
 # single-flow scenarios (validation/bench_peers.py: wall-time ratios and packet hops per second,
 # median of several untraced runs), and the whole `rexmit run` process against `ns` on 10, 60
 # and 600 s runs of the ns-2 scenarios (issue 18; --quick: 10 and 60 s). Tables go to stdout,
-# JSON (and peers.md, process.md) to bench-results/.
+# JSON (and peers.md, process.md) to bench-results/; last, the verdict on each of issue 18's targets
+# (validation/bench_targets.py, bench-results/targets.md).
 #   usage: bash scripts/bench.sh [--quick]     (VENV=.venv; SKIP_RUST=1 / SKIP_PEERS=1 skip a part)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,3 +25,5 @@ if [ "${SKIP_PEERS:-0}" != 1 ]; then
   "$VENV/bin/python" -c 'import rexmit' || { echo "bench: rexmit is not installed in $VENV (run make install)" >&2; exit 1; }
   "$VENV/bin/python" validation/bench_peers.py "${QUICK[@]}" --out bench-results
 fi
+# Issue 18's targets against what was measured above (stdlib only; a skipped part reads "not measured").
+python3 validation/bench_targets.py --dir bench-results

@@ -116,6 +116,9 @@ pub struct DumbbellResult {
 }
 
 impl DumbbellResult {
+    pub fn ns_per_hop(&self) -> f64 {
+        1e9 * self.wall_secs / self.packet_hops.max(1) as f64
+    }
     pub fn hops_per_sec(&self) -> f64 {
         self.packet_hops as f64 / self.wall_secs
     }
@@ -213,6 +216,42 @@ pub fn bench_scenario(toml: &str, flows: usize, sim_secs: f64, reps: usize) -> D
         wall_secs: wall,
         packet_hops: s.packet_hops,
         events: s.events,
+    }
+}
+
+/// Per-hop wall time after the start-up: the loop time and hops of the second half of a run,
+/// as the difference between the whole run and a run of the same scenario stopped at half
+/// time (the simulation is deterministic, so the shorter run is the longer one's first half).
+/// At 10 000 flows the first half holds every connection's set-up (first touch of its memory),
+/// which the whole run's per-hop time spreads over few hops.
+#[derive(Clone, Debug)]
+pub struct SteadyResult {
+    pub whole: DumbbellResult,
+    pub half: DumbbellResult,
+}
+
+impl SteadyResult {
+    pub fn ns_per_hop(&self) -> f64 {
+        let hops = self
+            .whole
+            .packet_hops
+            .saturating_sub(self.half.packet_hops)
+            .max(1);
+        1e9 * (self.whole.wall_secs - self.half.wall_secs).max(0.0) / hops as f64
+    }
+}
+
+/// `toml_at(seconds)` builds the scenario stopped at `seconds`; both runs take the median of
+/// `reps` repetitions.
+pub fn bench_steady(
+    toml_at: impl Fn(f64) -> String,
+    flows: usize,
+    sim_secs: f64,
+    reps: usize,
+) -> SteadyResult {
+    SteadyResult {
+        whole: bench_scenario(&toml_at(sim_secs), flows, sim_secs, reps),
+        half: bench_scenario(&toml_at(sim_secs / 2.0), flows, sim_secs / 2.0, reps),
     }
 }
 

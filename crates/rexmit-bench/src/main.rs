@@ -4,6 +4,7 @@ use rexmit_bench::*;
 
 fn main() {
     let (quick, json) = rexmit_bench::cli_args();
+    let tcp_reps = if quick { 1 } else { 3 };
     let (ops, reps, sim_secs, flows): (u64, usize, f64, &[usize]) = if quick {
         (200_000, 3, 2.0, &[1, 10, 100])
     } else {
@@ -61,12 +62,16 @@ fn main() {
     }
 
     println!(
-        "\nTCP (SACK, Reno), every flow bulk over a 100 Mb/s, 10 ms dumbbell, {} s simulated",
-        sim_secs / 2.0
+        "\nTCP (SACK, Reno), every flow bulk over a 100 Mb/s, 10 ms dumbbell, {} s simulated \
+         (10 000 flows: {} s); median of {tcp_reps}. Per hop: the whole run's loop time over its \
+         hops, and after the start-up (second half of the run: the whole run less a run stopped \
+         at half time)",
+        sim_secs / 2.0,
+        sim_secs / 12.0
     );
     println!(
-        "{:>6} {:>9} {:>10} {:>12} {:>12} {:>9}",
-        "flows", "wall s", "hops", "hops/s", "events/s", "sim/wall"
+        "{:>6} {:>9} {:>10} {:>12} {:>12} {:>9} {:>11} {:>13}",
+        "flows", "wall s", "hops", "hops/s", "events/s", "sim/wall", "ns/hop", "ns/hop after"
     );
     let mut tcps = Vec::new();
     // Issue 7's scaling series; 10 000 flows run a shorter time (their per-hop cost is what
@@ -82,17 +87,36 @@ fn main() {
         } else {
             sim_secs / 2.0
         };
-        let r = bench_scenario(&tcp_dumbbell_toml(f, secs), f, secs, 1);
+        let st = bench_steady(|t| tcp_dumbbell_toml(f, t), f, secs, tcp_reps);
+        let r = &st.whole;
         println!(
-            "{:>6} {:>9.3} {:>10} {:>12.0} {:>12.0} {:>9.1}",
+            "{:>6} {:>9.3} {:>10} {:>12.0} {:>12.0} {:>9.1} {:>11.0} {:>13.0}",
             r.flows,
             r.wall_secs,
             r.packet_hops,
             r.hops_per_sec(),
             r.events_per_sec(),
-            r.speedup()
+            r.speedup(),
+            r.ns_per_hop(),
+            st.ns_per_hop()
         );
-        tcps.push(r);
+        tcps.push(st);
+    }
+    for (what, per_hop) in [
+        (
+            "whole run",
+            (|s: &SteadyResult| s.whole.ns_per_hop()) as fn(&SteadyResult) -> f64,
+        ),
+        ("after the start-up", |s: &SteadyResult| s.ns_per_hop()),
+    ] {
+        if let (Some(first), Some(last)) = (tcps.first(), tcps.last()) {
+            println!(
+                "per-hop wall time, {what}: {:.1}x from {} to {} flows",
+                per_hop(last) / per_hop(first),
+                first.whole.flows,
+                last.whole.flows
+            );
+        }
     }
     let s001_secs = if quick { 60.0 } else { 600.0 };
     let s001 = bench_scenario(
@@ -129,7 +153,20 @@ fn main() {
         )
         };
         let db_json: Vec<String> = dbs.iter().map(scen).collect();
-        let tcp_json: Vec<String> = tcps.iter().map(scen).collect();
+        let tcp_json: Vec<String> = tcps
+            .iter()
+            .map(|st| {
+                let whole = scen(&st.whole);
+                format!(
+                    "{},\"ns_per_hop\":{:.2},\"half_wall_s\":{:.6},\"half_packet_hops\":{},\"steady_ns_per_hop\":{:.2}}}",
+                    &whole[..whole.len() - 1],
+                    st.whole.ns_per_hop(),
+                    st.half.wall_secs,
+                    st.half.packet_hops,
+                    st.ns_per_hop()
+                )
+            })
+            .collect();
         let text = format!(
             "{{\"quick\":{quick},\"hold\":[{}],\"run_loop_events_per_s\":{run_eps:.1},\"dumbbell\":[{}],\"tcp_dumbbell\":[{}],\"seed001\":{}}}\n",
             hold_json.join(","),

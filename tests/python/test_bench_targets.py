@@ -1,0 +1,90 @@
+"""validation/bench_targets.py: the verdict `make bench` prints on issue 18's targets, from the
+JSON files of a benchmark run (here written by hand, so that each verdict can be checked both
+ways)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "validation"))
+
+import bench_targets  # noqa: E402
+
+
+def _write(d: Path, name: str, data: object) -> None:
+    (d / name).write_text(json.dumps(data))
+
+
+def _peer_rows(ns2: list[float], ns3: list[float]) -> dict[str, object]:
+    rows = [{"peer": "ns-2.35", "scenario": f"s{i}", "ratio_loop": r} for i, r in enumerate(ns2)]
+    rows += [{"peer": "ns-3.44", "scenario": f"t{i}", "ratio_loop": r} for i, r in enumerate(ns3)]
+    return {"rows": rows}
+
+
+def _by_target(d: Path) -> dict[str, bench_targets.Verdict]:
+    return {v.target: v for v in bench_targets.verdicts(d)}
+
+
+def test_nothing_measured_is_not_a_pass(tmp_path: Path) -> None:
+    vs = bench_targets.verdicts(tmp_path)
+    assert len(vs) == 6
+    assert all(v.met is None and v.word() == "not measured" for v in vs)
+
+
+def test_loop_targets_need_every_scenario(tmp_path: Path) -> None:
+    _write(tmp_path, "peers.json", _peer_rows([12.0, 9.9, 30.0], [150.0, 101.0]))
+    loop = [v for v in bench_targets.verdicts(tmp_path) if v.target.startswith("loop")]
+    ns2, ns3 = loop
+    assert "ns-2.35" in ns2.target and ns2.met is False
+    assert "lowest 9.9× (s1)" in ns2.measured and "2 of 3 scenarios" in ns2.measured
+    assert "ns-3.44" in ns3.target and ns3.met is True
+
+
+def test_scaling_is_the_per_hop_growth_from_one_to_ten_thousand_flows(tmp_path: Path) -> None:
+    one = {"flows": 1, "wall_s": 0.1, "packet_hops": 1_000_000, "steady_ns_per_hop": 90.0}  # 100 ns per hop
+    ten_k = {"flows": 10_000, "wall_s": 0.3, "packet_hops": 1_000_000, "steady_ns_per_hop": 171.0}  # 300 ns
+    _write(tmp_path, "bench.json", {"tcp_dumbbell": [one, ten_k]})
+    whole, after = [v for v in bench_targets.verdicts(tmp_path) if v.target.startswith("per-hop")]
+    assert "whole run" in whole.target and whole.met is False and whole.measured.startswith("3.0×")
+    assert "after the start-up" in after.target and after.met is True and after.measured.startswith("1.9×")
+    # A bench.json from before the start-up column: that line is not measured.
+    del one["steady_ns_per_hop"]
+    _write(tmp_path, "bench.json", {"tcp_dumbbell": [one, ten_k]})
+    assert [v for v in bench_targets.verdicts(tmp_path) if v.target.startswith("per-hop")][1].met is None
+    ten_k["wall_s"] = 0.2
+    _write(tmp_path, "bench.json", {"tcp_dumbbell": [one, ten_k]})
+    v = next(v for v in bench_targets.verdicts(tmp_path) if v.target.startswith("per-hop"))
+    assert v.met is True and v.measured.startswith("2.0×")
+    # --quick stops at 10 flows: not measured rather than passed.
+    _write(tmp_path, "bench.json", {"tcp_dumbbell": [one]})
+    v = next(v for v in bench_targets.verdicts(tmp_path) if v.target.startswith("per-hop"))
+    assert v.met is None
+
+
+def test_memory_and_process(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "memory.json",
+        {
+            "runs": [{"workload": "scaling", "flows": 10_000}],
+            "per_flow": [{"workload": "idle", "at_stop_bytes_per_flow": 1600.0}, {"workload": "active", "at_stop_bytes_per_flow": 43200.0}],
+            "peak_rss_bytes_after_scaling_run": 148 * 2**20,
+        },
+    )
+    _write(tmp_path, "process.json", {"rows": [{"ratio": 1.2, "duration_s": 10}, {"ratio": 0.95, "duration_s": 60}]})
+    by = _by_target(tmp_path)
+    mem = next(v for k, v in by.items() if k.startswith("memory"))
+    assert mem.met is True and "idle: 1.6 KB" in mem.measured and "peak RSS 148 MiB after 10 000 flows" in mem.measured
+    proc = next(v for k, v in by.items() if k.startswith("whole"))
+    assert proc.met is False and "lowest 0.95×" in proc.measured
+
+
+def test_main_writes_the_table(tmp_path: Path) -> None:
+    _write(tmp_path, "peers.json", _peer_rows([1.7], [65.0]))
+    assert bench_targets.main(["--dir", str(tmp_path)]) == 0
+    text = (tmp_path / "targets.md").read_text()
+    assert text.startswith("## Issue 18's targets")
+    assert text.count("NOT met") == 2 and text.count("not measured") == 4

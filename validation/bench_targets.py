@@ -1,0 +1,138 @@
+"""Issue 18's speed targets against what `make bench` measured: reads the JSON files of
+bench-results/ (bench.json and memory.json from the Rust benchmarks, peers.json and process.json
+from validation/bench_peers.py), prints one line per target with the measured value and whether
+it is met, and writes bench-results/targets.md. A target whose measurement is missing (a part
+skipped with SKIP_RUST / SKIP_PEERS, or --quick without 10 000 flows) says so instead of
+passing.
+
+    usage: python validation/bench_targets.py [--dir bench-results]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Issue 18: loop time at least this many times below each peer's, on every scenario.
+LOOP_TARGETS = {"ns-2.35": 10.0, "ns-3.44": 100.0}
+#: Issue 18: per-hop wall time from 1 to 10 000 flows on the TCP dumbbell grows at most this much.
+SCALING_TARGET = 2.0
+SCALING_FLOWS = (1, 10_000)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    target: str
+    measured: str
+    met: Optional[bool]  # None: not measured
+
+    def word(self) -> str:
+        return "not measured" if self.met is None else ("met" if self.met else "NOT met")
+
+
+def _read(path: Path) -> Optional[dict[str, Any]]:
+    if not path.is_file():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def loop_verdicts(peers: Optional[dict[str, Any]]) -> list[Verdict]:
+    out = []
+    for peer, target in LOOP_TARGETS.items():
+        name = f"loop time ≥ {target:g}× below {peer} on every scenario"
+        rows = [r for r in (peers or {}).get("rows", []) if r.get("peer") == peer]
+        if not rows:
+            out.append(Verdict(name, "–", None))
+            continue
+        ratios = [float(r["ratio_loop"]) for r in rows]
+        worst = min(rows, key=lambda r: float(r["ratio_loop"]))
+        measured = f"median {statistics.median(ratios):.1f}×, lowest {min(ratios):.1f}× ({worst['scenario']}), {sum(x >= target for x in ratios)} of {len(ratios)} scenarios at target"
+        out.append(Verdict(name, measured, min(ratios) >= target))
+    return out
+
+
+def scaling_verdicts(bench: Optional[dict[str, Any]]) -> list[Verdict]:
+    """The issue's measure (each run's loop time over its hops) and the same after the start-up
+    (second half of each run; `steady_ns_per_hop`, written by rexmit-bench since session 12):
+    at 10 000 flows the first half holds every connection's set-up."""
+    lo, hi = SCALING_FLOWS
+    span = f"within {SCALING_TARGET:g}× from {lo} to {hi:,} flows (TCP dumbbell)".replace(",", " ")
+    rows = {int(r["flows"]): r for r in (bench or {}).get("tcp_dumbbell", [])}
+    out = []
+    for what, per_hop in (
+        ("per-hop wall time, whole run,", lambda r: 1e9 * float(r["wall_s"]) / float(r["packet_hops"])),
+        ("per-hop wall time after the start-up", lambda r: float(r["steady_ns_per_hop"]) if "steady_ns_per_hop" in r else None),
+    ):
+        name = f"{what} {span}"
+        values = {f: per_hop(r) for f, r in rows.items()}
+        if values.get(lo) is None or values.get(hi) is None:
+            out.append(Verdict(name, "–", None))
+            continue
+        series = ", ".join(f"{f}: {v:.0f} ns" for f, v in sorted(values.items()) if v is not None)
+        growth = values[hi] / values[lo]
+        out.append(Verdict(name, f"{growth:.1f}× ({series} per hop)", growth <= SCALING_TARGET))
+    return out
+
+
+def memory_verdict(memory: Optional[dict[str, Any]]) -> Verdict:
+    name = "memory per connection (idle, active) and peak RSS at 10 000 flows reported"
+    if not memory:
+        return Verdict(name, "–", None)
+    per = {p["workload"]: p for p in memory.get("per_flow", [])}
+    rss = memory.get("peak_rss_bytes_after_scaling_run")
+    big = max((r["flows"] for r in memory.get("runs", []) if r.get("workload") == "scaling"), default=0)
+    parts = [f"{w}: {per[w]['at_stop_bytes_per_flow'] / 1e3:.1f} KB per flow at the stop time" for w in ("idle", "active") if w in per]
+    if rss is not None:
+        parts.append(f"peak RSS {rss / 2**20:.0f} MiB after {big:,} flows".replace(",", " "))
+    reported = len(parts) == 3 and big >= 10_000
+    return Verdict(name, "; ".join(parts) or "–", reported if parts else None)
+
+
+def process_verdict(process: Optional[dict[str, Any]]) -> Verdict:
+    name = "whole `rexmit run` process faster than ns-2's on every bench scenario"
+    rows = (process or {}).get("rows", [])
+    if not rows:
+        return Verdict(name, "–", None)
+    ratios = [float(r["ratio"]) for r in rows]
+    durations = sorted({float(r["duration_s"]) for r in rows})
+    measured = f"median {statistics.median(ratios):.2f}×, lowest {min(ratios):.2f}× over {len(rows)} runs ({', '.join(f'{d:g}' for d in durations)} s simulated)"
+    return Verdict(name, measured, min(ratios) > 1.0)
+
+
+def verdicts(directory: Path) -> list[Verdict]:
+    return [
+        *loop_verdicts(_read(directory / "peers.json")),
+        *scaling_verdicts(_read(directory / "bench.json")),
+        memory_verdict(_read(directory / "memory.json")),
+        process_verdict(_read(directory / "process.json")),
+    ]
+
+
+def markdown(vs: list[Verdict]) -> list[str]:
+    out = ["## Issue 18's targets", "", "| target | measured | verdict |", "|---|---|---|"]
+    out += [f"| {v.target} | {v.measured} | {v.word()} |" for v in vs]
+    return out
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dir", default=str(ROOT / "bench-results"), help="where make bench wrote its JSON files")
+    args = ap.parse_args(argv)
+    directory = Path(args.dir)
+    md = "\n".join(markdown(verdicts(directory))) + "\n"
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "targets.md").write_text(md)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
