@@ -66,12 +66,14 @@ test-python: dev-deps emulation-deps
 	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 REXMIT_REQUIRE_BROWSER=1 $(BIN)/pytest -q tests/python
 
 # Code checks (issue 16): formatting, no import circles between a crate's modules, clippy with
-# warnings as errors, the type stub of the compiled module against the module itself.
+# warnings as errors, the type stub of the compiled module against the module itself, and the
+# Python package's types (mypy).
 lint: dev-deps
 	cargo fmt --all --check
 	$(PYTHON) scripts/import_cycles.py
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cd python && ../$(BIN)/python -m mypy.stubtest rexmit._core
+	cd python && ../$(BIN)/python -m mypy rexmit
 
 test: lint test-rust test-python
 

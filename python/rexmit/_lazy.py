@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 class LazyModule:
@@ -21,6 +21,12 @@ class LazyModule:
         return getattr(self._module, attr)
 
 
-pa = LazyModule("pyarrow")
-pc = LazyModule("pyarrow.compute")
-pq = LazyModule("pyarrow.parquet")
+if TYPE_CHECKING:
+    # For type checkers the modules themselves (pyarrow ships no type information: `Any`).
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+else:
+    pa = LazyModule("pyarrow")
+    pc = LazyModule("pyarrow.compute")
+    pq = LazyModule("pyarrow.parquet")

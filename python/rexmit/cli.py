@@ -23,13 +23,13 @@ class _ProgressBar:
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
-        self.bar = None
+        self.bar: Any = None
 
     def __call__(self, now_s: float, stop_s: float, events: int, wall_s: float) -> bool:
         if not self.enabled or wall_s < 1.0:
             return True
         if self.bar is None:
-            from tqdm import tqdm
+            from tqdm import tqdm  # type: ignore[import-untyped]
 
             self.bar = tqdm(total=stop_s, unit="sim-s", desc="simulating", file=sys.stderr, bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-s [{elapsed}<{remaining}{postfix}]")
         self.bar.n = now_s

@@ -253,7 +253,7 @@ class Sweep:
     def plan(self) -> list[PlannedRun]:
         """Every run, points outer and replications inner, each scenario validated (once per
         point: replications differ only in their seed), with a bar when ``plan_progress``."""
-        from tqdm import tqdm
+        from tqdm import tqdm  # type: ignore[import-untyped]
 
         self.check()
         runs = []

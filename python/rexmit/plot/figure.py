@@ -110,8 +110,8 @@ def render_matplotlib(fig: Figure, out: Path, fmt: str) -> None:
 
 def render_plotly(fig: Figure, out: Path, shared_js: bool = False) -> None:
     try:
-        import plotly.graph_objects as go
-        from plotly.subplots import make_subplots
+        import plotly.graph_objects as go  # type: ignore[import-untyped]
+        from plotly.subplots import make_subplots  # type: ignore[import-untyped]
     except ImportError as e:
         raise ImportError("the HTML view needs plotly: pip install 'rexmit[plot]' (or pip install plotly)") from e
 

@@ -85,14 +85,22 @@ def _settings_zip(settings: list[tuple[float, float]]) -> dict[str, list[Any]]:
     }
 
 
+def _size(value: Any) -> float:
+    """A buffer size of the sweep's grid in bytes (the recipe writes them as quantities)."""
+    size = report_mod.as_number(value)[0]
+    if size is None:
+        raise ValueError(f"buffer size {value!r}: not a quantity")
+    return size
+
+
 def _curves(out: Path, key: str, settings: list[tuple[float, float]]) -> dict[tuple[float, float], Curve]:
     """Per (a, b): the sweep's points in increasing buffer size."""
     per_rtt = dict(zip(_settings_zip(settings)["apps[0].tcp.aimd_a"], settings))
     rows = summarize(out).to_pylist()
     curves: dict[tuple[float, float], Curve] = {}
-    for r in sorted(rows, key=lambda r: report_mod.as_number(r[f"param.{key}"])[0]):
+    for r in sorted(rows, key=lambda r: _size(r[f"param.{key}"])):
         c = curves.setdefault(per_rtt[r["param.apps[0].tcp.aimd_a"]], Curve([], [], [], []))
-        c.sizes.append(report_mod.as_number(r[f"param.{key}"])[0])
+        c.sizes.append(_size(r[f"param.{key}"]))
         c.utilization.append(r[f"{UTILIZATION}.mean"])
         c.goodput.append(r[f"{GOODPUT}.mean"])
         c.rtxq_max.append(r[f"{RTXQ_MAX}.mean"])

@@ -11,6 +11,10 @@ from rexmit.recipes.buffer_sizing_plan import KNEE, MSS, requirement as _require
 from rexmit.recipes.common import Claim
 
 
+def _mb(size: Optional[float]) -> str:
+    return "none" if size is None else f"{size / 1e6:g} MB"
+
+
 @dataclass
 class Curve:
     """One line of a figure: per buffer size (bytes), utilisation, goodput and max rtx queue."""
@@ -26,7 +30,7 @@ class Curve:
     def at(self, size: float) -> float:
         return self.utilization[self.sizes.index(size)]
 
-    def knee(self) -> Optional[float]:
+    def knee(self) -> Optional[float]:  # None only for a curve without points
         """The smallest buffer whose utilisation is within 1% of the best."""
         return next((s for s, u in zip(self.sizes, self.utilization) if u >= KNEE * self.best()), None)
 
@@ -74,7 +78,7 @@ def claims(curves: dict[tuple[str, str], dict[tuple[float, float], Curve]], sett
         for kind in kinds:
             nr, sk = curves[("newreno", kind)][(a, b)].knee(), curves[("sack", kind)][(a, b)].knee()
             ok &= nr is not None and sk is not None and sk < nr
-            nums.append(f"a={a:g} {kind}: simulated knee SACK {sk / 1e6:g} MB vs NewReno {nr / 1e6:g} MB (model {q.sack_bytes / 1e6:.1f} vs {q.newreno_bytes / 1e6:.1f} MB)")
+            nums.append(f"a={a:g} {kind}: simulated knee SACK {_mb(sk)} vs NewReno {_mb(nr)} (model {q.sack_bytes / 1e6:.1f} vs {q.newreno_bytes / 1e6:.1f} MB)")
     claims.append(Claim("buffer-sizing/sack-needs-smaller-buffers", "SACK greatly reduces the buffer needed for maximum goodput (smaller simulated knee than NewReno, as the model predicts)", ok, "; ".join(nums)))
 
     # §IV: "the impact of the buffer size has a small impact on the goodput performance" (SACK).

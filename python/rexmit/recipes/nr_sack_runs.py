@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-import pyarrow.parquet as pq
-
 from rexmit import report as report_mod
+from rexmit._lazy import pq
 from rexmit.recipes import seed000_setup as setup
 from rexmit.recipes.nr_sack_plan import ACKS, CMT_BUFFERS, GOODPUT, BLOCKED, F, Key, PATH2_LOAD, Plan, SCTP_BUFFERS, SERIES_GOODPUT, SERIES_RTXQ
 from rexmit.scenario import Scenario

@@ -301,7 +301,9 @@ def make_sweep(name: str, grid: dict[str, list[Any]], build: Builder, timing: Ti
     first = {k: v[0] for k, v in grid.items()}
     base = normalized(draw_starts(build(first), 1, timing))
     labels = {k: v for k, v in LABELS.items() if k in grid}
-    return Seed000Sweep(base=base, grid=grid, replications=replications, seed=1, name=name, report={"x": "load", "metrics": metrics}, labels=labels, build=build, timing=timing).check()
+    sweep = Seed000Sweep(base=base, grid=grid, replications=replications, seed=1, name=name, report={"x": "load", "metrics": metrics}, labels=labels, build=build, timing=timing)
+    sweep.check()
+    return sweep
 
 
 # --- measuring the loads -----------------------------------------------------------------------
@@ -344,13 +346,13 @@ def calibration_rows(results: list[dict[str, Any]], loads: dict[str, Load]) -> l
     """One row per load from the run rows of a calibration sweep: mean loss, load L and
     utilisation of both bottleneck directions, and the traffic mix (percentages)."""
     by_load: dict[str, list[dict[str, float]]] = {}
-    for row in results:
+    for result in results:
         stats: dict[str, float] = {}
         for d in ("R1->R2", "R2->R1"):
-            link = {k.split(".", 2)[2]: v for k, v in row.items() if k.startswith(f"link.{d}.")}
+            link = {k.split(".", 2)[2]: v for k, v in result.items() if k.startswith(f"link.{d}.")}
             stats.update({f"{d} {k} %": v for k, v in link_stats(link).items()})
-        stats.update({f"{k} share L->R %": v for k, v in traffic_shares(row).items()})
-        by_load.setdefault(row["param.load"], []).append(stats)
+        stats.update({f"{k} share L->R %": v for k, v in traffic_shares(result).items()})
+        by_load.setdefault(result["param.load"], []).append(stats)
     out = []
     for name, runs in by_load.items():
         load = loads[name]

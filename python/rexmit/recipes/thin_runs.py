@@ -106,7 +106,7 @@ HTTP_LABELS: dict[str, tuple[str, Callable[[tuple[Any, ...]], str]]] = {
 def run_latency(out: Path, plan: Plan, jobs: Optional[int]) -> dict[str, Path]:
     dirs = {}
     dirs["fig8_lab"] = _sweep(out, "fig8_lab", "Fig. 8a: lab, uniform loss", ts.lab(plan.latency_s, 0.05), {ts.LOSS_KEY: ts.LOSSES}, {}, plan.fig8_reps, jobs, ts.LOSS_KEY, RTX2_MEANS, _point_tables([ts.LOSS_KEY], _lab_label))
-    grid = {ts.LOSS_KEY: plan.grid_losses, ts.RTT_KEY: [ts.rtt_value(r) for r in plan.grid_rtts]}
+    grid: dict[str, list[Any]] = {ts.LOSS_KEY: plan.grid_losses, ts.RTT_KEY: [ts.rtt_value(r) for r in plan.grid_rtts]}
     dirs["lab_grid"] = _sweep(out, "lab_grid", "RTT x loss x interarrival, uniform loss", ts.lab(plan.grid_s, 0.05), grid, ts.iat_zip(plan.grid_iats), plan.grid_reps, jobs, ts.IAT_KEY, RTX2_MEANS, _point_tables([ts.LOSS_KEY, ts.RTT_KEY, ts.IAT_KEY], _lab_label))
     http_sweeps = [
         ("http_rtt", "Fig. 8b: HTTP cross traffic, RTTs", {ts.RTT_KEY: [ts.rtt_value(r) for r in plan.http_rtts]}, {}),

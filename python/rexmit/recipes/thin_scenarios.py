@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 # Seed 004 §6: RTTs 0–400 ms, interarrival times 50–250 ms, uniform loss 1% and 5%.
-RTTS_MS = [0, 50, 100, 200, 250, 400]
-IATS_MS = [50, 100, 150, 200, 250]
+RTTS_MS: list[float] = [0, 50, 100, 200, 250, 400]
+IATS_MS: list[float] = [50, 100, 150, 200, 250]
 LOSSES = [0.01, 0.05]
 # Fig. 8: RTT 100 ms, 4 messages of 100 B per second.
 LAB_RTT_MS = 100
