@@ -52,10 +52,19 @@ def loop_verdicts(peers: Optional[dict[str, Any]]) -> list[Verdict]:
         if not rows:
             out.append(Verdict(name, "–", None))
             continue
-        ratios = [float(r["ratio_loop"]) for r in rows]
-        worst = min(rows, key=lambda r: float(r["ratio_loop"]))
+        timed = [r for r in rows if r.get("ratio_loop") is not None]
+        missing = len(rows) - len(timed)
+        if not timed:
+            out.append(Verdict(name, f"no ratio in {missing} scenarios", None))
+            continue
+        ratios = [float(r["ratio_loop"]) for r in timed]
+        worst = min(timed, key=lambda r: float(r["ratio_loop"]))
         measured = f"median {statistics.median(ratios):.1f}×, lowest {min(ratios):.1f}× ({worst['scenario']}), {sum(x >= target for x in ratios)} of {len(ratios)} scenarios at target"
-        out.append(Verdict(name, measured, min(ratios) >= target))
+        if missing:
+            # A scenario without a ratio (a loop time of 0) cannot show the target met.
+            measured += f"; {missing} without a ratio"
+        met = min(ratios) >= target if not missing or min(ratios) < target else None
+        out.append(Verdict(name, measured, met))
     return out
 
 

@@ -43,6 +43,15 @@ def test_loop_targets_need_every_scenario(tmp_path: Path) -> None:
     assert "ns-3.44" in ns3.target and ns3.met is True
 
 
+def test_a_scenario_without_a_ratio_cannot_meet_the_target(tmp_path: Path) -> None:
+    rows = _peer_rows([12.0], [150.0, 120.0])
+    rows["rows"].append({"peer": "ns-3.44", "scenario": "t9", "ratio_loop": None})  # type: ignore[attr-defined]
+    _write(tmp_path, "peers.json", rows)
+    ns2, ns3 = [v for v in bench_targets.verdicts(tmp_path) if v.target.startswith("loop")]
+    assert ns2.met is True
+    assert ns3.met is None and "1 without a ratio" in ns3.measured
+
+
 def test_scaling_is_the_per_hop_growth_from_one_to_ten_thousand_flows(tmp_path: Path) -> None:
     one = {"flows": 1, "wall_s": 0.1, "packet_hops": 1_000_000, "steady_ns_per_hop": 90.0}  # 100 ns per hop
     ten_k = {"flows": 10_000, "wall_s": 0.3, "packet_hops": 1_000_000, "steady_ns_per_hop": 171.0}  # 300 ns
