@@ -43,6 +43,8 @@ from rexmit.scenario import Scenario, _split_path, parse_toml_loosely, read_text
 from rexmit.stats import mean_ci
 
 if TYPE_CHECKING:
+    from typing_extensions import Self
+
     from rexmit.ci_target import CiTarget
 
 SWEEP_FORMAT = 1
@@ -189,7 +191,7 @@ class Sweep:
         self.replications = self.ci.min_replications
         return self
 
-    def check(self) -> "Sweep":
+    def check(self) -> Self:
         """Check the sweep's own fields (the scenarios are checked by :meth:`plan`)."""
         if not isinstance(self.replications, int) or isinstance(self.replications, bool) or self.replications < 1:
             raise SweepError(f"replications: {self.replications!r} must be an integer >= 1")

@@ -301,9 +301,7 @@ def make_sweep(name: str, grid: dict[str, list[Any]], build: Builder, timing: Ti
     first = {k: v[0] for k, v in grid.items()}
     base = normalized(draw_starts(build(first), 1, timing))
     labels = {k: v for k, v in LABELS.items() if k in grid}
-    sweep = Seed000Sweep(base=base, grid=grid, replications=replications, seed=1, name=name, report={"x": "load", "metrics": metrics}, labels=labels, build=build, timing=timing)
-    sweep.check()
-    return sweep
+    return Seed000Sweep(base=base, grid=grid, replications=replications, seed=1, name=name, report={"x": "load", "metrics": metrics}, labels=labels, build=build, timing=timing).check()
 
 
 # --- measuring the loads -----------------------------------------------------------------------
