@@ -146,24 +146,27 @@ fn main() {
                 r.n, r.ops, r.heap_eps, r.calendar_eps, r.ratio(), r.tiered_eps, r.faster()
             ))
             .collect();
-        let scen = |r: &DumbbellResult| {
+        // One JSON object per run; `extra` adds fields (",\"key\":value" each).
+        let scen_with = |r: &DumbbellResult, extra: &str| {
             format!(
-            "{{\"flows\":{},\"sim_s\":{},\"wall_s\":{:.6},\"packet_hops\":{},\"events\":{},\"packet_hops_per_s\":{:.1},\"events_per_s\":{:.1},\"sim_over_wall\":{:.3}}}",
+            "{{\"flows\":{},\"sim_s\":{},\"wall_s\":{:.6},\"packet_hops\":{},\"events\":{},\"packet_hops_per_s\":{:.1},\"events_per_s\":{:.1},\"sim_over_wall\":{:.3}{extra}}}",
             r.flows, r.sim_secs, r.wall_secs, r.packet_hops, r.events, r.hops_per_sec(), r.events_per_sec(), r.speedup()
         )
         };
+        let scen = |r: &DumbbellResult| scen_with(r, "");
         let db_json: Vec<String> = dbs.iter().map(scen).collect();
         let tcp_json: Vec<String> = tcps
             .iter()
             .map(|st| {
-                let whole = scen(&st.whole);
-                format!(
-                    "{},\"ns_per_hop\":{:.2},\"half_wall_s\":{:.6},\"half_packet_hops\":{},\"steady_ns_per_hop\":{:.2}}}",
-                    &whole[..whole.len() - 1],
-                    st.whole.ns_per_hop(),
-                    st.half.wall_secs,
-                    st.half.packet_hops,
-                    st.ns_per_hop()
+                scen_with(
+                    &st.whole,
+                    &format!(
+                        ",\"ns_per_hop\":{:.2},\"half_wall_s\":{:.6},\"half_packet_hops\":{},\"steady_ns_per_hop\":{:.2}",
+                        st.whole.ns_per_hop(),
+                        st.half.wall_secs,
+                        st.half.packet_hops,
+                        st.ns_per_hop()
+                    ),
                 )
             })
             .collect();
