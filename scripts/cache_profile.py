@@ -43,11 +43,11 @@ def per_function(annotated: str) -> dict[str, list[int]]:
             elif re.fullmatch(r"[\d,]+", p):
                 values.append(int(p.replace(",", "")))
                 i += 1
-                # A percentage follows a count: "(12.3%)" or "( 1.2%)".
-                while i < len(parts) and (parts[i].startswith("(") or parts[i].endswith("%)")):
+                # A percentage may follow a count: "(12.3%)", or "( 1.2%)" in two tokens.
+                if i < len(parts) and parts[i].startswith("("):
+                    while not parts[i].endswith("%)"):
+                        i += 1
                     i += 1
-                    if parts[i - 1].endswith("%)"):
-                        break
             else:
                 break
         if len(values) == len(EVENTS):

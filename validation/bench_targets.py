@@ -60,10 +60,11 @@ def loop_verdicts(peers: Optional[dict[str, Any]]) -> list[Verdict]:
         ratios = [float(r["ratio_loop"]) for r in timed]
         worst = min(timed, key=lambda r: float(r["ratio_loop"]))
         measured = f"median {statistics.median(ratios):.1f}×, lowest {min(ratios):.1f}× ({worst['scenario']}), {sum(x >= target for x in ratios)} of {len(ratios)} scenarios at target"
+        met: Optional[bool] = min(ratios) >= target
         if missing:
             # A scenario without a ratio (a loop time of 0) cannot show the target met.
             measured += f"; {missing} without a ratio"
-        met = min(ratios) >= target if not missing or min(ratios) < target else None
+            met = None if met else False
         out.append(Verdict(name, measured, met))
     return out
 
