@@ -102,19 +102,17 @@ fn main() {
         );
         tcps.push(st);
     }
-    for (what, per_hop) in [
-        (
-            "whole run",
-            (|s: &SteadyResult| s.whole.ns_per_hop()) as fn(&SteadyResult) -> f64,
-        ),
-        ("after the start-up", |s: &SteadyResult| s.ns_per_hop()),
-    ] {
-        if let (Some(first), Some(last)) = (tcps.first(), tcps.last()) {
+    if let (Some(first), Some(last)) = (tcps.first(), tcps.last()) {
+        for (what, growth) in [
+            (
+                "whole run",
+                last.whole.ns_per_hop() / first.whole.ns_per_hop(),
+            ),
+            ("after the start-up", last.ns_per_hop() / first.ns_per_hop()),
+        ] {
             println!(
-                "per-hop wall time, {what}: {:.1}x from {} to {} flows",
-                per_hop(last) / per_hop(first),
-                first.whole.flows,
-                last.whole.flows
+                "per-hop wall time, {what}: {growth:.1}x from {} to {} flows",
+                first.whole.flows, last.whole.flows
             );
         }
     }
