@@ -87,6 +87,10 @@ def scaling_verdicts(bench: Optional[dict[str, Any]]) -> list[Verdict]:
             out.append(Verdict(name, "–", None))
             continue
         series = ", ".join(f"{f}: {v:.0f} ns" for f, v in sorted(values.items()) if v is not None)
+        if min(values[lo], values[hi]) <= 0:
+            # A half run slower than its whole run (this VM's noise) leaves no time per hop.
+            out.append(Verdict(name, f"no positive time per hop ({series})", None))
+            continue
         growth = values[hi] / values[lo]
         out.append(Verdict(name, f"{growth:.1f}× ({series} per hop)", growth <= SCALING_TARGET))
     return out
