@@ -397,7 +397,7 @@ impl fmt::Display for RunError {
             ),
             RunError::MemoryLimit { max_memory, used, at } => write!(
                 f,
-                "run stopped at t = {:.6} s: resident memory {:.1} MiB exceeds limits.max_memory ({:.1} MiB)",
+                "run stopped at t = {:.6} s: resident memory {:.1} MiB exceeds limits.max_memory ({:.1} MiB; without it, 3/4 of this machine's memory)",
                 at.as_secs_f64(),
                 *used as f64 / (1 << 20) as f64,
                 *max_memory as f64 / (1 << 20) as f64

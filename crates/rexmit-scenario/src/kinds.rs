@@ -451,7 +451,8 @@ fn one() -> u32 {
     1
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+/// A scripted drop: a number, or a number and how many times (`either_de.rs` reads it).
+#[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum ScriptedEntry {
     Plain(u64),
@@ -473,7 +474,8 @@ pub struct FlowMatchCfg {
     pub dst_port: Option<u16>,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+/// A burst error model's burst size (`either_de.rs` reads it).
+#[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum BurstSizeCfg {
     Fixed(u32),

@@ -4,6 +4,7 @@
 //! Data flows one way: text → `Scenario` → validated → `Simulation` → `RunResults`.
 
 pub mod build;
+mod either_de;
 pub mod error;
 mod filled;
 pub mod kinds;

@@ -31,7 +31,11 @@ pub fn limits(s: &Scenario) -> RunLimits {
         .limits
         .max_wall_time
         .map(|d| std::time::Duration::from_nanos(d.0.as_nanos()));
-    limits.max_memory = s.limits.max_memory.map(|b| b.0);
+    limits.max_memory = s
+        .limits
+        .max_memory
+        .map(|b| b.0)
+        .or_else(rexmit_engine::memory::default_limit);
     limits
 }
 

@@ -82,7 +82,8 @@ pub struct Limits {
     /// Stop with an error after this much wall-clock time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_wall_time: Option<DurationStr>,
-    /// Stop with an error once the simulator's resident memory exceeds this (e.g. "2GiB").
+    /// Stop with an error once the simulator's resident memory exceeds this (e.g. "2GiB");
+    /// default three quarters of the machine's memory (`MemTotal`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_memory: Option<crate::units::Bytes>,
     /// Refuse to start a run whose links could carry more packet transmissions than this over

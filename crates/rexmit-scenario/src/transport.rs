@@ -242,10 +242,10 @@ impl TcpCfg {
                             "is required when cc = \"aimd\"",
                         )
                     })?;
-                    if !(a > 0.0 && a.is_finite()) {
+                    if !(a > 0.0 && a <= 1000.0) {
                         return Err(ScenarioError::new(
                             format!("{path}.aimd_a"),
-                            format!("{a} must be > 0 (segments per RTT)"),
+                            format!("{a} is outside (0, 1000] (segments per RTT)"),
                         ));
                     }
                     if !(b > 0.0 && b < 1.0) {

@@ -192,6 +192,15 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("unknown probe", APP, "packet_size = 1000\n[[metrics.timeseries]]\nkind = \"app\"\napp = \"f\"\nvalue = \"cwnd\"\ninterval = \"1ms\"", "metrics.timeseries[0].value", "allowed"),
     ("pcap with link and node", APP, "packet_size = 1000\n[[metrics.pcap]]\nlink = \"A->R\"\nnode = \"A\"", "metrics.pcap[0]", "exactly one"),
     ("burst size range", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = { min = 5, max = 2 } }] }, {", "topology.links[0].errors[0].size", "1 ≤ min ≤ max"),
+    ("burst size of the wrong type", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = \"3\" }] }, {", "topology.links[0].errors[0].size", "{ min = N, max = M } (uniform)"),
+    ("burst size negative", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = -3 }] }, {", "topology.links[0].errors[0].size", "-3 is negative"),
+    ("burst size too large", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = 4294967296 }] }, {", "topology.links[0].errors[0].size", "above 4294967295"),
+    ("burst size min alone", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = { min = 2 } }] }, {", "topology.links[0].errors[0].size", "`min` and `max` together"),
+    ("burst size unknown key", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = { mn = 2 } }] }, {", "topology.links[0].errors[0].size", "unknown key `mn`"),
+    ("burst size min of the wrong type", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = { min = \"2\", max = 3 } }] }, {", "topology.links[0].errors[0].size.min", "invalid type"),
+    ("scripted entry negative", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"f\", tcp_seqs = [-1] }] }, {", "topology.links[0].errors[0].tcp_seqs[0]", "-1 is negative"),
+    ("scripted entry of the wrong type", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"f\", sctp_tsns = [\"x\"] }] }, {", "topology.links[0].errors[0].sctp_tsns[0]", "{ value = N, times = K }"),
+    ("scripted entry unknown key", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"f\", tcp_seqs = [{ value = 1, time = 2 }] }] }, {", "topology.links[0].errors[0].tcp_seqs[0].time", "unknown field"),
     ("scripted without selection", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"f\" }] }, {", "topology.links[0].errors[0]", "exactly one"),
     ("scripted unknown app", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"g\", packets = [1] }] }, {", "topology.links[0].errors[0].app", "no app named"),
     ("toml syntax error", "stop_time = \"1s\"", "stop_time = = \"1s\"", "stop_time", "line"),
@@ -222,6 +231,7 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("rto granularity above rto.max", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { rto = { max = \"10s\", granularity = \"11s\" } }", "apps[0].tcp.rto.granularity", "0..=rto.max"),
     ("sctp rto granularity above rto.max", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nsctp = { rto = { granularity = \"61s\" } }", "apps[0].sctp.rto.granularity", "0..=rto.max"),
     ("sctp rto estimator linux", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nsctp = { rto = { estimator = \"linux\" } }", "apps[0].sctp.rto.estimator", "rfc6298"),
+    ("sctp send buffer above 4 GiB", CBR, "kind = \"sctp_bulk\"\nfrom = \"A\"\nto = \"B\"\nsctp = { send_buffer = 9223372036854775807 }", "apps[0].sctp.send_buffer", "..= 4294967296 (4 GiB)"),
     ("zero messages", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nmessages = 0", "apps[0].messages", "≥ 1"),
     ("unknown field in a distribution", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\ninterarrival = { kind = \"fixed\", valeu = \"1s\" }", "apps[0].interarrival.valeu", "unknown field"),
     ("distribution field of another kind", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\ninterarrival = { kind = \"fixed\", value = \"1s\", mean = \"2s\" }", "apps[0].interarrival.mean", "not used by kind \"fixed\""),
@@ -347,4 +357,23 @@ packet_size = 100
         .expect("must fail");
     // B has no links at all: it has no address to send to.
     assert!(e.to_string().contains("apps[0]"), "{e}");
+}
+
+/// A scenario without `limits.max_memory` still has a memory guard: three quarters of the
+/// machine's memory (an open-loop source far beyond its links once took 24 GB in 100 s).
+#[test]
+fn the_memory_guard_defaults_to_three_quarters_of_the_machine() {
+    let s = Scenario::from_toml(&example("udp_dumbbell.toml")).unwrap();
+    assert!(s.limits.max_memory.is_none());
+    let default = rexmit_engine::memory::default_limit();
+    assert_eq!(rexmit_scenario::run::limits(&s).max_memory, default);
+    if let Some(d) = default {
+        assert!(d >= 48 << 20, "{d}");
+    }
+    let mut given = s.clone();
+    given.limits.max_memory = Some(rexmit_scenario::units::Bytes(300 << 20));
+    assert_eq!(
+        rexmit_scenario::run::limits(&given).max_memory,
+        Some(300 << 20)
+    );
 }

@@ -322,6 +322,9 @@ fn check(
     }
 }
 
+/// The largest send buffer (4 GiB).
+pub const SEND_BUFFER_MAX: u64 = 1 << 32;
+
 impl SctpConfig {
     /// Largest user-data payload of one DATA chunk alone in a packet: PMTU minus the IPv4
     /// header (20), the SCTP common header (12) and the DATA chunk header (16). Congestion
@@ -338,10 +341,13 @@ impl SctpConfig {
             "576..=65535",
             self.pmtu,
         )?;
+        // The upper bound is the receive buffer's (a_rwnd is 32 bits, RFC 9260 §3.3.2): a bulk
+        // source fills its send buffer with messages at once, so a bound-less buffer would
+        // never stop filling.
         check(
-            self.send_buffer >= self.max_data_payload() as u64,
+            (self.max_data_payload() as u64..=SEND_BUFFER_MAX).contains(&self.send_buffer),
             "send_buffer",
-            ">= one full DATA chunk (pmtu - 48)",
+            "one full DATA chunk (pmtu - 48) ..= 4294967296 (4 GiB)",
             self.send_buffer,
         )?;
         check(
