@@ -4,7 +4,7 @@
 use crate::error_model::{ErrorModel, ErrorModelConfig, ReorderConfig};
 use crate::ids::{IfaceId, NodeId};
 use crate::packet::Packet;
-use crate::queue::{OutputQueue, QueueConfig, QueueDrop};
+use crate::queue::{OutputQueue, QueueConfig, QueueDiscipline, QueueDrop};
 use rexmit_engine::{RngStream, StreamFactory};
 use rexmit_time::{Duration, Rate, Time};
 
@@ -57,27 +57,38 @@ pub struct ChannelStats {
     pub queue_byte_ns: u128,
 }
 
-/// Layout (hot path): `repr(C)`, so declaration order is memory order. The fields every
-/// packet reads or writes (offer, start_tx, launch, land) come first and share a few cache
-/// lines; names, random streams of rarely drawing models and queueing statistics follow. With
-/// 10 000 flows most channels are cold when a packet comes, and the compiler's own order spread
-/// a packet's fields over twice as many lines.
-#[repr(C)]
+/// Layout (hot path): `repr(C)` and aligned to a cache line, so declaration order is memory
+/// order and the lines are known. What a packet touches on its way through the channel sits on
+/// three of them: line 0 (the line's state, its rate and delay, the delay line, where it
+/// leads), line 1 (`stats`' per-packet counters, first in `ChannelStats`) and line 3 (the
+/// queue's length and the flags that say which of the rarer steps apply). Names, random
+/// streams, models and the queueing statistics follow. With 10 000 flows most channels are cold
+/// when a packet comes, so each line is a cache miss (docs/validation.md, "Session 13").
+#[repr(C, align(64))]
 pub struct Channel {
+    // Line 0.
     /// The transmitter is serializing until this instant.
     busy_until: Time,
-    pub to_node: NodeId,
-    pub to_iface: IfaceId,
-    pub from_iface: IfaceId,
+    /// `params.rate` and `params.delay`, copied here at creation (`params` is read-only after).
+    rate: Rate,
+    delay: Duration,
     /// Packets propagating, in arrival order. Without reordering the delay is the same for
     /// every packet, so arrivals are FIFO and only the head needs an engine event.
     in_flight: std::collections::VecDeque<InFlight>,
+    pub to_node: NodeId,
+    pub to_iface: IfaceId,
+    // Lines 1 to 3: 144 bytes, the per-packet counters on line 1.
+    pub stats: ChannelStats,
+    // Line 3, after the statistics.
+    pub from_iface: IfaceId,
+    /// `FLAG_*` bits.
+    flags: u8,
+    pub(crate) queue: OutputQueue,
+    // Cold.
     errors: Vec<ErrorModel>,
     pub(crate) pcap: Option<usize>,
-    pub stats: ChannelStats,
-    pub params: LinkParams,
+    params: LinkParams,
     rng_error: RngStream,
-    pub(crate) queue: OutputQueue,
     /// Arrival time of packets entering the queue, to measure queueing delay (FIFO order).
     enqueued_at: std::collections::VecDeque<Time>,
     last_change: Time,
@@ -85,6 +96,15 @@ pub struct Channel {
     rng_queue: RngStream,
     rng_reorder: RngStream,
 }
+
+/// `Channel::flags`: the channel has error models.
+const FLAG_ERRORS: u8 = 1;
+/// A reordering model (arrivals are not FIFO).
+const FLAG_REORDER: u8 = 2;
+/// A RED queue (it sees packets that bypass the queue too).
+const FLAG_RED: u8 = 4;
+/// A capture of this channel or of the node it leaves (`Simulation::pcap_*`).
+const FLAG_PCAP: u8 = 8;
 
 /// A packet on the wire: sent, not yet at the far end (the link's delay line). `seq` is the
 /// engine sequence number reserved when it left the transmitter.
@@ -122,7 +142,20 @@ impl Channel {
         params: LinkParams,
         streams: &StreamFactory,
     ) -> Self {
+        let mut flags = 0;
+        if !params.errors.is_empty() {
+            flags |= FLAG_ERRORS;
+        }
+        if params.reorder.is_some() {
+            flags |= FLAG_REORDER;
+        }
+        if matches!(params.queue.discipline, QueueDiscipline::Red(_)) {
+            flags |= FLAG_RED;
+        }
         Channel {
+            rate: params.rate,
+            delay: params.delay,
+            flags,
             rng_queue: streams.stream(&format!("link/{name}/queue")),
             rng_error: streams.stream(&format!("link/{name}/error")),
             rng_reorder: streams.stream(&format!("link/{name}/reorder")),
@@ -159,7 +192,9 @@ impl Channel {
         self.stats.offered_bytes += pkt.size as u64;
         let was_empty = self.queue.len_packets() == 0;
         if was_empty && now >= self.busy_until {
-            self.queue.bypass(now);
+            if self.flags & FLAG_RED != 0 {
+                self.queue.bypass(now);
+            }
             return Offer::StartNow(pkt);
         }
         self.account_queue(now);
@@ -208,36 +243,53 @@ impl Channel {
     // Hot path: once per packet hop; called from one place in sim.rs, inlined there.
     #[inline(always)]
     pub(crate) fn start_tx(&mut self, now: Time, pkt: &Packet) -> (Time, TxOutcome) {
-        let tx = self.params.rate.tx_time(pkt.size as u64);
+        let tx = self.rate.tx_time(pkt.size as u64);
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += pkt.size as u64;
         self.stats.busy += tx;
         let done = now + tx;
         self.busy_until = done;
-        // Every model sees every packet, so each model's packet count stays exact.
-        let mut lost = false;
-        for m in &mut self.errors {
-            lost |= m.drops(pkt, &mut self.rng_error);
+        if self.flags & FLAG_ERRORS != 0 {
+            // Every model sees every packet, so each model's packet count stays exact.
+            let mut lost = false;
+            for m in &mut self.errors {
+                lost |= m.drops(pkt, &mut self.rng_error);
+            }
+            if lost {
+                self.stats.drop_error += 1;
+                return (done, TxOutcome::Corrupted);
+            }
         }
-        if lost {
-            self.stats.drop_error += 1;
-            return (done, TxOutcome::Corrupted);
-        }
-        let extra = match &self.params.reorder {
-            Some(r) => r.extra_delay(&mut self.rng_reorder),
-            None => Duration::ZERO,
+        let extra = match (self.flags & FLAG_REORDER != 0, &self.params.reorder) {
+            (true, Some(r)) => r.extra_delay(&mut self.rng_reorder),
+            _ => Duration::ZERO,
         };
         (
             done,
             TxOutcome::Deliver {
-                arrival: done + self.params.delay + extra,
+                arrival: done + self.delay + extra,
             },
         )
     }
 
     /// Whether arrivals keep transmission order (no reordering model): the delay line applies.
     pub(crate) fn is_fifo(&self) -> bool {
-        self.params.reorder.is_none()
+        self.flags & FLAG_REORDER == 0
+    }
+
+    /// Whether a capture of this channel or of the node it leaves is open.
+    pub(crate) fn captured(&self) -> bool {
+        self.flags & FLAG_PCAP != 0
+    }
+
+    /// A capture of this channel or of the node it leaves was opened.
+    pub(crate) fn set_captured(&mut self) {
+        self.flags |= FLAG_PCAP;
+    }
+
+    /// The parameters it was built with.
+    pub fn params(&self) -> &LinkParams {
+        &self.params
     }
 
     /// Put a transmitted packet on the delay line. Returns true if it is the head (the caller
@@ -293,5 +345,49 @@ impl Channel {
     /// Close the time integrals at `now` (call before reading averages).
     pub(crate) fn finish(&mut self, now: Time) {
         self.account_queue(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// The lines a packet touches (see `Channel`): a field moved or grown breaks this, not the
+    /// results, so the layout is checked here.
+    #[test]
+    fn a_packets_fields_sit_on_lines_0_1_and_3() {
+        assert_eq!(align_of::<Channel>(), 64);
+        let line = |offset: usize, size: usize| {
+            let (first, last) = (offset / 64, (offset + size - 1) / 64);
+            assert_eq!(first, last, "field at {offset} of {size} bytes spans lines");
+            first
+        };
+        assert_eq!(line(offset_of!(Channel, busy_until), 8), 0);
+        assert_eq!(line(offset_of!(Channel, rate), 8), 0);
+        assert_eq!(line(offset_of!(Channel, delay), 8), 0);
+        assert_eq!(line(offset_of!(Channel, in_flight), 32), 0);
+        assert_eq!(line(offset_of!(Channel, to_node), 4), 0);
+        assert_eq!(line(offset_of!(Channel, to_iface), 4), 0);
+        let stats = offset_of!(Channel, stats);
+        for (f, o) in [
+            ("offered_packets", offset_of!(ChannelStats, offered_packets)),
+            ("offered_bytes", offset_of!(ChannelStats, offered_bytes)),
+            ("tx_packets", offset_of!(ChannelStats, tx_packets)),
+            ("tx_bytes", offset_of!(ChannelStats, tx_bytes)),
+            ("busy", offset_of!(ChannelStats, busy)),
+            ("arrived_packets", offset_of!(ChannelStats, arrived_packets)),
+            ("arrived_bytes", offset_of!(ChannelStats, arrived_bytes)),
+        ] {
+            assert_eq!(line(stats + o, 8), 1, "stats.{f}");
+        }
+        assert_eq!(line(offset_of!(Channel, from_iface), 4), 3);
+        assert_eq!(line(offset_of!(Channel, flags), 1), 3);
+        let queue = offset_of!(Channel, queue);
+        assert_eq!(line(queue, size_of::<std::collections::VecDeque<u8>>()), 3);
+        assert_eq!(
+            line(queue + size_of::<std::collections::VecDeque<u8>>(), 8),
+            3
+        );
     }
 }

@@ -232,7 +232,9 @@ impl Simulation {
             .pcaps
             .open(path)
             .map_err(|e| SetupError::Pcap(format!("{}: {e}", path.display())))?;
-        self.world.net.channels[ch.0 as usize].pcap = Some(idx);
+        let c = &mut self.world.net.channels[ch.0 as usize];
+        c.pcap = Some(idx);
+        c.set_captured();
         Ok(())
     }
 
@@ -243,7 +245,14 @@ impl Simulation {
             .pcaps
             .open(path)
             .map_err(|e| SetupError::Pcap(format!("{}: {e}", path.display())))?;
-        self.world.net.nodes[node.0 as usize].pcap = Some(idx);
+        let net = &mut self.world.net;
+        net.nodes[node.0 as usize].pcap = Some(idx);
+        // The node's packets are captured as they start on its channels (`start_tx`).
+        for c in net.channels.iter_mut() {
+            if net.ifaces[c.from_iface.0 as usize].node == node {
+                c.set_captured();
+            }
+        }
         Ok(())
     }
 
@@ -498,12 +507,14 @@ impl World {
     fn start_tx(&mut self, s: &mut Scheduler<Event>, now: Time, ch: ChannelId, pkt: Box<Packet>) {
         let c = &mut self.net.channels[ch.0 as usize];
         let (done, outcome) = c.start_tx(now, &pkt);
-        if let Some(tap) = c.pcap {
-            self.pcaps.write(tap, now, &pkt.ip);
-        }
-        let from_node = self.net.ifaces[c.from_iface.0 as usize].node;
-        if let Some(tap) = self.net.nodes[from_node.0 as usize].pcap {
-            self.pcaps.write(tap, now, &pkt.ip);
+        if c.captured() {
+            if let Some(tap) = c.pcap {
+                self.pcaps.write(tap, now, &pkt.ip);
+            }
+            let from_node = self.net.ifaces[c.from_iface.0 as usize].node;
+            if let Some(tap) = self.net.nodes[from_node.0 as usize].pcap {
+                self.pcaps.write(tap, now, &pkt.ip);
+            }
         }
         // The line frees itself at `done`; an event is needed only to serve a waiting packet.
         if c.has_waiting() {

@@ -87,8 +87,8 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
             packet_hops += st.tx_packets;
             let secs = elapsed.max(f64::MIN_POSITIVE);
             let m = vec![
-                ("rate_bps", c.params.rate.bps() as f64),
-                ("delay_s", c.params.delay.as_secs_f64()),
+                ("rate_bps", c.params().rate.bps() as f64),
+                ("delay_s", c.params().delay.as_secs_f64()),
                 ("offered_packets", st.offered_packets as f64),
                 ("tx_packets", st.tx_packets as f64),
                 ("tx_bytes", st.tx_bytes as f64),

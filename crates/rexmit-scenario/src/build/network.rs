@@ -331,7 +331,7 @@ pub(super) fn work_of(s: &Scenario, net: &Network) -> f64 {
     let secs = s.stop_time.0.as_secs_f64();
     net.channels
         .iter()
-        .map(|c| c.params.rate.bps() as f64 / (8.0 * 1500.0) * secs)
+        .map(|c| c.params().rate.bps() as f64 / (8.0 * 1500.0) * secs)
         .sum()
 }
 
