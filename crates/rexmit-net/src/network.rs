@@ -24,21 +24,30 @@ pub struct NodeStats {
     pub not_for_us: u64,
 }
 
+/// Layout (hot path): `repr(C)`, aligned to a cache line, with what a packet reads at a host
+/// (its way out, captures, its port bindings, whether it forwards) on the first line; with
+/// 10 000 hosts most are cold when a packet comes (docs/validation.md, "Session 13").
+#[repr(C, align(64))]
 pub struct Node {
-    pub name: String,
+    /// A single-homed host's one way out: the channel of its only interface (set with the
+    /// routes). Its packets go there whatever their destination, as `route_to` says; having it
+    /// here spares a packet the reads of `ifaces` and the interface (hot path, `originate`).
+    pub(crate) uplink: Option<ChannelId>,
+    pub(crate) pcap: Option<usize>,
+    pub(crate) ports: FastMap<(u8, u16), AgentId>,
     /// Routers forward packets not addressed to them; hosts (even multihomed ones) never do.
     pub forwarding: bool,
+    // Cold for hosts (a router's routes are read at every hop, but there are few routers).
+    pub name: String,
     pub ifaces: Vec<IfaceId>,
     /// Routers and multihomed hosts: the interface out to each address, indexed by the
     /// interface owning that address (`NO_ROUTE`: none). Dense rather than hashed by address:
     /// one index per hop (it holds no more entries than a map of every address would).
     pub(crate) routes: Vec<u32>,
-    pub(crate) ports: FastMap<(u8, u16), AgentId>,
     /// Receives every packet for the node that no port binding claims (a real host's bridge in
     /// emulation); `None`: such packets count as `no_listener`.
     pub(crate) catch_all: Option<AgentId>,
     pub stats: NodeStats,
-    pub(crate) pcap: Option<usize>,
 }
 
 pub struct Iface {
@@ -111,6 +120,7 @@ impl Network {
             return Err(BuildError::DuplicateNode(name.to_string()));
         }
         self.nodes.push(Node {
+            uplink: None,
             name: name.to_string(),
             forwarding,
             ifaces: Vec::new(),
@@ -242,5 +252,45 @@ impl Network {
                     .is_some_and(|&i| i != NO_ROUTE)
             })
             || (n.ifaces.len() == 1 && owner.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// What a packet reads at a host shares the node's first cache line (see `Node`).
+    #[test]
+    fn a_hosts_per_packet_fields_share_one_line() {
+        assert_eq!(align_of::<Node>(), 64);
+        let end = |offset: usize, size: usize| offset + size;
+        assert!(end(offset_of!(Node, uplink), size_of::<Option<ChannelId>>()) <= 64);
+        assert!(end(offset_of!(Node, pcap), size_of::<Option<usize>>()) <= 64);
+        let ports = size_of::<FastMap<(u8, u16), AgentId>>();
+        assert!(end(offset_of!(Node, ports), ports) <= 64);
+        assert!(end(offset_of!(Node, forwarding), 1) <= 64);
+    }
+
+    /// A single-homed host's uplink is its one interface's channel; routers and multihomed
+    /// hosts have none (they look their routes up).
+    #[test]
+    fn only_single_homed_hosts_have_an_uplink() {
+        let mut net = Network::new(rexmit_engine::StreamFactory::new(1));
+        let h = net.add_node("H", false).unwrap();
+        let m = net.add_node("M", false).unwrap();
+        let r = net.add_node("R", true).unwrap();
+        let p = crate::LinkParams::new(
+            rexmit_time::Rate::from_mbps(10),
+            rexmit_time::Duration::from_millis(1),
+        );
+        net.add_link(h, r, p.clone(), p.clone(), None).unwrap();
+        net.add_link(m, r, p.clone(), p.clone(), None).unwrap();
+        net.add_link(m, r, p.clone(), p, None).unwrap();
+        net.compute_routes();
+        let hi = net.node(h).ifaces[0];
+        assert_eq!(net.node(h).uplink, Some(net.ifaces[hi.0 as usize].tx));
+        assert_eq!(net.node(m).uplink, None);
+        assert_eq!(net.node(r).uplink, None);
     }
 }

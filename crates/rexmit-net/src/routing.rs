@@ -126,6 +126,10 @@ impl Network {
         }
         for (node, table) in self.nodes.iter_mut().zip(tables) {
             node.routes = table;
+            node.uplink = match node.ifaces[..] {
+                [only] if !node.forwarding => Some(self.ifaces[only.0 as usize].tx),
+                _ => None,
+            };
         }
     }
 

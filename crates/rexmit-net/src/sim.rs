@@ -40,7 +40,10 @@ struct AgentSlot {
 pub struct World {
     pub net: Network,
     agents: Vec<AgentSlot>,
-    node_addrs: Vec<Vec<Ipv4Addr>>,
+    /// Every node's addresses in one vector, node after node, and where each node's start and
+    /// end (`Ctx::addrs` at every agent call: two dense arrays instead of a vector per node).
+    node_addrs: Vec<Ipv4Addr>,
+    node_addr_span: Vec<(u32, u32)>,
     actions: Vec<Action>,
     /// Boxes of delivered packets, reused by `originate` (see `recycle`): the boxes themselves
     /// are the point, since packets move through the network as pointers.
@@ -105,15 +108,20 @@ impl Simulation {
     /// Take a built network; routes are computed here.
     pub fn new(mut net: Network) -> Self {
         net.compute_routes();
-        let node_addrs = (0..net.nodes.len())
-            .map(|i| net.addrs(NodeId(i as u32)))
-            .collect();
+        let mut node_addrs = Vec::new();
+        let mut node_addr_span = Vec::with_capacity(net.nodes.len());
+        for i in 0..net.nodes.len() {
+            let start = node_addrs.len() as u32;
+            node_addrs.extend(net.addrs(NodeId(i as u32)));
+            node_addr_span.push((start, node_addrs.len() as u32));
+        }
         Simulation {
             sched: Scheduler::new(),
             world: World {
                 net,
                 agents: Vec::new(),
                 node_addrs,
+                node_addr_span,
                 actions: Vec::new(),
                 packet_pool: Vec::new(),
                 next_uid: 0,
@@ -399,7 +407,10 @@ impl World {
         let mut ctx = Ctx {
             now,
             node,
-            addrs: &self.node_addrs[node.0 as usize],
+            addrs: {
+                let (start, end) = self.node_addr_span[node.0 as usize];
+                &self.node_addrs[start as usize..end as usize]
+            },
             actions: &mut self.actions,
         };
         f(slot.agent.as_mut(), &mut ctx);
@@ -436,6 +447,10 @@ impl World {
             // Ahead of other same-instant events and in order among themselves.
             s.schedule_first(now, Event::Local(node, pkt));
             return;
+        }
+        if let Some(ch) = self.net.nodes[node.0 as usize].uplink {
+            // `route_to`'s answer for a single-homed host, without reading its interfaces.
+            return self.offer(s, now, ch, pkt);
         }
         match self.net.route_to(node, dst_owner) {
             Some(iface) => self.forward(s, now, iface, pkt),
@@ -495,6 +510,12 @@ impl World {
 
     fn forward(&mut self, s: &mut Scheduler<Event>, now: Time, iface: IfaceId, pkt: Box<Packet>) {
         let ch = self.net.ifaces[iface.0 as usize].tx;
+        self.offer(s, now, ch, pkt);
+    }
+
+    /// Hand a packet to channel `ch`.
+    #[inline(always)]
+    fn offer(&mut self, s: &mut Scheduler<Event>, now: Time, ch: ChannelId, pkt: Box<Packet>) {
         match self.net.channels[ch.0 as usize].offer(now, pkt) {
             Offer::StartNow(p) => self.start_tx(s, now, ch, p),
             Offer::Queued {
