@@ -70,10 +70,13 @@ impl Scenario {
         let mut de = serde_json::Deserializer::from_str(text);
         let s: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
-            ScenarioError::new(
-                if path == "." { String::new() } else { path },
-                e.into_inner().to_string(),
-            )
+            // The JSON comes from a Python dict, on one line: serde_json's "at line 1 column N"
+            // points into text the user never wrote.
+            let mut msg = e.into_inner().to_string();
+            if let Some(i) = msg.rfind(" at line ") {
+                msg.truncate(i);
+            }
+            ScenarioError::new(if path == "." { String::new() } else { path }, msg)
         })?;
         validate::validate(&s)?;
         Ok(s)
