@@ -74,7 +74,16 @@ impl Scenario {
             // points into text the user never wrote.
             let mut msg = e.into_inner().to_string();
             if let Some(i) = msg.rfind(" at line ") {
-                msg.truncate(i);
+                let tail = &msg[i + " at line ".len()..];
+                let is_position = tail.split_once(" column ").is_some_and(|(l, c)| {
+                    !l.is_empty()
+                        && !c.is_empty()
+                        && l.bytes().all(|b| b.is_ascii_digit())
+                        && c.bytes().all(|b| b.is_ascii_digit())
+                });
+                if is_position {
+                    msg.truncate(i);
+                }
             }
             ScenarioError::new(if path == "." { String::new() } else { path }, msg)
         })?;

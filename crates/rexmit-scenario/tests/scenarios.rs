@@ -377,3 +377,50 @@ fn the_memory_guard_defaults_to_three_quarters_of_the_machine() {
         Some(300 << 20)
     );
 }
+
+/// Errors of a JSON scenario (what Python sends, on one line) carry no "at line 1 column N";
+/// a value that itself says "at line" is left whole.
+#[test]
+fn json_errors_carry_no_position_into_text_the_user_never_wrote() {
+    let toml = example("udp_dumbbell.toml");
+    let json = Scenario::from_toml(&toml).unwrap().to_json();
+    let bad = json.replacen("\"stop_time\":", "\"stop_tme\":", 1);
+    let e = Scenario::from_json(&bad).unwrap_err().to_string();
+    assert!(e.contains("stop_tme") && !e.contains("column"), "{e}");
+    let named = json.replacen("\"stop_time\":\"", "\"stop_time\":\"at line 3 column 4 ", 1);
+    let e = Scenario::from_json(&named).unwrap_err().to_string();
+    assert!(e.contains("\"at line 3 column 4 20s\""), "{e}");
+    assert!(!e.contains("at line 1 column"), "{e}");
+}
+
+/// The three forms of a burst size read back as written, from TOML (integers for `mean` too)
+/// and from JSON.
+#[test]
+fn burst_sizes_of_every_form_parse() {
+    use rexmit_scenario::kinds::BurstSizeCfg;
+    for (written, want) in [
+        ("4", BurstSizeCfg::Fixed(4)),
+        (
+            "{ min = 1, max = 3 }",
+            BurstSizeCfg::Uniform { min: 1, max: 3 },
+        ),
+        ("{ mean = 3 }", BurstSizeCfg::Geometric { mean: 3.0 }),
+        ("{ mean = 2.5 }", BurstSizeCfg::Geometric { mean: 2.5 }),
+    ] {
+        let text = BASE.replacen(
+            LINK0,
+            &format!("delay = \"1ms\", errors = [{{ kind = \"burst\", rate = 0.1, size = {written} }}] }}, {{"),
+            1,
+        );
+        let s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{written}: {e}"));
+        let again = Scenario::from_json(&s.to_json()).unwrap();
+        for s in [s, again] {
+            let links = s
+                .topology
+                .as_ref()
+                .and_then(|t| t.links.clone())
+                .expect("a chain");
+            assert_eq!(links[0].errors[0].size, Some(want.clone()), "{written}");
+        }
+    }
+}
