@@ -40,8 +40,8 @@ struct AgentSlot {
 pub struct World {
     pub net: Network,
     agents: Vec<AgentSlot>,
-    /// Every node's addresses in one vector, node after node, and where each node's start and
-    /// end (`Ctx::addrs` at every agent call: two dense arrays instead of a vector per node).
+    /// Every node's addresses in one vector, node after node, and where each node's addresses
+    /// start and end (`Ctx::addrs` at every agent call: two dense arrays, not a vector per node).
     node_addrs: Vec<Ipv4Addr>,
     node_addr_span: Vec<(u32, u32)>,
     actions: Vec<Action>,
