@@ -1,20 +1,23 @@
 //! The process's resident memory, for the `max_memory` run guard. Read from
 //! `/proc/self/status` (Linux); `None` where that is not available.
 
-/// Resident set size in bytes (`VmRSS`), or `None` if it cannot be read.
-pub fn resident_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+/// The value of line `key` (e.g. `"VmRSS:"`) of a `/proc` file whose lines read
+/// `key  N kB`, in bytes; `None` if it cannot be read.
+fn proc_kb_field(path: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }
 
+/// Resident set size in bytes (`VmRSS`), or `None` if it cannot be read.
+pub fn resident_bytes() -> Option<u64> {
+    proc_kb_field("/proc/self/status", "VmRSS:")
+}
+
 /// The machine's memory in bytes (`MemTotal` of `/proc/meminfo`), or `None` if it cannot be read.
 pub fn total_bytes() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    proc_kb_field("/proc/meminfo", "MemTotal:")
 }
 
 /// The memory guard of a run that sets none: three quarters of the machine's memory, so that a

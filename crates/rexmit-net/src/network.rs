@@ -50,6 +50,17 @@ pub struct Node {
     pub stats: NodeStats,
 }
 
+impl Node {
+    /// A single-homed host's only interface: every packet it sends leaves there, whatever its
+    /// destination (no table needed).
+    pub(crate) fn single_iface(&self) -> Option<IfaceId> {
+        match self.ifaces[..] {
+            [only] if !self.forwarding => Some(only),
+            _ => None,
+        }
+    }
+}
+
 pub struct Iface {
     pub node: NodeId,
     pub addr: Ipv4Addr,

@@ -126,10 +126,7 @@ impl Network {
         }
         for (node, table) in self.nodes.iter_mut().zip(tables) {
             node.routes = table;
-            node.uplink = match node.ifaces[..] {
-                [only] if !node.forwarding => Some(self.ifaces[only.0 as usize].tx),
-                _ => None,
-            };
+            node.uplink = node.single_iface().map(|i| self.ifaces[i.0 as usize].tx);
         }
     }
 
@@ -143,8 +140,8 @@ impl Network {
     #[inline]
     pub fn route_to(&self, node: NodeId, owner: Option<DstOwner>) -> Option<IfaceId> {
         let n = &self.nodes[node.0 as usize];
-        if !n.forwarding && n.ifaces.len() == 1 {
-            return Some(n.ifaces[0]);
+        if let Some(only) = n.single_iface() {
+            return Some(only);
         }
         match n.routes.get(owner?.iface.0 as usize) {
             Some(&i) if i != NO_ROUTE => Some(IfaceId(i)),

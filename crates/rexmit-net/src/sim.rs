@@ -256,10 +256,8 @@ impl Simulation {
         let net = &mut self.world.net;
         net.nodes[node.0 as usize].pcap = Some(idx);
         // The node's packets are captured as they start on its channels (`start_tx`).
-        for c in net.channels.iter_mut() {
-            if net.ifaces[c.from_iface.0 as usize].node == node {
-                c.set_captured();
-            }
+        for &i in &net.nodes[node.0 as usize].ifaces {
+            net.channels[net.ifaces[i.0 as usize].tx.0 as usize].set_captured();
         }
         Ok(())
     }

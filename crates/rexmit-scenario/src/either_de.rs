@@ -6,6 +6,12 @@ use crate::kinds::{BurstSizeCfg, ScriptedEntry, ScriptedValueCfg};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use std::fmt;
 
+/// An integer where only non-negative ones are allowed: a negative one names itself and the
+/// forms allowed.
+fn non_negative<E: de::Error>(v: i64, forms: &str) -> Result<u64, E> {
+    u64::try_from(v).map_err(|_| E::custom(format!("{v} is negative; expected {forms}")))
+}
+
 const BURST_FORMS: &str =
     "a burst size: a packet count (integer 1..=4294967295), { min = N, max = M } (uniform) or { mean = X } (geometric, X ≥ 1)";
 
@@ -25,12 +31,7 @@ impl<'de> Deserialize<'de> for BurstSizeCfg {
                 })
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<BurstSizeCfg, E> {
-                match u64::try_from(v) {
-                    Ok(v) => self.visit_u64(v),
-                    Err(_) => Err(E::custom(format!(
-                        "{v} is negative; expected {BURST_FORMS}"
-                    ))),
-                }
+                self.visit_u64(non_negative(v, BURST_FORMS)?)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BurstSizeCfg, A::Error> {
                 let (mut min, mut max, mut mean) = (None::<u32>, None::<u32>, None::<f64>);
@@ -74,9 +75,7 @@ impl<'de> Deserialize<'de> for ScriptedEntry {
                 Ok(ScriptedEntry::Plain(v))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<ScriptedEntry, E> {
-                u64::try_from(v)
-                    .map(ScriptedEntry::Plain)
-                    .map_err(|_| E::custom(format!("{v} is negative; expected {SCRIPTED_FORMS}")))
+                non_negative(v, SCRIPTED_FORMS).map(ScriptedEntry::Plain)
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ScriptedEntry, A::Error> {
                 ScriptedValueCfg::deserialize(de::value::MapAccessDeserializer::new(map))

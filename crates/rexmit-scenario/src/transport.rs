@@ -242,7 +242,7 @@ impl TcpCfg {
                             "is required when cc = \"aimd\"",
                         )
                     })?;
-                    if !(a > 0.0 && a <= 1000.0) {
+                    if !(a > 0.0 && a <= rexmit_tcp::config::AIMD_A_MAX) {
                         return Err(ScenarioError::new(
                             format!("{path}.aimd_a"),
                             format!("{a} is outside (0, 1000] (segments per RTT)"),

@@ -235,6 +235,9 @@ fn check(ok: bool, field: &'static str, allowed: &str) -> Result<(), ConfigError
     }
 }
 
+/// The largest additive increase of generalised AIMD (segments per RTT; seed 003's a).
+pub const AIMD_A_MAX: f64 = 1000.0;
+
 impl TcpConfig {
     /// Initial window in bytes for segment size `smss` (RFC 5681 §3.1 eq. 1 unless set).
     pub fn initial_window(&self, smss: u64) -> u64 {
@@ -345,7 +348,11 @@ impl TcpConfig {
             "false unless cc = Cubic",
         )?;
         if let crate::cc::CcAlgorithm::Aimd { a, b } = self.cc {
-            check(a.is_finite() && a > 0.0 && a <= 1000.0, "cc.a", "(0, 1000]")?;
+            check(
+                a.is_finite() && a > 0.0 && a <= AIMD_A_MAX,
+                "cc.a",
+                "(0, 1000]",
+            )?;
             check(b.is_finite() && b > 0.0 && b < 1.0, "cc.b", "(0, 1)")?;
         }
         Ok(())
