@@ -200,7 +200,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                 if value is not None:
                     table[key] = value
             spec.set_ci(table).check()
-        result = run_sweep(spec, args.out, jobs=args.jobs, cluster=args.cluster, progress=False if args.quiet else (True if args.progress else None))
+        result = run_sweep(spec, args.out, jobs=args.jobs, cluster=args.cluster, progress=False if args.quiet else (True if args.progress else None), views=args.views)
     except (SweepError, _core.ScenarioError) as e:
         print(f"error: {args.sweep}: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
@@ -338,6 +338,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         w.add_argument("--cluster", help="run on the Dask scheduler at this address (tcp://host:port) instead")
         w.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
         w.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
+        w.add_argument("--views", metavar="FLOW", help="trace FLOW in the first replication of every point for `rexmit report DIR --views FLOW` (which then runs nothing again)")
         w.add_argument("--ci-target", metavar="PCT", help="add replications per point until every --ci-metric's 95%% CI half-width is below PCT of its mean (e.g. 2%%); overrides the file's [ci] target")
         w.add_argument("--ci-metric", action="append", metavar="COLUMN", help="result column the CI target applies to (repeatable; default the file's [ci] or [report] metrics)")
         w.add_argument("--ci-min", type=int, metavar="N", help="replications every point gets first (default 3)")
@@ -349,7 +350,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         rp.add_argument("dir", help="output directory of `rexmit run` or `rexmit sweep`")
         rp.add_argument("--metric", "-m", action="append", help="sweep metric to plot, e.g. flow.cbr0.throughput_bps (repeatable)")
         rp.add_argument("--x", help="sweep parameter for the x axis (default: the first varied one)")
-        rp.add_argument("--views", metavar="FLOW", help="sweep: run the first replication of every point again with FLOW traced and link its time-sequence and cwnd pages")
+        rp.add_argument("--views", metavar="FLOW", help="sweep: link FLOW's time-sequence and cwnd pages in the first replication of every point (traced by `rexmit sweep --views FLOW`, else run again traced)")
         rp.set_defaults(func=_cmd_report)
 
     if only in (None, "plot"):

@@ -485,8 +485,9 @@ def report(
     reproduction recipe) may add ``markers`` (reference lines such as a model's predictions), ``notes``
     (paragraphs of plain text for the overview) and ``tables`` (titled lists of rows); these are
     not stored in the sweep directory, so a later ``rexmit report DIR`` leaves them out.
-    ``views`` (a TCP or SCTP flow's name) runs the first replication of every point again with
-    that flow traced and links its time-sequence and cwnd pages (``rexmit.views``).
+    ``views`` (a TCP or SCTP flow's name) links that flow's time-sequence and cwnd pages in the
+    first replication of every point: drawn from the trace the sweep kept (``run_sweep(...,
+    views=FLOW)``), else from that run run again with the flow traced (``rexmit.views``).
     """
     out = Path(out_dir)
     if (out / "sweep.json").is_file():

@@ -38,9 +38,10 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 from rexmit._lazy import pa, pq
 
 from rexmit import _core
-from rexmit.results import RunResult, _atomic_write_bytes, _atomic_write_table
+from rexmit.results import _atomic_write_bytes, _atomic_write_table
 from rexmit.scenario import Scenario, _split_path, parse_toml_loosely, read_text_file
 from rexmit.stats import mean_ci
+from rexmit.sweep_workers import FinishedRun, OnDone, Task, View, _metrics_table, execute, metrics_row, run_local
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -371,67 +372,13 @@ def _label_table(runs: list[PlannedRun], types_: dict[str, pa.DataType]) -> pa.T
     return pa.table(cols)
 
 
-def metrics_row(result: RunResult) -> dict[str, Any]:
-    """A run's metrics as one flat row: ``summary.<field>``, ``flow.<name>.<metric>``,
-    ``link.<name>.<metric>``, ``node.<name>.<metric>`` (numbers only; wall time left out, as it
-    is the one thing that differs between identical runs)."""
-    row: dict[str, Any] = {}
-    for key, value in result.summary.items():
-        if key not in ("seed", "wall_time_s"):
-            row[f"summary.{key}"] = value
-    for prefix, rows in (("flow", result.flows), ("link", result.links), ("node", result.nodes)):
-        for entry in rows:
-            for key, value in entry.items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    row[f"{prefix}.{entry['name']}.{key}"] = float(value)
-    return row
-
-
-def _metrics_table(row: dict[str, Any]) -> pa.Table:
-    cols = {}
-    for key, value in row.items():
-        if value is None or isinstance(value, str):
-            cols[key] = pa.array([value], pa.string())
-        elif isinstance(value, int) and not isinstance(value, bool):
-            cols[key] = pa.array([value], pa.int64())
-        else:
-            cols[key] = pa.array([value], pa.float64())
-    return pa.table(cols)
-
-
-@dataclass(frozen=True)
-class FinishedRun:
-    """What a worker sends back: the metrics row, the time series and the scenario text."""
-
-    run_id: str
-    metrics: dict[str, Any]
-    series: pa.Table
-    scenario_toml: str
-
-
-#: The sweep process of a local worker (set by its initializer), None elsewhere.
-_PARENT: Optional[int] = None
-
-
-def _parent_alive(*_: Any) -> bool:
-    """Progress callback of runs in a local worker: the simulator calls it about four times a
-    second, so a worker whose sweep process died leaves within a second, even mid-run."""
-    if _PARENT is not None and os.getppid() != _PARENT:
-        os._exit(1)
-    return True
-
-
-def execute(run_id: str, scenario_data: dict[str, Any]) -> FinishedRun:
-    """Run one scenario (in a worker process or on a Dask worker); writes nothing."""
-    from rexmit.results import run
-
-    result = run(Scenario.from_dict(scenario_data), progress=_parent_alive if _PARENT is not None else None)
-    return FinishedRun(run_id, metrics_row(result), result.series_table(), result.scenario.to_toml())
-
-
 def _write_run(out: Path, finished: FinishedRun, labels: pa.Table) -> pa.Table:
-    """The series and scenario first, the run row last: the row marks the run as done.
-    Returns the run's metrics (the row without its labels)."""
+    """The series, scenario and views' trace first, the run row last: the row marks the run as
+    done. Returns the run's metrics (the row without its labels)."""
+    if finished.view is not None:
+        from rexmit.views import write_trace
+
+        write_trace(out, finished.run_id, finished.view)
     _atomic_write_table(out / "series" / f"{finished.run_id}.parquet", finished.series)
     _atomic_write_bytes(out / "scenarios" / f"{finished.run_id}.toml", finished.scenario_toml.encode())
     metrics = _metrics_table(finished.metrics)
@@ -444,52 +391,7 @@ def finished_ids(out_dir: Union[str, Path]) -> set[str]:
     return {p.stem for p in runs.glob("*.parquet") if not p.name.startswith(".")} if runs.is_dir() else set()
 
 
-# --- executors -------------------------------------------------------------------------------
-Task = tuple[str, dict[str, Any]]
-OnDone = Callable[[FinishedRun], None]
-
-
-def _init_worker(parent: int) -> None:
-    global _PARENT
-    _PARENT = parent
-    # Ctrl-C is for the sweep process: it stops the workers itself, and saved runs stay saved.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # A worker whose sweep process was killed (kill -9) would wait forever for work: leave.
-    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
-
-
-def _exit_when_orphaned(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(0.2)
-    os._exit(1)
-
-
-def _run_local(tasks: list[Task], jobs: int, on_done: OnDone) -> None:
-    if jobs == 1 or len(tasks) <= 1:
-        for run_id, data in tasks:
-            on_done(execute(run_id, data))
-        return
-    # Imported here: `import rexmit` imports this module, and most processes never fan out.
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    others = set(multiprocessing.active_children())
-    workers: list[multiprocessing.process.BaseProcess] = []
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(os.getpid(),))
-    try:
-        futures = [pool.submit(execute, run_id, data) for run_id, data in tasks]
-        workers = [c for c in multiprocessing.active_children() if c not in others]
-        for future in as_completed(futures):
-            on_done(future.result())
-    except BaseException:
-        # Stop now rather than after the runs in progress; they are not saved anyway.
-        pool.shutdown(wait=False, cancel_futures=True)
-        for worker in workers:
-            worker.terminate()
-        raise
-    pool.shutdown()
-
-
+# --- executors: local workers (rexmit.sweep_workers) or a Dask cluster ------------------------
 _CLUSTER_URL = re.compile(r"(tcp|tls|ws|wss|inproc|ucx)://[^\s/:]+\S*")
 #: Seconds to wait for a Dask scheduler to answer before giving up.
 CLUSTER_CONNECT_TIMEOUT = 10
@@ -510,7 +412,7 @@ def _run_dask(tasks: list[Task], address: str, on_done: OnDone) -> None:
     except (OSError, TimeoutError) as e:
         raise SweepError(f"--cluster {address}: no Dask scheduler answered within {CLUSTER_CONNECT_TIMEOUT} s ({type(e).__name__}); is `dask scheduler` running there?") from None
     with client:
-        futures = [client.submit(execute, run_id, data, key=f"rexmit-run-{run_id}") for run_id, data in tasks]
+        futures = [client.submit(execute, *task, key=f"rexmit-run-{task[0]}") for task in tasks]
         try:
             for future in dask_as_completed(futures, loop=client.loop):
                 on_done(future.result())
@@ -580,6 +482,7 @@ def run_sweep(
     jobs: Optional[int] = None,
     cluster: Optional[str] = None,
     progress: Optional[bool] = None,
+    views: Optional[str] = None,
 ) -> SweepResult:
     """Run every run of ``sweep`` (a :class:`Sweep` or a sweep file) not yet finished in ``out``.
 
@@ -588,7 +491,10 @@ def run_sweep(
     (None: only on a terminal). Interrupting (Ctrl-C, kill) loses no finished run; calling again
     with the same arguments runs only what is missing. A sweep with ``ci`` adds replications
     point by point until the confidence intervals are narrow enough (:mod:`rexmit.ci_target`;
-    ``ci.json`` records what each point needed).
+    ``ci.json`` records what each point needed). ``views`` (a TCP or SCTP flow's name): the
+    first replication of every point also records that flow's trace over the views' window,
+    from which ``report(..., views=FLOW)`` draws its pages without running it again
+    (:mod:`rexmit.views`; the metrics are the untraced run's).
     """
     if jobs is not None and jobs < 1:
         raise SweepError(f"jobs: {jobs} must be at least 1")
@@ -598,7 +504,7 @@ def run_sweep(
     out_dir = Path(out)
     spec.plan_progress = progress
     if spec.ci is None:
-        return _run_planned(spec, out_dir, jobs, cluster, progress)
+        return _run_planned(spec, out_dir, jobs, cluster, progress, views)
     from rexmit.ci_target import CiError, next_counts
     from rexmit.ci_target import status as ci_status
     from rexmit.ci_target import write_record as write_ci_record
@@ -608,7 +514,7 @@ def run_sweep(
     total = ran = skipped = 0
     while True:
         spec.point_replications = dict(counts)
-        result = _run_planned(spec, out_dir, jobs, cluster, progress)
+        result = _run_planned(spec, out_dir, jobs, cluster, progress, views)
         ran += result.ran
         total, skipped = result.total, result.total - ran
         try:
@@ -624,7 +530,20 @@ def run_sweep(
     return SweepResult(out_dir, total, ran, skipped, ci=record)
 
 
-def _run_planned(spec: Sweep, out_dir: Path, jobs: Optional[int], cluster: Optional[str], progress: Optional[bool]) -> SweepResult:
+def _view(run: PlannedRun, flow: Optional[str]) -> Optional[View]:
+    """The views' trace of ``run``: the first replication of each point (what the sweep report
+    draws), none for the others or without a flow."""
+    if flow is None or run.replication != 0:
+        return None
+    from rexmit.views import window_of
+
+    try:
+        return (flow, *window_of(run.scenario.data, flow))
+    except ValueError as e:
+        raise SweepError(str(e)) from None
+
+
+def _run_planned(spec: Sweep, out_dir: Path, jobs: Optional[int], cluster: Optional[str], progress: Optional[bool], views: Optional[str] = None) -> SweepResult:
     from tqdm import tqdm
 
     runs = spec.plan()
@@ -635,7 +554,7 @@ def _run_planned(spec: Sweep, out_dir: Path, jobs: Optional[int], cluster: Optio
     for r in runs:
         first.setdefault(r.run_id, r)
     done = finished_ids(out_dir) & set(first)
-    tasks = [(r.run_id, r.scenario.data) for r in first.values() if r.run_id not in done]
+    tasks: list[Task] = [(r.run_id, r.scenario.data, _view(r, views)) for r in first.values() if r.run_id not in done]
     bar = tqdm(total=len(first), initial=len(done), unit="run", desc=spec.name or "sweep", file=sys.stderr, disable=None if progress is None else not progress)
     # The metrics rows of the runs finished here, as written: results.parquet is built from
     # them without reading their files back (a wide run file costs ~0.1 s to read).
@@ -649,7 +568,7 @@ def _run_planned(spec: Sweep, out_dir: Path, jobs: Optional[int], cluster: Optio
         if cluster is not None:
             _run_dask(tasks, cluster, on_done)
         else:
-            _run_local(tasks, jobs or os.cpu_count() or 1, on_done)
+            run_local(tasks, jobs or os.cpu_count() or 1, on_done)
     finally:
         bar.close()
     labels = _finished_labels(out_dir)

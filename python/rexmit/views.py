@@ -11,10 +11,12 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 KINDS = ("tsg", "cwnd")
 WINDOW_S = 5.0
+#: Where a sweep keeps the traced records of the runs its views draw (one run directory each).
+TRACES = Path("views") / "traces"
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,60 @@ def _window(data: dict[str, Any], flow: str, window_s: float) -> tuple[float, fl
     return start, min(stop, start + window_s)
 
 
+def window_of(data: dict[str, Any], flow: str, window_s: float = WINDOW_S) -> tuple[str, str]:
+    """The traced window of ``flow`` in scenario ``data`` as ``[[metrics.trace]]`` takes it."""
+    t_from, t_to = _window(data, flow, window_s)
+    return f"{t_from:.9f}s", f"{t_to:.9f}s"
+
+
+@dataclass(frozen=True)
+class ViewTrace:
+    """A traced flow's records from one sweep run, as a worker sends them back: the traced
+    scenario, the flow's row and the trace tables (``rexmit plot`` reads them as a run
+    directory)."""
+
+    scenario_toml: str
+    flow_row: dict[str, Any]
+    tables: dict[str, Any]  # table name -> pyarrow.Table
+
+
+def capture(result: Any, flow: str) -> ViewTrace:
+    """What the views need of a traced run (a :class:`rexmit.results.RunResult`)."""
+    row = next(f for f in result.flows if f["name"] == flow)
+    tables = {name: result.tables[name] for name in result.tables if name.startswith("trace_")}
+    return ViewTrace(result.scenario.to_toml(), row, tables)
+
+
+def write_trace(sweep_dir: Path, run_id: str, trace: ViewTrace) -> None:
+    """Keep ``trace`` as a run directory under ``views/traces/RUN_ID`` (scenario.toml last: it
+    marks the directory complete)."""
+    from rexmit.results import _atomic_write_bytes, _atomic_write_table, _write_rows
+
+    d = sweep_dir / TRACES / run_id
+    d.mkdir(parents=True, exist_ok=True)
+    _write_rows(d / "flows.parquet", [trace.flow_row])
+    for name, table in trace.tables.items():
+        _atomic_write_table(d / f"{name}.parquet", table)
+    _atomic_write_bytes(d / "scenario.toml", trace.scenario_toml.encode())
+
+
+def _stored_trace(sweep_dir: Path, run_id: str, flow: str, window: tuple[str, str]) -> Optional[Path]:
+    """The kept trace of run ``run_id`` if it traced ``flow`` over ``window``, else None."""
+    from rexmit.scenario import Scenario
+
+    d = sweep_dir / TRACES / run_id
+    if not (d / "scenario.toml").is_file():
+        return None
+    want = {"flow": flow, "from": window[0], "to": window[1]}
+    traced = Scenario.load(d / "scenario.toml").data.get("metrics", {}).get("trace", [])
+    return d if any(all(_same(t.get(k), v) for k, v in want.items()) for t in traced) else None
+
+
+def _same(value: Any, want: str) -> bool:
+    """A trace entry's value as written (``"1.500000000s"``) or as the scenario normalised it."""
+    return value == want or (isinstance(value, str) and value.endswith("s") and want.endswith("s") and _seconds(value) == _seconds(want))
+
+
 def stop_after(t_s: float) -> Callable[[float, float, int, float], bool]:
     """A progress callback that ends a run once simulated time has passed ``t_s`` (the run
     stops at its next progress check, a fraction of a second of wall time later, marked
@@ -64,12 +120,14 @@ def point_views(sweep_dir: Union[str, Path], flow: str, kinds: Sequence[str] = K
     done = []
     for point, row in sorted(first.items()):
         scenario = Scenario.load(out / "scenarios" / f"{row['run_id']}.toml")
-        t_from, t_to = _window(scenario.data, flow, window_s)
-        scenario.trace(flow, f"{t_from:.9f}s", f"{t_to:.9f}s")
-        # Stop once the window has passed: nothing after it is drawn, and up to it the run is
-        # the full run event for event (a 2 h thin-stream run needs its first 15 s only).
-        result = run(scenario, progress=stop_after(t_to))
-        pages = {k: plot_flow(result, flow, k, format="html", out=out / "views" / f"point{point}_{k}.html", shared_js=True) for k in kinds}
+        window = window_of(scenario.data, flow, window_s)
+        source: Union[Path, Any] = _stored_trace(out, row["run_id"], flow, window)
+        if source is None:
+            # Not traced by the sweep: run it again, traced, and stop once the window has
+            # passed: nothing after it is drawn, and up to it the run is the full run event
+            # for event (a 2 h thin-stream run needs its first 15 s only).
+            source = run(scenario.trace(flow, *window), progress=stop_after(_seconds(window[1])))
+        pages = {k: plot_flow(source, flow, k, format="html", out=out / "views" / f"point{point}_{k}.html", shared_js=True) for k in kinds}
         params = {k[len(PARAM_PREFIX):]: v for k, v in row.items() if k.startswith(PARAM_PREFIX)}
         done.append(PointViews(point, row["run_id"], params, pages))
     return done

@@ -87,3 +87,57 @@ def test_views_of_a_flow_that_is_not_there_is_one_line(sweep_dir: Path, capsys: 
     assert rexmit.cli.main(["report", str(sweep_dir), "--views", "nope"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: views: no app named 'nope'") and "\n" not in err
+
+
+def test_a_sweep_told_the_flow_keeps_its_trace_and_the_report_runs_nothing_again(tmp_path: Path, sweep_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_sweep(views=FLOW) traces the first replication of every point as it runs: its
+    metrics are the untraced sweep's, number for number, the kept trace is what a traced rerun
+    records, and the report draws from it without running anything."""
+    import numpy as np
+
+    import rexmit.results
+    from rexmit.plot.trace import load_trace
+    from rexmit.results import run
+    from rexmit.scenario import Scenario
+    from rexmit.views import TRACES, window_of
+
+    traced_dir = tmp_path / "traced"
+    run_sweep(Sweep.from_toml(SWEEP), traced_dir, views="bulk")
+    plain, traced = load(sweep_dir), load(traced_dir)
+    assert traced.equals(plain)
+    rows = traced.to_pylist()
+    kept = {p.name for p in (traced_dir / TRACES).iterdir()}
+    assert kept == {r["run_id"] for r in rows if r["replication"] == 0} and len(kept) == 2
+    for rid in kept:
+        scenario = Scenario.load(traced_dir / "scenarios" / f"{rid}.toml")
+        assert "trace" not in scenario.data.get("metrics", {})  # the sweep's scenario is untraced
+        window = window_of(scenario.data, "bulk")
+        again = load_trace(run(scenario.trace("bulk", *window)), "bulk")
+        stored = load_trace(traced_dir / TRACES / rid, "bulk")
+        for part in ("sent", "acks", "state"):
+            a, b = getattr(stored, part), getattr(again, part)
+            assert a.keys() == b.keys() and len(a["t"]) > 10, part
+            assert all(np.array_equal(a[c], b[c]) for c in a), part
+
+    def no_run(*_: object, **__: object) -> None:
+        raise AssertionError("the report ran a scenario again")
+
+    monkeypatch.setattr(rexmit.results, "run", no_run)
+    page = report(traced_dir, views="bulk").read_text()
+    assert 'href="views/point1_tsg.html"' in page and (traced_dir / "views" / "point1_cwnd.html").is_file()
+
+
+def test_a_sweep_told_a_flow_it_lacks_says_so_before_any_run(tmp_path: Path) -> None:
+    from rexmit.sweep import SweepError
+
+    with pytest.raises(SweepError, match="views: no app named 'nope'"):
+        run_sweep(Sweep.from_toml(SWEEP), tmp_path, views="nope")
+    assert not list((tmp_path / "runs").glob("*.parquet"))
+
+
+def test_rexmit_sweep_views_keeps_the_traces(tmp_path: Path) -> None:
+    from rexmit.views import TRACES
+
+    (tmp_path / "s.toml").write_text(SWEEP)
+    assert rexmit.cli.main(["sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "o"), "--views", "bulk", "--quiet", "--jobs", "1"]) == 0
+    assert len([p for p in (tmp_path / "o" / TRACES).iterdir() if (p / "scenario.toml").is_file()]) == 2

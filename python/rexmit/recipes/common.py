@@ -120,11 +120,12 @@ def replications_at_least(n: Optional[int]) -> Iterator[None]:
         _AT_LEAST = saved
 
 
-def run_recipe_sweep(spec: "Sweep", out: Path, jobs: Optional[int]) -> "SweepResult":
+def run_recipe_sweep(spec: "Sweep", out: Path, jobs: Optional[int], views: Optional[str] = None) -> "SweepResult":
     """Run a recipe's sweep: as it is, with at least :func:`replications_at_least`'s count,
     and/or under :func:`ci_target` with replications by confidence interval on the sweep's
     report metrics (a sweep of fewer replications than the minimum, a quick run's for
-    instance, runs as it is)."""
+    instance, runs as it is). ``views``: the flow the sweep's report draws, traced in the first
+    replication of every point as it runs (``run_sweep``)."""
     from rexmit.sweep import run_sweep
 
     if _AT_LEAST is not None and spec.ci is None and spec.replications < _AT_LEAST:
@@ -132,4 +133,4 @@ def run_recipe_sweep(spec: "Sweep", out: Path, jobs: Optional[int]) -> "SweepRes
         spec.max_runs = max(spec.max_runs, spec.size())
     if _CI is not None and spec.ci is None and spec.replications > _CI["min_replications"]:
         spec.set_ci({**_CI, "max_replications": spec.replications})
-    return run_sweep(spec, out, jobs=jobs)
+    return run_sweep(spec, out, jobs=jobs, views=views)

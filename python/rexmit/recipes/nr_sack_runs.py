@@ -164,7 +164,7 @@ def run(out: Path, name: str, title: str, build: setup.Builder, buffers: tuple[s
     grid = {"load": list(plan.loads), "buffer": list(buffers), "ack": list(ACKS)}
     spec = setup.make_sweep(f"seed 000 {title}", grid, build, plan.timing, plan.replications, metrics)
     sweep_dir = out / name
-    run_recipe_sweep(spec, sweep_dir, jobs=jobs)
+    run_recipe_sweep(spec, sweep_dir, jobs=jobs, views=setup.SCTP_APP)
     res = _results(name, sweep_dir, metrics, sizes)
     report_mod.report(sweep_dir, notes=_notes(plan, title), tables=[("Over the trace window: goodput and send-buffer blocking; bottleneck loss and L over the whole run", _point_table(res, links))], views=setup.SCTP_APP)
     return res

@@ -87,7 +87,7 @@ def _run(out: Path, name: str, base: dict[str, Any], grid: dict[str, list[Any]],
     if zip_:
         spec["zip"] = zip_
     d = out / name
-    run_recipe_sweep(Sweep.from_dict(spec), d, jobs=jobs)
+    run_recipe_sweep(Sweep.from_dict(spec), d, jobs=jobs, views="sctp")
     report_mod.report(d, notes=NOTES, views="sctp")  # one traced run per point, linked
     return load_runs(d).to_pylist()
 

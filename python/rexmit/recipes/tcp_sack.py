@@ -69,7 +69,7 @@ def tcp_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
         spec = {"name": f"seed 001 {name}", "replications": reps, "seed": 1, "base": base, "grid": {key: values}, "zip": _variant_zip(), "report": {"x": key, "metrics": ["flow.bulk.goodput_bps"]}, "labels": _labels(name, key)}
         sweep = Sweep.from_dict(spec)
         fig_dir = out / name
-        run_recipe_sweep(sweep, fig_dir, jobs=jobs)
+        run_recipe_sweep(sweep, fig_dir, jobs=jobs, views="bulk")
         report_mod.report(fig_dir, views="bulk")  # one traced run per point, linked
         means[name] = _means(fig_dir, key)
     claims = _tcp_sack_claims(means, figures, enough=reps >= 5)

@@ -40,7 +40,7 @@ def _labels(varied: Sequence[str], metrics: Sequence[str]) -> dict[str, Any]:
 def _sweep(out: Path, name: str, title: str, base: dict[str, Any], grid: dict[str, list[Any]], zip_: dict[str, list[Any]], reps: int, jobs: Optional[int], x: str, metrics: Sequence[str], tables: Callable[[Path], list[tuple[str, list[dict[str, Any]]]]]) -> Path:
     spec = {"name": f"seed 004 {title}", "replications": reps, "seed": 4, "base": base, "grid": grid, "zip": zip_, "report": {"x": x, "metrics": list(metrics)}, "labels": _labels([*grid, *zip_], [*metrics, *FALLBACK_MEANS])}
     d = out / name
-    run_recipe_sweep(Sweep.from_dict(spec), d, jobs=jobs)
+    run_recipe_sweep(Sweep.from_dict(spec), d, jobs=jobs, views="lksctp")
     # A short run may have no message with a 2nd retransmission (an all-null column): then the
     # figures show the mean latency of all messages.
     present = set(summarize(d).column_names)
