@@ -49,6 +49,15 @@ def window_of(data: dict[str, Any], flow: str, window_s: float = WINDOW_S) -> tu
     return f"{t_from:.9f}s", f"{t_to:.9f}s"
 
 
+def _ns(value: Any) -> Optional[int]:
+    """A duration as written in a scenario (``"38.470817483s"``, ``"38470817483ns"``) in whole
+    nanoseconds, None when it is not one."""
+    from rexmit.report import as_number
+
+    seconds, unit = as_number(value) if isinstance(value, str) else (None, "")
+    return round(seconds * 1e9) if seconds is not None and unit == "s" else None
+
+
 @dataclass(frozen=True)
 class ViewTrace:
     """A traced flow's records from one sweep run, as a worker sends them back: the traced
@@ -87,14 +96,10 @@ def _stored_trace(sweep_dir: Path, run_id: str, flow: str, window: tuple[str, st
     d = sweep_dir / TRACES / run_id
     if not (d / "scenario.toml").is_file():
         return None
-    want = {"flow": flow, "from": window[0], "to": window[1]}
+    # The kept scenario is the normalised one: its window reads "38470817483ns", not "38.470817483s".
+    want = (flow, _ns(window[0]), _ns(window[1]))
     traced = Scenario.load(d / "scenario.toml").data.get("metrics", {}).get("trace", [])
-    return d if any(all(_same(t.get(k), v) for k, v in want.items()) for t in traced) else None
-
-
-def _same(value: Any, want: str) -> bool:
-    """A trace entry's value as written (``"1.500000000s"``) or as the scenario normalised it."""
-    return value == want or (isinstance(value, str) and value.endswith("s") and want.endswith("s") and _seconds(value) == _seconds(want))
+    return d if any((t.get("flow"), _ns(t.get("from")), _ns(t.get("to"))) == want for t in traced) else None
 
 
 def stop_after(t_s: float) -> Callable[[float, float, int, float], bool]:
