@@ -398,19 +398,19 @@ impl SctpAgent {
         let a = rc.borrow();
         let truth = self.truth.borrow();
         let receiver = truth.receiver.as_ref().map(|r| r.borrow());
-        let (mut k, mut r) = (0u64, 0u64);
-        for (tsn, state, bytes) in a.rtx_queue() {
-            // Nr-acked entries keep only their TSN: their payload is already freed.
-            let bytes = if state == TsnState::NrAcked { 0 } else { bytes };
-            r += bytes as u64;
-            let unnecessary = match state {
-                TsnState::GapAcked | TsnState::NrAcked => receiver
-                    .as_ref()
-                    .is_some_and(|rx| rx.is_tsn_non_renegable(tsn)),
-                TsnState::InFlight | TsnState::MarkedForRtx => false,
-            };
-            if !unnecessary {
-                k += bytes as u64;
+        // r: every byte the queue holds (nr-acked chunks keep only their TSN, their payload is
+        // freed); k: less the gap-acked bytes the receiver holds non-renegably. Only gap-acked
+        // entries can be unnecessary, so without any the scan is skipped (issue 18: it ran at
+        // every agent call, O(queue length), 80% of a seed 004 fairness run).
+        let r = a.rtx_queue_bytes();
+        let mut k = r;
+        if a.rtx_queue_gap_acked() > 0 {
+            if let Some(rx) = &receiver {
+                for (tsn, state, bytes) in a.rtx_queue_iter() {
+                    if state == TsnState::GapAcked && rx.is_tsn_non_renegable(tsn) {
+                        k -= bytes as u64;
+                    }
+                }
             }
         }
         let in_recovery = a.stats().in_loss_recovery;

@@ -114,7 +114,9 @@ impl Association {
         // the queue's byte count is its renegable part.
         let mut flight = vec![0u64; self.paths.len()];
         let mut held = 0u64;
+        let mut gap_acked = 0;
         for e in self.tx.rtxq().iter() {
+            gap_acked += (e.state == TsnState::GapAcked) as usize;
             assert!(
                 tsn_gt(e.tsn, self.tx.cum_point()) && tsn_lt(e.tsn, self.tx.next_tsn()),
                 "rtx queue holds TSN {} outside ({}, {})",
@@ -137,6 +139,11 @@ impl Association {
             );
         }
         assert_eq!(self.tx.rtxq().bytes(), held, "rtx queue byte count");
+        assert_eq!(
+            self.tx.rtxq().gap_acked(),
+            gap_acked,
+            "rtx queue gap-acked count"
+        );
         assert!(
             self.send_buffer_bytes() <= self.cfg.send_buffer,
             "send buffer holds {} bytes, limit {}",

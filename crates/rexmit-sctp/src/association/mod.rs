@@ -503,6 +503,10 @@ impl Association {
     pub fn rtx_queue_bytes(&self) -> u64 {
         self.tx.rtxq().bytes()
     }
+    /// Retransmission-queue entries gap-acked (renegable, received out of order).
+    pub fn rtx_queue_gap_acked(&self) -> usize {
+        self.tx.rtxq().gap_acked()
+    }
     /// (TSN, state, bytes) of every retransmission-queue entry, lowest first.
     pub fn rtx_queue(&self) -> Vec<(u32, TsnState, u32)> {
         self.tx.rtxq().snapshot()
