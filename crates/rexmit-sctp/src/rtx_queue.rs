@@ -277,8 +277,10 @@ impl RtxQueue {
     /// lowest first); `newly` sees each chunk acknowledged for the first time, before it
     /// becomes gap-acked. Freeing nr-acked chunks and resending missing ones is the caller's
     /// decision (`free`, `mark_reneged`).
+    /// `blocks`: the SACK has any gap or nr-gap block.
     pub(crate) fn scan_gap_blocks(
         &mut self,
+        blocks: bool,
         mut covers: impl FnMut(u32) -> (bool, bool),
         mut newly: impl FnMut(&RtxEntry),
     ) -> GapScan {
@@ -287,6 +289,12 @@ impl RtxQueue {
             to_free: SmallVec::new(),
             missing: SmallVec::new(),
         };
+        // Without blocks nothing is covered, and without gap-acked chunks none goes missing:
+        // the pass below would change nothing (issue 18: it ran over the whole queue at every
+        // SACK).
+        if !blocks && self.gap_acked == 0 {
+            return scan;
+        }
         for e in self.entries.iter_mut() {
             let (gap, nr) = covers(e.tsn);
             scan.covered += gap as u64;
@@ -446,10 +454,10 @@ mod tests {
     fn a_gap_scan_acks_once_and_reports_chunks_no_longer_covered() {
         let mut q = queue(3);
         let mut newly = Vec::new();
-        let scan = q.scan_gap_blocks(|t| (t >= 2, t == 3), |e| newly.push(e.tsn));
+        let scan = q.scan_gap_blocks(true, |t| (t >= 2, t == 3), |e| newly.push(e.tsn));
         assert_eq!((scan.covered, newly), (2, vec![2, 3]));
         assert_eq!(scan.to_free.as_slice(), &[3]);
-        let again = q.scan_gap_blocks(|t| (t == 3, false), |_| panic!("acked before"));
+        let again = q.scan_gap_blocks(true, |t| (t == 3, false), |_| panic!("acked before"));
         assert_eq!(
             again.missing.as_slice(),
             &[2],
@@ -457,5 +465,20 @@ mod tests {
         );
         assert!(q.mark_reneged(2) && !q.mark_reneged(9));
         assert_eq!(q.get(2).unwrap().state, TsnState::MarkedForRtx);
+    }
+
+    #[test]
+    fn a_sack_without_blocks_still_finds_gap_acked_chunks_missing() {
+        let mut q = queue(3);
+        // Nothing gap-acked, no blocks: nothing to do (the pass is skipped).
+        let none = q.scan_gap_blocks(false, |_| panic!("not scanned"), |_| panic!("not acked"));
+        assert_eq!((none.covered, none.missing.len(), q.gap_acked()), (0, 0, 0));
+        q.scan_gap_blocks(true, |t| (t >= 2, false), |_| {});
+        assert_eq!(q.gap_acked(), 2);
+        // A SACK without blocks after gap acks: both are missing now (reneged or stale).
+        let gone = q.scan_gap_blocks(false, |_| (false, false), |_| {});
+        assert_eq!(gone.missing.as_slice(), &[2, 3]);
+        assert!(q.mark_reneged(2) && q.free(3));
+        assert_eq!(q.gap_acked(), 0);
     }
 }

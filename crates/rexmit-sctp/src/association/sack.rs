@@ -197,9 +197,15 @@ impl Association {
         let n = self.paths.len();
         let flight: PerPath<u64> = self.paths.iter().map(|p| p.flight()).collect();
         let mut earliest: PerPath<Option<u32>> = smallvec![None; n];
+        let mut found = 0;
         for e in self.tx.rtxq().iter() {
             if e.state == TsnState::InFlight && earliest[e.path].is_none() {
                 earliest[e.path] = Some(e.tsn);
+                found += 1;
+                // Every path's earliest is known: the rest of the queue cannot change them.
+                if found == n {
+                    break;
+                }
             }
         }
         Before {
@@ -243,7 +249,7 @@ impl Association {
         let paths = &mut self.paths;
         let acked = self
             .tx
-            .ack_blocks(cum, covers, |e| tally.newly_acked(paths, e, now));
+            .ack_blocks(cum, any_gap, covers, |e| tally.newly_acked(paths, e, now));
         self.stats.reneged_seen += acked.reneged;
         BlockFacts {
             any_gap,

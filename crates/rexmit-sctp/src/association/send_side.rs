@@ -418,13 +418,14 @@ impl SendSide {
     pub(super) fn ack_blocks(
         &mut self,
         cum: u32,
+        blocks: bool,
         covers: impl FnMut(u32) -> (bool, bool),
         newly: impl FnMut(&RtxEntry),
     ) -> BlocksAcked {
         // TSNs this SACK reports received: never fewer in a newer SACK unless the receiver
         // reneged, so a smaller count marks a SACK overtaken by a newer one (SACKs on
         // different paths arrive out of order) whose gaps must not be read as reneging.
-        let scan = self.rtxq.scan_gap_blocks(covers, newly);
+        let scan = self.rtxq.scan_gap_blocks(blocks, covers, newly);
         let acked_count = cum.wrapping_sub(self.initial_tsn.wrapping_sub(1)) as u64 + scan.covered;
         let stale = acked_count < self.max_acked_count;
         self.max_acked_count = self.max_acked_count.max(acked_count);
