@@ -27,13 +27,10 @@ import itertools
 import json
 import os
 import re
-import signal
 import sys
-import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from rexmit._lazy import pa, pq
 

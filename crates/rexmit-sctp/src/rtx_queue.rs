@@ -348,8 +348,8 @@ impl RtxQueue {
         }
     }
 
-    /// (TSN, state, user bytes) of every entry, lowest TSN first: what the metrics layer needs
-    /// to tell necessary from unnecessary data (seed 000 §IV.B).
+    /// (TSN, state, user bytes) of every entry, lowest TSN first, as a vector (tests; the
+    /// metrics layer reads `Association::rtx_queue_iter` and `gap_acked`, seed 000 §IV.B).
     pub fn snapshot(&self) -> Vec<(u32, TsnState, u32)> {
         self.entries
             .iter()
