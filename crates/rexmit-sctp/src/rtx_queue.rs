@@ -253,7 +253,12 @@ impl RtxQueue {
     ) -> SmallVec<[(u32, RtxCause); 4]> {
         let mut found = SmallVec::new();
         for e in self.entries.iter_mut() {
-            if e.state != TsnState::InFlight || !tsn_lt(e.tsn, limit) {
+            // The entries are in TSN order: none after this one is below `limit` (issue 18:
+            // the walk went on to the end of the queue at every SACK).
+            if !tsn_lt(e.tsn, limit) {
+                break;
+            }
+            if e.state != TsnState::InFlight {
                 continue;
             }
             let Some(w) = weight(e) else {

@@ -83,11 +83,14 @@ impl Association {
         (min, srtt)
     }
 
-    fn chunks_in_flight(&self) -> usize {
+    /// Chunks in flight, counted up to two: the probe timeout tells only none, one and more
+    /// apart (RFC 8985 §7.2), and a full count walked the whole queue at every SACK (issue 18).
+    fn chunks_in_flight_up_to_two(&self) -> usize {
         self.tx
             .rtxq()
             .iter()
             .filter(|e| e.state == TsnState::InFlight)
+            .take(2)
             .count()
     }
 
@@ -213,7 +216,7 @@ impl Association {
         if !self.cfg.rack.tlp {
             return;
         }
-        let flight = self.chunks_in_flight();
+        let flight = self.chunks_in_flight_up_to_two();
         let srtt = self.paths.get(self.primary).and_then(|p| p.rtt().srtt());
         let t3 = (0..self.paths.len())
             .filter_map(|p| self.timers.get(Timer::T3Rtx(p)))
@@ -247,7 +250,7 @@ impl Association {
             self.rack_detect(now);
         }
         if pto_due {
-            let ok = self.tx.fast_recovery().is_none() && self.chunks_in_flight() > 0;
+            let ok = self.tx.fast_recovery().is_none() && self.chunks_in_flight_up_to_two() > 0;
             if let Some(r) = self.rack.as_mut() {
                 self.timers.stop(Timer::Pto);
                 r.probe_due = ok;

@@ -377,9 +377,16 @@ impl Association {
         let n = self.paths.len();
         let earliest = &before.earliest;
         let mut in_flight_on: PerPath<bool> = smallvec![false; n];
+        let mut found = 0;
         for e in self.tx.rtxq().iter() {
-            if e.state == TsnState::InFlight {
+            if e.state == TsnState::InFlight && !in_flight_on[e.path] {
                 in_flight_on[e.path] = true;
+                found += 1;
+                // Every path has data in flight: the rest of the queue cannot add one (issue
+                // 18: this walked the whole queue at every SACK).
+                if found == n {
+                    break;
+                }
             }
         }
         #[allow(clippy::needless_range_loop)]
