@@ -1,6 +1,10 @@
 //! Run a scenario file for profilers and refactoring checks: `profile_scenario FILE [REPS] [--digest]`.
 //! `--digest` prints a hash of everything the run produced except wall time, so that a change
 //! meant to be behaviour-preserving can be checked to give bit-identical results.
+
+/// The allocator the extension uses (see crates/rexmit-py/src/lib.rs), so that timings match.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn fnv(h: &mut u64, bytes: &[u8]) {
     for b in bytes {
         *h ^= *b as u64;

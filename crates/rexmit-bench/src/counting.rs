@@ -1,14 +1,16 @@
 //! A global allocator that counts the bytes live on the heap and their peak, for the memory
-//! benchmark (`rexmit-mem`). Only that binary installs it: the timing benchmarks keep the
-//! system allocator untouched.
+//! benchmark (`rexmit-mem`). Only that binary installs it; it wraps the allocator the extension
+//! and the timing benchmarks use (mimalloc), so that the process's peak resident memory is
+//! theirs.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use mimalloc::MiMalloc;
+use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
-/// The system allocator, counting.
+/// The allocator, counting.
 pub struct Counting;
 
 fn grew(by: usize) {
@@ -16,29 +18,29 @@ fn grew(by: usize) {
     PEAK.fetch_max(now, Relaxed);
 }
 
-// SAFETY: every call goes to `System` with the caller's arguments unchanged; the counters are
+// SAFETY: every call goes to the wrapped allocator with the caller's arguments unchanged; the counters are
 // plain atomics and never allocate.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
+        let p = unsafe { MiMalloc.alloc(layout) };
         if !p.is_null() {
             grew(layout.size());
         }
         p
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
+        let p = unsafe { MiMalloc.alloc_zeroed(layout) };
         if !p.is_null() {
             grew(layout.size());
         }
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
+        unsafe { MiMalloc.dealloc(ptr, layout) };
         LIVE.fetch_sub(layout.size(), Relaxed);
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        let p = unsafe { MiMalloc.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             LIVE.fetch_sub(layout.size(), Relaxed);
             grew(new_size);

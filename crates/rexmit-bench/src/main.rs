@@ -1,5 +1,9 @@
 //! `rexmit-bench [--quick] [--json PATH]`: prints a table and optionally writes JSON.
 
+/// The allocator the extension uses (see crates/rexmit-py/src/lib.rs), so that timings match.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use rexmit_bench::*;
 
 fn main() {

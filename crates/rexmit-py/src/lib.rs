@@ -12,6 +12,15 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use rexmit_scenario::{Scenario, ScenarioError as RsScenarioError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+/// The simulator's heap allocator (issue 18): packets, segments and connections are allocated
+/// and freed at every step, and in runs with short-lived connections (HTTP cross traffic)
+/// glibc's malloc cost ≈ 3% of the instructions and more in time. Measured with mimalloc
+/// against glibc on the same build: a seed 004 HTTP run −2.1% instructions and median user
+/// time −11% over 10 alternating runs, a seed 000 CMT run −0.9% and −5%; results identical
+/// (allocation never feeds a result). Python's own objects keep Python's allocator.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 create_exception!(
     _core,
     ScenarioError,
