@@ -5,6 +5,7 @@
 /// The allocator the extension uses (see crates/rexmit-py/src/lib.rs), so that timings match.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn fnv(h: &mut u64, bytes: &[u8]) {
     for b in bytes {
         *h ^= *b as u64;

@@ -18,8 +18,8 @@ fn grew(by: usize) {
     PEAK.fetch_max(now, Relaxed);
 }
 
-// SAFETY: every call goes to the wrapped allocator with the caller's arguments unchanged; the counters are
-// plain atomics and never allocate.
+// SAFETY: every call goes to the wrapped allocator with the caller's arguments unchanged; the
+// counters are plain atomics and never allocate.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { MiMalloc.alloc(layout) };

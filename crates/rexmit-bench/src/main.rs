@@ -1,10 +1,10 @@
 //! `rexmit-bench [--quick] [--json PATH]`: prints a table and optionally writes JSON.
 
+use rexmit_bench::*;
+
 /// The allocator the extension uses (see crates/rexmit-py/src/lib.rs), so that timings match.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-use rexmit_bench::*;
 
 fn main() {
     let (quick, json) = rexmit_bench::cli_args();

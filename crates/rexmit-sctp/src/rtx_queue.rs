@@ -473,6 +473,22 @@ mod tests {
     }
 
     #[test]
+    fn misses_count_only_below_the_limit_and_only_in_flight_chunks() {
+        let mut q = queue(5);
+        q.scan_gap_blocks(true, |t| (t == 2, false), |_| {});
+        // RFC 9260 §7.2.4: TSNs below the highest newly acked one (4 here) get a miss; 2 is
+        // gap-acked, 4 and 5 are at or above the limit. Three misses make 1 and 3 lost.
+        let lost = |m: u32| (m >= 3).then_some(RtxCause::FastRetransmit);
+        for _ in 0..2 {
+            assert!(q.count_misses(4, |_| Some(1), lost).is_empty());
+        }
+        let found = q.count_misses(4, |_| Some(1), lost);
+        assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), vec![1, 3]);
+        let misses: Vec<u32> = q.iter().map(|e| e.miss_indications).collect();
+        assert_eq!(misses, vec![3, 0, 3, 0, 0]);
+    }
+
+    #[test]
     fn a_sack_without_blocks_still_finds_gap_acked_chunks_missing() {
         let mut q = queue(3);
         // Nothing gap-acked, no blocks: nothing to do (the pass is skipped).
