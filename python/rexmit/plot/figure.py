@@ -5,6 +5,8 @@ zooms and pans offline). The views (``tsg.py``, ``state.py``) only build descrip
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -108,40 +110,62 @@ def render_matplotlib(fig: Figure, out: Path, fmt: str) -> None:
     plt.close(f)
 
 
+@functools.lru_cache(maxsize=None)
+def _plotly_white() -> dict[str, Any]:
+    """The "plotly_white" template as plain data, made once: validating it into every figure
+    (``update_layout(template=...)``) cost ≈ 50 ms per page, most of a view's time (issue 18)."""
+    import plotly.io as pio  # type: ignore[import-untyped]
+
+    return pio.templates["plotly_white"].to_plotly_json()
+
+
+@functools.lru_cache(maxsize=None)
+def _stacked_axes(n: int) -> str:
+    """The axes of ``n`` panels stacked with one shared x axis, as plotly's ``make_subplots``
+    lays them out (asked once per panel count; JSON, so each figure gets its own copy)."""
+    from plotly.subplots import make_subplots  # type: ignore[import-untyped]
+
+    layout = make_subplots(rows=n, cols=1, shared_xaxes=True, vertical_spacing=0.06).to_dict()["layout"]
+    layout.pop("template", None)
+    return json.dumps(layout)
+
+
 def render_plotly(fig: Figure, out: Path, shared_js: bool = False) -> None:
+    """The figure as plotly data written straight to HTML: the same figure plotly's validated
+    objects would make (``tests/python/test_plot.py`` compares the two), without validating
+    every trace, axis and the template again on each page."""
     try:
-        import plotly.graph_objects as go  # type: ignore[import-untyped]
-        from plotly.subplots import make_subplots  # type: ignore[import-untyped]
+        import plotly.io as pio  # type: ignore[import-untyped]
     except ImportError as e:
         raise ImportError("the HTML view needs plotly: pip install 'rexmit[plot]' (or pip install plotly)") from e
-
     n = len(fig.panels)
-    pf = make_subplots(rows=n, cols=1, shared_xaxes=True, vertical_spacing=0.06)
+    layout: dict[str, Any] = json.loads(_stacked_axes(n))
+    data: list[dict[str, Any]] = []
     shapes: list[dict[str, Any]] = []
     named: set[str] = set()
     for row, panel in enumerate(fig.panels, start=1):
+        suffix = "" if row == 1 else str(row)
         for lay in panel.layers:
             big = len(lay.x) > WEBGL_POINTS
-            scatter = go.Scattergl if big else go.Scatter
-            line = dict(color=lay.color, dash="dash" if lay.dash else "solid")
+            line: dict[str, Any] = dict(color=lay.color, dash="dash" if lay.dash else "solid")
             if lay.style == "bars":
                 xs, ys = _segments(lay.x, lay.y, lay.y2 if lay.y2 is not None else lay.y)
                 # Ticks at the ends keep one-TSN blocks (zero length) visible.
                 marker = dict(symbol="diamond", size=6) if lay.marker else dict(symbol="line-ew", size=5, line=dict(width=2, color=lay.color))
-                tr = scatter(x=xs, y=ys, mode="lines+markers", name=lay.name, line=dict(line, width=2), marker=marker, connectgaps=False)
+                tr = dict(x=xs, y=ys, mode="lines+markers", name=lay.name, line=dict(line, width=2), marker=marker, connectgaps=False)
             elif lay.style == "points":
-                tr = scatter(x=lay.x, y=lay.y, mode="markers", name=lay.name, marker=dict(color=lay.color, size=4))
+                tr = dict(x=lay.x, y=lay.y, mode="markers", name=lay.name, marker=dict(color=lay.color, size=4))
             else:
                 shape = "hv" if lay.style == "step" and not big else "linear"
-                tr = scatter(x=lay.x, y=lay.y, mode="lines", name=lay.name, line=dict(line, shape=shape))
+                tr = dict(x=lay.x, y=lay.y, mode="lines", name=lay.name, line=dict(line, shape=shape))
             # Panels repeat names (one per SCTP path): one legend entry toggles them all.
-            tr.update(legendgroup=lay.name, showlegend=lay.name not in named)
+            tr.update(type="scattergl" if big else "scatter", legendgroup=lay.name, showlegend=lay.name not in named, xaxis=f"x{suffix}", yaxis=f"y{suffix}")
             named.add(lay.name)
-            pf.add_trace(tr, row=row, col=1)
-        pf.update_yaxes(title_text=panel.ylabel, row=row, col=1)
+            data.append(tr)
+        layout[f"yaxis{suffix}"]["title"] = {"text": panel.ylabel}
         # Shapes go into the layout at once: add_vrect per episode is quadratic in plotly.
-        yref = f"y{'' if row == 1 else row} domain"
-        shapes += [dict(type="rect", xref="x", yref=yref, x0=a, x1=b, y0=0, y1=1, fillcolor=RECOVERY_SHADE, opacity=0.3, line_width=0, layer="below") for a, b in panel.spans]
+        yref = f"y{suffix} domain"
+        shapes += [dict(type="rect", xref="x", yref=yref, x0=a, x1=b, y0=0, y1=1, fillcolor=RECOVERY_SHADE, opacity=0.3, line=dict(width=0), layer="below") for a, b in panel.spans]
         shapes += [dict(type="line", xref="x", yref=yref, x0=float(t), x1=float(t), y0=0, y1=1, line=dict(color=TIMEOUT_MARK, dash="dot", width=1)) for t in fig.marks]
     notes = []
     if any(p.spans for p in fig.panels):
@@ -149,8 +173,17 @@ def render_plotly(fig: Figure, out: Path, shared_js: bool = False) -> None:
     if len(fig.marks):
         notes.append(f"dotted: {fig.mark_name}")
     title = fig.title + (f"<br><sup>{'; '.join(notes)}</sup>" if notes else "")
-    pf.update_xaxes(title_text=fig.xlabel, row=n, col=1)
-    pf.update_layout(title=title, height=300 + 260 * n, template="plotly_white", hovermode="closest", shapes=shapes)
+    layout[f"xaxis{'' if n == 1 else n}"]["title"] = {"text": fig.xlabel}
+    layout.update(title={"text": title}, height=300 + 260 * n, template=_plotly_white(), hovermode="closest", shapes=shapes)
     # shared_js: plotly.min.js written once beside the pages (many views in one directory);
     # otherwise embedded. Either way nothing is fetched from the network.
-    pf.write_html(str(out), include_plotlyjs="directory" if shared_js else True, full_html=True)
+    page = {"data": data, "layout": layout}
+    try:
+        # What plotly's own figures do to numeric arrays on the way out (plotly ≥ 6: typed arrays
+        # in base64); older plotly writes them as lists, and so does this page then.
+        from _plotly_utils.utils import convert_to_base64  # type: ignore[import-untyped]
+
+        convert_to_base64(page)
+    except ImportError:
+        pass
+    pio.write_html(page, str(out), include_plotlyjs="directory" if shared_js else True, full_html=True, validate=False)
