@@ -114,11 +114,16 @@ def test_cli_writes_every_view_of_a_tcp_flow(tcp_run: Path, kind: str, fmt: str)
         assert b"<svg" in out.read_bytes()[:2000]
 
 
-def _plotly_traces(html: str) -> list[dict]:
-    """The trace list of the figure embedded in the page (plotly writes it as JSON)."""
-    m = re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*\{", html, re.S)
+def _plotly_page(html: str) -> dict:
+    """The figure (data and layout) embedded in the page."""
+    m = re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*(\{.*?\}),\s*\{\"responsive\"", html, re.S)
     assert m, "no Plotly.newPlot call in the page"
-    return json.loads(m.group(1))
+    return {"data": json.loads(m.group(1)), "layout": json.loads(m.group(2))}
+
+
+def _plotly_traces(html: str) -> list[dict]:
+    """The trace list of the figure embedded in the page."""
+    return _plotly_page(html)["data"]
 
 
 def test_tsg_html_embeds_plotly_and_the_data(tcp_run: Path) -> None:
@@ -130,13 +135,6 @@ def test_tsg_html_embeds_plotly_and_the_data(tcp_run: Path) -> None:
     names = {t["name"] for t in _plotly_traces(html)}
     assert {"new data", "retransmitted: fast retransmit", "SACK blocks", "cumulative ACK"} <= names
     assert "fast recovery" in html
-
-
-def _plotly_page(html: str) -> dict:
-    """The figure (data and layout) embedded in the page."""
-    m = re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*(\[.*?\]),\s*(\{.*?\}),\s*\{\"responsive\"", html, re.S)
-    assert m, "no Plotly.newPlot call in the page"
-    return {"data": json.loads(m.group(1)), "layout": json.loads(m.group(2))}
 
 
 @pytest.mark.parametrize("run, flow", [("tcp_run", "bulk"), ("sctp_run", "assoc")])
