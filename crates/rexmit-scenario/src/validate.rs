@@ -521,6 +521,22 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
                 .clone()
                 .unwrap_or_default()
                 .to_config(&format!("{path}.sctp"))?;
+            // The core refuses a message larger than either end's buffer for good
+            // (`SendError::MessageTooLarge`: no partial delivery), so a bulk source of such
+            // messages would never send. (A message source's refusals are counted instead:
+            // `messages_refused`.)
+            let fits = cfg.send_buffer.min(u64::from(cfg.recv_buffer));
+            if a.kind == AppKind::SctpBulk && a.message_size.is_some_and(|m| u64::from(m) > fits) {
+                return err(
+                    &format!("{path}.message_size"),
+                    format!(
+                        "{} does not fit the association's buffers: allowed 1..={fits} (sctp.send_buffer {}, sctp.recv_buffer {})",
+                        a.message_size.unwrap_or(0),
+                        cfg.send_buffer,
+                        cfg.recv_buffer
+                    ),
+                );
+            }
             if a.streams.unwrap_or(1) > cfg.outbound_streams {
                 return err(
                     &format!("{path}.streams"),

@@ -232,6 +232,8 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("sctp rto granularity above rto.max", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nsctp = { rto = { granularity = \"61s\" } }", "apps[0].sctp.rto.granularity", "0..=rto.max"),
     ("sctp rto estimator linux", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nsctp = { rto = { estimator = \"linux\" } }", "apps[0].sctp.rto.estimator", "rfc6298"),
     ("sctp send buffer above 4 GiB", CBR, "kind = \"sctp_bulk\"\nfrom = \"A\"\nto = \"B\"\nsctp = { send_buffer = 9223372036854775807 }", "apps[0].sctp.send_buffer", "..= 4294967296 (4 GiB)"),
+    ("sctp message larger than the send buffer", CBR, "kind = \"sctp_bulk\"\nfrom = \"A\"\nto = \"B\"\nmessage_size = 20000\nsctp = { send_buffer = \"16KiB\" }", "apps[0].message_size", "allowed 1..=16384 (sctp.send_buffer 16384, sctp.recv_buffer 65536)"),
+    ("sctp message larger than the receive buffer", CBR, "kind = \"sctp_bulk\"\nfrom = \"A\"\nto = \"B\"\nmessage_size = 9000\nsctp = { recv_buffer = \"8KiB\" }", "apps[0].message_size", "allowed 1..=8192"),
     ("zero messages", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nmessages = 0", "apps[0].messages", "≥ 1"),
     ("unknown field in a distribution", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\ninterarrival = { kind = \"fixed\", valeu = \"1s\" }", "apps[0].interarrival.valeu", "unknown field"),
     ("distribution field of another kind", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\ninterarrival = { kind = \"fixed\", value = \"1s\", mean = \"2s\" }", "apps[0].interarrival.mean", "not used by kind \"fixed\""),
