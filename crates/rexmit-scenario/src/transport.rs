@@ -322,12 +322,35 @@ impl TcpCfg {
             self.slow_start_limit_segments,
         );
         c.validate().map_err(|e| {
+            let origin = self.unset_origin(e.field, &c);
             ScenarioError::new(
                 format!("{path}.{}", e.field),
-                format!("allowed {}", e.allowed),
+                format!("allowed {}{origin}", e.allowed),
             )
         })?;
         Ok(c)
+    }
+
+    /// When the value the core refused was not written in this table, where it came from
+    /// (the profile or the default), so that the error says which key to set.
+    fn unset_origin(&self, field: &str, c: &TcpConfig) -> String {
+        let profile = match self.profile {
+            Some(ProfileName::Linux) => "the linux profile",
+            _ => "the default",
+        };
+        match field {
+            "rack" if self.rack.is_none() => {
+                format!(" (rack = true comes from {profile}: set rack = false with this recovery)")
+            }
+            "prr" if self.prr.is_none() => {
+                format!(" (prr = true comes from {profile}: set prr = false with this recovery)")
+            }
+            "recv_buffer" if self.recv_buffer.is_none() => format!(
+                " (recv_buffer = {} comes from {profile}: set recv_buffer)",
+                c.recv_buffer
+            ),
+            _ => String::new(),
+        }
     }
 }
 
