@@ -335,12 +335,12 @@ impl TcpConfig {
         check(
             !self.rack || (self.sack && self.recovery == RecoveryAlgorithm::Sack),
             "rack",
-            "false unless sack = true and recovery = Sack",
+            "false unless sack = true and recovery = \"sack\"",
         )?;
         check(
             !self.prr || self.recovery == RecoveryAlgorithm::Sack,
             "prr",
-            "false unless recovery = Sack",
+            "false unless recovery = \"sack\"",
         )?;
         check(
             !self.hystart || self.cc == CcAlgorithm::Cubic,
