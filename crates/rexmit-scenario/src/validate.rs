@@ -525,13 +525,20 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
             // (`SendError::MessageTooLarge`: no partial delivery), so a bulk source of such
             // messages would never send. (A message source's refusals are counted instead:
             // `messages_refused`.)
+            // Unset, a bulk message is one full DATA chunk (`build/apps.rs`), which a large
+            // pmtu can make larger than a small receive buffer.
             let fits = cfg.send_buffer.min(u64::from(cfg.recv_buffer));
-            if a.kind == AppKind::SctpBulk && a.message_size.is_some_and(|m| u64::from(m) > fits) {
+            let size = a.message_size.unwrap_or(cfg.max_data_payload());
+            if a.kind == AppKind::SctpBulk && u64::from(size) > fits {
+                let origin = if a.message_size.is_none() {
+                    format!(" (unset: one DATA chunk of sctp.pmtu {})", cfg.pmtu)
+                } else {
+                    String::new()
+                };
                 return err(
                     &format!("{path}.message_size"),
                     format!(
-                        "{} does not fit the association's buffers: allowed 1..={fits} (sctp.send_buffer {}, sctp.recv_buffer {})",
-                        a.message_size.unwrap_or(0),
+                        "{size}{origin} does not fit the association's buffers: allowed 1..={fits} (sctp.send_buffer {}, sctp.recv_buffer {})",
                         cfg.send_buffer,
                         cfg.recv_buffer
                     ),
