@@ -230,7 +230,12 @@ fn sctp_cfg(g: &mut Gen, multihomed: bool) -> Value {
     g.maybe(&mut m, "recv_buffer", |g| {
         json!(format!("{}KiB", g.int(8, 256)))
     });
-    g.maybe(&mut m, "pmtu", |g| json!(g.int(576, 1501)));
+    // Jumbo paths too (no link MTU is modelled); one DATA chunk (pmtu - 48) must fit the send
+    // buffer, and a bulk app's message size is always set (it fits both buffers).
+    g.maybe(&mut m, "pmtu", |g| {
+        let hi = if g.int(0, 4) == 0 { 9001 } else { 1501 };
+        json!(g.int(576, hi).min(buffer * 1024 + 48))
+    });
     g.maybe(&mut m, "max_burst", |g| json!(g.int(1, 8)));
     g.maybe(&mut m, "max_burst_rule", |g| {
         json!(g.pick(&["limit_packets", "clamp_cwnd"]))
