@@ -523,10 +523,9 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
                 .to_config(&format!("{path}.sctp"))?;
             // The core refuses a message larger than either end's buffer for good
             // (`SendError::MessageTooLarge`: no partial delivery), so a bulk source of such
-            // messages would never send. (A message source's refusals are counted instead:
-            // `messages_refused`.)
-            // Unset, a bulk message is one full DATA chunk (`build/apps.rs`), which a large
-            // pmtu can make larger than a small receive buffer.
+            // messages would never send; unset, its message is one full DATA chunk
+            // (`build/apps.rs`), which a large pmtu can make larger than a small receive
+            // buffer. (A message source's refusals are counted instead: `messages_refused`.)
             let fits = cfg.send_buffer.min(u64::from(cfg.recv_buffer));
             let size = a.message_size.unwrap_or(cfg.max_data_payload());
             if a.kind == AppKind::SctpBulk && u64::from(size) > fits {

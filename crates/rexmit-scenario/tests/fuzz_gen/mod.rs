@@ -219,7 +219,8 @@ fn tcp_cfg(g: &mut Gen) -> Value {
     Value::Object(m)
 }
 
-fn sctp_cfg(g: &mut Gen, multihomed: bool) -> Value {
+/// An association's settings, and the largest message that fits both its buffers.
+fn sctp_cfg(g: &mut Gen, multihomed: bool) -> (Value, u64) {
     let mut m = Map::new();
     // Heartbeats would keep the run going after the transfer (the run ends when no event is
     // left); multihomed associations find their paths' RTTs from data.
@@ -227,8 +228,10 @@ fn sctp_cfg(g: &mut Gen, multihomed: bool) -> Value {
     g.maybe(&mut m, "nr_sack", |g| json!(g.coin()));
     let buffer = g.int(4, 256);
     m.insert("send_buffer".into(), json!(format!("{buffer}KiB")));
+    let mut recv = u64::from(rexmit_sctp::SctpConfig::default().recv_buffer);
     g.maybe(&mut m, "recv_buffer", |g| {
-        json!(format!("{}KiB", g.int(8, 256)))
+        recv = g.int(8, 256) * 1024;
+        json!(format!("{}KiB", recv / 1024))
     });
     // Jumbo paths too (no link MTU is modelled); one DATA chunk (pmtu - 48) must fit the send
     // buffer, and a bulk app's message size is always set (it fits both buffers).
@@ -291,7 +294,7 @@ fn sctp_cfg(g: &mut Gen, multihomed: bool) -> Value {
         g.maybe(&mut c, "pf", |g| json!(g.coin()));
         m.insert("cmt".into(), Value::Object(c));
     }
-    Value::Object(m)
+    (Value::Object(m), (buffer * 1024).min(recv))
 }
 
 /// One app from `from` to `to`, and what it must deliver.
@@ -316,16 +319,8 @@ fn app(g: &mut Gen, i: usize, from: &str, to: &str, multihomed: bool) -> (Value,
                 1 => (g.int(2, 20), g.int(4000, 30000)),
                 _ => (g.int(5, 80), g.int(100, 4000)),
             };
-            let sctp = sctp_cfg(g, multihomed);
             // A message must fit both buffers (validation refuses a larger one).
-            let kib = |k: &str| {
-                sctp.get(k)
-                    .and_then(|v| v.as_str())
-                    .map(|t| t.trim_end_matches("KiB").parse::<u64>().unwrap() * 1024)
-            };
-            let fits = kib("send_buffer")
-                .unwrap_or(65536)
-                .min(kib("recv_buffer").unwrap_or(65536));
+            let (sctp, fits) = sctp_cfg(g, multihomed);
             let mut a = json!({ "name": name, "kind": "sctp_bulk", "from": from, "to": to,
                 "messages": n, "message_size": size.min(fits), "sctp": sctp });
             if g.coin() {
@@ -344,7 +339,7 @@ fn app(g: &mut Gen, i: usize, from: &str, to: &str, multihomed: bool) -> (Value,
                 "interarrival": { "kind": "exponential", "mean": format!("{}ms", g.int(5, 200)) },
                 "size": { "kind": "uniform", "min": 10, "max": g.int(20, 3000) } });
             if sctp {
-                a["sctp"] = sctp_cfg(g, multihomed);
+                a["sctp"] = sctp_cfg(g, multihomed).0;
             } else {
                 a["tcp"] = tcp_cfg(g);
             }
