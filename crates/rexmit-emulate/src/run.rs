@@ -12,7 +12,7 @@ use rexmit_engine::Progress;
 use rexmit_scenario::build::build_emulated;
 use rexmit_scenario::results::Row;
 use rexmit_scenario::run::{collect, flow_labels, limits};
-use rexmit_scenario::schema::AppCfg;
+use rexmit_scenario::schema::{AppCfg, AppTraffic, Transport};
 use rexmit_scenario::transport::CcName;
 use rexmit_scenario::{RunResults, Scenario, ScenarioError};
 use rexmit_time::Duration;
@@ -73,7 +73,9 @@ pub struct LinuxSettings {
 /// error naming the field (nothing is silently dropped).
 pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioError> {
     let mut out = LinuxSettings::default();
-    let Some(t) = &a.tcp else { return Ok(out) };
+    let Transport::Tcp(Some(t)) = a.transport() else {
+        return Ok(out);
+    };
     let bad = |field: &str, why: &str| {
         ScenarioError::new(
             format!("{path}.tcp.{field}"),
@@ -401,8 +403,12 @@ pub fn emulate(
             dst: SocketAddrV4::new(dst.addr, port),
             start: to_std(a.start.0),
             stop: to_std(s.stop_time.0),
-            measure_from: to_std(a.warmup.map_or(a.start.0, |w| w.0)),
-            bytes: a.bytes.map(|b| b.0),
+            measure_from: to_std(a.warmup().map_or(a.start.0, |w| w.0)),
+            // `build_emulated` lets only tcp_bulk apps run between real hosts.
+            bytes: match &a.traffic {
+                AppTraffic::TcpBulk(c) => c.bytes.map(|b| b.0),
+                _ => None,
+            },
             options: app_settings[k].socket.clone(),
             cancel: cancel.clone(),
         };
@@ -497,7 +503,7 @@ fn linux_row(s: &Scenario, a: &AppCfg, snd: &SenderReport, rcv: &ReceiverReport)
     let secs = s
         .stop_time
         .0
-        .saturating_sub(a.warmup.map_or(a.start.0, |w| w.0))
+        .saturating_sub(a.warmup().map_or(a.start.0, |w| w.0))
         .as_secs_f64();
     let nan = f64::NAN;
     let i = snd.tcp_info.clone().unwrap_or_default();

@@ -130,12 +130,16 @@ fn sctp(c: &SctpConfig) -> SctpCfg {
 
 fn app(a: &AppCfg, path: &str) -> crate::error::Result<AppCfg> {
     let mut a = a.clone();
-    if a.kind.protocol() == 6 {
-        let cfg = a.tcp.clone().unwrap_or_default();
-        a.tcp = Some(tcp(cfg.profile, &cfg.to_config(&format!("{path}.tcp"))?));
-    } else if a.kind.protocol() == 132 {
-        let cfg = a.sctp.clone().unwrap_or_default();
-        a.sctp = Some(sctp(&cfg.to_config(&format!("{path}.sctp"))?));
+    match a.transport_mut() {
+        crate::schema::Transport::Tcp(t) => {
+            let cfg = t.clone().unwrap_or_default();
+            *t = Some(tcp(cfg.profile, &cfg.to_config(&format!("{path}.tcp"))?));
+        }
+        crate::schema::Transport::Sctp(t) => {
+            let cfg = t.clone().unwrap_or_default();
+            *t = Some(sctp(&cfg.to_config(&format!("{path}.sctp"))?));
+        }
+        crate::schema::Transport::Udp => {}
     }
     Ok(a)
 }

@@ -3,6 +3,7 @@
 //!
 //! Data flows one way: text → `Scenario` → validated → `Simulation` → `RunResults`.
 
+mod apps;
 pub mod build;
 mod either_de;
 pub mod error;
@@ -33,8 +34,8 @@ impl Scenario {
             let inner = e.into_inner();
             let msg = inner.message().to_string();
             let line = inner.span().map(|sp| line_of(text, sp.start));
-            let mut path = if path == "." { String::new() } else { path };
-            let mut msg = msg.trim_end().to_string();
+            let path = if path == "." { String::new() } else { path };
+            let (mut path, mut msg) = apps::move_key_into_path(path, msg.trim_end().to_string());
             if msg.contains("too large to fit") {
                 msg.push_str(": TOML integers are at most 9223372036854775807 (2^63-1)");
             }
@@ -85,7 +86,9 @@ impl Scenario {
                     msg.truncate(i);
                 }
             }
-            ScenarioError::new(if path == "." { String::new() } else { path }, msg)
+            let path = if path == "." { String::new() } else { path };
+            let (path, msg) = apps::move_key_into_path(path, msg);
+            ScenarioError::new(path, msg)
         })?;
         validate::validate(&s)?;
         Ok(s)

@@ -21,18 +21,21 @@ fn with_sctp(extra: &str) -> String {
     )
 }
 
+/// The `sctp = { ... }` table of an SCTP app.
+fn sctp_table(a: &rexmit_scenario::schema::AppCfg) -> &rexmit_scenario::transport::SctpCfg {
+    match a.transport() {
+        rexmit_scenario::schema::Transport::Sctp(Some(t)) => t,
+        _ => panic!("app {} has no sctp table", a.name),
+    }
+}
+
 #[test]
 fn rack_settings_reach_the_association_and_run() {
     let text = with_sctp(
         "rack = { enabled = true, burst_mitigation = \"max_burst\", pto_extra = \"1ms\", reo_wnd_persist = \"reordering\" }",
     );
     let s = Scenario::from_toml(&text).unwrap();
-    let cfg = s.apps[0]
-        .sctp
-        .as_ref()
-        .unwrap()
-        .to_config("apps[0].sctp")
-        .unwrap();
+    let cfg = sctp_table(&s.apps[0]).to_config("apps[0].sctp").unwrap();
     assert!(cfg.rack.enabled && cfg.rack.tlp);
     assert_eq!(
         cfg.rack.burst_mitigation,
@@ -63,10 +66,7 @@ fn rack_settings_reach_the_association_and_run() {
 #[test]
 fn max_burst_rule_reaches_the_association() {
     let cfg = |extra: &str| {
-        Scenario::from_toml(&with_sctp(extra)).unwrap().apps[0]
-            .sctp
-            .as_ref()
-            .unwrap()
+        sctp_table(&Scenario::from_toml(&with_sctp(extra)).unwrap().apps[0])
             .to_config("apps[0].sctp")
             .unwrap()
             .max_burst_rule
