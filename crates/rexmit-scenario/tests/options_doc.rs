@@ -135,9 +135,14 @@ fn every_public_option_is_a_scenario_key() {
     assert!(tcp.iter().all(|k| tcp_all.contains(k)));
     assert_eq!(tcp_all.len() - tcp.len(), 2);
     let mut sctp = Vec::new();
+    // Options the reverse map leaves out when unset or off are set here.
     SctpCfg::from_core(&rexmit_sctp::SctpConfig {
         initial_cwnd: Some(10_000),
         initial_ssthresh: Some(10_000),
+        rack: rexmit_sctp::RackConfig {
+            rtt_probe: Some(rexmit_time::Duration::from_secs(1)),
+            ..Default::default()
+        },
         ..Default::default()
     })
     .set_keys("", &mut sctp);

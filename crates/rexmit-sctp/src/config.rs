@@ -164,6 +164,16 @@ macro_rules! rack_option_table {
         /// What restarts the 16-recovery persistence of a widened reordering window: the last
         /// D-SACK (RFC 8985 §6.2) or also each reordering detected (seed 002 §II.B).
         opt reo_wnd_persist: $crate::PersistFrom = $crate::PersistFrom::Dsack, unit = choice;
+        /// Seed 002 §V.B's active RTT measurement: a path idle this long gets a HEARTBEAT, whose
+        /// ACK refreshes the RTT that RACK's timers and the probe timeout follow, even when
+        /// HB.interval is longer or off (a signalling association idle between requests).
+        /// Unset ("0s"): heartbeats only every HB.interval.
+        opt rtt_probe: Option<$crate::__Duration> = None, unit = time_or_off,
+            check = rtt_probe.map_or(true, |p| !p.is_zero()) => "> 0 (or none: off)",
+            relation = "unset unless rack.enabled",
+            // Left out of `rexmit normalize` while off, so that scenarios written before it
+            // existed keep their normalized text (and their sweep run ids).
+            shown = |r: &$crate::RackConfig| r.rtt_probe.is_some();
     }
     internal {}
     } };
@@ -355,6 +365,12 @@ impl rexmit_options::Relations for SctpConfig {
             "cmt.pf_threshold",
             "< path_max_retrans",
             &self.cmt.pf_threshold,
+        )?;
+        require(
+            self.rack.rtt_probe.is_none() || self.rack.enabled,
+            "rack.rtt_probe",
+            "unset unless rack.enabled (seed 002 §V.B probes the RTT for RACK)",
+            &self.rack.rtt_probe,
         )?;
         // Seed 002 adapts RACK to one path; with CMT its time order across paths of different
         // delay would read path skew as loss.
