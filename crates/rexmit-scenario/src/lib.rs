@@ -9,6 +9,7 @@ mod either_de;
 pub mod error;
 mod filled;
 pub mod kinds;
+pub mod mirror;
 pub mod names;
 pub mod results;
 pub mod run;

@@ -32,7 +32,7 @@ fn sctp_table(a: &rexmit_scenario::schema::AppCfg) -> &rexmit_scenario::transpor
 #[test]
 fn rack_settings_reach_the_association_and_run() {
     let text = with_sctp(
-        "rack = { enabled = true, burst_mitigation = \"max_burst\", pto_extra = \"1ms\", reo_wnd_persist = \"reordering\" }",
+        "rack = { enabled = true, burst_mitigation = \"max_burst\", pto_extra = \"1ms\", reo_wnd_persist = \"reordering\", rtt_probe = \"2s\" }",
     );
     let s = Scenario::from_toml(&text).unwrap();
     let cfg = sctp_table(&s.apps[0]).to_config("apps[0].sctp").unwrap();
@@ -45,6 +45,10 @@ fn rack_settings_reach_the_association_and_run() {
     assert_eq!(
         cfg.rack.reo_wnd_persist,
         rexmit_transport::PersistFrom::Reordering
+    );
+    assert_eq!(
+        cfg.rack.rtt_probe,
+        Some(rexmit_time::Duration::from_secs(2))
     );
     let short =
         Scenario::from_toml(&text.replace("stop_time = \"30s\"", "stop_time = \"5s\"")).unwrap();

@@ -6,7 +6,7 @@ use super::{Association, Outgoing, State};
 use crate::event::{AbortReason, Event};
 use crate::handshake::{self, Cookie};
 use crate::path::Transition;
-use rexmit_time::Time;
+use rexmit_time::{Duration, Time};
 use rexmit_wire::{Chunk, InitChunk, InitParam, SctpPacket};
 use std::net::Ipv4Addr;
 
@@ -172,7 +172,7 @@ impl Association {
         }
         self.timers.stop(Timer::T1);
         self.ctl.t1_done();
-        if let Some(iv) = self.cfg.hb_interval {
+        if let Some(iv) = self.heartbeat_interval() {
             for (i, p) in self.paths.iter().enumerate() {
                 self.timers
                     .set(Timer::Heartbeat(i), now + iv + p.rtt().rto());
@@ -482,12 +482,11 @@ impl Association {
         let Some(up) = path.on_heartbeat_ack(now, nonce, from) else {
             return;
         };
+        let (rto, addr) = (path.rtt().rto(), path.remote());
         self.timers.stop(Timer::HeartbeatAck(p));
-        if let Some(iv) = self.cfg.hb_interval {
-            self.timers
-                .set(Timer::Heartbeat(p), now + iv + path.rtt().rto());
+        if let Some(iv) = self.heartbeat_interval() {
+            self.timers.set(Timer::Heartbeat(p), now + iv + rto);
         }
-        let addr = path.remote();
         self.ctl.peer_answered();
         if up == Transition::Up {
             self.emit(Event::PathUp { addr });
@@ -498,7 +497,7 @@ impl Association {
         if !self.state.sends_heartbeats() {
             return;
         }
-        let interval = self.cfg.hb_interval;
+        let interval = self.heartbeat_interval();
         if self.timers.is_due(Timer::HeartbeatAck(p), now) {
             // Unanswered within RTO: an error on the path and the association (§8.1, §8.3).
             self.timers.stop(Timer::HeartbeatAck(p));
@@ -524,6 +523,16 @@ impl Association {
                 return;
             }
             self.send_heartbeat(now, p);
+        }
+    }
+
+    /// How long a path stays idle before it gets a HEARTBEAT: HB.interval (RFC 9260 §8.3), or
+    /// sooner with seed 002 §V.B's RTT probing (`rack.rtt_probe`); `None`: never.
+    pub(super) fn heartbeat_interval(&self) -> Option<Duration> {
+        let probe = self.cfg.rack.rtt_probe.filter(|_| self.cfg.rack.enabled);
+        match (self.cfg.hb_interval, probe) {
+            (Some(hb), Some(probe)) => Some(hb.min(probe)),
+            (hb, probe) => hb.or(probe),
         }
     }
 
@@ -555,7 +564,8 @@ impl Association {
                 self.emit(Event::PathDown { addr });
             }
             Transition::PotentiallyFailed
-                if self.cfg.hb_interval.is_some() && !self.paths[p].heartbeat_outstanding() =>
+                if self.heartbeat_interval().is_some()
+                    && !self.paths[p].heartbeat_outstanding() =>
             {
                 // CMT-PF: probe the path at once instead of waiting for the heartbeat interval.
                 self.timers.set(Timer::Heartbeat(p), now);
