@@ -56,6 +56,23 @@ rexmit_options::choices! {
     }
 }
 
+rexmit_options::choices! {
+    /// When an acknowledgement may grow cwnd (RFC 9260 §7.2.1–7.2.2).
+    #[derive(Default)]
+    pub enum CwndGrowth {
+        /// RFC 9260 (RFC 4960 with its errata, RFC 8540 §3.22 and §3.26; Linux): slow start
+        /// grows a fully used cwnd outside fast recovery whether or not the cumulative TSN ack
+        /// point moves; partial_bytes_acked counts every newly acknowledged byte and is capped
+        /// at cwnd while cwnd is not fully used.
+        #[default]
+        Rfc9260 = "rfc9260",
+        /// RFC 4960 as written (FreeBSD, ns-2, Linux before 2017: the stacks of seeds 000, 002
+        /// and 004): growth only on a SACK that advances the cumulative TSN ack point (or, with
+        /// CMT's CUC, the destination's pseudo-cumulative ack), never in fast recovery.
+        Rfc4960 = "rfc4960",
+    }
+}
+
 /// Concurrent Multipath Transfer (`sctp.cmt = { ... }`; Iyengar et al.).
 #[macro_export]
 macro_rules! cmt_option_table {
@@ -208,6 +225,8 @@ macro_rules! sctp_option_table {
         opt pmtu: u32 = 1500, unit = size, check = (576..=65535).contains(pmtu) => "576..=65535";
         /// RTO.Initial / RTO.Min / RTO.Max (RFC 4960 §15: 3 s, 1 s, 60 s).
         table rto: $crate::__RtoConfig = $crate::__RtoConfig::sctp(), unit = table;
+        /// Which RFC's rules let an acknowledgement grow cwnd (RFC 9260 §7.2.1–7.2.2).
+        opt cwnd_growth: $crate::CwndGrowth = $crate::CwndGrowth::Rfc9260, unit = choice;
         /// Max.Burst (RFC 9260 §16: 4); 0 disables the limit.
         opt max_burst: u32 = 4, unit = packets;
         /// How Max.Burst applies (RFC 9260 §6.1 D): at most Max.Burst new-data packets per

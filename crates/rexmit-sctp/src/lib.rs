@@ -69,8 +69,8 @@ pub mod tsn;
 
 pub use association::{Association, State as AssociationState};
 pub use config::{
-    BurstMitigation, CmtConfig, ConfigError, MaxBurstRule, RackConfig, RenegePolicy, RtxPolicy,
-    SctpConfig, ThinStreamConfig,
+    BurstMitigation, CmtConfig, ConfigError, CwndGrowth, MaxBurstRule, RackConfig, RenegePolicy,
+    RtxPolicy, SctpConfig, ThinStreamConfig,
 };
 pub use rexmit_transport::PersistFrom;
 

@@ -37,6 +37,9 @@ fn second_loss_in_the_same_window_does_not_reduce_cwnd_again() {
     let out = drain(&mut a, now);
     assert_eq!(data_tsns(&out), (1..=10).collect::<Vec<_>>());
     let mut rtx = Vec::new();
+    // cwnd just before fast recovery (slow start grows it on the gap reports, RFC 9260
+    // §7.2.1), and as fast recovery began.
+    let (mut before, mut after) = (a.paths()[0].cc().cwnd(), None);
     for t in out
         .iter()
         .filter(|t| ![1, 3].contains(&data_tsns(std::slice::from_ref(t))[0]))
@@ -45,15 +48,22 @@ fn second_loss_in_the_same_window_does_not_reduce_cwnd_again() {
         for s in drain(&mut b, now) {
             deliver(&mut a, now, &s);
         }
+        if !a.in_fast_recovery() {
+            before = a.paths()[0].cc().cwnd();
+        } else if after.is_none() {
+            after = Some(a.paths()[0].cc().cwnd());
+        }
         rtx.extend(data_tsns(&drain(&mut a, now)));
     }
     assert_eq!(rtx, vec![1, 3], "both losses fast retransmitted");
     assert_eq!(a.stats().fast_retransmits, 2);
     assert_eq!(a.stats().fast_recoveries, 1);
+    let halved = (before / 2).max(4 * T);
+    assert_eq!(after, Some(halved), "halved at the first loss");
     assert_eq!(
         a.paths()[0].cc().cwnd(),
-        5 * T,
-        "halved once (RFC 9260 §7.2.4)"
+        halved,
+        "not again at the second (RFC 9260 §7.2.4)"
     );
     assert!(a.in_fast_recovery());
 }

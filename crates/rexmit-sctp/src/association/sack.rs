@@ -352,6 +352,7 @@ impl Association {
         let n = self.paths.len();
         let (cum_advanced, earliest, flight_before) =
             (before.cum_advanced, &before.earliest, &before.flight);
+        let growth = self.cfg.cwnd_growth;
         #[allow(clippy::needless_range_loop)] // indexes several per-path vectors at once
         for p in 0..n {
             let may_grow = cum_advanced
@@ -361,8 +362,14 @@ impl Association {
             let fr = self.in_fr(p);
             let path = &mut self.paths[p];
             let flight = path.flight();
-            path.cc_mut()
-                .on_ack(tally.bytes[p], flight_before[p], flight, may_grow, fr);
+            path.cc_mut().on_ack(
+                tally.bytes[p],
+                flight_before[p],
+                flight,
+                may_grow,
+                fr,
+                growth,
+            );
         }
     }
 
