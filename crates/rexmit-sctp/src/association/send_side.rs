@@ -386,6 +386,12 @@ impl SendSide {
         self.fast_recovery = Some(exit);
     }
 
+    /// A T3-rtx expiry ends fast recovery whatever the cumulative ack (see
+    /// `Association::on_t3_expiry`).
+    pub(super) fn cancel_fast_recovery(&mut self) {
+        self.fast_recovery = None;
+    }
+
     /// The cumulative ack reached `cum`: returns whether that ended fast recovery.
     pub(super) fn end_fast_recovery(&mut self, cum: u32) -> bool {
         match self.fast_recovery {
