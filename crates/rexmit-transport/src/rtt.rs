@@ -145,6 +145,13 @@ impl RttEstimator {
         self.on_sample_at(r, 0, 0);
     }
 
+    /// A measurement that only the minimum RTT learns from: an SCTP sender times one chunk per
+    /// round trip for SRTT and RTTVAR (RFC 9260 §6.3.1 C4) but every acknowledgement of a chunk
+    /// sent once still bounds the path's minimum RTT, which RACK's windows are made of.
+    pub fn on_min_rtt_sample(&mut self, r: Duration) {
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+    }
+
     /// `on_sample` for a sender that numbers its data: `snd_una` after the acknowledgement
     /// that gave the sample and `snd_nxt`, the highest sequence number sent, delimit
     /// `RtoEstimator::Linux`'s round trips (ignored by RFC 6298's estimator).
