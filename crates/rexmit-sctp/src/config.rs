@@ -251,6 +251,9 @@ macro_rules! sctp_option_table {
         /// Whether the receiver may renege SACKed out-of-order data.
         opt renege: $crate::RenegePolicy = $crate::RenegePolicy::UnderMemoryPressure,
             unit = choice;
+        /// Jitter each heartbeat's RTO by ±50% (RFC 9260 §8.3, as FreeBSD); off: exactly
+        /// HB.interval + RTO after the path fell idle (ns-2).
+        opt hb_jitter: bool = true, unit = flag;
         /// Association.Max.Retrans (RFC 9260 §16: 10).
         opt assoc_max_retrans: u32 = 10, unit = count, check = *assoc_max_retrans >= 1 => ">= 1";
         /// Path.Max.Retrans (RFC 9260 §16: 5).
@@ -284,6 +287,10 @@ macro_rules! sctp_option_table {
             check = !valid_cookie_life.is_zero() => "> 0";
         /// Key for the state cookie's integrity check (deterministic, no RNG).
         opt cookie_secret: u64 = 0x7265_786d_6974_5343, unit = count;
+        /// Seed of the association's own random draws (heartbeat jitter): a sans-IO core has
+        /// no random stream of its own, so whoever creates it gives it one (the simulator
+        /// draws it from the app's named stream).
+        opt random_seed: u64 = 0x6862_6a69_7474_6572, unit = count;
     }
     } };
 }

@@ -101,8 +101,20 @@ pub(super) fn add_app(
             .to_config(&format!("{path}.sctp"))
     };
     // An SCTP sender running `app` and its receiver; tags and TSNs from the app's stream.
-    let sctp = |rng: &mut RngStream, cfg: SctpConfig, app: SctpApp, truth: Truth| {
+    // The associations' own draws (heartbeat jitter) come from a stream of their own, so that
+    // they move no other draw of the app.
+    let mut sctp_seeds = sim.net().streams().stream(&format!("app/{}/sctp", a.name));
+    let mut sctp = |rng: &mut RngStream, cfg: SctpConfig, app: SctpApp, truth: Truth| {
         let (tag_s, tag_r, tsn_s, tsn_r) = sctp_ids(rng);
+        let (seed_s, seed_r) = (sctp_seeds.next_u64(), sctp_seeds.next_u64());
+        let rcv_cfg = SctpConfig {
+            random_seed: seed_r,
+            ..cfg.clone()
+        };
+        let cfg = SctpConfig {
+            random_seed: seed_s,
+            ..cfg
+        };
         let snd = SctpAgent::sender(
             cfg.clone(),
             port,
@@ -115,7 +127,7 @@ pub(super) fn add_app(
             truth.clone(),
             measure_from,
         );
-        let rcv = SctpAgent::receiver(cfg, port, tag_r, tsn_r, truth, measure_from);
+        let rcv = SctpAgent::receiver(rcv_cfg, port, tag_r, tsn_r, truth, measure_from);
         let snd = match trace.clone() {
             Some(t) => snd.with_trace(t),
             None => snd,
