@@ -272,3 +272,151 @@ pub(crate) mod test_events {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::test_events::timeout;
+    use super::*;
+    use rexmit_time::{Duration, Time};
+
+    const SMSS: u64 = 1000;
+
+    /// Only what the trait requires: every other method is its default.
+    #[derive(Debug)]
+    struct Minimal {
+        cwnd: u64,
+        ssthresh: u64,
+    }
+
+    impl CongestionControl for Minimal {
+        fn window(&self) -> u64 {
+            self.cwnd
+        }
+        fn ssthresh(&self) -> u64 {
+            self.ssthresh
+        }
+        fn name(&self) -> &str {
+            "minimal"
+        }
+        fn store_cwnd(&mut self, cwnd: u64, _: OwnWrite) {
+            self.cwnd = cwnd;
+        }
+        fn store_ssthresh(&mut self, ssthresh: u64, _: OwnWrite) {
+            self.ssthresh = ssthresh;
+        }
+        fn on_ack(&mut self, ack: &AckSample) {
+            self.cwnd += ack.acked;
+        }
+        fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+            self.ssthresh = (ev.base / 2).max(2 * ev.smss);
+            self.cwnd = self.ssthresh;
+        }
+    }
+
+    fn at(cwnd: u64, ssthresh: u64) -> Minimal {
+        Minimal { cwnd, ssthresh }
+    }
+
+    #[test]
+    fn fast_recovery_defaults_inflate_and_deflate_as_rfc_5681_3_2() {
+        let mut c = at(5_000, 5_000);
+        c.on_recovery_inflate(3, SMSS); // step 3
+        assert_eq!(c.window(), 8_000);
+        c.on_recovery_dupack(SMSS); // step 4
+        assert_eq!(c.window(), 9_000);
+        c.on_recovery_deflate(); // step 6
+        assert_eq!(c.window(), 5_000);
+    }
+
+    #[test]
+    fn partial_ack_default_deflates_by_the_acked_amount_as_rfc_6582_3_2_step_5() {
+        // At least one SMSS acknowledged: one SMSS added back.
+        let mut c = at(9_000, 5_000);
+        c.on_partial_ack(SMSS, SMSS);
+        assert_eq!(c.window(), 9_000);
+        c.on_partial_ack(2 * SMSS, SMSS);
+        assert_eq!(c.window(), 8_000);
+        // Less than one SMSS: none added back; never below one SMSS.
+        c.on_partial_ack(500, SMSS);
+        assert_eq!(c.window(), 7_500);
+        let mut c = at(1_200, 5_000);
+        c.on_partial_ack(900, SMSS);
+        assert_eq!(c.window(), SMSS);
+    }
+
+    #[test]
+    fn prr_go_back_lost_syn_and_idle_restart_defaults() {
+        let mut c = at(9_000, 5_000);
+        c.on_prr(4_000, 1_500); // RFC 6937 §3: pipe + sndcnt
+        assert_eq!(c.window(), 5_500);
+        c.on_go_back(SMSS);
+        assert_eq!(c.window(), SMSS);
+        let mut c = at(10_000, 5_000);
+        c.on_lost_syn(SMSS); // RFC 5681 §3.1
+        assert_eq!(c.window(), SMSS);
+        // RFC 5681 §4.1: cwnd no more than RW.
+        let restart = |cwnd| {
+            let mut c = at(cwnd, 5_000);
+            c.on_idle_restart(&IdleRestart {
+                now: Time::ZERO,
+                idle: Duration::from_secs(2),
+                restart_window: 4_000,
+            });
+            c.window()
+        };
+        assert_eq!((restart(10_000), restart(3_000)), (4_000, 3_000));
+        assert_eq!(
+            c.ssthresh(),
+            5_000,
+            "no default touches ssthresh but the timeout's"
+        );
+    }
+
+    #[test]
+    fn timeout_default_decreases_then_keeps_ssthresh_as_rfc_5681_3_1() {
+        // First timeout outside recovery: the controller's decrease from FlightSize.
+        let mut c = at(20_000, 30_000);
+        c.on_timeout(&Timeout {
+            prior_ssthresh: 30_000,
+            ..timeout(Time::ZERO, 20_000, SMSS)
+        });
+        assert_eq!((c.window(), c.ssthresh()), (SMSS, 10_000));
+        // Inside recovery (ssthresh 8 kB from the episode's decrease, FlightSize grown to
+        // 24 kB by the data recovery sent): the smaller stands.
+        let mut c = at(9_000, 8_000);
+        c.on_timeout(&Timeout {
+            in_recovery: true,
+            prior_ssthresh: 8_000,
+            ..timeout(Time::ZERO, 24_000, SMSS)
+        });
+        assert_eq!((c.window(), c.ssthresh()), (SMSS, 8_000));
+        // A repeated timeout keeps ssthresh, even a smaller decrease.
+        let mut c = at(SMSS, 8_000);
+        c.on_timeout(&Timeout {
+            repeated: true,
+            prior_ssthresh: 8_000,
+            ..timeout(Time::ZERO, 2_000, SMSS)
+        });
+        assert_eq!((c.window(), c.ssthresh()), (SMSS, 8_000));
+    }
+
+    #[test]
+    fn factory_builds_the_selected_algorithm_for_the_params() {
+        let p = CcParams {
+            initial_cwnd: 4 * SMSS,
+            initial_ssthresh: 64 * SMSS,
+            smss: SMSS,
+            byte_counting: false,
+            whole_segments: false,
+            slow_start_limit: SMSS,
+            hystart: false,
+            cubic_alpha_switch: true,
+        };
+        let f: &dyn ControllerFactory = &CcAlgorithm::Cubic;
+        let c = f.build(&p);
+        assert_eq!(
+            (c.name(), c.window(), c.ssthresh()),
+            ("cubic", 4_000, 64_000)
+        );
+    }
+}
