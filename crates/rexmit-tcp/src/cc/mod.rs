@@ -38,7 +38,7 @@ pub use window::Window;
 /// methods. Only code in this module can make one, so the sender — or anything else holding
 /// a controller — cannot call `store_cwnd` / `store_ssthresh`: it tells events, and the
 /// controller decides. An implementation receives it and ignores it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub struct OwnWrite(());
 
 const OWN: OwnWrite = OwnWrite(());
