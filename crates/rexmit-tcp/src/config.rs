@@ -279,7 +279,12 @@ impl TcpConfig {
 
     /// The congestion controller for segment size `smss`.
     pub fn build_cc(&self, smss: u64) -> Box<dyn crate::cc::CongestionControl> {
-        self.cc.build(&crate::cc::CcParams {
+        self.cc.build(&self.cc_params(smss))
+    }
+
+    /// What a congestion controller for segment size `smss` is built with.
+    pub fn cc_params(&self, smss: u64) -> crate::cc::CcParams {
+        crate::cc::CcParams {
             initial_cwnd: self.initial_window(smss),
             initial_ssthresh: self.initial_ssthresh,
             smss,
@@ -290,7 +295,7 @@ impl TcpConfig {
             cubic_alpha_switch: self.cubic_alpha_switch,
             aimd_a: self.aimd_a,
             aimd_b: self.aimd_b,
-        })
+        }
     }
 
     /// Every option's range (`tcp_option_table`), then the relations between options.

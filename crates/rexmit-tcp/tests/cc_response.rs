@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
 
-fn ssthresh_after_fast_retransmit(cc: CcAlgorithm) -> (u64, &'static str) {
+fn ssthresh_after_fast_retransmit(cc: CcAlgorithm) -> (u64, String) {
     let c = TcpConfig {
         initial_cwnd_segments: 14,
         initial_ssthresh: 14 * MSS,
@@ -19,7 +19,7 @@ fn ssthresh_after_fast_retransmit(cc: CcAlgorithm) -> (u64, &'static str) {
         s.ack(t, 1, &[]);
     }
     assert_eq!(s.c.stats().fast_retransmits, 1);
-    (s.c.ssthresh(), s.c.cc_name())
+    (s.c.ssthresh(), s.c.cc_name().to_string())
 }
 
 #[test]
@@ -39,7 +39,10 @@ fn each_controller_applies_its_own_decrease() {
         (CcAlgorithm::Westwood, 7_000, "westwood+"),
     ];
     for (cc, ssthresh, name) in cases {
-        assert_eq!(ssthresh_after_fast_retransmit(cc), (ssthresh, name));
+        assert_eq!(
+            ssthresh_after_fast_retransmit(cc),
+            (ssthresh, name.to_string())
+        );
     }
 }
 
