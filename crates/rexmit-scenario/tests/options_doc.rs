@@ -27,14 +27,25 @@ fn unit(u: &str) -> &str {
         "bytes_or_auto" => "bytes (unset: the RFC's rule)",
         "size" => "bytes (integer)",
         "segments_per_rtt" => "segments per RTT",
+        "controller" => "name",
+        "params" => "table of numbers",
         other => other,
     }
 }
 
 fn value(r: &Row) -> String {
     match r.unit {
-        "choice" => format!("\"{}\"", r.value),
+        "choice" | "controller" => format!("\"{}\"", r.value),
         _ => r.value.clone(),
+    }
+}
+
+/// The allowed values; a controller's are the registered names (built-ins, before plugins).
+fn allowed(r: &Row) -> String {
+    if r.unit == "controller" {
+        rexmit_tcp::cc::registry::names().join(" | ")
+    } else {
+        r.allowed.clone()
     }
 }
 
@@ -61,7 +72,7 @@ fn table(out: &mut String, defaults: &[Row], linux: Option<&[Row]>, public: bool
             unit(r.unit),
             cell(&value(r)),
             linux_cell,
-            cell(&r.allowed),
+            cell(&allowed(r)),
             cell(r.doc)
         ));
     }
@@ -84,8 +95,11 @@ fn render() -> String {
          `profile = \"rfc\" | \"linux\"` (default \"rfc\"): the defaults the other keys \
          override; \"linux\" is the linux column below (Linux 6.x as rexmit models it, \
          docs/validation.md#linux). With another `cc` than \"cubic\" the linux profile's \
-         `hystart` is off unless written. `aimd_a` and `aimd_b` are written with \
-         `cc = \"aimd\"`, and only with it.\n\n",
+         `hystart` is off unless written. `cc` names a built-in or a registered plugin \
+         (docs/congestion_control.md); `cc_params` gives its parameters, each controller \
+         declaring its own (generalised AIMD: `a` in (0, 1000] segments per RTT, default 1; `b` \
+         in (0, 1), default 0.5). `aimd_a` and `aimd_b`, their old names, are still accepted \
+         with `cc = \"aimd\"`.\n\n",
     );
     table(&mut s, &tcp, Some(&tcp_linux), true);
     s.push_str("\nFixed by the core (not set by scenarios):\n\n");
@@ -130,10 +144,10 @@ fn every_public_option_is_a_scenario_key() {
     };
     let mut tcp = Vec::new();
     TcpCfg::from_core(&rexmit_tcp::TcpConfig::default()).set_keys("", &mut tcp);
-    // The reverse map leaves out what only applies to another controller (aimd_a, aimd_b).
+    // The reverse map leaves out the parameters of a controller that has none (reno).
     let tcp_all: Vec<String> = keys(&rexmit_tcp::TcpConfig::default());
     assert!(tcp.iter().all(|k| tcp_all.contains(k)));
-    assert_eq!(tcp_all.len() - tcp.len(), 2);
+    assert_eq!(tcp_all.len() - tcp.len(), 1);
     let mut sctp = Vec::new();
     // Options the reverse map leaves out when unset or off are set here.
     SctpCfg::from_core(&rexmit_sctp::SctpConfig {

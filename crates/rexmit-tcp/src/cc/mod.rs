@@ -18,6 +18,7 @@ mod events;
 pub mod highspeed;
 pub mod hystart;
 mod minmax;
+pub mod registry;
 mod reno;
 pub mod scalable;
 mod westwood;
@@ -172,19 +173,74 @@ pub trait ControllerFactory: std::fmt::Debug + Send + Sync {
     fn build(&self, p: &CcParams) -> Box<dyn CongestionControl>;
 }
 
+/// A built-in with its default parameters.
 impl ControllerFactory for CcAlgorithm {
     fn build(&self, p: &CcParams) -> Box<dyn CongestionControl> {
-        CcAlgorithm::build(self, p)
+        let plugin = registry::lookup(rexmit_options::Choice::name(*self))
+            .expect("built-ins are always registered");
+        let values = registry::resolve(plugin.as_ref(), &registry::ParamMap::default())
+            .expect("a built-in's defaults are in its ranges");
+        CcAlgorithm::build(self, p, &values)
     }
 }
+
+/// The built-in controllers, registered as any plugin is (`registry::register`): one line each.
+pub(crate) fn builtins() -> Vec<std::sync::Arc<dyn registry::CcPlugin>> {
+    use registry::{Builtin, ParamSpec};
+    let b = |alg, doc, params| std::sync::Arc::new(Builtin { alg, doc, params }) as _;
+    vec![
+        b(
+            CcAlgorithm::Reno,
+            "RFC 5681 AIMD: a = 1 segment per RTT, b = 1/2",
+            vec![],
+        ),
+        b(
+            CcAlgorithm::Aimd,
+            "Generalised AIMD (seed 003): a segments per RTT, cwnd ← (1 − b)·cwnd at a loss",
+            vec![
+                ParamSpec::new(
+                    "a",
+                    "additive increase, segments per RTT",
+                    1.0,
+                    0.0,
+                    AIMD_A_MAX,
+                )
+                .open_min(),
+                ParamSpec::new("b", "multiplicative decrease fraction", 0.5, 0.0, 1.0)
+                    .open_min()
+                    .open_max(),
+            ],
+        ),
+        b(
+            CcAlgorithm::Scalable,
+            "Scalable TCP (Kelly 2003): a = 0.01 per ACK, b = 0.125",
+            vec![],
+        ),
+        b(CcAlgorithm::HighSpeed, "HighSpeed TCP (RFC 3649)", vec![]),
+        b(CcAlgorithm::Cubic, "CUBIC (RFC 9438)", vec![]),
+        b(
+            CcAlgorithm::Westwood,
+            "Westwood+ (seed 001): ssthresh from the bandwidth estimate",
+            vec![],
+        ),
+        b(
+            CcAlgorithm::Bbr,
+            "BBR v1 as Linux's tcp_bbr (paced)",
+            vec![],
+        ),
+    ]
+}
+
+/// The largest additive increase of generalised AIMD (segments per RTT; seed 003's a).
+pub const AIMD_A_MAX: f64 = 1000.0;
 
 rexmit_options::choices! {
     /// The controllers `TcpConfig` can select.
     pub enum CcAlgorithm {
         /// RFC 5681 AIMD: a = 1 segment per RTT, b = 1/2.
         Reno = "reno",
-        /// Generalised AIMD of seed 003: increase `aimd_a` segments per RTT, decrease by
-        /// fraction `aimd_b` (`TcpConfig`).
+        /// Generalised AIMD of seed 003: increase `a` segments per RTT, decrease by fraction
+        /// `b` (`cc_params`).
         Aimd = "aimd",
         /// Scalable TCP (Kelly 2003): a = 0.01 per ACK, b = 0.125.
         Scalable = "scalable",
@@ -213,13 +269,12 @@ pub struct CcParams {
     pub hystart: bool,
     /// CUBIC: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3).
     pub cubic_alpha_switch: bool,
-    /// AIMD: increase a segments per RTT, decrease by fraction b (seed 003).
-    pub aimd_a: f64,
-    pub aimd_b: f64,
 }
 
 impl CcAlgorithm {
-    pub fn build(&self, p: &CcParams) -> Box<dyn CongestionControl> {
+    /// The controller, with its parameters' `values` in the order its `registry::Builtin`
+    /// declares them.
+    pub fn build(&self, p: &CcParams, values: &[f64]) -> Box<dyn CongestionControl> {
         let mut w = Window::new(p.initial_cwnd, p.initial_ssthresh, p.smss);
         w.byte_counting = p.byte_counting;
         w.whole_segments = p.whole_segments;
@@ -229,8 +284,8 @@ impl CcAlgorithm {
             CcAlgorithm::Aimd => Box::new(Aimd::new(
                 w,
                 Law::Constant {
-                    a: p.aimd_a,
-                    b: p.aimd_b,
+                    a: values[0],
+                    b: values[1],
                 },
             )),
             CcAlgorithm::Scalable => Box::new(Aimd::new(w, Law::Scalable)),
@@ -422,8 +477,6 @@ mod tests {
             slow_start_limit: SMSS,
             hystart: false,
             cubic_alpha_switch: true,
-            aimd_a: 1.0,
-            aimd_b: 0.5,
         };
         let f: &dyn ControllerFactory = &CcAlgorithm::Cubic;
         let c = f.build(&p);

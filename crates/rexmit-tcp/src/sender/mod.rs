@@ -189,13 +189,13 @@ impl Sender {
     /// the handshake: the controller is rebuilt now, and again if the handshake changes the
     /// segment size.
     pub fn use_controller(&mut self, cfg: &TcpConfig, factory: Arc<dyn ControllerFactory>) {
-        self.cc = factory.build(&cfg.cc_params(self.smss));
+        self.cc = factory.build(&cfg.controller_params(self.smss));
         self.factory = Some(factory);
     }
 
     fn build_controller(&self, cfg: &TcpConfig) -> Box<dyn CongestionControl> {
         match &self.factory {
-            Some(f) => f.build(&cfg.cc_params(self.smss)),
+            Some(f) => f.build(&cfg.controller_params(self.smss)),
             None => cfg.build_cc(self.smss),
         }
     }
