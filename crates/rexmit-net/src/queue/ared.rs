@@ -38,7 +38,7 @@ macro_rules! ared_option_table {
                 check = *max_p > 0.0 && *max_p <= 1.0 => "(0, 1]";
             /// How often max_p is adapted (Floyd et al. 2001: 0.5 s).
             opt interval: $crate::__Duration = $crate::__Duration::from_millis(500), unit = time,
-                check = !interval.is_zero() => "> 0";
+                check = *interval >= $crate::__Duration::from_millis(1) => ">= 1ms";
             /// max_p is raised only while it is at most this (Floyd et al. 2001: 0.5) ...
             opt max_p_top: f64 = 0.5, unit = probability,
                 check = *max_p_top > 0.0 && *max_p_top <= 1.0 => "(0, 1]";
