@@ -24,7 +24,8 @@ try:
     from pathlib import Path
     from typing import TYPE_CHECKING, Any, Optional, Union
 
-    from rexmit._core import InternalError, ScenarioError, __version__
+    from rexmit._core import InternalError, PluginError, ScenarioError, __version__
+    from rexmit.plugins import CongestionControl, Param, load_plugins, register_cc
     from rexmit.results import RunResult, run
     from rexmit.scenario import Scenario
 finally:
@@ -79,4 +80,20 @@ def sweep(sweep: Union[Sweep, str, Path], out: Union[str, Path], jobs: Optional[
     return run_sweep(sweep, out, jobs=jobs, cluster=cluster, progress=progress)
 
 
-__all__ = ["Scenario", "ScenarioError", "InternalError", "RunResult", "run", "emulate", "sweep", "report", "buffer_model", "__version__"]
+__all__ = [
+    "Scenario",
+    "ScenarioError",
+    "InternalError",
+    "PluginError",
+    "RunResult",
+    "run",
+    "emulate",
+    "sweep",
+    "report",
+    "buffer_model",
+    "register_cc",
+    "CongestionControl",
+    "Param",
+    "load_plugins",
+    "__version__",
+]
