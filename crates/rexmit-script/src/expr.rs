@@ -2,7 +2,7 @@
 //! checks packetdrill scripts write over `tcp_info` (`assert tcpi_snd_cwnd == 10`,
 //! `assert 190000 <= tcpi_rto <= 210000, tcpi_rto`). Statements, one per line or separated
 //! by `;`: `assert EXPR [, EXPR]`, `NAME = EXPR`, `pass`. Expressions: numbers, `True`/`False`,
-//! names, `+ - * / // %`, comparisons (chained as in Python), `and or not`, parentheses and
+//! names, `+ - * / // % | &`, comparisons (chained as in Python), `and or not`, parentheses and
 //! `abs() min() max()`. Owns parsing and evaluation; the names' values come from the caller.
 
 use crate::lexer::{PResult, ParseError, Pos};
@@ -47,6 +47,8 @@ pub enum Op {
     Div,
     FloorDiv,
     Mod,
+    BitOr,
+    BitAnd,
     Eq,
     Ne,
     Lt,
@@ -95,9 +97,9 @@ enum T {
 
 /// Tokens of a block with their byte offsets in it.
 fn tokenize(src: &str, at: impl Fn(usize) -> Pos) -> PResult<Vec<(T, usize)>> {
-    const OPS: [&str; 18] = [
+    const OPS: [&str; 20] = [
         "==", "!=", "<=", ">=", "//", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", "=", ";",
-        ":",
+        ":", "|", "&",
     ];
     let mut out = Vec::new();
     let mut i = 0;
@@ -269,7 +271,7 @@ impl<F: Fn(usize) -> Pos> P<'_, F> {
         self.compare()
     }
     fn compare(&mut self) -> PResult<Expr> {
-        let first = self.sum()?;
+        let first = self.bitor()?;
         let mut rest = Vec::new();
         loop {
             let op = match self.peek() {
@@ -282,13 +284,27 @@ impl<F: Fn(usize) -> Pos> P<'_, F> {
                 _ => break,
             };
             self.bump();
-            rest.push((op, self.sum()?));
+            rest.push((op, self.bitor()?));
         }
         Ok(if rest.is_empty() {
             first
         } else {
             Expr::Compare(Box::new(first), rest)
         })
+    }
+    fn bitor(&mut self) -> PResult<Expr> {
+        let mut l = self.bitand()?;
+        while self.eat_op("|") {
+            l = Expr::Arith(Op::BitOr, Box::new(l), Box::new(self.bitand()?));
+        }
+        Ok(l)
+    }
+    fn bitand(&mut self) -> PResult<Expr> {
+        let mut l = self.sum()?;
+        while self.eat_op("&") {
+            l = Expr::Arith(Op::BitAnd, Box::new(l), Box::new(self.sum()?));
+        }
+        Ok(l)
     }
     fn sum(&mut self) -> PResult<Expr> {
         let mut l = self.term()?;
@@ -398,6 +414,14 @@ fn arith(op: Op, a: f64, b: f64) -> Result<f64, EvalError> {
         Op::FloorDiv | Op::Mod if b == 0.0 => return Err(zero()),
         Op::FloorDiv => (a / b).floor(),
         Op::Mod => a - b * (a / b).floor(),
+        Op::BitOr | Op::BitAnd if a.fract() != 0.0 || b.fract() != 0.0 || a < 0.0 || b < 0.0 => {
+            return Err(EvalError {
+                pos: None,
+                msg: "| and & take non-negative integers".into(),
+            })
+        }
+        Op::BitOr => (a as u64 | b as u64) as f64,
+        Op::BitAnd => (a as u64 & b as u64) as f64,
         _ => unreachable!("comparison in arith"),
     })
 }

@@ -253,7 +253,8 @@ impl Runner {
             };
             let before = b.pending;
             match self.socks.retry(p, now, &mut b.pending) {
-                Some(result) => return self.returned(&b, result),
+                // It returned: what it wrote goes out in the next round.
+                Some(result) => self.returned(&b, result)?,
                 // A write took some bytes: send them, then try again.
                 None if b.pending != before => self.blocked = Some(b),
                 None => {
