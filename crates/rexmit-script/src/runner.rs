@@ -11,6 +11,8 @@
 //! - Outbound lines match the core's packets in the order sent; a packet must fall within the
 //!   line's time ± tolerance (or its `a~b` range). One data line may cover several
 //!   same-burst segments (Linux's TSO sends one, rexmit several).
+//! - A packet the core sent must be matched before the next inbound packet or system call
+//!   (`nothing_unmatched`): at one instant the script's order is the core's order.
 //! - At the end, a packet sent up to the last event's time that no line matched, or a call
 //!   still blocked, fails the script.
 
@@ -168,6 +170,12 @@ impl Runner {
         }
         let at = at.max(self.now);
         self.advance(at)?;
+        if matches!(
+            ev.kind,
+            EventKind::Tcp(_) | EventKind::Sctp(_) | EventKind::Syscall(_)
+        ) {
+            self.nothing_unmatched(ev)?;
+        }
         match &ev.kind {
             EventKind::Tcp(_) | EventKind::Sctp(_) => {
                 let Some(p) = self.proto.as_deref_mut() else {
@@ -470,6 +478,24 @@ impl Runner {
         }
         self.base = *times.last().expect("one at least");
         Ok(())
+    }
+
+    /// Before a packet is injected or a call made, every packet the core sent earlier must have
+    /// been matched: a line that comes later in the script cannot take it (stricter than
+    /// packetdrill, which only compares times; here every event at one instant is ordered).
+    fn nothing_unmatched(&self, ev: &Event) -> Result<(), Stop> {
+        let Some((t, w)) = self.out.front() else {
+            return Ok(());
+        };
+        let p = self.proto.as_deref().expect("a packet was sent");
+        let mut lines = vec![
+            "unexpected outbound packet: the core sent it before this line, and no line before matched it".to_string(),
+            format!("actual packet: {} {}", secs(*t), p.format(w)),
+        ];
+        for (t, w) in self.out.iter().skip(1).take(4) {
+            lines.push(format!("actual packet: {} {}", secs(*t), p.format(w)));
+        }
+        failed(ev.pos, lines)
     }
 
     fn var(&self, name: &str) -> Option<Value> {
