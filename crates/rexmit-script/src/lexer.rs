@@ -206,7 +206,7 @@ impl<'a> Lexer<'a> {
                 }
                 None => return Err(ParseError::new(pos, "string is never closed by '\"'")),
             }
-        } else if "+-*=,:()[]{}<>|~;.!/%&".contains(c) {
+        } else if "+-*=,:()[]{}<>|~;.!/%&`".contains(c) {
             self.at += 1;
             Tok::Punct(c)
         } else {
