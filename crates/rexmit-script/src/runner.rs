@@ -541,6 +541,9 @@ impl Runner {
                     let mut names = Vec::new();
                     expr::names(e, &mut names);
                     for n in names {
+                        if tcp_vars::constant(&n).or_else(|| sctp_host::constant(&n)).is_some() {
+                            continue;
+                        }
                         if let Some(v) = self.var(&n) {
                             lines.push(format!("  {n} = {v}"));
                         }
