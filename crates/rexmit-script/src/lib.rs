@@ -60,10 +60,18 @@ pub enum Status {
 pub struct Outcome {
     pub status: Status,
     pub report: String,
+    /// With `trace`: every packet injected (`<`) and sent (`>`) with its time, in the
+    /// script's numbering, up to where the script stopped.
+    pub trace: Vec<String>,
 }
 
 /// Run the script text `src`; `name` names it in reports (`name:line: ...`).
 pub fn run_str(src: &str, name: &str) -> Outcome {
+    run_str_with(src, name, false)
+}
+
+/// `run_str`, recording the packet trace when `trace` is set.
+pub fn run_str_with(src: &str, name: &str, trace: bool) -> Outcome {
     let script = match parser::parse(src) {
         Ok(s) => s,
         Err(e) => {
@@ -73,18 +81,27 @@ pub fn run_str(src: &str, name: &str) -> Outcome {
                     "{name}:{}:{}: parse error: {}",
                     e.pos.line, e.pos.col, e.msg
                 ),
+                trace: Vec::new(),
             }
         }
     };
     let lines: Vec<&str> = src.lines().collect();
-    match runner::Runner::new().run(&script) {
+    let mut r = runner::Runner::new();
+    if trace {
+        r.trace = Some(Vec::new());
+    }
+    let result = r.run(&script);
+    let trace = r.trace.take().unwrap_or_default();
+    match result {
         Ok(()) => Outcome {
             status: Status::Passed,
             report: String::new(),
+            trace,
         },
         Err(runner::Stop::Malformed { pos, msg }) => Outcome {
             status: Status::Malformed,
             report: format!("{name}:{}:{}: error: {msg}", pos.line, pos.col),
+            trace,
         },
         Err(runner::Stop::Failed { pos, lines: detail }) => {
             let source = lines
@@ -104,6 +121,7 @@ pub fn run_str(src: &str, name: &str) -> Outcome {
             Outcome {
                 status: Status::Failed,
                 report,
+                trace,
             }
         }
     }
@@ -111,11 +129,17 @@ pub fn run_str(src: &str, name: &str) -> Outcome {
 
 /// Run the script in file `path`.
 pub fn run_file(path: &Path) -> Outcome {
+    run_file_with(path, false)
+}
+
+/// `run_file`, recording the packet trace when `trace` is set.
+pub fn run_file_with(path: &Path, trace: bool) -> Outcome {
     match std::fs::read_to_string(path) {
-        Ok(src) => run_str(&src, &path.display().to_string()),
+        Ok(src) => run_str_with(&src, &path.display().to_string(), trace),
         Err(e) => Outcome {
             status: Status::Malformed,
             report: format!("{}: cannot read: {e}", path.display()),
+            trace: Vec::new(),
         },
     }
 }

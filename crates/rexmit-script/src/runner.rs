@@ -78,6 +78,8 @@ pub struct Runner {
     /// Timer expiries at `now`, to catch a looping core.
     same_instant: u32,
     last_event: Pos,
+    /// With `--trace`: every packet in and out, as script lines with times.
+    pub trace: Option<Vec<String>>,
 }
 
 impl Runner {
@@ -93,10 +95,11 @@ impl Runner {
             locals: BTreeMap::new(),
             same_instant: 0,
             last_event: Pos::default(),
+            trace: None,
         }
     }
 
-    pub fn run(mut self, script: &Script) -> Result<(), Stop> {
+    pub fn run(&mut self, script: &Script) -> Result<(), Stop> {
         for (name, value, pos) in &script.options {
             if let Err(m) = self.settings.option(name, value) {
                 return malformed(*pos, m);
@@ -181,6 +184,9 @@ impl Runner {
                 let Some(p) = self.proto.as_deref_mut() else {
                     return malformed(ev.pos, "an inbound packet before socket()");
                 };
+                if let Some(t) = self.trace.as_mut() {
+                    t.push(format!("{} {}", secs(at), ev.text));
+                }
                 if let Err(m) = p.inject(at, &ev.kind) {
                     return malformed(ev.pos, m);
                 }
@@ -255,6 +261,11 @@ impl Runner {
             };
             let mut sent = Vec::new();
             p.drain(now, &mut sent);
+            if let Some(t) = self.trace.as_mut() {
+                for w in &sent {
+                    t.push(format!("{} > {}", secs(now), p.format(w)));
+                }
+            }
             self.out.extend(sent.into_iter().map(|w| (now, w)));
             let Some(mut b) = self.blocked.take() else {
                 return Ok(());
@@ -559,7 +570,7 @@ impl Runner {
         Ok(())
     }
 
-    fn finish(mut self) -> Result<(), Stop> {
+    fn finish(&mut self) -> Result<(), Stop> {
         if let Some(b) = self.blocked.take() {
             return failed(
                 b.pos,
