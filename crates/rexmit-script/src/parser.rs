@@ -66,10 +66,17 @@ pub fn seconds(text: &str, pos: Pos) -> PResult<u64> {
         let d = d.to_digit(10).ok_or_else(bad)? as u64;
         ns += d * 10u64.pow(8 - i as u32);
     }
-    int.checked_mul(1_000_000_000)
-        .and_then(|s| s.checked_add(ns))
-        .ok_or_else(bad)
+    if int > MAX_SECONDS {
+        return Err(ParseError::new(
+            pos,
+            format!("time '{text}' is too large: at most {MAX_SECONDS} seconds"),
+        ));
+    }
+    Ok(int * 1_000_000_000 + ns)
 }
+
+/// The largest time a script may write (about 11.6 days).
+pub const MAX_SECONDS: u64 = 1_000_000;
 
 /// An integer (decimal or 0x hex) that fits `max`.
 pub fn integer(text: &str, pos: Pos, max: u64, what: &str) -> PResult<u64> {

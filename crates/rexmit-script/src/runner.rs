@@ -28,6 +28,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 /// How long `*` waits for an outbound packet.
 const ANY_TIME_LIMIT: Duration = Duration::from_secs(3600);
+/// Where a script's clock ends (a core's own deadlines stay far below the u64 nanosecond end).
+const MAX_CLOCK_SECONDS: u64 = 1_000_000_000;
 /// Timer expiries at one instant beyond which the core is looping.
 const SAME_INSTANT_LIMIT: u32 = 10_000;
 
@@ -117,10 +119,12 @@ impl Runner {
         self.settings.tolerance
     }
 
+    /// A written time on the clock; relative ones count from `base`. Scripts stay far from
+    /// the clock's end (`parser::MAX_SECONDS` per time), but many long steps could add up.
     fn resolve(&self, p: Point, base: Time) -> Time {
         match p {
             Point::Abs(ns) => Time::from_nanos(ns),
-            Point::Rel(ns) => base + Duration::from_nanos(ns),
+            Point::Rel(ns) => base.saturating_add(Duration::from_nanos(ns)),
         }
     }
 
@@ -132,7 +136,7 @@ impl Runner {
                 (
                     t,
                     Time::from_nanos(t.as_nanos().saturating_sub(tol.as_nanos())),
-                    t + tol,
+                    t.saturating_add(tol),
                 )
             }
             TimeSpec::Range(a, b) => {
@@ -142,7 +146,11 @@ impl Runner {
                 }
                 (a, a, b)
             }
-            TimeSpec::Any => (self.base, self.base, self.base + ANY_TIME_LIMIT),
+            TimeSpec::Any => (
+                self.base,
+                self.base,
+                self.base.saturating_add(ANY_TIME_LIMIT),
+            ),
             TimeSpec::Blocking(a, b) => {
                 let start = self.resolve(a, self.base);
                 let end = self.resolve(b, start);
@@ -152,17 +160,26 @@ impl Runner {
                 (
                     start,
                     Time::from_nanos(end.as_nanos().saturating_sub(tol.as_nanos())),
-                    end + tol,
+                    end.saturating_add(tol),
                 )
             }
         };
-        if at + tol < self.base {
+        if at.saturating_add(tol) < self.base {
             return malformed(
                 ev.pos,
                 format!(
                     "time {} is before the previous event at {}",
                     secs(at),
                     secs(self.base)
+                ),
+            );
+        }
+        if at > Time::from_secs(MAX_CLOCK_SECONDS) {
+            return malformed(
+                ev.pos,
+                format!(
+                    "time {} is beyond the script clock's end ({MAX_CLOCK_SECONDS} s)",
+                    secs(at)
                 ),
             );
         }
@@ -552,7 +569,10 @@ impl Runner {
                     let mut names = Vec::new();
                     expr::names(e, &mut names);
                     for n in names {
-                        if tcp_vars::constant(&n).or_else(|| sctp_host::constant(&n)).is_some() {
+                        if tcp_vars::constant(&n)
+                            .or_else(|| sctp_host::constant(&n))
+                            .is_some()
+                        {
                             continue;
                         }
                         if let Some(v) = self.var(&n) {

@@ -136,6 +136,11 @@ impl Settings {
         match name {
             "tolerance_usecs" => {
                 let us = int(name, value)?;
+                if us > 1_000_000_000 {
+                    return Err(format!(
+                        "--tolerance_usecs={value}: at most 1000000000 (1000 s)"
+                    ));
+                }
                 self.tolerance = Duration::from_micros(us as u64);
             }
             "profile" => match value {
