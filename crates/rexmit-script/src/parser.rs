@@ -16,6 +16,13 @@ pub fn parse(src: &str) -> PResult<Script> {
         let start = lx.offset();
         lx.rewind(start + 2);
         let (line, pos) = lx.raw_line();
+        // A trailing `// comment` is not part of the value.
+        let line = line
+            .split(" //")
+            .next()
+            .unwrap_or("")
+            .trim_end()
+            .to_string();
         let (name, value) = line.split_once('=').unwrap_or((line.as_str(), ""));
         let name = name.trim();
         if name.is_empty() || name.contains(char::is_whitespace) {
