@@ -261,6 +261,34 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// An integer (decimal or 0x hex) that fits `max`.
+pub fn integer(text: &str, pos: Pos, max: u64, what: &str) -> PResult<u64> {
+    let v = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => text.parse::<u64>().ok(),
+    };
+    match v {
+        Some(v) if v <= max => Ok(v),
+        _ => Err(ParseError::new(
+            pos,
+            format!("bad {what} '{text}': expected an integer in 0..={max}"),
+        )),
+    }
+}
+
+/// `expect(lx, ')')`: the next token must be this punctuation.
+pub fn expect(lx: &mut Lexer<'_>, c: char, what: &str) -> PResult<Pos> {
+    let (t, pos) = lx.token()?;
+    if t == Tok::Punct(c) {
+        Ok(pos)
+    } else {
+        Err(ParseError::new(
+            pos,
+            format!("expected '{c}' {what}, found {t}"),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,8 +8,7 @@
 use crate::ast::{
     ChunkSpec, Dir, EventKind, Field, FieldVal, SctpPacket, TcpFlagSpec, TcpOpt, TcpPacket, Val,
 };
-use crate::lexer::{Lexer, PResult, ParseError, Pos, Tok};
-use crate::parser::{expect, integer};
+use crate::lexer::{expect, integer, Lexer, PResult, ParseError, Pos, Tok};
 
 /// A packet line after its time: `<` or `>`, then TCP or `sctp:`.
 pub fn packet(lx: &mut Lexer) -> PResult<EventKind> {

@@ -5,7 +5,7 @@
 
 use crate::ast::{Arg, Event, EventKind, Point, Script, Syscall, TimeSpec};
 use crate::expr;
-use crate::lexer::{Lexer, PResult, ParseError, Pos, Tok};
+use crate::lexer::{expect, integer, Lexer, PResult, ParseError, Pos, Tok};
 use crate::packet;
 
 /// Parse a whole script.
@@ -84,21 +84,6 @@ pub fn seconds(text: &str, pos: Pos) -> PResult<u64> {
 
 /// The largest time a script may write (about 11.6 days).
 pub const MAX_SECONDS: u64 = 1_000_000;
-
-/// An integer (decimal or 0x hex) that fits `max`.
-pub fn integer(text: &str, pos: Pos, max: u64, what: &str) -> PResult<u64> {
-    let v = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16).ok(),
-        None => text.parse::<u64>().ok(),
-    };
-    match v {
-        Some(v) if v <= max => Ok(v),
-        _ => Err(ParseError::new(
-            pos,
-            format!("bad {what} '{text}': expected an integer in 0..={max}"),
-        )),
-    }
-}
 
 fn point(lx: &mut Lexer) -> PResult<Point> {
     let (mut t, mut pos) = lx.token()?;
@@ -195,19 +180,6 @@ fn event(lx: &mut Lexer, pos: Pos) -> PResult<Event> {
         kind,
         text,
     })
-}
-
-/// `expect(lx, ')')`: the next token must be this punctuation.
-pub fn expect(lx: &mut Lexer, c: char, what: &str) -> PResult<Pos> {
-    let (t, pos) = lx.token()?;
-    if t == Tok::Punct(c) {
-        Ok(pos)
-    } else {
-        Err(ParseError::new(
-            pos,
-            format!("expected '{c}' {what}, found {t}"),
-        ))
-    }
 }
 
 fn syscall(lx: &mut Lexer) -> PResult<Syscall> {
