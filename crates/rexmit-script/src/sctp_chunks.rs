@@ -183,7 +183,7 @@ fn param_bytes(c: &ChunkSpec, pname: &str, default: &[u8]) -> Result<Vec<u8>, St
     }
 }
 
-/// An inbound chunk from its line; `our_tag`/`peer_tag` for nothing here (the header's
+/// An inbound chunk from its line (the packet header's
 /// verification tag is the caller's).
 pub fn build(c: &ChunkSpec, n: &Numbering) -> Result<Chunk, String> {
     let tsn_in = |v: u64| (v as u32).wrapping_add(n.tsn_offset);

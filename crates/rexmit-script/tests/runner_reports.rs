@@ -183,3 +183,38 @@ fn sctp_chunks_are_compared_field_by_field() {
         "actual packet: 0.200000 sctp: DATA[flgs=BE, len=1016, tsn=1, sid=0, ssn=0, ppid=0]",
     );
 }
+
+#[test]
+fn blocking_connect_accept_and_write_return_when_the_core_allows() {
+    let connect = "--profile=rfc
+0   socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
++0...0.2 connect(3, ..., ...) = 0
++0  > S 0:0(0) <...>
++.2 < S. 0:0(0) ack 1 win 65535 <mss 1000>
++0  > . 1:1(0) ack 1
+";
+    let o = run_str(connect, "c.pkt");
+    assert_eq!(o.status, Status::Passed, "{}", o.report);
+    // A 3000-byte write into a 2000-byte send buffer returns when an ACK frees room.
+    let accept_write = "--profile=rfc
+--tcp.send_buffer=2000
+0   socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
++0  bind(3, ..., ...) = 0
++0  listen(3, 1) = 0
++0...0.1 accept(3, ..., ...) = 4
++0  < S 0:0(0) win 65535 <mss 1000>
++0  > S. 0:0(0) ack 1 <mss 1460>
++.1 < . 1:1(0) ack 1 win 65535
++0...0.2 write(4, ..., 3000) = 3000
++0  > . 1:2001(2000) ack 1
++.1 < . 1:1(0) ack 2001 win 65535
++0  > . 2001:3001(1000) ack 1
+";
+    let o = run_str(accept_write, "a.pkt");
+    assert_eq!(o.status, Status::Passed, "{}", o.report);
+    let o = run_str(
+        &accept_write.replace("+0...0.2 write", "+0...0.3 write"),
+        "a.pkt",
+    );
+    has(&o, "timing error: write returned at 0.200000");
+}
