@@ -20,6 +20,7 @@ __all__ = [
     "run",
     "emulate",
     "emulation_unavailable",
+    "run_script",
     "_panic_for_test",
     "PluginError",
     "register_cc",
@@ -78,6 +79,9 @@ def emulate(
     progress: Optional[Callable[[float, float, int, float], Optional[bool]]] = None,
 ) -> _RunOutput: ...
 def emulation_unavailable() -> Optional[str]: ...
+def run_script(text: str, name: str = "script.pkt", trace: bool = False) -> tuple[str, str, list[str]]:
+    """Run a packetdrill-style script: (status, report, trace); status is "passed", "failed" or "malformed"."""
+    ...
 def _panic_for_test(msg: str) -> None:
     """Test hook: a Rust panic inside the FFI guard, raised here as ``InternalError``."""
     ...

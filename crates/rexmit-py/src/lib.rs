@@ -319,6 +319,24 @@ fn plugin_err(f: &plugins::PluginFailure, scenario: &Scenario) -> PyErr {
     ))
 }
 
+/// Run a packetdrill-style script (`rexmit script`, docs/scripts.md) against the TCP or SCTP
+/// core: (status, report, trace), status "passed", "failed" (the core did something else) or
+/// "malformed" (the script cannot run); the report is empty when it passed; the trace lists
+/// every packet in and out when `trace` is set.
+#[pyfunction]
+#[pyo3(signature = (text, name = "script.pkt", trace = false))]
+fn run_script(text: &str, name: &str, trace: bool) -> PyResult<(String, String, Vec<String>)> {
+    guard(|| {
+        let o = rexmit_script::run_str_with(text, name, trace);
+        let status = match o.status {
+            rexmit_script::Status::Passed => "passed",
+            rexmit_script::Status::Failed => "failed",
+            rexmit_script::Status::Malformed => "malformed",
+        };
+        Ok((status.to_string(), o.report, o.trace))
+    })
+}
+
 /// Test hook: panics inside the FFI guard, so tests can check that a Rust panic reaches
 /// Python as `InternalError` and leaves the interpreter usable.
 #[pyfunction]
@@ -354,6 +372,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_function(wrap_pyfunction!(emulation_unavailable, m)?)?;
+    m.add_function(wrap_pyfunction!(run_script, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(plugins::register_cc, m)?)?;
     m.add_function(wrap_pyfunction!(plugins::controllers, m)?)?;
