@@ -1,0 +1,47 @@
+//! FreeBSD's SCTP stack, as the usrsctp library packages it, hosted as simulation agents in
+//! virtual time (issue 39): real FreeBSD endpoints on simulated nodes, packets crossing the
+//! simulated links as IPv4+SCTP bytes, beside rexmit's own SCTP core.
+//!
+//! Owns: loading the library at run time (`library`, so a build without it works; a run that
+//! needs it says how to install it), the hand-written C declarations (`ffi`), the redirection
+//! of the library's clock and random source to the simulation (`redirect`), the process-wide
+//! stack taken by one run at a time (`stack`), sockets (`socket`), the mapping of rexmit's SCTP
+//! options (`config`, `apply`), the wire conversion (`wire`), and the agents (`agent`,
+//! `association`, `metrics`). Does not own: protocol behaviour (it is FreeBSD's), scenario
+//! parsing (the scenario builder calls `UsrsctpConfig::from_sctp` and `association::place`).
+//!
+//! ```no_run
+//! use rexmit_usrsctp::{association, StackRun, UsrsctpConfig};
+//! # fn f(sim: &mut rexmit_net::Simulation, spec_paths: Vec<(std::net::Ipv4Addr, std::net::Ipv4Addr)>,
+//! #      app: rexmit_endpoints::sctp::SctpApp, cfg: &rexmit_sctp::SctpConfig) -> Result<(), Box<dyn std::error::Error>> {
+//! let run = StackRun::open(42)?; // one per simulation; the seed makes its randomness
+//! let placed = association::place(&run, association::AssociationSpec {
+//!     cfg: UsrsctpConfig::from_sctp(cfg, ["nr_sack"])?,
+//!     app,
+//!     port: 49152,
+//!     paths: spec_paths,
+//!     primary: 0,
+//!     measure_from: rexmit_time::Time::ZERO,
+//! })?;
+//! # let (from, to) = (rexmit_net::NodeId(0), rexmit_net::NodeId(1));
+//! sim.add_agent("rcv", to, Some((132, 49152)), rexmit_time::Time::ZERO, Box::new(placed.receiver))?;
+//! sim.add_agent("snd", from, Some((132, 49152)), rexmit_time::Time::ZERO, Box::new(placed.sender))?;
+//! # Ok(()) }
+//! ```
+
+pub mod agent;
+mod apply;
+pub mod association;
+pub mod config;
+pub mod ffi;
+pub mod library;
+mod metrics;
+mod redirect;
+pub mod socket;
+pub mod stack;
+pub mod wire;
+
+pub use agent::UsrsctpAgent;
+pub use config::{BufferSplitting, Counterpart, OptionError, StackWide, UsrsctpConfig, OPTIONS};
+pub use library::{available, LoadError};
+pub use stack::{StackError, StackRun};
