@@ -203,6 +203,8 @@ struct RunState {
     unattributed: Counters,
     /// Packets the stack sent to no endpoint of this run (should stay 0).
     orphans: u64,
+    /// Every packet the stack sent, as it sent it, when asked (`record_stack_packets`).
+    recorded: Option<Vec<Outgoing>>,
 }
 
 /// The stack, taken by one simulation run (shared by its agents through `Rc`).
@@ -245,6 +247,7 @@ impl StackRun {
                 sysctls: Vec::new(),
                 unattributed: Counters::default(),
                 orphans: 0,
+                recorded: None,
             }),
             in_call: Cell::new(false),
             _lease: lease,
@@ -415,6 +418,25 @@ impl StackRun {
     pub fn orphans(&self) -> u64 {
         self.state.borrow().orphans
     }
+
+    /// Keep a copy of every packet the stack sends from now on, before any renaming (to check
+    /// the wire codec against the stack's own bytes).
+    pub fn record_stack_packets(&self) {
+        self.state
+            .borrow_mut()
+            .recorded
+            .get_or_insert_with(Vec::new);
+    }
+
+    /// The packets recorded so far.
+    pub fn take_recorded(&self) -> Vec<Outgoing> {
+        self.state
+            .borrow_mut()
+            .recorded
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
 }
 
 fn add(c: &mut Counters, d: Counters) {
@@ -446,6 +468,9 @@ impl RunState {
     fn sort_outbox(&mut self) -> Vec<EndpointId> {
         let out = OUTBOX.with(|o| std::mem::take(&mut *o.borrow_mut()));
         let mut data_senders = Vec::new();
+        if let Some(r) = self.recorded.as_mut() {
+            r.extend(out.iter().cloned());
+        }
         for p in out {
             let src = p.bytes.get(..2).map(|b| u16::from_be_bytes([b[0], b[1]]));
             let Some(i) = src.and_then(|port| self.endpoints.iter().position(|e| e.port == port))
