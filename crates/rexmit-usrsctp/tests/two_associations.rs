@@ -23,11 +23,6 @@ fn two_associations_over_one_bottleneck_both_deliver_everything() {
     run_until(&mut sim, 60);
     assert_eq!(run.orphans(), 0, "every packet the stack sent had an owner");
     let m = metrics(&sim);
-    if std::env::var("SHOW").is_ok() {
-        for a in ["a", "b"] {
-            eprintln!("{a}: {:?}", m[a]);
-        }
-    }
     assert_eq!(m["a/sink"]["bytes_delivered"], (na * size as u64) as f64);
     assert_eq!(m["b/sink"]["bytes_delivered"], (nb * 1000) as f64);
     assert_eq!(m["a/sink"]["messages_delivered"], na as f64);
