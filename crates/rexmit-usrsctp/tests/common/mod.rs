@@ -33,6 +33,21 @@ pub fn usrsctp_or_skip() -> bool {
 /// S — R — D: a fast access link, then a bottleneck of `rate`, one-way delay `delay` and
 /// independent loss `loss` in the data direction.
 pub fn lossy_chain(seed: u64, rate: Rate, delay: Duration, loss: f64) -> Simulation {
+    let errors = if loss > 0.0 {
+        vec![ErrorModelConfig::Uniform { rate: loss }]
+    } else {
+        Vec::new()
+    };
+    chain_with_errors(seed, rate, delay, errors)
+}
+
+/// `lossy_chain` with any error models on the bottleneck's data direction.
+pub fn chain_with_errors(
+    seed: u64,
+    rate: Rate,
+    delay: Duration,
+    errors: Vec<ErrorModelConfig>,
+) -> Simulation {
     let mut net = Network::new(StreamFactory::new(seed));
     let names: Vec<String> = ["S", "R", "D"].iter().map(|s| s.to_string()).collect();
     let fast = Duplex::symmetric(LinkParams::new(
@@ -40,11 +55,7 @@ pub fn lossy_chain(seed: u64, rate: Rate, delay: Duration, loss: f64) -> Simulat
         Duration::from_millis(1),
     ));
     let mut slow = Duplex::symmetric(LinkParams::new(rate, delay));
-    if loss > 0.0 {
-        slow.fwd
-            .errors
-            .push(ErrorModelConfig::Uniform { rate: loss });
-    }
+    slow.fwd.errors = errors;
     chain(&mut net, &names, &[fast, slow]).unwrap();
     Simulation::new(net)
 }
@@ -136,13 +147,60 @@ pub fn metrics(sim: &Simulation) -> BTreeMap<String, BTreeMap<String, f64>> {
 
 /// The records of a pcap file rexmit wrote (classic format, raw IPv4 link type).
 pub fn pcap_records(path: &std::path::Path) -> Vec<Vec<u8>> {
+    timed_pcap_records(path)
+        .into_iter()
+        .map(|(_, b)| b)
+        .collect()
+}
+
+/// The records of a pcap file (nanosecond variant) with their times in nanoseconds.
+pub fn timed_pcap_records(path: &std::path::Path) -> Vec<(u64, Vec<u8>)> {
     let b = std::fs::read(path).unwrap();
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as u64;
     let mut at = 24;
     let mut out = Vec::new();
     while at + 16 <= b.len() {
-        let incl = u32::from_le_bytes(b[at + 8..at + 12].try_into().unwrap()) as usize;
-        out.push(b[at + 16..at + 16 + incl].to_vec());
+        let (secs, nanos, incl) = (word(at), word(at + 4), word(at + 8) as usize);
+        out.push((
+            secs * 1_000_000_000 + nanos,
+            b[at + 16..at + 16 + incl].to_vec(),
+        ));
         at += 16 + incl;
     }
     out
+}
+
+/// A captured SCTP packet.
+pub struct Captured {
+    pub t_ns: u64,
+    /// IPv4 total length.
+    pub len: usize,
+    pub src: std::net::Ipv4Addr,
+    pub sctp: rexmit_wire::SctpPacket,
+}
+
+/// Every packet of a capture, decoded (IPv4 and CRC32c checksums verified).
+pub fn sctp_packets(path: &std::path::Path) -> Vec<Captured> {
+    timed_pcap_records(path)
+        .into_iter()
+        .map(|(t_ns, b)| {
+            let ip = rexmit_wire::IpPacket::decode(&b).unwrap();
+            match ip.transport {
+                rexmit_wire::Transport::Sctp(sctp) => Captured {
+                    t_ns,
+                    len: b.len(),
+                    src: ip.header.src,
+                    sctp,
+                },
+                other => panic!("not SCTP: {other:?}"),
+            }
+        })
+        .collect()
+}
+
+/// A fresh directory for this test's files.
+pub fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("rexmit-usrsctp-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
