@@ -53,7 +53,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let port = 49152;
     let sctp = Some((132, port));
-    let _run;
     match stack {
         "usrsctp" => {
             let run = StackRun::open(1)?;
@@ -70,7 +69,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             )?;
             sim.add_agent("rcv", d, sctp, Time::ZERO, Box::new(placed.receiver))?;
             sim.add_agent("snd", s, sctp, Time::ZERO, Box::new(placed.sender))?;
-            _run = Some(run);
         }
         "native" => {
             let truth = Rc::new(RefCell::new(SharedTruth::default()));
@@ -89,7 +87,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let rcv = SctpAgent::receiver(cfg, port, 2, 2, truth, Time::ZERO);
             sim.add_agent("rcv", d, sctp, Time::ZERO, Box::new(rcv))?;
             sim.add_agent("snd", s, sctp, Time::ZERO, Box::new(snd))?;
-            _run = None;
         }
         other => return Err(format!("unknown stack {other:?}: usrsctp or native").into()),
     }
