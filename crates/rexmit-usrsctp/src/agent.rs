@@ -15,13 +15,14 @@
 use crate::ffi;
 use crate::socket::Sock;
 use crate::stack::{EndpointId, StackRun};
-use crate::wire::{Dropped, WireMap};
+use crate::wire::{Addressing, Dropped, WireMap};
 use rexmit_endpoints::latency::MessageLog;
 use rexmit_endpoints::messages::Message;
 use rexmit_endpoints::sctp::{SctpApp, Truth};
 use rexmit_endpoints::truth::{ArrivedRanges, ChunkTx};
 use rexmit_net::{Agent, Ctx, Metrics, Packet};
 use rexmit_time::{Duration, Time};
+use rexmit_wire::sctp::chunk_type;
 use rexmit_wire::{Chunk, SctpPacket, Transport};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -32,6 +33,14 @@ const APP_TIMER: u64 = 1;
 
 /// Largest read per `recv` call (a message larger than this arrives in parts).
 const READ_BUF: usize = 1 << 16;
+
+/// A packet from the wire, as the stack will take it.
+enum Arrived<'a> {
+    /// Through `usrsctp_conninput` on AF_CONN address `token`.
+    Conn(usize, &'a mut SctpPacket),
+    /// An IPv4 packet, encoded in the agent's scratch buffer.
+    Ip,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum AssocState {
@@ -131,27 +140,38 @@ impl UsrsctpAgent {
 
     /// One visit: the clock, then `arrived` (a packet from the wire for the stack), then the
     /// application, then the stack's packets onto the wire, then the next tick.
-    fn step(&mut self, ctx: &mut Ctx<'_>, arrived: Option<(usize, &mut SctpPacket)>) {
+    fn step(&mut self, ctx: &mut Ctx<'_>, arrived: Option<Arrived<'_>>) {
         let now = ctx.now;
         let run = self.run.clone();
         run.advance(now);
-        if let Some((token, sctp)) = arrived {
-            self.scratch.clear();
-            match self.map.incoming(sctp, &mut self.scratch) {
-                Ok(()) => {
-                    let bytes = &self.scratch;
-                    // SAFETY: a registered token and a complete SCTP packet.
-                    run.call(now, self.ep, |lib| unsafe {
-                        (lib.conninput)(
-                            token as *mut std::ffi::c_void,
-                            bytes.as_ptr() as *const _,
-                            bytes.len(),
-                            0,
-                        )
-                    });
+        match arrived {
+            Some(Arrived::Conn(token, sctp)) => {
+                self.scratch.clear();
+                match self.map.incoming(sctp, &mut self.scratch) {
+                    Ok(()) => {
+                        let bytes = &self.scratch;
+                        // SAFETY: a registered token and a complete SCTP packet.
+                        run.call(now, self.ep, |lib| unsafe {
+                            (lib.conninput)(
+                                token as *mut std::ffi::c_void,
+                                bytes.as_ptr() as *const _,
+                                bytes.len(),
+                                0,
+                            )
+                        });
+                    }
+                    Err(_) => self.undecodable += 1,
                 }
-                Err(_) => self.undecodable += 1,
             }
+            Some(Arrived::Ip) => {
+                let bytes = &mut self.scratch;
+                run.call(now, self.ep, |lib| {
+                    if let Ok(inet) = &lib.inet {
+                        inet.input(bytes);
+                    }
+                });
+            }
+            None => {}
         }
         if let Role::Receiver(r) = &mut self.role {
             if r.delivered_before_measure.is_none() && now >= self.measure_from {
@@ -384,6 +404,14 @@ impl UsrsctpAgent {
                     let cum = match c {
                         Chunk::Sack(s) => s.cum_tsn_ack,
                         Chunk::NrSack(s) => s.cum_tsn_ack,
+                        // A SACK kept raw (see `wire::keep_exact_chunks`): its first field.
+                        Chunk::Unknown {
+                            chunk_type: chunk_type::SACK | chunk_type::NR_SACK,
+                            value,
+                            ..
+                        } if value.len() >= 4 => {
+                            u32::from_be_bytes([value[0], value[1], value[2], value[3]])
+                        }
                         _ => continue,
                     };
                     truth.ppids.forget_through(cum);
@@ -438,7 +466,16 @@ impl UsrsctpAgent {
         self.map
             .paths
             .iter()
-            .map(|p| s.path_info(self.run.lib(), p.token, self.map.remote_port))
+            .map(|p| {
+                let port = self.map.remote_port;
+                let addr = match self.map.addressing {
+                    Addressing::Conn => {
+                        ffi::SockaddrStorage::from_conn(&ffi::SockaddrConn::new(p.token, port))
+                    }
+                    Addressing::Ip => ffi::SockaddrStorage::from_ipv4(p.remote, port),
+                };
+                s.path_info(self.run.lib(), addr)
+            })
             .collect()
     }
 
@@ -465,11 +502,18 @@ impl Agent for UsrsctpAgent {
         self.start = ctx.now;
         let now = ctx.now;
         if let (Role::Sender(_), Some(sock)) = (&self.role, self.sock) {
-            let token = self.map.paths[self.map.primary].token;
-            let port = self.map.remote_port;
+            let map = &self.map;
             let run = self.run.clone();
             run.advance(now);
-            match run.call(now, self.ep, |lib| sock.connect(lib, token, port)) {
+            let connected = run.call(now, self.ep, |lib| match map.addressing {
+                Addressing::Conn => {
+                    sock.connect(lib, map.paths[map.primary].token, map.remote_port)
+                }
+                Addressing::Ip => {
+                    sock.connect_ip(lib, &map.remotes_primary_first(), map.remote_port)
+                }
+            });
+            match connected {
                 Ok(()) => self.state = AssocState::Connecting,
                 Err(_) => {
                     self.state = AssocState::Closed;
@@ -482,7 +526,7 @@ impl Agent for UsrsctpAgent {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, pkt: &mut Packet) {
         let (src, dst) = (pkt.ip.header.src, pkt.ip.header.dst);
-        let Some(token) = self.map.path_of(src, dst).map(|p| p.token) else {
+        let Some(token) = self.map.accepts(src, dst) else {
             self.unknown_path += 1;
             return;
         };
@@ -496,7 +540,15 @@ impl Agent for UsrsctpAgent {
             self.failure = 1;
         }
         self.on_arrival(p);
-        self.step(ctx, Some((token, p)));
+        if token != 0 {
+            return self.step(ctx, Some(Arrived::Conn(token, p)));
+        }
+        self.scratch.clear();
+        if pkt.ip.encode(&mut self.scratch).is_err() {
+            self.undecodable += 1;
+            return self.step(ctx, None);
+        }
+        self.step(ctx, Some(Arrived::Ip));
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {

@@ -5,7 +5,7 @@ use crate::agent::{Receiving, Role, Sending, UsrsctpAgent};
 use crate::config::UsrsctpConfig;
 use crate::socket::Sock;
 use crate::stack::{StackError, StackRun};
-use crate::wire::{Path, WireMap};
+use crate::wire::{Addressing, Path, WireMap};
 use rexmit_endpoints::latency::MessageLog;
 use rexmit_endpoints::sctp::{SctpApp, SharedTruth, Truth};
 use rexmit_endpoints::truth::ArrivedRanges;
@@ -61,22 +61,51 @@ pub fn place(run: &Rc<StackRun>, spec: AssociationSpec) -> Result<Placed, StackE
         });
     }
     cfg.apply_stack(run)?;
-    let tokens: Vec<usize> = paths.iter().map(|_| run.add_address()).collect();
-    let (ep_s, port_s) = run.add_endpoint()?;
-    let (ep_r, port_r) = run.add_endpoint()?;
+    // One path: an AF_CONN token (public API only); several: IPv4 inside the stack (inet.rs).
+    let addressing = if paths.len() > 1 {
+        Addressing::Ip
+    } else {
+        Addressing::Conn
+    };
     let lib = run.lib();
-    let open = |local_port: u16| -> Result<Sock, StackError> {
-        let s = run.call(Time::ZERO, ep_s, Sock::open)?;
+    let (tokens, ep_s, port_s, ep_r, port_r) = match addressing {
+        Addressing::Conn => {
+            let tokens: Vec<usize> = paths.iter().map(|_| run.add_address()).collect();
+            let (ep_s, port_s) = run.add_endpoint()?;
+            let (ep_r, port_r) = run.add_endpoint()?;
+            (tokens, ep_s, port_s, ep_r, port_r)
+        }
+        Addressing::Ip => {
+            let side = |pick: fn(&(Ipv4Addr, Ipv4Addr)) -> Ipv4Addr| {
+                let mut v: Vec<Ipv4Addr> = Vec::new();
+                for p in &paths {
+                    if !v.contains(&pick(p)) {
+                        v.push(pick(p));
+                    }
+                }
+                v
+            };
+            let ep_s = run.add_ip_endpoint(&side(|p| p.0), port)?;
+            let ep_r = run.add_ip_endpoint(&side(|p| p.1), port)?;
+            (vec![0; paths.len()], ep_s, port, ep_r, port)
+        }
+    };
+    let open = |local_port: u16, addrs: Vec<Ipv4Addr>| -> Result<Sock, StackError> {
+        let family = match addressing {
+            Addressing::Conn => crate::ffi::AF_CONN,
+            Addressing::Ip => crate::ffi::AF_INET,
+        };
+        let s = run.call(Time::ZERO, ep_s, |lib| Sock::open(lib, family))?;
         run.adopt(s);
         cfg.apply_socket(lib, s)?;
-        s.bind_any(lib, local_port)?;
+        match addressing {
+            Addressing::Conn => s.bind_any(lib, local_port)?,
+            Addressing::Ip => s.bind_ip(lib, &addrs, local_port)?,
+        }
         Ok(s)
     };
-    let snd_sock = open(port_s)?;
-    run.set_socket(ep_s, snd_sock);
-    let listener = open(port_r)?;
-    listener.listen(lib)?;
     let map = |local_port, remote_port, flip: bool| WireMap {
+        addressing,
         paths: paths
             .iter()
             .zip(&tokens)
@@ -94,6 +123,11 @@ pub fn place(run: &Rc<StackRun>, spec: AssociationSpec) -> Result<Placed, StackE
         remote_port,
         wire_port: port,
     };
+    let (snd_map, rcv_map) = (map(port_s, port_r, false), map(port_r, port_s, true));
+    let snd_sock = open(port_s, snd_map.locals())?;
+    run.set_socket(ep_s, snd_sock);
+    let listener = open(port_r, rcv_map.locals())?;
+    listener.listen(lib)?;
     let truth: Truth = Rc::new(RefCell::new(SharedTruth {
         log: MessageLog::new(measure_from),
         ..SharedTruth::default()
@@ -121,7 +155,7 @@ pub fn place(run: &Rc<StackRun>, spec: AssociationSpec) -> Result<Placed, StackE
         sender: UsrsctpAgent::new(
             run.clone(),
             ep_s,
-            map(port_s, port_r, false),
+            snd_map,
             Some(snd_sock),
             Role::Sender(Box::new(sending)),
             truth.clone(),
@@ -130,7 +164,7 @@ pub fn place(run: &Rc<StackRun>, spec: AssociationSpec) -> Result<Placed, StackE
         receiver: UsrsctpAgent::new(
             run.clone(),
             ep_r,
-            map(port_r, port_s, true),
+            rcv_map,
             None,
             Role::Receiver(Box::new(receiving)),
             truth.clone(),

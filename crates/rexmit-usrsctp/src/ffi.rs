@@ -11,6 +11,7 @@ use std::ffi::{c_int, c_uint, c_void};
 /// The address family of application-driven ("connection") addresses: packets leave through
 /// the output callback and arrive through `usrsctp_conninput`.
 pub const AF_CONN: c_int = 123;
+pub const AF_INET: c_int = 2;
 pub const SOCK_STREAM: c_int = 1;
 pub const IPPROTO_SCTP: c_int = 132;
 
@@ -120,6 +121,14 @@ impl SockaddrStorage {
         unsafe { std::ptr::write(s.bytes.as_mut_ptr() as *mut SockaddrConn, *a) };
         s
     }
+    pub fn from_ipv4(ip: std::net::Ipv4Addr, port: u16) -> Self {
+        let mut s = Self::zeroed();
+        s.bytes[..2].copy_from_slice(&(AF_INET as u16).to_ne_bytes());
+        s.bytes[2..4].copy_from_slice(&port.to_be_bytes());
+        s.bytes[4..8].copy_from_slice(&ip.octets());
+        s
+    }
+
     /// The AF_CONN address stored here, if it is one.
     pub fn conn_addr(&self) -> Option<usize> {
         // SAFETY: 16 bytes of plain data read from a 128-byte, 8-aligned buffer.

@@ -34,6 +34,7 @@ mod apply;
 pub mod association;
 pub mod config;
 pub mod ffi;
+mod inet;
 pub mod library;
 mod metrics;
 mod redirect;

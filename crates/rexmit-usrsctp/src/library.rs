@@ -109,6 +109,8 @@ pub struct Lib {
     /// Whether the library's random source could be replaced by the simulation's (it is an
     /// internal function; another build may call it directly, not through its PLT).
     pub random_seeded: bool,
+    /// IPv4 hosting for multihomed associations (`inet.rs`), or why it is unavailable.
+    pub inet: Result<crate::inet::InetLib, String>,
 }
 
 /// The stack-wide settings rexmit sets (see `config.rs` for what each one maps): short name,
@@ -121,6 +123,7 @@ macro_rules! sysctls {
     };
 }
 pub const SYSCTLS: &[(&str, &str, &str)] = sysctls!(
+    "no_csum_on_loopback",
     "cmt_on_off",
     "cmt_use_dac",
     "buffer_splitting",
@@ -184,7 +187,20 @@ fn open() -> Result<Lib, LoadError> {
     }
     let init_nothreads = h.sym("usrsctp_init_nothreads")?;
     let anchor: *const c_void = h.sym("usrsctp_init_nothreads")?;
-    let random_seeded = crate::redirect::install(anchor).map_err(LoadError::Clock)?;
+    let inet = crate::inet::InetLib::load(&|name| h.sym::<*mut c_void>(name).ok())
+        .map_err(|missing| format!("{} has no function {missing}", h.name));
+    if let Ok((_, copy)) = &inet {
+        let _ = crate::inet::MBUF_COPY.set(*copy);
+    }
+    let installed = crate::redirect::install(anchor).map_err(LoadError::Clock)?;
+    let inet = match inet {
+        Ok((lib, _)) if installed.ip_output => Ok(lib),
+        Ok(_) => Err(
+            "the library does not call its IPv4 output routine and getifaddrs through its PLT"
+                .into(),
+        ),
+        Err(e) => Err(e),
+    };
     Ok(Lib {
         init_nothreads,
         finish: h.sym("usrsctp_finish")?,
@@ -205,7 +221,8 @@ fn open() -> Result<Lib, LoadError> {
         deregister_address: h.sym("usrsctp_deregister_address")?,
         get_stat: h.sym("usrsctp_get_stat")?,
         sysctls,
-        random_seeded,
+        random_seeded: installed.random_seeded,
+        inet,
     })
 }
 

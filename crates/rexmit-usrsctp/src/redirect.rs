@@ -9,9 +9,11 @@
 //! getrandom(2) through the library's internal `read_random`.
 //!
 //! Both are called through the library's procedure linkage table, so after loading, their
-//! global offset table slots in *that library only* are pointed at the two functions below:
-//! the clock reads the simulated time of the current run, the random source is a splitmix64
-//! stream seeded by the run. Nothing else in the process is affected. The slots are found from
+//! global offset table slots in *that library only* are pointed at the functions below: the
+//! clock reads the simulated time of the current run, the random source is a splitmix64
+//! stream seeded by the run. Nothing else in the process is affected. Two more slots are taken
+//! the same way: getifaddrs(3), so the stack never sees the host's interfaces, and the
+//! stack's IPv4 output routine, so IPv4 packets reach the simulation (`inet.rs`). The slots are found from
 //! the library's dynamic section in memory (its PLT relocations name the symbol); on Linux with
 //! BIND_NOW the table is read-only after relocation (RELRO), so it is made writable for the two
 //! writes and read-only again.
@@ -257,26 +259,56 @@ unsafe fn patch(image: &Image, targets: &[(&str, usize)]) -> Result<Vec<String>,
     Ok(done)
 }
 
-/// Redirect the clock (required) and the random source (when the library calls it through
-/// its PLT) of the library containing `anchor`. Returns whether the random source is seeded.
+unsafe extern "C" fn sim_getifaddrs(list: *mut *mut c_void) -> c_int {
+    // The host's interfaces are not the simulation's: the stack starts with none (so nothing
+    // in a run depends on the machine), and a run registers its nodes' addresses.
+    if !list.is_null() {
+        // SAFETY: the caller passes a valid pointer to the list head.
+        unsafe { *list = std::ptr::null_mut() };
+    }
+    0
+}
+
+/// What `install` redirected.
+pub struct Installed {
+    /// The random source is the run's (read_random is called through the PLT).
+    pub random_seeded: bool,
+    /// IPv4 output reaches `inet::sim_ip_output` (needed for multihomed associations).
+    pub ip_output: bool,
+}
+
+/// Redirect the clock (required), the random source, the host's interface list and the IPv4
+/// output routine (when the library calls them through its PLT) of the library containing
+/// `anchor`.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-pub fn install(anchor: *const c_void) -> Result<bool, String> {
+pub fn install(anchor: *const c_void) -> Result<Installed, String> {
     let image = find_image(anchor).ok_or("the loaded library's image was not found")?;
     let targets = [
         ("gettimeofday", sim_gettimeofday as *const () as usize),
         ("read_random", sim_read_random as *const () as usize),
+        ("getifaddrs", sim_getifaddrs as *const () as usize),
+        (
+            "sctp_userspace_ip_output",
+            crate::inet::sim_ip_output as *const () as usize,
+        ),
     ];
-    // SAFETY: the image was found by the loader; both replacements have the C signatures of
-    // gettimeofday(2) and usrsctp's `void read_random(void *, size_t)`.
+    // SAFETY: the image was found by the loader; each replacement has the C signature of the
+    // function it replaces: gettimeofday(2), getifaddrs(3), usrsctp's `void read_random(void *,
+    // size_t)` and `void sctp_userspace_ip_output(int *, struct mbuf *, sctp_route_t *, void *,
+    // uint32_t)`.
     let done = unsafe { patch(&image, &targets)? };
-    if !done.iter().any(|d| d == "gettimeofday") {
+    let has = |n: &str| done.iter().any(|d| d == n);
+    if !has("gettimeofday") {
         return Err("the library does not call gettimeofday through its PLT".into());
     }
-    Ok(done.iter().any(|d| d == "read_random"))
+    Ok(Installed {
+        random_seeded: has("read_random"),
+        ip_output: has("sctp_userspace_ip_output") && has("getifaddrs"),
+    })
 }
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub fn install(_anchor: *const c_void) -> Result<bool, String> {
+pub fn install(_anchor: *const c_void) -> Result<Installed, String> {
     Err("redirecting the clock is only implemented for x86-64 and aarch64".into())
 }
 

@@ -9,6 +9,7 @@ use crate::ffi::{
 use crate::library::Lib;
 use crate::stack::StackError;
 use std::ffi::{c_int, c_uint, c_void};
+use std::net::Ipv4Addr;
 
 fn errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
@@ -19,6 +20,13 @@ fn fail(what: impl Into<String>) -> StackError {
         what: what.into(),
         errno: errno(),
     }
+}
+
+fn inet(lib: &Lib) -> Result<&crate::inet::InetLib, StackError> {
+    lib.inet.as_ref().map_err(|e| StackError::Call {
+        what: format!("IPv4 inside usrsctp (needed for several paths) is unavailable: {e}"),
+        errno: libc::EAFNOSUPPORT,
+    })
 }
 
 /// What one `recv` returned.
@@ -38,12 +46,12 @@ pub struct Received {
 pub struct Sock(pub *mut Socket);
 
 impl Sock {
-    /// A one-to-one (SOCK_STREAM) AF_CONN socket, non-blocking.
-    pub fn open(lib: &Lib) -> Result<Sock, StackError> {
+    /// A one-to-one (SOCK_STREAM) socket of `family` (AF_CONN or AF_INET), non-blocking.
+    pub fn open(lib: &Lib, family: c_int) -> Result<Sock, StackError> {
         // SAFETY: no callbacks: the socket is polled.
         let so = unsafe {
             (lib.socket)(
-                ffi::AF_CONN,
+                family,
                 ffi::SOCK_STREAM,
                 ffi::IPPROTO_SCTP,
                 None,
@@ -109,6 +117,45 @@ impl Sock {
         // SAFETY: one sockaddr_conn of its size.
         if unsafe { (lib.bind)(self.0, &mut sa, std::mem::size_of::<SockaddrConn>() as u32) } != 0 {
             return Err(fail("usrsctp_bind"));
+        }
+        Ok(())
+    }
+
+    /// Bind `port` on each IPv4 address of `addrs` (the stack's interface addresses).
+    pub fn bind_ip(&self, lib: &Lib, addrs: &[Ipv4Addr], port: u16) -> Result<(), StackError> {
+        self.with_ipv4(lib, addrs, port, "usrsctp_bindx", |inet, sas, n| {
+            // SAFETY: an array of `n` IPv4 socket addresses.
+            unsafe { (inet.bindx)(self.0, sas, n, crate::inet::InetLib::BINDX_ADD) }
+        })
+    }
+
+    /// Start an association to the peer's IPv4 addresses (the first is the primary).
+    pub fn connect_ip(&self, lib: &Lib, addrs: &[Ipv4Addr], port: u16) -> Result<(), StackError> {
+        self.with_ipv4(lib, addrs, port, "usrsctp_connectx", |inet, sas, n| {
+            let mut id = 0u32;
+            // SAFETY: an array of `n` IPv4 socket addresses.
+            let r = unsafe { (inet.connectx)(self.0, sas, n, &mut id) };
+            if r != 0 && errno() == ffi::EINPROGRESS {
+                0
+            } else {
+                r
+            }
+        })
+    }
+
+    /// Call `f` with `addrs` and `port` as an array of IPv4 socket addresses.
+    fn with_ipv4(
+        &self,
+        lib: &Lib,
+        addrs: &[Ipv4Addr],
+        port: u16,
+        what: &str,
+        f: impl FnOnce(&crate::inet::InetLib, *const libc::sockaddr_in, c_int) -> c_int,
+    ) -> Result<(), StackError> {
+        let inet = inet(lib)?;
+        let sas = crate::inet::sockaddrs(addrs, port);
+        if f(inet, sas.as_ptr(), sas.len() as c_int) != 0 {
+            return Err(fail(what));
         }
         Ok(())
     }
@@ -209,10 +256,10 @@ impl Sock {
     }
 
     /// SCTP_GET_PEER_ADDR_INFO of the path to `addr`.
-    pub fn path_info(&self, lib: &Lib, addr: usize, port: u16) -> Option<SctpPaddrinfo> {
+    pub fn path_info(&self, lib: &Lib, addr: SockaddrStorage) -> Option<SctpPaddrinfo> {
         // SAFETY: plain data.
         let mut pi: SctpPaddrinfo = unsafe { std::mem::zeroed() };
-        pi.spinfo_address = SockaddrStorage::from_conn(&SockaddrConn::new(addr, port));
+        pi.spinfo_address = addr;
         self.get(
             lib,
             ffi::IPPROTO_SCTP,

@@ -139,6 +139,11 @@ thread_local! {
     static OUTBOX: RefCell<Vec<Outgoing>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Queue a packet the stack sent (to AF_CONN address `addr`; 0 for an IPv4 packet).
+pub(crate) fn queue_output(addr: usize, bytes: Vec<u8>) {
+    OUTBOX.with(|o| o.borrow_mut().push(Outgoing { addr, bytes }));
+}
+
 unsafe extern "C" fn conn_output(
     addr: *mut c_void,
     buffer: *mut c_void,
@@ -151,12 +156,7 @@ unsafe extern "C" fn conn_output(
     }
     // SAFETY: the stack passes `length` valid bytes, freed after we return.
     let bytes = unsafe { std::slice::from_raw_parts(buffer as *const u8, length) }.to_vec();
-    OUTBOX.with(|o| {
-        o.borrow_mut().push(Outgoing {
-            addr: addr as usize,
-            bytes,
-        })
-    });
+    queue_output(addr as usize, bytes);
     0
 }
 
@@ -183,6 +183,9 @@ impl Counters {
 
 struct Endpoint {
     port: u16,
+    /// IPv4 endpoints: the addresses bound (their packets are found by source address and
+    /// port); empty for AF_CONN endpoints (found by port, unique in the run).
+    addrs: Vec<std::net::Ipv4Addr>,
     /// The association's socket, once there is one.
     sock: Option<crate::socket::Sock>,
     mailbox: VecDeque<Outgoing>,
@@ -195,6 +198,8 @@ struct RunState {
     endpoints: Vec<Endpoint>,
     sockets: Vec<*mut Socket>,
     addrs: Vec<usize>,
+    /// IPv4 addresses made the stack's interface addresses.
+    ip_addrs: Vec<std::net::Ipv4Addr>,
     next_addr: usize,
     next_port: u16,
     /// Stack-wide settings as the first app set them (name, value).
@@ -229,12 +234,15 @@ impl StackRun {
         // SAFETY: no usrsctp instance exists (the previous run finished it); no threads.
         unsafe { (lib.init_nothreads)(0, Some(conn_output as ConnOutput), None) };
         INITIALISED.store(true, std::sync::atomic::Ordering::Relaxed);
-        // The simulated network has no ECN marking (and rexmit's SCTP no ECN).
-        lib.set_sysctl("ecn_enable", 0)
-            .map_err(|e| StackError::Conflict {
-                option: "ecn",
-                detail: e,
-            })?;
+        // The simulated network has no ECN marking (and rexmit's SCTP no ECN); the run's IPv4
+        // addresses are all local to the stack, which must still checksum every packet.
+        for (name, value) in [("ecn_enable", 0), ("no_csum_on_loopback", 0)] {
+            lib.set_sysctl(name, value)
+                .map_err(|detail| StackError::Conflict {
+                    option: "internal",
+                    detail,
+                })?;
+        }
         Ok(std::rc::Rc::new(StackRun {
             lib,
             state: RefCell::new(RunState {
@@ -242,6 +250,7 @@ impl StackRun {
                 endpoints: Vec::new(),
                 sockets: Vec::new(),
                 addrs: Vec::new(),
+                ip_addrs: Vec::new(),
                 next_addr: 0x1000,
                 next_port: 1,
                 sysctls: Vec::new(),
@@ -276,11 +285,40 @@ impl StackRun {
         s.next_port += 1;
         s.endpoints.push(Endpoint {
             port,
+            addrs: Vec::new(),
             sock: None,
             mailbox: VecDeque::new(),
             counters: Counters::default(),
         });
         Ok((EndpointId(s.endpoints.len() as u32 - 1), port))
+    }
+
+    /// A new IPv4 endpoint bound to `addrs` and `port` (the app's own, as on the wire); the
+    /// addresses become the stack's interface addresses.
+    pub fn add_ip_endpoint(
+        &self,
+        addrs: &[std::net::Ipv4Addr],
+        port: u16,
+    ) -> Result<EndpointId, StackError> {
+        let inet = self.lib.inet.as_ref().map_err(|e| StackError::Call {
+            what: format!("multihoming needs IPv4 inside usrsctp, unavailable: {e}"),
+            errno: libc::EAFNOSUPPORT,
+        })?;
+        let mut s = self.state.borrow_mut();
+        for a in addrs {
+            if !s.ip_addrs.contains(a) {
+                s.ip_addrs.push(*a);
+                inet.add_address(*a);
+            }
+        }
+        s.endpoints.push(Endpoint {
+            port,
+            addrs: addrs.to_vec(),
+            sock: None,
+            mailbox: VecDeque::new(),
+            counters: Counters::default(),
+        });
+        Ok(EndpointId(s.endpoints.len() as u32 - 1))
     }
 
     /// A new AF_CONN address (an opaque token), registered with the stack.
@@ -472,20 +510,51 @@ impl RunState {
             r.extend(out.iter().cloned());
         }
         for p in out {
-            let src = p.bytes.get(..2).map(|b| u16::from_be_bytes([b[0], b[1]]));
-            let Some(i) = src.and_then(|port| self.endpoints.iter().position(|e| e.port == port))
-            else {
+            let (sctp_at, owner) = if p.addr == 0 {
+                // An IPv4 packet: its endpoint by source address and port.
+                let at = ip_header_len(&p.bytes);
+                let src = p
+                    .bytes
+                    .get(12..16)
+                    .map(|a| std::net::Ipv4Addr::new(a[0], a[1], a[2], a[3]));
+                let port = port_at(&p.bytes, at);
+                let i = self.endpoints.iter().position(|e| {
+                    Some(e.port) == port && src.is_some_and(|a| e.addrs.contains(&a))
+                });
+                (at, i)
+            } else {
+                let port = port_at(&p.bytes, 0);
+                let i = self
+                    .endpoints
+                    .iter()
+                    .position(|e| e.addrs.is_empty() && Some(e.port) == port);
+                (0, i)
+            };
+            let Some(i) = owner else {
                 self.orphans += 1;
                 continue;
             };
             let id = EndpointId(i as u32);
-            if carries_data(&p.bytes) && !data_senders.contains(&id) {
+            if carries_data(p.bytes.get(sctp_at..).unwrap_or_default())
+                && !data_senders.contains(&id)
+            {
                 data_senders.push(id);
             }
             self.endpoints[i].mailbox.push_back(p);
         }
         data_senders
     }
+}
+
+/// The IPv4 header length of a packet the stack sent.
+pub(crate) fn ip_header_len(bytes: &[u8]) -> usize {
+    usize::from(bytes.first().copied().unwrap_or(0x45) & 0x0f) * 4
+}
+
+fn port_at(bytes: &[u8], at: usize) -> Option<u16> {
+    bytes
+        .get(at..at + 2)
+        .map(|b| u16::from_be_bytes([b[0], b[1]]))
 }
 
 /// Whether an SCTP packet has a DATA chunk (walking the chunk headers only).

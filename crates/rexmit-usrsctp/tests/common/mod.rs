@@ -137,8 +137,10 @@ pub fn run_until(sim: &mut Simulation, secs: u64) {
         .unwrap();
 }
 
+pub type Metrics = BTreeMap<String, BTreeMap<String, f64>>;
+
 /// Every agent's metrics, by agent name.
-pub fn metrics(sim: &Simulation) -> BTreeMap<String, BTreeMap<String, f64>> {
+pub fn metrics(sim: &Simulation) -> Metrics {
     sim.agent_metrics()
         .into_iter()
         .map(|(agent, _, m)| (agent, m.into_iter().collect()))
@@ -176,7 +178,10 @@ pub struct Captured {
     /// IPv4 total length.
     pub len: usize,
     pub src: std::net::Ipv4Addr,
+    pub dst: std::net::Ipv4Addr,
     pub sctp: rexmit_wire::SctpPacket,
+    /// The captured bytes (IPv4 header and SCTP).
+    pub raw: Vec<u8>,
 }
 
 /// Every packet of a capture, decoded (IPv4 and CRC32c checksums verified).
@@ -190,7 +195,9 @@ pub fn sctp_packets(path: &std::path::Path) -> Vec<Captured> {
                     t_ns,
                     len: b.len(),
                     src: ip.header.src,
+                    dst: ip.header.dst,
                     sctp,
+                    raw: b,
                 },
                 other => panic!("not SCTP: {other:?}"),
             }
