@@ -4,11 +4,21 @@
 //!
 //! Owns: loading the library at run time (`library`, so a build without it works; a run that
 //! needs it says how to install it), the hand-written C declarations (`ffi`), the redirection
-//! of the library's clock and random source to the simulation (`redirect`), the process-wide
-//! stack taken by one run at a time (`stack`), sockets (`socket`), the mapping of rexmit's SCTP
-//! options (`config`, `apply`), the wire conversion (`wire`), and the agents (`agent`,
-//! `association`, `metrics`). Does not own: protocol behaviour (it is FreeBSD's), scenario
-//! parsing (the scenario builder calls `UsrsctpConfig::from_sctp` and `association::place`).
+//! of the library's clock, random source, interface list and IPv4 output to the simulation
+//! (`redirect`, `inet`), the process-wide stack taken by one run at a time (`stack`), sockets
+//! (`socket`), the mapping of rexmit's SCTP options (`config`, `apply`), the wire conversion
+//! (`wire`), and the agents (`agent`, `association`, `metrics`). Does not own: protocol
+//! behaviour (it is FreeBSD's), scenario parsing (the scenario builder calls
+//! `UsrsctpConfig::from_sctp` and `association::place`).
+//!
+//! Addressing inside the stack: a single-homed association uses usrsctp's public AF_CONN API
+//! (one opaque address per path, ports of the stack's own, renamed to the app's on the wire);
+//! a multihomed one uses the nodes' IPv4 addresses and the app's port, through internal
+//! functions of usrsctp 0.9.5 (`inet`), because AF_CONN associations cannot have two paths.
+//!
+//! Reproducibility: the stack's timers run on simulated milliseconds, its gettimeofday reads
+//! simulated time and its random source is seeded by the run; the stack is finished after each
+//! run and initialised afresh, so a run repeats bit for bit, in one process or another.
 //!
 //! ```no_run
 //! use rexmit_usrsctp::{association, StackRun, UsrsctpConfig};
