@@ -200,3 +200,23 @@ fn cmt_run_repeats_bit_for_bit_and_stack_bytes_reencode_exactly() {
         assert_eq!(again, bytes[ihl..], "{p:?}");
     }
 }
+
+#[test]
+fn cmt_with_potentially_failed_paths_is_accepted_by_the_stack() {
+    if !usrsctp_or_skip() {
+        return;
+    }
+    let mut cfg = SctpConfig::default();
+    cfg.cmt.enabled = true;
+    cfg.cmt.pf = true;
+    cfg.cmt.pf_threshold = 1;
+    let r = run_two_paths(
+        &cfg,
+        &["cmt.enabled", "cmt.pf", "cmt.pf_threshold"],
+        Some(500),
+        5,
+        "pf",
+    );
+    assert_eq!(r.metrics["cmt/sink"]["messages_delivered"], 500.0);
+    assert_eq!(r.count(&r.s_addrs, is_data).len(), 2);
+}
