@@ -65,6 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     paths: vec![(saddr[0], daddr[0])],
                     primary: 0,
                     measure_from: Time::ZERO,
+                    addressing: None,
                 },
             )?;
             sim.add_agent("rcv", d, sctp, Time::ZERO, Box::new(placed.receiver))?;

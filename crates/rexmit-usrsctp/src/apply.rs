@@ -115,8 +115,8 @@ impl UsrsctpConfig {
             spp_address: SockaddrStorage::zeroed(),
             spp_assoc_id: future,
             spp_hbinterval: self.hb_interval.map_or(0, ms),
-            // AF_CONN: the stack adds its 12-byte common header to this; the simulated wire
-            // adds the 20-byte IPv4 header.
+            // The stack adds its headers to this: 20 + 12 bytes over IPv4 (its MTU is then
+            // pmtu); 12 over AF_CONN, whose packets get their 20-byte IPv4 header on the wire.
             spp_pathmtu: self.pmtu - 32,
             spp_flags: ffi::SPP_PMTUD_DISABLE
                 | if self.hb_interval.is_some() {

@@ -29,6 +29,10 @@ pub struct AssociationSpec {
     pub primary: usize,
     /// Statistics count from here (the warm-up).
     pub measure_from: Time,
+    /// How the stack names the addresses; `None`: IPv4 (the stack computes as on an IPv4
+    /// host: its MTU includes the IPv4 header), or AF_CONN for a single path when IPv4 hosting
+    /// is unavailable in the loaded library.
+    pub addressing: Option<Addressing>,
 }
 
 /// The two agents of an association and the ground truth they share (its message table).
@@ -39,7 +43,7 @@ pub struct Placed {
 }
 
 /// Place one association in `run`: the stack-wide settings of its configuration (refused if
-/// another app of the run set different ones), an AF_CONN address per path, and the two
+/// another app of the run set different ones), its addresses inside the stack, and the two
 /// sockets, configured and bound; the receiver listens at once, the sender connects when its
 /// agent starts.
 pub fn place(run: &Rc<StackRun>, spec: AssociationSpec) -> Result<Placed, StackError> {
@@ -50,6 +54,7 @@ pub fn place(run: &Rc<StackRun>, spec: AssociationSpec) -> Result<Placed, StackE
         paths,
         primary,
         measure_from,
+        addressing,
     } = spec;
     if paths.is_empty() || primary >= paths.len() {
         return Err(StackError::Call {
@@ -62,12 +67,18 @@ pub fn place(run: &Rc<StackRun>, spec: AssociationSpec) -> Result<Placed, StackE
     }
     cfg.apply_stack(run)?;
     // One path: an AF_CONN token (public API only); several: IPv4 inside the stack (inet.rs).
-    let addressing = if paths.len() > 1 {
-        Addressing::Ip
-    } else {
-        Addressing::Conn
-    };
     let lib = run.lib();
+    let addressing = match addressing {
+        Some(a) => a,
+        None if lib.inet.is_ok() || paths.len() > 1 => Addressing::Ip,
+        None => Addressing::Conn,
+    };
+    if addressing == Addressing::Conn && paths.len() > 1 {
+        return Err(StackError::Call {
+            what: "placing a multihomed association with AF_CONN addresses (one path only)".into(),
+            errno: libc::EINVAL,
+        });
+    }
     let (tokens, ep_s, port_s, ep_r, port_r) = match addressing {
         Addressing::Conn => {
             let tokens: Vec<usize> = paths.iter().map(|_| run.add_address()).collect();

@@ -29,7 +29,7 @@ pub enum Counterpart {
 pub const OPTIONS: &[(&str, Counterpart)] = {
     use Counterpart::*;
     &[
-        ("pmtu", Socket("SCTP_PEER_ADDR_PARAMS spp_pathmtu (PMTU discovery off), pmtu − 32 bytes above the SCTP header")),
+        ("pmtu", Socket("SCTP_PEER_ADDR_PARAMS spp_pathmtu = pmtu − 32 (PMTU discovery off): the stack adds the IPv4 and SCTP common headers back")),
         ("send_buffer", Socket("SO_SNDBUF")),
         ("recv_buffer", Socket("SO_RCVBUF (the advertised a_rwnd)")),
         ("rto.initial", Socket("SCTP_RTOINFO srto_initial (ms)")),
@@ -39,7 +39,7 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("rto.estimator", BuiltIn("rfc6298")),
         ("max_burst", Socket("SCTP_MAX_BURST")),
         ("max_burst_rule", StackWide("use_cwnd_based_maxburst (limit_packets 0, clamp_cwnd 1)")),
-        ("initial_cwnd", StackWide("initial_cwnd, in packets of pmtu − 20 − 12 bytes (unset: 0, RFC 4960's formula)")),
+        ("initial_cwnd", StackWide("initial_cwnd, in packets: n full DATA chunks (n × (pmtu − 48) bytes) are n packets, at most max_burst (unset: 0, RFC 4960's formula)")),
         ("initial_ssthresh", None("FreeBSD starts ssthresh at the peer's a_rwnd (rexmit's default); there is no setting")),
         ("sack_delay", Socket("SCTP_DELAYED_SACK sack_delay (ms)")),
         ("sack_freq", Socket("SCTP_DELAYED_SACK sack_freq")),
@@ -218,16 +218,18 @@ impl UsrsctpConfig {
         }
         check_fixed(cfg)?;
         let mtu_packets = |c: u64| -> Result<u32, OptionError> {
-            // FreeBSD's initial cwnd is a packet count times (MTU − SCTP common header).
-            let unit = (cfg.pmtu - 20 - 12) as u64;
+            // FreeBSD's initial cwnd is a number of packets (times MTU − 12 bytes); rexmit's is
+            // bytes of user data: n full DATA chunks are n packets.
+            let unit = cfg.max_data_payload() as u64;
             if !c.is_multiple_of(unit)
                 || c / unit > cfg.max_burst.max(1) as u64 && cfg.max_burst > 0
             {
                 return Err(refuse(
                     "initial_cwnd",
                     format!(
-                        "usrsctp sets the initial cwnd in whole packets of pmtu − 32 = {unit} bytes, \
-                         at most max_burst ({}) of them: {c} is not",
+                        "usrsctp sets the initial cwnd in whole packets: {c} is not a multiple of a \
+                         full DATA chunk ({unit} bytes, pmtu − 48) of at most max_burst ({}) \
+                         of them",
                         cfg.max_burst
                     ),
                 ));
@@ -405,7 +407,7 @@ mod tests {
     #[test]
     fn initial_cwnd_must_be_whole_packets_within_max_burst() {
         let mut cfg = SctpConfig {
-            initial_cwnd: Some(3 * 1468),
+            initial_cwnd: Some(3 * 1452),
             ..SctpConfig::default()
         };
         let c = UsrsctpConfig::from_sctp(&cfg, ["initial_cwnd"]).unwrap();
@@ -413,7 +415,7 @@ mod tests {
         cfg.initial_cwnd = Some(4000);
         let e = UsrsctpConfig::from_sctp(&cfg, ["initial_cwnd"]).unwrap_err();
         assert_eq!(e.option, "initial_cwnd");
-        cfg.initial_cwnd = Some(5 * 1468);
+        cfg.initial_cwnd = Some(5 * 1452);
         assert!(
             UsrsctpConfig::from_sctp(&cfg, ["initial_cwnd"]).is_err(),
             "FreeBSD caps at max_burst (4)"

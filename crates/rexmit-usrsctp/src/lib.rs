@@ -11,10 +11,13 @@
 //! behaviour (it is FreeBSD's), scenario parsing (the scenario builder calls
 //! `UsrsctpConfig::from_sctp` and `association::place`).
 //!
-//! Addressing inside the stack: a single-homed association uses usrsctp's public AF_CONN API
-//! (one opaque address per path, ports of the stack's own, renamed to the app's on the wire);
-//! a multihomed one uses the nodes' IPv4 addresses and the app's port, through internal
-//! functions of usrsctp 0.9.5 (`inet`), because AF_CONN associations cannot have two paths.
+//! Addressing inside the stack: the nodes' IPv4 addresses and the app's port, through internal
+//! functions of usrsctp 0.9.5 (`inet`), so the stack computes as on an IPv4 host (its MTU
+//! includes the IPv4 header) and is multihomed as FreeBSD is. usrsctp's public AF_CONN API
+//! (one opaque address per path, ports of the stack's own, renamed to the app's on the wire;
+//! its MTU excludes any IP header) remains for single-homed associations, chosen by
+//! `AssociationSpec::addressing` or when IPv4 hosting is unavailable: AF_CONN associations
+//! cannot have two paths.
 //!
 //! Reproducibility: the stack's timers run on simulated milliseconds, its gettimeofday reads
 //! simulated time and its random source is seeded by the run; the stack is finished after each
@@ -32,6 +35,7 @@
 //!     paths: spec_paths,
 //!     primary: 0,
 //!     measure_from: rexmit_time::Time::ZERO,
+//!     addressing: None,
 //! })?;
 //! # let (from, to) = (rexmit_net::NodeId(0), rexmit_net::NodeId(1));
 //! sim.add_agent("rcv", to, Some((132, 49152)), rexmit_time::Time::ZERO, Box::new(placed.receiver))?;

@@ -7,17 +7,23 @@ mod common;
 use common::*;
 use rexmit_sctp::SctpConfig;
 use rexmit_time::{Duration, Rate};
+use rexmit_usrsctp::wire::Addressing;
 use rexmit_usrsctp::{StackError, StackRun};
 use rexmit_wire::{Chunk, IpPacket, Transport};
 use std::collections::BTreeMap;
 
 type Metrics = BTreeMap<String, BTreeMap<String, f64>>;
 
-fn run_once(usrsctp_seed: u64, dir: &std::path::Path, tag: &str) -> (Vec<Vec<u8>>, Metrics) {
+fn run_once(
+    usrsctp_seed: u64,
+    addressing: Addressing,
+    dir: &std::path::Path,
+    tag: &str,
+) -> (Vec<Vec<u8>>, Metrics) {
     let mut sim = lossy_chain(5, Rate::from_mbps(10), Duration::from_millis(30), 0.02);
     let run = StackRun::open(usrsctp_seed).unwrap();
     let cfg = SctpConfig::default();
-    add_association(
+    add_association_as(
         &mut sim,
         &run,
         &cfg,
@@ -25,6 +31,7 @@ fn run_once(usrsctp_seed: u64, dir: &std::path::Path, tag: &str) -> (Vec<Vec<u8>
         bulk(cfg.max_data_payload(), None),
         49152,
         "bulk",
+        Some(addressing),
     );
     drop(run);
     let s = sim.net().node_by_name("S").unwrap();
@@ -51,13 +58,21 @@ fn init_tag(packets: &[Vec<u8>]) -> u32 {
 
 #[test]
 fn same_seed_same_packets_and_metrics_in_one_process() {
+    repeats(Addressing::Ip, "repro-ip");
+}
+
+#[test]
+fn same_seed_same_packets_and_metrics_in_one_process_af_conn() {
+    repeats(Addressing::Conn, "repro-conn");
+}
+
+fn repeats(addressing: Addressing, name: &str) {
     if !usrsctp_or_skip() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("rexmit-usrsctp-repro-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (a, ma) = run_once(21, &dir, "a");
-    let (b, mb) = run_once(21, &dir, "b");
+    let dir = scratch_dir(name);
+    let (a, ma) = run_once(21, addressing, &dir, "a");
+    let (b, mb) = run_once(21, addressing, &dir, "b");
     assert!(a.len() > 1000, "{} packets", a.len());
     assert_eq!(a.len(), b.len());
     let first_diff = a.iter().zip(&b).position(|(x, y)| x != y);
@@ -67,7 +82,7 @@ fn same_seed_same_packets_and_metrics_in_one_process() {
     );
     // NaN (no message in a latency bucket) is equal to itself here.
     assert_eq!(format!("{ma:?}"), format!("{mb:?}"));
-    let (c, _) = run_once(22, &dir, "c");
+    let (c, _) = run_once(22, addressing, &dir, "c");
     assert_ne!(
         init_tag(&a),
         init_tag(&c),

@@ -57,6 +57,7 @@ fn apps_of_one_run_must_agree_on_stack_wide_settings() {
         paths: vec![("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap())],
         primary: 0,
         measure_from: rexmit_time::Time::ZERO,
+        addressing: None,
     };
     let dac_on = SctpConfig::default();
     assert!(place(&run, spec(&dac_on)).is_ok());

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use rexmit_sctp::SctpConfig;
 use rexmit_time::{Duration, Rate};
-use rexmit_usrsctp::wire::keep_exact_chunks;
+use rexmit_usrsctp::wire::{keep_exact_chunks, Addressing};
 use rexmit_usrsctp::StackRun;
 use rexmit_wire::{chunk_name, Chunk, IpPacket, SctpPacket, Transport};
 use std::collections::BTreeMap;
@@ -60,7 +60,7 @@ fn wireshark_accepts(pcap: &std::path::Path, frames: usize) {
 }
 
 /// A short lossy transfer with NR-SACK, recorded by the stack and captured at the sender.
-fn capture(dir: &std::path::Path) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+fn capture(dir: &std::path::Path, addressing: Addressing) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let mut sim = lossy_chain(3, Rate::from_mbps(10), Duration::from_millis(20), 0.03);
     let run = StackRun::open(11).unwrap();
     run.record_stack_packets();
@@ -68,7 +68,7 @@ fn capture(dir: &std::path::Path) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
         nr_sack: true,
         ..SctpConfig::default()
     };
-    add_association(
+    add_association_as(
         &mut sim,
         &run,
         &cfg,
@@ -76,6 +76,7 @@ fn capture(dir: &std::path::Path) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
         bulk(cfg.max_data_payload(), Some(300)),
         49152,
         "bulk",
+        Some(addressing),
     );
     let s = sim.net().node_by_name("S").unwrap();
     let pcap = dir.join("usrsctp.pcap");
@@ -87,21 +88,34 @@ fn capture(dir: &std::path::Path) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
 }
 
 #[test]
-fn stack_packets_decode_and_reencode_exactly_and_captures_decode() {
+fn ipv4_hosted_packets_decode_reencode_exactly_and_captures_decode() {
+    check(Addressing::Ip, "wire-ip");
+}
+
+#[test]
+fn af_conn_packets_decode_reencode_exactly_and_captures_decode() {
+    check(Addressing::Conn, "wire-conn");
+}
+
+fn check(addressing: Addressing, name: &str) {
     if !usrsctp_or_skip() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("rexmit-usrsctp-wire-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (raw, captured) = capture(&dir);
+    let dir = scratch_dir(name);
+    let (raw, captured) = capture(&dir, addressing);
     wireshark_accepts(&dir.join("usrsctp.pcap"), captured.len());
     assert!(raw.len() > 300, "{} packets", raw.len());
     for b in &raw {
+        // IPv4 hosting: the stack's IPv4 header comes first (the simulation writes its own).
+        let b = match addressing {
+            Addressing::Ip => &b[usize::from(b[0] & 0x0f) * 4..],
+            Addressing::Conn => &b[..],
+        };
         let mut p = SctpPacket::decode(b).unwrap_or_else(|e| panic!("{e}: {b:02x?}"));
         keep_exact_chunks(&mut p, b);
         let mut again = Vec::new();
         p.encode(&mut again).unwrap();
-        assert_eq!(&again, b, "re-encoded differently: {p:?}");
+        assert_eq!(again, b, "re-encoded differently: {p:?}");
     }
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
     for rec in &captured {

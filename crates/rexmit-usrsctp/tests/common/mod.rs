@@ -9,7 +9,7 @@ use rexmit_net::*;
 use rexmit_sctp::SctpConfig;
 use rexmit_time::{Duration, Rate, Time};
 use rexmit_usrsctp::association::{place, AssociationSpec};
-use rexmit_usrsctp::wire::paths_by_index;
+use rexmit_usrsctp::wire::{paths_by_index, Addressing};
 use rexmit_usrsctp::{StackRun, UsrsctpConfig};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -98,6 +98,21 @@ pub fn add_association(
     port: u16,
     name: &str,
 ) -> rexmit_endpoints::sctp::Truth {
+    add_association_as(sim, run, cfg, set_keys, app, port, name, None)
+}
+
+/// `add_association` with the stack's addressing chosen (`None`: the default).
+#[allow(clippy::too_many_arguments)]
+pub fn add_association_as(
+    sim: &mut Simulation,
+    run: &Rc<StackRun>,
+    cfg: &SctpConfig,
+    set_keys: &[&str],
+    app: SctpApp,
+    port: u16,
+    name: &str,
+    addressing: Option<Addressing>,
+) -> rexmit_endpoints::sctp::Truth {
     let s = sim.net().node_by_name("S").unwrap();
     let d = sim.net().node_by_name("D").unwrap();
     let paths = paths_by_index(&sim.net().addrs(s), &sim.net().addrs(d));
@@ -110,6 +125,7 @@ pub fn add_association(
             paths,
             primary: 0,
             measure_from: Time::ZERO,
+            addressing,
         },
     )
     .unwrap();
