@@ -24,6 +24,7 @@ fn bulk_transfer_over_lossy_path_delivers_every_byte_once() {
         bulk(size, Some(n)),
         49152,
         "bulk",
+        None,
     );
     drop(run);
     run_until(&mut sim, 60);

@@ -47,6 +47,7 @@ fn run_two_paths(
         bulk(cfg.max_data_payload(), messages),
         49152,
         "cmt",
+        None,
     );
     let dir = scratch_dir(name);
     let (s, d) = (

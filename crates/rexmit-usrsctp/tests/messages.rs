@@ -40,6 +40,7 @@ fn thin_stream_messages_arrive_one_path_delay_later() {
         app,
         49152,
         "thin",
+        None,
     );
     drop(run);
     run_until(&mut sim, 15);

@@ -20,7 +20,7 @@ fn capture(
     name: &str,
 ) -> (Vec<Captured>, Metrics) {
     let run = StackRun::open(1).unwrap();
-    add_association(&mut sim, &run, cfg, keys, app, 49152, "app");
+    add_association(&mut sim, &run, cfg, keys, app, 49152, "app", None);
     drop(run);
     let dir = scratch_dir(name);
     let s = sim.net().node_by_name("S").unwrap();

@@ -23,7 +23,7 @@ fn run_once(
     let mut sim = lossy_chain(5, Rate::from_mbps(10), Duration::from_millis(30), 0.02);
     let run = StackRun::open(usrsctp_seed).unwrap();
     let cfg = SctpConfig::default();
-    add_association_as(
+    add_association(
         &mut sim,
         &run,
         &cfg,

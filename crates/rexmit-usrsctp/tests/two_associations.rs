@@ -18,8 +18,26 @@ fn two_associations_over_one_bottleneck_both_deliver_everything() {
     let cfg = SctpConfig::default();
     let size = cfg.max_data_payload();
     let (na, nb) = (1500u64, 700u64);
-    let ta = add_association(&mut sim, &run, &cfg, &[], bulk(size, Some(na)), 49152, "a");
-    let tb = add_association(&mut sim, &run, &cfg, &[], bulk(1000, Some(nb)), 49153, "b");
+    let ta = add_association(
+        &mut sim,
+        &run,
+        &cfg,
+        &[],
+        bulk(size, Some(na)),
+        49152,
+        "a",
+        None,
+    );
+    let tb = add_association(
+        &mut sim,
+        &run,
+        &cfg,
+        &[],
+        bulk(1000, Some(nb)),
+        49153,
+        "b",
+        None,
+    );
     run_until(&mut sim, 60);
     assert_eq!(run.orphans(), 0, "every packet the stack sent had an owner");
     let m = metrics(&sim);

@@ -68,7 +68,7 @@ fn capture(dir: &std::path::Path, addressing: Addressing) -> (Vec<Vec<u8>>, Vec<
         nr_sack: true,
         ..SctpConfig::default()
     };
-    add_association_as(
+    add_association(
         &mut sim,
         &run,
         &cfg,

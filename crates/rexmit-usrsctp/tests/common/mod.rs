@@ -88,22 +88,10 @@ pub fn bulk(size: u32, messages: Option<u64>) -> SctpApp {
 }
 
 /// Place an association from node "S" to node "D" on `port`, every address of each paired by
-/// index; returns the shared message truth.
-pub fn add_association(
-    sim: &mut Simulation,
-    run: &Rc<StackRun>,
-    cfg: &SctpConfig,
-    set_keys: &[&str],
-    app: SctpApp,
-    port: u16,
-    name: &str,
-) -> rexmit_endpoints::sctp::Truth {
-    add_association_as(sim, run, cfg, set_keys, app, port, name, None)
-}
-
-/// `add_association` with the stack's addressing chosen (`None`: the default).
+/// index, the stack's addressing `addressing` (`None`: the default); returns the shared message
+/// truth.
 #[allow(clippy::too_many_arguments)]
-pub fn add_association_as(
+pub fn add_association(
     sim: &mut Simulation,
     run: &Rc<StackRun>,
     cfg: &SctpConfig,
