@@ -413,13 +413,13 @@ impl StackRun {
             let mut delta = Counters::default();
             delta.add_delta(&before, &after);
             if !delta.is_zero() {
-                // A timer's retransmissions come out of the endpoint whose timer fired; a
-                // retransmission timer that found nothing old enough to resend (FreeBSD marks
-                // only chunks older than SRTT + 4·RTTVAR) belongs to the one endpoint with
-                // data outstanding.
-                let owner = match senders.as_slice() {
-                    [one] => Some(*one),
-                    [] => s.only_endpoint_with_data_outstanding(self.lib),
+                // A timer's retransmissions come out of the endpoint whose timer fired; one that
+                // ended the association sent its ABORT; a retransmission timer that found nothing
+                // old enough to resend (FreeBSD marks only chunks older than SRTT + 4·RTTVAR)
+                // belongs to the one endpoint with data outstanding.
+                let owner = match (senders.data.as_slice(), senders.any.as_slice()) {
+                    ([one], _) | ([], [one]) => Some(*one),
+                    ([], []) => s.only_endpoint_with_data_outstanding(self.lib),
                     _ => None,
                 };
                 match owner {
@@ -477,6 +477,13 @@ impl StackRun {
     }
 }
 
+/// The endpoints that sent something during one stack call: DATA, and anything.
+#[derive(Default)]
+struct Senders {
+    data: Vec<EndpointId>,
+    any: Vec<EndpointId>,
+}
+
 fn add(c: &mut Counters, d: Counters) {
     c.fast_retransmits += d.fast_retransmits;
     c.timeouts += d.timeouts;
@@ -503,9 +510,9 @@ impl RunState {
 
     /// Move the packets of the last stack call to their endpoints' mailboxes; returns the
     /// endpoints that sent DATA.
-    fn sort_outbox(&mut self) -> Vec<EndpointId> {
+    fn sort_outbox(&mut self) -> Senders {
         let out = OUTBOX.with(|o| std::mem::take(&mut *o.borrow_mut()));
-        let mut data_senders = Vec::new();
+        let mut senders = Senders::default();
         if let Some(r) = self.recorded.as_mut() {
             r.extend(out.iter().cloned());
         }
@@ -536,13 +543,16 @@ impl RunState {
             };
             let id = EndpointId(i as u32);
             if carries_data(p.bytes.get(sctp_at..).unwrap_or_default())
-                && !data_senders.contains(&id)
+                && !senders.data.contains(&id)
             {
-                data_senders.push(id);
+                senders.data.push(id);
+            }
+            if !senders.any.contains(&id) {
+                senders.any.push(id);
             }
             self.endpoints[i].mailbox.push_back(p);
         }
-        data_senders
+        senders
     }
 }
 
