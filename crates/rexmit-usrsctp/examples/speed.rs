@@ -1,6 +1,6 @@
 //! The same bulk SCTP transfer run by usrsctp or by rexmit's own SCTP core, for timing the two
-//! from outside (issue 39: `farm-bench -- target/release/examples/speed usrsctp 200 --vs
-//! 'target/release/examples/speed native 200'`).
+//! from outside (issue 39: `farm-bench --vs 'target/release/examples/speed native 200' --
+//! target/release/examples/speed usrsctp 200`; `usrsctp-conn` for AF_CONN addressing).
 //!
 //! Path: 100 Mb/s 1 ms access link, 10 Mb/s 50 ms bottleneck with 1% independent loss in the
 //! data direction; one association with rexmit's default SCTP settings keeping its send buffer
@@ -13,6 +13,7 @@ use rexmit_net::*;
 use rexmit_sctp::SctpConfig;
 use rexmit_time::{Duration, Rate, Time};
 use rexmit_usrsctp::association::{place, AssociationSpec};
+use rexmit_usrsctp::wire::Addressing;
 use rexmit_usrsctp::{StackRun, UsrsctpConfig};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -21,8 +22,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let (stack, secs) = match args.as_slice() {
         [_, stack, secs] => (stack.as_str(), secs.parse::<u64>()?),
-        _ => return Err("usage: speed usrsctp|native SECONDS".into()),
+        _ => return Err("usage: speed usrsctp|usrsctp-conn|native SECONDS".into()),
     };
+    // usrsctp-conn: the stack's AF_CONN addressing instead of IPv4 hosting.
+    let addressing = (stack == "usrsctp-conn").then_some(Addressing::Conn);
     let mut net = Network::new(StreamFactory::new(1));
     let names: Vec<String> = ["S", "R", "D"].iter().map(|s| s.to_string()).collect();
     let access = Duplex::symmetric(LinkParams::new(
@@ -54,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = 49152;
     let sctp = Some((132, port));
     match stack {
-        "usrsctp" => {
+        "usrsctp" | "usrsctp-conn" => {
             let run = StackRun::open(1)?;
             let placed = place(
                 &run,
@@ -65,7 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     paths: vec![(saddr[0], daddr[0])],
                     primary: 0,
                     measure_from: Time::ZERO,
-                    addressing: None,
+                    addressing,
                 },
             )?;
             sim.add_agent("rcv", d, sctp, Time::ZERO, Box::new(placed.receiver))?;
