@@ -197,7 +197,6 @@ struct RunState {
     stack_ms: u64,
     endpoints: Vec<Endpoint>,
     sockets: Vec<*mut Socket>,
-    addrs: Vec<usize>,
     /// IPv4 addresses made the stack's interface addresses.
     ip_addrs: Vec<std::net::Ipv4Addr>,
     next_addr: usize,
@@ -238,9 +237,9 @@ impl StackRun {
         // addresses are all local to the stack, which must still checksum every packet.
         for (name, value) in [("ecn_enable", 0), ("no_csum_on_loopback", 0)] {
             lib.set_sysctl(name, value)
-                .map_err(|detail| StackError::Conflict {
-                    option: "internal",
-                    detail,
+                .map_err(|what| StackError::Call {
+                    what,
+                    errno: libc::EINVAL,
                 })?;
         }
         Ok(std::rc::Rc::new(StackRun {
@@ -249,7 +248,6 @@ impl StackRun {
                 stack_ms: 0,
                 endpoints: Vec::new(),
                 sockets: Vec::new(),
-                addrs: Vec::new(),
                 ip_addrs: Vec::new(),
                 next_addr: 0x1000,
                 next_port: 1,
@@ -301,7 +299,9 @@ impl StackRun {
         port: u16,
     ) -> Result<EndpointId, StackError> {
         let inet = self.lib.inet.as_ref().map_err(|e| StackError::Call {
-            what: format!("multihoming needs IPv4 inside usrsctp, unavailable: {e}"),
+            what: format!(
+                "IPv4 hosting inside usrsctp (needed for several paths) is unavailable: {e}"
+            ),
             errno: libc::EAFNOSUPPORT,
         })?;
         let mut s = self.state.borrow_mut();
@@ -326,9 +326,7 @@ impl StackRun {
         let addr = {
             let mut s = self.state.borrow_mut();
             s.next_addr += 1;
-            let a = s.next_addr;
-            s.addrs.push(a);
-            a
+            s.next_addr
         };
         // SAFETY: registering an opaque address value; the stack never dereferences it.
         unsafe { (self.lib.register_address)(addr as *mut c_void) };
