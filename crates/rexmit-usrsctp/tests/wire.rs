@@ -128,6 +128,8 @@ fn check(addressing: Addressing, name: &str) {
             *kinds.entry(chunk_name(c.chunk_type())).or_default() += 1;
             if let Chunk::Data(d) = c {
                 assert_eq!(d.ppid, 0, "message numbers stay off the wire");
+                // The bulk app sends unordered messages (SCTP_UNORDERED): the U bit.
+                assert!(d.unordered && d.beginning && d.ending, "{d:?}");
             }
         }
     }
