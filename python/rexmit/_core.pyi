@@ -25,6 +25,7 @@ __all__ = [
     "PluginError",
     "register_cc",
     "controllers",
+    "plugin_calls",
     "ControllerParams",
     "Ack",
     "CongestionEvent",
@@ -99,6 +100,7 @@ def register_cc(
     replace: bool = False,
 ) -> None: ...
 def controllers() -> list[tuple[str, str, bool]]: ...
+def plugin_calls() -> int: ...
 @final
 class ControllerParams:
     initial_cwnd: int

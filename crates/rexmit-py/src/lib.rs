@@ -376,6 +376,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(plugins::register_cc, m)?)?;
     m.add_function(wrap_pyfunction!(plugins::controllers, m)?)?;
+    m.add_function(wrap_pyfunction!(plugins::plugin_calls, m)?)?;
     events::add(m)?;
     Ok(())
 }

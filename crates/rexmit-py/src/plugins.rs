@@ -38,6 +38,16 @@ pub struct PluginFailure {
 
 static FAILURE: Mutex<Option<PluginFailure>> = Mutex::new(None);
 
+/// Calls into Python controllers in this process so far (for the cost benchmark).
+static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many times Python controllers' methods have been called in this process (a
+/// benchmark divides a run's extra time by the calls it made).
+#[pyfunction]
+pub fn plugin_calls() -> u64 {
+    CALLS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 fn fail(f: PluginFailure) {
     let mut slot = FAILURE.lock().unwrap_or_else(|e| e.into_inner());
     // The first failure is the one to report.
@@ -103,6 +113,7 @@ impl CcPlugin for PyPlugin {
     fn build(&self, p: &CcParams, values: &[f64]) -> Box<dyn CongestionControl> {
         let mut c = PyController {
             obj: None,
+            methods: Vec::new(),
             name: self.name.clone(),
             defined: self.defined,
             wants_rate_samples: self.wants_rate_samples,
@@ -127,6 +138,16 @@ impl CcPlugin for PyPlugin {
             })();
             match made {
                 Ok(obj) => {
+                    // The instance's bound methods of the events its class defines, looked up
+                    // once: a call per event then costs no attribute lookup.
+                    c.methods = EVENTS
+                        .iter()
+                        .map(|e| {
+                            (self.defined & bit(e) != 0)
+                                .then(|| obj.getattr(py, *e).ok())
+                                .flatten()
+                        })
+                        .collect();
                     c.obj = Some(obj);
                     c.pull(py, "__init__");
                 }
@@ -140,6 +161,8 @@ impl CcPlugin for PyPlugin {
 /// One connection's Python controller.
 struct PyController {
     obj: Option<Py<PyAny>>,
+    /// Bound methods of the instance, indexed as `EVENTS` (None: not defined).
+    methods: Vec<Option<Py<PyAny>>>,
     name: String,
     defined: u32,
     wants_rate_samples: bool,
@@ -174,9 +197,16 @@ impl PyController {
         if self.failed {
             return;
         }
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let i = EVENTS
+            .iter()
+            .position(|e| *e == event)
+            .expect("a known event");
         Python::with_gil(|py| {
-            let Some(obj) = self.obj.as_ref() else { return };
-            match obj.call_method1(py, event, args) {
+            let Some(Some(method)) = self.methods.get(i) else {
+                return;
+            };
+            match method.call1(py, args) {
                 Ok(_) => self.pull(py, event),
                 Err(e) => self.raised(py, event, e),
             }
@@ -188,8 +218,13 @@ impl PyController {
         let Some(obj) = self.obj.as_ref().map(|o| o.bind(py).clone()) else {
             return;
         };
+        let name = |attr: &str| match attr {
+            "cwnd" => pyo3::intern!(py, "cwnd"),
+            "ssthresh" => pyo3::intern!(py, "ssthresh"),
+            _ => pyo3::intern!(py, "pacing_rate"),
+        };
         let read = |attr: &str, max: u64| -> Result<Option<u64>, String> {
-            let v = match obj.getattr(attr) {
+            let v = match obj.getattr(name(attr)) {
                 Ok(v) => v,
                 Err(_) if attr == "pacing_rate" => return Ok(None),
                 Err(_) => return Err(format!("has no attribute `{attr}`")),
@@ -197,13 +232,22 @@ impl PyController {
             if attr == "pacing_rate" && v.is_none() {
                 return Ok(None);
             }
+            let out_of_range = |x: &dyn std::fmt::Display| {
+                format!("set `{attr}` to {x}: allowed a number of bytes in [1, {max}]")
+            };
+            // Whole numbers exactly (a u64 as f64 would round above 2^53), floats floored.
+            if let Ok(n) = v.extract::<u64>() {
+                return if (1..=max).contains(&n) {
+                    Ok(Some(n))
+                } else {
+                    Err(out_of_range(&n))
+                };
+            }
             let x: f64 = v
                 .extract()
                 .map_err(|_| format!("set `{attr}` to {v:?}, which is not a number"))?;
             if !x.is_finite() || x < 1.0 || x > max as f64 {
-                return Err(format!(
-                    "set `{attr}` to {x}: allowed a number of bytes in [1, {max}]"
-                ));
+                return Err(out_of_range(&x));
             }
             Ok(Some(x as u64))
         };
