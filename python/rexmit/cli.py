@@ -218,9 +218,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from rexmit.report import report
     from rexmit.sweep import SweepError
+    from rexmit.view_pages import FlowViews
 
     try:
-        path = report(args.dir, metrics=args.metric or None, x=args.x, views=args.views)
+        path = report(args.dir, metrics=args.metric or None, x=args.x, views=FlowViews(args.views) if args.views else None)
     except (SweepError, FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO

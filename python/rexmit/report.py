@@ -16,52 +16,16 @@ import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 
 from rexmit._lazy import pa, pq
 
 from rexmit.labels import PALETTE, UNITS, Label, line_names, metric_label, param_label, plain_numbers, series_label
+from rexmit.quantities import as_number
 from rexmit.scenario import Scenario
 
-# Quantity suffixes of scenario values (crates/rexmit-scenario/src/units.rs) -> (factor, SI unit),
-# so that "4Mbps" or "25ms" can be placed on a numeric axis.
-_UNITS: dict[str, tuple[float, str]] = {
-    **{u: (1.0, "bit/s") for u in ("bps", "b/s")},
-    **{u: (1e3, "bit/s") for u in ("kbps", "Kbps", "kb/s")},
-    **{u: (1e6, "bit/s") for u in ("Mbps", "Mb/s")},
-    **{u: (1e9, "bit/s") for u in ("Gbps", "Gb/s")},
-    "ns": (1e-9, "s"),
-    "us": (1e-6, "s"),
-    "µs": (1e-6, "s"),
-    "ms": (1e-3, "s"),
-    "s": (1.0, "s"),
-    "min": (60.0, "s"),
-    "h": (3600.0, "s"),
-    "B": (1.0, "B"),
-    "KB": (1e3, "B"),
-    "kB": (1e3, "B"),
-    "MB": (1e6, "B"),
-    "GB": (1e9, "B"),
-    "KiB": (1024.0, "B"),
-    "MiB": (1024.0**2, "B"),
-    "GiB": (1024.0**3, "B"),
-}
-_QUANTITY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/]+)\s*$")
-
-
-def as_number(value: Any) -> tuple[Optional[float], str]:
-    """A parameter value as a number and its SI unit: ``"4Mbps"`` -> ``(4e6, "bit/s")``,
-    ``0.01`` -> ``(0.01, "")``; ``(None, "")`` when it is not a quantity."""
-    if isinstance(value, bool):
-        return None, ""
-    if isinstance(value, (int, float)):
-        return float(value), ""
-    if isinstance(value, str):
-        m = _QUANTITY.match(value)
-        if m and m.group(2) in _UNITS:
-            factor, unit = _UNITS[m.group(2)]
-            return float(m.group(1)) * factor, unit
-    return None, ""
+if TYPE_CHECKING:
+    from rexmit.views import ViewPages
 
 
 @dataclass(frozen=True)
@@ -411,7 +375,7 @@ def reproduction_index(out: Path, title: str, overview: Sequence[str], claims: S
     return page
 
 
-def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str], markers: Sequence[Marker] = (), notes: Sequence[str] = (), tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = (), views: Optional[str] = None) -> Path:
+def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str], markers: Sequence[Marker] = (), notes: Sequence[str] = (), tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = (), views: Optional[ViewPages] = None) -> Path:
     from rexmit.sweep import PARAM_PREFIX, Sweep, SweepError, load, summarize
 
     sweep = Sweep.from_saved(out)
@@ -460,12 +424,12 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str],
     return report
 
 
-def _views_sections(out: Path, flow: Optional[str]) -> list[tuple[str, str]]:
-    if flow is None:
+def _views_sections(out: Path, views: Optional[ViewPages]) -> list[tuple[str, str]]:
+    if views is None:
         return []
-    from rexmit.views import point_views, views_section
+    from rexmit.views import views_section
 
-    return [views_section(out, point_views(out, flow), flow)]
+    return [views_section(out, views.pages(out), views.flow, views.window_s)]
 
 
 def report(
@@ -475,7 +439,7 @@ def report(
     markers: Sequence[Marker] = (),
     notes: Sequence[str] = (),
     tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = (),
-    views: Optional[str] = None,
+    views: Optional[ViewPages] = None,
 ) -> Path:
     """Write ``figures/`` and ``report.html`` for a run or sweep directory; returns the HTML path.
 
@@ -485,10 +449,13 @@ def report(
     reproduction recipe) may add ``markers`` (reference lines such as a model's predictions), ``notes``
     (paragraphs of plain text for the overview) and ``tables`` (titled lists of rows); these are
     not stored in the sweep directory, so a later ``rexmit report DIR`` leaves them out.
-    ``views`` (a TCP or SCTP flow's name) links that flow's time-sequence and cwnd pages in the
-    first replication of every point: drawn from the trace the sweep kept (``run_sweep(...,
-    views=FLOW)``), else from that run run again with the flow traced (``rexmit.views``).
+    ``views`` (``rexmit.view_pages.FlowViews(FLOW)`` for a TCP or SCTP flow) links that flow's
+    time-sequence and cwnd pages in the first replication of every point: drawn from the trace
+    the sweep kept (``run_sweep(..., views=FLOW)``), else from that run run again with the flow
+    traced, by the caller's ``views`` (the report runs nothing itself).
     """
+    if isinstance(views, str):
+        raise TypeError(f"views: give rexmit.view_pages.FlowViews({views!r}), not the flow's name (the report runs nothing itself; FlowViews traces what the sweep did not keep)")
     out = Path(out_dir)
     if (out / "sweep.json").is_file():
         return _sweep_report(out, metrics, x, markers, notes, tables, views)

@@ -490,7 +490,7 @@ def run_sweep(
     point by point until the confidence intervals are narrow enough (:mod:`rexmit.ci_target`;
     ``ci.json`` records what each point needed). ``views`` (a TCP or SCTP flow's name): the
     first replication of every point also records that flow's trace over the views' window,
-    from which ``report(..., views=FLOW)`` draws its pages without running it again
+    from which ``report(..., views=FlowViews(FLOW))`` draws its pages without running it again
     (:mod:`rexmit.views`; the metrics are the untraced run's).
     """
     if jobs is not None and jobs < 1:

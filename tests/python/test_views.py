@@ -9,6 +9,7 @@ import pytest
 import rexmit.cli
 from rexmit.report import report
 from rexmit.sweep import Sweep, load, run_sweep
+from rexmit.view_pages import FlowViews
 
 SWEEP = """name = "views"
 replications = 2
@@ -39,7 +40,7 @@ def sweep_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_report_links_a_traced_run_per_point(sweep_dir: Path) -> None:
-    page = report(sweep_dir, views="bulk").read_text()
+    page = report(sweep_dir, views=FlowViews("bulk")).read_text()
     views = sweep_dir / "views"
     for point in (0, 1):
         for kind in ("tsg", "cwnd"):
@@ -127,7 +128,7 @@ def test_a_sweep_told_the_flow_keeps_its_trace_and_the_report_runs_nothing_again
         raise AssertionError("the report ran a scenario again")
 
     monkeypatch.setattr(rexmit.results, "run", no_run)
-    page = report(traced_dir, views="bulk").read_text()
+    page = report(traced_dir, views=FlowViews("bulk")).read_text()
     assert 'href="views/point1_tsg.html"' in page and (traced_dir / "views" / "point1_cwnd.html").is_file()
 
 

@@ -17,6 +17,7 @@ from rexmit.recipes.nr_sack_plan import ACKS, CMT_BUFFERS, GOODPUT, BLOCKED, F, 
 from rexmit.scenario import Scenario
 from rexmit.stats import Estimate, mean_ci
 from rexmit.sweep import load as load_runs
+from rexmit.view_pages import FlowViews
 from rexmit.recipes.common import run_recipe_sweep
 
 
@@ -166,7 +167,7 @@ def run(out: Path, name: str, title: str, build: setup.Builder, buffers: tuple[s
     sweep_dir = out / name
     run_recipe_sweep(spec, sweep_dir, jobs=jobs, views=setup.SCTP_APP)
     res = _results(name, sweep_dir, metrics, sizes)
-    report_mod.report(sweep_dir, notes=_notes(plan, title), tables=[("Over the trace window: goodput and send-buffer blocking; bottleneck loss and L over the whole run", _point_table(res, links))], views=setup.SCTP_APP)
+    report_mod.report(sweep_dir, notes=_notes(plan, title), tables=[("Over the trace window: goodput and send-buffer blocking; bottleneck loss and L over the whole run", _point_table(res, links))], views=FlowViews(setup.SCTP_APP))
     return res
 
 

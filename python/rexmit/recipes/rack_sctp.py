@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 from rexmit import report as report_mod
 from rexmit.sweep import Sweep, load as load_runs
+from rexmit.view_pages import FlowViews
 from rexmit.recipes.common import Claim, run_recipe_sweep
 from rexmit.recipes.rack_sctp_claims import claims as _claims
 from rexmit.recipes.rack_sctp_plan import (
@@ -88,7 +89,7 @@ def _run(out: Path, name: str, base: dict[str, Any], grid: dict[str, list[Any]],
         spec["zip"] = zip_
     d = out / name
     run_recipe_sweep(Sweep.from_dict(spec), d, jobs=jobs, views="sctp")
-    report_mod.report(d, notes=NOTES, views="sctp")  # one traced run per point, linked
+    report_mod.report(d, notes=NOTES, views=FlowViews("sctp"))  # one traced run per point, linked
     return load_runs(d).to_pylist()
 
 

@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from rexmit import report as report_mod
 from rexmit.sweep import Sweep, load as load_runs
+from rexmit.view_pages import FlowViews
 from rexmit.recipes.common import Claim, run_recipe_sweep
 from rexmit.recipes.tcp_sack_claims import claims as _tcp_sack_claims
 from rexmit.recipes.tcp_sack_plan import AXES, TCP_VARIANTS, TITLES, figures as _figures, runs as _runs, seed001_base as _seed001_base, variant_zip as _variant_zip
@@ -70,7 +71,7 @@ def tcp_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
         sweep = Sweep.from_dict(spec)
         fig_dir = out / name
         run_recipe_sweep(sweep, fig_dir, jobs=jobs, views="bulk")
-        report_mod.report(fig_dir, views="bulk")  # one traced run per point, linked
+        report_mod.report(fig_dir, views=FlowViews("bulk"))  # one traced run per point, linked
         means[name] = _means(fig_dir, key)
     claims = _tcp_sack_claims(means, figures, enough=reps >= 5)
     _index(out, quick, stop, reps, claims, figures)

@@ -16,6 +16,7 @@ from rexmit.recipes.thin_figures import Stats
 from rexmit.labels import metric_label
 from rexmit.recipes.thin_plan import NOTES, Plan
 from rexmit.sweep import Sweep, summarize
+from rexmit.view_pages import FlowViews
 from rexmit.recipes.common import run_recipe_sweep
 
 BOTTLENECK = "link.R1->R2"
@@ -45,7 +46,7 @@ def _sweep(out: Path, name: str, title: str, base: dict[str, Any], grid: dict[st
     # figures show the mean latency of all messages.
     present = set(summarize(d).column_names)
     drawn = [m for m in metrics if f"{m}.mean" in present] or FALLBACK_MEANS
-    report_mod.report(d, metrics=drawn, notes=NOTES, tables=tables(d), views="lksctp")
+    report_mod.report(d, metrics=drawn, notes=NOTES, tables=tables(d), views=FlowViews("lksctp"))
     return d
 
 
