@@ -1,7 +1,7 @@
 """Type stubs for the compiled module rexmit._core."""
 
 from os import PathLike
-from typing import Callable, Optional, TypedDict
+from typing import Callable, TypedDict
 
 __version__: str
 __git_revision__: str
@@ -50,8 +50,8 @@ def work_estimate(text: str, format: str = "toml") -> float: ...
 def run(
     text: str,
     format: str = "toml",
-    out_dir: Optional[str | PathLike[str]] = None,
-    progress: Optional[Callable[[float, float, int, float], Optional[bool]]] = None,
+    out_dir: str | PathLike[str] | None = None,
+    progress: Callable[[float, float, int, float], bool | None] | None = None,
 ) -> _RunOutput: ...
 
 class EmulationUnavailable(Exception):
@@ -63,10 +63,10 @@ class EmulationError(Exception):
 def emulate(
     text: str,
     format: str = "toml",
-    out_dir: Optional[str | PathLike[str]] = None,
-    progress: Optional[Callable[[float, float, int, float], Optional[bool]]] = None,
+    out_dir: str | PathLike[str] | None = None,
+    progress: Callable[[float, float, int, float], bool | None] | None = None,
 ) -> _RunOutput: ...
-def emulation_unavailable() -> Optional[str]: ...
+def emulation_unavailable() -> str | None: ...
 def _panic_for_test(msg: str) -> None:
     """Test hook: a Rust panic inside the FFI guard, raised here as ``InternalError``."""
     ...

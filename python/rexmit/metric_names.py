@@ -38,7 +38,11 @@ def canonical(name: str, warn: bool = True) -> str:
         return name
     new = f"{m.group(1) or ''}{DEPRECATED[m.group(2)]}{m.group(3)}"
     if warn:
-        warnings.warn(f"metric name {name!r} is deprecated, use {new!r} (one name for TCP and SCTP)", DeprecationWarning, stacklevel=3)
+        warnings.warn(
+            f"metric name {name!r} is deprecated, use {new!r} (one name for TCP and SCTP)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
     return new
 
 
@@ -56,7 +60,11 @@ class Metrics(dict):  # type: ignore[type-arg]
     def __contains__(self, key: object) -> bool:
         if dict.__contains__(self, key):
             return True
-        return isinstance(key, str) and canonical(key, warn=False) != key and dict.__contains__(self, canonical(key, warn=False))
+        return (
+            isinstance(key, str)
+            and canonical(key, warn=False) != key
+            and dict.__contains__(self, canonical(key, warn=False))
+        )
 
     def get(self, key: Any, default: Any = None) -> Any:
         return self[key] if key in self else default

@@ -9,7 +9,7 @@ names (:mod:`rexmit.labels`).
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any
 
 # Quantity suffixes of scenario values -> (factor, SI unit).
 _UNITS: dict[str, tuple[float, str]] = {
@@ -36,7 +36,7 @@ _UNITS: dict[str, tuple[float, str]] = {
 _QUANTITY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/]+)\s*$")
 
 
-def as_number(value: Any) -> tuple[Optional[float], str]:
+def as_number(value: Any) -> tuple[float | None, str]:
     """A parameter value as a number and its SI unit: ``"4Mbps"`` -> ``(4e6, "bit/s")``,
     ``0.01`` -> ``(0.01, "")``; ``(None, "")`` when it is not a quantity."""
     if isinstance(value, bool):

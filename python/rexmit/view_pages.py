@@ -10,14 +10,17 @@ section's HTML are :mod:`rexmit.views`."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence, Union
+from typing import Any
 
 from rexmit.views import KINDS, WINDOW_S, PointViews, seconds, stop_after, stored_trace, window_of
 
 
-def point_views(sweep_dir: Union[str, Path], flow: str, kinds: Sequence[str] = KINDS, window_s: float = WINDOW_S) -> list[PointViews]:
+def point_views(
+    sweep_dir: str | Path, flow: str, kinds: Sequence[str] = KINDS, window_s: float = WINDOW_S
+) -> list[PointViews]:
     """Trace ``flow`` in one run per point of the sweep in ``sweep_dir`` and write its views
     (``views/point<N>_<kind>.html``). Returns what was written, in point order."""
     from rexmit.plot import plot_flow
@@ -34,13 +37,16 @@ def point_views(sweep_dir: Union[str, Path], flow: str, kinds: Sequence[str] = K
     for point, row in sorted(first.items()):
         scenario = Scenario.load(out / "scenarios" / f"{row['run_id']}.toml")
         window = window_of(scenario.data, flow, window_s)
-        source: Union[Path, Any] = stored_trace(out, row["run_id"], flow, window)
+        source: Path | Any = stored_trace(out, row["run_id"], flow, window)
         if source is None:
             # Not traced by the sweep: run it again, traced, and stop once the window has
             # passed: nothing after it is drawn, and up to it the run is the full run event
             # for event (a 2 h thin-stream run needs its first 15 s only).
             source = run(scenario.trace(flow, *window), progress=stop_after(seconds(window[1])))
-        pages = {k: plot_flow(source, flow, k, format="html", out=out / "views" / f"point{point}_{k}.html", shared_js=True) for k in kinds}
+        pages = {
+            k: plot_flow(source, flow, k, format="html", out=out / "views" / f"point{point}_{k}.html", shared_js=True)
+            for k in kinds
+        }
         params = {k[len(PARAM_PREFIX) :]: v for k, v in row.items() if k.startswith(PARAM_PREFIX)}
         done.append(PointViews(point, row["run_id"], params, pages))
     return done

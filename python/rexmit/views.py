@@ -17,9 +17,10 @@ hands to :func:`rexmit.report.report`."""
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol, Sequence
+from typing import Any, Callable, Protocol
 
 from rexmit.quantities import as_number
 
@@ -73,7 +74,7 @@ def window_of(data: dict[str, Any], flow: str, window_s: float = WINDOW_S) -> tu
     return f"{t_from:.9f}s", f"{t_to:.9f}s"
 
 
-def _ns(value: Any) -> Optional[int]:
+def _ns(value: Any) -> int | None:
     """A duration as written in a scenario (``"38.470817483s"``, ``"38470817483ns"``) in whole
     nanoseconds, None when it is not one."""
     secs, unit = as_number(value) if isinstance(value, str) else (None, "")
@@ -111,7 +112,7 @@ def write_trace(sweep_dir: Path, run_id: str, trace: ViewTrace) -> None:
     _atomic_write_bytes(d / "scenario.toml", trace.scenario_toml.encode())
 
 
-def stored_trace(sweep_dir: Path, run_id: str, flow: str, window: tuple[str, str]) -> Optional[Path]:
+def stored_trace(sweep_dir: Path, run_id: str, flow: str, window: tuple[str, str]) -> Path | None:
     """The kept trace of run ``run_id`` if it traced ``flow`` over ``window``, else None."""
     from rexmit.scenario import Scenario
 
@@ -131,14 +132,19 @@ def stop_after(t_s: float) -> Callable[[float, float, int, float], bool]:
     return lambda now_s, _stop_s, _events, _wall_s: now_s <= t_s
 
 
-def views_section(sweep_dir: Path, views: Sequence[PointViews], flow: str, window_s: float = WINDOW_S) -> tuple[str, str]:
+def views_section(
+    sweep_dir: Path, views: Sequence[PointViews], flow: str, window_s: float = WINDOW_S
+) -> tuple[str, str]:
     """The sweep report's section linking every point's pages."""
     head = "".join(f"<th>{html.escape(p)}</th>" for p in (views[0].params if views else {}))
     kinds = list(views[0].pages) if views else []
     rows = []
     for v in views:
         cells = "".join(f"<td>{html.escape(str(x))}</td>" for x in v.params.values())
-        links = "".join(f'<td><a href="{html.escape(p.relative_to(sweep_dir).as_posix())}">{html.escape(k)}</a></td>' for k, p in v.pages.items())
+        links = "".join(
+            f'<td><a href="{html.escape(p.relative_to(sweep_dir).as_posix())}">{html.escape(k)}</a></td>'
+            for k, p in v.pages.items()
+        )
         rows.append(f"<tr><td>{v.point}</td>{cells}<td>{html.escape(v.run_id)}</td>{links}</tr>")
     table = f"<table><tr><th>point</th>{head}<th>run</th>{''.join(f'<th>{k}</th>' for k in kinds)}</tr>{''.join(rows)}</table>"
     title = f"Inside one run per point: flow {flow}, the first replication traced ({window_s:g} s from its measurements' start; rexmit plot draws more)"

@@ -50,7 +50,9 @@ def test_a_package_without_a_circle_passes(tmp_path: Path) -> None:
     [
         pytest.param("from pkg.top import z\n", id="module level"),
         pytest.param("def g():\n    from pkg import top\n    return top\n", id="inside a function"),
-        pytest.param("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.top import Z\n", id="type checking"),
+        pytest.param(
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.top import Z\n", id="type checking"
+        ),
         pytest.param("from .top import z\n", id="relative"),
         pytest.param("import pkg.top\n", id="import statement"),
     ],
@@ -59,7 +61,10 @@ def test_a_planted_circle_fails_and_is_named(tmp_path: Path, closing: str) -> No
     # low -> top closes two circles: top imports low, and mid which imports low.
     done = check(package(tmp_path, {**ACYCLIC, "low.py": closing}))
     assert done.returncode == 1
-    assert done.stdout == "python/pkg: import circle pkg.low -> pkg.top -> pkg.low (the modules importing one another: pkg.low, pkg.mid, pkg.top)\n"
+    assert (
+        done.stdout
+        == "python/pkg: import circle pkg.low -> pkg.top -> pkg.low (the modules importing one another: pkg.low, pkg.mid, pkg.top)\n"
+    )
 
 
 def test_a_submodule_importing_from_its_package_that_imports_it_is_a_circle(tmp_path: Path) -> None:
