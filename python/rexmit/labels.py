@@ -5,7 +5,8 @@ Owns four rules, used by :mod:`rexmit.report` and the reproduction recipes:
 
 - **axis labels with units**: a metric column (``flow.bulk.goodput_bps``) or a varied key path
   (``topology.links[1].errors[0].rate``) becomes a name and a unit (``Goodput (Mb/s)``,
-  ``Burst error rate``);
+  ``Burst error rate``); a metric's name and unit are the registry's
+  (:data:`rexmit.metric_registry.METRICS`);
 - **readable scales**: values in SI units (bit/s, s, B) are shown in the prefix that keeps the
   largest value between 1 and 1000 (Mb/s, ms, MB), or in the unit a sweep file or recipe asks
   for, and matplotlib's ``1e6`` offsets are switched off;
@@ -25,6 +26,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from rexmit.metric_registry import METRICS
 
 #: Okabe-Ito, in the order lines take them (yellow last: faint on white).
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
@@ -48,39 +51,6 @@ UNITS: dict[str, tuple[str, float]] = {
     "": ("", 1.0),
 }
 
-# Metric names (the last part of a column: flow.<app>.<metric>, link.<a->b>.<metric>) -> name.
-_METRICS = {
-    "goodput_bps": "Goodput",
-    "throughput_bps": "Throughput",
-    "goodput_trace_bps": "Goodput",
-    "utilization": "Utilisation",
-    "delay_mean_s": "Mean one-way delay",
-    "delay_max_s": "Maximum one-way delay",
-    "latency_mean_s": "Mean latency",
-    "latency_p99_s": "99th-percentile latency",
-    "latency_max_s": "Maximum latency",
-    "recovery_time_mean_s": "Mean recovery time",
-    "recovery_mean_s": "Mean recovery episode",
-    "completion_time_s": "Completion time",
-    "retransmissions": "Retransmissions",
-    "timeouts": "Timeouts",
-    "fast_retransmits": "Fast retransmits",
-    "spurious_retransmits": "Spurious retransmissions",
-    "dup_tsns_received": "Spurious retransmissions (TSNs received twice)",
-    "rtxq_util": "RtxQ_Util",
-    "rtxq_util_l": "RtxQ_Util_L",
-    "rtxq_bytes_mean": "Mean retransmission queue",
-    "rtxq_bytes_max": "Largest retransmission queue",
-    "send_blocked_fraction": "Send-buffer blocked fraction",
-    "send_blocked_trace_fraction": "Send-buffer blocked fraction",
-    "messages_delivered": "Messages delivered",
-    "tail_recoveries": "Tail-loss recoveries",
-    "tlp_probes": "Tail loss probes",
-    "drop_overflow": "Drops (queue overflow)",
-    "drop_error": "Drops (error model)",
-    "queue_packets_mean": "Mean queue (packets)",
-    "queue_delay_mean_s": "Mean queueing delay",
-}
 _ERROR_RATES = {"burst": "Burst error rate", "uniform": "Packet error rate", "gilbert_elliott": "Error rate"}
 # Key-path leaves (the last name of a varied key) -> name; "errors[i].rate" is handled apart.
 _PARAMS = {
@@ -127,10 +97,6 @@ _SWITCHES: dict[str, dict[str, str]] = {
     "sctp.thin.all": {"true": "all modifications", "false": "lksctp"},
 }
 _INDEX = re.compile(r"\[\d+\]")
-# Latency per retransmission count (seed 004 Fig. 8): latency_rtx2_p99_s, latency_rtx4plus_mean_s.
-_RTX_LATENCY = re.compile(r"latency_rtx(\d|4plus)_(mean|p99|max)_s")
-_ORDINALS = {"0": "no", "1": "1st", "2": "2nd", "3": "3rd", "4plus": "4th or later"}
-_STATS = {"mean": "Mean", "p99": "99th-percentile", "max": "Maximum"}
 
 
 @dataclass(frozen=True)
@@ -162,8 +128,11 @@ def _auto_unit(base: str, values: Sequence[float | None]) -> str:
 
 
 def base_unit(metric: str) -> str:
-    """The SI unit of a metric column from its name: ``*_bps`` bit/s, ``*_s`` seconds, byte counts B."""
+    """The SI unit of a metric column: the registry's (:data:`rexmit.metric_registry.METRICS`), else
+    from its name: ``*_bps`` bit/s, ``*_s`` seconds, byte counts B."""
     leaf = metric.rsplit(".", 1)[-1]
+    if leaf in METRICS:
+        return METRICS[leaf].unit
     if leaf.endswith("_bps"):
         return "bit/s"
     if leaf.endswith("_s"):
@@ -179,29 +148,9 @@ def metric_label(metric: str, labels: Mapping[str, Any] | None = None) -> Label:
     in words."""
     entry = (labels or {}).get(metric)
     leaf = metric.rsplit(".", 1)[-1]
-    rtx = _RTX_LATENCY.fullmatch(leaf)
-    if rtx:
-        retransmission = "retransmission" if rtx.group(1) != "0" else "retransmission needed"
-        default = f"{_STATS[rtx.group(2)]} latency, {_ORDINALS[rtx.group(1)]} {retransmission}"
-    else:
-        default = _METRICS.get(leaf) or leaf.replace("_", " ").capitalize()
+    known = METRICS.get(leaf)
+    default = known.label if known is not None else leaf.replace("_", " ").capitalize()
     return _with_entry(Label(default, base_unit(metric)), entry)
-
-
-# Time-series quantities (README, [[metrics.timeseries]]): a series is named "app:value" or
-# "kind:link", e.g. "bulk:cwnd", "queue_packets:R1->R2".
-_SERIES = {
-    "cwnd": Label("Congestion window", "B"),
-    "ssthresh": Label("Slow-start threshold", "B"),
-    "pipe": Label("Pipe (data in flight)", "B"),
-    "rtxq_bytes": Label("Retransmission queue", "B"),
-    "rx_bytes": Label("Bytes received", "B"),
-    "tx_bytes": Label("Bytes sent", "B"),
-    "bytes_delivered": Label("Bytes delivered", "B"),
-    "queue_packets": Label("Queue (packets)"),
-    "queue_bytes": Label("Queue", "B"),
-    "drops": Label("Drops"),
-}
 
 
 def series_label(series: str) -> tuple[Label, str]:
@@ -210,8 +159,9 @@ def series_label(series: str) -> tuple[Label, str]:
     parts = series.split(":", 1)
     if len(parts) == 2:
         for i in (1, 0):
-            if parts[i] in _SERIES:
-                return _SERIES[parts[i]], parts[1 - i]
+            known = METRICS.get(parts[i])
+            if known is not None and "series" in known.places:
+                return Label(known.label, known.unit), parts[1 - i]
     leaf = parts[-1]
     return Label(leaf.replace("_", " ").capitalize(), base_unit(leaf)), parts[0] if len(parts) == 2 else ""
 

@@ -1,4 +1,6 @@
-"""One metric vocabulary for TCP and SCTP (issue 17).
+"""One metric vocabulary for TCP and SCTP (issue 17): the deprecated names and their
+replacements. Every current metric, with its label and unit, is in the registry
+:mod:`rexmit.metric_registry`.
 
 Where the two protocols measure the same quantity they report it under the same name:
 ``retransmissions`` (TCP's ``retransmits`` before), ``rtxq_bytes`` / ``rtxq_bytes_max``
