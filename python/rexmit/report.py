@@ -575,8 +575,9 @@ def report(
     if (metrics or x) and (out / "summary.json").is_file():
         from rexmit.sweep import SweepError
 
+        refused = ", ".join([*(f"--metric {m}" for m in metrics or ()), *([f"--x {x}"] if x else [])])
         raise SweepError(
-            f"{out_dir}: --metric and --x choose what a sweep report plots; this is a run directory, whose report shows every flow"
+            f"{out_dir}: {refused} refused: --metric and --x choose what a sweep report plots; this is a run directory, whose report shows every flow"
         )
     if (out / "summary.json").is_file():
         return _run_report(out)

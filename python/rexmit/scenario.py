@@ -205,10 +205,18 @@ def _split_path(path: str) -> list[Any]:
 
 
 def parse_toml_loosely(text: str) -> dict[str, Any]:
-    """Parse TOML without validating it (for tools that edit scenario files)."""
+    """Parse TOML without validating it (for tools that edit scenario files); ValueError when it
+    is not TOML."""
     # Imported here: a scenario is parsed in Rust, and most processes never need tomllib.
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
-    return tomllib.loads(text)
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        # tomllib descends one Python call per nested array or inline table: a few hundred levels
+        # exhaust the interpreter's stack (the Rust reader of scenarios has a limit of its own).
+        raise ValueError(
+            "arrays or inline tables nested too deeply (more levels than the TOML reader follows)"
+        ) from None

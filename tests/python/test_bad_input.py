@@ -15,6 +15,7 @@ import pytest
 
 import rexmit
 import rexmit.cli
+from rexmit import _core
 from rexmit.sweep import Sweep, SweepError
 
 SCENARIO = """stop_time = "1s"
@@ -30,6 +31,9 @@ to = "B"
 rate = "1Mbps"
 packet_size = 1000
 """
+
+#: A key nested in 3000 arrays (Python's TOML reader recurses once a level).
+DEEP = "x = " + "[" * 3000 + "]" * 3000 + "\n"
 
 SWEEP = (
     "replications = 1\nseed = 1\n[base]\n"
@@ -239,7 +243,52 @@ CASES: list[Case] = [
         "report",
         "--metric on a run directory",
         lambda t: ["report", _run_dir(t), "--metric", "flow.nope.x"],
-        "choose what a sweep report plots",
+        "--metric flow.nope.x refused: --metric and --x choose what a sweep report plots",
+    ),
+    # Nesting deeper than a TOML reader follows: the scenario's (Rust) and the sweep file's (Python).
+    (
+        "too deep",
+        "validate",
+        lambda t: ["validate", write(t, "a.toml", SCENARIO + DEEP)],
+        "x: recursion limit exceeded",
+    ),
+    (
+        "too deep",
+        "run",
+        lambda t: ["run", write(t, "a.toml", DEEP + SCENARIO), "--out", str(t / "o")],
+        "nested too deeply",
+    ),
+    (
+        "too deep",
+        "sweep",
+        lambda t: ["sweep", write(t, "s.toml", DEEP + SWEEP), "--out", str(t / "o")],
+        "not valid TOML: arrays or inline tables nested too deeply",
+    ),
+    (
+        "too deep",
+        "validate a sweep file",
+        lambda t: ["validate", write(t, "s.toml", "x = " + "{ a = " * 3000 + "1" + " }" * 3000 + "\n" + SWEEP)],
+        "nested too deeply",
+    ),
+    # An integer beyond TOML in a table: the whole key path, not the line's key.
+    (
+        "out of range",
+        "integer beyond TOML in an inline table",
+        lambda t: [
+            "validate",
+            write(
+                t,
+                "a.toml",
+                SCENARIO.replace('delay = "1ms" }', 'delay = "1ms", queue = { packets = 2' + "0" * 19 + " } }"),
+            ),
+        ],
+        "topology.links[0].queue.packets: number too large",
+    ),
+    (
+        "out of range",
+        "integer beyond TOML in a sub-table",
+        lambda t: ["validate", write(t, "a.toml", SCENARIO + "[apps.tcp]\nmss = 18446744073709551616\n")],
+        "apps[0].tcp.mss: number too large",
     ),
 ]
 
@@ -302,3 +351,25 @@ def test_the_extension_names_an_unknown_output_format(fn):
         getattr(_core, fn)(text, "json", "yaml")
     assert 'stop_time = "1s"' in getattr(_core, fn)(text, "json", "toml")
     assert '"stop_time":"1s"' in getattr(_core, fn)(text, "json", "json").replace(" ", "")
+
+
+def _scenario() -> rexmit.Scenario:
+    return rexmit.Scenario.from_toml(SCENARIO)
+
+
+# The Python entry points that take a callback: a value that is not one is a TypeError naming
+# the argument, before anything runs (a short run never calls its progress callback).
+API_CASES = [
+    ("rexmit.run", lambda: rexmit.run(_scenario(), progress=5)),  # type: ignore[arg-type]
+    ("rexmit.emulate", lambda: rexmit.emulate(_scenario(), progress="often")),  # type: ignore[arg-type]
+    ("_core.run", lambda: _core.run(SCENARIO, progress=[])),  # type: ignore[arg-type]
+]
+
+
+@pytest.mark.parametrize("call", [c[1] for c in API_CASES], ids=[c[0] for c in API_CASES])
+def test_a_callback_that_is_not_callable_is_a_type_error(call):
+    with pytest.raises(
+        TypeError,
+        match=r"^progress: expected a function progress\(now_s, stop_s, events, wall_s\) or None, not (int|str|list)$",
+    ):
+        call()
