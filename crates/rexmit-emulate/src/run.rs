@@ -9,12 +9,14 @@ use crate::clock::{RealTime, TunInput};
 use crate::linux_tcp::{Bulk, BulkSpec, ReceiverReport, SenderReport, SocketOptions};
 use crate::netns::{self, Namespace};
 use rexmit_engine::Progress;
+use rexmit_options::Choice;
 use rexmit_scenario::build::build_emulated;
+use rexmit_scenario::mirror::Named;
 use rexmit_scenario::results::Row;
 use rexmit_scenario::run::{collect, flow_labels, limits};
-use rexmit_scenario::schema::AppCfg;
-use rexmit_scenario::transport::CcName;
+use rexmit_scenario::schema::{AppCfg, AppTraffic, Transport};
 use rexmit_scenario::{RunResults, Scenario, ScenarioError};
+use rexmit_tcp::CcAlgorithm;
 use rexmit_time::Duration;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -73,7 +75,9 @@ pub struct LinuxSettings {
 /// error naming the field (nothing is silently dropped).
 pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioError> {
     let mut out = LinuxSettings::default();
-    let Some(t) = &a.tcp else { return Ok(out) };
+    let Transport::Tcp(Some(t)) = a.transport() else {
+        return Ok(out);
+    };
     let bad = |field: &str, why: &str| {
         ScenarioError::new(
             format!("{path}.tcp.{field}"),
@@ -81,18 +85,19 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         )
     };
     let flag = |b: bool| if b { "1" } else { "0" }.to_string();
-    if let Some(cc) = t.cc {
+    if let Some(Named(cc)) = t.cc {
         out.socket.congestion = Some(
             match cc {
-                CcName::Reno => "reno",
-                CcName::Cubic => "cubic",
-                CcName::Bbr => "bbr",
+                CcAlgorithm::Reno => "reno",
+                CcAlgorithm::Cubic => "cubic",
+                CcAlgorithm::Bbr => "bbr",
                 other => {
                     return Err(bad(
                         "cc",
                         &format!(
-                        "{other:?} is not a Linux congestion control here: use reno, cubic or bbr"
-                    ),
+                            "{:?} is not a Linux congestion control here: use reno, cubic or bbr",
+                            other.name()
+                        ),
                     ))
                 }
             }
@@ -132,32 +137,26 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
             ));
         }
     }
-    let unmapped: [(&str, bool); 20] = [
-        ("decrease_base", t.decrease_base.is_some()),
-        ("window_unit", t.window_unit.is_some()),
-        ("receive_window", t.receive_window.is_some()),
-        ("hystart", t.hystart.is_some()),
-        ("cubic_alpha_switch", t.cubic_alpha_switch.is_some()),
-        (
-            "slow_start_limit_segments",
-            t.slow_start_limit_segments.is_some(),
-        ),
-        ("recovery", t.recovery.is_some()),
-        ("aimd_a", t.aimd_a.is_some()),
-        ("aimd_b", t.aimd_b.is_some()),
-        ("initial_ssthresh", t.initial_ssthresh.is_some()),
-        ("ack_every", t.ack_every.is_some()),
-        ("delayed_ack_timeout", t.delayed_ack_timeout.is_some()),
-        ("immediate_ack_on_ooo", t.immediate_ack_on_ooo.is_some()),
-        ("byte_counting", t.byte_counting.is_some()),
-        ("prr", t.prr.is_some()),
-        ("limited_transmit", t.limited_transmit.is_some()),
-        ("early_retransmit", t.early_retransmit.is_some()),
-        ("thin_linear_timeouts", t.thin_linear_timeouts.is_some()),
-        ("thin_dupack", t.thin_dupack.is_some()),
-        ("tahoe_recover_guard", t.tahoe_recover_guard.is_some()),
+    // Every other key the table sets has no kernel knob here: refused by name, so that a key
+    // added to the option table is refused until it is mapped above.
+    const MAPPED: [&str; 13] = [
+        "cc",
+        "mss",
+        "nagle",
+        "send_buffer",
+        "recv_buffer",
+        "sack",
+        "dsack",
+        "timestamps",
+        "window_scaling",
+        "rack",
+        "dup_thresh",
+        "initial_cwnd_segments",
+        "rto.min",
     ];
-    if let Some((field, _)) = unmapped.iter().find(|(_, set)| *set) {
+    let mut set = Vec::new();
+    t.set_keys("", &mut set);
+    if let Some(field) = set.iter().find(|k| !MAPPED.contains(&k.as_str())) {
         return Err(bad(
             field,
             "has no Linux counterpart that the emulator sets",
@@ -401,8 +400,12 @@ pub fn emulate(
             dst: SocketAddrV4::new(dst.addr, port),
             start: to_std(a.start.0),
             stop: to_std(s.stop_time.0),
-            measure_from: to_std(a.warmup.map_or(a.start.0, |w| w.0)),
-            bytes: a.bytes.map(|b| b.0),
+            measure_from: to_std(a.warmup().map_or(a.start.0, |w| w.0)),
+            // `build_emulated` lets only tcp_bulk apps run between real hosts.
+            bytes: match &a.traffic {
+                AppTraffic::TcpBulk(c) => c.bytes.map(|b| b.0),
+                _ => None,
+            },
             options: app_settings[k].socket.clone(),
             cancel: cancel.clone(),
         };
@@ -497,7 +500,7 @@ fn linux_row(s: &Scenario, a: &AppCfg, snd: &SenderReport, rcv: &ReceiverReport)
     let secs = s
         .stop_time
         .0
-        .saturating_sub(a.warmup.map_or(a.start.0, |w| w.0))
+        .saturating_sub(a.warmup().map_or(a.start.0, |w| w.0))
         .as_secs_f64();
     let nan = f64::NAN;
     let i = snd.tcp_info.clone().unwrap_or_default();

@@ -72,7 +72,10 @@ fn linux_fills_a_10_mbps_path_and_the_namespaces_are_removed() {
     }
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut s = scenario("4s", "", "");
-    s.apps[0].warmup = Some(rexmit_scenario::units::DurationStr(
+    let rexmit_scenario::schema::AppTraffic::TcpBulk(bulk) = &mut s.apps[0].traffic else {
+        panic!("the live scenario's app is tcp_bulk");
+    };
+    bulk.warmup = Some(rexmit_scenario::units::DurationStr(
         rexmit_time::Duration::from_secs(1),
     ));
     let r = emulate(&s, None, |_| true).expect("emulation runs");

@@ -58,7 +58,7 @@ fn main() {
         for (_, rec, cc) in &variants {
             let (mut g, mut t) = (0.0, 0.0);
             for seed in 1..=seeds {
-                let (gg, tt, _) = run(rate, *rec, cc.clone(), secs, seed);
+                let (gg, tt, _) = run(rate, *rec, *cc, secs, seed);
                 g += gg;
                 t += tt;
             }

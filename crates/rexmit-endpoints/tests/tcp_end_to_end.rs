@@ -43,7 +43,7 @@ const VARIANTS: [(RecoveryAlgorithm, CcAlgorithm); 5] = [
 #[test]
 fn every_variant_fills_the_bottleneck_at_low_error_rates() {
     for (rec, cc) in VARIANTS {
-        let m = seed001(1e-5, rec, cc.clone(), 60, 1);
+        let m = seed001(1e-5, rec, cc, 60, 1);
         let g = m["goodput_bps"];
         assert!(g > 0.9 * 3.893e6, "{rec:?}/{cc:?}: goodput {g}");
         assert!(
@@ -61,7 +61,7 @@ fn every_variant_fills_the_bottleneck_at_low_error_rates() {
 #[test]
 fn burst_losses_are_recovered_by_every_variant() {
     for (rec, cc) in VARIANTS {
-        let m = seed001(1e-3, rec, cc.clone(), 30, 2);
+        let m = seed001(1e-3, rec, cc, 30, 2);
         assert!(m["retransmissions"] > 0.0, "{rec:?}: {m:?}");
         assert!(
             m["bytes_delivered"] >= m["bytes_acked"],

@@ -44,17 +44,6 @@ impl KindFields<'_> {
         })
     }
 
-    pub fn present(&self, field: &str, present: bool) -> Result<()> {
-        if present {
-            Ok(())
-        } else {
-            Err(ScenarioError::new(
-                format!("{}.{field}", self.path),
-                format!("is required for kind {:?}", self.kind),
-            ))
-        }
-    }
-
     pub fn unused(&self, field: &str, present: bool) -> Result<()> {
         if present {
             Err(ScenarioError::new(

@@ -3,11 +3,13 @@
 //!
 //! Data flows one way: text → `Scenario` → validated → `Simulation` → `RunResults`.
 
+mod apps;
 pub mod build;
 mod either_de;
 pub mod error;
 mod filled;
 pub mod kinds;
+pub mod mirror;
 pub mod names;
 pub mod results;
 pub mod run;
@@ -35,8 +37,8 @@ impl Scenario {
             let msg = inner.message().to_string();
             let span = inner.span();
             let line = span.as_ref().map(|sp| line_of(text, sp.start));
-            let mut path = if path == "." { String::new() } else { path };
-            let mut msg = msg.trim_end().to_string();
+            let path = if path == "." { String::new() } else { path };
+            let (mut path, mut msg) = apps::move_key_into_path(path, msg.trim_end().to_string());
             if msg.contains("too large to fit") {
                 msg.push_str(": TOML integers are at most 9223372036854775807 (2^63-1)");
             }
@@ -80,7 +82,9 @@ impl Scenario {
                     msg.truncate(i);
                 }
             }
-            ScenarioError::new(if path == "." { String::new() } else { path }, msg)
+            let path = if path == "." { String::new() } else { path };
+            let (path, msg) = apps::move_key_into_path(path, msg);
+            ScenarioError::new(path, msg)
         })?;
         validate::validate(&s)?;
         Ok(s)

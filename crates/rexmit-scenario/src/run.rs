@@ -42,7 +42,7 @@ pub fn limits(s: &Scenario) -> RunLimits {
 /// The labels of an app's row in `flows`.
 pub fn flow_labels(a: &crate::schema::AppCfg) -> Vec<(String, String)> {
     vec![
-        ("kind".to_string(), a.kind.name().to_string()),
+        ("kind".to_string(), a.kind().name().to_string()),
         ("from".to_string(), a.from.clone()),
         ("to".to_string(), a.to.clone()),
     ]

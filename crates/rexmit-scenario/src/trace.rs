@@ -26,7 +26,7 @@ pub fn validate(s: &Scenario) -> Result<()> {
             ));
         };
         if !matches!(
-            app.kind,
+            app.kind(),
             AppKind::TcpBulk | AppKind::TcpMessages | AppKind::SctpBulk | AppKind::SctpMessages
         ) {
             return Err(ScenarioError::new(
@@ -34,7 +34,7 @@ pub fn validate(s: &Scenario) -> Result<()> {
                 format!(
                     "app {:?} is of kind {:?}; only {TRACEABLE} flows can be traced",
                     t.flow,
-                    app.kind.name()
+                    app.kind().name()
                 ),
             ));
         }

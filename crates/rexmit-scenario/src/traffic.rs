@@ -5,7 +5,10 @@
 
 use crate::error::{Result, ScenarioError};
 use crate::kinds::{DistCfg, DistSpec, Quantity};
-use crate::schema::{AppCfg, AppKind, BurstCfg};
+use crate::schema::{
+    AppCfg, AppKind, AppTraffic, BurstCfg, HttpCfg, MessageSourceCfg, UdpRandomCfg,
+};
+use crate::units::DurationStr;
 use rexmit_endpoints::messages::{Burst, MessageSource, Preset};
 use rexmit_net::apps::dist::Dist;
 use rexmit_net::apps::udp::MAX_UDP_PAYLOAD;
@@ -234,14 +237,14 @@ fn burst(path: &str, b: &BurstCfg) -> Result<Burst> {
     })
 }
 
-fn stop(a: &AppCfg) -> Option<Time> {
-    a.stop.map(|d| Time::ZERO + d.0)
+fn stop(stop: Option<DurationStr>) -> Option<Time> {
+    stop.map(|d| Time::ZERO + d.0)
 }
 
-/// The source of a `sctp_messages` or `tcp_messages` app: its `source` preset, overridden by
-/// `interarrival`, `size` and `burst`; `messages` in all until `stop`.
-pub fn message_source(path: &str, a: &AppCfg) -> Result<MessageSource> {
-    let preset = a
+/// The source of a `sctp_messages` or `tcp_messages` app (`kind`): its `source` preset,
+/// overridden by `interarrival`, `size` and `burst`; `messages` in all until `stop`.
+pub fn message_source(path: &str, kind: AppKind, m: &MessageSourceCfg) -> Result<MessageSource> {
+    let preset = m
         .source
         .as_deref()
         .map(|s| preset(path, s))
@@ -252,21 +255,21 @@ pub fn message_source(path: &str, a: &AppCfg) -> Result<MessageSource> {
             format!("{path}.{field}"),
             format!(
                 "is required for kind {:?} (or give a `source`)",
-                a.kind.name()
+                kind.name()
             ),
         )
     };
-    let interarrival = match (&a.interarrival, &preset) {
+    let interarrival = match (&m.interarrival, &preset) {
         (Some(d), _) => dist(&format!("{path}.interarrival"), d, INTERARRIVAL)?,
         (None, Some(p)) => p.0.clone(),
         (None, None) => return need("interarrival"),
     };
-    let size = match (&a.size, &preset) {
+    let size = match (&m.size, &preset) {
         (Some(d), _) => dist(&format!("{path}.size"), d, MESSAGE_SIZE)?,
         (None, Some(p)) => p.1.clone(),
         (None, None) => return need("size"),
     };
-    let burst = match &a.burst {
+    let burst = match &m.burst {
         Some(b) => Some(burst(path, b)?),
         None => preset.and_then(|p| p.2),
     };
@@ -274,14 +277,14 @@ pub fn message_source(path: &str, a: &AppCfg) -> Result<MessageSource> {
         interarrival,
         size,
         burst,
-        count: a.messages,
-        stop: stop(a),
+        count: m.messages,
+        stop: stop(m.stop),
     })
 }
 
 /// `udp_random` (seed 002 §IV): UDP payloads uniform in 100–1000 bytes every uniform 25–100 ms
 /// unless `size` and `interarrival` say otherwise. Returns (payload size, interarrival).
-pub fn udp_random(path: &str, a: &AppCfg) -> Result<(Dist, Dist)> {
+pub fn udp_random(path: &str, a: &UdpRandomCfg) -> Result<(Dist, Dist)> {
     let size = match &a.size {
         Some(d) => dist(&format!("{path}.size"), d, UDP_PAYLOAD)?,
         None => Dist::Uniform {
@@ -307,7 +310,7 @@ pub const HTTP_DEFAULT_CONNECTIONS: u16 = 32;
 /// The requests of an `http` app (seed 004 §6.2): exponential interarrivals with mean 655 ms,
 /// Pareto response sizes with minimum 1000 bytes and mean 9200 bytes (capped at 64 MiB),
 /// unless `interarrival` and `response_size` say otherwise; no request from `stop` on.
-pub fn http_requests(path: &str, a: &AppCfg) -> Result<MessageSource> {
+pub fn http_requests(path: &str, a: &HttpCfg) -> Result<MessageSource> {
     let gap = match &a.interarrival {
         Some(d) => dist(&format!("{path}.interarrival"), d, INTERARRIVAL)?,
         None => Dist::Exponential {
@@ -329,24 +332,30 @@ pub fn http_requests(path: &str, a: &AppCfg) -> Result<MessageSource> {
         size,
         burst: None,
         count: None,
-        stop: stop(a),
+        stop: stop(a.stop),
     })
 }
 
 /// Check the traffic fields of an app of a traffic kind (validation).
 pub fn check(path: &str, a: &AppCfg) -> Result<()> {
-    match a.kind {
-        AppKind::SctpMessages | AppKind::TcpMessages => {
-            if a.messages == Some(0) {
-                return err(
-                    format!("{path}.messages"),
-                    "must be ≥ 1 (omit it for no limit)",
-                );
-            }
-            message_source(path, a).map(|_| ())
-        }
-        AppKind::UdpRandom => udp_random(path, a).map(|_| ()),
-        AppKind::Http => http_requests(path, a).map(|_| ()),
-        _ => Ok(()),
+    match &a.traffic {
+        AppTraffic::SctpMessages(c) => messages(path, AppKind::SctpMessages, &c.traffic),
+        AppTraffic::TcpMessages(c) => messages(path, AppKind::TcpMessages, &c.traffic),
+        AppTraffic::UdpRandom(c) => udp_random(path, c).map(|_| ()),
+        AppTraffic::Http(c) => http_requests(path, c).map(|_| ()),
+        AppTraffic::UdpCbr(_)
+        | AppTraffic::UdpOnoff(_)
+        | AppTraffic::TcpBulk(_)
+        | AppTraffic::SctpBulk(_) => Ok(()),
     }
+}
+
+fn messages(path: &str, kind: AppKind, m: &MessageSourceCfg) -> Result<()> {
+    if m.messages == Some(0) {
+        return err(
+            format!("{path}.messages"),
+            "must be ≥ 1 (omit it for no limit)",
+        );
+    }
+    message_source(path, kind, m).map(|_| ())
 }

@@ -3,7 +3,6 @@
 //! checked while building, where the network exists (see `build.rs`).
 
 use crate::error::{Result, ScenarioError};
-use crate::kinds::KindFields;
 use crate::schema::*;
 
 fn err<T>(path: &str, msg: impl Into<String>) -> Result<T> {
@@ -387,7 +386,7 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
             ),
         );
     }
-    if let Some(stop) = a.stop.filter(|stop| stop.0 <= latest) {
+    if let Some(stop) = a.stop().filter(|stop| stop.0 <= latest) {
         let after = match a.start_jitter {
             Some(_) => format!("start + start_jitter {latest}"),
             None => format!("start {}", a.start.0),
@@ -397,139 +396,47 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
             format!("{} is not after {after}", stop.0),
         );
     }
-    let k = KindFields {
-        path,
-        kind: a.kind.name(),
-    };
-    let need = |field: &str, present: bool| k.present(field, present);
-    let fields = [
-        ("rate", a.rate.is_some()),
-        ("packet_size", a.packet_size.is_some()),
-        ("jitter", a.jitter.is_some()),
-        ("on", a.on.is_some()),
-        ("off", a.off.is_some()),
-        ("stop", a.stop.is_some()),
-        ("bytes", a.bytes.is_some()),
-        ("tcp", a.tcp.is_some()),
-        ("message_size", a.message_size.is_some()),
-        ("messages", a.messages.is_some()),
-        ("unordered", a.unordered.is_some()),
-        ("streams", a.streams.is_some()),
-        ("sctp", a.sctp.is_some()),
-        ("warmup", a.warmup.is_some()),
-        ("source", a.source.is_some()),
-        ("interarrival", a.interarrival.is_some()),
-        ("size", a.size.is_some()),
-        ("burst", a.burst.is_some()),
-        ("response_size", a.response_size.is_some()),
-        ("max_connections", a.max_connections.is_some()),
-    ];
-    const MESSAGES: [&str; 7] = [
-        "source",
-        "interarrival",
-        "size",
-        "burst",
-        "messages",
-        "stop",
-        "warmup",
-    ];
-    let used: Vec<&str> = match a.kind {
-        AppKind::UdpCbr => vec!["rate", "packet_size", "jitter", "stop"],
-        AppKind::UdpOnoff => vec!["rate", "packet_size", "on", "off", "stop"],
-        AppKind::UdpRandom => vec!["interarrival", "size", "stop"],
-        AppKind::TcpBulk => vec!["bytes", "tcp", "warmup"],
-        AppKind::SctpBulk => vec![
-            "message_size",
-            "messages",
-            "unordered",
-            "streams",
-            "sctp",
-            "warmup",
-        ],
-        AppKind::TcpMessages => [&MESSAGES[..], &["tcp"]].concat(),
-        AppKind::SctpMessages => [&MESSAGES[..], &["unordered", "streams", "sctp"]].concat(),
-        AppKind::Http => vec![
-            "interarrival",
-            "response_size",
-            "max_connections",
-            "stop",
-            "tcp",
-            "warmup",
-        ],
-    };
-    k.only(&fields, &used)?;
-    if a.tcp.is_some()
-        || matches!(
-            a.kind,
-            AppKind::TcpBulk | AppKind::TcpMessages | AppKind::Http
-        )
-    {
-        a.tcp
-            .clone()
+    if let Transport::Tcp(t) = a.transport() {
+        t.clone()
             .unwrap_or_default()
             .to_config(&format!("{path}.tcp"))?;
     }
     crate::traffic::check(path, a)?;
-    match a.kind {
-        AppKind::UdpCbr | AppKind::UdpOnoff => {
-            need("rate", a.rate.is_some())?;
-            need("packet_size", a.packet_size.is_some())?;
-            if a.rate.is_some_and(|r| r.0.bps() == 0) {
-                return err(&format!("{path}.rate"), "must be > 0 bps");
-            }
-            let min = rexmit_net::apps::udp::MIN_UDP_PACKET;
-            if let Some(sz) = a.packet_size {
-                if !(min..=65535).contains(&sz) {
-                    return err(
-                        &format!("{path}.packet_size"),
-                        format!(
-                            "{sz} is outside {min}..=65535 (IP packet bytes, headers included)"
-                        ),
-                    );
-                }
-            }
-            if a.kind == AppKind::UdpOnoff {
-                need("on", a.on.is_some())?;
-                need("off", a.off.is_some())?;
-                period(&format!("{path}.on"), a.on.as_ref().expect("checked"))?;
-                period(&format!("{path}.off"), a.off.as_ref().expect("checked"))?;
-            }
+    match &a.traffic {
+        AppTraffic::UdpCbr(c) => udp_rate_and_size(path, c.rate, c.packet_size)?,
+        AppTraffic::UdpOnoff(c) => {
+            udp_rate_and_size(path, c.rate, c.packet_size)?;
+            period(&format!("{path}.on"), &c.on)?;
+            period(&format!("{path}.off"), &c.off)?;
         }
-        AppKind::TcpBulk => {
-            if a.bytes.is_some_and(|b| b.0 == 0) {
+        AppTraffic::TcpBulk(c) => {
+            if c.bytes.is_some_and(|b| b.0 == 0) {
                 return err(
                     &format!("{path}.bytes"),
                     "must be ≥ 1 (omit it to send until the run ends)",
                 );
             }
         }
-        AppKind::SctpBulk | AppKind::SctpMessages => {
-            if a.message_size == Some(0) {
+        AppTraffic::SctpBulk(c) => {
+            if c.message_size == Some(0) {
                 return err(&format!("{path}.message_size"), "must be ≥ 1 byte");
             }
-            if a.messages == Some(0) {
+            if c.messages == Some(0) {
                 return err(
                     &format!("{path}.messages"),
                     "must be ≥ 1 (omit it to send until the run ends)",
                 );
             }
-            if a.streams == Some(0) {
-                return err(&format!("{path}.streams"), "must be ≥ 1");
-            }
-            let cfg = a
-                .sctp
-                .clone()
-                .unwrap_or_default()
-                .to_config(&format!("{path}.sctp"))?;
+            let cfg = sctp_association(path, &c.sctp, c.streams)?;
             // The core refuses a message larger than either end's buffer for good
             // (`SendError::MessageTooLarge`: no partial delivery), so a bulk source of such
             // messages would never send; unset, its message is one full DATA chunk
             // (`build/apps.rs`), which a large pmtu can make larger than a small receive
             // buffer. (A message source's refusals are counted instead: `messages_refused`.)
             let fits = cfg.send_buffer.min(u64::from(cfg.recv_buffer));
-            let size = a.message_size.unwrap_or(cfg.max_data_payload());
-            if a.kind == AppKind::SctpBulk && u64::from(size) > fits {
-                let origin = if a.message_size.is_none() {
+            let size = c.message_size.unwrap_or(cfg.max_data_payload());
+            if u64::from(size) > fits {
+                let origin = if c.message_size.is_none() {
                     format!(" (unset: one DATA chunk of sctp.pmtu {})", cfg.pmtu)
                 } else {
                     String::new()
@@ -543,26 +450,63 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
                     ),
                 );
             }
-            if a.streams.unwrap_or(1) > cfg.outbound_streams {
-                return err(
-                    &format!("{path}.streams"),
-                    format!(
-                        "{} exceeds the association's {} outbound streams",
-                        a.streams.unwrap_or(1),
-                        cfg.outbound_streams
-                    ),
-                );
-            }
+            streams_fit(path, c.streams, &cfg)?;
         }
-        AppKind::TcpMessages | AppKind::UdpRandom | AppKind::Http => {}
+        AppTraffic::SctpMessages(c) => {
+            let cfg = sctp_association(path, &c.sctp, c.streams)?;
+            streams_fit(path, c.streams, &cfg)?;
+        }
+        AppTraffic::TcpMessages(_) | AppTraffic::UdpRandom(_) | AppTraffic::Http(_) => {}
     }
-    if let Some(w) = a.warmup {
+    if let Some(w) = a.warmup() {
         if w.0 >= s.stop_time.0 {
             return err(
                 &format!("{path}.warmup"),
                 format!("{} is not before stop_time {}", w.0, s.stop_time.0),
             );
         }
+    }
+    Ok(())
+}
+
+fn udp_rate_and_size(path: &str, rate: crate::units::RateStr, size: u32) -> Result<()> {
+    if rate.0.bps() == 0 {
+        return err(&format!("{path}.rate"), "must be > 0 bps");
+    }
+    let min = rexmit_net::apps::udp::MIN_UDP_PACKET;
+    if !(min..=65535).contains(&size) {
+        return err(
+            &format!("{path}.packet_size"),
+            format!("{size} is outside {min}..=65535 (IP packet bytes, headers included)"),
+        );
+    }
+    Ok(())
+}
+
+/// The settings of an SCTP app's association (`sctp`) and its number of `streams` (≥ 1).
+fn sctp_association(
+    path: &str,
+    sctp: &Option<crate::transport::SctpCfg>,
+    streams: Option<u16>,
+) -> Result<rexmit_sctp::SctpConfig> {
+    if streams == Some(0) {
+        return err(&format!("{path}.streams"), "must be ≥ 1");
+    }
+    sctp.clone()
+        .unwrap_or_default()
+        .to_config(&format!("{path}.sctp"))
+}
+
+fn streams_fit(path: &str, streams: Option<u16>, cfg: &rexmit_sctp::SctpConfig) -> Result<()> {
+    let streams = streams.unwrap_or(1);
+    if streams > cfg.outbound_streams {
+        return err(
+            &format!("{path}.streams"),
+            format!(
+                "{streams} exceeds the association's {} outbound streams",
+                cfg.outbound_streams
+            ),
+        );
     }
     Ok(())
 }

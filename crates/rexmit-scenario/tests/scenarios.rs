@@ -180,7 +180,15 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("negative bytes queue", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { bytes = -5 } }", "topology.links[0].queue.bytes", "≥ 0"),
     ("to_addr out of range", "to = \"B\"", "to = \"B\"\nto_addr = 3", "apps[0].to_addr", "3"),
     ("same node twice", "nodes = [\"A\", \"R\", \"B\"]", "nodes = [\"A\", \"A\", \"B\"]", "topology", "twice"),
-    ("field of another kind", APP, "packet_size = 1000\non = { kind = \"fixed\", value = \"1s\" }", "apps[0].on", "not used by kind \"udp_cbr\""),
+    ("field of another kind", APP, "packet_size = 1000\non = { kind = \"fixed\", value = \"1s\" }", "apps[0].on", "not a field of kind \"udp_cbr\" (on is used by kind udp_onoff)"),
+    ("field of several other kinds", APP, "packet_size = 1000\nwarmup = \"1s\"", "apps[0].warmup", "not a field of kind \"udp_cbr\" (warmup is used by kinds tcp_bulk, sctp_bulk, sctp_messages, tcp_messages, http)"),
+    ("field of another kind before `kind`", "name = \"f\"\nkind", "name = \"f\"\nbytes = 5\nkind", "apps[0].bytes", "not a field of kind \"udp_cbr\" (bytes is used by kind tcp_bulk)"),
+    ("unknown app field", APP, "packet_size = 1000\nnope = 1", "apps[0].nope", "unknown field `nope`, expected one of the fields of kind \"udp_cbr\": `name`, `kind`, `from`, `to`, `to_addr`, `port`, `start`, `start_jitter`, `stop`, `rate`, `packet_size`, `jitter`"),
+    ("unknown app field before `kind`", "name = \"f\"\nkind", "name = \"f\"\nnope = 1\nkind", "apps[0].nope", "unknown field `nope`, expected one of `name`, `kind`, `from`, `to`, `to_addr`, `port`, `start`, `start_jitter`, `stop`, `rate`"),
+    ("missing on/off periods", "kind = \"udp_cbr\"", "kind = \"udp_onoff\"\noff = { kind = \"fixed\", value = \"1s\" }", "apps[0].on", "is required for kind \"udp_onoff\""),
+    ("missing app sender", "from = \"A\"\n", "", "apps[0].from", "is required"),
+    ("missing app kind", "kind = \"udp_cbr\"\n", "", "apps[0].kind", "is required: one of `udp_cbr`, `udp_onoff`, `tcp_bulk`, `sctp_bulk`, `sctp_messages`, `tcp_messages`, `udp_random`, `http`"),
+    ("unknown app kind", "kind = \"udp_cbr\"", "kind = \"udp_cbrr\"", "apps[0].kind", "unknown variant `udp_cbrr`, expected one of `udp_cbr`"),
     ("field of another period kind", "kind = \"udp_cbr\"", "kind = \"udp_onoff\"\non = { kind = \"exponential\", mean = \"1s\", shape = 2.0 }\noff = { kind = \"fixed\", value = \"1s\" }", "apps[0].on.shape", "not used by kind \"exponential\""),
     ("unknown field in a period", "kind = \"udp_cbr\"", "kind = \"udp_onoff\"\non = { kind = \"exponential\", mean = \"1s\" }\noff = { kind = \"fixed\", valeu = \"1s\" }", "apps[0].off.valeu", "unknown field"),
     ("wrong type in a period", "kind = \"udp_cbr\"", "kind = \"udp_onoff\"\non = { kind = \"exponential\", mean = 5 }\noff = { kind = \"fixed\", value = \"1s\" }", "apps[0].on.mean", "invalid type"),
@@ -235,6 +243,7 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("window scaling off with the default receive buffer", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { window_scaling = false }", "apps[0].tcp.recv_buffer", "<= 65535 without window_scaling (recv_buffer = 131072 comes from the default: set recv_buffer)"),
     ("rto granularity above rto.max", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { rto = { max = \"10s\", granularity = \"11s\" } }", "apps[0].tcp.rto.granularity", "0..=rto.max"),
     ("sctp rto granularity above rto.max", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nsctp = { rto = { granularity = \"61s\" } }", "apps[0].sctp.rto.granularity", "0..=rto.max"),
+    ("rtt probe without rack", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"signalling\"\nsctp = { rack = { rtt_probe = \"1s\" } }", "apps[0].sctp.rack.rtt_probe", "1s is out of range: allowed unset unless rack.enabled"),
     ("sctp rto estimator linux", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nsctp = { rto = { estimator = \"linux\" } }", "apps[0].sctp.rto.estimator", "rfc6298"),
     ("sctp send buffer above 4 GiB", CBR, "kind = \"sctp_bulk\"\nfrom = \"A\"\nto = \"B\"\nsctp = { send_buffer = 9223372036854775807 }", "apps[0].sctp.send_buffer", "..= 4294967296 (4 GiB)"),
     ("sctp message larger than the send buffer", CBR, "kind = \"sctp_bulk\"\nfrom = \"A\"\nto = \"B\"\nmessage_size = 20000\nsctp = { send_buffer = \"16KiB\" }", "apps[0].message_size", "allowed 1..=16384 (sctp.send_buffer 16384, sctp.recv_buffer 65536)"),
@@ -243,13 +252,13 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("zero messages", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\nmessages = 0", "apps[0].messages", "≥ 1"),
     ("unknown field in a distribution", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\ninterarrival = { kind = \"fixed\", valeu = \"1s\" }", "apps[0].interarrival.valeu", "unknown field"),
     ("distribution field of another kind", CBR, "kind = \"sctp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"ssh\"\ninterarrival = { kind = \"fixed\", value = \"1s\", mean = \"2s\" }", "apps[0].interarrival.mean", "not used by kind \"fixed\""),
-    ("unordered on tcp", CBR, "kind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"game\"\nunordered = true", "apps[0].unordered", "not used by kind \"tcp_messages\""),
+    ("unordered on tcp", CBR, "kind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"game\"\nunordered = true", "apps[0].unordered", "not a field of kind \"tcp_messages\" (unordered is used by kinds sctp_bulk, sctp_messages)"),
     ("pareto shape and mean", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nresponse_size = { kind = \"pareto\", min = 1000, mean = 9200, shape = 1.2 }", "apps[0].response_size", "exactly one of `shape` or `mean`"),
     ("pareto shape ≤ 1 without max", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nresponse_size = { kind = \"pareto\", min = 1000, shape = 0.9 }", "apps[0].response_size.shape", "must be > 1"),
     ("pareto mean below min", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nresponse_size = { kind = \"pareto\", min = 1000, mean = 500 }", "apps[0].response_size.mean", "above the minimum 1000"),
     ("zero http connections", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nmax_connections = 0", "apps[0].max_connections", "≥ 1"),
-    ("rate on http", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nrate = \"1Mbps\"", "apps[0].rate", "not used by kind \"http\""),
-    ("response_size on messages", CBR, "kind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"voip\"\nresponse_size = { kind = \"fixed\", value = 10 }", "apps[0].response_size", "not used by kind \"tcp_messages\""),
+    ("rate on http", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nrate = \"1Mbps\"", "apps[0].rate", "not a field of kind \"http\" (rate is used by kinds udp_cbr, udp_onoff)"),
+    ("response_size on messages", CBR, "kind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\nsource = \"voip\"\nresponse_size = { kind = \"fixed\", value = 10 }", "apps[0].response_size", "not a field of kind \"tcp_messages\" (response_size is used by kind http)"),
     ("http server ports run out", CBR, "kind = \"http\"\nfrom = \"A\"\nto = \"B\"\nmax_connections = 50000", "apps[0].max_connections", "at most 65535"),
     ("duplicate port on a node", APP, "packet_size = 1000\n[[apps]]\nname = \"g\"\nkind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nport = 49152\nrate = \"1Mbps\"\npacket_size = 100", "apps[1].port", "49152"),
     // Issue 17 / issue 15 §4 classes: silently accepted lists, unreachable nodes, names too long
@@ -303,6 +312,60 @@ fn bad_scenarios_name_the_offending_key() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The app table through JSON (what Python sends: a dict keeps the order it was written in, so
+/// `kind` may come last): the same key paths and messages as TOML, and no position.
+#[test]
+fn bad_app_tables_through_json_name_the_key() {
+    let json = Scenario::from_toml(BASE).unwrap().to_json();
+    let app = r#"{"name":"f","kind":"udp_cbr","from":"A","to":"B","to_addr":0,"start":"0s","rate":"1Mbps","packet_size":1000}"#;
+    assert!(json.contains(app), "{json}");
+    let tcp = r#""name":"f","from":"A","to":"B""#;
+    let misplaced = "not a field of kind \"tcp_bulk\" (rate is used by kinds udp_cbr, udp_onoff)";
+    let cases = [
+        (format!(r#"{{{tcp},"kind":"tcp_bulk","rate":"1Mbps"}}"#), "apps[0].rate", misplaced),
+        (format!(r#"{{"rate":"1Mbps",{tcp},"kind":"tcp_bulk"}}"#), "apps[0].rate", misplaced),
+        (
+            format!(r#"{{{tcp},"kind":"tcp_bulk","nope":1}}"#),
+            "apps[0].nope",
+            "unknown field `nope`, expected one of the fields of kind \"tcp_bulk\": `name`, `kind`, `from`, `to`, `to_addr`, `port`, `start`, `start_jitter`, `bytes`, `warmup`, `tcp`",
+        ),
+        (
+            format!(r#"{{"nope":1,{tcp},"kind":"tcp_bulk"}}"#),
+            "apps[0].nope",
+            "unknown field `nope`, expected one of `name`, `kind`",
+        ),
+        (
+            format!(r#"{{{tcp},"rate":"1Mbps","kind":"udp_cbr"}}"#),
+            "apps[0].packet_size",
+            "is required for kind \"udp_cbr\"",
+        ),
+        (
+            format!(r#"{{{tcp},"kind":"tcp_bulk","bytes":5,"bytes":6}}"#),
+            "apps[0].bytes",
+            "duplicate field `bytes`",
+        ),
+        (
+            format!(r#"{{{tcp},"kind":"tcp_bulk","bytes":true}}"#),
+            "apps[0].bytes",
+            "invalid type: boolean `true`",
+        ),
+        (
+            format!(r#"{{{tcp},"kind":"tcp_bulk","tcp":{{"mss":"big"}}}}"#),
+            "apps[0].tcp.mss",
+            "invalid type",
+        ),
+        ("3".to_string(), "apps[0]", "expected an app table"),
+    ];
+    for (case, path, needle) in cases {
+        let e = Scenario::from_json(&json.replacen(app, &case, 1)).unwrap_err();
+        let shown = e.to_string();
+        assert!(
+            e.path == path && shown.contains(needle) && !shown.contains("column"),
+            "{case}: got {shown:?}, want path {path:?} and {needle:?}"
+        );
+    }
 }
 
 /// A huge key is echoed shortened, saying how long it was (issue 17).

@@ -21,18 +21,21 @@ fn with_sctp(extra: &str) -> String {
     )
 }
 
+/// The `sctp = { ... }` table of an SCTP app.
+fn sctp_table(a: &rexmit_scenario::schema::AppCfg) -> &rexmit_scenario::transport::SctpCfg {
+    match a.transport() {
+        rexmit_scenario::schema::Transport::Sctp(Some(t)) => t,
+        _ => panic!("app {} has no sctp table", a.name),
+    }
+}
+
 #[test]
 fn rack_settings_reach_the_association_and_run() {
     let text = with_sctp(
-        "rack = { enabled = true, burst_mitigation = \"max_burst\", pto_extra = \"1ms\", reo_wnd_persist = \"reordering\" }",
+        "rack = { enabled = true, burst_mitigation = \"max_burst\", pto_extra = \"1ms\", reo_wnd_persist = \"reordering\", rtt_probe = \"2s\" }",
     );
     let s = Scenario::from_toml(&text).unwrap();
-    let cfg = s.apps[0]
-        .sctp
-        .as_ref()
-        .unwrap()
-        .to_config("apps[0].sctp")
-        .unwrap();
+    let cfg = sctp_table(&s.apps[0]).to_config("apps[0].sctp").unwrap();
     assert!(cfg.rack.enabled && cfg.rack.tlp);
     assert_eq!(
         cfg.rack.burst_mitigation,
@@ -42,6 +45,10 @@ fn rack_settings_reach_the_association_and_run() {
     assert_eq!(
         cfg.rack.reo_wnd_persist,
         rexmit_transport::PersistFrom::Reordering
+    );
+    assert_eq!(
+        cfg.rack.rtt_probe,
+        Some(rexmit_time::Duration::from_secs(2))
     );
     let short =
         Scenario::from_toml(&text.replace("stop_time = \"30s\"", "stop_time = \"5s\"")).unwrap();
@@ -63,10 +70,7 @@ fn rack_settings_reach_the_association_and_run() {
 #[test]
 fn max_burst_rule_reaches_the_association() {
     let cfg = |extra: &str| {
-        Scenario::from_toml(&with_sctp(extra)).unwrap().apps[0]
-            .sctp
-            .as_ref()
-            .unwrap()
+        sctp_table(&Scenario::from_toml(&with_sctp(extra)).unwrap().apps[0])
             .to_config("apps[0].sctp")
             .unwrap()
             .max_burst_rule

@@ -70,7 +70,7 @@ fn transport_settings_errors_name_the_key() {
         (
             "cc = \"reno\"",
             "cc = \"aimd\", aimd_a = 1001.0, aimd_b = 0.5",
-            "apps[0].tcp.aimd_a: 1001 is outside (0, 1000]",
+            "apps[0].tcp.aimd_a: 1001 is out of range: allowed (0, 1000]",
         ),
         (
             "cc = \"reno\"",

@@ -7,6 +7,7 @@
 //! Where the RFC says "MTU" this module uses `smss`, the largest DATA payload of a packet
 //! (see `SctpConfig::max_data_payload`), because cwnd and flightsize count user-data bytes.
 
+use crate::config::CwndGrowth;
 use rexmit_transport::window;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +64,8 @@ impl PathCc {
     /// One SACK's effect. `newly_acked`: bytes of chunks acknowledged for the first time on
     /// this destination (cum ack and gap blocks); `may_grow`: the SACK advanced the cumulative
     /// TSN ack point (or, with CMT's CUC, this destination's pseudo cumulative ack);
-    /// `flight_before`: flightsize before the SACK (the "fully utilised" test).
+    /// `flight_before`: flightsize before the SACK (the "fully utilised" test); `rule`: which
+    /// RFC's conditions apply (`CwndGrowth`).
     pub fn on_ack(
         &mut self,
         newly_acked: u64,
@@ -71,9 +73,14 @@ impl PathCc {
         flight_after: u64,
         may_grow: bool,
         in_fast_recovery: bool,
+        rule: CwndGrowth,
     ) {
         let fully_utilised = flight_before >= self.cwnd;
-        if newly_acked > 0 && may_grow && !in_fast_recovery {
+        if rule == CwndGrowth::Rfc9260 {
+            if newly_acked > 0 {
+                self.grow_rfc9260(newly_acked, fully_utilised, in_fast_recovery);
+            }
+        } else if newly_acked > 0 && may_grow && !in_fast_recovery {
             if self.cwnd <= self.ssthresh {
                 // §7.2.1 slow start: grow by at most one MTU, only when cwnd was fully used.
                 if fully_utilised {
@@ -91,6 +98,28 @@ impl PathCc {
         if flight_after == 0 {
             // §7.2.2: all data acknowledged resets partial_bytes_acked.
             self.partial_bytes_acked = 0;
+        }
+    }
+
+    /// RFC 9260 §7.2.1 and §7.2.2 (the RFC 4960 errata of RFC 8540 §3.22 and §3.26).
+    fn grow_rfc9260(&mut self, newly_acked: u64, fully_utilised: bool, in_fast_recovery: bool) {
+        if self.cwnd <= self.ssthresh {
+            // §7.2.1: "only if the current congestion window is being fully utilized and the
+            // data sender is not in Fast Recovery"; by at most one MTU.
+            if fully_utilised && !in_fast_recovery {
+                self.cwnd += window::slow_start_increase(newly_acked, self.smss);
+            }
+            return;
+        }
+        // §7.2.2: every newly acknowledged byte counts; with cwnd not fully used,
+        // partial_bytes_acked stops at cwnd, so cwnd grows at most one MTU per RTT.
+        self.partial_bytes_acked += newly_acked;
+        if self.partial_bytes_acked > self.cwnd && !fully_utilised {
+            self.partial_bytes_acked = self.cwnd;
+        }
+        if self.partial_bytes_acked >= self.cwnd && fully_utilised {
+            self.partial_bytes_acked -= self.cwnd;
+            self.cwnd += self.smss;
         }
     }
 
@@ -145,11 +174,11 @@ mod tests {
     fn slow_start_grows_one_mtu_only_when_fully_utilised() {
         let mut c = PathCc::new(M, None, u64::MAX);
         assert_eq!(c.cwnd, 4380);
-        c.on_ack(2 * M, 4380, 0, true, false);
+        c.on_ack(2 * M, 4380, 0, true, false, CwndGrowth::Rfc4960);
         assert_eq!(c.cwnd, 4380 + M);
-        c.on_ack(M, 100, 0, true, false);
+        c.on_ack(M, 100, 0, true, false, CwndGrowth::Rfc4960);
         assert_eq!(c.cwnd, 4380 + M, "not fully utilised: no growth");
-        c.on_ack(M, 10_000, 0, false, false);
+        c.on_ack(M, 10_000, 0, false, false, CwndGrowth::Rfc4960);
         assert_eq!(c.cwnd, 4380 + M, "no cum-ack advance: no growth");
     }
 
@@ -179,10 +208,48 @@ mod tests {
     fn congestion_avoidance_adds_one_mtu_per_cwnd_acked() {
         let mut c = PathCc::new(M, Some(5 * M), 4 * M);
         for _ in 0..4 {
-            c.on_ack(M, 5 * M, 4 * M, true, false);
+            c.on_ack(M, 5 * M, 4 * M, true, false, CwndGrowth::Rfc4960);
         }
         assert_eq!(c.cwnd, 5 * M);
-        c.on_ack(M, 5 * M, 4 * M, true, false);
+        c.on_ack(M, 5 * M, 4 * M, true, false, CwndGrowth::Rfc4960);
         assert_eq!((c.cwnd, c.partial_bytes_acked), (6 * M, 0));
+    }
+
+    /// RFC 9260 §7.2.1: a fully used cwnd grows in slow start on a SACK that only reports gap
+    /// blocks (the cumulative TSN ack point stays), but not in fast recovery.
+    #[test]
+    fn rfc9260_slow_start_needs_a_full_window_not_a_moving_cumulative_ack() {
+        let r = CwndGrowth::Rfc9260;
+        let mut c = PathCc::new(M, None, u64::MAX);
+        c.on_ack(M, 4380, 3000, false, false, r);
+        assert_eq!(c.cwnd, 4380 + M, "gap-acked data grows cwnd");
+        c.on_ack(M, 10_000, 0, false, true, r);
+        assert_eq!(c.cwnd, 4380 + M, "not in fast recovery");
+        c.on_ack(M, 100, 0, true, false, r);
+        assert_eq!(c.cwnd, 4380 + M, "not fully utilised");
+    }
+
+    /// RFC 9260 §7.2.2 (RFC 8540 §3.26): with cwnd not fully used, partial_bytes_acked stops at
+    /// cwnd; the next SACK of a full window then adds one MTU.
+    #[test]
+    fn rfc9260_partial_bytes_acked_is_capped_at_cwnd_while_cwnd_is_not_full() {
+        let r = CwndGrowth::Rfc9260;
+        let mut c = PathCc::new(M, Some(4 * M), 2 * M);
+        for _ in 0..6 {
+            c.on_ack(M, 2 * M, M, false, false, r);
+        }
+        assert_eq!(
+            (c.cwnd, c.partial_bytes_acked),
+            (4 * M, 4 * M),
+            "capped, no growth"
+        );
+        c.on_ack(M, 4 * M, 3 * M, false, false, r);
+        assert_eq!((c.cwnd, c.partial_bytes_acked), (5 * M, M));
+        // RFC 4960 as written counts only SACKs that move the cumulative ack, uncapped.
+        let mut old = PathCc::new(M, Some(4 * M), 2 * M);
+        for _ in 0..6 {
+            old.on_ack(M, 2 * M, M, true, false, CwndGrowth::Rfc4960);
+        }
+        assert_eq!((old.cwnd, old.partial_bytes_acked), (4 * M, 6 * M));
     }
 }

@@ -1,131 +1,307 @@
-//! Every knob of an SCTP association, with RFC 4960 / RFC 9260 defaults, and its validation.
-//! Owns: parameter values and their allowed ranges. Does not own: any behaviour.
+//! Every knob of an SCTP association, with RFC 4960 / RFC 9260 defaults, declared once in the
+//! option tables below (`sctp_option_table` and its nested `cmt`, `thin` and `rack` tables);
+//! the structs, their `Default`, the range checks and the option list are derived from them
+//! (crate `rexmit-options`). Owns: parameter values and their allowed ranges. Does not own: any
+//! behaviour.
 
-use rexmit_time::Duration;
-use rexmit_transport::{PersistFrom, RtoConfig};
-use std::fmt;
-
-/// How Max.Burst limits a transmit opportunity (RFC 9260 §6.1 D).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MaxBurstRule {
-    /// At most Max.Burst new-data packets per destination per opportunity, cwnd untouched:
-    /// RFC 9260, and what seed 000 §V.B.1 describes ("cwnd on path 2 is 127162 bytes, but the
-    /// Maxburst parameter limits the sender to transmit only 4 MTU sized TPDUs").
-    LimitPackets,
-    /// RFC 4960 §6.1 D: lower cwnd to flightsize + Max.Burst·MTU.
-    ClampCwnd,
-}
-
-/// Whether the receiver may take back (renege) SACKed out-of-order data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RenegePolicy {
-    /// Out-of-order data is never dropped once acked, so all of it is non-renegable (seed 000
-    /// §II.A: FreeBSD `net.inet.sctp.do_sctp_drain=0`).
-    Never,
-    /// Undelivered out-of-order data is renegable; it is dropped when the receive buffer is
-    /// full and the chunk that would advance the cumulative TSN does not fit (RFC 9260 §6.2).
-    UnderMemoryPressure,
-}
-
-/// Where CMT sends retransmissions (Iyengar et al., §4 of the CMT paper).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RtxPolicy {
-    /// RTX-SAME: the destination of the original transmission.
-    Same,
-    /// RTX-ASAP: any destination with cwnd space now.
-    Asap,
-    /// RTX-CWND: the active destination with the largest cwnd.
-    Cwnd,
-    /// RTX-SSTHRESH: the active destination with the largest ssthresh (seed 000 §IV.A).
-    Ssthresh,
-}
-
-/// Concurrent Multipath Transfer knobs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CmtConfig {
-    /// Send new data on all active paths (off: only on the primary, plain SCTP).
-    pub enabled: bool,
-    /// Split Fast Retransmit: count miss indications per destination.
-    pub sfr: bool,
-    /// Cwnd Update for CMT: grow a destination's cwnd on its own pseudo cumulative ack.
-    pub cuc: bool,
-    /// Delayed Ack for CMT (DAC): the receiver keeps delaying SACKs through reordering and
-    /// reports the packets each SACK covers; the sender counts that many miss indications
-    /// when the SACK acknowledges data of one destination only, above the missing TSN.
-    pub dac: bool,
-    pub rtx_policy: RtxPolicy,
-    /// Potentially-failed state: a path that timed out once gets no new data until a
-    /// heartbeat confirms it (CMT-PF).
-    pub pf: bool,
-    /// Consecutive timeouts after which a path becomes potentially failed.
-    pub pf_threshold: u32,
-}
-
-impl Default for CmtConfig {
-    fn default() -> Self {
-        CmtConfig {
-            enabled: false,
-            sfr: true,
-            cuc: true,
-            dac: true,
-            rtx_policy: RtxPolicy::Ssthresh,
-            pf: false,
-            pf_threshold: 1,
-        }
+rexmit_options::choices! {
+    /// How Max.Burst limits a transmit opportunity (RFC 9260 §6.1 D).
+    pub enum MaxBurstRule {
+        /// At most Max.Burst new-data packets per destination per opportunity, cwnd untouched:
+        /// RFC 9260, and what seed 000 §V.B.1 describes ("cwnd on path 2 is 127162 bytes, but the
+        /// Maxburst parameter limits the sender to transmit only 4 MTU sized TPDUs").
+        LimitPackets = "limit_packets",
+        /// RFC 4960 §6.1 D: lower cwnd to flightsize + Max.Burst·MTU.
+        ClampCwnd = "clamp_cwnd",
     }
 }
+
+rexmit_options::choices! {
+    /// Whether the receiver may take back (renege) SACKed out-of-order data.
+    pub enum RenegePolicy {
+        /// Out-of-order data is never dropped once acked, so all of it is non-renegable (seed 000
+        /// §II.A: FreeBSD `net.inet.sctp.do_sctp_drain=0`).
+        Never = "never",
+        /// Undelivered out-of-order data is renegable; it is dropped when the receive buffer is
+        /// full and the chunk that would advance the cumulative TSN does not fit (RFC 9260 §6.2).
+        UnderMemoryPressure = "under_memory_pressure",
+    }
+}
+
+rexmit_options::choices! {
+    /// Where CMT sends retransmissions (Iyengar et al., §4 of the CMT paper).
+    pub enum RtxPolicy {
+        /// RTX-SAME: the destination of the original transmission.
+        Same = "same",
+        /// RTX-ASAP: any destination with cwnd space now.
+        Asap = "asap",
+        /// RTX-CWND: the active destination with the largest cwnd.
+        Cwnd = "cwnd",
+        /// RTX-SSTHRESH: the active destination with the largest ssthresh (seed 000 §IV.A).
+        Ssthresh = "ssthresh",
+    }
+}
+
+rexmit_options::choices! {
+    /// How bursts are limited while recovering from a tail loss found by a tail loss probe
+    /// (seed 002 §V.A).
+    pub enum BurstMitigation {
+        /// Only cwnd limits the retransmissions (seed 002 Fig. 8).
+        None = "none",
+        /// SCTP's Max.Burst (`max_burst` packets per transmit opportunity, Fig. 9).
+        MaxBurst = "max_burst",
+        /// Seed 002's adaptive limit: 4 MTU per opportunity in the first recovery round trip, 2
+        /// MTU after; lowered when retransmissions are lost, reset after 16 clean recoveries.
+        Adaptive = "adaptive",
+    }
+}
+
+rexmit_options::choices! {
+    /// When an acknowledgement may grow cwnd (RFC 9260 §7.2.1–7.2.2).
+    #[derive(Default)]
+    pub enum CwndGrowth {
+        /// RFC 9260 (RFC 4960 with its errata, RFC 8540 §3.22 and §3.26; Linux): slow start
+        /// grows a fully used cwnd outside fast recovery whether or not the cumulative TSN ack
+        /// point moves; partial_bytes_acked counts every newly acknowledged byte and is capped
+        /// at cwnd while cwnd is not fully used.
+        #[default]
+        Rfc9260 = "rfc9260",
+        /// RFC 4960 as written (FreeBSD, ns-2, Linux before 2017: the stacks of seeds 000, 002
+        /// and 004): growth only on a SACK that advances the cumulative TSN ack point (or, with
+        /// CMT's CUC, the destination's pseudo-cumulative ack), never in fast recovery.
+        Rfc4960 = "rfc4960",
+    }
+}
+
+/// Concurrent Multipath Transfer (`sctp.cmt = { ... }`; Iyengar et al.).
+#[macro_export]
+macro_rules! cmt_option_table {
+    ($generator:path { $($head:tt)* }) => { $generator! { $($head)* ;
+    public {
+        /// Send new data on all active paths (off: only on the primary, plain SCTP).
+        opt enabled: bool = false, unit = flag;
+        /// Split Fast Retransmit: count miss indications per destination.
+        opt sfr: bool = true, unit = flag;
+        /// Cwnd Update for CMT: grow a destination's cwnd on its own pseudo cumulative ack.
+        opt cuc: bool = true, unit = flag;
+        /// Delayed Ack for CMT (DAC; on as in ns-2's CMT): the receiver keeps delaying SACKs
+        /// through reordering and reports the packets each SACK covers; the sender counts that
+        /// many miss indications when the SACK acknowledges data of one destination only, above
+        /// the missing TSN.
+        opt dac: bool = true, unit = flag;
+        /// Where retransmissions go (RTX-SSTHRESH: seed 000 §IV.A).
+        opt rtx_policy: $crate::RtxPolicy = $crate::RtxPolicy::Ssthresh, unit = choice;
+        /// Potentially-failed state: a path that timed out gets no new data until a heartbeat
+        /// confirms it (CMT-PF).
+        opt pf: bool = false, unit = flag;
+        /// Consecutive timeouts after which a path becomes potentially failed.
+        opt pf_threshold: u32 = 1, unit = count, relation = "< path_max_retrans";
+    }
+    internal {}
+    } };
+}
+
+cmt_option_table!(rexmit_options::config_table {
+    /// Concurrent Multipath Transfer knobs.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct CmtConfig
+});
+
+impl rexmit_options::Relations for CmtConfig {}
 
 /// Seed 004's thin-stream modifications (§5) and two comparison mechanisms, each switchable on
 /// its own; all off by default (plain RFC 9260 behaviour). The four seed-004 modifications act
 /// only while the association is thin (see `crate::thin`); EFR and RFC 5827 early retransmit
-/// have their own activation rules.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ThinStreamConfig {
-    /// Seed 004 §5.2: RTO.Min of `thin_rto_min` (200 ms) instead of RTO.Min while thin.
-    pub rto_min_200ms: bool,
-    /// Seed 004 §5.2: a SACK that restarts T3-rtx (RFC 9260 §6.3.2 R3) restarts it so that it
-    /// expires one RTO after the earliest outstanding chunk was sent, not one RTO after the SACK.
-    pub timer_restart_correction: bool,
-    /// Seed 004 §5.3: no exponential backoff of the RTO on T3-rtx expiry while thin.
-    pub linear_timeouts: bool,
-    /// Seed 004 §5.4: fast retransmit on the first miss indication while thin (instead of 3).
-    pub fast_rtx_first_indication: bool,
-    /// FreeBSD's early fast retransmit (seed 004 §2, §7.5): while flightsize < cwnd, chunks
-    /// outstanding longer than SRTT + RTTVAR (at least `efr_min`) are retransmitted and cwnd
-    /// shrinks by one MTU.
-    pub early_fast_retransmit: bool,
-    /// The shortest EFR wait: FreeBSD's `net.inet.sctp.early_fast_retran_msec`, whose default
-    /// is 250 ms (the FreeBSD 6.2 of seed 004 §6.4 ran with it). Zero gives seed 004 §2's
-    /// description read literally (SRTT + RTTVAR alone).
-    pub efr_min: Duration,
-    /// RFC 5827 early retransmit (packet-based, §3.2): with fewer than 4 packets outstanding
-    /// and no new data sendable, the fast-retransmit threshold drops to outstanding − 1.
-    pub early_retransmit_rfc5827: bool,
-    /// Seed 004 Fig. 3: `pttfr + 1`, the packets needed to trigger a fast retransmission plus
-    /// the lost one (pttfr = 3). Thin while in_flight <= this / (1 − lossrate).
-    pub thin_threshold_packets: u32,
-    /// Use the loss-rate term of seed 004 Fig. 3 (off: thin while in_flight <= threshold).
-    pub thin_loss_rate_term: bool,
-    /// The lowered RTO.Min of `rto_min_200ms` (seed 004 §5.2: 200 ms).
-    pub thin_rto_min: Duration,
+/// have their own activation rules (`sctp.thin = { ... }`).
+#[macro_export]
+macro_rules! thin_option_table {
+    ($generator:path { $($head:tt)* }) => { $generator! { $($head)* ;
+    public {
+        /// Seed 004 §5.2: RTO.Min of `thin_rto_min` (200 ms) instead of RTO.Min while thin.
+        opt rto_min_200ms: bool = false, unit = flag;
+        /// Seed 004 §5.2: a SACK that restarts T3-rtx (RFC 9260 §6.3.2 R3) restarts it so that
+        /// it expires one RTO after the earliest outstanding chunk was sent, not one RTO after
+        /// the SACK.
+        opt timer_restart_correction: bool = false, unit = flag;
+        /// Seed 004 §5.3: no exponential backoff of the RTO on T3-rtx expiry while thin.
+        opt linear_timeouts: bool = false, unit = flag;
+        /// Seed 004 §5.4: fast retransmit on the first miss indication while thin (instead of 3).
+        opt fast_rtx_first_indication: bool = false, unit = flag;
+        /// FreeBSD's early fast retransmit (seed 004 §2, §7.5; a comparison option): while
+        /// flightsize < cwnd, chunks outstanding longer than SRTT + RTTVAR (at least `efr_min`)
+        /// are retransmitted and cwnd shrinks by one MTU.
+        opt early_fast_retransmit: bool = false, unit = flag;
+        /// The shortest EFR wait: FreeBSD's `net.inet.sctp.early_fast_retran_msec`, whose default
+        /// is 250 ms (the FreeBSD 6.2 of seed 004 §6.4 ran with it). Zero gives seed 004 §2's
+        /// description read literally (SRTT + RTTVAR alone).
+        opt efr_min: $crate::__Duration = $crate::__Duration::from_millis(250), unit = time,
+            check = *efr_min <= $crate::__Duration::from_secs(60) => "0..=60s";
+        /// RFC 5827 early retransmit (packet-based, §3.2; a comparison option): with fewer than 4
+        /// packets outstanding and no new data sendable, the fast-retransmit threshold drops to
+        /// outstanding − 1.
+        opt early_retransmit_rfc5827: bool = false, unit = flag;
+        /// Seed 004 Fig. 3: `pttfr + 1`, the packets needed to trigger a fast retransmission plus
+        /// the lost one (pttfr = 3). Thin while in_flight <= this / (1 − lossrate).
+        opt thin_threshold_packets: u32 = 4, unit = packets,
+            check = *thin_threshold_packets >= 1 => ">= 1";
+        /// Use the loss-rate term of seed 004 Fig. 3 (off: thin while in_flight <= threshold).
+        opt thin_loss_rate_term: bool = true, unit = flag;
+        /// The lowered RTO.Min of `rto_min_200ms` (seed 004 §5.2: 200 ms).
+        opt thin_rto_min: $crate::__Duration = $crate::__Duration::from_millis(200), unit = time,
+            check = !thin_rto_min.is_zero() => "(0, rto.max]";
+    }
+    internal {}
+    } };
 }
 
-impl Default for ThinStreamConfig {
-    fn default() -> Self {
-        ThinStreamConfig {
-            rto_min_200ms: false,
-            timer_restart_correction: false,
-            linear_timeouts: false,
-            fast_rtx_first_indication: false,
-            early_fast_retransmit: false,
-            early_retransmit_rfc5827: false,
-            efr_min: Duration::from_millis(250),
-            thin_threshold_packets: 4,
-            thin_loss_rate_term: true,
-            thin_rto_min: Duration::from_millis(200),
-        }
+thin_option_table!(rexmit_options::config_table {
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct ThinStreamConfig
+});
+
+impl rexmit_options::Relations for ThinStreamConfig {}
+
+/// RACK for SCTP (seed 002 §III; `sctp.rack = { ... }`): per-chunk RACK-TLP loss detection in
+/// place of the three-miss-indication rule. Off by default (plain RFC 9260).
+#[macro_export]
+macro_rules! rack_option_table {
+    ($generator:path { $($head:tt)* }) => { $generator! { $($head)* ;
+    public {
+        /// Time-based loss detection (RFC 8985 §6 per DATA chunk); replaces fast retransmit on
+        /// three miss indications.
+        opt enabled: bool = false, unit = flag, relation = "false when cmt.enabled";
+        /// Tail loss probes (seed 002 §II.C): PTO = 2·SRTT + 2 ms, or + 200 ms with one chunk out.
+        opt tlp: bool = true, unit = flag;
+        /// Burst limit in TLP-triggered recovery (seed 002 §V.A).
+        opt burst_mitigation: $crate::BurstMitigation = $crate::BurstMitigation::Adaptive,
+            unit = choice;
+        /// PTO's addition when more than one chunk is outstanding (seed 002 §II.C: 2 ms).
+        opt pto_extra: $crate::__Duration = $crate::__Duration::from_millis(2), unit = time,
+            check = *pto_extra <= $crate::__Duration::from_millis(200) => "0..=200ms";
+        /// What restarts the 16-recovery persistence of a widened reordering window: the last
+        /// D-SACK (RFC 8985 §6.2) or also each reordering detected (seed 002 §II.B).
+        opt reo_wnd_persist: $crate::PersistFrom = $crate::PersistFrom::Dsack, unit = choice;
+        /// Seed 002 §V.B's active RTT measurement: a path idle this long gets a HEARTBEAT, whose
+        /// ACK refreshes the RTT that RACK's timers and the probe timeout follow, even when
+        /// HB.interval is longer or off (a signalling association idle between requests).
+        /// Unset ("0s"): heartbeats only every HB.interval.
+        opt rtt_probe: Option<$crate::__Duration> = None, unit = time_or_off,
+            check = rtt_probe.map_or(true, |p| !p.is_zero()) => "> 0 (or none: off)",
+            relation = "unset unless rack.enabled",
+            // Left out of `rexmit normalize` while off, so that scenarios written before it
+            // existed keep their normalized text (and their sweep run ids).
+            shown = |r: &$crate::RackConfig| r.rtt_probe.is_some();
     }
+    internal {}
+    } };
 }
+
+rack_option_table!(rexmit_options::config_table {
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct RackConfig
+});
+
+impl rexmit_options::Relations for RackConfig {}
+
+/// The SCTP option table (`sctp = { ... }`, same names, same order): every knob of an
+/// association with its RFC 4960 / RFC 9260 default, unit and allowed range. `internal` options
+/// are set only by code. Checks relating two options: `Relations for SctpConfig`.
+#[macro_export]
+macro_rules! sctp_option_table {
+    ($generator:path { $($head:tt)* }) => { $generator! { $($head)* ;
+    public {
+        /// Offer the NR-SACK extension (chunk type 16, seed 000) in INIT / INIT-ACK.
+        opt nr_sack: bool = false, unit = flag;
+        /// Send buffer limit in bytes of user data (unsent data plus retransmission queue). The
+        /// upper bound is the receive buffer's (a_rwnd is 32 bits, RFC 9260 §3.3.2): a bulk
+        /// source fills its send buffer with messages at once, so a bound-less buffer would
+        /// never stop filling.
+        opt send_buffer: u64 = 64 * 1024, unit = bytes,
+            relation = "one full DATA chunk (pmtu - 48) ..= 4294967296 (4 GiB)";
+        /// Receive buffer in bytes of user data; advertised as the initial a_rwnd.
+        opt recv_buffer: u32 = 64 * 1024, unit = bytes,
+            check = *recv_buffer >= 1500 => ">= 1500 (RFC 9260 §3.3.2)";
+        /// Path MTU in bytes (IP header included), the same for every path.
+        opt pmtu: u32 = 1500, unit = size, check = (576..=65535).contains(pmtu) => "576..=65535";
+        /// RTO.Initial / RTO.Min / RTO.Max (RFC 4960 §15: 3 s, 1 s, 60 s).
+        table rto: $crate::__RtoConfig = $crate::__RtoConfig::sctp(), unit = table;
+        /// Which RFC's rules let an acknowledgement grow cwnd (RFC 9260 §7.2.1–7.2.2).
+        opt cwnd_growth: $crate::CwndGrowth = $crate::CwndGrowth::Rfc9260, unit = choice;
+        /// Max.Burst (RFC 9260 §16: 4); 0 disables the limit.
+        opt max_burst: u32 = 4, unit = packets;
+        /// How Max.Burst applies (RFC 9260 §6.1 D): at most Max.Burst new-data packets per
+        /// destination per transmit opportunity, or RFC 4960's first form (cwnd = min(cwnd,
+        /// flightsize + Max.Burst·MTU) before new data goes).
+        opt max_burst_rule: $crate::MaxBurstRule = $crate::MaxBurstRule::LimitPackets,
+            unit = choice;
+        /// Initial cwnd in bytes; unset: RFC 9260 §7.2.1 min(4·MTU, max(2·MTU, 4380)).
+        opt initial_cwnd: Option<u64> = None, unit = bytes_or_auto,
+            relation = ">= one full DATA chunk (pmtu - 48)";
+        /// Initial ssthresh in bytes; unset: the peer's a_rwnd (RFC 9260 §7.2.1).
+        opt initial_ssthresh: Option<u64> = None, unit = bytes_or_auto,
+            relation = ">= one full DATA chunk (pmtu - 48)";
+        /// Delayed SACK timer (RFC 9260 §6.2: 200 ms, at most 500 ms).
+        opt sack_delay: $crate::__Duration = $crate::__Duration::from_millis(200), unit = time,
+            check = !sack_delay.is_zero() && *sack_delay <= $crate::__Duration::from_millis(500)
+                => "(0, 500ms] (RFC 9260 §6.2)";
+        /// SACK every `sack_freq`-th packet carrying DATA (RFC 9260 §6.2: 2).
+        opt sack_freq: u32 = 2, unit = packets, check = *sack_freq >= 1 => ">= 1";
+        /// SACK at once while gaps exist or when a gap is filled (RFC 9260 §6.7).
+        opt immediate_sack_on_gap: bool = true, unit = flag;
+        /// Whether the receiver may renege SACKed out-of-order data.
+        opt renege: $crate::RenegePolicy = $crate::RenegePolicy::UnderMemoryPressure,
+            unit = choice;
+        /// Jitter each heartbeat's RTO by ±50% (RFC 9260 §8.3, as FreeBSD); off: exactly
+        /// HB.interval + RTO after the path fell idle (ns-2).
+        opt hb_jitter: bool = true, unit = flag;
+        /// Association.Max.Retrans (RFC 9260 §16: 10).
+        opt assoc_max_retrans: u32 = 10, unit = count, check = *assoc_max_retrans >= 1 => ">= 1";
+        /// Path.Max.Retrans (RFC 9260 §16: 5).
+        opt path_max_retrans: u32 = 5, unit = count, check = *path_max_retrans >= 1 => ">= 1";
+        /// HB.interval (RFC 9260 §16: 30 s); "0s" turns heartbeats off.
+        opt hb_interval: Option<$crate::__Duration> = Some($crate::__Duration::from_secs(30)),
+            unit = time_or_off,
+            check = hb_interval.map_or(true, |h| !h.is_zero()) => "> 0 (or none to disable)";
+        /// Concurrent Multipath Transfer.
+        table cmt: $crate::CmtConfig = $crate::CmtConfig::default(), unit = table;
+        /// Thin-stream modifications (seed 004), all off by default.
+        table thin: $crate::ThinStreamConfig = $crate::ThinStreamConfig::default(), unit = table;
+        /// RACK-TLP loss detection (seed 002), off by default.
+        table rack: $crate::RackConfig = $crate::RackConfig::default(), unit = table;
+    }
+    internal {
+        /// Delivered messages leave the receive buffer at once (an application that always
+        /// reads). Off: they stay until `Association::consume` (a slow reader).
+        opt auto_consume: bool = true, unit = flag;
+        /// Outbound streams requested in INIT.
+        opt outbound_streams: u16 = 10, unit = count,
+            check = *outbound_streams >= 1 => "1..=65535";
+        /// Inbound streams accepted.
+        opt max_inbound_streams: u16 = 2048, unit = count,
+            check = *max_inbound_streams >= 1 => "1..=65535";
+        /// Max.Init.Retransmits (RFC 9260 §16: 8).
+        opt max_init_retransmits: u32 = 8, unit = count,
+            check = *max_init_retransmits >= 1 => ">= 1";
+        /// Valid.Cookie.Life (RFC 9260 §16: 60 s).
+        opt valid_cookie_life: $crate::__Duration = $crate::__Duration::from_secs(60), unit = time,
+            check = !valid_cookie_life.is_zero() => "> 0";
+        /// Key for the state cookie's integrity check (deterministic, no RNG).
+        opt cookie_secret: u64 = 0x7265_786d_6974_5343, unit = count;
+        /// Seed of the association's own random draws (heartbeat jitter): a sans-IO core has
+        /// no random stream of its own, so whoever creates it gives it one (the simulator
+        /// draws it from the app's named stream).
+        opt random_seed: u64 = 0x6862_6a69_7474_6572, unit = count;
+    }
+    } };
+}
+
+sctp_option_table!(rexmit_options::config_table {
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct SctpConfig
+});
+
+/// A parameter outside its allowed range (key, allowed range, value).
+pub use rexmit_options::ConfigError;
 
 impl ThinStreamConfig {
     /// The four modifications of seed 004 §5 together ("All mods" of Fig. 8).
@@ -151,49 +327,6 @@ impl ThinStreamConfig {
     }
 }
 
-/// How bursts are limited while recovering from a tail loss found by a tail loss probe
-/// (seed 002 §V.A).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BurstMitigation {
-    /// Only cwnd limits the retransmissions (seed 002 Fig. 8).
-    None,
-    /// SCTP's Max.Burst (`max_burst` packets per transmit opportunity, Fig. 9).
-    MaxBurst,
-    /// Seed 002's adaptive limit: 4 MTU per opportunity in the first recovery round trip, 2
-    /// MTU after; lowered when retransmissions are lost, reset after 16 clean recoveries.
-    Adaptive,
-}
-
-/// RACK for SCTP (seed 002 §III): per-chunk RACK-TLP loss detection in place of the
-/// three-miss-indication rule. All off by default (plain RFC 9260).
-#[derive(Clone, Debug, PartialEq)]
-pub struct RackConfig {
-    /// Time-based loss detection (RFC 8985 §6 per DATA chunk); replaces fast retransmit on
-    /// three miss indications.
-    pub enabled: bool,
-    /// Tail loss probes (seed 002 §II.C): PTO = 2·SRTT + 2 ms, or + 200 ms with one chunk out.
-    pub tlp: bool,
-    /// Burst limit in TLP-triggered recovery (seed 002 §V.A).
-    pub burst_mitigation: BurstMitigation,
-    /// PTO's addition when more than one chunk is outstanding (seed 002 §II.C: 2 ms).
-    pub pto_extra: Duration,
-    /// What restarts the 16-recovery persistence of a widened reordering window: the last
-    /// D-SACK (RFC 8985 §6.2, the default) or also each reordering detected (seed 002 §II.B).
-    pub reo_wnd_persist: PersistFrom,
-}
-
-impl Default for RackConfig {
-    fn default() -> Self {
-        RackConfig {
-            enabled: false,
-            tlp: true,
-            burst_mitigation: BurstMitigation::Adaptive,
-            pto_extra: Duration::from_millis(2),
-            reo_wnd_persist: PersistFrom::Dsack,
-        }
-    }
-}
-
 impl RackConfig {
     /// RACK with TLP and the adaptive burst limit: seed 002's full proposal.
     pub fn seed002() -> Self {
@@ -201,124 +334,6 @@ impl RackConfig {
             enabled: true,
             ..RackConfig::default()
         }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct SctpConfig {
-    /// Path MTU in bytes (IP header included), the same for every path.
-    pub pmtu: u32,
-    /// Send buffer limit in bytes of user data (unsent data plus retransmission queue).
-    pub send_buffer: u64,
-    /// Receive buffer in bytes of user data; advertised as the initial a_rwnd.
-    pub recv_buffer: u32,
-    /// Delivered messages leave the receive buffer at once (an application that always
-    /// reads). Off: they stay until `Association::consume` (a slow reader).
-    pub auto_consume: bool,
-    pub outbound_streams: u16,
-    pub max_inbound_streams: u16,
-    /// RTO.Initial / RTO.Min / RTO.Max (RFC 4960 §15: 3 s, 1 s, 60 s).
-    pub rto: RtoConfig,
-    /// Max.Burst (RFC 9260 §16: 4); 0 disables the limit.
-    pub max_burst: u32,
-    /// Initial cwnd in bytes; `None` = RFC 9260 §7.2.1 min(4·MTU, max(2·MTU, 4380)).
-    pub initial_cwnd: Option<u64>,
-    /// Initial ssthresh in bytes; `None` = the peer's a_rwnd (RFC 9260 §7.2.1).
-    pub initial_ssthresh: Option<u64>,
-    pub max_burst_rule: MaxBurstRule,
-    /// Delayed SACK timer (RFC 9260 §6.2: 200 ms, at most 500 ms).
-    pub sack_delay: Duration,
-    /// SACK every `sack_freq`-th packet carrying DATA (RFC 9260 §6.2: 2).
-    pub sack_freq: u32,
-    /// SACK at once while gaps exist or when a gap is filled (RFC 9260 §6.7).
-    pub immediate_sack_on_gap: bool,
-    /// Offer the NR-SACK extension (chunk type 16) in INIT / INIT-ACK.
-    pub nr_sack: bool,
-    pub renege: RenegePolicy,
-    /// Association.Max.Retrans (10).
-    pub assoc_max_retrans: u32,
-    /// Path.Max.Retrans (5).
-    pub path_max_retrans: u32,
-    /// Max.Init.Retransmits (8).
-    pub max_init_retransmits: u32,
-    /// HB.interval (30 s); `None` disables heartbeats.
-    pub hb_interval: Option<Duration>,
-    /// Valid.Cookie.Life (60 s).
-    pub valid_cookie_life: Duration,
-    /// Key for the state cookie's integrity check (deterministic, no RNG).
-    pub cookie_secret: u64,
-    pub cmt: CmtConfig,
-    /// Thin-stream modifications (seed 004), all off by default.
-    pub thin: ThinStreamConfig,
-    /// RACK-TLP loss detection (seed 002), off by default.
-    pub rack: RackConfig,
-}
-
-impl Default for SctpConfig {
-    fn default() -> Self {
-        SctpConfig {
-            pmtu: 1500,
-            send_buffer: 64 * 1024,
-            recv_buffer: 64 * 1024,
-            auto_consume: true,
-            outbound_streams: 10,
-            max_inbound_streams: 2048,
-            rto: RtoConfig::sctp(),
-            max_burst: 4,
-            initial_cwnd: None,
-            initial_ssthresh: None,
-            max_burst_rule: MaxBurstRule::LimitPackets,
-            sack_delay: Duration::from_millis(200),
-            sack_freq: 2,
-            immediate_sack_on_gap: true,
-            nr_sack: false,
-            renege: RenegePolicy::UnderMemoryPressure,
-            assoc_max_retrans: 10,
-            path_max_retrans: 5,
-            max_init_retransmits: 8,
-            hb_interval: Some(Duration::from_secs(30)),
-            valid_cookie_life: Duration::from_secs(60),
-            cookie_secret: 0x7265_786d_6974_5343,
-            cmt: CmtConfig::default(),
-            thin: ThinStreamConfig::default(),
-            rack: RackConfig::default(),
-        }
-    }
-}
-
-/// A parameter outside its allowed range.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    pub field: &'static str,
-    pub allowed: String,
-    pub got: String,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "sctp.{}: {} is outside the allowed range {}",
-            self.field, self.got, self.allowed
-        )
-    }
-}
-impl std::error::Error for ConfigError {}
-
-fn check(
-    ok: bool,
-    field: &'static str,
-    allowed: &str,
-    got: impl fmt::Display,
-) -> Result<(), ConfigError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(ConfigError {
-            field,
-            allowed: allowed.to_string(),
-            got: got.to_string(),
-        })
     }
 }
 
@@ -334,151 +349,70 @@ impl SctpConfig {
         (self.pmtu - 20 - 12 - 16) & !3
     }
 
+    /// Every option's range (the option tables), then the relations between options.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check(
-            (576..=65535).contains(&self.pmtu),
-            "pmtu",
-            "576..=65535",
-            self.pmtu,
-        )?;
-        // The upper bound is the receive buffer's (a_rwnd is 32 bits, RFC 9260 §3.3.2): a bulk
-        // source fills its send buffer with messages at once, so a bound-less buffer would
-        // never stop filling.
-        check(
-            (self.max_data_payload() as u64..=SEND_BUFFER_MAX).contains(&self.send_buffer),
+        rexmit_options::validate(self)
+    }
+}
+
+/// The checks that relate options to each other (ranges are in the tables).
+impl rexmit_options::Relations for SctpConfig {
+    fn check_relations(&self) -> Result<(), ConfigError> {
+        use rexmit_options::require;
+        let chunk = self.max_data_payload() as u64;
+        require(
+            (chunk..=SEND_BUFFER_MAX).contains(&self.send_buffer),
             "send_buffer",
             "one full DATA chunk (pmtu - 48) ..= 4294967296 (4 GiB)",
-            self.send_buffer,
+            &self.send_buffer,
         )?;
-        check(
-            self.recv_buffer >= 1500,
-            "recv_buffer",
-            ">= 1500 (RFC 9260 §3.3.2)",
-            self.recv_buffer,
-        )?;
-        check(
-            self.outbound_streams >= 1,
-            "outbound_streams",
-            "1..=65535",
-            self.outbound_streams,
-        )?;
-        check(
-            self.max_inbound_streams >= 1,
-            "max_inbound_streams",
-            "1..=65535",
-            self.max_inbound_streams,
-        )?;
-        if let Some((field, allowed, got)) = self.rto.invalid() {
-            check(false, field, allowed, got)?;
-        }
         // Linux's estimator counts round trips in TCP sequence numbers (RFC 9260 §6.3.1 only).
-        check(
+        require(
             self.rto.estimator == rexmit_transport::RtoEstimator::Rfc6298,
             "rto.estimator",
             "rfc6298",
-            format!("{:?}", self.rto.estimator).to_lowercase(),
+            &self.rto.estimator,
         )?;
+        let one_chunk = ">= one full DATA chunk (pmtu - 48)";
         if let Some(c) = self.initial_cwnd {
-            check(
-                c >= self.max_data_payload() as u64,
-                "initial_cwnd",
-                ">= one full DATA chunk (pmtu - 48)",
-                c,
-            )?;
+            require(c >= chunk, "initial_cwnd", one_chunk, &c)?;
         }
         if let Some(s) = self.initial_ssthresh {
-            check(
-                s >= self.max_data_payload() as u64,
-                "initial_ssthresh",
-                ">= one full DATA chunk (pmtu - 48)",
-                s,
-            )?;
+            require(s >= chunk, "initial_ssthresh", one_chunk, &s)?;
         }
-        check(
-            !self.sack_delay.is_zero() && self.sack_delay <= Duration::from_millis(500),
-            "sack_delay",
-            "(0, 500ms] (RFC 9260 §6.2)",
-            self.sack_delay,
-        )?;
-        check(self.sack_freq >= 1, "sack_freq", ">= 1", self.sack_freq)?;
-        check(
-            !self.thin.thin_rto_min.is_zero() && self.thin.thin_rto_min <= self.rto.max,
+        require(
+            self.thin.thin_rto_min <= self.rto.max,
             "thin.thin_rto_min",
             "(0, rto.max]",
-            self.thin.thin_rto_min,
+            &self.thin.thin_rto_min,
         )?;
-        check(
-            self.thin.efr_min <= Duration::from_secs(60),
-            "thin.efr_min",
-            "0..=60s",
-            self.thin.efr_min,
-        )?;
-        check(
-            self.assoc_max_retrans >= 1,
-            "assoc_max_retrans",
-            ">= 1",
-            self.assoc_max_retrans,
-        )?;
-        check(
-            self.path_max_retrans >= 1,
-            "path_max_retrans",
-            ">= 1",
-            self.path_max_retrans,
-        )?;
-        check(
-            self.max_init_retransmits >= 1,
-            "max_init_retransmits",
-            ">= 1",
-            self.max_init_retransmits,
-        )?;
-        if let Some(h) = self.hb_interval {
-            check(!h.is_zero(), "hb_interval", "> 0 (or None to disable)", h)?;
-        }
-        check(
-            !self.valid_cookie_life.is_zero(),
-            "valid_cookie_life",
-            "> 0",
-            self.valid_cookie_life,
-        )?;
-        check(
+        require(
             self.cmt.pf_threshold < self.path_max_retrans,
             "cmt.pf_threshold",
             "< path_max_retrans",
-            self.cmt.pf_threshold,
+            &self.cmt.pf_threshold,
         )?;
-        check(
-            self.thin.thin_threshold_packets >= 1,
-            "thin.thin_threshold_packets",
-            ">= 1",
-            self.thin.thin_threshold_packets,
-        )?;
-        check(
-            !self.thin.thin_rto_min.is_zero(),
-            "thin.thin_rto_min",
-            "> 0",
-            self.thin.thin_rto_min,
+        require(
+            self.rack.rtt_probe.is_none() || self.rack.enabled,
+            "rack.rtt_probe",
+            "unset unless rack.enabled (seed 002 §V.B probes the RTT for RACK)",
+            &self.rack.rtt_probe,
         )?;
         // Seed 002 adapts RACK to one path; with CMT its time order across paths of different
         // delay would read path skew as loss.
-        check(
+        require(
             !(self.rack.enabled && self.cmt.enabled),
             "rack.enabled",
             "false when cmt.enabled (seed 002 specifies RACK for single-path transfer)",
-            self.rack.enabled,
-        )?;
-        check(
-            self.rack.pto_extra <= Duration::from_millis(200),
-            "rack.pto_extra",
-            "0..=200ms",
-            self.rack.pto_extra,
-        )?;
-        Ok(())
+            &self.rack.enabled,
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rexmit_time::Duration;
 
     #[test]
     fn defaults_are_valid_and_follow_rfc() {

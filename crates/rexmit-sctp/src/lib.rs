@@ -69,10 +69,15 @@ pub mod tsn;
 
 pub use association::{Association, State as AssociationState};
 pub use config::{
-    BurstMitigation, CmtConfig, ConfigError, MaxBurstRule, RackConfig, RenegePolicy, RtxPolicy,
-    SctpConfig, ThinStreamConfig,
+    BurstMitigation, CmtConfig, ConfigError, CwndGrowth, MaxBurstRule, RackConfig, RenegePolicy,
+    RtxPolicy, SctpConfig, ThinStreamConfig,
 };
+pub use rexmit_transport::PersistFrom;
+
 pub use event::{AbortReason, Event, SendError, Transmit};
 pub use path::PathState;
+/// What the option tables' macros name through `$crate` (`config::sctp_option_table`).
+#[doc(hidden)]
+pub use rexmit_transport::{__Duration, RtoConfig as __RtoConfig};
 pub use rtx_queue::TsnState;
 pub use stats::{PathStats, RtxByCause, RtxCause, SctpStats};

@@ -34,6 +34,9 @@ pub enum Transition {
 /// and changes them only through the named state changes below, each citing its rule.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Path {
+    /// A chunk sent here is being timed (RFC 9260 §6.3.1 C4: one RTT measurement per round
+    /// trip per destination).
+    rtt_pending: bool,
     remote: Ipv4Addr,
     local: Ipv4Addr,
     state: PathState,
@@ -74,6 +77,7 @@ impl Path {
             hb_outstanding: None,
             hb_nonce: 0,
             last_sent: Time::ZERO,
+            rtt_pending: false,
             idle_rtos_applied: 0,
             fr_exit: None,
             burst_sent: 0,
@@ -190,9 +194,28 @@ impl Path {
 
     // --- RTO (RFC 9260 §6.3) ---
 
-    /// §6.3.1 C2-C4: a round-trip measurement.
+    /// §6.3.1 C2-C4: a round-trip measurement (of the chunk being timed).
     pub fn on_rtt_sample(&mut self, r: Duration) {
         self.rtt.on_sample(r);
+        self.rtt_pending = false;
+    }
+
+    /// Any chunk sent once and newly acknowledged bounds the minimum RTT (for RACK), timed or
+    /// not.
+    pub fn on_min_rtt_sample(&mut self, r: Duration) {
+        self.rtt.on_min_rtt_sample(r);
+    }
+
+    /// §6.3.1 C4: a first transmission goes here; whether it is to be timed (no other chunk
+    /// on this path is).
+    pub fn time_this_chunk(&mut self) -> bool {
+        !std::mem::replace(&mut self.rtt_pending, true)
+    }
+
+    /// The chunk being timed here was sent again (Karn, §6.3.1 C5): it measures nothing, so
+    /// the next first transmission is timed instead.
+    pub fn timed_chunk_resent(&mut self) {
+        self.rtt_pending = false;
     }
 
     /// §6.3.3 E2 (and T1/T2-init, §5.1, §9.2): double the RTO.

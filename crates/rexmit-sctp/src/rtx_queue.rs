@@ -47,6 +47,8 @@ pub struct RtxEntry {
     pub msg_id: u64,
     /// Why it was last marked for retransmission.
     pub rtx_cause: RtxCause,
+    /// This (first) transmission measures its path's RTT (RFC 9260 §6.3.1 C4).
+    pub timed: bool,
 }
 
 impl RtxEntry {
@@ -142,24 +144,25 @@ impl RtxQueue {
     // --- transmissions ---
 
     /// One transmission of `tsn` to path `p` at `now`: in flight there, its miss count started
-    /// over. Returns the entry and, when this was its first retransmission, the time since its
-    /// first transmission.
+    /// over, no longer timed. Returns the entry, when this was its first retransmission the
+    /// time since its first transmission, and the path whose timed chunk it was, if it was.
     pub(crate) fn on_sent(
         &mut self,
         tsn: u32,
         p: usize,
         now: Time,
-    ) -> Option<(&RtxEntry, Option<Duration>)> {
+    ) -> Option<(&mut RtxEntry, Option<Duration>, Option<usize>)> {
         let i = self.index(tsn)?;
         let e = &mut self.entries[i];
         let first_rtx = (e.tx_count == 1).then(|| now.saturating_since(e.sent_at));
+        let was_timed = std::mem::replace(&mut e.timed, false).then_some(e.path);
         self.gap_acked -= (e.state == TsnState::GapAcked) as usize;
         e.state = TsnState::InFlight;
         e.path = p;
         e.sent_at = now;
         e.tx_count += 1;
         e.miss_indications = 0;
-        Some((e, first_rtx))
+        Some((e, first_rtx, was_timed))
     }
 
     /// The fast-retransmit packet is built: no chunk waits for it any more (RFC 9260 §7.2.4
@@ -392,6 +395,7 @@ mod tests {
             fast_rtx_pending: false,
             msg_id: 0,
             rtx_cause: RtxCause::Timeout,
+            timed: false,
         }
     }
 

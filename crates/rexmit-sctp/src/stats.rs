@@ -11,6 +11,8 @@ pub struct PathStats {
     pub timeouts: u64,
     pub data_chunks_sent: u64,
     pub heartbeats_sent: u64,
+    /// RTT measurements of DATA chunks (RFC 9260 §6.3.1 C4: at most one per round trip).
+    pub rtt_samples: u64,
 }
 
 /// Integrate a condition over time: a period opens at `since` when `on` starts and is added

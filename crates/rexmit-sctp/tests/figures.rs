@@ -18,7 +18,7 @@
 
 mod common;
 use common::*;
-use rexmit_sctp::{Association, SctpConfig, SendError, TsnState};
+use rexmit_sctp::{Association, CwndGrowth, SctpConfig, SendError, TsnState};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::{Chunk, GapBlock, Payload};
 use std::collections::VecDeque;
@@ -32,6 +32,8 @@ fn config(nr_sack: bool) -> SctpConfig {
         max_burst: 0,
         nr_sack,
         hb_interval: None,
+        // Seed 000's FreeBSD stack grows cwnd only when the cumulative ack moves (RFC 4960).
+        cwnd_growth: CwndGrowth::Rfc4960,
         ..SctpConfig::default()
     }
 }

@@ -3,7 +3,9 @@
 
 mod common;
 use common::*;
-use rexmit_sctp::{Association, CmtConfig, Event, PathState, SctpConfig, SendError, Transmit};
+use rexmit_sctp::{
+    Association, CmtConfig, CwndGrowth, Event, PathState, SctpConfig, SendError, Transmit,
+};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::Payload;
 
@@ -152,10 +154,13 @@ fn without_split_fast_retransmit_path_reordering_causes_spurious_retransmissions
 
 #[test]
 fn cuc_lets_cwnd_grow_while_the_other_path_holds_back_the_cumulative_ack() {
-    let run = |cuc: bool| {
+    // CUC matters under RFC 4960's rule that only a moving cumulative ack grows cwnd; RFC
+    // 9260 lets any newly acked data of a full window grow it, with or without CUC.
+    let run = |cuc: bool, growth: CwndGrowth| {
         let c = SctpConfig {
             send_buffer: 1 << 20,
             recv_buffer: 1 << 22,
+            cwnd_growth: growth,
             ..cmt(CmtConfig {
                 cuc,
                 ..CmtConfig::default()
@@ -166,7 +171,12 @@ fn cuc_lets_cwnd_grow_while_the_other_path_holds_back_the_cumulative_ack() {
     };
     // The 5 ms path's chunks are gap-acked while the 50 ms path holds back the cumulative
     // ack: only CUC lets those acks grow the fast path's cwnd.
-    let (with, without) = (run(true), run(false));
+    let (with, without) = (
+        run(true, CwndGrowth::Rfc4960),
+        run(false, CwndGrowth::Rfc4960),
+    );
     eprintln!("CMT 5 ms / 50 ms paths, 0.6 s: fast-path cwnd {with} with CUC, {without} without");
     assert!(with > 2 * without);
+    let rfc9260 = run(false, CwndGrowth::Rfc9260);
+    assert!(rfc9260 > 2 * without, "RFC 9260 without CUC: {rfc9260}");
 }

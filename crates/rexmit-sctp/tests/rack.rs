@@ -349,3 +349,57 @@ fn heartbeat_probe_refreshes_the_rtt_that_sets_the_pto() {
     send(&mut a, t2, 2);
     assert_eq!(a.poll_timeout(), Some(t2 + ms(62)), "2·30 + 2 ms");
 }
+
+/// The first HEARTBEAT A sends on its own before `until`, with the time it left.
+fn first_heartbeat(a: &mut Association, from: Time, until: Time) -> Option<(Time, Vec<Transmit>)> {
+    let mut now = from;
+    while let Some(t) = a.poll_timeout().filter(|t| *t <= until) {
+        now = now.max(t);
+        a.handle_timeout(now);
+        let out = drain(a, now);
+        if out
+            .iter()
+            .any(|p| matches!(p.packet.chunks[0], Chunk::Heartbeat { .. }))
+        {
+            return Some((now, out));
+        }
+    }
+    None
+}
+
+/// Seed 002 §V.B: a signalling association idle between requests keeps its RTT fresh with
+/// heartbeats when `rack.rtt_probe` is set, so the probe timeout of the next request follows
+/// the path's delay as it is now; without it (and with HB.interval off) the RTT stays as the
+/// last request left it.
+#[test]
+fn rtt_probe_heartbeats_an_idle_path_so_the_next_request_uses_its_current_rtt() {
+    let probing = RackConfig {
+        rtt_probe: Some(Duration::from_secs(1)),
+        ..RackConfig::seed002()
+    };
+    let (mut a, mut b, t1) = warm_pair(probing);
+    // Idle since the request went at 1000 ms: probed once idle 1 s plus one RTO (RFC 9260 §8.3
+    // adds the RTO to the interval), the RTO being RTO.Initial's 3 s as the timer was armed at
+    // establishment; the path's delay has grown to 50 ms each way meanwhile.
+    let (at, hb) = first_heartbeat(&mut a, t1, t1 + Duration::from_secs(30)).expect("a probe");
+    assert!(at <= Time::from_millis(5_000), "probed at {at:?}");
+    let ack = to_b(&mut b, at + ms(50), &hb);
+    to_a(&mut a, at + ms(100), &ack);
+    assert_eq!(
+        a.paths()[0].rtt().srtt(),
+        Some(ms(30)),
+        "7/8·20 + 1/8·100 ms"
+    );
+    let t2 = at + Duration::from_secs(2) / 10;
+    send(&mut a, t2, 2);
+    assert_eq!(a.poll_timeout(), Some(t2 + ms(62)), "PTO 2·30 + 2 ms");
+
+    let (mut a, _b, t1) = warm_pair(RackConfig::seed002());
+    assert!(first_heartbeat(&mut a, t1, t1 + Duration::from_secs(30)).is_none());
+    send(&mut a, t1 + Duration::from_secs(5), 2);
+    assert_eq!(
+        a.poll_timeout(),
+        Some(t1 + Duration::from_secs(5) + ms(42)),
+        "PTO 2·20 + 2 ms: the RTT of 5 s ago"
+    );
+}

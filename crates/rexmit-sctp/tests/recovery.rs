@@ -37,6 +37,9 @@ fn second_loss_in_the_same_window_does_not_reduce_cwnd_again() {
     let out = drain(&mut a, now);
     assert_eq!(data_tsns(&out), (1..=10).collect::<Vec<_>>());
     let mut rtx = Vec::new();
+    // cwnd just before fast recovery (slow start grows it on the gap reports, RFC 9260
+    // §7.2.1), and as fast recovery began.
+    let (mut before, mut after) = (a.paths()[0].cc().cwnd(), None);
     for t in out
         .iter()
         .filter(|t| ![1, 3].contains(&data_tsns(std::slice::from_ref(t))[0]))
@@ -45,17 +48,71 @@ fn second_loss_in_the_same_window_does_not_reduce_cwnd_again() {
         for s in drain(&mut b, now) {
             deliver(&mut a, now, &s);
         }
+        if !a.in_fast_recovery() {
+            before = a.paths()[0].cc().cwnd();
+        } else if after.is_none() {
+            after = Some(a.paths()[0].cc().cwnd());
+        }
         rtx.extend(data_tsns(&drain(&mut a, now)));
     }
     assert_eq!(rtx, vec![1, 3], "both losses fast retransmitted");
     assert_eq!(a.stats().fast_retransmits, 2);
     assert_eq!(a.stats().fast_recoveries, 1);
+    let halved = (before / 2).max(4 * T);
+    assert_eq!(after, Some(halved), "halved at the first loss");
     assert_eq!(
         a.paths()[0].cc().cwnd(),
-        5 * T,
-        "halved once (RFC 9260 §7.2.4)"
+        halved,
+        "not again at the second (RFC 9260 §7.2.4)"
     );
     assert!(a.in_fast_recovery());
+}
+
+/// A T3-rtx expiry ends the fast recovery in progress: the chunk it resends is acked by a SACK
+/// that does not reach the recovery's exit point (another loss holds the cumulative ack), yet
+/// slow start grows cwnd from one MTU to two (RFC 9260 §7.2.1 forbids growth only in fast
+/// recovery). Before the fix cwnd stayed at one MTU until the old exit point was acked.
+#[test]
+fn t3_expiry_ends_fast_recovery_so_slow_start_can_grow_cwnd() {
+    let c = SctpConfig {
+        initial_cwnd: Some(10 * T),
+        max_burst: 0,
+        ..cfg()
+    };
+    let (mut a, mut b) = connect_pair(c, cfg(), 1, 1, false);
+    let mut now = Time::from_millis(1);
+    write(&mut a, now, 10);
+    let out = drain(&mut a, now);
+    // TSNs 1 and 6 are lost, and so are their fast retransmissions.
+    for t in out
+        .iter()
+        .filter(|t| ![1, 6].contains(&data_tsns(std::slice::from_ref(t))[0]))
+    {
+        deliver(&mut b, now, t);
+        for s in drain(&mut b, now) {
+            deliver(&mut a, now, &s);
+        }
+        drain(&mut a, now);
+    }
+    assert!(a.in_fast_recovery());
+    now = a.poll_timeout().expect("T3-rtx");
+    a.handle_timeout(now);
+    assert!(!a.in_fast_recovery(), "the timeout ends fast recovery");
+    assert_eq!(a.paths()[0].cc().cwnd(), T, "cwnd = 1 MTU (§7.2.3)");
+    let resent = drain(&mut a, now);
+    assert_eq!(data_tsns(&resent), vec![1], "one MTU: the first chunk only");
+    for t in &resent {
+        deliver(&mut b, now, t);
+    }
+    for s in drain(&mut b, now) {
+        deliver(&mut a, now, &s);
+    }
+    assert_eq!(a.paths()[0].cc().cwnd(), 2 * T, "slow start: one MTU more");
+    assert_eq!(
+        data_tsns(&drain(&mut a, now)),
+        vec![6],
+        "the other lost chunk follows"
+    );
 }
 
 #[test]

@@ -1,239 +1,250 @@
-//! Every knob of a TCP endpoint, with RFC defaults, and its validation.
+//! Every knob of a TCP endpoint, declared once in `tcp_option_table` with its RFC default, the
+//! Linux profile's value, unit and allowed range; the struct, its `Default`, the Linux values,
+//! the range checks and the option list are derived from it (crate `rexmit-options`).
 
 use crate::cc::CcAlgorithm;
-use rexmit_time::Duration;
-use rexmit_transport::RtoConfig;
-use std::fmt;
 
-/// When the retransmission timer is restarted besides RFC 6298 §5.1–5.3 (started when data
-/// goes out with the timer off, restarted by every ACK of new data).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RtoRearm {
-    /// RFC 6298 read literally: only ACKs of new data restart a running timer (ns-3's
-    /// TcpSocketBase).
-    NewAck,
-    /// Also restart it when loss recovery begins, as the fast retransmission goes out (ns-2's
-    /// agents reset their timer in `dupack_action`). RFC 6675 §6 leaves this latitude.
-    FastRetransmit,
-    /// As `FastRetransmit`, and also whenever the segment at SND.UNA is retransmitted again
-    /// (Linux's tcp_xmit_retransmit_queue re-arms the timer when it resends the head of its
-    /// retransmission queue, in recovery and after a timeout alike), so that a head whose
-    /// retransmissions RACK keeps finding lost does not also time out.
-    HeadRetransmit,
-    /// RFC 6675 §6's conservative variant: restart it on every retransmission sent during
-    /// loss recovery.
-    EveryRetransmit,
-}
-
-/// What a congestion response halves (or multiplies by β): ssthresh at a fast retransmit or a
-/// timeout. PRR's RecoverFS stays FlightSize (RFC 6937 §3) either way: with a RecoverFS far
-/// below the data outstanding, PRR's proportional part would send more than it delivers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DecreaseBase {
-    /// FlightSize = SND.NXT − SND.UNA: RFC 5681 eq. (4), RFC 6675 §5 step (4.2). SACKed data
-    /// counts, so after a long recovery that kept sending new data the
-    /// next response starts from a FlightSize far above cwnd.
-    FlightSize,
-    /// The congestion window: Linux (`ssthresh` of tcp_reno/tcp_cubic from snd_cwnd) and ns-2
-    /// (`window()`).
-    Cwnd,
-}
-
-/// The unit of the congestion window (`TcpConfig::window_unit`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WindowUnit {
-    /// Bytes, as RFC 5681 states the rules: a decrease can leave cwnd and ssthresh at a
-    /// fraction of a segment (e.g. 3.5 SMSS from 7), and CUBIC's window grows byte by byte.
-    Bytes,
-    /// Whole segments, as Linux counts `snd_cwnd` and `snd_ssthresh` (packets): a decrease
-    /// rounds down (`tcp_reno_ssthresh`: max(cwnd >> 1, 2); `cubictcp_recalc_ssthresh`:
-    /// max(cwnd·717 >> 10, 2)), CUBIC's window grows a segment at a time, and PRR's
-    /// proportional part rounds up to a whole segment (`tcp_cwnd_reduction`), and go-back-N
-    /// after a timeout resends at most cwnd / SMSS segments ahead of the ACKs however small
-    /// they are (`tcp_cwnd_test` counts packets). BBR's window stays in bytes either way.
-    Segments,
-}
-
-/// How the receiver sizes the window it advertises (`TcpConfig::receive_window`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReceiveWindow {
-    /// The free receive buffer (`recv_buffer` minus unread data), offered from the start.
-    Buffer,
-    /// Linux's autotuning: a window that starts below 64 KiB and grows with the data received
-    /// (two segments per segment, the buffer resized once per RTT up to `recv_buffer`), with
-    /// an immediate ACK for every segment while it grows and for the first 16
-    /// (`crate::rcv_autotune`).
-    LinuxAutotune,
-}
-
-/// Which loss-recovery algorithm the sender runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecoveryAlgorithm {
-    /// Fast retransmit, then slow start from one segment (4.3BSD-Tahoe).
-    Tahoe,
-    /// RFC 5681 §3.2 fast retransmit / fast recovery.
-    Reno,
-    /// RFC 6582 NewReno: stay in fast recovery across partial ACKs.
-    NewReno,
-    /// RFC 6675 SACK-based conservative loss recovery (needs SACK to be negotiated; falls back
-    /// to NewReno when the peer does not permit SACK).
-    Sack,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct TcpConfig {
-    /// Our MSS, announced in the SYN (RFC 9293 §3.7.1). Payload per segment is this minus the
-    /// per-segment option bytes (RFC 6691).
-    pub mss: u16,
-    /// Peer MSS assumed when the SYN carries none (RFC 9293 §3.7.1: 536).
-    pub default_peer_mss: u16,
-    /// Initial window in segments; 0 (the default) applies RFC 5681 §3.1 by SMSS: 2 above
-    /// 2190 B, 3 above 1095 B, else 4. (RFC 6928 allows 10.)
-    pub initial_cwnd_segments: u32,
-    /// Initial ssthresh in bytes (RFC 5681 §3.1: arbitrarily high).
-    pub initial_ssthresh: u64,
-    pub recovery: RecoveryAlgorithm,
-    pub cc: CcAlgorithm,
-    /// Duplicate ACK threshold (RFC 5681 §3.2, RFC 6675 DupThresh).
-    pub dup_thresh: u32,
-    pub rto: RtoConfig,
-    /// Extra restarts of the retransmission timer during loss recovery.
-    pub rto_rearm: RtoRearm,
-    /// What congestion responses decrease from (FlightSize by the RFCs; cwnd in Linux, ns-2).
-    pub decrease_base: DecreaseBase,
-    /// Bytes (the RFCs) or whole segments (Linux) for cwnd and ssthresh.
-    pub window_unit: WindowUnit,
-    /// Send buffer limit in bytes: unsent data plus the retransmission queue.
-    pub send_buffer: usize,
-    /// Receive buffer limit in bytes: unread in-order data plus the out-of-order queue.
-    pub recv_buffer: usize,
-    /// The advertised window: the free buffer, or Linux's autotuned one.
-    pub receive_window: ReceiveWindow,
-    pub sack: bool,
-    /// RFC 2883 D-SACK generation (only when SACK is negotiated).
-    pub dsack: bool,
-    pub timestamps: bool,
-    pub window_scaling: bool,
-    /// Nagle's algorithm (RFC 9293 §3.7.4).
-    pub nagle: bool,
-    /// ACK once `ack_every` full-sized segments' worth of data is unacknowledged (RFC 5681
-    /// §4.2: 2); 1 acknowledges every segment (no delayed ACKs).
-    pub ack_every: u32,
-    /// Delayed ACK timer (RFC 5681 §4.2: at most 500 ms; 200 ms is customary).
-    pub delayed_ack_timeout: Duration,
-    /// Immediate ACK for out-of-order segments and for segments filling a gap (RFC 5681 §4.2).
-    pub immediate_ack_on_ooo: bool,
-    /// RFC 8985 RACK-TLP loss detection (needs SACK and `RecoveryAlgorithm::Sack`).
-    pub rack: bool,
-    /// RFC 6937 proportional rate reduction during SACK recovery (`RecoveryAlgorithm::Sack`).
-    pub prr: bool,
-    /// Byte counting in congestion avoidance (RFC 3465 §2.1); off = RFC 5681 §3.1's per-ACK
-    /// increase of SMSS·SMSS/cwnd, which ns-2 and ns-3 use.
-    pub byte_counting: bool,
-    /// Slow start grows cwnd by at most this many segments per ACK (RFC 3465 §2.2 L; RFC 5681
-    /// §3.1: 1); 0: no limit, cwnd grows by all that is acknowledged (Linux tcp_slow_start).
-    pub slow_start_limit_segments: u32,
-    /// CUBIC only: HyStart slow-start exit as Linux runs it (`cc::hystart`).
-    pub hystart: bool,
-    /// CUBIC only: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3; Linux: false).
-    pub cubic_alpha_switch: bool,
-    /// RFC 3042 limited transmit.
-    pub limited_transmit: bool,
-    /// RFC 5827 early retransmit (byte-based).
-    pub early_retransmit: bool,
-    /// Thin streams: do not back off the RTO while fewer than 4 segments are in flight.
-    pub thin_linear_timeouts: bool,
-    /// Thin streams: fast retransmit on the first duplicate ACK while fewer than 4 segments are
-    /// in flight.
-    pub thin_dupack: bool,
-    /// Tahoe only: no new fast retransmit until the cumulative ACK passes `recover`, the data
-    /// outstanding at the last one (RFC 6582 §3.2 step 1 and §4 applied to Tahoe). Off: Tahoe
-    /// as in ns-3's TcpTahoe, which seed 001 ran: duplicate ACKs drawn by its own go-back-N
-    /// resends trigger further fast retransmits, each restarting slow start.
-    pub tahoe_recover_guard: bool,
-    /// TIME-WAIT duration, 2·MSL (RFC 9293 §3.3.2; MSL = 2 minutes).
-    pub time_wait: Duration,
-    /// Consecutive retransmission timeouts (of SYN or data) after which the connection is
-    /// abandoned (RFC 9293 §3.8.3 threshold R2; 15 as Linux's tcp_retries2).
-    pub max_retransmissions: u32,
-    /// A connection whose SYN (or SYN-ACK) is still unanswered at a retransmission timeout this
-    /// long after it was first sent is abandoned (RFC 9293 §3.8.3 (2.c): R2 for a SYN is at
-    /// least 3 minutes; default 180 s).
-    pub syn_timeout: Duration,
-}
-
-impl Default for TcpConfig {
-    fn default() -> Self {
-        TcpConfig {
-            mss: 1460,
-            default_peer_mss: 536,
-            initial_cwnd_segments: 0,
-            initial_ssthresh: u64::MAX / 2,
-            recovery: RecoveryAlgorithm::Sack,
-            cc: CcAlgorithm::Reno,
-            dup_thresh: rexmit_transport::DUP_THRESH,
-            rto: RtoConfig::tcp(),
-            rto_rearm: RtoRearm::FastRetransmit,
-            decrease_base: DecreaseBase::FlightSize,
-            window_unit: WindowUnit::Bytes,
-            send_buffer: 128 * 1024,
-            recv_buffer: 128 * 1024,
-            receive_window: ReceiveWindow::Buffer,
-            sack: true,
-            dsack: true,
-            timestamps: false,
-            window_scaling: true,
-            nagle: false,
-            ack_every: 2,
-            delayed_ack_timeout: Duration::from_millis(200),
-            immediate_ack_on_ooo: true,
-            rack: false,
-            prr: false,
-            byte_counting: false,
-            slow_start_limit_segments: 1,
-            hystart: false,
-            cubic_alpha_switch: true,
-            limited_transmit: false,
-            early_retransmit: false,
-            thin_linear_timeouts: false,
-            thin_dupack: false,
-            tahoe_recover_guard: true,
-            time_wait: Duration::from_secs(240),
-            max_retransmissions: 15,
-            syn_timeout: Duration::from_secs(180),
-        }
+rexmit_options::choices! {
+    /// When the retransmission timer is restarted besides RFC 6298 §5.1–5.3 (started when data
+    /// goes out with the timer off, restarted by every ACK of new data).
+    pub enum RtoRearm {
+        /// RFC 6298 read literally: only ACKs of new data restart a running timer (ns-3's
+        /// TcpSocketBase).
+        NewAck = "new_ack",
+        /// Also restart it when loss recovery begins, as the fast retransmission goes out (ns-2's
+        /// agents reset their timer in `dupack_action`). RFC 6675 §6 leaves this latitude.
+        FastRetransmit = "fast_retransmit",
+        /// RFC 6675 §6's conservative variant: restart it on every retransmission sent during
+        /// loss recovery.
+        EveryRetransmit = "every_retransmit",
+        /// As `FastRetransmit`, and also whenever the segment at SND.UNA is retransmitted again
+        /// (Linux's tcp_xmit_retransmit_queue re-arms the timer when it resends the head of its
+        /// retransmission queue, in recovery and after a timeout alike), so that a head whose
+        /// retransmissions RACK keeps finding lost does not also time out.
+        HeadRetransmit = "head_retransmit",
     }
 }
 
-/// A configuration value outside its allowed range.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    pub field: &'static str,
-    pub allowed: String,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "tcp config field `{}` out of range: allowed {}",
-            self.field, self.allowed
-        )
+rexmit_options::choices! {
+    /// What a congestion response halves (or multiplies by β): ssthresh at a fast retransmit or a
+    /// timeout. PRR's RecoverFS stays FlightSize (RFC 6937 §3) either way: with a RecoverFS far
+    /// below the data outstanding, PRR's proportional part would send more than it delivers.
+    pub enum DecreaseBase {
+        /// FlightSize = SND.NXT − SND.UNA: RFC 5681 eq. (4), RFC 6675 §5 step (4.2). SACKed data
+        /// counts, so after a long recovery that kept sending new data the
+        /// next response starts from a FlightSize far above cwnd.
+        FlightSize = "flight_size",
+        /// The congestion window: Linux (`ssthresh` of tcp_reno/tcp_cubic from snd_cwnd) and ns-2
+        /// (`window()`).
+        Cwnd = "cwnd",
     }
 }
 
-impl std::error::Error for ConfigError {}
-
-fn check(ok: bool, field: &'static str, allowed: &str) -> Result<(), ConfigError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(ConfigError {
-            field,
-            allowed: allowed.to_string(),
-        })
+rexmit_options::choices! {
+    /// The unit of the congestion window (`TcpConfig::window_unit`).
+    pub enum WindowUnit {
+        /// Bytes, as RFC 5681 states the rules: a decrease can leave cwnd and ssthresh at a
+        /// fraction of a segment (e.g. 3.5 SMSS from 7), and CUBIC's window grows byte by byte.
+        Bytes = "bytes",
+        /// Whole segments, as Linux counts `snd_cwnd` and `snd_ssthresh` (packets): a decrease
+        /// rounds down (`tcp_reno_ssthresh`: max(cwnd >> 1, 2); `cubictcp_recalc_ssthresh`:
+        /// max(cwnd·717 >> 10, 2)), CUBIC's window grows a segment at a time, and PRR's
+        /// proportional part rounds up to a whole segment (`tcp_cwnd_reduction`), and go-back-N
+        /// after a timeout resends at most cwnd / SMSS segments ahead of the ACKs however small
+        /// they are (`tcp_cwnd_test` counts packets). BBR's window stays in bytes either way.
+        Segments = "segments",
     }
 }
+
+rexmit_options::choices! {
+    /// How the receiver sizes the window it advertises (`TcpConfig::receive_window`).
+    pub enum ReceiveWindow {
+        /// The free receive buffer (`recv_buffer` minus unread data), offered from the start.
+        Buffer = "buffer",
+        /// Linux's autotuning: a window that starts below 64 KiB and grows with the data received
+        /// (two segments per segment, the buffer resized once per RTT up to `recv_buffer`), with
+        /// an immediate ACK for every segment while it grows and for the first 16
+        /// (`crate::rcv_autotune`).
+        LinuxAutotune = "linux",
+    }
+}
+
+rexmit_options::choices! {
+    /// Which loss-recovery algorithm the sender runs.
+    pub enum RecoveryAlgorithm {
+        /// Fast retransmit, then slow start from one segment (4.3BSD-Tahoe).
+        Tahoe = "tahoe",
+        /// RFC 5681 §3.2 fast retransmit / fast recovery.
+        Reno = "reno",
+        /// RFC 6582 NewReno: stay in fast recovery across partial ACKs.
+        NewReno = "newreno",
+        /// RFC 6675 SACK-based conservative loss recovery (needs SACK to be negotiated; falls back
+        /// to NewReno when the peer does not permit SACK).
+        Sack = "sack",
+    }
+}
+
+/// The TCP option table: every knob of a TCP endpoint, declared once (crate `rexmit-options`):
+/// its type, RFC default, the Linux profile's value where it differs (Linux 6.x as far as rexmit
+/// models it; what the kernel does that rexmit does not is in docs/validation.md#linux), unit and
+/// allowed range. `public` options are set by scenarios (`tcp = { ... }`, same names, same
+/// order); `internal` ones only by code. Checks relating two options: `Relations for TcpConfig`.
+#[macro_export]
+macro_rules! tcp_option_table {
+    ($generator:path { $($head:tt)* }) => { $generator! { $($head)* ;
+    public {
+        /// The loss-recovery algorithm.
+        opt recovery: $crate::RecoveryAlgorithm = $crate::RecoveryAlgorithm::Sack, unit = choice;
+        /// The congestion controller (Linux: net.ipv4.tcp_congestion_control = cubic).
+        opt cc: $crate::CcAlgorithm = $crate::CcAlgorithm::Reno,
+            linux = $crate::CcAlgorithm::Cubic, unit = choice;
+        /// Generalised AIMD's additive increase a, in segments per RTT (cc = "aimd"; seed 003).
+        opt aimd_a: f64 = 1.0, unit = segments_per_rtt,
+            check = aimd_a.is_finite() && *aimd_a > 0.0 && *aimd_a <= $crate::config::AIMD_A_MAX
+                => "(0, 1000] (segments per RTT)",
+            shown = |c: &$crate::TcpConfig| c.cc == $crate::CcAlgorithm::Aimd;
+        /// Generalised AIMD's multiplicative decrease b: cwnd ← (1 − b)·cwnd (cc = "aimd").
+        opt aimd_b: f64 = 0.5, unit = fraction,
+            check = aimd_b.is_finite() && *aimd_b > 0.0 && *aimd_b < 1.0 => "(0, 1)",
+            shown = |c: &$crate::TcpConfig| c.cc == $crate::CcAlgorithm::Aimd;
+        /// Our MSS, announced in the SYN (RFC 9293 §3.7.1). Payload per segment is this minus the
+        /// per-segment option bytes (RFC 6691). 88 = 20 B of header room for 40 B options plus
+        /// at least 48 B of data.
+        opt mss: u16 = 1460, unit = size, check = *mss >= 88 => "88..=65535";
+        /// Initial window in segments; 0 applies RFC 5681 §3.1 by SMSS: 2 above 2190 B, 3 above
+        /// 1095 B, else 4. (RFC 6928 allows 10: Linux's TCP_INIT_CWND.)
+        opt initial_cwnd_segments: u32 = 0, linux = 10, unit = segments,
+            check = *initial_cwnd_segments <= 1000 => "0..=1000 (0: RFC 5681 rule)";
+        /// Initial ssthresh (RFC 5681 §3.1: arbitrarily high).
+        opt initial_ssthresh: u64 = u64::MAX / 2, unit = bytes, relation = ">= 2 * mss";
+        /// Duplicate ACK threshold (RFC 5681 §3.2, RFC 6675 DupThresh).
+        opt dup_thresh: u32 = $crate::__DUP_THRESH, unit = segments,
+            check = (1..=1000).contains(dup_thresh) => "1..=1000";
+        /// RTO bounds and estimator (RFC 6298). Linux: TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
+        /// TCP_RTO_MAX 120 s and its estimator (tcp_rtt_estimator: RTO = srtt + the round's
+        /// largest 4·mdev, at least rto_min); G as rto_min gives the RFC estimator the same floor.
+        table rto: $crate::__RtoConfig = $crate::__RtoConfig::tcp(),
+            linux = $crate::__RtoConfig {
+                initial: $crate::__Duration::from_secs(1),
+                min: $crate::__Duration::from_millis(200),
+                max: $crate::__Duration::from_secs(120),
+                granularity: $crate::__Duration::from_millis(200),
+                estimator: $crate::__RtoEstimator::Linux,
+            }, unit = table;
+        /// Extra restarts of the retransmission timer in loss recovery: "new_ack" (RFC 6298 only,
+        /// as ns-3), "fast_retransmit" (as ns-2), "head_retransmit" (also at every resend of the
+        /// segment at SND.UNA, as Linux's tcp_xmit_retransmit_queue), "every_retransmit"
+        /// (RFC 6675 §6's conservative variant).
+        opt rto_rearm: $crate::RtoRearm = $crate::RtoRearm::FastRetransmit,
+            linux = $crate::RtoRearm::HeadRetransmit, unit = choice;
+        /// What a congestion response decreases from: FlightSize (RFC 5681 eq. 4, RFC 6675,
+        /// RFC 6937) or cwnd (Linux's tcp_reno_ssthresh and cubictcp_recalc_ssthresh, ns-2;
+        /// docs/validation.md#linux).
+        opt decrease_base: $crate::DecreaseBase = $crate::DecreaseBase::FlightSize,
+            linux = $crate::DecreaseBase::Cwnd, unit = choice;
+        /// Bytes (the RFCs) or whole segments (Linux counts snd_cwnd and snd_ssthresh in
+        /// packets: decreases round down, PRR rounds up to a segment) for cwnd and ssthresh.
+        opt window_unit: $crate::WindowUnit = $crate::WindowUnit::Bytes,
+            linux = $crate::WindowUnit::Segments, unit = choice;
+        /// The advertised window: the free buffer from the start, or Linux's autotuned one
+        /// (below 64 KiB at first, growing with the data received up to recv_buffer, an ACK per
+        /// segment while it grows; docs/validation.md#linux).
+        opt receive_window: $crate::ReceiveWindow = $crate::ReceiveWindow::Buffer,
+            linux = $crate::ReceiveWindow::LinuxAutotune, unit = choice;
+        /// Send buffer limit: unsent data plus the retransmission queue. (Linux autotunes it up
+        /// to tcp_wmem[2] = 4 MiB, Debian's default; rexmit offers it from the start.)
+        opt send_buffer: usize = 128 * 1024, linux = 4 << 20, unit = bytes,
+            relation = ">= mss";
+        /// Receive buffer limit: unread in-order data plus the out-of-order queue (Linux: up to
+        /// tcp_rmem[2] = 6 MiB).
+        opt recv_buffer: usize = 128 * 1024, linux = 6 << 20, unit = bytes,
+            relation = "mss..=2^30; <= 65535 without window_scaling";
+        /// RFC 2018 selective acknowledgements, offered in the SYN.
+        opt sack: bool = true, unit = flag;
+        /// RFC 2883 D-SACK generation (only when SACK is negotiated).
+        opt dsack: bool = true, unit = flag;
+        /// RFC 7323 timestamps.
+        opt timestamps: bool = false, linux = true, unit = flag;
+        /// RFC 7323 window scaling.
+        opt window_scaling: bool = true, unit = flag;
+        /// Nagle's algorithm (RFC 9293 §3.7.4).
+        opt nagle: bool = false, linux = true, unit = flag;
+        /// ACK once this many full-sized segments' worth of data is unacknowledged (RFC 5681
+        /// §4.2: 2); 1 acknowledges every segment (no delayed ACKs).
+        opt ack_every: u32 = 2, unit = segments, check = (1..=64).contains(ack_every) => "1..=64";
+        /// Delayed ACK timer (RFC 5681 §4.2: at most 500 ms; 200 ms is customary; Linux:
+        /// TCP_DELACK_MIN 40 ms).
+        opt delayed_ack_timeout: $crate::__Duration = $crate::__Duration::from_millis(200),
+            linux = $crate::__Duration::from_millis(40), unit = time,
+            check = *delayed_ack_timeout <= $crate::__Duration::from_millis(500)
+                => "0..=500 ms (RFC 5681 §4.2)";
+        /// Immediate ACK for out-of-order segments and for segments filling a gap (RFC 5681 §4.2).
+        opt immediate_ack_on_ooo: bool = true, unit = flag;
+        /// Byte counting in congestion avoidance (RFC 3465 §2.1); off = RFC 5681 §3.1's per-ACK
+        /// increase of SMSS·SMSS/cwnd, which ns-2 and ns-3 use (Linux's tcp_cong_avoid_ai counts
+        /// acknowledged packets).
+        opt byte_counting: bool = false, linux = true, unit = flag;
+        /// RFC 8985 RACK-TLP loss detection (needs SACK and recovery = "sack"; Linux:
+        /// tcp_recovery = 1, tcp_early_retrans = 3).
+        opt rack: bool = false, linux = true, unit = flag,
+            relation = "false unless sack = true and recovery = \"sack\"";
+        /// RFC 6937 proportional rate reduction during SACK recovery (recovery = "sack").
+        opt prr: bool = false, linux = true, unit = flag,
+            relation = "false unless recovery = \"sack\"";
+        /// RFC 3042 limited transmit. Linux counts SACKed segments out of flight, so every
+        /// duplicate ACK with a new SACK block lets a new segment go before recovery starts:
+        /// limited transmit does that for the first two (docs/validation.md#linux).
+        opt limited_transmit: bool = false, linux = true, unit = flag;
+        /// RFC 5827 early retransmit (byte-based).
+        opt early_retransmit: bool = false, unit = flag;
+        /// Thin streams: do not back off the RTO while fewer than 4 segments are in flight.
+        opt thin_linear_timeouts: bool = false, unit = flag;
+        /// Thin streams: fast retransmit on the first duplicate ACK while fewer than 4 segments
+        /// are in flight.
+        opt thin_dupack: bool = false, unit = flag;
+        /// Tahoe only: no new fast retransmit until the cumulative ACK passes `recover`, the data
+        /// outstanding at the last one (RFC 6582 §3.2 step 1 and §4 applied to Tahoe). Off: Tahoe
+        /// as in ns-3's TcpTahoe, which seed 001 ran: duplicate ACKs drawn by its own go-back-N
+        /// resends trigger further fast retransmits, each restarting slow start.
+        opt tahoe_recover_guard: bool = true, unit = flag;
+        /// CUBIC only: HyStart slow-start exit as Linux runs it (`cc::hystart`; tcp_cubic.c
+        /// hystart=1).
+        opt hystart: bool = false, linux = true, unit = flag,
+            relation = "false unless cc = \"cubic\"";
+        /// CUBIC only: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3). Linux's
+        /// Reno-friendly estimate grows by 3(1 − β)/(1 + β) per RTT throughout.
+        opt cubic_alpha_switch: bool = true, linux = false, unit = flag;
+        /// Slow start grows cwnd by at most this many segments per ACK (RFC 3465 §2.2 L; RFC 5681
+        /// §3.1: 1); 0: no limit, cwnd grows by all that is acknowledged (Linux tcp_slow_start).
+        opt slow_start_limit_segments: u32 = 1, linux = 0, unit = segments;
+    }
+    internal {
+        /// Peer MSS assumed when the SYN carries none (RFC 9293 §3.7.1: 536).
+        opt default_peer_mss: u16 = 536, unit = size,
+            check = *default_peer_mss >= 88 => "88..=65535";
+        /// TIME-WAIT duration, 2·MSL (RFC 9293 §3.3.2; MSL = 2 minutes).
+        opt time_wait: $crate::__Duration = $crate::__Duration::from_secs(240), unit = time;
+        /// Consecutive retransmission timeouts (of SYN or data) after which the connection is
+        /// abandoned (RFC 9293 §3.8.3 threshold R2; 15 as Linux's tcp_retries2).
+        opt max_retransmissions: u32 = 15, unit = count,
+            check = *max_retransmissions >= 3 => ">= 3 (RFC 9293 §3.8.3 R1)";
+        /// A connection whose SYN (or SYN-ACK) is still unanswered at a retransmission timeout
+        /// this long after it was first sent is abandoned (RFC 9293 §3.8.3 (2.c): R2 for a SYN is
+        /// at least 3 minutes; Linux: tcp_syn_retries = 6, the 7th SYN timeout 1 + 2 + ... + 64 s
+        /// after the SYN).
+        opt syn_timeout: $crate::__Duration = $crate::__Duration::from_secs(180),
+            linux = $crate::__Duration::from_secs(127), unit = time;
+    }
+    } };
+}
+
+tcp_option_table!(rexmit_options::config_table {
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TcpConfig
+});
+
+/// A configuration value outside its allowed range (key, allowed range, value).
+pub use rexmit_options::ConfigError;
 
 /// The largest additive increase of generalised AIMD (segments per RTT; seed 003's a).
 pub const AIMD_A_MAX: f64 = 1000.0;
@@ -277,85 +288,64 @@ impl TcpConfig {
             slow_start_limit: self.slow_start_limit(smss),
             hystart: self.hystart,
             cubic_alpha_switch: self.cubic_alpha_switch,
+            aimd_a: self.aimd_a,
+            aimd_b: self.aimd_b,
         })
     }
 
+    /// Every option's range (`tcp_option_table`), then the relations between options.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        // 88 = 20 B of header room for 40 B options plus at least 48 B of data.
-        check(self.mss >= 88, "mss", "88..=65535")?;
-        check(
-            self.default_peer_mss >= 88,
-            "default_peer_mss",
-            "88..=65535",
-        )?;
-        check(
-            self.initial_cwnd_segments <= 1000,
-            "initial_cwnd_segments",
-            "0..=1000 (0: RFC 5681 rule)",
-        )?;
-        check(
+        rexmit_options::validate(self)
+    }
+}
+
+/// The checks that relate options to each other.
+impl rexmit_options::Relations for TcpConfig {
+    fn check_relations(&self) -> Result<(), ConfigError> {
+        use rexmit_options::require;
+        let mss = self.mss as usize;
+        require(
             self.initial_ssthresh >= 2 * self.mss as u64,
             "initial_ssthresh",
             ">= 2 * mss",
+            &self.initial_ssthresh,
         )?;
-        check(
-            (1..=1000).contains(&self.dup_thresh),
-            "dup_thresh",
-            "1..=1000",
-        )?;
-        if let Some((field, allowed, _)) = self.rto.invalid() {
-            check(false, field, allowed)?;
-        }
-        check(
-            self.send_buffer >= self.mss as usize,
+        require(
+            self.send_buffer >= mss,
             "send_buffer",
             ">= mss",
+            &self.send_buffer,
         )?;
-        check(
-            self.recv_buffer >= self.mss as usize && self.recv_buffer <= (1 << 30),
+        require(
+            self.recv_buffer >= mss && self.recv_buffer <= (1 << 30),
             "recv_buffer",
             "mss..=2^30",
+            &self.recv_buffer,
         )?;
-        check(
+        require(
             self.window_scaling || self.recv_buffer <= 65_535,
             "recv_buffer",
             "<= 65535 without window_scaling",
+            &self.recv_buffer,
         )?;
-        check((1..=64).contains(&self.ack_every), "ack_every", "1..=64")?;
-        check(
-            self.max_retransmissions >= 3,
-            "max_retransmissions",
-            ">= 3 (RFC 9293 §3.8.3 R1)",
-        )?;
-        check(
-            self.delayed_ack_timeout <= Duration::from_millis(500),
-            "delayed_ack_timeout",
-            "0..=500 ms (RFC 5681 §4.2)",
-        )?;
-        check(
+        require(
             !self.rack || (self.sack && self.recovery == RecoveryAlgorithm::Sack),
             "rack",
             "false unless sack = true and recovery = \"sack\"",
+            &self.rack,
         )?;
-        check(
+        require(
             !self.prr || self.recovery == RecoveryAlgorithm::Sack,
             "prr",
             "false unless recovery = \"sack\"",
+            &self.prr,
         )?;
-        check(
+        require(
             !self.hystart || self.cc == CcAlgorithm::Cubic,
             "hystart",
-            "false unless cc = Cubic",
-        )?;
-        if let crate::cc::CcAlgorithm::Aimd { a, b } = self.cc {
-            check(
-                a.is_finite() && a > 0.0 && a <= AIMD_A_MAX,
-                "cc.a",
-                "(0, 1000]",
-            )?;
-            check(b.is_finite() && b > 0.0 && b < 1.0, "cc.b", "(0, 1)")?;
-        }
-        Ok(())
+            "false unless cc = \"cubic\"",
+            &self.hystart,
+        )
     }
 }
 
@@ -385,10 +375,11 @@ mod tests {
         };
         assert_eq!(bad.validate().unwrap_err().field, "ack_every");
         let bad = TcpConfig {
-            cc: CcAlgorithm::Aimd { a: 1.0, b: 1.5 },
+            cc: CcAlgorithm::Aimd,
+            aimd_b: 1.5,
             ..TcpConfig::default()
         };
-        assert_eq!(bad.validate().unwrap_err().field, "cc.b");
+        assert_eq!(bad.validate().unwrap_err().field, "aimd_b");
         let bad = TcpConfig {
             recv_buffer: 1 << 20,
             window_scaling: false,

@@ -85,4 +85,11 @@ pub use config::{
     ConfigError, DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
 };
 pub use connection::{Connection, Event, State};
+
+/// What the option table's macro names through `$crate` (`config::tcp_option_table`).
+#[doc(hidden)]
+pub use rexmit_transport::{
+    __Duration, RtoConfig as __RtoConfig, RtoEstimator as __RtoEstimator,
+    DUP_THRESH as __DUP_THRESH,
+};
 pub use stats::{RecoveryEpisode, RetransmitCause, TcpStats};

@@ -10,6 +10,7 @@ fn ssthresh_after_fast_retransmit(cc: CcAlgorithm) -> (u64, &'static str) {
         initial_cwnd_segments: 14,
         initial_ssthresh: 14 * MSS,
         cc,
+        aimd_b: 0.125,
         ..cfg(RecoveryAlgorithm::NewReno)
     };
     let mut s = Injector::established(c, false, 40 * MSS as usize);
@@ -26,8 +27,8 @@ fn each_controller_applies_its_own_decrease() {
     let cases = [
         // RFC 5681 §3.1: FlightSize / 2.
         (CcAlgorithm::Reno, 7_000, "reno"),
-        // Seed 003 generalised AIMD: (1 − b) · FlightSize.
-        (CcAlgorithm::Aimd { a: 1.0, b: 0.125 }, 12_250, "aimd"),
+        // Seed 003 generalised AIMD with b = 0.125: (1 − b) · FlightSize.
+        (CcAlgorithm::Aimd, 12_250, "aimd"),
         // RFC 9438 §4.6: β_cubic = 0.7.
         (CcAlgorithm::Cubic, 9_800, "cubic"),
         // RFC 3649: below Low_Window (38) HighSpeed is Reno.

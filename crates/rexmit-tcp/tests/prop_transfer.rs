@@ -22,7 +22,7 @@ const VARIANTS: [RecoveryAlgorithm; 5] = [
 fn controller(i: u8) -> CcAlgorithm {
     match i % 6 {
         0 => CcAlgorithm::Reno,
-        1 => CcAlgorithm::Aimd { a: 2.0, b: 0.3 },
+        1 => CcAlgorithm::Aimd,
         2 => CcAlgorithm::Scalable,
         3 => CcAlgorithm::HighSpeed,
         4 => CcAlgorithm::Cubic,
@@ -47,6 +47,8 @@ fn transfer(
         rack: variant == 4,
         prr: VARIANTS[variant] == RecoveryAlgorithm::Sack && seed & 4 == 0,
         cc: controller(cc),
+        aimd_a: 2.0,
+        aimd_b: 0.3,
         ack_every,
         timestamps,
         limited_transmit: seed & 1 == 0,

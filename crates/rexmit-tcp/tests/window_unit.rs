@@ -42,8 +42,8 @@ fn a_decrease_rounds_down_to_whole_segments() {
         (CcAlgorithm::Reno, 3_500, 3_000),
         (CcAlgorithm::Cubic, 4_900, 4_000),
     ] {
-        let b = in_recovery(WindowUnit::Bytes, cc.clone(), 7);
-        let s = in_recovery(WindowUnit::Segments, cc.clone(), 7);
+        let b = in_recovery(WindowUnit::Bytes, cc, 7);
+        let s = in_recovery(WindowUnit::Segments, cc, 7);
         assert_eq!(b.c.ssthresh(), bytes, "{cc:?}");
         assert_eq!(s.c.ssthresh(), segments, "{cc:?}");
     }

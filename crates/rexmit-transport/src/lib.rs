@@ -11,4 +11,8 @@ pub mod window;
 
 pub use rack::{PersistFrom, Rack};
 pub use rtt::{RtoConfig, RtoEstimator, RttEstimator};
+
+/// The duration type of the option tables (`$crate::__Duration` inside their macros).
+#[doc(hidden)]
+pub use rexmit_time::Duration as __Duration;
 pub use thresholds::{early_retransmit_threshold, DUP_THRESH};

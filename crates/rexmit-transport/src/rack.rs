@@ -51,17 +51,19 @@ pub struct Rack {
 /// Recoveries a widened reordering window is kept for (RFC 8985 §6.2 step 4; seed 002 §II.B).
 const REO_WND_PERSIST: u32 = 16;
 
-/// What restarts the persistence of a widened reordering window (`reo_wnd_persist`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum PersistFrom {
-    /// RFC 8985 §6.2 step 4: a D-SACK sets it to 16 recoveries; recoveries count it down.
-    #[default]
-    Dsack,
-    /// Seed 002 §II.B: "once no more reordering is detected, the inflated reordering window
-    /// should be kept for a period of 16 loss recoveries": every reordering detected (step 3)
-    /// restarts the count too, so under constant reordering the window stays widened (its
-    /// §IV "reordering window of a single RTT").
-    Reordering,
+rexmit_options::choices! {
+    /// What restarts the persistence of a widened reordering window (`reo_wnd_persist`).
+    #[derive(Default)]
+    pub enum PersistFrom {
+        #[default]
+        /// RFC 8985 §6.2 step 4: a D-SACK sets it to 16 recoveries; recoveries count it down.
+        Dsack = "dsack",
+        /// Seed 002 §II.B: "once no more reordering is detected, the inflated reordering window
+        /// should be kept for a period of 16 loss recoveries": every reordering detected (step 3)
+        /// restarts the count too, so under constant reordering the window stays widened (its
+        /// §IV "reordering window of a single RTT").
+        Reordering = "reordering",
+    }
 }
 
 /// What one RACK_detect_loss pass found.

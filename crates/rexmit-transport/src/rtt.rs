@@ -4,42 +4,60 @@
 
 use rexmit_time::Duration;
 
-/// RTO bounds and constants. All configurable; the constructors give each RFC's defaults.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RtoConfig {
-    pub initial: Duration,
-    pub min: Duration,
-    pub max: Duration,
-    /// Clock granularity G of RFC 6298 §2 (RTO = SRTT + max(G, 4·RTTVAR)).
-    pub granularity: Duration,
-    pub estimator: RtoEstimator,
+rexmit_options::choices! {
+    /// How the RTO follows the RTT samples.
+    #[derive(Default)]
+    pub enum RtoEstimator {
+        #[default]
+        /// RFC 6298 §2 (RFC 9260 §6.3.1): RTO = SRTT + max(G, 4·RTTVAR), at least RTO.min.
+        Rfc6298 = "rfc6298",
+        /// Linux (tcp_rtt_estimator, __tcp_set_rto): the same SRTT, but RTO = SRTT + V where V
+        /// follows the largest 4·mean deviation of each round trip (a round ends when SND.UNA
+        /// passes what was sent when it began) and is never below RTO.min: V rises at once to a
+        /// larger deviation and falls a quarter of the way back to the round's largest one per
+        /// round. A falling RTT moves the deviation at 1/32 instead of 1/4. The first sample R
+        /// gives V = max(2R, RTO.min). G is not used; RTO.min bounds V, not the RTO.
+        Linux = "linux",
+    }
 }
 
-/// How the RTO follows the RTT samples.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RtoEstimator {
-    /// RFC 6298 §2 (RFC 9260 §6.3.1): RTO = SRTT + max(G, 4·RTTVAR), at least RTO.min.
-    #[default]
-    Rfc6298,
-    /// Linux (tcp_rtt_estimator, __tcp_set_rto): the same SRTT, but RTO = SRTT + V where V
-    /// follows the largest 4·mean deviation of each round trip (a round ends when SND.UNA
-    /// passes what was sent when it began) and is never below RTO.min: V rises at once to a
-    /// larger deviation and falls a quarter of the way back to the round's largest one per
-    /// round. A falling RTT moves the deviation at 1/32 instead of 1/4. The first sample R
-    /// gives V = max(2R, RTO.min). G is not used; RTO.min bounds V, not the RTO.
-    Linux,
+/// The RTO option table (`rto = { ... }` of TCP and SCTP; crate `rexmit-options`): RTO bounds
+/// and constants. The defaults are RFC 6298's; each protocol's table gives its own
+/// (`RtoConfig::tcp`, `RtoConfig::sctp`).
+#[macro_export]
+macro_rules! rto_option_table {
+    ($generator:path { $($head:tt)* }) => { $generator! { $($head)* ;
+        public {
+            /// RTO.Initial, before any RTT sample (RFC 6298 §2.1: 1 s).
+            opt initial: $crate::__Duration = $crate::__Duration::from_secs(1), unit = time,
+                relation = "rto.min..=rto.max";
+            /// RTO.Min (RFC 6298 §2.4: 1 s).
+            opt min: $crate::__Duration = $crate::__Duration::from_secs(1), unit = time,
+                check = !min.is_zero() => "> 0";
+            /// RTO.Max (RFC 6298 §2.5: at least 60 s).
+            opt max: $crate::__Duration = $crate::__Duration::from_secs(60), unit = time,
+                relation = ">= rto.min";
+            /// The clock granularity G of RFC 6298 §2: RTO = SRTT + max(G, 4·RTTVAR). Linux's
+            /// TCP keeps its variance term at least RTO.min, which is G = RTO.min.
+            opt granularity: $crate::__Duration = $crate::__Duration::from_millis(1), unit = time,
+                relation = "0..=rto.max";
+            /// RFC 6298's estimator (RFC 9260 §6.3.1 for SCTP, which allows only it), or Linux's
+            /// (`linux` profile).
+            opt estimator: $crate::RtoEstimator = $crate::RtoEstimator::Rfc6298, unit = choice;
+        }
+        internal {}
+    } };
 }
+
+rto_option_table!(rexmit_options::config_table {
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct RtoConfig
+});
 
 impl RtoConfig {
     /// RFC 6298 §2: initial 1 s, minimum 1 s (§2.4), maximum at least 60 s (§2.5).
     pub fn tcp() -> Self {
-        RtoConfig {
-            initial: Duration::from_secs(1),
-            min: Duration::from_secs(1),
-            max: Duration::from_secs(60),
-            granularity: Duration::from_millis(1),
-            estimator: RtoEstimator::Rfc6298,
-        }
+        RtoConfig::default()
     }
     /// RTO.Min 1 s and RTO.Max 60 s (RFC 9260 §16); RTO.Initial 3 s as in RFC 4960 §15, which
     /// seed 000 and its ns-2 SCTP (the validation peer) use — RFC 9260 §16 lowered it to 1 s;
@@ -47,30 +65,28 @@ impl RtoConfig {
     pub fn sctp() -> Self {
         RtoConfig {
             initial: Duration::from_secs(3),
-            min: Duration::from_secs(1),
-            max: Duration::from_secs(60),
-            granularity: Duration::from_millis(1),
-            estimator: RtoEstimator::Rfc6298,
+            ..RtoConfig::default()
         }
     }
 }
 
-impl RtoConfig {
-    /// The first bound this configuration breaks, as (field, allowed range, value), in the
-    /// order the cores report them; `None` when it is valid. Shared by the TCP and SCTP
-    /// configuration checks.
-    pub fn invalid(&self) -> Option<(&'static str, &'static str, Duration)> {
-        if self.min.is_zero() {
-            Some(("rto.min", "> 0", self.min))
-        } else if self.min > self.max {
-            Some(("rto.max", ">= rto.min", self.max))
-        } else if self.initial < self.min || self.initial > self.max {
-            Some(("rto.initial", "rto.min..=rto.max", self.initial))
-        } else if self.granularity > self.max {
-            Some(("rto.granularity", "0..=rto.max", self.granularity))
-        } else {
-            None
-        }
+/// The bounds relate to each other: min ≤ initial ≤ max, G ≤ max.
+impl rexmit_options::Relations for RtoConfig {
+    fn check_relations(&self) -> Result<(), rexmit_options::ConfigError> {
+        use rexmit_options::require;
+        require(self.min <= self.max, "max", ">= rto.min", &self.max)?;
+        require(
+            self.initial >= self.min && self.initial <= self.max,
+            "initial",
+            "rto.min..=rto.max",
+            &self.initial,
+        )?;
+        require(
+            self.granularity <= self.max,
+            "granularity",
+            "0..=rto.max",
+            &self.granularity,
+        )
     }
 }
 
@@ -127,6 +143,13 @@ impl RttEstimator {
     /// retransmitted segment unless timestamps disambiguate it).
     pub fn on_sample(&mut self, r: Duration) {
         self.on_sample_at(r, 0, 0);
+    }
+
+    /// A measurement that only the minimum RTT learns from: an SCTP sender times one chunk per
+    /// round trip for SRTT and RTTVAR (RFC 9260 §6.3.1 C4) but every acknowledgement of a chunk
+    /// sent once still bounds the path's minimum RTT, which RACK's windows are made of.
+    pub fn on_min_rtt_sample(&mut self, r: Duration) {
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
     }
 
     /// `on_sample` for a sender that numbers its data: `snd_una` after the acknowledgement

@@ -62,23 +62,17 @@ pub(super) fn add_app(
     let dst = to_addrs[a.to_addr];
     let mut rng = sim.net().streams().stream(&format!("app/{}", a.name));
     let start = Time::ZERO + a.start.0;
-    let measure_from = Time::ZERO + a.warmup.map_or(a.start.0, |w| w.0);
-    let proto = a.kind.protocol();
+    let measure_from = Time::ZERO + a.warmup().map_or(a.start.0, |w| w.0);
+    let proto = a.kind().protocol();
     let port_err = |e: SetupError| ScenarioError::new(format!("{path}.port"), e.to_string());
-    let tcp_cfg = || {
-        a.tcp
-            .clone()
-            .unwrap_or_default()
-            .to_config(&format!("{path}.tcp"))
+    let udp = UdpEndpoints {
+        src_port: port,
+        dst,
+        dst_port: port,
     };
-    let sctp_cfg = || {
-        a.sctp
-            .clone()
-            .unwrap_or_default()
-            .to_config(&format!("{path}.sctp"))
-    };
-    let messages = |sim: &Simulation| -> Result<MessageGen> {
-        let src = crate::traffic::message_source(path, a)?;
+    let at = |stop: Option<DurationStr>| stop.map(|d| Time::ZERO + d.0);
+    let messages = |sim: &Simulation, m: &MessageSourceCfg| -> Result<MessageGen> {
+        let src = crate::traffic::message_source(path, a.kind(), m)?;
         Ok(MessageGen::new(
             src,
             sim.net()
@@ -86,134 +80,127 @@ pub(super) fn add_app(
                 .stream(&format!("app/{}/messages", a.name)),
         ))
     };
+    // A TCP sender running `app` and its receiver; initial sequence numbers from the app's stream.
+    let tcp = |rng: &mut RngStream, tcp: &Option<TcpCfg>, app: TcpApp| -> Result<_> {
+        let cfg = tcp
+            .clone()
+            .unwrap_or_default()
+            .to_config(&format!("{path}.tcp"))?;
+        let (iss_s, iss_r) = (rng.next_u64() as u32, rng.next_u64() as u32);
+        let rcv = TcpAgent::receiver(cfg.clone(), port, iss_r, measure_from);
+        let snd = TcpAgent::sender(cfg, port, dst, port, iss_s, app);
+        let snd = match trace.clone() {
+            Some(t) => snd.with_trace(t),
+            None => snd,
+        };
+        Ok((snd, rcv))
+    };
+    let sctp_cfg = |sctp: &Option<SctpCfg>| {
+        sctp.clone()
+            .unwrap_or_default()
+            .to_config(&format!("{path}.sctp"))
+    };
+    // An SCTP sender running `app` and its receiver; tags and TSNs from the app's stream.
+    // The associations' own draws (heartbeat jitter) come from a stream of their own, so that
+    // they move no other draw of the app.
+    let mut sctp_seeds = sim.net().streams().stream(&format!("app/{}/sctp", a.name));
+    let mut sctp = |rng: &mut RngStream, cfg: SctpConfig, app: SctpApp, truth: Truth| {
+        let (tag_s, tag_r, tsn_s, tsn_r) = sctp_ids(rng);
+        let (seed_s, seed_r) = (sctp_seeds.next_u64(), sctp_seeds.next_u64());
+        let rcv_cfg = SctpConfig {
+            random_seed: seed_r,
+            ..cfg.clone()
+        };
+        let cfg = SctpConfig {
+            random_seed: seed_s,
+            ..cfg
+        };
+        let snd = SctpAgent::sender(
+            cfg.clone(),
+            port,
+            to_addrs.clone(),
+            port,
+            a.to_addr,
+            tag_s,
+            tsn_s,
+            app,
+            truth.clone(),
+            measure_from,
+        );
+        let rcv = SctpAgent::receiver(rcv_cfg, port, tag_r, tsn_r, truth, measure_from);
+        let snd = match trace.clone() {
+            Some(t) => snd.with_trace(t),
+            None => snd,
+        };
+        (snd, rcv)
+    };
     let mut tables: Option<Box<dyn Tables>> = None;
-    let (sender, receiver, sender_binds): (Box<dyn Agent>, Box<dyn Agent>, bool) = match a.kind {
-        AppKind::UdpCbr | AppKind::UdpOnoff | AppKind::UdpRandom => {
-            let ep = UdpEndpoints {
-                src_port: port,
-                dst,
-                dst_port: port,
-            };
-            let stop = a.stop.map(|d| Time::ZERO + d.0);
-            let source: Box<dyn Agent> = match a.kind {
-                AppKind::UdpCbr => {
-                    let (rate, size) = (
-                        a.rate.expect("validated").0,
-                        a.packet_size.expect("validated"),
-                    );
-                    Box::new(CbrSource::new(
-                        ep,
-                        size,
-                        rate,
-                        stop,
-                        a.jitter.map(|j| j.0).unwrap_or_default(),
-                        rng,
-                    ))
-                }
-                AppKind::UdpOnoff => {
-                    let (rate, size) = (
-                        a.rate.expect("validated").0,
-                        a.packet_size.expect("validated"),
-                    );
-                    let (on, off) = (
-                        period(&format!("{path}.on"), a.on.as_ref().expect("validated"))?,
-                        period(&format!("{path}.off"), a.off.as_ref().expect("validated"))?,
-                    );
-                    Box::new(OnOffSource::new(ep, size, rate, on, off, stop, rng))
-                }
-                _ => {
-                    let (size, gap) = crate::traffic::udp_random(path, a)?;
-                    Box::new(RandomSource::new(ep, size, gap, stop, rng))
-                }
-            };
-            (source, Box::new(UdpSink::new()), false)
+    let (sender, receiver, sender_binds): (Box<dyn Agent>, Box<dyn Agent>, bool) = match &a.traffic
+    {
+        AppTraffic::UdpCbr(c) => {
+            let jitter = c.jitter.map(|j| j.0).unwrap_or_default();
+            let src = CbrSource::new(udp, c.packet_size, c.rate.0, at(c.stop), jitter, rng);
+            (Box::new(src), Box::new(UdpSink::new()), false)
         }
-        AppKind::TcpBulk | AppKind::TcpMessages => {
-            let cfg = tcp_cfg()?;
-            let (iss_s, iss_r) = (rng.next_u64() as u32, rng.next_u64() as u32);
-            let rcv = TcpAgent::receiver(cfg.clone(), port, iss_r, measure_from);
-            let traced = |agent: TcpAgent| match trace {
-                Some(t) => agent.with_trace(t),
-                None => agent,
-            };
-            if a.kind == AppKind::TcpBulk {
-                let app = BulkApp {
-                    bytes: a.bytes.map(|b| b.0),
-                    close_when_done: a.bytes.is_some(),
-                };
-                (
-                    Box::new(traced(TcpAgent::sender(cfg, port, dst, port, iss_s, app))),
-                    Box::new(rcv),
-                    true,
-                )
-            } else {
-                let truth = Rc::new(RefCell::new(StreamTruth::new(measure_from)));
-                tables = Some(Box::new(truth.clone()));
-                let app = TcpMessages {
-                    gen: messages(sim)?,
-                    truth: truth.clone(),
-                    pending: 0,
-                };
-                (
-                    Box::new(traced(TcpAgent::sender(cfg, port, dst, port, iss_s, app))),
-                    Box::new(rcv.with_messages(truth)),
-                    true,
-                )
-            }
+        AppTraffic::UdpOnoff(c) => {
+            let (on, off) = (
+                period(&format!("{path}.on"), &c.on)?,
+                period(&format!("{path}.off"), &c.off)?,
+            );
+            let (size, rate) = (c.packet_size, c.rate.0);
+            let src = OnOffSource::new(udp, size, rate, on, off, at(c.stop), rng);
+            (Box::new(src), Box::new(UdpSink::new()), false)
         }
-        AppKind::SctpBulk | AppKind::SctpMessages => {
-            let cfg = sctp_cfg()?;
-            let truth = Rc::new(RefCell::new(SharedTruth::default()));
-            let (tag_s, tag_r, tsn_s, tsn_r) = sctp_ids(&mut rng);
-            let streams = a.streams.unwrap_or(1);
-            let snd = if a.kind == AppKind::SctpBulk {
-                let app = MessageApp {
-                    message_size: a.message_size.unwrap_or(cfg.max_data_payload()),
-                    messages: a.messages,
-                    unordered: a.unordered.unwrap_or(true),
-                    streams,
-                };
-                SctpAgent::sender(
-                    cfg.clone(),
-                    port,
-                    to_addrs,
-                    port,
-                    a.to_addr,
-                    tag_s,
-                    tsn_s,
-                    app,
-                    truth.clone(),
-                    measure_from,
-                )
-            } else {
-                tables = Some(Box::new(truth.clone()));
-                // Seed 004's thin streams and seed 002's signalling are ordered.
-                let app = SctpMessages {
-                    gen: messages(sim)?,
-                    unordered: a.unordered.unwrap_or(false),
-                    streams,
-                };
-                SctpAgent::sender(
-                    cfg.clone(),
-                    port,
-                    to_addrs,
-                    port,
-                    a.to_addr,
-                    tag_s,
-                    tsn_s,
-                    app,
-                    truth.clone(),
-                    measure_from,
-                )
+        AppTraffic::UdpRandom(c) => {
+            let (size, gap) = crate::traffic::udp_random(path, c)?;
+            let src = RandomSource::new(udp, size, gap, at(c.stop), rng);
+            (Box::new(src), Box::new(UdpSink::new()), false)
+        }
+        AppTraffic::TcpBulk(c) => {
+            let app = BulkApp {
+                bytes: c.bytes.map(|b| b.0),
+                close_when_done: c.bytes.is_some(),
             };
-            let rcv = SctpAgent::receiver(cfg, port, tag_r, tsn_r, truth, measure_from);
-            let snd = match trace {
-                Some(t) => snd.with_trace(t),
-                None => snd,
-            };
+            let (snd, rcv) = tcp(&mut rng, &c.tcp, app.into())?;
             (Box::new(snd), Box::new(rcv), true)
         }
-        AppKind::Http => {
+        AppTraffic::TcpMessages(c) => {
+            let truth = Rc::new(RefCell::new(StreamTruth::new(measure_from)));
+            tables = Some(Box::new(truth.clone()));
+            let app = TcpMessages {
+                gen: messages(sim, &c.traffic)?,
+                truth: truth.clone(),
+                pending: 0,
+            };
+            let (snd, rcv) = tcp(&mut rng, &c.tcp, app.into())?;
+            (Box::new(snd), Box::new(rcv.with_messages(truth)), true)
+        }
+        AppTraffic::SctpBulk(c) => {
+            let cfg = sctp_cfg(&c.sctp)?;
+            let app = MessageApp {
+                message_size: c.message_size.unwrap_or(cfg.max_data_payload()),
+                messages: c.messages,
+                unordered: c.unordered.unwrap_or(true),
+                streams: c.streams.unwrap_or(1),
+            };
+            let truth = Rc::new(RefCell::new(SharedTruth::default()));
+            let (snd, rcv) = sctp(&mut rng, cfg, app.into(), truth);
+            (Box::new(snd), Box::new(rcv), true)
+        }
+        AppTraffic::SctpMessages(c) => {
+            let cfg = sctp_cfg(&c.sctp)?;
+            let truth = Rc::new(RefCell::new(SharedTruth::default()));
+            tables = Some(Box::new(truth.clone()));
+            // Seed 004's thin streams and seed 002's signalling are ordered.
+            let app = SctpMessages {
+                gen: messages(sim, &c.traffic)?,
+                unordered: c.unordered.unwrap_or(false),
+                streams: c.streams.unwrap_or(1),
+            };
+            let (snd, rcv) = sctp(&mut rng, cfg, app.into(), truth);
+            (Box::new(snd), Box::new(rcv), true)
+        }
+        AppTraffic::Http(_) => {
             return Err(ScenarioError::new(
                 path,
                 "internal: http apps are placed by add_http",
@@ -248,18 +235,19 @@ pub(super) fn add_http(
     sim: &mut Simulation,
     path: &str,
     a: &AppCfg,
+    http: &HttpCfg,
     from: NodeId,
     to: NodeId,
     port: u16,
     first: u16,
     slots: u16,
 ) -> Result<Placed> {
-    let cfg = a
+    let cfg = http
         .tcp
         .clone()
         .unwrap_or_default()
         .to_config(&format!("{path}.tcp"))?;
-    let requests = crate::traffic::http_requests(path, a)?;
+    let requests = crate::traffic::http_requests(path, http)?;
     let streams = *sim.net().streams();
     let shared = HttpShared::new(slots, streams.stream(&format!("app/{}/server_iss", a.name)));
     let server = sim.net().addrs(from)[0];
@@ -278,7 +266,7 @@ pub(super) fn add_http(
             .map_err(port_err)?;
         slot0.get_or_insert(id);
     }
-    let measure_from = Time::ZERO + a.warmup.map_or(a.start.0, |w| w.0);
+    let measure_from = Time::ZERO + http.warmup.map_or(a.start.0, |w| w.0);
     let gen = MessageGen::new(requests, streams.stream(&format!("app/{}", a.name)));
     let ep = HttpEndpoints {
         client_port: port,

@@ -6,15 +6,19 @@ mod network;
 
 use crate::error::{Result, ScenarioError};
 use crate::schema::*;
+use crate::transport::{SctpCfg, TcpCfg};
+use crate::units::DurationStr;
 use apps::*;
 use network::*;
 use rexmit_endpoints::http::{HttpClient, HttpEndpoints, HttpServerSlot, HttpShared};
 use rexmit_endpoints::latency::{StreamTruth, Tables};
 use rexmit_endpoints::messages::MessageGen;
-use rexmit_endpoints::sctp::{MessageApp, MessagesApp as SctpMessages, SctpAgent, SharedTruth};
-use rexmit_endpoints::tcp::{BulkApp, MessagesApp as TcpMessages, TcpAgent};
+use rexmit_endpoints::sctp::{
+    MessageApp, MessagesApp as SctpMessages, SctpAgent, SctpApp, SharedTruth, Truth,
+};
+use rexmit_endpoints::tcp::{BulkApp, MessagesApp as TcpMessages, TcpAgent, TcpApp};
 use rexmit_endpoints::trace::TraceRef;
-use rexmit_engine::StreamFactory;
+use rexmit_engine::{RngStream, StreamFactory};
 use rexmit_net::apps::udp::{
     CbrSource, OnOffSource, PeriodDist, RandomSource, UdpEndpoints, UdpSink,
 };
@@ -23,6 +27,7 @@ use rexmit_net::topology::{
     self, AccessLink, DualDumbbellSpec, DumbbellSpec, Duplex, MultihomedHost,
 };
 use rexmit_net::*;
+use rexmit_sctp::SctpConfig;
 use rexmit_time::Time;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -60,12 +65,12 @@ pub fn build_emulated(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
             let which = if f { "from" } else { "to" };
             return Err(ScenarioError::new(format!("apps[{i}].{which}"), "an app runs either between two real hosts or between two simulated ones, not across"));
         }
-        if f && a.kind != AppKind::TcpBulk {
+        if f && !matches!(a.traffic, AppTraffic::TcpBulk(_)) {
             return Err(ScenarioError::new(
                 format!("apps[{i}].kind"),
                 format!(
                     "{:?} between real hosts: only tcp_bulk is run over kernel sockets",
-                    a.kind.name()
+                    a.kind().name()
                 ),
             ));
         }
@@ -142,21 +147,19 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
         })?;
         let port = app_port(i, a);
         // A multihomed SCTP sender may use any of its addresses as source: match on the rest.
-        let src = if matches!(a.kind, AppKind::SctpBulk | AppKind::SctpMessages) {
-            None
-        } else {
-            Some(src)
+        let src = match a.traffic {
+            AppTraffic::SctpBulk(_) | AppTraffic::SctpMessages(_) => None,
+            _ => Some(src),
         };
         // HTTP responses come from one of several server ports.
-        let src_port = if a.kind == AppKind::Http {
-            None
-        } else {
-            Some(port)
+        let src_port = match a.traffic {
+            AppTraffic::Http(_) => None,
+            _ => Some(port),
         };
         let matcher = FlowMatch {
             src,
             dst: Some(dst),
-            protocol: Some(a.kind.protocol()),
+            protocol: Some(a.kind().protocol()),
             src_port,
             dst_port: Some(port),
         };
@@ -208,15 +211,15 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             apps.push(None);
             continue;
         }
-        let placed = if a.kind == AppKind::Http {
-            let slots = a
+        let placed = if let AppTraffic::Http(http) = &a.traffic {
+            let slots = http
                 .max_connections
                 .unwrap_or(crate::traffic::HTTP_DEFAULT_CONNECTIONS);
             let first = u16::try_from(http_port).ok().filter(|&p| p as u32 + slots as u32 - 1 <= u16::MAX as u32).ok_or_else(|| {
                 ScenarioError::new(format!("{path}.max_connections"), format!("HTTP server ports run out: this app would need ports {http_port}..{} (at most 65535)", http_port + slots as u32 - 1))
             })?;
             http_port += slots as u32;
-            add_http(&mut sim, &path, a, from, to, port, first, slots)?
+            add_http(&mut sim, &path, a, http, from, to, port, first, slots)?
         } else {
             add_app(&mut sim, &path, a, from, to, port, trace.clone())?
         };

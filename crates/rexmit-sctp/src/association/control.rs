@@ -6,7 +6,7 @@ use super::{Association, Outgoing, State};
 use crate::event::{AbortReason, Event};
 use crate::handshake::{self, Cookie};
 use crate::path::Transition;
-use rexmit_time::Time;
+use rexmit_time::{Duration, Time};
 use rexmit_wire::{Chunk, InitChunk, InitParam, SctpPacket};
 use std::net::Ipv4Addr;
 
@@ -172,10 +172,10 @@ impl Association {
         }
         self.timers.stop(Timer::T1);
         self.ctl.t1_done();
-        if let Some(iv) = self.cfg.hb_interval {
-            for (i, p) in self.paths.iter().enumerate() {
-                self.timers
-                    .set(Timer::Heartbeat(i), now + iv + p.rtt().rto());
+        if let Some(iv) = self.heartbeat_interval() {
+            for i in 0..self.paths.len() {
+                let at = self.heartbeat_due(now, iv, i);
+                self.timers.set(Timer::Heartbeat(i), at);
             }
         }
         let nr = self.id.nr_sack();
@@ -482,12 +482,12 @@ impl Association {
         let Some(up) = path.on_heartbeat_ack(now, nonce, from) else {
             return;
         };
-        self.timers.stop(Timer::HeartbeatAck(p));
-        if let Some(iv) = self.cfg.hb_interval {
-            self.timers
-                .set(Timer::Heartbeat(p), now + iv + path.rtt().rto());
-        }
         let addr = path.remote();
+        self.timers.stop(Timer::HeartbeatAck(p));
+        if let Some(iv) = self.heartbeat_interval() {
+            let at = self.heartbeat_due(now, iv, p);
+            self.timers.set(Timer::Heartbeat(p), at);
+        }
         self.ctl.peer_answered();
         if up == Transition::Up {
             self.emit(Event::PathUp { addr });
@@ -498,7 +498,7 @@ impl Association {
         if !self.state.sends_heartbeats() {
             return;
         }
-        let interval = self.cfg.hb_interval;
+        let interval = self.heartbeat_interval();
         if self.timers.is_due(Timer::HeartbeatAck(p), now) {
             // Unanswered within RTO: an error on the path and the association (§8.1, §8.3).
             self.timers.stop(Timer::HeartbeatAck(p));
@@ -519,11 +519,36 @@ impl Association {
             let confirmed_active = path.state() == crate::path::PathState::Active;
             if confirmed_active && idle_since + iv > now && path.error_count() == 0 {
                 // Data went there recently: not idle, nothing to probe yet.
-                self.timers
-                    .set(Timer::Heartbeat(p), idle_since + iv + path.rtt().rto());
+                let at = self.heartbeat_due(idle_since, iv, p);
+                self.timers.set(Timer::Heartbeat(p), at);
                 return;
             }
             self.send_heartbeat(now, p);
+        }
+    }
+
+    /// When an idle path `p` that fell idle at `from` gets its next HEARTBEAT: RFC 9260 §8.3,
+    /// "once per RTO of that destination address plus the protocol parameter 'HB.interval',
+    /// with jittering of +/- 50% of the RTO value" (`hb_jitter`).
+    fn heartbeat_due(&mut self, from: Time, iv: Duration, p: usize) -> Time {
+        let rto = self.paths[p].rtt().rto();
+        let rto = if self.cfg.hb_jitter {
+            // RTO · (0.5 + u), u uniform in [0, 1).
+            let u = self.rng.unit();
+            Duration::from_nanos(((rto.as_nanos() as f64) * (0.5 + u)) as u64)
+        } else {
+            rto
+        };
+        from + iv + rto
+    }
+
+    /// How long a path stays idle before it gets a HEARTBEAT: HB.interval (RFC 9260 §8.3), or
+    /// sooner with seed 002 §V.B's RTT probing (`rack.rtt_probe`); `None`: never.
+    pub(super) fn heartbeat_interval(&self) -> Option<Duration> {
+        let probe = self.cfg.rack.rtt_probe.filter(|_| self.cfg.rack.enabled);
+        match (self.cfg.hb_interval, probe) {
+            (Some(hb), Some(probe)) => Some(hb.min(probe)),
+            (hb, probe) => hb.or(probe),
         }
     }
 
@@ -555,7 +580,8 @@ impl Association {
                 self.emit(Event::PathDown { addr });
             }
             Transition::PotentiallyFailed
-                if self.cfg.hb_interval.is_some() && !self.paths[p].heartbeat_outstanding() =>
+                if self.heartbeat_interval().is_some()
+                    && !self.paths[p].heartbeat_outstanding() =>
             {
                 // CMT-PF: probe the path at once instead of waiting for the heartbeat interval.
                 self.timers.set(Timer::Heartbeat(p), now);
@@ -565,5 +591,26 @@ impl Association {
         if !self.ctl.on_error(self.cfg.assoc_max_retrans) {
             self.fail(now, AbortReason::MaxRetransmissions);
         }
+    }
+}
+
+/// The association's own random numbers (SplitMix64), seeded by `SctpConfig::random_seed`: the
+/// same seed gives the same heartbeat times.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Draws(u64);
+
+impl Draws {
+    pub(super) fn new(seed: u64) -> Self {
+        Draws(seed)
+    }
+
+    /// Uniform in [0, 1).
+    pub(super) fn unit(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
     }
 }

@@ -129,6 +129,8 @@ pub struct Association {
     stats: SctpStats,
     /// Values the debug-build invariant checks compare against.
     audit: invariants::Audit,
+    /// The association's random draws (heartbeat jitter), seeded by `cfg.random_seed`.
+    rng: control::Draws,
 }
 
 impl Association {
@@ -159,6 +161,7 @@ impl Association {
             events: VecDeque::new(),
             stats: SctpStats::default(),
             audit: invariants::Audit::default(),
+            rng: control::Draws::new(cfg.random_seed),
             cfg,
         }
     }

@@ -82,6 +82,9 @@ struct AckTally {
     lowest: Option<u32>,
     highest_on: PerPath<Option<u32>>,
     rtt_sample: PerPath<Option<Duration>>,
+    /// The newest chunk sent once among those newly acknowledged on each path: its RTT
+    /// bounds the path's minimum RTT (Karn's rule, §6.3.1 C5).
+    min_rtt_sample: PerPath<Option<Duration>>,
     /// Newly acknowledged chunks for RACK (collected only while RACK is on).
     delivered: Option<Vec<Delivered>>,
 }
@@ -96,6 +99,7 @@ impl AckTally {
             lowest: None,
             highest_on: smallvec![None; n],
             rtt_sample: smallvec![None; n],
+            min_rtt_sample: smallvec![None; n],
         }
     }
 
@@ -117,7 +121,11 @@ impl AckTally {
             });
         }
         if e.tx_count == 1 {
-            // Karn's rule (§6.3.1 C5): only chunks sent once are timed.
+            self.min_rtt_sample[e.path] = Some(now.saturating_since(e.sent_at));
+        }
+        if e.timed {
+            // §6.3.1 C4: one measurement per round trip per destination, of a chunk sent once
+            // (C5, Karn's rule: a resent chunk is no longer timed).
             self.rtt_sample[e.path] = Some(now.saturating_since(e.sent_at));
         }
     }
@@ -267,11 +275,17 @@ impl Association {
         }
     }
 
-    /// RTT samples: at most one per path per SACK (§6.3.1 C4).
+    /// RTT samples of the timed chunks (§6.3.1 C4).
     fn take_rtt_samples(&mut self, tally: &AckTally) {
+        for (p, s) in tally.min_rtt_sample.iter().copied().enumerate() {
+            if let Some(r) = s {
+                self.paths[p].on_min_rtt_sample(r);
+            }
+        }
         for (p, s) in tally.rtt_sample.iter().copied().enumerate() {
             if let Some(r) = s {
                 self.paths[p].on_rtt_sample(r);
+                self.stats.paths[p].rtt_samples += 1;
             }
         }
     }
@@ -352,6 +366,7 @@ impl Association {
         let n = self.paths.len();
         let (cum_advanced, earliest, flight_before) =
             (before.cum_advanced, &before.earliest, &before.flight);
+        let growth = self.cfg.cwnd_growth;
         #[allow(clippy::needless_range_loop)] // indexes several per-path vectors at once
         for p in 0..n {
             let may_grow = cum_advanced
@@ -361,8 +376,14 @@ impl Association {
             let fr = self.in_fr(p);
             let path = &mut self.paths[p];
             let flight = path.flight();
-            path.cc_mut()
-                .on_ack(tally.bytes[p], flight_before[p], flight, may_grow, fr);
+            path.cc_mut().on_ack(
+                tally.bytes[p],
+                flight_before[p],
+                flight,
+                may_grow,
+                fr,
+                growth,
+            );
         }
     }
 

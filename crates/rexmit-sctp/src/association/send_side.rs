@@ -64,6 +64,8 @@ pub(super) struct Sent {
     pub cause: RtxCause,
     /// Its first retransmission: the time since its first transmission.
     pub first_rtx: Option<Duration>,
+    /// It was the timed chunk of this path (index) until this retransmission.
+    pub was_timed: Option<usize>,
 }
 
 /// What `SendSide::ack_blocks` did.
@@ -251,21 +253,35 @@ impl SendSide {
             fast_rtx_pending: false,
             msg_id: pc.msg_id,
             rtx_cause: RtxCause::Timeout,
+            timed: false,
         });
         (tsn, pc.chunk)
     }
 
     /// Record one transmission of `tsn` to path `p`: it is in flight there and uses the peer's
     /// window. The caller adds it to the path's flight size.
-    pub(super) fn on_sent(&mut self, now: Time, tsn: u32, p: usize) -> Option<Sent> {
-        let (e, first_rtx) = self.rtxq.on_sent(tsn, p, now)?;
+    /// `time_it` decides whether a first transmission measures the RTT of path `p`
+    /// (RFC 9260 §6.3.1 C4).
+    pub(super) fn on_sent(
+        &mut self,
+        now: Time,
+        tsn: u32,
+        p: usize,
+        time_it: impl FnOnce() -> bool,
+    ) -> Option<Sent> {
+        let (e, first_rtx, was_timed) = self.rtxq.on_sent(tsn, p, now)?;
+        if e.tx_count == 1 {
+            e.timed = time_it();
+        }
         let len = e.len as u64;
+        let (rtx, cause) = (e.tx_count > 1, e.rtx_cause);
         self.peer_rwnd = self.peer_rwnd.saturating_sub(len);
         Some(Sent {
             len,
-            rtx: e.tx_count > 1,
-            cause: e.rtx_cause,
+            rtx,
+            cause,
             first_rtx,
+            was_timed,
         })
     }
 
@@ -384,6 +400,12 @@ impl SendSide {
     /// Fast recovery begins, to end once `exit` is cumulatively acked (§7.2.4).
     pub(super) fn enter_fast_recovery(&mut self, exit: u32) {
         self.fast_recovery = Some(exit);
+    }
+
+    /// A T3-rtx expiry ends fast recovery whatever the cumulative ack (see
+    /// `Association::on_t3_expiry`).
+    pub(super) fn cancel_fast_recovery(&mut self) {
+        self.fast_recovery = None;
     }
 
     /// The cumulative ack reached `cum`: returns whether that ended fast recovery.

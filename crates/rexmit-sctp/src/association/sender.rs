@@ -106,8 +106,13 @@ impl Association {
         self.timers.stop(Timer::EarlyFastRtx(p));
         self.tx.mark_timed_out(p);
         self.paths[p].clear_flight();
+        // The timeout's slow start from one MTU replaces the fast recovery in progress (as
+        // Linux's sctp_transport_lower_cwnd): kept, it would forbid slow start (§7.2.1) until
+        // the old exit point is acknowledged, freezing cwnd at one MTU for that long.
         if self.cfg.cmt.enabled {
             self.paths[p].exit_fast_recovery();
+        } else {
+            self.tx.cancel_fast_recovery();
         }
         if guard_expired {
             // Nothing in flight yet the cumulative ack is stuck below gap-acked data: the

@@ -153,9 +153,13 @@ impl Association {
     /// Record one transmission of rtx-queue entry `tsn` to path `p` (T3-rtx is started by
     /// `after_data_packet` once the whole packet is built). `first`: it leads its packet.
     pub(super) fn on_data_sent(&mut self, now: Time, tsn: u32, p: usize, first: bool) {
-        let Some(sent) = self.tx.on_sent(now, tsn, p) else {
+        let path = &mut self.paths[p];
+        let Some(sent) = self.tx.on_sent(now, tsn, p, || path.time_this_chunk()) else {
             return;
         };
+        if let Some(q) = sent.was_timed {
+            self.paths[q].timed_chunk_resent();
+        }
         let (len, rtx, cause) = (sent.len, sent.rtx, sent.cause);
         let path = &mut self.paths[p];
         path.on_data_sent(now, len);

@@ -212,23 +212,25 @@ impl Window {
     }
 }
 
-/// The controllers `TcpConfig` can select.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CcAlgorithm {
-    /// RFC 5681 AIMD: a = 1 segment per RTT, b = 1/2.
-    Reno,
-    /// Generalised AIMD of seed 003: increase `a` segments per RTT, decrease by fraction `b`.
-    Aimd { a: f64, b: f64 },
-    /// Scalable TCP (Kelly 2003): a = 0.01 per ACK, b = 0.125.
-    Scalable,
-    /// HighSpeed TCP, RFC 3649.
-    HighSpeed,
-    /// CUBIC, RFC 9438.
-    Cubic,
-    /// Westwood+ (seed 001): ssthresh from the bandwidth estimate after a loss.
-    Westwood,
-    /// BBR v1 as Linux's tcp_bbr (paces its transmissions).
-    Bbr,
+rexmit_options::choices! {
+    /// The controllers `TcpConfig` can select.
+    pub enum CcAlgorithm {
+        /// RFC 5681 AIMD: a = 1 segment per RTT, b = 1/2.
+        Reno = "reno",
+        /// Generalised AIMD of seed 003: increase `aimd_a` segments per RTT, decrease by
+        /// fraction `aimd_b` (`TcpConfig`).
+        Aimd = "aimd",
+        /// Scalable TCP (Kelly 2003): a = 0.01 per ACK, b = 0.125.
+        Scalable = "scalable",
+        /// HighSpeed TCP, RFC 3649.
+        HighSpeed = "highspeed",
+        /// CUBIC, RFC 9438.
+        Cubic = "cubic",
+        /// Westwood+ (seed 001): ssthresh from the bandwidth estimate after a loss.
+        Westwood = "westwood",
+        /// BBR v1 as Linux's tcp_bbr (paces its transmissions).
+        Bbr = "bbr",
+    }
 }
 
 /// What a controller is built with besides its algorithm (from `TcpConfig`).
@@ -245,6 +247,9 @@ pub struct CcParams {
     pub hystart: bool,
     /// CUBIC: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3).
     pub cubic_alpha_switch: bool,
+    /// AIMD: increase a segments per RTT, decrease by fraction b (seed 003).
+    pub aimd_a: f64,
+    pub aimd_b: f64,
 }
 
 impl CcAlgorithm {
@@ -255,7 +260,13 @@ impl CcAlgorithm {
         w.slow_start_limit = p.slow_start_limit;
         match *self {
             CcAlgorithm::Reno => Box::new(reno(w)),
-            CcAlgorithm::Aimd { a, b } => Box::new(Aimd::new(w, Law::Constant { a, b })),
+            CcAlgorithm::Aimd => Box::new(Aimd::new(
+                w,
+                Law::Constant {
+                    a: p.aimd_a,
+                    b: p.aimd_b,
+                },
+            )),
             CcAlgorithm::Scalable => Box::new(Aimd::new(w, Law::Scalable)),
             CcAlgorithm::HighSpeed => Box::new(Aimd::new(w, Law::HighSpeed)),
             CcAlgorithm::Cubic => Box::new(Cubic::with_options(w, p.hystart, p.cubic_alpha_switch)),

@@ -1,0 +1,150 @@
+//! docs/options.md, the list of every TCP and SCTP option, is generated from the cores' option
+//! tables (`rexmit_tcp::tcp_option_table`, `rexmit_sctp::sctp_option_table`): this test fails
+//! when the file is not what the tables give. `REXMIT_BLESS=1 cargo test -p rexmit-scenario
+//! --test options_doc` rewrites it.
+
+use rexmit_options::{Row, Table};
+use std::path::Path;
+
+fn rows(t: &dyn Table) -> Vec<Row> {
+    let mut out = Vec::new();
+    t.visit("", &mut |r| out.push(r));
+    out
+}
+
+/// One line of markdown-table cell text.
+fn cell(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('|', "\\|")
+}
+
+fn unit(u: &str) -> &str {
+    match u {
+        "time" => "duration",
+        "time_or_off" => "duration (\"0s\": off)",
+        "bytes_or_auto" => "bytes (unset: the RFC's rule)",
+        "size" => "bytes (integer)",
+        "segments_per_rtt" => "segments per RTT",
+        other => other,
+    }
+}
+
+fn value(r: &Row) -> String {
+    match r.unit {
+        "choice" => format!("\"{}\"", r.value),
+        _ => r.value.clone(),
+    }
+}
+
+/// A table of `defaults` (and `linux`, when given), public or internal rows.
+fn table(out: &mut String, defaults: &[Row], linux: Option<&[Row]>, public: bool) {
+    let lx = linux.is_some();
+    out.push_str(if lx {
+        "| key | unit | default (rfc) | linux | allowed | meaning |\n|---|---|---|---|---|---|\n"
+    } else {
+        "| key | unit | default | allowed | meaning |\n|---|---|---|---|---|\n"
+    });
+    for (i, r) in defaults.iter().enumerate() {
+        if r.public != public {
+            continue;
+        }
+        let linux_cell = match linux {
+            Some(l) if value(&l[i]) != value(r) => format!(" {} |", value(&l[i])),
+            Some(_) => " |".to_string(),
+            None => String::new(),
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | {} |{} {} | {} |\n",
+            r.key,
+            unit(r.unit),
+            cell(&value(r)),
+            linux_cell,
+            cell(&r.allowed),
+            cell(r.doc)
+        ));
+    }
+}
+
+fn render() -> String {
+    let tcp = rows(&rexmit_tcp::TcpConfig::default());
+    let tcp_linux = rows(&rexmit_tcp::TcpConfig::linux_values());
+    let sctp = rows(&rexmit_sctp::SctpConfig::default());
+    let mut s = String::from(
+        "# Options of the TCP and SCTP cores\n\n\
+         Generated from the cores' option tables (`tcp_option_table` in \
+         crates/rexmit-tcp/src/config.rs, `sctp_option_table` and its nested tables in \
+         crates/rexmit-sctp/src/config.rs, `rto_option_table` in \
+         crates/rexmit-transport/src/rtt.rs) by `REXMIT_BLESS=1 cargo test -p rexmit-scenario \
+         --test options_doc`: do not edit by hand. A key inside a nested table is written \
+         `rto = { min = \"200ms\" }` or `rto.min = \"200ms\"` under the app's table. Byte counts \
+         take an integer or a string with a unit (\"64KiB\"); durations a string (\"200ms\").\n\n\
+         ## `tcp = { ... }` (tcp_bulk, tcp_messages, http)\n\n\
+         `profile = \"rfc\" | \"linux\"` (default \"rfc\"): the defaults the other keys \
+         override; \"linux\" is the linux column below (Linux 6.x as rexmit models it, \
+         docs/validation.md#linux). With another `cc` than \"cubic\" the linux profile's \
+         `hystart` is off unless written. `aimd_a` and `aimd_b` are written with \
+         `cc = \"aimd\"`, and only with it.\n\n",
+    );
+    table(&mut s, &tcp, Some(&tcp_linux), true);
+    s.push_str("\nFixed by the core (not set by scenarios):\n\n");
+    table(&mut s, &tcp, Some(&tcp_linux), false);
+    s.push_str(
+        "\n## `sctp = { ... }` (sctp_bulk, sctp_messages)\n\n\
+         `thin.all = true` turns on seed 004's four modifications (`rto_min_200ms`, \
+         `timer_restart_correction`, `linear_timeouts`, `fast_rtx_first_indication`); the \
+         single keys override it.\n\n",
+    );
+    table(&mut s, &sctp, None, true);
+    s.push_str("\nFixed by the core (not set by scenarios):\n\n");
+    table(&mut s, &sctp, None, false);
+    s
+}
+
+#[test]
+fn docs_options_md_is_generated_from_the_option_tables() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/options.md");
+    let want = render();
+    if std::env::var_os("REXMIT_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/options.md is not what the option tables give: run \
+         `REXMIT_BLESS=1 cargo test -p rexmit-scenario --test options_doc`"
+    );
+}
+
+/// Every public option of the cores is a key of the scenario's tables, and the other way round.
+#[test]
+fn every_public_option_is_a_scenario_key() {
+    use rexmit_scenario::transport::{SctpCfg, TcpCfg};
+    let keys = |t: &dyn Table| -> Vec<String> {
+        rows(t)
+            .into_iter()
+            .filter(|r| r.public)
+            .map(|r| r.key)
+            .collect()
+    };
+    let mut tcp = Vec::new();
+    TcpCfg::from_core(&rexmit_tcp::TcpConfig::default()).set_keys("", &mut tcp);
+    // The reverse map leaves out what only applies to another controller (aimd_a, aimd_b).
+    let tcp_all: Vec<String> = keys(&rexmit_tcp::TcpConfig::default());
+    assert!(tcp.iter().all(|k| tcp_all.contains(k)));
+    assert_eq!(tcp_all.len() - tcp.len(), 2);
+    let mut sctp = Vec::new();
+    // Options the reverse map leaves out when unset or off are set here.
+    SctpCfg::from_core(&rexmit_sctp::SctpConfig {
+        initial_cwnd: Some(10_000),
+        initial_ssthresh: Some(10_000),
+        rack: rexmit_sctp::RackConfig {
+            rtt_probe: Some(rexmit_time::Duration::from_secs(1)),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .set_keys("", &mut sctp);
+    assert_eq!(sctp, keys(&rexmit_sctp::SctpConfig::default()));
+}
