@@ -270,6 +270,13 @@ CASES: list[Case] = [
         lambda t: ["validate", write(t, "s.toml", "x = " + "{ a = " * 3000 + "1" + " }" * 3000 + "\n" + SWEEP)],
         "nested too deeply",
     ),
+    # The TOML reader's messages of two lines ("invalid inline table" / "expected `}`") are one.
+    (
+        "syntax",
+        "inline table over two lines",
+        lambda t: ["validate", write(t, "a.toml", SCENARIO.replace('{ rate = "10Mbps",', '{ rate = "10Mbps",\n'))],
+        "topology.links[0]: invalid inline table: expected `}`",
+    ),
     # An integer beyond TOML in a table: the whole key path, not the line's key.
     (
         "out of range",

@@ -38,7 +38,15 @@ impl Scenario {
             let span = inner.span();
             let line = span.as_ref().map(|sp| line_of(text, sp.start));
             let path = if path == "." { String::new() } else { path };
-            let (mut path, mut msg) = apps::move_key_into_path(path, msg.trim_end().to_string());
+            // The reader's messages may take several lines ("invalid inline table\nexpected `}`"):
+            // an error is one line.
+            let msg = msg
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(": ");
+            let (mut path, mut msg) = apps::move_key_into_path(path, msg);
             if msg.contains("too large to fit") {
                 msg.push_str(": TOML integers are at most 9223372036854775807 (2^63-1)");
             }

@@ -23,11 +23,16 @@ enum Level {
 
 /// The key path at byte `offset` of `text`, or None when no key precedes it.
 pub(crate) fn key_path_at(text: &str, offset: usize) -> Option<String> {
-    let mut r = Reader {
-        s: text.as_bytes(),
-        i: 0,
-        end: offset.min(text.len()),
+    let s = text.as_bytes();
+    let offset = offset.min(s.len());
+    // An error at a comma is about what follows it (a line break inside an inline table): read
+    // the comma, so that the path names the table, or the array's next element.
+    let end = if s.get(offset) == Some(&b',') {
+        offset + 1
+    } else {
+        offset
     };
+    let mut r = Reader { s, i: 0, end };
     // The table of the current header, as path segments (`apps[1]`, `tcp`).
     let mut table: Vec<String> = Vec::new();
     // Elements so far of each array of tables, by its path with the indices of its parents.
@@ -108,6 +113,9 @@ pub(crate) fn key_path_at(text: &str, offset: usize) -> Option<String> {
 
 /// After `{` or a `,` in an inline table: read the next key (`mss` in `{ mss = 1 }`).
 fn inline_key(r: &mut Reader, levels: &mut [Level]) {
+    if let Some(Level::Table(key)) = levels.last_mut() {
+        key.clear();
+    }
     r.skip_blank();
     if r.i < r.end && r.s[r.i] != b'}' {
         let k = r.keys(b'=');
@@ -254,6 +262,10 @@ mod tests {
         );
         let app = "[[apps]]\nname = \"a\"\ntcp = { cc = \"cubic\", rto = { min = @ } }";
         assert_eq!(at(app).as_deref(), Some("apps[0].tcp.rto.min"));
+        // Between two keys of an inline table (a line break there is not TOML): the table.
+        let comma = |t: &str| key_path_at(t, t.find(',').expect("a comma"));
+        assert_eq!(comma("x = { a = 1,\n b = 2 }").as_deref(), Some("x"));
+        assert_eq!(comma("x = [1, 2]").as_deref(), Some("x[1]"));
     }
 
     #[test]

@@ -277,6 +277,7 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("integer too large in a table", CHAIN, "kind = \"dumbbell\"\nleft = [{ name = \"A\", rate = \"10Mbps\", delay = \"1ms\" }]\nright = [{ name = \"B\", rate = \"10Mbps\", delay = \"1ms\" }]\n[topology.bottleneck]\ndelay = \"1ms\"\nrate = 18446744073709551616", "topology.bottleneck.rate", "2^63-1"),
     ("integer too large in an inline table", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = { min = 2, max = 18446744073709551616 } }] }, {", "topology.links[0].errors[0].size.max", "2^63-1"),
     ("integer too large in an app's table", APP, "packet_size = 1000\n[apps.tcp]\nmss = 18446744073709551616", "apps[0].tcp.mss", "2^63-1"),
+    ("inline table over two lines", LINK0, "delay = \"1ms\", queue = { packets = 5,\n bytes = 9 } }, {", "topology.links[0].queue", "invalid inline table: expected `}`"),
     ("nested too deeply", "stop_time = \"1s\"", "stop_time = \"1s\"\nx = DEEP", "x", "nested too deeply"),
     ("zero work bound", "stop_time = \"1s\"", "stop_time = \"1s\"\n[limits]\nmax_work = 0.0", "limits.max_work", "≥ 1"),
 ];
