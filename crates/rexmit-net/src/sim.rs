@@ -430,6 +430,7 @@ impl World {
             uid: self.next_uid,
             created: now,
             size: ip.wire_len() as u32,
+            enqueued: now,
             dst_owner,
             ip,
         };

@@ -11,6 +11,7 @@ mod filled;
 pub mod kinds;
 pub mod mirror;
 pub mod names;
+pub mod queue;
 pub mod results;
 pub mod run;
 pub mod schema;

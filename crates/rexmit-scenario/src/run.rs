@@ -118,6 +118,16 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
                 ),
             ];
             let mut m: Vec<(&str, f64)> = m;
+            if let Some(q) = c.queue_stats() {
+                // Active queues only (`queue = { aqm = ... }`, `ecn`, `ecn_threshold`): the
+                // packets marked CE instead of dropped, and the 99th percentile of the sojourn
+                // times (queue_delay_mean_s is their mean) from a histogram within 1/128.
+                m.push(("ecn_marked", q.ecn_marked as f64));
+                m.push((
+                    "queue_delay_p99_s",
+                    q.sojourn.quantile(0.99).map_or(0.0, |d| d.as_secs_f64()),
+                ));
+            }
             if let Some((n, lines)) = c.scripted_unfired() {
                 // A scripted drop that never matched is a silent no-op otherwise (issue 17).
                 m.push(("scripted_unfired", n as f64));

@@ -95,18 +95,15 @@ macro_rules! tcp_option_table {
     public {
         /// The loss-recovery algorithm.
         opt recovery: $crate::RecoveryAlgorithm = $crate::RecoveryAlgorithm::Sack, unit = choice;
-        /// The congestion controller (Linux: net.ipv4.tcp_congestion_control = cubic).
-        opt cc: $crate::CcAlgorithm = $crate::CcAlgorithm::Reno,
-            linux = $crate::CcAlgorithm::Cubic, unit = choice;
-        /// Generalised AIMD's additive increase a, in segments per RTT (cc = "aimd"; seed 003).
-        opt aimd_a: f64 = 1.0, unit = segments_per_rtt,
-            check = aimd_a.is_finite() && *aimd_a > 0.0 && *aimd_a <= $crate::config::AIMD_A_MAX
-                => "(0, 1000] (segments per RTT)",
-            shown = |c: &$crate::TcpConfig| c.cc == $crate::CcAlgorithm::Aimd;
-        /// Generalised AIMD's multiplicative decrease b: cwnd ← (1 − b)·cwnd (cc = "aimd").
-        opt aimd_b: f64 = 0.5, unit = fraction,
-            check = aimd_b.is_finite() && *aimd_b > 0.0 && *aimd_b < 1.0 => "(0, 1)",
-            shown = |c: &$crate::TcpConfig| c.cc == $crate::CcAlgorithm::Aimd;
+        /// The congestion controller: a built-in or a registered plugin, by name
+        /// (docs/congestion_control.md; Linux: net.ipv4.tcp_congestion_control = cubic).
+        opt cc: $crate::cc::registry::CcName = $crate::cc::registry::CcName::new("reno"),
+            linux = $crate::cc::registry::CcName::new("cubic"), unit = controller,
+            relation = "a registered controller";
+        /// The controller's parameters, e.g. { a = 2, b = 0.125 } for "aimd"; each controller
+        /// declares its own with their defaults and ranges (docs/congestion_control.md).
+        opt cc_params: $crate::cc::registry::ParamMap = $crate::cc::registry::ParamMap::default(),
+            unit = params, relation = "the parameters cc declares, each in its range";
         /// Our MSS, announced in the SYN (RFC 9293 §3.7.1). Payload per segment is this minus the
         /// per-segment option bytes (RFC 6691). 88 = 20 B of header room for 40 B options plus
         /// at least 48 B of data.
@@ -247,7 +244,7 @@ tcp_option_table!(rexmit_options::config_table {
 pub use rexmit_options::ConfigError;
 
 /// The largest additive increase of generalised AIMD (segments per RTT; seed 003's a).
-pub const AIMD_A_MAX: f64 = 1000.0;
+pub use crate::cc::AIMD_A_MAX;
 
 impl TcpConfig {
     /// Initial window in bytes for segment size `smss` (RFC 5681 §3.1 eq. 1 unless set).
@@ -277,9 +274,21 @@ impl TcpConfig {
         }
     }
 
-    /// The congestion controller for segment size `smss`.
+    /// The congestion controller for segment size `smss`: `cc` from the registry, with
+    /// `cc_params` (the configuration must have passed `validate`).
     pub fn build_cc(&self, smss: u64) -> Box<dyn crate::cc::CongestionControl> {
-        self.cc.build(&crate::cc::CcParams {
+        use crate::cc::registry;
+        let plugin = registry::lookup(self.cc.as_str())
+            .unwrap_or_else(|| panic!("cc {:?} is not registered (validate first)", self.cc));
+        let values = registry::resolve(plugin.as_ref(), &self.cc_params)
+            .unwrap_or_else(|e| panic!("cc_params refused (validate first): {e}"));
+        plugin.build(&self.controller_params(smss), &values)
+    }
+
+    /// What a congestion controller for segment size `smss` is built with besides its own
+    /// parameters.
+    pub fn controller_params(&self, smss: u64) -> crate::cc::CcParams {
+        crate::cc::CcParams {
             initial_cwnd: self.initial_window(smss),
             initial_ssthresh: self.initial_ssthresh,
             smss,
@@ -288,9 +297,7 @@ impl TcpConfig {
             slow_start_limit: self.slow_start_limit(smss),
             hystart: self.hystart,
             cubic_alpha_switch: self.cubic_alpha_switch,
-            aimd_a: self.aimd_a,
-            aimd_b: self.aimd_b,
-        })
+        }
     }
 
     /// Every option's range (`tcp_option_table`), then the relations between options.
@@ -304,6 +311,11 @@ impl rexmit_options::Relations for TcpConfig {
     fn check_relations(&self) -> Result<(), ConfigError> {
         use rexmit_options::require;
         let mss = self.mss as usize;
+        let Some(plugin) = crate::cc::registry::lookup(self.cc.as_str()) else {
+            let names = crate::cc::registry::names().join(", ");
+            return Err(ConfigError::new("cc", format!("one of {names}"), &self.cc));
+        };
+        crate::cc::registry::resolve(plugin.as_ref(), &self.cc_params)?;
         require(
             self.initial_ssthresh >= 2 * self.mss as u64,
             "initial_ssthresh",
@@ -375,11 +387,16 @@ mod tests {
         };
         assert_eq!(bad.validate().unwrap_err().field, "ack_every");
         let bad = TcpConfig {
-            cc: CcAlgorithm::Aimd,
-            aimd_b: 1.5,
+            cc: CcAlgorithm::Aimd.into(),
+            cc_params: crate::cc::registry::ParamMap::of(&[("b", 1.5)]),
             ..TcpConfig::default()
         };
-        assert_eq!(bad.validate().unwrap_err().field, "aimd_b");
+        assert_eq!(bad.validate().unwrap_err().field, "cc_params.b");
+        let bad = TcpConfig {
+            cc: "nope".into(),
+            ..TcpConfig::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().field, "cc");
         let bad = TcpConfig {
             recv_buffer: 1 << 20,
             window_scaling: false,

@@ -4,8 +4,9 @@
 //!
 //! Modules, one concept each: `seq` (wrap-around), `send_buffer`, `sender`, `receiver`,
 //! `reassembly`, `sack_scoreboard` (RFC 6675), `recovery` (Tahoe, Reno, NewReno, SACK, PRR),
-//! `rack` (RFC 8985 RACK-TLP), `cc` (congestion controllers behind one trait), `connection`
-//! (RFC 9293 state machine). RTT estimation is `rexmit_transport::RttEstimator`, shared with
+//! `rack` (RFC 8985 RACK-TLP), `cc` (congestion controllers behind one trait; each owns its
+//! window, the sender tells it events: docs/congestion_control.md), `connection` (RFC 9293
+//! state machine). RTT estimation is `rexmit_transport::RttEstimator`, shared with
 //! SCTP.
 //!
 //! Not modelled: PAWS (RFC 7323 §5), urgent data, ECN, RACK-TLP and PRR with the non-SACK
@@ -80,7 +81,7 @@ pub mod seq;
 pub mod stats;
 pub mod timers;
 
-pub use cc::{CcAlgorithm, CongestionControl};
+pub use cc::{CcAlgorithm, CongestionControl, ControllerFactory};
 pub use config::{
     ConfigError, DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
 };

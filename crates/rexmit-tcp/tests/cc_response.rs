@@ -3,14 +3,19 @@
 
 mod common;
 use common::*;
+use rexmit_tcp::cc::registry::ParamMap;
 use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
 
-fn ssthresh_after_fast_retransmit(cc: CcAlgorithm) -> (u64, &'static str) {
+fn ssthresh_after_fast_retransmit(cc: CcAlgorithm) -> (u64, String) {
     let c = TcpConfig {
         initial_cwnd_segments: 14,
         initial_ssthresh: 14 * MSS,
-        cc,
-        aimd_b: 0.125,
+        cc_params: if cc == CcAlgorithm::Aimd {
+            ParamMap::of(&[("b", 0.125)])
+        } else {
+            ParamMap::default()
+        },
+        cc: cc.into(),
         ..cfg(RecoveryAlgorithm::NewReno)
     };
     let mut s = Injector::established(c, false, 40 * MSS as usize);
@@ -19,7 +24,7 @@ fn ssthresh_after_fast_retransmit(cc: CcAlgorithm) -> (u64, &'static str) {
         s.ack(t, 1, &[]);
     }
     assert_eq!(s.c.stats().fast_retransmits, 1);
-    (s.c.ssthresh(), s.c.cc_name())
+    (s.c.ssthresh(), s.c.cc_name().to_string())
 }
 
 #[test]
@@ -39,7 +44,10 @@ fn each_controller_applies_its_own_decrease() {
         (CcAlgorithm::Westwood, 7_000, "westwood+"),
     ];
     for (cc, ssthresh, name) in cases {
-        assert_eq!(ssthresh_after_fast_retransmit(cc), (ssthresh, name));
+        assert_eq!(
+            ssthresh_after_fast_retransmit(cc),
+            (ssthresh, name.to_string())
+        );
     }
 }
 
@@ -50,7 +58,7 @@ fn westwood_sets_ssthresh_from_bandwidth_estimate_times_min_rtt() {
     // = BWE · RTTmin approaches the bandwidth-delay product ≈ 94 kB (the 0.9/0.1 filter has
     // then converged to within ~10 %), not half of the 150-packet window.
     let c = TcpConfig {
-        cc: CcAlgorithm::Westwood,
+        cc: CcAlgorithm::Westwood.into(),
         initial_cwnd_segments: 10,
         recv_buffer: 150_000,
         send_buffer: 4_000_000,

@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
+use rexmit_tcp::cc::registry::ParamMap;
 use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
 use rexmit_time::{Duration, Time};
 use std::cell::RefCell;
@@ -46,9 +47,12 @@ fn transfer(
         recovery: VARIANTS[variant],
         rack: variant == 4,
         prr: VARIANTS[variant] == RecoveryAlgorithm::Sack && seed & 4 == 0,
-        cc: controller(cc),
-        aimd_a: 2.0,
-        aimd_b: 0.3,
+        cc_params: if controller(cc) == CcAlgorithm::Aimd {
+            ParamMap::of(&[("a", 2.0), ("b", 0.3)])
+        } else {
+            ParamMap::default()
+        },
+        cc: controller(cc).into(),
         ack_every,
         timestamps,
         limited_transmit: seed & 1 == 0,

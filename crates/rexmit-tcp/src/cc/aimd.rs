@@ -2,8 +2,8 @@
 //! cwnd ← cwnd − b(w)·cwnd on loss (seed 003 §II). Reno, the generalised constant (a, b) of
 //! seed 003, Scalable TCP and HighSpeed TCP differ only in their response law `Law`.
 
-use super::{highspeed, scalable, AckSample, CongestionControl, Window};
-use rexmit_time::Time;
+use super::window::window_in_field_w;
+use super::{highspeed, scalable, AckSample, CongestionControl, CongestionEvent, Timeout, Window};
 
 /// The increase a(w) and decrease b(w) as functions of the window in segments.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,28 +51,23 @@ impl CongestionControl for Aimd {
         let a = self.law.a(self.segments());
         self.w.avoid(rest, a);
     }
-    fn on_congestion_event(&mut self, _now: Time, flight_size: u64) {
+    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         let b = self.law.b(self.segments());
-        self.w.decrease(flight_size, 1.0 - b);
+        self.w.decrease(ev.base, 1.0 - b);
     }
     /// After a timeout HighSpeed (RFC 3649 §5: the response function governs congestion
     /// avoidance only) and Scalable fall back to the standard halving; the generalised AIMD
     /// keeps its b.
-    fn on_timeout(&mut self, _now: Time, flight_size: u64) {
+    fn on_timeout(&mut self, ev: &Timeout) {
         let b = match self.law {
             Law::Constant { b, .. } => b,
             Law::Scalable | Law::HighSpeed => 0.5,
         };
-        self.w.decrease(flight_size, 1.0 - b);
-        self.w.cwnd = self.w.smss;
+        self.w.decrease(ev.base, 1.0 - b);
+        self.w.loss_window(ev);
     }
-    fn window_state(&self) -> &Window {
-        &self.w
-    }
-    fn window_state_mut(&mut self) -> &mut Window {
-        &mut self.w
-    }
-    fn name(&self) -> &'static str {
+    window_in_field_w!();
+    fn name(&self) -> &str {
         match self.law {
             Law::Constant { a, b } if a == 1.0 && b == 0.5 => "reno",
             Law::Constant { .. } => "aimd",
@@ -84,8 +79,9 @@ impl CongestionControl for Aimd {
 
 #[cfg(test)]
 mod tests {
-    use super::super::sample;
+    use super::super::test_events::{loss, sample, timeout};
     use super::*;
+    use rexmit_time::Time;
 
     fn reno(cwnd: u64, ssthresh: u64) -> Aimd {
         Aimd::new(
@@ -102,9 +98,9 @@ mod tests {
             c.on_ack(&sample(0, 1000));
         }
         assert_eq!(c.window(), 11_000);
-        c.on_congestion_event(Time::ZERO, 11_000);
+        c.on_congestion_event(&loss(Time::ZERO, 11_000, 1000));
         assert_eq!((c.window(), c.ssthresh()), (5_500, 5_500));
-        c.on_timeout(Time::ZERO, 3_000);
+        c.on_timeout(&timeout(Time::ZERO, 3_000, 1000));
         assert_eq!((c.window(), c.ssthresh()), (1_000, 2_000));
     }
 
@@ -121,7 +117,7 @@ mod tests {
             Window::new(10_000, 10_000, 1000),
             Law::Constant { a: 2.0, b: 0.125 },
         );
-        c.on_congestion_event(Time::ZERO, 16_000);
+        c.on_congestion_event(&loss(Time::ZERO, 16_000, 1000));
         assert_eq!(c.ssthresh(), 14_000);
         // a = 2: about two segments per window of ACKs (7 ACKs at cwnd 14, 7.5 at cwnd 15).
         for _ in 0..15 {
@@ -138,9 +134,9 @@ mod tests {
         }
         // 100 ACKs × 0.01 segment = 1 segment.
         assert_eq!(c.window(), 101_000);
-        c.on_congestion_event(Time::ZERO, 100_000);
+        c.on_congestion_event(&loss(Time::ZERO, 100_000, 1000));
         assert_eq!(c.window(), 87_500);
-        c.on_timeout(Time::ZERO, 80_000);
+        c.on_timeout(&timeout(Time::ZERO, 80_000, 1000));
         assert_eq!((c.window(), c.ssthresh()), (1_000, 40_000));
     }
 }

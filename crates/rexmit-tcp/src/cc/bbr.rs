@@ -10,8 +10,9 @@
 //! allowances). States: Startup (gain 2/ln 2 until the bandwidth stops growing by 25 % for
 //! three rounds), Drain (the inverse gain until inflight ≤ BDP), ProbeBW (the eight-phase gain
 //! cycle 5/4, 3/4, 1 × 6), ProbeRTT (cwnd 4 packets for 200 ms and a round, when RTprop is
-//! 10 s old). BBR sets cwnd itself on every ACK (`on_rate_ack`): the window changes loss
-//! recovery asks for through `set_window` do not apply, as Linux skips PRR for BBR.
+//! 10 s old). BBR sets cwnd itself on every ACK (`on_rate_ack`): the window changes of loss
+//! recovery (the trait's defaults, which write through `store_cwnd`) do not apply, as Linux
+//! skips PRR for BBR.
 //!
 //! Not modelled (Linux's tcp_bbr has them): app-limited marking (bulk senders only), idle
 //! restart, and the random first ProbeBW phase: the cycle starts at its last phase, so the
@@ -19,7 +20,9 @@
 
 use super::bbr_lt::{LtBw, LtInput, LtVerdict};
 use super::minmax::WindowedMax;
-use super::{CaState, CongestionControl, RateAck, Window};
+use super::{
+    CaState, CongestionControl, CongestionEvent, Connected, OwnWrite, RateAck, Timeout, Window,
+};
 use crate::delivery_rate::RateSample;
 use rexmit_time::{Duration, Time};
 
@@ -484,36 +487,45 @@ impl CongestionControl for Bbr {
 
     /// Fast recovery begins: remember the window (Linux bbr_ssthresh saves cwnd and leaves
     /// ssthresh alone); the window itself follows on the next ACKs.
-    fn on_congestion_event(&mut self, _now: Time, _flight_size: u64) {
+    fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
         self.save_cwnd();
     }
 
     /// Retransmission timeout: cwnd = 1 segment (RFC 5681 §3.1, Linux tcp_enter_loss); the
     /// timeout ends a round and restarts the search for full bandwidth.
-    fn on_timeout(&mut self, now: Time, _flight_size: u64) {
+    fn on_timeout(&mut self, ev: &Timeout) {
+        // Linux tcp_timeout_mark_lost counts the timeout's losses before bbr_set_state.
+        self.lost_total = ev.lost_total;
         self.save_cwnd();
         self.prev_ca_state = CaState::Loss;
         self.full_bw = 0;
         self.round_start = true;
         // Linux bbr_set_state(TCP_CA_Loss): the timeout is a loss ending a round for the
         // long-term sampler.
-        self.lt_sample(now, 1, self.delivered);
+        self.lt_sample(ev.now, 1, self.delivered);
         self.w.cwnd = self.w.smss;
+        self.w.ssthresh = ev.ssthresh_to_keep(self.w.ssthresh);
     }
 
-    fn set_window(&mut self, _cwnd: u64) {}
+    fn window(&self) -> u64 {
+        self.w.cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.w.ssthresh
+    }
+    /// Loss recovery's window changes do not apply: BBR sets cwnd on every ACK.
+    fn store_cwnd(&mut self, _cwnd: u64, _: OwnWrite) {}
+    fn store_ssthresh(&mut self, ssthresh: u64, _: OwnWrite) {
+        self.w.ssthresh = ssthresh;
+    }
 
     fn wants_rate_samples(&self) -> bool {
         true
     }
 
-    fn on_connected(&mut self, srtt: Option<Duration>, min_rtt: Option<Duration>) {
-        self.min_rtt = min_rtt;
-        self.init_pacing_from_rtt(srtt);
-    }
-
-    fn on_lost_total(&mut self, lost_total: u64) {
-        self.lost_total = lost_total;
+    fn on_connected(&mut self, ev: &Connected) {
+        self.min_rtt = ev.min_rtt;
+        self.init_pacing_from_rtt(ev.srtt);
     }
 
     fn on_rate_ack(&mut self, a: &RateAck) {
@@ -536,29 +548,26 @@ impl CongestionControl for Bbr {
         (self.pacing_rate > 0).then_some(self.pacing_rate)
     }
 
-    fn window_state(&self) -> &Window {
-        &self.w
-    }
-    fn window_state_mut(&mut self) -> &mut Window {
-        &mut self.w
-    }
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "bbr"
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_events::{loss, timeout};
     use super::*;
 
     const SMSS: u64 = 1000;
 
     fn bbr() -> Bbr {
         let mut b = Bbr::new(Window::new(10 * SMSS, u64::MAX / 2, SMSS));
-        b.on_connected(
-            Some(Duration::from_millis(100)),
-            Some(Duration::from_millis(100)),
-        );
+        b.on_connected(&Connected {
+            now: Time::ZERO,
+            smss: SMSS,
+            srtt: Some(Duration::from_millis(100)),
+            min_rtt: Some(Duration::from_millis(100)),
+        });
         b
     }
 
@@ -671,7 +680,7 @@ mod tests {
             f.round(&mut b, 200 + 100 * i as u64, kb * 1000, 80);
         }
         let saved = b.window() / SMSS;
-        b.on_congestion_event(Time::from_millis(1000), 0);
+        b.on_congestion_event(&loss(Time::from_millis(1000), 0, SMSS));
         let rs = RateSample {
             delivered: 2000,
             interval: Duration::from_millis(100),
@@ -717,11 +726,17 @@ mod tests {
     /// A retransmission timeout: cwnd one segment, and loss recovery's window changes do not
     /// apply (BBR sets cwnd itself).
     #[test]
-    fn timeout_sets_one_segment_and_set_window_is_ignored() {
+    fn timeout_sets_one_segment_and_recovery_window_changes_are_ignored() {
         let mut b = bbr();
-        b.on_timeout(Time::from_millis(500), 10 * SMSS);
+        b.on_timeout(&timeout(Time::from_millis(500), 10 * SMSS, SMSS));
         assert_eq!(b.window(), SMSS);
-        b.set_window(50 * SMSS);
+        b.on_recovery_inflate(3, SMSS);
+        b.on_recovery_dupack(SMSS);
+        b.on_partial_ack(SMSS, SMSS);
+        b.on_prr(40 * SMSS, 10 * SMSS);
+        b.on_lost_syn(SMSS);
+        b.on_go_back(SMSS);
+        b.on_recovery_deflate();
         assert_eq!(b.window(), SMSS);
     }
 }

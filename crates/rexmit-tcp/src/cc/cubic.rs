@@ -3,7 +3,8 @@
 //! and the first congestion avoidance after a timeout (§4.8).
 
 use super::hystart::{self, HyStart};
-use super::{AckSample, CongestionControl, Window};
+use super::window::window_in_field_w;
+use super::{AckSample, CongestionControl, CongestionEvent, Timeout, Window};
 use rexmit_time::{Duration, Time};
 
 const C: f64 = 0.4;
@@ -147,7 +148,7 @@ impl CongestionControl for Cubic {
             }
         }
     }
-    fn on_congestion_event(&mut self, _now: Time, flight_size: u64) {
+    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         let cwnd = self.seg();
         // §4.7 fast convergence (W_max is updated before the reduction).
         self.w_max = if cwnd < self.w_max {
@@ -158,33 +159,27 @@ impl CongestionControl for Cubic {
         // §4.6: cwnd_prior = cwnd; ssthresh = max(flight_size · β_cubic, 2); cwnd = ssthresh.
         self.cwnd_prior = cwnd;
         self.epoch = None;
-        self.w.decrease(flight_size, BETA);
+        self.w.decrease(ev.base, BETA);
     }
-    fn on_timeout(&mut self, now: Time, flight_size: u64) {
+    fn on_timeout(&mut self, ev: &Timeout) {
         // §4.8: ssthresh with β_cubic as in §4.6, cwnd = 1 SMSS as in RFC 5681; the next
         // congestion avoidance starts with K = 0 and W_max = cwnd_epoch.
-        self.on_congestion_event(now, flight_size);
-        self.w.cwnd = self.w.smss;
-        self.w.ca_credit = 0.0;
+        self.on_congestion_event(&ev.congestion_event());
+        self.w.loss_window(ev);
         self.after_timeout = true;
         if let Some(h) = self.hystart.as_mut() {
             h.restart();
         }
     }
-    fn window_state(&self) -> &Window {
-        &self.w
-    }
-    fn window_state_mut(&mut self) -> &mut Window {
-        &mut self.w
-    }
-    fn name(&self) -> &'static str {
+    window_in_field_w!();
+    fn name(&self) -> &str {
         "cubic"
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::sample;
+    use super::super::test_events::{loss, sample, timeout};
     use super::*;
 
     /// One RTT (100 ms) of ACKs for a cwnd-limited flow: cwnd segments acknowledged, one ACK
@@ -200,7 +195,7 @@ mod tests {
     #[test]
     fn decrease_is_beta_and_regrowth_reaches_w_max_near_k() {
         let mut c = Cubic::new(Window::new(100_000, 100_000, 1000));
-        c.on_congestion_event(Time::ZERO, 100_000);
+        c.on_congestion_event(&loss(Time::ZERO, 100_000, 1000));
         assert_eq!(c.window(), 70_000);
         // K = cbrt((100 − 70)/0.4) ≈ 4.2 s: after ~4.2 s of ACKs the window is back near 100.
         let mut t = 0;
@@ -217,7 +212,7 @@ mod tests {
     fn reno_friendly_region_sets_cwnd_to_w_est_and_alpha_becomes_one_at_cwnd_prior() {
         // cwnd 10 segments, reduced to 7: W_max = cwnd_prior = 10, K ≈ 1.96 s.
         let mut c = Cubic::new(Window::new(10_000, 10_000, 1000));
-        c.on_congestion_event(Time::ZERO, 10_000);
+        c.on_congestion_event(&loss(Time::ZERO, 10_000, 1000));
         assert_eq!(c.window(), 7_000);
         // A burst of ACKs at one instant: W_cubic(0) = 7 stays below W_est, so every ACK
         // sets cwnd to W_est (the old code chased W_est, about half a segment behind).
@@ -259,7 +254,7 @@ mod tests {
     #[test]
     fn first_congestion_avoidance_after_timeout_has_k_zero() {
         let mut c = Cubic::new(Window::new(100_000, u64::MAX, 1000));
-        c.on_timeout(Time::ZERO, 100_000);
+        c.on_timeout(&timeout(Time::ZERO, 100_000, 1000));
         assert_eq!(c.ssthresh(), 70_000);
         assert_eq!(c.window(), 1_000);
         let mut t = 0;

@@ -1,224 +1,246 @@
-//! Congestion control behind one trait (in the style of quinn-proto's `congestion::Controller`).
+//! Congestion control behind one trait, `CongestionControl`, shaped as quinn-proto's
+//! `congestion::Controller` and s2n-quic's `CongestionController`: the controller owns its
+//! window. The sender asks (`window`, `ssthresh`, `pacing_rate`) and tells (events: the
+//! handshake, ACKs, congestion events with their cause, timeouts, recovery entry and exit, and
+//! the named window changes loss recovery makes); it never writes a controller's state. Which
+//! event comes when, and in which order, is in docs/congestion_control.md.
 //!
-//! Owns: cwnd and ssthresh arithmetic of each algorithm (slow start, congestion avoidance,
-//! multiplicative decrease, the loss window after a timeout). Does not own: loss detection or
-//! the window inflation/deflation of fast recovery — the `recovery` module sets the window
-//! explicitly through `set_window` while a recovery episode lasts.
+//! Owns: each built-in algorithm's cwnd and ssthresh (one file each, sharing the arithmetic of
+//! `window.rs`), the RFC default of every loss-recovery window change (the trait's default
+//! methods), and the factories that build controllers. Does not own: loss detection, the
+//! recovery episode or PRR's accounting (`recovery`), nor when each event is raised (`sender`).
 
 mod aimd;
 mod bbr;
 mod bbr_lt;
 mod cubic;
+mod events;
 pub mod highspeed;
 pub mod hystart;
 mod minmax;
+pub mod registry;
 mod reno;
 pub mod scalable;
 mod westwood;
+mod window;
 
 pub use aimd::{Aimd, Law};
 pub use bbr::{Bbr, Mode as BbrMode};
 pub use cubic::Cubic;
+pub use events::{
+    AckSample, CaState, CongestionCause, CongestionEvent, Connected, IdleRestart, RateAck,
+    RecoveryEnd, RecoveryStart, Timeout,
+};
 pub use reno::reno;
 pub use westwood::Westwood;
+pub use window::Window;
 
-use crate::delivery_rate::RateSample;
-use rexmit_time::{Duration, Time};
-use rexmit_transport::window;
+/// Proof that a write of cwnd or ssthresh comes from one of `CongestionControl`'s own default
+/// methods. Only code in this module can make one, so the sender — or anything else holding
+/// a controller — cannot call `store_cwnd` / `store_ssthresh`: it tells events, and the
+/// controller decides. An implementation receives it and ignores it.
+#[derive(Debug)]
+pub struct OwnWrite(());
 
-/// The loss-recovery state an ACK leaves the sender in (Linux's ca_state as BBR reads it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaState {
-    Open,
-    /// Fast recovery (duplicate ACKs, SACK or RACK).
-    Recovery,
-    /// Recovery after a retransmission timeout.
-    Loss,
-}
+const OWN: OwnWrite = OwnWrite(());
 
-/// What a rate-based controller (BBR) learns from one ACK, after loss recovery handled it.
-#[derive(Clone, Copy, Debug)]
-pub struct RateAck {
-    pub now: Time,
-    pub rs: RateSample,
-    /// Bytes delivered on the connection so far (C.delivered).
-    pub delivered: u64,
-    /// Bytes in flight after the ACK (pipe).
-    pub in_flight: u64,
-    /// Segments this ACK newly marked lost (Linux rs->losses).
-    pub losses: u64,
-    /// Segments marked lost on the connection so far, by ACKs, the RACK reordering timer and
-    /// timeouts alike (Linux tp->lost).
-    pub lost_total: u64,
-    pub ca_state: CaState,
-    pub srtt: Option<Duration>,
-}
-
-/// What an ACK tells the controller.
-#[derive(Clone, Copy, Debug)]
-pub struct AckSample {
-    pub now: Time,
-    /// Bytes newly acknowledged cumulatively by this ACK.
-    pub acked: u64,
-    /// Bytes this ACK reports as having left the network (cumulative + newly SACKed, or one
-    /// SMSS for a duplicate ACK without SACK). Bandwidth estimators use it.
-    pub delivered: u64,
-    pub srtt: Option<Duration>,
-    pub min_rtt: Option<Duration>,
-    /// The RTT this ACK measured (timestamp echo, else its newest never-retransmitted
-    /// segment), if any.
-    pub rtt: Option<Duration>,
-    /// snd_una after the ACK and snd_nxt (round boundaries for HyStart).
-    pub snd_una: u64,
-    pub snd_nxt: u64,
-}
-
-/// A congestion controller. All quantities are bytes.
+/// A congestion controller. All quantities are bytes. Object-safe: the sender holds a
+/// `Box<dyn CongestionControl>`, built by a `ControllerFactory`.
+///
+/// A new controller must say what its window is (`window`, `ssthresh`, `name`), where the
+/// default methods store a window (`store_cwnd`, `store_ssthresh`), how it grows (`on_ack`) and
+/// how it responds to congestion (`on_congestion_event`); every other event has a default:
+/// nothing for the notifications, RFC 5681 / 6582 / 6937 behaviour for the window changes of
+/// loss recovery and the timeout.
 pub trait CongestionControl: std::fmt::Debug + Send {
-    /// New data was cumulatively acknowledged outside loss recovery: grow the window.
-    fn on_ack(&mut self, ack: &AckSample);
-    /// Every ACK (inside or outside recovery), for estimators such as Westwood+.
-    fn on_delivery(&mut self, _ack: &AckSample) {}
-    /// Loss detected by duplicate ACKs, SACK or RACK (RFC 5681 §3.2 step 2): set ssthresh and
-    /// reduce cwnd to it. Fast-recovery window inflation is applied by the caller afterwards.
-    fn on_congestion_event(&mut self, now: Time, flight_size: u64);
-    /// Retransmission timeout: the congestion-event decrease for ssthresh, then cwnd = the loss
-    /// window LW = 1 SMSS (RFC 5681 §3.1 eq. 4 and after; RFC 9438 §4.8 for CUBIC).
-    fn on_timeout(&mut self, now: Time, flight_size: u64) {
-        self.on_congestion_event(now, flight_size);
-        let w = self.window_state_mut();
-        w.cwnd = w.smss;
-        w.ca_credit = 0.0;
-    }
-    /// The shared cwnd/ssthresh state.
-    fn window_state(&self) -> &Window;
-    fn window_state_mut(&mut self) -> &mut Window;
-    fn window(&self) -> u64 {
-        self.window_state().cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        self.window_state().ssthresh
-    }
-    /// Explicit window change by loss recovery (inflation, deflation, exit).
-    fn set_window(&mut self, cwnd: u64) {
-        self.window_state_mut().cwnd = cwnd;
-    }
-    /// Whether the sender should keep delivery-rate samples and call `on_rate_ack`.
-    fn wants_rate_samples(&self) -> bool {
-        false
-    }
-    /// The handshake completed with these RTT estimates.
-    fn on_connected(&mut self, _srtt: Option<Duration>, _min_rtt: Option<Duration>) {}
-    /// A timeout is about to be reported (`on_timeout`): segments marked lost on the
-    /// connection so far, those the timeout declares lost included (Linux tp->lost).
-    fn on_lost_total(&mut self, _lost_total: u64) {}
-    /// Every ACK, after loss recovery has processed it (only if `wants_rate_samples`).
-    fn on_rate_ack(&mut self, _ack: &RateAck) {}
+    // ---- What the sender asks ----
+
+    /// The congestion window, cwnd.
+    fn window(&self) -> u64;
+    /// The slow-start threshold (reported in statistics; the default window changes of loss
+    /// recovery deflate to it).
+    fn ssthresh(&self) -> u64;
     /// Pace transmissions at this many bytes per second; `None`: send as the window allows.
     fn pacing_rate(&self) -> Option<u64> {
         None
     }
-    fn name(&self) -> &'static str;
+    /// Whether the sender should keep delivery-rate samples and call `on_rate_ack`. Asked
+    /// once, when the handshake completes.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    fn name(&self) -> &str;
+
+    // ---- Where the default methods store a window ----
+
+    /// Store cwnd (only the trait's default methods can call this: `OwnWrite`).
+    fn store_cwnd(&mut self, cwnd: u64, _: OwnWrite);
+    /// Store ssthresh (only the default `on_timeout` calls this).
+    fn store_ssthresh(&mut self, ssthresh: u64, _: OwnWrite);
+
+    // ---- The connection ----
+
+    /// The handshake completed, with its RTT estimates.
+    fn on_connected(&mut self, _ev: &Connected) {}
+    /// The SYN or SYN-ACK was retransmitted (raised right after `on_connected`). RFC 5681 §3.1:
+    /// "the initial window used by a sender after a correctly transmitted SYN MUST be one
+    /// segment". Default: cwnd = 1 SMSS.
+    fn on_lost_syn(&mut self, smss: u64) {
+        self.store_cwnd(smss, OWN);
+    }
+    /// The connection restarts after an idle period (RFC 5681 §4.1). Not raised yet: a later
+    /// issue implements the restart. Default: cwnd = min(cwnd, RW).
+    fn on_idle_restart(&mut self, ev: &IdleRestart) {
+        self.store_cwnd(self.window().min(ev.restart_window), OWN);
+    }
+
+    // ---- ACKs ----
+
+    /// An ACK of new data or a duplicate ACK, before loss recovery handles it: estimators
+    /// (Westwood+'s bandwidth, HyStart's RTT samples).
+    fn on_delivery(&mut self, _ack: &AckSample) {}
+    /// New data was cumulatively acknowledged and loss recovery lets the window grow (outside
+    /// a recovery episode, or in the slow start after a timeout): grow cwnd (RFC 5681 §3.1).
+    fn on_ack(&mut self, ack: &AckSample);
+    /// Every ACK that does not move snd_una backwards, after loss recovery handled it, with
+    /// its delivery-rate sample (only if `wants_rate_samples`; as Linux calls cong_control).
+    fn on_rate_ack(&mut self, _ack: &RateAck) {}
+
+    // ---- Congestion ----
+
+    /// Loss detected (duplicate ACKs, SACK, RACK), or a tail-loss probe repaired one: set
+    /// ssthresh and reduce cwnd (RFC 5681 §3.1 eq. 4, §3.2 step 2: ssthresh = max(base/2,
+    /// 2·SMSS), cwnd = ssthresh; each controller has its own decrease).
+    fn on_congestion_event(&mut self, ev: &CongestionEvent);
+    /// Retransmission timeout. Default: the congestion event's decrease for ssthresh (RFC 5681
+    /// §3.1 eq. 4; cause `Timeout`), the ssthresh RFC 5681 §3.1 lets stand
+    /// (`Timeout::ssthresh_to_keep`), then cwnd = the loss window LW = 1 SMSS.
+    fn on_timeout(&mut self, ev: &Timeout) {
+        self.on_congestion_event(&ev.congestion_event());
+        self.store_ssthresh(ev.ssthresh_to_keep(self.ssthresh()), OWN);
+        self.store_cwnd(ev.smss, OWN);
+    }
+    /// A loss-recovery episode began: a fast retransmit (right after its `on_congestion_event`,
+    /// before the window inflation) or, for SACK, the timeout's (after `on_timeout`).
+    fn on_recovery_start(&mut self, _ev: &RecoveryStart) {}
+    /// The loss-recovery episode ended (after the deflation that ends it, if any).
+    fn on_recovery_end(&mut self, _ev: &RecoveryEnd) {}
+
+    // ---- The window changes of loss recovery (defaults: the RFC's) ----
+
+    /// Fast recovery begins (Reno, NewReno), after the congestion event: RFC 5681 §3.2 step 3,
+    /// "set cwnd to ssthresh plus 3*SMSS" — `dupacks` · SMSS, DupThresh duplicates having
+    /// arrived.
+    fn on_recovery_inflate(&mut self, dupacks: u32, smss: u64) {
+        self.store_cwnd(self.ssthresh() + dupacks as u64 * smss, OWN);
+    }
+    /// A further duplicate ACK in fast recovery: RFC 5681 §3.2 step 4 and RFC 6582 §3.2 step 4,
+    /// cwnd += SMSS.
+    fn on_recovery_dupack(&mut self, smss: u64) {
+        self.store_cwnd(self.window() + smss, OWN);
+    }
+    /// Fast recovery ends: cwnd = ssthresh (RFC 5681 §3.2 step 6; RFC 6582 §3.2 step 3 option
+    /// (2) at the full ACK; RFC 6937 §3 at the end of PRR).
+    fn on_recovery_deflate(&mut self) {
+        self.store_cwnd(self.ssthresh(), OWN);
+    }
+    /// A partial ACK in NewReno recovery acknowledged `acked` bytes: RFC 6582 §3.2 step 5,
+    /// "deflate the congestion window by the amount of new data acknowledged", add back one
+    /// SMSS if at least one SMSS was acknowledged; never below one SMSS.
+    fn on_partial_ack(&mut self, acked: u64, smss: u64) {
+        let mut cwnd = self.window().saturating_sub(acked);
+        if acked >= smss {
+            cwnd += smss;
+        }
+        self.store_cwnd(cwnd.max(smss), OWN);
+    }
+    /// An ACK during SACK recovery with PRR (RFC 6937 §3, computed by `recovery::prr` from this
+    /// controller's ssthresh): cwnd = pipe + sndcnt.
+    fn on_prr(&mut self, pipe: u64, sndcnt: u64) {
+        self.store_cwnd(pipe + sndcnt, OWN);
+    }
+    /// Tahoe's fast retransmit, after the congestion event: slow start again from cwnd =
+    /// 1 SMSS, resending everything after the lost segment (go-back-N).
+    fn on_go_back(&mut self, smss: u64) {
+        self.store_cwnd(smss, OWN);
+    }
 }
 
-/// The cwnd/ssthresh pair and the slow-start rule all controllers share.
-#[derive(Clone, Debug)]
-pub struct Window {
-    pub cwnd: u64,
-    pub ssthresh: u64,
-    pub smss: u64,
-    /// Fractional congestion-avoidance increase carried between ACKs, in bytes.
-    pub ca_credit: f64,
-    /// Count acknowledged bytes in congestion avoidance (RFC 3465 §2.1) instead of ACKs
-    /// (RFC 5681 §3.1 eq. 3: cwnd += SMSS·SMSS/cwnd per ACK). With delayed ACKs, ACK counting
-    /// grows cwnd by half a segment per RTT; ns-2 and ns-3 count ACKs.
-    pub byte_counting: bool,
-    /// cwnd and ssthresh in whole segments (`WindowUnit::Segments`, Linux): a decrease rounds
-    /// down to a whole SMSS.
-    pub whole_segments: bool,
-    /// Slow start grows cwnd by at most this many bytes per ACK (RFC 3465 §2.2 L; RFC 5681
-    /// §3.1: one SMSS). Linux's tcp_slow_start has no limit (u64::MAX).
-    pub slow_start_limit: u64,
+/// Builds a controller for a connection (quinn-proto's `ControllerFactory`): the sender asks
+/// when it is created and again when the handshake changes the segment size, before any
+/// event reaches the controller.
+pub trait ControllerFactory: std::fmt::Debug + Send + Sync {
+    fn build(&self, p: &CcParams) -> Box<dyn CongestionControl>;
 }
 
-impl Window {
-    pub fn new(initial_cwnd: u64, initial_ssthresh: u64, smss: u64) -> Self {
-        Window {
-            cwnd: initial_cwnd,
-            ssthresh: initial_ssthresh,
-            smss,
-            ca_credit: 0.0,
-            byte_counting: false,
-            whole_segments: false,
-            slow_start_limit: smss,
-        }
-    }
-
-    pub fn in_slow_start(&self) -> bool {
-        self.cwnd < self.ssthresh
-    }
-
-    /// RFC 5681 §3.1 slow start with appropriate byte counting limited to L (RFC 3465 §2.2;
-    /// 1 SMSS unless `slow_start_limit` says otherwise). Returns the part of `acked` not used
-    /// by slow start: none with the RFC's L; with no limit (Linux) what goes past ssthresh.
-    pub fn slow_start(&mut self, acked: u64) -> u64 {
-        if !self.in_slow_start() {
-            return acked;
-        }
-        if self.slow_start_limit == self.smss {
-            self.cwnd += window::slow_start_increase(acked, self.smss);
-            return 0;
-        }
-        // Linux tcp_slow_start: cwnd = min(cwnd + acked, ssthresh), the rest to avoidance.
-        let inc = acked.min(self.slow_start_limit);
-        let new = (self.cwnd + inc).min(self.ssthresh.max(self.cwnd));
-        let used = new - self.cwnd;
-        self.cwnd = new;
-        acked - used
-    }
-
-    /// Congestion avoidance: `segments_per_rtt` SMSS per cwnd of acknowledged data (seed 003
-    /// a(cwnd)). Without byte counting an ACK counts as at most one SMSS (RFC 5681 §3.1 eq. 3);
-    /// with it, every acknowledged byte counts (RFC 3465 §2.1, allowed by RFC 5681 §3.1).
-    pub fn avoid(&mut self, acked: u64, segments_per_rtt: f64) {
-        if acked == 0 {
-            return;
-        }
-        let acked = if self.byte_counting {
-            acked
-        } else {
-            acked.min(self.smss)
-        };
-        self.ca_credit += segments_per_rtt * acked as f64;
-        let cwnd = self.cwnd.max(1) as f64;
-        if self.ca_credit >= cwnd {
-            let inc = (self.ca_credit / cwnd).floor();
-            self.cwnd += inc as u64 * self.smss;
-            self.ca_credit -= inc * cwnd;
-        }
-    }
-
-    /// ssthresh = max(factor · FlightSize, 2·SMSS) and cwnd = ssthresh (RFC 5681 §3.1 eq. 4
-    /// with factor 1/2; seed 003 uses factor 1 − b). In whole segments (Linux) the product
-    /// of the whole segments in `flight_size` and `factor` is rounded down.
-    pub fn decrease(&mut self, flight_size: u64, factor: f64) {
-        self.ssthresh = if self.whole_segments {
-            window::decrease_segments(flight_size, factor, self.smss, 2)
-        } else {
-            window::decrease(flight_size, factor, 2 * self.smss)
-        };
-        self.cwnd = self.ssthresh;
-        self.ca_credit = 0.0;
+/// A built-in with its default parameters.
+impl ControllerFactory for CcAlgorithm {
+    fn build(&self, p: &CcParams) -> Box<dyn CongestionControl> {
+        let plugin = registry::lookup(rexmit_options::Choice::name(*self))
+            .expect("built-ins are always registered");
+        let values = registry::resolve(plugin.as_ref(), &registry::ParamMap::default())
+            .expect("a built-in's defaults are in its ranges");
+        CcAlgorithm::build(self, p, &values)
     }
 }
+
+/// The built-in controllers, registered as any plugin is (`registry::register`): one line each.
+pub(crate) fn builtins() -> Vec<std::sync::Arc<dyn registry::CcPlugin>> {
+    use registry::{Builtin, ParamSpec};
+    let b = |alg, doc, params| std::sync::Arc::new(Builtin { alg, doc, params }) as _;
+    vec![
+        b(
+            CcAlgorithm::Reno,
+            "RFC 5681 AIMD: a = 1 segment per RTT, b = 1/2",
+            vec![],
+        ),
+        b(
+            CcAlgorithm::Aimd,
+            "Generalised AIMD (seed 003): a segments per RTT, cwnd ← (1 − b)·cwnd at a loss",
+            vec![
+                ParamSpec::new(
+                    "a",
+                    "additive increase, segments per RTT",
+                    1.0,
+                    0.0,
+                    AIMD_A_MAX,
+                )
+                .open_min(),
+                ParamSpec::new("b", "multiplicative decrease fraction", 0.5, 0.0, 1.0)
+                    .open_min()
+                    .open_max(),
+            ],
+        ),
+        b(
+            CcAlgorithm::Scalable,
+            "Scalable TCP (Kelly 2003): a = 0.01 per ACK, b = 0.125",
+            vec![],
+        ),
+        b(CcAlgorithm::HighSpeed, "HighSpeed TCP (RFC 3649)", vec![]),
+        b(CcAlgorithm::Cubic, "CUBIC (RFC 9438)", vec![]),
+        b(
+            CcAlgorithm::Westwood,
+            "Westwood+ (seed 001): ssthresh from the bandwidth estimate",
+            vec![],
+        ),
+        b(
+            CcAlgorithm::Bbr,
+            "BBR v1 as Linux's tcp_bbr (paced)",
+            vec![],
+        ),
+    ]
+}
+
+/// The largest additive increase of generalised AIMD (segments per RTT; seed 003's a).
+pub const AIMD_A_MAX: f64 = 1000.0;
 
 rexmit_options::choices! {
     /// The controllers `TcpConfig` can select.
     pub enum CcAlgorithm {
         /// RFC 5681 AIMD: a = 1 segment per RTT, b = 1/2.
         Reno = "reno",
-        /// Generalised AIMD of seed 003: increase `aimd_a` segments per RTT, decrease by
-        /// fraction `aimd_b` (`TcpConfig`).
+        /// Generalised AIMD of seed 003: increase `a` segments per RTT, decrease by fraction
+        /// `b` (`cc_params`).
         Aimd = "aimd",
         /// Scalable TCP (Kelly 2003): a = 0.01 per ACK, b = 0.125.
         Scalable = "scalable",
@@ -247,13 +269,12 @@ pub struct CcParams {
     pub hystart: bool,
     /// CUBIC: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3).
     pub cubic_alpha_switch: bool,
-    /// AIMD: increase a segments per RTT, decrease by fraction b (seed 003).
-    pub aimd_a: f64,
-    pub aimd_b: f64,
 }
 
 impl CcAlgorithm {
-    pub fn build(&self, p: &CcParams) -> Box<dyn CongestionControl> {
+    /// The controller, with its parameters' `values` in the order its `registry::Builtin`
+    /// declares them.
+    pub fn build(&self, p: &CcParams, values: &[f64]) -> Box<dyn CongestionControl> {
         let mut w = Window::new(p.initial_cwnd, p.initial_ssthresh, p.smss);
         w.byte_counting = p.byte_counting;
         w.whole_segments = p.whole_segments;
@@ -263,8 +284,8 @@ impl CcAlgorithm {
             CcAlgorithm::Aimd => Box::new(Aimd::new(
                 w,
                 Law::Constant {
-                    a: p.aimd_a,
-                    b: p.aimd_b,
+                    a: values[0],
+                    b: values[1],
                 },
             )),
             CcAlgorithm::Scalable => Box::new(Aimd::new(w, Law::Scalable)),
@@ -277,15 +298,191 @@ impl CcAlgorithm {
 }
 
 #[cfg(test)]
-pub(crate) fn sample(now_ms: u64, acked: u64) -> AckSample {
-    AckSample {
-        now: Time::from_millis(now_ms),
-        acked,
-        delivered: acked,
-        srtt: Some(Duration::from_millis(100)),
-        min_rtt: Some(Duration::from_millis(100)),
-        rtt: Some(Duration::from_millis(100)),
-        snd_una: 0,
-        snd_nxt: 0,
+pub(crate) mod test_events {
+    use super::*;
+    use rexmit_time::{Duration, Time};
+
+    /// A congestion event from `base` (duplicate ACKs).
+    pub fn loss(now: Time, base: u64, smss: u64) -> CongestionEvent {
+        CongestionEvent {
+            now,
+            cause: CongestionCause::DuplicateAcks,
+            base,
+            smss,
+        }
+    }
+
+    /// A first timeout outside recovery from `base` (nothing of the old ssthresh is kept).
+    pub fn timeout(now: Time, base: u64, smss: u64) -> Timeout {
+        Timeout {
+            now,
+            base,
+            smss,
+            repeated: false,
+            in_recovery: false,
+            prior_ssthresh: u64::MAX,
+            lost_total: 0,
+        }
+    }
+
+    pub fn sample(now_ms: u64, acked: u64) -> AckSample {
+        AckSample {
+            now: Time::from_millis(now_ms),
+            acked,
+            delivered: acked,
+            srtt: Some(Duration::from_millis(100)),
+            min_rtt: Some(Duration::from_millis(100)),
+            rtt: Some(Duration::from_millis(100)),
+            snd_una: 0,
+            snd_nxt: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_events::timeout;
+    use super::*;
+    use rexmit_time::{Duration, Time};
+
+    const SMSS: u64 = 1000;
+
+    /// Only what the trait requires: every other method is its default.
+    #[derive(Debug)]
+    struct Minimal {
+        cwnd: u64,
+        ssthresh: u64,
+    }
+
+    impl CongestionControl for Minimal {
+        fn window(&self) -> u64 {
+            self.cwnd
+        }
+        fn ssthresh(&self) -> u64 {
+            self.ssthresh
+        }
+        fn name(&self) -> &str {
+            "minimal"
+        }
+        fn store_cwnd(&mut self, cwnd: u64, _: OwnWrite) {
+            self.cwnd = cwnd;
+        }
+        fn store_ssthresh(&mut self, ssthresh: u64, _: OwnWrite) {
+            self.ssthresh = ssthresh;
+        }
+        fn on_ack(&mut self, ack: &AckSample) {
+            self.cwnd += ack.acked;
+        }
+        fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+            self.ssthresh = (ev.base / 2).max(2 * ev.smss);
+            self.cwnd = self.ssthresh;
+        }
+    }
+
+    fn at(cwnd: u64, ssthresh: u64) -> Minimal {
+        Minimal { cwnd, ssthresh }
+    }
+
+    #[test]
+    fn fast_recovery_defaults_inflate_and_deflate_as_rfc_5681_3_2() {
+        let mut c = at(5_000, 5_000);
+        c.on_recovery_inflate(3, SMSS); // step 3
+        assert_eq!(c.window(), 8_000);
+        c.on_recovery_dupack(SMSS); // step 4
+        assert_eq!(c.window(), 9_000);
+        c.on_recovery_deflate(); // step 6
+        assert_eq!(c.window(), 5_000);
+    }
+
+    #[test]
+    fn partial_ack_default_deflates_by_the_acked_amount_as_rfc_6582_3_2_step_5() {
+        // At least one SMSS acknowledged: one SMSS added back.
+        let mut c = at(9_000, 5_000);
+        c.on_partial_ack(SMSS, SMSS);
+        assert_eq!(c.window(), 9_000);
+        c.on_partial_ack(2 * SMSS, SMSS);
+        assert_eq!(c.window(), 8_000);
+        // Less than one SMSS: none added back; never below one SMSS.
+        c.on_partial_ack(500, SMSS);
+        assert_eq!(c.window(), 7_500);
+        let mut c = at(1_200, 5_000);
+        c.on_partial_ack(900, SMSS);
+        assert_eq!(c.window(), SMSS);
+    }
+
+    #[test]
+    fn prr_go_back_lost_syn_and_idle_restart_defaults() {
+        let mut c = at(9_000, 5_000);
+        c.on_prr(4_000, 1_500); // RFC 6937 §3: pipe + sndcnt
+        assert_eq!(c.window(), 5_500);
+        c.on_go_back(SMSS);
+        assert_eq!(c.window(), SMSS);
+        let mut c = at(10_000, 5_000);
+        c.on_lost_syn(SMSS); // RFC 5681 §3.1
+        assert_eq!(c.window(), SMSS);
+        // RFC 5681 §4.1: cwnd no more than RW.
+        let restart = |cwnd| {
+            let mut c = at(cwnd, 5_000);
+            c.on_idle_restart(&IdleRestart {
+                now: Time::ZERO,
+                idle: Duration::from_secs(2),
+                restart_window: 4_000,
+            });
+            c.window()
+        };
+        assert_eq!((restart(10_000), restart(3_000)), (4_000, 3_000));
+        assert_eq!(
+            c.ssthresh(),
+            5_000,
+            "no default touches ssthresh but the timeout's"
+        );
+    }
+
+    #[test]
+    fn timeout_default_decreases_then_keeps_ssthresh_as_rfc_5681_3_1() {
+        // First timeout outside recovery: the controller's decrease from FlightSize.
+        let mut c = at(20_000, 30_000);
+        c.on_timeout(&Timeout {
+            prior_ssthresh: 30_000,
+            ..timeout(Time::ZERO, 20_000, SMSS)
+        });
+        assert_eq!((c.window(), c.ssthresh()), (SMSS, 10_000));
+        // Inside recovery (ssthresh 8 kB from the episode's decrease, FlightSize grown to
+        // 24 kB by the data recovery sent): the smaller stands.
+        let mut c = at(9_000, 8_000);
+        c.on_timeout(&Timeout {
+            in_recovery: true,
+            prior_ssthresh: 8_000,
+            ..timeout(Time::ZERO, 24_000, SMSS)
+        });
+        assert_eq!((c.window(), c.ssthresh()), (SMSS, 8_000));
+        // A repeated timeout keeps ssthresh, even a smaller decrease.
+        let mut c = at(SMSS, 8_000);
+        c.on_timeout(&Timeout {
+            repeated: true,
+            prior_ssthresh: 8_000,
+            ..timeout(Time::ZERO, 2_000, SMSS)
+        });
+        assert_eq!((c.window(), c.ssthresh()), (SMSS, 8_000));
+    }
+
+    #[test]
+    fn factory_builds_the_selected_algorithm_for_the_params() {
+        let p = CcParams {
+            initial_cwnd: 4 * SMSS,
+            initial_ssthresh: 64 * SMSS,
+            smss: SMSS,
+            byte_counting: false,
+            whole_segments: false,
+            slow_start_limit: SMSS,
+            hystart: false,
+            cubic_alpha_switch: true,
+        };
+        let f: &dyn ControllerFactory = &CcAlgorithm::Cubic;
+        let c = f.build(&p);
+        assert_eq!(
+            (c.name(), c.window(), c.ssthresh()),
+            ("cubic", 4_000, 64_000)
+        );
     }
 }

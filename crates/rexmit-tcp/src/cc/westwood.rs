@@ -2,7 +2,8 @@
 //! end-to-end bandwidth estimate, ssthresh = BWE · RTTmin, sampled once per RTT and low-pass
 //! filtered.
 
-use super::{AckSample, CongestionControl, Window};
+use super::window::window_in_field_w;
+use super::{AckSample, CongestionControl, CongestionEvent, Timeout, Window};
 use rexmit_time::{Duration, Time};
 
 #[derive(Clone, Debug)]
@@ -62,23 +63,23 @@ impl CongestionControl for Westwood {
             self.sample_bytes = 0;
         }
     }
-    fn on_congestion_event(&mut self, _now: Time, flight_size: u64) {
+    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         let est = self.bwe_window();
         if est == 0 {
-            self.w.decrease(flight_size, 0.5);
+            self.w.decrease(ev.base, 0.5);
             return;
         }
         self.w.ssthresh = est.max(2 * self.w.smss);
         self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
         self.w.ca_credit = 0.0;
     }
-    fn window_state(&self) -> &Window {
-        &self.w
+    /// RFC 5681 §3.1: the decrease above, then the loss window.
+    fn on_timeout(&mut self, ev: &Timeout) {
+        self.on_congestion_event(&ev.congestion_event());
+        self.w.loss_window(ev);
     }
-    fn window_state_mut(&mut self) -> &mut Window {
-        &mut self.w
-    }
-    fn name(&self) -> &'static str {
+    window_in_field_w!();
+    fn name(&self) -> &str {
         "westwood+"
     }
 }
@@ -98,10 +99,14 @@ mod tests {
                 delivered: 1000,
                 srtt: Some(Duration::from_millis(40)),
                 min_rtt: Some(Duration::from_millis(40)),
-                ..super::super::sample(2 * i, 1000)
+                ..super::super::test_events::sample(2 * i, 1000)
             });
         }
-        c.on_congestion_event(Time::from_millis(400), 50_000);
+        c.on_congestion_event(&super::super::test_events::loss(
+            Time::from_millis(400),
+            50_000,
+            1000,
+        ));
         let s = c.ssthresh();
         assert!((19_000..=21_000).contains(&s), "ssthresh {s}");
         assert_eq!(c.window(), s);

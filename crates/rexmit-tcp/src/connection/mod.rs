@@ -179,6 +179,17 @@ impl Connection {
         Connection::new(cfg, State::Listen, local_port, 0, iss)
     }
 
+    /// Use congestion controllers built by `factory` instead of `cfg.cc` (a controller written
+    /// outside this crate through `cc::CongestionControl`); call right after `connect` or
+    /// `listen`.
+    pub fn with_controller(
+        mut self,
+        factory: std::sync::Arc<dyn crate::cc::ControllerFactory>,
+    ) -> Self {
+        self.snd.use_controller(&self.cfg, factory);
+        self
+    }
+
     pub fn state(&self) -> State {
         self.state
     }
@@ -217,7 +228,7 @@ impl Connection {
         self.snd.snd_wnd()
     }
     /// Name of the congestion controller in use.
-    pub fn cc_name(&self) -> &'static str {
+    pub fn cc_name(&self) -> &str {
         self.snd.cc.name()
     }
     /// Bytes the application could still write.
@@ -448,7 +459,7 @@ impl Connection {
         };
         let peer_seq = self.irs.unwrap(seg.seq, 1).unwrap_or(1);
         self.snd
-            .on_established(&self.cfg, smss, self.sack_ok, wnd, peer_seq);
+            .on_established(now, &self.cfg, smss, self.sack_ok, wnd, peer_seq);
         if self.syn_retransmitted {
             // RFC 5681 §3.1: after a lost SYN the initial window is one segment.
             self.snd.after_lost_syn();

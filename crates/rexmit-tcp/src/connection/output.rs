@@ -352,7 +352,7 @@ mod tests {
             },
             // BBR: pacing holds segments and arms the pacing timer.
             TcpConfig {
-                cc: CcAlgorithm::Bbr,
+                cc: CcAlgorithm::Bbr.into(),
                 ..sack
             },
             // NewReno: fast retransmissions pending regardless of cwnd.

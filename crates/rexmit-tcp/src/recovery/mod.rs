@@ -5,10 +5,11 @@
 //!
 //! Owns: the episode (RFC 6675 RecoveryPoint), RFC 6582 `recover`, RFC 6675 HighRxt and
 //! RescueRxt with NextSeg's retransmission rules (`sack`), RFC 6937 PRR state, and the
-//! RFC 5681 / RFC 6675 definition of a duplicate ACK. Does not own: the window arithmetic
-//! (`cc`, applied by `Sender::apply_window`, the one path by which recovery changes cwnd), the
-//! scoreboard (`sack_scoreboard`), timers, statistics, or what is transmitted (the sender
-//! carries out `Actions`).
+//! RFC 5681 / RFC 6675 definition of a duplicate ACK. Does not own: the window — recovery
+//! names the change it wants (`Decrease` with its cause, `Cwnd`) and the sender tells the
+//! controller (`cc`), whose default methods hold the RFC arithmetic —, the scoreboard
+//! (`sack_scoreboard`), timers, statistics, or what is transmitted (the sender carries out
+//! `Actions`).
 
 mod newreno;
 pub mod prr;
@@ -16,6 +17,7 @@ mod reno;
 mod sack;
 mod tahoe;
 
+use crate::cc::CongestionCause;
 use crate::config::RecoveryAlgorithm;
 use crate::stats::RetransmitCause;
 use prr::Prr;
@@ -83,25 +85,42 @@ pub struct AckFacts {
     pub rack: bool,
 }
 
-/// How recovery sets cwnd, after the congestion response if there is one.
+/// A congestion response: the controller's ssthresh and cwnd from `base`
+/// (`CongestionEvent`), for `cause`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decrease {
+    pub base: u64,
+    pub cause: CongestionCause,
+}
+
+/// The named window change recovery asks of the controller, after the congestion response if
+/// there is one (each is a `CongestionControl` method whose default is the RFC's rule).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cwnd {
-    To(u64),
-    /// cwnd = ssthresh (deflation at the end of fast recovery, RFC 6937 §3 after PRR).
-    Ssthresh,
-    /// cwnd = ssthresh + n (RFC 5681 §3.2 step 3 inflation).
-    SsthreshPlus(u64),
+    /// RFC 5681 §3.2 step 3: cwnd = ssthresh + `dupacks`·SMSS (`on_recovery_inflate`).
+    Inflate { dupacks: u32 },
+    /// RFC 5681 §3.2 step 4, RFC 6582 §3.2 step 4: cwnd += SMSS (`on_recovery_dupack`).
+    InflateOne,
+    /// cwnd = ssthresh at the end of fast recovery (RFC 5681 §3.2 step 6, RFC 6582 §3.2
+    /// step 3, RFC 6937 §3 after PRR: `on_recovery_deflate`).
+    Deflate,
+    /// RFC 6582 §3.2 step 5: deflate by the `acked` bytes of a partial ACK (`on_partial_ack`).
+    PartialAck { acked: u64 },
+    /// Tahoe: slow start again from one segment (`on_go_back`).
+    GoBack,
 }
 
 /// What the sender does with an algorithm's answer, in this order: the congestion response
-/// (`decrease`: the controller's ssthresh and cwnd from this base), `cwnd`, episode
-/// bookkeeping (`began`, `ended`), window growth (`grow`: the controller's `on_ack`), and the
-/// transmissions (`retransmit` now regardless of cwnd; `go_back`: resend from snd_una).
+/// (`decrease`: the controller's `on_congestion_event`, then `on_recovery_start` if `began`),
+/// the window change `cwnd`, episode bookkeeping (`began`, `ended`: `on_recovery_end`), window
+/// growth (`grow`: the controller's `on_ack`), and the transmissions (`retransmit` now
+/// regardless of cwnd; `go_back`: resend from snd_una).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Actions {
-    pub decrease: Option<u64>,
+    pub decrease: Option<Decrease>,
     pub cwnd: Option<Cwnd>,
-    /// A loss-recovery episode began (not after a timeout): a fast retransmit.
+    /// A loss-recovery episode began (not after a timeout): a fast retransmit. It always comes
+    /// with a `decrease`.
     pub began: bool,
     pub ended: bool,
     pub grow: bool,
@@ -142,6 +161,11 @@ impl Recovery {
     pub fn with_prr_unit(mut self, unit: u64) -> Self {
         self.prr_unit = unit;
         self
+    }
+
+    /// RFC 6675 RecoveryPoint / RFC 6582 `recover` of the open episode.
+    pub fn recovery_point(&self) -> Option<u64> {
+        self.episode.as_ref().map(|e| e.recovery_point)
     }
 
     /// Without SACK from the peer, RFC 6675 cannot run: NewReno is its fallback.
@@ -269,8 +293,11 @@ impl Recovery {
 fn enter_fast_recovery(r: &mut Recovery, f: &AckFacts) -> Actions {
     r.begin_episode(f, false);
     Actions {
-        decrease: Some(f.decrease_base),
-        cwnd: Some(Cwnd::SsthreshPlus(f.dupacks as u64 * f.smss)),
+        decrease: Some(Decrease {
+            base: f.decrease_base,
+            cause: CongestionCause::DuplicateAcks,
+        }),
+        cwnd: Some(Cwnd::Inflate { dupacks: f.dupacks }),
         began: true,
         retransmit: f
             .first_unacked

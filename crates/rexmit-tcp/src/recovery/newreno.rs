@@ -8,7 +8,7 @@ pub(super) fn on_dupack(r: &mut Recovery, f: &AckFacts) -> Actions {
     if r.episode.is_some() {
         // RFC 6582 §3.2 step 4: inflate by one SMSS per additional duplicate ACK.
         return Actions {
-            cwnd: Some(Cwnd::To(f.cwnd + f.smss)),
+            cwnd: Some(Cwnd::InflateOne),
             ..Actions::default()
         };
     }
@@ -29,7 +29,7 @@ pub(super) fn on_new_ack(r: &mut Recovery, f: &AckFacts) -> Actions {
         // RFC 6582 §3.2 step 3 (full ACK), option (2): cwnd = ssthresh.
         r.end_episode();
         return Actions {
-            cwnd: Some(Cwnd::Ssthresh),
+            cwnd: Some(Cwnd::Deflate),
             ended: true,
             restart_rto: true,
             ..Actions::default()
@@ -38,12 +38,8 @@ pub(super) fn on_new_ack(r: &mut Recovery, f: &AckFacts) -> Actions {
     // RFC 6582 §3.2 step 5 (partial ACK): retransmit the first unacknowledged segment, deflate
     // by the amount acknowledged, add back one SMSS if at least one SMSS was acknowledged.
     ep.partial_acks += 1;
-    let mut cwnd = f.cwnd.saturating_sub(f.acked);
-    if f.acked >= f.smss {
-        cwnd += f.smss;
-    }
     Actions {
-        cwnd: Some(Cwnd::To(cwnd.max(f.smss))),
+        cwnd: Some(Cwnd::PartialAck { acked: f.acked }),
         retransmit: f
             .first_unacked
             .map(|s| (s, RetransmitCause::FastRetransmit)),
@@ -68,37 +64,25 @@ mod tests {
     #[test]
     fn partial_acks_retransmit_the_next_hole_and_deflate() {
         let mut r = in_recovery();
-        // 2 segments acknowledged with cwnd at 8 segments: 8 − 2 + 1 = 7.
-        let a = on_new_ack(
-            &mut r,
-            &AckFacts {
-                cwnd: 8 * MSS,
-                ..new_ack(1 + 2 * MSS, 2 * MSS)
-            },
-        );
-        assert_eq!(a.cwnd, Some(Cwnd::To(7 * MSS)));
+        // 2 segments acknowledged (the controller deflates: 8 − 2 + 1 = 7 from cwnd 8).
+        let a = on_new_ack(&mut r, &new_ack(1 + 2 * MSS, 2 * MSS));
+        assert_eq!(a.cwnd, Some(Cwnd::PartialAck { acked: 2 * MSS }));
         assert_eq!(
             a.retransmit,
             Some((1 + 2 * MSS, RetransmitCause::FastRetransmit))
         );
         assert!(a.restart_rto && !a.ended && !a.grow);
         // Only the first partial ACK restarts the timer (the "Impatient" variant).
-        let a = on_new_ack(
-            &mut r,
-            &AckFacts {
-                cwnd: 7 * MSS,
-                ..new_ack(1 + 3 * MSS, MSS)
-            },
-        );
+        let a = on_new_ack(&mut r, &new_ack(1 + 3 * MSS, MSS));
         assert!(!a.restart_rto);
-        assert_eq!(a.cwnd, Some(Cwnd::To(7 * MSS)));
+        assert_eq!(a.cwnd, Some(Cwnd::PartialAck { acked: MSS }));
     }
 
     #[test]
     fn full_ack_deflates_to_ssthresh_and_guards_recover() {
         let mut r = in_recovery();
         let a = on_new_ack(&mut r, &new_ack(1 + 10 * MSS, 10 * MSS));
-        assert_eq!(a.cwnd, Some(Cwnd::Ssthresh));
+        assert_eq!(a.cwnd, Some(Cwnd::Deflate));
         assert!(a.ended && !r.in_episode());
         // Duplicates of data sent before the full ACK's point cannot start another episode.
         let stale = AckFacts {

@@ -7,7 +7,7 @@ pub(super) fn on_dupack(r: &mut Recovery, f: &AckFacts) -> Actions {
     if r.episode.is_some() {
         // RFC 5681 §3.2 step 4: inflate by one SMSS per additional duplicate ACK.
         return Actions {
-            cwnd: Some(Cwnd::To(f.cwnd + f.smss)),
+            cwnd: Some(Cwnd::InflateOne),
             ..Actions::default()
         };
     }
@@ -22,7 +22,7 @@ pub(super) fn on_new_ack(r: &mut Recovery, _f: &AckFacts) -> Actions {
     if r.end_episode() {
         // RFC 5681 §3.2 step 6: deflate to ssthresh on the next ACK of new data.
         return Actions {
-            cwnd: Some(Cwnd::Ssthresh),
+            cwnd: Some(Cwnd::Deflate),
             ended: true,
             restart_rto: true,
             ..Actions::default()
@@ -35,7 +35,9 @@ pub(super) fn on_new_ack(r: &mut Recovery, _f: &AckFacts) -> Actions {
 mod tests {
     use super::super::test_facts::*;
     use super::*;
+    use crate::cc::CongestionCause;
     use crate::config::RecoveryAlgorithm;
+    use crate::recovery::Decrease;
     use crate::stats::RetransmitCause;
 
     #[test]
@@ -43,21 +45,21 @@ mod tests {
         let mut r = Recovery::new(RecoveryAlgorithm::Reno, false, false);
         assert_eq!(on_dupack(&mut r, &facts(2)), Actions::default());
         let a = on_dupack(&mut r, &facts(3));
-        assert_eq!(a.decrease, Some(10 * MSS));
-        assert_eq!(a.cwnd, Some(Cwnd::SsthreshPlus(3 * MSS)));
+        assert_eq!(
+            a.decrease,
+            Some(Decrease {
+                base: 10 * MSS,
+                cause: CongestionCause::DuplicateAcks
+            })
+        );
+        assert_eq!(a.cwnd, Some(Cwnd::Inflate { dupacks: 3 }));
         assert_eq!(a.retransmit, Some((1, RetransmitCause::FastRetransmit)));
         assert!(a.began);
-        let a = on_dupack(
-            &mut r,
-            &AckFacts {
-                cwnd: 8 * MSS,
-                ..facts(4)
-            },
-        );
-        assert_eq!(a.cwnd, Some(Cwnd::To(9 * MSS)));
+        let a = on_dupack(&mut r, &facts(4));
+        assert_eq!(a.cwnd, Some(Cwnd::InflateOne));
         // Reno ends at the first ACK of new data, partial or not.
         let a = on_new_ack(&mut r, &new_ack(1 + MSS, MSS));
-        assert_eq!(a.cwnd, Some(Cwnd::Ssthresh));
+        assert_eq!(a.cwnd, Some(Cwnd::Deflate));
         assert!(a.ended && !a.grow && a.restart_rto && !r.in_episode());
         assert!(on_new_ack(&mut r, &new_ack(1 + 2 * MSS, MSS)).grow);
     }

@@ -5,7 +5,8 @@
 //! IsLost and SetPipe are the scoreboard's (`sack_scoreboard`).
 
 use super::prr::Prr;
-use super::{AckFacts, Actions, Cwnd, Recovery};
+use super::{AckFacts, Actions, Cwnd, Decrease, Recovery};
+use crate::cc::CongestionCause;
 use crate::sack_scoreboard::Scoreboard;
 use crate::stats::RetransmitCause;
 
@@ -43,9 +44,20 @@ pub(super) fn enter(r: &mut Recovery, f: &AckFacts) -> Actions {
     } else {
         (f.first_unacked, RetransmitCause::FastRetransmit)
     };
+    let congestion = if f.rack {
+        CongestionCause::Rack
+    } else if f.dupacks >= f.dup_thresh {
+        CongestionCause::DuplicateAcks
+    } else {
+        // Entered on IsLost(HighACK + 1) alone.
+        CongestionCause::SackLoss
+    };
     Actions {
         // (4.2) ssthresh = cwnd = FlightSize / 2 (the controller's decrease).
-        decrease: Some(f.decrease_base),
+        decrease: Some(Decrease {
+            base: f.decrease_base,
+            cause: congestion,
+        }),
         began: true,
         retransmit: first.map(|s| (s, cause)),
         ..Actions::default()
@@ -65,7 +77,7 @@ pub(super) fn on_new_ack(r: &mut Recovery, f: &AckFacts) -> Actions {
     if f.snd_una >= ep.recovery_point {
         // RFC 6675 §5 (A): end of loss recovery; RFC 6937 §3: cwnd = ssthresh after PRR.
         if r.prr.is_some() {
-            a.cwnd = Some(Cwnd::Ssthresh);
+            a.cwnd = Some(Cwnd::Deflate);
         }
         a.ended = r.end_episode();
     }
@@ -180,13 +192,25 @@ mod tests {
             },
         );
         assert!(a.began);
-        assert_eq!(a.decrease, Some(10 * MSS));
+        assert_eq!(
+            a.decrease,
+            Some(Decrease {
+                base: 10 * MSS,
+                cause: CongestionCause::SackLoss
+            }),
+            "IsLost(HighACK + 1) before DupThresh duplicates"
+        );
         assert_eq!(a.retransmit, Some((1, RetransmitCause::FastRetransmit)));
         assert_eq!(r.recover, 1 + 10 * MSS);
         assert_eq!(r.high_rxt(), 1);
         assert_eq!(r.prr.map(|p| p.recover_fs), Some(10 * MSS));
         // Further duplicates inside the episode change nothing.
         assert_eq!(on_dupack(&mut r, &facts(4)), Actions::default());
+        let a = on_dupack(&mut recovery(true), &facts(3));
+        assert_eq!(
+            a.decrease.map(|d| d.cause),
+            Some(CongestionCause::DuplicateAcks)
+        );
     }
 
     #[test]
@@ -204,6 +228,7 @@ mod tests {
         );
         let a = r.on_rack_loss(&f);
         assert_eq!(a.retransmit, Some((1 + 2 * MSS, RetransmitCause::Rack)));
+        assert_eq!(a.decrease.map(|d| d.cause), Some(CongestionCause::Rack));
         assert!(
             r.on_rack_loss(&f) == Actions::default(),
             "one episode at a time"
@@ -219,7 +244,7 @@ mod tests {
         assert_eq!(r.high_rxt(), 1 + 4 * MSS, "HighRxt never lags HighACK");
         let a = on_new_ack(&mut r, &new_ack(1 + 10 * MSS, 6 * MSS));
         assert!(a.ended && !r.in_episode() && r.prr.is_none());
-        assert_eq!(a.cwnd, Some(Cwnd::Ssthresh));
+        assert_eq!(a.cwnd, Some(Cwnd::Deflate));
     }
 
     #[test]

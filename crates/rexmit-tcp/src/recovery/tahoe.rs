@@ -2,7 +2,8 @@
 //! everything after the lost segment (go-back-N). No fast recovery; later duplicate ACKs are
 //! ignored until snd_una passes the data outstanding at the loss (RFC 6582 §3.2 step 1 guard).
 
-use super::{AckFacts, Actions, Cwnd, Recovery};
+use super::{AckFacts, Actions, Cwnd, Decrease, Recovery};
+use crate::cc::CongestionCause;
 use crate::stats::RetransmitCause;
 
 pub(super) fn on_dupack(r: &mut Recovery, f: &AckFacts) -> Actions {
@@ -13,8 +14,11 @@ pub(super) fn on_dupack(r: &mut Recovery, f: &AckFacts) -> Actions {
     r.recover_after_go_back = true;
     r.begin_episode(f, false);
     Actions {
-        decrease: Some(f.decrease_base),
-        cwnd: Some(Cwnd::To(f.smss)),
+        decrease: Some(Decrease {
+            base: f.decrease_base,
+            cause: CongestionCause::DuplicateAcks,
+        }),
+        cwnd: Some(Cwnd::GoBack),
         began: true,
         go_back: Some(RetransmitCause::FastRetransmit),
         ..Actions::default()
@@ -44,8 +48,8 @@ mod tests {
         let mut r = Recovery::new(RecoveryAlgorithm::Tahoe, true, false);
         assert_eq!(on_dupack(&mut r, &facts(2)), Actions::default());
         let a = on_dupack(&mut r, &facts(3));
-        assert_eq!(a.decrease, Some(10 * MSS));
-        assert_eq!(a.cwnd, Some(Cwnd::To(MSS)));
+        assert_eq!(a.decrease.map(|d| d.base), Some(10 * MSS));
+        assert_eq!(a.cwnd, Some(Cwnd::GoBack));
         assert_eq!(a.go_back, Some(RetransmitCause::FastRetransmit));
         assert!(a.began && a.retransmit.is_none());
         assert_eq!(r.recover, 1 + 10 * MSS);

@@ -1,42 +1,42 @@
 //! The sending half of a connection: sequence pointers, send buffer, scoreboard, RTO timer,
-//! congestion window and the choice of the next data segment to transmit.
+//! the events its congestion controller hears, and the choice of the next data segment.
 //!
 //! Owns: snd_una/snd_nxt/snd_max, the peer's window, RFC 6298 timer management and Karn's
-//! rule, and transmission selection (new data, go-back-N after Tahoe-style resets, RFC 6675
-//! NextSeg during SACK recovery: `transmit`). Does not own the reactions to duplicate ACKs,
-//! partial ACKs and timeouts — those are the `recovery` module's, one file per algorithm — nor
-//! the deadlines, which live in the connection's `TimerTable` (`crate::timers`) and are passed
-//! in.
+//! rule, an ACK's processing in named stages (`ack`), and transmission selection (new data,
+//! go-back-N after Tahoe-style resets, RFC 6675 NextSeg during SACK recovery, pacing:
+//! `transmit`). Does not own the reactions to duplicate ACKs, partial ACKs and timeouts —
+//! those are the `recovery` module's, one file per algorithm —, the window — the controller
+//! (`cc`) owns it: the sender asks for it and tells events, never writes it —, nor the
+//! deadlines, which live in the connection's `TimerTable` (`crate::timers`) and are passed in.
 
+mod ack;
 mod transmit;
 
-use crate::cc::{AckSample, CaState, CongestionControl, RateAck};
+use crate::cc::{
+    AckSample, CongestionCause, CongestionControl, CongestionEvent, Connected, ControllerFactory,
+    RecoveryEnd, RecoveryStart, Timeout,
+};
 use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use crate::delivery_rate::DeliveryRate;
 use crate::recovery::{AckFacts, Actions, Cwnd, Recovery};
-use crate::sack_scoreboard::{Delivered, Scoreboard};
+use crate::sack_scoreboard::Scoreboard;
 use crate::send_buffer::SendBuffer;
 use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
 use crate::timers::{Timer, TimerTable};
 use rexmit_time::{Duration, Time};
 use rexmit_transport::rack::{LossScan, Rack};
 use rexmit_transport::{early_retransmit_threshold, RttEstimator};
+use std::sync::Arc;
 
-/// A change of the window by loss recovery, RACK-TLP or a timeout (`Sender::apply_window`).
+/// What recovery's answer (`Sender::apply`) was given for.
 #[derive(Clone, Copy, Debug)]
-enum WindowChange {
-    /// The controller's congestion response from `base` (ssthresh, cwnd), then `then`.
-    Decrease {
-        base: u64,
-        then: Option<Cwnd>,
-    },
-    Set(Cwnd),
-    /// RFC 5681 §3.1 / RFC 6298 §5: the controller's timeout response from `base`; `keep`:
-    /// the ssthresh to keep (the smaller of the two, or that one after a repeated timeout).
-    Timeout {
-        base: u64,
-        keep: Option<(u64, bool)>,
-    },
+enum Occasion<'a> {
+    /// An ACK of new data, with what the controller grows from.
+    NewAck(&'a AckSample),
+    /// A duplicate ACK or a RACK loss mark.
+    Loss,
+    /// A retransmission timeout.
+    Timeout,
 }
 
 /// What the connection should put in the next data segment.
@@ -89,6 +89,8 @@ pub struct Sender {
     snd_wl1: u64,
     snd_wl2: u64,
     pub(crate) cc: Box<dyn CongestionControl>,
+    /// Builds the controller instead of `TcpConfig::cc` (`use_controller`).
+    factory: Option<Arc<dyn ControllerFactory>>,
     pub(crate) rtt: RttEstimator,
     rto_rearm: RtoRearm,
     decrease_base: DecreaseBase,
@@ -161,6 +163,7 @@ impl Sender {
             snd_wl1: 0,
             snd_wl2: 0,
             cc: cfg.build_cc(smss),
+            factory: None,
             rtt: RttEstimator::new(cfg.rto.clone()),
             rto_rearm: cfg.rto_rearm,
             decrease_base: cfg.decrease_base,
@@ -181,9 +184,26 @@ impl Sender {
         }
     }
 
+    /// Use controllers built by `factory` instead of the one `TcpConfig::cc` selects (one
+    /// written outside this crate, through the public `CongestionControl` trait). Call before
+    /// the handshake: the controller is rebuilt now, and again if the handshake changes the
+    /// segment size.
+    pub fn use_controller(&mut self, cfg: &TcpConfig, factory: Arc<dyn ControllerFactory>) {
+        self.cc = factory.build(&cfg.controller_params(self.smss));
+        self.factory = Some(factory);
+    }
+
+    fn build_controller(&self, cfg: &TcpConfig) -> Box<dyn CongestionControl> {
+        match &self.factory {
+            Some(f) => f.build(&cfg.controller_params(self.smss)),
+            None => cfg.build_cc(self.smss),
+        }
+    }
+
     /// Handshake results: segment size, whether SACK is in use, the peer's first window.
     pub fn on_established(
         &mut self,
+        now: Time,
         cfg: &TcpConfig,
         smss: u64,
         sack_ok: bool,
@@ -192,13 +212,18 @@ impl Sender {
     ) {
         if smss != self.smss {
             self.smss = smss;
-            self.cc = cfg.build_cc(smss);
+            self.cc = self.build_controller(cfg);
             self.rec.prr_unit = cfg.window_unit_bytes(smss);
         }
         if self.cc.wants_rate_samples() {
             self.rate = Some(DeliveryRate::default());
-            self.cc.on_connected(self.rtt.srtt(), self.rtt.min_rtt());
         }
+        self.cc.on_connected(&Connected {
+            now,
+            smss,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+        });
         if self.rec.alg == RecoveryAlgorithm::Sack && !sack_ok {
             // Without SACK from the peer, RFC 6675 cannot run: NewReno is its fallback.
             self.rec.fall_back_to_newreno();
@@ -290,314 +315,30 @@ impl Sender {
         t.set(Timer::Retransmit, now + self.rtt.rto());
     }
 
-    /// Process the acknowledgment fields of an incoming segment. Returns bytes newly
-    /// acknowledged.
-    pub fn on_ack(
-        &mut self,
-        now: Time,
-        a: &AckInput,
-        st: &mut TcpStats,
-        t: &mut TimerTable,
-    ) -> u64 {
-        let prev_wnd = self.snd_wnd;
-        let prior_in_flight = if self.rate.is_some() { self.pipe() } else { 0 };
-        if t.is_due(Timer::Pacing, now) {
-            t.stop(Timer::Pacing);
-        }
-        // RFC 9293 §3.10.7.4: window update when the segment is newer than the last one used.
-        if self.snd_wl1 < a.seq || (self.snd_wl1 == a.seq && self.snd_wl2 <= a.ack) {
-            self.snd_wnd = a.window;
-            self.max_snd_wnd = self.max_snd_wnd.max(a.window);
-            self.snd_wl1 = a.seq;
-            self.snd_wl2 = a.ack;
-        }
-        if self.snd_wnd > 0 {
-            t.stop(Timer::Persist);
-        }
-        // Cumulative part first, so that SACK blocks are judged against this ACK's cumulative
-        // point (RFC 3708 §2 D-SACK test) and nothing counts as both.
-        // What the cumulative part acknowledged: the last segment's send time, and whether any
-        // was retransmitted (RFC 6298 §3 Karn); every segment too when RACK needs them.
-        let (mut last_sent, mut any_rexmit) = (None, false);
-        let mut cum_delivered: Vec<Delivered> = Vec::new();
-        if a.ack > self.snd_una {
-            if let Some(r) = self.rate.as_mut() {
-                r.on_cum_ack(now, a.ack);
-            }
-            let rack = self.rack.is_some();
-            self.sb.on_cum_ack(a.ack, |s| {
-                last_sent = Some(s.sent_at);
-                any_rexmit |= s.rexmits > 0;
-                if rack {
-                    cum_delivered.push(Delivered::from(s));
-                }
-            });
-        }
-        let mut up = self.sb.on_sack(&a.sack, a.ack.max(self.snd_una));
-        let lost_before = self.lost_total;
-        if let Some(r) = self.rate.as_mut() {
-            for d in &up.delivered {
-                r.on_sacked(now, d.end);
-            }
-        }
-        if up.dsack {
-            st.dsacks_received += 1;
-        }
-        let mut delivered: Vec<Delivered> = std::mem::take(&mut up.delivered);
-        let mut acked = 0;
-        let sample_base = AckSample {
-            now,
-            acked: 0,
-            delivered: 0,
-            srtt: None,
-            min_rtt: None,
-            rtt: None,
-            snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
-        };
-        if a.ack > self.snd_una {
-            acked = a.ack - self.snd_una;
-            delivered.append(&mut cum_delivered);
-            // RFC 6298 §3 (Karn): without timestamps only segments never retransmitted give
-            // RTT samples.
-            let rtt_sample = a.ts_rtt.or(last_sent
-                .filter(|_| !any_rexmit)
-                .map(|s| now.saturating_since(s)));
-            if let Some(r) = rtt_sample {
-                // SND.UNA as this ACK moves it and the highest sequence sent delimit the
-                // round trips of Linux's estimator (tcp_ack moves snd_una before the sample).
-                self.rtt.on_sample_at(r, a.ack, self.snd_max);
-            }
-            let data_end = self.buf.end();
-            self.buf.release_to(a.ack.min(data_end));
-            self.snd_una = a.ack;
-            self.last_ack_advance = acked;
-            self.consecutive_timeouts = 0;
-            self.snd_nxt = self.snd_nxt.max(self.snd_una);
-            self.sb.reset_high_sacked_below(self.snd_una);
-            st.bytes_acked += acked.min(data_end.saturating_sub(self.snd_una - acked));
-            self.dupacks = 0;
-            self.lt_bytes = 0;
-            let sample = AckSample {
-                acked,
-                delivered: acked + up.newly_sacked,
-                srtt: self.rtt.srtt(),
-                min_rtt: self.rtt.min_rtt(),
-                rtt: rtt_sample,
-                snd_una: self.snd_una,
-                snd_nxt: self.snd_nxt,
-                ..sample_base
-            };
-            self.cc.on_delivery(&sample);
-            let a = self.rec.on_new_ack(&self.facts(now, acked));
-            self.apply(a, Some(&sample), now, st, t);
-            if self.snd_una >= self.snd_max {
-                // RFC 6298 §5.2: all outstanding data acknowledged — stop the timer.
-                t.stop(Timer::Retransmit);
-            } else if a.restart_rto {
-                // RFC 6298 §5.3: restart the timer on an ACK of new data.
-                self.arm_rto(now, t);
-            }
-        } else {
-            let dup = self.rec.is_duplicate_ack(
-                a.ack == self.snd_una,
-                self.snd_max > self.snd_una,
-                up.newly_sacked,
-                !a.has_data_or_flags,
-                a.window == prev_wnd,
-            );
-            if dup {
-                self.dupacks += 1;
-                let delivered = if up.newly_sacked > 0 {
-                    up.newly_sacked
-                } else {
-                    self.smss
-                };
-                self.cc.on_delivery(&AckSample {
-                    delivered,
-                    srtt: self.rtt.srtt(),
-                    min_rtt: self.rtt.min_rtt(),
-                    ..sample_base
-                });
-                if self.rack.is_none() {
-                    self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
-                }
-                let a = self.rec.on_dupack(&self.facts(now, 0));
-                self.apply(a, None, now, st, t);
-            }
-        }
-        if self.rack.is_some() {
-            self.rack_on_ack(now, &delivered, up.dsack, st, t);
-        } else if self.rec.alg == RecoveryAlgorithm::Sack {
-            self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
-        }
-        if self.rec.in_episode() && !self.rec.after_rto() {
-            let (pipe, ssthresh, smss) = (self.pipe(), self.cc.ssthresh(), self.smss);
-            if let Some(prr) = self.rec.prr.as_mut() {
-                // RFC 6937 §3: cwnd = pipe + sndcnt on every ACK during recovery.
-                let cwnd = prr.on_ack(acked + up.newly_sacked, pipe, ssthresh, smss);
-                self.apply_window(now, WindowChange::Set(Cwnd::To(cwnd)));
-            }
-        }
-        if a.ack >= self.snd_una {
-            self.rate_ack(now, prior_in_flight, lost_before);
-        }
-        acked
-    }
-
-    /// Close this ACK's delivery-rate sample and hand it to the controller (BBR), after loss
-    /// recovery has processed the ACK (as Linux calls cong_control).
-    fn rate_ack(&mut self, now: Time, prior_in_flight: u64, lost_before: u64) {
-        let min_rtt = self.rtt.min_rtt();
-        let Some(r) = self.rate.as_mut() else { return };
-        let rs = r.take_sample(now, prior_in_flight, min_rtt);
-        let delivered = r.delivered;
-        let ca_state = match (self.rec.in_episode(), self.rec.after_rto()) {
-            (false, _) => CaState::Open,
-            (true, true) => CaState::Loss,
-            (true, false) => CaState::Recovery,
-        };
-        let ack = RateAck {
-            now,
-            rs,
-            delivered,
-            in_flight: self.pipe(),
-            losses: self.lost_total - lost_before,
-            lost_total: self.lost_total,
-            ca_state,
-            srtt: self.rtt.srtt(),
-        };
-        self.cc.on_rate_ack(&ack);
-    }
-
-    /// Pacing (Linux tcp_update_skb_after_send): after a data segment (new or resent) of `len`
-    /// bytes the next may leave len/rate later, less up to half of that when the sender was
-    /// late; the first nine segments are not paced.
-    fn pace(&mut self, now: Time, len: u64) {
-        let Some(rate) = self.cc.pacing_rate() else {
-            return;
-        };
-        self.paced_sent += 1;
-        // Every transmission moves the clock to now at least (Linux tcp_transmit_skb).
-        let prior = self.pace_at;
-        let base = prior.max(now);
-        self.pace_at = base;
-        if self.paced_sent < 10 || rate == 0 {
-            return;
-        }
-        let credit = base.saturating_since(prior);
-        let len_ns = Duration::from_nanos((len as u128 * 1_000_000_000 / rate as u128) as u64);
-        self.pace_at = base + (len_ns - (len_ns / 2).min(credit));
-    }
-
-    /// RFC 8985 §6.2 on every ACK, §7.4 TLP bookkeeping, §7.2 PTO re-arm.
-    fn rack_on_ack(
-        &mut self,
-        now: Time,
-        delivered: &[Delivered],
-        dsack: bool,
-        st: &mut TcpStats,
-        t: &mut TimerTable,
-    ) {
-        let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
-        let in_recovery = self.rec.in_episode();
-        let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
-        let Some(rack) = self.rack.as_mut() else {
-            return;
-        };
-        rack.on_ack(now, delivered, min_rtt, dsack, self.snd_una, self.snd_max);
-        if rack.tlp_loss_repaired(self.snd_una, dsack) {
-            // RFC 8985 §7.4: only the probe arrived, so it repaired a loss: the congestion
-            // response of a fast recovery, without entering one. The flight that lost the
-            // segment is long gone, so the decrease applies to cwnd.
-            st.tlp_repairs += 1;
-            let cwnd = self.cc.window();
-            self.apply_window(
-                now,
-                WindowChange::Decrease {
-                    base: cwnd,
-                    then: None,
-                },
-            );
-        }
-        let Some(rack) = self.rack.as_mut() else {
-            return;
-        };
-        let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
-        let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
-        t.put(Timer::RackReorder, scan.timer);
-        if scan.newly_lost {
-            self.on_rack_loss(now, st, t);
-        }
-        self.arm_pto(now, t);
-    }
-
-    /// RFC 8985 §7.2: (re)arm the probe timeout (rexmit_transport's policy).
-    fn arm_pto(&self, now: Time, t: &mut TimerTable) {
-        let flight = self.sb.len();
-        let Some(rack) = self.rack.as_ref() else {
-            return;
-        };
-        let rto = t.get(Timer::Retransmit);
-        t.put(
-            Timer::TailLossProbe,
-            rack.pto_deadline(
-                now,
-                self.rtt.srtt(),
-                flight,
-                Duration::ZERO,
-                self.rec.in_episode(),
-                rto,
-            ),
-        );
-    }
-
-    /// RACK marked a loss (RFC 8985 §6.2 step 5): recovery starts if not in one.
-    fn on_rack_loss(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
-        let f = AckFacts {
-            first_lost: self.sb.first_lost().map(|s| s.start),
-            ..self.facts(now, 0)
-        };
-        let a = self.rec.on_rack_loss(&f);
-        self.apply(a, None, now, st, t);
-    }
-
-    /// What recovery is told (`recovery::AckFacts`); `first_lost` and `first_unsacked` are
-    /// filled by the calls that need them (RACK entry, timeouts).
-    fn facts(&self, now: Time, acked: u64) -> AckFacts {
-        AckFacts {
-            now,
-            snd_una: self.snd_una,
-            snd_max: self.snd_max,
-            smss: self.smss,
-            acked,
-            last_ack_advance: self.last_ack_advance,
-            dupacks: self.dupacks,
-            dup_thresh: self.effective_dup_thresh(),
-            cwnd: self.cc.window(),
-            flight_size: self.flight_size(),
-            decrease_base: self.decrease_base(true),
-            first_unacked: self.sb.first().map(|s| s.start),
-            first_unsacked: None,
-            first_lost: None,
-            first_is_lost: self.sb.first_is_lost(),
-            rack: self.rack.is_some(),
-        }
-    }
-
-    /// Carry out recovery's answer, in the order `recovery::Actions` documents.
+    /// Carry out recovery's answer, in the order `recovery::Actions` documents: the
+    /// controller hears the congestion event, the episode's start, the window change, the
+    /// episode's end and the ACK it may grow from, in that order.
     fn apply(
         &mut self,
         a: Actions,
-        sample: Option<&AckSample>,
+        on: Occasion<'_>,
         now: Time,
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) {
-        if let Some(base) = a.decrease {
-            self.apply_window(now, WindowChange::Decrease { base, then: a.cwnd });
-        } else if let Some(c) = a.cwnd {
-            self.apply_window(now, WindowChange::Set(c));
+        if let Some(d) = a.decrease {
+            self.cc.on_congestion_event(&CongestionEvent {
+                now,
+                cause: d.cause,
+                base: d.base,
+                smss: self.smss,
+            });
+            if a.began {
+                self.recovery_started(now, d.cause);
+            }
+        }
+        if let Some(c) = a.cwnd {
+            self.change_window(c);
         }
         if a.began {
             st.fast_retransmits += 1;
@@ -624,8 +365,12 @@ impl Sender {
             if let Some(i) = self.episode_stats.take() {
                 st.recoveries[i].end = Some(now);
             }
+            self.cc.on_recovery_end(&RecoveryEnd {
+                now,
+                by_timeout: matches!(on, Occasion::Timeout),
+            });
         }
-        if let (true, Some(sample)) = (a.grow, sample) {
+        if let (true, Occasion::NewAck(sample)) = (a.grow, on) {
             self.cc.on_ack(sample);
         }
         if let Some(cause) = a.go_back {
@@ -638,64 +383,52 @@ impl Sender {
         }
     }
 
-    /// The one path by which loss recovery, RACK-TLP and timeouts change the window; the
-    /// controller's own growth (`on_ack`) is its business.
-    fn apply_window(&mut self, now: Time, w: WindowChange) {
-        let set = |cc: &mut Box<dyn CongestionControl>, c: Cwnd| {
-            let cwnd = match c {
-                Cwnd::To(w) => w,
-                Cwnd::Ssthresh => cc.ssthresh(),
-                Cwnd::SsthreshPlus(n) => cc.ssthresh() + n,
-            };
-            cc.set_window(cwnd);
-        };
-        match w {
-            WindowChange::Decrease { base, then } => {
-                self.cc.on_congestion_event(now, base);
-                if let Some(c) = then {
-                    set(&mut self.cc, c);
-                }
-            }
-            WindowChange::Set(c) => set(&mut self.cc, c),
-            WindowChange::Timeout { base, keep } => {
-                // eq. 4 (the controller's decrease) and cwnd = LW = 1 SMSS.
-                self.cc.on_timeout(now, base);
-                if let Some((old, repeated)) = keep {
-                    let w = self.cc.window_state_mut();
-                    w.ssthresh = if repeated { old } else { w.ssthresh.min(old) };
-                }
-            }
+    /// The controller hears that a loss-recovery episode began.
+    fn recovery_started(&mut self, now: Time, cause: CongestionCause) {
+        let recovery_point = self.rec.recovery_point().unwrap_or(self.snd_max);
+        self.cc.on_recovery_start(&RecoveryStart {
+            now,
+            cause,
+            recovery_point,
+        });
+    }
+
+    /// The named window change loss recovery asked for, told to the controller (whose
+    /// default for each is the RFC's rule).
+    fn change_window(&mut self, c: Cwnd) {
+        let smss = self.smss;
+        match c {
+            Cwnd::Inflate { dupacks } => self.cc.on_recovery_inflate(dupacks, smss),
+            Cwnd::InflateOne => self.cc.on_recovery_dupack(smss),
+            Cwnd::Deflate => self.cc.on_recovery_deflate(),
+            Cwnd::PartialAck { acked } => self.cc.on_partial_ack(acked, smss),
+            Cwnd::GoBack => self.cc.on_go_back(smss),
         }
     }
 
     /// RFC 5681 §3.1: after a lost SYN the initial window is one segment.
     pub(crate) fn after_lost_syn(&mut self) {
-        self.apply_window(Time::ZERO, WindowChange::Set(Cwnd::To(self.smss)));
+        self.cc.on_lost_syn(self.smss);
     }
 
     /// RFC 6298 §5.4–5.5 and RFC 5681 §3.1 after a retransmission timeout.
     fn on_retransmission_timeout(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
         st.timeouts += 1;
         self.consecutive_timeouts += 1;
-        // RFC 5681 §3.1: ssthresh is set to *no more than* eq. 4 (FlightSize / 2), and only
-        // when the segment has not been resent by the timer before. Inside a loss-recovery
-        // episode FlightSize also counts the data sent during recovery, so eq. 4 alone would
-        // raise ssthresh above what the episode's congestion response set; keep the smaller
-        // (Linux keeps the recovery's ssthresh, ns-2 halves its already halved cwnd). A
-        // repeated timeout keeps ssthresh.
-        let repeated = self.consecutive_timeouts > 1;
         // Linux tcp_timeout_mark_lost: every segment neither SACKed nor marked yet is lost now,
         // before the controller hears of the timeout (bbr_set_state reads tp->lost).
         self.lost_total += self.sb.unmarked_outstanding();
-        self.cc.on_lost_total(self.lost_total);
-        let keep = (self.rec.in_episode() || repeated).then(|| (self.cc.ssthresh(), repeated));
-        self.apply_window(
+        // The controller's decrease and loss window; RFC 5681 §3.1's rule on which ssthresh
+        // stands after it is `Timeout::ssthresh_to_keep`.
+        self.cc.on_timeout(&Timeout {
             now,
-            WindowChange::Timeout {
-                base: self.decrease_base(false),
-                keep,
-            },
-        );
+            base: self.decrease_base(false),
+            smss: self.smss,
+            repeated: self.consecutive_timeouts > 1,
+            in_recovery: self.rec.in_episode(),
+            prior_ssthresh: self.cc.ssthresh(),
+            lost_total: self.lost_total,
+        });
         // RFC 6298 §5.5 back off, unless the thin-stream option keeps timeouts linear.
         if !(self.thin_linear_timeouts && self.is_thin()) {
             self.rtt.back_off();
@@ -714,7 +447,11 @@ impl Sender {
             first_unsacked,
             ..self.facts(now, 0)
         });
-        self.apply(a, None, now, st, t);
+        self.apply(a, Occasion::Timeout, now, st, t);
+        if self.rec.in_episode() {
+            // SACK recovery after the timeout (RFC 6675 §5.1).
+            self.recovery_started(now, CongestionCause::Timeout);
+        }
     }
 
     /// RFC 6298 §5.4–5.6 and the persist timer.

@@ -7,7 +7,7 @@ use crate::config::{RecoveryAlgorithm, RtoRearm};
 use crate::sack_scoreboard::SentSegment;
 use crate::stats::{RetransmitCause, TcpStats};
 use crate::timers::{Timer, TimerTable};
-use rexmit_time::Time;
+use rexmit_time::{Duration, Time};
 
 impl Sender {
     /// Choose and record the next data segment to send, if any may go now.
@@ -25,6 +25,26 @@ impl Sender {
         // __tcp_transmit_skb -> tcp_update_skb_after_send; BBR paces all data it sends).
         self.pace(now, tx.len);
         Some(tx)
+    }
+
+    /// Pacing (Linux tcp_update_skb_after_send): after a data segment (new or resent) of `len`
+    /// bytes the next may leave len/rate later, less up to half of that when the sender was
+    /// late; the first nine segments are not paced.
+    fn pace(&mut self, now: Time, len: u64) {
+        let Some(rate) = self.cc.pacing_rate() else {
+            return;
+        };
+        self.paced_sent += 1;
+        // Every transmission moves the clock to now at least (Linux tcp_transmit_skb).
+        let prior = self.pace_at;
+        let base = prior.max(now);
+        self.pace_at = base;
+        if self.paced_sent < 10 || rate == 0 {
+            return;
+        }
+        let credit = base.saturating_since(prior);
+        let len_ns = Duration::from_nanos((len as u128 * 1_000_000_000 / rate as u128) as u64);
+        self.pace_at = base + (len_ns - (len_ns / 2).min(credit));
     }
 
     fn choose_tx(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
@@ -423,6 +443,7 @@ impl Sender {
             snd_wl1,
             snd_wl2,
             cc,
+            factory,
             rtt,
             rto_rearm,
             decrease_base,
@@ -445,7 +466,7 @@ impl Sender {
             "{rec:?} {episode_stats:?} {dup_thresh} {limited_transmit} {early_retransmit} \
              {thin_linear_timeouts} {thin_dupack} {nagle} {smss} {snd_una} {snd_nxt} {snd_max} \
              {buf:?} {sb:?} {fin_at:?} {snd_wnd} {max_snd_wnd} {snd_wl1} {snd_wl2} {cc:?} \
-             {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
+             {factory:?} {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
              {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {lost_total} \
              {go_back_cause:?} {go_back_in_packets} {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
         )
@@ -462,7 +483,7 @@ mod tests {
         let cfg = TcpConfig::default();
         let smss = cfg.mss as u64;
         let mut s = Sender::new(&cfg, smss);
-        s.on_established(&cfg, smss, false, 1 << 20, 1);
+        s.on_established(Time::ZERO, &cfg, smss, false, 1 << 20, 1);
         s.buf.push_synthetic(100_000);
         let (mut st, mut t) = (TcpStats::default(), TimerTable::default());
         while s.next_tx(now, &mut st, &mut t).is_some() {}

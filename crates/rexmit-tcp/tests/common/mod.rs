@@ -299,10 +299,21 @@ impl Injector {
     /// Complete the handshake at t = 0 (SYN-ACK at 100 ms, MSS 1000, SACK if `sack`) and queue
     /// `bytes` of data.
     pub fn established(cfg: TcpConfig, sack: bool, bytes: usize) -> Self {
+        Injector::established_as(cfg, sack, bytes, |c| c)
+    }
+
+    /// As `established`, with `prepare` applied to the connection before its handshake (such
+    /// as `Connection::with_controller`).
+    pub fn established_as(
+        cfg: TcpConfig,
+        sack: bool,
+        bytes: usize,
+        prepare: impl FnOnce(Connection) -> Connection,
+    ) -> Self {
         cfg.validate().expect("config");
         let iss = 1_000;
         let irs = 9_000;
-        let mut c = Connection::connect(cfg, 10, PEER_PORT, iss, Time::ZERO);
+        let mut c = prepare(Connection::connect(cfg, 10, PEER_PORT, iss, Time::ZERO));
         let syn = c.poll_transmit(Time::ZERO).expect("SYN");
         assert!(is_syn(&syn));
         let mut opts = rexmit_wire::TcpOptions {

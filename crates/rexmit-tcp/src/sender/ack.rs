@@ -1,0 +1,368 @@
+//! An incoming ACK in named stages (`Sender::on_ack` lists them in order): the send window,
+//! the cumulative part and the SACK blocks against the scoreboard, the RTT sample, snd_una,
+//! the duplicate-ACK test, loss recovery, RACK-TLP, PRR, and the controller's rate sample.
+//! Each stage is a method citing its rule; the order of their side effects is the order in
+//! which the result digests were made, so a stage does not move without a reason.
+
+use super::{Occasion, Sender};
+use crate::cc::{AckSample, CaState, CongestionCause, CongestionEvent, RateAck};
+use crate::config::RecoveryAlgorithm;
+use crate::recovery::AckFacts;
+use crate::sack_scoreboard::{Delivered, SackUpdate};
+use crate::stats::TcpStats;
+use crate::timers::{Timer, TimerTable};
+use rexmit_time::{Duration, Time};
+
+use super::AckInput;
+
+/// What the cumulative part of an ACK acknowledged on the scoreboard.
+#[derive(Default)]
+struct CumulativePart {
+    /// Send time of the last segment acknowledged, and whether any of them was retransmitted
+    /// (RFC 6298 §3, Karn).
+    last_sent: Option<Time>,
+    any_rexmit: bool,
+    /// Every segment acknowledged, when RACK needs them.
+    delivered: Vec<Delivered>,
+}
+
+impl Sender {
+    /// Process the acknowledgment fields of an incoming segment, stage by stage. Returns bytes
+    /// newly acknowledged.
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        a: &AckInput,
+        st: &mut TcpStats,
+        t: &mut TimerTable,
+    ) -> u64 {
+        // Before anything changes: what the duplicate-ACK test and the rate sample compare with.
+        let prev_wnd = self.snd_wnd;
+        let prior_in_flight = if self.rate.is_some() { self.pipe() } else { 0 };
+        let lost_before = self.lost_total;
+        if t.is_due(Timer::Pacing, now) {
+            t.stop(Timer::Pacing);
+        }
+        self.update_send_window(a, t);
+        // Cumulative part first, so that SACK blocks are judged against this ACK's cumulative
+        // point (RFC 3708 §2 D-SACK test) and nothing counts as both.
+        let mut cum = self.scoreboard_cumulative(now, a);
+        let mut sack = self.scoreboard_sack(now, a, st);
+        let mut acked = 0;
+        if a.ack > self.snd_una {
+            let rtt = self.rtt_sample(now, a, &cum);
+            acked = self.advance_snd_una(a.ack, st);
+            let sample = AckSample {
+                now,
+                acked,
+                delivered: acked + sack.newly_sacked,
+                srtt: self.rtt.srtt(),
+                min_rtt: self.rtt.min_rtt(),
+                rtt,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            };
+            self.cc.on_delivery(&sample);
+            self.recovery_on_new_ack(now, acked, &sample, st, t);
+        } else if self.is_duplicate_ack(a, prev_wnd, sack.newly_sacked) {
+            self.recovery_on_duplicate_ack(now, sack.newly_sacked, st, t);
+        }
+        // Newly SACKed segments first, then the cumulatively acknowledged ones.
+        let mut delivered = std::mem::take(&mut sack.delivered);
+        delivered.append(&mut cum.delivered);
+        self.detect_losses(now, &delivered, sack.dsack, st, t);
+        self.prr_window(acked + sack.newly_sacked);
+        if a.ack >= self.snd_una {
+            self.rate_ack(now, prior_in_flight, lost_before);
+        }
+        acked
+    }
+
+    /// RFC 9293 §3.10.7.4: take the peer's window when the segment is newer than the last one
+    /// used (SND.WL1, SND.WL2); an open window ends zero-window probing (§3.8.6.1).
+    fn update_send_window(&mut self, a: &AckInput, t: &mut TimerTable) {
+        if self.snd_wl1 < a.seq || (self.snd_wl1 == a.seq && self.snd_wl2 <= a.ack) {
+            self.snd_wnd = a.window;
+            self.max_snd_wnd = self.max_snd_wnd.max(a.window);
+            self.snd_wl1 = a.seq;
+            self.snd_wl2 = a.ack;
+        }
+        if self.snd_wnd > 0 {
+            t.stop(Timer::Persist);
+        }
+    }
+
+    /// The cumulative part: segments up to the ACK leave the scoreboard (and are delivered
+    /// for the delivery-rate estimator), remembering what RFC 6298 §3 (Karn) and RACK need.
+    fn scoreboard_cumulative(&mut self, now: Time, a: &AckInput) -> CumulativePart {
+        let mut cum = CumulativePart::default();
+        if a.ack <= self.snd_una {
+            return cum;
+        }
+        if let Some(r) = self.rate.as_mut() {
+            r.on_cum_ack(now, a.ack);
+        }
+        let rack = self.rack.is_some();
+        self.sb.on_cum_ack(a.ack, |s| {
+            cum.last_sent = Some(s.sent_at);
+            cum.any_rexmit |= s.rexmits > 0;
+            if rack {
+                cum.delivered.push(Delivered::from(s));
+            }
+        });
+        cum
+    }
+
+    /// The SACK blocks (RFC 2018; RFC 6675 §4 Update()) above this ACK's cumulative point, and
+    /// a D-SACK among them (RFC 2883, RFC 3708 §2); newly SACKed segments are delivered for
+    /// the delivery-rate estimator.
+    fn scoreboard_sack(&mut self, now: Time, a: &AckInput, st: &mut TcpStats) -> SackUpdate {
+        let up = self.sb.on_sack(&a.sack, a.ack.max(self.snd_una));
+        if let Some(r) = self.rate.as_mut() {
+            for d in &up.delivered {
+                r.on_sacked(now, d.end);
+            }
+        }
+        if up.dsack {
+            st.dsacks_received += 1;
+        }
+        up
+    }
+
+    /// RFC 6298 §3: the RTT this ACK measures, fed to the estimator — from the echoed timestamp
+    /// (RFC 7323 §4.1), else (Karn) only when no acknowledged segment was retransmitted.
+    fn rtt_sample(&mut self, now: Time, a: &AckInput, cum: &CumulativePart) -> Option<Duration> {
+        let rtt = a.ts_rtt.or(cum
+            .last_sent
+            .filter(|_| !cum.any_rexmit)
+            .map(|s| now.saturating_since(s)));
+        if let Some(r) = rtt {
+            // SND.UNA as this ACK moves it and the highest sequence sent delimit the round
+            // trips of Linux's estimator (tcp_ack moves snd_una before the sample).
+            self.rtt.on_sample_at(r, a.ack, self.snd_max);
+        }
+        rtt
+    }
+
+    /// RFC 9293 §3.10.7.4: SND.UNA ← SEG.ACK; the acknowledged data leaves the send buffer,
+    /// and what counts since snd_una last advanced starts again (duplicate ACKs, RFC 3042
+    /// limited transmit, the RFC 9293 §3.8.3 R2 timeout count). Returns the bytes acknowledged.
+    fn advance_snd_una(&mut self, ack: u64, st: &mut TcpStats) -> u64 {
+        let acked = ack - self.snd_una;
+        let data_end = self.buf.end();
+        self.buf.release_to(ack.min(data_end));
+        self.snd_una = ack;
+        self.last_ack_advance = acked;
+        self.consecutive_timeouts = 0;
+        self.snd_nxt = self.snd_nxt.max(self.snd_una);
+        self.sb.reset_high_sacked_below(self.snd_una);
+        st.bytes_acked += acked.min(data_end.saturating_sub(self.snd_una - acked));
+        self.dupacks = 0;
+        self.lt_bytes = 0;
+        acked
+    }
+
+    /// Loss recovery on an ACK of new data (`recovery`: exit, partial ACK, growth), then the
+    /// retransmission timer: RFC 6298 §5.2 stop it when everything is acknowledged, §5.3
+    /// restart it when recovery says so.
+    fn recovery_on_new_ack(
+        &mut self,
+        now: Time,
+        acked: u64,
+        sample: &AckSample,
+        st: &mut TcpStats,
+        t: &mut TimerTable,
+    ) {
+        let a = self.rec.on_new_ack(&self.facts(now, acked));
+        self.apply(a, Occasion::NewAck(sample), now, st, t);
+        if self.snd_una >= self.snd_max {
+            t.stop(Timer::Retransmit);
+        } else if a.restart_rto {
+            self.arm_rto(now, t);
+        }
+    }
+
+    /// RFC 5681 §2 DUPLICATE ACKNOWLEDGMENT (a)–(e), or RFC 6675 §2 DupAck with SACK
+    /// (`Recovery::is_duplicate_ack`), for an ACK that did not advance snd_una.
+    fn is_duplicate_ack(&self, a: &AckInput, prev_wnd: u64, newly_sacked: u64) -> bool {
+        self.rec.is_duplicate_ack(
+            a.ack == self.snd_una,
+            self.snd_max > self.snd_una,
+            newly_sacked,
+            !a.has_data_or_flags,
+            a.window == prev_wnd,
+        )
+    }
+
+    /// A duplicate ACK: count it, tell the controller what left the network (the newly SACKed
+    /// bytes, else one SMSS), mark losses by RFC 6675 IsLost (without RACK), and let loss
+    /// recovery decide (fast retransmit, inflation).
+    fn recovery_on_duplicate_ack(
+        &mut self,
+        now: Time,
+        newly_sacked: u64,
+        st: &mut TcpStats,
+        t: &mut TimerTable,
+    ) {
+        self.dupacks += 1;
+        let delivered = if newly_sacked > 0 {
+            newly_sacked
+        } else {
+            self.smss
+        };
+        self.cc.on_delivery(&AckSample {
+            now,
+            acked: 0,
+            delivered,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            rtt: None,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+        });
+        if self.rack.is_none() {
+            self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
+        }
+        let a = self.rec.on_dupack(&self.facts(now, 0));
+        self.apply(a, Occasion::Loss, now, st, t);
+    }
+
+    /// RFC 6937 §3 on every ACK during fast recovery with PRR: the controller hears
+    /// cwnd = pipe + sndcnt, from `delivered` bytes (DeliveredData) and its own ssthresh.
+    fn prr_window(&mut self, delivered: u64) {
+        if !self.rec.in_episode() || self.rec.after_rto() {
+            return;
+        }
+        let (pipe, ssthresh, smss) = (self.pipe(), self.cc.ssthresh(), self.smss);
+        if let Some(prr) = self.rec.prr.as_mut() {
+            let cwnd = prr.on_ack(delivered, pipe, ssthresh, smss);
+            self.cc.on_prr(pipe, cwnd - pipe);
+        }
+    }
+
+    /// Close this ACK's delivery-rate sample and hand it to the controller (BBR), after loss
+    /// recovery has processed the ACK (as Linux calls cong_control).
+    fn rate_ack(&mut self, now: Time, prior_in_flight: u64, lost_before: u64) {
+        let min_rtt = self.rtt.min_rtt();
+        let Some(r) = self.rate.as_mut() else { return };
+        let rs = r.take_sample(now, prior_in_flight, min_rtt);
+        let delivered = r.delivered;
+        let ca_state = match (self.rec.in_episode(), self.rec.after_rto()) {
+            (false, _) => CaState::Open,
+            (true, true) => CaState::Loss,
+            (true, false) => CaState::Recovery,
+        };
+        let ack = RateAck {
+            now,
+            rs,
+            delivered,
+            in_flight: self.pipe(),
+            losses: self.lost_total - lost_before,
+            lost_total: self.lost_total,
+            ca_state,
+            srtt: self.rtt.srtt(),
+        };
+        self.cc.on_rate_ack(&ack);
+    }
+
+    /// Loss detection after the ACK: without RACK, for SACK the RFC 6675 IsLost marks of the
+    /// updated scoreboard; with it, RFC 8985 §6.2 on every ACK, §7.4 TLP bookkeeping and §7.2
+    /// PTO re-arm.
+    fn detect_losses(
+        &mut self,
+        now: Time,
+        delivered: &[Delivered],
+        dsack: bool,
+        st: &mut TcpStats,
+        t: &mut TimerTable,
+    ) {
+        if self.rack.is_none() {
+            if self.rec.alg == RecoveryAlgorithm::Sack {
+                self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
+            }
+            return;
+        }
+        let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
+        let in_recovery = self.rec.in_episode();
+        let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
+        let Some(rack) = self.rack.as_mut() else {
+            return;
+        };
+        rack.on_ack(now, delivered, min_rtt, dsack, self.snd_una, self.snd_max);
+        if rack.tlp_loss_repaired(self.snd_una, dsack) {
+            // RFC 8985 §7.4: only the probe arrived, so it repaired a loss: the congestion
+            // response of a fast recovery, without entering one. The flight that lost the
+            // segment is long gone, so the decrease applies to cwnd.
+            st.tlp_repairs += 1;
+            self.cc.on_congestion_event(&CongestionEvent {
+                now,
+                cause: CongestionCause::TlpRepair,
+                base: self.cc.window(),
+                smss: self.smss,
+            });
+        }
+        let Some(rack) = self.rack.as_mut() else {
+            return;
+        };
+        let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
+        let scan = super::detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
+        t.put(Timer::RackReorder, scan.timer);
+        if scan.newly_lost {
+            self.on_rack_loss(now, st, t);
+        }
+        self.arm_pto(now, t);
+    }
+
+    /// RFC 8985 §7.2: (re)arm the probe timeout (rexmit_transport's policy).
+    pub(super) fn arm_pto(&self, now: Time, t: &mut TimerTable) {
+        let flight = self.sb.len();
+        let Some(rack) = self.rack.as_ref() else {
+            return;
+        };
+        let rto = t.get(Timer::Retransmit);
+        t.put(
+            Timer::TailLossProbe,
+            rack.pto_deadline(
+                now,
+                self.rtt.srtt(),
+                flight,
+                Duration::ZERO,
+                self.rec.in_episode(),
+                rto,
+            ),
+        );
+    }
+
+    /// RACK marked a loss (RFC 8985 §6.2 step 5): recovery starts if not in one.
+    pub(super) fn on_rack_loss(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
+        let f = AckFacts {
+            first_lost: self.sb.first_lost().map(|s| s.start),
+            ..self.facts(now, 0)
+        };
+        let a = self.rec.on_rack_loss(&f);
+        self.apply(a, Occasion::Loss, now, st, t);
+    }
+
+    /// What recovery is told (`recovery::AckFacts`); `first_lost` and `first_unsacked` are
+    /// filled by the calls that need them (RACK entry, timeouts).
+    pub(super) fn facts(&self, now: Time, acked: u64) -> AckFacts {
+        AckFacts {
+            now,
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            smss: self.smss,
+            acked,
+            last_ack_advance: self.last_ack_advance,
+            dupacks: self.dupacks,
+            dup_thresh: self.effective_dup_thresh(),
+            cwnd: self.cc.window(),
+            flight_size: self.flight_size(),
+            decrease_base: self.decrease_base(true),
+            first_unacked: self.sb.first().map(|s| s.start),
+            first_unsacked: None,
+            first_lost: None,
+            first_is_lost: self.sb.first_is_lost(),
+            rack: self.rack.is_some(),
+        }
+    }
+}
