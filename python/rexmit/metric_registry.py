@@ -169,6 +169,9 @@ _ALL = [
     Metric("queue_packets_max", "Largest queue (packets)", "", _L),
     Metric("queue_bytes_max", "Largest queue", "B", _L),
     Metric("queue_delay_mean_s", "Mean queueing delay", "s", _L),
+    # An active queue's (queue = { aqm, ecn, ecn_threshold }) only.
+    Metric("queue_delay_p99_s", "99th-percentile queueing delay", "s", _L),
+    Metric("ecn_marked", "Packets marked CE", "", _L),
     Metric("scripted_unfired", "Scripted drops that never matched", "", _L),
     # --- nodes -----------------------------------------------------------------------------------
     Metric("no_route", "Packets without a route", "", ("node",)),
@@ -191,6 +194,7 @@ _ALL = [
     Metric("send_buffer_bytes", "Send buffer used", "B", _S),
     Metric("rto_s", "Retransmission timeout", "s", _S),
     Metric("ooo_bytes", "Out-of-order data", "B", _S),
+    Metric("rx_ce_packets", "Packets received marked CE", "", _S),
     Metric("rtxq_necessary_bytes", "Retransmission queue the receiver needs", "B", _S),
     Metric("flight_size", "Data in flight", "B", _S),
     Metric("cwnd_primary", "Congestion window (primary path)", "B", _S),

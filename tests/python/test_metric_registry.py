@@ -34,8 +34,9 @@ assert len(APPS) == HOSTS
 
 def every_app(series: dict[str, list[str]]) -> str:
     """One app of every kind on a lossy dumbbell, 3 s, with ``series[app]`` recorded for each
-    app, every kind of link series on the bottleneck, and a scripted drop that never matches
-    (the link's ``scripted_unfired``)."""
+    app, every kind of link series on the bottleneck, an active queue there (the link's
+    ``ecn_marked`` and ``queue_delay_p99_s``) and a scripted drop that never matches (its
+    ``scripted_unfired``)."""
     left = ", ".join(f'{{ name = "S{i}", rate = "100Mbps", delay = "1ms" }}' for i in range(HOSTS))
     right = ", ".join(f'{{ name = "D{i}", rate = "100Mbps", delay = "1ms" }}' for i in range(HOSTS))
     errors = '[{ kind = "uniform", rate = 0.02, direction = "forward" }, { kind = "scripted", app = "cbr", packets = [1000000] }]'
@@ -43,7 +44,7 @@ def every_app(series: dict[str, list[str]]) -> str:
 stop_time = "3s"
 [topology]
 kind = "dumbbell"
-bottleneck = {{ rate = "20Mbps", delay = "20ms", queue = {{ packets = 50 }}, errors = {errors} }}
+bottleneck = {{ rate = "20Mbps", delay = "20ms", queue = {{ packets = 50, aqm = "codel", ecn = true }}, errors = {errors} }}
 left = [ {left} ]
 right = [ {right} ]
 """
