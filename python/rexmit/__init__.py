@@ -24,7 +24,8 @@ try:
     from pathlib import Path
     from typing import TYPE_CHECKING, Any
 
-    from rexmit._core import InternalError, ScenarioError, __version__
+    from rexmit._core import InternalError, PluginError, ScenarioError, __version__
+    from rexmit.plugins import CongestionControl, Param, load_plugins, register_cc
     from rexmit.results import RunResult, run
     from rexmit.scenario import Scenario
 finally:
@@ -90,11 +91,16 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "InternalError",
+    "PluginError",
     "RunResult",
     "run",
     "emulate",
     "sweep",
     "report",
     "buffer_model",
+    "register_cc",
+    "CongestionControl",
+    "Param",
+    "load_plugins",
     "__version__",
 ]

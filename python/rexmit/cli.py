@@ -1,4 +1,4 @@
-"""The ``rexmit`` command line: ``rexmit run``, ``rexmit validate``, ``rexmit sweep``, ``rexmit report``, ``rexmit plot``."""
+"""The ``rexmit`` command line: ``rexmit run``, ``rexmit validate``, ``rexmit sweep``, ``rexmit report``, ``rexmit plot``, ``rexmit script``."""
 
 from __future__ import annotations
 
@@ -288,6 +288,20 @@ def _recipe_names() -> list[str]:
     return list(RECIPES)
 
 
+def _cmd_script(args: argparse.Namespace) -> int:
+    from rexmit import script
+
+    code = script.EXIT_PASSED
+    for path in args.files:
+        r = script.run(path, trace=args.trace)
+        for line in r.trace:
+            print(line)
+        if not r.passed:
+            print(r.report, end="", file=sys.stderr)
+        code = max(code, r.exit_code)
+    return code
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from rexmit.reproduce import RECIPES, reproduce
 
@@ -454,6 +468,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         pl.add_argument("--out", "-o", help="output file (default DIR/plots/FLOW_KIND.FORMAT)")
         pl.set_defaults(func=_cmd_plot)
 
+    if only in (None, "script"):
+        sc = sub.add_parser(
+            "script",
+            help="run packetdrill-style scripts against the TCP/SCTP cores (docs/scripts.md); exit 1 if one fails, 2 if one is malformed",
+        )
+        sc.add_argument("files", nargs="+", metavar="FILE.pkt")
+        sc.add_argument("--trace", action="store_true", help="print every packet in and out")
+        sc.set_defaults(func=_cmd_script)
+
     if only in (None, "reproduce"):
         rp = sub.add_parser("reproduce", help="run a seed paper's experiments and check its claims")
         # Only `rexmit reproduce --help` shows this help: only then are the recipes imported.
@@ -485,7 +508,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 #: Every command of :func:`build_parser`, in its order.
-COMMANDS = ("run", "emulate", "validate", "normalize", "sweep", "report", "plot", "reproduce")
+COMMANDS = ("run", "emulate", "validate", "normalize", "sweep", "report", "plot", "script", "reproduce")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -92,10 +92,15 @@ impl TcpCfg {
         }
         c.validate().map_err(|e| {
             let origin = self.unset_origin(&e.field, &c);
-            ScenarioError::new(
-                format!("{path}.{}", e.field),
-                format!("{} is out of range: allowed {}{origin}", e.got, e.allowed),
-            )
+            let message = if e.field == "cc" {
+                format!(
+                    "{:?} is not a registered congestion controller: {}",
+                    e.got, e.allowed
+                )
+            } else {
+                format!("{} is out of range: allowed {}{origin}", e.got, e.allowed)
+            };
+            ScenarioError::new(format!("{path}.{}", e.field), message)
         })?;
         // Every parameter of the controller written out (what normalize shows and runs use).
         let plugin = registry::lookup(c.cc.as_str()).expect("validated");

@@ -85,7 +85,7 @@ pub use cc::{CcAlgorithm, CongestionControl, ControllerFactory};
 pub use config::{
     ConfigError, DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
 };
-pub use connection::{Connection, Event, State};
+pub use connection::{Connection, Event, State, TcpInfo};
 
 /// What the option table's macro names through `$crate` (`config::tcp_option_table`).
 #[doc(hidden)]

@@ -14,6 +14,7 @@ mod aimd;
 mod bbr;
 mod bbr_lt;
 mod cubic;
+pub mod defaults;
 mod events;
 pub mod highspeed;
 pub mod hystart;
@@ -86,12 +87,12 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// "the initial window used by a sender after a correctly transmitted SYN MUST be one
     /// segment". Default: cwnd = 1 SMSS.
     fn on_lost_syn(&mut self, smss: u64) {
-        self.store_cwnd(smss, OWN);
+        defaults::on_lost_syn(self, smss)
     }
     /// The connection restarts after an idle period (RFC 5681 §4.1). Not raised yet: a later
     /// issue implements the restart. Default: cwnd = min(cwnd, RW).
     fn on_idle_restart(&mut self, ev: &IdleRestart) {
-        self.store_cwnd(self.window().min(ev.restart_window), OWN);
+        defaults::on_idle_restart(self, ev)
     }
 
     // ---- ACKs ----
@@ -116,9 +117,7 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// §3.1 eq. 4; cause `Timeout`), the ssthresh RFC 5681 §3.1 lets stand
     /// (`Timeout::ssthresh_to_keep`), then cwnd = the loss window LW = 1 SMSS.
     fn on_timeout(&mut self, ev: &Timeout) {
-        self.on_congestion_event(&ev.congestion_event());
-        self.store_ssthresh(ev.ssthresh_to_keep(self.ssthresh()), OWN);
-        self.store_cwnd(ev.smss, OWN);
+        defaults::on_timeout(self, ev)
     }
     /// A loss-recovery episode began: a fast retransmit (right after its `on_congestion_event`,
     /// before the window inflation) or, for SACK, the timeout's (after `on_timeout`).
@@ -132,37 +131,33 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// "set cwnd to ssthresh plus 3*SMSS" — `dupacks` · SMSS, DupThresh duplicates having
     /// arrived.
     fn on_recovery_inflate(&mut self, dupacks: u32, smss: u64) {
-        self.store_cwnd(self.ssthresh() + dupacks as u64 * smss, OWN);
+        defaults::on_recovery_inflate(self, dupacks, smss)
     }
     /// A further duplicate ACK in fast recovery: RFC 5681 §3.2 step 4 and RFC 6582 §3.2 step 4,
     /// cwnd += SMSS.
     fn on_recovery_dupack(&mut self, smss: u64) {
-        self.store_cwnd(self.window() + smss, OWN);
+        defaults::on_recovery_dupack(self, smss)
     }
     /// Fast recovery ends: cwnd = ssthresh (RFC 5681 §3.2 step 6; RFC 6582 §3.2 step 3 option
     /// (2) at the full ACK; RFC 6937 §3 at the end of PRR).
     fn on_recovery_deflate(&mut self) {
-        self.store_cwnd(self.ssthresh(), OWN);
+        defaults::on_recovery_deflate(self)
     }
     /// A partial ACK in NewReno recovery acknowledged `acked` bytes: RFC 6582 §3.2 step 5,
     /// "deflate the congestion window by the amount of new data acknowledged", add back one
     /// SMSS if at least one SMSS was acknowledged; never below one SMSS.
     fn on_partial_ack(&mut self, acked: u64, smss: u64) {
-        let mut cwnd = self.window().saturating_sub(acked);
-        if acked >= smss {
-            cwnd += smss;
-        }
-        self.store_cwnd(cwnd.max(smss), OWN);
+        defaults::on_partial_ack(self, acked, smss)
     }
     /// An ACK during SACK recovery with PRR (RFC 6937 §3, computed by `recovery::prr` from this
     /// controller's ssthresh): cwnd = pipe + sndcnt.
     fn on_prr(&mut self, pipe: u64, sndcnt: u64) {
-        self.store_cwnd(pipe + sndcnt, OWN);
+        defaults::on_prr(self, pipe, sndcnt)
     }
     /// Tahoe's fast retransmit, after the congestion event: slow start again from cwnd =
     /// 1 SMSS, resending everything after the lost segment (go-back-N).
     fn on_go_back(&mut self, smss: u64) {
-        self.store_cwnd(smss, OWN);
+        defaults::on_go_back(self, smss)
     }
 }
 

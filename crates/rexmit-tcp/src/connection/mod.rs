@@ -17,8 +17,10 @@ use rexmit_transport::RttEstimator;
 use rexmit_wire::{Payload, TcpFlags, TcpSegment};
 use std::collections::VecDeque;
 
+mod info;
 mod invariants;
 mod output;
+pub use info::{linux_state_number, CaState as InfoCaState, TcpInfo, INFINITE_SSTHRESH};
 use output::ts_clock;
 
 /// RFC 9293 §3.3.2 connection states.
