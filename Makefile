@@ -24,7 +24,7 @@ demo: install
 	@echo "Report: $(abspath results/nr-sack-quick/index.html) (claims.json beside it; sctp/ and cmt/ hold the sweeps and their report.html)"
 
 dev-deps: install tshark chromium peers usrsctp-deps
-	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6" "mypy>=1.8" "pandas>=1.5" "polars>=0.20" "duckdb>=0.9"
+	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6" "mypy>=1.8" "pandas>=1.5" "polars>=0.20" "duckdb>=0.9" "ruff>=0.17,<0.18"
 
 # The peer simulators of the cross-validation (issue 7): ns-2.35 from Debian's ns2 package, ns-3.44
 # from PyPI into the venv, and the C++ ns-3 scenario built against it. Idempotent.
@@ -74,15 +74,19 @@ test-rust: tshark emulation-deps usrsctp-deps
 test-python: dev-deps emulation-deps
 	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 REXMIT_REQUIRE_BROWSER=1 $(BIN)/pytest -q tests/python
 
-# Code checks (issue 16): formatting, no import circles between a crate's modules, clippy with
-# warnings as errors, the type stub of the compiled module against the module itself, and the
-# Python package's types (mypy).
+# Code checks (issue 16): formatting, no import circles between a crate's modules nor between the
+# Python package's modules, clippy with warnings as errors, the type stub of the compiled module
+# against the module itself, the Python package's types (mypy), and ruff's lint rules and format
+# on every Python file (settings in pyproject.toml; dev-deps pins ruff to one minor version, as its
+# formatting may change between them).
 lint: dev-deps
 	cargo fmt --all --check
 	$(PYTHON) scripts/import_cycles.py
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cd python && ../$(BIN)/python -m mypy.stubtest rexmit._core
 	cd python && ../$(BIN)/python -m mypy rexmit
+	$(BIN)/ruff check
+	$(BIN)/ruff format --check
 
 test: lint test-rust test-python
 

@@ -63,7 +63,9 @@ def main() -> None:
     for cc, r in results.items():
         f = r.flow("bulk")
         _, q = r.series[QUEUE]
-        print(f"{CONTROLLERS[cc]:<24} {f['goodput_bps'] / 1e6:>8.3f} Mb/s {f['retransmissions']:>16.0f} {sum(q) / len(q):>7.1f} pkt {max(q):>5.0f}")
+        print(
+            f"{CONTROLLERS[cc]:<24} {f['goodput_bps'] / 1e6:>8.3f} Mb/s {f['retransmissions']:>16.0f} {sum(q) / len(q):>7.1f} pkt {max(q):>5.0f}"
+        )
 
     fig = new_figure(7.0, 6.0)
     top, bottom = fig.subplots(2, 1)
@@ -88,7 +90,9 @@ def main() -> None:
         flows = json.loads(subprocess.run([args.rust, str(path)], check=True, capture_output=True, text=True).stdout)
         python = results["vegas_py"].flow("bulk")
         same = all(flows["bulk"][k] == python[k] for k in flows["bulk"] if k in python and k != "cc")
-        print(f"Rust plugin (vegas_rs): goodput {flows['bulk']['goodput_bps'] / 1e6:.3f} Mb/s, the same numbers as Python's: {same}")
+        print(
+            f"Rust plugin (vegas_rs): goodput {flows['bulk']['goodput_bps'] / 1e6:.3f} Mb/s, the same numbers as Python's: {same}"
+        )
         if not same:
             raise SystemExit("the Rust and Python Vegas differ")
 

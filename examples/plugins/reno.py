@@ -7,7 +7,9 @@ acknowledged data, at most one SMSS per ACK without byte counting (RFC 5681 §3.
 sets ssthresh = max(base/2, 2·SMSS) and cwnd = ssthresh (eq. 4), in whole segments when the
 window counts packets; a timeout then sets cwnd to the loss window, 1 SMSS, keeping the smaller
 ssthresh inside a recovery (RFC 5681 §3.1, `Timeout.ssthresh_to_keep`)."""
+
 import math
+
 import rexmit
 
 

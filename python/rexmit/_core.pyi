@@ -1,7 +1,7 @@
 """Type stubs for the compiled module rexmit._core."""
 
 from os import PathLike
-from typing import Callable, Optional, TypedDict, final
+from typing import Callable, TypedDict, final
 
 __version__: str
 __git_revision__: str
@@ -63,8 +63,8 @@ def work_estimate(text: str, format: str = "toml") -> float: ...
 def run(
     text: str,
     format: str = "toml",
-    out_dir: Optional[str | PathLike[str]] = None,
-    progress: Optional[Callable[[float, float, int, float], Optional[bool]]] = None,
+    out_dir: str | PathLike[str] | None = None,
+    progress: Callable[[float, float, int, float], bool | None] | None = None,
 ) -> _RunOutput: ...
 
 class EmulationUnavailable(Exception):
@@ -76,13 +76,14 @@ class EmulationError(Exception):
 def emulate(
     text: str,
     format: str = "toml",
-    out_dir: Optional[str | PathLike[str]] = None,
-    progress: Optional[Callable[[float, float, int, float], Optional[bool]]] = None,
+    out_dir: str | PathLike[str] | None = None,
+    progress: Callable[[float, float, int, float], bool | None] | None = None,
 ) -> _RunOutput: ...
-def emulation_unavailable() -> Optional[str]: ...
+def emulation_unavailable() -> str | None: ...
 def run_script(text: str, name: str = "script.pkt", trace: bool = False) -> tuple[str, str, list[str]]:
     """Run a packetdrill-style script: (status, report, trace); status is "passed", "failed" or "malformed"."""
     ...
+
 def _panic_for_test(msg: str) -> None:
     """Test hook: a Rust panic inside the FFI guard, raised here as ``InternalError``."""
     ...
@@ -101,6 +102,7 @@ def register_cc(
 ) -> None: ...
 def controllers() -> list[tuple[str, str, bool]]: ...
 def plugin_calls() -> int: ...
+
 @final
 class ControllerParams:
     initial_cwnd: int
@@ -119,12 +121,12 @@ class Ack:
     now_ns: int
     acked: int
     delivered: int
-    srtt: Optional[float]
-    srtt_ns: Optional[int]
-    min_rtt: Optional[float]
-    min_rtt_ns: Optional[int]
-    rtt: Optional[float]
-    rtt_ns: Optional[int]
+    srtt: float | None
+    srtt_ns: int | None
+    min_rtt: float | None
+    min_rtt_ns: int | None
+    rtt: float | None
+    rtt_ns: int | None
     snd_una: int
     snd_nxt: int
 
@@ -154,16 +156,16 @@ class Connected:
     now: float
     now_ns: int
     smss: int
-    srtt: Optional[float]
-    min_rtt: Optional[float]
+    srtt: float | None
+    min_rtt: float | None
 
 @final
 class Recovery:
     now: float
     now_ns: int
-    cause: Optional[str]
-    recovery_point: Optional[int]
-    by_timeout: Optional[bool]
+    cause: str | None
+    recovery_point: int | None
+    by_timeout: bool | None
 
 @final
 class IdleRestart:
@@ -176,14 +178,14 @@ class IdleRestart:
 class RateAck:
     now: float
     now_ns: int
-    delivery_rate: Optional[int]
+    delivery_rate: int | None
     sample_delivered: int
     interval_ns: int
     prior_in_flight: int
-    sample_rtt: Optional[float]
+    sample_rtt: float | None
     delivered: int
     in_flight: int
     losses: int
     lost_total: int
     ca_state: str
-    srtt: Optional[float]
+    srtt: float | None

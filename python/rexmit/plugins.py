@@ -43,7 +43,7 @@ import importlib
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 from rexmit import _core
 
@@ -100,7 +100,7 @@ class CongestionControl:
         self.smss: int = p.smss
         self.cwnd: int = p.initial_cwnd
         self.ssthresh: int = p.initial_ssthresh
-        self.pacing_rate: Optional[int] = None
+        self.pacing_rate: int | None = None
         self.cc: dict[str, float] = dict(p.cc)
         self.p = p
 
@@ -112,8 +112,8 @@ def register_cc(
     name: str,
     cls: type,
     *,
-    params: Optional[dict[str, Param]] = None,
-    doc: Optional[str] = None,
+    params: dict[str, Param] | None = None,
+    doc: str | None = None,
     replace: bool = False,
 ) -> None:
     """Register controller class ``cls`` as ``name`` (lowercase letters, digits, _), so that
@@ -159,7 +159,7 @@ def plugin_sources() -> dict[str, str]:
     return dict(_SOURCES)
 
 
-def load_plugins(sources: "list[Union[str, Path]]") -> None:
+def load_plugins(sources: list[str | Path]) -> None:
     """Import each plugin source: a ``.py`` file (loaded under a private module name) or an
     importable module name. Importing registers its controllers. Raises ImportError naming the
     source that cannot be imported."""

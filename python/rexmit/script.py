@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
 
 from rexmit import _core
 
@@ -45,7 +44,7 @@ def run_text(text: str, name: str = "script.pkt", *, trace: bool = False) -> Scr
     return ScriptResult(name, status, report, list(lines))
 
 
-def run(path: Union[str, Path], *, trace: bool = False) -> ScriptResult:
+def run(path: str | Path, *, trace: bool = False) -> ScriptResult:
     """Run the script in file ``path`` (a missing file raises ``FileNotFoundError``)."""
     p = Path(path)
     return run_text(p.read_text(encoding="utf-8"), str(p), trace=trace)

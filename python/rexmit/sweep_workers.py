@@ -58,11 +58,11 @@ class FinishedRun:
     metrics: dict[str, Any]
     series: pa.Table
     scenario_toml: str
-    view: Optional[ViewTrace] = None
+    view: ViewTrace | None = None
 
 
 #: The sweep process of a local worker (set by its initializer), None elsewhere.
-_PARENT: Optional[int] = None
+_PARENT: int | None = None
 
 
 def _parent_alive(*_: Any) -> bool:
@@ -77,7 +77,7 @@ def _parent_alive(*_: Any) -> bool:
 View = tuple[str, str, str]
 
 
-def execute(run_id: str, scenario_data: dict[str, Any], view: Optional[View] = None) -> FinishedRun:
+def execute(run_id: str, scenario_data: dict[str, Any], view: View | None = None) -> FinishedRun:
     """Run one scenario (in a worker process or on a Dask worker); writes nothing. With
     ``view`` the run traces that flow over that window and sends its records back: a trace
     records and schedules nothing, so the metrics are the untraced run's (rexmit.views)."""

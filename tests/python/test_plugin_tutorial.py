@@ -14,7 +14,15 @@ ROOT = EXAMPLES.parent
 def test_the_plugin_tutorial_runs_and_the_rust_crate_gives_the_same_numbers(tmp_path):
     # A debug build sharing the workspace's target directory (its dependencies are built).
     subprocess.run(
-        ["cargo", "build", "-q", "--manifest-path", str(EXAMPLES / "plugin-crate" / "Cargo.toml"), "--target-dir", str(ROOT / "target")],
+        [
+            "cargo",
+            "build",
+            "-q",
+            "--manifest-path",
+            str(EXAMPLES / "plugin-crate" / "Cargo.toml"),
+            "--target-dir",
+            str(ROOT / "target"),
+        ],
         check=True,
         timeout=1200,
     )
@@ -27,7 +35,10 @@ def test_the_plugin_tutorial_runs_and_the_rust_crate_gives_the_same_numbers(tmp_
         timeout=600,
     )
     assert r.returncode == 0, r.stderr
-    queue = {m.group(1).strip(): float(m.group(2)) for m in re.finditer(r"^(.+?)\s+[0-9.]+ Mb/s\s+\d+\s+([0-9.]+) pkt", r.stdout, re.M)}
+    queue = {
+        m.group(1).strip(): float(m.group(2))
+        for m in re.finditer(r"^(.+?)\s+[0-9.]+ Mb/s\s+\d+\s+([0-9.]+) pkt", r.stdout, re.M)
+    }
     assert set(queue) == {"Reno (built-in)", "CUBIC (built-in)", "Vegas (Python plugin)"}
     # Vegas backs off when its own segments queue up: the shortest queue of the three.
     assert queue["Vegas (Python plugin)"] < min(queue["Reno (built-in)"], queue["CUBIC (built-in)"])

@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"rexmit_test_plugin_{name}", ROOT / "examples" / "plugins" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(
+        f"rexmit_test_plugin_{name}", ROOT / "examples" / "plugins" / f"{name}.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -75,7 +77,9 @@ def test_a_plugins_parameters_reach_it_and_are_range_checked():
     small = flow(seed001("fixed_py", cc_params={"segments": 2}))
     large = flow(seed001("fixed_py", cc_params={"segments": 20}))
     assert large["goodput_bps"] > 5 * small["goodput_bps"]
-    with pytest.raises(rexmit.ScenarioError, match=r"apps\[0\]\.tcp\.cc_params\.segments: 0 is out of range: allowed \[1, 1000\]"):
+    with pytest.raises(
+        rexmit.ScenarioError, match=r"apps\[0\]\.tcp\.cc_params\.segments: 0 is out of range: allowed \[1, 1000\]"
+    ):
         seed001("fixed_py", cc_params={"segments": 0}).validate()
     with pytest.raises(rexmit.ScenarioError, match=r"cc_params\.window: .* a parameter of cc = \"fixed_py\": segments"):
         seed001("fixed_py", cc_params={"window": 3}).validate()
@@ -109,7 +113,10 @@ def test_an_exception_in_a_plugin_stops_the_run_with_its_traceback_time_and_flow
 
 def test_a_nonsense_window_is_a_plugin_error_naming_the_event():
     rexmit.register_cc("nan_py", NaN, replace=True)
-    with pytest.raises(rexmit.PluginError, match=r'(?s)"nan_py" failed in on_ack at simulated time 3\..*set `cwnd` to NaN: allowed a number of bytes in \[1, 1099511627776\]'):
+    with pytest.raises(
+        rexmit.PluginError,
+        match=r'(?s)"nan_py" failed in on_ack at simulated time 3\..*set `cwnd` to NaN: allowed a number of bytes in \[1, 1099511627776\]',
+    ):
         rexmit.run(seed001("nan_py"))
 
     class Zero(RENO.Reno):

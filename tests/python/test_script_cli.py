@@ -2,9 +2,9 @@
 expectation fails (exit 1) with packetdrill's report, a malformed one exits 2; and the Python
 entry point `rexmit.script.run`."""
 
-from rexmit import script
-
 from conftest import ROOT, rexmit_cli
+
+from rexmit import script
 
 PASSING = ROOT / "tests" / "scripts" / "tcp" / "reno" / "fast-retransmit-recovery.pkt"
 

@@ -6,7 +6,7 @@
 //! `rexmit.InternalError`.
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rexmit_scenario::{Scenario, ScenarioError as RsScenarioError};
@@ -168,6 +168,7 @@ fn run<'py>(
     out_dir: Option<std::path::PathBuf>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    check_progress(py, &progress)?;
     let s = guard(|| parse(py, text, format))?;
     with_progress(py, progress, &s, |cb| {
         rexmit_scenario::run::run(&s, out_dir.as_deref(), cb).map_err(|e| scenario_err(py, e))
@@ -187,6 +188,7 @@ fn emulate<'py>(
     out_dir: Option<std::path::PathBuf>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    check_progress(py, &progress)?;
     let s = guard(|| parse(py, text, format))?;
     with_progress(py, progress, &s, |cb| {
         rexmit_emulate::emulate(&s, out_dir.as_deref(), cb).map_err(|e| match e {
@@ -201,6 +203,18 @@ fn emulate<'py>(
 #[pyfunction]
 fn emulation_unavailable() -> Option<String> {
     rexmit_emulate::unavailable_reason()
+}
+
+/// A `progress` that is not callable is refused before the run: a short run never calls it, so
+/// `progress=5` would otherwise pass unnoticed.
+fn check_progress(py: Python<'_>, progress: &Option<PyObject>) -> PyResult<()> {
+    match progress {
+        Some(cb) if !cb.bind(py).is_callable() => Err(PyTypeError::new_err(format!(
+            "progress: expected a function progress(now_s, stop_s, events, wall_s) or None, not {}",
+            cb.bind(py).get_type().name()?
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Drive `f` with a progress callback that checks Ctrl-C and calls `progress`; package the

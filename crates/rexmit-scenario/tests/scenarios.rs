@@ -148,7 +148,8 @@ const CBR: &str =
     "kind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nrate = \"1Mbps\"\npacket_size = 1000";
 const LINK0: &str = "delay = \"1ms\" }, {";
 
-/// (what, text in BASE, its replacement, exact error path, a word the message must contain)
+/// (what, text in BASE, its replacement, exact error path, a word the message must contain);
+/// in a replacement, BELLX and BELLN stand for BELL's keys and DEEP for 3000 nested arrays.
 const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("unknown top-level key", "stop_time = \"1s\"", "stop_time = \"1s\"\nstoptime = 3", "stoptime", "unknown field `stoptime`"),
     ("unknown key in a link", "{ rate = \"10Mbps\", delay = \"1ms\" }, { rate", "{ rate = \"10Mbps\", delay = \"1ms\", bandwith = 3 }, { rate", "topology.links[0].bandwith", "unknown field"),
@@ -289,7 +290,12 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("duration out of range", "stop_time = \"1s\"", "stop_time = \"99999999999h\"", "stop_time", "the largest duration is 18446744073s"),
     ("size out of range", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { bytes = \"99999999999GiB\" } }", "topology.links[0].queue.bytes", "the largest size is"),
     ("rate out of range", "rate = \"1Mbps\"", "rate = \"99999999999Gbps\"", "apps[0].rate", "the largest rate is"),
-    ("integer too large for TOML", APP, "packet_size = 18446744073709551616", "packet_size", "2^63-1"),
+    ("integer too large for TOML", APP, "packet_size = 18446744073709551616", "apps[0].packet_size", "2^63-1"),
+    ("integer too large in a table", CHAIN, "kind = \"dumbbell\"\nleft = [{ name = \"A\", rate = \"10Mbps\", delay = \"1ms\" }]\nright = [{ name = \"B\", rate = \"10Mbps\", delay = \"1ms\" }]\n[topology.bottleneck]\ndelay = \"1ms\"\nrate = 18446744073709551616", "topology.bottleneck.rate", "2^63-1"),
+    ("integer too large in an inline table", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = { min = 2, max = 18446744073709551616 } }] }, {", "topology.links[0].errors[0].size.max", "2^63-1"),
+    ("integer too large in an app's table", APP, "packet_size = 1000\n[apps.tcp]\nmss = 18446744073709551616", "apps[0].tcp.mss", "2^63-1"),
+    ("inline table over two lines", LINK0, "delay = \"1ms\", queue = { packets = 5,\n bytes = 9 } }, {", "topology.links[0].queue", "invalid inline table: expected `}`"),
+    ("nested too deeply", "stop_time = \"1s\"", "stop_time = \"1s\"\nx = DEEP", "x", "nested too deeply"),
     ("zero work bound", "stop_time = \"1s\"", "stop_time = \"1s\"\n[limits]\nmax_work = 0.0", "limits.max_work", "≥ 1"),
 ];
 
@@ -302,7 +308,8 @@ fn bad_scenarios_name_the_offending_key() {
         let text = BASE.replacen(
             from,
             &to.replace("BELLX", &BELL.join(", "))
-                .replace("BELLN", &BELL.join("\n")),
+                .replace("BELLN", &BELL.join("\n"))
+                .replace("DEEP", &format!("{}{}", "[".repeat(3000), "]".repeat(3000))),
             1,
         );
         let err = match Scenario::from_toml(&text) {

@@ -102,7 +102,7 @@ pub(crate) unsafe extern "C" fn sim_ip_output(
         let mut bytes = vec![0u8; len];
         (m.copydata)(o_pak, 0, len as c_int, bytes.as_mut_ptr() as *mut c_char);
         (m.freem)(o_pak);
-        crate::stack::queue_output(0, bytes);
+        crate::outbox::queue_output(0, bytes);
     }
 }
 

@@ -320,7 +320,7 @@ mod tests {
     fn random_source_repeats_after_reseeding() {
         // The process-wide stream is shared with any usrsctp run of this test binary: hold
         // the stack lock while drawing.
-        let _guard = crate::stack::test_lock();
+        let _guard = crate::lease::test_lock();
         let mut a = [0u8; 13];
         let mut b = [0u8; 13];
         seed_random(42);
@@ -333,7 +333,7 @@ mod tests {
 
     #[test]
     fn clock_reports_the_simulated_microsecond() {
-        let _guard = crate::stack::test_lock();
+        let _guard = crate::lease::test_lock();
         set_now_us(1_577_836_800_123_456);
         let mut tv = libc::timeval {
             tv_sec: 0,

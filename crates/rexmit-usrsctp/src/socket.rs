@@ -2,12 +2,12 @@
 //! non-blocking (a blocking call would wait for a thread the stack does not have). Calls must
 //! be made inside `StackRun::call`, which sets the clock and collects what the stack sends.
 
+use crate::error::StackError;
 use crate::ffi::{
     self, SctpPaddrinfo, SctpRcvinfo, SctpSndinfo, SctpStatus, SockaddrConn, SockaddrStorage,
     Socket,
 };
 use crate::library::Lib;
-use crate::stack::StackError;
 use std::ffi::{c_int, c_uint, c_void};
 use std::net::Ipv4Addr;
 

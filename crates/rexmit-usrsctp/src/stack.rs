@@ -16,16 +16,16 @@
 //! agent calls first at a given instant; the agents with an open association call at every
 //! simulated millisecond, so timer output leaves on the millisecond it is due.
 
+pub use crate::error::StackError;
 use crate::ffi::{ConnOutput, Socket, SCTPSTAT_WORDS};
-use crate::library::{lib, Lib, LoadError};
+use crate::lease::Lease;
+use crate::library::{lib, Lib};
+pub use crate::outbox::Outgoing;
 use crate::redirect;
 use rexmit_time::Time;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::ffi::{c_int, c_void};
-use std::fmt;
-use std::sync::{Condvar, Mutex};
-use std::thread::ThreadId;
+use std::ffi::c_void;
 
 /// The wall-clock date usrsctp sees at simulated time zero (2020-01-01T00:00:00Z): any fixed
 /// date would do; it only has to be the same in every run.
@@ -34,131 +34,6 @@ pub const EPOCH_US: u64 = 1_577_836_800 * 1_000_000;
 /// An endpoint (one socket's association end) of a run, indexing its mailbox.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EndpointId(pub u32);
-
-/// A packet the stack sent: the AF_CONN address it went to and the SCTP bytes.
-#[derive(Clone, Debug)]
-pub struct Outgoing {
-    pub addr: usize,
-    pub bytes: Vec<u8>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StackError {
-    Load(LoadError),
-    /// This thread already holds a run (the stack is one per process).
-    Busy,
-    /// A stack call failed.
-    Call {
-        what: String,
-        errno: i32,
-    },
-    /// Two apps of one run ask for different values of a setting usrsctp has only once per
-    /// process.
-    Conflict {
-        option: &'static str,
-        detail: String,
-    },
-    /// The previous run's state could not be released.
-    Stuck,
-}
-
-impl fmt::Display for StackError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StackError::Load(e) => e.fmt(f),
-            StackError::Busy => write!(
-                f,
-                "usrsctp is one stack per process and this thread already runs a simulation \
-                 with it: finish (drop) that simulation first"
-            ),
-            StackError::Call { what, errno } => write!(
-                f,
-                "usrsctp: {what} failed: {}",
-                std::io::Error::from_raw_os_error(*errno)
-            ),
-            StackError::Conflict { option, detail } => write!(
-                f,
-                "sctp.{option}: usrsctp has one value per process (a stack-wide sysctl), so \
-                 every usrsctp app of a run must use the same: {detail}"
-            ),
-            StackError::Stuck => write!(
-                f,
-                "usrsctp could not release the previous run's associations (usrsctp_finish \
-                 kept failing)"
-            ),
-        }
-    }
-}
-impl std::error::Error for StackError {}
-
-impl From<LoadError> for StackError {
-    fn from(e: LoadError) -> Self {
-        StackError::Load(e)
-    }
-}
-
-/// Who holds the process's stack, and the threads waiting for it.
-static HOLDER: Mutex<Option<ThreadId>> = Mutex::new(None);
-static RELEASED: Condvar = Condvar::new();
-
-/// The right to use the stack, held by one thread at a time.
-pub(crate) struct Lease(());
-
-impl Lease {
-    pub(crate) fn acquire() -> Result<Lease, StackError> {
-        let me = std::thread::current().id();
-        let mut h = HOLDER.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            match *h {
-                None => {
-                    *h = Some(me);
-                    return Ok(Lease(()));
-                }
-                Some(t) if t == me => return Err(StackError::Busy),
-                Some(_) => h = RELEASED.wait(h).unwrap_or_else(|e| e.into_inner()),
-            }
-        }
-    }
-}
-
-impl Drop for Lease {
-    fn drop(&mut self) {
-        *HOLDER.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        RELEASED.notify_one();
-    }
-}
-
-/// Serialise unit tests that touch the process-wide clock or random source.
-#[cfg(test)]
-pub(crate) fn test_lock() -> Lease {
-    Lease::acquire().expect("the test thread holds no run")
-}
-
-thread_local! {
-    /// Packets `conn_output` received during the current stack call.
-    static OUTBOX: RefCell<Vec<Outgoing>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Queue a packet the stack sent (to AF_CONN address `addr`; 0 for an IPv4 packet).
-pub(crate) fn queue_output(addr: usize, bytes: Vec<u8>) {
-    OUTBOX.with(|o| o.borrow_mut().push(Outgoing { addr, bytes }));
-}
-
-unsafe extern "C" fn conn_output(
-    addr: *mut c_void,
-    buffer: *mut c_void,
-    length: usize,
-    _tos: u8,
-    _set_df: u8,
-) -> c_int {
-    if buffer.is_null() {
-        return 0;
-    }
-    // SAFETY: the stack passes `length` valid bytes, freed after we return.
-    let bytes = unsafe { std::slice::from_raw_parts(buffer as *const u8, length) }.to_vec();
-    queue_output(addr as usize, bytes);
-    0
-}
 
 /// The stack-wide counters attributed to one endpoint (see `StackRun::with_stats`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -231,7 +106,7 @@ impl StackRun {
         redirect::set_now_us(EPOCH_US);
         redirect::seed_random(seed);
         // SAFETY: no usrsctp instance exists (the previous run finished it); no threads.
-        unsafe { (lib.init_nothreads)(0, Some(conn_output as ConnOutput), None) };
+        unsafe { (lib.init_nothreads)(0, Some(crate::outbox::conn_output as ConnOutput), None) };
         INITIALISED.store(true, std::sync::atomic::Ordering::Relaxed);
         // The simulated network has no ECN marking (and rexmit's SCTP no ECN); the run's IPv4
         // addresses are all local to the stack, which must still checksum every packet.
@@ -509,7 +384,7 @@ impl RunState {
     /// Move the packets of the last stack call to their endpoints' mailboxes; returns the
     /// endpoints that sent DATA.
     fn sort_outbox(&mut self) -> Senders {
-        let out = OUTBOX.with(|o| std::mem::take(&mut *o.borrow_mut()));
+        let out = crate::outbox::take();
         let mut senders = Senders::default();
         if let Some(r) = self.recorded.as_mut() {
             r.extend(out.iter().cloned());
@@ -619,13 +494,13 @@ fn release(lib: &'static Lib, mut ms: u64) -> bool {
         // then changes nothing.
         if unsafe { (lib.finish)() } == 0 {
             INITIALISED.store(false, Ordering::Relaxed);
-            OUTBOX.with(|o| o.borrow_mut().clear());
+            crate::outbox::clear();
             return true;
         }
         ms += 1000;
         redirect::set_now_us(EPOCH_US + ms * 1000);
         unsafe { (lib.handle_timers)(1000) };
     }
-    OUTBOX.with(|o| o.borrow_mut().clear());
+    crate::outbox::clear();
     false
 }

@@ -4,7 +4,7 @@
 //! (DATA chunks on the wire, duplicates at the receiver, bytes and messages delivered, latency).
 //! Names follow rexmit's SCTP agent where the quantity is the same.
 
-use crate::agent::{Role, UsrsctpAgent};
+use super::{Role, UsrsctpAgent};
 use rexmit_endpoints::sctp::SctpApp;
 use rexmit_net::Metrics;
 use rexmit_time::Time;

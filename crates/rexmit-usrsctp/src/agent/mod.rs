@@ -12,6 +12,8 @@
 //! in the PPID inside the stack, 0 on the wire); the receiving agent sees every DATA chunk that
 //! arrives (duplicates are spurious retransmissions) and stamps each delivered message.
 
+mod metrics;
+
 use crate::ffi;
 use crate::socket::Sock;
 use crate::stack::{EndpointId, StackRun};
@@ -565,15 +567,15 @@ impl Agent for UsrsctpAgent {
     }
 
     fn metrics(&self, now: Time) -> Metrics {
-        crate::metrics::metrics(self, now)
+        metrics::metrics(self, now)
     }
 
     fn probe(&self, name: &str) -> Option<f64> {
-        crate::metrics::probe(self, name)
+        metrics::probe(self, name)
     }
 
     fn probe_names(&self) -> &'static [&'static str] {
-        crate::metrics::probe_names(self)
+        metrics::probe_names(self)
     }
 }
 
