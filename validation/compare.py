@@ -90,7 +90,15 @@ NS3_TCP = {
     "recv_buffer": "1MiB",
     "rto_rearm": "new_ack",
 }
-NS2_SCTP = {"initial_ssthresh": 65536, "recv_buffer": "4MiB", "rto": {"initial": "3s", "min": "1s", "max": "60s"}}
+# ns-2's SCTP grows cwnd only when the cumulative ack moves (RFC 4960 as written; rexmit's default
+# is RFC 9260's rule) and sends its heartbeats without jitter.
+NS2_SCTP = {
+    "initial_ssthresh": 65536,
+    "recv_buffer": "4MiB",
+    "rto": {"initial": "3s", "min": "1s", "max": "60s"},
+    "cwnd_growth": "rfc4960",
+    "hb_jitter": False,
+}
 
 
 def mirror(peer: str) -> Mirror | None:

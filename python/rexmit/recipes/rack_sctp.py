@@ -49,7 +49,14 @@ def _topology(queue: int, loss: float = 0.0, reorder: tuple[float, str] | None =
 def _base(stop: str, app: dict[str, Any], topology: dict[str, Any]) -> dict[str, Any]:
     app = {"name": "sctp", "from": "client", "to": "server", **app}
     app.setdefault("sctp", {})
-    app["sctp"] = {"hb_interval": "0s", "rack": {"enabled": True, "reo_wnd_persist": "reordering"}, **app["sctp"]}
+    # Seed 002's INET SCTP predates the RFC 4960 errata: cwnd grows only when the cumulative ack
+    # moves (rexmit's default is RFC 9260's rule).
+    app["sctp"] = {
+        "hb_interval": "0s",
+        "cwnd_growth": "rfc4960",
+        "rack": {"enabled": True, "reo_wnd_persist": "reordering"},
+        **app["sctp"],
+    }
     background = {"name": "background", "kind": "udp_random", "from": "udp_client", "to": "udp_server"}
     return {
         "stop_time": stop,

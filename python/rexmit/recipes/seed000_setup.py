@@ -242,7 +242,15 @@ def topology2(path1: Load, path2: Load) -> tuple[dict[str, Any], list[dict[str, 
 
 def sctp_app(send_buffer: str, nr_sack: bool, cmt: bool) -> dict[str, Any]:
     """The unordered bulk association S -> R (§IV.A); CMT with RTX-SSTHRESH on topology 2."""
-    sctp: dict[str, Any] = {"nr_sack": nr_sack, "send_buffer": send_buffer, "recv_buffer": RECV_BUFFER}
+    # The paper's ns-2 SCTP (and FreeBSD) grow cwnd only when the cumulative ack moves (RFC 4960
+    # as written; rexmit's default is RFC 9260's rule) and send heartbeats without jitter.
+    sctp: dict[str, Any] = {
+        "nr_sack": nr_sack,
+        "send_buffer": send_buffer,
+        "recv_buffer": RECV_BUFFER,
+        "cwnd_growth": "rfc4960",
+        "hb_jitter": False,
+    }
     if cmt:
         sctp["cmt"] = {"enabled": True, "rtx_policy": "ssthresh"}
     return {

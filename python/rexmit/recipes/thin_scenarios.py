@@ -132,7 +132,9 @@ def _thin_app(i: int, streams: int, v: Variant, iat_ms: float | None, source: st
         app["tcp"] = dict(v.tcp)
     else:
         # Fig. 8 caption: delayed acknowledgements were off (a SACK for every packet).
-        app["sctp"] = {"sack_freq": 1, **({"thin": dict(v.thin)} if v.thin else {})}
+        # Seed 004's lksctp (Linux 2.6.16) predates the RFC 4960 errata: cwnd grows only when
+        # the cumulative ack moves (rexmit's default is RFC 9260's rule).
+        app["sctp"] = {"sack_freq": 1, "cwnd_growth": "rfc4960", **({"thin": dict(v.thin)} if v.thin else {})}
     return app
 
 
@@ -228,7 +230,7 @@ def fairness(stop_s: float) -> dict[str, Any]:
         "to": "D0",
         "interarrival": {"kind": "fixed", "value": f"{LAB_IAT_MS}ms"},
         "size": {"kind": "fixed", "value": MESSAGE_BYTES},
-        "sctp": {"sack_freq": 1, "thin": {"all": False}},
+        "sctp": {"sack_freq": 1, "cwnd_growth": "rfc4960", "thin": {"all": False}},
         # A random phase per replication: nothing else in this scenario is random.
         "start_jitter": "1s",
     }
