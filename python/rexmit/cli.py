@@ -216,6 +216,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     _out_dir(args.out)
     try:
         spec = Sweep.load(args.sweep)
+        if args.plugin:
+            from rexmit.plugins import resolve_sources
+
+            spec.plugins += [p for p in resolve_sources(args.plugin) if p not in spec.plugins]
         if args.ci_target or args.ci_metric or args.ci_min or args.ci_max:
             table = dict(spec.ci.to_dict()) if spec.ci is not None else {}
             for key, value in (
@@ -365,7 +369,17 @@ def _run_arguments(p: argparse.ArgumentParser, scenario_help: str) -> argparse.A
     p.add_argument("--seed", type=int, help="override the scenario's seed")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     p.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
+    _plugin_argument(p)
     return p
+
+
+def _plugin_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--plugin",
+        action="append",
+        metavar="FILE.py",
+        help="import this Python file (or module) first: the congestion controllers it registers can be named in the scenario (repeatable; docs/plugins.md)",
+    )
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -393,12 +407,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     if only in (None, "validate"):
         v = sub.add_parser("validate", help="check a scenario file without running it")
         v.add_argument("scenario")
+        _plugin_argument(v)
         v.set_defaults(func=_cmd_validate)
 
     if only in (None, "normalize"):
         n = sub.add_parser("normalize", help="print a scenario with every default filled in")
         n.add_argument("scenario")
         n.add_argument("--format", choices=["toml", "json"], default="toml")
+        _plugin_argument(n)
         n.set_defaults(func=_cmd_show_schema)
 
     if only in (None, "sweep"):
@@ -429,6 +445,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         )
         w.add_argument("--ci-min", type=int, metavar="N", help="replications every point gets first (default 3)")
         w.add_argument("--ci-max", type=int, metavar="N", help="most replications of a point (default 64)")
+        _plugin_argument(w)
         w.set_defaults(func=_cmd_sweep)
 
     if only in (None, "report"):
@@ -518,6 +535,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         gc.freeze()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(only=argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
+    if getattr(args, "plugin", None):
+        from rexmit.plugins import load_plugins, resolve_sources
+
+        try:
+            load_plugins(resolve_sources(args.plugin))
+        except ImportError as e:
+            print(f"error: --plugin {e}", file=sys.stderr)
+            return EXIT_BAD_SCENARIO
     try:
         return int(args.func(args))
     except _core.ScenarioError as e:
@@ -540,6 +565,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: cannot emulate on this machine: {e}", file=sys.stderr)
         return EXIT_UNAVAILABLE
     except _core.EmulationError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except _core.PluginError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
 

@@ -42,6 +42,7 @@ import dataclasses
 import importlib
 import importlib.util
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +160,7 @@ def plugin_sources() -> dict[str, str]:
     return dict(_SOURCES)
 
 
-def load_plugins(sources: list[str | Path]) -> None:
+def load_plugins(sources: Sequence[str | Path]) -> None:
     """Import each plugin source: a ``.py`` file (loaded under a private module name) or an
     importable module name. Importing registers its controllers. Raises ImportError naming the
     source that cannot be imported."""
@@ -188,6 +189,49 @@ def load_plugins(sources: list[str | Path]) -> None:
                 importlib.import_module(text)
             except Exception as e:
                 raise ImportError(f"plugin {text}: importing it raised {type(e).__name__}: {e}") from e
+
+
+def resolve_sources(sources: list[str], base_dir: str | Path = ".") -> list[str]:
+    """Plugin sources as a worker imports them: a ``.py`` file as an absolute path (relative ones
+    from ``base_dir``), a module name as it is."""
+    out = []
+    for src in sources:
+        if src.endswith(".py"):
+            path = Path(src)
+            out.append(str(path if path.is_absolute() else (Path(base_dir) / path).resolve()))
+        else:
+            out.append(src)
+    return out
+
+
+def sources_for(scenarios: Any, explicit: list[str], in_process: bool = False) -> list[str]:
+    """What a sweep's workers import before running ``scenarios`` (dicts): ``explicit`` and the
+    source of every Python controller the scenarios name. Raises ValueError for a controller
+    defined in ``__main__`` (a script or a notebook), which no worker can import, unless the
+    runs stay ``in_process``."""
+    builtin = {name for name, _, is_builtin in _core.controllers() if is_builtin}
+    used = set()
+    for data in scenarios:
+        for app in data.get("apps", []):
+            cc = (app.get("tcp") or {}).get("cc")
+            if cc and cc not in builtin:
+                used.add(cc)
+    out = list(explicit)
+    for cc in sorted(used):
+        src = _SOURCES.get(cc)
+        if src is None:
+            continue  # a Rust plugin, or not registered (the scenario's validation says so)
+        if src == "__main__":
+            if in_process:
+                continue
+            raise ValueError(
+                f"controller {cc!r} is defined in __main__ (a script or a notebook), which the sweep's "
+                "worker processes cannot import: define it in a module file and pass the file with "
+                "Sweep(..., plugins=['FILE.py']) or --plugin FILE.py"
+            )
+        if src not in out:
+            out.append(src)
+    return out
 
 
 def controllers() -> list[tuple[str, str, bool]]:

@@ -59,6 +59,7 @@ _SWEEP_KEYS = {
     "labels",
     "max_runs",
     "ci",
+    "plugins",
 }
 #: Default bound on the runs of one sweep (points x replications); a sweep file may raise it.
 DEFAULT_MAX_RUNS = 100_000
@@ -130,6 +131,9 @@ class Sweep:
     #: Replications of each point where they differ from ``replications`` (set while a ``ci``
     #: sweep runs).
     point_replications: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
+    #: Plugin sources (``.py`` files or module names) every run imports first: the sweep file's
+    #: ``plugins``, paths relative to it (:mod:`rexmit.plugins`).
+    plugins: list[str] = field(default_factory=list)
 
     # --- loading -----------------------------------------------------------------------------
     @classmethod
@@ -157,6 +161,7 @@ class Sweep:
             raise SweepError(f"{unknown[0]}: unknown key (allowed: {', '.join(sorted(_SWEEP_KEYS))})")
         if "base" not in data:
             raise SweepError("base: missing (a scenario table, or the path of a scenario file)")
+        plugins = _load_plugins(data.get("plugins", []), base_dir)
         base = data["base"]
         try:
             if isinstance(base, str):
@@ -180,6 +185,7 @@ class Sweep:
             report=dict(data.get("report", {})),
             labels=data.get("labels", {}),
             max_runs=data.get("max_runs", DEFAULT_MAX_RUNS),
+            plugins=plugins,
         )
         if "ci" in data:
             sweep.set_ci(data["ci"])
@@ -326,6 +332,7 @@ class Sweep:
             "text": self.text,
             "max_runs": self.max_runs,
             "ci": self.ci.to_dict() if self.ci is not None else None,
+            "plugins": self.plugins,
         }
 
     @classmethod
@@ -347,7 +354,23 @@ class Sweep:
             labels=d.get("labels", {}),
             max_runs=d.get("max_runs", DEFAULT_MAX_RUNS),
             ci=_ci_target(d["ci"]) if d.get("ci") else None,
+            plugins=_load_plugins(d.get("plugins", []), "."),
         )
+
+
+def _load_plugins(sources: Any, base_dir: str | Path) -> list[str]:
+    """A sweep's ``plugins`` (files relative to ``base_dir``, or module names), imported here so
+    that the base scenario can name their controllers."""
+    from rexmit.plugins import load_plugins, resolve_sources
+
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise SweepError(f"plugins: a list of .py files or module names, got {sources!r}")
+    resolved = resolve_sources(sources, base_dir)
+    try:
+        load_plugins(resolved)
+    except ImportError as e:
+        raise SweepError(f"plugins: {e}") from None
+    return resolved
 
 
 def _ci_target(table: dict[str, Any]) -> CiTarget:
@@ -443,6 +466,16 @@ def _run_dask(tasks: list[Task], address: str, on_done: OnDone) -> None:
             f"--cluster {address}: no Dask scheduler answered within {CLUSTER_CONNECT_TIMEOUT} s ({type(e).__name__}); is `dask scheduler` running there?"
         ) from None
     with client:
+        plugins = sorted({p for task in tasks for p in task[3]})
+        if plugins:
+            # Every worker must import the controllers before a run names them: fail here, not
+            # in the middle of the sweep.
+            from rexmit.plugins import load_plugins
+
+            try:
+                client.run(load_plugins, plugins)
+            except ImportError as e:
+                raise SweepError(f"plugins: a Dask worker cannot import them: {e}") from None
         futures = [client.submit(execute, *task, key=f"rexmit-run-{task[0]}") for task in tasks]
         try:
             for future in dask_as_completed(futures, loop=client.loop):
@@ -594,7 +627,15 @@ def _run_planned(
     for r in runs:
         first.setdefault(r.run_id, r)
     done = finished_ids(out_dir) & set(first)
-    tasks: list[Task] = [(r.run_id, r.scenario.data, _view(r, views)) for r in first.values() if r.run_id not in done]
+    from rexmit.plugins import sources_for
+
+    todo = [r for r in first.values() if r.run_id not in done]
+    in_process = cluster is None and ((jobs or os.cpu_count() or 1) == 1 or len(todo) <= 1)
+    try:
+        plugins = tuple(sources_for((r.scenario.data for r in todo), spec.plugins, in_process))
+    except ValueError as e:
+        raise SweepError(str(e)) from None
+    tasks: list[Task] = [(r.run_id, r.scenario.data, _view(r, views), plugins) for r in todo]
     bar = tqdm(
         total=len(first),
         initial=len(done),
