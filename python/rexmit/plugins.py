@@ -169,13 +169,13 @@ def load_plugins(sources: Sequence[str | Path]) -> None:
         if text.endswith(".py") or Path(text).is_file():
             path = Path(text).resolve()
             if not path.is_file():
-                raise ImportError(f"plugin {text}: no such file")
+                raise ImportError(f"{text}: no such file")
             mod_name = "rexmit_plugin_" + "".join(c if c.isalnum() else "_" for c in str(path))
             if mod_name in sys.modules:
                 continue
             spec = importlib.util.spec_from_file_location(mod_name, path)
             if spec is None or spec.loader is None:
-                raise ImportError(f"plugin {text}: not a Python file")
+                raise ImportError(f"{text}: not a Python file")
             module = importlib.util.module_from_spec(spec)
             module.__rexmit_plugin_file__ = str(path)  # type: ignore[attr-defined]
             sys.modules[mod_name] = module
@@ -183,12 +183,12 @@ def load_plugins(sources: Sequence[str | Path]) -> None:
                 spec.loader.exec_module(module)
             except Exception as e:
                 del sys.modules[mod_name]
-                raise ImportError(f"plugin {text}: importing it raised {type(e).__name__}: {e}") from e
+                raise ImportError(f"{text}: importing it raised {type(e).__name__}: {e}") from e
         else:
             try:
                 importlib.import_module(text)
             except Exception as e:
-                raise ImportError(f"plugin {text}: importing it raised {type(e).__name__}: {e}") from e
+                raise ImportError(f"{text}: importing it raised {type(e).__name__}: {e}") from e
 
 
 def resolve_sources(sources: list[str], base_dir: str | Path = ".") -> list[str]:

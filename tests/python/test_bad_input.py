@@ -50,7 +50,60 @@ def write(tmp: Path, name: str, data: str | bytes) -> str:
 
 # (class, case, argv builder(tmp) -> argv, words the one-line message must contain)
 Case = tuple[str, str, Callable[[Path], list[str]], str]
+TCP_SCENARIO = SCENARIO.replace('kind = "udp_cbr"', 'kind = "tcp_bulk"').replace(
+    'rate = "1Mbps"\npacket_size = 1000\n', ""
+)
+
 CASES: list[Case] = [
+    # Congestion-control plugins (issue 36): names, parameters, plugin files.
+    (
+        "plugins",
+        "unknown controller",
+        lambda t: ["validate", write(t, "a.toml", TCP_SCENARIO + 'tcp = { cc = "nope" }\n')],
+        '"nope" is not a registered congestion controller: one of',
+    ),
+    (
+        "plugins",
+        "parameter out of range",
+        lambda t: ["validate", write(t, "a.toml", TCP_SCENARIO + 'tcp = { cc = "aimd", cc_params = { b = 2 } }\n')],
+        "apps[0].tcp.cc_params.b: 2 is out of range: allowed (0, 1)",
+    ),
+    (
+        "plugins",
+        "parameter the controller lacks",
+        lambda t: ["validate", write(t, "a.toml", TCP_SCENARIO + 'tcp = { cc = "reno", cc_params = { alpha = 2 } }\n')],
+        'cc_params.alpha: 2 is out of range: allowed none: cc = "reno" has no parameters',
+    ),
+    (
+        "plugins",
+        "--plugin file missing",
+        lambda t: ["validate", "--plugin", str(t / "nope.py"), write(t, "a.toml", TCP_SCENARIO)],
+        "nope.py: no such file",
+    ),
+    (
+        "plugins",
+        "--plugin raising on import",
+        lambda t: [
+            "validate",
+            "--plugin",
+            write(t, "p.py", 'raise RuntimeError("broken plugin")\n'),
+            write(t, "a.toml", TCP_SCENARIO),
+        ],
+        "importing it raised RuntimeError: broken plugin",
+    ),
+    (
+        "plugins",
+        "--plugin taking a built-in name",
+        lambda t: [
+            "validate",
+            "--plugin",
+            write(
+                t, "q.py", "import rexmit\nfrom rexmit import CongestionControl as C\nrexmit.register_cc('cubic', C)\n"
+            ),
+            write(t, "a.toml", TCP_SCENARIO),
+        ],
+        '"cubic" is a built-in controller',
+    ),
     # Files that are not UTF-8 text.
     (
         "not utf-8",

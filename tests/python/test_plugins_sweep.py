@@ -70,7 +70,7 @@ def test_a_controller_no_worker_can_import_is_an_error_before_the_sweep(tmp_path
     # In this process (one job) it runs.
     assert run_sweep(sweep("in_main_py"), tmp_path / "one", jobs=1, progress=False).ran == 4
     text = 'plugins = ["no_such_plugin.py"]\nreplications = 1\nbase = "x.toml"\n'
-    with pytest.raises(SweepError, match="plugins: plugin .*no_such_plugin.py: no such file"):
+    with pytest.raises(SweepError, match="plugins: .*no_such_plugin.py: no such file"):
         Sweep.from_toml(text, base_dir=tmp_path)
 
 

@@ -452,6 +452,7 @@ pub fn register_cc(
     replace: bool,
 ) -> PyResult<()> {
     use pyo3::exceptions::PyValueError;
+    registry::check_name(name, replace).map_err(|e| PyValueError::new_err(e.to_string()))?;
     for required in ["on_ack", "on_congestion_event"] {
         if !defined.iter().any(|d| d == required) {
             return Err(PyValueError::new_err(format!(

@@ -273,21 +273,31 @@ impl std::error::Error for RegisterError {}
 /// replaced (a notebook cell run twice).
 pub fn register(plugin: Arc<dyn CcPlugin>, replace: bool) -> Result<(), RegisterError> {
     let name = plugin.name().to_string();
-    let ok = !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-    if !ok {
-        return Err(RegisterError::BadName(name));
-    }
-    if CcAlgorithm::from_name_str(&name).is_some() {
-        return Err(RegisterError::Builtin(name));
-    }
+    check_name(&name, replace)?;
     let mut t = table().write().unwrap_or_else(|e| e.into_inner());
     if t.contains_key(&name) && !replace {
         return Err(RegisterError::Taken(name));
     }
     t.insert(name, plugin);
+    Ok(())
+}
+
+/// Whether `name` could be registered now (`register`'s checks on the name alone): a bridge
+/// checks it before it inspects what it registers.
+pub fn check_name(name: &str, replace: bool) -> Result<(), RegisterError> {
+    let ok = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if !ok {
+        return Err(RegisterError::BadName(name.to_string()));
+    }
+    if CcAlgorithm::from_name_str(name).is_some() {
+        return Err(RegisterError::Builtin(name.to_string()));
+    }
+    if !replace && lookup(name).is_some() {
+        return Err(RegisterError::Taken(name.to_string()));
+    }
     Ok(())
 }
 
