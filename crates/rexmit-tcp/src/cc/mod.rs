@@ -14,7 +14,9 @@ mod aimd;
 mod bbr;
 mod bbr_lt;
 mod cubic;
+mod declared;
 pub mod defaults;
+mod delay;
 mod events;
 pub mod highspeed;
 pub mod hystart;
@@ -22,6 +24,7 @@ mod minmax;
 pub mod registry;
 mod reno;
 pub mod scalable;
+mod vegas;
 mod westwood;
 mod window;
 
@@ -223,6 +226,7 @@ pub(crate) fn builtins() -> Vec<std::sync::Arc<dyn registry::CcPlugin>> {
             "BBR v1 as Linux's tcp_bbr (paced)",
             vec![],
         ),
+        vegas::plugin(),
     ]
 }
 
@@ -270,10 +274,7 @@ impl CcAlgorithm {
     /// The controller, with its parameters' `values` in the order its `registry::Builtin`
     /// declares them.
     pub fn build(&self, p: &CcParams, values: &[f64]) -> Box<dyn CongestionControl> {
-        let mut w = Window::new(p.initial_cwnd, p.initial_ssthresh, p.smss);
-        w.byte_counting = p.byte_counting;
-        w.whole_segments = p.whole_segments;
-        w.slow_start_limit = p.slow_start_limit;
+        let w = Window::from_params(p);
         match *self {
             CcAlgorithm::Reno => Box::new(reno(w)),
             CcAlgorithm::Aimd => Box::new(Aimd::new(

@@ -2,7 +2,7 @@
 //! avoidance, the multiplicative decrease, the loss window after a timeout. A controller
 //! written elsewhere (a plugin) keeps its window however it likes and need not use this.
 
-use super::Timeout;
+use super::{CcParams, Timeout};
 use rexmit_transport::window;
 
 /// The cwnd/ssthresh pair and the slow-start rule all controllers share.
@@ -36,6 +36,21 @@ impl Window {
             whole_segments: false,
             slow_start_limit: smss,
         }
+    }
+
+    /// The window a controller starts with: the initial cwnd and ssthresh, SMSS and the
+    /// options of the arithmetic (byte counting, whole segments, slow-start limit).
+    pub fn from_params(p: &CcParams) -> Self {
+        let mut w = Window::new(p.initial_cwnd, p.initial_ssthresh, p.smss);
+        w.byte_counting = p.byte_counting;
+        w.whole_segments = p.whole_segments;
+        w.slow_start_limit = p.slow_start_limit;
+        w
+    }
+
+    /// cwnd in segments (fractional).
+    pub fn segments(&self) -> f64 {
+        self.cwnd as f64 / self.smss as f64
     }
 
     pub fn in_slow_start(&self) -> bool {
@@ -80,6 +95,13 @@ impl Window {
             self.cwnd += inc as u64 * self.smss;
             self.ca_credit -= inc * cwnd;
         }
+    }
+
+    /// RFC 5681 §3.1 growth: slow start, then what slow start left of `acked` in congestion
+    /// avoidance at `segments_per_rtt` segments per RTT (1: Reno).
+    pub fn grow(&mut self, acked: u64, segments_per_rtt: f64) {
+        let rest = self.slow_start(acked);
+        self.avoid(rest, segments_per_rtt);
     }
 
     /// ssthresh = max(factor · FlightSize, 2·SMSS) and cwnd = ssthresh (RFC 5681 §3.1 eq. 4
