@@ -75,7 +75,7 @@ impl RttRounds {
         if rtt.is_zero() {
             return None;
         }
-        Some(cwnd_segments * (1.0 - base.as_secs_f64() / rtt.as_secs_f64()))
+        Some(cwnd_segments * (1.0 - base.as_nanos() as f64 / rtt.as_nanos() as f64))
     }
 
     /// Where the current round ends (snd_una reaching it).

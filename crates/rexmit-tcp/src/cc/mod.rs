@@ -19,12 +19,16 @@ pub mod defaults;
 mod delay;
 mod events;
 pub mod highspeed;
+mod htcp;
+mod hybla;
 pub mod hystart;
+mod illinois;
 mod minmax;
 pub mod registry;
 mod reno;
 pub mod scalable;
 mod vegas;
+mod veno;
 mod westwood;
 mod window;
 
@@ -227,6 +231,10 @@ pub(crate) fn builtins() -> Vec<std::sync::Arc<dyn registry::CcPlugin>> {
             vec![],
         ),
         vegas::plugin(),
+        veno::plugin(),
+        illinois::plugin(),
+        htcp::plugin(),
+        hybla::plugin(),
     ]
 }
 
