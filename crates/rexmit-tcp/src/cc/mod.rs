@@ -13,6 +13,7 @@
 mod aimd;
 mod bbr;
 mod bbr_lt;
+mod bic;
 mod cubic;
 mod declared;
 pub mod defaults;
@@ -31,6 +32,7 @@ mod vegas;
 mod veno;
 mod westwood;
 mod window;
+mod yeah;
 
 pub use aimd::{Aimd, Law};
 pub use bbr::{Bbr, Mode as BbrMode};
@@ -235,6 +237,8 @@ pub(crate) fn builtins() -> Vec<std::sync::Arc<dyn registry::CcPlugin>> {
         illinois::plugin(),
         htcp::plugin(),
         hybla::plugin(),
+        yeah::plugin(),
+        bic::plugin(),
     ]
 }
 
