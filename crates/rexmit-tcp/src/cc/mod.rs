@@ -24,6 +24,8 @@ mod htcp;
 mod hybla;
 pub mod hystart;
 mod illinois;
+mod ledbat;
+mod lp;
 mod minmax;
 pub mod registry;
 mod reno;
@@ -239,6 +241,8 @@ pub(crate) fn builtins() -> Vec<std::sync::Arc<dyn registry::CcPlugin>> {
         hybla::plugin(),
         yeah::plugin(),
         bic::plugin(),
+        lp::plugin(),
+        ledbat::plugin(),
     ]
 }
 

@@ -108,10 +108,15 @@ impl Window {
     /// with factor 1/2; seed 003 uses factor 1 − b). In whole segments (Linux) the product
     /// of the whole segments in `flight_size` and `factor` is rounded down.
     pub fn decrease(&mut self, flight_size: u64, factor: f64) {
+        self.decrease_to(flight_size, factor, 2);
+    }
+
+    /// `decrease` with a floor of `min_segments` SMSS instead of 2 (LEDBAT's MIN_CWND).
+    pub fn decrease_to(&mut self, flight_size: u64, factor: f64, min_segments: u64) {
         self.ssthresh = if self.whole_segments {
-            window::decrease_segments(flight_size, factor, self.smss, 2)
+            window::decrease_segments(flight_size, factor, self.smss, min_segments)
         } else {
-            window::decrease(flight_size, factor, 2 * self.smss)
+            window::decrease(flight_size, factor, min_segments * self.smss)
         };
         self.cwnd = self.ssthresh;
         self.ca_credit = 0.0;
