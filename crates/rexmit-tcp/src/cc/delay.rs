@@ -28,7 +28,7 @@ impl RttRounds {
         self.base = Some(self.base.map_or(rtt, |b| b.min(rtt)));
         self.min = Some(self.min.map_or(rtt, |m| m.min(rtt)));
         self.max = Some(self.max.map_or(rtt, |m| m.max(rtt)));
-        self.sum = self.sum + rtt;
+        self.sum += rtt;
         self.count += 1;
     }
 
@@ -79,6 +79,7 @@ impl RttRounds {
     }
 
     /// Where the current round ends (snd_una reaching it).
+    #[cfg(test)]
     pub fn round_end(&self) -> u64 {
         self.end
     }

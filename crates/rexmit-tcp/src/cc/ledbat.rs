@@ -14,7 +14,9 @@
 //! leaves a choice open this follows ns-3.44's `TcpLedbat`: slow start (optional, on by
 //! default) until the first ACK in congestion avoidance, and again only after cwnd fell to one
 //! segment; without delay samples the growth is Reno's; in congestion avoidance ssthresh is
-//! kept below cwnd. Unlike ns-3, the cap adds ALLOWED_INCREASE = 1 segment to the flight
+//! kept below cwnd. Unlike ns-3, slow start also ends once the queueing delay exceeds TARGET
+//! (ns-3 leaves it only at a loss, so on a deep buffer with RFC 5681's arbitrarily high
+//! initial ssthresh it fills the buffer — far more delay than TARGET, LEDBAT's point); the cap adds ALLOWED_INCREASE = 1 segment to the flight
 //! (RFC 6817 §2.4.2; ns-3 caps at the flight) and base-delay intervals roll at minute
 //! boundaries.
 
@@ -185,12 +187,14 @@ impl CongestionControl for Ledbat {
         if self.w.cwnd <= self.w.smss && self.p.slow_start {
             self.can_slow_start = true;
         }
-        if self.can_slow_start && self.w.cwnd <= self.w.ssthresh {
+        let q = self.queuing_delay();
+        let below_target = q.is_none_or(|q| q <= self.p.target.as_nanos() as f64);
+        if self.can_slow_start && self.w.in_slow_start() && below_target {
             self.w.slow_start(ack.acked);
             return;
         }
         self.can_slow_start = false;
-        match self.queuing_delay() {
+        match q {
             Some(q) => self.avoid(ack, q),
             None => self.w.avoid(ack.acked, 1.0),
         }
@@ -309,5 +313,32 @@ mod tests {
         );
         c.on_ack(&ack(0, 50, 2));
         assert_eq!(c.window(), 3 * SMSS);
+        // ... and it ends once the queueing delay passes TARGET.
+        c.on_delivery(&ack(1, 50, 2));
+        for i in 0..4 {
+            c.on_delivery(&ack(2 + i, 200, 2));
+        }
+        c.on_ack(&ack(10, 200, 3));
+        assert!(c.window() < 3 * SMSS && !c.can_slow_start);
+    }
+
+    #[test]
+    fn at_ssthresh_slow_start_hands_over_to_avoidance() {
+        // After a loss cwnd = ssthresh = 2 segments: the next ACKs grow it in avoidance
+        // (a window stuck at ssthresh would never grow).
+        let mut c = Ledbat::new(
+            Window::new(2 * SMSS, 2 * SMSS, SMSS),
+            Params {
+                slow_start: true,
+                ..defaults()
+            },
+        );
+        c.on_delivery(&ack(0, 50, 2));
+        for i in 0..4 {
+            c.on_ack(&ack(1 + i, 50, 2));
+        }
+        // 2000 + 500 + 400 + 345 + 308 (MSS²/cwnd each, no queueing).
+        assert_eq!(c.window(), 3553);
+        assert!(!c.can_slow_start && c.ssthresh() < c.window());
     }
 }

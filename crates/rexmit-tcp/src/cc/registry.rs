@@ -280,7 +280,7 @@ pub fn register(plugin: Arc<dyn CcPlugin>, replace: bool) -> Result<(), Register
     if !ok {
         return Err(RegisterError::BadName(name));
     }
-    if CcAlgorithm::from_name_str(&name).is_some() {
+    if is_builtin(&name) {
         return Err(RegisterError::Builtin(name));
     }
     let mut t = table().write().unwrap_or_else(|e| e.into_inner());
@@ -289,6 +289,22 @@ pub fn register(plugin: Arc<dyn CcPlugin>, replace: bool) -> Result<(), Register
     }
     t.insert(name, plugin);
     Ok(())
+}
+
+/// Whether `name` is one of the controllers that come with rexmit (`cc::builtins`: the
+/// original `CcAlgorithm`s and those declared as plugins in their own files); they cannot be
+/// replaced.
+pub fn is_builtin(name: &str) -> bool {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            super::builtins()
+                .iter()
+                .map(|p| p.name().to_string())
+                .collect()
+        })
+        .iter()
+        .any(|n| n == name)
 }
 
 /// The controller registered as `name`.
@@ -329,11 +345,5 @@ impl CcPlugin for Builtin {
     }
     fn build(&self, p: &CcParams, values: &[f64]) -> Box<dyn CongestionControl> {
         self.alg.build(p, values)
-    }
-}
-
-impl CcAlgorithm {
-    fn from_name_str(name: &str) -> Option<CcAlgorithm> {
-        <CcAlgorithm as rexmit_options::Choice>::from_name(name)
     }
 }
