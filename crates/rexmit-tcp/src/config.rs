@@ -214,6 +214,10 @@ macro_rules! tcp_option_table {
         /// Slow start grows cwnd by at most this many segments per ACK (RFC 3465 §2.2 L; RFC 5681
         /// §3.1: 1); 0: no limit, cwnd grows by all that is acknowledged (Linux tcp_slow_start).
         opt slow_start_limit_segments: u32 = 1, linux = 0, unit = segments;
+        /// Pace every controller that sets no pacing rate of its own (BBR does) at Linux's
+        /// sk_pacing_rate: 2·cwnd/SRTT while cwnd < ssthresh/2, 1.2·cwnd/SRTT after
+        /// (tcp_update_pacing_rate; `cc::Paced`). Linux paces so under the fq qdisc.
+        opt pacing: bool = false, unit = flag;
     }
     internal {
         /// Peer MSS assumed when the SYN carries none (RFC 9293 §3.7.1: 536).
@@ -282,7 +286,12 @@ impl TcpConfig {
             .unwrap_or_else(|| panic!("cc {:?} is not registered (validate first)", self.cc));
         let values = registry::resolve(plugin.as_ref(), &self.cc_params)
             .unwrap_or_else(|e| panic!("cc_params refused (validate first): {e}"));
-        plugin.build(&self.controller_params(smss), &values)
+        let cc = plugin.build(&self.controller_params(smss), &values);
+        if self.pacing {
+            Box::new(crate::cc::Paced::new(cc))
+        } else {
+            cc
+        }
     }
 
     /// What a congestion controller for segment size `smss` is built with besides its own

@@ -93,7 +93,10 @@ fn the_new_controllers_are_built_ins_a_plugin_cannot_replace() {
         [("alpha", 2.0), ("beta", 4.0), ("gamma", 1.0)].map(|(k, v)| (k.to_string(), v))
     );
     assert_eq!(defaults("veno"), [("beta".to_string(), 3.0)]);
-    assert_eq!(defaults("ledbat")[..2], [("target_ms".to_string(), 100.0), ("gain".to_string(), 1.0)]);
+    assert_eq!(
+        defaults("ledbat")[..2],
+        [("target_ms".to_string(), 100.0), ("gain".to_string(), 1.0)]
+    );
     assert_eq!(defaults("hybla"), [("rtt0_ms".to_string(), 50.0)]);
     assert!(!registry::is_builtin("fixed_window"));
 }

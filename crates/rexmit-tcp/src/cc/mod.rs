@@ -27,6 +27,7 @@ pub mod illinois;
 pub mod ledbat;
 pub mod lp;
 mod minmax;
+mod paced;
 pub mod registry;
 mod reno;
 pub mod scalable;
@@ -43,6 +44,7 @@ pub use events::{
     AckSample, CaState, CongestionCause, CongestionEvent, Connected, IdleRestart, RateAck,
     RecoveryEnd, RecoveryStart, Timeout,
 };
+pub use paced::Paced;
 pub use reno::reno;
 pub use westwood::Westwood;
 pub use window::Window;
