@@ -16,10 +16,8 @@
 
 use super::declared::Declared;
 use super::registry::{CcPlugin, ParamSpec};
-use super::window::window_in_field_w;
-use super::{
-    AckSample, CongestionControl, CongestionEvent, Connected, RecoveryEnd, RecoveryStart, Window,
-};
+use super::window::{recovery_flag_in_field, window_in_field_w};
+use super::{AckSample, CongestionControl, CongestionEvent, Connected, Window};
 use rexmit_time::{Duration, Time};
 use std::sync::Arc;
 
@@ -176,12 +174,7 @@ impl CongestionControl for Htcp {
         self.epoch_min = None;
         self.epoch_max = None;
     }
-    fn on_recovery_start(&mut self, _ev: &RecoveryStart) {
-        self.in_recovery = true;
-    }
-    fn on_recovery_end(&mut self, _ev: &RecoveryEnd) {
-        self.in_recovery = false;
-    }
+    recovery_flag_in_field!();
     window_in_field_w!();
     fn name(&self) -> &str {
         "htcp"
@@ -191,6 +184,7 @@ impl CongestionControl for Htcp {
 #[cfg(test)]
 mod tests {
     use super::super::test_events::{loss, sample};
+    use super::super::{RecoveryEnd, RecoveryStart};
     use super::*;
 
     const SMSS: u64 = 1000;

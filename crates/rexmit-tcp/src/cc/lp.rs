@@ -17,8 +17,8 @@
 
 use super::declared::Declared;
 use super::registry::{CcPlugin, ParamSpec};
-use super::window::window_in_field_w;
-use super::{AckSample, CongestionControl, CongestionEvent, RecoveryEnd, RecoveryStart, Window};
+use super::window::{recovery_flag_in_field, window_in_field_w};
+use super::{AckSample, CongestionControl, CongestionEvent, Window};
 use rexmit_time::Time;
 use std::sync::Arc;
 
@@ -150,12 +150,7 @@ impl CongestionControl for Lp {
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         self.w.decrease(ev.base, 0.5);
     }
-    fn on_recovery_start(&mut self, _ev: &RecoveryStart) {
-        self.in_recovery = true;
-    }
-    fn on_recovery_end(&mut self, _ev: &RecoveryEnd) {
-        self.in_recovery = false;
-    }
+    recovery_flag_in_field!();
     window_in_field_w!();
     fn name(&self) -> &str {
         "lp"
@@ -165,6 +160,7 @@ impl CongestionControl for Lp {
 #[cfg(test)]
 mod tests {
     use super::super::test_events::sample;
+    use super::super::{RecoveryEnd, RecoveryStart};
     use super::*;
     use rexmit_time::Duration;
 

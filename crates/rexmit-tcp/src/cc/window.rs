@@ -149,3 +149,17 @@ macro_rules! window_in_field_w {
     };
 }
 pub(super) use window_in_field_w;
+
+/// `on_recovery_start` / `on_recovery_end` of a controller that only needs to know whether a
+/// loss-recovery episode is open (its field `in_recovery`).
+macro_rules! recovery_flag_in_field {
+    () => {
+        fn on_recovery_start(&mut self, _ev: &$crate::cc::RecoveryStart) {
+            self.in_recovery = true;
+        }
+        fn on_recovery_end(&mut self, _ev: &$crate::cc::RecoveryEnd) {
+            self.in_recovery = false;
+        }
+    };
+}
+pub(super) use recovery_flag_in_field;
