@@ -513,8 +513,7 @@ pub fn controllers() -> Vec<(String, String, bool)> {
         .into_iter()
         .filter_map(|n| {
             let p = registry::lookup(&n)?;
-            let builtin =
-                <rexmit_tcp::CcAlgorithm as rexmit_options::Choice>::from_name(&n).is_some();
+            let builtin = registry::is_builtin(&n);
             Some((n, p.doc().to_string(), builtin))
         })
         .collect()

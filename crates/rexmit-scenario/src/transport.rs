@@ -86,8 +86,14 @@ impl TcpCfg {
         let mut c = TcpConfig::default();
         self.apply(&mut c, path)?;
         self.legacy_aimd_keys(&mut c, path)?;
-        // A profile's HyStart belongs to its CUBIC.
-        if self.cc.as_ref().is_some_and(|cc| cc != "cubic") && self.hystart.is_none() {
+        // A profile's HyStart belongs to its CUBIC (and is told to plugin controllers, which
+        // may follow it).
+        if self
+            .cc
+            .as_ref()
+            .is_some_and(|cc| cc != "cubic" && registry::is_builtin(cc))
+            && self.hystart.is_none()
+        {
             c.hystart = false;
         }
         c.validate().map_err(|e| {

@@ -71,7 +71,7 @@ fn transport_settings_errors_name_the_key() {
         (
             "cc = \"reno\"",
             "cc = \"vegas9\"",
-            "apps[0].tcp.cc: \"vegas9\" is not a registered congestion controller: one of aimd, bbr, cubic",
+            "apps[0].tcp.cc: \"vegas9\" is not a registered congestion controller: one of aimd, bbr, bic, cubic",
         ),
         (
             "cc = \"reno\"",

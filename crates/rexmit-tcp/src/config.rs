@@ -204,16 +204,20 @@ macro_rules! tcp_option_table {
         /// as in ns-3's TcpTahoe, which seed 001 ran: duplicate ACKs drawn by its own go-back-N
         /// resends trigger further fast retransmits, each restarting slow start.
         opt tahoe_recover_guard: bool = true, unit = flag;
-        /// CUBIC only: HyStart slow-start exit as Linux runs it (`cc::hystart`; tcp_cubic.c
-        /// hystart=1).
+        /// CUBIC (and plugins that follow it): HyStart slow-start exit as Linux runs it
+        /// (`cc::hystart`; tcp_cubic.c hystart=1).
         opt hystart: bool = false, linux = true, unit = flag,
-            relation = "false unless cc = \"cubic\"";
+            relation = "false unless cc = \"cubic\" or a plugin controller";
         /// CUBIC only: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3). Linux's
         /// Reno-friendly estimate grows by 3(1 − β)/(1 + β) per RTT throughout.
         opt cubic_alpha_switch: bool = true, linux = false, unit = flag;
         /// Slow start grows cwnd by at most this many segments per ACK (RFC 3465 §2.2 L; RFC 5681
         /// §3.1: 1); 0: no limit, cwnd grows by all that is acknowledged (Linux tcp_slow_start).
         opt slow_start_limit_segments: u32 = 1, linux = 0, unit = segments;
+        /// Pace every controller that sets no pacing rate of its own (BBR does) at Linux's
+        /// sk_pacing_rate: 2·cwnd/SRTT while cwnd < ssthresh/2, 1.2·cwnd/SRTT after
+        /// (tcp_update_pacing_rate; `cc::Paced`). Linux paces so under the fq qdisc.
+        opt pacing: bool = false, unit = flag;
     }
     internal {
         /// Peer MSS assumed when the SYN carries none (RFC 9293 §3.7.1: 536).
@@ -282,7 +286,12 @@ impl TcpConfig {
             .unwrap_or_else(|| panic!("cc {:?} is not registered (validate first)", self.cc));
         let values = registry::resolve(plugin.as_ref(), &self.cc_params)
             .unwrap_or_else(|e| panic!("cc_params refused (validate first): {e}"));
-        plugin.build(&self.controller_params(smss), &values)
+        let cc = plugin.build(&self.controller_params(smss), &values);
+        if self.pacing {
+            Box::new(crate::cc::Paced::new(cc))
+        } else {
+            cc
+        }
     }
 
     /// What a congestion controller for segment size `smss` is built with besides its own
@@ -353,9 +362,13 @@ impl rexmit_options::Relations for TcpConfig {
             &self.prr,
         )?;
         require(
-            !self.hystart || self.cc == CcAlgorithm::Cubic,
+            // HyStart is CUBIC's (Linux's tcp_cubic); a plugin controller is told the option
+            // and may follow it (examples/plugins/cubic.py does).
+            !self.hystart
+                || self.cc == CcAlgorithm::Cubic
+                || !crate::cc::registry::is_builtin(self.cc.as_str()),
             "hystart",
-            "false unless cc = \"cubic\"",
+            "false unless cc = \"cubic\" or a plugin controller",
             &self.hystart,
         )
     }

@@ -13,17 +13,29 @@
 mod aimd;
 mod bbr;
 mod bbr_lt;
+pub mod bic;
 mod cubic;
+mod declared;
 pub mod defaults;
+mod delay;
 mod events;
 pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
 pub mod hystart;
+pub mod illinois;
+pub mod ledbat;
+pub mod lp;
 mod minmax;
+mod paced;
 pub mod registry;
 mod reno;
 pub mod scalable;
+pub mod vegas;
+pub mod veno;
 mod westwood;
 mod window;
+pub mod yeah;
 
 pub use aimd::{Aimd, Law};
 pub use bbr::{Bbr, Mode as BbrMode};
@@ -32,6 +44,7 @@ pub use events::{
     AckSample, CaState, CongestionCause, CongestionEvent, Connected, IdleRestart, RateAck,
     RecoveryEnd, RecoveryStart, Timeout,
 };
+pub use paced::Paced;
 pub use reno::reno;
 pub use westwood::Westwood;
 pub use window::Window;
@@ -223,6 +236,15 @@ pub(crate) fn builtins() -> Vec<std::sync::Arc<dyn registry::CcPlugin>> {
             "BBR v1 as Linux's tcp_bbr (paced)",
             vec![],
         ),
+        vegas::plugin(),
+        veno::plugin(),
+        illinois::plugin(),
+        htcp::plugin(),
+        hybla::plugin(),
+        yeah::plugin(),
+        bic::plugin(),
+        lp::plugin(),
+        ledbat::plugin(),
     ]
 }
 
@@ -270,10 +292,7 @@ impl CcAlgorithm {
     /// The controller, with its parameters' `values` in the order its `registry::Builtin`
     /// declares them.
     pub fn build(&self, p: &CcParams, values: &[f64]) -> Box<dyn CongestionControl> {
-        let mut w = Window::new(p.initial_cwnd, p.initial_ssthresh, p.smss);
-        w.byte_counting = p.byte_counting;
-        w.whole_segments = p.whole_segments;
-        w.slow_start_limit = p.slow_start_limit;
+        let w = Window::from_params(p);
         match *self {
             CcAlgorithm::Reno => Box::new(reno(w)),
             CcAlgorithm::Aimd => Box::new(Aimd::new(

@@ -292,13 +292,29 @@ pub fn check_name(name: &str, replace: bool) -> Result<(), RegisterError> {
     if !ok {
         return Err(RegisterError::BadName(name.to_string()));
     }
-    if CcAlgorithm::from_name_str(name).is_some() {
+    if is_builtin(name) {
         return Err(RegisterError::Builtin(name.to_string()));
     }
     if !replace && lookup(name).is_some() {
         return Err(RegisterError::Taken(name.to_string()));
     }
     Ok(())
+}
+
+/// Whether `name` is one of the controllers that come with rexmit (`cc::builtins`: the
+/// original `CcAlgorithm`s and those declared as plugins in their own files); they cannot be
+/// replaced.
+pub fn is_builtin(name: &str) -> bool {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            super::builtins()
+                .iter()
+                .map(|p| p.name().to_string())
+                .collect()
+        })
+        .iter()
+        .any(|n| n == name)
 }
 
 /// The controller registered as `name`.
@@ -339,11 +355,5 @@ impl CcPlugin for Builtin {
     }
     fn build(&self, p: &CcParams, values: &[f64]) -> Box<dyn CongestionControl> {
         self.alg.build(p, values)
-    }
-}
-
-impl CcAlgorithm {
-    fn from_name_str(name: &str) -> Option<CcAlgorithm> {
-        <CcAlgorithm as rexmit_options::Choice>::from_name(name)
     }
 }
