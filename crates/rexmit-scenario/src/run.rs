@@ -14,13 +14,37 @@ pub fn run(
     out_dir: Option<&Path>,
     progress: impl FnMut(Progress) -> bool,
 ) -> Result<RunResults> {
+    run_witnessed(s, out_dir, None, progress).map(|(r, _)| r)
+}
+
+/// `run`, writing the event-order witness to `witness` when given (`rexmit_net::witness`;
+/// issue 40): also returns (records, digest) of the witness.
+pub fn run_witnessed(
+    s: &Scenario,
+    out_dir: Option<&Path>,
+    witness: Option<&Path>,
+    progress: impl FnMut(Progress) -> bool,
+) -> Result<(RunResults, Option<(u64, u64)>)> {
     let s = &s.with_resolved_starts();
     let mut built = build(s, out_dir)?;
+    let io_err = |p: &Path, e: std::io::Error| {
+        crate::error::ScenarioError::new("witness", format!("{}: {e}", p.display()))
+    };
+    if let Some(p) = witness {
+        built.sim.set_witness(p).map_err(|e| io_err(p, e))?;
+    }
     let limits = limits(s);
     let started = std::time::Instant::now();
     let outcome = built.sim.run(&limits, progress);
     let partial = outcome.as_ref().err().map(|e| e.to_string());
-    Ok(collect(s, built, started.elapsed().as_secs_f64(), partial))
+    let digest = match (witness, built.sim.finish_witness()) {
+        (Some(p), Some(r)) => Some(r.map_err(|e| io_err(p, e))?),
+        _ => None,
+    };
+    Ok((
+        collect(s, built, started.elapsed().as_secs_f64(), partial),
+        digest,
+    ))
 }
 
 /// The run limits a scenario asks for.
