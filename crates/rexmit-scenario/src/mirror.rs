@@ -152,7 +152,8 @@ impl MirrorOf<Option<Duration>> for DurationStr {
     }
 }
 
-/// A congestion controller by name (`cc = "vegas"`): the core checks that it is registered.
+/// A congestion controller or loss-detection policy by name (`cc = "vegas"`, `loss = "rfc"`):
+/// the core checks that it is registered.
 impl MirrorOf<rexmit_tcp::cc::registry::CcName> for String {
     fn merge(&self, into: &mut rexmit_tcp::cc::registry::CcName, _key: &str) -> Result<()> {
         *into = rexmit_tcp::cc::registry::CcName::new(self);
@@ -202,6 +203,7 @@ macro_rules! __mirror_ty {
     (time_or_off, $t:ty) => { $crate::units::DurationStr };
     (choice, $t:ty) => { $crate::mirror::Named<$t> };
     (controller, $t:ty) => { String };
+    (policy, $t:ty) => { String };
     (params, $t:ty) => { std::collections::BTreeMap<String, f64> };
     (table, $t:ty) => { <$t as $crate::mirror::Mirrored>::Cfg };
     ($unit:ident, $t:ty) => { $t };

@@ -103,6 +103,11 @@ impl TcpCfg {
                     "{:?} is not a registered congestion controller: {}",
                     e.got, e.allowed
                 )
+            } else if e.field == "loss" {
+                format!(
+                    "{:?} is not a registered loss-detection policy: {}",
+                    e.got, e.allowed
+                )
             } else {
                 format!("{} is out of range: allowed {}{origin}", e.got, e.allowed)
             };
@@ -111,6 +116,11 @@ impl TcpCfg {
         // Every parameter of the controller written out (what normalize shows and runs use).
         let plugin = registry::lookup(c.cc.as_str()).expect("validated");
         c.cc_params = registry::complete(plugin.as_ref(), &c.cc_params).expect("validated");
+        let policies = &rexmit_tcp::loss::POLICIES;
+        let policy = policies.lookup(c.loss.as_str()).expect("validated");
+        c.loss_params = policies
+            .complete(policy.as_ref(), &c.loss_params)
+            .expect("validated");
         Ok(c)
     }
 

@@ -28,7 +28,7 @@ fn unit(u: &str) -> &str {
         "bytes_or_auto" => "bytes (unset: the RFC's rule)",
         "size" => "bytes (integer)",
         "segments_per_rtt" => "segments per RTT",
-        "controller" => "name",
+        "controller" | "policy" => "name",
         "params" => "table of numbers",
         "per_second" => "1/s",
         other => other,
@@ -37,7 +37,7 @@ fn unit(u: &str) -> &str {
 
 fn value(r: &Row) -> String {
     match r.unit {
-        "choice" | "controller" => format!("\"{}\"", r.value),
+        "choice" | "controller" | "policy" => format!("\"{}\"", r.value),
         _ => r.value.clone(),
     }
 }
@@ -46,6 +46,8 @@ fn value(r: &Row) -> String {
 fn allowed(r: &Row) -> String {
     if r.unit == "controller" {
         rexmit_tcp::cc::registry::names().join(" | ")
+    } else if r.unit == "policy" {
+        rexmit_tcp::loss::POLICIES.names().join(" | ")
     } else {
         r.allowed.clone()
     }
@@ -191,10 +193,11 @@ fn every_public_option_is_a_scenario_key() {
     };
     let mut tcp = Vec::new();
     TcpCfg::from_core(&rexmit_tcp::TcpConfig::default()).set_keys("", &mut tcp);
-    // The reverse map leaves out the parameters of a controller that has none (reno).
+    // The reverse map leaves out the parameters of a controller (reno) and of a loss-detection
+    // policy (rfc) that have none.
     let tcp_all: Vec<String> = keys(&rexmit_tcp::TcpConfig::default());
     assert!(tcp.iter().all(|k| tcp_all.contains(k)));
-    assert_eq!(tcp_all.len() - tcp.len(), 1);
+    assert_eq!(tcp_all.len() - tcp.len(), 2);
     let mut sctp = Vec::new();
     // Options the reverse map leaves out when unset or off are set here.
     SctpCfg::from_core(&rexmit_sctp::SctpConfig {

@@ -66,6 +66,8 @@ pub mod delivery_rate;
 #[doc(hidden)]
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+pub mod loss;
+pub mod named;
 mod payload_util;
 pub mod profile;
 /// RFC 8985 RACK-TLP, shared with SCTP (lives in `rexmit-transport`).

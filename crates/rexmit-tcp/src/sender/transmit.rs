@@ -461,6 +461,9 @@ impl Sender {
             rate,
             pace_at,
             paced_sent,
+            loss,
+            dsacks,
+            now,
         } = self;
         format!(
             "{rec:?} {episode_stats:?} {dup_thresh} {limited_transmit} {early_retransmit} \
@@ -468,7 +471,9 @@ impl Sender {
              {buf:?} {sb:?} {fin_at:?} {snd_wnd} {max_snd_wnd} {snd_wl1} {snd_wl2} {cc:?} \
              {factory:?} {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
              {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {lost_total} \
-             {go_back_cause:?} {go_back_in_packets} {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
+             {go_back_cause:?} {go_back_in_packets} {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent} \
+             {} {dsacks} {now:?}",
+            loss.name()
         )
     }
 }
