@@ -21,7 +21,7 @@ pub struct PathCc {
 impl PathCc {
     /// RFC 9260 §7.2.1: initial cwnd = min(4·MTU, max(2·MTU, 4380)) unless overridden.
     pub fn new(smss: u64, initial_cwnd: Option<u64>, ssthresh: u64) -> Self {
-        let iw = initial_cwnd.unwrap_or_else(|| (4 * smss).min((2 * smss).max(4380)));
+        let iw = initial_window(smss, initial_cwnd);
         PathCc {
             cwnd: iw,
             ssthresh,
@@ -147,13 +147,7 @@ impl PathCc {
     /// §7.2.1: after `rtos` RTOs without sending, cwnd decays to max(cwnd/2, 4·MTU) per RTO
     /// (never growing by it).
     pub fn on_idle(&mut self, rtos: u64) {
-        for _ in 0..rtos.min(64) {
-            let decayed = window::decrease(self.cwnd, 0.5, 4 * self.smss);
-            if decayed >= self.cwnd {
-                break;
-            }
-            self.cwnd = decayed;
-        }
+        self.cwnd = idle_window(self.cwnd, self.smss, rtos);
     }
 
     /// RFC 4960 §6.1 D: Max.Burst applied by lowering cwnd.
@@ -163,6 +157,24 @@ impl PathCc {
             self.cwnd = limit;
         }
     }
+}
+
+/// RFC 9260 §7.2.1: the initial cwnd, min(4·MTU, max(2·MTU, 4380)), unless `configured`.
+pub fn initial_window(smss: u64, configured: Option<u64>) -> u64 {
+    configured.unwrap_or_else(|| (4 * smss).min((2 * smss).max(4380)))
+}
+
+/// RFC 9260 §7.2.1: `cwnd` after `rtos` RTOs of idleness, halved per RTO down to
+/// max(cwnd/2, 4·MTU) (never raised by it).
+pub fn idle_window(mut cwnd: u64, smss: u64, rtos: u64) -> u64 {
+    for _ in 0..rtos.min(64) {
+        let decayed = window::decrease(cwnd, 0.5, 4 * smss);
+        if decayed >= cwnd {
+            break;
+        }
+        cwnd = decayed;
+    }
+    cwnd
 }
 
 #[cfg(test)]

@@ -51,6 +51,7 @@ pub mod burst;
 pub mod cc;
 pub mod cmt;
 pub mod config;
+pub mod controller;
 pub mod event;
 pub mod fragment;
 #[doc(hidden)]
@@ -76,6 +77,8 @@ pub use rexmit_transport::PersistFrom;
 
 pub use event::{AbortReason, Event, SendError, Transmit};
 pub use path::PathState;
+#[doc(hidden)]
+pub use rexmit_tcp::cc::registry::{CcName as __CcName, ParamMap as __ParamMap};
 /// What the option tables' macros name through `$crate` (`config::sctp_option_table`).
 #[doc(hidden)]
 pub use rexmit_transport::{__Duration, RtoConfig as __RtoConfig};
