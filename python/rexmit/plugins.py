@@ -213,9 +213,10 @@ def sources_for(scenarios: Any, explicit: list[str], in_process: bool = False) -
     used = set()
     for data in scenarios:
         for app in data.get("apps", []):
-            cc = (app.get("tcp") or {}).get("cc")
-            if cc and cc not in builtin:
-                used.add(cc)
+            for table in ("tcp", "sctp"):
+                cc = (app.get(table) or {}).get("cc")
+                if cc and cc not in builtin:
+                    used.add(cc)
     out = list(explicit)
     for cc in sorted(used):
         src = _SOURCES.get(cc)
