@@ -1,6 +1,7 @@
 //! Per-destination congestion control of RFC 9260 §7.2 (same as RFC 4960 §7.2): slow start,
 //! congestion avoidance with partial_bytes_acked, no growth unless cwnd is fully used, the
-//! reductions on fast retransmit and T3-rtx, and Max.Burst. Owns: cwnd, ssthresh,
+//! reductions on fast retransmit and T3-rtx, and Max.Burst. What every destination runs unless
+//! `cc` names a registered controller (`controller.rs`). Owns: cwnd, ssthresh,
 //! partial_bytes_acked of one destination. Does not own: flightsize (the association counts
 //! it per path) or loss detection.
 //!
