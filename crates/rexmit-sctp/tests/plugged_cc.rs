@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use rexmit_sctp::{Association, SctpConfig, Transmit};
+use rexmit_sctp::{Association, CwndGrowth, SctpConfig, Transmit};
 use rexmit_tcp::cc::registry::{self, CcPlugin};
 use rexmit_tcp::cc::{
     AckSample, CcParams, CongestionCause, CongestionControl, CongestionEvent, Connected,
@@ -187,17 +187,12 @@ fn at(ms: u64) -> Time {
 /// Handshake with 10 ms each way: A's COOKIE ECHO leaves at 20 ms, its COOKIE ACK is back at
 /// 40 ms (RFC 9260 §5.1).
 fn handshake() -> (Association, Association) {
+    handshake_with(plugged())
+}
+
+fn handshake_with(cfg: SctpConfig) -> (Association, Association) {
     LOG.with(|l| l.borrow_mut().clear());
-    let mut a = Association::connect(
-        plugged(),
-        vec![A1],
-        PORT_A,
-        vec![B1],
-        PORT_B,
-        TAG_A,
-        1,
-        at(0),
-    );
+    let mut a = Association::connect(cfg, vec![A1], PORT_A, vec![B1], PORT_B, TAG_A, 1, at(0));
     let mut b = Association::listen(plain(), vec![B1], PORT_B, TAG_B, 1);
     let mut now = at(0);
     while !(a.is_established() && b.is_established()) {
@@ -279,6 +274,36 @@ fn reno_hears_the_handshake_rtt_and_grows_only_on_a_fully_used_window() {
     assert_eq!(l.len(), 1, "{l:?}");
     assert!(matches!(l[0].told, Told::Delivery(s) if s.acked == 2 * MTU));
     assert_eq!(a.paths()[0].cc().cwnd(), 4380 + MTU);
+}
+
+/// RFC 9260 §7.2.1 grows a fully used window on a SACK that only reports a gap block; RFC 4960
+/// (`cwnd_growth = "rfc4960"`) waits for the cumulative TSN ack point to move. The adapter
+/// applies the configured rule; the controller hears the delivery either way.
+#[test]
+fn growth_on_a_gap_only_sack_follows_cwnd_growth() {
+    for (rule, grows) in [(CwndGrowth::Rfc9260, true), (CwndGrowth::Rfc4960, false)] {
+        let cfg = SctpConfig {
+            cwnd_growth: rule,
+            ..plugged()
+        };
+        let (mut a, mut b) = handshake_with(cfg);
+        write(&mut a, at(50), 4);
+        let out = drain(&mut a, at(50));
+        // TSN 1 is lost: B reports TSN 2 in a gap block at once (§6.7).
+        deliver(&mut b, at(60), &out[1]);
+        let sack = drain(&mut b, at(60));
+        assert_eq!(sack.len(), 1);
+        LOG.with(|l| l.borrow_mut().clear());
+        deliver(&mut a, at(70), &sack[0]);
+        let told: Vec<Told> = log().into_iter().map(|e| e.told).collect();
+        assert!(
+            matches!(told[0], Told::Delivery(d) if d.acked == MTU),
+            "{told:?}"
+        );
+        assert_eq!(told.len(), if grows { 2 } else { 1 }, "{rule:?}: {told:?}");
+        let cwnd = if grows { 4380 + MTU } else { 4380 };
+        assert_eq!(a.paths()[0].cc().cwnd(), cwnd, "{rule:?}");
+    }
 }
 
 /// A whole transfer: slow start, a fast retransmit, a T3-rtx expiry (twice), an idle restart.
