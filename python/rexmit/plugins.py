@@ -252,10 +252,11 @@ def sources_for(scenarios: Any, explicit: list[str], in_process: bool = False) -
     used = set()
     for data in scenarios:
         for app in data.get("apps", []):
-            tcp = app.get("tcp") or {}
-            for key in ("cc", "loss"):
-                if tcp.get(key) and tcp[key] not in builtin:
-                    used.add(tcp[key])
+            for table in ("tcp", "sctp"):
+                t = app.get(table) or {}
+                for key in ("cc", "loss"):
+                    if t.get(key) and t[key] not in builtin:
+                        used.add(t[key])
     out = list(explicit)
     for cc in sorted(used):
         src = _SOURCES.get(cc)

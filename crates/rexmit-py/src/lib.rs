@@ -320,6 +320,7 @@ fn plugin_err(f: &plugins::PluginFailure, scenario: &Scenario) -> PyErr {
         .iter()
         .filter(|a| match a.transport() {
             Transport::Tcp(Some(t)) => t.cc.as_deref() == Some(f.plugin.as_str()),
+            Transport::Sctp(Some(t)) => t.cc.as_deref() == Some(f.plugin.as_str()),
             _ => false,
         })
         .map(|a| a.name.as_str())

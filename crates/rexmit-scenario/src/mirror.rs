@@ -164,6 +164,18 @@ impl MirrorOf<rexmit_tcp::cc::registry::CcName> for String {
     }
 }
 
+/// SCTP's controller (`sctp.cc = "cubic"`): unset keeps RFC 9260 §7.2's rules, which
+/// normalize leaves out.
+impl MirrorOf<Option<rexmit_tcp::cc::registry::CcName>> for String {
+    fn merge(&self, into: &mut Option<rexmit_tcp::cc::registry::CcName>, _key: &str) -> Result<()> {
+        *into = Some(rexmit_tcp::cc::registry::CcName::new(self));
+        Ok(())
+    }
+    fn from_core(c: &Option<rexmit_tcp::cc::registry::CcName>) -> Option<Self> {
+        c.as_ref().map(|c| c.as_str().to_string())
+    }
+}
+
 /// A controller's parameters (`cc_params = { alpha = 2 }`), checked by the core against the
 /// controller's declared ranges; left out of normalize when the controller has none.
 impl MirrorOf<rexmit_tcp::cc::registry::ParamMap> for std::collections::BTreeMap<String, f64> {

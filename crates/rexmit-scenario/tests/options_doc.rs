@@ -37,15 +37,22 @@ fn unit(u: &str) -> &str {
 
 fn value(r: &Row) -> String {
     match r.unit {
+        // SCTP's controller is unset by default (RFC 9260 §7.2's own rules).
+        "controller" if r.value == "none" => "unset".to_string(),
         "choice" | "controller" | "policy" => format!("\"{}\"", r.value),
         _ => r.value.clone(),
     }
 }
 
-/// The allowed values; a controller's are the registered names (built-ins, before plugins).
+/// The allowed values; a controller's are the registered names (built-ins, before plugins),
+/// with what the table adds to "a registered controller".
 fn allowed(r: &Row) -> String {
     if r.unit == "controller" {
-        rexmit_tcp::cc::registry::names().join(" | ")
+        let names = rexmit_tcp::cc::registry::names().join(" | ");
+        match r.allowed.as_str() {
+            "a registered controller" => names,
+            more => format!("{names} ({more})"),
+        }
     } else if r.unit == "policy" {
         rexmit_tcp::loss::POLICIES.names().join(" | ")
     } else {
@@ -201,6 +208,8 @@ fn every_public_option_is_a_scenario_key() {
     let mut sctp = Vec::new();
     // Options the reverse map leaves out when unset or off are set here.
     SctpCfg::from_core(&rexmit_sctp::SctpConfig {
+        cc: Some("aimd".into()),
+        cc_params: rexmit_tcp::cc::registry::ParamMap::of(&[("a", 2.0)]),
         initial_cwnd: Some(10_000),
         initial_ssthresh: Some(10_000),
         rack: rexmit_sctp::RackConfig {
