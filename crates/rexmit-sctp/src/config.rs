@@ -496,6 +496,11 @@ impl rexmit_options::Relations for SctpConfig {
     }
 }
 
+/// RFC 9260 §7.2.1: the initial cwnd, min(4·MTU, max(2·MTU, 4380)), unless `configured`.
+pub fn initial_window(smss: u64, configured: Option<u64>) -> u64 {
+    configured.unwrap_or_else(|| (4 * smss).min((2 * smss).max(4380)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -522,9 +527,4 @@ mod tests {
         };
         assert_eq!(c.validate().unwrap_err().field, "pmtu");
     }
-}
-
-/// RFC 9260 §7.2.1: the initial cwnd, min(4·MTU, max(2·MTU, 4380)), unless `configured`.
-pub fn initial_window(smss: u64, configured: Option<u64>) -> u64 {
-    configured.unwrap_or_else(|| (4 * smss).min((2 * smss).max(4380)))
 }
