@@ -200,7 +200,7 @@ fn sctp_controller_errors_name_the_key() {
         ),
         (
             ", cc = \"vegas9\"",
-            "apps[0].sctp.cc: \"vegas9\" is not a registered congestion controller: one of aimd, bbr, cubic",
+            "apps[0].sctp.cc: \"vegas9\" is not a registered congestion controller: one of aimd, bbr, bic, cubic",
         ),
         (
             ", cc_params = { a = 2 }",
