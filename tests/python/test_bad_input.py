@@ -76,6 +76,12 @@ CASES: list[Case] = [
     ),
     (
         "plugins",
+        "dctcp without ecn",
+        lambda t: ["validate", write(t, "a.toml", TCP_SCENARIO + 'tcp = { cc = "dctcp" }\n')],
+        'apps[0].tcp.ecn: off is out of range: allowed "on" with cc = "dctcp"',
+    ),
+    (
+        "plugins",
         "--plugin file missing",
         lambda t: ["validate", "--plugin", str(t / "nope.py"), write(t, "a.toml", TCP_SCENARIO)],
         "nope.py: no such file",

@@ -153,6 +153,10 @@ impl TcpCfg {
             "prr" if self.prr.is_none() => {
                 format!(" (prr = true comes from {profile}: set prr = false with this recovery)")
             }
+            "ecn" if self.ecn.is_none() => format!(
+                " (ecn = \"{}\" comes from {profile}: set ecn = \"on\")",
+                rexmit_options::Choice::name(c.ecn)
+            ),
             "recv_buffer" if self.recv_buffer.is_none() => format!(
                 " (recv_buffer = {} comes from {profile}: set recv_buffer)",
                 c.recv_buffer
