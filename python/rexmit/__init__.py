@@ -34,7 +34,7 @@ finally:
 if TYPE_CHECKING:
     from rexmit import buffer_model, report
     from rexmit.emulation import emulate
-    from rexmit.plugins import CongestionControl, Param, load_plugins, register_cc
+    from rexmit.plugins import CongestionControl, LossDetection, Param, load_plugins, register_cc, register_loss
     from rexmit.sweep import Sweep, SweepResult
     from rexmit.sweep import run_sweep as run_sweep  # `rexmit.run_sweep`, imported on first use (_LAZY)
 
@@ -46,6 +46,8 @@ _LAZY = {
     # must not (test_lean_output).
     "register_cc": ("rexmit.plugins", "register_cc"),
     "CongestionControl": ("rexmit.plugins", "CongestionControl"),
+    "register_loss": ("rexmit.plugins", "register_loss"),
+    "LossDetection": ("rexmit.plugins", "LossDetection"),
     "Param": ("rexmit.plugins", "Param"),
     "load_plugins": ("rexmit.plugins", "load_plugins"),
     "buffer_model": ("rexmit.buffer_model", None),
@@ -106,6 +108,8 @@ __all__ = [
     "buffer_model",
     "register_cc",
     "CongestionControl",
+    "register_loss",
+    "LossDetection",
     "Param",
     "load_plugins",
     "__version__",

@@ -34,6 +34,10 @@ __all__ = [
     "Recovery",
     "IdleRestart",
     "RateAck",
+    "register_loss",
+    "loss_policies",
+    "DupThreshState",
+    "ReoWndState",
 ]
 
 class ScenarioError(ValueError):
@@ -102,6 +106,40 @@ def register_cc(
 ) -> None: ...
 def controllers() -> list[tuple[str, str, bool]]: ...
 def plugin_calls() -> int: ...
+def register_loss(
+    name: str,
+    factory: object,
+    params: list[tuple[str, str, float, float, float, bool, bool, bool]],
+    defined: list[str],
+    doc: str = "",
+    replace: bool = False,
+) -> None: ...
+def loss_policies() -> list[tuple[str, str, bool]]: ...
+
+@final
+class DupThreshState:
+    now_ns: int
+    dup_thresh: int
+    dupacks: int
+    outstanding: int
+    new_data_sendable: bool
+    early_retransmit: bool
+    thin: bool
+    in_recovery: bool
+    dsacks: int
+
+@final
+class ReoWndState:
+    now_ns: int
+    reordering_seen: bool
+    reo_wnd_mult: int
+    in_recovery: bool
+    segs_sacked: int
+    dup_thresh: int
+    rack_rtt_ns: int
+    min_rtt_ns: int | None
+    srtt_ns: int | None
+    dsacks: int
 
 @final
 class ControllerParams:

@@ -107,7 +107,52 @@ class CongestionControl:
         self.p = p
 
 
+class LossDetection:
+    """Base class of a Python loss-detection policy (docs/plugins.md): define
+    ``dup_thresh(state)`` (a :class:`rexmit._core.DupThreshState`; return the duplicate-ACK
+    threshold, a whole number of segments in [1, 1000]) and/or ``reo_wnd(state)`` (a
+    :class:`rexmit._core.ReoWndState`; return RACK's reordering window in whole nanoseconds).
+    What the class does not define runs the RFC rule in Rust. ``__init__`` receives the
+    policy's own parameters (``loss_params``) by name, defaults filled in."""
+
+    params: dict[str, Param] = {}
+
+    def __init__(self, values: dict[str, float]) -> None:
+        self.values: dict[str, float] = dict(values)
+
+
 _SOURCES: dict[str, str] = {}
+
+
+def _specs(what: str, name: str, declared: dict[str, Param] | None) -> list[tuple]:
+    specs = []
+    for pname, p in (declared or {}).items():
+        if not isinstance(p, Param):
+            raise TypeError(f"{what} {name!r}: parameter {pname!r} must be a rexmit.Param, got {p!r}")
+        specs.append(
+            (pname, p.doc, float(p.default), float(p.min), float(p.max), p.min_inclusive, p.max_inclusive, p.integer)
+        )
+    return specs
+
+
+def register_loss(
+    name: str,
+    cls: type,
+    *,
+    params: dict[str, Param] | None = None,
+    doc: str | None = None,
+    replace: bool = False,
+) -> None:
+    """Register loss-detection policy class ``cls`` as ``name``, so that ``loss = "name"`` (in a
+    scenario's ``tcp`` table) selects it; as :func:`register_cc` otherwise."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_loss: cls must be a class, got {cls!r}")
+    declared = cls.params if params is None else params  # type: ignore[attr-defined]
+    specs = _specs("loss-detection policy", name, declared)
+    defined = [m for m in ("dup_thresh", "reo_wnd") if callable(getattr(cls, m, None))]
+    summary = doc if doc is not None else (cls.__doc__ or "").strip().split("\n")[0]
+    _core.register_loss(name, cls, specs, defined, doc=summary, replace=replace)
+    _SOURCES[name] = _source_of(cls)
 
 
 def register_cc(
@@ -126,13 +171,7 @@ def register_cc(
     if not isinstance(cls, type):
         raise TypeError(f"register_cc: cls must be a class, got {cls!r}")
     declared = cls.params if params is None else params  # type: ignore[attr-defined]
-    specs = []
-    for pname, p in (declared or {}).items():
-        if not isinstance(p, Param):
-            raise TypeError(f"controller {name!r}: parameter {pname!r} must be a rexmit.Param, got {p!r}")
-        specs.append(
-            (pname, p.doc, float(p.default), float(p.min), float(p.max), p.min_inclusive, p.max_inclusive, p.integer)
-        )
+    specs = _specs("controller", name, declared)
     defined = [e for e in EVENTS if callable(getattr(cls, e, None))]
     summary = doc if doc is not None else (cls.__doc__ or "").strip().split("\n")[0]
     _core.register_cc(
@@ -210,13 +249,15 @@ def sources_for(scenarios: Any, explicit: list[str], in_process: bool = False) -
     source of every Python controller the scenarios name. Raises ValueError for a controller
     defined in ``__main__`` (a script or a notebook), which no worker can import, unless the
     runs stay ``in_process``."""
-    builtin = {name for name, _, is_builtin in _core.controllers() if is_builtin}
+    builtin = {name for name, _, is_builtin in _core.controllers() + _core.loss_policies() if is_builtin}
     used = set()
     for data in scenarios:
         for app in data.get("apps", []):
-            cc = (app.get("tcp") or {}).get("cc")
-            if cc and cc not in builtin:
-                used.add(cc)
+            for table in ("tcp", "sctp"):
+                t = app.get(table) or {}
+                for key in ("cc", "loss"):
+                    if t.get(key) and t[key] not in builtin:
+                        used.add(t[key])
     out = list(explicit)
     for cc in sorted(used):
         src = _SOURCES.get(cc)
@@ -226,7 +267,7 @@ def sources_for(scenarios: Any, explicit: list[str], in_process: bool = False) -
             if in_process:
                 continue
             raise ValueError(
-                f"controller {cc!r} is defined in __main__ (a script or a notebook), which the sweep's "
+                f"plugin {cc!r} is defined in __main__ (a script or a notebook), which the sweep's "
                 "worker processes cannot import: define it in a module file and pass the file with "
                 "Sweep(..., plugins=['FILE.py']) or --plugin FILE.py"
             )
@@ -238,3 +279,8 @@ def sources_for(scenarios: Any, explicit: list[str], in_process: bool = False) -
 def controllers() -> list[tuple[str, str, bool]]:
     """The registered controllers: (name, one-line doc, built-in) each."""
     return _core.controllers()
+
+
+def loss_policies() -> list[tuple[str, str, bool]]:
+    """The registered loss-detection policies: (name, one-line doc, built-in) each."""
+    return _core.loss_policies()

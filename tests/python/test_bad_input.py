@@ -82,6 +82,18 @@ CASES: list[Case] = [
     ),
     (
         "plugins",
+        "unknown loss-detection policy",
+        lambda t: ["validate", write(t, "a.toml", TCP_SCENARIO + 'tcp = { loss = "nope" }\n')],
+        'apps[0].tcp.loss: "nope" is not a registered loss-detection policy: one of',
+    ),
+    (
+        "plugins",
+        "parameter the loss-detection policy lacks",
+        lambda t: ["validate", write(t, "a.toml", TCP_SCENARIO + "tcp = { loss_params = { k = 4 } }\n")],
+        'apps[0].tcp.loss_params.k: 4 is out of range: allowed none: loss = "rfc" has no parameters',
+    ),
+    (
+        "plugins",
         "--plugin file missing",
         lambda t: ["validate", "--plugin", str(t / "nope.py"), write(t, "a.toml", TCP_SCENARIO)],
         "nope.py: no such file",

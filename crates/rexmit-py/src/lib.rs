@@ -13,6 +13,7 @@ use rexmit_scenario::{Scenario, ScenarioError as RsScenarioError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 mod events;
+mod loss_plugins;
 mod plugins;
 
 /// The simulator's heap allocator (issue 18): packets, segments and connections are allocated
@@ -319,6 +320,7 @@ fn plugin_err(f: &plugins::PluginFailure, scenario: &Scenario) -> PyErr {
         .iter()
         .filter(|a| match a.transport() {
             Transport::Tcp(Some(t)) => t.cc.as_deref() == Some(f.plugin.as_str()),
+            Transport::Sctp(Some(t)) => t.cc.as_deref() == Some(f.plugin.as_str()),
             _ => false,
         })
         .map(|a| a.name.as_str())
@@ -392,5 +394,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plugins::controllers, m)?)?;
     m.add_function(wrap_pyfunction!(plugins::plugin_calls, m)?)?;
     events::add(m)?;
+    loss_plugins::add(m)?;
     Ok(())
 }

@@ -39,7 +39,7 @@ pub struct PluginFailure {
 static FAILURE: Mutex<Option<PluginFailure>> = Mutex::new(None);
 
 /// Calls into Python controllers in this process so far (for the cost benchmark).
-static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+pub(crate) static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// How many times Python controllers' methods have been called in this process (a
 /// benchmark divides a run's extra time by the calls it made).
@@ -48,13 +48,22 @@ pub fn plugin_calls() -> u64 {
     CALLS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-fn fail(f: PluginFailure) {
+pub(crate) fn fail(f: PluginFailure) {
     let mut slot = FAILURE.lock().unwrap_or_else(|e| e.into_inner());
     // The first failure is the one to report.
     if slot.is_none() {
         *slot = Some(f);
     }
     rexmit_engine::poke_progress();
+}
+
+/// A Python exception with its traceback, as `rexmit.PluginError` shows it.
+pub(crate) fn traceback(py: Python<'_>, e: &PyErr) -> String {
+    py.import("traceback")
+        .and_then(|m| m.call_method1("format_exception", (e.clone_ref(py),)))
+        .and_then(|lines| lines.extract::<Vec<String>>())
+        .map(|lines| lines.concat())
+        .unwrap_or_else(|_| e.to_string())
 }
 
 /// The failure of this run's plugins, if one failed (taken: the next run starts clean).
@@ -126,14 +135,7 @@ impl CcPlugin for PyPlugin {
         };
         Python::with_gil(|py| {
             let made = (|| -> PyResult<Py<PyAny>> {
-                let cc = PyDict::new(py);
-                for (s, v) in self.params.iter().zip(values) {
-                    if s.integer {
-                        cc.set_item(&s.name, *v as i64)?;
-                    } else {
-                        cc.set_item(&s.name, *v)?;
-                    }
-                }
+                let cc = param_dict(py, &self.params, values)?;
                 let params = Py::new(py, PyParams::new(p, cc.into_any().unbind()))?;
                 self.factory.call1(py, (params,))
             })();
@@ -279,17 +281,11 @@ impl PyController {
 
     fn raised(&mut self, py: Python<'_>, event: &'static str, e: PyErr) {
         self.failed = true;
-        let tb = py
-            .import("traceback")
-            .and_then(|m| m.call_method1("format_exception", (e.clone_ref(py),)))
-            .and_then(|lines| lines.extract::<Vec<String>>())
-            .map(|lines| lines.concat())
-            .unwrap_or_else(|_| e.to_string());
         fail(PluginFailure {
             plugin: self.name.clone(),
             event,
             at: self.now,
-            message: tb,
+            message: traceback(py, &e),
         });
     }
 
@@ -479,6 +475,26 @@ pub fn register_cc(
         }
         bits |= bit(d);
     }
+    let specs = param_specs("controller", name, params)?;
+    let plugin = PyPlugin {
+        name: name.to_string(),
+        doc: doc.to_string(),
+        params: specs,
+        factory,
+        defined: bits,
+        wants_rate_samples,
+    };
+    registry::register(Arc::new(plugin), replace).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// A parameter table as `register_cc`/`register_loss` receive it, as specs, each default
+/// checked against its range (`what` and `name` name the plugin in the error).
+#[allow(clippy::type_complexity)]
+pub(crate) fn param_specs(
+    what: &str,
+    name: &str,
+    params: Vec<(String, String, f64, f64, f64, bool, bool, bool)>,
+) -> PyResult<Vec<ParamSpec>> {
     let specs = params
         .into_iter()
         .map(
@@ -496,23 +512,32 @@ pub fn register_cc(
         .collect::<Vec<_>>();
     for s in &specs {
         if !s.allows(s.default) {
-            return Err(PyValueError::new_err(format!(
-                "controller {name:?}: the default {} of parameter {:?} is outside its range {}",
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "{what} {name:?}: the default {} of parameter {:?} is outside its range {}",
                 s.default,
                 s.name,
                 s.allowed()
             )));
         }
     }
-    let plugin = PyPlugin {
-        name: name.to_string(),
-        doc: doc.to_string(),
-        params: specs,
-        factory,
-        defined: bits,
-        wants_rate_samples,
-    };
-    registry::register(Arc::new(plugin), replace).map_err(|e| PyValueError::new_err(e.to_string()))
+    Ok(specs)
+}
+
+/// The plugin's parameters as the Python dict its class receives (whole-number ones as int).
+pub(crate) fn param_dict<'py>(
+    py: Python<'py>,
+    specs: &[ParamSpec],
+    values: &[f64],
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (s, v) in specs.iter().zip(values) {
+        if s.integer {
+            d.set_item(&s.name, *v as i64)?;
+        } else {
+            d.set_item(&s.name, *v)?;
+        }
+    }
+    Ok(d)
 }
 
 /// The registered controllers: (name, doc, built-in) per name.

@@ -152,7 +152,8 @@ impl MirrorOf<Option<Duration>> for DurationStr {
     }
 }
 
-/// A congestion controller by name (`cc = "vegas"`): the core checks that it is registered.
+/// A congestion controller or loss-detection policy by name (`cc = "vegas"`, `loss = "rfc"`):
+/// the core checks that it is registered.
 impl MirrorOf<rexmit_tcp::cc::registry::CcName> for String {
     fn merge(&self, into: &mut rexmit_tcp::cc::registry::CcName, _key: &str) -> Result<()> {
         *into = rexmit_tcp::cc::registry::CcName::new(self);
@@ -160,6 +161,18 @@ impl MirrorOf<rexmit_tcp::cc::registry::CcName> for String {
     }
     fn from_core(c: &rexmit_tcp::cc::registry::CcName) -> Option<Self> {
         Some(c.as_str().to_string())
+    }
+}
+
+/// SCTP's controller (`sctp.cc = "cubic"`): unset keeps RFC 9260 §7.2's rules, which
+/// normalize leaves out.
+impl MirrorOf<Option<rexmit_tcp::cc::registry::CcName>> for String {
+    fn merge(&self, into: &mut Option<rexmit_tcp::cc::registry::CcName>, _key: &str) -> Result<()> {
+        *into = Some(rexmit_tcp::cc::registry::CcName::new(self));
+        Ok(())
+    }
+    fn from_core(c: &Option<rexmit_tcp::cc::registry::CcName>) -> Option<Self> {
+        c.as_ref().map(|c| c.as_str().to_string())
     }
 }
 
@@ -202,6 +215,7 @@ macro_rules! __mirror_ty {
     (time_or_off, $t:ty) => { $crate::units::DurationStr };
     (choice, $t:ty) => { $crate::mirror::Named<$t> };
     (controller, $t:ty) => { String };
+    (policy, $t:ty) => { String };
     (params, $t:ty) => { std::collections::BTreeMap<String, f64> };
     (table, $t:ty) => { <$t as $crate::mirror::Mirrored>::Cfg };
     ($unit:ident, $t:ty) => { $t };

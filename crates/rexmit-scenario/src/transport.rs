@@ -103,6 +103,11 @@ impl TcpCfg {
                     "{:?} is not a registered congestion controller: {}",
                     e.got, e.allowed
                 )
+            } else if e.field == "loss" {
+                format!(
+                    "{:?} is not a registered loss-detection policy: {}",
+                    e.got, e.allowed
+                )
             } else {
                 format!("{} is out of range: allowed {}{origin}", e.got, e.allowed)
             };
@@ -111,6 +116,11 @@ impl TcpCfg {
         // Every parameter of the controller written out (what normalize shows and runs use).
         let plugin = registry::lookup(c.cc.as_str()).expect("validated");
         c.cc_params = registry::complete(plugin.as_ref(), &c.cc_params).expect("validated");
+        let policies = &rexmit_tcp::loss::POLICIES;
+        let policy = policies.lookup(c.loss.as_str()).expect("validated");
+        c.loss_params = policies
+            .complete(policy.as_ref(), &c.loss_params)
+            .expect("validated");
         Ok(c)
     }
 
@@ -171,11 +181,33 @@ impl SctpCfg {
         let mut c = SctpConfig::default();
         self.apply(&mut c, path)?;
         c.validate().map_err(|e| {
-            ScenarioError::new(
-                format!("{path}.{}", e.field),
-                format!("{} is out of range: allowed {}", e.got, e.allowed),
-            )
+            let registered =
+                c.cc.as_ref()
+                    .map(|n| registry::lookup(n.as_str()).is_some());
+            let why = rexmit_sctp::config::refused_with_cc(&e.field, &e.allowed);
+            let message = match (registered, why) {
+                (Some(false), _) if e.field == "cc" => format!(
+                    "{:?} is not a registered congestion controller: {}",
+                    e.got, e.allowed
+                ),
+                // A value a plugged controller cannot run with: say what it would do.
+                (Some(true), Some(why)) => {
+                    let got = if matches!(e.got.as_str(), "true" | "false") {
+                        e.got.clone()
+                    } else {
+                        format!("{:?}", e.got)
+                    };
+                    format!("{got} {why}: allowed {}", e.allowed)
+                }
+                _ => format!("{} is out of range: allowed {}", e.got, e.allowed),
+            };
+            ScenarioError::new(format!("{path}.{}", e.field), message)
         })?;
+        // Every parameter of the controller written out (what normalize shows and runs use).
+        if let Some(cc) = &c.cc {
+            let plugin = registry::lookup(cc.as_str()).expect("validated");
+            c.cc_params = registry::complete(plugin.as_ref(), &c.cc_params).expect("validated");
+        }
         Ok(c)
     }
 }

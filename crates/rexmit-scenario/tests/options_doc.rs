@@ -28,7 +28,7 @@ fn unit(u: &str) -> &str {
         "bytes_or_auto" => "bytes (unset: the RFC's rule)",
         "size" => "bytes (integer)",
         "segments_per_rtt" => "segments per RTT",
-        "controller" => "name",
+        "controller" | "policy" => "name",
         "params" => "table of numbers",
         "per_second" => "1/s",
         other => other,
@@ -37,15 +37,24 @@ fn unit(u: &str) -> &str {
 
 fn value(r: &Row) -> String {
     match r.unit {
-        "choice" | "controller" => format!("\"{}\"", r.value),
+        // SCTP's controller is unset by default (RFC 9260 §7.2's own rules).
+        "controller" if r.value == "none" => "unset".to_string(),
+        "choice" | "controller" | "policy" => format!("\"{}\"", r.value),
         _ => r.value.clone(),
     }
 }
 
-/// The allowed values; a controller's are the registered names (built-ins, before plugins).
+/// The allowed values; a controller's are the registered names (built-ins, before plugins),
+/// with what the table adds to "a registered controller".
 fn allowed(r: &Row) -> String {
     if r.unit == "controller" {
-        rexmit_tcp::cc::registry::names().join(" | ")
+        let names = rexmit_tcp::cc::registry::names().join(" | ");
+        match r.allowed.as_str() {
+            "a registered controller" => names,
+            more => format!("{names} ({more})"),
+        }
+    } else if r.unit == "policy" {
+        rexmit_tcp::loss::POLICIES.names().join(" | ")
     } else {
         r.allowed.clone()
     }
@@ -191,13 +200,16 @@ fn every_public_option_is_a_scenario_key() {
     };
     let mut tcp = Vec::new();
     TcpCfg::from_core(&rexmit_tcp::TcpConfig::default()).set_keys("", &mut tcp);
-    // The reverse map leaves out the parameters of a controller that has none (reno).
+    // The reverse map leaves out the parameters of a controller (reno) and of a loss-detection
+    // policy (rfc) that have none.
     let tcp_all: Vec<String> = keys(&rexmit_tcp::TcpConfig::default());
     assert!(tcp.iter().all(|k| tcp_all.contains(k)));
-    assert_eq!(tcp_all.len() - tcp.len(), 1);
+    assert_eq!(tcp_all.len() - tcp.len(), 2);
     let mut sctp = Vec::new();
     // Options the reverse map leaves out when unset or off are set here.
     SctpCfg::from_core(&rexmit_sctp::SctpConfig {
+        cc: Some("aimd".into()),
+        cc_params: rexmit_tcp::cc::registry::ParamMap::of(&[("a", 2.0)]),
         initial_cwnd: Some(10_000),
         initial_ssthresh: Some(10_000),
         rack: rexmit_sctp::RackConfig {

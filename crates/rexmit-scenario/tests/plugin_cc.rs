@@ -128,7 +128,7 @@ fn registration_refuses_builtin_names_bad_names_and_silent_replacement() {
     let again = FixedPlugin { params: vec![] };
     assert_eq!(
         registry::register(Arc::new(again), false),
-        Err(RegisterError::Taken("fixed_window".into()))
+        Err(RegisterError::Taken("fixed_window".into(), "controller"))
     );
     struct Named(&'static str);
     impl CcPlugin for Named {
@@ -141,10 +141,10 @@ fn registration_refuses_builtin_names_bad_names_and_silent_replacement() {
     }
     assert_eq!(
         registry::register(Arc::new(Named("cubic")), true),
-        Err(RegisterError::Builtin("cubic".into()))
+        Err(RegisterError::Builtin("cubic".into(), "controller"))
     );
     assert_eq!(
         registry::register(Arc::new(Named("My CC")), true),
-        Err(RegisterError::BadName("My CC".into()))
+        Err(RegisterError::BadName("My CC".into(), "controller"))
     );
 }

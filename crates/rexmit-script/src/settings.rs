@@ -536,8 +536,8 @@ mod tests {
             "{e}"
         );
         let mut s = Settings::default();
-        s.option("tcp.cc", "nope").unwrap();
-        assert!(s.tcp_config().unwrap_err().contains("nope"));
+        s.option("tcp.cc", "no_such_cc").unwrap();
+        assert!(s.tcp_config().unwrap_err().contains("no_such_cc"));
     }
 
     #[test]

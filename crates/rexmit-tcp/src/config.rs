@@ -116,6 +116,14 @@ macro_rules! tcp_option_table {
         /// declares its own with their defaults and ranges (docs/congestion_control.md).
         opt cc_params: $crate::cc::registry::ParamMap = $crate::cc::registry::ParamMap::default(),
             unit = params, relation = "the parameters cc declares, each in its range";
+        /// The loss-detection policy: DupThresh and RACK's reordering window as functions of
+        /// the sender's state (`loss::LossPolicy`; "rfc": RFC 5681/6675/5827 and RFC 8985
+        /// §6.2), a built-in or a registered plugin, by name (docs/plugins.md).
+        opt loss: $crate::named::PluginName = $crate::named::PluginName::new("rfc"),
+            unit = policy, relation = "a registered loss-detection policy";
+        /// The loss-detection policy's parameters; each policy declares its own.
+        opt loss_params: $crate::named::ParamMap = $crate::named::ParamMap::default(),
+            unit = params, relation = "the parameters loss declares, each in its range";
         /// Our MSS, announced in the SYN (RFC 9293 §3.7.1). Payload per segment is this minus the
         /// per-segment option bytes (RFC 6691). 88 = 20 B of header room for 40 B options plus
         /// at least 48 B of data.
@@ -313,6 +321,15 @@ impl TcpConfig {
         }
     }
 
+    /// The loss-detection policy `loss` with `loss_params` (the configuration must have
+    /// passed `validate`).
+    pub fn build_loss(&self) -> Box<dyn crate::loss::LossPolicy> {
+        let (plugin, values) = crate::loss::POLICIES
+            .select(self.loss.as_str(), &self.loss_params)
+            .unwrap_or_else(|e| panic!("loss refused (validate first): {e}"));
+        plugin.build(&values)
+    }
+
     /// What a congestion controller for segment size `smss` is built with besides its own
     /// parameters.
     pub fn controller_params(&self, smss: u64) -> crate::cc::CcParams {
@@ -357,6 +374,7 @@ impl rexmit_options::Relations for TcpConfig {
             return Err(ConfigError::new("cc", format!("one of {names}"), &self.cc));
         };
         crate::cc::registry::resolve(plugin.as_ref(), &self.cc_params)?;
+        crate::loss::POLICIES.select(self.loss.as_str(), &self.loss_params)?;
         require(
             self.initial_ssthresh >= 2 * self.mss as u64,
             "initial_ssthresh",

@@ -70,6 +70,8 @@ pub mod ecn;
 #[doc(hidden)]
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+pub mod loss;
+pub mod named;
 mod payload_util;
 pub mod profile;
 /// RFC 8985 RACK-TLP, shared with SCTP (lives in `rexmit-transport`).

@@ -68,7 +68,7 @@ fn the_new_controllers_are_built_ins_a_plugin_cannot_replace() {
     }
     assert_eq!(
         registry::register(Arc::new(Impostor), true),
-        Err(RegisterError::Builtin("vegas".into()))
+        Err(RegisterError::Builtin("vegas".into(), "controller"))
     );
     for name in [
         "vegas", "veno", "illinois", "htcp", "hybla", "yeah", "bic", "lp", "ledbat",

@@ -36,6 +36,7 @@ impl Sender {
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) -> u64 {
+        self.now = now;
         // Before anything changes: what the duplicate-ACK test and the rate sample compare with.
         let prev_wnd = self.snd_wnd;
         let prior_in_flight = if self.rate.is_some() { self.pipe() } else { 0 };
@@ -129,6 +130,7 @@ impl Sender {
         }
         if up.dsack {
             st.dsacks_received += 1;
+            self.dsacks += 1;
         }
         up
     }
@@ -305,9 +307,9 @@ impl Sender {
             }
             return;
         }
-        let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
+        let min_rtt = self.rtt.min_rtt();
         let in_recovery = self.rec.in_episode();
-        let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
+        let sacked = self.sb.sacked_segments();
         let Some(rack) = self.rack.as_mut() else {
             return;
         };
@@ -325,10 +327,11 @@ impl Sender {
             });
             self.ecn.on_loss_reduction(self.snd_max);
         }
-        let Some(rack) = self.rack.as_mut() else {
+        let (Some(reo_wnd), Some(rack)) =
+            (self.reo_wnd(now, in_recovery, sacked), self.rack.as_mut())
+        else {
             return;
         };
-        let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
         let scan = super::detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
         t.put(Timer::RackReorder, scan.timer);
         if scan.newly_lost {

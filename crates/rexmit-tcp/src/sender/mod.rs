@@ -26,7 +26,7 @@ use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
 use crate::timers::{Timer, TimerTable};
 use rexmit_time::{Duration, Time};
 use rexmit_transport::rack::{LossScan, Rack};
-use rexmit_transport::{early_retransmit_threshold, RttEstimator};
+use rexmit_transport::RttEstimator;
 use std::sync::Arc;
 
 /// What recovery's answer (`Sender::apply`) was given for.
@@ -120,6 +120,13 @@ pub struct Sender {
     go_back_in_packets: bool,
     /// RACK-TLP state when enabled (SACK recovery only).
     rack: Option<Rack>,
+    /// DupThresh and RACK's reordering window (`loss`; the scenario's `loss` option).
+    loss: Box<dyn crate::loss::LossPolicy>,
+    /// D-SACK blocks received (what a loss-detection policy is told).
+    dsacks: u64,
+    /// The time of the latest ACK or timer: what a loss-detection policy is told when it is
+    /// asked while sending.
+    now: Time,
     /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
     /// The probe timeout fired: the next transmission is a tail loss probe.
     tlp_pending: bool,
@@ -185,6 +192,9 @@ impl Sender {
             go_back_cause: RetransmitCause::Timeout,
             go_back_in_packets: cfg.window_unit == crate::config::WindowUnit::Segments,
             rack: (cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack).then(Rack::new),
+            loss: cfg.build_loss(),
+            dsacks: 0,
+            now: Time::ZERO,
             tlp_pending: false,
             rate: None,
             pace_at: Time::ZERO,
@@ -305,19 +315,41 @@ impl Sender {
         self.snd_max < self.buf.end() || self.fin_at.is_some_and(|f| self.snd_max <= f)
     }
 
-    /// Duplicate-ACK threshold in force: thin-stream and RFC 5827 early retransmit lower it.
+    /// Duplicate-ACK threshold in force, from the loss-detection policy (the built-in's:
+    /// thin-stream and RFC 5827 early retransmit lower the configured one, `loss::Rfc`).
     pub fn effective_dup_thresh(&self) -> u32 {
-        let oseg = self.sb.len() as u32;
-        if self.thin_dupack && self.is_thin() {
-            return 1;
-        }
         // RFC 5827: fewer than 4 segments outstanding and no new segment sendable.
         let can_send_new =
             self.has_unsent() && self.snd_max + self.smss <= self.snd_una + self.snd_wnd;
-        match early_retransmit_threshold(oseg as u64, can_send_new, self.dup_thresh) {
-            Some(er_thresh) if self.early_retransmit => er_thresh,
-            _ => self.dup_thresh,
-        }
+        self.loss.dup_thresh(&crate::loss::DupThreshState {
+            now: self.now,
+            dup_thresh: self.dup_thresh,
+            dupacks: self.dupacks,
+            outstanding: self.sb.len() as u32,
+            new_data_sendable: can_send_new,
+            early_retransmit: self.early_retransmit,
+            thin: self.thin_dupack && self.is_thin(),
+            in_recovery: self.rec.in_episode(),
+            dsacks: self.dsacks,
+        })
+    }
+
+    /// RACK's reordering window from the loss-detection policy (RFC 8985 §6.2 step 4 in the
+    /// built-in), or None without RACK.
+    fn reo_wnd(&self, now: Time, in_recovery: bool, segs_sacked: u32) -> Option<Duration> {
+        let rack = self.rack.as_ref()?;
+        Some(self.loss.reo_wnd(&crate::loss::ReoWndState {
+            now,
+            reordering_seen: rack.reordering_seen,
+            reo_wnd_mult: rack.reo_wnd_mult,
+            in_recovery,
+            segs_sacked,
+            dup_thresh: self.dup_thresh,
+            rack_rtt: rack.rtt,
+            min_rtt: self.rtt.min_rtt(),
+            srtt: self.rtt.srtt(),
+            dsacks: self.dsacks,
+        }))
     }
 
     fn arm_rto(&self, now: Time, t: &mut TimerTable) {
@@ -475,6 +507,7 @@ impl Sender {
 
     /// RFC 6298 §5.4–5.6 and the persist timer.
     pub fn on_timeout(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
+        self.now = now;
         // A probe due with the RTO goes first and re-arms it (RFC 8985 §7.2–7.3).
         if t.is_due(Timer::TailLossProbe, now) {
             self.fire_pto(now, t);
@@ -496,10 +529,8 @@ impl Sender {
         if t.is_due(Timer::RackReorder, now) {
             // RFC 8985 §6.3: the reordering timer re-runs loss detection.
             let in_recovery = self.rec.in_episode();
-            let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
-            let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
-            if let Some(rack) = self.rack.as_mut() {
-                let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
+            let reo_wnd = self.reo_wnd(now, in_recovery, self.sb.sacked_segments());
+            if let (Some(rack), Some(reo_wnd)) = (self.rack.as_mut(), reo_wnd) {
                 let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
                 t.put(Timer::RackReorder, scan.timer);
                 if scan.newly_lost {

@@ -478,6 +478,9 @@ impl Sender {
             pace_at,
             paced_sent,
             ecn,
+            loss,
+            dsacks,
+            now,
         } = self;
         format!(
             "{rec:?} {episode_stats:?} {dup_thresh} {limited_transmit} {early_retransmit} \
@@ -486,7 +489,8 @@ impl Sender {
              {factory:?} {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
              {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {lost_total} \
              {go_back_cause:?} {go_back_in_packets} {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent} \
-             {ecn:?}"
+             {ecn:?} {} {dsacks} {now:?}",
+            loss.name()
         )
     }
 }
