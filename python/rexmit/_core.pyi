@@ -167,6 +167,7 @@ class Ack:
     rtt_ns: int | None
     snd_una: int
     snd_nxt: int
+    ece: bool
 
 @final
 class CongestionEvent:
@@ -187,6 +188,14 @@ class Timeout:
     prior_ssthresh: int
     lost_total: int
     def ssthresh_to_keep(self, computed: int) -> int: ...
+    def congestion_event(self) -> CongestionEvent: ...
+
+@final
+class EcnEcho:
+    now: float
+    now_ns: int
+    base: int
+    smss: int
     def congestion_event(self) -> CongestionEvent: ...
 
 @final

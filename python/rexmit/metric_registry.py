@@ -79,6 +79,10 @@ _ALL = [
     Metric("srtt_s", "Smoothed RTT", "s", ("flow", "series")),
     Metric("messages_generated", "Messages generated", "", _F),
     Metric("bytes_waiting", "Bytes waiting to be written", "B", _F),
+    # ECN (tcp.ecn = "on", or negotiated by an "accept" receiver) only.
+    Metric("ecn_ece_received", "ACKs with ECE received", "", _F),
+    Metric("ecn_reductions", "Window reductions for ECN", "", _F),
+    Metric("ecn_cwr_sent", "Segments sent with CWR", "", _F),
     # --- flows: TCP receiver -------------------------------------------------------------------
     Metric("bytes_delivered", "Bytes delivered", "B", ("flow", "series")),
     Metric("goodput_bps", "Goodput", "bit/s", _F),
@@ -88,6 +92,7 @@ _ALL = [
     Metric("duplicate_bytes_arrived", "Duplicate bytes arrived", "B", _F),
     Metric("ooo_bytes_max", "Largest out-of-order data", "B", _F),
     Metric("dsacks_sent", "D-SACKs sent", "", _F),
+    Metric("ecn_ce_received", "Segments received marked CE", "", _F),
     # --- flows: SCTP sender (crates/rexmit-endpoints/src/sctp.rs) -------------------------
     Metric("messages_waiting", "Messages waiting", "", _F),
     Metric("messages_refused", "Messages refused", "", _F),

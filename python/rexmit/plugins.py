@@ -58,6 +58,7 @@ EVENTS = (
     "on_rate_ack",
     "on_congestion_event",
     "on_timeout",
+    "on_ecn_echo",
     "on_recovery_start",
     "on_recovery_end",
     "on_recovery_inflate",

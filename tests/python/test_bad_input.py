@@ -76,6 +76,12 @@ CASES: list[Case] = [
     ),
     (
         "plugins",
+        "dctcp without ecn",
+        lambda t: ["validate", write(t, "a.toml", TCP_SCENARIO + 'tcp = { cc = "dctcp" }\n')],
+        'apps[0].tcp.ecn: off is out of range: allowed "on" with cc = "dctcp"',
+    ),
+    (
+        "plugins",
         "unknown loss-detection policy",
         lambda t: ["validate", write(t, "a.toml", TCP_SCENARIO + 'tcp = { loss = "nope" }\n')],
         'apps[0].tcp.loss: "nope" is not a registered loss-detection policy: one of',

@@ -20,7 +20,8 @@ from rexmit.metric_registry import _ALL, LABEL_COLUMNS, METRICS, PLACES
 
 HOSTS = 8
 APPS = {
-    "tcp": 'kind = "tcp_bulk"',
+    # ECN on: its counters (ecn_*) through the bottleneck's marking CoDel.
+    "tcp": 'kind = "tcp_bulk"\ntcp = { ecn = "on" }',
     "sctp": 'kind = "sctp_bulk"',
     "smsg": 'kind = "sctp_messages"\ninterarrival = { kind = "fixed", value = "50ms" }\nsize = { kind = "fixed", value = 100 }',
     "tmsg": 'kind = "tcp_messages"\nsource = "game"',

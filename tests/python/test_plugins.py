@@ -153,3 +153,47 @@ def test_the_same_plugin_scenario_and_seed_give_identical_results():
     a = rexmit.run(seed001("reno_py"))
     b = rexmit.run(seed001("reno_py"))
     assert json.dumps(a.flow("bulk"), sort_keys=True) == json.dumps(b.flow("bulk"), sort_keys=True)
+
+
+def ecn_dumbbell(cc: str) -> rexmit.Scenario:
+    """Two Reno-like flows with ECN through a CoDel bottleneck that marks (RFC 3168)."""
+    hosts = lambda p: ", ".join(f'{{ name = "{p}{i}", rate = "100Mbps", delay = "1ms" }}' for i in range(2))  # noqa: E731
+    text = f"""seed = 2
+stop_time = "6s"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ packets = 1000, aqm = "codel", ecn = true }} }}
+left = [ {hosts("S")} ]
+right = [ {hosts("D")} ]
+"""
+    for i in range(2):
+        text += f'[[apps]]\nname = "f{i}"\nkind = "tcp_bulk"\nfrom = "S{i}"\nto = "D{i}"\nstart = "{50 * i}ms"\n'
+        text += f'tcp = {{ cc = "{cc}", ecn = "on", send_buffer = "1MiB", recv_buffer = "1MiB" }}\n'
+    return rexmit.Scenario.from_toml(text)
+
+
+class EchoCounting(RENO.Reno):
+    """Reno that counts the echoes it is told of (and the ACKs with ECE), then reduces as the
+    RFC default does."""
+
+    echoes: list[str] = []
+
+    def on_ecn_echo(self, ev):
+        EchoCounting.echoes.append(ev.congestion_event().cause)
+        self.on_congestion_event(ev.congestion_event())
+
+
+def test_a_python_controller_hears_ecn_echoes_once_per_window_like_the_builtin():
+    rexmit.register_cc("echo_py", EchoCounting, replace=True)
+    builtin = rexmit.run(ecn_dumbbell("reno"))
+    # Undefined, on_ecn_echo runs the RFC default: on_congestion_event with cause "ecn".
+    for cc in ("reno_py", "echo_py"):
+        EchoCounting.echoes = []
+        r = rexmit.run(ecn_dumbbell(cc))
+        for f in ("f0", "f1"):
+            a, b = dict(r.flow(f)), dict(builtin.flow(f))
+            a.pop("cc", None), b.pop("cc", None)
+            assert a == b, f"{cc} {f}"
+    reductions = sum(builtin.flow(f)["ecn_reductions"] for f in ("f0", "f1"))
+    assert reductions > 0 and builtin.flow("f0")["retransmissions"] == 0
+    assert EchoCounting.echoes == ["ecn"] * int(reductions)

@@ -392,6 +392,11 @@ impl Channel {
         self.queue.len_bytes()
     }
 
+    /// Whether its queue marks ECN-capable packets CE instead of dropping them (RFC 3168 §5).
+    pub fn marks_ecn(&self) -> bool {
+        self.queue.marks_ecn()
+    }
+
     /// ECN marks and sojourn times of an active queue (`QueueDiscipline::Aqm`).
     pub fn queue_stats(&self) -> Option<&QueueStats> {
         self.queue.stats()

@@ -5,8 +5,8 @@
 
 use pyo3::prelude::*;
 use rexmit_tcp::cc::{
-    AckSample, CcParams, CongestionCause, CongestionEvent, Connected, IdleRestart, RateAck,
-    RecoveryEnd, RecoveryStart, Timeout,
+    AckSample, CcParams, CongestionCause, CongestionEvent, Connected, EcnEcho, IdleRestart,
+    RateAck, RecoveryEnd, RecoveryStart, Timeout,
 };
 use rexmit_time::{Duration, Time};
 
@@ -99,6 +99,9 @@ pub struct PyAck {
     snd_una: u64,
     #[pyo3(get)]
     snd_nxt: u64,
+    /// The ACK carries ECE (ECN negotiated; RFC 3168 §6.1.2).
+    #[pyo3(get)]
+    ece: bool,
 }
 
 impl From<&AckSample> for PyAck {
@@ -116,6 +119,7 @@ impl From<&AckSample> for PyAck {
             rtt_ns: opt_ns(a.rtt),
             snd_una: a.snd_una,
             snd_nxt: a.snd_nxt,
+            ece: a.ece,
         }
     }
 }
@@ -194,6 +198,41 @@ impl From<&Timeout> for PyTimeout {
             in_recovery: t.in_recovery,
             prior_ssthresh: t.prior_ssthresh,
             lost_total: t.lost_total,
+        }
+    }
+}
+
+/// The peer echoed a congestion mark (`on_ecn_echo`, RFC 3168 §6.1.2): at most once per
+/// window of data; `congestion_event()` is the event the default hands to
+/// `on_congestion_event` (cause "ecn").
+#[pyclass(frozen, name = "EcnEcho", module = "rexmit._core")]
+pub struct PyEcnEcho {
+    pub ev: EcnEcho,
+    #[pyo3(get)]
+    now: f64,
+    #[pyo3(get)]
+    now_ns: u64,
+    #[pyo3(get)]
+    base: u64,
+    #[pyo3(get)]
+    smss: u64,
+}
+
+#[pymethods]
+impl PyEcnEcho {
+    fn congestion_event(&self) -> PyCongestion {
+        PyCongestion::from(&self.ev.congestion_event())
+    }
+}
+
+impl From<&EcnEcho> for PyEcnEcho {
+    fn from(e: &EcnEcho) -> Self {
+        PyEcnEcho {
+            ev: *e,
+            now: secs(e.now),
+            now_ns: e.now.as_nanos(),
+            base: e.base,
+            smss: e.smss,
         }
     }
 }
@@ -354,6 +393,7 @@ pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAck>()?;
     m.add_class::<PyCongestion>()?;
     m.add_class::<PyTimeout>()?;
+    m.add_class::<PyEcnEcho>()?;
     m.add_class::<PyConnected>()?;
     m.add_class::<PyRecovery>()?;
     m.add_class::<PyIdle>()?;

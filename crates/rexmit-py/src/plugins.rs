@@ -17,8 +17,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rexmit_tcp::cc::registry::{self, CcPlugin, ParamSpec};
 use rexmit_tcp::cc::{
-    defaults, AckSample, CcParams, CongestionControl, CongestionEvent, Connected, IdleRestart,
-    OwnWrite, RateAck, RecoveryEnd, RecoveryStart, Timeout,
+    defaults, AckSample, CcParams, CongestionControl, CongestionEvent, Connected, EcnEcho,
+    IdleRestart, OwnWrite, RateAck, RecoveryEnd, RecoveryStart, Timeout,
 };
 use rexmit_time::Time;
 use std::sync::{Arc, Mutex};
@@ -72,7 +72,7 @@ pub fn take_failure() -> Option<PluginFailure> {
 }
 
 /// The events a class may define, in `Events` bit order.
-pub const EVENTS: [&str; 16] = [
+pub const EVENTS: [&str; 17] = [
     "on_connected",
     "on_lost_syn",
     "on_idle_restart",
@@ -81,6 +81,7 @@ pub const EVENTS: [&str; 16] = [
     "on_rate_ack",
     "on_congestion_event",
     "on_timeout",
+    "on_ecn_echo",
     "on_recovery_start",
     "on_recovery_end",
     "on_recovery_inflate",
@@ -374,6 +375,14 @@ impl CongestionControl for PyController {
             self.call("on_timeout", (PyTimeout::from(ev),));
         } else {
             defaults::on_timeout(self, ev);
+        }
+    }
+    fn on_ecn_echo(&mut self, ev: &EcnEcho) {
+        self.now = ev.now;
+        if self.defines("on_ecn_echo") {
+            self.call("on_ecn_echo", (PyEcnEcho::from(ev),));
+        } else {
+            defaults::on_ecn_echo(self, ev);
         }
     }
     fn on_recovery_start(&mut self, ev: &RecoveryStart) {

@@ -163,6 +163,10 @@ impl TcpCfg {
             "prr" if self.prr.is_none() => {
                 format!(" (prr = true comes from {profile}: set prr = false with this recovery)")
             }
+            "ecn" if self.ecn.is_none() => format!(
+                " (ecn = \"{}\" comes from {profile}: set ecn = \"on\")",
+                rexmit_options::Choice::name(c.ecn)
+            ),
             "recv_buffer" if self.recv_buffer.is_none() => format!(
                 " (recv_buffer = {} comes from {profile}: set recv_buffer)",
                 c.recv_buffer
@@ -180,7 +184,7 @@ impl SctpCfg {
             let registered =
                 c.cc.as_ref()
                     .map(|n| registry::lookup(n.as_str()).is_some());
-            let why = rexmit_sctp::config::refused_with_cc(&e.field);
+            let why = rexmit_sctp::config::refused_with_cc(&e.field, &e.allowed);
             let message = match (registered, why) {
                 (Some(false), _) if e.field == "cc" => format!(
                     "{:?} is not a registered congestion controller: {}",

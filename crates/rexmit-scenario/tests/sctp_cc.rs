@@ -199,6 +199,10 @@ fn sctp_controller_errors_name_the_key() {
             "apps[0].sctp.cc: \"bbr\" needs delivery-rate samples (on_rate_ack), which SCTP does not produce (no rate estimator): allowed a controller that needs no delivery-rate samples",
         ),
         (
+            ", cc = \"dctcp\"",
+            "apps[0].sctp.cc: \"dctcp\" reacts only to ECN marks, which SCTP does not carry: allowed a controller that does not need ECN (the SCTP core has no ECN)",
+        ),
+        (
             ", cc = \"vegas9\"",
             "apps[0].sctp.cc: \"vegas9\" is not a registered congestion controller: one of aimd, bbr, bic, cubic",
         ),

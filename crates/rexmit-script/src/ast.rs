@@ -74,6 +74,17 @@ pub struct TcpFlagSpec {
     pub cwr: bool,
 }
 
+/// The ECN field of a TCP packet's IP header, as packetdrill writes it before the flags:
+/// `[noecn]`, `[ect0]`, `[ect1]`, `[ect01]` (either ECT, outbound only), `[ce]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnSpec {
+    NoEcn,
+    Ect0,
+    Ect1,
+    Ect01,
+    Ce,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TcpOpt {
     Nop,
@@ -93,6 +104,9 @@ pub enum TcpOpt {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TcpPacket {
     pub dir: Dir,
+    /// The IP ECN field: inbound, what the packet carries (Not-ECT when left out); outbound,
+    /// compared when written.
+    pub ecn: Option<EcnSpec>,
     pub flags: TcpFlagSpec,
     /// Sequence numbers relative to the sender's ISN: `start:end(len)`.
     pub start: u32,

@@ -10,7 +10,8 @@ use rexmit_time::Time;
 /// A packet the core sent.
 #[derive(Clone, Debug)]
 pub enum Wire {
-    Tcp(rexmit_wire::TcpSegment),
+    /// A segment and the ECN field of its IP header.
+    Tcp(rexmit_wire::TcpSegment, rexmit_wire::Ecn),
     Sctp(rexmit_sctp::Transmit),
 }
 

@@ -6,7 +6,8 @@
 //! value; what each chunk's fields mean is `sctp_host`'s.
 
 use crate::ast::{
-    ChunkSpec, Dir, EventKind, Field, FieldVal, SctpPacket, TcpFlagSpec, TcpOpt, TcpPacket, Val,
+    ChunkSpec, Dir, EcnSpec, EventKind, Field, FieldVal, SctpPacket, TcpFlagSpec, TcpOpt,
+    TcpPacket, Val,
 };
 use crate::lexer::{expect, integer, Lexer, PResult, ParseError, Pos, Tok};
 
@@ -67,7 +68,33 @@ fn flags(word: &str, pos: Pos) -> PResult<TcpFlagSpec> {
     Ok(f)
 }
 
+/// `[ect0]` and the like before the flags: the IP ECN field (packetdrill's notation).
+fn ecn(lx: &mut Lexer, dir: Dir) -> PResult<Option<EcnSpec>> {
+    if lx.peek()?.0 != Tok::Punct('[') {
+        return Ok(None);
+    }
+    let (_, open) = lx.token()?;
+    let (word, pos) = lx.raw_until("]", "an ECN codepoint '['", open)?;
+    let spec = match word.trim() {
+        "noecn" => EcnSpec::NoEcn,
+        "ect0" => EcnSpec::Ect0,
+        "ect1" => EcnSpec::Ect1,
+        "ect01" if dir == Dir::Out => EcnSpec::Ect01,
+        "ce" => EcnSpec::Ce,
+        other => {
+            return Err(ParseError::new(
+                pos,
+                format!(
+                    "bad ECN codepoint [{other}]: expected noecn, ect0, ect1, ce (or ect01 on an outbound packet)"
+                ),
+            ))
+        }
+    };
+    Ok(Some(spec))
+}
+
 fn tcp(lx: &mut Lexer, dir: Dir) -> PResult<TcpPacket> {
+    let ecn = ecn(lx, dir)?;
     let (word, wpos) = lx.raw_word()?;
     let flags = flags(&word, wpos)?;
     let start = u32_at(lx, "start sequence number")?;
@@ -84,6 +111,7 @@ fn tcp(lx: &mut Lexer, dir: Dir) -> PResult<TcpPacket> {
     }
     let mut p = TcpPacket {
         dir,
+        ecn,
         flags,
         start,
         end,
@@ -400,6 +428,21 @@ mod tests {
             panic!()
         };
         assert_eq!((p.len, p.options), (4380, None));
+    }
+
+    #[test]
+    fn ecn_codepoints_before_the_flags() {
+        let ecn = |s: &str| match one(s) {
+            EventKind::Tcp(p) => p.ecn,
+            _ => panic!(),
+        };
+        assert_eq!(ecn("< [ce] . 1:1001(1000) ack 1 win 10"), Some(EcnSpec::Ce));
+        assert_eq!(ecn("> [ect01] . 1:1001(1000) ack 1"), Some(EcnSpec::Ect01));
+        assert_eq!(ecn("> [noecn] SEW 0:0(0)"), Some(EcnSpec::NoEcn));
+        assert_eq!(ecn("> . 1:1(0) ack 1"), None);
+        let e = |s: &str| packet(&mut Lexer::new(s)).unwrap_err().msg;
+        assert!(e("< [ect01] . 1:1(0) ack 1 win 10").contains("outbound packet"));
+        assert!(e("> [ect2] . 1:1(0) ack 1").contains("bad ECN codepoint [ect2]"));
     }
 
     #[test]

@@ -313,7 +313,7 @@ impl Proto for SctpHost {
                     .collect();
                 format!("sctp: {}", c.join("; "))
             }
-            Wire::Tcp(_) => "a TCP segment".into(),
+            Wire::Tcp(..) => "a TCP segment".into(),
         }
     }
 

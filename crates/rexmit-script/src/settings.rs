@@ -221,6 +221,20 @@ impl Settings {
                 0 => self.tcp_early_retrans_off(o)?,
                 x => return Err(format!("{n}={x}: expected 0..=4")),
             },
+            "net.ipv4.tcp_ecn" => {
+                // Linux: 1 requests ECN, 2 (its default) accepts it only (RFC 3168 §6.1.1).
+                let mode = match int(&n, v)? {
+                    0 => "off",
+                    1 => "on",
+                    2 => "accept",
+                    x => {
+                        return Err(format!(
+                            "{n}={x}: expected 0 (off), 1 (request and accept) or 2 (accept only)"
+                        ))
+                    }
+                };
+                self.set_tcp("ecn", Value::String(mode.into()), o);
+            }
             "net.ipv4.tcp_reordering" => self.set_tcp("dup_thresh", Value::Integer(int(&n, v)?), o),
             "net.ipv4.tcp_congestion_control" => {
                 self.set_tcp("cc", Value::String(v.to_string()), o)
@@ -255,7 +269,6 @@ impl Settings {
             }
             "net.ipv4.tcp_slow_start_after_idle"
             | "net.ipv4.tcp_frto"
-            | "net.ipv4.tcp_ecn"
             | "net.ipv4.tcp_fastopen" => {
                 if v != "0" {
                     return Err(format!(
@@ -510,6 +523,10 @@ mod tests {
             .sysctl("net.ipv4.tcp_early_retrans", "0")
             .unwrap_err()
             .contains("tcp_recovery=0"));
+        assert!(s
+            .sysctl("net.ipv4.tcp_ecn", "3")
+            .unwrap_err()
+            .contains("2 (accept only)"));
         s.sysctl("net.ipv4.tcp_min_rtt_wlen", "10").unwrap();
         assert!(s.option("bogus", "1").unwrap_err().contains("--bogus"));
         s.sockopt("TCP_MAXSEG", Some(20), None).unwrap();

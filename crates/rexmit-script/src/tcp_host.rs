@@ -9,13 +9,13 @@
 //! value the script wrote for it is remembered, and an inbound TS ecr equal to such a value is
 //! sent as the actual TS val it named (packetdrill's mapping).
 
-use crate::ast::{Dir, EventKind, TcpOpt, TcpPacket, Val};
+use crate::ast::{Dir, EcnSpec, EventKind, TcpOpt, TcpPacket, Val};
 use crate::host::{ConnError, Proto, Wire};
 use crate::settings::{SetResult, Settings, SockVal};
 use crate::tcp_vars;
 use rexmit_tcp::{Connection, Event, State, TcpConfig};
 use rexmit_time::Time;
-use rexmit_wire::{Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps};
+use rexmit_wire::{Ecn, Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps};
 use std::collections::HashMap;
 
 /// The core's initial sequence number (the script's 0).
@@ -143,12 +143,28 @@ fn flags_text(f: TcpFlags) -> String {
     s
 }
 
-/// A segment as a script line writes it (relative numbers; options without their NOPs).
-pub fn format_segment(s: &TcpSegment) -> String {
+/// The ECN field as a script writes it (`[ect0]` ...).
+fn ecn_text(e: Ecn) -> &'static str {
+    match e {
+        Ecn::NotEct => "[noecn]",
+        Ecn::Ect0 => "[ect0]",
+        Ecn::Ect1 => "[ect1]",
+        Ecn::Ce => "[ce]",
+    }
+}
+
+/// A segment as a script line writes it (relative numbers; options without their NOPs); the
+/// ECN field first when the packet is ECN-capable.
+pub fn format_segment(s: &TcpSegment, ecn: Ecn) -> String {
     let start = rel_local(s.seq);
     let len = s.payload.len() as u32;
+    let prefix = if ecn == Ecn::NotEct {
+        String::new()
+    } else {
+        format!("{} ", ecn_text(ecn))
+    };
     let mut out = format!(
-        "{} {start}:{}({len})",
+        "{prefix}{} {start}:{}({len})",
         flags_text(s.flags),
         start.wrapping_add(len)
     );
@@ -182,6 +198,32 @@ pub fn format_segment(s: &TcpSegment) -> String {
         out += &format!(" <{}>", opts.join(","));
     }
     out
+}
+
+/// The ECN field of an outbound packet against the line's `[...]`, when written.
+fn check_ecn(p: &TcpPacket, ecn: Ecn) -> Result<(), String> {
+    let ok = match p.ecn {
+        None => true,
+        Some(EcnSpec::NoEcn) => ecn == Ecn::NotEct,
+        Some(EcnSpec::Ect0) => ecn == Ecn::Ect0,
+        Some(EcnSpec::Ect1) => ecn == Ecn::Ect1,
+        Some(EcnSpec::Ect01) => matches!(ecn, Ecn::Ect0 | Ecn::Ect1),
+        Some(EcnSpec::Ce) => ecn == Ecn::Ce,
+    };
+    if ok {
+        return Ok(());
+    }
+    let want = match p.ecn {
+        Some(EcnSpec::Ect01) => "[ect01]",
+        Some(EcnSpec::NoEcn) | None => "[noecn]",
+        Some(EcnSpec::Ect0) => "[ect0]",
+        Some(EcnSpec::Ect1) => "[ect1]",
+        Some(EcnSpec::Ce) => "[ce]",
+    };
+    Err(format!(
+        "bad outbound ECN field: expected {want}, actual {}",
+        ecn_text(ecn)
+    ))
 }
 
 fn check_flags(p: &TcpPacket, s: &TcpSegment, last: bool) -> Result<(), String> {
@@ -309,10 +351,10 @@ fn yes_no(b: bool) -> String {
     if b { "present" } else { "absent" }.into()
 }
 
-fn segments(got: &[Wire]) -> Vec<&TcpSegment> {
+fn segments(got: &[Wire]) -> Vec<(&TcpSegment, Ecn)> {
     got.iter()
         .filter_map(|w| match w {
-            Wire::Tcp(s) => Some(s),
+            Wire::Tcp(s, e) => Some((s, *e)),
             Wire::Sctp(_) => None,
         })
         .collect()
@@ -402,8 +444,8 @@ impl Proto for TcpHost {
 
     fn drain(&mut self, now: Time, out: &mut Vec<Wire>) {
         let Some(c) = self.conn.as_mut() else { return };
-        while let Some(s) = c.poll_transmit(now) {
-            out.push(Wire::Tcp(s));
+        while let Some((s, ecn)) = c.poll_transmit_ecn(now) {
+            out.push(Wire::Tcp(s, ecn));
         }
         while let Some(e) = c.poll_event() {
             match e {
@@ -422,12 +464,19 @@ impl Proto for TcpHost {
         };
         debug_assert_eq!(p.dir, Dir::In);
         let seg = self.segment(p)?;
+        let ecn = match p.ecn {
+            None | Some(EcnSpec::NoEcn) => Ecn::NotEct,
+            Some(EcnSpec::Ect0) => Ecn::Ect0,
+            Some(EcnSpec::Ect1) => Ecn::Ect1,
+            Some(EcnSpec::Ce) => Ecn::Ce,
+            Some(EcnSpec::Ect01) => return Err("[ect01] is for outbound packets only".into()),
+        };
         let Some(c) = self.conn.as_mut() else {
             return Err(
                 "an inbound packet before listen() or connect(): no core to take it".into(),
             );
         };
-        c.handle_segment(now, &seg);
+        c.handle_segment_ecn(now, &seg, ecn);
         Ok(())
     }
 
@@ -437,8 +486,9 @@ impl Proto for TcpHost {
         };
         let segs = segments(got);
         let mut next = p.start;
-        for (i, s) in segs.iter().enumerate() {
+        for (i, &(s, ecn)) in segs.iter().enumerate() {
             let last = i + 1 == segs.len();
+            check_ecn(p, ecn)?;
             check_flags(p, s, last)?;
             let start = rel_local(s.seq);
             if start != next {
@@ -493,16 +543,16 @@ impl Proto for TcpHost {
             return false;
         };
         let segs = segments(got);
-        let sent: u64 = segs.iter().map(|s| s.payload.len() as u64).sum();
+        let sent: u64 = segs.iter().map(|(s, _)| s.payload.len() as u64).sum();
         let data = segs
             .iter()
-            .all(|s| !s.payload.is_empty() && !s.flags.contains(TcpFlags::FIN));
+            .all(|(s, _)| !s.payload.is_empty() && !s.flags.contains(TcpFlags::FIN));
         data && segs.len() == got.len() && sent < p.len as u64
     }
 
     fn format(&self, w: &Wire) -> String {
         match w {
-            Wire::Tcp(s) => format_segment(s),
+            Wire::Tcp(s, ecn) => format_segment(s, *ecn),
             Wire::Sctp(_) => "an SCTP packet".into(),
         }
     }

@@ -57,6 +57,10 @@ pub const VARS: &[(&str, &str)] = &[
     ("rexmit_tlp_repairs", "probes that repaired a loss (RFC 8985 §7.4)"),
     ("rexmit_dsacks_sent", "D-SACK blocks we sent"),
     ("rexmit_ooo_bytes", "bytes held out of order at the receiver"),
+    ("rexmit_ecn_ce_received", "data segments that arrived marked CE (RFC 3168)"),
+    ("rexmit_ecn_ece_received", "ACKs that arrived with ECE, ECN negotiated"),
+    ("rexmit_ecn_reductions", "window reductions for ECE (at most one per window of data)"),
+    ("rexmit_ecn_cwr_sent", "data segments sent with CWR"),
 ];
 
 /// Linux's constants, usable by name.
@@ -147,6 +151,10 @@ pub fn value(c: &Connection, name: &str) -> Option<f64> {
         "rexmit_tlp_repairs" => st.tlp_repairs,
         "rexmit_dsacks_sent" => st.dsacks_sent,
         "rexmit_ooo_bytes" => st.ooo_bytes,
+        "rexmit_ecn_ce_received" => st.ecn_ce_received,
+        "rexmit_ecn_ece_received" => st.ecn_ece_received,
+        "rexmit_ecn_reductions" => st.ecn_reductions,
+        "rexmit_ecn_cwr_sent" => st.ecn_cwr_sent,
         _ => return None,
     };
     Some(v as f64)

@@ -232,7 +232,7 @@ macro_rules! sctp_option_table {
         /// told the events SCTP has (docs/congestion_control.md, "SCTP"). Unset: RFC 9260
         /// §7.2's per-destination rules.
         opt cc: Option<$crate::__CcName> = None, unit = controller,
-            relation = "a registered controller that needs no delivery-rate samples; unset: RFC 9260 §7.2",
+            relation = "a registered controller that needs neither delivery-rate samples nor ECN; unset: RFC 9260 §7.2",
             // Left out of `rexmit normalize` while unset, so that scenarios written before it
             // existed keep their normalized text (and their sweep run ids).
             shown = |c: &$crate::SctpConfig| c.cc.is_some();
@@ -411,6 +411,14 @@ impl SctpConfig {
             "a controller that needs no delivery-rate samples",
             cc,
         )?;
+        // A controller that reacts only to ECN marks (DCTCP) would be Reno without them, and
+        // the SCTP core does not model ECN (RFC 9260 Appendix A).
+        require(
+            plugin.ecn_feedback().is_none(),
+            "cc",
+            "a controller that does not need ECN (the SCTP core has no ECN)",
+            cc,
+        )?;
         require(
             self.max_burst_rule == MaxBurstRule::LimitPackets,
             "max_burst_rule",
@@ -428,8 +436,10 @@ impl SctpConfig {
 
 /// Why `field` is refused together with a plugged controller (`cc` set), for the scenario's
 /// error message: what the value would do that the controller interface cannot carry.
-pub fn refused_with_cc(field: &str) -> Option<&'static str> {
+/// `allowed` tells `cc`'s two refusals apart.
+pub fn refused_with_cc(field: &str, allowed: &str) -> Option<&'static str> {
     match field {
+        "cc" if allowed.contains("ECN") => Some("reacts only to ECN marks, which SCTP does not carry"),
         "cc" => Some(
             "needs delivery-rate samples (on_rate_ack), which SCTP does not produce (no rate estimator)",
         ),

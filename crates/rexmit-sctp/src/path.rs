@@ -212,6 +212,8 @@ impl Path {
             rtt,
             snd_una: self.sent - self.flight,
             snd_nxt: self.sent,
+            // The SCTP core does not model ECN (docs/congestion_control.md, "SCTP").
+            ece: false,
         }
     }
 

@@ -70,6 +70,18 @@ rexmit_options::choices! {
 }
 
 rexmit_options::choices! {
+    /// Whether a connection uses ECN (RFC 3168 §6.1; `TcpConfig::ecn`).
+    pub enum EcnMode {
+        /// Not ECN-capable: never offered, and a peer's offer is declined.
+        Off = "off",
+        /// Offer ECN in the SYN, and accept the peer's offer (RFC 3168 §6.1.1).
+        On = "on",
+        /// Accept the peer's offer but never offer it: Linux's default (net.ipv4.tcp_ecn = 2).
+        Accept = "accept",
+    }
+}
+
+rexmit_options::choices! {
     /// Which loss-recovery algorithm the sender runs.
     pub enum RecoveryAlgorithm {
         /// Fast retransmit, then slow start from one segment (4.3BSD-Tahoe).
@@ -207,6 +219,13 @@ macro_rules! tcp_option_table {
         /// Thin streams: fast retransmit on the first duplicate ACK while fewer than 4 segments
         /// are in flight.
         opt thin_dupack: bool = false, unit = flag;
+        /// ECN (RFC 3168 §6.1): "on" offers it in the SYN (ECE and CWR) and accepts it in a
+        /// SYN-ACK (ECE); "accept" only accepts a peer's offer (Linux's default, tcp_ecn = 2);
+        /// once negotiated, new data goes out ECT(0), the receiver echoes CE marks with ECE and
+        /// the sender halves its window at most once per window of data. cc = "dctcp" needs
+        /// "on" (RFC 8257 §3) and echoes every mark (§3.2).
+        opt ecn: $crate::EcnMode = $crate::EcnMode::Off, linux = $crate::EcnMode::Accept,
+            unit = choice, relation = "\"on\" with a controller that needs ECN (cc = \"dctcp\")";
         /// Tahoe only: no new fast retransmit until the cumulative ACK passes `recover`, the data
         /// outstanding at the last one (RFC 6582 §3.2 step 1 and §4 applied to Tahoe). Off: Tahoe
         /// as in ns-3's TcpTahoe, which seed 001 ran: duplicate ACKs drawn by its own go-back-N
@@ -326,6 +345,19 @@ impl TcpConfig {
         }
     }
 
+    /// Whether `cc` reacts to ECN marks only (DCTCP: `CcPlugin::ecn_feedback`).
+    pub fn controller_needs_ecn(&self) -> bool {
+        crate::cc::registry::lookup(self.cc.as_str()).is_some_and(|p| p.ecn_feedback().is_some())
+    }
+
+    /// How this connection's receiver echoes CE marks once ECN is negotiated: the controller's
+    /// own feedback (DCTCP, RFC 8257 §3.2), else RFC 3168 §6.1.3's.
+    pub fn ecn_feedback(&self) -> crate::ecn::Feedback {
+        crate::cc::registry::lookup(self.cc.as_str())
+            .and_then(|p| p.ecn_feedback())
+            .unwrap_or(crate::ecn::Feedback::Rfc3168)
+    }
+
     /// Every option's range (`tcp_option_table`), then the relations between options.
     pub fn validate(&self) -> Result<(), ConfigError> {
         rexmit_options::validate(self)
@@ -379,6 +411,18 @@ impl rexmit_options::Relations for TcpConfig {
             "false unless recovery = \"sack\"",
             &self.prr,
         )?;
+        if plugin.ecn_feedback().is_some() {
+            // RFC 8257 §3: DCTCP reacts to marks only; without ECN it would run as Reno.
+            require(
+                self.ecn == EcnMode::On,
+                "ecn",
+                format!(
+                    "\"on\" with cc = \"{}\", which reacts to ECN marks",
+                    self.cc
+                ),
+                &self.ecn,
+            )?;
+        }
         require(
             // HyStart is CUBIC's (Linux's tcp_cubic); a plugin controller is told the option
             // and may follow it (examples/plugins/cubic.py does).

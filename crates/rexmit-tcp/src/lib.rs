@@ -9,7 +9,10 @@
 //! state machine). RTT estimation is `rexmit_transport::RttEstimator`, shared with
 //! SCTP.
 //!
-//! Not modelled: PAWS (RFC 7323 §5), urgent data, ECN, RACK-TLP and PRR with the non-SACK
+//! ECN (RFC 3168 §6.1, DCTCP's echo of RFC 8257 §3.2) is `ecn`: the IP codepoint goes in
+//! through `Connection::handle_segment_ecn` and out through `Connection::poll_transmit_ecn`.
+//!
+//! Not modelled: PAWS (RFC 7323 §5), urgent data, RACK-TLP and PRR with the non-SACK
 //! variants (both need SACK here), SACK reneging by receivers (ours never renege), receiver
 //! silly-window avoidance beyond announcing a reopened window.
 //!
@@ -63,6 +66,7 @@ pub mod cc;
 pub mod config;
 pub mod connection;
 pub mod delivery_rate;
+pub mod ecn;
 #[doc(hidden)]
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
@@ -85,7 +89,8 @@ pub mod timers;
 
 pub use cc::{CcAlgorithm, CongestionControl, ControllerFactory};
 pub use config::{
-    ConfigError, DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
+    ConfigError, DecreaseBase, EcnMode, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig,
+    WindowUnit,
 };
 pub use connection::{Connection, Event, State, TcpInfo};
 

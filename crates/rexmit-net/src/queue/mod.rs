@@ -275,6 +275,11 @@ impl OutputQueue {
         }
     }
 
+    /// Whether it marks ECN-capable packets CE (an active queue with `ecn`, or step marking).
+    pub fn marks_ecn(&self) -> bool {
+        self.ecn
+    }
+
     /// Marks and sojourn times (`Aqm` queues).
     pub fn stats(&self) -> Option<&QueueStats> {
         self.stats.as_deref()

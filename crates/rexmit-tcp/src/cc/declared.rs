@@ -6,6 +6,7 @@
 
 use super::registry::{CcPlugin, ParamSpec};
 use super::{CcParams, CongestionControl, Window};
+use crate::ecn::Feedback;
 use std::sync::Arc;
 
 /// Builds a controller from its window and its parameter values (in declaration order).
@@ -21,6 +22,33 @@ pub(crate) struct Declared {
 impl Declared {
     pub fn registered(self) -> Arc<dyn CcPlugin> {
         Arc::new(self)
+    }
+
+    /// Registered as a controller that needs ECN with receivers echoing as `feedback`
+    /// (`CcPlugin::ecn_feedback`).
+    pub fn registered_with_ecn(self, feedback: Feedback) -> Arc<dyn CcPlugin> {
+        Arc::new(WithEcn(self, feedback))
+    }
+}
+
+/// A declared controller that needs ECN (`Declared::registered_with_ecn`).
+struct WithEcn(Declared, Feedback);
+
+impl CcPlugin for WithEcn {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn doc(&self) -> &str {
+        self.0.doc()
+    }
+    fn params(&self) -> &[ParamSpec] {
+        self.0.params()
+    }
+    fn build(&self, p: &CcParams, values: &[f64]) -> Box<dyn CongestionControl> {
+        self.0.build(p, values)
+    }
+    fn ecn_feedback(&self) -> Option<Feedback> {
+        Some(self.1)
     }
 }
 

@@ -4,7 +4,7 @@
 //! rest. Each stores the window it computes through the controller's `store_cwnd` /
 //! `store_ssthresh`, which only this module (and `cc`) can call.
 
-use super::{CongestionControl, IdleRestart, Timeout, OWN};
+use super::{CongestionControl, EcnEcho, IdleRestart, Timeout, OWN};
 
 /// RFC 5681 §3.1: "the initial window used by a sender after a correctly transmitted SYN MUST
 /// be one segment": cwnd = 1 SMSS after a retransmitted SYN.
@@ -24,6 +24,16 @@ pub fn on_timeout<C: CongestionControl + ?Sized>(c: &mut C, ev: &Timeout) {
     c.on_congestion_event(&ev.congestion_event());
     c.store_ssthresh(ev.ssthresh_to_keep(c.ssthresh()), OWN);
     c.store_cwnd(ev.smss, OWN);
+}
+
+/// RFC 3168 §6.1.2: an ECN echo is "treated just as a congestion loss" without a
+/// retransmission: the controller's decrease (cause `EcnEcho`) sets ssthresh, and cwnd is at
+/// most ssthresh.
+pub fn on_ecn_echo<C: CongestionControl + ?Sized>(c: &mut C, ev: &EcnEcho) {
+    c.on_congestion_event(&ev.congestion_event());
+    if c.window() > c.ssthresh() {
+        c.store_cwnd(c.ssthresh(), OWN);
+    }
 }
 
 /// RFC 5681 §3.2 step 3: cwnd = ssthresh + `dupacks`·SMSS as fast recovery begins.

@@ -15,6 +15,7 @@ mod bbr;
 mod bbr_lt;
 pub mod bic;
 mod cubic;
+pub mod dctcp;
 mod declared;
 pub mod defaults;
 mod delay;
@@ -41,7 +42,7 @@ pub use aimd::{Aimd, Law};
 pub use bbr::{Bbr, Mode as BbrMode};
 pub use cubic::Cubic;
 pub use events::{
-    AckSample, CaState, CongestionCause, CongestionEvent, Connected, IdleRestart, RateAck,
+    AckSample, CaState, CongestionCause, CongestionEvent, Connected, EcnEcho, IdleRestart, RateAck,
     RecoveryEnd, RecoveryStart, Timeout,
 };
 pub use paced::Paced;
@@ -131,6 +132,12 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// (`Timeout::ssthresh_to_keep`), then cwnd = the loss window LW = 1 SMSS.
     fn on_timeout(&mut self, ev: &Timeout) {
         defaults::on_timeout(self, ev)
+    }
+    /// The peer echoed a congestion mark (ECE; RFC 3168 §6.1.2), at most once per window of
+    /// data and never during a loss recovery. Default: as a loss without a retransmission —
+    /// the congestion event's decrease (cause `EcnEcho`), cwnd at most ssthresh.
+    fn on_ecn_echo(&mut self, ev: &EcnEcho) {
+        defaults::on_ecn_echo(self, ev)
     }
     /// A loss-recovery episode began: a fast retransmit (right after its `on_congestion_event`,
     /// before the window inflation) or, for SACK, the timeout's (after `on_timeout`).
@@ -245,6 +252,7 @@ pub(crate) fn builtins() -> Vec<std::sync::Arc<dyn registry::CcPlugin>> {
         bic::plugin(),
         lp::plugin(),
         ledbat::plugin(),
+        dctcp::plugin(),
     ]
 }
 
@@ -349,6 +357,7 @@ pub(crate) mod test_events {
             rtt: Some(Duration::from_millis(100)),
             snd_una: 0,
             snd_nxt: 0,
+            ece: false,
         }
     }
 }

@@ -11,8 +11,8 @@
 //! end of each ACK's processing).
 
 use super::{
-    AckSample, CongestionControl, CongestionEvent, Connected, IdleRestart, OwnWrite, RateAck,
-    RecoveryEnd, RecoveryStart, Timeout,
+    AckSample, CongestionControl, CongestionEvent, Connected, EcnEcho, IdleRestart, OwnWrite,
+    RateAck, RecoveryEnd, RecoveryStart, Timeout,
 };
 use rexmit_time::Duration;
 
@@ -101,6 +101,9 @@ impl CongestionControl for Paced {
     }
     fn on_timeout(&mut self, ev: &Timeout) {
         self.inner.on_timeout(ev)
+    }
+    fn on_ecn_echo(&mut self, ev: &EcnEcho) {
+        self.inner.on_ecn_echo(ev)
     }
     fn on_recovery_start(&mut self, ev: &RecoveryStart) {
         self.inner.on_recovery_start(ev)

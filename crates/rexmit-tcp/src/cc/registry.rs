@@ -30,6 +30,12 @@ pub trait CcPlugin: Send + Sync {
     }
     /// A controller for one connection; `values` follow `params()` (defaults filled in).
     fn build(&self, p: &CcParams, values: &[f64]) -> Box<dyn CongestionControl>;
+    /// `Some`: the controller reacts to ECN marks only, so it needs `ecn = "on"`, and the
+    /// receiver echoes them this way (DCTCP, RFC 8257 §3.2). `None` (the default): it runs
+    /// with or without ECN, and an ECN receiver echoes as RFC 3168 §6.1.3.
+    fn ecn_feedback(&self) -> Option<crate::ecn::Feedback> {
+        None
+    }
 }
 
 impl<'a> Declares for dyn CcPlugin + 'a {

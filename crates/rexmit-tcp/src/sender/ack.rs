@@ -5,7 +5,7 @@
 //! which the result digests were made, so a stage does not move without a reason.
 
 use super::{Occasion, Sender};
-use crate::cc::{AckSample, CaState, CongestionCause, CongestionEvent, RateAck};
+use crate::cc::{AckSample, CaState, CongestionCause, CongestionEvent, EcnEcho, RateAck};
 use crate::config::RecoveryAlgorithm;
 use crate::recovery::AckFacts;
 use crate::sack_scoreboard::{Delivered, SackUpdate};
@@ -62,11 +62,15 @@ impl Sender {
                 rtt,
                 snd_una: self.snd_una,
                 snd_nxt: self.snd_nxt,
+                ece: a.ece,
             };
             self.cc.on_delivery(&sample);
             self.recovery_on_new_ack(now, acked, &sample, st, t);
         } else if self.is_duplicate_ack(a, prev_wnd, sack.newly_sacked) {
-            self.recovery_on_duplicate_ack(now, sack.newly_sacked, st, t);
+            self.recovery_on_duplicate_ack(now, sack.newly_sacked, a.ece, st, t);
+        }
+        if a.ece {
+            self.react_to_echo(now, st);
         }
         // Newly SACKed segments first, then the cumulatively acknowledged ones.
         let mut delivered = std::mem::take(&mut sack.delivered);
@@ -203,6 +207,7 @@ impl Sender {
         &mut self,
         now: Time,
         newly_sacked: u64,
+        ece: bool,
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) {
@@ -221,12 +226,30 @@ impl Sender {
             rtt: None,
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
+            ece,
         });
         if self.rack.is_none() {
             self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
         let a = self.rec.on_dupack(&self.facts(now, 0));
         self.apply(a, Occasion::Loss, now, st, t);
+    }
+
+    /// An ACK with ECE, after loss recovery handled it (RFC 3168 §6.1.2): the controller
+    /// reduces the window (`on_ecn_echo`) unless a loss recovery is open or snd_una has not yet
+    /// passed the data outstanding at the last reduction; the next new data carries CWR.
+    fn react_to_echo(&mut self, now: Time, st: &mut TcpStats) {
+        st.ecn_ece_received += 1;
+        if !self.ecn.reduces(self.snd_una, self.rec.in_episode()) {
+            return;
+        }
+        st.ecn_reductions += 1;
+        self.cc.on_ecn_echo(&EcnEcho {
+            now,
+            base: self.decrease_base(false),
+            smss: self.smss,
+        });
+        self.ecn.on_echo_reduction(self.snd_max);
     }
 
     /// RFC 6937 §3 on every ACK during fast recovery with PRR: the controller hears
@@ -302,6 +325,7 @@ impl Sender {
                 base: self.cc.window(),
                 smss: self.smss,
             });
+            self.ecn.on_loss_reduction(self.snd_max);
         }
         let (Some(reo_wnd), Some(rack)) =
             (self.reo_wnd(now, in_recovery, sacked), self.rack.as_mut())

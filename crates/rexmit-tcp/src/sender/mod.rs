@@ -18,6 +18,7 @@ use crate::cc::{
 };
 use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use crate::delivery_rate::DeliveryRate;
+use crate::ecn::Reaction;
 use crate::recovery::{AckFacts, Actions, Cwnd, Recovery};
 use crate::sack_scoreboard::Scoreboard;
 use crate::send_buffer::SendBuffer;
@@ -47,6 +48,9 @@ pub struct DataTx {
     pub len: u64,
     pub fin: bool,
     pub rexmit: Option<RetransmitCause>,
+    /// A zero-window probe or the SWS override's (RFC 9293 §3.8.6.1), not ECN-capable
+    /// (RFC 3168 §6.1.6).
+    pub window_probe: bool,
 }
 
 /// The fields of an incoming ACK the sender needs, converted to offsets.
@@ -62,6 +66,8 @@ pub struct AckInput {
     pub has_data_or_flags: bool,
     /// RTT measured from the echoed timestamp (RFC 7323 §4.1), when timestamps are in use.
     pub ts_rtt: Option<Duration>,
+    /// ECE set, ECN negotiated (RFC 3168 §6.1.2).
+    pub ece: bool,
 }
 
 pub struct Sender {
@@ -131,6 +137,8 @@ pub struct Sender {
     /// new segments went out (Linux paces from the tenth on).
     pace_at: Time,
     paced_sent: u64,
+    /// ECN (RFC 3168 §6.1.2): when an echo reduces the window, and the CWR flag.
+    pub(crate) ecn: Reaction,
 }
 
 impl std::fmt::Debug for Sender {
@@ -191,6 +199,7 @@ impl Sender {
             rate: None,
             pace_at: Time::ZERO,
             paced_sent: 0,
+            ecn: Reaction::default(),
         }
     }
 
@@ -359,12 +368,17 @@ impl Sender {
         t: &mut TimerTable,
     ) {
         if let Some(d) = a.decrease {
-            self.cc.on_congestion_event(&CongestionEvent {
-                now,
-                cause: d.cause,
-                base: d.base,
-                smss: self.smss,
-            });
+            // RFC 3168 §6.1.2: a loss in the window an ECN echo already reduced for is the
+            // same congestion; recovery runs from the reduced window.
+            if !self.ecn.covers_loss(self.snd_una) {
+                self.cc.on_congestion_event(&CongestionEvent {
+                    now,
+                    cause: d.cause,
+                    base: d.base,
+                    smss: self.smss,
+                });
+                self.ecn.on_loss_reduction(self.snd_max);
+            }
             if a.began {
                 self.recovery_started(now, d.cause);
             }
@@ -403,7 +417,11 @@ impl Sender {
             });
         }
         if let (true, Occasion::NewAck(sample)) = (a.grow, on) {
-            self.cc.on_ack(sample);
+            // RFC 3168 §6.1.2: "The sending TCP SHOULD NOT increase the congestion window in
+            // response to the receipt of an ECN-Echo ACK packet."
+            if !sample.ece {
+                self.cc.on_ack(sample);
+            }
         }
         if let Some(cause) = a.go_back {
             // Go back N: resend from snd_una (`transmit`).
@@ -461,6 +479,7 @@ impl Sender {
             prior_ssthresh: self.cc.ssthresh(),
             lost_total: self.lost_total,
         });
+        self.ecn.on_loss_reduction(self.snd_max);
         // RFC 6298 §5.5 back off, unless the thin-stream option keeps timeouts linear.
         if !(self.thin_linear_timeouts && self.is_thin()) {
             self.rtt.back_off();
