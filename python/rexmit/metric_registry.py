@@ -83,6 +83,8 @@ _ALL = [
     Metric("ecn_ece_received", "ACKs with ECE received", "", _F),
     Metric("ecn_reductions", "Window reductions for ECN", "", _F),
     Metric("ecn_cwr_sent", "Segments sent with CWR", "", _F),
+    Metric("reordering", "Reordering degree (segments)", "", _F),
+    Metric("reordering_seen", "Reordering seen", "", _F),
     # --- flows: TCP receiver -------------------------------------------------------------------
     Metric("bytes_delivered", "Bytes delivered", "B", ("flow", "series")),
     Metric("goodput_bps", "Goodput", "bit/s", _F),

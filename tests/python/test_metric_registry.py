@@ -21,7 +21,7 @@ from rexmit.metric_registry import _ALL, LABEL_COLUMNS, METRICS, PLACES
 HOSTS = 8
 APPS = {
     # ECN on: its counters (ecn_*) through the bottleneck's marking CoDel.
-    "tcp": 'kind = "tcp_bulk"\ntcp = { ecn = "on" }',
+    "tcp": 'kind = "tcp_bulk"\ntcp = { ecn = "on", adaptive_reordering = true }',
     "sctp": 'kind = "sctp_bulk"',
     "smsg": 'kind = "sctp_messages"\ninterarrival = { kind = "fixed", value = "50ms" }\nsize = { kind = "fixed", value = 100 }',
     "tmsg": 'kind = "tcp_messages"\nsource = "game"',

@@ -54,6 +54,8 @@ pub struct TcpInfo {
     pub rttvar_us: u32,
     pub snd_ssthresh: u32,
     pub snd_cwnd: u32,
+    /// tp->reordering: the duplicate threshold Linux's reordering estimate set.
+    pub reordering: u32,
     pub total_retrans: u32,
     pub pacing_rate: u64,
     pub bytes_acked: u64,
@@ -89,6 +91,7 @@ impl TcpInfo {
             rttvar_us: u32_at(b, 72),
             snd_ssthresh: u32_at(b, 76),
             snd_cwnd: u32_at(b, 80),
+            reordering: u32_at(b, 88),
             total_retrans: u32_at(b, 100),
             pacing_rate: u64_at(b, 104),
             bytes_acked: u64_at(b, 120),
@@ -403,6 +406,8 @@ mod tests {
         let mut b = vec![0u8; 248];
         b[1] = 4; // TCP_CA_Loss
         b[80..84].copy_from_slice(&17u32.to_ne_bytes());
+        b[88..92].copy_from_slice(&9u32.to_ne_bytes());
+        b[220..224].copy_from_slice(&5u32.to_ne_bytes());
         b[100..104].copy_from_slice(&3u32.to_ne_bytes());
         b[120..128].copy_from_slice(&123_456u64.to_ne_bytes());
         b[240..242].copy_from_slice(&2u16.to_ne_bytes());
@@ -417,6 +422,7 @@ mod tests {
             ),
             (4, 17, 3, 123_456, Some(2))
         );
+        assert_eq!((i.reordering, i.reord_seen), (9, 5));
         // An older kernel's shorter struct: no RTO count rather than a wrong one.
         assert_eq!(TcpInfo::parse(&b[..232]).total_rto, None);
     }

@@ -108,6 +108,18 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     // tcp_recovery bit 0 is RACK loss detection (Documentation/networking/ip-sysctl.rst).
     sys("tcp_recovery", t.rack.map(flag));
     sys("tcp_reordering", t.dup_thresh.map(|d| d.to_string()));
+    sys(
+        "tcp_max_reordering",
+        t.max_reordering.map(|d| d.to_string()),
+    );
+    // Linux always adapts its reordering degree (tp->reordering): there is no switch to
+    // turn it off.
+    if t.adaptive_reordering == Some(false) {
+        return Err(bad(
+            "adaptive_reordering",
+            "Linux always adapts its reordering degree: allowed true (or unset)",
+        ));
+    }
     if let Some(n) = t.initial_cwnd_segments {
         out.route_options.extend(["initcwnd".into(), n.to_string()]);
     }
@@ -127,7 +139,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     }
     // Every other key the table sets has no kernel knob here: refused by name, so that a key
     // added to the option table is refused until it is mapped above.
-    const MAPPED: [&str; 13] = [
+    const MAPPED: [&str; 15] = [
         "cc",
         "mss",
         "nagle",
@@ -139,6 +151,8 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         "window_scaling",
         "rack",
         "dup_thresh",
+        "adaptive_reordering",
+        "max_reordering",
         "initial_cwnd_segments",
         "rto.min",
     ];
@@ -162,7 +176,7 @@ const BASE_SYSCTLS: [(&str, &str); 2] = [
 ];
 
 /// Sysctls read back into the results, so they say what the kernel ran with.
-const RECORDED_SYSCTLS: [&str; 12] = [
+const RECORDED_SYSCTLS: [&str; 13] = [
     "net.ipv4.tcp_sack",
     "net.ipv4.tcp_dsack",
     "net.ipv4.tcp_timestamps",
@@ -170,6 +184,7 @@ const RECORDED_SYSCTLS: [&str; 12] = [
     "net.ipv4.tcp_recovery",
     "net.ipv4.tcp_early_retrans",
     "net.ipv4.tcp_reordering",
+    "net.ipv4.tcp_max_reordering",
     "net.ipv4.tcp_congestion_control",
     "net.ipv4.tcp_rmem",
     "net.ipv4.tcp_wmem",
@@ -502,6 +517,8 @@ fn linux_row(s: &Scenario, a: &AppCfg, snd: &SenderReport, rcv: &ReceiverReport)
         ("bytes_retransmitted", i.bytes_retrans as f64),
         ("timeouts", i.total_rto.map_or(nan, f64::from)),
         ("dsacks_received", i.dsack_dups as f64),
+        ("reordering", i.reordering as f64),
+        ("reordering_seen", i.reord_seen as f64),
         (
             "failure",
             (snd.error.is_some() || rcv.error.is_some()) as u8 as f64,
@@ -584,5 +601,22 @@ mod tests {
         assert_eq!(e.path, "apps[0].tcp.prr");
         let e = linux_settings("apps[0]", &app(r#"rto = { initial = "3s" }"#)).unwrap_err();
         assert_eq!(e.path, "apps[0].tcp.rto");
+        let e = linux_settings("apps[0]", &app(r#"adaptive_reordering = false"#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.adaptive_reordering");
+    }
+
+    #[test]
+    fn the_reordering_ceiling_is_linux_tcp_max_reordering() {
+        let l = linux_settings(
+            "apps[0]",
+            &app("adaptive_reordering = true, max_reordering = 50"),
+        )
+        .unwrap();
+        assert_eq!(
+            l.sysctls
+                .get("net.ipv4.tcp_max_reordering")
+                .map(String::as_str),
+            Some("50")
+        );
     }
 }

@@ -520,6 +520,13 @@ impl Agent for TcpAgent {
                     ),
                     ("srtt_s", st.srtt.map_or(f64::NAN, |d| d.as_secs_f64())),
                 ]);
+                if self.cfg.adaptive_reordering {
+                    // Linux's adaptive reordering degree: the threshold in force at the end.
+                    m.extend([
+                        ("reordering", st.reordering as f64),
+                        ("reordering_seen", st.reordering_seen as f64),
+                    ]);
+                }
                 if self.reports_ecn(st) {
                     m.extend([
                         ("ecn_ece_received", st.ecn_ece_received as f64),

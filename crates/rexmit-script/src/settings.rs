@@ -236,6 +236,9 @@ impl Settings {
                 self.set_tcp("ecn", Value::String(mode.into()), o);
             }
             "net.ipv4.tcp_reordering" => self.set_tcp("dup_thresh", Value::Integer(int(&n, v)?), o),
+            "net.ipv4.tcp_max_reordering" => {
+                self.set_tcp("max_reordering", Value::Integer(int(&n, v)?), o)
+            }
             "net.ipv4.tcp_congestion_control" => {
                 self.set_tcp("cc", Value::String(v.to_string()), o)
             }

@@ -137,6 +137,14 @@ macro_rules! tcp_option_table {
         /// Duplicate ACK threshold (RFC 5681 §3.2, RFC 6675 DupThresh).
         opt dup_thresh: u32 = $crate::__DUP_THRESH, unit = segments,
             check = (1..=1000).contains(dup_thresh) => "1..=1000";
+        /// Linux's adaptive reordering degree (tp->reordering): the duplicate threshold rises
+        /// to the largest reordering seen, in segments (data never retransmitted first
+        /// acknowledged below the highest SACKed segment), up to `max_reordering`; a timeout
+        /// before recovery with dup_thresh segments SACKed brings it back (sender/reordering.rs).
+        opt adaptive_reordering: bool = false, linux = true, unit = flag;
+        /// Ceiling of the adaptive degree (Linux net.ipv4.tcp_max_reordering).
+        opt max_reordering: u32 = 300, unit = segments,
+            check = (1..=100_000).contains(max_reordering) => "1..=100000";
         /// RTO bounds and estimator (RFC 6298). Linux: TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s,
         /// TCP_RTO_MAX 120 s and its estimator (tcp_rtt_estimator: RTO = srtt + the round's
         /// largest 4·mdev, at least rto_min); G as rto_min gives the RFC estimator the same floor.

@@ -49,6 +49,9 @@ pub struct SackUpdate {
     /// RFC 2883 §4 / RFC 3708: the first block reported a duplicate.
     pub dsack: bool,
     pub delivered: Vec<Delivered>,
+    /// The lowest start of a newly SACKed segment never retransmitted (reordering evidence
+    /// when below the highest SACKed sequence, `sender/reordering.rs`).
+    pub reord_low: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -73,6 +76,18 @@ impl Scoreboard {
     }
     pub fn high_sacked(&self) -> u64 {
         self.high_sacked
+    }
+    /// Where the highest SACKed segment starts (Linux's "fack" of its reordering estimate), 0
+    /// when nothing is SACKed.
+    pub fn highest_sacked_start(&self) -> u64 {
+        if self.high_sacked == 0 {
+            return 0;
+        }
+        let i = self.segs.partition_point(|s| s.end < self.high_sacked);
+        self.segs
+            .get(i)
+            .filter(|s| s.sacked && s.end == self.high_sacked)
+            .map_or(0, |s| s.start)
     }
     pub fn first(&self) -> Option<&SentSegment> {
         self.segs.front()
@@ -143,6 +158,9 @@ impl Scoreboard {
                     s.lost = false;
                     up.newly_sacked += s.len();
                     up.delivered.push(Delivered::from(&*s));
+                    if s.rexmits == 0 {
+                        up.reord_low = Some(up.reord_low.map_or(s.start, |l| l.min(s.start)));
+                    }
                     self.high_sacked = self.high_sacked.max(s.end);
                 }
             }
@@ -365,11 +383,13 @@ mod tests {
             SackUpdate {
                 newly_sacked: 0,
                 dsack: true,
-                delivered: vec![]
+                delivered: vec![],
+                reord_low: None,
             }
         );
         let up = sb.on_sack(&[(301, 401)], 101);
         assert_eq!(up.newly_sacked, 100);
+        assert_eq!(up.reord_low, Some(301), "never retransmitted");
         let up = sb.on_sack(&[(301, 401), (301, 401)], 101);
         assert!(up.dsack);
     }

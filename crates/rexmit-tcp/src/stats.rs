@@ -48,6 +48,10 @@ pub struct TcpStats {
     pub fast_retransmits: u64,
     pub recoveries: Vec<RecoveryEpisode>,
     pub dsacks_received: u64,
+    /// With `adaptive_reordering`: the reordering degree in force (the duplicate threshold)
+    /// and how often reordering was seen.
+    pub reordering: u32,
+    pub reordering_seen: u64,
     pub dsacks_sent: u64,
     pub cwnd: u64,
     pub ssthresh: u64,

@@ -24,6 +24,9 @@ struct CumulativePart {
     any_rexmit: bool,
     /// Every segment acknowledged, when RACK needs them.
     delivered: Vec<Delivered>,
+    /// The lowest start of a segment acknowledged here without having been SACKed or
+    /// retransmitted (`sender/reordering.rs`).
+    reord_low: Option<u64>,
 }
 
 impl Sender {
@@ -47,8 +50,10 @@ impl Sender {
         self.update_send_window(a, t);
         // Cumulative part first, so that SACK blocks are judged against this ACK's cumulative
         // point (RFC 3708 §2 D-SACK test) and nothing counts as both.
+        let prior_fack = self.sb.highest_sacked_start();
         let mut cum = self.scoreboard_cumulative(now, a);
         let mut sack = self.scoreboard_sack(now, a, st);
+        self.observe_reordering(prior_fack, &cum, &sack, st);
         let mut acked = 0;
         if a.ack > self.snd_una {
             let rtt = self.rtt_sample(now, a, &cum);
@@ -108,9 +113,22 @@ impl Sender {
             r.on_cum_ack(now, a.ack);
         }
         let rack = self.rack.is_some();
+        // The timestamp this ACK echoes, in the 1 ms ticks of the TSval clock (RFC 7323 §5.4).
+        let ms = |t: Time| t.as_nanos() / 1_000_000;
+        let echoed = a
+            .ts_rtt
+            .map(|r| ms(now).saturating_sub(r.as_nanos() / 1_000_000));
         self.sb.on_cum_ack(a.ack, |s| {
             cum.last_sent = Some(s.sent_at);
             cum.any_rexmit |= s.rexmits > 0;
+            // Reordering evidence (`sender/reordering.rs`): data never retransmitted and not
+            // SACKed; or retransmitted data whose ACK echoes a timestamp older than the
+            // retransmission, so the original arrived late (RFC 3522's test, Linux's
+            // tcp_packet_delayed).
+            let late_original = s.rexmits > 0 && echoed.is_some_and(|e| e < ms(s.sent_at));
+            if (s.rexmits == 0 || late_original) && !s.sacked && cum.reord_low.is_none() {
+                cum.reord_low = Some(s.start);
+            }
             if rack {
                 cum.delivered.push(Delivered::from(s));
             }
@@ -133,6 +151,29 @@ impl Sender {
             self.dsacks += 1;
         }
         up
+    }
+
+    /// Linux's adaptive reordering degree (`adaptive_reordering`): data first acknowledged
+    /// below the start of the highest SACKed segment: cumulatively, below the one before this
+    /// ACK; by its blocks, below the one after them.
+    fn observe_reordering(
+        &mut self,
+        prior_fack: u64,
+        cum: &CumulativePart,
+        sack: &SackUpdate,
+        st: &mut TcpStats,
+    ) {
+        let Some(r) = self.reordering.as_mut() else {
+            return;
+        };
+        // The cumulative part against the highest SACKed segment before this ACK (its blocks
+        // may report the hole just above it), the blocks against the one after them.
+        let fack = self.sb.highest_sacked_start();
+        r.observe(
+            &[(cum.reord_low, prior_fack), (sack.reord_low, fack)],
+            self.smss,
+        );
+        (st.reordering, st.reordering_seen) = (r.degree(), r.seen());
     }
 
     /// RFC 6298 §3: the RTT this ACK measures, fed to the estimator — from the echoed timestamp

@@ -10,6 +10,7 @@
 //! deadlines, which live in the connection's `TimerTable` (`crate::timers`) and are passed in.
 
 mod ack;
+mod reordering;
 mod transmit;
 
 use crate::cc::{
@@ -124,6 +125,8 @@ pub struct Sender {
     loss: Box<dyn crate::loss::LossPolicy>,
     /// D-SACK blocks received (what a loss-detection policy is told).
     dsacks: u64,
+    /// Linux's adaptive reordering degree, with `adaptive_reordering` (reordering.rs).
+    reordering: Option<reordering::Reordering>,
     /// The time of the latest ACK or timer: what a loss-detection policy is told when it is
     /// asked while sending.
     now: Time,
@@ -194,6 +197,9 @@ impl Sender {
             rack: (cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack).then(Rack::new),
             loss: cfg.build_loss(),
             dsacks: 0,
+            reordering: cfg
+                .adaptive_reordering
+                .then(|| reordering::Reordering::new(cfg.dup_thresh, cfg.max_reordering)),
             now: Time::ZERO,
             tlp_pending: false,
             rate: None,
@@ -315,6 +321,14 @@ impl Sender {
         self.snd_max < self.buf.end() || self.fin_at.is_some_and(|f| self.snd_max <= f)
     }
 
+    /// The configured duplicate threshold, or with `adaptive_reordering` the reordering
+    /// degree it rose to (Linux's tp->reordering).
+    fn dup_thresh_in_force(&self) -> u32 {
+        self.reordering
+            .as_ref()
+            .map_or(self.dup_thresh, |r| r.degree())
+    }
+
     /// Duplicate-ACK threshold in force, from the loss-detection policy (the built-in's:
     /// thin-stream and RFC 5827 early retransmit lower the configured one, `loss::Rfc`).
     pub fn effective_dup_thresh(&self) -> u32 {
@@ -323,7 +337,7 @@ impl Sender {
             self.has_unsent() && self.snd_max + self.smss <= self.snd_una + self.snd_wnd;
         self.loss.dup_thresh(&crate::loss::DupThreshState {
             now: self.now,
-            dup_thresh: self.dup_thresh,
+            dup_thresh: self.dup_thresh_in_force(),
             dupacks: self.dupacks,
             outstanding: self.sb.len() as u32,
             new_data_sendable: can_send_new,
@@ -344,7 +358,7 @@ impl Sender {
             reo_wnd_mult: rack.reo_wnd_mult,
             in_recovery,
             segs_sacked,
-            dup_thresh: self.dup_thresh,
+            dup_thresh: self.dup_thresh_in_force(),
             rack_rtt: rack.rtt,
             min_rtt: self.rtt.min_rtt(),
             srtt: self.rtt.srtt(),
@@ -465,6 +479,10 @@ impl Sender {
     fn on_retransmission_timeout(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
         st.timeouts += 1;
         self.consecutive_timeouts += 1;
+        if let Some(r) = self.reordering.as_mut() {
+            r.on_timeout(self.rec.in_episode(), self.sb.sacked_segments());
+            st.reordering = r.degree();
+        }
         // Linux tcp_timeout_mark_lost: every segment neither SACKed nor marked yet is lost now,
         // before the controller hears of the timeout (bbr_set_state reads tp->lost).
         self.lost_total += self.sb.unmarked_outstanding();

@@ -480,6 +480,7 @@ impl Sender {
             ecn,
             loss,
             dsacks,
+            reordering,
             now,
         } = self;
         format!(
@@ -489,7 +490,7 @@ impl Sender {
              {factory:?} {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
              {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {lost_total} \
              {go_back_cause:?} {go_back_in_packets} {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent} \
-             {ecn:?} {} {dsacks} {now:?}",
+             {ecn:?} {} {dsacks} {reordering:?} {now:?}",
             loss.name()
         )
     }
