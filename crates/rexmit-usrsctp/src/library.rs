@@ -241,6 +241,23 @@ pub fn available() -> Result<(), LoadError> {
     lib().map(|_| ())
 }
 
+/// The tests' rule, in one place for every crate that runs usrsctp: whether the library loads;
+/// without it a test is skipped (`false`, with a message), unless `REXMIT_REQUIRE_USRSCTP=1`
+/// (as `make test-rust` sets) makes that a failure.
+pub fn available_or_required() -> bool {
+    match available() {
+        Ok(()) => true,
+        Err(e) => {
+            assert!(
+                std::env::var("REXMIT_REQUIRE_USRSCTP").as_deref() != Ok("1"),
+                "usrsctp is required (REXMIT_REQUIRE_USRSCTP=1): {e}"
+            );
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
+}
+
 impl Lib {
     /// Set a stack-wide setting by its short name (one of `SYSCTLS`).
     pub fn set_sysctl(&self, name: &str, value: u32) -> Result<(), String> {
