@@ -68,6 +68,8 @@ CASES: list[Case] = [
     ("topology", "node without a link", lambda t: ["validate", write(t, "a.toml", SCENARIO.replace('to = "B"', 'to = "X"') + '[[nodes]]\nname = "X"\n')], "node X has no link, so flows cannot reach it"),
     ("topology", "link with 3 nodes", lambda t: ["validate", write(t, "a.toml", SCENARIO + '[[links]]\nbetween = ["A", "B", "C"]\nrate = "1Mbps"\ndelay = "1ms"\n')], "exactly 2 nodes, got 3"),
     ("topology", "pcap name too long (validate runs run's checks)", lambda t: ["validate", write(t, "a.toml", SCENARIO.replace('"B"', '"' + "B" * 300 + '"') + '[[metrics.pcap]]\nnode = "' + "B" * 300 + '"\n')], "at most 255"),
+    # FreeBSD's SCTP (issue 39): an option it has no counterpart for, refused by key path.
+    ("usrsctp", "option without counterpart", lambda t: ["validate", write(t, "a.toml", SCENARIO.replace('kind = "udp_cbr"', 'kind = "sctp_bulk"\nstack = "usrsctp"\nsctp = { rack = { enabled = true } }').replace('rate = "1Mbps"\npacket_size = 1000\n', ""))], 'apps[0].sctp.rack.enabled: not available with stack = "usrsctp" (FreeBSD\'s SCTP has no RACK)'),
     # Sweeps.
     ("sweep", "negative index", lambda t: ["validate", write(t, "s.toml", SWEEP.replace('"apps[0].rate"', '"apps[-1].rate"'))], "is not a key path"),
     ("sweep", "empty key part", lambda t: ["validate", write(t, "s.toml", SWEEP.replace('"apps[0].rate"', '"apps[0]..rate"'))], "is not a key path"),

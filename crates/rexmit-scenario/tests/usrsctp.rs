@@ -56,6 +56,7 @@ fn example_runs_freebsd_sctp_over_the_lossy_dumbbell() {
     let n = names.len();
     names.dedup();
     assert_eq!(n, names.len(), "each metric once in the flow's row");
+    assert!(f[0].labels.contains(&("stack".into(), "usrsctp".into())));
     // 1% loss on a 32 ms RTT: the window stays small, far below 100 Mb/s (rexmit's SCTP gets
     // about 2.4 Mb/s on this path, docs/validation_tables.md), and loss recovery shows.
     let goodput = metric(f, "sctp", "goodput_bps");
