@@ -201,14 +201,21 @@ impl RtxQueue {
     /// T3-rtx expired on path `p` (RFC 9260 §6.3.3 E3): every chunk in flight there is marked
     /// for retransmission. Returns whether any was.
     pub(crate) fn mark_timed_out(&mut self, p: usize) -> bool {
-        let mut any = false;
+        self.mark_timed_out_sent_by(p, Time::MAX).is_some()
+    }
+
+    /// FreeBSD's T3-rtx expiry on path `p` (sctp_mark_all_for_resend): only the chunks in
+    /// flight there that were sent at or before `sent_by` are marked. Returns the bytes that
+    /// leave the path's flight, `None` if none was marked.
+    pub(crate) fn mark_timed_out_sent_by(&mut self, p: usize, sent_by: Time) -> Option<u64> {
+        let mut left = None;
         for e in self.entries.iter_mut() {
-            if e.path == p && e.state == TsnState::InFlight {
+            if e.path == p && e.state == TsnState::InFlight && e.sent_at <= sent_by {
                 e.mark_for_rtx(RtxCause::Timeout);
-                any = true;
+                *left.get_or_insert(0) += e.len as u64;
             }
         }
-        any
+        left
     }
 
     /// The receiver dropped `tsn` after acknowledging it (RFC 9260 §6.2.1 D iv): send it
@@ -457,6 +464,17 @@ mod tests {
         assert!(q.mark_timed_out(0));
         assert!(!q.mark_timed_out(0), "nothing left in flight");
         assert_eq!(q.get(1).unwrap().rtx_cause, RtxCause::Timeout);
+    }
+
+    /// FreeBSD's T3-rtx marks only chunks sent long enough ago (sctp_mark_all_for_resend).
+    #[test]
+    fn a_freebsd_timeout_marks_only_chunks_sent_by_the_bound() {
+        let mut q = queue(3);
+        q.on_sent(3, 0, Time::from_millis(50));
+        let by = Time::from_millis(20);
+        assert_eq!(q.mark_timed_out_sent_by(0, by), Some(200), "TSNs 1 and 2");
+        assert_eq!(q.get(3).unwrap().state, TsnState::InFlight);
+        assert_eq!(q.mark_timed_out_sent_by(0, by), None);
     }
 
     #[test]

@@ -131,6 +131,8 @@ pub struct Association {
     audit: invariants::Audit,
     /// The association's random draws (heartbeat jitter), seeded by `cfg.random_seed`.
     rng: control::Draws,
+    /// The last SACK carried gap or nr-gap blocks (FreeBSD's T3-rtx rule reads it).
+    last_sack_had_gaps: bool,
 }
 
 impl Association {
@@ -162,6 +164,7 @@ impl Association {
             stats: SctpStats::default(),
             audit: invariants::Audit::default(),
             rng: control::Draws::new(cfg.random_seed),
+            last_sack_had_gaps: false,
             cfg,
         }
     }
@@ -184,7 +187,8 @@ impl Association {
                     local,
                     *r,
                     self.cfg.rto.clone(),
-                    PathCc::new(smss, self.cfg.initial_cwnd, ssthresh),
+                    PathCc::new(smss, self.cfg.initial_cwnd, ssthresh)
+                        .with_slow_start_limit(self.cfg.slow_start_limit_mtus),
                 )
             })
             .collect();

@@ -4,10 +4,11 @@
 
 use super::timers::Timer;
 use super::Association;
+use crate::config::T3Rtx;
 use crate::rtx_queue::{RtxEntry, TsnState};
 use crate::stats::RtxCause;
 use crate::tsn::tsn_le;
-use rexmit_time::Time;
+use rexmit_time::{Duration, Time};
 use smallvec::{smallvec, SmallVec};
 
 /// One value per destination, inline for the usual one to four paths (no allocation per SACK).
@@ -96,16 +97,26 @@ impl Association {
         self.rack_on_t3();
         self.stats.timeouts += 1;
         self.stats.paths[p].timeouts += 1;
-        self.paths[p].cc_mut().on_t3_expiry();
+        let freebsd = self.cfg.t3_rtx == T3Rtx::Freebsd && !guard_expired;
+        let freebsd_marked = freebsd && self.mark_timed_out_freebsd(now, p);
+        if !freebsd {
+            self.paths[p].cc_mut().on_t3_expiry();
+            self.tx.mark_timed_out(p);
+            self.paths[p].clear_flight();
+        }
         if thin && self.cfg.thin.linear_timeouts {
             // Seed 004 §5.3: linear timeouts while thin.
             self.paths[p].reset_rto_backoff();
         } else {
             self.paths[p].back_off_rto();
         }
+        if freebsd_marked {
+            // FreeBSD: retransmissions wait (cwnd is one MTU), so a timer must run
+            // (sctp_timer_validation), with the RTO just doubled.
+            let at = now + self.t3_rto(p);
+            self.timers.set(Timer::T3Rtx(p), at);
+        }
         self.timers.stop(Timer::EarlyFastRtx(p));
-        self.tx.mark_timed_out(p);
-        self.paths[p].clear_flight();
         // The timeout's slow start from one MTU replaces the fast recovery in progress (as
         // Linux's sctp_transport_lower_cwnd): kept, it would forbid slow start (§7.2.1) until
         // the old exit point is acknowledged, freezing cwnd at one MTU for that long.
@@ -122,6 +133,26 @@ impl Association {
             self.mark_reneged(&gap_acked);
         }
         self.path_error(now, p);
+    }
+
+    /// FreeBSD's T3-rtx expiry (`t3_rtx = "freebsd"`; sctp_t3rxt_timer and
+    /// sctp_mark_all_for_resend): only chunks outstanding on `p` for at least SRTT + 4·RTTVAR
+    /// (the RTO before its lower bound and backoff) are marked, and cwnd falls to one MTU
+    /// only if one was (returned). Its timer is not restarted by SACKs without gap blocks, so it also
+    /// expires in a transfer without loss; then it finds the chunks whose SACK the delayed-SACK
+    /// rule holds back.
+    fn mark_timed_out_freebsd(&mut self, now: Time, p: usize) -> bool {
+        let wait = self.paths[p]
+            .rtt()
+            .unbounded_rto()
+            .unwrap_or(Duration::ZERO);
+        let sent_by = Time::ZERO + now.saturating_since(Time::ZERO).saturating_sub(wait);
+        let Some(left) = self.tx.mark_timed_out_sent_by(p, sent_by) else {
+            return false;
+        };
+        self.paths[p].leave_flight(left);
+        self.paths[p].cc_mut().on_t3_expiry();
+        true
     }
 
     pub(super) fn mark_reneged(&mut self, tsns: &[u32]) {
