@@ -8,7 +8,7 @@
 //! option with its counterpart: a socket option of each endpoint, or a `net.inet.sctp` sysctl,
 //! which usrsctp has once per process (all usrsctp apps of one run must then agree).
 
-use rexmit_sctp::{CwndGrowth, MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig};
+use rexmit_sctp::{CwndGrowth, MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig, T3Rtx};
 use rexmit_time::Duration;
 use std::fmt;
 
@@ -36,11 +36,14 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("rto.min", Socket("SCTP_RTOINFO srto_min (ms)")),
         ("rto.max", Socket("SCTP_RTOINFO srto_max (ms)")),
         ("rto.granularity", BuiltIn("1ms: FreeBSD's RTO = SRTT + 4·RTTVAR, with 1 ms only when RTTVAR is 0 (sctp_calculate_rto)")),
-        ("rto.estimator", BuiltIn("rfc6298")),
+        ("rto.estimator", BuiltIn("freebsd: RFC 6298's estimator in whole milliseconds (sctp_calculate_rto)")),
         ("max_burst", Socket("SCTP_MAX_BURST")),
         ("max_burst_rule", StackWide("use_cwnd_based_maxburst (limit_packets 0, clamp_cwnd 1)")),
         ("initial_cwnd", StackWide("initial_cwnd, in packets: n full DATA chunks (n × (pmtu − 48) bytes) are n packets, at most max_burst (unset: 0, RFC 4960's formula)")),
         ("initial_ssthresh", None("FreeBSD starts ssthresh at the peer's a_rwnd, rexmit's default, and has no setting")),
+        ("slow_start_limit_mtus", StackWide("L2_abc_variable (FreeBSD ships 2)")),
+        ("handshake_rtt", BuiltIn("true: FreeBSD takes RTT samples from INIT ACK, COOKIE ACK and the State Cookie's time (sctp_calculate_rto)")),
+        ("t3_rtx", BuiltIn("freebsd: a SACK without gap blocks after one without them leaves a running T3-rtx alone (sctp_express_handle_sack); on expiry only chunks outstanding longer than SRTT + 4·RTTVAR are marked (sctp_mark_all_for_resend)")),
         ("cwnd_growth", BuiltIn("rfc4960: FreeBSD grows cwnd only on a SACK that advances the cumulative TSN ack (or, with CMT, the destination's pseudo-cumulative ack), never in fast recovery (sctp_cwnd_update_after_sack)")),
         ("sack_delay", Socket("SCTP_DELAYED_SACK sack_delay (ms)")),
         ("sack_freq", Socket("SCTP_DELAYED_SACK sack_freq")),
@@ -118,11 +121,13 @@ pub struct StackWide {
     pub initial_cwnd_packets: u32,
     pub max_burst_rule: MaxBurstRule,
     pub renege: RenegePolicy,
+    /// Slow start's largest increase per SACK, in MTUs (RFC 3465's L).
+    pub slow_start_limit_mtus: u32,
 }
 
 impl StackWide {
     /// (option key, sysctl, value) of each setting.
-    pub fn sysctls(&self) -> [(&'static str, &'static str, u32); 6] {
+    pub fn sysctls(&self) -> [(&'static str, &'static str, u32); 7] {
         let splitting =
             self.buffer_splitting.send as u32 | (self.buffer_splitting.recv as u32) << 1;
         [
@@ -139,6 +144,11 @@ impl StackWide {
                 "renege",
                 "do_drain",
                 (self.renege == RenegePolicy::UnderMemoryPressure) as u32,
+            ),
+            (
+                "slow_start_limit_mtus",
+                "L2_abc_variable",
+                self.slow_start_limit_mtus,
             ),
         ]
     }
@@ -285,6 +295,7 @@ impl UsrsctpConfig {
                 initial_cwnd_packets: cfg.initial_cwnd.map(mtu_packets).transpose()?.unwrap_or(0),
                 max_burst_rule: cfg.max_burst_rule,
                 renege: cfg.renege,
+                slow_start_limit_mtus: cfg.slow_start_limit_mtus,
             },
         };
         c.validate()?;
@@ -333,13 +344,15 @@ impl UsrsctpConfig {
 pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
     let mut c = cfg.clone();
     c.rto.granularity = Duration::from_millis(1);
-    c.rto.estimator = rexmit_transport::RtoEstimator::Rfc6298;
+    c.rto.estimator = rexmit_transport::RtoEstimator::Freebsd;
     c.cwnd_growth = CwndGrowth::Rfc4960;
     c.immediate_sack_on_gap = true;
     c.hb_jitter = true;
     c.cmt.sfr = true;
     c.cmt.cuc = true;
     c.cmt.rtx_policy = RtxPolicy::Cwnd;
+    c.t3_rtx = T3Rtx::Freebsd;
+    c.handshake_rtt = true;
     c
 }
 
@@ -347,13 +360,15 @@ pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
 fn check_built_in(cfg: &SctpConfig, key: &str, only: &str) -> Result<(), OptionError> {
     let ok = match key {
         "rto.granularity" => cfg.rto.granularity == Duration::from_millis(1),
-        "rto.estimator" => cfg.rto.estimator == rexmit_transport::RtoEstimator::Rfc6298,
+        "rto.estimator" => cfg.rto.estimator == rexmit_transport::RtoEstimator::Freebsd,
         "immediate_sack_on_gap" => cfg.immediate_sack_on_gap,
         "cmt.sfr" => cfg.cmt.sfr,
         "cmt.cuc" => cfg.cmt.cuc,
         "cmt.rtx_policy" => cfg.cmt.rtx_policy == RtxPolicy::Cwnd,
         "cwnd_growth" => cfg.cwnd_growth == CwndGrowth::Rfc4960,
         "hb_jitter" => cfg.hb_jitter,
+        "t3_rtx" => cfg.t3_rtx == T3Rtx::Freebsd,
+        "handshake_rtt" => cfg.handshake_rtt,
         _ => false,
     };
     if ok {
@@ -511,7 +526,7 @@ mod tests {
             .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
             .map(|(k, _)| *k)
             .collect();
-        assert_eq!(built_in.len(), 8, "{built_in:?}");
+        assert_eq!(built_in.len(), 10, "{built_in:?}");
         assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
     }

@@ -131,6 +131,7 @@ pub const SYSCTLS: &[(&str, &str, &str)] = sysctls!(
     "use_cwnd_based_maxburst",
     "do_drain",
     "ecn_enable",
+    "L2_abc_variable",
 );
 
 struct Handle {
