@@ -284,6 +284,22 @@ def case_table(docs: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def goodput_table(docs: list[dict[str, Any]]) -> list[str]:
+    """Goodput only, one row per case (the table of docs/validation.md's usrsctp section)."""
+    lines = ["| case | usrsctp | rexmit, FreeBSD's choices | rexmit, RFC 9260 defaults | ns-2.35 |", "|---|---|---|---|---|"]
+    for d in docs:
+        them = col(d["runs"]["usrsctp"], "goodput_bps")
+        cells = []
+        for stack in ("rexmit", "rexmit-defaults"):
+            ours = col(d["runs"][stack], "goodput_bps")
+            rel, v = verdict(ours, them)
+            cells.append(f"{(_mean(ours) or 0.0) / 1e6:.2f} ({rel:+.1%}, {v})")
+        ns2 = ns2_summary(CASES[d["case"]].ns2)
+        n2 = f"{statistics.mean(ns2['goodput_bps']) / 1e6:.2f}" if ns2 and ns2["goodput_bps"] else "–"
+        lines.append(f"| {d['what']} | {(_mean(them) or 0.0) / 1e6:.2f} | {cells[0]} | {cells[1]} | {n2} |")
+    return lines
+
+
 def summary(docs: list[dict[str, Any]]) -> dict[str, Any]:
     """Verdict counts for the headline (rexmit with FreeBSD's choices and with its defaults)."""
     out: dict[str, Any] = {}
@@ -321,6 +337,8 @@ def table(out: Path) -> None:
         v = sm[stack]
         lines.append(f"rexmit with {name}: " + ", ".join(f"{n} {k}" for k, n in sorted(v["verdicts"].items())) + f" of {len(docs)} cases; mean goodput difference {v['mean_rel']:+.1%}.")
     lines.append("")
+    lines += goodput_table(docs)
+    lines += ["", "## Every quantity", ""]
     lines += case_table(docs)
     rp = RESULTS / "usrsctp_repro.json"
     if rp.exists():
