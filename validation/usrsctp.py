@@ -26,9 +26,9 @@ import json
 import statistics
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import rexmit
 
@@ -202,17 +202,17 @@ def repro() -> dict[str, Any]:
 
 
 # --- tables ------------------------------------------------------------------------------------
-def _mean(xs: list[Optional[float]]) -> Optional[float]:
+def _mean(xs: Sequence[Optional[float]]) -> Optional[float]:
     v = [x for x in xs if x is not None]
     return statistics.mean(v) if v else None
 
 
-def _ci(xs: list[Optional[float]]) -> float:
+def _ci(xs: Sequence[Optional[float]]) -> float:
     v = [x for x in xs if x is not None]
     return ci95(v) if len(v) > 1 else 0.0
 
 
-def _pm(xs: list[Optional[float]], scale: float = 1.0, fmt: str = "{:.1f}") -> str:
+def _pm(xs: Sequence[Optional[float]], scale: float = 1.0, fmt: str = "{:.1f}") -> str:
     """Mean ± 95% CI of the runs' values, divided by `scale`."""
     m = _mean(xs)
     if m is None:
@@ -220,7 +220,7 @@ def _pm(xs: list[Optional[float]], scale: float = 1.0, fmt: str = "{:.1f}") -> s
     return f"{fmt.format(m / scale)} ± {fmt.format(_ci(xs) / scale)}"
 
 
-def verdict(ours: list[Optional[float]], theirs: list[Optional[float]]) -> tuple[float, str]:
+def verdict(ours: Sequence[Optional[float]], theirs: Sequence[Optional[float]]) -> tuple[float, str]:
     """Goodput: `agree` within ±BAND, else `CIs overlap` when the 95% intervals meet, else
     `differs`."""
     a, b = _mean(ours) or 0.0, _mean(theirs) or 0.0
@@ -279,7 +279,7 @@ def case_table(docs: list[dict[str, Any]]) -> list[str]:
         ns2 = ns2_summary(case.ns2)
         if ns2:
             cells = [_pm(ns2[k], sc, fmt) if ns2.get(k) else "–" for _, k, sc, fmt in QUANTITIES]
-            rel, v = verdict(ns2["goodput_bps"], them)  # type: ignore[arg-type]
+            rel, v = verdict(ns2["goodput_bps"], them)
             lines.append(f"| | ns-2.35 ({len(ns2['goodput_bps'])} seeds, saved) | " + " | ".join(cells) + f" | {rel:+.1%} {v} |")
     return lines
 
