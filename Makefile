@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export VIRTUAL_ENV := $(abspath $(VENV))
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test lint bench validate validate-linux fuzz install dev-deps tshark chromium peers emulation-deps usrsctp-deps test-rust test-python reproduce-all clean
+.PHONY: demo test lint bench validate validate-linux validate-usrsctp fuzz install dev-deps tshark chromium peers emulation-deps usrsctp-deps test-rust test-python reproduce-all clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -72,7 +72,7 @@ test-rust: tshark emulation-deps usrsctp-deps
 # The reduced cross-validation (tests/python/test_validation_peers.py) runs against the installed
 # peers; REXMIT_REQUIRE_PEERS=1 makes a missing peer a failure instead of a skip.
 test-python: dev-deps emulation-deps
-	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 REXMIT_REQUIRE_BROWSER=1 $(BIN)/pytest -q tests/python
+	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 REXMIT_REQUIRE_BROWSER=1 REXMIT_REQUIRE_USRSCTP=1 $(BIN)/pytest -q tests/python
 
 # Code checks (issue 16): formatting, no import circles between a crate's modules nor between the
 # Python package's modules, clippy with warnings as errors, the type stub of the compiled module
@@ -119,6 +119,15 @@ validate: peers validate-linux
 	$(BIN)/python validation/compare.py
 	$(BIN)/python validation/multiflow.py run all --seeds 20
 	$(BIN)/python validation/multiflow.py table
+	$(MAKE) validate-usrsctp
+
+# rexmit's SCTP core (with FreeBSD's choices, and with its RFC 9260 defaults) against FreeBSD's
+# SCTP (usrsctp, issue 39) on the ns-2 SCTP scenarios, 10 seeds of 60 s (about 3 minutes):
+# validation/results/usrsctp_*.json, docs/validation_usrsctp.md (explained in docs/validation.md).
+validate-usrsctp: install usrsctp-deps
+	$(BIN)/python validation/usrsctp.py run --seeds 10
+	$(BIN)/python validation/usrsctp.py repro
+	$(BIN)/python validation/usrsctp.py table
 
 # Linux TCP as a peer (issue 14): rexmit's linux profile against the kernel's reno, cubic and bbr
 # through emulation on the same simulated network, in real time (about 45 minutes: 15 s runs,

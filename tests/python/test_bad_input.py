@@ -263,6 +263,22 @@ CASES: list[Case] = [
         ],
         "at most 255",
     ),
+    # FreeBSD's SCTP (issue 39): an option it has no counterpart for, refused by key path.
+    (
+        "usrsctp",
+        "option without counterpart",
+        lambda t: [
+            "validate",
+            write(
+                t,
+                "a.toml",
+                SCENARIO.replace(
+                    'kind = "udp_cbr"', 'kind = "sctp_bulk"\nstack = "usrsctp"\nsctp = { rack = { enabled = true } }'
+                ).replace('rate = "1Mbps"\npacket_size = 1000\n', ""),
+            ),
+        ],
+        'apps[0].sctp.rack.enabled: not available with stack = "usrsctp" (FreeBSD\'s SCTP has no RACK)',
+    ),
     # Sweeps.
     (
         "sweep",

@@ -23,7 +23,29 @@ fn sctp(c: &SctpConfig) -> SctpCfg {
     SctpCfg::from_core(c)
 }
 
+/// The SCTP table of an app that runs FreeBSD's SCTP (`stack = "usrsctp"`): its built-in
+/// behaviours at FreeBSD's values, and no key that FreeBSD has no counterpart for (a scenario
+/// may not set those).
+fn usrsctp(c: &SctpConfig) -> SctpCfg {
+    let mut t = SctpCfg::from_core(&rexmit_usrsctp::config::with_freebsd_built_ins(c));
+    for (key, counterpart) in rexmit_usrsctp::OPTIONS {
+        if let rexmit_usrsctp::Counterpart::None(_) = counterpart {
+            match *key {
+                "initial_ssthresh" => t.initial_ssthresh = None,
+                "thin" => t.thin = None,
+                "rack" => t.rack = None,
+                "ecn" => t.ecn = None,
+                "cc" => t.cc = None,
+                "cc_params" => t.cc_params = None,
+                other => unreachable!("usrsctp refuses {other}: leave it out here"),
+            }
+        }
+    }
+    t
+}
+
 fn app(a: &AppCfg, path: &str) -> crate::error::Result<AppCfg> {
+    let usrsctp_app = crate::usrsctp::is_usrsctp(a);
     let mut a = a.clone();
     match a.transport_mut() {
         crate::schema::Transport::Tcp(t) => {
@@ -32,7 +54,12 @@ fn app(a: &AppCfg, path: &str) -> crate::error::Result<AppCfg> {
         }
         crate::schema::Transport::Sctp(t) => {
             let cfg = t.clone().unwrap_or_default();
-            *t = Some(sctp(&cfg.to_config(&format!("{path}.sctp"))?));
+            let core = cfg.to_config(&format!("{path}.sctp"))?;
+            *t = Some(if usrsctp_app {
+                usrsctp(&core)
+            } else {
+                sctp(&core)
+            });
         }
         crate::schema::Transport::Udp => {}
     }

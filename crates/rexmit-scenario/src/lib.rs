@@ -22,6 +22,7 @@ pub mod trace;
 pub mod traffic;
 pub mod transport;
 pub mod units;
+mod usrsctp;
 pub mod validate;
 
 pub use error::ScenarioError;

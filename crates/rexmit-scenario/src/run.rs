@@ -63,13 +63,18 @@ pub fn limits(s: &Scenario) -> RunLimits {
     limits
 }
 
-/// The labels of an app's row in `flows`.
+/// The labels of an app's row in `flows` (`stack = "usrsctp"` for an association run by
+/// FreeBSD's SCTP, as emulation labels a real host's flow `stack = "linux"`).
 pub fn flow_labels(a: &crate::schema::AppCfg) -> Vec<(String, String)> {
-    vec![
+    let mut labels = vec![
         ("kind".to_string(), a.kind().name().to_string()),
         ("from".to_string(), a.from.clone()),
         ("to".to_string(), a.to.clone()),
-    ]
+    ];
+    if crate::usrsctp::is_usrsctp(a) {
+        labels.push(("stack".to_string(), "usrsctp".to_string()));
+    }
+    labels
 }
 
 /// Results of a finished (or stopped: `partial` says why) run. Apps without agents (between

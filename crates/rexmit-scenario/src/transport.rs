@@ -56,6 +56,19 @@ rexmit_sctp::sctp_option_table!(crate::mirror_table {
     pub struct SctpCfg for SctpConfig {}
 });
 
+/// Which SCTP runs an `sctp_bulk` or `sctp_messages` association (`stack = "..."`).
+#[derive(Clone, Copy, Debug, Default, serde::Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SctpStack {
+    /// rexmit's own SCTP core (`rexmit-sctp`).
+    #[default]
+    Rexmit,
+    /// FreeBSD's SCTP stack as the usrsctp library packages it, loaded at run time and hosted
+    /// in virtual time (`rexmit-usrsctp`); the `sctp` options map onto its socket options and
+    /// sysctls, and one without a counterpart is refused by name (`crate::usrsctp`).
+    Usrsctp,
+}
+
 /// `profile` chooses the configuration the other keys are written onto.
 impl Extras<TcpConfig> for TcpCfg {
     fn apply_extras(&self, c: &mut TcpConfig, _path: &str) -> Result<()> {

@@ -101,9 +101,13 @@ pub fn validate(s: &Scenario) -> Result<()> {
             return err(&format!("nodes[{i}].name"), "must not be empty");
         }
     }
+    let mut usrsctp_apps = Vec::new();
     for (i, a) in s.apps.iter().enumerate() {
-        app(&format!("apps[{i}]"), a, s)?;
+        if let Some(c) = app(&format!("apps[{i}]"), a, s)? {
+            usrsctp_apps.push((i, c));
+        }
     }
+    crate::usrsctp::check_together(s, &usrsctp_apps)?;
     let mut total_samples = 0u64;
     for (i, t) in s.metrics.timeseries.iter().enumerate() {
         let path = format!("metrics.timeseries[{i}]");
@@ -313,7 +317,8 @@ fn period(path: &str, p: &PeriodCfg) -> Result<()> {
     }
 }
 
-fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
+/// Check one app; returns its usrsctp settings when it runs FreeBSD's SCTP.
+fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<Option<rexmit_usrsctp::UsrsctpConfig>> {
     if a.name.is_empty() {
         return err(&format!("{path}.name"), "must not be empty");
     }
@@ -355,6 +360,7 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
             .unwrap_or_default()
             .to_config(&format!("{path}.tcp"))?;
     }
+    let mut usrsctp = None;
     crate::traffic::check(path, a)?;
     match &a.traffic {
         AppTraffic::UdpCbr(c) => udp_rate_and_size(path, c.rate, c.packet_size)?,
@@ -405,10 +411,16 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
                 );
             }
             streams_fit(path, c.streams, &cfg)?;
+            if crate::usrsctp::is_usrsctp(a) {
+                usrsctp = Some(crate::usrsctp::config(path, &c.sctp, &cfg)?);
+            }
         }
         AppTraffic::SctpMessages(c) => {
             let cfg = sctp_association(path, &c.sctp, c.streams)?;
             streams_fit(path, c.streams, &cfg)?;
+            if crate::usrsctp::is_usrsctp(a) {
+                usrsctp = Some(crate::usrsctp::config(path, &c.sctp, &cfg)?);
+            }
         }
         AppTraffic::TcpMessages(_) | AppTraffic::UdpRandom(_) | AppTraffic::Http(_) => {}
     }
@@ -420,7 +432,7 @@ fn app(path: &str, a: &AppCfg, s: &Scenario) -> Result<()> {
             );
         }
     }
-    Ok(())
+    Ok(usrsctp)
 }
 
 fn udp_rate_and_size(path: &str, rate: crate::units::RateStr, size: u32) -> Result<()> {

@@ -18,6 +18,8 @@ pub struct PathCc {
     ssthresh: u64,
     partial_bytes_acked: u64,
     smss: u64,
+    /// Slow start's largest increase per SACK, in MTUs (`slow_start_limit_mtus`).
+    ss_limit_mtus: u64,
 }
 
 impl PathCc {
@@ -29,7 +31,20 @@ impl PathCc {
             ssthresh,
             partial_bytes_acked: 0,
             smss,
+            ss_limit_mtus: 1,
         }
+    }
+
+    /// Slow start may grow cwnd by up to `mtus` MTUs per SACK (RFC 9260 §7.2.1: 1; FreeBSD
+    /// applies RFC 3465's L = 2).
+    pub fn with_slow_start_limit(mut self, mtus: u32) -> Self {
+        self.ss_limit_mtus = u64::from(mtus.max(1));
+        self
+    }
+
+    /// Slow start's increase for `newly_acked` bytes.
+    fn slow_start_increase(&self, newly_acked: u64) -> u64 {
+        window::slow_start_increase(newly_acked, self.ss_limit_mtus * self.smss)
     }
 
     pub fn cwnd(&self) -> u64 {
@@ -86,7 +101,7 @@ impl PathCc {
             if self.cwnd <= self.ssthresh {
                 // §7.2.1 slow start: grow by at most one MTU, only when cwnd was fully used.
                 if fully_utilised {
-                    self.cwnd += window::slow_start_increase(newly_acked, self.smss);
+                    self.cwnd += self.slow_start_increase(newly_acked);
                 }
             } else {
                 // §7.2.2 congestion avoidance.
@@ -109,7 +124,7 @@ impl PathCc {
             // §7.2.1: "only if the current congestion window is being fully utilized and the
             // data sender is not in Fast Recovery"; by at most one MTU.
             if fully_utilised && !in_fast_recovery {
-                self.cwnd += window::slow_start_increase(newly_acked, self.smss);
+                self.cwnd += self.slow_start_increase(newly_acked);
             }
             return;
         }
@@ -195,6 +210,17 @@ mod tests {
         assert_eq!(c.cwnd, 4380 + M, "not fully utilised: no growth");
         c.on_ack(M, 10_000, 0, false, false, CwndGrowth::Rfc4960);
         assert_eq!(c.cwnd, 4380 + M, "no cum-ack advance: no growth");
+    }
+
+    /// FreeBSD's slow start (net.inet.sctp.abc_l_var = 2, RFC 3465 §2.2's L): a SACK of two
+    /// full chunks adds two MTUs where RFC 9260 §7.2.1 adds one.
+    #[test]
+    fn slow_start_limit_of_two_mtus_lets_a_delayed_sack_add_two() {
+        let mut c = PathCc::new(M, None, u64::MAX).with_slow_start_limit(2);
+        c.on_ack(2 * M, 4380, 0, true, false, CwndGrowth::Rfc4960);
+        assert_eq!(c.cwnd, 4380 + 2 * M);
+        c.on_ack(3 * M, 10_000, 0, true, false, CwndGrowth::Rfc4960);
+        assert_eq!(c.cwnd, 4380 + 4 * M, "still at most two MTUs per SACK");
     }
 
     #[test]

@@ -43,6 +43,24 @@ rexmit_options::choices! {
 }
 
 rexmit_options::choices! {
+    /// The rules of the T3-rtx timer (RFC 9260 §6.3.2, §6.3.3).
+    #[derive(Default)]
+    pub enum T3Rtx {
+        /// RFC 9260: every SACK that acknowledges the earliest outstanding TSN of a destination
+        /// restarts its timer (§6.3.2 R3); on expiry every chunk outstanding there is
+        /// retransmitted and cwnd falls to one MTU (§6.3.3 E1, E3).
+        #[default]
+        Rfc9260 = "rfc9260",
+        /// FreeBSD's (sctp_express_handle_sack, sctp_t3rxt_timer, sctp_mark_all_for_resend): a
+        /// SACK without gap blocks that follows one without gap blocks never restarts a running
+        /// timer; on expiry only chunks outstanding longer than SRTT + 4·RTTVAR are marked, and
+        /// cwnd falls to one MTU only if one was; the RTO backoff is undone by any SACK of data
+        /// sent once.
+        Freebsd = "freebsd",
+    }
+}
+
+rexmit_options::choices! {
     /// How bursts are limited while recovering from a tail loss found by a tail loss probe
     /// (seed 002 §V.A).
     pub enum BurstMitigation {
@@ -244,6 +262,20 @@ macro_rules! sctp_option_table {
         /// declares its own with their defaults and ranges.
         opt cc_params: $crate::__ParamMap = $crate::__ParamMap::default(), unit = params,
             relation = "the parameters cc declares, each in its range; empty without cc";
+        /// Slow start grows cwnd by at most this many MTUs per SACK (RFC 9260 §7.2.1: 1;
+        /// FreeBSD's `net.inet.sctp.abc_l_var`, RFC 3465's L: 2).
+        opt slow_start_limit_mtus: u32 = 1, unit = packets,
+            check = *slow_start_limit_mtus >= 1 => ">= 1";
+        /// The T3-rtx timer's rules: RFC 9260's, or FreeBSD's (a SACK without gap blocks after
+        /// one without them leaves a running timer alone; on expiry only chunks outstanding
+        /// longer than SRTT + 4·RTTVAR are retransmitted, and cwnd is cut only if one was).
+        opt t3_rtx: $crate::T3Rtx = $crate::T3Rtx::Rfc9260, unit = choice;
+        /// RTT samples from the handshake, as FreeBSD takes them (sctp_calculate_rto on INIT
+        /// ACK, COOKIE ACK and the State Cookie's time): INIT to INIT ACK and COOKIE ECHO to
+        /// COOKIE ACK at the initiator (chunks sent once), INIT ACK to COOKIE ECHO at the
+        /// responder. Off: RTO.Initial until the first DATA chunk is acknowledged (RFC 9260
+        /// §6.3.1 C1).
+        opt handshake_rtt: bool = false, unit = flag;
         /// Max.Burst (RFC 9260 §16: 4); 0 disables the limit.
         opt max_burst: u32 = 4, unit = packets;
         /// How Max.Burst applies (RFC 9260 §6.1 D): at most Max.Burst new-data packets per
@@ -383,7 +415,8 @@ impl SctpConfig {
             smss,
             byte_counting: true,
             whole_segments: false,
-            slow_start_limit: smss,
+            // §7.2.1: at most one MTU per SACK (`slow_start_limit_mtus`: FreeBSD's L of 2).
+            slow_start_limit: smss * self.slow_start_limit_mtus as u64,
             hystart: false,
             cubic_alpha_switch: true,
         }
@@ -468,11 +501,12 @@ impl rexmit_options::Relations for SctpConfig {
             "one full DATA chunk (pmtu - 48) ..= 4294967296 (4 GiB)",
             &self.send_buffer,
         )?;
-        // Linux's estimator counts round trips in TCP sequence numbers (RFC 9260 §6.3.1 only).
+        // Linux's estimator counts round trips in TCP sequence numbers (RFC 9260 §6.3.1, or
+        // the same computed in FreeBSD's whole milliseconds).
         require(
-            self.rto.estimator == rexmit_transport::RtoEstimator::Rfc6298,
+            self.rto.estimator != rexmit_transport::RtoEstimator::Linux,
             "rto.estimator",
-            "rfc6298",
+            "rfc6298 | freebsd",
             &self.rto.estimator,
         )?;
         let one_chunk = ">= one full DATA chunk (pmtu - 48)";

@@ -60,7 +60,10 @@ impl PathController {
     pub fn new(cfg: &SctpConfig, ssthresh: u64) -> Self {
         let smss = cfg.max_data_payload() as u64;
         let Some(name) = &cfg.cc else {
-            return PathController::Builtin(PathCc::new(smss, cfg.initial_cwnd, ssthresh));
+            return PathController::Builtin(
+                PathCc::new(smss, cfg.initial_cwnd, ssthresh)
+                    .with_slow_start_limit(cfg.slow_start_limit_mtus),
+            );
         };
         let plugin = registry::lookup(name.as_str())
             .unwrap_or_else(|| panic!("cc {name:?} is not registered (validate first)"));

@@ -73,7 +73,7 @@ pub mod tsn;
 pub use association::{Association, State as AssociationState};
 pub use config::{
     BurstMitigation, CmtConfig, ConfigError, CwndGrowth, MaxBurstRule, RackConfig, RenegePolicy,
-    RtxPolicy, SctpConfig, ThinStreamConfig,
+    RtxPolicy, SctpConfig, T3Rtx, ThinStreamConfig,
 };
 pub use rexmit_transport::PersistFrom;
 

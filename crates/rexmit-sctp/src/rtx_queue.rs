@@ -13,6 +13,13 @@ use rexmit_wire::{DataChunk, Payload};
 use smallvec::SmallVec;
 use std::collections::VecDeque;
 
+/// What a T3-rtx expiry marked on a path: chunks, and their bytes (which leave its flight).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TimedOut {
+    pub chunks: u64,
+    pub bytes: u64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TsnState {
     /// Sent and neither acked nor presumed lost: counts in its path's flightsize.
@@ -201,14 +208,27 @@ impl RtxQueue {
     /// T3-rtx expired on path `p` (RFC 9260 §6.3.3 E3): every chunk in flight there is marked
     /// for retransmission. Returns whether any was.
     pub(crate) fn mark_timed_out(&mut self, p: usize) -> u64 {
-        let mut marked = 0;
+        self.mark_timed_out_sent_by(p, Time::MAX)
+            .map_or(0, |m| m.chunks)
+    }
+
+    /// FreeBSD's T3-rtx expiry on path `p` (sctp_mark_all_for_resend): only the chunks in
+    /// flight there that were sent at or before `sent_by` are marked. Returns how many and the
+    /// bytes that leave the path's flight, `None` if none was marked.
+    pub(crate) fn mark_timed_out_sent_by(&mut self, p: usize, sent_by: Time) -> Option<TimedOut> {
+        let mut out: Option<TimedOut> = None;
         for e in self.entries.iter_mut() {
-            if e.path == p && e.state == TsnState::InFlight {
+            if e.path == p && e.state == TsnState::InFlight && e.sent_at <= sent_by {
                 e.mark_for_rtx(RtxCause::Timeout);
-                marked += 1;
+                let o = out.get_or_insert(TimedOut {
+                    chunks: 0,
+                    bytes: 0,
+                });
+                o.chunks += 1;
+                o.bytes += e.len as u64;
             }
         }
-        marked
+        out
     }
 
     /// The receiver dropped `tsn` after acknowledging it (RFC 9260 §6.2.1 D iv): send it
@@ -457,6 +477,24 @@ mod tests {
         assert_eq!(q.mark_timed_out(0), 1);
         assert_eq!(q.mark_timed_out(0), 0, "nothing left in flight");
         assert_eq!(q.get(1).unwrap().rtx_cause, RtxCause::Timeout);
+    }
+
+    /// FreeBSD's T3-rtx marks only chunks sent long enough ago (sctp_mark_all_for_resend).
+    #[test]
+    fn a_freebsd_timeout_marks_only_chunks_sent_by_the_bound() {
+        let mut q = queue(3);
+        q.on_sent(3, 0, Time::from_millis(50));
+        let by = Time::from_millis(20);
+        assert_eq!(
+            q.mark_timed_out_sent_by(0, by),
+            Some(TimedOut {
+                chunks: 2,
+                bytes: 200
+            }),
+            "TSNs 1 and 2"
+        );
+        assert_eq!(q.get(3).unwrap().state, TsnState::InFlight);
+        assert_eq!(q.mark_timed_out_sent_by(0, by), None);
     }
 
     #[test]

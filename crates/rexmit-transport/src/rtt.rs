@@ -18,6 +18,11 @@ rexmit_options::choices! {
         /// round. A falling RTT moves the deviation at 1/32 instead of 1/4. The first sample R
         /// gives V = max(2R, RTO.min). G is not used; RTO.min bounds V, not the RTO.
         Linux = "linux",
+        /// FreeBSD's SCTP (sctp_calculate_rto): RFC 6298's gains on van Jacobson's scaled
+        /// integers in whole milliseconds: samples are truncated to milliseconds, SRTT kept as
+        /// 8·SRTT and the deviation as 4·RTTVAR, which never falls below 1 ms; RTO = SRTT +
+        /// 4·RTTVAR. G is not used.
+        Freebsd = "freebsd",
     }
 }
 
@@ -104,6 +109,10 @@ pub struct RttEstimator {
     backoffs: u32,
     /// `RtoEstimator::Linux`'s variance state.
     linux: LinuxVar,
+    /// `RtoEstimator::Freebsd`'s scaled integers, in milliseconds: 8·SRTT and 4·RTTVAR.
+    freebsd: (i64, i64),
+    /// The RTO's variance term of the last sample (RTO = SRTT + this, before the bounds).
+    var_term: Duration,
 }
 
 /// The variance term of `RtoEstimator::Linux`, in nanoseconds (signed: the deviation's
@@ -132,6 +141,8 @@ impl RttEstimator {
             base_rto,
             backoffs: 0,
             linux: LinuxVar::default(),
+            freebsd: (0, 0),
+            var_term: Duration::ZERO,
         }
     }
 
@@ -161,7 +172,9 @@ impl RttEstimator {
         let var_term = match self.config.estimator {
             RtoEstimator::Rfc6298 => self.rfc6298_sample(r),
             RtoEstimator::Linux => self.linux_sample(r, snd_una, snd_nxt),
+            RtoEstimator::Freebsd => self.freebsd_sample(r),
         };
+        self.var_term = var_term;
         let srtt = self.srtt.expect("set by the sample");
         self.base_rto = self.clamp(srtt + var_term);
         // A new measurement after backoff collapses the backoff (RFC 6298 §5.7 read with §2).
@@ -225,6 +238,35 @@ impl RttEstimator {
         }
         self.rttvar = Duration::from_nanos((self.linux.var / 4) as u64);
         Duration::from_nanos(self.linux.var as u64)
+    }
+
+    /// `RtoEstimator::Freebsd` (see its description): SRTT and the RTO's variance term.
+    fn freebsd_sample(&mut self, r: Duration) -> Duration {
+        let rtt = (r.as_nanos() / 1_000_000) as i64;
+        let (sa, sv) = &mut self.freebsd;
+        if self.srtt.is_none() {
+            *sa = rtt << 3;
+            *sv = (rtt / 2) << 2;
+        } else {
+            // 8·SRTT += err; 4·RTTVAR += |err| − RTTVAR (gains 1/8 and 1/4, RFC 6298 §2.3).
+            let mut err = rtt - (*sa >> 3);
+            *sa += err;
+            err = err.abs() - (*sv >> 2);
+            *sv += err;
+        }
+        if *sv <= 0 {
+            *sv = 1;
+        }
+        let (sa, sv) = (*sa, *sv);
+        self.srtt = Some(Duration::from_millis((sa >> 3).max(0) as u64));
+        self.rttvar = Duration::from_micros(sv as u64 * 250);
+        Duration::from_millis(sv as u64)
+    }
+
+    /// SRTT plus the variance term, before the bounds and backoff (FreeBSD's T3-rtx marks
+    /// the chunks outstanding longer than this); `None` before the first sample.
+    pub fn unbounded_rto(&self) -> Option<Duration> {
+        self.srtt.map(|s| s + self.var_term)
     }
 
     fn clamp(&self, rto: Duration) -> Duration {
@@ -310,6 +352,31 @@ mod tests {
         assert_eq!(e.rttvar(), Duration::from_micros(62_500));
         assert_eq!(e.srtt(), Some(Duration::from_micros(112_500)));
         assert_eq!(e.rto(), Duration::from_micros(362_500));
+    }
+
+    /// FreeBSD's integers (sctp_calculate_rto): 60.9 ms counts as 60 ms; the deviation term
+    /// decays in whole milliseconds and stops at 1 ms when the samples stay equal.
+    #[test]
+    fn freebsd_estimator_works_in_whole_milliseconds() {
+        let mut e = RttEstimator::new(RtoConfig {
+            min: ms(1),
+            estimator: RtoEstimator::Freebsd,
+            ..RtoConfig::tcp()
+        });
+        e.on_sample(Duration::from_micros(60_900));
+        assert_eq!(
+            (e.srtt(), e.unbounded_rto()),
+            (Some(ms(60)), Some(ms(60 + 120)))
+        );
+        for _ in 0..100 {
+            e.on_sample(Duration::from_micros(60_900));
+        }
+        // 4·RTTVAR falls by (4·RTTVAR)/4 per sample until that is 0: it stops at 3 ms.
+        assert_eq!((e.srtt(), e.unbounded_rto()), (Some(ms(60)), Some(ms(63))));
+        assert_eq!(e.rto(), ms(63));
+        e.on_sample(ms(100));
+        // err 40: 8·SRTT 480 + 40 = 520 (SRTT 65); 4·RTTVAR 3 + (40 − 0) = 43.
+        assert_eq!((e.srtt(), e.unbounded_rto()), (Some(ms(65)), Some(ms(108))));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! option with its counterpart: a socket option of each endpoint, or a `net.inet.sctp` sysctl,
 //! which usrsctp has once per process (all usrsctp apps of one run must then agree).
 
-use rexmit_sctp::{MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig};
+use rexmit_sctp::{CwndGrowth, MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig, T3Rtx};
 use rexmit_time::Duration;
 use std::fmt;
 
@@ -36,19 +36,27 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("rto.min", Socket("SCTP_RTOINFO srto_min (ms)")),
         ("rto.max", Socket("SCTP_RTOINFO srto_max (ms)")),
         ("rto.granularity", BuiltIn("1ms: FreeBSD's RTO = SRTT + 4·RTTVAR, with 1 ms only when RTTVAR is 0 (sctp_calculate_rto)")),
-        ("rto.estimator", BuiltIn("rfc6298")),
+        ("rto.estimator", BuiltIn("freebsd: RFC 6298's estimator in whole milliseconds (sctp_calculate_rto)")),
         ("max_burst", Socket("SCTP_MAX_BURST")),
         ("max_burst_rule", StackWide("use_cwnd_based_maxburst (limit_packets 0, clamp_cwnd 1)")),
         ("initial_cwnd", StackWide("initial_cwnd, in packets: n full DATA chunks (n × (pmtu − 48) bytes) are n packets, at most max_burst (unset: 0, RFC 4960's formula)")),
-        ("initial_ssthresh", None("FreeBSD starts ssthresh at the peer's a_rwnd (rexmit's default); there is no setting")),
+        ("initial_ssthresh", None("FreeBSD starts ssthresh at the peer's a_rwnd, rexmit's default, and has no setting")),
+        ("slow_start_limit_mtus", StackWide("L2_abc_variable (FreeBSD ships 2)")),
+        ("handshake_rtt", BuiltIn("true: FreeBSD takes RTT samples from INIT ACK, COOKIE ACK and the State Cookie's time (sctp_calculate_rto)")),
+        ("t3_rtx", BuiltIn("freebsd: a SACK without gap blocks after one without them leaves a running T3-rtx alone (sctp_express_handle_sack); on expiry only chunks outstanding longer than SRTT + 4·RTTVAR are marked (sctp_mark_all_for_resend)")),
+        ("cwnd_growth", BuiltIn("rfc4960: FreeBSD grows cwnd only on a SACK that advances the cumulative TSN ack (or, with CMT, the destination's pseudo-cumulative ack), never in fast recovery (sctp_cwnd_update_after_sack)")),
         ("sack_delay", Socket("SCTP_DELAYED_SACK sack_delay (ms)")),
         ("sack_freq", Socket("SCTP_DELAYED_SACK sack_freq")),
         ("immediate_sack_on_gap", BuiltIn("true: FreeBSD acknowledges out-of-order data at once (RFC 9260 §6.7)")),
         ("nr_sack", Socket("SCTP_NRSACK_SUPPORTED")),
+        ("ecn", None("not set by this binding yet: FreeBSD's SCTP has ECN (net.inet.sctp.ecn_enable, on by default in the stack) but rexmit's ECN marks are not passed to usrsctp_conninput")),
+        ("cc", None("FreeBSD's SCTP runs its own congestion-control modules (SCTP_PLUGGABLE_CC), not rexmit's registry")),
+        ("cc_params", None("FreeBSD's SCTP runs its own congestion-control modules, not rexmit's registry")),
         ("renege", StackWide("do_sctp_drain (never 0: all out-of-order data is non-renegable in NR-SACKs; under_memory_pressure 1); usrsctp never drains by itself")),
         ("assoc_max_retrans", Socket("SCTP_ASSOCINFO sasoc_asocmaxrxt")),
         ("path_max_retrans", Socket("SCTP_PEER_ADDR_THLDS spt_pathmaxrxt")),
         ("hb_interval", Socket("SCTP_PEER_ADDR_PARAMS spp_hbinterval (ms), SPP_HB_DISABLE for 0s")),
+        ("hb_jitter", BuiltIn("true: FreeBSD jitters each heartbeat's RTO (sctp_heartbeat_timer)")),
         ("cmt.enabled", StackWide("cmt_on_off (the sysctl also gates the socket option SCTP_CMT_ON_OFF, set on both sockets, and changes stream scheduling)")),
         ("cmt.dac", StackWide("cmt_use_dac")),
         ("cmt.sfr", BuiltIn("true: split fast retransmit is part of FreeBSD's CMT")),
@@ -56,8 +64,8 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("cmt.rtx_policy", BuiltIn("cwnd: FreeBSD's CMT sends retransmissions to the reachable path with the largest cwnd (sctp_find_alternate_net mode 1; its comment says RTX_SSTHRESH)")),
         ("cmt.pf", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld (off: 65535)")),
         ("cmt.pf_threshold", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld = pf_threshold − 1 (FreeBSD marks a path PF when its error count exceeds the threshold)")),
-        ("thin", None("seed 004's thin-stream modifications are rexmit's; FreeBSD has none of them")),
-        ("rack", None("RACK-TLP for SCTP is rexmit's (seed 002); FreeBSD's SCTP has no RACK")),
+        ("thin", None("FreeBSD's SCTP has none of seed 004's thin-stream modifications")),
+        ("rack", None("FreeBSD's SCTP has no RACK")),
     ]
 };
 
@@ -85,11 +93,7 @@ pub struct OptionError {
 
 impl fmt::Display for OptionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "sctp.{} with stack = \"usrsctp\": {}",
-            self.option, self.reason
-        )
+        write!(f, "sctp.{}: {}", self.option, self.reason)
     }
 }
 impl std::error::Error for OptionError {}
@@ -120,11 +124,13 @@ pub struct StackWide {
     pub initial_cwnd_packets: u32,
     pub max_burst_rule: MaxBurstRule,
     pub renege: RenegePolicy,
+    /// Slow start's largest increase per SACK, in MTUs (RFC 3465's L).
+    pub slow_start_limit_mtus: u32,
 }
 
 impl StackWide {
     /// (option key, sysctl, value) of each setting.
-    pub fn sysctls(&self) -> [(&'static str, &'static str, u32); 6] {
+    pub fn sysctls(&self) -> [(&'static str, &'static str, u32); 7] {
         let splitting =
             self.buffer_splitting.send as u32 | (self.buffer_splitting.recv as u32) << 1;
         [
@@ -141,6 +147,11 @@ impl StackWide {
                 "renege",
                 "do_drain",
                 (self.renege == RenegePolicy::UnderMemoryPressure) as u32,
+            ),
+            (
+                "slow_start_limit_mtus",
+                "L2_abc_variable",
+                self.slow_start_limit_mtus,
             ),
         ]
     }
@@ -204,14 +215,17 @@ impl UsrsctpConfig {
             let key = key.as_ref();
             match counterpart(key) {
                 Some(Counterpart::None(why)) => {
-                    return Err(refuse(key, format!("no usrsctp counterpart ({why})")))
+                    return Err(refuse(
+                        key,
+                        format!("not available with stack = \"usrsctp\" ({why})"),
+                    ))
                 }
                 Some(Counterpart::BuiltIn(only)) => check_built_in(cfg, key, only)?,
                 Some(_) => {}
                 None => {
                     return Err(refuse(
                         key,
-                        "no usrsctp counterpart is known for this option",
+                        "not available with stack = \"usrsctp\" (no counterpart is known)",
                     ))
                 }
             }
@@ -284,6 +298,7 @@ impl UsrsctpConfig {
                 initial_cwnd_packets: cfg.initial_cwnd.map(mtu_packets).transpose()?.unwrap_or(0),
                 max_burst_rule: cfg.max_burst_rule,
                 renege: cfg.renege,
+                slow_start_limit_mtus: cfg.slow_start_limit_mtus,
             },
         };
         c.validate()?;
@@ -314,7 +329,7 @@ impl UsrsctpConfig {
         if self.pf_threshold == Some(0) {
             return Err(refuse(
                 "cmt.pf_threshold",
-                "0 is outside the range 1..=65535",
+                "0 is outside usrsctp's range 1..=65535",
             ));
         }
         Ok(())
@@ -327,15 +342,36 @@ impl UsrsctpConfig {
     }
 }
 
+/// `cfg` with every built-in behaviour (`Counterpart::BuiltIn`) at FreeBSD's value: what a
+/// usrsctp association runs, in rexmit's option names (`rexmit normalize` writes it).
+pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
+    let mut c = cfg.clone();
+    c.rto.granularity = Duration::from_millis(1);
+    c.rto.estimator = rexmit_transport::RtoEstimator::Freebsd;
+    c.cwnd_growth = CwndGrowth::Rfc4960;
+    c.immediate_sack_on_gap = true;
+    c.hb_jitter = true;
+    c.cmt.sfr = true;
+    c.cmt.cuc = true;
+    c.cmt.rtx_policy = RtxPolicy::Cwnd;
+    c.t3_rtx = T3Rtx::Freebsd;
+    c.handshake_rtt = true;
+    c
+}
+
 /// A built-in behaviour: the option may be set only to the value FreeBSD has.
 fn check_built_in(cfg: &SctpConfig, key: &str, only: &str) -> Result<(), OptionError> {
     let ok = match key {
         "rto.granularity" => cfg.rto.granularity == Duration::from_millis(1),
-        "rto.estimator" => cfg.rto.estimator == rexmit_transport::RtoEstimator::Rfc6298,
+        "rto.estimator" => cfg.rto.estimator == rexmit_transport::RtoEstimator::Freebsd,
         "immediate_sack_on_gap" => cfg.immediate_sack_on_gap,
         "cmt.sfr" => cfg.cmt.sfr,
         "cmt.cuc" => cfg.cmt.cuc,
         "cmt.rtx_policy" => cfg.cmt.rtx_policy == RtxPolicy::Cwnd,
+        "cwnd_growth" => cfg.cwnd_growth == CwndGrowth::Rfc4960,
+        "hb_jitter" => cfg.hb_jitter,
+        "t3_rtx" => cfg.t3_rtx == T3Rtx::Freebsd,
+        "handshake_rtt" => cfg.handshake_rtt,
         _ => false,
     };
     if ok {
@@ -385,11 +421,14 @@ mod tests {
         ] {
             let e = UsrsctpConfig::from_sctp(&cfg, [key]).unwrap_err();
             assert_eq!(e.option, key);
-            assert!(
-                e.to_string()
-                    .starts_with(&format!("sctp.{key} with stack = \"usrsctp\": ")),
-                "{e}"
-            );
+            assert!(e.to_string().starts_with(&format!("sctp.{key}: ")), "{e}");
+            if key != "cmt.rtx_policy" {
+                assert!(
+                    e.reason
+                        .starts_with("not available with stack = \"usrsctp\" ("),
+                    "{e}"
+                );
+            }
         }
         let mut cwnd = SctpConfig::default();
         cwnd.cmt.rtx_policy = RtxPolicy::Cwnd;
@@ -447,5 +486,51 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_scenario_option_has_a_counterpart() {
+        use rexmit_options::Table;
+        let mut keys = Vec::new();
+        SctpConfig::default().visit("", &mut |row| {
+            if row.public {
+                keys.push(row.key)
+            }
+        });
+        assert!(keys.len() > 30, "{keys:?}");
+        for k in keys {
+            assert!(counterpart(&k).is_some(), "{k} has no entry in OPTIONS");
+        }
+    }
+
+    #[test]
+    fn built_in_behaviours_accept_only_freebsds_value() {
+        let mut cfg = SctpConfig {
+            cwnd_growth: CwndGrowth::Rfc4960,
+            ..SctpConfig::default()
+        };
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["cwnd_growth", "hb_jitter"]).is_ok());
+        cfg.cwnd_growth = CwndGrowth::Rfc9260;
+        let e = UsrsctpConfig::from_sctp(&cfg, ["cwnd_growth"]).unwrap_err();
+        assert!(e.reason.starts_with("usrsctp has only rfc4960"), "{e}");
+        cfg.hb_jitter = false;
+        let e = UsrsctpConfig::from_sctp(&cfg, ["hb_jitter"]).unwrap_err();
+        assert_eq!(e.option, "hb_jitter");
+    }
+
+    #[test]
+    fn freebsd_built_ins_pass_their_own_check() {
+        let mut cfg = SctpConfig::default();
+        cfg.cmt.sfr = false;
+        cfg.hb_jitter = false;
+        let c = with_freebsd_built_ins(&cfg);
+        let built_in: Vec<&str> = OPTIONS
+            .iter()
+            .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
+            .map(|(k, _)| *k)
+            .collect();
+        assert_eq!(built_in.len(), 10, "{built_in:?}");
+        assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
     }
 }

@@ -131,6 +131,7 @@ pub const SYSCTLS: &[(&str, &str, &str)] = sysctls!(
     "use_cwnd_based_maxburst",
     "do_drain",
     "ecn_enable",
+    "L2_abc_variable",
 );
 
 struct Handle {
@@ -239,6 +240,23 @@ pub fn lib() -> Result<&'static Lib, LoadError> {
 /// Whether usrsctp can be used in this process (tests skip without it).
 pub fn available() -> Result<(), LoadError> {
     lib().map(|_| ())
+}
+
+/// The tests' rule, in one place for every crate that runs usrsctp: whether the library loads;
+/// without it a test is skipped (`false`, with a message), unless `REXMIT_REQUIRE_USRSCTP=1`
+/// (as `make test-rust` sets) makes that a failure.
+pub fn available_or_required() -> bool {
+    match available() {
+        Ok(()) => true,
+        Err(e) => {
+            assert!(
+                std::env::var("REXMIT_REQUIRE_USRSCTP").as_deref() != Ok("1"),
+                "usrsctp is required (REXMIT_REQUIRE_USRSCTP=1): {e}"
+            );
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
 }
 
 impl Lib {

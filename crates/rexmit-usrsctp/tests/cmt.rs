@@ -158,7 +158,10 @@ fn cmt_carries_data_on_both_paths_and_every_byte_arrives_once() {
     // by a SACK on path 0 (20 + 40 ms), which path 1's samples then average in.
     assert!((0.040..0.140).contains(&tx["path0_srtt_s"]), "{tx:?}");
     assert!((0.060..0.180).contains(&tx["path1_srtt_s"]), "{tx:?}");
-    assert_eq!(tx["undecodable_packets"] + rx["undecodable_packets"], 0.0);
+    assert_eq!(
+        tx["undecodable_packets"] + rx["undecodable_packets_rx"],
+        0.0
+    );
 }
 
 #[test]

@@ -66,3 +66,40 @@ fn thin_stream_messages_arrive_one_path_delay_later() {
         .windows(2)
         .all(|w| w[1] - w[0] == Duration::from_millis(200)));
 }
+
+#[test]
+fn a_lost_message_is_counted_with_its_retransmission() {
+    if !usrsctp_or_skip() {
+        return;
+    }
+    // The tenth packet on the bottleneck (a DATA packet: INIT and COOKIE-ECHO come first) is
+    // lost; its one message arrives after one retransmission.
+    let drop_one = rexmit_net::ErrorModelConfig::Scripted {
+        flow: rexmit_net::FlowMatch::default(),
+        select: rexmit_net::ScriptSelect::PacketNumbers(vec![10]),
+    };
+    let mut sim = chain_with_errors(
+        1,
+        Rate::from_mbps(10),
+        Duration::from_millis(10),
+        vec![drop_one],
+    );
+    let run = StackRun::open(1).unwrap();
+    add_association(
+        &mut sim,
+        &run,
+        &SctpConfig::default(),
+        &[],
+        bulk(1000, Some(100)),
+        49152,
+        "bulk",
+        None,
+    );
+    drop(run);
+    run_until(&mut sim, 5);
+    let m = metrics(&sim);
+    assert_eq!(m["bulk"]["retransmissions"], 1.0);
+    assert_eq!(m["bulk/sink"]["messages_delivered"], 100.0);
+    assert_eq!(m["bulk/sink"]["latency_rtx1_count"], 1.0);
+    assert_eq!(m["bulk/sink"]["latency_rtx0_count"], 99.0);
+}

@@ -5,7 +5,7 @@
 //! chunk's trailing padding; INIT parameters are padded inside the chunk except for the last
 //! one's padding, which is the chunk's padding (RFC 9260 §3.2 "Chunk Length").
 
-use crate::checksum::crc32c;
+use crate::checksum::{crc32c, Crc32c};
 use crate::error::{expect_len, len16, Reader, WireError};
 use crate::payload::Payload;
 use crate::sctp::{
@@ -57,10 +57,13 @@ impl SctpPacket {
         let verification_tag = r.u32()?;
         let ck = r.take(4)?;
         let found = u32::from_le_bytes([ck[0], ck[1], ck[2], ck[3]]);
+        // Computed with the checksum field as zeros (RFC 9260 §6.8), without copying the packet.
         let computed = {
-            let mut z = bytes.to_vec();
-            z[CHECKSUM_AT..CHECKSUM_AT + 4].fill(0);
-            crc32c(&z)
+            let mut c = Crc32c::new();
+            c.update(&bytes[..CHECKSUM_AT]);
+            c.update(&[0; 4]);
+            c.update(&bytes[CHECKSUM_AT + 4..]);
+            c.finish()
         };
         if computed != found {
             return Err(WireError::ChecksumMismatch {

@@ -6,7 +6,7 @@
 mod table;
 
 use crate::kinds::{DistCfg, PeriodCfg};
-use crate::transport::{SctpCfg, TcpCfg};
+use crate::transport::{SctpCfg, SctpStack, TcpCfg};
 use crate::units::{Bytes, DurationStr, RateStr};
 use serde::{Deserialize, Serialize};
 use table::{app_kinds, kind_table, Slots};
@@ -125,6 +125,8 @@ kind_table! {
         streams: opt u16,
         /// Goodput and rtxq statistics count from this time (default: start).
         warmup: opt DurationStr,
+        /// Which SCTP runs the association (default "rexmit"; "usrsctp": FreeBSD's stack).
+        stack: opt SctpStack,
         sctp: opt SctpCfg,
     }
 }
@@ -168,6 +170,8 @@ kind_table! {
         streams: opt u16,
         /// Latency statistics count from this time (default: start).
         warmup: opt DurationStr,
+        /// Which SCTP runs the association (default "rexmit"; "usrsctp": FreeBSD's stack).
+        stack: opt SctpStack,
         sctp: opt SctpCfg,
     }
 }
@@ -235,6 +239,15 @@ impl AppCfg {
             AppTraffic::SctpMessages(c) => c.warmup,
             AppTraffic::Http(c) => c.warmup,
             AppTraffic::UdpCbr(_) | AppTraffic::UdpOnoff(_) | AppTraffic::UdpRandom(_) => None,
+        }
+    }
+
+    /// The SCTP stack of an SCTP kind (`None` for the others).
+    pub fn sctp_stack(&self) -> Option<SctpStack> {
+        match &self.traffic {
+            AppTraffic::SctpBulk(c) => Some(c.stack.unwrap_or_default()),
+            AppTraffic::SctpMessages(c) => Some(c.stack.unwrap_or_default()),
+            _ => None,
         }
     }
 

@@ -14,7 +14,7 @@
 
 use super::{AppCfg, AppKind, AppTraffic, BurstCfg};
 use crate::kinds::{DistCfg, PeriodCfg};
-use crate::transport::{SctpCfg, TcpCfg};
+use crate::transport::{SctpCfg, SctpStack, TcpCfg};
 use crate::units::{Bytes, DurationStr, RateStr};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
@@ -71,6 +71,7 @@ keys! {
     burst: BurstCfg,
     response_size: DistCfg<Bytes>,
     max_connections: u16,
+    stack: SctpStack,
     tcp: TcpCfg,
     sctp: SctpCfg,
 }
@@ -368,12 +369,12 @@ mod tests {
             (AppKind::TcpBulk, "bytes warmup tcp".into()),
             (
                 AppKind::SctpBulk,
-                "message_size messages unordered streams warmup sctp".into(),
+                "message_size messages unordered streams warmup stack sctp".into(),
             ),
             (AppKind::TcpMessages, format!("{messages} tcp")),
             (
                 AppKind::SctpMessages,
-                format!("{messages} unordered streams sctp"),
+                format!("{messages} unordered streams stack sctp"),
             ),
             (
                 AppKind::Http,

@@ -39,6 +39,9 @@ pub(super) struct Placed {
     pub(super) tables: Option<Box<dyn Tables>>,
 }
 
+/// An SCTP app's sender, receiver and message table.
+type SctpEnds = (Box<dyn Agent>, Box<dyn Agent>, Box<dyn Tables>);
+
 /// Verification tags (non-zero, RFC 9260 §3.3.2) and initial TSNs of an association.
 pub(super) fn sctp_ids(rng: &mut rexmit_engine::RngStream) -> (u32, u32, u32, u32) {
     let (tag_s, tag_r) = (
@@ -48,7 +51,9 @@ pub(super) fn sctp_ids(rng: &mut rexmit_engine::RngStream) -> (u32, u32, u32, u3
     (tag_s, tag_r, rng.next_u64() as u32, rng.next_u64() as u32)
 }
 
-/// Place an app's sending and receiving agents.
+/// Place an app's sending and receiving agents (`usrsctp`: the run's FreeBSD stack, opened by
+/// the first app that runs it).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn add_app(
     sim: &mut Simulation,
     path: &str,
@@ -57,6 +62,7 @@ pub(super) fn add_app(
     to: NodeId,
     port: u16,
     trace: Option<TraceRef>,
+    usrsctp: &mut crate::usrsctp::Stack,
 ) -> Result<Placed> {
     let to_addrs = sim.net().addrs(to);
     let dst = to_addrs[a.to_addr];
@@ -134,6 +140,27 @@ pub(super) fn add_app(
         };
         (snd, rcv)
     };
+    // The two ends of an SCTP app and its message table: rexmit's core, or FreeBSD's SCTP.
+    let mut sctp_ends = |sim: &Simulation,
+                         rng: &mut RngStream,
+                         table: &Option<SctpCfg>,
+                         cfg: SctpConfig,
+                         app: SctpApp|
+     -> Result<SctpEnds> {
+        if crate::usrsctp::is_usrsctp(a) {
+            let ends = UsrsctpEnds {
+                from,
+                to,
+                port,
+                measure_from,
+            };
+            let p = place_usrsctp(sim, path, a, table, &cfg, app, ends, usrsctp)?;
+            return Ok((Box::new(p.sender), Box::new(p.receiver), Box::new(p.truth)));
+        }
+        let truth = Rc::new(RefCell::new(SharedTruth::default()));
+        let (snd, rcv) = sctp(rng, cfg, app, truth.clone());
+        Ok((Box::new(snd), Box::new(rcv), Box::new(truth)))
+    };
     let mut tables: Option<Box<dyn Tables>> = None;
     let (sender, receiver, sender_binds): (Box<dyn Agent>, Box<dyn Agent>, bool) = match &a.traffic
     {
@@ -183,22 +210,20 @@ pub(super) fn add_app(
                 unordered: c.unordered.unwrap_or(true),
                 streams: c.streams.unwrap_or(1),
             };
-            let truth = Rc::new(RefCell::new(SharedTruth::default()));
-            let (snd, rcv) = sctp(&mut rng, cfg, app.into(), truth);
-            (Box::new(snd), Box::new(rcv), true)
+            let (snd, rcv, _) = sctp_ends(sim, &mut rng, &c.sctp, cfg, app.into())?;
+            (snd, rcv, true)
         }
         AppTraffic::SctpMessages(c) => {
             let cfg = sctp_cfg(&c.sctp)?;
-            let truth = Rc::new(RefCell::new(SharedTruth::default()));
-            tables = Some(Box::new(truth.clone()));
             // Seed 004's thin streams and seed 002's signalling are ordered.
             let app = SctpMessages {
                 gen: messages(sim, &c.traffic)?,
                 unordered: c.unordered.unwrap_or(false),
                 streams: c.streams.unwrap_or(1),
             };
-            let (snd, rcv) = sctp(&mut rng, cfg, app.into(), truth);
-            (Box::new(snd), Box::new(rcv), true)
+            let (snd, rcv, truth) = sctp_ends(sim, &mut rng, &c.sctp, cfg, app.into())?;
+            tables = Some(truth);
+            (snd, rcv, true)
         }
         AppTraffic::Http(_) => {
             return Err(ScenarioError::new(
@@ -255,6 +280,47 @@ pub(super) fn dctcp_without_marking(
          marking, RFC 8257 §3.1) or an AQM with ecn = true",
         cfg.cc, a.from, a.to
     ))
+}
+
+/// Where a usrsctp association goes: its nodes, port and the start of its statistics.
+struct UsrsctpEnds {
+    from: NodeId,
+    to: NodeId,
+    port: u16,
+    measure_from: Time,
+}
+
+/// The two agents of an association that runs FreeBSD's SCTP (`stack = "usrsctp"`): every
+/// address of each node, paired by index as rexmit's SCTP pairs them, data first to `to_addr`.
+/// The stack's random source is seeded from the scenario's stream `usrsctp/random`.
+#[allow(clippy::too_many_arguments)]
+fn place_usrsctp(
+    sim: &Simulation,
+    path: &str,
+    a: &AppCfg,
+    sctp: &Option<SctpCfg>,
+    cfg: &SctpConfig,
+    app: SctpApp,
+    ends: UsrsctpEnds,
+    stack: &mut crate::usrsctp::Stack,
+) -> Result<rexmit_usrsctp::association::Placed> {
+    let ucfg = crate::usrsctp::config(path, sctp, cfg)?;
+    let seed = sim.net().streams().stream("usrsctp/random").next_u64();
+    let run = stack.get(path, seed)?;
+    let paths = rexmit_usrsctp::wire::paths_by_index(
+        &sim.net().addrs(ends.from),
+        &sim.net().addrs(ends.to),
+    );
+    let spec = rexmit_usrsctp::association::AssociationSpec {
+        cfg: ucfg,
+        app,
+        port: ends.port,
+        paths,
+        primary: a.to_addr,
+        measure_from: ends.measure_from,
+        addressing: None,
+    };
+    rexmit_usrsctp::association::place(&run, spec).map_err(|e| crate::usrsctp::stack_error(path, e))
 }
 
 /// Place an HTTP app: server slots on `from` (ports `first..first+slots`), listening from time

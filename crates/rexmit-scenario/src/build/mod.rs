@@ -186,6 +186,7 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
     let mut tables: Vec<(usize, Box<dyn Tables>)> = Vec::new();
     let mut http_port = HTTP_FIRST_PORT;
     let mut warnings = Vec::new();
+    let mut usrsctp = crate::usrsctp::Stack::default();
     for (i, a) in s.apps.iter().enumerate() {
         let path = format!("apps[{i}]");
         let from = node_id(sim.net(), &format!("{path}.from"), &a.from)?;
@@ -222,7 +223,16 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             http_port += slots as u32;
             add_http(&mut sim, &path, a, http, from, to, port, first, slots)?
         } else {
-            add_app(&mut sim, &path, a, from, to, port, trace.clone())?
+            add_app(
+                &mut sim,
+                &path,
+                a,
+                from,
+                to,
+                port,
+                trace.clone(),
+                &mut usrsctp,
+            )?
         };
         apps.push(Some((placed.tx, placed.rx)));
         warnings.extend(apps::dctcp_without_marking(sim.net(), &path, a, from, dst));

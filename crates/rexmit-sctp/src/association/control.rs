@@ -17,22 +17,27 @@ use std::net::Ipv4Addr;
 pub(super) struct ControlRetries {
     t1_retries: u32,
     t1_chunk: Option<Chunk>,
+    /// When the chunk T1 guards was first sent (for `handshake_rtt`).
+    t1_sent_at: Time,
     t2_retries: u32,
     /// Association error counter (RFC 9260 §8.1).
     assoc_errors: u32,
-    /// When our COOKIE ECHO went out, while it was sent only once: its COOKIE ACK measures
-    /// the handshake's round trip for a plugged controller's `on_connected` (Karn's rule: not
-    /// after a resend). The RTO estimator does not take it (RFC 9260 §6.3.1 measures DATA).
-    cookie_sent_at: Option<Time>,
 }
 
 impl ControlRetries {
     /// T1 guards `chunk` (INIT, or COOKIE ECHO with `restart`: its retries count from zero).
-    fn start_t1(&mut self, chunk: Chunk, restart: bool) {
+    fn start_t1(&mut self, chunk: Chunk, restart: bool, now: Time) {
         self.t1_chunk = Some(chunk);
+        self.t1_sent_at = now;
         if restart {
             self.t1_retries = 0;
         }
+    }
+
+    /// The round trip of the chunk T1 guards, answered at `now`, if it was sent only once
+    /// (Karn's rule, RFC 9260 §6.3.1 C5).
+    fn t1_rtt(&self, now: Time) -> Option<Duration> {
+        (self.t1_retries == 0).then(|| now.saturating_since(self.t1_sent_at))
     }
 
     /// The association is established: T1 guards nothing.
@@ -44,7 +49,6 @@ impl ControlRetries {
     /// resend, if any.
     fn on_t1_expiry(&mut self, max: u32) -> Option<Option<Chunk>> {
         self.t1_retries += 1;
-        self.cookie_sent_at = None;
         (self.t1_retries <= max).then(|| self.t1_chunk.clone())
     }
 
@@ -93,7 +97,7 @@ impl Association {
     pub(super) fn send_init(&mut self, now: Time) {
         let init = Chunk::Init(self.our_init());
         self.queue_to_primary(0, init.clone());
-        self.ctl.start_t1(init, false);
+        self.ctl.start_t1(init, false, now);
         let rto = self
             .paths
             .get(self.primary)
@@ -206,6 +210,7 @@ impl Association {
         };
         let nr = self.cfg.nr_sack && handshake::peer_offers_nr_sack(&ack.params);
         self.set_ecn(self.cfg.ecn && handshake::peer_offers_ecn(&ack.params));
+        self.handshake_rtt_sample(self.ctl.t1_rtt(now), self.primary);
         self.adopt_peer(
             ack.initiate_tag,
             ack.initial_tsn,
@@ -217,8 +222,7 @@ impl Association {
         let echo = Chunk::CookieEcho { cookie };
         self.queue_to_primary(self.id.peer_tag(), echo.clone());
         self.state = State::CookieEchoed;
-        self.ctl.start_t1(echo, true);
-        self.ctl.cookie_sent_at = Some(now);
+        self.ctl.start_t1(echo, true, now);
         self.timers
             .set(Timer::T1, now + self.paths[self.primary].rtt().rto());
     }
@@ -258,6 +262,9 @@ impl Association {
         self.id.set_peer_port(pkt.src_port);
         self.make_paths(&c.peer_addrs);
         self.primary = self.path_of(from).unwrap_or(0);
+        // The cookie was made when the INIT ACK went out.
+        let since_init_ack = Duration::from_nanos(now.as_nanos().saturating_sub(c.created_ns));
+        self.handshake_rtt_sample(Some(since_init_ack), self.primary);
         self.adopt_peer(
             c.peer_tag,
             c.peer_initial_tsn,
@@ -280,12 +287,17 @@ impl Association {
 
     pub(super) fn on_cookie_ack(&mut self, now: Time) {
         if self.state == State::CookieEchoed {
-            let rtt = self
-                .ctl
-                .cookie_sent_at
-                .take()
-                .map(|t| now.saturating_since(t));
+            let rtt = self.ctl.t1_rtt(now);
+            self.handshake_rtt_sample(rtt, self.primary);
             self.establish(now, rtt);
+        }
+    }
+
+    /// `handshake_rtt`: a handshake round trip is an RTT sample of path `p`, as FreeBSD
+    /// takes it.
+    fn handshake_rtt_sample(&mut self, rtt: Option<Duration>, p: usize) {
+        if let (true, Some(r), Some(path)) = (self.cfg.handshake_rtt, rtt, self.paths.get_mut(p)) {
+            path.on_rtt_sample(r);
         }
     }
 

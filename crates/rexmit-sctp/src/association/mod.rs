@@ -134,6 +134,8 @@ pub struct Association {
     audit: invariants::Audit,
     /// The association's random draws (heartbeat jitter), seeded by `cfg.random_seed`.
     rng: control::Draws,
+    /// The last SACK carried gap or nr-gap blocks (FreeBSD's T3-rtx rule reads it).
+    last_sack_had_gaps: bool,
 }
 
 impl Association {
@@ -166,6 +168,7 @@ impl Association {
             stats: SctpStats::default(),
             audit: invariants::Audit::default(),
             rng: control::Draws::new(cfg.random_seed),
+            last_sack_had_gaps: false,
             cfg,
         }
     }

@@ -6,6 +6,7 @@
 use super::sender::PerPath;
 use super::timers::Timer;
 use super::Association;
+use crate::config::T3Rtx;
 use crate::controller::SackOnPath;
 use crate::path::Path;
 use crate::rtx_queue::{RtxEntry, TsnState};
@@ -179,7 +180,11 @@ impl Association {
         self.end_fast_recoveries(now, cum);
         self.detect_losses(now, &mut tally, &before, &blocks, extra, thin_first, er);
         self.update_windows(now, &tally, &before);
-        self.update_errors_and_timers(now, &tally, &before, thin);
+        // FreeBSD handles a SACK without gap blocks after one without them on its express
+        // path, which leaves a running T3-rtx alone (sctp_express_handle_sack).
+        let gaps_before = std::mem::replace(&mut self.last_sack_had_gaps, blocks.any_gap);
+        let slow_path = blocks.any_gap || gaps_before;
+        self.update_errors_and_timers(now, &tally, &before, thin, slow_path);
         self.update_peer_rwnd(a_rwnd, blocks.stale);
         self.track_loss_recovery(now, blocks.any_gap, before.cum_advanced);
         self.check_unblocked(now);
@@ -414,12 +419,14 @@ impl Association {
     }
 
     /// Error counters (§8.3), T3-rtx (§6.3.2 R2, R3), EFR, the reneging guard and RACK's PTO.
+    /// `slow_path`: the SACK or the one before it carried gap blocks (FreeBSD's T3-rtx rule).
     fn update_errors_and_timers(
         &mut self,
         now: Time,
         tally: &AckTally,
         before: &Before,
         thin: bool,
+        slow_path: bool,
     ) {
         let n = self.paths.len();
         let earliest = &before.earliest;
@@ -447,9 +454,12 @@ impl Association {
                     self.emit(crate::event::Event::PathUp { addr });
                 }
             }
+            let earliest_acked = earliest[p].is_some_and(|t| !self.tx.is_in_flight(t));
             if !in_flight_on[p] {
                 self.timers.stop(Timer::T3Rtx(p));
-            } else if earliest[p].is_some_and(|t| !self.tx.is_in_flight(t)) {
+            } else if self.cfg.t3_rtx == T3Rtx::Freebsd {
+                self.freebsd_t3_on_sack(now, p, tally, before, earliest_acked, slow_path);
+            } else if earliest_acked {
                 let at = self.t3_restart(now, p, thin);
                 self.timers.set(Timer::T3Rtx(p), at);
             }
@@ -458,6 +468,33 @@ impl Association {
         self.arm_reneging_guard(now);
         if before.cum_advanced {
             self.rack_arm_pto(now);
+        }
+    }
+
+    /// FreeBSD's T3-rtx on a SACK (`t3_rtx = "freebsd"`) for path `p`, which has data in
+    /// flight: acknowledged data sent once undoes the RTO backoff ("restore any doubled
+    /// timers"); a timer is started if none runs; a running one is restarted only on the slow
+    /// path, when the cumulative ack moved (with CMT: the path's pseudo-cumulative ack).
+    fn freebsd_t3_on_sack(
+        &mut self,
+        now: Time,
+        p: usize,
+        tally: &AckTally,
+        before: &Before,
+        earliest_acked: bool,
+        slow_path: bool,
+    ) {
+        if tally.min_rtt_sample[p].is_some() {
+            self.paths[p].reset_rto_backoff();
+        }
+        let moved = if self.cfg.cmt.enabled {
+            earliest_acked
+        } else {
+            before.cum_advanced
+        };
+        if !self.timers.is_set(Timer::T3Rtx(p)) || (slow_path && moved) {
+            let at = now + self.t3_rto(p);
+            self.timers.set(Timer::T3Rtx(p), at);
         }
     }
 

@@ -354,6 +354,20 @@ impl SendSide {
         marked
     }
 
+    /// FreeBSD's T3-rtx expiry on path `p`: only chunks sent at or before `sent_by` are
+    /// marked. Returns how many and the bytes that leave the path's flight, `None` if none was.
+    pub(super) fn mark_timed_out_sent_by(
+        &mut self,
+        p: usize,
+        sent_by: Time,
+    ) -> Option<crate::rtx_queue::TimedOut> {
+        let left = self.rtxq.mark_timed_out_sent_by(p, sent_by);
+        if left.is_some() {
+            self.rtx_marked = true;
+        }
+        left
+    }
+
     /// The receiver dropped `tsns` after acknowledging them (§6.2.1 D iv): send them again.
     /// Returns how many were still queued.
     pub(super) fn mark_reneged(&mut self, tsns: &[u32]) -> u64 {

@@ -4,11 +4,12 @@
 
 use super::timers::Timer;
 use super::Association;
+use crate::config::T3Rtx;
 use crate::controller::congestion_cause;
 use crate::rtx_queue::{RtxEntry, TsnState};
 use crate::stats::RtxCause;
 use crate::tsn::tsn_le;
-use rexmit_time::Time;
+use rexmit_time::{Duration, Time};
 use smallvec::{smallvec, SmallVec};
 
 /// One value per destination, inline for the usual one to four paths (no allocation per SACK).
@@ -103,19 +104,29 @@ impl Association {
         self.rack_on_t3();
         self.stats.timeouts += 1;
         self.stats.paths[p].timeouts += 1;
+        let freebsd = self.cfg.t3_rtx == T3Rtx::Freebsd && !guard_expired;
+        let freebsd_marked = freebsd && self.mark_timed_out_freebsd(now, p);
+        if !freebsd {
+            let marked = self.tx.mark_timed_out(p);
+            // §7.2.3; a plugged controller's `on_timeout` counts the chunks just marked lost.
+            let cc = self.paths[p].cc_mut();
+            cc.count_lost(marked);
+            cc.on_t3_expiry(now);
+            self.paths[p].clear_flight();
+        }
         if thin && self.cfg.thin.linear_timeouts {
             // Seed 004 §5.3: linear timeouts while thin.
             self.paths[p].reset_rto_backoff();
         } else {
             self.paths[p].back_off_rto();
         }
+        if freebsd_marked {
+            // FreeBSD: retransmissions wait (cwnd is one MTU), so a timer must run
+            // (sctp_timer_validation), with the RTO just doubled.
+            let at = now + self.t3_rto(p);
+            self.timers.set(Timer::T3Rtx(p), at);
+        }
         self.timers.stop(Timer::EarlyFastRtx(p));
-        let marked = self.tx.mark_timed_out(p);
-        // §7.2.3; a plugged controller's `on_timeout` counts the chunks just marked lost.
-        let cc = self.paths[p].cc_mut();
-        cc.count_lost(marked);
-        cc.on_t3_expiry(now);
-        self.paths[p].clear_flight();
         // The timeout's slow start from one MTU replaces the fast recovery in progress (as
         // Linux's sctp_transport_lower_cwnd): kept, it would forbid slow start (§7.2.1) until
         // the old exit point is acknowledged, freezing cwnd at one MTU for that long.
@@ -136,6 +147,28 @@ impl Association {
             self.mark_reneged(&gap_acked);
         }
         self.path_error(now, p);
+    }
+
+    /// FreeBSD's T3-rtx expiry (`t3_rtx = "freebsd"`; sctp_t3rxt_timer and
+    /// sctp_mark_all_for_resend): only chunks outstanding on `p` for at least SRTT + 4·RTTVAR
+    /// (the RTO before its lower bound and backoff) are marked, and cwnd falls to one MTU
+    /// only if one was (returned). Its timer is not restarted by SACKs without gap blocks, so it also
+    /// expires in a transfer without loss; then it finds the chunks whose SACK the delayed-SACK
+    /// rule holds back.
+    fn mark_timed_out_freebsd(&mut self, now: Time, p: usize) -> bool {
+        let wait = self.paths[p]
+            .rtt()
+            .unbounded_rto()
+            .unwrap_or(Duration::ZERO);
+        let sent_by = Time::ZERO + now.saturating_since(Time::ZERO).saturating_sub(wait);
+        let Some(marked) = self.tx.mark_timed_out_sent_by(p, sent_by) else {
+            return false;
+        };
+        self.paths[p].leave_flight(marked.bytes);
+        let cc = self.paths[p].cc_mut();
+        cc.count_lost(marked.chunks);
+        cc.on_t3_expiry(now);
+        true
     }
 
     pub(super) fn mark_reneged(&mut self, tsns: &[u32]) {

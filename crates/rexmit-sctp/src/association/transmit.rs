@@ -6,7 +6,7 @@
 use super::timers::Timer;
 use super::{Association, Outgoing, State};
 use crate::cmt;
-use crate::config::MaxBurstRule;
+use crate::config::{MaxBurstRule, T3Rtx};
 use crate::event::Transmit;
 use crate::rtx_queue::TsnState;
 use rexmit_time::Time;
@@ -234,10 +234,19 @@ impl Association {
         if tsns.is_empty() {
             return None;
         }
+        // FreeBSD fast-retransmitting the lowest TSN outstanding restarts the T3-rtx timer "to
+        // get a SACK back without a t3-expiring" (sctp_chunk_retransmission).
+        let restart_t3 = fast
+            && self.cfg.t3_rtx == T3Rtx::Freebsd
+            && self.tx.rtxq().iter().next().map(|e| e.tsn) == tsns.first().copied();
         let mut chunks = Vec::with_capacity(tsns.len());
         for (i, &t) in tsns.iter().enumerate() {
             self.on_data_sent(now, t, p, i == 0);
             chunks.extend(self.tx.rtxq().get(t).map(|e| Chunk::Data(e.chunk.clone())));
+        }
+        if restart_t3 {
+            let at = now + self.t3_rto(p);
+            self.timers.set(Timer::T3Rtx(p), at);
         }
         self.after_data_packet(now, p, &tsns);
         Some(self.data_out(p, used, chunks))

@@ -84,11 +84,17 @@ pub(crate) fn metrics(a: &UsrsctpAgent, now: Time) -> Metrics {
             put("dup_tsns_received", r.dup_tsns as f64);
         }
     }
-    put("failure", a.failure() as f64);
-    put("undecodable_packets", undecodable as f64);
-    put("unknown_path_packets", unknown_path as f64);
-    put("random_seeded", a.run.random_seeded() as u8 as f64);
-    if matches!(a.role, Role::Receiver(_)) {
+    // A flow's row joins the sender's metrics and the receiver's: each name once (the
+    // receiver's own counters end in `_rx`).
+    if matches!(a.role, Role::Sender(_)) {
+        put("failure", a.failure() as f64);
+        put("undecodable_packets", undecodable as f64);
+        put("unknown_path_packets", unknown_path as f64);
+        put("random_seeded", a.run.random_seeded() as u8 as f64);
+    } else {
+        put("failure_rx", a.failure() as f64);
+        put("undecodable_packets_rx", undecodable as f64);
+        put("unknown_path_packets_rx", unknown_path as f64);
         // messages_delivered and latency by retransmission count (seed 004 Fig. 8).
         m.extend(a.truth.borrow().log.metrics());
     }

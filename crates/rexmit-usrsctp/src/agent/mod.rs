@@ -273,7 +273,7 @@ impl UsrsctpAgent {
         r.bytes_delivered += got.len as u64;
         if got.end_of_message {
             let log = &mut self.truth.borrow_mut().log;
-            let msg = log.unwrap_msg(got.info.rcv_ppid);
+            let msg = log.unwrap_msg(u32::from_be(got.info.rcv_ppid));
             log.on_delivery(msg, now);
         }
     }
@@ -312,8 +312,10 @@ impl UsrsctpAgent {
             let info = ffi::SctpSndinfo {
                 snd_sid: s.next_stream,
                 snd_flags: if unordered { ffi::SCTP_UNORDERED } else { 0 },
-                // The message number, inside the stack only (see `ppid`).
-                snd_ppid: id as u32,
+                // The message number, inside the stack only (see `ppid`). The stack copies the
+                // PPID into the chunk's bytes as given (opaque, RFC 6458 §5.3.4): written in
+                // network byte order, it reads on the wire as the message number.
+                snd_ppid: (id as u32).to_be(),
                 ..Default::default()
             };
             match sock.send(lib, &self.zeros[..size as usize], &info) {

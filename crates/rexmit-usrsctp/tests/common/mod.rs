@@ -14,20 +14,10 @@ use rexmit_usrsctp::{StackRun, UsrsctpConfig};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-/// Whether usrsctp can be loaded; without it a test is skipped (with a message), unless
-/// REXMIT_REQUIRE_USRSCTP=1 (as `make test-rust` sets) makes that a failure.
+/// Whether usrsctp can be loaded; without it a test is skipped (see
+/// `rexmit_usrsctp::library::available_or_required`).
 pub fn usrsctp_or_skip() -> bool {
-    match rexmit_usrsctp::available() {
-        Ok(()) => true,
-        Err(e) => {
-            assert!(
-                std::env::var("REXMIT_REQUIRE_USRSCTP").as_deref() != Ok("1"),
-                "usrsctp is required (REXMIT_REQUIRE_USRSCTP=1): {e}"
-            );
-            eprintln!("skipped: {e}");
-            false
-        }
-    }
+    rexmit_usrsctp::library::available_or_required()
 }
 
 /// S — R — D: a fast access link, then a bottleneck of `rate`, one-way delay `delay` and

@@ -1,0 +1,118 @@
+//! FreeBSD's choices as rexmit options (issue 39, docs/validation.md "FreeBSD's SCTP"): its
+//! T3-rtx rules (`t3_rtx = "freebsd"`), RTT samples from the handshake (`handshake_rtt`). The
+//! RFC 9260 behaviour beside each, on the same exchange. One-way delay 10 ms both ways, B
+//! SACKs every packet, nothing lost.
+
+mod common;
+use common::*;
+use rexmit_sctp::{Association, SctpConfig, T3Rtx};
+use rexmit_time::{Duration, Time};
+use rexmit_wire::Payload;
+
+const T: u32 = 1452;
+const OWD: Duration = Duration::from_millis(10);
+
+fn config(t3: T3Rtx) -> SctpConfig {
+    SctpConfig {
+        hb_interval: None,
+        initial_cwnd: Some(4 * T as u64),
+        send_buffer: 64 * 1024,
+        t3_rtx: t3,
+        ..SctpConfig::default()
+    }
+}
+
+fn receiver() -> SctpConfig {
+    SctpConfig {
+        hb_interval: None,
+        sack_freq: 1,
+        recv_buffer: 1 << 20,
+        ..SctpConfig::default()
+    }
+}
+
+/// A keeps its 64 KiB send buffer full for `secs` seconds over a loss-free 20 ms round trip; every
+/// packet crosses in OWD and is SACKed at once. Returns A.
+fn bulk(t3: T3Rtx, secs: u64) -> Association {
+    let (a, b) = connect_pair(config(t3), receiver(), 1, 1, false);
+    let mut net = Net::new(a, b);
+    let mut fate = |_: &rexmit_sctp::Transmit, _: Time| Some(OWD);
+    let mut app = |now: Time, eps: &mut [Association; 2]| {
+        while eps[0].send(now, 0, Payload::zeros(T), true).is_ok() {}
+    };
+    net.run(Time::from_secs(secs), &mut fate, &mut app);
+    let [a, _] = net.eps;
+    a
+}
+
+/// RFC 9260 §6.3.2 R3: every SACK acknowledging the earliest outstanding TSN restarts the
+/// timer, so a transfer without loss never sees it expire.
+#[test]
+fn rfc9260_t3_rtx_never_expires_in_a_transfer_without_loss() {
+    let a = bulk(T3Rtx::Rfc9260, 3);
+    assert_eq!(a.stats().timeouts, 0);
+    assert_eq!(a.stats().retransmissions, 0);
+}
+
+/// FreeBSD: SACKs without gap blocks (its express path) leave a running T3-rtx alone, so the
+/// timer started by the first DATA chunk (RTO.Initial, 3 s) expires although every chunk is
+/// acknowledged within the round trip; no chunk is older than SRTT + 4·RTTVAR, none is
+/// marked, and cwnd is kept (sctp_t3rxt_timer, sctp_mark_all_for_resend). The expiry
+/// doubles the RTO; the next SACK of data sent once undoes that and starts the timer again
+/// with RTO.Min, so it expires again a second later: at about 3 s and 4 s in 5 s.
+#[test]
+fn freebsd_t3_rtx_expires_without_loss_and_marks_nothing_fresh() {
+    let a = bulk(T3Rtx::Freebsd, 5);
+    assert_eq!(a.stats().timeouts, 2);
+    assert_eq!(a.stats().retransmissions, 0, "nothing old enough to mark");
+    let cwnd = a.paths()[0].cc().cwnd();
+    assert!(cwnd > 64 * 1024, "never cut: {cwnd}");
+}
+
+/// `handshake_rtt`: the initiator times INIT -> INIT ACK and COOKIE ECHO -> COOKIE ACK, so the
+/// RTO follows the path before any DATA chunk (FreeBSD's sctp_calculate_rto on INIT ACK and
+/// COOKIE ACK); off, SRTT waits for the first SACK (RFC 9260 §6.3.1 C1).
+#[test]
+fn handshake_round_trips_are_rtt_samples_only_with_handshake_rtt() {
+    for on in [false, true] {
+        let cfg = SctpConfig {
+            handshake_rtt: on,
+            hb_interval: None,
+            ..SctpConfig::default()
+        };
+        let a = Association::connect(
+            cfg,
+            vec![A1],
+            PORT_A,
+            vec![B1],
+            PORT_B,
+            TAG_A,
+            1,
+            Time::ZERO,
+        );
+        let b = Association::listen(
+            SctpConfig {
+                handshake_rtt: on,
+                hb_interval: None,
+                ..SctpConfig::default()
+            },
+            vec![B1],
+            PORT_B,
+            TAG_B,
+            1,
+        );
+        let mut net = Net::new(a, b);
+        let mut fate = |_: &rexmit_sctp::Transmit, _: Time| Some(OWD);
+        net.run(Time::from_millis(100), &mut fate, &mut |_, _| {});
+        let [a, b] = &net.eps;
+        assert!(a.is_established() && b.is_established());
+        let (srtt_a, srtt_b) = (a.paths()[0].rtt().srtt(), b.paths()[0].rtt().srtt());
+        if on {
+            // Two samples of 20 ms at A; B times its INIT ACK to the COOKIE ECHO.
+            assert_eq!((srtt_a, srtt_b), (Some(OWD * 2), Some(OWD * 2)));
+            assert_eq!(a.stats().paths[0].rtt_samples, 0, "not DATA samples");
+        } else {
+            assert_eq!((srtt_a, srtt_b), (None, None));
+        }
+    }
+}
