@@ -38,6 +38,7 @@ ROOT = HERE.parent
 RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
 
+import controllers  # noqa: E402
 from compare import NS2_TCP, NS3_TCP, ci95  # noqa: E402
 
 
@@ -137,6 +138,21 @@ def _scenarios() -> dict[str, MultiScenario]:
         ),
         MultiScenario("ns3-newreno-4-red", "ns3", ("newreno",) * 4, _spread(44, 82, 4), qdisc="red", queue=60),
         MultiScenario("ns3-newreno-4-loss1e-3", "ns3", ("newreno",) * 4, _spread(44, 82, 4), loss=1e-3),
+        # Issue 37's controllers with ns-3.44's defaults: Vegas and LEDBAT yielding to NewReno,
+        # Illinois, H-TCP and BIC against CUBIC; two and four flows (half of each), classic
+        # recovery in both (ns-3.44's PRR counts duplicate ACKs twice with SACK). LEDBAT's 100 ms
+        # target needs a queue that can hold it (150 packets = 180 ms at 10 Mb/s).
+        *[
+            MultiScenario(f"ns3-{a}-vs-{b}-{n}", "ns3", (a, b) * (n // 2), (60.0,) * n, queue=q, prr=False)
+            for a, b, q in [
+                ("vegas", "newreno", 30),
+                ("ledbat", "newreno", 150),
+                ("illinois", "cubic", 30),
+                ("htcp", "cubic", 30),
+                ("bic", "cubic", 30),
+            ]
+            for n in (2, 4)
+        ],
     ]
     return {s.name: s for s in out}
 
@@ -181,7 +197,9 @@ ACTIVE_QUEUES = ("codel", "fq_codel", "pie", "ared")
 AQM_LINK_METRICS = ("queue_delay_mean_s", "queue_delay_p99_s", "drop_early", "drop_overflow", "ecn_marked")
 
 NS2_AGENT = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}
-NS3_CC = {"newreno": "newreno", "newreno-rfc": "newreno-rfc", "cubic": "cubic", "westwood": "westwoodplus"}
+NS3_CC = {"newreno": "newreno", "newreno-rfc": "newreno-rfc", "cubic": "cubic", "westwood": "westwoodplus"} | {
+    c: c for c in controllers.CONTROLLERS
+}
 
 
 def ns2_command(sc: MultiScenario, seed: int) -> list[str]:
@@ -259,6 +277,8 @@ def run_peer(sc: MultiScenario, seed: int) -> dict[str, Any]:
 def rexmit_tcp(sc: MultiScenario, variant: str) -> dict[str, Any]:
     if sc.peer == "ns2":
         return {**NS2_TCP, "recovery": variant}
+    if variant in controllers.CONTROLLERS:
+        return {**controllers.rexmit_tcp(variant), "prr": sc.sack and sc.prr}
     cc = {"newreno": "reno", "newreno-rfc": "reno", "cubic": "cubic", "westwood": "westwood"}[variant]
     # ns-3 runs PRR by default (TcpPrrRecovery) and SACK as configured (NS3_TCP: timer
     # restarted by new ACKs only, as ns-3).

@@ -234,7 +234,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "run number (RngRun); RngSeed stays 1", seed);
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("warmup", "goodput is measured from here (s)", warmup);
-    cmd.AddValue("ccs", "comma list, one per flow: newreno | cubic | westwoodplus | linuxreno", ccs);
+    cmd.AddValue("ccs", "comma list, one per flow: newreno | newreno-rfc | cubic | westwoodplus | linuxreno, or one of AddControllerTypes (ns3_tcp_defaults.h)", ccs);
     cmd.AddValue("delaysNs", "comma list: each sender's access delay (ns)", delaysNs);
     cmd.AddValue("starts", "comma list: each flow's start (s)", starts);
     cmd.AddValue("sack", "SACK option", sack);
@@ -265,11 +265,12 @@ main(int argc, char* argv[])
     const size_t n = ccList.size();
     // newreno-rfc: ns-3's NewReno with RFC 5681's ssthresh (FlightSize/2 without the
     // limited-transmit segments) instead of half the pipe (ns3_newreno_variants.h).
-    const std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
+    std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
                                                         {"newreno-rfc", "rexmit::NewRenoFlightSize"},
                                                         {"linuxreno", "ns3::TcpLinuxReno"},
                                                         {"westwoodplus", "ns3::TcpWestwoodPlus"},
                                                         {"cubic", "ns3::TcpCubic"}};
+    AddControllerTypes(ccTypes);
     if (n == 0 || delayList.size() != n || startList.size() != n || (qdisc != "droptail" && qdisc != "red" && !IsAqm(qdisc)) ||
         (recovery != "classic" && recovery != "prr"))
     {
