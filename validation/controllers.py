@@ -146,7 +146,7 @@ def run_rexmit(cc: str, case: str, seed: int, probe: tuple[int, int]) -> dict[st
     s.timeseries("app", f"{SAMPLE * 1e3:g}ms", app="bulk", value="cwnd")
     res = rexmit.run(s)
     f = res.flow("bulk")
-    smss = rexmit_tcp(cc)["mss"]
+    smss = rexmit_tcp(cc)["mss"] - 12  # the timestamps option's 12 bytes come off the MSS (RFC 6691 §3)
     cwnd = [(x["t_s"], x["value"] / smss) for x in res.series_table().to_pylist() if x["series"] == "bulk:cwnd"]
     return {
         "seed": seed,
@@ -191,6 +191,17 @@ def summarize(case: str, peer: list[dict[str, Any]], ours: list[dict[str, Any]])
     return out
 
 
+def stored(run: dict[str, Any]) -> dict[str, Any]:
+    """What a saved run keeps: its counters, the time-averaged window and the window every 0.5 s
+    (the raw traces run to megabytes)."""
+    cwnd = run["cwnd"]
+    return {
+        **{k: v for k, v in run.items() if k != "cwnd"},
+        "cwnd_avg": time_average(cwnd, CWND_FROM, DURATION),
+        "cwnd_every_500ms": [round(value_at(cwnd, k / 2), 2) for k in range(int(DURATION * 2) + 1)],
+    }
+
+
 def saved(cc: str, case: str) -> Path:
     return RESULTS / f"cc_{cc}_{case}.json"
 
@@ -203,8 +214,9 @@ def run(cc: str, case: str, seeds: int) -> dict[str, Any]:
     doc: dict[str, Any] = {"cc": cc, "rexmit": ours, "peers": {}, "summaries": {}}
     for peer_cc in [cc, *DIAGNOSTIC.get(cc, [])]:
         peer = [run_ns3(peer_cc, case, s) for s in ss]
-        doc["peers"][peer_cc] = peer
         doc["summaries"][peer_cc] = summarize(case, peer, ours)
+        doc["peers"][peer_cc] = [stored(r) for r in peer]
+    doc["rexmit"] = [stored(r) for r in ours]
     path = saved(cc, case)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc) + "\n")
