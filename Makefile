@@ -109,16 +109,22 @@ fuzz:
 	cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
-# Cross-validation against ns-2 and ns-3 (installs them; about 30 minutes on 2 cores): runs every peer
+# Cross-validation against ns-2 and ns-3 (installs them; about 2 hours on 2 cores): runs every peer
 # scenario (validation/run_peers.sh), then rexmit on the same ones, and writes
 # docs/validation_tables.md; then the competing-flow scenarios in both simulators
-# (validation/multiflow.py, docs/validation_multiflow.md). Tables explained in docs/validation.md.
-# Then Linux TCP through emulation (validate-linux, below).
+# (validation/multiflow.py, docs/validation_multiflow.md); then the active queues against ns-3's
+# queue discs (validation/aqm.py, docs/validation_aqm.md) and issue 37's controllers against
+# ns-3's (validation/controllers.py, docs/validation_controllers.md). Tables explained in
+# docs/validation.md. Then Linux TCP through emulation (validate-linux, below).
 validate: peers validate-linux
 	PY=$(BIN)/python bash validation/run_peers.sh
 	$(BIN)/python validation/compare.py
 	$(BIN)/python validation/multiflow.py run all --seeds 20
 	$(BIN)/python validation/multiflow.py table
+	$(BIN)/python validation/aqm.py run all --seeds 10
+	$(BIN)/python validation/aqm.py table
+	$(BIN)/python validation/controllers.py run --seeds 10
+	$(BIN)/python validation/controllers.py table
 	$(MAKE) validate-usrsctp
 
 # rexmit's SCTP core (with FreeBSD's choices, and with its RFC 9260 defaults) against FreeBSD's

@@ -38,6 +38,7 @@ ROOT = HERE.parent
 RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
 
+import controllers  # noqa: E402
 from compare import NS2_TCP, NS3_TCP, ci95  # noqa: E402
 
 
@@ -60,7 +61,8 @@ class MultiScenario:
     variants: tuple[str, ...]  # per long flow: tahoe | reno | newreno | sack | cubic | westwood
     rtts_ms: tuple[float, ...]
     queue: int = 30
-    qdisc: str = "droptail"  # droptail | red
+    qdisc: str = "droptail"  # droptail | red | codel | fq_codel | pie | ared (validation/aqm.py)
+    ecn: bool = False  # the active queue marks ECN-capable packets (codel, fq_codel, pie, ared)
     red: tuple[float, float, float, float] = (5.0, 15.0, 0.1, 0.002)  # min_th, max_th, max_p, weight
     loss: float = 0.0
     shorts: Shorts | None = None
@@ -136,6 +138,21 @@ def _scenarios() -> dict[str, MultiScenario]:
         ),
         MultiScenario("ns3-newreno-4-red", "ns3", ("newreno",) * 4, _spread(44, 82, 4), qdisc="red", queue=60),
         MultiScenario("ns3-newreno-4-loss1e-3", "ns3", ("newreno",) * 4, _spread(44, 82, 4), loss=1e-3),
+        # Issue 37's controllers with ns-3.44's defaults: Vegas and LEDBAT yielding to NewReno,
+        # Illinois, H-TCP and BIC against CUBIC; two and four flows (half of each), classic
+        # recovery in both (ns-3.44's PRR counts duplicate ACKs twice with SACK). LEDBAT's 100 ms
+        # target needs a queue that can hold it (150 packets = 180 ms at 10 Mb/s).
+        *[
+            MultiScenario(f"ns3-{a}-vs-{b}-{n}", "ns3", (a, b) * (n // 2), (60.0,) * n, queue=q, prr=False)
+            for a, b, q in [
+                ("vegas", "newreno", 30),
+                ("ledbat", "newreno", 150),
+                ("illinois", "cubic", 30),
+                ("htcp", "cubic", 30),
+                ("bic", "cubic", 30),
+            ]
+            for n in (2, 4)
+        ],
     ]
     return {s.name: s for s in out}
 
@@ -175,8 +192,14 @@ def short_transfers(sc: MultiScenario, seed: int) -> list[tuple[float, int]]:
 
 # --- peers -------------------------------------------------------------------------------------
 
+ACTIVE_QUEUES = ("codel", "fq_codel", "pie", "ared")
+# What an active queue reports besides the drop-tail metrics (links.parquet).
+AQM_LINK_METRICS = ("queue_delay_mean_s", "queue_delay_p99_s", "drop_early", "drop_overflow", "ecn_marked")
+
 NS2_AGENT = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}
-NS3_CC = {"newreno": "newreno", "newreno-rfc": "newreno-rfc", "cubic": "cubic", "westwood": "westwoodplus"}
+NS3_CC = {"newreno": "newreno", "newreno-rfc": "newreno-rfc", "cubic": "cubic", "westwood": "westwoodplus"} | {
+    c: c for c in controllers.CONTROLLERS
+}
 
 
 def ns2_command(sc: MultiScenario, seed: int) -> list[str]:
@@ -223,6 +246,8 @@ def ns3_command(sc: MultiScenario, seed: int) -> list[str]:
     }
     if sc.qdisc == "red":
         args.update(redMin=sc.red[0], redMax=sc.red[1], redMaxP=sc.red[2], redWeight=sc.red[3])
+    if sc.qdisc in ACTIVE_QUEUES:
+        args["ecn"] = int(sc.ecn)
     if sc.loss:
         args["lossRate"] = sc.loss
     return [str(ns3_multi.build()), *[f"--{k}={v}" for k, v in args.items()]]
@@ -234,7 +259,9 @@ def run_peer(sc: MultiScenario, seed: int) -> dict[str, Any]:
     res = json.loads(out.stdout.strip().splitlines()[-1])
     b = res["bottleneck"]
     drops = b["queue_drops"] + b.get("error_drops", 0)
+    extra = {"aqm": res["aqm"]} if "aqm" in res else {}
     return {
+        **extra,
         "seed": seed,
         "flows": [{k: f[k] for k in ("goodput_bps", "retransmissions", "timeouts")} for f in res["flows"]],
         "shorts": [s["completion_s"] for s in res.get("shorts", [])],
@@ -250,6 +277,8 @@ def run_peer(sc: MultiScenario, seed: int) -> dict[str, Any]:
 def rexmit_tcp(sc: MultiScenario, variant: str) -> dict[str, Any]:
     if sc.peer == "ns2":
         return {**NS2_TCP, "recovery": variant}
+    if variant in controllers.CONTROLLERS:
+        return {**controllers.rexmit_tcp(variant), "prr": sc.sack and sc.prr}
     cc = {"newreno": "reno", "newreno-rfc": "reno", "cubic": "cubic", "westwood": "westwood"}[variant]
     # ns-3 runs PRR by default (TcpPrrRecovery) and SACK as configured (NS3_TCP: timer
     # restarted by new ACKs only, as ns-3).
@@ -286,6 +315,9 @@ def rexmit_scenario(sc: MultiScenario, seed: int, overrides: dict[str, Any] | No
     if sc.qdisc == "red":
         mn, mx, p, w = sc.red
         queue["red"] = {"min_th": mn, "max_th": mx, "max_p": p, "weight": w, "gentle": True}
+    elif sc.qdisc in ACTIVE_QUEUES:
+        # Every parameter at its RFC default, as ns-3 is set in validation/src/ns3_aqm.h.
+        queue.update(aqm=sc.qdisc, ecn=sc.ecn)
     bottleneck: dict[str, Any] = {
         "rate": f"{sc.bottleneck_rate_mbps:g}Mbps",
         "delay": f"{sc.bottleneck_delay_ms:g}ms",
@@ -312,7 +344,9 @@ def run_rexmit(sc: MultiScenario, seed: int, overrides: dict[str, Any] | None = 
     link = res.link("R1->R2")
     drops = link["drop_overflow"] + link["drop_early"] + link["drop_error"]
     shorts = [f.get("completion_time_s") for f in res.flows if f["name"].startswith("short")]
+    extra = {"aqm": {k: link[k] for k in AQM_LINK_METRICS}} if sc.qdisc in ACTIVE_QUEUES else {}
     return {
+        **extra,
         "seed": seed,
         "flows": [
             {
@@ -461,18 +495,24 @@ def brief(doc: dict[str, Any]) -> str:
     )
 
 
-def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def command_line(doc: str, names: str, seeds: int, table: str) -> tuple[argparse.ArgumentParser, Any]:
+    """The `list`, `run NAMES [--seeds] [--side]` and `table [--out]` commands of a validation
+    script; returns the parser and the `run` subparser (for more options)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list")
     r = sub.add_parser("run")
-    r.add_argument("names", nargs="+", help="scenario names, or 'all', 'ns2', 'ns3'")
-    r.add_argument("--seeds", type=int, default=20)
+    r.add_argument("names", nargs="+", help=f"scenario names, or {names}")
+    r.add_argument("--seeds", type=int, default=seeds)
     r.add_argument("--side", choices=["peer", "rexmit", "both"], default="both")
+    sub.add_parser("table").add_argument("--out", default=str(ROOT / "docs" / table))
+    return ap, r
+
+
+def main(argv: list[str]) -> int:
+    ap, r = command_line(__doc__ or "", "'all', 'ns2', 'ns3'", 20, "validation_multiflow.md")
     r.add_argument("--set", action="append", default=[], metavar="K=JSON", help="rexmit tcp override (diagnostics)")
     r.add_argument("--tag", default="", help="suffix of the saved rexmit file (diagnostics)")
-    t = sub.add_parser("table")
-    t.add_argument("--out", default=str(ROOT / "docs" / "validation_multiflow.md"))
     ns = ap.parse_args(argv)
     if ns.cmd == "list":
         for sc in SCENARIOS.values():

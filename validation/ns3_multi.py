@@ -19,10 +19,11 @@ import ns3_tcp  # noqa: E402
 
 SRC = HERE / "src" / "ns3_tcp_multi.cc"
 BIN = HERE / "build" / "ns3-tcp-multi"
+HEADERS = ["ns3_tcp_defaults.h", "ns3_newreno_variants.h", "ns3_aqm.h"]
 
 
 def build() -> Path:
-    return ns3_tcp.build(SRC, [HERE / "src" / "ns3_tcp_defaults.h", HERE / "src" / "ns3_newreno_variants.h"], BIN)
+    return ns3_tcp.build(SRC, [HERE / "src" / h for h in HEADERS], BIN)
 
 
 def main(argv: list[str]) -> int:

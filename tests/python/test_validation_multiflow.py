@@ -38,12 +38,16 @@ def _compare(name: str, seeds: int) -> dict:
     return {"peer": peer, "rexmit": ours, **multiflow.verdict(peer, ours)}
 
 
+# RED with four flows over 20 seeds: on seeds 1-10 alone one flow is +8.8% with CIs apart
+# (seeds 11-20, 21-30, 31-40 and 1-40 agree, every flow within 3.2% over 1-40); docs/validation.md
+# "Active queues", the RED fix.
 @pytest.mark.parametrize(
-    "name", ["ns2-sack-4-rtt44-82", "ns2-newreno-2-rtt1to4", "ns2-sack-4-red", "ns2-sack-16-equal"]
+    "name,seeds",
+    [("ns2-sack-4-rtt44-82", 10), ("ns2-newreno-2-rtt1to4", 10), ("ns2-sack-4-red", 20), ("ns2-sack-16-equal", 10)],
 )
-def test_competing_flows_agree_with_ns2(name):
+def test_competing_flows_agree_with_ns2(name, seeds):
     _require(shutil.which("ns") is not None, "ns-2 ('ns') is not on the PATH")
-    r = _compare(name, 10)
+    r = _compare(name, seeds)
     assert r["verdict"] == "agree", r
     # RTT unfairness has the same size in both: the short/long-RTT goodput ratios' CIs overlap.
     if "rtt_ratio" in r["peer"]:

@@ -2,6 +2,25 @@
 // validation). Included by ns3_tcp_single.cc and ns3_tcp_multi.cc after the ns-3 headers.
 #pragma once
 
+#include <map>
+#include <string>
+
+// ns-3.44's congestion controls that rexmit also has (issue 37), by rexmit's `cc` names; each
+// runs with ns-3's default attributes, which rexmit's cc_params defaults follow.
+inline void
+AddControllerTypes(std::map<std::string, std::string>& types)
+{
+    types.insert({{"vegas", "ns3::TcpVegas"},
+                  {"veno", "ns3::TcpVeno"},
+                  {"illinois", "ns3::TcpIllinois"},
+                  {"htcp", "ns3::TcpHtcp"},
+                  {"hybla", "ns3::TcpHybla"},
+                  {"yeah", "ns3::TcpYeah"},
+                  {"bic", "ns3::TcpBic"},
+                  {"lp", "ns3::TcpLp"},
+                  {"ledbat", "ns3::TcpLedbat"}});
+}
+
 struct TcpKnobs
 {
     std::string recovery = "prr"; // classic | prr

@@ -11,6 +11,9 @@
 // - RED: a RedQueueDisc on R1's bottleneck device (thresholds in packets, MeanPktSize 500,
 //   `Wait` off, `Gentle` on, `QW`, `LInterm` = 1/maxP, limit `queue` packets) above a one-packet
 //   device queue; its time-average queue is the queue disc's.
+// - An active queue (codel | fq_codel | pie | ared): the queue disc of ns3_aqm.h, set to the
+//   RFC values rexmit uses, above a one-packet device queue; its drops by reason, marks and
+//   delays are printed under "aqm".
 // - The error model (lossRate) is the ReceiveErrorModel of R2's bottleneck device: data
 //   direction only, after the packet used the link.
 // - Flow i's congestion control is set per sender node (TcpL4Protocol::SocketType); SACK and
@@ -34,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "ns3_aqm.h"
 #include "ns3_tcp_defaults.h"
 
 using namespace ns3;
@@ -214,6 +218,7 @@ main(int argc, char* argv[])
     std::string accessRate = "100Mbps";
     uint32_t queue = 30;
     std::string qdisc = "droptail";
+    bool ecn = false;
     double redMin = 5, redMax = 15, redMaxP = 0.1, redWeight = 0.002;
     double lossRate = 0.0;
     uint32_t mtu = 1500;
@@ -229,7 +234,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "run number (RngRun); RngSeed stays 1", seed);
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("warmup", "goodput is measured from here (s)", warmup);
-    cmd.AddValue("ccs", "comma list, one per flow: newreno | cubic | westwoodplus | linuxreno", ccs);
+    cmd.AddValue("ccs", "comma list, one per flow: newreno | newreno-rfc | cubic | westwoodplus | linuxreno, or one of AddControllerTypes (ns3_tcp_defaults.h)", ccs);
     cmd.AddValue("delaysNs", "comma list: each sender's access delay (ns)", delaysNs);
     cmd.AddValue("starts", "comma list: each flow's start (s)", starts);
     cmd.AddValue("sack", "SACK option", sack);
@@ -239,7 +244,8 @@ main(int argc, char* argv[])
     cmd.AddValue("recvDelayMs", "receivers' access delay (ms)", recvDelayMs);
     cmd.AddValue("accessRate", "access link rate", accessRate);
     cmd.AddValue("queue", "bottleneck queue (packets)", queue);
-    cmd.AddValue("qdisc", "droptail | red", qdisc);
+    cmd.AddValue("qdisc", "droptail | red | codel | fq_codel | pie | ared", qdisc);
+    cmd.AddValue("ecn", "the active queue marks ECN-capable packets (codel, fq_codel, pie, ared)", ecn);
     cmd.AddValue("redMin", "RED min threshold (packets)", redMin);
     cmd.AddValue("redMax", "RED max threshold (packets)", redMax);
     cmd.AddValue("redMaxP", "RED max_p", redMaxP);
@@ -259,12 +265,13 @@ main(int argc, char* argv[])
     const size_t n = ccList.size();
     // newreno-rfc: ns-3's NewReno with RFC 5681's ssthresh (FlightSize/2 without the
     // limited-transmit segments) instead of half the pipe (ns3_newreno_variants.h).
-    const std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
+    std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
                                                         {"newreno-rfc", "rexmit::NewRenoFlightSize"},
                                                         {"linuxreno", "ns3::TcpLinuxReno"},
                                                         {"westwoodplus", "ns3::TcpWestwoodPlus"},
                                                         {"cubic", "ns3::TcpCubic"}};
-    if (n == 0 || delayList.size() != n || startList.size() != n || (qdisc != "droptail" && qdisc != "red") ||
+    AddControllerTypes(ccTypes);
+    if (n == 0 || delayList.size() != n || startList.size() != n || (qdisc != "droptail" && qdisc != "red" && !IsAqm(qdisc)) ||
         (recovery != "classic" && recovery != "prr"))
     {
         std::fprintf(stderr, "bad ccs/delaysNs/starts lengths, qdisc or recovery\n");
@@ -321,7 +328,7 @@ main(int argc, char* argv[])
     bottleneck.SetDeviceAttribute("Mtu", UintegerValue(mtu));
     bottleneck.SetChannelAttribute("Delay", TimeValue(MicroSeconds(std::llround(bottleneckDelayMs * 1000))));
     std::ostringstream q;
-    q << (qdisc == "red" ? 1 : queue) << "p";
+    q << (qdisc == "droptail" ? queue : 1) << "p";
     bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(q.str()));
     NetDeviceContainer dR = bottleneck.Install(routers.Get(0), routers.Get(1));
 
@@ -363,7 +370,15 @@ main(int argc, char* argv[])
         tch.Uninstall(c);
     }
     Ptr<NetDevice> bdev = dR.Get(0);
-    if (qdisc == "red")
+    Ptr<QueueDisc> aqm;
+    if (IsAqm(qdisc))
+    {
+        aqm = InstallAqm(bdev, AqmKnobs{qdisc, queue, ecn, bottleneckRate});
+        HookAqm(aqm, bdev);
+        aqm->TraceConnectWithoutContext("Drop", MakeCallback(&OnQdiscDrop));
+        aqm->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQueueLen));
+    }
+    else if (qdisc == "red")
     {
         TrafficControlHelper red;
         std::ostringstream lim;
@@ -429,6 +444,10 @@ main(int argc, char* argv[])
     Simulator::Run();
     auto runEnd = std::chrono::steady_clock::now();
     OnQueueLen(0, g_b.qlen); // close the integral at the end
+    if (aqm)
+    {
+        g_b.arrivals = aqm->GetStats().nTotalReceivedPackets;
+    }
     std::ostringstream o;
     o.precision(10);
     o << "{\"peer\": \"ns-3.44\", \"scenario\": \"tcp_multi\", \"seed\": " << seed << ", \"duration_s\": " << duration
@@ -450,8 +469,12 @@ main(int argc, char* argv[])
         o << "}";
     }
     o << "], \"bottleneck\": {\"arrivals\": " << g_b.arrivals << ", \"queue_drops\": " << g_b.queueDrops
-      << ", \"error_drops\": " << g_b.errorDrops << ", \"mean_queue_pkts\": " << g_b.integral / duration << "}"
-      << ", \"wall_run_s\": " << std::chrono::duration<double>(runEnd - runStart).count() << "}";
+      << ", \"error_drops\": " << g_b.errorDrops << ", \"mean_queue_pkts\": " << g_b.integral / duration << "}";
+    if (aqm)
+    {
+        o << ", \"aqm\": " << AqmJson(aqm);
+    }
+    o << ", \"wall_run_s\": " << std::chrono::duration<double>(runEnd - runStart).count() << "}";
     Simulator::Destroy();
     std::printf("%s\n", o.str().c_str());
     return 0;

@@ -125,6 +125,7 @@ class SegmentListErrorModel : public ErrorModel
 NS_OBJECT_ENSURE_REGISTERED(SegmentListErrorModel);
 
 #include "ns3_newreno_variants.h"
+#include "ns3_rtt_sample_variants.h"
 
 struct Stats
 {
@@ -155,6 +156,7 @@ struct Stats
     std::vector<std::pair<double, uint64_t>> txWire; // with recordTx: every data transmission start at S
     std::vector<std::pair<double, uint32_t>> cwnd; // (time, cwnd bytes) at every change
     std::vector<std::pair<double, uint32_t>> ssthresh; // (time, ssthresh bytes) at every change
+    std::vector<std::pair<double, double>> lastRtt;    // (time, s): each ACK's RTT sample
     std::vector<std::pair<double, int>> events;     // (time, 1 = recovery entered, 2 = timeout, 3 = back to open)
 };
 
@@ -265,6 +267,28 @@ OnSsthresh(uint32_t, uint32_t now)
 }
 
 void
+OnLastRtt(Time, Time now)
+{
+    if (g.lastRtt.size() < 200000)
+    {
+        g.lastRtt.emplace_back(Simulator::Now().GetSeconds(), now.GetSeconds());
+    }
+}
+
+// `, "name": [[t, v], ...]`
+template <class V>
+void
+PrintSeries(std::ostringstream& o, const char* name, const std::vector<std::pair<double, V>>& points)
+{
+    o << ", \"" << name << "\": [";
+    for (size_t i = 0; i < points.size(); i++)
+    {
+        o << (i ? ", " : "") << "[" << points[i].first << ", " << points[i].second << "]";
+    }
+    o << "]";
+}
+
+void
 OnSenderPhyTxBegin(Ptr<const Packet> p)
 {
     TcpHeader tcp;
@@ -366,6 +390,7 @@ HookSocket(Ptr<BulkSendApplication> app)
     {
         Hook(s, "CongestionWindow", MakeCallback(&OnCwnd));
         Hook(s, "SlowStartThreshold", MakeCallback(&OnSsthresh));
+        Hook(s, "LastRTT", MakeCallback(&OnLastRtt));
     }
 }
 
@@ -436,7 +461,7 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.AddValue("seed", "run number (RngRun); RngSeed stays 1", seed);
     cmd.AddValue("duration", "simulated seconds; goodput = sink bytes * 8 / duration", duration);
-    cmd.AddValue("cc", "newreno | newreno-flightsize | newreno-rfc | newreno-aligned | newreno-rfc-aligned | linuxreno | westwoodplus | cubic", cc);
+    cmd.AddValue("cc", "newreno | newreno-flightsize | newreno-rfc | newreno-aligned | newreno-rfc-aligned | linuxreno | westwoodplus | cubic, or one of AddControllerTypes (ns3_tcp_defaults.h)", cc);
     cmd.AddValue("sack", "SACK option (TcpSocketBase::Sack)", sack);
     cmd.AddValue("recovery", "classic | prr (TcpL4Protocol::RecoveryType)", recovery);
     cmd.AddValue("loss", "none | uniform | burst | segs | pkts", loss);
@@ -461,7 +486,7 @@ main(int argc, char* argv[])
     cmd.AddValue("rcvBuf", "receive buffer (bytes)", rcvBuf);
     cmd.AddValue("limitedTransmit", "RFC 3042 limited transmit", limitedTransmit);
     cmd.AddValue("recordRtx", "list every retransmission and error drop (time, seg)", recordRtx);
-    cmd.AddValue("traceCwnd", "list (time, cwnd bytes) at every change of the congestion window", traceCwnd);
+    cmd.AddValue("traceCwnd", "list (time, cwnd bytes) at every change of the congestion window, of ssthresh, and each RTT sample (last_rtt)", traceCwnd);
     cmd.AddValue("recordTx", "list the first N data transmissions (time, seg)", recordTx);
     cmd.AddValue("dumpDefaults", "print the default attributes of the TCP classes and exit", dumpDefaults);
     cmd.Parse(argc, argv);
@@ -486,7 +511,7 @@ main(int argc, char* argv[])
         return 0;
     }
 
-    const std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
+    std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
                                                         {"newreno-flightsize", "rexmit::NewRenoFlightSize"},
                                                         {"newreno-rfc", "rexmit::NewRenoFlightSize"},
                                                         {"newreno-aligned", "rexmit::NewRenoAligned"},
@@ -494,6 +519,8 @@ main(int argc, char* argv[])
                                                         {"linuxreno", "ns3::TcpLinuxReno"},
                                                         {"westwoodplus", "ns3::TcpWestwoodPlus"},
                                                         {"cubic", "ns3::TcpCubic"}};
+    AddControllerTypes(ccTypes);
+    AddRttSampleTypes(ccTypes);
     if (!ccTypes.count(cc) || (recovery != "classic" && recovery != "prr") ||
         (loss != "none" && loss != "uniform" && loss != "burst" && loss != "segs" && loss != "pkts"))
     {
@@ -719,17 +746,9 @@ main(int argc, char* argv[])
     }
     if (g.traceCwnd)
     {
-        o << ", \"cwnd\": [";
-        for (size_t i = 0; i < g.cwnd.size(); i++)
-        {
-            o << (i ? ", " : "") << "[" << g.cwnd[i].first << ", " << g.cwnd[i].second << "]";
-        }
-        o << "], \"ssthresh\": [";
-        for (size_t i = 0; i < g.ssthresh.size(); i++)
-        {
-            o << (i ? ", " : "") << "[" << g.ssthresh[i].first << ", " << g.ssthresh[i].second << "]";
-        }
-        o << "]";
+        PrintSeries(o, "cwnd", g.cwnd);
+        PrintSeries(o, "ssthresh", g.ssthresh);
+        PrintSeries(o, "last_rtt", g.lastRtt);
     }
     auto wallEnd = std::chrono::steady_clock::now();
     o << ", \"wall_run_s\": " << std::chrono::duration<double>(runEnd - runStart).count()

@@ -301,6 +301,27 @@ impl OutputQueue {
     pub fn enqueue(
         &mut self,
         now: Time,
+        pkt: Box<Packet>,
+        rng: &mut RngStream,
+    ) -> Result<(), (Box<Packet>, QueueDrop)> {
+        let offered = self.offer(now, pkt, rng);
+        if offered.is_err() && self.len_packets() == 0 {
+            // Floyd & Jacobson 1993 §4: RED's average decays over the time the queue is empty.
+            // An arrival dropped at an empty queue leaves it empty: the idle period goes on
+            // from this arrival, whose decay up to now is already in the average.
+            match &mut self.state {
+                State::Red(red) => red.on_empty(now),
+                State::AqmRed(red) => red.on_empty(now),
+                State::Ared(a) => a.red.on_empty(now),
+                _ => {}
+            }
+        }
+        offered
+    }
+
+    fn offer(
+        &mut self,
+        now: Time,
         mut pkt: Box<Packet>,
         rng: &mut RngStream,
     ) -> Result<(), (Box<Packet>, QueueDrop)> {

@@ -138,7 +138,7 @@ impl Red {
 #[cfg(test)]
 mod tests {
     use super::super::tests::udp;
-    use super::super::{OutputQueue, QueueConfig, QueueDiscipline, QueueLimit};
+    use super::super::{OutputQueue, QueueConfig, QueueDiscipline, QueueDrop, QueueLimit};
     use super::*;
     use rexmit_engine::StreamFactory;
     use rexmit_time::Duration;
@@ -211,6 +211,48 @@ mod tests {
         assert!((q.red().avg - before * 0.75).abs() < 1e-12);
         // The idle clock restarts at the bypass.
         assert_eq!(q.red().idle_since, Some(Time::from_micros(8)));
+    }
+
+    #[test]
+    fn red_average_keeps_decaying_after_an_arrival_dropped_at_an_empty_queue() {
+        // Floyd & Jacobson 1993 §4: the average decays over the whole time the queue is empty.
+        // An arrival that RED drops leaves the queue empty; the next arrival must still see the
+        // decay since the dropped one, or the average freezes above max_th and every later
+        // arrival is dropped too.
+        let mut q = OutputQueue::new(
+            QueueConfig {
+                limit: QueueLimit::Packets(100),
+                discipline: QueueDiscipline::Red(RedParams {
+                    weight: 0.01,
+                    ..params()
+                }),
+            },
+            Rate::from_bps(10_000_000),
+            0,
+        );
+        let mut rng = StreamFactory::new(1).stream("t");
+        for i in 0..2000 {
+            let _ = q.enqueue(Time::from_micros(i), udp(), &mut rng);
+        }
+        let mut t = Time::from_micros(2000);
+        while q.dequeue(t).is_some() {
+            t += Duration::from_micros(1);
+        }
+        // One packet time (400 µs) after the queue emptied, the average is still above
+        // 2·max_th: the arrival is a forced drop and the queue stays empty.
+        let t1 = t + Duration::from_micros(400);
+        assert!(q.red().avg_at(t1) * 0.99 >= 30.0, "{}", q.red().avg_at(t1));
+        assert_eq!(
+            q.enqueue(t1, udp(), &mut rng)
+                .map_err(|(_, d)| d)
+                .unwrap_err(),
+            QueueDrop::Early
+        );
+        let after_drop = q.red().avg;
+        // Ten packet times later: ten more idle arrivals' worth of decay.
+        let t2 = t1 + Duration::from_micros(4_000);
+        assert_eq!(q.red().idle_since, Some(t1));
+        assert!((q.red().avg_at(t2) - after_drop * 0.99f64.powi(10)).abs() < 1e-9);
     }
 
     #[test]

@@ -1,0 +1,91 @@
+"""Active queues and issue 37's controllers against ns-3.44, a reduced live set (the full set is
+`make validate`: validation/aqm.py and validation/controllers.py, docs/validation_aqm.md and
+docs/validation_controllers.md, explained in docs/validation.md).
+
+Both simulators are deterministic, so these are fixed comparisons. The ns-3 peer is installed by
+scripts/install_peers.sh; without it these tests skip, unless REXMIT_REQUIRE_PEERS=1 (set by
+`make test`) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+import shutil
+import statistics
+import sys
+from pathlib import Path
+
+import pytest
+
+VALIDATION = Path(__file__).resolve().parents[2] / "validation"
+sys.path.insert(0, str(VALIDATION))
+
+import aqm  # noqa: E402
+import compare  # noqa: E402
+import controllers  # noqa: E402
+import timelines  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ns3() -> None:
+    if importlib.util.find_spec("ns3") is not None and shutil.which("g++") is not None:
+        return
+    what = "the ns3 wheel (or g++) is not installed"
+    if os.environ.get("REXMIT_REQUIRE_PEERS") == "1":
+        pytest.fail(f"{what} (REXMIT_REQUIRE_PEERS=1: run scripts/install_peers.sh)")
+    pytest.skip(f"{what}: run scripts/install_peers.sh to install the peer simulators")
+
+
+def test_codel_with_four_flows_agrees_with_ns3():
+    # aqm.py's CoDel row, shortened to 20 s and two seeds: the aggregate goodput, the mean
+    # queueing delay and CoDel's drop count. (Over 20 s the split between the 40 ms and 80 ms
+    # flows still carries the start-up; the 60 s rows compare it.)
+    name = "ns3-codel-newreno-4"
+    short = dataclasses.replace(aqm.SCENARIOS[name], name=f"{name}-20s", duration=20.0, warmup=5.0)
+    aqm.SCENARIOS[short.name] = short
+    try:
+        r = aqm.compare(short.name, 2)
+    finally:
+        del aqm.SCENARIOS[short.name]
+    p, o = r["peer"]["queue"], r["rexmit"]["queue"]
+    assert abs(r["aggregate_rel"]) <= 0.05, r
+    assert o["queue_delay_mean_s"]["mean"] == pytest.approx(p["queue_delay_mean_s"]["mean"], rel=0.15), r
+    assert o["drop_early"]["mean"] == pytest.approx(p["drop_early"]["mean"], rel=0.25), r
+    assert o["drop_overflow"]["mean"] == p["drop_overflow"]["mean"] == 0, r
+
+
+def _sameloss(cc: str, peer_cc: str, seeds: int = 3) -> tuple[list[float], list[float]]:
+    probe = timelines.probe_iss(compare.Mirror(tcp=controllers.rexmit_tcp(cc)), 1, True)
+    ns3 = [controllers.run_ns3(peer_cc, "sameloss", s)["goodput_bps"] for s in range(1, seeds + 1)]
+    ours = [controllers.run_rexmit(cc, "sameloss", s, probe)["goodput_bps"] for s in range(1, seeds + 1)]
+    return ns3, ours
+
+
+@pytest.mark.parametrize(("cc", "band"), [("vegas", 0.12), ("illinois", 0.05)])
+def test_delay_based_controller_agrees_with_ns3_given_rtt_samples(cc, band):
+    # ns-3.44 hands Vegas and Illinois the smoothed RTT; given each ACK's sample (the `-sample`
+    # variant, as their papers and rexmit) they reach rexmit's goodput on the same losses, while
+    # ns-3's own stays far below it (docs/validation.md, "Controllers").
+    sample, ours = _sameloss(cc, f"{cc}-sample")
+    rel = statistics.fmean(o / p - 1 for p, o in zip(sample, ours))
+    assert abs(rel) <= band, (sample, ours)
+    stock = [controllers.run_ns3(cc, "sameloss", s)["goodput_bps"] for s in (1, 2, 3)]
+    assert statistics.fmean(stock) < 0.9 * statistics.fmean(sample), (stock, sample)
+
+
+def test_ledbat_window_grows_in_rexmit_and_never_in_ns3_congestion_avoidance():
+    # RFC 6817 §2.4.2 caps cwnd at flightsize + ALLOWED_INCREASE; ns-3.44 caps it at the bytes in
+    # flight, so once a window-limited flow leaves slow start its window can only fall. Without
+    # loss both fill the 4 Mb/s link; rexmit's window settles where the queue holds TARGET.
+    probe = timelines.probe_iss(compare.Mirror(tcp=controllers.rexmit_tcp("ledbat")), 1, True)
+    ns3 = controllers.run_ns3("ledbat", "none", 1)
+    ours = controllers.run_rexmit("ledbat", "none", 1, probe)
+    assert ours["goodput_bps"] == pytest.approx(ns3["goodput_bps"], rel=0.01)
+    after = [c for t, c in ns3["cwnd"] if t > controllers.CWND_FROM]
+    assert all(b <= a for a, b in zip(after, after[1:])), after[:20]
+    # 100 ms of queue at 4 Mb/s is 34.5 segments of 1448 bytes, on top of a 36-segment path.
+    assert controllers.value_at(ours["cwnd"], 59.0) == pytest.approx(70, abs=4)

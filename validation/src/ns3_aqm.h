@@ -1,0 +1,193 @@
+// The active queue under test on an ns-3.44 bottleneck device, set to the RFC values rexmit
+// uses, and its counters (written for rexmit's AQM validation; docs/validation.md, "Active
+// queues"). Included by ns3_tcp_multi.cc after the ns-3 headers.
+//
+// Where ns-3.44's defaults differ from RFC 8289/8290/8033 or Floyd et al. 2001 and ns-3 has the
+// knob, it is set here to rexmit's value:
+// - CoDel (also each FQ-CoDel flow): `MinBytes` 1501. ns-3 keeps a packet below TARGET while the
+//   queue holds `< MinBytes` bytes; RFC 8289 §5.5 (and rexmit) while it holds `<= maxpacket`
+//   (1500).
+// - FQ-CoDel: `DropBatchSize` 1 (ns-3 and Linux drop up to 64 packets of the fat flow, until half
+//   its bytes are gone; RFC 8290 §4.1 and rexmit drop one packet per arrival over the limit);
+//   quantum 1514 (ns-3 takes the device MTU, 1500).
+// - PIE: `MeanPktSize` 1500 (ns-3: 1000; with a limit in packets ns-3 uses it nowhere, its
+//   safeguard counts 2 packets, the same as 2 · 1500 bytes here).
+// - Adaptive RED: `LInterm` 10 (initial max_p 0.1; ns-3: 1/50), `Bottom` 0.01 (ns-3's 0 means
+//   min(0.01, 8·MeanPktSize·Rtt/bandwidth), 8e-6 at 50 Mb/s), `Wait` off (not in rexmit's RED),
+//   `LinkBandwidth` = the bottleneck rate (the automatic thresholds and weight need it).
+// - Every queue: a limit of `limit` packets (ns-3's defaults differ per AQM: 25 for PIE and RED,
+//   1500·1000 bytes for CoDel, 10240 for FQ-CoDel); ECN as asked (ns-3: on for FQ-CoDel only).
+// What ns-3 has no knob for is listed in docs/validation.md.
+//
+// Delays: `SojournTime`-like samples are taken per transmitted packet, from its enqueue into the
+// queue disc to (a) its dequeue from it and (b) the start of its transmission on the wire. ns-3
+// moves a packet from the queue disc to the device's own one-packet queue while the previous
+// packet is still being sent, so (a) is what the AQM sees and (b) is the delay rexmit reports
+// (rexmit's queue hands a packet to the line when the line is free).
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+struct AqmKnobs
+{
+    std::string aqm;     // codel | fq_codel | pie | ared
+    uint32_t limit = 1000; // packets
+    bool ecn = false;
+    std::string rate;    // the bottleneck's rate (Adaptive RED's automatic parameters)
+};
+
+inline bool
+IsAqm(const std::string& name)
+{
+    return name == "codel" || name == "fq_codel" || name == "pie" || name == "ared";
+}
+
+// Install the AQM on `dev` (which must have no queue disc) and return it.
+inline ns3::Ptr<ns3::QueueDisc>
+InstallAqm(ns3::Ptr<ns3::NetDevice> dev, const AqmKnobs& k)
+{
+    using namespace ns3;
+    std::ostringstream lim;
+    lim << k.limit << "p";
+    QueueSizeValue limit(QueueSize(lim.str()));
+    TrafficControlHelper tch;
+    if (k.aqm == "codel" || k.aqm == "fq_codel")
+    {
+        // FQ-CoDel's flows are CoDelQueueDiscs made from the defaults (Target and Interval are
+        // passed on; both are RFC 8289's 5 ms and 100 ms by default).
+        Config::SetDefault("ns3::CoDelQueueDisc::MinBytes", UintegerValue(1501));
+    }
+    if (k.aqm == "codel")
+    {
+        tch.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", limit, "UseEcn", BooleanValue(k.ecn));
+    }
+    else if (k.aqm == "fq_codel")
+    {
+        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
+                             "MaxSize", limit,
+                             "UseEcn", BooleanValue(k.ecn),
+                             "DropBatchSize", UintegerValue(1));
+    }
+    else if (k.aqm == "pie")
+    {
+        tch.SetRootQueueDisc("ns3::PieQueueDisc",
+                             "MaxSize", limit,
+                             "UseEcn", BooleanValue(k.ecn),
+                             "MeanPktSize", UintegerValue(1500));
+    }
+    else
+    {
+        tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MaxSize", limit,
+                             "ARED", BooleanValue(true),
+                             "LinkBandwidth", DataRateValue(DataRate(k.rate)),
+                             "LInterm", DoubleValue(10.0),
+                             "Bottom", DoubleValue(0.01),
+                             "Wait", BooleanValue(false),
+                             "UseEcn", BooleanValue(k.ecn));
+    }
+    Ptr<QueueDisc> qd = tch.Install(dev).Get(0);
+    if (auto fq = DynamicCast<FqCoDelQueueDisc>(qd))
+    {
+        fq->SetQuantum(1514); // RFC 8290 §5.2.4
+    }
+    return qd;
+}
+
+// Per transmitted packet: enqueue time and dequeue time, kept from the queue disc's dequeue to
+// the device's transmission start (keyed by packet uid).
+struct AqmDelays
+{
+    std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> pending; // uid -> (enq ns, deq ns)
+    std::vector<double> qdisc;                                          // s, what the AQM sees
+    std::vector<double> line;                                           // s, enqueue to the wire
+};
+
+inline AqmDelays g_aqmDelays;
+
+inline void
+AqmOnDequeue(ns3::Ptr<const ns3::QueueDiscItem> item)
+{
+    g_aqmDelays.pending[item->GetPacket()->GetUid()] = {item->GetTimeStamp().GetNanoSeconds(),
+                                                        ns3::Simulator::Now().GetNanoSeconds()};
+}
+
+inline void
+AqmOnDrop(ns3::Ptr<const ns3::QueueDiscItem> item)
+{
+    g_aqmDelays.pending.erase(item->GetPacket()->GetUid());
+}
+
+inline void
+AqmOnTxBegin(ns3::Ptr<const ns3::Packet> p)
+{
+    auto it = g_aqmDelays.pending.find(p->GetUid());
+    if (it == g_aqmDelays.pending.end())
+    {
+        return;
+    }
+    auto [enq, deq] = it->second;
+    g_aqmDelays.qdisc.push_back((deq - enq) * 1e-9);
+    g_aqmDelays.line.push_back((ns3::Simulator::Now().GetNanoSeconds() - enq) * 1e-9);
+    g_aqmDelays.pending.erase(it);
+}
+
+inline void
+HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
+{
+    qd->TraceConnectWithoutContext("Dequeue", ns3::MakeCallback(&AqmOnDequeue));
+    qd->TraceConnectWithoutContext("Drop", ns3::MakeCallback(&AqmOnDrop));
+    dev->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(&AqmOnTxBegin));
+}
+
+// Mean and nearest-rank 99th percentile.
+inline std::pair<double, double>
+MeanP99(std::vector<double> v)
+{
+    if (v.empty())
+    {
+        return {0.0, 0.0};
+    }
+    double sum = 0;
+    for (double x : v)
+    {
+        sum += x;
+    }
+    size_t rank = static_cast<size_t>(std::ceil(0.99 * v.size()));
+    std::nth_element(v.begin(), v.begin() + (rank - 1), v.end());
+    return {sum / v.size(), v[rank - 1]};
+}
+
+// The JSON object of the queue disc's counters and the delays.
+inline std::string
+AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
+{
+    const auto& st = qd->GetStats();
+    std::ostringstream o;
+    o.precision(10);
+    auto reasons = [&o](const std::map<std::string, uint32_t, std::less<>>& m) {
+        o << "{";
+        bool first = true;
+        for (const auto& [why, n] : m)
+        {
+            o << (first ? "" : ", ") << "\"" << why << "\": " << n;
+            first = false;
+        }
+        o << "}";
+    };
+    auto [qMean, qP99] = MeanP99(g_aqmDelays.qdisc);
+    auto [lMean, lP99] = MeanP99(g_aqmDelays.line);
+    o << "{\"received\": " << st.nTotalReceivedPackets << ", \"sent\": " << st.nTotalSentPackets
+      << ", \"dropped_before_enqueue\": ";
+    reasons(st.nDroppedPacketsBeforeEnqueue);
+    o << ", \"dropped_after_dequeue\": ";
+    reasons(st.nDroppedPacketsAfterDequeue);
+    o << ", \"marked\": " << st.nTotalMarkedPackets << ", \"delay_samples\": " << g_aqmDelays.line.size()
+      << ", \"qdisc_sojourn_mean_s\": " << qMean << ", \"qdisc_sojourn_p99_s\": " << qP99
+      << ", \"queue_delay_mean_s\": " << lMean << ", \"queue_delay_p99_s\": " << lP99 << "}";
+    return o.str();
+}
