@@ -30,24 +30,29 @@ fn sack_rescue_retransmission_when_last_segment_lost() {
     let mut s = ten_packets();
     assert_eq!(s.ack(210, 3, &[(4, 4)]), vec![]);
     assert_eq!(s.ack(211, 3, &[(4, 5)]), vec![]);
-    // Entry (RFC 6675 §5 step 4): FlightSize 8 → cwnd = ssthresh = 4; retransmit 3.
+    // Entry (RFC 6675 §5 step 4): FlightSize 8 → cwnd = ssthresh = 4; retransmit 3, and (4.3)
+    // HighRxt = RescueRxt = the end of 3.
     assert_eq!(s.ack(212, 3, &[(4, 6)]), vec![3]);
     assert_eq!((s.cwnd_pkts(), s.c.pipe() / MSS), (4, 5));
     assert_eq!(s.ack(213, 3, &[(4, 7)]), vec![]);
     // pipe 3 < cwnd 4. Rule (1): nothing lost above HighRxt. Rule (2): no new data. Rule (3):
-    // no unSACKed segment below the highest SACKed one. Rule (4): one rescue retransmission of
-    // the highest unSACKed segment, packet 10.
-    assert_eq!(s.ack(214, 3, &[(4, 8)]), vec![10]);
-    // Room again, but only one rescue per recovery episode.
+    // no unSACKed segment below the highest SACKed one. Rule (4) needs HighACK > RescueRxt:
+    // the cumulative ACK has not passed the retransmission of 3, so no rescue yet (§5 (4.3):
+    // "to prevent ... a premature rescue retransmission").
+    assert_eq!(s.ack(214, 3, &[(4, 8)]), vec![]);
     assert_eq!(s.ack(215, 3, &[(4, 9)]), vec![]);
     assert_eq!(s.c.pipe() / MSS, 2);
-    // The retransmission of 3 fills the hole: 4..=9 were held, so ACK 10 (partial).
-    assert_eq!(s.ack(300, 10, &[]), vec![]);
+    // The retransmission of 3 fills the hole: 4..=9 were held, so ACK 10 (partial). HighACK
+    // is now past RescueRxt: rule (4) rescues the highest unSACKed segment, packet 10.
+    assert_eq!(s.ack(300, 10, &[]), vec![10]);
     assert!(s.c.in_recovery());
+    // Only one rescue per recovery episode.
+    assert_eq!(s.ack(301, 10, &[]), vec![]);
     // The rescued 10 arrives: everything acknowledged, recovery over, no timeout.
-    assert_eq!(s.ack(310, 11, &[]), vec![]);
+    assert_eq!(s.ack(400, 11, &[]), vec![]);
     assert!(!s.c.in_recovery());
     assert_eq!((s.c.stats().timeouts, s.c.stats().retransmits_fast), (0, 2));
+    assert_eq!(s.c.stats().retransmits_rescue, 1);
     assert_eq!(
         s.c.poll_timeout(),
         None,

@@ -69,8 +69,8 @@ impl Sender {
                     self.snd_nxt = self.snd_nxt.max(end);
                 }
                 if self.rec.alg == RecoveryAlgorithm::Sack && self.rec.in_episode() {
-                    // RFC 6675 §5 (4.3) retransmission: now below HighRxt.
-                    self.rec.on_retransmitted(end);
+                    // RFC 6675 §5 (4.3) retransmission: now below HighRxt and RescueRxt.
+                    self.rec.on_first_retransmitted(end);
                 }
                 return Some(tx);
             }
