@@ -182,3 +182,22 @@ fn loss_right_after_recovery_point_starts_a_new_recovery() {
     assert!(s.c.in_recovery());
     assert_eq!((s.c.stats().fast_retransmits, s.c.stats().timeouts), (2, 0));
 }
+
+#[test]
+fn cumulative_ack_with_new_sack_information_is_a_duplicate_and_may_enter_recovery() {
+    // RFC 6675 §5: "If the incoming ACK is a duplicate acknowledgment per the definition in
+    // Section 2 (regardless of its status as a cumulative acknowledgment), and the TCP is not
+    // currently in loss recovery, the TCP MUST increase DupAcks by one" and take steps (1)–(3),
+    // of which (2) enters recovery when IsLost(HighACK + 1).
+    let mut s = window_of_ten(30);
+    // Packet 3 lost; a delayed ACK covers 1 and 2 and, as 4..=6 arrived out of order, SACKs
+    // them: three SACKed segments lie above HighACK + 1 = packet 3, so it is lost, and this
+    // ACK, cumulative but carrying new SACK information, is the DupAck that starts recovery.
+    let out = s.ack(200, 3, &[(4, 6)]);
+    assert_eq!(out.first(), Some(&3), "fast retransmit of 3 first: {out:?}");
+    assert!(s.c.in_recovery());
+    assert_eq!(s.c.stats().fast_retransmits, 1);
+    // Further DupAcks inside the episode start no new one.
+    s.ack(210, 3, &[(4, 7)]);
+    assert_eq!(s.c.stats().fast_retransmits, 1);
+}

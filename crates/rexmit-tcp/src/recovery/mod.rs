@@ -203,6 +203,18 @@ impl Recovery {
         }
     }
 
+    /// RFC 6675 §5: an ACK that advanced snd_una (DupAcks was reset to zero) is also a DupAck
+    /// when it newly SACKs data: "If the incoming ACK is a duplicate acknowledgment per the
+    /// definition in Section 2 (regardless of its status as a cumulative acknowledgment), and
+    /// the TCP is not currently in loss recovery, the TCP MUST increase DupAcks by one" and
+    /// take steps (1)–(3). `outstanding`: data is still unacknowledged after it.
+    pub fn is_cumulative_dupack(&self, outstanding: bool, newly_sacked: u64) -> bool {
+        self.alg == RecoveryAlgorithm::Sack
+            && outstanding
+            && newly_sacked > 0
+            && self.episode.is_none()
+    }
+
     /// A duplicate ACK arrived (`f.dupacks` counts it).
     pub fn on_dupack(&mut self, f: &AckFacts) -> Actions {
         match self.alg {

@@ -64,8 +64,20 @@ impl Sender {
             };
             self.cc.on_delivery(&sample);
             self.recovery_on_new_ack(now, acked, &sample, st, t);
+            if self
+                .rec
+                .is_cumulative_dupack(self.snd_max > self.snd_una, sack.newly_sacked)
+            {
+                // Its delivery was told with the cumulative part.
+                self.recovery_on_duplicate_ack(now, None, st, t);
+            }
         } else if self.is_duplicate_ack(a, prev_wnd, sack.newly_sacked) {
-            self.recovery_on_duplicate_ack(now, sack.newly_sacked, st, t);
+            let delivered = if sack.newly_sacked > 0 {
+                sack.newly_sacked
+            } else {
+                self.smss
+            };
+            self.recovery_on_duplicate_ack(now, Some(delivered), st, t);
         }
         // Newly SACKed segments first, then the cumulatively acknowledged ones.
         let mut delivered = std::mem::take(&mut sack.delivered);
@@ -194,32 +206,30 @@ impl Sender {
         )
     }
 
-    /// A duplicate ACK: count it, tell the controller what left the network (the newly SACKed
-    /// bytes, else one SMSS), mark losses by RFC 6675 IsLost (without RACK), and let loss
-    /// recovery decide (fast retransmit, inflation).
+    /// A duplicate ACK: count it, tell the controller what left the network (`delivered`: the
+    /// newly SACKed bytes, else one SMSS; `None` when a cumulative ACK that is also a DupAck
+    /// told it already), mark losses by RFC 6675 IsLost (without RACK), and let loss recovery
+    /// decide (fast retransmit, inflation).
     fn recovery_on_duplicate_ack(
         &mut self,
         now: Time,
-        newly_sacked: u64,
+        delivered: Option<u64>,
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) {
         self.dupacks += 1;
-        let delivered = if newly_sacked > 0 {
-            newly_sacked
-        } else {
-            self.smss
-        };
-        self.cc.on_delivery(&AckSample {
-            now,
-            acked: 0,
-            delivered,
-            srtt: self.rtt.srtt(),
-            min_rtt: self.rtt.min_rtt(),
-            rtt: None,
-            snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
-        });
+        if let Some(delivered) = delivered {
+            self.cc.on_delivery(&AckSample {
+                now,
+                acked: 0,
+                delivered,
+                srtt: self.rtt.srtt(),
+                min_rtt: self.rtt.min_rtt(),
+                rtt: None,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            });
+        }
         if self.rack.is_none() {
             self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
