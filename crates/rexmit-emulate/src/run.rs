@@ -117,8 +117,19 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     sys("tcp_dsack", t.dsack.map(flag));
     sys("tcp_timestamps", t.timestamps.map(flag));
     sys("tcp_window_scaling", t.window_scaling.map(flag));
-    // tcp_recovery bit 0 is RACK loss detection (Documentation/networking/ip-sysctl.rst).
-    sys("tcp_recovery", t.rack.map(flag));
+    // tcp_recovery bit 0 is RACK loss detection, tcp_early_retrans = 3 turns TLP on and 0 off
+    // (Documentation/networking/ip-sysctl.rst). Either written sets both, from the values the
+    // app's profile gives the other, so that Linux runs the same pair as rexmit would (the
+    // kernel's defaults, 1 and 3, are the linux profile's; the rfc profile has both off). Since
+    // Linux 6.17 RACK is the kernel's only loss detection and bit 0 changes nothing.
+    if t.rack.is_some() || t.tlp.is_some() {
+        let c = t.to_config(&format!("{path}.tcp"))?;
+        sys("tcp_recovery", Some(flag(c.rack)));
+        sys(
+            "tcp_early_retrans",
+            Some(if c.tlp { "3" } else { "0" }.to_string()),
+        );
+    }
     sys("tcp_reordering", t.dup_thresh.map(|d| d.to_string()));
     if let Some(n) = t.initial_cwnd_segments {
         out.route_options.extend(["initcwnd".into(), n.to_string()]);
@@ -139,7 +150,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     }
     // Every other key the table sets has no kernel knob here: refused by name, so that a key
     // added to the option table is refused until it is mapped above.
-    const MAPPED: [&str; 13] = [
+    const MAPPED: [&str; 14] = [
         "cc",
         "mss",
         "nagle",
@@ -150,6 +161,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         "timestamps",
         "window_scaling",
         "rack",
+        "tlp",
         "dup_thresh",
         "initial_cwnd_segments",
         "rto.min",
@@ -586,6 +598,29 @@ mod tests {
             Some("5")
         );
         assert_eq!(l.route_options, ["initcwnd", "4", "rto_min", "50ms"]);
+    }
+
+    /// RACK and TLP are set as a pair: one written takes the other from the profile.
+    #[test]
+    fn rack_and_tlp_set_tcp_recovery_and_tcp_early_retrans_together() {
+        let pair = |tcp: &str| {
+            let l = linux_settings("apps[0]", &app(tcp)).unwrap();
+            let get = |k: &str| l.sysctls.get(k).cloned();
+            (
+                get("net.ipv4.tcp_recovery"),
+                get("net.ipv4.tcp_early_retrans"),
+            )
+        };
+        let s = |a: &str, b: &str| (Some(a.to_string()), Some(b.to_string()));
+        assert_eq!(pair(r#"profile = "linux", tlp = false"#), s("1", "0"));
+        assert_eq!(pair(r#"profile = "linux", rack = false"#), s("0", "3"));
+        assert_eq!(pair(r#"rack = true"#), s("1", "0"), "rfc profile: no TLP");
+        assert_eq!(pair(r#"rack = true, tlp = true"#), s("1", "3"));
+        assert_eq!(
+            pair(r#"profile = "linux""#),
+            (None, None),
+            "kernel defaults"
+        );
     }
 
     #[test]

@@ -123,6 +123,9 @@ impl TcpCfg {
             "rack" if self.rack.is_none() => {
                 format!(" (rack = true comes from {profile}: set rack = false with this recovery)")
             }
+            "tlp" if self.tlp.is_none() => {
+                format!(" (tlp = true comes from {profile}: set tlp = false with this recovery)")
+            }
             "prr" if self.prr.is_none() => {
                 format!(" (prr = true comes from {profile}: set prr = false with this recovery)")
             }

@@ -184,9 +184,14 @@ macro_rules! tcp_option_table {
         /// increase of SMSS·SMSS/cwnd, which ns-2 and ns-3 use (Linux's tcp_cong_avoid_ai counts
         /// acknowledged packets).
         opt byte_counting: bool = false, linux = true, unit = flag;
-        /// RFC 8985 RACK-TLP loss detection (needs SACK and recovery = "sack"; Linux:
-        /// tcp_recovery = 1, tcp_early_retrans = 3).
+        /// RFC 8985 §6 RACK loss detection (needs SACK and recovery = "sack"; Linux:
+        /// tcp_recovery = 1, since 6.17 its only loss detection). Without it RFC 6675 marks
+        /// losses (IsLost) and counts pipe.
         opt rack: bool = false, linux = true, unit = flag,
+            relation = "false unless sack = true and recovery = \"sack\"";
+        /// RFC 8985 §7 tail loss probe, with or without RACK (needs SACK and recovery = "sack";
+        /// Linux: tcp_early_retrans = 3). Without RACK the probe's ACK is read by RFC 6675.
+        opt tlp: bool = false, linux = true, unit = flag,
             relation = "false unless sack = true and recovery = \"sack\"";
         /// RFC 6937 proportional rate reduction during SACK recovery (recovery = "sack").
         opt prr: bool = false, linux = true, unit = flag,
@@ -338,6 +343,12 @@ impl rexmit_options::Relations for TcpConfig {
             "rack",
             "false unless sack = true and recovery = \"sack\"",
             &self.rack,
+        )?;
+        require(
+            !self.tlp || (self.sack && self.recovery == RecoveryAlgorithm::Sack),
+            "tlp",
+            "false unless sack = true and recovery = \"sack\"",
+            &self.tlp,
         )?;
         require(
             !self.prr || self.recovery == RecoveryAlgorithm::Sack,

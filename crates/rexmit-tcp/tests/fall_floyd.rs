@@ -39,6 +39,7 @@ fn run_tweaked(
         initial_ssthresh: 100 * MSS,
         sack,
         rack,
+        tlp: rack,
         ack_every,
         ..cfg(alg)
     };

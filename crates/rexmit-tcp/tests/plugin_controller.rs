@@ -281,6 +281,7 @@ fn transfer_completes_with_a_plugin_controller() {
 fn rack_loss_is_the_cause_the_plugin_hears() {
     let c = TcpConfig {
         rack: true,
+        tlp: true,
         ..cfg(RecoveryAlgorithm::Sack)
     };
     let (mut n, log) = net_with_plugin(c, 100 * MSS);

@@ -9,6 +9,7 @@ fn rack_sender(packets: u64) -> Injector {
     let c = TcpConfig {
         initial_cwnd_segments: 10,
         rack: true,
+        tlp: true,
         ..cfg(RecoveryAlgorithm::Sack)
     };
     let mut s = Injector::established(c, true, (packets * MSS) as usize);
@@ -139,6 +140,7 @@ fn tlp_sends_new_data_when_available() {
     let c = TcpConfig {
         initial_cwnd_segments: 5,
         rack: true,
+        tlp: true,
         ..cfg(RecoveryAlgorithm::Sack)
     };
     let mut s = Injector::established(c, true, 10 * MSS as usize);
@@ -151,4 +153,75 @@ fn tlp_sends_new_data_when_available() {
     // Its SACK makes RACK mark 1..=5 lost: recovery with cwnd = FlightSize/2 = 3 segments.
     assert_eq!(s.ack(400, 1, &[(6, 6)]), vec![1, 2, 3]);
     assert_eq!(s.c.stats().tlp_probes, 1);
+}
+
+/// As `rack_sender`, with RACK loss detection and TLP switched separately.
+fn sender_with(rack: bool, tlp: bool, packets: u64) -> Injector {
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        rack,
+        tlp,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
+    let mut s = Injector::established(c, true, (packets * MSS) as usize);
+    assert_eq!(s.sent(), (1..=packets.min(10)).collect::<Vec<_>>());
+    s
+}
+
+/// 1..=9 acknowledged at 200 ms, 10 lost; the connection's next timer is due at `timer_ms`.
+fn last_of_ten_lost(rack: bool, tlp: bool, timer_ms: u64) -> Injector {
+    let mut s = sender_with(rack, tlp, 10);
+    assert_eq!(s.ack(200, 10, &[]), vec![]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(timer_ms)));
+    s
+}
+
+#[test]
+fn rack_without_tlp_leaves_a_tail_loss_to_the_rto() {
+    // Linux tcp_early_retrans = 0: RACK still marks losses, but no probe is scheduled, so the
+    // lost last segment waits for the retransmission timer (RFC 6298: 1 s after the ACK that
+    // restarted it).
+    let mut s = last_of_ten_lost(true, false, 1_200);
+    assert_eq!(s.timeout(1_200), vec![10]);
+    let st = s.c.stats();
+    assert_eq!(
+        (st.tlp_probes, st.retransmits_timeout, st.timeouts),
+        (0, 1, 1)
+    );
+}
+
+#[test]
+fn tlp_without_rack_repairs_a_single_tail_loss() {
+    // TLP alone (RFC 8985 §7) with RFC 6675 loss detection: the probe at PTO = 2·SRTT +
+    // WCDelAckT = 400 ms after the last ACK resends the last segment, whose ACK repairs it
+    // without an RTO; the repair is a congestion response (§7.4.2).
+    let mut s = last_of_ten_lost(false, true, 600);
+    assert_eq!(s.timeout(600), vec![10]);
+    assert_eq!(s.ack(700, 11, &[]), vec![]);
+    let cwnd = s.c.cwnd();
+    new_packet_11_acknowledged(&mut s);
+    let st = s.c.stats();
+    assert_eq!((st.tlp_probes, st.tlp_repairs, st.timeouts), (1, 1, 0));
+    assert!(s.c.cwnd() < cwnd);
+}
+
+#[test]
+fn tlp_without_rack_reads_the_probe_sack_by_rfc_6675() {
+    // 1..=5 acknowledged, 6..=10 lost. The probe (10 again, PTO 200 ms with five segments in
+    // flight) is SACKed, but one SACKed segment above 6 makes no IsLost (RFC 6675 §4 needs
+    // DupThresh of them): no recovery, pipe still counts 6..=9 in flight, and the RTO repairs.
+    // (With RACK the probe's SACK marks 6..=9 lost at once: `tlp_probe_sack_lets_rack_...`.)
+    let mut s = sender_with(false, true, 10);
+    assert_eq!(s.ack(200, 6, &[]), vec![]);
+    assert_eq!(s.timeout(400), vec![10]);
+    assert_eq!(s.ack(500, 6, &[(10, 10)]), vec![]);
+    assert!(!s.c.in_recovery());
+    assert_eq!(s.c.pipe(), 4 * MSS);
+    assert_eq!(
+        s.c.poll_timeout(),
+        Some(ms(1_400)),
+        "the RTO re-armed by the probe"
+    );
+    assert_eq!(s.timeout(1_400), vec![6]);
+    assert_eq!(s.c.stats().timeouts, 1);
 }

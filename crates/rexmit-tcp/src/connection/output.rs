@@ -347,6 +347,7 @@ mod tests {
             // RACK-TLP: tail-loss probes and RACK's marks.
             TcpConfig {
                 rack: true,
+                tlp: true,
                 prr: true,
                 ..sack.clone()
             },

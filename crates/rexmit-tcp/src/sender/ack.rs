@@ -114,7 +114,7 @@ impl Sender {
         if let Some(r) = self.rate.as_mut() {
             r.on_cum_ack(now, a.ack);
         }
-        let rack = self.rack.is_some();
+        let rack = self.rack_detection;
         self.sb.on_cum_ack(a.ack, |s| {
             cum.last_sent = Some(s.sent_at);
             cum.any_rexmit |= s.rexmits > 0;
@@ -230,7 +230,7 @@ impl Sender {
                 snd_nxt: self.snd_nxt,
             });
         }
-        if self.rack.is_none() {
+        if !self.rack_detection {
             self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
         let a = self.rec.on_dupack(&self.facts(now, 0));
@@ -276,8 +276,8 @@ impl Sender {
     }
 
     /// Loss detection after the ACK: without RACK, for SACK the RFC 6675 IsLost marks of the
-    /// updated scoreboard; with it, RFC 8985 §6.2 on every ACK, §7.4 TLP bookkeeping and §7.2
-    /// PTO re-arm.
+    /// updated scoreboard; with it, RFC 8985 §6.2 on every ACK. Then, with TLP, §7.4's
+    /// bookkeeping of an outstanding probe and the §7.2 PTO re-arm.
     fn detect_losses(
         &mut self,
         now: Time,
@@ -286,11 +286,8 @@ impl Sender {
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) {
-        if self.rack.is_none() {
-            if self.rec.alg == RecoveryAlgorithm::Sack {
-                self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
-            }
-            return;
+        if !self.rack_detection && self.rec.alg == RecoveryAlgorithm::Sack {
+            self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
         let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
         let in_recovery = self.rec.in_episode();
@@ -298,8 +295,10 @@ impl Sender {
         let Some(rack) = self.rack.as_mut() else {
             return;
         };
-        rack.on_ack(now, delivered, min_rtt, dsack, self.snd_una, self.snd_max);
-        if rack.tlp_loss_repaired(self.snd_una, dsack) {
+        if self.rack_detection {
+            rack.on_ack(now, delivered, min_rtt, dsack, self.snd_una, self.snd_max);
+        }
+        if self.tlp && rack.tlp_loss_repaired(self.snd_una, dsack) {
             // RFC 8985 §7.4: only the probe arrived, so it repaired a loss: the congestion
             // response of a fast recovery, without entering one. The flight that lost the
             // segment is long gone, so the decrease applies to cwnd.
@@ -311,14 +310,14 @@ impl Sender {
                 smss: self.smss,
             });
         }
-        let Some(rack) = self.rack.as_mut() else {
-            return;
-        };
-        let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
-        let scan = super::detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
-        t.put(Timer::RackReorder, scan.timer);
-        if scan.newly_lost {
-            self.on_rack_loss(now, st, t);
+        if let Some(rack) = self.rack.as_mut().filter(|_| self.rack_detection) {
+            let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
+            let scan =
+                super::detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
+            t.put(Timer::RackReorder, scan.timer);
+            if scan.newly_lost {
+                self.on_rack_loss(now, st, t);
+            }
         }
         self.arm_pto(now, t);
     }
@@ -326,7 +325,7 @@ impl Sender {
     /// RFC 8985 §7.2: (re)arm the probe timeout (rexmit_transport's policy).
     pub(super) fn arm_pto(&self, now: Time, t: &mut TimerTable) {
         let flight = self.sb.len();
-        let Some(rack) = self.rack.as_ref() else {
+        let Some(rack) = self.rack.as_ref().filter(|_| self.tlp) else {
             return;
         };
         let rto = t.get(Timer::Retransmit);
@@ -372,7 +371,7 @@ impl Sender {
             first_unsacked: None,
             first_lost: None,
             first_is_lost: self.sb.first_is_lost(),
-            rack: self.rack.is_some(),
+            rack: self.rack_detection,
         }
     }
 }

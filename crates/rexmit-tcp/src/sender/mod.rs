@@ -112,8 +112,12 @@ pub struct Sender {
     /// Go-back-N resends at most cwnd / SMSS segments ahead of the ACKs, however small they
     /// are (`WindowUnit::Segments`: Linux counts cwnd in packets).
     go_back_in_packets: bool,
-    /// RACK-TLP state when enabled (SACK recovery only).
+    /// RACK-TLP state when RACK or TLP is on (SACK recovery only).
     rack: Option<Rack>,
+    /// RFC 8985 §6 RACK marks losses (else RFC 6675 IsLost) and pipe counts its marks.
+    rack_detection: bool,
+    /// RFC 8985 §7 tail loss probes.
+    tlp: bool,
     /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
     /// The probe timeout fired: the next transmission is a tail loss probe.
     tlp_pending: bool,
@@ -176,7 +180,10 @@ impl Sender {
             lost_total: 0,
             go_back_cause: RetransmitCause::Timeout,
             go_back_in_packets: cfg.window_unit == crate::config::WindowUnit::Segments,
-            rack: (cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack).then(Rack::new),
+            rack: ((cfg.rack || cfg.tlp) && cfg.recovery == RecoveryAlgorithm::Sack)
+                .then(Rack::new),
+            rack_detection: cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack,
+            tlp: cfg.tlp && cfg.recovery == RecoveryAlgorithm::Sack,
             tlp_pending: false,
             rate: None,
             pace_at: Time::ZERO,
@@ -228,6 +235,8 @@ impl Sender {
             // Without SACK from the peer, RFC 6675 cannot run: NewReno is its fallback.
             self.rec.fall_back_to_newreno();
             self.rack = None;
+            self.rack_detection = false;
+            self.tlp = false;
         }
         self.snd_wnd = wnd;
         self.max_snd_wnd = wnd;
@@ -259,7 +268,7 @@ impl Sender {
     }
 
     pub fn pipe(&self) -> u64 {
-        if self.rack.is_some() {
+        if self.rack_detection {
             self.sb.in_flight()
         } else if self.rec.alg == RecoveryAlgorithm::Sack {
             self.sb.pipe(self.rec.high_rxt())
@@ -479,7 +488,7 @@ impl Sender {
             let in_recovery = self.rec.in_episode();
             let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
             let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
-            if let Some(rack) = self.rack.as_mut() {
+            if let Some(rack) = self.rack.as_mut().filter(|_| self.rack_detection) {
                 let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
                 let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
                 t.put(Timer::RackReorder, scan.timer);

@@ -169,12 +169,12 @@ impl Sender {
             return None;
         }
         let after_rto = self.rec.after_rto();
-        let cause = match (after_rto, self.rack.is_some()) {
+        let cause = match (after_rto, self.rack_detection) {
             (true, _) => RetransmitCause::Timeout,
             (false, true) => RetransmitCause::Rack,
             (false, false) => RetransmitCause::FastRetransmit,
         };
-        if self.rack.is_some() {
+        if self.rack_detection {
             // RACK marks losses itself: retransmit what it marked, else send new data; tails
             // are covered by TLP instead of rules (3) and (4).
             if let Some(s) = self.sb.first_lost().map(|s| s.start) {
@@ -240,7 +240,7 @@ impl Sender {
             RetransmitCause::Rack => st.retransmits_rack += 1,
             RetransmitCause::Tlp => st.retransmits_tlp += 1,
         }
-        if self.rack.is_some() {
+        if self.rack_detection {
             // The retransmission is in flight again (RFC 8985: lost marks clear on resend).
             self.sb.clear_lost(start);
         }
@@ -457,6 +457,8 @@ impl Sender {
             go_back_cause,
             go_back_in_packets,
             rack,
+            rack_detection,
+            tlp,
             tlp_pending,
             rate,
             pace_at,
@@ -468,7 +470,7 @@ impl Sender {
              {buf:?} {sb:?} {fin_at:?} {snd_wnd} {max_snd_wnd} {snd_wl1} {snd_wl2} {cc:?} \
              {factory:?} {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
              {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {lost_total} \
-             {go_back_cause:?} {go_back_in_packets} {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
+             {go_back_cause:?} {go_back_in_packets} {rack:?} {rack_detection} {tlp} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
         )
     }
 }
