@@ -74,6 +74,11 @@ impl Scoreboard {
     pub fn high_sacked(&self) -> u64 {
         self.high_sacked
     }
+    /// Some outstanding segment is SACKed (RFC 8985 RACK.segs_sacked > 0), in O(1): the
+    /// highest SACKed offset is forgotten once the cumulative ACK passes it.
+    pub fn any_sacked(&self) -> bool {
+        self.high_sacked > 0
+    }
     pub fn first(&self) -> Option<&SentSegment> {
         self.segs.front()
     }

@@ -134,9 +134,8 @@ fn tlp_probe_sack_lets_rack_recover_the_rest_of_the_tail() {
     assert_eq!((st.tlp_probes, st.retransmits_rack, st.timeouts), (1, 4, 0));
 }
 
-#[test]
-fn tlp_sends_new_data_when_available() {
-    // cwnd 5 with 10 packets to send; the whole first flight is lost (no ACK at all).
+/// cwnd 5 with 10 packets to send, RACK-TLP; the whole first flight (1..=5) is lost.
+fn first_flight_of_five_lost() -> Injector {
     let c = TcpConfig {
         initial_cwnd_segments: 5,
         rack: true,
@@ -145,6 +144,12 @@ fn tlp_sends_new_data_when_available() {
     };
     let mut s = Injector::established(c, true, 10 * MSS as usize);
     assert_eq!(s.sent(), vec![1, 2, 3, 4, 5]);
+    s
+}
+
+#[test]
+fn tlp_sends_new_data_when_available() {
+    let mut s = first_flight_of_five_lost();
     // PTO = 2·SRTT after the last transmission: the probe is new data (RFC 8985 §7.3), sent
     // beyond cwnd because the receive window allows it.
     assert_eq!(s.c.poll_timeout(), Some(ms(300)));
@@ -224,4 +229,42 @@ fn tlp_without_rack_reads_the_probe_sack_by_rfc_6675() {
     );
     assert_eq!(s.timeout(1_400), vec![6]);
     assert_eq!(s.c.stats().timeouts, 1);
+}
+
+#[test]
+fn a_probe_of_new_data_rearms_the_rto_not_the_probe_timer() {
+    // RFC 8985 §7.3: "After attempting to send a loss probe, regardless of whether a loss
+    // probe was sent, the sender MUST re-arm the RTO timer, not the PTO timer". The probe at
+    // 300 ms is new data (packet 6); the next timer is the RTO, 1 s later, not another probe
+    // 2·SRTT later with one already outstanding.
+    let mut s = first_flight_of_five_lost();
+    assert_eq!(s.timeout(300), vec![6]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(1_300)));
+    assert_eq!(s.timeout(1_300), vec![1]);
+    assert_eq!((s.c.stats().tlp_probes, s.c.stats().timeouts), (1, 1));
+}
+
+#[test]
+fn sack_only_duplicate_acks_do_not_push_the_probe_back() {
+    // RFC 8985 §7.2 restarts the PTO on new data and on ACKs that cumulatively acknowledge
+    // new data, not on an ACK that only SACKs. 1..=5 acknowledged at 200 ms: PTO at 400 ms.
+    // (TLP without RACK, so that no reordering timer comes first.)
+    let mut s = sender_with(false, true, 10);
+    assert_eq!(s.ack(200, 6, &[]), vec![]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(400)));
+    assert_eq!(s.ack(300, 6, &[(9, 9)]), vec![]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(400)));
+    assert_eq!(s.timeout(400), vec![10]);
+}
+
+#[test]
+fn no_probe_is_armed_while_sacked_data_is_outstanding() {
+    // RFC 8985 §7.2: no PTO start "unless ... segments have been SACKed". 1 and 2
+    // acknowledged, 4 SACKed: the ACK moved snd_una, but with SACKed data outstanding only
+    // the RTO runs (restarted by this ACK: 200 ms + 1 s).
+    let mut s = sender_with(false, true, 10);
+    assert_eq!(s.ack(200, 3, &[(4, 4)]), vec![]);
+    assert_eq!(s.c.poll_timeout(), Some(ms(1_200)));
+    assert_eq!(s.timeout(1_200), vec![3]);
+    assert_eq!(s.c.stats().tlp_probes, 0);
 }

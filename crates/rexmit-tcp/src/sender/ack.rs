@@ -83,6 +83,11 @@ impl Sender {
         let mut delivered = std::mem::take(&mut sack.delivered);
         delivered.append(&mut cum.delivered);
         self.detect_losses(now, &delivered, sack.dsack, st, t);
+        if acked > 0 {
+            // RFC 8985 §7.2: "upon receiving an ACK that cumulatively acknowledges new data"
+            // (an ACK that only SACKs does not push the probe back).
+            self.arm_pto(now, t);
+        }
         self.prr_window(acked + sack.newly_sacked);
         if a.ack >= self.snd_una {
             self.rate_ack(now, prior_in_flight, lost_before);
@@ -276,8 +281,8 @@ impl Sender {
     }
 
     /// Loss detection after the ACK: without RACK, for SACK the RFC 6675 IsLost marks of the
-    /// updated scoreboard; with it, RFC 8985 §6.2 on every ACK. Then, with TLP, §7.4's
-    /// bookkeeping of an outstanding probe and the §7.2 PTO re-arm.
+    /// updated scoreboard; with it, RFC 8985 §6.2 on every ACK. With TLP, §7.4's bookkeeping
+    /// of an outstanding probe.
     fn detect_losses(
         &mut self,
         now: Time,
@@ -319,15 +324,23 @@ impl Sender {
                 self.on_rack_loss(now, st, t);
             }
         }
-        self.arm_pto(now, t);
     }
 
-    /// RFC 8985 §7.2: (re)arm the probe timeout (rexmit_transport's policy).
+    /// RFC 8985 §7.2: (re)arm the probe timeout (rexmit_transport's policy), after new data
+    /// that was not itself a probe or an ACK of new data: "The sender SHOULD start or restart a
+    /// loss probe PTO timer after transmitting new data (that was not itself a loss probe) or
+    /// upon receiving an ACK that cumulatively acknowledges new data unless it is already in
+    /// fast recovery, RTO recovery, or segments have been SACKed (i.e., RACK.segs_sacked is not
+    /// zero)." In those cases the timer stops (the RTO stays).
     pub(super) fn arm_pto(&self, now: Time, t: &mut TimerTable) {
         let flight = self.sb.len();
         let Some(rack) = self.rack.as_ref().filter(|_| self.tlp) else {
             return;
         };
+        if self.sb.any_sacked() {
+            t.stop(Timer::TailLossProbe);
+            return;
+        }
         let rto = t.get(Timer::Retransmit);
         t.put(
             Timer::TailLossProbe,

@@ -138,6 +138,10 @@ impl Sender {
             rack.tlp_end_seq = Some(end);
             rack.tlp_is_retrans = tx.rexmit.is_some();
         }
+        // RFC 8985 §7.3: "After attempting to send a loss probe, regardless of whether a loss
+        // probe was sent, the sender MUST re-arm the RTO timer, not the PTO timer" (the RTO was
+        // re-armed when the PTO fired; a probe of new data must not arm the PTO again).
+        t.stop(Timer::TailLossProbe);
         Some(tx)
     }
 
