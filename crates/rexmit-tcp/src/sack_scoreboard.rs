@@ -221,6 +221,20 @@ impl Scoreboard {
         self.segs.iter().filter(|s| !s.sacked && !s.lost).count() as u64
     }
 
+    /// RFC 8985 §6.3 after a retransmission timeout with RACK: the segment at SND.UNA and
+    /// every other unSACKed one for which `expired` holds are lost (the others, sent within
+    /// RACK.rtt + RACK.reo_wnd, may still arrive). Returns how many were newly marked.
+    pub fn mark_lost_on_rto(&mut self, expired: impl Fn(&SentSegment) -> bool) -> u64 {
+        let mut marked = 0;
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            if !s.sacked && !s.lost && (i == 0 || expired(s)) {
+                s.lost = true;
+                marked += 1;
+            }
+        }
+        marked
+    }
+
     /// Declare every unSACKed segment lost (after a retransmission timeout).
     pub fn mark_all_lost(&mut self) {
         for s in self.segs.iter_mut().filter(|s| !s.sacked) {

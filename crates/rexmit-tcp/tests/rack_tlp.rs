@@ -268,3 +268,25 @@ fn no_probe_is_armed_while_sacked_data_is_outstanding() {
     assert_eq!(s.timeout(1_200), vec![3]);
     assert_eq!(s.c.stats().tlp_probes, 0);
 }
+
+#[test]
+fn on_rto_rack_marks_lost_only_what_was_sent_before_rack_rtt_plus_reo_wnd() {
+    // RFC 8985 §6.3 RACK_mark_losses_on_RTO: the segment at SND.UNA and those with
+    // "Segment.xmit_ts <= Now() - RACK.rtt - RACK.reo_wnd" are lost; a segment sent since may
+    // still arrive. 1 and 2 acknowledged at 200 ms (RACK.rtt 100 ms, reo_wnd 25 ms); 3..=5
+    // (sent at 100 ms) are lost; packet 6, written and sent at 1 150 ms, is not lost at the RTO
+    // at 1 200 ms. (RACK without TLP, so that the RTO comes first.)
+    let mut s = sender_with(true, false, 5);
+    assert_eq!(s.ack(200, 3, &[]), vec![]);
+    s.c.send(ms(1_150), 1_000);
+    s.now = ms(1_150);
+    assert_eq!(s.sent(), vec![6]);
+    assert_eq!(s.timeout(1_200), vec![3]);
+    // In flight: the resent 3 and packet 6, still presumed in the network.
+    assert_eq!(s.c.pipe(), 2 * MSS);
+    // Packet 6 stays in flight until RACK judges it: the ACK of the resent 3 (sent at 1 200
+    // ms, after 6) finds 6 unacknowledged RACK.rtt after it was sent, so it is lost now, and
+    // with cwnd 2 and nothing in flight 4 and 5 go.
+    assert_eq!(s.ack(1_300, 4, &[]), vec![4, 5]);
+    assert_eq!(s.c.pipe(), 2 * MSS);
+}

@@ -424,9 +424,25 @@ impl Sender {
     fn on_retransmission_timeout(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
         st.timeouts += 1;
         self.consecutive_timeouts += 1;
-        // Linux tcp_timeout_mark_lost: every segment neither SACKed nor marked yet is lost now,
-        // before the controller hears of the timeout (bbr_set_state reads tp->lost).
-        self.lost_total += self.sb.unmarked_outstanding();
+        // What the timeout declares lost is marked (RACK) or counted (the others) before the
+        // controller hears of it, as Linux's tcp_timeout_mark_lost (bbr_set_state reads
+        // tp->lost).
+        if let Some(rack) = self.rack.as_ref().filter(|_| self.rack_detection) {
+            // RFC 8985 §6.3: the head, and what was sent more than RACK.rtt + reo_wnd ago.
+            let reo_wnd = rack.reo_wnd(
+                self.rec.in_episode(),
+                self.sb.sacked_segments(),
+                self.dup_thresh,
+                self.rtt.min_rtt(),
+                self.rtt.srtt(),
+            );
+            self.lost_total += self
+                .sb
+                .mark_lost_on_rto(|s| rack.expired_on_rto(now, reo_wnd, s.sent_at));
+        } else {
+            // Every segment neither SACKed nor marked yet is lost now.
+            self.lost_total += self.sb.unmarked_outstanding();
+        }
         // The controller's decrease and loss window; RFC 5681 §3.1's rule on which ssthresh
         // stands after it is `Timeout::ssthresh_to_keep`.
         self.cc.on_timeout(&Timeout {
@@ -443,7 +459,7 @@ impl Sender {
             self.rtt.back_off();
         }
         self.dupacks = 0;
-        if self.rec.alg == RecoveryAlgorithm::Sack {
+        if self.rec.alg == RecoveryAlgorithm::Sack && !self.rack_detection {
             // RFC 6675 §5.1: everything not SACKed is presumed lost.
             self.sb.mark_all_lost();
         }
