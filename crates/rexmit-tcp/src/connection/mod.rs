@@ -269,6 +269,7 @@ impl Connection {
         if !self.can_send_data() {
             return 0;
         }
+        self.snd.on_app_write();
         let n = self.snd.buf.push_synthetic(len);
         self.after_write(now, n, len)
     }
@@ -278,6 +279,7 @@ impl Connection {
         if !self.can_send_data() {
             return 0;
         }
+        self.snd.on_app_write();
         let n = self.snd.buf.push_bytes(data);
         self.after_write(now, n, data.len())
     }

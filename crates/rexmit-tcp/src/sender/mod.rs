@@ -244,6 +244,29 @@ impl Sender {
         self.snd_wl2 = self.snd_una;
     }
 
+    /// The application writes (called before its data joins the send buffer). Delivery-rate
+    /// samples (draft-cheng-iccrg-delivery-rate-estimation §3.4, Linux
+    /// tcp_rate_check_app_limited): with less than one segment unsent, room in cwnd and every
+    /// segment marked lost already resent, the connection is application-limited until what
+    /// is in flight now has been delivered.
+    pub(crate) fn on_app_write(&mut self) {
+        if self.rate.is_none() {
+            return;
+        }
+        let pipe = self.pipe();
+        let unsent = self.buf.end().saturating_sub(self.snd_max);
+        let lost_unsent = if self.rack_detection {
+            self.sb.first_lost().is_some()
+        } else {
+            self.rec.in_episode() && self.rec.next_seg_lost(&self.sb).is_some()
+        };
+        if unsent < self.smss && pipe < self.cc.window() && !lost_unsent {
+            if let Some(r) = self.rate.as_mut() {
+                r.mark_app_limited(pipe);
+            }
+        }
+    }
+
     /// RFC 5681 FlightSize.
     pub fn flight_size(&self) -> u64 {
         self.snd_max - self.snd_una
