@@ -201,3 +201,21 @@ fn cumulative_ack_with_new_sack_information_is_a_duplicate_and_may_enter_recover
     s.ack(210, 3, &[(4, 7)]);
     assert_eq!(s.c.stats().fast_retransmits, 1);
 }
+
+#[test]
+fn limited_transmit_with_sack_follows_cwnd_minus_pipe() {
+    // RFC 6675 §5 step (3): on a DupAck before recovery "the number of octets which may be
+    // sent is governed by pipe and cwnd": (3.3) while cwnd − pipe ≥ 1 SMSS, new data goes.
+    // One DupAck SACKing 2 and 3 takes two segments out of pipe (cwnd 10, pipe 8): two new
+    // segments go, where RFC 3042 alone allows one per DupAck.
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        limited_transmit: true,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
+    let mut s = Injector::established(c, true, 30 * MSS as usize);
+    assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
+    assert_eq!(s.ack(200, 1, &[(2, 3)]), vec![11, 12]);
+    assert!(!s.c.in_recovery());
+    assert_eq!(s.c.pipe(), 10 * MSS);
+}

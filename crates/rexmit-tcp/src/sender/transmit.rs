@@ -148,11 +148,29 @@ impl Sender {
     /// Outside SACK recovery: where go-back-N and new data stop (cwnd with RFC 3042's
     /// allowance, and the peer's window).
     fn send_limit(&self) -> u64 {
+        if self.sack_limited_transmit() {
+            // RFC 6675 §5 step (3.3): "If (cwnd - pipe) >= 1 SMSS, there exists previously
+            // unsent data, and the receiver's advertised window allows, transmit up to 1 SMSS
+            // of data starting with the octet HighData+1" (SACKed data is out of pipe).
+            let room = self.cc.window().saturating_sub(self.pipe());
+            return (self.snd_max + room).min(self.snd_una + self.snd_wnd);
+        }
         let cwnd = self.cc.window() + self.limited_transmit_allowance();
         self.snd_una + cwnd.min(self.snd_wnd)
     }
 
-    /// RFC 3042 §2: the first two duplicate ACKs each allow one new segment beyond cwnd.
+    /// RFC 6675 §5 step (3): limited transmit of a SACK sender on a DupAck before recovery is
+    /// governed by cwnd − pipe, not by RFC 3042's two segments beyond cwnd.
+    fn sack_limited_transmit(&self) -> bool {
+        self.limited_transmit
+            && self.rec.alg == RecoveryAlgorithm::Sack
+            && !self.rec.in_episode()
+            && self.dupacks > 0
+            && self.dupacks < self.effective_dup_thresh()
+    }
+
+    /// RFC 3042 §2: the first two duplicate ACKs each allow one new segment beyond cwnd
+    /// (without SACK; `sack_limited_transmit` for a SACK sender).
     fn limited_transmit_allowance(&self) -> u64 {
         if self.limited_transmit
             && !self.rec.in_episode()
