@@ -150,7 +150,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     }
     // Every other key the table sets has no kernel knob here: refused by name, so that a key
     // added to the option table is refused until it is mapped above.
-    const MAPPED: [&str; 14] = [
+    const MAPPED: [&str; 16] = [
         "cc",
         "mss",
         "nagle",
@@ -162,10 +162,24 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         "window_scaling",
         "rack",
         "tlp",
+        "undo",
+        "frto",
         "dup_thresh",
         "initial_cwnd_segments",
         "rto.min",
     ];
+    // Linux always undoes a reduction it finds spurious (D-SACK, timestamps): undo = false has
+    // no knob. F-RTO is net.ipv4.tcp_frto (2: the SACK-enhanced variant, rexmit's).
+    if t.undo == Some(false) {
+        return Err(bad(
+            "undo",
+            "Linux always undoes a spurious reduction: only true",
+        ));
+    }
+    if let Some(f) = t.frto {
+        out.sysctls
+            .insert("net.ipv4.tcp_frto".into(), if f { "2" } else { "0" }.into());
+    }
     let mut set = Vec::new();
     t.set_keys("", &mut set);
     if let Some(field) = set.iter().find(|k| !MAPPED.contains(&k.as_str())) {
@@ -186,13 +200,14 @@ const BASE_SYSCTLS: [(&str, &str); 2] = [
 ];
 
 /// Sysctls read back into the results, so they say what the kernel ran with.
-const RECORDED_SYSCTLS: [&str; 12] = [
+const RECORDED_SYSCTLS: [&str; 13] = [
     "net.ipv4.tcp_sack",
     "net.ipv4.tcp_dsack",
     "net.ipv4.tcp_timestamps",
     "net.ipv4.tcp_window_scaling",
     "net.ipv4.tcp_recovery",
     "net.ipv4.tcp_early_retrans",
+    "net.ipv4.tcp_frto",
     "net.ipv4.tcp_reordering",
     "net.ipv4.tcp_congestion_control",
     "net.ipv4.tcp_rmem",
@@ -631,5 +646,12 @@ mod tests {
         assert_eq!(e.path, "apps[0].tcp.prr");
         let e = linux_settings("apps[0]", &app(r#"rto = { initial = "3s" }"#)).unwrap_err();
         assert_eq!(e.path, "apps[0].tcp.rto");
+        let e = linux_settings("apps[0]", &app(r#"undo = false"#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.undo");
+        let l = linux_settings("apps[0]", &app(r#"undo = true, frto = true"#)).unwrap();
+        assert_eq!(
+            l.sysctls.get("net.ipv4.tcp_frto").map(String::as_str),
+            Some("2")
+        );
     }
 }

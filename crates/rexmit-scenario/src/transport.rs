@@ -123,6 +123,9 @@ impl TcpCfg {
             "rack" if self.rack.is_none() => {
                 format!(" (rack = true comes from {profile}: set rack = false with this recovery)")
             }
+            "frto" if self.frto.is_none() => {
+                format!(" (frto = true comes from {profile}: set frto = false with this recovery)")
+            }
             "tlp" if self.tlp.is_none() => {
                 format!(" (tlp = true comes from {profile}: set tlp = false with this recovery)")
             }

@@ -193,6 +193,17 @@ macro_rules! tcp_option_table {
         /// Linux: tcp_early_retrans = 3). Without RACK the probe's ACK is read by RFC 6675.
         opt tlp: bool = false, linux = true, unit = flag,
             relation = "false unless sack = true and recovery = \"sack\"";
+        /// Undo a window reduction found spurious: every retransmission since it reported
+        /// duplicate by D-SACK (RFC 3708 detection), or with timestamps an ACK echoing one older
+        /// than the first retransmission (RFC 3522 Eifel detection); cwnd and ssthresh return
+        /// to their values before it (the controller's on_undo; RFC 4015's response). Linux
+        /// always undoes (tcp_try_undo_recovery, _dsack, _loss).
+        opt undo: bool = false, linux = true, unit = flag;
+        /// RFC 5682 F-RTO after a retransmission timeout, SACK-enhanced (§3; Linux tcp_frto =
+        /// 2): on the ACK that advances SND.UNA new data goes instead of retransmissions, and an
+        /// ACK for data sent before the timeout and never retransmitted undoes it.
+        opt frto: bool = false, linux = true, unit = flag,
+            relation = "false unless sack = true and recovery = \"sack\"";
         /// RFC 6937 proportional rate reduction during SACK recovery (recovery = "sack").
         opt prr: bool = false, linux = true, unit = flag,
             relation = "false unless recovery = \"sack\"";
@@ -349,6 +360,12 @@ impl rexmit_options::Relations for TcpConfig {
             "tlp",
             "false unless sack = true and recovery = \"sack\"",
             &self.tlp,
+        )?;
+        require(
+            !self.frto || (self.sack && self.recovery == RecoveryAlgorithm::Sack),
+            "frto",
+            "false unless sack = true and recovery = \"sack\"",
+            &self.frto,
         )?;
         require(
             !self.prr || self.recovery == RecoveryAlgorithm::Sack,

@@ -48,6 +48,8 @@ pub struct SackUpdate {
     pub newly_sacked: u64,
     /// RFC 2883 §4 / RFC 3708: the first block reported a duplicate.
     pub dsack: bool,
+    /// That block, [start, end).
+    pub dsack_range: Option<(u64, u64)>,
     pub delivered: Vec<Delivered>,
 }
 
@@ -135,6 +137,7 @@ impl Scoreboard {
             if i == 0 && (r <= snd_una || blocks.get(1).is_some_and(|&(l2, r2)| l >= l2 && r <= r2))
             {
                 up.dsack = true;
+                up.dsack_range = Some((l, r));
                 continue;
             }
             let from = self.segs.partition_point(|s| s.end <= l);
@@ -233,6 +236,14 @@ impl Scoreboard {
             }
         }
         marked
+    }
+
+    /// Forget every loss mark (a timeout or a reduction found spurious, `recovery::undo`).
+    pub fn unmark_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.lost = false;
+        }
+        self.lost_frontier = 0;
     }
 
     /// Declare every unSACKed segment lost (after a retransmission timeout).
@@ -384,6 +395,7 @@ mod tests {
             SackUpdate {
                 newly_sacked: 0,
                 dsack: true,
+                dsack_range: Some((1, 101)),
                 delivered: vec![]
             }
         );

@@ -21,7 +21,8 @@
 use super::bbr_lt::{LtBw, LtInput, LtVerdict};
 use super::minmax::WindowedMax;
 use super::{
-    CaState, CongestionControl, CongestionEvent, Connected, OwnWrite, RateAck, Timeout, Window,
+    CaState, CongestionControl, CongestionEvent, Connected, OwnWrite, RateAck, Timeout, Undo,
+    Window,
 };
 use crate::delivery_rate::RateSample;
 use rexmit_time::{Duration, Time};
@@ -512,6 +513,15 @@ impl CongestionControl for Bbr {
         self.w.ssthresh = ev.ssthresh_to_keep(self.w.ssthresh);
     }
 
+    /// A reduction was spurious: BBR's window is its model's, not the one before the
+    /// reduction; the model forgets what the false loss may have taught it (Linux
+    /// bbr_undo_cwnd: the full-bandwidth search and the long-term sampler restart).
+    fn on_undo(&mut self, ev: &Undo) {
+        self.full_bw = 0;
+        self.full_bw_count = 0;
+        self.lt.reset(ev.now, self.delivered);
+    }
+
     fn window(&self) -> u64 {
         self.w.cwnd
     }
@@ -681,6 +691,35 @@ mod tests {
             "cwnd {} restored to at least {before}",
             b.window() / SMSS
         );
+    }
+
+    /// Linux bbr_undo_cwnd: an undo restarts the search for full bandwidth. Two flat rounds
+    /// of the three that end Startup, then an undo: the next round is the new reference and
+    /// three flat rounds more are needed. The window is BBR's own, untouched by the undo's prior window.
+    #[test]
+    fn an_undo_restarts_the_search_for_full_bandwidth() {
+        let mut b = bbr();
+        let mut f = Feed {
+            delivered: 0,
+            app_limited: false,
+        };
+        for (r, kb) in [10u64, 20, 40, 80, 80, 80].into_iter().enumerate() {
+            f.round(&mut b, 200 + 100 * r as u64, kb * 1000, 300);
+        }
+        let cwnd = b.window();
+        b.on_undo(&Undo {
+            now: Time::from_millis(750),
+            cause: super::super::UndoCause::Dsack,
+            prior_cwnd: 10 * cwnd,
+            prior_ssthresh: u64::MAX,
+        });
+        assert_eq!(b.window(), cwnd);
+        for t in [800, 900, 1_000] {
+            f.round(&mut b, t, 80_000, 300);
+            assert_eq!(b.mode, Mode::Startup, "t = {t}");
+        }
+        f.round(&mut b, 1_100, 80_000, 300);
+        assert_eq!(b.mode, Mode::Drain);
     }
 
     /// Eight rounds at 80 packets in flight, the bandwidth doubling to 80 kB per round.

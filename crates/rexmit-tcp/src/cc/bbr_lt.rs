@@ -74,7 +74,8 @@ impl LtBw {
         self.rtt_cnt = 0;
     }
 
-    fn reset(&mut self, now: Time, delivered: u64) {
+    /// Start sampling afresh (Linux bbr_reset_lt_bw_sampling).
+    pub fn reset(&mut self, now: Time, delivered: u64) {
         self.bw = 0;
         self.use_bw = false;
         self.is_sampling = false;

@@ -179,3 +179,28 @@ pub struct IdleRestart {
     /// RFC 5681 §4.1 RW = min(IW, cwnd): cwnd is set to no more than this.
     pub restart_window: u64,
 }
+
+/// How a window reduction was found spurious (`Undo::cause`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UndoCause {
+    /// Every retransmission since the reduction was reported duplicate by a D-SACK (RFC 3708
+    /// detection; Linux tcp_try_undo_dsack).
+    Dsack,
+    /// The ACK echoes a timestamp older than the first retransmission: the original arrived
+    /// (RFC 3522 Eifel detection; Linux tcp_packet_delayed).
+    Timestamps,
+    /// After a retransmission timeout, data sent before it and never retransmitted was
+    /// acknowledged (RFC 5682 F-RTO, SACK-enhanced; Linux tcp_frto = 2).
+    Frto,
+}
+
+/// A window reduction was spurious (`on_undo`): the window before it may be restored (RFC 4015
+/// Eifel response; Linux tcp_undo_cwnd_reduction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Undo {
+    pub now: Time,
+    pub cause: UndoCause,
+    /// cwnd and ssthresh just before the reduction (a congestion event, or the timeout).
+    pub prior_cwnd: u64,
+    pub prior_ssthresh: u64,
+}

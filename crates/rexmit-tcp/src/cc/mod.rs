@@ -28,7 +28,7 @@ pub use bbr::{Bbr, Mode as BbrMode};
 pub use cubic::Cubic;
 pub use events::{
     AckSample, CaState, CongestionCause, CongestionEvent, Connected, IdleRestart, RateAck,
-    RecoveryEnd, RecoveryStart, Timeout,
+    RecoveryEnd, RecoveryStart, Timeout, Undo, UndoCause,
 };
 pub use reno::reno;
 pub use westwood::Westwood;
@@ -124,6 +124,14 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn on_recovery_start(&mut self, _ev: &RecoveryStart) {}
     /// The loss-recovery episode ended (after the deflation that ends it, if any).
     fn on_recovery_end(&mut self, _ev: &RecoveryEnd) {}
+    /// The last reduction was spurious (`tcp.undo`, `tcp.frto`): before `on_recovery_end` if
+    /// the undo ends the episode. Default (RFC 4015's response, as Linux's
+    /// tcp_undo_cwnd_reduction with tcp_reno_undo_cwnd): cwnd = max(cwnd, prior cwnd),
+    /// ssthresh = max(ssthresh, prior ssthresh).
+    fn on_undo(&mut self, ev: &Undo) {
+        self.store_cwnd(self.window().max(ev.prior_cwnd), OWN);
+        self.store_ssthresh(self.ssthresh().max(ev.prior_ssthresh), OWN);
+    }
 
     // ---- The window changes of loss recovery (defaults: the RFC's) ----
 
@@ -353,6 +361,28 @@ mod tests {
         let mut c = at(1_200, 5_000);
         c.on_partial_ack(900, SMSS);
         assert_eq!(c.window(), SMSS);
+    }
+
+    #[test]
+    fn undo_default_restores_the_window_before_the_reduction() {
+        let mut c = at(10_000, 5_000);
+        c.on_congestion_event(&test_events::loss(Time::ZERO, 10_000, SMSS));
+        assert_eq!((c.window(), c.ssthresh()), (5_000, 5_000));
+        c.on_undo(&Undo {
+            now: Time::ZERO,
+            cause: UndoCause::Dsack,
+            prior_cwnd: 10_000,
+            prior_ssthresh: 8_000,
+        });
+        assert_eq!((c.window(), c.ssthresh()), (10_000, 8_000));
+        // Never below what the window has become since.
+        c.on_undo(&Undo {
+            now: Time::ZERO,
+            cause: UndoCause::Timestamps,
+            prior_cwnd: 2_000,
+            prior_ssthresh: 2_000,
+        });
+        assert_eq!((c.window(), c.ssthresh()), (10_000, 8_000));
     }
 
     #[test]

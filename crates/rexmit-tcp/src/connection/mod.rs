@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 
 mod invariants;
 mod output;
-use output::ts_clock;
+pub(crate) use output::ts_clock;
 
 /// RFC 9293 §3.3.2 connection states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -628,10 +628,16 @@ impl Connection {
             // RFC 7323 §4.1 RTTM: an ACK of new data echoing our timestamp gives an RTT sample
             // even for retransmitted data (Karn's rule is not needed).
             let ts_rtt = self.echo_rtt(now, seg, false);
+            let ts_ecr = seg
+                .options
+                .timestamps
+                .filter(|ts| self.ts_ok && ts.tsecr != 0)
+                .map(|ts| ts.tsecr);
             let input = AckInput {
                 ack,
                 seq,
                 ts_rtt,
+                ts_ecr,
                 window: (seg.window as u64) << self.snd_wscale,
                 sack,
                 has_data_or_flags: seg_len > 0,

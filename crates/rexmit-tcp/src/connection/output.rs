@@ -208,7 +208,7 @@ impl Connection {
 }
 
 /// RFC 7323 §5.4: a timestamp clock of 1 ms.
-pub(super) fn ts_clock(now: Time) -> u32 {
+pub(crate) fn ts_clock(now: Time) -> u32 {
     (now.as_nanos() / 1_000_000) as u32
 }
 

@@ -16,6 +16,7 @@ pub mod prr;
 mod reno;
 mod sack;
 mod tahoe;
+pub mod undo;
 
 use crate::cc::CongestionCause;
 use crate::config::RecoveryAlgorithm;
@@ -292,6 +293,17 @@ impl Recovery {
             after_rto,
             partial_acks: 0,
         });
+    }
+
+    /// The reduction that began the open episode proved spurious and is undone
+    /// (`undo::Undo`): the episode ends here, and as it was no loss, a new one may start at
+    /// once (Linux returns to Open): `recover` comes down to snd_una.
+    pub fn end_by_undo(&mut self, snd_una: u64) -> bool {
+        let open = self.end_episode();
+        if open {
+            self.recover = self.recover.min(snd_una);
+        }
+        open
     }
 
     /// Whether an episode was open (and is now closed).

@@ -24,6 +24,9 @@ struct CumulativePart {
     any_rexmit: bool,
     /// Every segment acknowledged, when RACK needs them.
     delivered: Vec<Delivered>,
+    /// The lowest end of the segments acknowledged that were neither retransmitted nor SACKed
+    /// before (F-RTO's test, `sender/undo.rs`).
+    orig_end: Option<u64>,
 }
 
 impl Sender {
@@ -38,6 +41,12 @@ impl Sender {
     ) -> u64 {
         // Before anything changes: what the duplicate-ACK test and the rate sample compare with.
         let prev_wnd = self.snd_wnd;
+        let mut undo = super::undo::UndoFacts {
+            in_episode_before: self.rec.in_episode(),
+            after_rto_before: self.rec.after_rto(),
+            ts_ecr: a.ts_ecr,
+            ..Default::default()
+        };
         let prior_in_flight = if self.rate.is_some() { self.pipe() } else { 0 };
         let lost_before = self.lost_total;
         if t.is_due(Timer::Pacing, now) {
@@ -70,6 +79,7 @@ impl Sender {
             {
                 // Its delivery was told with the cumulative part.
                 self.recovery_on_duplicate_ack(now, None, st, t);
+                undo.dupack = true;
             }
         } else if self.is_duplicate_ack(a, prev_wnd, sack.newly_sacked) {
             let delivered = if sack.newly_sacked > 0 {
@@ -78,7 +88,17 @@ impl Sender {
                 self.smss
             };
             self.recovery_on_duplicate_ack(now, Some(delivered), st, t);
+            undo.dupack = true;
         }
+        undo.acked = acked;
+        undo.newly_sacked = sack.newly_sacked;
+        undo.dsack = sack.dsack_range;
+        let sack_orig = sack
+            .delivered
+            .iter()
+            .filter(|d| d.rexmits == 0)
+            .map(|d| d.end);
+        undo.orig_end = cum.orig_end.into_iter().chain(sack_orig).min();
         // Newly SACKed segments first, then the cumulatively acknowledged ones.
         let mut delivered = std::mem::take(&mut sack.delivered);
         delivered.append(&mut cum.delivered);
@@ -88,6 +108,7 @@ impl Sender {
             // (an ACK that only SACKs does not push the probe back).
             self.arm_pto(now, t);
         }
+        self.undo_on_ack(now, &undo, st, t);
         self.prr_window(acked + sack.newly_sacked);
         if a.ack >= self.snd_una {
             self.rate_ack(now, prior_in_flight, lost_before);
@@ -123,6 +144,9 @@ impl Sender {
         self.sb.on_cum_ack(a.ack, |s| {
             cum.last_sent = Some(s.sent_at);
             cum.any_rexmit |= s.rexmits > 0;
+            if s.rexmits == 0 && !s.sacked && cum.orig_end.is_none() {
+                cum.orig_end = Some(s.end);
+            }
             if rack {
                 cum.delivered.push(Delivered::from(s));
             }
@@ -308,6 +332,8 @@ impl Sender {
             // response of a fast recovery, without entering one. The flight that lost the
             // segment is long gone, so the decrease applies to cwnd.
             st.tlp_repairs += 1;
+            // As Linux's CWR after a TLP repair: an earlier reduction can no longer be undone.
+            let _ = self.undo.take();
             self.cc.on_congestion_event(&CongestionEvent {
                 now,
                 cause: CongestionCause::TlpRepair,

@@ -11,6 +11,7 @@
 
 mod ack;
 mod transmit;
+mod undo;
 
 use crate::cc::{
     AckSample, CongestionCause, CongestionControl, CongestionEvent, Connected, ControllerFactory,
@@ -18,6 +19,7 @@ use crate::cc::{
 };
 use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use crate::delivery_rate::DeliveryRate;
+use crate::recovery::undo::Undo;
 use crate::recovery::{AckFacts, Actions, Cwnd, Recovery};
 use crate::sack_scoreboard::Scoreboard;
 use crate::send_buffer::SendBuffer;
@@ -62,6 +64,9 @@ pub struct AckInput {
     pub has_data_or_flags: bool,
     /// RTT measured from the echoed timestamp (RFC 7323 §4.1), when timestamps are in use.
     pub ts_rtt: Option<Duration>,
+    /// The echoed timestamp (TSecr, RFC 7323 §3.2), when timestamps are in use and it is set:
+    /// Eifel detection of a spurious retransmission (RFC 3522).
+    pub ts_ecr: Option<u32>,
 }
 
 pub struct Sender {
@@ -121,6 +126,8 @@ pub struct Sender {
     /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
     /// The probe timeout fired: the next transmission is a tail loss probe.
     tlp_pending: bool,
+    /// Undo of a spurious reduction and F-RTO (`recovery::undo`, `sender/undo.rs`).
+    undo: Undo,
     /// Delivery-rate samples, kept only for controllers that ask (BBR).
     rate: Option<DeliveryRate>,
     /// Pacing (controllers with a pacing rate): the earliest time the next data segment may
@@ -184,6 +191,10 @@ impl Sender {
                 .then(Rack::new),
             rack_detection: cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack,
             tlp: cfg.tlp && cfg.recovery == RecoveryAlgorithm::Sack,
+            undo: Undo::new(
+                cfg.undo,
+                cfg.frto && cfg.recovery == RecoveryAlgorithm::Sack,
+            ),
             tlp_pending: false,
             rate: None,
             pace_at: Time::ZERO,
@@ -237,6 +248,7 @@ impl Sender {
             self.rack = None;
             self.rack_detection = false;
             self.tlp = false;
+            self.undo = Undo::new(cfg.undo, false);
         }
         self.snd_wnd = wnd;
         self.max_snd_wnd = wnd;
@@ -358,6 +370,9 @@ impl Sender {
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) {
+        if a.began {
+            self.undo_begin();
+        }
         if let Some(d) = a.decrease {
             self.cc.on_congestion_event(&CongestionEvent {
                 now,
@@ -447,6 +462,12 @@ impl Sender {
     fn on_retransmission_timeout(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
         st.timeouts += 1;
         self.consecutive_timeouts += 1;
+        let fast_recovery_before = self.rec.in_episode() && !self.rec.after_rto();
+        if !fast_recovery_before && self.consecutive_timeouts == 1 {
+            // A new reduction (Linux tcp_enter_loss outside recovery); one inside a fast
+            // recovery keeps the window from before that recovery's.
+            self.undo_begin();
+        }
         // What the timeout declares lost is marked (RACK) or counted (the others) before the
         // controller hears of it, as Linux's tcp_timeout_mark_lost (bbr_set_state reads
         // tp->lost).
@@ -499,6 +520,7 @@ impl Sender {
         if self.rec.in_episode() {
             // SACK recovery after the timeout (RFC 6675 §5.1).
             self.recovery_started(now, CongestionCause::Timeout);
+            self.frto_on_timeout(fast_recovery_before, self.snd_max);
         }
     }
 

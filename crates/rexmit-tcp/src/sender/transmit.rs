@@ -190,6 +190,16 @@ impl Sender {
         if cwnd < pipe + self.smss {
             return None;
         }
+        if let Some(high) = self.frto_sends_new() {
+            // RFC 5682 §3 step 2.b: new data instead of retransmissions on this ACK.
+            if let Some(tx) = self.new_data(now, self.snd_una + self.snd_wnd, st, t) {
+                return Some(tx);
+            }
+            if self.snd_max > high {
+                return None;
+            }
+            self.frto_give_up();
+        }
         let after_rto = self.rec.after_rto();
         let cause = match (after_rto, self.rack_detection) {
             (true, _) => RetransmitCause::Timeout,
@@ -267,6 +277,7 @@ impl Sender {
             self.sb.clear_lost(start);
         }
         st.bytes_retransmitted += len;
+        self.undo.on_retransmit(now);
         let rearm = match self.rto_rearm {
             RtoRearm::EveryRetransmit => self.rec.in_episode() && !self.rec.after_rto(),
             RtoRearm::HeadRetransmit => seg.start == self.snd_una,
@@ -481,6 +492,7 @@ impl Sender {
             rack,
             rack_detection,
             tlp,
+            undo,
             tlp_pending,
             rate,
             pace_at,
@@ -492,7 +504,7 @@ impl Sender {
              {buf:?} {sb:?} {fin_at:?} {snd_wnd} {max_snd_wnd} {snd_wl1} {snd_wl2} {cc:?} \
              {factory:?} {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
              {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {lost_total} \
-             {go_back_cause:?} {go_back_in_packets} {rack:?} {rack_detection} {tlp} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
+             {go_back_cause:?} {go_back_in_packets} {rack:?} {rack_detection} {tlp} {undo:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
         )
     }
 }
