@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export VIRTUAL_ENV := $(abspath $(VENV))
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test lint bench validate validate-linux fuzz install dev-deps tshark chromium peers emulation-deps test-rust test-python reproduce-all clean
+.PHONY: demo test lint bench validate validate-linux fuzz install dev-deps tshark chromium peers emulation-deps usrsctp-deps test-rust test-python reproduce-all clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,8 @@ demo: install
 	@echo
 	@echo "Report: $(abspath results/nr-sack-quick/index.html) (claims.json beside it; sctp/ and cmt/ hold the sweeps and their report.html)"
 
-dev-deps: install tshark chromium peers
-	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6" "mypy>=1.8" "pandas>=1.5" "polars>=0.20" "duckdb>=0.9"
+dev-deps: install tshark chromium peers usrsctp-deps
+	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6" "mypy>=1.8" "pandas>=1.5" "polars>=0.20" "duckdb>=0.9" "ruff>=0.17,<0.18"
 
 # The peer simulators of the cross-validation (issue 7): ns-2.35 from Debian's ns2 package, ns-3.44
 # from PyPI into the venv, and the C++ ns-3 scenario built against it. Idempotent.
@@ -39,6 +39,15 @@ tshark:
 	  echo "wireshark-common wireshark-common/install-setuid boolean false" | $$SUDO debconf-set-selections && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq tshark >/dev/null; }
 	@tshark --version | head -1
+
+# usrsctp (FreeBSD's SCTP stack as a userland library, issue 39) runs as simulation agents in
+# crates/rexmit-usrsctp, loaded at run time (nothing links against it); installed from Debian's
+# packages. REXMIT_REQUIRE_USRSCTP=1 makes its absence a test failure instead of a skip.
+usrsctp-deps:
+	@/sbin/ldconfig -p | grep -q 'libusrsctp\.so\.2 ' || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libusrsctp-dev >/dev/null; }
+	@/sbin/ldconfig -p | grep 'libusrsctp\.so\.2 ' | head -1
 
 # Headless Chromium opens the interactive plots (`rexmit plot --format html`) in the browser test
 # (tests/python/test_plot_browser.py); installed from Debian's packages.
@@ -56,8 +65,8 @@ emulation-deps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq iproute2 >/dev/null; }
 
-test-rust: tshark emulation-deps
-	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_EMULATION=1 cargo test --workspace --quiet
+test-rust: tshark emulation-deps usrsctp-deps
+	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_EMULATION=1 REXMIT_REQUIRE_USRSCTP=1 cargo test --workspace --quiet
 
 # pytest exits 5 when it collects nothing: that is a failure here (the suite must not vanish).
 # The reduced cross-validation (tests/python/test_validation_peers.py) runs against the installed
@@ -65,15 +74,19 @@ test-rust: tshark emulation-deps
 test-python: dev-deps emulation-deps
 	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 REXMIT_REQUIRE_BROWSER=1 $(BIN)/pytest -q tests/python
 
-# Code checks (issue 16): formatting, no import circles between a crate's modules, clippy with
-# warnings as errors, the type stub of the compiled module against the module itself, and the
-# Python package's types (mypy).
+# Code checks (issue 16): formatting, no import circles between a crate's modules nor between the
+# Python package's modules, clippy with warnings as errors, the type stub of the compiled module
+# against the module itself, the Python package's types (mypy), and ruff's lint rules and format
+# on every Python file (settings in pyproject.toml; dev-deps pins ruff to one minor version, as its
+# formatting may change between them).
 lint: dev-deps
 	cargo fmt --all --check
 	$(PYTHON) scripts/import_cycles.py
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cd python && ../$(BIN)/python -m mypy.stubtest rexmit._core
 	cd python && ../$(BIN)/python -m mypy rexmit
+	$(BIN)/ruff check
+	$(BIN)/ruff format --check
 
 test: lint test-rust test-python
 

@@ -42,7 +42,11 @@ def main() -> None:
         replications=3,
         name="CMT: SACK vs NR-SACK against the send buffer",
         report={"x": BUFFER, "metrics": [GOODPUT, RTXQ]},
-        labels={BUFFER: {"name": "Send buffer", "unit": "KiB"}, GOODPUT: {"name": "Goodput", "unit": "Mb/s"}, RTXQ: {"name": "Mean retransmission queue", "unit": "KiB"}},
+        labels={
+            BUFFER: {"name": "Send buffer", "unit": "KiB"},
+            GOODPUT: {"name": "Goodput", "unit": "Mb/s"},
+            RTXQ: {"name": "Mean retransmission queue", "unit": "KiB"},
+        },
     )
     result = run_sweep(sweep, args.out, jobs=args.jobs, progress=False)
 
@@ -50,7 +54,9 @@ def main() -> None:
     print(f"{'send buffer':>12} {'acks':>8} {'goodput':>12} {'mean rtxq':>12}")
     for r in result.summary().to_pylist():
         acks = "NR-SACK" if r[f"param.{ACKS}"] else "SACK"
-        print(f"{r[f'param.{BUFFER}']:>12} {acks:>8} {r[f'{GOODPUT}.mean'] / 1e6:>7.2f} Mb/s {r[f'{RTXQ}.mean'] / 1024:>7.1f} KiB")
+        print(
+            f"{r[f'param.{BUFFER}']:>12} {acks:>8} {r[f'{GOODPUT}.mean'] / 1e6:>7.2f} Mb/s {r[f'{RTXQ}.mean'] / 1024:>7.1f} KiB"
+        )
 
     # 4. The figures (goodput and mean rtxq against the buffer) and the report page.
     print(f"report: {report(args.out)}")

@@ -19,7 +19,13 @@ from rexmit.report import report
 from rexmit.sweep import Sweep, run_sweep
 
 # (loss recovery, congestion control) of each variant; Westwood+ runs on NewReno's recovery.
-VARIANTS = {"Tahoe": ("tahoe", "reno"), "Reno": ("reno", "reno"), "NewReno": ("newreno", "reno"), "SACK": ("sack", "reno"), "Westwood+": ("newreno", "westwood")}
+VARIANTS = {
+    "Tahoe": ("tahoe", "reno"),
+    "Reno": ("reno", "reno"),
+    "NewReno": ("newreno", "reno"),
+    "SACK": ("sack", "reno"),
+    "Westwood+": ("newreno", "westwood"),
+}
 LOSS = "topology.links[1].errors[0].rate"
 
 
@@ -39,7 +45,10 @@ def main() -> None:
     sweep = Sweep(
         base=base,
         grid={LOSS: [1e-4, 1e-3, 1e-2]},
-        zip={"apps[0].tcp.recovery": [r for r, _ in VARIANTS.values()], "apps[0].tcp.cc": [c for _, c in VARIANTS.values()]},
+        zip={
+            "apps[0].tcp.recovery": [r for r, _ in VARIANTS.values()],
+            "apps[0].tcp.cc": [c for _, c in VARIANTS.values()],
+        },
         replications=4,
         name="TCP variants vs packet loss",
         report={"x": LOSS, "metrics": ["flow.bulk.goodput_bps", "flow.bulk.retransmissions"]},
@@ -51,7 +60,11 @@ def main() -> None:
     print(f"{'packet loss':>12} " + " ".join(f"{name:>10}" for name in VARIANTS))
     rows = result.summary().to_pylist()
     for loss in sweep.grid[LOSS]:
-        goodput = {(r["param.apps[0].tcp.recovery"], r["param.apps[0].tcp.cc"]): r["flow.bulk.goodput_bps.mean"] for r in rows if r[f"param.{LOSS}"] == loss}
+        goodput = {
+            (r["param.apps[0].tcp.recovery"], r["param.apps[0].tcp.cc"]): r["flow.bulk.goodput_bps.mean"]
+            for r in rows
+            if r[f"param.{LOSS}"] == loss
+        }
         print(f"{loss:>12g} " + " ".join(f"{goodput[v] / 1e6:>10.2f}" for v in VARIANTS.values()) + "  Mb/s")
 
     # 4. The figure and the report page.

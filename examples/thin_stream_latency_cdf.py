@@ -53,7 +53,9 @@ def main() -> None:
     for colour, (flow, name) in zip(PALETTE, NAMES.items()):
         latency_ms = sorted(x * 1e3 for x in res.table("messages", flow=flow).column("latency_s").to_pylist())
         n = len(latency_ms)
-        print(f"{name:>22}: {n} messages, median {percentile(latency_ms, 0.5):.0f} ms, 99th percentile {percentile(latency_ms, 0.99):.0f} ms, max {latency_ms[-1]:.0f} ms")
+        print(
+            f"{name:>22}: {n} messages, median {percentile(latency_ms, 0.5):.0f} ms, 99th percentile {percentile(latency_ms, 0.99):.0f} ms, max {latency_ms[-1]:.0f} ms"
+        )
         ax.step(latency_ms, [(i + 1) / n for i in range(n)], where="post", color=colour, label=name)
 
     # 4. The CDF: most messages arrive in about half an RTT; the tail is the retransmitted ones.

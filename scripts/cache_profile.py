@@ -69,13 +69,26 @@ def hops_of(log: str) -> int:
 def profile(scenario: Path, out: Path, l1: int, l2: int) -> tuple[dict[str, list[int]], int]:
     run = subprocess.run(
         [
-            "valgrind", "--tool=callgrind", "--cache-sim=yes", f"--D1={l1},12,64", f"--LL={l2},16,64",
-            "--toggle-collect=rexmit_engine::run::Scheduler*::run", f"--callgrind-out-file={out}",
-            str(EXAMPLES / "profile_scenario"), str(scenario),
+            "valgrind",
+            "--tool=callgrind",
+            "--cache-sim=yes",
+            f"--D1={l1},12,64",
+            f"--LL={l2},16,64",
+            "--toggle-collect=rexmit_engine::run::Scheduler*::run",
+            f"--callgrind-out-file={out}",
+            str(EXAMPLES / "profile_scenario"),
+            str(scenario),
         ],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    annotated = subprocess.run(["callgrind_annotate", "--auto=no", "--inclusive=no", "--threshold=100", str(out)], capture_output=True, text=True, check=True).stdout
+    annotated = subprocess.run(
+        ["callgrind_annotate", "--auto=no", "--inclusive=no", "--threshold=100", str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return per_function(annotated), hops_of(run.stderr)
 
 
@@ -86,7 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("t2", nargs="?", type=float, default=4.5)
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--l1", type=int, default=48 * 1024, help="L1 data cache bytes (default 48 KiB)")
-    ap.add_argument("--l2", type=int, default=2 * 1024 * 1024, help="cache simulated as the last level, bytes (default this CPU's 2 MiB L2)")
+    ap.add_argument(
+        "--l2",
+        type=int,
+        default=2 * 1024 * 1024,
+        help="cache simulated as the last level, bytes (default this CPU's 2 MiB L2)",
+    )
     args = ap.parse_args(argv)
     if not 0 < args.t1 < args.t2:
         ap.error(f"T1 {args.t1} and T2 {args.t2}: need 0 < T1 < T2")
@@ -95,7 +113,14 @@ def main(argv: list[str] | None = None) -> int:
         runs = []
         for t in (args.t1, args.t2):
             toml = Path(tmp) / f"run_{t:g}.toml"
-            toml.write_text(subprocess.run([str(EXAMPLES / "scaling_toml"), str(args.flows), f"{t:g}"], capture_output=True, text=True, check=True).stdout)
+            toml.write_text(
+                subprocess.run(
+                    [str(EXAMPLES / "scaling_toml"), str(args.flows), f"{t:g}"],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
             runs.append(profile(toml, Path(tmp) / f"cg_{t:g}", args.l1, args.l2))
     (a, hops_a), (b, hops_b) = runs
     hops = hops_b - hops_a
@@ -107,8 +132,10 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((name, [(y - x) / hops for x, y in zip(va, vb)]))
     col = {e: i for i, e in enumerate(EVENTS)}
     total = [sum(r[1][k] for r in rows) for k in range(len(EVENTS))]
-    print(f"{args.flows} flows, {args.t1:g} -> {args.t2:g} s: {hops} hops; per hop: {total[col['Ir']]:.0f} instructions, "
-          f"{total[col['D1mr']]:.1f} L1 read misses, {total[col['DLmr']] + total[col['DLmw']]:.1f} last-level misses (L1 {args.l1} B, last level {args.l2} B)")
+    print(
+        f"{args.flows} flows, {args.t1:g} -> {args.t2:g} s: {hops} hops; per hop: {total[col['Ir']]:.0f} instructions, "
+        f"{total[col['D1mr']]:.1f} L1 read misses, {total[col['DLmr']] + total[col['DLmw']]:.1f} last-level misses (L1 {args.l1} B, last level {args.l2} B)"
+    )
     rows.sort(key=lambda r: -(r[1][col["DLmr"]] + r[1][col["DLmw"]]))
     print(f"{'LL miss':>8} {'Ir':>8} {'D1mr':>6}  function (per hop)")
     for name, v in rows[: args.top]:

@@ -8,6 +8,7 @@ modifications, RACK for SCTP, reneging, messages, plus HTTP and UDP cross traffi
 
     .venv/bin/python scripts/reference_scenarios.py     (rewrites tests/reference/*.toml)
 """
+
 from __future__ import annotations
 
 import sys
@@ -20,14 +21,19 @@ import rexmit  # noqa: E402
 OUT = ROOT / "tests" / "reference"
 
 
-def lossy_chain(secs: int, errors: list[dict], seed: int = 1, rate: str = "4Mbps", delay: str = "50ms") -> rexmit.Scenario:
+def lossy_chain(
+    secs: int, errors: list[dict], seed: int = 1, rate: str = "4Mbps", delay: str = "50ms"
+) -> rexmit.Scenario:
     s = rexmit.Scenario(stop_time=f"{secs}s", seed=seed)
     q = {"packets": 100}
-    s.chain(["S", "G1", "G2", "D"], [
-        {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
-        {"rate": rate, "delay": delay, "queue": q, "errors": errors},
-        {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
-    ])
+    s.chain(
+        ["S", "G1", "G2", "D"],
+        [
+            {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
+            {"rate": rate, "delay": delay, "queue": q, "errors": errors},
+            {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
+        ],
+    )
     return s
 
 
@@ -41,10 +47,29 @@ def tcp_cases() -> dict[str, rexmit.Scenario]:
     for rec in ["tahoe", "reno", "newreno", "sack"]:
         for cc in ["reno", "cubic", "westwood", "highspeed", "scalable"]:
             s = lossy_chain(20, UNIFORM if cc in ("reno", "cubic") else BURST)
-            s.app("bulk", "tcp_bulk", "S", "D", tcp={"recovery": rec, "cc": cc, "send_buffer": "1MiB", "recv_buffer": "1MiB"})
+            s.app(
+                "bulk",
+                "tcp_bulk",
+                "S",
+                "D",
+                tcp={"recovery": rec, "cc": cc, "send_buffer": "1MiB", "recv_buffer": "1MiB"},
+            )
             out[f"tcp_{rec}_{cc}"] = s
     s = lossy_chain(20, UNIFORM)
-    s.app("bulk", "tcp_bulk", "S", "D", tcp={"recovery": "sack", "cc": "aimd", "aimd_a": 2.0, "aimd_b": 0.25, "send_buffer": "1MiB", "recv_buffer": "1MiB"})
+    s.app(
+        "bulk",
+        "tcp_bulk",
+        "S",
+        "D",
+        tcp={
+            "recovery": "sack",
+            "cc": "aimd",
+            "aimd_a": 2.0,
+            "aimd_b": 0.25,
+            "send_buffer": "1MiB",
+            "recv_buffer": "1MiB",
+        },
+    )
     out["tcp_sack_aimd"] = s
     extras = {
         "rack_prr_ts": {"recovery": "sack", "rack": True, "tlp": True, "prr": True, "timestamps": True, "dsack": True},
@@ -65,8 +90,22 @@ def tcp_cases() -> dict[str, rexmit.Scenario]:
         out[f"tcp_{name}"] = s
     # A finite transfer with a small window, and a message stream.
     s = lossy_chain(30, UNIFORM)
-    s.app("xfer", "tcp_bulk", "S", "D", bytes="2MB", tcp={"recovery": "sack", "recv_buffer": "20KB", "window_scaling": False})
-    s.app("msgs", "tcp_messages", "S", "D", interarrival={"kind": "exponential", "mean": "50ms"}, size={"kind": "fixed", "value": 300})
+    s.app(
+        "xfer",
+        "tcp_bulk",
+        "S",
+        "D",
+        bytes="2MB",
+        tcp={"recovery": "sack", "recv_buffer": "20KB", "window_scaling": False},
+    )
+    s.app(
+        "msgs",
+        "tcp_messages",
+        "S",
+        "D",
+        interarrival={"kind": "exponential", "mean": "50ms"},
+        size={"kind": "fixed", "value": 300},
+    )
     out["tcp_finite_and_messages"] = s
     # Competing flows on drop-tail and on RED, round-number delays (ties).
     for qd, queue in [("droptail", {"packets": 30}), ("red", {"packets": 60, "red": {"min_th": 5, "max_th": 15}})]:
@@ -75,7 +114,14 @@ def tcp_cases() -> dict[str, rexmit.Scenario]:
         right = [{"name": f"D{i}", "rate": "100Mbps", "delay": "1ms"} for i in range(4)]
         s.dumbbell({"rate": "10Mbps", "delay": "10ms", "queue": queue}, left, right)
         for i, rec in enumerate(["sack", "newreno", "reno", "sack"]):
-            s.app(f"f{i}", "tcp_bulk", f"S{i}", f"D{i}", start=f"{300 * i}ms", tcp={"recovery": rec, "cc": "cubic" if i == 3 else "reno"})
+            s.app(
+                f"f{i}",
+                "tcp_bulk",
+                f"S{i}",
+                f"D{i}",
+                start=f"{300 * i}ms",
+                tcp={"recovery": rec, "cc": "cubic" if i == 3 else "reno"},
+            )
         out[f"tcp_competing_{qd}"] = s
     return out
 
@@ -87,46 +133,135 @@ def sctp_cases() -> dict[str, rexmit.Scenario]:
     for nr in [False, True]:
         for unordered in [True, False]:
             s = rexmit.Scenario(stop_time="10s", seed=2)
-            s.dumbbell({"rate": "100Mbps", "delay": "2ms", "queue": q, "errors": [{"kind": "uniform", "rate": 0.01, "direction": "forward"}]},
-                       [{"name": "S", **access}], [{"name": "R", **access}])
+            s.dumbbell(
+                {
+                    "rate": "100Mbps",
+                    "delay": "2ms",
+                    "queue": q,
+                    "errors": [{"kind": "uniform", "rate": 0.01, "direction": "forward"}],
+                },
+                [{"name": "S", **access}],
+                [{"name": "R", **access}],
+            )
             s.app("assoc", "sctp_bulk", "S", "R", unordered=unordered, sctp={"nr_sack": nr, "send_buffer": "64KiB"})
             out[f"sctp_{'nrsack' if nr else 'sack'}_{'unordered' if unordered else 'ordered'}"] = s
+    lossy = lambda r, d: {
+        "rate": "100Mbps",
+        "delay": d,
+        "queue": q,
+        "errors": [{"kind": "uniform", "rate": r, "direction": "forward"}],
+    }
+    path = lambda left, right, loss, d: {
+        "left_router": left,
+        "right_router": right,
+        "bottleneck": lossy(loss, d),
+        "left": [],
+        "right": [],
+    }
     for policy in ["same", "asap", "cwnd", "ssthresh"]:
         s = rexmit.Scenario(stop_time="10s", seed=4)
-        lossy = lambda r, d: {"rate": "100Mbps", "delay": d, "queue": q, "errors": [{"kind": "uniform", "rate": r, "direction": "forward"}]}
-        path = lambda l, r, loss, d: {"left_router": l, "right_router": r, "bottleneck": lossy(loss, d), "left": [], "right": []}
-        s.dual_dumbbell([path("R1", "R2", 0.02, "2ms"), path("R3", "R4", 0.001, "30ms")],
-                        [{"name": "S", "side": "left", "links": [access, access]}, {"name": "R", "side": "right", "links": [access, access]}])
-        s.app("assoc", "sctp_bulk", "S", "R", unordered=True,
-              sctp={"nr_sack": policy != "same", "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": policy, "pf": True}})
+        s.dual_dumbbell(
+            [path("R1", "R2", 0.02, "2ms"), path("R3", "R4", 0.001, "30ms")],
+            [
+                {"name": "S", "side": "left", "links": [access, access]},
+                {"name": "R", "side": "right", "links": [access, access]},
+            ],
+        )
+        s.app(
+            "assoc",
+            "sctp_bulk",
+            "S",
+            "R",
+            unordered=True,
+            sctp={
+                "nr_sack": policy != "same",
+                "send_buffer": "128KiB",
+                "cmt": {"enabled": True, "rtx_policy": policy, "pf": True},
+            },
+        )
         out[f"sctp_cmt_{policy}"] = s
     thin = {"all": {"all": True}, "efr": {"early_fast_retransmit": True}, "er": {"early_retransmit_rfc5827": True}}
     for name, t in thin.items():
         s = rexmit.Scenario(stop_time="120s", seed=5)
-        s.chain(["S", "R"], [{"rate": "10Mbps", "delay": "50ms", "errors": [{"kind": "uniform", "rate": 0.05, "direction": "forward"}]}])
-        s.app("thin", "sctp_messages", "S", "R", interarrival={"kind": "fixed", "value": "250ms"}, size={"kind": "fixed", "value": 100},
-              sctp={"sack_freq": 1, "thin": t})
+        s.chain(
+            ["S", "R"],
+            [
+                {
+                    "rate": "10Mbps",
+                    "delay": "50ms",
+                    "errors": [{"kind": "uniform", "rate": 0.05, "direction": "forward"}],
+                }
+            ],
+        )
+        s.app(
+            "thin",
+            "sctp_messages",
+            "S",
+            "R",
+            interarrival={"kind": "fixed", "value": "250ms"},
+            size={"kind": "fixed", "value": 100},
+            sctp={"sack_freq": 1, "thin": t},
+        )
         out[f"sctp_thin_{name}"] = s
     for mitigation in ["max_burst", "adaptive"]:
         s = rexmit.Scenario(stop_time="20s", seed=6)
-        s.chain(["S", "R"], [{"rate": "10Mbps", "delay": "20ms", "reorder": REORDER, "errors": [{"kind": "uniform", "rate": 0.01, "direction": "forward"}]}])
-        s.app("sig", "sctp_messages", "S", "R", source="signalling", sctp={"rack": {"enabled": True, "tlp": True, "burst_mitigation": mitigation}})
-        s.app("bulk", "sctp_bulk", "S", "R", sctp={"rack": {"enabled": True, "tlp": True, "burst_mitigation": mitigation}})
+        s.chain(
+            ["S", "R"],
+            [
+                {
+                    "rate": "10Mbps",
+                    "delay": "20ms",
+                    "reorder": REORDER,
+                    "errors": [{"kind": "uniform", "rate": 0.01, "direction": "forward"}],
+                }
+            ],
+        )
+        s.app(
+            "sig",
+            "sctp_messages",
+            "S",
+            "R",
+            source="signalling",
+            sctp={"rack": {"enabled": True, "tlp": True, "burst_mitigation": mitigation}},
+        )
+        s.app(
+            "bulk", "sctp_bulk", "S", "R", sctp={"rack": {"enabled": True, "tlp": True, "burst_mitigation": mitigation}}
+        )
         out[f"sctp_rack_{mitigation}"] = s
     s = rexmit.Scenario(stop_time="10s", seed=7)
-    s.chain(["S", "R"], [{"rate": "10Mbps", "delay": "10ms", "errors": [{"kind": "uniform", "rate": 0.02, "direction": "forward"}]}])
-    s.app("assoc", "sctp_bulk", "S", "R", sctp={"renege": "under_memory_pressure", "recv_buffer": "32KiB", "send_buffer": "256KiB"})
+    s.chain(
+        ["S", "R"],
+        [{"rate": "10Mbps", "delay": "10ms", "errors": [{"kind": "uniform", "rate": 0.02, "direction": "forward"}]}],
+    )
+    s.app(
+        "assoc",
+        "sctp_bulk",
+        "S",
+        "R",
+        sctp={"renege": "under_memory_pressure", "recv_buffer": "32KiB", "send_buffer": "256KiB"},
+    )
     out["sctp_renege"] = s
     return out
 
 
 def mixed_cases() -> dict[str, rexmit.Scenario]:
     s = rexmit.Scenario(stop_time="20s", seed=8)
-    s.dumbbell({"rate": "10Mbps", "delay": "5ms", "queue": {"packets": 100}},
-               [{"name": "S", "rate": "100Mbps", "delay": "1ms"}, {"name": "U", "rate": "100Mbps", "delay": "3ms"}],
-               [{"name": "C", "rate": "100Mbps", "delay": "20ms"}, {"name": "V", "rate": "100Mbps", "delay": "2ms"}])
+    s.dumbbell(
+        {"rate": "10Mbps", "delay": "5ms", "queue": {"packets": 100}},
+        [{"name": "S", "rate": "100Mbps", "delay": "1ms"}, {"name": "U", "rate": "100Mbps", "delay": "3ms"}],
+        [{"name": "C", "rate": "100Mbps", "delay": "20ms"}, {"name": "V", "rate": "100Mbps", "delay": "2ms"}],
+    )
     s.app("web", "http", "S", "C")
-    s.app("cbr", "udp_onoff", "U", "V", rate="4Mbps", packet_size=1000, on={"kind": "exponential", "mean": "1s"}, off={"kind": "exponential", "mean": "1s"})
+    s.app(
+        "cbr",
+        "udp_onoff",
+        "U",
+        "V",
+        rate="4Mbps",
+        packet_size=1000,
+        on={"kind": "exponential", "mean": "1s"},
+        off={"kind": "exponential", "mean": "1s"},
+    )
     s.app("bulk", "tcp_bulk", "U", "V", tcp={"recovery": "sack"})
     return {"mixed_http_udp_tcp": s}
 

@@ -36,7 +36,9 @@ PAPERS = [
 
 def git_revision() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -45,7 +47,14 @@ def sweeps(run_dir: Path) -> list[dict[str, Any]]:
     out = []
     for spec in sorted(run_dir.glob("*/sweep.json")):
         d = json.loads(spec.read_text())
-        out.append({"name": spec.parent.name, "replications": d.get("replications"), "stop_time": (d.get("base") or {}).get("stop_time"), "points": _points(d)})
+        out.append(
+            {
+                "name": spec.parent.name,
+                "replications": d.get("replications"),
+                "stop_time": (d.get("base") or {}).get("stop_time"),
+                "points": _points(d),
+            }
+        )
     return out
 
 
@@ -75,16 +84,23 @@ def previous(out: Path) -> dict[str, tuple[list[str], str]]:
     if not out.is_file():
         return {}
     text = out.read_text().split("\n")
-    header_rev = next((l.split(" at revision ")[1].split(",")[0].strip() for l in text if " at revision " in l and l.startswith("Full reproductions")), "")
+    header_rev = next(
+        (
+            line.split(" at revision ")[1].split(",")[0].strip()
+            for line in text
+            if " at revision " in line and line.startswith("Full reproductions")
+        ),
+        "",
+    )
     found: dict[str, tuple[list[str], str]] = {}
     for seed, _, _ in PAPERS:
-        start = next((i for i, l in enumerate(text) if l.startswith(f"## {seed}: ")), None)
-        summary = next((l[2:] for l in text if l.startswith(f"- {seed}: ")), None)
+        start = next((i for i, line in enumerate(text) if line.startswith(f"## {seed}: ")), None)
+        summary = next((line[2:] for line in text if line.startswith(f"- {seed}: ")), None)
         if start is None or summary is None:
             continue
         end = next((i for i in range(start + 1, len(text)) if text[i].startswith("## ")), len(text))
         lines = text[start:end]
-        if not any(l.startswith(REVISION_LINE) for l in lines) and header_rev:
+        if not any(line.startswith(REVISION_LINE) for line in lines) and header_rev:
             lines = lines[:4] + [f"{REVISION_LINE}{header_rev}.", ""] + lines[4:]
         found[seed] = (lines, summary)
     return found
@@ -107,7 +123,11 @@ def paper_section(seed: str, name: str, title: str, run_dir: Path) -> tuple[list
     counted = [c for c in claims if not c.get("sanity")]
     held = sum(1 for c in counted if c["holds"])
     sanity = [c for c in claims if c.get("sanity")]
-    summary = f"{seed}: {held}/{len(counted)} claims hold" + (f" (+ {len(sanity)} sanity checks)" if sanity else "") + f"; full run {wall} s"
+    summary = (
+        f"{seed}: {held}/{len(counted)} claims hold"
+        + (f" (+ {len(sanity)} sanity checks)" if sanity else "")
+        + f"; full run {wall} s"
+    )
     lines += [f"**{summary}.**", ""]
     if run_revision(run_dir):
         lines += [f"{REVISION_LINE}{run_revision(run_dir)}.", ""]
@@ -116,11 +136,15 @@ def paper_section(seed: str, name: str, title: str, run_dir: Path) -> tuple[list
         lines.append(f"- `{s['name']}`: {s['replications']} × {s['points']}, {s['stop_time']}")
     lines += ["", "| # | claim (as the paper states it) | paper | rexmit | verdict |", "|---|---|---|---|---|"]
     for i, c in enumerate(counted, 1):
-        lines.append(f"| {i} | {c['text']} (`{c.get('id', '?')}`) | {c.get('paper') or ''} | {c.get('numbers', '')} | {verdict(c['holds'])} |")
+        lines.append(
+            f"| {i} | {c['text']} (`{c.get('id', '?')}`) | {c.get('paper') or ''} | {c.get('numbers', '')} | {verdict(c['holds'])} |"
+        )
     if sanity:
         lines += ["", "Sanity checks (cannot fail, or check the set-up; not counted):", ""]
         for c in sanity:
-            lines.append(f"- `{c.get('id', '?')}`: {c['text']} — {'holds' if c['holds'] else 'FAILS'}; {c.get('why') or ''}. rexmit: {c.get('numbers', '')}")
+            lines.append(
+                f"- `{c.get('id', '?')}`: {c['text']} — {'holds' if c['holds'] else 'FAILS'}; {c.get('why') or ''}. rexmit: {c.get('numbers', '')}"
+            )
     lines.append("")
     return lines, summary
 
@@ -140,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             lines, summary = paper_section(seed, name, title, results / name)
         sections += lines
         summaries.append(summary)
-        rev = next((l[len(REVISION_LINE):].rstrip(".") for l in lines if l.startswith(REVISION_LINE)), "")
+        rev = next((line[len(REVISION_LINE) :].rstrip(".") for line in lines if line.startswith(REVISION_LINE)), "")
         if rev and rev not in revs:
             revs.append(rev)
     causes = ROOT / "docs" / "reproductions_causes.md"

@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -48,7 +48,7 @@ import compare  # noqa: E402
 import ns3_tcp  # noqa: E402
 
 # (peer preset of peers.py, loss, rate, rate2)
-SCENARIOS: list[tuple[str, str, float, Optional[float]]] = [
+SCENARIOS: list[tuple[str, str, float, float | None]] = [
     ("ns3-newreno-sack-prr", "uniform", 0.01, None),
     ("ns3-newreno-sack-prr", "burst", 0.001, None),
     ("ns3-cubic", "uniform", 0.01, None),
@@ -84,7 +84,7 @@ print(json.dumps({{"wall_run_s": r.summary["wall_time_s"], "packet_hops": r.summ
 """
 
 
-def peer_command(name: str, loss: str, rate: float, rate2: Optional[float], secs: float, seed: int) -> list[str]:
+def peer_command(name: str, loss: str, rate: float, rate2: float | None, secs: float, seed: int) -> list[str]:
     import peers
 
     script, fixed = peers.SCENARIOS[name]
@@ -103,12 +103,17 @@ def timed(cmd: list[str]) -> tuple[dict[str, Any], float]:
     return json.loads(out.stdout.strip().splitlines()[-1]), wall
 
 
-def bench_one(name: str, loss: str, rate: float, rate2: Optional[float], secs: float, runs: int, seed: int = 1) -> dict[str, Any]:
+def bench_one(
+    name: str, loss: str, rate: float, rate2: float | None, secs: float, runs: int, seed: int = 1
+) -> dict[str, Any]:
     m = compare.mirror(name)
     assert m is not None, name
     peer_runs = [timed(peer_command(name, loss, rate, rate2, secs, seed)) for _ in range(runs)]
     options = {"topo": "cmt", "rate2": rate2} if rate2 is not None else {}
-    child = CHILD.format(here=str(HERE), peer=json.dumps({"name": name, "loss": loss, "rate": rate, "seed": seed, "duration": secs, "options": options}))
+    child = CHILD.format(
+        here=str(HERE),
+        peer=json.dumps({"name": name, "loss": loss, "rate": rate, "seed": seed, "duration": secs, "options": options}),
+    )
     ours = [timed([sys.executable, "-c", child]) for _ in range(runs)]
     med = statistics.median
     p_loop = med(float(r["wall_run_s"]) for r, _ in peer_runs)
@@ -169,12 +174,25 @@ def bench_competing(name: str, secs: float, runs: int, seed: int = 1) -> dict[st
     o_loop = med(float(r["wall_run_s"]) for r, _ in ours)
     p_proc, o_proc = med(w for _, w in peer_runs), med(w for _, w in ours)
     return {
-        "scenario": name, "loss": "competing", "rate": float(len(sc.variants)), "rate2": None, "duration_s": secs, "runs": runs,
+        "scenario": name,
+        "loss": "competing",
+        "rate": float(len(sc.variants)),
+        "rate2": None,
+        "duration_s": secs,
+        "runs": runs,
         "peer": "ns-3.44" if sc.peer == "ns3" else "ns-2.35",
-        "peer_loop_s": p_loop, "peer_process_s": p_proc, "rexmit_loop_s": o_loop, "rexmit_process_s": o_proc,
-        "ratio_loop": p_loop / o_loop if o_loop > 0 else None, "ratio_process": p_proc / o_proc if o_proc > 0 else None,
-        "peer_packet_hops": None, "rexmit_packet_hops": None, "peer_hops_per_s": None, "rexmit_hops_per_s": None,
-        "peer_loop_all_s": [float(r["wall_run_s"]) for r, _ in peer_runs], "rexmit_loop_all_s": [float(r["wall_run_s"]) for r, _ in ours],
+        "peer_loop_s": p_loop,
+        "peer_process_s": p_proc,
+        "rexmit_loop_s": o_loop,
+        "rexmit_process_s": o_proc,
+        "ratio_loop": p_loop / o_loop if o_loop > 0 else None,
+        "ratio_process": p_proc / o_proc if o_proc > 0 else None,
+        "peer_packet_hops": None,
+        "rexmit_packet_hops": None,
+        "peer_hops_per_s": None,
+        "rexmit_hops_per_s": None,
+        "peer_loop_all_s": [float(r["wall_run_s"]) for r, _ in peer_runs],
+        "rexmit_loop_all_s": [float(r["wall_run_s"]) for r, _ in ours],
     }
 
 
@@ -197,7 +215,7 @@ def compile_rexmit() -> None:
     compileall.compile_dir(str(Path(rexmit.__file__).parent), quiet=1)
 
 
-def ns2_command(name: str, loss: str, rate: float, rate2: Optional[float], secs: float, seed: int) -> list[str]:
+def ns2_command(name: str, loss: str, rate: float, rate2: float | None, secs: float, seed: int) -> list[str]:
     """`ns` on the Tcl script the ns-2 wrapper of `name` runs, untraced, with the same options."""
     import ns2_sctp
     import ns2_tcp
@@ -222,7 +240,9 @@ def wall(cmd: list[str]) -> float:
     return time.perf_counter() - t0
 
 
-def bench_process(name: str, loss: str, rate: float, rate2: Optional[float], secs: float, runs: int, work: Path, seed: int = 1) -> dict[str, Any]:
+def bench_process(
+    name: str, loss: str, rate: float, rate2: float | None, secs: float, runs: int, work: Path, seed: int = 1
+) -> dict[str, Any]:
     m = compare.mirror(name)
     assert m is not None and name.startswith("ns2"), name
     if m.tcp is not None:
@@ -239,8 +259,20 @@ def bench_process(name: str, loss: str, rate: float, rate2: Optional[float], sec
         peer.append(wall(ns_cmd))
         ours.append(wall(ours_cmd))
     p, o = statistics.median(peer), statistics.median(ours)
-    return {"scenario": name, "loss": loss, "rate": rate, "rate2": rate2, "duration_s": secs, "runs": runs, "peer": "ns-2.35",
-            "peer_process_s": p, "rexmit_process_s": o, "ratio": p / o, "peer_all_s": peer, "rexmit_all_s": ours}
+    return {
+        "scenario": name,
+        "loss": loss,
+        "rate": rate,
+        "rate2": rate2,
+        "duration_s": secs,
+        "runs": runs,
+        "peer": "ns-2.35",
+        "peer_process_s": p,
+        "rexmit_process_s": o,
+        "ratio": p / o,
+        "peer_all_s": peer,
+        "rexmit_all_s": ours,
+    }
 
 
 def process_markdown(rows: list[dict[str, Any]], runs: int) -> list[str]:
@@ -254,14 +286,19 @@ def process_markdown(rows: list[dict[str, Any]], runs: int) -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     for r in rows:
-        out.append(f"| {r['scenario']} | {r['loss']} {r['rate']:g} | {r['duration_s']:g} | {r['peer_process_s']:.3f} | {r['rexmit_process_s']:.3f} | {r['ratio']:.2f}× |")
+        out.append(
+            f"| {r['scenario']} | {r['loss']} {r['rate']:g} | {r['duration_s']:g} | {r['peer_process_s']:.3f} | {r['rexmit_process_s']:.3f} | {r['ratio']:.2f}× |"
+        )
     for secs in sorted({r["duration_s"] for r in rows}):
         sel = [r["ratio"] for r in rows if r["duration_s"] == secs]
-        out += ["", f"{secs:g} s simulated: median whole-process ratio ns-2/rexmit {statistics.median(sel):.2f}× (range {min(sel):.2f}–{max(sel):.2f}×) over {len(sel)} scenarios."]
+        out += [
+            "",
+            f"{secs:g} s simulated: median whole-process ratio ns-2/rexmit {statistics.median(sel):.2f}× (range {min(sel):.2f}–{max(sel):.2f}×) over {len(sel)} scenarios.",
+        ]
     return out
 
 
-def _mhops(x: Optional[float]) -> str:
+def _mhops(x: float | None) -> str:
     return "–" if x is None else f"{x / 1e6:.2f}"
 
 
@@ -290,40 +327,66 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> list[str]:
         if sel:
             loop = statistics.median(r["ratio_loop"] for r in sel)
             proc = statistics.median(r["ratio_process"] for r in sel)
-            out += ["", f"{peer}: median loop ratio {loop:.1f}× (range {min(r['ratio_loop'] for r in sel):.1f}–{max(r['ratio_loop'] for r in sel):.1f}×), median process ratio {proc:.1f}× over {len(sel)} scenarios."]
+            out += [
+                "",
+                f"{peer}: median loop ratio {loop:.1f}× (range {min(r['ratio_loop'] for r in sel):.1f}–{max(r['ratio_loop'] for r in sel):.1f}×), median process ratio {proc:.1f}× over {len(sel)} scenarios.",
+            ]
     return out
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="60 s simulated, 3 runs")
-    ap.add_argument("--runs", type=int, default=None, help="runs per simulator and scenario (default 5; the whole-process comparison 11)")
+    ap.add_argument(
+        "--runs",
+        type=int,
+        default=None,
+        help="runs per simulator and scenario (default 5; the whole-process comparison 11)",
+    )
     ap.add_argument("--duration", type=float, default=None, help="simulated seconds (default 600)")
     ap.add_argument("--only", default=None, help="only scenarios whose name contains this")
     ap.add_argument("--out", default=str(ROOT / "bench-results"))
-    ap.add_argument("--process-durations", default=None, help="simulated seconds of the whole-process comparison with ns-2, comma-separated (default 10,60,600; --quick 10,60; empty: skip it)")
+    ap.add_argument(
+        "--process-durations",
+        default=None,
+        help="simulated seconds of the whole-process comparison with ns-2, comma-separated (default 10,60,600; --quick 10,60; empty: skip it)",
+    )
     ap.add_argument("--process-only", action="store_true", help="only the whole-process comparison")
     args = ap.parse_args(argv)
     runs = args.runs or (3 if args.quick else 5)
     secs = args.duration or (60.0 if args.quick else 600.0)
     import rexmit
 
-    meta = {"duration_s": secs, "runs": runs, "host": f"{platform.machine()} {platform.node()}", "python": platform.python_version(), "rexmit": rexmit.__version__}
+    meta = {
+        "duration_s": secs,
+        "runs": runs,
+        "host": f"{platform.machine()} {platform.node()}",
+        "python": platform.python_version(),
+        "rexmit": rexmit.__version__,
+    }
     rows = []
     for name, loss, rate, rate2 in [] if args.process_only else SCENARIOS:
         if args.only and args.only not in name:
             continue
         row = bench_one(name, loss, rate, rate2, secs, runs)
         rows.append(row)
-        print(f"{name:<22} {loss:<8} peer {row['peer_loop_s']:.4f} s, rexmit {row['rexmit_loop_s']:.4f} s: {row['ratio_loop']:.1f}x (process {row['ratio_process']:.1f}x)", file=sys.stderr)
+        print(
+            f"{name:<22} {loss:<8} peer {row['peer_loop_s']:.4f} s, rexmit {row['rexmit_loop_s']:.4f} s: {row['ratio_loop']:.1f}x (process {row['ratio_process']:.1f}x)",
+            file=sys.stderr,
+        )
     # Competing flows: at most 100 s simulated (multiflow's own duration), 16 flows included.
     for name in [] if args.process_only else COMPETING:
         if args.only and args.only not in name:
             continue
         row = bench_competing(name, min(secs, 100.0), runs)
         rows.append(row)
-        print(f"{name:<22} competing peer {row['peer_loop_s']:.4f} s, rexmit {row['rexmit_loop_s']:.4f} s: {row['ratio_loop']:.1f}x (process {row['ratio_process']:.1f}x)", file=sys.stderr)
-    durations = args.process_durations if args.process_durations is not None else ("10,60" if args.quick else "10,60,600")
+        print(
+            f"{name:<22} competing peer {row['peer_loop_s']:.4f} s, rexmit {row['rexmit_loop_s']:.4f} s: {row['ratio_loop']:.1f}x (process {row['ratio_process']:.1f}x)",
+            file=sys.stderr,
+        )
+    durations = (
+        args.process_durations if args.process_durations is not None else ("10,60" if args.quick else "10,60,600")
+    )
     # A short run's two processes differ by 5-10 ms out of 60-100 ms, less than five runs' medians
     # move on a shared machine (a 0.74x that was 1.04x over 11 runs): at least 11 runs unless asked.
     process_runs = args.runs or (3 if args.quick else 11)
@@ -336,7 +399,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                 if name.startswith("ns2") and not (args.only and args.only not in name):
                     row = bench_process(name, loss, rate, rate2, secs_p, process_runs, Path(work))
                     process.append(row)
-                    print(f"{name:<22} {loss:<8} {secs_p:>5g} s whole process: ns-2 {row['peer_process_s']:.3f} s, rexmit run {row['rexmit_process_s']:.3f} s: {row['ratio']:.2f}x", file=sys.stderr)
+                    print(
+                        f"{name:<22} {loss:<8} {secs_p:>5g} s whole process: ns-2 {row['peer_process_s']:.3f} s, rexmit run {row['rexmit_process_s']:.3f} s: {row['ratio']:.2f}x",
+                        file=sys.stderr,
+                    )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if rows:

@@ -16,7 +16,7 @@ import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,20 +31,20 @@ SCALING_FLOWS = (1, 10_000)
 class Verdict:
     target: str
     measured: str
-    met: Optional[bool]  # None: not measured
+    met: bool | None  # None: not measured
 
     def word(self) -> str:
         return "not measured" if self.met is None else ("met" if self.met else "NOT met")
 
 
-def _read(path: Path) -> Optional[dict[str, Any]]:
+def _read(path: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     data: dict[str, Any] = json.loads(path.read_text())
     return data
 
 
-def loop_verdicts(peers: Optional[dict[str, Any]]) -> list[Verdict]:
+def loop_verdicts(peers: dict[str, Any] | None) -> list[Verdict]:
     out = []
     for peer, target in LOOP_TARGETS.items():
         name = f"loop time ≥ {target:g}× below {peer} on every scenario"
@@ -60,7 +60,7 @@ def loop_verdicts(peers: Optional[dict[str, Any]]) -> list[Verdict]:
         ratios = [float(r["ratio_loop"]) for r in timed]
         worst = min(timed, key=lambda r: float(r["ratio_loop"]))
         measured = f"median {statistics.median(ratios):.1f}×, lowest {min(ratios):.1f}× ({worst['scenario']}), {sum(x >= target for x in ratios)} of {len(ratios)} scenarios at target"
-        met: Optional[bool] = min(ratios) >= target
+        met: bool | None = min(ratios) >= target
         if missing:
             # A scenario without a ratio (a loop time of 0) cannot show the target met.
             measured += f"; {missing} without a ratio"
@@ -69,7 +69,7 @@ def loop_verdicts(peers: Optional[dict[str, Any]]) -> list[Verdict]:
     return out
 
 
-def scaling_verdicts(bench: Optional[dict[str, Any]]) -> list[Verdict]:
+def scaling_verdicts(bench: dict[str, Any] | None) -> list[Verdict]:
     """The issue's measure (each run's loop time over its hops) and the same after the start-up
     (second half of each run; `steady_ns_per_hop`, written by rexmit-bench since session 12):
     at 10 000 flows the first half holds every connection's set-up."""
@@ -79,7 +79,10 @@ def scaling_verdicts(bench: Optional[dict[str, Any]]) -> list[Verdict]:
     out = []
     for what, per_hop in (
         ("per-hop wall time, whole run,", lambda r: 1e9 * float(r["wall_s"]) / float(r["packet_hops"])),
-        ("per-hop wall time after the start-up", lambda r: float(r["steady_ns_per_hop"]) if "steady_ns_per_hop" in r else None),
+        (
+            "per-hop wall time after the start-up",
+            lambda r: float(r["steady_ns_per_hop"]) if "steady_ns_per_hop" in r else None,
+        ),
     ):
         name = f"{what} {span}"
         values = {f: per_hop(r) for f, r in rows.items()}
@@ -96,21 +99,25 @@ def scaling_verdicts(bench: Optional[dict[str, Any]]) -> list[Verdict]:
     return out
 
 
-def memory_verdict(memory: Optional[dict[str, Any]]) -> Verdict:
+def memory_verdict(memory: dict[str, Any] | None) -> Verdict:
     name = "memory per connection (idle, active) and peak RSS at 10 000 flows reported"
     if not memory:
         return Verdict(name, "–", None)
     per = {p["workload"]: p for p in memory.get("per_flow", [])}
     rss = memory.get("peak_rss_bytes_after_scaling_run")
     big = max((r["flows"] for r in memory.get("runs", []) if r.get("workload") == "scaling"), default=0)
-    parts = [f"{w}: {per[w]['at_stop_bytes_per_flow'] / 1e3:.1f} KB per flow at the stop time" for w in ("idle", "active") if w in per]
+    parts = [
+        f"{w}: {per[w]['at_stop_bytes_per_flow'] / 1e3:.1f} KB per flow at the stop time"
+        for w in ("idle", "active")
+        if w in per
+    ]
     if rss is not None:
         parts.append(f"peak RSS {rss / 2**20:.0f} MiB after {big:,} flows".replace(",", " "))
     reported = len(parts) == 3 and big >= 10_000
     return Verdict(name, "; ".join(parts) or "–", reported if parts else None)
 
 
-def process_verdict(process: Optional[dict[str, Any]]) -> Verdict:
+def process_verdict(process: dict[str, Any] | None) -> Verdict:
     name = "whole `rexmit run` process faster than ns-2's on every bench scenario"
     rows = (process or {}).get("rows", [])
     if not rows:
@@ -136,7 +143,7 @@ def markdown(vs: list[Verdict]) -> list[str]:
     return out
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dir", default=str(ROOT / "bench-results"), help="where make bench wrote its JSON files")
     args = ap.parse_args(argv)

@@ -22,7 +22,7 @@ import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import rexmit
 
@@ -30,7 +30,21 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "validation" / "results"
 
 # Student t 0.975 quantiles for small samples (df = n - 1).
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 14: 2.145, 19: 2.093, 29: 2.045}
+T975 = {
+    1: 12.706,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    7: 2.365,
+    8: 2.306,
+    9: 2.262,
+    10: 2.228,
+    14: 2.145,
+    19: 2.093,
+    29: 2.045,
+}
 
 
 def ci95(xs: list[float]) -> float:
@@ -45,41 +59,128 @@ def ci95(xs: list[float]) -> float:
 class Mirror:
     """How to configure rexmit like one peer scenario; `None` settings are not mirrored."""
 
-    tcp: Optional[dict[str, Any]] = None
-    sctp: Optional[dict[str, Any]] = None
+    tcp: dict[str, Any] | None = None
+    sctp: dict[str, Any] | None = None
     note: str = ""
 
 
-NS2_TCP = {"initial_cwnd_segments": 2, "rto": {"min": "200ms", "initial": "3s"}, "timestamps": False, "dsack": False, "limited_transmit": True, "mss": 1460, "ack_every": 2, "delayed_ack_timeout": "200ms", "send_buffer": "16MiB", "recv_buffer": "16MiB"}
+NS2_TCP = {
+    "initial_cwnd_segments": 2,
+    "rto": {"min": "200ms", "initial": "3s"},
+    "timestamps": False,
+    "dsack": False,
+    "limited_transmit": True,
+    "mss": 1460,
+    "ack_every": 2,
+    "delayed_ack_timeout": "200ms",
+    "send_buffer": "16MiB",
+    "recv_buffer": "16MiB",
+}
 # ns-3's TcpSocketBase restarts its retransmission timer on ACKs of new data only (RFC 6298 read
 # literally); ns-2's agents also restart it at the fast retransmit, rexmit's default.
-NS3_TCP = {"initial_cwnd_segments": 10, "rto": {"min": "1s", "initial": "1s"}, "timestamps": True, "limited_transmit": True, "mss": 1460, "ack_every": 2, "delayed_ack_timeout": "200ms", "send_buffer": "1MiB", "recv_buffer": "1MiB", "rto_rearm": "new_ack"}
-NS2_SCTP = {"initial_ssthresh": 65536, "recv_buffer": "4MiB", "rto": {"initial": "3s", "min": "1s", "max": "60s"}}
+NS3_TCP = {
+    "initial_cwnd_segments": 10,
+    "rto": {"min": "1s", "initial": "1s"},
+    "timestamps": True,
+    "limited_transmit": True,
+    "mss": 1460,
+    "ack_every": 2,
+    "delayed_ack_timeout": "200ms",
+    "send_buffer": "1MiB",
+    "recv_buffer": "1MiB",
+    "rto_rearm": "new_ack",
+}
+# ns-2's SCTP grows cwnd only when the cumulative ack moves (RFC 4960 as written; rexmit's default
+# is RFC 9260's rule) and sends its heartbeats without jitter.
+NS2_SCTP = {
+    "initial_ssthresh": 65536,
+    "recv_buffer": "4MiB",
+    "rto": {"initial": "3s", "min": "1s", "max": "60s"},
+    "cwnd_growth": "rfc4960",
+    "hb_jitter": False,
+}
 
 
-def mirror(peer: str) -> Optional[Mirror]:
+def mirror(peer: str) -> Mirror | None:
     m = {
         "ns2-tahoe": Mirror(tcp={**NS2_TCP, "recovery": "tahoe"}),
-        "ns2-reno": Mirror(tcp={**NS2_TCP, "recovery": "reno"}, note="ns-2's bugFix_ stops Reno's second fast retransmit in a window; rexmit's Reno has none (RFC 5681); after an RTO in a burst ns-2 halves its halved cwnd_, rexmit takes FlightSize/2"),
+        "ns2-reno": Mirror(
+            tcp={**NS2_TCP, "recovery": "reno"},
+            note="ns-2's bugFix_ stops Reno's second fast retransmit in a window; rexmit's Reno has none (RFC 5681); after an RTO in a burst ns-2 halves its halved cwnd_, rexmit takes FlightSize/2",
+        ),
         "ns2-reno-nobugfix": Mirror(tcp={**NS2_TCP, "recovery": "reno"}),
-        "ns2-newreno": Mirror(tcp={**NS2_TCP, "recovery": "newreno"}, note="both RFC 6582 NewReno with the Impatient timer; after an RTO in a burst ns-2 halves its halved cwnd_, rexmit takes FlightSize/2"),
-        "ns2-sack1": Mirror(tcp={**NS2_TCP, "recovery": "sack"}, note="ns-2 Sack1 is Fall & Floyd's SACK; rexmit runs RFC 6675"),
-        "ns3-newreno-sack-classic": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}, note="ns-3.44 ssthresh = pipe/2, not FlightSize/2"),
-        "ns3-newreno-sack-prr": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True}, note="ns-3.44 ssthresh = pipe/2; its PRR counts dup ACKs twice with SACK"),
+        "ns2-newreno": Mirror(
+            tcp={**NS2_TCP, "recovery": "newreno"},
+            note="both RFC 6582 NewReno with the Impatient timer; after an RTO in a burst ns-2 halves its halved cwnd_, rexmit takes FlightSize/2",
+        ),
+        "ns2-sack1": Mirror(
+            tcp={**NS2_TCP, "recovery": "sack"}, note="ns-2 Sack1 is Fall & Floyd's SACK; rexmit runs RFC 6675"
+        ),
+        "ns3-newreno-sack-classic": Mirror(
+            tcp={**NS3_TCP, "recovery": "sack", "prr": False}, note="ns-3.44 ssthresh = pipe/2, not FlightSize/2"
+        ),
+        "ns3-newreno-sack-prr": Mirror(
+            tcp={**NS3_TCP, "recovery": "sack", "prr": True},
+            note="ns-3.44 ssthresh = pipe/2; its PRR counts dup ACKs twice with SACK",
+        ),
         "ns3-newreno-sack-classic-fs": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}),
         "ns3-newreno-sack-prr-fs": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True}),
-        "ns3-newreno-sack-classic-rfc": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}, note="ns-3 with RFC 5681 ssthresh (limited-transmit data left out of FlightSize)"),
-        "ns3-newreno-sack-classic-rfc-aligned": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}, note="ns-3 with RFC 5681 ssthresh, whole-SMSS CA steps, no increase on the recovery-exit ACK"),
-        "ns3-newreno-sack-classic-aligned": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": False}, note="ns-3 aligned: FlightSize ssthresh, whole-SMSS CA steps, no increase on the recovery-exit ACK"),
+        "ns3-newreno-sack-classic-rfc": Mirror(
+            tcp={**NS3_TCP, "recovery": "sack", "prr": False},
+            note="ns-3 with RFC 5681 ssthresh (limited-transmit data left out of FlightSize)",
+        ),
+        "ns3-newreno-sack-classic-rfc-aligned": Mirror(
+            tcp={**NS3_TCP, "recovery": "sack", "prr": False},
+            note="ns-3 with RFC 5681 ssthresh, whole-SMSS CA steps, no increase on the recovery-exit ACK",
+        ),
+        "ns3-newreno-sack-classic-aligned": Mirror(
+            tcp={**NS3_TCP, "recovery": "sack", "prr": False},
+            note="ns-3 aligned: FlightSize ssthresh, whole-SMSS CA steps, no increase on the recovery-exit ACK",
+        ),
         "ns3-newreno-nosack-classic": Mirror(tcp={**NS3_TCP, "recovery": "newreno", "sack": False}),
         "ns3-westwoodplus": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True, "cc": "westwood"}),
-        "ns3-cubic": Mirror(tcp={**NS3_TCP, "recovery": "sack", "prr": True, "cc": "cubic"}, note="ns-3 CUBIC runs HyStart; rexmit's CUBIC does not"),
+        "ns3-cubic": Mirror(
+            tcp={**NS3_TCP, "recovery": "sack", "prr": True, "cc": "cubic"},
+            note="ns-3 CUBIC runs HyStart; rexmit's CUBIC does not",
+        ),
         "ns2-sctp-sack": Mirror(sctp={**NS2_SCTP, "nr_sack": False, "send_buffer": "64KiB"}),
         "ns2-sctp-nrsack": Mirror(sctp={**NS2_SCTP, "nr_sack": True, "send_buffer": "64KiB"}),
-        "ns2-cmt-sack": Mirror(sctp={**NS2_SCTP, "nr_sack": False, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="both run DAC"),
-        "ns2-cmt-nrsack": Mirror(sctp={**NS2_SCTP, "nr_sack": True, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="both run DAC"),
-        "ns2-cmt-sack-asym": Mirror(sctp={**NS2_SCTP, "nr_sack": False, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="paths of 32 and 132 ms RTT"),
-        "ns2-cmt-nrsack-asym": Mirror(sctp={**NS2_SCTP, "nr_sack": True, "send_buffer": "128KiB", "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True}}, note="paths of 32 and 132 ms RTT"),
+        "ns2-cmt-sack": Mirror(
+            sctp={
+                **NS2_SCTP,
+                "nr_sack": False,
+                "send_buffer": "128KiB",
+                "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True},
+            },
+            note="both run DAC",
+        ),
+        "ns2-cmt-nrsack": Mirror(
+            sctp={
+                **NS2_SCTP,
+                "nr_sack": True,
+                "send_buffer": "128KiB",
+                "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True},
+            },
+            note="both run DAC",
+        ),
+        "ns2-cmt-sack-asym": Mirror(
+            sctp={
+                **NS2_SCTP,
+                "nr_sack": False,
+                "send_buffer": "128KiB",
+                "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True},
+            },
+            note="paths of 32 and 132 ms RTT",
+        ),
+        "ns2-cmt-nrsack-asym": Mirror(
+            sctp={
+                **NS2_SCTP,
+                "nr_sack": True,
+                "send_buffer": "128KiB",
+                "cmt": {"enabled": True, "rtx_policy": "ssthresh", "pf": True},
+            },
+            note="paths of 32 and 132 ms RTT",
+        ),
     }
     return m.get(peer)
 
@@ -108,13 +209,27 @@ def tcp_scenario(m: Mirror, loss: str, rate: float, seed: int, secs: float) -> r
 def sctp_scenario(m: Mirror, opts: dict[str, Any], rate: float, seed: int, secs: float) -> rexmit.Scenario:
     s = rexmit.Scenario(stop_time=f"{secs:g}s", seed=seed)
     q = {"packets": 833}
-    lossy = lambda r, d="2ms": {"rate": "100Mbps", "delay": d, "queue": q, "errors": [{"kind": "uniform", "rate": r, "direction": "forward"}]}
+    lossy = lambda r, d="2ms": {
+        "rate": "100Mbps",
+        "delay": d,
+        "queue": q,
+        "errors": [{"kind": "uniform", "rate": r, "direction": "forward"}],
+    }
     access = {"rate": "100Mbps", "delay": "14ms", "queue": q}
     if opts.get("topo") == "cmt":
-        path = lambda l, r, loss, d="2ms": {"left_router": l, "right_router": r, "bottleneck": lossy(loss, d), "left": [], "right": []}
+        path = lambda left, right, loss, d="2ms": {
+            "left_router": left,
+            "right_router": right,
+            "bottleneck": lossy(loss, d),
+            "left": [],
+            "right": [],
+        }
         s.dual_dumbbell(
             [path("R1", "R2", rate), path("R3", "R4", float(opts.get("rate2", 0.001)), opts.get("core_delay2", "2ms"))],
-            [{"name": "S", "side": "left", "links": [access, access]}, {"name": "R", "side": "right", "links": [access, access]}],
+            [
+                {"name": "S", "side": "left", "links": [access, access]},
+                {"name": "R", "side": "right", "links": [access, access]},
+            ],
         )
     else:
         s.dumbbell(lossy(rate), [{"name": "S", **access}], [{"name": "R", **access}])
@@ -179,10 +294,24 @@ def sameloss_row(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> dict[str,
     ours = run_rexmit_sameloss(peer, m, seeds)
     runs = peer["runs"][: len(seeds)]
     rel = [o / float(r["goodput_bps"]) - 1 for o, r in zip(ours["goodput_bps"], runs)]
-    row: dict[str, Any] = {"peer": peer["name"], "case": f"{peer.get('loss', 'sameloss')}_{peer.get('rate', peer['options'].get('rate', 0.01)):g}", "seeds": len(seeds), "note": m.note}
-    for metric, key in (("goodput_bps", "goodput_bps"), ("retransmissions", "retransmissions"), ("timeouts", "timeouts")):
+    row: dict[str, Any] = {
+        "peer": peer["name"],
+        "case": f"{peer.get('loss', 'sameloss')}_{peer.get('rate', peer['options'].get('rate', 0.01)):g}",
+        "seeds": len(seeds),
+        "note": m.note,
+    }
+    for metric, key in (
+        ("goodput_bps", "goodput_bps"),
+        ("retransmissions", "retransmissions"),
+        ("timeouts", "timeouts"),
+    ):
         pv = [float(r[key]) for r in runs]
-        row[metric] = {"peer": statistics.mean(pv), "peer_ci": ci95(pv), "rexmit": statistics.mean(ours[metric]), "rexmit_ci": ci95(ours[metric])}
+        row[metric] = {
+            "peer": statistics.mean(pv),
+            "peer_ci": ci95(pv),
+            "rexmit": statistics.mean(ours[metric]),
+            "rexmit_ci": ci95(ours[metric]),
+        }
     row["paired_rel"] = {"mean": statistics.mean(rel), "min": min(rel), "max": max(rel), "per_seed": rel}
     row["rel_goodput"] = statistics.mean(rel)
     row["verdict"] = "agree" if abs(row["rel_goodput"]) <= SAMELOSS_BAND else "differs"
@@ -192,10 +321,22 @@ def sameloss_row(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> dict[str,
 def random_loss_row(peer: dict[str, Any], m: Mirror, seeds: list[int], band: float, stem: str) -> dict[str, Any]:
     ours = run_rexmit(peer, m, seeds)
     ps = peer["summary"]
-    row: dict[str, Any] = {"peer": peer["name"], "case": stem.removeprefix(f"peer_{peer['name']}_"), "seeds": len(seeds), "note": m.note}
+    row: dict[str, Any] = {
+        "peer": peer["name"],
+        "case": stem.removeprefix(f"peer_{peer['name']}_"),
+        "seeds": len(seeds),
+        "note": m.note,
+    }
     for metric in ("goodput_bps", "retransmissions", "timeouts"):
-        row[metric] = {"peer": ps[metric]["mean"], "peer_ci": ps[metric].get("ci95_half", 0.0), "rexmit": statistics.mean(ours[metric]), "rexmit_ci": ci95(ours[metric])}
-    row["rel_goodput"], row["verdict"] = verdict(ps["goodput_bps"]["mean"], ps["goodput_bps"].get("ci95_half", 0.0), ours["goodput_bps"], band)
+        row[metric] = {
+            "peer": ps[metric]["mean"],
+            "peer_ci": ps[metric].get("ci95_half", 0.0),
+            "rexmit": statistics.mean(ours[metric]),
+            "rexmit_ci": ci95(ours[metric]),
+        }
+    row["rel_goodput"], row["verdict"] = verdict(
+        ps["goodput_bps"]["mean"], ps["goodput_bps"].get("ci95_half", 0.0), ours["goodput_bps"], band
+    )
     row["wall"] = {"peer_run_s": ps.get("wall_run_s", {}).get("median"), "rexmit_s": statistics.median(ours["wall_s"])}
     return row
 
@@ -267,7 +408,7 @@ def tables(rows: list[dict[str, Any]], timeline_cases: list[dict[str, Any]], see
     return lines
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--band", type=float, default=0.10, help="relative goodput difference counted as agreement")
@@ -289,9 +430,16 @@ def main(argv: Optional[list[str]] = None) -> int:
             rows.append({"peer": peer["name"], "loss": f.stem, "skipped": "no rexmit mirror (see notes)"})
             continue
         seeds = [int(x) for x in peer["seeds"]][: args.seeds]
-        row = sameloss_row(peer, m, seeds) if loss in ("sameloss", "sameburst") else random_loss_row(peer, m, seeds, args.band, f.stem)
+        row = (
+            sameloss_row(peer, m, seeds)
+            if loss in ("sameloss", "sameburst")
+            else random_loss_row(peer, m, seeds, args.band, f.stem)
+        )
         rows.append(row)
-        print(f"{peer['name']:<34} {row['case']:<16} goodput peer {row['goodput_bps']['peer']/1e6:6.3f} rexmit {row['goodput_bps']['rexmit']/1e6:6.3f} Mb/s ({row['rel_goodput']:+.1%}) {row['verdict']}", file=sys.stderr)
+        print(
+            f"{peer['name']:<34} {row['case']:<16} goodput peer {row['goodput_bps']['peer'] / 1e6:6.3f} rexmit {row['goodput_bps']['rexmit'] / 1e6:6.3f} Mb/s ({row['rel_goodput']:+.1%}) {row['verdict']}",
+            file=sys.stderr,
+        )
     cases: list[dict[str, Any]] = []
     if not args.no_timelines:
         import timelines

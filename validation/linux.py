@@ -28,7 +28,7 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import rexmit
 from rexmit import emulation
@@ -58,7 +58,19 @@ def start_of(i: int, seed: int) -> float:
     return 0.25 * i + random.Random(f"linux-start-{seed}-{i}").uniform(0.0, 0.25)
 
 
-def scenario(cc: str, *, seed: int = 1, secs: float = 15.0, flows: int = 1, loss: float = 0.0, queue: int = 100, drop_segments: Optional[list[int]] = None, real: bool = False, nbytes: Optional[int] = None, warmup: float = 2.0) -> rexmit.Scenario:
+def scenario(
+    cc: str,
+    *,
+    seed: int = 1,
+    secs: float = 15.0,
+    flows: int = 1,
+    loss: float = 0.0,
+    queue: int = 100,
+    drop_segments: list[int] | None = None,
+    real: bool = False,
+    nbytes: int | None = None,
+    warmup: float = 2.0,
+) -> rexmit.Scenario:
     """One scenario of the comparison; `real` picks the packet numbers of Linux's flow for
     scripted drops (the scenario is otherwise the same for both stacks)."""
     errors: list[dict[str, Any]] = []
@@ -67,7 +79,14 @@ def scenario(cc: str, *, seed: int = 1, secs: float = 15.0, flows: int = 1, loss
     if drop_segments:
         # Packet numbers (1-based) of the flow on R1->R2: SYN first; Linux's handshake ACK next.
         first_data = 3 if real else 2
-        errors.append({"kind": "scripted", "app": "f0", "packets": [first_data + k for k in drop_segments], "direction": "forward"})
+        errors.append(
+            {
+                "kind": "scripted",
+                "app": "f0",
+                "packets": [first_data + k for k in drop_segments],
+                "direction": "forward",
+            }
+        )
     bottleneck: dict[str, Any] = {"rate": "10Mbps", "delay": "20ms", "queue": {"packets": queue}}
     if errors:
         bottleneck["errors"] = errors
@@ -85,7 +104,15 @@ def scenario(cc: str, *, seed: int = 1, secs: float = 15.0, flows: int = 1, loss
         "emulation": {"real_hosts": [f"S{i}" for i in range(flows)] + [f"D{i}" for i in range(flows)]},
     }
     for i in range(flows):
-        app: dict[str, Any] = {"name": f"f{i}", "kind": "tcp_bulk", "from": f"S{i}", "to": f"D{i}", "start": f"{start_of(i, seed):.6f}s", "warmup": f"{warmup}s", "tcp": {"profile": "linux", "cc": cc}}
+        app: dict[str, Any] = {
+            "name": f"f{i}",
+            "kind": "tcp_bulk",
+            "from": f"S{i}",
+            "to": f"D{i}",
+            "start": f"{start_of(i, seed):.6f}s",
+            "warmup": f"{warmup}s",
+            "tcp": {"profile": "linux", "cc": cc},
+        }
         if nbytes is not None:
             app["bytes"] = nbytes
         data["apps"].append(app)
@@ -98,15 +125,24 @@ def run(s: rexmit.Scenario, real: bool, out: Path) -> rexmit.RunResult:
 
 def flows_of(res: rexmit.RunResult) -> list[dict[str, float]]:
     # Stored tables call retransmissions "retransmits".
-    keys = {"goodput_bps": "goodput_bps", "retransmits": "retransmissions", "timeouts": "timeouts", "completion_time_s": "completion_time_s"}
+    keys = {
+        "goodput_bps": "goodput_bps",
+        "retransmits": "retransmissions",
+        "timeouts": "timeouts",
+        "completion_time_s": "completion_time_s",
+    }
     return [{k: float(f[src]) for k, src in keys.items() if src in f and f[src] is not None} for f in res.flows]
 
 
-def lateness(res: rexmit.RunResult) -> Optional[dict[str, Any]]:
+def lateness(res: rexmit.RunResult) -> dict[str, Any] | None:
     if res.emulation is None:
         return None
     late = {k: v for k, v in res.emulation["lateness"].items() if k != "stalls"}
-    return {**late, "stalls_listed": len(res.emulation["lateness"]["stalls"]), "load": res.emulation["load_average_after"]}
+    return {
+        **late,
+        "stalls_listed": len(res.emulation["lateness"]["stalls"]),
+        "load": res.emulation["load_average_after"],
+    }
 
 
 def data_timeline(pcap: Path, src: str) -> tuple[dict[int, float], list[tuple[float, int]], float]:
@@ -140,7 +176,9 @@ TIMELINE_STALL_S = TIMELINE_TOL_S / 2
 TIMELINE_ATTEMPTS = 3
 
 
-def recovery_stall(res: rexmit.RunResult, firsts: dict[int, float], rtx: list[tuple[float, int]], syn_s: float) -> float:
+def recovery_stall(
+    res: rexmit.RunResult, firsts: dict[int, float], rtx: list[tuple[float, int]], syn_s: float
+) -> float:
     """The emulator's largest lateness (seconds) while the first dropped segment's recovery was
     under way. An event that runs late delays the packets behind it, and through the ACK clock
     the packets one round trip later: a stall of 5 ms one round trip before a fast retransmit
@@ -156,7 +194,7 @@ def recovery_stall(res: rexmit.RunResult, firsts: dict[int, float], rtx: list[tu
     return max((x["late_s"] for x in late["stalls"] if lo <= x["at_s"] <= hi), default=0.0)
 
 
-def timeline_case(cc: str, case: str, linux_side: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+def timeline_case(cc: str, case: str, linux_side: dict[str, Any] | None = None) -> dict[str, Any]:
     """Both stacks' retransmission timeline; `linux_side` reuses the Linux side of an earlier
     run (after a change to rexmit only the simulation needs rerunning). A Linux side that
     differs from rexmit's while the emulator stalled during its recovery by more than
@@ -218,7 +256,14 @@ STATS_CASES: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def stats_case(cc: str, case: str, params: dict[str, Any], seeds: list[int], secs: float, linux_runs: Optional[list[dict[str, Any]]] = None) -> dict[str, Any]:
+def stats_case(
+    cc: str,
+    case: str,
+    params: dict[str, Any],
+    seeds: list[int],
+    secs: float,
+    linux_runs: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Both stacks over the seeds; `linux_runs` reuses the Linux side of an earlier run (after
     a change to rexmit only the simulation needs rerunning)."""
     row: dict[str, Any] = {"cc": cc, "case": case, "seeds": seeds, "secs": secs}
@@ -233,14 +278,16 @@ def stats_case(cc: str, case: str, params: dict[str, Any], seeds: list[int], sec
                 res = run(scenario(cc, seed=seed, secs=secs, **params), real, Path(d))
             fl = flows_of(res)
             g = [f["goodput_bps"] for f in fl]
-            runs.append({
-                "goodput_bps": sum(g),
-                "jain": sum(g) ** 2 / (len(g) * sum(x * x for x in g)) if any(g) else 0.0,
-                "retransmits": sum(f["retransmits"] for f in fl),
-                "timeouts": sum(f["timeouts"] for f in fl),
-                "lateness": lateness(res),
-                "partial": res.partial,
-            })
+            runs.append(
+                {
+                    "goodput_bps": sum(g),
+                    "jain": sum(g) ** 2 / (len(g) * sum(x * x for x in g)) if any(g) else 0.0,
+                    "retransmits": sum(f["retransmits"] for f in fl),
+                    "timeouts": sum(f["timeouts"] for f in fl),
+                    "lateness": lateness(res),
+                    "partial": res.partial,
+                }
+            )
         row["linux" if real else "rexmit"] = runs
     lin = [r["goodput_bps"] for r in row["linux"]]
     ours = [r["goodput_bps"] for r in row["rexmit"]]
@@ -273,9 +320,14 @@ def tables(tl: list[dict[str, Any]], st: list[dict[str, Any]]) -> list[str]:
             "| cc | case | dropped | rexmit (seg: ms) | Linux (seg: ms) | verdict | RTOs rexmit / Linux |",
             "|---|---|---|---|---|---|---|",
         ]
+
+        def fmt(r: dict[str, Any], side: str) -> str:
+            return ", ".join(f"{x['seg']}: {x['since_first_tx_s'] * 1e3:.1f}" for x in r[side]["rtx"]) or "none"
+
         for r in tl:
-            fmt = lambda side: ", ".join(f"{x['seg']}: {x['since_first_tx_s'] * 1e3:.1f}" for x in r[side]["rtx"]) or "none"  # noqa: E731
-            out.append(f"| {r['cc']} | {r['case']} | {', '.join(map(str, r['drops']))} | {fmt('rexmit')} | {fmt('linux')} | {r['verdict']} | {r['rexmit']['flow'].get('timeouts', 0):.0f} / {r['linux']['flow'].get('timeouts', 0):.0f} |")
+            out.append(
+                f"| {r['cc']} | {r['case']} | {', '.join(map(str, r['drops']))} | {fmt(r, 'rexmit')} | {fmt(r, 'linux')} | {r['verdict']} | {r['rexmit']['flow'].get('timeouts', 0):.0f} / {r['linux']['flow'].get('timeouts', 0):.0f} |"
+            )
         out.append("")
     if st:
         out += [
@@ -288,7 +340,7 @@ def tables(tl: list[dict[str, Any]], st: list[dict[str, Any]]) -> list[str]:
         ]
         for r in st:
             a, b = r["rexmit"], r["linux"]
-            col = lambda rows, k: [x[k] for x in rows]  # noqa: E731
+            col = lambda rows, k: [x[k] for x in rows]
             late = [x["lateness"]["p99_s"] for x in b if x["lateness"]]
             partial = sum(1 for x in b if x["partial"])
             out.append(
@@ -300,13 +352,21 @@ def tables(tl: list[dict[str, Any]], st: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["timelines", "stats", "resim", "retimeline", "tables"], help="resim / retimeline: rerun only rexmit's side of the saved statistics / timelines")
+    ap.add_argument(
+        "what",
+        choices=["timelines", "stats", "resim", "retimeline", "tables"],
+        help="resim / retimeline: rerun only rexmit's side of the saved statistics / timelines",
+    )
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--duration", type=float, default=15.0)
     ap.add_argument("--cc", action="append", help="only these controllers (repeatable)")
-    ap.add_argument("--fresh", action="store_true", help="rerun the cases of the selected controllers that are already in the results")
+    ap.add_argument(
+        "--fresh",
+        action="store_true",
+        help="rerun the cases of the selected controllers that are already in the results",
+    )
     ap.add_argument("--case", action="append", help="stats: only these cases (repeatable), e.g. droptail_2flows")
     ap.add_argument("--out", default=str(HERE.parent / "docs" / "validation_linux_tables.md"))
     args = ap.parse_args(argv)
@@ -343,14 +403,23 @@ def main(argv: Optional[list[str]] = None) -> int:
     elif args.what == "resim":
         rows = load("linux_stats.json")
         params = dict(STATS_CASES)
-        rows = [stats_case(r["cc"], r["case"], params[r["case"]], r["seeds"], r["secs"], r["linux"]) if r["cc"] in ccs else r for r in rows]
+        rows = [
+            stats_case(r["cc"], r["case"], params[r["case"]], r["seeds"], r["secs"], r["linux"])
+            if r["cc"] in ccs
+            else r
+            for r in rows
+        ]
         save("linux_stats.json", rows)
     elif args.what == "retimeline":
-        rows = [timeline_case(r["cc"], r["case"], r["linux"]) if r["cc"] in ccs else r for r in load("linux_timelines.json")]
+        rows = [
+            timeline_case(r["cc"], r["case"], r["linux"]) if r["cc"] in ccs else r for r in load("linux_timelines.json")
+        ]
         save("linux_timelines.json", rows)
     order = {c: i for i, c in enumerate(CCS)}
     tl = sorted(load("linux_timelines.json"), key=lambda r: (order.get(r["cc"], 9), list(DROPS).index(r["case"])))
-    st = sorted(load("linux_stats.json"), key=lambda r: ([c for c, _ in STATS_CASES].index(r["case"]), order.get(r["cc"], 9)))
+    st = sorted(
+        load("linux_stats.json"), key=lambda r: ([c for c, _ in STATS_CASES].index(r["case"]), order.get(r["cc"], 9))
+    )
     Path(args.out).write_text("\n".join(tables(tl, st)) + "\n")
     return 0
 

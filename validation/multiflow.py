@@ -18,6 +18,7 @@ Saved runs: validation/results/multi_<scenario>_<side>.json. The peers are mirro
 setting as in compare.py (ns-2: IW 2, min RTO 200 ms, no timestamps, delayed ACK 2/200 ms,
 1460-byte segments; ns-3: IW 10, min RTO 1 s, timestamps, delayed ACK 2/200 ms).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,9 +29,9 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -62,7 +63,7 @@ class MultiScenario:
     qdisc: str = "droptail"  # droptail | red
     red: tuple[float, float, float, float] = (5.0, 15.0, 0.1, 0.002)  # min_th, max_th, max_p, weight
     loss: float = 0.0
-    shorts: Optional[Shorts] = None
+    shorts: Shorts | None = None
     duration: float = 100.0
     warmup: float = 20.0
     start_window: float = 2.0
@@ -115,10 +116,24 @@ def _scenarios() -> dict[str, MultiScenario]:
         MultiScenario("ns3-sack-vs-westwood-4", "ns3", ("newreno", "westwood", "newreno", "westwood"), (60.0,) * 4),
         # The same two with classic recovery in ns-3 and rexmit: ns-3.44's PRR counts duplicate
         # ACKs twice with SACK (docs/validation.md), which hurts controllers that cut by less.
-        MultiScenario("ns3-newreno-vs-cubic-4-classic", "ns3", ("newreno", "cubic", "newreno", "cubic"), (60.0,) * 4, prr=False),
-        MultiScenario("ns3-sack-vs-westwood-4-classic", "ns3", ("newreno", "westwood", "newreno", "westwood"), (60.0,) * 4, prr=False),
+        MultiScenario(
+            "ns3-newreno-vs-cubic-4-classic", "ns3", ("newreno", "cubic", "newreno", "cubic"), (60.0,) * 4, prr=False
+        ),
+        MultiScenario(
+            "ns3-sack-vs-westwood-4-classic",
+            "ns3",
+            ("newreno", "westwood", "newreno", "westwood"),
+            (60.0,) * 4,
+            prr=False,
+        ),
         # ... and with ns-3's NewReno given RFC 5681's ssthresh (ns-3.44 halves the pipe).
-        MultiScenario("ns3-sack-vs-westwood-4-rfc", "ns3", ("newreno-rfc", "westwood", "newreno-rfc", "westwood"), (60.0,) * 4, prr=False),
+        MultiScenario(
+            "ns3-sack-vs-westwood-4-rfc",
+            "ns3",
+            ("newreno-rfc", "westwood", "newreno-rfc", "westwood"),
+            (60.0,) * 4,
+            prr=False,
+        ),
         MultiScenario("ns3-newreno-4-red", "ns3", ("newreno",) * 4, _spread(44, 82, 4), qdisc="red", queue=60),
         MultiScenario("ns3-newreno-4-loss1e-3", "ns3", ("newreno",) * 4, _spread(44, 82, 4), loss=1e-3),
     ]
@@ -166,12 +181,16 @@ NS3_CC = {"newreno": "newreno", "newreno-rfc": "newreno-rfc", "cubic": "cubic", 
 
 def ns2_command(sc: MultiScenario, seed: int) -> list[str]:
     args = {
-        "seed": seed, "duration": sc.duration, "warmup": sc.warmup,
+        "seed": seed,
+        "duration": sc.duration,
+        "warmup": sc.warmup,
         "agents": ",".join(NS2_AGENT[v] for v in sc.variants),
         "delays": ",".join(f"{d / 1e6:.6f}" for d in access_delays_ns(sc, seed)),
         "starts": ",".join(f"{s:g}" for s in starts(sc, seed)),
-        "bottleneck_rate": f"{sc.bottleneck_rate_mbps:g}Mb", "bottleneck_delay": f"{sc.bottleneck_delay_ms:g}",
-        "recv_delay": f"{sc.recv_delay_ms:g}", "queue": sc.queue,
+        "bottleneck_rate": f"{sc.bottleneck_rate_mbps:g}Mb",
+        "bottleneck_delay": f"{sc.bottleneck_delay_ms:g}",
+        "recv_delay": f"{sc.recv_delay_ms:g}",
+        "queue": sc.queue,
         "qdisc": "RED" if sc.qdisc == "red" else "DropTail",
     }
     if sc.qdisc == "red":
@@ -188,12 +207,18 @@ def ns3_command(sc: MultiScenario, seed: int) -> list[str]:
     import ns3_multi
 
     args = {
-        "seed": seed, "duration": sc.duration, "warmup": sc.warmup,
+        "seed": seed,
+        "duration": sc.duration,
+        "warmup": sc.warmup,
         "ccs": ",".join(NS3_CC[v] for v in sc.variants),
         "delaysNs": ",".join(str(d) for d in access_delays_ns(sc, seed)),
         "starts": ",".join(f"{s:g}" for s in starts(sc, seed)),
-        "bottleneckRate": f"{sc.bottleneck_rate_mbps:g}Mbps", "bottleneckDelayMs": sc.bottleneck_delay_ms,
-        "recvDelayMs": sc.recv_delay_ms, "queue": sc.queue, "qdisc": sc.qdisc, "sack": int(sc.sack),
+        "bottleneckRate": f"{sc.bottleneck_rate_mbps:g}Mbps",
+        "bottleneckDelayMs": sc.bottleneck_delay_ms,
+        "recvDelayMs": sc.recv_delay_ms,
+        "queue": sc.queue,
+        "qdisc": sc.qdisc,
+        "sack": int(sc.sack),
         "recovery": "prr" if sc.prr else "classic",
     }
     if sc.qdisc == "red":
@@ -221,16 +246,23 @@ def run_peer(sc: MultiScenario, seed: int) -> dict[str, Any]:
 
 # --- rexmit ------------------------------------------------------------------------------------
 
+
 def rexmit_tcp(sc: MultiScenario, variant: str) -> dict[str, Any]:
     if sc.peer == "ns2":
         return {**NS2_TCP, "recovery": variant}
     cc = {"newreno": "reno", "newreno-rfc": "reno", "cubic": "cubic", "westwood": "westwood"}[variant]
     # ns-3 runs PRR by default (TcpPrrRecovery) and SACK as configured (NS3_TCP: timer
     # restarted by new ACKs only, as ns-3).
-    return {**NS3_TCP, "recovery": "sack" if sc.sack else "newreno", "sack": sc.sack, "prr": sc.sack and sc.prr, "cc": cc}
+    return {
+        **NS3_TCP,
+        "recovery": "sack" if sc.sack else "newreno",
+        "sack": sc.sack,
+        "prr": sc.sack and sc.prr,
+        "cc": cc,
+    }
 
 
-def rexmit_scenario(sc: MultiScenario, seed: int, overrides: Optional[dict[str, Any]] = None):
+def rexmit_scenario(sc: MultiScenario, seed: int, overrides: dict[str, Any] | None = None):
     import rexmit
 
     s = rexmit.Scenario(stop_time=f"{sc.duration:g}s", seed=seed)
@@ -238,8 +270,14 @@ def rexmit_scenario(sc: MultiScenario, seed: int, overrides: Optional[dict[str, 
         s.data["event_ties"] = "fifo"  # ns-3's integer clock runs same-instant events in FIFO order
     big = {"packets": 1000}
     half = sc.bottleneck_delay_ms + sc.recv_delay_ms
-    left = [{"name": f"S{i}", "rate": "100Mbps", "delay": f"{d}ns", "queue": big} for i, d in enumerate(access_delays_ns(sc, seed))]
-    right = [{"name": f"D{i}", "rate": "100Mbps", "delay": f"{sc.recv_delay_ms:g}ms", "queue": big} for i in range(len(sc.rtts_ms))]
+    left = [
+        {"name": f"S{i}", "rate": "100Mbps", "delay": f"{d}ns", "queue": big}
+        for i, d in enumerate(access_delays_ns(sc, seed))
+    ]
+    right = [
+        {"name": f"D{i}", "rate": "100Mbps", "delay": f"{sc.recv_delay_ms:g}ms", "queue": big}
+        for i in range(len(sc.rtts_ms))
+    ]
     shorts = short_transfers(sc, seed)
     if shorts:
         left.append({"name": "SS", "rate": "100Mbps", "delay": f"{sc.shorts.rtt_ms / 2 - half:g}ms", "queue": big})
@@ -248,7 +286,11 @@ def rexmit_scenario(sc: MultiScenario, seed: int, overrides: Optional[dict[str, 
     if sc.qdisc == "red":
         mn, mx, p, w = sc.red
         queue["red"] = {"min_th": mn, "max_th": mx, "max_p": p, "weight": w, "gentle": True}
-    bottleneck: dict[str, Any] = {"rate": f"{sc.bottleneck_rate_mbps:g}Mbps", "delay": f"{sc.bottleneck_delay_ms:g}ms", "queue": queue}
+    bottleneck: dict[str, Any] = {
+        "rate": f"{sc.bottleneck_rate_mbps:g}Mbps",
+        "delay": f"{sc.bottleneck_delay_ms:g}ms",
+        "queue": queue,
+    }
     if sc.loss:
         bottleneck["errors"] = [{"kind": "uniform", "rate": sc.loss, "direction": "forward"}]
     s.dumbbell(bottleneck, left, right)
@@ -262,7 +304,7 @@ def rexmit_scenario(sc: MultiScenario, seed: int, overrides: Optional[dict[str, 
     return s
 
 
-def run_rexmit(sc: MultiScenario, seed: int, overrides: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+def run_rexmit(sc: MultiScenario, seed: int, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     import rexmit
 
     res = rexmit.run(rexmit_scenario(sc, seed, overrides))
@@ -272,8 +314,15 @@ def run_rexmit(sc: MultiScenario, seed: int, overrides: Optional[dict[str, Any]]
     shorts = [f.get("completion_time_s") for f in res.flows if f["name"].startswith("short")]
     return {
         "seed": seed,
-        "flows": [{"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmissions"], "timeouts": f["timeouts"],
-                   "spurious": f["spurious_retransmits"]} for f in flows],
+        "flows": [
+            {
+                "goodput_bps": f["goodput_bps"],
+                "retransmissions": f["retransmissions"],
+                "timeouts": f["timeouts"],
+                "spurious": f["spurious_retransmits"],
+            }
+            for f in flows
+        ],
         "shorts": [-1.0 if c is None or (isinstance(c, float) and math.isnan(c)) else c for c in shorts],
         "loss_rate": drops / link["offered_packets"] if link["offered_packets"] else 0.0,
         "mean_queue_pkts": link["queue_packets_mean"],
@@ -282,6 +331,7 @@ def run_rexmit(sc: MultiScenario, seed: int, overrides: Optional[dict[str, Any]]
 
 
 # --- statistics --------------------------------------------------------------------------------
+
 
 def jain(xs: list[float]) -> float:
     s, q = sum(xs), sum(x * x for x in xs)
@@ -305,20 +355,34 @@ def summarize(sc: MultiScenario, runs: list[dict[str, Any]]) -> dict[str, Any]:
     per_class = []
     for variant, rtt, idx in classes(sc):
         g = [statistics.fmean(r["flows"][i]["goodput_bps"] for i in idx) for r in runs]
-        per_class.append({
-            "variant": variant, "rtt_ms": rtt, "flows": len(idx),
-            "goodput_bps": statistics.fmean(g), "goodput_ci": ci95(g),
-            "retransmissions": statistics.fmean(statistics.fmean(r["flows"][i]["retransmissions"] for i in idx) for r in runs),
-            "timeouts": statistics.fmean(statistics.fmean(r["flows"][i]["timeouts"] for i in idx) for r in runs),
-        })
+        per_class.append(
+            {
+                "variant": variant,
+                "rtt_ms": rtt,
+                "flows": len(idx),
+                "goodput_bps": statistics.fmean(g),
+                "goodput_ci": ci95(g),
+                "retransmissions": statistics.fmean(
+                    statistics.fmean(r["flows"][i]["retransmissions"] for i in idx) for r in runs
+                ),
+                "timeouts": statistics.fmean(statistics.fmean(r["flows"][i]["timeouts"] for i in idx) for r in runs),
+            }
+        )
     agg = [sum(f["goodput_bps"] for f in r["flows"]) for r in runs]
     j = [jain([f["goodput_bps"] for f in r["flows"]]) for r in runs]
     lo, hi = min(range(n), key=lambda i: sc.rtts_ms[i]), max(range(n), key=lambda i: sc.rtts_ms[i])
-    ratio = [r["flows"][lo]["goodput_bps"] / r["flows"][hi]["goodput_bps"] for r in runs] if sc.rtts_ms[lo] != sc.rtts_ms[hi] else []
+    ratio = (
+        [r["flows"][lo]["goodput_bps"] / r["flows"][hi]["goodput_bps"] for r in runs]
+        if sc.rtts_ms[lo] != sc.rtts_ms[hi]
+        else []
+    )
     out = {
-        "seeds": len(runs), "flows": per_class,
-        "aggregate_bps": statistics.fmean(agg), "aggregate_ci": ci95(agg),
-        "jain": statistics.fmean(j), "jain_ci": ci95(j),
+        "seeds": len(runs),
+        "flows": per_class,
+        "aggregate_bps": statistics.fmean(agg),
+        "aggregate_ci": ci95(agg),
+        "jain": statistics.fmean(j),
+        "jain_ci": ci95(j),
         "loss_rate": statistics.fmean(r["loss_rate"] for r in runs),
         "mean_queue_pkts": statistics.fmean(r["mean_queue_pkts"] for r in runs),
         "retransmissions": statistics.fmean(sum(f["retransmissions"] for f in r["flows"]) for r in runs),
@@ -330,9 +394,12 @@ def summarize(sc: MultiScenario, runs: list[dict[str, Any]]) -> dict[str, Any]:
         out["spurious"] = statistics.fmean(sum(f["spurious"] for f in r["flows"]) for r in runs)
     done = [c for r in runs for c in r["shorts"] if c >= 0]
     if any(r["shorts"] for r in runs):
-        out["shorts"] = {"count": sum(len(r["shorts"]) for r in runs), "completed": len(done),
-                         "mean_completion_s": statistics.fmean(done) if done else float("nan"),
-                         "median_completion_s": statistics.median(done) if done else float("nan")}
+        out["shorts"] = {
+            "count": sum(len(r["shorts"]) for r in runs),
+            "completed": len(done),
+            "mean_completion_s": statistics.fmean(done) if done else float("nan"),
+            "median_completion_s": statistics.median(done) if done else float("nan"),
+        }
     return out
 
 
@@ -357,17 +424,27 @@ def verdict(peer: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
 
 # --- commands ----------------------------------------------------------------------------------
 
+
 def saved(name: str, side: str) -> Path:
     return RESULTS / f"multi_{name}_{side}.json"
 
 
-def run_side(sc: MultiScenario, side: str, seeds: list[int], tag: str = "", overrides: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+def run_side(
+    sc: MultiScenario, side: str, seeds: list[int], tag: str = "", overrides: dict[str, Any] | None = None
+) -> dict[str, Any]:
     runs = []
     t0 = time.perf_counter()
     for seed in seeds:
         runs.append(run_peer(sc, seed) if side == "peer" else run_rexmit(sc, seed, overrides))
-    doc = {"scenario": asdict(sc), "side": side, "overrides": overrides or {}, "seeds": seeds,
-           "wall_s": round(time.perf_counter() - t0, 3), "summary": summarize(sc, runs), "runs": runs}
+    doc = {
+        "scenario": asdict(sc),
+        "side": side,
+        "overrides": overrides or {},
+        "seeds": seeds,
+        "wall_s": round(time.perf_counter() - t0, 3),
+        "summary": summarize(sc, runs),
+        "runs": runs,
+    }
     path = saved(sc.name, side + tag)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=1) + "\n")
@@ -378,8 +455,10 @@ def brief(doc: dict[str, Any]) -> str:
     s = doc["summary"]
     flows = " ".join(f"{f['goodput_bps'] / 1e6:.3f}±{f['goodput_ci'] / 1e6:.3f}" for f in s["flows"])
     extra = f" ratio {s['rtt_ratio']:.2f}" if "rtt_ratio" in s else ""
-    return (f"{doc['side']:>7}: agg {s['aggregate_bps'] / 1e6:.3f} jain {s['jain']:.3f}{extra} loss {s['loss_rate']:.4f} "
-            f"q {s['mean_queue_pkts']:.1f} rtx {s['retransmissions']:.0f} rto {s['timeouts']:.1f} | {flows}")
+    return (
+        f"{doc['side']:>7}: agg {s['aggregate_bps'] / 1e6:.3f} jain {s['jain']:.3f}{extra} loss {s['loss_rate']:.4f} "
+        f"q {s['mean_queue_pkts']:.1f} rtx {s['retransmissions']:.0f} rto {s['timeouts']:.1f} | {flows}"
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -397,7 +476,9 @@ def main(argv: list[str]) -> int:
     ns = ap.parse_args(argv)
     if ns.cmd == "list":
         for sc in SCENARIOS.values():
-            print(f"{sc.name:28s} {sc.peer} {','.join(sc.variants)} rtts {sc.rtts_ms} q {sc.queue} {sc.qdisc} loss {sc.loss}")
+            print(
+                f"{sc.name:28s} {sc.peer} {','.join(sc.variants)} rtts {sc.rtts_ms} q {sc.queue} {sc.qdisc} loss {sc.loss}"
+            )
         return 0
     if ns.cmd == "table":
         import multiflow_tables
@@ -412,7 +493,7 @@ def main(argv: list[str]) -> int:
         sc = SCENARIOS[name]
         print(name, file=sys.stderr)
         docs = {}
-        for side in (["peer", "rexmit"] if ns.side == "both" else [ns.side]):
+        for side in ["peer", "rexmit"] if ns.side == "both" else [ns.side]:
             tag = ns.tag if side == "rexmit" else ""
             docs[side] = run_side(sc, side, seeds, tag, overrides if side == "rexmit" else None)
             print("  " + brief(docs[side]), file=sys.stderr)
@@ -420,8 +501,11 @@ def main(argv: list[str]) -> int:
             docs["peer"] = json.loads(saved(name, "peer").read_text())
         if "peer" in docs and "rexmit" in docs:
             v = verdict(docs["peer"]["summary"], docs["rexmit"]["summary"])
-            print(f"  {v['verdict']}: aggregate {v['aggregate_rel']:+.1%}, flows "
-                  + " ".join(f"{f['rel']:+.1%}{'' if f['overlap'] else '!'}" for f in v["flows"]), file=sys.stderr)
+            print(
+                f"  {v['verdict']}: aggregate {v['aggregate_rel']:+.1%}, flows "
+                + " ".join(f"{f['rel']:+.1%}{'' if f['overlap'] else '!'}" for f in v["flows"]),
+                file=sys.stderr,
+            )
     return 0
 
 

@@ -4,14 +4,15 @@ Reads the saved runs validation/results/multi_<scenario>_{peer,rexmit}.json (and
 multi_<scenario>_rexmit-before.json: rexmit before issue 19's fixes) and renders
 docs/validation_multiflow.md, which docs/validation.md explains.
 """
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 
-def _load(path: Path) -> Optional[dict[str, Any]]:
+def _load(path: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
@@ -21,9 +22,11 @@ def _mbps(v: float, ci: float) -> str:
 
 def _describe(sc: Any) -> str:
     rtts = sorted(set(sc.rtts_ms))
-    parts = [f"{len(sc.variants)} flows ({', '.join(sorted(set(sc.variants)))})",
-             f"RTT {', '.join(f'{r:g}' for r in rtts)} ms",
-             f"{sc.bottleneck_rate_mbps:g} Mb/s, {sc.qdisc} {sc.queue} packets"]
+    parts = [
+        f"{len(sc.variants)} flows ({', '.join(sorted(set(sc.variants)))})",
+        f"RTT {', '.join(f'{r:g}' for r in rtts)} ms",
+        f"{sc.bottleneck_rate_mbps:g} Mb/s, {sc.qdisc} {sc.queue} packets",
+    ]
     if sc.qdisc == "red":
         parts.append("RED min/max/max_p/w_q " + "/".join(f"{x:g}" for x in sc.red))
     if sc.loss:
@@ -34,10 +37,15 @@ def _describe(sc: Any) -> str:
     return "; ".join(parts)
 
 
-def render(scenarios: dict[str, Any], saved: Callable[[str, str], Path],
-           verdict: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]) -> str:
-    summary = ["| scenario | peer | seeds | verdict | aggregate | worst class | Jain peer / rexmit | short/long-RTT ratio peer / rexmit | loss rate peer / rexmit | RTOs peer / rexmit | rexmit before the fixes: worst class |",
-               "|---|---|---|---|---|---|---|---|---|---|---|"]
+def render(
+    scenarios: dict[str, Any],
+    saved: Callable[[str, str], Path],
+    verdict: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]],
+) -> str:
+    summary = [
+        "| scenario | peer | seeds | verdict | aggregate | worst class | Jain peer / rexmit | short/long-RTT ratio peer / rexmit | loss rate peer / rexmit | RTOs peer / rexmit | rexmit before the fixes: worst class |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     details: list[str] = []
     for name, sc in scenarios.items():
         peer, ours = _load(saved(name, "peer")), _load(saved(name, "rexmit"))
@@ -57,23 +65,35 @@ def render(scenarios: dict[str, Any], saved: Callable[[str, str], Path],
         summary.append(
             f"| [{name}](#{name}) | {sc.peer} | {p['seeds']} | {v['verdict']} | {v['aggregate_rel']:+.1%} | {worst['rel']:+.1%} "
             f"| {p['jain']:.3f} / {o['jain']:.3f} | {ratio} | {p['loss_rate']:.4f} / {o['loss_rate']:.4f} "
-            f"| {p['timeouts']:.1f} / {o['timeouts']:.1f} | {b_worst} |")
-        details += ["", f"### {name}", "", _describe(sc) + ". " + (sc.note or ""), "",
-                    "| class (variant, RTT) | flows | goodput per flow, peer (Mb/s) | rexmit (Mb/s) | diff | CIs overlap | rtx per flow peer / rexmit | RTOs per flow peer / rexmit |",
-                    "|---|---|---|---|---|---|---|---|"]
+            f"| {p['timeouts']:.1f} / {o['timeouts']:.1f} | {b_worst} |"
+        )
+        details += [
+            "",
+            f"### {name}",
+            "",
+            _describe(sc) + ". " + (sc.note or ""),
+            "",
+            "| class (variant, RTT) | flows | goodput per flow, peer (Mb/s) | rexmit (Mb/s) | diff | CIs overlap | rtx per flow peer / rexmit | RTOs per flow peer / rexmit |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for pf, of, vf in zip(p["flows"], o["flows"], v["flows"]):
             details.append(
                 f"| {pf['variant']}, {pf['rtt_ms']:g} ms | {pf['flows']} | {_mbps(pf['goodput_bps'], pf['goodput_ci'])} "
                 f"| {_mbps(of['goodput_bps'], of['goodput_ci'])} | {vf['rel']:+.1%} | {'yes' if vf['overlap'] else 'no'} "
-                f"| {pf['retransmissions']:.1f} / {of['retransmissions']:.1f} | {pf['timeouts']:.2f} / {of['timeouts']:.2f} |")
-        line = (f"Aggregate {_mbps(p['aggregate_bps'], p['aggregate_ci'])} / {_mbps(o['aggregate_bps'], o['aggregate_ci'])} Mb/s; "
-                f"Jain {p['jain']:.3f} / {o['jain']:.3f}; mean queue {p['mean_queue_pkts']:.1f} / {o['mean_queue_pkts']:.1f} packets; "
-                f"loss rate {p['loss_rate']:.4f} / {o['loss_rate']:.4f}; retransmissions {p['retransmissions']:.0f} / {o['retransmissions']:.0f}; "
-                f"timeouts {p['timeouts']:.1f} / {o['timeouts']:.1f} (peer / rexmit, per run).")
+                f"| {pf['retransmissions']:.1f} / {of['retransmissions']:.1f} | {pf['timeouts']:.2f} / {of['timeouts']:.2f} |"
+            )
+        line = (
+            f"Aggregate {_mbps(p['aggregate_bps'], p['aggregate_ci'])} / {_mbps(o['aggregate_bps'], o['aggregate_ci'])} Mb/s; "
+            f"Jain {p['jain']:.3f} / {o['jain']:.3f}; mean queue {p['mean_queue_pkts']:.1f} / {o['mean_queue_pkts']:.1f} packets; "
+            f"loss rate {p['loss_rate']:.4f} / {o['loss_rate']:.4f}; retransmissions {p['retransmissions']:.0f} / {o['retransmissions']:.0f}; "
+            f"timeouts {p['timeouts']:.1f} / {o['timeouts']:.1f} (peer / rexmit, per run)."
+        )
         if "shorts" in p and "shorts" in o:
             ps, os_ = p["shorts"], o["shorts"]
-            line += (f" Short transfers: {ps['completed']}/{ps['count']} and {os_['completed']}/{os_['count']} completed, "
-                     f"median completion {ps['median_completion_s']:.3f} / {os_['median_completion_s']:.3f} s.")
+            line += (
+                f" Short transfers: {ps['completed']}/{ps['count']} and {os_['completed']}/{os_['count']} completed, "
+                f"median completion {ps['median_completion_s']:.3f} / {os_['median_completion_s']:.3f} s."
+            )
         details += ["", line]
     head = [
         "# Competing flows: tables (generated by `validation/multiflow.py table`)",

@@ -13,6 +13,7 @@ Goodput = distinct TSNs that reached R Ã— user bytes per chunk (dataChunkSize_ â
 notrace=1 skips the trace (for timing the engine alone): then goodput and retransmissions are
 absent. Prints one JSON object.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,16 +46,21 @@ def main(argv: list[str]) -> int:
     topo = args.get("topo", "dumbbell")
     links = LINKS[topo]
     if args.pop("notrace", "0") not in ("0", "", "false"):
-        out = subprocess.run(["ns", str(TCL), *[f"{k}={v}" for k, v in args.items()]],
-                             check=True, capture_output=True, text=True)
+        out = subprocess.run(
+            ["ns", str(TCL), *[f"{k}={v}" for k, v in args.items()]], check=True, capture_output=True, text=True
+        )
         res = json.loads(out.stdout.strip().splitlines()[-1])
         res["wall_total_s"] = round(time.perf_counter() - wall0, 6)
         print(json.dumps(res))
         return 0
     with tempfile.TemporaryDirectory() as d:
         tr = Path(d) / "sctp.tr"
-        out = subprocess.run(["ns", str(TCL), *[f"{k}={v}" for k, v in args.items()], f"trace={tr}"],
-                             check=True, capture_output=True, text=True)
+        out = subprocess.run(
+            ["ns", str(TCL), *[f"{k}={v}" for k, v in args.items()], f"trace={tr}"],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         res = json.loads(out.stdout.strip().splitlines()[-1])
         delivered: set[int] = set()
         per_path_rx = [0] * len(links["recv"])
@@ -88,8 +94,7 @@ def main(argv: list[str]) -> int:
         rx_bytes=len(delivered) * user,
         data_chunks_sent=sum(per_path_tx),
         retransmissions=rtx,
-        per_path={"data_chunks_sent": per_path_tx, "retransmissions": per_path_rtx,
-                  "new_tsns_delivered": per_path_rx},
+        per_path={"data_chunks_sent": per_path_tx, "retransmissions": per_path_rtx, "new_tsns_delivered": per_path_rx},
         wall_total_s=round(time.perf_counter() - wall0, 6),
     )
     print(json.dumps(res))

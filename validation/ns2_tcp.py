@@ -13,6 +13,7 @@ Examples:
   python validation/ns2_tcp.py agent=Newreno dropsegs=30,31 duration=10
 Prints one JSON object.
 """
+
 from __future__ import annotations
 
 import json
@@ -43,8 +44,9 @@ def parse_delay(s: str) -> float:
 
 
 def run_ns(args: dict[str, str]) -> dict:
-    out = subprocess.run(["ns", str(TCL), *[f"{k}={v}" for k, v in args.items()]],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        ["ns", str(TCL), *[f"{k}={v}" for k, v in args.items()]], check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -96,8 +98,7 @@ def main(argv: list[str]) -> int:
             sys.exit(f"argument without '=': {a}")
         args[k.lstrip("-")] = v
     dropsegs = sorted({int(x) for x in args.pop("dropsegs", "").split(",") if x})
-    record = args.pop("record_rtx", "0") not in ("0", "", "false") or bool(dropsegs) \
-        or args.get("loss") == "pkts"
+    record = args.pop("record_rtx", "0") not in ("0", "", "false") or bool(dropsegs) or args.get("loss") == "pkts"
     extra: dict = {}
     resolve_runs = 0
     if dropsegs:
@@ -111,8 +112,11 @@ def main(argv: list[str]) -> int:
         pending = list(dropsegs)
         unresolved = []
         while pending:
-            run_args = {**args, "loss": "pkts", "droppkts": ",".join(map(str, ordinals))} \
-                if ordinals else {**args, "loss": "none"}
+            run_args = (
+                {**args, "loss": "pkts", "droppkts": ",".join(map(str, ordinals))}
+                if ordinals
+                else {**args, "loss": "none"}
+            )
             _, _, deps, _ = run_traced(run_args)
             resolve_runs += 1
             first: dict[int, int] = {}
@@ -127,8 +131,13 @@ def main(argv: list[str]) -> int:
             resolved[seg] = first[seg]
             pending.remove(seg)
         args = {**args, "loss": "pkts", "droppkts": ",".join(map(str, ordinals))}
-        extra = {"drop_segs": dropsegs, "resolved_drop_pkts": ordinals, "resolved_segs": resolved, "unresolved_segs": unresolved,
-                 "resolve_runs": resolve_runs}
+        extra = {
+            "drop_segs": dropsegs,
+            "resolved_drop_pkts": ordinals,
+            "resolved_segs": resolved,
+            "unresolved_segs": unresolved,
+            "resolve_runs": resolve_runs,
+        }
     if record:
         res, sends, deps, wire = run_traced(args)
         rtx = retransmissions(sends)
@@ -136,11 +145,14 @@ def main(argv: list[str]) -> int:
         dropped = {int(x) for x in args.get("droppkts", "").split(",") if x}
         rate = parse_rate(args.get("bottleneck_rate", "4Mb"))
         delay = parse_delay(args.get("bottleneck_delay", "50ms"))
-        drops = [[round(t + size * 8 / rate + delay, 9), s] for i, (t, s, size) in enumerate(deps)
-                 if i + 1 in dropped]
-        res.update(rtx=rtx[:5000], drops=drops[:5000], rtx_wire=rtx_wire[:5000],
-                   first_data_s=sends[0][0] if sends else None,
-                   first_data_wire_s=wire[0][0] if wire else None)
+        drops = [[round(t + size * 8 / rate + delay, 9), s] for i, (t, s, size) in enumerate(deps) if i + 1 in dropped]
+        res.update(
+            rtx=rtx[:5000],
+            drops=drops[:5000],
+            rtx_wire=rtx_wire[:5000],
+            first_data_s=sends[0][0] if sends else None,
+            first_data_wire_s=wire[0][0] if wire else None,
+        )
     else:
         res = run_ns(args)
     res.update(extra)

@@ -6,6 +6,7 @@ Every option is passed through, e.g.
   python validation/ns3_multi.py --ccs=newreno,cubic --delaysNs=11000000,30000000 --starts=0,0.5
 Prints one JSON object.
 """
+
 from __future__ import annotations
 
 import subprocess

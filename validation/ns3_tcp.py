@@ -8,10 +8,10 @@ validation/build/), runs it and prints its one JSON object. Every ns-3 option is
   python validation/ns3_tcp.py --loss=segs --dropSegs=30,31 --duration=10
   python validation/ns3_tcp.py --dumpDefaults=1        (ns-3's default TCP attributes)
 """
+
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -38,9 +38,20 @@ def build(src: Path = SRC, headers: list[Path] = HEADERS, binary: Path = BIN) ->
     prefix = ns3_prefix()
     binary.parent.mkdir(parents=True, exist_ok=True)
     # The wheel is a release build with logging and asserts compiled in (its CMake targets say so).
-    cmd = ["g++", "-std=c++20", "-O2", "-DNS3_BUILD_PROFILE_RELEASE", "-DNS3_LOG_ENABLE",
-           "-DNS3_ASSERT_ENABLE", f"-I{prefix / 'include'}", str(src), "-o", str(binary),
-           f"-L{prefix / 'lib64'}", f"-Wl,-rpath,{prefix / 'lib64'}"]
+    cmd = [
+        "g++",
+        "-std=c++20",
+        "-O2",
+        "-DNS3_BUILD_PROFILE_RELEASE",
+        "-DNS3_LOG_ENABLE",
+        "-DNS3_ASSERT_ENABLE",
+        f"-I{prefix / 'include'}",
+        str(src),
+        "-o",
+        str(binary),
+        f"-L{prefix / 'lib64'}",
+        f"-Wl,-rpath,{prefix / 'lib64'}",
+    ]
     cmd += [f"-lns3.44-{m}" for m in LIBS]
     subprocess.run(cmd, check=True)
     return binary

@@ -5,9 +5,9 @@ Written for the validation; it knows nothing beyond RFC 791 / RFC 9293 header la
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 MAGIC_NANOS = 0xA1B23C4D
 MAGIC_MICROS = 0xA1B2C3D4

@@ -19,6 +19,7 @@ passes a raw peer option (ns-3: its --k=v options; ns-2: the Tcl script's k=v). 
 validation/results/peer_<name>_<loss>[_<rate>].json (or --out) and prints the summary.
 The venv's python is needed for the ns-3 peers (it finds the ns3 wheel there).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,6 +33,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import droplists  # noqa: E402
+
 RESULTS = HERE / "results"
 
 # name -> (script, fixed peer options)
@@ -66,7 +68,10 @@ SCENARIOS: dict[str, tuple[str, dict[str, str]]] = {
     # ... and ns-3 with RFC 5681's ssthresh (limited-transmit segments left out of FlightSize),
     # alone and with the two other alignments.
     "ns3-newreno-sack-classic-rfc": ("ns3_tcp.py", {"cc": "newreno-rfc", "sack": "1", "recovery": "classic"}),
-    "ns3-newreno-sack-classic-rfc-aligned": ("ns3_tcp.py", {"cc": "newreno-rfc-aligned", "sack": "1", "recovery": "classic"}),
+    "ns3-newreno-sack-classic-rfc-aligned": (
+        "ns3_tcp.py",
+        {"cc": "newreno-rfc-aligned", "sack": "1", "recovery": "classic"},
+    ),
 }
 
 METRICS = ["goodput_bps", "retransmissions", "timeouts"]
@@ -75,14 +80,23 @@ METRICS = ["goodput_bps", "retransmissions", "timeouts"]
 def peer_options(script: str, loss: str, rate: float, rate2: float | None, drops: str) -> dict[str, str]:
     """The common loss vocabulary in each peer's own option names."""
     if script == "ns3_tcp.py":
-        return {"none": {"loss": "none"}, "uniform": {"loss": "uniform", "rate": str(rate)},
-                "burst": {"loss": "burst", "rate": str(rate)},
-                "drops": {"loss": "segs", "dropSegs": drops},
-                "sameloss": {"loss": "segs"}, "sameburst": {"loss": "segs"}}[loss]  # dropSegs per seed, in run()
+        return {
+            "none": {"loss": "none"},
+            "uniform": {"loss": "uniform", "rate": str(rate)},
+            "burst": {"loss": "burst", "rate": str(rate)},
+            "drops": {"loss": "segs", "dropSegs": drops},
+            "sameloss": {"loss": "segs"},
+            "sameburst": {"loss": "segs"},
+        }[loss]  # dropSegs per seed, in run()
     if script == "ns2_tcp.py":
-        return {"none": {"loss": "none"}, "uniform": {"loss": "uniform", "rate": str(rate)},
-                "burst": {"loss": "burst", "rate": str(rate)}, "drops": {"dropsegs": drops},
-                "sameloss": {}, "sameburst": {}}[loss]
+        return {
+            "none": {"loss": "none"},
+            "uniform": {"loss": "uniform", "rate": str(rate)},
+            "burst": {"loss": "burst", "rate": str(rate)},
+            "drops": {"dropsegs": drops},
+            "sameloss": {},
+            "sameburst": {},
+        }[loss]
     if loss not in ("none", "uniform"):
         sys.exit("the SCTP peers have uniform loss only")
     opts = {"rate": str(rate if loss == "uniform" else 0.0)}
@@ -107,8 +121,7 @@ def summarize(values: list[float]) -> dict[str, float]:
 
 def run(ns: argparse.Namespace) -> int:
     script, fixed = SCENARIOS[ns.name]
-    base = {**fixed, "duration": str(ns.duration),
-            **peer_options(script, ns.loss, ns.rate, ns.rate2, ns.drops)}
+    base = {**fixed, "duration": str(ns.duration), **peer_options(script, ns.loss, ns.rate, ns.rate2, ns.drops)}
     for kv in ns.set:
         k, _, v = kv.partition("=")
         base[k] = v
@@ -128,14 +141,24 @@ def run(ns: argparse.Namespace) -> int:
         res = json.loads(out.stdout.strip().splitlines()[-1])
         res["wall_process_s"] = round(wall, 6)
         runs.append(res)
-        print(f"{ns.name} seed {seed}: " + ", ".join(f"{m}={res.get(m)}" for m in METRICS)
-              + f", wall {wall:.3f} s", file=sys.stderr)
+        print(
+            f"{ns.name} seed {seed}: " + ", ".join(f"{m}={res.get(m)}" for m in METRICS) + f", wall {wall:.3f} s",
+            file=sys.stderr,
+        )
     summary = {m: summarize([float(r[m]) for r in runs]) for m in METRICS if all(m in r for r in runs)}
     summary["wall_process_s"] = {"median": statistics.median(r["wall_process_s"] for r in runs)}
     if all("wall_run_s" in r for r in runs):
         summary["wall_run_s"] = {"median": statistics.median(float(r["wall_run_s"]) for r in runs)}
-    doc = {"name": ns.name, "script": script, "options": base, "loss": ns.loss, "rate": ns.rate,
-           "seeds": list(range(ns.seed0, ns.seed0 + ns.seeds)), "summary": summary, "runs": runs}
+    doc = {
+        "name": ns.name,
+        "script": script,
+        "options": base,
+        "loss": ns.loss,
+        "rate": ns.rate,
+        "seeds": list(range(ns.seed0, ns.seed0 + ns.seeds)),
+        "summary": summary,
+        "runs": runs,
+    }
     tag = ns.loss if ns.loss in ("none", "drops") else f"{ns.loss}_{ns.rate:g}"
     out_path = Path(ns.out) if ns.out else RESULTS / f"peer_{ns.name}_{tag}.json"
     out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -146,8 +169,10 @@ def run(ns: argparse.Namespace) -> int:
 
 def table(_: argparse.Namespace) -> int:
     """A markdown table of every saved result."""
-    print("| scenario | loss | seeds | goodput Mb/s (mean ± 95% CI) | retransmissions | timeouts "
-          "| wall run s (median) | wall process s (median) |")
+    print(
+        "| scenario | loss | seeds | goodput Mb/s (mean ± 95% CI) | retransmissions | timeouts "
+        "| wall run s (median) | wall process s (median) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for path in sorted(RESULTS.glob("peer_*.json")):
         doc = json.loads(path.read_text())
@@ -155,10 +180,12 @@ def table(_: argparse.Namespace) -> int:
         g = s["goodput_bps"]
         ci = f" ± {g['ci95_half'] / 1e6:.3f}" if "ci95_half" in g else ""
         tag = path.stem.removeprefix("peer_").removeprefix(doc["name"]).lstrip("_")
-        print(f"| {doc['name']} | {tag} | {len(doc['seeds'])} | {g['mean'] / 1e6:.3f}{ci} "
-              f"| {s['retransmissions']['mean']:.1f} | {s['timeouts']['mean']:.1f} "
-              f"| {s.get('wall_run_s', {}).get('median', float('nan')):.3f} "
-              f"| {s['wall_process_s']['median']:.3f} |")
+        print(
+            f"| {doc['name']} | {tag} | {len(doc['seeds'])} | {g['mean'] / 1e6:.3f}{ci} "
+            f"| {s['retransmissions']['mean']:.1f} | {s['timeouts']['mean']:.1f} "
+            f"| {s.get('wall_run_s', {}).get('median', float('nan')):.3f} "
+            f"| {s['wall_process_s']['median']:.3f} |"
+        )
     return 0
 
 

@@ -32,7 +32,9 @@ def main(argv: list[str]) -> int:
     timing = setup.Timing()
     topo, apps = setup.topology2(setup.LOADS[load], setup.LOADS[PATH2_LOAD])
     sctp = setup.sctp_app(CMT_BUFFERS[buf], ACKS[ack], cmt=True)
-    scn = setup.draw_starts(setup.scenario("seed 000 §V.B blocking probe", topo, [sctp, *apps], timing, series=SERIES), seed, timing)
+    scn = setup.draw_starts(
+        setup.scenario("seed 000 §V.B blocking probe", topo, [sctp, *apps], timing, series=SERIES), seed, timing
+    )
     res = rexmit.run(scn)
     app = next(a for a in scn["apps"] if a["name"] == setup.SCTP_APP)
     warmup = float(report_mod.as_number(app["warmup"])[0] or 0.0)
@@ -45,15 +47,22 @@ def main(argv: list[str]) -> int:
     times = [t for t in sorted(rtxq) if t >= warmup]
     full = [t for t in times if rtxq[t] + setup.MESSAGE_SIZE > buffer]
     n = len(times)
-    print(json.dumps({
-        "buffer": buf, "load": load, "ack": ack, "seed": seed,
-        "full": round(len(full) / n, 3),
-        "full_and_room": round(sum(room[t] > 0 for t in full) / n, 3),
-        "full_and_room_mtu": round(sum(room[t] >= setup.MESSAGE_SIZE for t in full) / n, 3),
-        "mean_room_bytes": round(sum(room[t] for t in times) / n),
-        "mean_flight_bytes": round(sum(flight[t] for t in times) / n),
-        "timeouts": res.flow(setup.SCTP_APP).get("timeouts"),
-    }))
+    print(
+        json.dumps(
+            {
+                "buffer": buf,
+                "load": load,
+                "ack": ack,
+                "seed": seed,
+                "full": round(len(full) / n, 3),
+                "full_and_room": round(sum(room[t] > 0 for t in full) / n, 3),
+                "full_and_room_mtu": round(sum(room[t] >= setup.MESSAGE_SIZE for t in full) / n, 3),
+                "mean_room_bytes": round(sum(room[t] for t in times) / n),
+                "mean_flight_bytes": round(sum(flight[t] for t in times) / n),
+                "timeouts": res.flow(setup.SCTP_APP).get("timeouts"),
+            }
+        )
+    )
     return 0
 
 

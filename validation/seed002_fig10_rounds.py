@@ -40,12 +40,23 @@ def main(argv: list[str]) -> None:
         for mitigation, limit in (("max_burst", 4), ("max_burst", 3), ("none", 4)):
             rows = [(s, one(queue, mitigation, limit, s)) for s in range(1, seeds + 1)]
             times = sorted(f["recovery_time_mean_s"] * 1e3 for _, f in rows)
-            print(json.dumps({
-                "queue": queue, "mitigation": mitigation, "max_burst": limit if mitigation == "max_burst" else None,
-                "recovery_ms": {"min": round(times[0], 1), "median": round(statistics.median(times), 1), "max": round(times[-1], 1)},
-                "retransmissions_mean": statistics.mean(f["retransmissions"] for _, f in rows),
-                "seeds_with_timeouts": [s for s, f in rows if (f.get("timeouts") or 0) > 0],
-            }), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "queue": queue,
+                        "mitigation": mitigation,
+                        "max_burst": limit if mitigation == "max_burst" else None,
+                        "recovery_ms": {
+                            "min": round(times[0], 1),
+                            "median": round(statistics.median(times), 1),
+                            "max": round(times[-1], 1),
+                        },
+                        "retransmissions_mean": statistics.mean(f["retransmissions"] for _, f in rows),
+                        "seeds_with_timeouts": [s for s, f in rows if (f.get("timeouts") or 0) > 0],
+                    }
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

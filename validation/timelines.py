@@ -30,7 +30,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import rexmit
 
@@ -54,16 +54,18 @@ class Timeline:
     rtx: list[tuple[float, int]]  # (send time s, seg)
     drops: list[tuple[float, int]]  # (time the dropped packet would have reached G2, seg)
     queued_at_s: set[int] = field(default_factory=set)  # indices into rtx that waited at S
-    goodput_bps: Optional[float] = None
-    retransmissions: Optional[int] = None
-    timeouts: Optional[int] = None
+    goodput_bps: float | None = None
+    retransmissions: int | None = None
+    timeouts: int | None = None
 
 
 def scaled_rate(bps: float, ppp: bool) -> str:
     return f"{round(bps * 1500 / 1502) if ppp else round(bps)}bps"
 
 
-def path_scenario(m: compare.Mirror, seed: int, secs: float, ppp: bool, errors: list[dict[str, Any]]) -> rexmit.Scenario:
+def path_scenario(
+    m: compare.Mirror, seed: int, secs: float, ppp: bool, errors: list[dict[str, Any]]
+) -> rexmit.Scenario:
     s = rexmit.Scenario(stop_time=f"{secs:g}s", seed=seed)
     q = {"packets": 100}
     s.chain(
@@ -104,7 +106,9 @@ def scripted_error(segs: list[int], iss: int, payload: int) -> dict[str, Any]:
     return {"kind": "scripted", "app": "bulk", "tcp_seqs": seqs_for(segs, iss, payload), "direction": "forward"}
 
 
-def rexmit_timeline(m: compare.Mirror, segs: list[int], secs: float = 10.0, seed: int = 1, ppp: bool = False) -> Timeline:
+def rexmit_timeline(
+    m: compare.Mirror, segs: list[int], secs: float = 10.0, seed: int = 1, ppp: bool = False
+) -> Timeline:
     iss, payload = probe_iss(m, seed, ppp)
     s = path_scenario(m, seed, secs, ppp, [scripted_error(segs, iss, payload)])
     s.pcap(link="S->G1")
@@ -120,7 +124,7 @@ def rexmit_timeline(m: compare.Mirror, segs: list[int], secs: float = 10.0, seed
         return ((x.seq - iss - 1) % (1 << 32)) // payload
 
     data = [x for x in sent if x.payload > 0]
-    tx_s = lambda x: x.ip_len * 8 / float(scaled_rate(10e6, ppp)[:-3])  # noqa: E731
+    tx_s = lambda x: x.ip_len * 8 / float(scaled_rate(10e6, ppp)[:-3])
     high = -1
     rtx: list[tuple[float, int]] = []
     queued: set[int] = set()
@@ -192,25 +196,52 @@ class PeerCase:
 
 
 PEERS = {
-    "ns3-newreno-sack-classic": PeerCase(False, "RFC 6675 in both, but ns-3.44 sets ssthresh to half the RFC 6675 pipe, not half the FlightSize (RFC 5681 eq. (4), RFC 6675 step (4.2)): 2 or more segments smaller"),
-    "ns3-newreno-sack-classic-fs": PeerCase(True, "RFC 6675 in both; ns-3 given rexmit's ssthresh = FlightSize/2, limited-transmit data included (cc=newreno-flightsize)"),
-    "ns3-newreno-sack-classic-rfc": PeerCase(True, "RFC 6675 in both; ns-3 given RFC 5681's ssthresh (limited-transmit data left out of FlightSize, cc=newreno-rfc); rexmit counts that data (docs/validation.md), so it should agree once rexmit is fixed"),
-    "ns3-newreno-sack-prr": PeerCase(False, "RFC 6675 + RFC 6937 PRR in both, but ns-3.44's PRR adds one SMSS per duplicate ACK to prr_delivered even with SACK (double counting) and takes RecoverFS = pipe: it sends one segment per ACK where RFC 6937 sends one per two"),
-    "ns3-newreno-sack-prr-fs": PeerCase(False, "as ns3-newreno-sack-prr, with ssthresh = FlightSize/2: the PRR deviation remains"),
+    "ns3-newreno-sack-classic": PeerCase(
+        False,
+        "RFC 6675 in both, but ns-3.44 sets ssthresh to half the RFC 6675 pipe, not half the FlightSize (RFC 5681 eq. (4), RFC 6675 step (4.2)): 2 or more segments smaller",
+    ),
+    "ns3-newreno-sack-classic-fs": PeerCase(
+        True,
+        "RFC 6675 in both; ns-3 given rexmit's ssthresh = FlightSize/2, limited-transmit data included (cc=newreno-flightsize)",
+    ),
+    "ns3-newreno-sack-classic-rfc": PeerCase(
+        True,
+        "RFC 6675 in both; ns-3 given RFC 5681's ssthresh (limited-transmit data left out of FlightSize, cc=newreno-rfc); rexmit counts that data (docs/validation.md), so it should agree once rexmit is fixed",
+    ),
+    "ns3-newreno-sack-prr": PeerCase(
+        False,
+        "RFC 6675 + RFC 6937 PRR in both, but ns-3.44's PRR adds one SMSS per duplicate ACK to prr_delivered even with SACK (double counting) and takes RecoverFS = pipe: it sends one segment per ACK where RFC 6937 sends one per two",
+    ),
+    "ns3-newreno-sack-prr-fs": PeerCase(
+        False, "as ns3-newreno-sack-prr, with ssthresh = FlightSize/2: the PRR deviation remains"
+    ),
     "ns3-newreno-nosack-classic": PeerCase(True, "RFC 6582 NewReno in both"),
-    "ns3-cubic": PeerCase(False, "CUBIC with PRR: ns-3's PRR deviation as above; ns-3 also runs HyStart (rexmit does not)"),
-    "ns3-westwoodplus": PeerCase(False, "Westwood+: ssthresh from the bandwidth estimate, whose filter and sampling differ"),
-    "ns2-sack1": PeerCase(False, "ns-2 Sack1 is Fall & Floyd's 1996 SACK (pipe, one retransmission per ACK), rexmit runs RFC 6675"),
-    "ns2-newreno": PeerCase(True, "RFC 6582 NewReno in both, including the Impatient timer (re-armed on the first partial ACK only, RFC 6582 section 3.2 step 5 and section 4)"),
-    "ns2-reno": PeerCase(False, "RFC 5681 Reno in both, but ns-2's bugFix_ (default on) applies RFC 6582's `recover` check to Reno: no second fast retransmit in one window, so ns-2 waits for an RTO"),
+    "ns3-cubic": PeerCase(
+        False, "CUBIC with PRR: ns-3's PRR deviation as above; ns-3 also runs HyStart (rexmit does not)"
+    ),
+    "ns3-westwoodplus": PeerCase(
+        False, "Westwood+: ssthresh from the bandwidth estimate, whose filter and sampling differ"
+    ),
+    "ns2-sack1": PeerCase(
+        False, "ns-2 Sack1 is Fall & Floyd's 1996 SACK (pipe, one retransmission per ACK), rexmit runs RFC 6675"
+    ),
+    "ns2-newreno": PeerCase(
+        True,
+        "RFC 6582 NewReno in both, including the Impatient timer (re-armed on the first partial ACK only, RFC 6582 section 3.2 step 5 and section 4)",
+    ),
+    "ns2-reno": PeerCase(
+        False,
+        "RFC 5681 Reno in both, but ns-2's bugFix_ (default on) applies RFC 6582's `recover` check to Reno: no second fast retransmit in one window, so ns-2 waits for an RTO",
+    ),
     "ns2-reno-nobugfix": PeerCase(True, "RFC 5681 Reno in both (ns-2 with bugFix_ false)"),
     "ns2-tahoe": PeerCase(True, "Tahoe in both"),
 }
 
 
-def pair_rtx(peer: list[tuple[float, int]], ours: list[tuple[float, int]]) -> list[tuple[Optional[int], Optional[int]]]:
+def pair_rtx(peer: list[tuple[float, int]], ours: list[tuple[float, int]]) -> list[tuple[int | None, int | None]]:
     """Pairs the k-th retransmission of each segment in the two lists (indices into each), in
     the order of the peer's list, then rexmit's unpaired ones."""
+
     def keyed(xs: list[tuple[float, int]]) -> dict[tuple[int, int], int]:
         seen: dict[int, int] = {}
         out = {}
@@ -221,13 +252,15 @@ def pair_rtx(peer: list[tuple[float, int]], ours: list[tuple[float, int]]) -> li
         return out
 
     kp, ko = keyed(peer), keyed(ours)
-    pairs: list[tuple[Optional[int], Optional[int]]] = [(i, ko.get(k)) for k, i in sorted(kp.items(), key=lambda kv: kv[1])]
+    pairs: list[tuple[int | None, int | None]] = [(i, ko.get(k)) for k, i in sorted(kp.items(), key=lambda kv: kv[1])]
     used = {j for _, j in pairs if j is not None}
     pairs += [(None, j) for j in sorted(ko.values()) if j not in used]
     return pairs
 
 
-def compare_case(peer_doc: dict[str, Any], segs: list[int], max_rows: int = 12, ppp: Optional[bool] = None) -> dict[str, Any]:
+def compare_case(
+    peer_doc: dict[str, Any], segs: list[int], max_rows: int = 12, ppp: bool | None = None
+) -> dict[str, Any]:
     """rexmit's timeline for one peer run, and the rows of the comparison."""
     name = peer_doc["name"]
     m = compare.mirror(name)
@@ -251,7 +284,11 @@ def compare_case(peer_doc: dict[str, Any], segs: list[int], max_rows: int = 12, 
         if p:
             row.update(peer_since_data=p[0] - peer_first, peer_since_drop=p[0] - pd0)
         if o:
-            row.update(rexmit_since_data=o[0] - ours.first_data_s, rexmit_since_drop=o[0] - od0, queued_at_s=j in ours.queued_at_s)
+            row.update(
+                rexmit_since_data=o[0] - ours.first_data_s,
+                rexmit_since_drop=o[0] - od0,
+                queued_at_s=j in ours.queued_at_s,
+            )
         if p and o:
             row["diff_since_drop"] = row["rexmit_since_drop"] - row["peer_since_drop"]
             row["diff_since_data"] = row["rexmit_since_data"] - row["peer_since_data"]
@@ -287,7 +324,7 @@ def compare_case(peer_doc: dict[str, Any], segs: list[int], max_rows: int = 12, 
     }
 
 
-def ms(x: Optional[float]) -> str:
+def ms(x: float | None) -> str:
     return "" if x is None else f"{x * 1e3:.3f}"
 
 
@@ -320,12 +357,12 @@ def markdown(cases: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def load_peer(name: str, tag: str) -> Optional[dict[str, Any]]:
+def load_peer(name: str, tag: str) -> dict[str, Any] | None:
     f = RESULTS / f"peer_{name}_{tag}.json"
     return json.loads(f.read_text()) if f.exists() else None
 
 
-def run_all(peers: Optional[list[str]] = None) -> list[dict[str, Any]]:
+def run_all(peers: list[str] | None = None) -> list[dict[str, Any]]:
     out = []
     for name in peers or list(PEERS):
         for tag, segs in CASES.items():
@@ -339,7 +376,7 @@ def run_all(peers: Optional[list[str]] = None) -> list[dict[str, Any]]:
     return out
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--peer", action="append", help="only this peer (repeatable)")
     ap.add_argument("--json", default=None, help="also write the cases as JSON here")
@@ -349,7 +386,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(cases, indent=1))
     return 0
-
 
 
 def summary_table(cases: list[dict[str, Any]]) -> list[str]:

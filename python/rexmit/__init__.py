@@ -22,9 +22,9 @@ try:
     import sys
     import types
     from pathlib import Path
-    from typing import TYPE_CHECKING, Any, Optional, Union
+    from typing import TYPE_CHECKING, Any
 
-    from rexmit._core import InternalError, ScenarioError, __version__
+    from rexmit._core import InternalError, PluginError, ScenarioError, __version__
     from rexmit.results import RunResult, run
     from rexmit.scenario import Scenario
 finally:
@@ -34,12 +34,22 @@ finally:
 if TYPE_CHECKING:
     from rexmit import buffer_model, report
     from rexmit.emulation import emulate
-    from rexmit.sweep import Sweep, SweepResult, run_sweep
+    from rexmit.plugins import CongestionControl, LossDetection, Param, load_plugins, register_cc, register_loss
+    from rexmit.sweep import Sweep, SweepResult
+    from rexmit.sweep import run_sweep as run_sweep  # `rexmit.run_sweep`, imported on first use (_LAZY)
 
 #: Imported on first use (PEP 562), so that `import rexmit` and `rexmit run` stay quick. The
 #: sweep module alone was a sixth of a short `rexmit run` (its dataclasses; issue 18: 149 → 125
 #: ms for a 10 s run without it).
 _LAZY = {
+    # Controllers in Python (issue 36): their module loads dataclasses, which `import rexmit`
+    # must not (test_lean_output).
+    "register_cc": ("rexmit.plugins", "register_cc"),
+    "CongestionControl": ("rexmit.plugins", "CongestionControl"),
+    "register_loss": ("rexmit.plugins", "register_loss"),
+    "LossDetection": ("rexmit.plugins", "LossDetection"),
+    "Param": ("rexmit.plugins", "Param"),
+    "load_plugins": ("rexmit.plugins", "load_plugins"),
     "buffer_model": ("rexmit.buffer_model", None),
     "report": ("rexmit.report", None),
     "emulate": ("rexmit.emulation", "emulate"),
@@ -71,7 +81,13 @@ def __getattr__(name: str) -> Any:
     return module if attr is None else getattr(module, attr)
 
 
-def sweep(sweep: Union[Sweep, str, Path], out: Union[str, Path], jobs: Optional[int] = None, cluster: Optional[str] = None, progress: Optional[bool] = None) -> SweepResult:
+def sweep(
+    sweep: Sweep | str | Path,
+    out: str | Path,
+    jobs: int | None = None,
+    cluster: str | None = None,
+    progress: bool | None = None,
+) -> SweepResult:
     """Run a sweep (a :class:`rexmit.sweep.Sweep` or a sweep file) into ``out``: the same as
     :func:`rexmit.sweep.run_sweep`, which documents the arguments."""
     from rexmit.sweep import run_sweep
@@ -79,4 +95,22 @@ def sweep(sweep: Union[Sweep, str, Path], out: Union[str, Path], jobs: Optional[
     return run_sweep(sweep, out, jobs=jobs, cluster=cluster, progress=progress)
 
 
-__all__ = ["Scenario", "ScenarioError", "InternalError", "RunResult", "run", "emulate", "sweep", "report", "buffer_model", "__version__"]
+__all__ = [
+    "Scenario",
+    "ScenarioError",
+    "InternalError",
+    "PluginError",
+    "RunResult",
+    "run",
+    "emulate",
+    "sweep",
+    "report",
+    "buffer_model",
+    "register_cc",
+    "CongestionControl",
+    "register_loss",
+    "LossDetection",
+    "Param",
+    "load_plugins",
+    "__version__",
+]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import binascii
 import struct
-from typing import Sequence
+from collections.abc import Sequence
 
 # Schema.fbs: union Type, Precision; Message.fbs: MessageHeader, MetadataVersion.
 _NULL, _INT, _FLOAT, _UTF8, _BOOL = 1, 2, 3, 5, 6
@@ -106,7 +106,17 @@ def arrow_schema(columns: Sequence[tuple[str, str]]) -> str:
         type_type, type_table = _type(b, kind)
         children = b.offsets([])
         name_at = b.string(name)
-        fields.append(b.table([(0, "offset", name_at), (1, "bool", 1), (2, "u8", type_type), (3, "offset", type_table), (5, "offset", children)]))
+        fields.append(
+            b.table(
+                [
+                    (0, "offset", name_at),
+                    (1, "bool", 1),
+                    (2, "u8", type_type),
+                    (3, "offset", type_table),
+                    (5, "offset", children),
+                ]
+            )
+        )
     schema = b.table([(0, "i16", 0), (1, "offset", b.offsets(fields))])
     message = b.finish(b.table([(0, "i16", _V5), (1, "u8", _HEADER_SCHEMA), (2, "offset", schema), (3, "i64", 0)]))
     return binascii.b2a_base64(b"\xff\xff\xff\xff" + struct.pack("<I", len(message)) + message, newline=False).decode()

@@ -22,8 +22,9 @@ import os
 import struct
 import sys
 from array import array
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any
 
 from rexmit._arrow_schema import arrow_schema
 
@@ -35,7 +36,14 @@ _T_BOOLEAN, _T_INT32, _T_INT64, _T_DOUBLE, _T_BYTE_ARRAY = 0, 1, 2, 5, 6
 _OPTIONAL, _REQUIRED = 1, 0
 _ENC_PLAIN, _ENC_RLE = 0, 3
 _UTF8, _UINT_64 = 0, 14
-_PHYSICAL = {STRING: _T_BYTE_ARRAY, INT64: _T_INT64, UINT64: _T_INT64, DOUBLE: _T_DOUBLE, BOOL: _T_BOOLEAN, NULL: _T_INT32}
+_PHYSICAL = {
+    STRING: _T_BYTE_ARRAY,
+    INT64: _T_INT64,
+    UINT64: _T_INT64,
+    DOUBLE: _T_DOUBLE,
+    BOOL: _T_BOOLEAN,
+    NULL: _T_INT32,
+}
 
 # Thrift compact protocol field types.
 _CT_TRUE, _CT_FALSE, _CT_BYTE, _CT_I32, _CT_I64, _CT_BINARY, _CT_LIST, _CT_STRUCT = 1, 2, 3, 5, 6, 8, 9, 12
@@ -50,14 +58,14 @@ class Column:
 
     __slots__ = ("name", "kind", "values")
 
-    def __init__(self, name: str, kind: str, values: Union[Sequence[Any], bytes]) -> None:
+    def __init__(self, name: str, kind: str, values: Sequence[Any] | bytes) -> None:
         self.name, self.kind, self.values = name, kind, values
 
     def __len__(self) -> int:
         return len(self.values) // 8 if isinstance(self.values, bytes) else len(self.values)
 
 
-def infer(values: Sequence[Any]) -> Optional[str]:
+def infer(values: Sequence[Any]) -> str | None:
     """The kind pyarrow infers for a list of Python values (``pa.array(values)``), for the kinds
     this writer handles; None for anything else."""
     seen = {type(v) for v in values if v is not None}
@@ -116,37 +124,37 @@ class _Struct:
             self.buf += _zigzag(fid)
         self.last = fid
 
-    def i32(self, fid: int, v: int) -> "_Struct":
+    def i32(self, fid: int, v: int) -> _Struct:
         self._header(fid, _CT_I32)
         self.buf += _zigzag(v)
         return self
 
-    def i64(self, fid: int, v: int) -> "_Struct":
+    def i64(self, fid: int, v: int) -> _Struct:
         self._header(fid, _CT_I64)
         self.buf += _zigzag(v)
         return self
 
-    def byte(self, fid: int, v: int) -> "_Struct":
+    def byte(self, fid: int, v: int) -> _Struct:
         self._header(fid, _CT_BYTE)
         self.buf.append(v & 0xFF)
         return self
 
-    def boolean(self, fid: int, v: bool) -> "_Struct":
+    def boolean(self, fid: int, v: bool) -> _Struct:
         self._header(fid, _CT_TRUE if v else _CT_FALSE)
         return self
 
-    def string(self, fid: int, v: str) -> "_Struct":
+    def string(self, fid: int, v: str) -> _Struct:
         data = v.encode()
         self._header(fid, _CT_BINARY)
         self.buf += _varint(len(data)) + data
         return self
 
-    def struct(self, fid: int, v: "_Struct") -> "_Struct":
+    def struct(self, fid: int, v: _Struct) -> _Struct:
         self._header(fid, _CT_STRUCT)
         self.buf += v.end()
         return self
 
-    def list(self, fid: int, ctype: int, items: Sequence[Any]) -> "_Struct":
+    def list(self, fid: int, ctype: int, items: Sequence[Any]) -> _Struct:
         """A list of i32 (``_CT_I32``), strings (``_CT_BINARY``) or structs (``_CT_STRUCT``)."""
         self._header(fid, _CT_LIST)
         n = len(items)
@@ -176,7 +184,7 @@ def _le64(fmt: str, values: Sequence[Any]) -> bytes:
     return a.tobytes()
 
 
-def _def_levels(present: Optional[list[bool]], n: int) -> bytes:
+def _def_levels(present: list[bool] | None, n: int) -> bytes:
     """Definition levels (1 present, 0 null; ``present`` None: all present) as RLE runs of the
     hybrid encoding (bit width 1, one byte per run value), prefixed by their length as v1 data
     pages require."""
@@ -219,7 +227,7 @@ def _plain(kind: str, values: Sequence[Any]) -> bytes:
 def _page(col: Column) -> tuple[bytes, int]:
     """One column's data page (header and body) and its number of values."""
     n = len(col)
-    present: Optional[list[bool]]
+    present: list[bool] | None
     if isinstance(col.values, bytes):
         present = None
         body = col.values

@@ -211,7 +211,9 @@ class BufferRequirement:
         return self.newreno_bytes if recovery == "newreno" else self.sack_bytes
 
 
-def required_buffers(rate_bps: Number, rtt_m_s: Number, b_packets: Number, packet_size: Number, a: Number, b: Number) -> BufferRequirement:
+def required_buffers(
+    rate_bps: Number, rtt_m_s: Number, b_packets: Number, packet_size: Number, a: Number, b: Number
+) -> BufferRequirement:
     """Table I for a link of ``rate_bps`` (bit/s), round-trip propagation delay ``rtt_m_s`` (s),
     bottleneck buffer ``b_packets`` (packets), ``packet_size`` (bytes, IP), per-ACK increase ``a``
     and decrease ``b``."""

@@ -11,9 +11,10 @@ point needed."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from rexmit.stats import mean_ci
 
@@ -48,7 +49,7 @@ def parse_target(value: Any, where: str = "ci.target") -> float:
         else:
             raise ValueError
     except ValueError:
-        raise CiError(f"{where}: {value!r} is not a relative half-width (e.g. \"2%\" or 0.02)") from None
+        raise CiError(f'{where}: {value!r} is not a relative half-width (e.g. "2%" or 0.02)') from None
     if not 0 < x < 1:
         raise CiError(f"{where}: {value!r} is out of range: allowed above 0% and below 100%")
     return x
@@ -62,16 +63,25 @@ class CiTarget:
     max_replications: int = DEFAULT_MAX
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], default_metrics: Sequence[str] = ()) -> "CiTarget":
+    def from_dict(cls, d: dict[str, Any], default_metrics: Sequence[str] = ()) -> CiTarget:
         unknown = sorted(set(d) - {"target", "metrics", "min_replications", "max_replications"})
         if unknown:
-            raise CiError(f"ci.{unknown[0]}: unknown key (allowed: max_replications, metrics, min_replications, target)")
+            raise CiError(
+                f"ci.{unknown[0]}: unknown key (allowed: max_replications, metrics, min_replications, target)"
+            )
         if "target" not in d:
-            raise CiError("ci.target: missing (the largest 95% CI half-width, relative to the mean, e.g. \"2%\")")
+            raise CiError('ci.target: missing (the largest 95% CI half-width, relative to the mean, e.g. "2%")')
         target = parse_target(d["target"])
         metrics = d.get("metrics", list(default_metrics))
-        if isinstance(metrics, str) or not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics):
-            raise CiError(f"ci.metrics: {metrics!r} must be a non-empty list of result columns (e.g. [\"flow.bulk.goodput_bps\"]); default: report.metrics")
+        if (
+            isinstance(metrics, str)
+            or not isinstance(metrics, list)
+            or not metrics
+            or not all(isinstance(m, str) for m in metrics)
+        ):
+            raise CiError(
+                f'ci.metrics: {metrics!r} must be a non-empty list of result columns (e.g. ["flow.bulk.goodput_bps"]); default: report.metrics'
+            )
         lo, hi = d.get("min_replications", DEFAULT_MIN), d.get("max_replications", DEFAULT_MAX)
         for key, v in (("min_replications", lo), ("max_replications", hi)):
             require_count(f"ci.{key}", v, 2, TWO_RUNS)
@@ -80,7 +90,12 @@ class CiTarget:
         return cls(target, tuple(metrics), lo, hi)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"target": self.target, "metrics": list(self.metrics), "min_replications": self.min_replications, "max_replications": self.max_replications}
+        return {
+            "target": self.target,
+            "metrics": list(self.metrics),
+            "min_replications": self.min_replications,
+            "max_replications": self.max_replications,
+        }
 
 
 @dataclass(frozen=True)
@@ -88,13 +103,13 @@ class PointCi:
     point: int
     replications: int
     #: metric -> 95% CI half-width relative to |mean| (None: fewer than 2 values, or mean 0 with spread)
-    relative: dict[str, Optional[float]]
+    relative: dict[str, float | None]
 
     def met(self, target: float) -> bool:
         return all(r is not None and r <= target for r in self.relative.values())
 
 
-def _relative(values: Sequence[Any]) -> Optional[float]:
+def _relative(values: Sequence[Any]) -> float | None:
     e = mean_ci(values)
     if e.mean is None or e.half_width is None:
         return None
@@ -112,9 +127,14 @@ def status(rows: Sequence[dict[str, Any]], counts: dict[int, int], ci: CiTarget)
             by_point[r["point"]].append(r)
     missing = [m for m in ci.metrics if rows and m not in rows[0]]
     if missing:
-        numeric = [k for k, v in rows[0].items() if isinstance(v, (int, float)) and not isinstance(v, bool) and "." in k]
+        numeric = [
+            k for k, v in rows[0].items() if isinstance(v, (int, float)) and not isinstance(v, bool) and "." in k
+        ]
         raise CiError(f"ci.metrics: {missing[0]!r} is not a result column (for example: {', '.join(numeric[:6])})")
-    return [PointCi(p, len(rs), {m: _relative([r.get(m) for r in rs]) for m in ci.metrics}) for p, rs in sorted(by_point.items())]
+    return [
+        PointCi(p, len(rs), {m: _relative([r.get(m) for r in rs]) for m in ci.metrics})
+        for p, rs in sorted(by_point.items())
+    ]
 
 
 def next_counts(points: Sequence[PointCi], counts: dict[int, int], ci: CiTarget) -> dict[int, int]:
@@ -130,7 +150,15 @@ def next_counts(points: Sequence[PointCi], counts: dict[int, int], ci: CiTarget)
 def write_record(out: Path, ci: CiTarget, points: Sequence[PointCi]) -> dict[str, Any]:
     record = {
         **ci.to_dict(),
-        "points": [{"point": p.point, "replications": p.replications, "met": p.met(ci.target), "relative_half_width": p.relative} for p in points],
+        "points": [
+            {
+                "point": p.point,
+                "replications": p.replications,
+                "met": p.met(ci.target),
+                "relative_half_width": p.relative,
+            }
+            for p in points
+        ],
     }
     (out / "ci.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return record

@@ -1,4 +1,4 @@
-"""The ``rexmit`` command line: ``rexmit run``, ``rexmit validate``, ``rexmit sweep``, ``rexmit report``, ``rexmit plot``."""
+"""The ``rexmit`` command line: ``rexmit run``, ``rexmit validate``, ``rexmit sweep``, ``rexmit report``, ``rexmit plot``, ``rexmit script``."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import argparse
 import gc
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from rexmit import _core
 from rexmit.scenario import InputFileError, Scenario
@@ -31,12 +32,18 @@ class _ProgressBar:
         if self.bar is None:
             from tqdm import tqdm  # type: ignore[import-untyped]
 
-            self.bar = tqdm(total=stop_s, unit="sim-s", desc="simulating", file=sys.stderr, bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-s [{elapsed}<{remaining}{postfix}]")
+            self.bar = tqdm(
+                total=stop_s,
+                unit="sim-s",
+                desc="simulating",
+                file=sys.stderr,
+                bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} sim-s [{elapsed}<{remaining}{postfix}]",
+            )
         self.bar.n = now_s
         self.bar.set_postfix_str(f"{events / max(wall_s, 1e-9) / 1e6:.2f} M events/s", refresh=True)
         return True
 
-    def close(self, stop_s: Optional[float] = None) -> None:
+    def close(self, stop_s: float | None = None) -> None:
         if self.bar is not None:
             if stop_s is not None:
                 self.bar.n = stop_s
@@ -63,14 +70,16 @@ def _out_dir(out: str) -> Path:
     return p
 
 
-def _load(path: str, seed: Optional[int]) -> Scenario:
+def _load(path: str, seed: int | None) -> Scenario:
     p = Path(path)
     try:
         s = Scenario.load(p)
     except _core.ScenarioError:
         # A sweep file is never a valid scenario (its [base] is no scenario key): say what it is.
         if p.is_file() and _looks_like_sweep(p):
-            raise UsageError(f"{path}: this is a sweep file (it has a [base] scenario); use `rexmit sweep`, or `rexmit validate` to check it") from None
+            raise UsageError(
+                f"{path}: this is a sweep file (it has a [base] scenario); use `rexmit sweep`, or `rexmit validate` to check it"
+            ) from None
         raise
     if seed is not None:
         s.data["seed"] = seed
@@ -99,11 +108,15 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             print(f"error: {args.scenario}: {e}", file=sys.stderr)
             return EXIT_BAD_SCENARIO
         points = len({r.point for r in runs})
-        print(f"{args.scenario}: ok (sweep: {points} points x {sweep.replications} replications = {len(runs)} runs, every point validated)")
+        print(
+            f"{args.scenario}: ok (sweep: {points} points x {sweep.replications} replications = {len(runs)} runs, every point validated)"
+        )
         return 0
     s = _load(args.scenario, None)
     s.validate()
-    print(f"{args.scenario}: ok ({len(s.data.get('apps', []))} apps, stop_time {s.data['stop_time']}, seed {s.data['seed']})")
+    print(
+        f"{args.scenario}: ok ({len(s.data.get('apps', []))} apps, stop_time {s.data['stop_time']}, seed {s.data['seed']})"
+    )
     return 0
 
 
@@ -134,7 +147,10 @@ def _run_and_report(args: argparse.Namespace, runner: Any) -> int:
     work = _core.work_estimate(s.to_json(), "json")
     if work > LONG_RUN_WORK and not args.quiet:
         hint = "" if bar.enabled else "; add --progress for a progress bar with ETA"
-        print(f"note: the links could carry up to {work:.2g} packet transmissions over stop_time (about {work / 1e7 / 60:.0f} min at 10 M packets/s){hint}; Ctrl-C stops the run and keeps partial results", file=sys.stderr)
+        print(
+            f"note: the links could carry up to {work:.2g} packet transmissions over stop_time (about {work / 1e7 / 60:.0f} min at 10 M packets/s){hint}; Ctrl-C stops the run and keeps partial results",
+            file=sys.stderr,
+        )
     try:
         result = runner(s, out_dir=args.out, progress=bar)
     except KeyboardInterrupt as e:
@@ -149,15 +165,21 @@ def _run_and_report(args: argparse.Namespace, runner: Any) -> int:
     bar.close(result.summary["end_time_s"])
     summ = result.summary
     if not args.quiet:
-        print(f"simulated {summ['end_time_s']:.3f} s in {summ['wall_time_s']:.3f} s wall: {summ['events']} events, {summ['packet_hops']} packet hops")
+        print(
+            f"simulated {summ['end_time_s']:.3f} s in {summ['wall_time_s']:.3f} s wall: {summ['events']} events, {summ['packet_hops']} packet hops"
+        )
         for f in result.flows:
             print(_flow_line(f))
         if result.emulation is not None:
             late = result.emulation["lateness"]
-            print(f"  emulator lateness: mean {late['mean_s'] * 1e3:.3f} ms, p99 {late['p99_s'] * 1e3:.3f} ms, max {late['max_s'] * 1e3:.3f} ms over {late['events']} events")
+            print(
+                f"  emulator lateness: mean {late['mean_s'] * 1e3:.3f} ms, p99 {late['p99_s'] * 1e3:.3f} ms, max {late['max_s'] * 1e3:.3f} ms over {late['events']} events"
+            )
             for f in result.flows:
                 if f.get("stack") == "linux":
-                    print(f"  {f['name']:<16} linux  goodput {f['goodput_bps'] / 1e6:9.3f} Mb/s  retransmissions {int(f['retransmissions'])}  timeouts {f['timeouts']:.0f}")
+                    print(
+                        f"  {f['name']:<16} linux  goodput {f['goodput_bps'] / 1e6:9.3f} Mb/s  retransmissions {int(f['retransmissions'])}  timeouts {f['timeouts']:.0f}"
+                    )
         print(f"results in {Path(args.out).resolve()}")
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
@@ -194,18 +216,37 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     _out_dir(args.out)
     try:
         spec = Sweep.load(args.sweep)
+        if args.plugin:
+            from rexmit.plugins import resolve_sources
+
+            spec.plugins += [p for p in resolve_sources(args.plugin) if p not in spec.plugins]
         if args.ci_target or args.ci_metric or args.ci_min or args.ci_max:
             table = dict(spec.ci.to_dict()) if spec.ci is not None else {}
-            for key, value in (("target", args.ci_target), ("metrics", args.ci_metric), ("min_replications", args.ci_min), ("max_replications", args.ci_max)):
+            for key, value in (
+                ("target", args.ci_target),
+                ("metrics", args.ci_metric),
+                ("min_replications", args.ci_min),
+                ("max_replications", args.ci_max),
+            ):
                 if value is not None:
                     table[key] = value
             spec.set_ci(table).check()
-        result = run_sweep(spec, args.out, jobs=args.jobs, cluster=args.cluster, progress=False if args.quiet else (True if args.progress else None), views=args.views)
+        result = run_sweep(
+            spec,
+            args.out,
+            jobs=args.jobs,
+            cluster=args.cluster,
+            progress=False if args.quiet else (True if args.progress else None),
+            views=args.views,
+        )
     except (SweepError, _core.ScenarioError) as e:
         print(f"error: {args.sweep}: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
     except KeyboardInterrupt:
-        print(f"interrupted: {len(finished_ids(args.out))} finished runs are saved in {args.out}; run the same command again to resume", file=sys.stderr)
+        print(
+            f"interrupted: {len(finished_ids(args.out))} finished runs are saved in {args.out}; run the same command again to resume",
+            file=sys.stderr,
+        )
         return EXIT_INTERRUPTED
     if not args.quiet:
         print(f"sweep: {result.total} runs ({result.ran} run now, {result.skipped} already finished)")
@@ -218,9 +259,12 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from rexmit.report import report
     from rexmit.sweep import SweepError
+    from rexmit.view_pages import FlowViews
 
     try:
-        path = report(args.dir, metrics=args.metric or None, x=args.x, views=args.views)
+        path = report(
+            args.dir, metrics=args.metric or None, x=args.x, views=FlowViews(args.views) if args.views else None
+        )
     except (SweepError, FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
@@ -232,7 +276,9 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     from rexmit.plot import NoTraceError, plot_flow
 
     try:
-        path = plot_flow(args.dir, args.flow, args.kind, t_from=args.t_from, t_to=args.t_to, format=args.format, out=args.out)
+        path = plot_flow(
+            args.dir, args.flow, args.kind, t_from=args.t_from, t_to=args.t_to, format=args.format, out=args.out
+        )
     except (NoTraceError, KeyError, ValueError) as e:
         print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
@@ -246,6 +292,20 @@ def _recipe_names() -> list[str]:
     return list(RECIPES)
 
 
+def _cmd_script(args: argparse.Namespace) -> int:
+    from rexmit import script
+
+    code = script.EXIT_PASSED
+    for path in args.files:
+        r = script.run(path, trace=args.trace)
+        for line in r.trace:
+            print(line)
+        if not r.passed:
+            print(r.report, end="", file=sys.stderr)
+        code = max(code, r.exit_code)
+    return code
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from rexmit.reproduce import RECIPES, reproduce
 
@@ -256,7 +316,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from rexmit.ci_target import CiError
 
     try:
-        claims = reproduce(args.name, out, quick=args.quick, jobs=args.jobs, ci_target=args.ci_target, ci_min=args.ci_min, replications=args.replications)
+        claims = reproduce(
+            args.name,
+            out,
+            quick=args.quick,
+            jobs=args.jobs,
+            ci_target=args.ci_target,
+            ci_min=args.ci_min,
+            replications=args.replications,
+        )
     except CiError as e:  # a bad --ci-target, --ci-min or --replications, found before any run
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_SCENARIO
@@ -301,33 +369,52 @@ def _run_arguments(p: argparse.ArgumentParser, scenario_help: str) -> argparse.A
     p.add_argument("--seed", type=int, help="override the scenario's seed")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     p.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
+    _plugin_argument(p)
     return p
 
 
-def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+def _plugin_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--plugin",
+        action="append",
+        metavar="FILE.py",
+        help="import this Python file (or module) first: the congestion controllers it registers can be named in the scenario (repeatable; docs/plugins.md)",
+    )
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; with ``only``, the parser of that command alone (``main`` asks
     for the one it was given: building every command's parser takes longer than a short run's
     work, and ``reproduce``'s help imports the recipes, pyarrow with them)."""
-    p = argparse.ArgumentParser(prog="rexmit", description="Packet-level simulator of TCP and SCTP loss recovery and buffer management.")
+    p = argparse.ArgumentParser(
+        prog="rexmit", description="Packet-level simulator of TCP and SCTP loss recovery and buffer management."
+    )
     p.add_argument("--version", action="version", version=version_text())
     sub = p.add_subparsers(dest="command", required=True)
 
     if only in (None, "run"):
-        _run_arguments(sub.add_parser("run", help="run a scenario file"), "scenario TOML file").set_defaults(func=_cmd_run)
+        _run_arguments(sub.add_parser("run", help="run a scenario file"), "scenario TOML file").set_defaults(
+            func=_cmd_run
+        )
 
     if only in (None, "emulate"):
-        e = sub.add_parser("emulate", help="run a scenario with its [emulation] real_hosts as real Linux hosts (needs root and /dev/net/tun)")
+        e = sub.add_parser(
+            "emulate",
+            help="run a scenario with its [emulation] real_hosts as real Linux hosts (needs root and /dev/net/tun)",
+        )
         _run_arguments(e, "scenario TOML file with an [emulation] table").set_defaults(func=_cmd_emulate)
 
     if only in (None, "validate"):
         v = sub.add_parser("validate", help="check a scenario file without running it")
         v.add_argument("scenario")
+        _plugin_argument(v)
         v.set_defaults(func=_cmd_validate)
 
     if only in (None, "normalize"):
         n = sub.add_parser("normalize", help="print a scenario with every default filled in")
         n.add_argument("scenario")
         n.add_argument("--format", choices=["toml", "json"], default="toml")
+        _plugin_argument(n)
         n.set_defaults(func=_cmd_show_schema)
 
     if only in (None, "sweep"):
@@ -337,58 +424,125 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         w.add_argument("--jobs", "-j", type=int, help="local worker processes (default: the number of CPUs)")
         w.add_argument("--cluster", help="run on the Dask scheduler at this address (tcp://host:port) instead")
         w.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
-        w.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is not a terminal")
-        w.add_argument("--views", metavar="FLOW", help="trace FLOW in the first replication of every point for `rexmit report DIR --views FLOW` (which then runs nothing again)")
-        w.add_argument("--ci-target", metavar="PCT", help="add replications per point until every --ci-metric's 95%% CI half-width is below PCT of its mean (e.g. 2%%); overrides the file's [ci] target")
-        w.add_argument("--ci-metric", action="append", metavar="COLUMN", help="result column the CI target applies to (repeatable; default the file's [ci] or [report] metrics)")
+        w.add_argument(
+            "--progress", action="store_true", help="show the progress bar even when stderr is not a terminal"
+        )
+        w.add_argument(
+            "--views",
+            metavar="FLOW",
+            help="trace FLOW in the first replication of every point for `rexmit report DIR --views FLOW` (which then runs nothing again)",
+        )
+        w.add_argument(
+            "--ci-target",
+            metavar="PCT",
+            help="add replications per point until every --ci-metric's 95%% CI half-width is below PCT of its mean (e.g. 2%%); overrides the file's [ci] target",
+        )
+        w.add_argument(
+            "--ci-metric",
+            action="append",
+            metavar="COLUMN",
+            help="result column the CI target applies to (repeatable; default the file's [ci] or [report] metrics)",
+        )
         w.add_argument("--ci-min", type=int, metavar="N", help="replications every point gets first (default 3)")
         w.add_argument("--ci-max", type=int, metavar="N", help="most replications of a point (default 64)")
+        _plugin_argument(w)
         w.set_defaults(func=_cmd_sweep)
 
     if only in (None, "report"):
         rp = sub.add_parser("report", help="write figures and report.html for a run or sweep directory")
         rp.add_argument("dir", help="output directory of `rexmit run` or `rexmit sweep`")
-        rp.add_argument("--metric", "-m", action="append", help="sweep metric to plot, e.g. flow.cbr0.throughput_bps (repeatable)")
+        rp.add_argument(
+            "--metric", "-m", action="append", help="sweep metric to plot, e.g. flow.cbr0.throughput_bps (repeatable)"
+        )
         rp.add_argument("--x", help="sweep parameter for the x axis (default: the first varied one)")
-        rp.add_argument("--views", metavar="FLOW", help="sweep: link FLOW's time-sequence and cwnd pages in the first replication of every point (traced by `rexmit sweep --views FLOW`, else run again traced)")
+        rp.add_argument(
+            "--views",
+            metavar="FLOW",
+            help="sweep: link FLOW's time-sequence and cwnd pages in the first replication of every point (traced by `rexmit sweep --views FLOW`, else run again traced)",
+        )
         rp.set_defaults(func=_cmd_report)
 
     if only in (None, "plot"):
-        pl = sub.add_parser("plot", help="draw a traced flow ([[metrics.trace]]): time-sequence graph, cwnd, rtxq or RTT")
+        pl = sub.add_parser(
+            "plot", help="draw a traced flow ([[metrics.trace]]): time-sequence graph, cwnd, rtxq or RTT"
+        )
         pl.add_argument("dir", help="output directory of `rexmit run`")
         pl.add_argument("--flow", required=True, help="the traced app's name")
-        pl.add_argument("--kind", choices=["tsg", "cwnd", "rtxq", "rtt"], default="tsg", help="tsg (time-sequence graph, default), cwnd, rtxq or rtt")
+        pl.add_argument(
+            "--kind",
+            choices=["tsg", "cwnd", "rtxq", "rtt"],
+            default="tsg",
+            help="tsg (time-sequence graph, default), cwnd, rtxq or rtt",
+        )
         pl.add_argument("--from", dest="t_from", type=float, help="start of the time window (s)")
         pl.add_argument("--to", dest="t_to", type=float, help="end of the time window (s)")
-        pl.add_argument("--format", choices=["png", "svg", "html"], default="png", help="png, svg or html (interactive, works offline)")
+        pl.add_argument(
+            "--format",
+            choices=["png", "svg", "html"],
+            default="png",
+            help="png, svg or html (interactive, works offline)",
+        )
         pl.add_argument("--out", "-o", help="output file (default DIR/plots/FLOW_KIND.FORMAT)")
         pl.set_defaults(func=_cmd_plot)
+
+    if only in (None, "script"):
+        sc = sub.add_parser(
+            "script",
+            help="run packetdrill-style scripts against the TCP/SCTP cores (docs/scripts.md); exit 1 if one fails, 2 if one is malformed",
+        )
+        sc.add_argument("files", nargs="+", metavar="FILE.pkt")
+        sc.add_argument("--trace", action="store_true", help="print every packet in and out")
+        sc.set_defaults(func=_cmd_script)
 
     if only in (None, "reproduce"):
         rp = sub.add_parser("reproduce", help="run a seed paper's experiments and check its claims")
         # Only `rexmit reproduce --help` shows this help: only then are the recipes imported.
-        rp.add_argument("name", help="one of: " + ", ".join(sorted(_recipe_names())) if only == "reproduce" else "a seed paper's reproduction")
+        rp.add_argument(
+            "name",
+            help="one of: " + ", ".join(sorted(_recipe_names()))
+            if only == "reproduce"
+            else "a seed paper's reproduction",
+        )
         rp.add_argument("--out", "-o", help="output directory (default results/NAME)")
         rp.add_argument("--quick", action="store_true", help="a reduced version that runs in about a minute")
         rp.add_argument("--jobs", type=int, help="worker processes (default: CPU count)")
-        rp.add_argument("--ci-target", metavar="PCT", help="replications by confidence interval: add runs to a point, up to the recipe's count, while a report metric's 95%% CI half-width exceeds PCT of its mean (e.g. 5%%)")
-        rp.add_argument("--ci-min", type=int, metavar="N", help="with --ci-target: replications every point runs first (default 3)")
-        rp.add_argument("--replications", type=int, metavar="N", help="every sweep runs at least N replications per point (the paper's count, e.g. 30); sweeps with more keep theirs; not with --quick")
+        rp.add_argument(
+            "--ci-target",
+            metavar="PCT",
+            help="replications by confidence interval: add runs to a point, up to the recipe's count, while a report metric's 95%% CI half-width exceeds PCT of its mean (e.g. 5%%)",
+        )
+        rp.add_argument(
+            "--ci-min", type=int, metavar="N", help="with --ci-target: replications every point runs first (default 3)"
+        )
+        rp.add_argument(
+            "--replications",
+            type=int,
+            metavar="N",
+            help="every sweep runs at least N replications per point (the paper's count, e.g. 30); sweeps with more keep theirs; not with --quick",
+        )
         rp.set_defaults(func=_cmd_reproduce)
     return p
 
 
 #: Every command of :func:`build_parser`, in its order.
-COMMANDS = ("run", "emulate", "validate", "normalize", "sweep", "report", "plot", "reproduce")
+COMMANDS = ("run", "emulate", "validate", "normalize", "sweep", "report", "plot", "script", "reproduce")
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         # The `rexmit` program: what is imported by now lives until the process exits, so the
         # garbage collector need not traverse it again, during the run or at exit (issue 18).
         gc.freeze()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(only=argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
+    if getattr(args, "plugin", None):
+        from rexmit.plugins import load_plugins, resolve_sources
+
+        try:
+            load_plugins(resolve_sources(args.plugin))
+        except ImportError as e:
+            print(f"error: --plugin {e}", file=sys.stderr)
+            return EXIT_BAD_SCENARIO
     try:
         return int(args.func(args))
     except _core.ScenarioError as e:
@@ -411,6 +565,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: cannot emulate on this machine: {e}", file=sys.stderr)
         return EXIT_UNAVAILABLE
     except _core.EmulationError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except _core.PluginError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
 

@@ -13,7 +13,7 @@ Needs root and /dev/net/tun; :func:`unavailable` says plainly why a machine cann
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 from rexmit import _core
 from rexmit.results import ProgressFn, RunResult, _run_with
@@ -23,15 +23,15 @@ EmulationUnavailable = _core.EmulationUnavailable
 EmulationError = _core.EmulationError
 
 
-def unavailable() -> Optional[str]:
+def unavailable() -> str | None:
     """Why this machine cannot emulate (no root, no /dev/net/tun, no ``ip``), or None."""
     return _core.emulation_unavailable()
 
 
 def emulate(
-    scenario: Union[Scenario, dict[str, Any], str, Path],
-    out_dir: Optional[Union[str, Path]] = None,
-    progress: Optional[ProgressFn] = None,
+    scenario: Scenario | dict[str, Any] | str | Path,
+    out_dir: str | Path | None = None,
+    progress: ProgressFn | None = None,
 ) -> RunResult:
     """Run ``scenario`` with its real hosts real (see the module docs). Takes as long as the
     scenario's ``stop_time`` of wall-clock time. Raises :class:`EmulationUnavailable` when the

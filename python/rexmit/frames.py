@@ -22,7 +22,9 @@ def optional_module(name: str) -> ModuleType:
     try:
         return importlib.import_module(name)
     except ImportError as e:
-        raise ImportError(f"{name} is not installed, and rexmit needs it to make {name} DataFrames: pip install '{_PACKAGES.get(name, name)}' (or pip install 'rexmit[dataframes]' for pandas and polars)") from e
+        raise ImportError(
+            f"{name} is not installed, and rexmit needs it to make {name} DataFrames: pip install '{_PACKAGES.get(name, name)}' (or pip install 'rexmit[dataframes]' for pandas and polars)"
+        ) from e
 
 
 def to_pandas(table: Any) -> Any:

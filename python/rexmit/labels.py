@@ -5,7 +5,8 @@ Owns four rules, used by :mod:`rexmit.report` and the reproduction recipes:
 
 - **axis labels with units**: a metric column (``flow.bulk.goodput_bps``) or a varied key path
   (``topology.links[1].errors[0].rate``) becomes a name and a unit (``Goodput (Mb/s)``,
-  ``Burst error rate``);
+  ``Burst error rate``); a metric's name and unit are the registry's
+  (:data:`rexmit.metric_registry.METRICS`);
 - **readable scales**: values in SI units (bit/s, s, B) are shown in the prefix that keeps the
   largest value between 1 and 1000 (Mb/s, ms, MB), or in the unit a sweep file or recipe asks
   for, and matplotlib's ``1e6`` offsets are switched off;
@@ -22,8 +23,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
+
+from rexmit.metric_registry import METRICS
 
 #: Okabe-Ito, in the order lines take them (yellow last: faint on white).
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
@@ -47,39 +51,6 @@ UNITS: dict[str, tuple[str, float]] = {
     "": ("", 1.0),
 }
 
-# Metric names (the last part of a column: flow.<app>.<metric>, link.<a->b>.<metric>) -> name.
-_METRICS = {
-    "goodput_bps": "Goodput",
-    "throughput_bps": "Throughput",
-    "goodput_trace_bps": "Goodput",
-    "utilization": "Utilisation",
-    "delay_mean_s": "Mean one-way delay",
-    "delay_max_s": "Maximum one-way delay",
-    "latency_mean_s": "Mean latency",
-    "latency_p99_s": "99th-percentile latency",
-    "latency_max_s": "Maximum latency",
-    "recovery_time_mean_s": "Mean recovery time",
-    "recovery_mean_s": "Mean recovery episode",
-    "completion_time_s": "Completion time",
-    "retransmissions": "Retransmissions",
-    "timeouts": "Timeouts",
-    "fast_retransmits": "Fast retransmits",
-    "spurious_retransmits": "Spurious retransmissions",
-    "dup_tsns_received": "Spurious retransmissions (TSNs received twice)",
-    "rtxq_util": "RtxQ_Util",
-    "rtxq_util_l": "RtxQ_Util_L",
-    "rtxq_bytes_mean": "Mean retransmission queue",
-    "rtxq_bytes_max": "Largest retransmission queue",
-    "send_blocked_fraction": "Send-buffer blocked fraction",
-    "send_blocked_trace_fraction": "Send-buffer blocked fraction",
-    "messages_delivered": "Messages delivered",
-    "tail_recoveries": "Tail-loss recoveries",
-    "tlp_probes": "Tail loss probes",
-    "drop_overflow": "Drops (queue overflow)",
-    "drop_error": "Drops (error model)",
-    "queue_packets_mean": "Mean queue (packets)",
-    "queue_delay_mean_s": "Mean queueing delay",
-}
 _ERROR_RATES = {"burst": "Burst error rate", "uniform": "Packet error rate", "gilbert_elliott": "Error rate"}
 # Key-path leaves (the last name of a varied key) -> name; "errors[i].rate" is handled apart.
 _PARAMS = {
@@ -98,12 +69,34 @@ _PARAMS = {
     "seed": "Seed",
 }
 # Distributions of message apps: a key ending in interarrival.value, size.mean, ...
-_DISTRIBUTIONS = {"interarrival": ("Interarrival time", "s"), "size": ("Message size", "B"), "response_size": ("Response size", "B")}
+_DISTRIBUTIONS = {
+    "interarrival": ("Interarrival time", "s"),
+    "size": ("Message size", "B"),
+    "response_size": ("Response size", "B"),
+}
 _BOUNDS = {"mean": "Mean", "min": "Smallest", "max": "Largest"}
 # Values of a key-path leaf as the papers name them.
 _VALUES: dict[str, dict[str, str]] = {
     "recovery": {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno", "sack": "SACK"},
-    "cc": {"reno": "Reno", "aimd": "AIMD", "scalable": "Scalable TCP", "highspeed": "HighSpeed TCP", "cubic": "CUBIC", "westwood": "Westwood+", "bbr": "BBR"},
+    "cc": {
+        "reno": "Reno",
+        "aimd": "AIMD",
+        "scalable": "Scalable TCP",
+        "highspeed": "HighSpeed TCP",
+        "cubic": "CUBIC",
+        "westwood": "Westwood+",
+        "bbr": "BBR",
+        "vegas": "Vegas",
+        "veno": "Veno",
+        "illinois": "Illinois",
+        "htcp": "H-TCP",
+        "hybla": "Hybla",
+        "yeah": "YeAH",
+        "bic": "BIC",
+        "lp": "TCP-LP",
+        "ledbat": "LEDBAT",
+        "dctcp": "DCTCP",
+    },
     "nr_sack": {"false": "SACK", "true": "NR-SACK"},
     "profile": {"rfc": "RFC defaults", "linux": "Linux"},
 }
@@ -114,10 +107,6 @@ _SWITCHES: dict[str, dict[str, str]] = {
     "sctp.thin.all": {"true": "all modifications", "false": "lksctp"},
 }
 _INDEX = re.compile(r"\[\d+\]")
-# Latency per retransmission count (seed 004 Fig. 8): latency_rtx2_p99_s, latency_rtx4plus_mean_s.
-_RTX_LATENCY = re.compile(r"latency_rtx(\d|4plus)_(mean|p99|max)_s")
-_ORDINALS = {"0": "no", "1": "1st", "2": "2nd", "3": "3rd", "4plus": "4th or later"}
-_STATS = {"mean": "Mean", "p99": "99th-percentile", "max": "Maximum"}
 
 
 @dataclass(frozen=True)
@@ -127,9 +116,9 @@ class Label:
 
     name: str
     base: str = ""
-    unit: Optional[str] = None
+    unit: str | None = None
 
-    def scaled(self, values: Sequence[Optional[float]] = ()) -> tuple[str, float]:
+    def scaled(self, values: Sequence[float | None] = ()) -> tuple[str, float]:
         """The axis text and the factor to multiply the stored values by: ``("Goodput (Mb/s)",
         1e-6)``."""
         unit = self.unit if self.unit is not None else _auto_unit(self.base, values)
@@ -137,7 +126,7 @@ class Label:
         return (f"{self.name} ({unit})" if unit else self.name), 1.0 / factor
 
 
-def _auto_unit(base: str, values: Sequence[Optional[float]]) -> str:
+def _auto_unit(base: str, values: Sequence[float | None]) -> str:
     if base not in _PREFIXES:
         return base
     finite = [abs(v) for v in values if v is not None and v == v and v != 0]
@@ -149,8 +138,11 @@ def _auto_unit(base: str, values: Sequence[Optional[float]]) -> str:
 
 
 def base_unit(metric: str) -> str:
-    """The SI unit of a metric column from its name: ``*_bps`` bit/s, ``*_s`` seconds, byte counts B."""
+    """The SI unit of a metric column: the registry's (:data:`rexmit.metric_registry.METRICS`), else
+    from its name: ``*_bps`` bit/s, ``*_s`` seconds, byte counts B."""
     leaf = metric.rsplit(".", 1)[-1]
+    if leaf in METRICS:
+        return METRICS[leaf].unit
     if leaf.endswith("_bps"):
         return "bit/s"
     if leaf.endswith("_s"):
@@ -160,35 +152,15 @@ def base_unit(metric: str) -> str:
     return ""
 
 
-def metric_label(metric: str, labels: Optional[Mapping[str, Any]] = None) -> Label:
+def metric_label(metric: str, labels: Mapping[str, Any] | None = None) -> Label:
     """The label of a result column: the sweep file's ``[labels]`` entry if any, else the
     vocabulary above (``flow.bulk.goodput_bps`` -> Goodput in bit/s), else the metric's name
     in words."""
     entry = (labels or {}).get(metric)
     leaf = metric.rsplit(".", 1)[-1]
-    rtx = _RTX_LATENCY.fullmatch(leaf)
-    if rtx:
-        retransmission = "retransmission" if rtx.group(1) != "0" else "retransmission needed"
-        default = f"{_STATS[rtx.group(2)]} latency, {_ORDINALS[rtx.group(1)]} {retransmission}"
-    else:
-        default = _METRICS.get(leaf) or leaf.replace("_", " ").capitalize()
+    known = METRICS.get(leaf)
+    default = known.label if known is not None else leaf.replace("_", " ").capitalize()
     return _with_entry(Label(default, base_unit(metric)), entry)
-
-
-# Time-series quantities (README, [[metrics.timeseries]]): a series is named "app:value" or
-# "kind:link", e.g. "bulk:cwnd", "queue_packets:R1->R2".
-_SERIES = {
-    "cwnd": Label("Congestion window", "B"),
-    "ssthresh": Label("Slow-start threshold", "B"),
-    "pipe": Label("Pipe (data in flight)", "B"),
-    "rtxq_bytes": Label("Retransmission queue", "B"),
-    "rx_bytes": Label("Bytes received", "B"),
-    "tx_bytes": Label("Bytes sent", "B"),
-    "bytes_delivered": Label("Bytes delivered", "B"),
-    "queue_packets": Label("Queue (packets)"),
-    "queue_bytes": Label("Queue", "B"),
-    "drops": Label("Drops"),
-}
 
 
 def series_label(series: str) -> tuple[Label, str]:
@@ -197,13 +169,14 @@ def series_label(series: str) -> tuple[Label, str]:
     parts = series.split(":", 1)
     if len(parts) == 2:
         for i in (1, 0):
-            if parts[i] in _SERIES:
-                return _SERIES[parts[i]], parts[1 - i]
+            known = METRICS.get(parts[i])
+            if known is not None and "series" in known.places:
+                return Label(known.label, known.unit), parts[1 - i]
     leaf = parts[-1]
     return Label(leaf.replace("_", " ").capitalize(), base_unit(leaf)), parts[0] if len(parts) == 2 else ""
 
 
-def param_label(key: str, base: Optional[Mapping[str, Any]] = None, labels: Optional[Mapping[str, Any]] = None) -> Label:
+def param_label(key: str, base: Mapping[str, Any] | None = None, labels: Mapping[str, Any] | None = None) -> Label:
     """The label of a varied key path; ``base`` (the base scenario) names error rates by their
     model's kind: ``topology.links[1].errors[0].rate`` of a burst model is the Burst error rate."""
     entry = (labels or {}).get(key)
@@ -219,7 +192,9 @@ def param_label(key: str, base: Optional[Mapping[str, Any]] = None, labels: Opti
     elif leaf == "rate" and _INDEX.sub("", parts[0]) == "apps":
         default = Label("Sending rate", "bit/s")
     elif leaf in ("rate", "delay") and "bottleneck" in parts:
-        default = Label("Bottleneck rate" if leaf == "rate" else "Bottleneck one-way delay", "bit/s" if leaf == "rate" else "s")
+        default = Label(
+            "Bottleneck rate" if leaf == "rate" else "Bottleneck one-way delay", "bit/s" if leaf == "rate" else "s"
+        )
     elif leaf in ("send_buffer", "recv_buffer", "bytes"):
         default = Label(_PARAMS[leaf], "B")
     elif leaf in ("delay", "mean_delay"):
@@ -231,7 +206,7 @@ def param_label(key: str, base: Optional[Mapping[str, Any]] = None, labels: Opti
     return _with_entry(default, entry)
 
 
-def _lookup(data: Optional[Mapping[str, Any]], parts: Sequence[str], missing: Any) -> Any:
+def _lookup(data: Mapping[str, Any] | None, parts: Sequence[str], missing: Any) -> Any:
     """The value at a key path's parts in a scenario (``links[1]`` indexes a list)."""
     node: Any = data
     for part in parts:
@@ -263,7 +238,7 @@ def value_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
-def value_name(key: str, value: Any, labels: Optional[Mapping[str, Any]] = None) -> Optional[str]:
+def value_name(key: str, value: Any, labels: Mapping[str, Any] | None = None) -> str | None:
     """The paper's name of a parameter value (``apps[0].tcp.cc = westwood`` -> ``Westwood+``),
     from the sweep file's ``values`` table or the vocabulary; None when it has none."""
     entry = (labels or {}).get(key)
@@ -277,7 +252,7 @@ def value_name(key: str, value: Any, labels: Optional[Mapping[str, Any]] = None)
     return _VALUES.get(leaf, {}).get(text)
 
 
-def tcp_variant(recovery: Optional[str], cc: Optional[str]) -> str:
+def tcp_variant(recovery: str | None, cc: str | None) -> str:
     """A TCP sender as seed 001 names it: the recovery with Reno's window (``SACK``), else the
     congestion control, with the recovery when it is not NewReno (``Westwood+``, ``CUBIC/SACK``)."""
     rec = _VALUES["recovery"].get(recovery or "", recovery or "")
@@ -287,7 +262,12 @@ def tcp_variant(recovery: Optional[str], cc: Optional[str]) -> str:
     return name if recovery in (None, "newreno") else f"{name}/{rec}"
 
 
-def line_names(keys: Sequence[str], rows: Sequence[Sequence[Any]], zip_table: Optional[Mapping[str, Sequence[Any]]] = None, labels: Optional[Mapping[str, Any]] = None) -> list[str]:
+def line_names(
+    keys: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    zip_table: Mapping[str, Sequence[Any]] | None = None,
+    labels: Mapping[str, Any] | None = None,
+) -> list[str]:
     """Legend entries for lines keyed by the values of ``keys`` (one tuple per line in ``rows``).
     A sweep file's ``labels.zip`` names the rows of its ``zip_table``; a TCP recovery and
     congestion control of the same app make one variant name (:func:`tcp_variant`); a value
@@ -361,7 +341,9 @@ def check_labels(table: Any, parameters: Sequence[str], zip_rows: int) -> dict[s
             continue
         is_param = key in parameters
         if not is_param and not key.startswith(("flow.", "link.", "node.", "summary.")):
-            raise ValueError(f"{where}: neither a varied parameter ({', '.join(parameters) or 'none'}) nor a result column (flow.*, link.*, node.*, summary.*)")
+            raise ValueError(
+                f"{where}: neither a varied parameter ({', '.join(parameters) or 'none'}) nor a result column (flow.*, link.*, node.*, summary.*)"
+            )
         if isinstance(entry, str):
             out[key] = entry
             continue
@@ -377,7 +359,9 @@ def check_labels(table: Any, parameters: Sequence[str], zip_rows: int) -> dict[s
         if "values" in entry:
             if not is_param:
                 raise ValueError(f"{where}.values: names values of a varied parameter; {key} is a result column")
-            if not isinstance(entry["values"], Mapping) or not all(isinstance(v, str) for v in entry["values"].values()):
+            if not isinstance(entry["values"], Mapping) or not all(
+                isinstance(v, str) for v in entry["values"].values()
+            ):
                 raise ValueError(f"{where}.values: must be a table of value = name (text)")
         out[key] = dict(entry)
     return out
@@ -404,4 +388,18 @@ def plain_numbers(fig: Any) -> None:
                 formatter.set_scientific(False)
 
 
-__all__ = ["PALETTE", "UNITS", "Label", "metric_label", "param_label", "series_label", "value_name", "value_text", "tcp_variant", "line_names", "check_labels", "base_unit", "plain_numbers"]
+__all__ = [
+    "PALETTE",
+    "UNITS",
+    "Label",
+    "metric_label",
+    "param_label",
+    "series_label",
+    "value_name",
+    "value_text",
+    "tcp_variant",
+    "line_names",
+    "check_labels",
+    "base_unit",
+    "plain_numbers",
+]

@@ -1,4 +1,6 @@
-"""One metric vocabulary for TCP and SCTP (issue 17).
+"""One metric vocabulary for TCP and SCTP (issue 17): the deprecated names and their
+replacements. Every current metric, with its label and unit, is in the registry
+:mod:`rexmit.metric_registry`.
 
 Where the two protocols measure the same quantity they report it under the same name:
 ``retransmissions`` (TCP's ``retransmits`` before), ``rtxq_bytes`` / ``rtxq_bytes_max``
@@ -38,7 +40,11 @@ def canonical(name: str, warn: bool = True) -> str:
         return name
     new = f"{m.group(1) or ''}{DEPRECATED[m.group(2)]}{m.group(3)}"
     if warn:
-        warnings.warn(f"metric name {name!r} is deprecated, use {new!r} (one name for TCP and SCTP)", DeprecationWarning, stacklevel=3)
+        warnings.warn(
+            f"metric name {name!r} is deprecated, use {new!r} (one name for TCP and SCTP)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
     return new
 
 
@@ -56,7 +62,11 @@ class Metrics(dict):  # type: ignore[type-arg]
     def __contains__(self, key: object) -> bool:
         if dict.__contains__(self, key):
             return True
-        return isinstance(key, str) and canonical(key, warn=False) != key and dict.__contains__(self, canonical(key, warn=False))
+        return (
+            isinstance(key, str)
+            and canonical(key, warn=False) != key
+            and dict.__contains__(self, canonical(key, warn=False))
+        )
 
     def get(self, key: Any, default: Any = None) -> Any:
         return self[key] if key in self else default

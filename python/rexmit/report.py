@@ -14,54 +14,18 @@ import html
 import json
 import re
 import textwrap
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any
 
 from rexmit._lazy import pa, pq
-
 from rexmit.labels import PALETTE, UNITS, Label, line_names, metric_label, param_label, plain_numbers, series_label
+from rexmit.quantities import as_number
 from rexmit.scenario import Scenario
 
-# Quantity suffixes of scenario values (crates/rexmit-scenario/src/units.rs) -> (factor, SI unit),
-# so that "4Mbps" or "25ms" can be placed on a numeric axis.
-_UNITS: dict[str, tuple[float, str]] = {
-    **{u: (1.0, "bit/s") for u in ("bps", "b/s")},
-    **{u: (1e3, "bit/s") for u in ("kbps", "Kbps", "kb/s")},
-    **{u: (1e6, "bit/s") for u in ("Mbps", "Mb/s")},
-    **{u: (1e9, "bit/s") for u in ("Gbps", "Gb/s")},
-    "ns": (1e-9, "s"),
-    "us": (1e-6, "s"),
-    "µs": (1e-6, "s"),
-    "ms": (1e-3, "s"),
-    "s": (1.0, "s"),
-    "min": (60.0, "s"),
-    "h": (3600.0, "s"),
-    "B": (1.0, "B"),
-    "KB": (1e3, "B"),
-    "kB": (1e3, "B"),
-    "MB": (1e6, "B"),
-    "GB": (1e9, "B"),
-    "KiB": (1024.0, "B"),
-    "MiB": (1024.0**2, "B"),
-    "GiB": (1024.0**3, "B"),
-}
-_QUANTITY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/]+)\s*$")
-
-
-def as_number(value: Any) -> tuple[Optional[float], str]:
-    """A parameter value as a number and its SI unit: ``"4Mbps"`` -> ``(4e6, "bit/s")``,
-    ``0.01`` -> ``(0.01, "")``; ``(None, "")`` when it is not a quantity."""
-    if isinstance(value, bool):
-        return None, ""
-    if isinstance(value, (int, float)):
-        return float(value), ""
-    if isinstance(value, str):
-        m = _QUANTITY.match(value)
-        if m and m.group(2) in _UNITS:
-            factor, unit = _UNITS[m.group(2)]
-            return float(m.group(1)) * factor, unit
-    return None, ""
+if TYPE_CHECKING:
+    from rexmit.views import ViewPages
 
 
 @dataclass(frozen=True)
@@ -76,8 +40,8 @@ class Marker:
     value: Any
     label: str
     axis: str = "x"
-    group: Optional[dict[str, Any]] = None
-    metrics: Optional[Sequence[str]] = None
+    group: dict[str, Any] | None = None
+    metrics: Sequence[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -123,7 +87,7 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def html_table(rows: Sequence[dict[str, Any]], columns: Optional[Sequence[str]] = None) -> str:
+def html_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
     """An HTML table of ``rows`` (dicts) with ``columns`` (default: every key, first seen
     first); floats with 6 significant digits, text escaped."""
     if not rows:
@@ -163,7 +127,9 @@ def embed_figures(figures: Sequence[Figure]) -> str:
     parts = []
     for f in figures:
         data = base64.b64encode(f.svg.read_bytes()).decode()
-        parts.append(f'<figure><img alt="{html.escape(f.title)}" src="data:image/svg+xml;base64,{data}"><figcaption>{html.escape(f.title)} ({html.escape(f.png.name)}, {html.escape(f.svg.name)})</figcaption></figure>')
+        parts.append(
+            f'<figure><img alt="{html.escape(f.title)}" src="data:image/svg+xml;base64,{data}"><figcaption>{html.escape(f.title)} ({html.escape(f.png.name)}, {html.escape(f.svg.name)})</figcaption></figure>'
+        )
     return "\n".join(parts)
 
 
@@ -206,9 +172,16 @@ def _clear_figures(figures_dir: Path) -> None:
 def _run_report(out: Path) -> Path:
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     scenario_text = (out / "scenario.toml").read_text(encoding="utf-8") if (out / "scenario.toml").is_file() else ""
-    tables = {name: pq.read_table(out / f"{name}.parquet").to_pylist() if (out / f"{name}.parquet").is_file() else [] for name in ("flows", "links", "nodes")}
+    tables = {
+        name: pq.read_table(out / f"{name}.parquet").to_pylist() if (out / f"{name}.parquet").is_file() else []
+        for name in ("flows", "links", "nodes")
+    }
     figures = _run_figures(out)
-    partial = f'<p class="warn">The run stopped early, results are partial: {html.escape(str(summary["partial"]))}</p>' if summary.get("partial") else ""
+    partial = (
+        f'<p class="warn">The run stopped early, results are partial: {html.escape(str(summary["partial"]))}</p>'
+        if summary.get("partial")
+        else ""
+    )
     sections = [
         ("Summary", partial + html_table([{"field": k, "value": v} for k, v in summary.items()], ["field", "value"])),
         ("Time series", embed_figures(figures)),
@@ -229,7 +202,7 @@ def _default_metrics(columns: Sequence[str]) -> list[str]:
     return chosen or [c for c in columns if c.startswith("summary.")][:1]
 
 
-def _x_positions(values: list[Any]) -> tuple[list[float], str, Optional[list[str]]]:
+def _x_positions(values: list[Any]) -> tuple[list[float], str, list[str] | None]:
     """Numeric x positions and unit, or category positions with their labels."""
     numbers = [as_number(v) for v in values]
     positions = [n for n, _ in numbers if n is not None]
@@ -245,11 +218,15 @@ def _group_key(group: dict[str, Any], others: list[str], where: str) -> tuple[An
     table stores them (tables and lists as sorted-key JSON)."""
     unknown = sorted(set(group) - set(others))
     if unknown or len(group) != len(others):
-        raise ValueError(f"{where}.group: must give a value for each of {', '.join(others) or 'no parameter'} (got {', '.join(sorted(group)) or 'none'})")
-    return tuple(json.dumps(group[o], sort_keys=True) if isinstance(group[o], (dict, list)) else group[o] for o in others)
+        raise ValueError(
+            f"{where}.group: must give a value for each of {', '.join(others) or 'no parameter'} (got {', '.join(sorted(group)) or 'none'})"
+        )
+    return tuple(
+        json.dumps(group[o], sort_keys=True) if isinstance(group[o], (dict, list)) else group[o] for o in others
+    )
 
 
-def _marker_position(m: Marker, unit: str, categories: Optional[list[str]], where: str) -> float:
+def _marker_position(m: Marker, unit: str, categories: list[str] | None, where: str) -> float:
     if m.axis == "y":
         if isinstance(m.value, bool) or not isinstance(m.value, (int, float)):
             raise ValueError(f"{where}.value: {m.value!r} is not a number (a horizontal line is in the metric's units)")
@@ -272,7 +249,17 @@ def _subject(metric: str) -> str:
     return f"{parts[0]} {'.'.join(parts[1:-1])}" if len(parts) > 2 else ""
 
 
-def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric: str, others: list[str], figures_dir: Path, markers: Sequence[Marker] = (), name: Optional[str] = None, title: Optional[str] = None) -> Figure:
+def _sweep_figure(
+    summary: pa.Table,
+    sweep: Any,
+    x_param: str | None,
+    metric: str,
+    others: list[str],
+    figures_dir: Path,
+    markers: Sequence[Marker] = (),
+    name: str | None = None,
+    title: str | None = None,
+) -> Figure:
     from rexmit.sweep import PARAM_PREFIX, SweepError
 
     rows = summary.to_pylist()
@@ -281,7 +268,9 @@ def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric:
     label = param_label(x_param, sweep.base.data, sweep.labels) if x_param else Label("Point")
     if categories is None:
         if label.unit is not None and UNITS[label.unit][0] != unit:
-            raise SweepError(f"labels.{x_param!r}.unit: {label.unit!r} does not fit the values of {x_param} ({unit or 'plain numbers'})")
+            raise SweepError(
+                f"labels.{x_param!r}.unit: {label.unit!r} does not fit the values of {x_param} ({unit or 'plain numbers'})"
+            )
         x_label = Label(label.name, unit, label.unit)
         x_text, x_scale = x_label.scaled(xs)
     else:
@@ -312,12 +301,26 @@ def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric:
         colours[key] = PALETTE[n % len(PALETTE)]
         ys = [m * y_scale if m is not None else float("nan") for m in means]
         # Past the palette's eight colours, lines differ by their marker too.
-        ax.errorbar([xs[i] for i in idx], ys, yerr=errs, marker="osD^v"[n // len(PALETTE) % 5], capsize=3, color=colours[key], label=names[n])
+        ax.errorbar(
+            [xs[i] for i in idx],
+            ys,
+            yerr=errs,
+            marker="osD^v"[n // len(PALETTE) % 5],
+            capsize=3,
+            color=colours[key],
+            label=names[n],
+        )
     for i, m in marks:
         where = f"markers[{i}]"
         colour = colours.get(_group_key(m.group, others, where), "grey") if m.group is not None else "grey"
         draw = ax.axhline if m.axis == "y" else ax.axvline
-        draw(_marker_position(m, unit, categories, where) * (y_scale if m.axis == "y" else x_scale), color=colour, linestyle="--", linewidth=1, label=m.label)
+        draw(
+            _marker_position(m, unit, categories, where) * (y_scale if m.axis == "y" else x_scale),
+            color=colour,
+            linestyle="--",
+            linewidth=1,
+            label=m.label,
+        )
     if categories is not None:
         ax.set_xticks(range(len(categories)), categories)
     elif xs and min(xs) > 0 and max(xs) / min(xs) >= 100:
@@ -325,7 +328,9 @@ def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric:
     ax.set_xlabel(x_text)
     ax.set_ylabel(y_text)
     subject = _subject(metric) if metric not in sweep.labels else ""  # a name given says what it is
-    title = title or (f"{y_label.name} ({subject}) vs {x_label.name}" if subject else f"{y_label.name} vs {x_label.name}")
+    title = title or (
+        f"{y_label.name} ({subject}) vs {x_label.name}" if subject else f"{y_label.name} vs {x_label.name}"
+    )
     ax.set_title(textwrap.fill(f"{title}: mean and 95% CI", 75), fontsize="medium")
     ax.grid(alpha=0.3)
     if entries:
@@ -333,13 +338,21 @@ def _sweep_figure(summary: pa.Table, sweep: Any, x_param: Optional[str], metric:
     return save_figure(fig, figures_dir, name or f"{metric}_vs_{x_param or 'point'}", title)
 
 
-def _lines_of(sweep: Any, x_param: Optional[str]) -> list[str]:
+def _lines_of(sweep: Any, x_param: str | None) -> list[str]:
     """The parameters that make separate lines: those that do not move with x (zipped ones do)."""
     moves_with_x = set(sweep.zip) if x_param in sweep.zip else {x_param}
     return [p for p in sweep.parameters if p not in moves_with_x]
 
 
-def sweep_figure(out_dir: Union[str, Path], metric: str, x: Optional[str] = None, figures_dir: Optional[Path] = None, name: Optional[str] = None, title: Optional[str] = None, markers: Sequence[Marker] = ()) -> Figure:
+def sweep_figure(
+    out_dir: str | Path,
+    metric: str,
+    x: str | None = None,
+    figures_dir: Path | None = None,
+    name: str | None = None,
+    title: str | None = None,
+    markers: Sequence[Marker] = (),
+) -> Figure:
     """One figure of a finished sweep, as its report draws it (``metric`` against ``x``, mean and
     95% CI, one line per combination of the other parameters, labelled by :mod:`rexmit.labels`
     and the sweep's ``[labels]``), written to ``figures_dir`` (default ``DIR/figures``) as
@@ -354,7 +367,9 @@ def sweep_figure(out_dir: Union[str, Path], metric: str, x: Optional[str] = None
     metric = canonical(metric)
     if f"{metric}.mean" not in summary.column_names:
         raise SweepError(f"metric {metric!r} is not in the results of {out}")
-    return _sweep_figure(summary, sweep, x_param, metric, _lines_of(sweep, x_param), figures_dir or out / "figures", markers, name, title)
+    return _sweep_figure(
+        summary, sweep, x_param, metric, _lines_of(sweep, x_param), figures_dir or out / "figures", markers, name, title
+    )
 
 
 def claims_table(claims: Sequence[Any]) -> str:
@@ -368,8 +383,20 @@ def claims_table(claims: Sequence[Any]) -> str:
     for d in [d for d in dicts if not d.get("sanity")] + [d for d in dicts if d.get("sanity")]:
         holds = d.get("holds")
         verdict = "yes" if holds else ("needs the full run" if holds is None else "NO")
-        rows.append({"id": d.get("id") or "", "claim": d["text"], "reproduced": f"sanity check, not counted: {verdict}" if d.get("sanity") else verdict, "paper": d.get("paper") or "", "rexmit": d.get("numbers", "")})
-    columns = [c for c in ("id", "claim", "reproduced", "paper", "rexmit") if c in ("claim", "reproduced", "rexmit") or any(r[c] for r in rows)]
+        rows.append(
+            {
+                "id": d.get("id") or "",
+                "claim": d["text"],
+                "reproduced": f"sanity check, not counted: {verdict}" if d.get("sanity") else verdict,
+                "paper": d.get("paper") or "",
+                "rexmit": d.get("numbers", ""),
+            }
+        )
+    columns = [
+        c
+        for c in ("id", "claim", "reproduced", "paper", "rexmit")
+        if c in ("claim", "reproduced", "rexmit") or any(r[c] for r in rows)
+    ]
     return html_table(rows, columns)
 
 
@@ -393,25 +420,49 @@ def refresh_index_claims(out: Path) -> bool:
     return True
 
 
-def reproduction_index(out: Path, title: str, overview: Sequence[str], claims: Sequence[Any], figures: Sequence[Figure], sections: Sequence[tuple[str, str]] = ()) -> Path:
+def reproduction_index(
+    out: Path,
+    title: str,
+    overview: Sequence[str],
+    claims: Sequence[Any],
+    figures: Sequence[Figure],
+    sections: Sequence[tuple[str, str]] = (),
+) -> Path:
     """A reproduction's ``out/index.html``: the overview (paragraphs of plain text), the claims
     (:func:`claims_table`), each figure under its title (the paper's figure number), then
     ``sections`` (heading, HTML) and links to the sweep reports under ``out``."""
-    links = "".join(f'<li><a href="{html.escape(p.parent.name)}/report.html">{html.escape(p.parent.name)}</a></li>' for p in sorted(out.glob("*/report.html")))
-    drawn = "\n".join(f"<h3>{html.escape(f.title)}</h3>\n{embed_figures([f])}" for f in figures) or "<p><em>(no figures)</em></p>"
+    links = "".join(
+        f'<li><a href="{html.escape(p.parent.name)}/report.html">{html.escape(p.parent.name)}</a></li>'
+        for p in sorted(out.glob("*/report.html"))
+    )
+    drawn = (
+        "\n".join(f"<h3>{html.escape(f.title)}</h3>\n{embed_figures([f])}" for f in figures)
+        or "<p><em>(no figures)</em></p>"
+    )
     parts = [
         ("Overview", "".join(f"<p>{html.escape(p)}</p>" for p in overview)),
         ("Claims", f"{_CLAIMS_START}{claims_table(claims)}{_CLAIMS_END}"),
         ("Figures (mean and 95% CI over the replications)", drawn),
         *sections,
-        ("Reports (one per sweep: every figure, the summary table, the sweep and its base scenario)", f"<ul>{links}</ul>"),
+        (
+            "Reports (one per sweep: every figure, the summary table, the sweep and its base scenario)",
+            f"<ul>{links}</ul>",
+        ),
     ]
     page = out / "index.html"
     page.write_text(html_page(title, parts), encoding="utf-8")
     return page
 
 
-def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str], markers: Sequence[Marker] = (), notes: Sequence[str] = (), tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = (), views: Optional[str] = None) -> Path:
+def _sweep_report(
+    out: Path,
+    metrics: Sequence[str] | None,
+    x: str | None,
+    markers: Sequence[Marker] = (),
+    notes: Sequence[str] = (),
+    tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = (),
+    views: ViewPages | None = None,
+) -> Path:
     from rexmit.sweep import PARAM_PREFIX, Sweep, SweepError, load, summarize
 
     sweep = Sweep.from_saved(out)
@@ -430,7 +481,11 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str],
             raise SweepError(f"metric {m!r} is not in the results (for example: {', '.join(numeric[:8])})")
     others = _lines_of(sweep, x_param)
     _clear_figures(out / "figures")
-    figures = [_sweep_figure(summary, sweep, x_param, m, others, out / "figures", markers) for m in chosen] if summary.num_rows else []
+    figures = (
+        [_sweep_figure(summary, sweep, x_param, m, others, out / "figures", markers) for m in chosen]
+        if summary.num_rows
+        else []
+    )
     table_rows = []
     for r in summary.to_pylist():
         row: dict[str, Any] = {"point": r["point"], **{p: r[PARAM_PREFIX + p] for p in params}, "runs": r["runs"]}
@@ -439,12 +494,22 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str],
             row[m] = "" if mean is None else f"{mean:.6g}" + (f" ± {ci:.3g}" if ci is not None else "")
         table_rows.append(row)
     planned = pq.read_table(out / "plan.parquet").num_rows
-    overview = [f"{results.num_rows} of {planned} planned runs finished; {sweep.replications} replications per point; seeds derived from the base seed (docs/sweeps.md)."]
-    partial = [r["run_id"] for r in results.select(["run_id", "summary.partial"]).to_pylist() if r["summary.partial"]] if "summary.partial" in results.column_names else []
+    overview = [
+        f"{results.num_rows} of {planned} planned runs finished; {sweep.replications} replications per point; seeds derived from the base seed (docs/sweeps.md)."
+    ]
+    partial = (
+        [r["run_id"] for r in results.select(["run_id", "summary.partial"]).to_pylist() if r["summary.partial"]]
+        if "summary.partial" in results.column_names
+        else []
+    )
     if partial:
-        overview.append(f'<span class="warn">{len(partial)} runs stopped early (partial results): {", ".join(partial[:10])}</span>')
+        overview.append(
+            f'<span class="warn">{len(partial)} runs stopped early (partial results): {", ".join(partial[:10])}</span>'
+        )
     if results.num_rows < planned:
-        overview.append('<span class="warn">The sweep is not complete: run the same <code>rexmit sweep</code> command again to finish it.</span>')
+        overview.append(
+            '<span class="warn">The sweep is not complete: run the same <code>rexmit sweep</code> command again to finish it.</span>'
+        )
     overview.extend(html.escape(n) for n in notes)
     sections = [
         ("Overview", "".join(f"<p>{n}</p>" for n in overview)),
@@ -452,30 +517,36 @@ def _sweep_report(out: Path, metrics: Optional[Sequence[str]], x: Optional[str],
         ("Summary (mean ± 95% CI half-width over replications)", html_table(table_rows)),
         *((title, html_table(rows)) for title, rows in tables),
         *_views_sections(out, views),
-        ("Sweep file", _pre(sweep.text or json.dumps({k: v for k, v in sweep.to_dict().items() if k != "base"}, indent=2))),
-        ("Base scenario (every run is this with the parameters above and its own seed; scenarios/&lt;run_id&gt;.toml holds each one exactly)", _pre(sweep.base.to_toml())),
+        (
+            "Sweep file",
+            _pre(sweep.text or json.dumps({k: v for k, v in sweep.to_dict().items() if k != "base"}, indent=2)),
+        ),
+        (
+            "Base scenario (every run is this with the parameters above and its own seed; scenarios/&lt;run_id&gt;.toml holds each one exactly)",
+            _pre(sweep.base.to_toml()),
+        ),
     ]
     report = out / "report.html"
     report.write_text(html_page(f"rexmit sweep: {sweep.name or out.name}", sections), encoding="utf-8")
     return report
 
 
-def _views_sections(out: Path, flow: Optional[str]) -> list[tuple[str, str]]:
-    if flow is None:
+def _views_sections(out: Path, views: ViewPages | None) -> list[tuple[str, str]]:
+    if views is None:
         return []
-    from rexmit.views import point_views, views_section
+    from rexmit.views import views_section
 
-    return [views_section(out, point_views(out, flow), flow)]
+    return [views_section(out, views.pages(out), views.flow, views.window_s)]
 
 
 def report(
-    out_dir: Union[str, Path],
-    metrics: Optional[Sequence[str]] = None,
-    x: Optional[str] = None,
+    out_dir: str | Path,
+    metrics: Sequence[str] | None = None,
+    x: str | None = None,
     markers: Sequence[Marker] = (),
     notes: Sequence[str] = (),
     tables: Sequence[tuple[str, Sequence[dict[str, Any]]]] = (),
-    views: Optional[str] = None,
+    views: ViewPages | None = None,
 ) -> Path:
     """Write ``figures/`` and ``report.html`` for a run or sweep directory; returns the HTML path.
 
@@ -485,22 +556,46 @@ def report(
     reproduction recipe) may add ``markers`` (reference lines such as a model's predictions), ``notes``
     (paragraphs of plain text for the overview) and ``tables`` (titled lists of rows); these are
     not stored in the sweep directory, so a later ``rexmit report DIR`` leaves them out.
-    ``views`` (a TCP or SCTP flow's name) links that flow's time-sequence and cwnd pages in the
-    first replication of every point: drawn from the trace the sweep kept (``run_sweep(...,
-    views=FLOW)``), else from that run run again with the flow traced (``rexmit.views``).
+    ``views`` (``rexmit.view_pages.FlowViews(FLOW)`` for a TCP or SCTP flow) links that flow's
+    time-sequence and cwnd pages in the first replication of every point: drawn from the trace
+    the sweep kept (``run_sweep(..., views=FLOW)``), else from that run run again with the flow
+    traced, by the caller's ``views`` (the report runs nothing itself).
     """
+    if isinstance(views, str):
+        raise TypeError(
+            f"views: give rexmit.view_pages.FlowViews({views!r}), not the flow's name (the report runs nothing itself; FlowViews traces what the sweep did not keep)"
+        )
     out = Path(out_dir)
     if (out / "sweep.json").is_file():
         return _sweep_report(out, metrics, x, markers, notes, tables, views)
     if markers or notes or tables or views:
-        raise ValueError(f"{out_dir}: markers, notes, tables and views apply to sweep reports only (a run's flows are drawn by rexmit plot)")
+        raise ValueError(
+            f"{out_dir}: markers, notes, tables and views apply to sweep reports only (a run's flows are drawn by rexmit plot)"
+        )
     if (metrics or x) and (out / "summary.json").is_file():
         from rexmit.sweep import SweepError
 
-        raise SweepError(f"{out_dir}: --metric and --x choose what a sweep report plots; this is a run directory, whose report shows every flow")
+        refused = ", ".join([*(f"--metric {m}" for m in metrics or ()), *([f"--x {x}"] if x else [])])
+        raise SweepError(
+            f"{out_dir}: {refused} refused: --metric and --x choose what a sweep report plots; this is a run directory, whose report shows every flow"
+        )
     if (out / "summary.json").is_file():
         return _run_report(out)
     raise FileNotFoundError(f"{out_dir}: neither a run directory (summary.json) nor a sweep directory (sweep.json)")
 
 
-__all__ = ["report", "Marker", "Figure", "as_number", "sweep_figure", "new_figure", "save_figure", "html_table", "html_page", "embed_figures", "claims_table", "reproduction_index", "refresh_index_claims"]
+__all__ = [
+    "report",
+    "Marker",
+    "Figure",
+    "as_number",
+    "sweep_figure",
+    "new_figure",
+    "save_figure",
+    "html_table",
+    "html_page",
+    "embed_figures",
+    "claims_table",
+    "reproduction_index",
+    "refresh_index_claims",
+]

@@ -14,18 +14,25 @@ import dataclasses
 import json
 import subprocess
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from rexmit.recipes import RECIPES, Claim
-from rexmit.recipes.common import check_ids, decided, score
+from rexmit.recipes.common import check_ids, decided, replications_at_least, score
 from rexmit.recipes.common import ci_target as recipe_ci_target
-from rexmit.recipes.common import replications_at_least
 from rexmit.report import refresh_index_claims
 
 __all__ = ["RECIPES", "Claim", "reproduce", "load_claims", "claim_by_id", "score"]
 
 
-def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = None, ci_target: Optional[str] = None, ci_min: Optional[int] = None, replications: Optional[int] = None) -> list[Claim]:
+def reproduce(
+    name: str,
+    out: Path,
+    quick: bool = False,
+    jobs: int | None = None,
+    ci_target: str | None = None,
+    ci_min: int | None = None,
+    replications: int | None = None,
+) -> list[Claim]:
     """Run recipe ``name``; writes per-figure sweep directories with reports and claims.json.
     A quick run decides no claim that fails: it says "needs the full run" (``holds`` None).
     ``ci_target`` (e.g. "5%"): each sweep's replications by confidence interval on its report
@@ -47,11 +54,22 @@ def reproduce(name: str, out: Path, quick: bool = False, jobs: Optional[int] = N
     if stray:
         raise ValueError(f"recipe {name}: claim ids must start with {name}/: {', '.join(stray)}")
     if quick:
-        claims = [dataclasses.replace(c, holds=decided(bool(c.holds), False) if c.holds is not None else None) for c in claims]
+        claims = [
+            dataclasses.replace(c, holds=decided(bool(c.holds), False) if c.holds is not None else None) for c in claims
+        ]
     elif ci_target is not None:
         # Fewer replications widen the intervals: an "alike" verdict needs the full run.
         claims = [dataclasses.replace(c, holds=None) if c.overlap and c.holds else c for c in claims]
-    doc = {"recipe": name, "quick": quick, "replications": _replications(out), "replications_at_least": replications, "ci": _ci_records(out) if ci_target is not None else None, **_version(), "score": score(claims), "claims": [dataclasses.asdict(c) for c in claims]}
+    doc = {
+        "recipe": name,
+        "quick": quick,
+        "replications": _replications(out),
+        "replications_at_least": replications,
+        "ci": _ci_records(out) if ci_target is not None else None,
+        **_version(),
+        "score": score(claims),
+        "claims": [dataclasses.asdict(c) for c in claims],
+    }
     (out / "claims.json").write_text(json.dumps(doc, indent=2) + "\n")
     refresh_index_claims(out)  # index.html's claims table as claims.json records them
     return claims
@@ -86,11 +104,18 @@ def _ci_records(out: Path) -> dict[str, Any]:
     for path in sorted(out.glob("*/ci.json")):
         r = json.loads(path.read_text())
         reps = [p["replications"] for p in r["points"]]
-        records[path.parent.name] = {"target": r["target"], "metrics": r["metrics"], "runs": sum(reps), "max_runs": r["max_replications"] * len(reps), "points_met": sum(p["met"] for p in r["points"]), "points": len(reps)}
+        records[path.parent.name] = {
+            "target": r["target"],
+            "metrics": r["metrics"],
+            "runs": sum(reps),
+            "max_runs": r["max_replications"] * len(reps),
+            "points_met": sum(p["met"] for p in r["points"]),
+            "points": len(reps),
+        }
     return records
 
 
-def _git(here: Path, *args: str) -> Optional[str]:
+def _git(here: Path, *args: str) -> str | None:
     try:
         return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):

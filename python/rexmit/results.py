@@ -32,12 +32,12 @@ import json
 import os
 import sys
 from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence, Union
-
-from rexmit._lazy import pa, pc, pq
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from rexmit import _core, _parquet
+from rexmit._lazy import pa, pc, pq
 from rexmit._parquet import DOUBLE, STRING, UINT64, Column
 from rexmit.metric_names import Metrics
 from rexmit.scenario import Scenario
@@ -65,7 +65,7 @@ def _table(rows: list[dict[str, Any]]) -> pa.Table:
     return pa.table(cols)
 
 
-def _lean_columns(rows: list[dict[str, Any]]) -> Optional[list[Column]]:
+def _lean_columns(rows: list[dict[str, Any]]) -> list[Column] | None:
     """The columns :func:`_table` makes of these rows, for :mod:`rexmit._parquet`; None when a
     column holds what only pyarrow writes (lists, mixed types)."""
     if not rows:
@@ -158,7 +158,9 @@ class FlowTables(_TableMapping):
     def _arrow(parts: list[tuple[str, int, list[tuple[str, bytes]]]]) -> pa.Table:
         import numpy as np
 
-        arrays: dict[str, pa.Array] = {"flow": pa.array([flow for flow, rows, _ in parts for _ in range(rows)], pa.string())}
+        arrays: dict[str, pa.Array] = {
+            "flow": pa.array([flow for flow, rows, _ in parts for _ in range(rows)], pa.string())
+        }
         for col in _column_names(parts):
             values = np.frombuffer(b"".join(dict(cols).get(col, b"") for _, _, cols in parts), "<u8")
             arrays[col] = pa.array(values, pa.uint64())
@@ -210,7 +212,18 @@ class RunResult:
 
     #: The fields, in the constructor's order: what equality compares and repr shows. (No
     #: ``__slots__``: a dataclass's instances take other attributes too, and so do these.)
-    _FIELDS = ("scenario", "summary", "flows", "links", "nodes", "series", "pcap_files", "tables", "emulation", "warnings")
+    _FIELDS = (
+        "scenario",
+        "summary",
+        "flows",
+        "links",
+        "nodes",
+        "series",
+        "pcap_files",
+        "tables",
+        "emulation",
+        "warnings",
+    )
 
     def __init__(
         self,
@@ -219,11 +232,11 @@ class RunResult:
         flows: list[dict[str, Any]],
         links: list[dict[str, Any]],
         nodes: list[dict[str, Any]],
-        series: Optional[dict[str, tuple[list[int], list[float]]]] = None,
-        pcap_files: Optional[list[str]] = None,
-        tables: Optional[Mapping[str, pa.Table]] = None,
-        emulation: Optional[dict[str, Any]] = None,
-        warnings: Optional[list[str]] = None,
+        series: dict[str, tuple[list[int], list[float]]] | None = None,
+        pcap_files: list[str] | None = None,
+        tables: Mapping[str, pa.Table] | None = None,
+        emulation: dict[str, Any] | None = None,
+        warnings: list[str] | None = None,
     ) -> None:
         self.scenario = scenario
         self.summary = summary
@@ -251,7 +264,7 @@ class RunResult:
         return f"RunResult({', '.join(f'{k}={getattr(self, k)!r}' for k in self._FIELDS)})"
 
     @property
-    def partial(self) -> Optional[str]:
+    def partial(self) -> str | None:
         """Why the run stopped early, or None for a complete run."""
         return self.summary.get("partial")
 
@@ -267,7 +280,7 @@ class RunResult:
                 return link
         raise KeyError(f"no link direction named {name!r}")
 
-    def table(self, name: str, flow: Optional[str] = None) -> pa.Table:
+    def table(self, name: str, flow: str | None = None) -> pa.Table:
         """A per-flow table (``"messages"``: one row per delivered message with its latency and
         retransmission count; ``"responses"``: one row per HTTP request), optionally one flow's."""
         if name not in self.tables:
@@ -286,7 +299,12 @@ class RunResult:
     def arrow(self, table: str = "flows") -> pa.Table:
         """One of the run's tables as a ``pyarrow.Table``: ``flows``, ``links``, ``nodes``,
         ``series`` (the time series, long form) or a per-flow table (``messages``, ``responses``)."""
-        own = {"flows": self.flows_table, "links": self.links_table, "nodes": lambda: _table(self.nodes), "series": self.series_table}
+        own = {
+            "flows": self.flows_table,
+            "links": self.links_table,
+            "nodes": lambda: _table(self.nodes),
+            "series": self.series_table,
+        }
         if table in own:
             return own[table]()
         if table in self.tables:
@@ -327,7 +345,7 @@ class RunResult:
             }
         )
 
-    def write(self, out_dir: Union[str, Path]) -> Path:
+    def write(self, out_dir: str | Path) -> Path:
         """Write all outputs (see module docs) under ``out_dir``; each file appears atomically."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -340,7 +358,12 @@ class RunResult:
         _write_rows(out / "nodes.parquet", self.nodes)
         if sum(len(t) for t, _ in self.series.values()) <= LEAN_MAX_ROWS:
             names, t_ns, values = self._series_long()
-            series = [Column("series", STRING, names), Column("t_ns", UINT64, _u64_bytes(t_ns)), Column("t_s", DOUBLE, [t / 1e9 for t in t_ns]), Column("value", DOUBLE, values)]
+            series = [
+                Column("series", STRING, names),
+                Column("t_ns", UINT64, _u64_bytes(t_ns)),
+                Column("t_s", DOUBLE, [t / 1e9 for t in t_ns]),
+                Column("value", DOUBLE, values),
+            ]
             _parquet.write(out / "timeseries.parquet", series, _CREATED_BY)
         else:
             _atomic_write_table(out / "timeseries.parquet", self.series_table())
@@ -359,7 +382,9 @@ class RunResult:
         }
         _atomic_write_bytes(out / "run_info.json", (json.dumps(info, indent=2) + "\n").encode())
         if self.emulation is not None:
-            _atomic_write_bytes(out / "emulation.json", (json.dumps(self.emulation, indent=2, sort_keys=True) + "\n").encode())
+            _atomic_write_bytes(
+                out / "emulation.json", (json.dumps(self.emulation, indent=2, sort_keys=True) + "\n").encode()
+            )
         # summary.json last: its presence marks a complete output directory.
         _atomic_write_bytes(out / "summary.json", (json.dumps(deterministic, indent=2, sort_keys=True) + "\n").encode())
         return out
@@ -384,9 +409,9 @@ def _from_output(scenario: Scenario, output: dict[str, Any]) -> RunResult:
 
 
 def run(
-    scenario: Union[Scenario, dict[str, Any], str, Path],
-    out_dir: Optional[Union[str, Path]] = None,
-    progress: Optional[ProgressFn] = None,
+    scenario: Scenario | dict[str, Any] | str | Path,
+    out_dir: str | Path | None = None,
+    progress: ProgressFn | None = None,
 ) -> RunResult:
     """Run a scenario (a :class:`Scenario`, a dict as its TOML would parse, or a path to a TOML file).
 
@@ -397,13 +422,20 @@ def run(
     return _run_with(_core.run, scenario, out_dir, progress)
 
 
-def _run_with(runner: Callable[..., Any], scenario: Union[Scenario, dict[str, Any], str, Path], out_dir: Optional[Union[str, Path]], progress: Optional[ProgressFn]) -> RunResult:
+def _run_with(
+    runner: Callable[..., Any],
+    scenario: Scenario | dict[str, Any] | str | Path,
+    out_dir: str | Path | None,
+    progress: ProgressFn | None,
+) -> RunResult:
     if isinstance(scenario, dict):
         scenario = Scenario.from_dict(scenario)
     elif isinstance(scenario, (str, Path)):
         scenario = Scenario.load(scenario)
     elif not isinstance(scenario, Scenario):
-        raise TypeError(f"scenario: expected a rexmit.Scenario, a dict or the path of a TOML file, not {type(scenario).__name__}")
+        raise TypeError(
+            f"scenario: expected a rexmit.Scenario, a dict or the path of a TOML file, not {type(scenario).__name__}"
+        )
     out = Path(out_dir) if out_dir is not None else None
     output = runner(scenario.to_json(), "json", str(out) if out else None, progress)
     result = _from_output(scenario, output)

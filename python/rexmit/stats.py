@@ -9,9 +9,9 @@ long) the Cornish-Fisher expansion of A&S 26.7.5 is accurate to about 1e-10.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from functools import lru_cache
 
 _SERIES_MAX_DF = 200
 
@@ -90,20 +90,20 @@ class Estimate:
     (``half_width`` is None for fewer than two values)."""
 
     n: int
-    mean: Optional[float]
-    std: Optional[float]
-    half_width: Optional[float]
+    mean: float | None
+    std: float | None
+    half_width: float | None
 
     @property
-    def low(self) -> Optional[float]:
+    def low(self) -> float | None:
         return None if self.mean is None or self.half_width is None else self.mean - self.half_width
 
     @property
-    def high(self) -> Optional[float]:
+    def high(self) -> float | None:
         return None if self.mean is None or self.half_width is None else self.mean + self.half_width
 
 
-def mean_ci(values: Sequence[Optional[float]], level: float = 0.95) -> Estimate:
+def mean_ci(values: Sequence[float | None], level: float = 0.95) -> Estimate:
     """Mean and two-sided Student-t confidence interval at ``level``; None values are skipped."""
     xs = [float(v) for v in values if v is not None and not math.isnan(float(v))]
     n = len(xs)

@@ -30,11 +30,10 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Union
-
-from rexmit._lazy import pa, pq
+from typing import TYPE_CHECKING, Any
 
 from rexmit import _core
+from rexmit._lazy import pa, pq
 from rexmit.results import _atomic_write_bytes, _atomic_write_table
 from rexmit.scenario import Scenario, _split_path, parse_toml_loosely, read_text_file
 from rexmit.stats import mean_ci
@@ -48,7 +47,20 @@ if TYPE_CHECKING:
 SWEEP_FORMAT = 1
 LABELS = ("run_id", "point", "replication", "seed")
 PARAM_PREFIX = "param."
-_SWEEP_KEYS = {"name", "description", "base", "seed", "replications", "grid", "zip", "report", "labels", "max_runs", "ci"}
+_SWEEP_KEYS = {
+    "name",
+    "description",
+    "base",
+    "seed",
+    "replications",
+    "grid",
+    "zip",
+    "report",
+    "labels",
+    "max_runs",
+    "ci",
+    "plugins",
+}
 #: Default bound on the runs of one sweep (points x replications); a sweep file may raise it.
 DEFAULT_MAX_RUNS = 100_000
 _REPORT_KEYS = {"x", "metrics"}
@@ -105,24 +117,27 @@ class Sweep:
     grid: dict[str, list[Any]] = field(default_factory=dict)
     zip: dict[str, list[Any]] = field(default_factory=dict)
     replications: int = 1
-    seed: Optional[int] = None
-    name: Optional[str] = None
+    seed: int | None = None
+    name: str | None = None
     report: dict[str, Any] = field(default_factory=dict)
     #: Names and units on the report's figures (the sweep file's ``[labels]``; :func:`rexmit.labels.check_labels`).
     labels: dict[str, Any] = field(default_factory=dict)
-    text: Optional[str] = None
+    text: str | None = None
     max_runs: int = DEFAULT_MAX_RUNS
     #: A planning progress bar on stderr (None: only on a terminal); set by :func:`run_sweep`.
-    plan_progress: Optional[bool] = field(default=False, compare=False, repr=False)
+    plan_progress: bool | None = field(default=False, compare=False, repr=False)
     #: Replications by confidence interval (``[ci]``, :mod:`rexmit.ci_target`); None: ``replications``.
-    ci: Optional[CiTarget] = None
+    ci: CiTarget | None = None
     #: Replications of each point where they differ from ``replications`` (set while a ``ci``
     #: sweep runs).
     point_replications: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
+    #: Plugin sources (``.py`` files or module names) every run imports first: the sweep file's
+    #: ``plugins``, paths relative to it (:mod:`rexmit.plugins`).
+    plugins: list[str] = field(default_factory=list)
 
     # --- loading -----------------------------------------------------------------------------
     @classmethod
-    def load(cls, path: Union[str, Path]) -> "Sweep":
+    def load(cls, path: str | Path) -> Sweep:
         p = Path(path)
         if not p.is_file():
             raise FileNotFoundError(f"{path}: no such sweep file")
@@ -130,7 +145,7 @@ class Sweep:
         return cls.from_toml(text, base_dir=p.parent)
 
     @classmethod
-    def from_toml(cls, text: str, base_dir: Union[str, Path] = ".") -> "Sweep":
+    def from_toml(cls, text: str, base_dir: str | Path = ".") -> Sweep:
         try:
             data = parse_toml_loosely(text)
         except ValueError as e:
@@ -140,12 +155,13 @@ class Sweep:
         return sweep
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], base_dir: Union[str, Path] = ".") -> "Sweep":
+    def from_dict(cls, data: dict[str, Any], base_dir: str | Path = ".") -> Sweep:
         unknown = sorted(set(data) - _SWEEP_KEYS)
         if unknown:
             raise SweepError(f"{unknown[0]}: unknown key (allowed: {', '.join(sorted(_SWEEP_KEYS))})")
         if "base" not in data:
             raise SweepError("base: missing (a scenario table, or the path of a scenario file)")
+        plugins = _load_plugins(data.get("plugins", []), base_dir)
         base = data["base"]
         try:
             if isinstance(base, str):
@@ -169,17 +185,20 @@ class Sweep:
             report=dict(data.get("report", {})),
             labels=data.get("labels", {}),
             max_runs=data.get("max_runs", DEFAULT_MAX_RUNS),
+            plugins=plugins,
         )
         if "ci" in data:
             sweep.set_ci(data["ci"])
         sweep.check()
         return sweep
 
-    def set_ci(self, table: Any) -> "Sweep":
+    def set_ci(self, table: Any) -> Sweep:
         """Replications by confidence interval (``[ci]``: target, metrics, min/max_replications);
         the metrics default to the report's."""
         if not isinstance(table, dict):
-            raise SweepError(f"ci: must be a table (target, metrics, min_replications, max_replications), got {table!r}")
+            raise SweepError(
+                f"ci: must be a table (target, metrics, min_replications, max_replications), got {table!r}"
+            )
         try:
             from rexmit.ci_target import CiError, CiTarget  # here, as every ci_target use: `rexmit run` needs none
 
@@ -207,10 +226,14 @@ class Sweep:
         if not isinstance(self.max_runs, int) or isinstance(self.max_runs, bool) or self.max_runs < 1:
             raise SweepError(f"max_runs: {self.max_runs!r} must be an integer >= 1")
         if self.base.data.get("metrics", {}).get("pcap"):
-            raise SweepError("base.metrics.pcap: a sweep does not write packet captures; remove [[metrics.pcap]] from the base scenario (to capture one point, run its scenario from DIR/scenarios/ with `rexmit run --out`)")
+            raise SweepError(
+                "base.metrics.pcap: a sweep does not write packet captures; remove [[metrics.pcap]] from the base scenario (to capture one point, run its scenario from DIR/scenarios/ with `rexmit run --out`)"
+            )
         lengths = {len(v) for v in self.zip.values()}
         if len(lengths) > 1:
-            raise SweepError(f"zip: the lists have different lengths ({', '.join(f'{k}: {len(v)}' for k, v in self.zip.items())})")
+            raise SweepError(
+                f"zip: the lists have different lengths ({', '.join(f'{k}: {len(v)}' for k, v in self.zip.items())})"
+            )
         both = sorted(set(self.grid) & set(self.zip))
         if both:
             raise SweepError(f"{both[0]}: varied both in grid and in zip")
@@ -220,12 +243,16 @@ class Sweep:
         try:
             from rexmit.labels import check_labels
 
-            self.labels = check_labels(self.labels, self.parameters, len(next(iter(self.zip.values()))) if self.zip else 0)
+            self.labels = check_labels(
+                self.labels, self.parameters, len(next(iter(self.zip.values()))) if self.zip else 0
+            )
         except ValueError as e:
             raise SweepError(str(e)) from None
         total = self.size()
         if total > self.max_runs:
-            raise SweepError(f"{total:,} runs ({total // self.replications:,} points x {self.replications:,} replications) exceed max_runs = {self.max_runs:,}: shrink the grid or replications, or set max_runs in the sweep file to run them anyway")
+            raise SweepError(
+                f"{total:,} runs ({total // self.replications:,} points x {self.replications:,} replications) exceed max_runs = {self.max_runs:,}: shrink the grid or replications, or set max_runs in the sweep file to run them anyway"
+            )
         return self
 
     def size(self) -> int:
@@ -259,7 +286,14 @@ class Sweep:
         runs = []
         points = self.points()
         progress = self.plan_progress
-        bar = tqdm(total=len(points), unit="point", desc="planning", file=sys.stderr, disable=None if progress is None else not progress, delay=1.0)
+        bar = tqdm(
+            total=len(points),
+            unit="point",
+            desc="planning",
+            file=sys.stderr,
+            disable=None if progress is None else not progress,
+            delay=1.0,
+        )
         for i, params in enumerate(points):
             bar.update()
             point = self.base.copy()
@@ -269,7 +303,9 @@ class Sweep:
                 try:
                     point.set(key, value)
                 except (KeyError, IndexError, TypeError) as e:
-                    raise SweepError(f"{key}: does not name a value in the base scenario ({type(e).__name__}: {e})") from e
+                    raise SweepError(
+                        f"{key}: does not name a value in the base scenario ({type(e).__name__}: {e})"
+                    ) from e
             base_seed = int(point.data.get("seed", 1))
             try:
                 normalized = _normalized(dict(point.data, seed=derive_seed(base_seed, 0))).data
@@ -296,10 +332,11 @@ class Sweep:
             "text": self.text,
             "max_runs": self.max_runs,
             "ci": self.ci.to_dict() if self.ci is not None else None,
+            "plugins": self.plugins,
         }
 
     @classmethod
-    def from_saved(cls, out_dir: Union[str, Path]) -> "Sweep":
+    def from_saved(cls, out_dir: str | Path) -> Sweep:
         """The sweep stored in a results directory's ``sweep.json``."""
         path = Path(out_dir) / "sweep.json"
         if not path.is_file():
@@ -317,7 +354,23 @@ class Sweep:
             labels=d.get("labels", {}),
             max_runs=d.get("max_runs", DEFAULT_MAX_RUNS),
             ci=_ci_target(d["ci"]) if d.get("ci") else None,
+            plugins=_load_plugins(d.get("plugins", []), "."),
         )
+
+
+def _load_plugins(sources: Any, base_dir: str | Path) -> list[str]:
+    """A sweep's ``plugins`` (files relative to ``base_dir``, or module names), imported here so
+    that the base scenario can name their controllers."""
+    from rexmit.plugins import load_plugins, resolve_sources
+
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise SweepError(f"plugins: a list of .py files or module names, got {sources!r}")
+    resolved = resolve_sources(sources, base_dir)
+    try:
+        load_plugins(resolved)
+    except ImportError as e:
+        raise SweepError(f"plugins: {e}") from None
+    return resolved
 
 
 def _ci_target(table: dict[str, Any]) -> CiTarget:
@@ -383,7 +436,7 @@ def _write_run(out: Path, finished: FinishedRun, labels: pa.Table) -> pa.Table:
     return metrics
 
 
-def finished_ids(out_dir: Union[str, Path]) -> set[str]:
+def finished_ids(out_dir: str | Path) -> set[str]:
     runs = Path(out_dir) / "runs"
     return {p.stem for p in runs.glob("*.parquet") if not p.name.startswith(".")} if runs.is_dir() else set()
 
@@ -396,7 +449,9 @@ CLUSTER_CONNECT_TIMEOUT = 10
 
 def check_cluster_address(address: str) -> None:
     if not _CLUSTER_URL.fullmatch(address):
-        raise SweepError(f"--cluster {address!r}: not a Dask scheduler address; write it as tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)")
+        raise SweepError(
+            f"--cluster {address!r}: not a Dask scheduler address; write it as tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)"
+        )
 
 
 def _run_dask(tasks: list[Task], address: str, on_done: OnDone) -> None:
@@ -407,8 +462,20 @@ def _run_dask(tasks: list[Task], address: str, on_done: OnDone) -> None:
     try:
         client = Client(address, set_as_default=False, timeout=CLUSTER_CONNECT_TIMEOUT)
     except (OSError, TimeoutError) as e:
-        raise SweepError(f"--cluster {address}: no Dask scheduler answered within {CLUSTER_CONNECT_TIMEOUT} s ({type(e).__name__}); is `dask scheduler` running there?") from None
+        raise SweepError(
+            f"--cluster {address}: no Dask scheduler answered within {CLUSTER_CONNECT_TIMEOUT} s ({type(e).__name__}); is `dask scheduler` running there?"
+        ) from None
     with client:
+        plugins = sorted({p for task in tasks for p in task[3]})
+        if plugins:
+            # Every worker must import the controllers before a run names them: fail here, not
+            # in the middle of the sweep.
+            from rexmit.plugins import load_plugins
+
+            try:
+                client.run(load_plugins, plugins)
+            except ImportError as e:
+                raise SweepError(f"plugins: a Dask worker cannot import them: {e}") from None
         futures = [client.submit(execute, *task, key=f"rexmit-run-{task[0]}") for task in tasks]
         try:
             for future in dask_as_completed(futures, loop=client.loop):
@@ -428,10 +495,10 @@ class SweepResult:
     ran: int
     skipped: int
     #: A ``ci`` sweep: what ``ci.json`` records (target, metrics, replications per point).
-    ci: Optional[dict[str, Any]] = None
+    ci: dict[str, Any] | None = None
 
     @classmethod
-    def from_dir(cls, out: Union[str, Path]) -> "SweepResult":
+    def from_dir(cls, out: str | Path) -> SweepResult:
         """The result of a sweep run earlier into ``out`` (for a notebook): its finished runs."""
         if not (Path(out) / "plan.parquet").is_file():
             raise SweepError(f"{out}: not a sweep directory (no plan.parquet)")
@@ -446,7 +513,9 @@ class SweepResult:
 
     def _arrow(self, what: str) -> pa.Table:
         if what not in ("runs", "summary"):
-            raise ValueError(f"{what!r}: a sweep converts its 'runs' (one row per run) or its 'summary' (one row per point)")
+            raise ValueError(
+                f"{what!r}: a sweep converts its 'runs' (one row per run) or its 'summary' (one row per point)"
+            )
         return self.table() if what == "runs" else self.summary()
 
     def to_pandas(self, what: str = "runs") -> Any:
@@ -474,12 +543,12 @@ def _prepare(out: Path, sweep: Sweep, runs: list[PlannedRun]) -> None:
 
 
 def run_sweep(
-    sweep: Union[Sweep, str, Path],
-    out: Union[str, Path],
-    jobs: Optional[int] = None,
-    cluster: Optional[str] = None,
-    progress: Optional[bool] = None,
-    views: Optional[str] = None,
+    sweep: Sweep | str | Path,
+    out: str | Path,
+    jobs: int | None = None,
+    cluster: str | None = None,
+    progress: bool | None = None,
+    views: str | None = None,
 ) -> SweepResult:
     """Run every run of ``sweep`` (a :class:`Sweep` or a sweep file) not yet finished in ``out``.
 
@@ -490,7 +559,7 @@ def run_sweep(
     point by point until the confidence intervals are narrow enough (:mod:`rexmit.ci_target`;
     ``ci.json`` records what each point needed). ``views`` (a TCP or SCTP flow's name): the
     first replication of every point also records that flow's trace over the views' window,
-    from which ``report(..., views=FLOW)`` draws its pages without running it again
+    from which ``report(..., views=FlowViews(FLOW))`` draws its pages without running it again
     (:mod:`rexmit.views`; the metrics are the untraced run's).
     """
     if jobs is not None and jobs < 1:
@@ -527,7 +596,7 @@ def run_sweep(
     return SweepResult(out_dir, total, ran, skipped, ci=record)
 
 
-def _view(run: PlannedRun, flow: Optional[str]) -> Optional[View]:
+def _view(run: PlannedRun, flow: str | None) -> View | None:
     """The views' trace of ``run``: the first replication of each point (what the sweep report
     draws), none for the others or without a flow."""
     if flow is None or run.replication != 0:
@@ -540,7 +609,14 @@ def _view(run: PlannedRun, flow: Optional[str]) -> Optional[View]:
         raise SweepError(str(e)) from None
 
 
-def _run_planned(spec: Sweep, out_dir: Path, jobs: Optional[int], cluster: Optional[str], progress: Optional[bool], views: Optional[str] = None) -> SweepResult:
+def _run_planned(
+    spec: Sweep,
+    out_dir: Path,
+    jobs: int | None,
+    cluster: str | None,
+    progress: bool | None,
+    views: str | None = None,
+) -> SweepResult:
     from tqdm import tqdm
 
     runs = spec.plan()
@@ -551,8 +627,23 @@ def _run_planned(spec: Sweep, out_dir: Path, jobs: Optional[int], cluster: Optio
     for r in runs:
         first.setdefault(r.run_id, r)
     done = finished_ids(out_dir) & set(first)
-    tasks: list[Task] = [(r.run_id, r.scenario.data, _view(r, views)) for r in first.values() if r.run_id not in done]
-    bar = tqdm(total=len(first), initial=len(done), unit="run", desc=spec.name or "sweep", file=sys.stderr, disable=None if progress is None else not progress)
+    from rexmit.plugins import sources_for
+
+    todo = [r for r in first.values() if r.run_id not in done]
+    in_process = cluster is None and ((jobs or os.cpu_count() or 1) == 1 or len(todo) <= 1)
+    try:
+        plugins = tuple(sources_for((r.scenario.data for r in todo), spec.plugins, in_process))
+    except ValueError as e:
+        raise SweepError(str(e)) from None
+    tasks: list[Task] = [(r.run_id, r.scenario.data, _view(r, views), plugins) for r in todo]
+    bar = tqdm(
+        total=len(first),
+        initial=len(done),
+        unit="run",
+        desc=spec.name or "sweep",
+        file=sys.stderr,
+        disable=None if progress is None else not progress,
+    )
     # The metrics rows of the runs finished here, as written: results.parquet is built from
     # them without reading their files back (a wide run file costs ~0.1 s to read).
     known: dict[str, pa.Table] = {}
@@ -627,7 +718,7 @@ def _finished_labels(out: Path) -> pa.Table:
     return plan.take(pa.array(keep, pa.int64()))
 
 
-def _load_from_runs(out: Path, labels: Optional[pa.Table] = None, known: Optional[dict[str, pa.Table]] = None) -> pa.Table:
+def _load_from_runs(out: Path, labels: pa.Table | None = None, known: dict[str, pa.Table] | None = None) -> pa.Table:
     """The results table built from the run files; ``known``: metrics of runs already in
     memory (as :func:`_write_run` returns them), which are not read back."""
     labels = _finished_labels(out) if labels is None else labels
@@ -641,7 +732,7 @@ def _load_from_runs(out: Path, labels: Optional[pa.Table] = None, known: Optiona
     return _beside(labels, _unify(rows))
 
 
-def _current_results(out: Path, labels: pa.Table) -> Optional[pa.Table]:
+def _current_results(out: Path, labels: pa.Table) -> pa.Table | None:
     """``results.parquet`` when it holds exactly the finished runs with the plan's labels (the
     sweep writes it when its last run ends; a run's file never changes once written, as a
     resumed sweep skips finished runs), else None. Reading it costs one file instead of one
@@ -659,7 +750,7 @@ def _current_results(out: Path, labels: pa.Table) -> Optional[pa.Table]:
     return table if table.num_rows == labels.num_rows else None
 
 
-def load(out_dir: Union[str, Path]) -> pa.Table:
+def load(out_dir: str | Path) -> pa.Table:
     """Every finished run of the sweep in ``out_dir``, one row each, in plan order (points, then
     replications). Labels (point, params) come from the current plan; runs not finished yet are
     absent."""
@@ -673,7 +764,7 @@ def _is_numeric(typ: pa.DataType) -> bool:
     return pa.types.is_integer(typ) or pa.types.is_floating(typ)
 
 
-def summarize(out_dir: Union[str, Path], level: float = 0.95, table: Optional[pa.Table] = None) -> pa.Table:
+def summarize(out_dir: str | Path, level: float = 0.95, table: pa.Table | None = None) -> pa.Table:
     """Per parameter point: its parameters, ``runs`` (replications finished), and for every
     numeric metric ``<metric>.mean``, ``.std`` and ``.ci95`` (half-width of the Student-t
     interval at ``level``). Writes ``summary.parquet`` and returns the table. ``table``: the
@@ -681,7 +772,11 @@ def summarize(out_dir: Union[str, Path], level: float = 0.95, table: Optional[pa
     out = Path(out_dir)
     table = load(out) if table is None else table
     param_cols = [c for c in table.column_names if c.startswith(PARAM_PREFIX)]
-    metric_cols = [c for c in table.column_names if c not in LABELS and not c.startswith(PARAM_PREFIX) and _is_numeric(table.schema.field(c).type)]
+    metric_cols = [
+        c
+        for c in table.column_names
+        if c not in LABELS and not c.startswith(PARAM_PREFIX) and _is_numeric(table.schema.field(c).type)
+    ]
     groups: dict[int, list[int]] = {}
     for i, point in enumerate(table.column("point").to_pylist()):
         groups.setdefault(point, []).append(i)
@@ -702,4 +797,18 @@ def summarize(out_dir: Union[str, Path], level: float = 0.95, table: Optional[pa
     return summary
 
 
-__all__ = ["Sweep", "SweepError", "SweepResult", "PlannedRun", "FinishedRun", "derive_seed", "run_id_of", "run_sweep", "load", "summarize", "metrics_row", "execute", "finished_ids"]
+__all__ = [
+    "Sweep",
+    "SweepError",
+    "SweepResult",
+    "PlannedRun",
+    "FinishedRun",
+    "derive_seed",
+    "run_id_of",
+    "run_sweep",
+    "load",
+    "summarize",
+    "metrics_row",
+    "execute",
+    "finished_ids",
+]

@@ -58,11 +58,11 @@ class FinishedRun:
     metrics: dict[str, Any]
     series: pa.Table
     scenario_toml: str
-    view: Optional[ViewTrace] = None
+    view: ViewTrace | None = None
 
 
 #: The sweep process of a local worker (set by its initializer), None elsewhere.
-_PARENT: Optional[int] = None
+_PARENT: int | None = None
 
 
 def _parent_alive(*_: Any) -> bool:
@@ -77,11 +77,19 @@ def _parent_alive(*_: Any) -> bool:
 View = tuple[str, str, str]
 
 
-def execute(run_id: str, scenario_data: dict[str, Any], view: Optional[View] = None) -> FinishedRun:
+def execute(
+    run_id: str, scenario_data: dict[str, Any], view: View | None = None, plugins: tuple[str, ...] = ()
+) -> FinishedRun:
     """Run one scenario (in a worker process or on a Dask worker); writes nothing. With
     ``view`` the run traces that flow over that window and sends its records back: a trace
-    records and schedules nothing, so the metrics are the untraced run's (rexmit.views)."""
+    records and schedules nothing, so the metrics are the untraced run's (rexmit.views).
+    ``plugins``: controller sources imported first (rexmit.plugins; once per process)."""
     from rexmit.results import run
+
+    if plugins:
+        from rexmit.plugins import load_plugins
+
+        load_plugins(list(plugins))
 
     scenario = Scenario.from_dict(scenario_data)
     progress = _parent_alive if _PARENT is not None else None
@@ -97,7 +105,7 @@ def execute(run_id: str, scenario_data: dict[str, Any], view: Optional[View] = N
     return FinishedRun(run_id, metrics_row(result), result.series_table(), scenario.to_toml(), trace)
 
 
-Task = tuple[str, dict[str, Any], Optional[View]]
+Task = tuple[str, dict[str, Any], Optional[View], tuple[str, ...]]
 OnDone = Callable[[FinishedRun], None]
 
 

@@ -1,17 +1,28 @@
-"""Inside one run per sweep point (issue 15 §1): the first finished replication of every point is
-run again with ``[[metrics.trace]]`` on one flow (a trace changes no result, so this is the same
-run, stopped once the traced window has passed) and drawn as interactive pages under ``SWEEP_DIR/views/``, which the sweep report links.
+"""Inside one run per sweep point (issue 15 §1): the traced records and the pages of the views
+that a sweep report links, as data. The first finished replication of every point is traced
+with ``[[metrics.trace]]`` on one flow (a trace changes no result, so this is the same run,
+stopped once the traced window has passed) and drawn as interactive pages under
+``SWEEP_DIR/views/``.
 
 The traced window is the first ``window_s`` seconds of the flow's measurements (from its
 ``warmup``, else its ``start``), so that pages stay small however long the runs are; the pages
-share one ``plotly.min.js`` beside them and open offline."""
+share one ``plotly.min.js`` beside them and open offline.
+
+Owns: the window, what a worker sends back of a traced run (:class:`ViewTrace`) and where a
+sweep keeps it, the pages of a point (:class:`PointViews`) and the report's section linking
+them. Runs nothing: a sweep traces as it runs (:mod:`rexmit.sweep`), and tracing what it did
+not keep, then drawing the pages, is :mod:`rexmit.view_pages`, which the report's caller
+hands to :func:`rexmit.report.report`."""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Protocol
+
+from rexmit.quantities import as_number
 
 KINDS = ("tsg", "cwnd")
 WINDOW_S = 5.0
@@ -27,9 +38,23 @@ class PointViews:
     pages: dict[str, Path]  # kind -> page
 
 
-def _seconds(value: Any) -> float:
-    from rexmit.report import as_number
+class ViewPages(Protocol):
+    """What a sweep report needs to link its views (``report(..., views=...)``): the flow, the
+    traced window's length and the pages of one traced run per point of a sweep directory. The
+    report's caller provides it (:class:`rexmit.view_pages.FlowViews`), so the report runs
+    nothing itself."""
 
+    @property
+    def flow(self) -> str: ...
+
+    @property
+    def window_s(self) -> float: ...
+
+    def pages(self, sweep_dir: Path) -> Sequence[PointViews]: ...
+
+
+def seconds(value: Any) -> float:
+    """A duration as a scenario writes it (``"38s"``, ``"250ms"``, a number) in seconds; 0 when absent."""
     return float(as_number(value)[0] or 0.0) if value is not None else 0.0
 
 
@@ -38,8 +63,8 @@ def _window(data: dict[str, Any], flow: str, window_s: float) -> tuple[float, fl
     if app is None:
         names = ", ".join(a.get("name", "?") for a in data.get("apps", []))
         raise ValueError(f"views: no app named {flow!r} in the sweep's scenarios (apps: {names})")
-    start = max(_seconds(app.get("start")), _seconds(app.get("warmup")))
-    stop = _seconds(data["stop_time"])
+    start = max(seconds(app.get("start")), seconds(app.get("warmup")))
+    stop = seconds(data["stop_time"])
     return start, min(stop, start + window_s)
 
 
@@ -49,13 +74,11 @@ def window_of(data: dict[str, Any], flow: str, window_s: float = WINDOW_S) -> tu
     return f"{t_from:.9f}s", f"{t_to:.9f}s"
 
 
-def _ns(value: Any) -> Optional[int]:
+def _ns(value: Any) -> int | None:
     """A duration as written in a scenario (``"38.470817483s"``, ``"38470817483ns"``) in whole
     nanoseconds, None when it is not one."""
-    from rexmit.report import as_number
-
-    seconds, unit = as_number(value) if isinstance(value, str) else (None, "")
-    return round(seconds * 1e9) if seconds is not None and unit == "s" else None
+    secs, unit = as_number(value) if isinstance(value, str) else (None, "")
+    return round(secs * 1e9) if secs is not None and unit == "s" else None
 
 
 @dataclass(frozen=True)
@@ -89,7 +112,7 @@ def write_trace(sweep_dir: Path, run_id: str, trace: ViewTrace) -> None:
     _atomic_write_bytes(d / "scenario.toml", trace.scenario_toml.encode())
 
 
-def _stored_trace(sweep_dir: Path, run_id: str, flow: str, window: tuple[str, str]) -> Optional[Path]:
+def stored_trace(sweep_dir: Path, run_id: str, flow: str, window: tuple[str, str]) -> Path | None:
     """The kept trace of run ``run_id`` if it traced ``flow`` over ``window``, else None."""
     from rexmit.scenario import Scenario
 
@@ -109,43 +132,19 @@ def stop_after(t_s: float) -> Callable[[float, float, int, float], bool]:
     return lambda now_s, _stop_s, _events, _wall_s: now_s <= t_s
 
 
-def point_views(sweep_dir: Union[str, Path], flow: str, kinds: Sequence[str] = KINDS, window_s: float = WINDOW_S) -> list[PointViews]:
-    """Trace ``flow`` in one run per point of the sweep in ``sweep_dir`` and write its views
-    (``views/point<N>_<kind>.html``). Returns what was written, in point order."""
-    from rexmit.plot import plot_flow
-    from rexmit.results import run
-    from rexmit.scenario import Scenario
-    from rexmit.sweep import PARAM_PREFIX, load
-
-    out = Path(sweep_dir)
-    rows = load(out).to_pylist()
-    first: dict[int, dict[str, Any]] = {}
-    for r in sorted(rows, key=lambda r: (r["point"], r["replication"])):
-        first.setdefault(r["point"], r)
-    done = []
-    for point, row in sorted(first.items()):
-        scenario = Scenario.load(out / "scenarios" / f"{row['run_id']}.toml")
-        window = window_of(scenario.data, flow, window_s)
-        source: Union[Path, Any] = _stored_trace(out, row["run_id"], flow, window)
-        if source is None:
-            # Not traced by the sweep: run it again, traced, and stop once the window has
-            # passed: nothing after it is drawn, and up to it the run is the full run event
-            # for event (a 2 h thin-stream run needs its first 15 s only).
-            source = run(scenario.trace(flow, *window), progress=stop_after(_seconds(window[1])))
-        pages = {k: plot_flow(source, flow, k, format="html", out=out / "views" / f"point{point}_{k}.html", shared_js=True) for k in kinds}
-        params = {k[len(PARAM_PREFIX):]: v for k, v in row.items() if k.startswith(PARAM_PREFIX)}
-        done.append(PointViews(point, row["run_id"], params, pages))
-    return done
-
-
-def views_section(sweep_dir: Path, views: Sequence[PointViews], flow: str, window_s: float = WINDOW_S) -> tuple[str, str]:
+def views_section(
+    sweep_dir: Path, views: Sequence[PointViews], flow: str, window_s: float = WINDOW_S
+) -> tuple[str, str]:
     """The sweep report's section linking every point's pages."""
     head = "".join(f"<th>{html.escape(p)}</th>" for p in (views[0].params if views else {}))
     kinds = list(views[0].pages) if views else []
     rows = []
     for v in views:
         cells = "".join(f"<td>{html.escape(str(x))}</td>" for x in v.params.values())
-        links = "".join(f'<td><a href="{html.escape(p.relative_to(sweep_dir).as_posix())}">{html.escape(k)}</a></td>' for k, p in v.pages.items())
+        links = "".join(
+            f'<td><a href="{html.escape(p.relative_to(sweep_dir).as_posix())}">{html.escape(k)}</a></td>'
+            for k, p in v.pages.items()
+        )
         rows.append(f"<tr><td>{v.point}</td>{cells}<td>{html.escape(v.run_id)}</td>{links}</tr>")
     table = f"<table><tr><th>point</th>{head}<th>run</th>{''.join(f'<th>{k}</th>' for k in kinds)}</tr>{''.join(rows)}</table>"
     title = f"Inside one run per point: flow {flow}, the first replication traced ({window_s:g} s from its measurements' start; rexmit plot draws more)"

@@ -68,7 +68,11 @@ def test_scaling_is_the_per_hop_growth_from_one_to_ten_thousand_flows(tmp_path: 
     v = next(v for v in bench_targets.verdicts(tmp_path) if v.target.startswith("per-hop"))
     assert v.met is True and v.measured.startswith("2.0×")
     # Noise that made a half run slower than its whole run: no verdict, not a pass.
-    _write(tmp_path, "bench.json", {"tcp_dumbbell": [{**one, "steady_ns_per_hop": 90.0}, {**ten_k, "steady_ns_per_hop": -5.0}]})
+    _write(
+        tmp_path,
+        "bench.json",
+        {"tcp_dumbbell": [{**one, "steady_ns_per_hop": 90.0}, {**ten_k, "steady_ns_per_hop": -5.0}]},
+    )
     after = [v for v in bench_targets.verdicts(tmp_path) if v.target.startswith("per-hop")][1]
     assert after.met is None and after.measured.startswith("no positive time per hop")
     # --quick stops at 10 flows: not measured rather than passed.
@@ -83,7 +87,10 @@ def test_memory_and_process(tmp_path: Path) -> None:
         "memory.json",
         {
             "runs": [{"workload": "scaling", "flows": 10_000}],
-            "per_flow": [{"workload": "idle", "at_stop_bytes_per_flow": 1600.0}, {"workload": "active", "at_stop_bytes_per_flow": 43200.0}],
+            "per_flow": [
+                {"workload": "idle", "at_stop_bytes_per_flow": 1600.0},
+                {"workload": "active", "at_stop_bytes_per_flow": 43200.0},
+            ],
             "peak_rss_bytes_after_scaling_run": 148 * 2**20,
         },
     )

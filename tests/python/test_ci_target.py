@@ -50,7 +50,9 @@ def test_replications_grow_per_point_until_the_ci_is_narrow(tmp_path: Path) -> N
         mine = [r["flow.bulk.goodput_bps"] for r in ordered]
         assert len(mine) == n
         # The seeds are the sweep's usual ones, in order.
-        assert sorted(r["seed"] for r in rows if r["point"] == p["point"]) == sorted(derive_seed(11, i) for i in range(n))
+        assert sorted(r["seed"] for r in rows if r["point"] == p["point"]) == sorted(
+            derive_seed(11, i) for i in range(n)
+        )
         e = mean_ci(mine)
         rel = e.half_width / e.mean
         assert rel == pytest.approx(p["relative_half_width"]["flow.bulk.goodput_bps"])
@@ -86,7 +88,9 @@ def test_a_target_out_of_reach_stops_at_max_replications(tmp_path: Path) -> None
 def test_cli_ci_target_prints_what_each_point_needed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "s.toml"
     f.write_text(SWEEP.format(target="50%", max=8))
-    assert rexmit.cli.main(["sweep", str(f), "--out", str(tmp_path / "out"), "--ci-target", "20%", "-j", "1", "-q"]) == 0
+    assert (
+        rexmit.cli.main(["sweep", str(f), "--out", str(tmp_path / "out"), "--ci-target", "20%", "-j", "1", "-q"]) == 0
+    )
     record = json.loads((tmp_path / "out" / "ci.json").read_text())
     assert record["target"] == pytest.approx(0.2)
     assert rexmit.cli.main(["sweep", str(f), "--out", str(tmp_path / "out2"), "--ci-target", "20%", "-j", "1"]) == 0
@@ -100,8 +104,14 @@ def test_cli_ci_target_prints_what_each_point_needed(tmp_path: Path, capsys: pyt
         ({"target": "150%"}, "ci.target: '150%' is out of range"),
         ({"target": "fast"}, "ci.target: 'fast' is not a relative half-width"),
         ({"target": "2%", "metrics": []}, "ci.metrics: [] must be a non-empty list"),
-        ({"target": "2%", "metrics": ["flow.x.y"], "min_replications": 1}, "ci.min_replications: 1 must be an integer >= 2"),
-        ({"target": "2%", "metrics": ["flow.x.y"], "min_replications": 8, "max_replications": 4}, "ci.max_replications: 4 is below min_replications = 8"),
+        (
+            {"target": "2%", "metrics": ["flow.x.y"], "min_replications": 1},
+            "ci.min_replications: 1 must be an integer >= 2",
+        ),
+        (
+            {"target": "2%", "metrics": ["flow.x.y"], "min_replications": 8, "max_replications": 4},
+            "ci.max_replications: 4 is below min_replications = 8",
+        ),
         ({"target": "2%", "metrics": ["flow.x.y"], "tagret": 1}, "ci.tagret: unknown key"),
     ],
 )
@@ -119,7 +129,11 @@ def test_a_metric_that_is_not_a_result_column_is_named(tmp_path: Path) -> None:
 
 
 def test_parse_target() -> None:
-    assert parse_target("2%") == pytest.approx(0.02) and parse_target(0.02) == 0.02 and parse_target(" 5 %".replace(" ", "")) == pytest.approx(0.05)
+    assert (
+        parse_target("2%") == pytest.approx(0.02)
+        and parse_target(0.02) == 0.02
+        and parse_target(" 5 %".replace(" ", "")) == pytest.approx(0.05)
+    )
 
 
 # --- in recipes: `rexmit reproduce NAME --ci-target` ----------------------------------------
@@ -136,7 +150,10 @@ def ci_recipe(monkeypatch: pytest.MonkeyPatch) -> str:
         spec = Sweep.from_toml(RECIPE_SWEEP.replace('name = "ci"', 'name = "ci"\nreplications = 8'))
         run_recipe_sweep(spec, out / "sweep", jobs=1)
         rows = load(out / "sweep").to_pylist()
-        return [Claim("ci-test/some-runs", "the sweep ran", bool(rows), f"{len(rows)} runs"), Claim("ci-test/alike", "the points are alike (CIs overlap)", True, "", overlap=True)]
+        return [
+            Claim("ci-test/some-runs", "the sweep ran", bool(rows), f"{len(rows)} runs"),
+            Claim("ci-test/alike", "the points are alike (CIs overlap)", True, "", overlap=True),
+        ]
 
     monkeypatch.setitem(rexmit.reproduce.RECIPES, "ci-test", recipe)
     return "ci-test"
@@ -162,11 +179,29 @@ def test_a_recipe_with_a_ci_target_runs_up_to_its_own_replications(tmp_path: Pat
     # An "alike" verdict by overlapping intervals is easier with fewer runs: it needs the full run.
     holds = {c["id"]: c["holds"] for c in doc["claims"]}
     assert holds == {"ci-test/some-runs": True, "ci-test/alike": None}
-    assert {c["id"]: c["holds"] for c in json.loads((tmp_path / "plain" / "claims.json").read_text())["claims"]} == {"ci-test/some-runs": True, "ci-test/alike": True}
-    assert doc["ci"] == {"sweep": {"target": 0.2, "metrics": ["flow.bulk.goodput_bps"], "runs": 14, "max_runs": 16, "points_met": 1, "points": 2}}
+    assert {c["id"]: c["holds"] for c in json.loads((tmp_path / "plain" / "claims.json").read_text())["claims"]} == {
+        "ci-test/some-runs": True,
+        "ci-test/alike": True,
+    }
+    assert doc["ci"] == {
+        "sweep": {
+            "target": 0.2,
+            "metrics": ["flow.bulk.goodput_bps"],
+            "runs": 14,
+            "max_runs": 16,
+            "points_met": 1,
+            "points": 2,
+        }
+    }
     # The runs it made are the plain run's first ones, seed for seed.
-    plain = {(r["point"], r["replication"]): r["flow.bulk.goodput_bps"] for r in load(tmp_path / "plain" / "sweep").to_pylist()}
-    assert all(plain[(r["point"], r["replication"])] == r["flow.bulk.goodput_bps"] for r in load(tmp_path / "ci" / "sweep").to_pylist())
+    plain = {
+        (r["point"], r["replication"]): r["flow.bulk.goodput_bps"]
+        for r in load(tmp_path / "plain" / "sweep").to_pylist()
+    }
+    assert all(
+        plain[(r["point"], r["replication"])] == r["flow.bulk.goodput_bps"]
+        for r in load(tmp_path / "ci" / "sweep").to_pylist()
+    )
     # Outside the block the recipes run as they are again.
     reproduce(ci_recipe, tmp_path / "again")
     assert _runs_per_point(tmp_path / "again") == [8, 8]
@@ -182,8 +217,14 @@ def test_a_recipe_runs_at_least_the_replications_asked_for(tmp_path: Path, ci_re
     assert _runs_per_point(tmp_path / "more") == [11, 11]
     doc = json.loads((tmp_path / "more" / "claims.json").read_text())
     assert doc["replications"] == {"sweep": 11} and doc["replications_at_least"] == 11
-    more = {(r["point"], r["replication"]): r["flow.bulk.goodput_bps"] for r in load(tmp_path / "more" / "sweep").to_pylist()}
-    plain = {(r["point"], r["replication"]): r["flow.bulk.goodput_bps"] for r in load(tmp_path / "plain" / "sweep").to_pylist()}
+    more = {
+        (r["point"], r["replication"]): r["flow.bulk.goodput_bps"]
+        for r in load(tmp_path / "more" / "sweep").to_pylist()
+    }
+    plain = {
+        (r["point"], r["replication"]): r["flow.bulk.goodput_bps"]
+        for r in load(tmp_path / "plain" / "sweep").to_pylist()
+    }
     assert all(more[k] == v for k, v in plain.items())
     assert len(set(more.values())) > len(set(plain.values()))  # the added runs are new seeds
     # Fewer than the recipe's own: it keeps its 8.
@@ -207,7 +248,9 @@ def test_a_recipe_runs_at_least_the_replications_asked_for(tmp_path: Path, ci_re
         (["--replications", "30", "--quick"], "--replications: not with --quick"),
     ],
 )
-def test_reproduce_names_a_bad_ci_option_before_running(tmp_path: Path, ci_recipe: str, capsys: pytest.CaptureFixture[str], args: list, message: str) -> None:
+def test_reproduce_names_a_bad_ci_option_before_running(
+    tmp_path: Path, ci_recipe: str, capsys: pytest.CaptureFixture[str], args: list, message: str
+) -> None:
     assert rexmit.cli.main(["reproduce", ci_recipe, "--out", str(tmp_path / "out"), *args]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out" / "sweep").exists()

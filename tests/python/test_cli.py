@@ -6,10 +6,9 @@ import shutil
 import subprocess
 
 import pyarrow.parquet as pq
+from conftest import ROOT, rexmit_cli
 
 import rexmit
-
-from conftest import ROOT, rexmit_cli
 
 
 def test_run_writes_summary_parquet_and_pcap(examples, tmp_path):
@@ -51,7 +50,11 @@ def test_missing_file_and_unknown_key(tmp_path):
 
 
 def test_guard_stops_a_run_and_marks_results_partial(examples, tmp_path):
-    text = (examples / "udp_dumbbell.toml").read_text().replace('stop_time = "20s"', 'stop_time = "20s"\n[limits]\nmax_events = 5000', 1)
+    text = (
+        (examples / "udp_dumbbell.toml")
+        .read_text()
+        .replace('stop_time = "20s"', 'stop_time = "20s"\n[limits]\nmax_events = 5000', 1)
+    )
     f = tmp_path / "limited.toml"
     f.write_text(text)
     out = tmp_path / "o"
@@ -85,6 +88,7 @@ def test_progress_bar_appears_on_runs_longer_than_a_second(tmp_path):
     assert r.returncode == 3  # stopped by the guard: partial
     assert "sim-s" in r.stderr and "events/s" in r.stderr, r.stderr[-500:]
 
+
 def test_quick_runs_show_no_progress_bar(examples, tmp_path):
     q = rexmit_cli("run", str(examples / "lossy_chain.toml"), "--out", str(tmp_path / "o"), "--progress")
     assert "sim-s" not in q.stderr
@@ -96,7 +100,12 @@ def test_validate_resolves_pcap_targets_without_writing(examples, tmp_path, monk
     assert ok.returncode == 0
     assert list(tmp_path.iterdir()) == []
     bad = tmp_path / "bad.toml"
-    bad.write_text((examples / "udp_dumbbell.toml").read_text().replace('link = "R1->R2"\n\n', 'link = "R1->R9"\n\n').replace('[[metrics.pcap]]\nlink = "R1->R2"', '[[metrics.pcap]]\nlink = "R1->R9"'))
+    bad.write_text(
+        (examples / "udp_dumbbell.toml")
+        .read_text()
+        .replace('link = "R1->R2"\n\n', 'link = "R1->R9"\n\n')
+        .replace('[[metrics.pcap]]\nlink = "R1->R2"', '[[metrics.pcap]]\nlink = "R1->R9"')
+    )
     r = rexmit_cli("validate", str(bad), check=False)
     assert r.returncode == 2 and "metrics.pcap[0].link" in r.stderr
 
@@ -191,8 +200,14 @@ def test_ctrl_c_stops_a_run_and_says_what_to_do(tmp_path):
         '[[apps]]\nname = "f"\nkind = "udp_cbr"\nfrom = "A"\nto = "B"\nrate = "500Mbps"\npacket_size = 1000\n'
     )
     exe = Path(sys.executable).parent / "rexmit"
-    restore = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
-    proc = subprocess.Popen([str(exe), "run", str(f), "--out", str(tmp_path / "o")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=restore)
+    restore = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)
+    proc = subprocess.Popen(
+        [str(exe), "run", str(f), "--out", str(tmp_path / "o")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=restore,
+    )
     time.sleep(2.0)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
@@ -232,5 +247,7 @@ def test_version_names_the_git_revision_of_the_build():
     assert f"(git {_core.__git_revision__})" in r.stdout
     if (ROOT / ".git").exists() and shutil.which("git"):
         # Built from this checkout: the short revision is a prefix of one that git knows.
-        check = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-t", _core.__git_revision__], capture_output=True, text=True)
+        check = subprocess.run(
+            ["git", "-C", str(ROOT), "cat-file", "-t", _core.__git_revision__], capture_output=True, text=True
+        )
         assert check.stdout.strip() == "commit", _core.__git_revision__

@@ -9,10 +9,11 @@ import duckdb
 import pandas as pd
 import polars as pl
 import pytest
+from conftest import ROOT
 
 import rexmit
-from conftest import ROOT
 from rexmit.sweep import Sweep, SweepError, SweepResult, run_sweep, summarize
+
 
 @pytest.fixture(scope="module")
 def lossy():
@@ -49,7 +50,9 @@ def test_sweep_result_converts_runs_and_summary(udp_rate):
     assert len(runs) == 12 and {"run_id", "param.apps[0].rate", "flow.cbr0.throughput_bps"} <= set(runs.columns)
     summary = SweepResult.from_dir(udp_rate.out).to_polars("summary")
     assert summary.height == 6 and summary["runs"].to_list() == [2] * 6
-    assert summary["flow.cbr0.throughput_bps.mean"][0] == pytest.approx(runs[runs["point"] == 0]["flow.cbr0.throughput_bps"].mean())
+    assert summary["flow.cbr0.throughput_bps.mean"][0] == pytest.approx(
+        runs[runs["point"] == 0]["flow.cbr0.throughput_bps"].mean()
+    )
     with pytest.raises(ValueError, match="'runs'.*'summary'"):
         udp_rate.to_pandas("rows")
     with pytest.raises(SweepError, match="not a sweep directory"):

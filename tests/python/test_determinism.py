@@ -3,10 +3,19 @@ a different seed -> different random draws."""
 
 import hashlib
 
-import rexmit
 from conftest import rexmit_cli
 
-DETERMINISTIC = ["summary.json", "flows.parquet", "links.parquet", "nodes.parquet", "timeseries.parquet", "scenario.toml", "pcap/link_R1-R2.pcap"]
+import rexmit
+
+DETERMINISTIC = [
+    "summary.json",
+    "flows.parquet",
+    "links.parquet",
+    "nodes.parquet",
+    "timeseries.parquet",
+    "scenario.toml",
+    "pcap/link_R1-R2.pcap",
+]
 
 
 def digest(d):
@@ -14,7 +23,10 @@ def digest(d):
 
 
 def scenario(examples, seed=None):
-    text = (examples / "lossy_chain.toml").read_text() + '\n[[metrics.pcap]]\nlink = "R1->R2"\n[[metrics.timeseries]]\nkind = "drops"\nlink = "R1->R2"\ninterval = "50ms"\n'
+    text = (
+        (examples / "lossy_chain.toml").read_text()
+        + '\n[[metrics.pcap]]\nlink = "R1->R2"\n[[metrics.timeseries]]\nkind = "drops"\nlink = "R1->R2"\ninterval = "50ms"\n'
+    )
     s = rexmit.Scenario.from_toml(text)
     if seed is not None:
         s.data["seed"] = seed

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import emulation_or_skip, rexmit_cli
 
 import rexmit
-from conftest import emulation_or_skip, rexmit_cli
 
 SCENARIO = """
 stop_time = "{stop}"
@@ -55,7 +55,11 @@ def test_emulate_cli_writes_results_lateness_and_pcap(tmp_path: Path) -> None:
     assert late["events"] > 500 and 0 <= late["mean_s"] <= late["p99_s"] <= late["max_s"]
     # Every listed stall is an event at least `stall_s` late; the worst one is the max.
     assert all(s["late_s"] >= late["stall_s"] and 0 <= s["at_s"] <= 3.0 for s in late["stalls"])
-    assert late["max_s"] < late["stall_s"] or max(s["late_s"] for s in late["stalls"]) == late["max_s"] or late["stalls_unlisted"] > 0
+    assert (
+        late["max_s"] < late["stall_s"]
+        or max(s["late_s"] for s in late["stalls"]) == late["max_s"]
+        or late["stalls_unlisted"] > 0
+    )
     assert emu["apps"][0]["socket_options"]["congestion"] == "bbr"
     assert emu["apps"][0]["sender"]["tcp_info"]["bytes_acked"] > 100_000
     # Every recorded sysctl is the namespace's, read back after setting.
@@ -80,7 +84,12 @@ def test_ctrl_c_stops_the_run_and_removes_the_namespaces(tmp_path: Path) -> None
     f = tmp_path / "s.toml"
     f.write_text(SCENARIO.format(stop="60s", cc="cubic"))
     exe = Path(sys.executable).parent / "rexmit"
-    p = subprocess.Popen([str(exe), "emulate", str(f), "--out", str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [str(exe), "emulate", str(f), "--out", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 20
     while not _our_namespaces(p.pid) and time.time() < deadline:
         time.sleep(0.05)
@@ -102,7 +111,22 @@ def test_without_root_the_command_says_so_plainly(tmp_path: Path) -> None:
     tmp_path.chmod(0o777)
     f.chmod(0o644)
     exe = Path(sys.executable).parent / "rexmit"
-    p = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", str(exe), "emulate", str(f), "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            setpriv,
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+            str(exe),
+            "emulate",
+            str(f),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 4, p.stderr
     assert "cannot emulate on this machine" in p.stderr and "root" in p.stderr
 

@@ -2,15 +2,20 @@
 file's [labels] table (issue 15 §2)."""
 
 import pytest
-
-from rexmit.labels import PALETTE, Label, check_labels, line_names, metric_label, param_label, tcp_variant
-from rexmit.report import new_figure, save_figure
-from rexmit.sweep import Sweep, SweepError, run_sweep
-from rexmit.report import report
 from test_sweep import chain_sweep
 
+from rexmit.labels import PALETTE, Label, check_labels, line_names, metric_label, param_label, tcp_variant
+from rexmit.report import new_figure, report, save_figure
+from rexmit.sweep import Sweep, SweepError, run_sweep
+
 SEED001_KEYS = ["apps[0].tcp.recovery", "apps[0].tcp.cc", "apps[0].tcp.tahoe_recover_guard"]
-SEED001_ROWS = [("tahoe", "reno", False), ("reno", "reno", True), ("newreno", "reno", True), ("sack", "reno", True), ("newreno", "westwood", True)]
+SEED001_ROWS = [
+    ("tahoe", "reno", False),
+    ("reno", "reno", True),
+    ("newreno", "reno", True),
+    ("sack", "reno", True),
+    ("newreno", "westwood", True),
+]
 
 
 def test_tcp_variants_are_named_as_seed_001_names_them():
@@ -21,9 +26,15 @@ def test_tcp_variants_are_named_as_seed_001_names_them():
 
 
 def test_legend_of_a_grid_parameter_says_what_varies_with_units():
-    assert line_names(["topology.links[0].delay"], [("5ms",), ("250ms",)]) == ["One-way link delay = 5 ms", "One-way link delay = 250 ms"]
+    assert line_names(["topology.links[0].delay"], [("5ms",), ("250ms",)]) == [
+        "One-way link delay = 5 ms",
+        "One-way link delay = 250 ms",
+    ]
     assert line_names(["apps[0].sctp.nr_sack"], [(False,), (True,)]) == ["SACK", "NR-SACK"]
-    assert line_names(["apps[0].sctp.cmt.enabled", "apps[0].sctp.nr_sack"], [(True, False), (True, True)]) == ["CMT, SACK", "CMT, NR-SACK"]
+    assert line_names(["apps[0].sctp.cmt.enabled", "apps[0].sctp.nr_sack"], [(True, False), (True, True)]) == [
+        "CMT, SACK",
+        "CMT, NR-SACK",
+    ]
     assert line_names(["apps[1].sctp.rack.enabled"], [(True,), (False,)]) == ["RACK", "dupthresh"]
 
 
@@ -33,7 +44,10 @@ def test_quantities_are_scaled_to_a_readable_unit():
     assert metric_label("flow.a.rtxq_bytes_max").scaled([3.2e7]) == ("Largest retransmission queue (MB)", 1e-6)
     # A unit asked for wins over the automatic choice; a fraction may be shown in percent.
     assert Label("Goodput", "bit/s", "kb/s").scaled([3.8e6]) == ("Goodput (kb/s)", 1e-3)
-    assert metric_label("flow.a.send_blocked_fraction", {"flow.a.send_blocked_fraction": {"unit": "%"}}).scaled([0.5])[0] == "Send-buffer blocked fraction (%)"
+    assert (
+        metric_label("flow.a.send_blocked_fraction", {"flow.a.send_blocked_fraction": {"unit": "%"}}).scaled([0.5])[0]
+        == "Send-buffer blocked fraction (%)"
+    )
 
 
 def test_error_rates_are_named_by_their_model():

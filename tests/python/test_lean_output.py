@@ -15,16 +15,27 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import ROOT
 
 import rexmit
 from rexmit import _parquet, results
 from rexmit._arrow_schema import arrow_schema
 
-from conftest import ROOT
-
-HEAVY = ["pandas", "pyarrow", "numpy", "plotly", "matplotlib", "tqdm", "polars", "statistics", "multiprocessing", "rexmit.sweep",
-         # dataclasses imports inspect and ast: 12 ms of a short run (issue 18)
-         "dataclasses", "inspect"]
+HEAVY = [
+    "pandas",
+    "pyarrow",
+    "numpy",
+    "plotly",
+    "matplotlib",
+    "tqdm",
+    "polars",
+    "statistics",
+    "multiprocessing",
+    "rexmit.sweep",
+    # dataclasses imports inspect and ast: 12 ms of a short run (issue 18)
+    "dataclasses",
+    "inspect",
+]
 
 
 def _loaded_after(code: str) -> list[str]:
@@ -43,7 +54,14 @@ def test_rexmit_run_command_loads_no_dataframe_or_plotting_library(tmp_path):
     code = f"from rexmit.cli import main\nassert main(['run', {str(scenario)!r}, '--out', {str(tmp_path / 'out')!r}, '--quiet']) == 0"
     assert _loaded_after(code) == []
     # ... and it wrote the results, the per-flow message table included.
-    assert {"flows.parquet", "links.parquet", "nodes.parquet", "timeseries.parquet", "messages.parquet", "summary.json"} <= {p.name for p in (tmp_path / "out").iterdir()}
+    assert {
+        "flows.parquet",
+        "links.parquet",
+        "nodes.parquet",
+        "timeseries.parquet",
+        "messages.parquet",
+        "summary.json",
+    } <= {p.name for p in (tmp_path / "out").iterdir()}
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["run", "--help"]])
@@ -69,7 +87,9 @@ def _same(a: pa.Table, b: pa.Table) -> bool:
     """Same schema and values (NaN equal to NaN)."""
 
     def rows(t: pa.Table) -> list:
-        return [{k: "NaN" if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()} for r in t.to_pylist()]
+        return [
+            {k: "NaN" if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()} for r in t.to_pylist()
+        ]
 
     return a.schema.equals(b.schema) and rows(a) == rows(b)
 
@@ -88,7 +108,13 @@ def test_each_kind_reads_back_as_pyarrow_infers_it_from_the_list(tmp_path):
     cols.append(_parquet.Column("u", _parquet.UINT64, struct.pack("<6Q", 0, 1, 2**64 - 1, 5, 6, 7)))
     cols.append(_parquet.Column("dd", _parquet.DOUBLE, struct.pack("<6d", 0, 1, 2, 5, 6, 7.5)))
     _parquet.write(tmp_path / "t.parquet", cols)
-    expected = pa.table({**{k: pa.array(v) for k, v in COLUMNS.items()}, "u": pa.array([0, 1, 2**64 - 1, 5, 6, 7], pa.uint64()), "dd": pa.array([0.0, 1, 2, 5, 6, 7.5])})
+    expected = pa.table(
+        {
+            **{k: pa.array(v) for k, v in COLUMNS.items()},
+            "u": pa.array([0, 1, 2**64 - 1, 5, 6, 7], pa.uint64()),
+            "dd": pa.array([0.0, 1, 2, 5, 6, 7.5]),
+        }
+    )
     assert _same(pq.read_table(tmp_path / "t.parquet"), expected)
     # The Arrow schema travels in the metadata as pyarrow writes it: polars keeps the null column.
     pq.write_table(expected, tmp_path / "by_pyarrow.parquet")
@@ -109,7 +135,21 @@ def test_columns_of_different_lengths_are_refused(tmp_path):
 
 @pytest.mark.parametrize(
     "values",
-    [[1, 2], [1, 2.5], [None, 1, 2.0], ["a", None], [True, None], [None], [2**53, 0.5], [2**53 + 1, 0.5], [True, 1], [2**63, 1], [1.0, "a"], [[1], [2]], [{"a": 1}]],
+    [
+        [1, 2],
+        [1, 2.5],
+        [None, 1, 2.0],
+        ["a", None],
+        [True, None],
+        [None],
+        [2**53, 0.5],
+        [2**53 + 1, 0.5],
+        [True, 1],
+        [2**63, 1],
+        [1.0, "a"],
+        [[1], [2]],
+        [{"a": 1}],
+    ],
 )
 def test_infer_answers_what_pyarrow_infers_or_leaves_the_list_to_pyarrow(values):
     kind = _parquet.infer(values)
@@ -126,9 +166,29 @@ def test_infer_answers_what_pyarrow_infers_or_leaves_the_list_to_pyarrow(values)
 def test_the_arrow_schema_is_an_ipc_schema_message():
     import base64
 
-    names = [("series", "string"), ("t_ns", "uint64"), ("t_s", "double"), ("i", "int64"), ("b", "bool"), ("n", "null"), ("é" * 40, "string")]
+    names = [
+        ("series", "string"),
+        ("t_ns", "uint64"),
+        ("t_s", "double"),
+        ("i", "int64"),
+        ("b", "bool"),
+        ("n", "null"),
+        ("é" * 40, "string"),
+    ]
     schema = pa.ipc.read_schema(pa.py_buffer(base64.b64decode(arrow_schema(names))))
-    assert schema.equals(pa.schema([("series", pa.string()), ("t_ns", pa.uint64()), ("t_s", pa.float64()), ("i", pa.int64()), ("b", pa.bool_()), ("n", pa.null()), ("é" * 40, pa.string())]))
+    assert schema.equals(
+        pa.schema(
+            [
+                ("series", pa.string()),
+                ("t_ns", pa.uint64()),
+                ("t_s", pa.float64()),
+                ("i", pa.int64()),
+                ("b", pa.bool_()),
+                ("n", pa.null()),
+                ("é" * 40, pa.string()),
+            ]
+        )
+    )
 
 
 def _traced_run(out):
@@ -150,7 +210,10 @@ def test_run_files_read_back_as_the_tables_in_memory(tmp_path, monkeypatch, lean
         assert written.num_rows > 0, table
         assert _same(written, res.arrow(table)), table
         pq.write_table(res.arrow(table), tmp_path / "ref.parquet")
-        assert pl.read_parquet(tmp_path / "out" / f"{file}.parquet").schema == pl.read_parquet(tmp_path / "ref.parquet").schema, table
+        assert (
+            pl.read_parquet(tmp_path / "out" / f"{file}.parquet").schema
+            == pl.read_parquet(tmp_path / "ref.parquet").schema
+        ), table
     # No message needed four retransmissions: an all-null column, null in the file too.
     assert pq.read_table(tmp_path / "out" / "flows.parquet").schema.field("latency_rtx4plus_mean_s").type == pa.null()
 
@@ -193,16 +256,29 @@ def test_commands_names_every_command_of_the_parser():
     assert all(choices(build_parser(only=c)) == (c,) for c in COMMANDS)
 
 
-@pytest.mark.parametrize(("name", "loss", "rate", "rate2"), [("ns2-sack1", "burst", 0.001, None), ("ns2-sctp-nrsack", "uniform", 0.01, None), ("ns2-cmt-nrsack", "uniform", 0.02, 0.001)])
+@pytest.mark.parametrize(
+    ("name", "loss", "rate", "rate2"),
+    [
+        ("ns2-sack1", "burst", 0.001, None),
+        ("ns2-sctp-nrsack", "uniform", 0.01, None),
+        ("ns2-cmt-nrsack", "uniform", 0.02, 0.001),
+    ],
+)
 def test_the_whole_process_bench_runs_ns_as_the_ns2_wrappers_do(tmp_path, monkeypatch, name, loss, rate, rate2):
     """validation/bench_peers.py times `ns` itself; it must get the very arguments the Python
     wrapper of the loop comparison gives it (a stand-in `ns` on PATH prints them)."""
     fake = tmp_path / "ns"
-    fake.write_text("#!/bin/sh\nprintf '{\"argv\": [' ; sep=''; for a in \"$@\"; do printf '%s\"%s\"' \"$sep\" \"$a\"; sep=','; done; printf '], \"duration_s\": 1}\\n'\n")
+    fake.write_text(
+        '#!/bin/sh\nprintf \'{"argv": [\' ; sep=\'\'; for a in "$@"; do printf \'%s"%s"\' "$sep" "$a"; sep=\',\'; done; printf \'], "duration_s": 1}\\n\'\n'
+    )
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     monkeypatch.syspath_prepend(str(ROOT / "validation"))
     import bench_peers
 
-    wrapper = subprocess.run(bench_peers.peer_command(name, loss, rate, rate2, 10.0, 1), capture_output=True, text=True, check=True)
-    assert ["ns", *json.loads(wrapper.stdout.strip().splitlines()[-1])["argv"]] == bench_peers.ns2_command(name, loss, rate, rate2, 10.0, 1)
+    wrapper = subprocess.run(
+        bench_peers.peer_command(name, loss, rate, rate2, 10.0, 1), capture_output=True, text=True, check=True
+    )
+    assert ["ns", *json.loads(wrapper.stdout.strip().splitlines()[-1])["argv"]] == bench_peers.ns2_command(
+        name, loss, rate, rate2, 10.0, 1
+    )

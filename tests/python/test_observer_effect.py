@@ -24,7 +24,12 @@ def _scenario(ties: str) -> dict[str, Any]:
         "event_ties": ties,
         "topology": {
             "kind": "dumbbell",
-            "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"packets": 20}, "errors": [{"kind": "uniform", "rate": 0.005}]},
+            "bottleneck": {
+                "rate": "10Mbps",
+                "delay": "10ms",
+                "queue": {"packets": 20},
+                "errors": [{"kind": "uniform", "rate": 0.005}],
+            },
             "left": [{"name": f"s{i}", "rate": "100Mbps", "delay": "5ms"} for i in range(3)],
             "right": [{"name": f"d{i}", "rate": "100Mbps", "delay": "5ms"} for i in range(3)],
         },

@@ -138,7 +138,9 @@ def test_tsg_html_embeds_plotly_and_the_data(tcp_run: Path) -> None:
 
 
 @pytest.mark.parametrize("run, flow", [("tcp_run", "bulk"), ("sctp_run", "assoc")])
-def test_the_html_figure_is_what_plotlys_validated_figure_makes_of_it(run: str, flow: str, request: pytest.FixtureRequest) -> None:
+def test_the_html_figure_is_what_plotlys_validated_figure_makes_of_it(
+    run: str, flow: str, request: pytest.FixtureRequest
+) -> None:
     # The page is written from plain data, not from plotly's validated objects (issue 18: their
     # validation was most of a view's time): plotly, validating the page's figure, must neither
     # reject a property nor change a value, the template and the typed arrays included.
@@ -152,11 +154,13 @@ def test_the_html_figure_is_what_plotlys_validated_figure_makes_of_it(run: str, 
 
 def test_window_zooms_into_the_recovery(tcp_run: Path) -> None:
     tr = load_trace(tcp_run, "bulk")
-    (start, end), = tr.recovery_episodes()
+    ((start, end),) = tr.recovery_episodes()
     zoomed = tr.window(start, end)
     assert 0 < len(zoomed.sent["t"]) < len(tr.sent["t"])
     assert zoomed.sent["t"].min() >= start and zoomed.sent["t"].max() <= end
-    out = cli("plot", str(tcp_run), "--flow", "bulk", "--from", str(start), "--to", str(end), "--out", str(tcp_run / "z.png"))
+    out = cli(
+        "plot", str(tcp_run), "--flow", "bulk", "--from", str(start), "--to", str(end), "--out", str(tcp_run / "z.png")
+    )
     assert out.returncode == 0, out.stderr
 
 

@@ -14,13 +14,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_plot import TCP, traced_run
 
 from rexmit.plot import plot_flow
 
-from test_plot import TCP, traced_run
-
 # Headless Chromium as root needs --no-sandbox; no GPU here; virtual time lets plotly finish.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=15000", "--window-size=1400,900"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--hide-scrollbars",
+    "--virtual-time-budget=15000",
+    "--window-size=1400,900",
+]
 
 
 def chromium_or_skip() -> str:
@@ -34,7 +40,9 @@ def chromium_or_skip() -> str:
 
 
 def browse(chromium: str, page: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([chromium, *FLAGS, *args, page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [chromium, *FLAGS, *args, page.resolve().as_uri()], capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")

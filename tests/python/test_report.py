@@ -5,13 +5,13 @@ import html
 import re
 
 import pytest
+from conftest import rexmit_cli
+from test_sweep import chain_sweep
 
 import rexmit
 import rexmit.report
-from conftest import rexmit_cli
 from rexmit.report import as_number, report
 from rexmit.sweep import Sweep, SweepError, run_sweep
-from test_sweep import chain_sweep
 
 SWEEP = chain_sweep(
     2,
@@ -63,7 +63,13 @@ def test_a_sweep_figure_of_many_lines_keeps_its_axes_and_every_legend_entry(tmp_
     from matplotlib.figure import Figure as MplFigure
 
     delays = ", ".join(f'"{d}ms"' for d in (1, 2, 5, 10, 20, 50))
-    text = chain_sweep(1, 9, '{ rate = "10Mbps", delay = "5ms" }', "2Mbps", tail=f'[grid]\n"apps[0].rate" = ["2Mbps", "4Mbps"]\n"topology.links[0].delay" = [{delays}]\n"topology.links[0].rate" = ["10Mbps", "20Mbps"]\n')
+    text = chain_sweep(
+        1,
+        9,
+        '{ rate = "10Mbps", delay = "5ms" }',
+        "2Mbps",
+        tail=f'[grid]\n"apps[0].rate" = ["2Mbps", "4Mbps"]\n"topology.links[0].delay" = [{delays}]\n"topology.links[0].rate" = ["10Mbps", "20Mbps"]\n',
+    )
     out = tmp_path / "out"
     run_sweep(Sweep.from_toml(text), out, jobs=1, progress=False)
     drawn: list[MplFigure] = []
@@ -109,11 +115,16 @@ def test_run_report_draws_time_series_and_shows_the_scenario(tmp_path, examples)
     r = rexmit_cli("report", str(out))
     assert "report in" in r.stdout
     figures = out / "figures"
-    assert {p.name for p in figures.iterdir()} == {f"series_{n}.{e}" for n in ("queue_packets_R1-_R2", "voice_rx_bytes") for e in ("png", "svg")}
+    assert {p.name for p in figures.iterdir()} == {
+        f"series_{n}.{e}" for n in ("queue_packets_R1-_R2", "voice_rx_bytes") for e in ("png", "svg")
+    }
     page = (out / "report.html").read_text()
     assert len(_svgs_in(page)) == 2
     # The quantities by name, in readable units (rx_bytes of a 64 kb/s flow over 5 s: kB).
-    queue, rx = (figures / "series_queue_packets_R1-_R2.svg").read_text(), (figures / "series_voice_rx_bytes.svg").read_text()
+    queue, rx = (
+        (figures / "series_queue_packets_R1-_R2.svg").read_text(),
+        (figures / "series_voice_rx_bytes.svg").read_text(),
+    )
     assert "<!-- Queue (packets) -->" in queue and "<!-- Queue (packets) (R1-&gt;R2) -->" in queue
     assert "<!-- Bytes received (kB) -->" in rx and "<!-- Time (s) -->" in rx
     scenario_text = (out / "scenario.toml").read_text()
@@ -163,7 +174,10 @@ def test_claims_table_shows_the_papers_value_beside_rexmits_when_recorded():
     page = html.unescape(claims_table(claims))
     assert "<th>paper</th><th>rexmit</th>" in page
     assert "<td>RACK recovers in one RTT</td><td>yes</td><td>about 50 ms</td><td>63 ms</td>" in page
-    assert "<td>needs the full run</td>" in page and "<td>ids are unique</td><td>sanity check, not counted: NO</td>" in page
+    assert (
+        "<td>needs the full run</td>" in page
+        and "<td>ids are unique</td><td>sanity check, not counted: NO</td>" in page
+    )
     # Without any paper value the column is left out.
     assert "<th>paper</th>" not in claims_table(claims[1:])
 
@@ -171,7 +185,7 @@ def test_claims_table_shows_the_papers_value_beside_rexmits_when_recorded():
 def test_reproduction_index_shows_the_claims_as_claims_json_records_them(tmp_path):
     import json
 
-    from rexmit.report import reproduction_index, refresh_index_claims
+    from rexmit.report import refresh_index_claims, reproduction_index
 
     claim = {"text": "SACK beats Reno", "holds": False, "numbers": "3.1 vs 2.9"}
     page = reproduction_index(tmp_path, "rexmit reproduce x", ["overview"], [claim], [])

@@ -6,8 +6,8 @@ import json
 import re
 
 import pytest
-
 from conftest import rexmit_cli
+
 from rexmit.recipes.common import Claim
 from rexmit.report import claims_table
 from rexmit.reproduce import RECIPES, claim_by_id, load_claims, reproduce
@@ -25,7 +25,11 @@ def test_tcp_sack_quick_reproduction(tmp_path):
     claims = load_claims(out / "claims.json")
     assert len(claims) == 9 and len({c["id"] for c in claims}) == 9
     # The claims that do not depend on fine details of the variants (seed 001 Figs. 9, 11, 12).
-    for cid in ("tcp-sack/fig9-low-error-rates-fill-the-bottleneck", "tcp-sack/fig11-throughput-grows-with-speed", "tcp-sack/fig12-throughput-drops-with-delay"):
+    for cid in (
+        "tcp-sack/fig9-low-error-rates-fill-the-bottleneck",
+        "tcp-sack/fig11-throughput-grows-with-speed",
+        "tcp-sack/fig12-throughput-drops-with-delay",
+    ):
         assert claim_by_id(claims, cid)["holds"], cid
     # More capacity cannot lower an uncongested transfer's throughput, and the 128 KiB windows
     # cap throughput at window/RTT: sanity checks, apart.
@@ -35,7 +39,15 @@ def test_tcp_sack_quick_reproduction(tmp_path):
     assert (score["counted"], score["sanity"]) == (7, 2)
     assert "[reproduced] tcp-sack/fig9-low-error-rates-fill-the-bottleneck: " in r.stdout
     assert "[sanity check holds] tcp-sack/fig11-throughput-grows-with-speed: " in r.stdout
-    assert r.stdout.rstrip().endswith(f"tcp-sack: {score['held']}/7 claims reproduced" + (f" ({score['undecided']} need{'s' if score['undecided'] == 1 else ''} the full run)" if score["undecided"] else "") + "; 2 sanity checks apart, not counted")
+    assert r.stdout.rstrip().endswith(
+        f"tcp-sack: {score['held']}/7 claims reproduced"
+        + (
+            f" ({score['undecided']} need{'s' if score['undecided'] == 1 else ''} the full run)"
+            if score["undecided"]
+            else ""
+        )
+        + "; 2 sanity checks apart, not counted"
+    )
     # index.html: the paper's figure numbers as titles, the figures with human labels, the claims.
     page = (out / "index.html").read_text()
     for title in ("Fig. 9: throughput vs burst error rate", "Fig. 12: throughput vs bottleneck delay"):
@@ -72,7 +84,16 @@ def test_claims_json_records_ids_the_score_and_sanity_checks_apart(tmp_path, mon
     doc = json.loads((tmp_path / "full" / "claims.json").read_text())
     assert doc["score"] == {"held": 1, "counted": 2, "undecided": 0, "sanity": 1}
     assert claim_by_id(doc["claims"], "fake/holds")["paper"] == "81 ms"
-    assert claim_by_id(doc["claims"], "fake/by-definition") == {"id": "fake/by-definition", "text": "a claim that cannot fail", "holds": True, "numbers": "3", "paper": None, "sanity": True, "why": "true by definition", "overlap": False}
+    assert claim_by_id(doc["claims"], "fake/by-definition") == {
+        "id": "fake/by-definition",
+        "text": "a claim that cannot fail",
+        "holds": True,
+        "numbers": "3",
+        "paper": None,
+        "sanity": True,
+        "why": "true by definition",
+        "overlap": False,
+    }
     # A quick run decides no failing claim: it needs the full run.
     reproduce("fake", tmp_path / "quick", quick=True)
     doc = json.loads((tmp_path / "quick" / "claims.json").read_text())

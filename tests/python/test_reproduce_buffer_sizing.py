@@ -6,14 +6,14 @@ import html
 import re
 
 import pytest
+from conftest import rexmit_cli
+from test_sweep import chain_sweep
 
 import rexmit
-from conftest import rexmit_cli
-from rexmit.reproduce import claim_by_id, load_claims
 from rexmit import buffer_model
 from rexmit.report import Marker, report
+from rexmit.reproduce import claim_by_id, load_claims
 from rexmit.sweep import Sweep, run_sweep
-from test_sweep import chain_sweep
 
 FIGURES = ["fig4_newreno_send_buffer", "fig4_newreno_recv_buffer", "fig4_sack_send_buffer", "fig4_sack_recv_buffer"]
 
@@ -31,10 +31,18 @@ def test_buffer_sizing_quick_reproduction(tmp_path):
         assert f"model a=0.0005 b=0.0125: {need / 1e6:.1f} MB" in svg
         assert "Table I" in page and "B = 7000 packets" in page
         # Human labels: the buffer in MB, the line named by (a, b) as the paper writes it.
-        for text in ("Bottleneck utilisation", "Send buffer (MB)" if "send" in fig else "Receive buffer (MB)", "a = 0.0005, b = 0.0125"):
+        for text in (
+            "Bottleneck utilisation",
+            "Send buffer (MB)" if "send" in fig else "Receive buffer (MB)",
+            "a = 0.0005, b = 0.0125",
+        ):
             assert f"<!-- {text} -->" in svg, text
     index = html.unescape((out / "index.html").read_text())
-    assert index.count("<h3>Fig. 4: goodput") == 4 and "Table I" in index and "NewReno: goodput reaches its maximum" in index
+    assert (
+        index.count("<h3>Fig. 4: goodput") == 4
+        and "Table I" in index
+        and "NewReno: goodput reaches its maximum" in index
+    )
     with (out / "table_I.csv").open() as f:
         (row,) = list(csv.DictReader(f))
     assert float(row["NewReno Q packets"]) == round(q.newreno_packets)
@@ -43,13 +51,24 @@ def test_buffer_sizing_quick_reproduction(tmp_path):
     assert len(claims) == 7 and all(c["numbers"] for c in claims)
     # The grids resolve the model's buffer to ±10% (issue 19 §4: on a 2x grid the knee claims
     # could not fail): the size below the model's is 0.9 times it, NewReno's size above 1.1 times.
-    for cid, need in (("buffer-sizing/newreno-knee-at-model-size", q.newreno_bytes), ("buffer-sizing/sack-knee-at-model-size", q.sack_bytes)):
+    for cid, need in (
+        ("buffer-sizing/newreno-knee-at-model-size", q.newreno_bytes),
+        ("buffer-sizing/sack-knee-at-model-size", q.sack_bytes),
+    ):
         numbers = claim_by_id(claims, cid)["numbers"]
         assert f"model {need / 1e6:.1f} MB; {round(0.9 * need / 1e6)}MB→" in numbers, numbers
-    assert f", {round(1.1 * q.newreno_bytes / 1e6)}MB→" in claim_by_id(claims, "buffer-sizing/newreno-knee-at-model-size")["numbers"]
+    assert (
+        f", {round(1.1 * q.newreno_bytes / 1e6)}MB→"
+        in claim_by_id(claims, "buffer-sizing/newreno-knee-at-model-size")["numbers"]
+    )
     # Held in the quick run: NewReno depends on its buffers, SACK needs less, the largest
     # unacknowledged count is the model's U, and send and receive buffers have the same knee.
-    for cid in ("newreno-goodput-depends-on-buffers", "sack-needs-smaller-buffers", "max-unacked-matches-model", "send-and-recv-buffers-same-size"):
+    for cid in (
+        "newreno-goodput-depends-on-buffers",
+        "sack-needs-smaller-buffers",
+        "max-unacked-matches-model",
+        "send-and-recv-buffers-same-size",
+    ):
         assert claim_by_id(claims, f"buffer-sizing/{cid}")["holds"], cid
     assert "[reproduced] buffer-sizing/max-unacked-matches-model: " in r.stdout
 
@@ -77,7 +96,15 @@ def test_markers_notes_and_tables_in_a_sweep_report(small_sweep):
         Marker(2.5e6, "expected level", axis="y", metrics=[metric]),
         Marker("1Mbps", "not on this figure", metrics=["flow.cbr0.delay_mean_s"]),
     ]
-    page = html.unescape(report(small_sweep, metrics=[metric], markers=marks, notes=["a note & more"], tables=[("Extra table", [{"k": "v1"}])]).read_text())
+    page = html.unescape(
+        report(
+            small_sweep,
+            metrics=[metric],
+            markers=marks,
+            notes=["a note & more"],
+            tables=[("Extra table", [{"k": "v1"}])],
+        ).read_text()
+    )
     svg = next((small_sweep / "figures").glob("*.svg")).read_text()
     assert "threshold for 500 B" in svg and "expected level" in svg
     assert "not on this figure" not in svg
@@ -91,7 +118,10 @@ def test_markers_notes_and_tables_in_a_sweep_report(small_sweep):
     ("marker", "message"),
     [
         (Marker("3s", "wrong unit"), "markers[0].value: '3s' is not a number in the x axis unit (bit/s)"),
-        (Marker("3Mbps", "bad group", group={"apps[0].rate": "2Mbps"}), "markers[0].group: must give a value for each of apps[0].packet_size"),
+        (
+            Marker("3Mbps", "bad group", group={"apps[0].rate": "2Mbps"}),
+            "markers[0].group: must give a value for each of apps[0].packet_size",
+        ),
         (Marker("high", "not a number", axis="y"), "markers[0].value: 'high' is not a number"),
         (Marker(1.0, "bad axis", axis="z"), "markers[0].axis: 'z' is not an axis"),
     ],

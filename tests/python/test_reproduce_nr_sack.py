@@ -4,10 +4,10 @@ cross traffic, through the CLI; and the seed-000 setup the recipe builds its run
 import random
 
 import pyarrow.parquet as pq
-
 from conftest import rexmit_cli
-from rexmit.reproduce import claim_by_id, load_claims
+
 from rexmit.recipes import seed000_setup as setup
+from rexmit.reproduce import claim_by_id, load_claims
 
 
 def test_nr_sack_quick_reproduction(tmp_path):
@@ -25,14 +25,26 @@ def test_nr_sack_quick_reproduction(tmp_path):
     # The core claim of seed 000 §V.A (Figs. 8-9): SACK's RtxQ_Util is below 1 once there are
     # losses (heavy load) and falls with the load, for SCTP and for CMT; NR-SACK's is 1 by
     # definition, a sanity check reported apart.
-    for cid in ("nr-sack/sctp-sack-rtxq-util-falls-with-load", "nr-sack/cmt-sack-rtxq-util-falls-with-load", "nr-sack/nr-sack-rtxq-util-is-one"):
+    for cid in (
+        "nr-sack/sctp-sack-rtxq-util-falls-with-load",
+        "nr-sack/cmt-sack-rtxq-util-falls-with-load",
+        "nr-sack/nr-sack-rtxq-util-is-one",
+    ):
         assert claim_by_id(claims, cid)["holds"], claim_by_id(claims, cid)
-    assert {c["id"] for c in claims if c["sanity"]} == {"nr-sack/nr-sack-rtxq-util-is-one", "nr-sack/setup-loss-in-paper-range"}
+    assert {c["id"] for c in claims if c["sanity"]} == {
+        "nr-sack/nr-sack-rtxq-util-is-one",
+        "nr-sack/setup-loss-in-paper-range",
+    }
     assert "<h3>Fig. 14: goodput of CMT</h3>" in index
     # The paper's names (CMT-SACK, CMT-NR-SACK) in the legends, goodput in Mb/s, the sweeps'
     # own figures named by the recipe's labels.
     svg = (out / "figures" / "fig14_cmt_goodput.svg").read_text()
-    for text in ("CMT-SACK, 128K", "CMT-NR-SACK, 128K", "Goodput over the trace window (Mb/s)", "Cross-traffic load on path 1 (path 2: low)"):
+    for text in (
+        "CMT-SACK, 128K",
+        "CMT-NR-SACK, 128K",
+        "Goodput over the trace window (Mb/s)",
+        "Cross-traffic load on path 1 (path 2: low)",
+    ):
         assert f"<!-- {text} -->" in svg, text
     sweep_svg = next((out / "sctp" / "figures").glob("*rtxq_util_vs_load.svg")).read_text()
     for text in ("Cross-traffic load", "RtxQ_Util", "Send buffer = 64K, NR-SACK"):

@@ -1,7 +1,7 @@
 """`rexmit reproduce rack-sctp --quick`: seed 002's figures as sweeps, reports and claims."""
 
-
 from conftest import rexmit_cli
+
 from rexmit.reproduce import claim_by_id, load_claims
 
 
@@ -14,7 +14,11 @@ def test_rack_sctp_quick_reproduces_the_core_claims(tmp_path):
     claims = load_claims(out / "claims.json")
     # RACK's recovery near one RTT, the spurious-retransmission gap under reordering and the
     # tail-loss ordering are the paper's central results.
-    for cid in ("rack-sctp/fig2-rack-recovers-in-one-rtt", "rack-sctp/fig3-fewer-spurious-retransmissions", "rack-sctp/fig10-burst-limits-cut-retransmissions"):
+    for cid in (
+        "rack-sctp/fig2-rack-recovers-in-one-rtt",
+        "rack-sctp/fig3-fewer-spurious-retransmissions",
+        "rack-sctp/fig10-burst-limits-cut-retransmissions",
+    ):
         assert claim_by_id(claims, cid)["holds"], (cid, [c["id"] for c in claims if not c["holds"]])
     # index.html: the paper's captions as titles, RACK vs dupthresh in the legends, units on the axes.
     index = (out / "index.html").read_text()

@@ -5,10 +5,10 @@ import html
 import math
 
 import pytest
-
 from conftest import rexmit_cli
-from rexmit.reproduce import claim_by_id, load_claims
+
 from rexmit.recipes.thin_figures import pooled
+from rexmit.reproduce import claim_by_id, load_claims
 
 SWEEPS = ["fig8_lab", "lab_grid", "http_rtt", "fairness_tcp_bulk", "table1_presets"]
 MAIN = "thin-streams/fig8a-all-mods-lower-2nd-3rd"
@@ -24,14 +24,22 @@ def test_thin_streams_quick_reproduction(tmp_path):
         assert (out / "figures" / f"{fig}.png").is_file(), fig
     # The choices the paper leaves open are stated in the reports.
     assert "81 web clients with one-way delays 10–90 ms" in page
-    assert "81 web clients with one-way delays 10–90 ms" in html.unescape((out / "http_rtt" / "report.html").read_text())
+    assert "81 web clients with one-way delays 10–90 ms" in html.unescape(
+        (out / "http_rtt" / "report.html").read_text()
+    )
     claims = load_claims(out / "claims.json")
     assert len(claims) == 28 and all(c["numbers"] for c in claims)
     # Fig. 10 is judged under HTTP cross traffic (the paper's condition) and on the lab network apart.
-    assert "HTTP" in claim_by_id(claims, "thin-streams/fig10-min-rto-p99-gap-shrinks")["numbers"] and "loss" in claim_by_id(claims, "thin-streams/fig10-lab-min-rto-p99-gap-shrinks")["numbers"]
+    assert (
+        "HTTP" in claim_by_id(claims, "thin-streams/fig10-min-rto-p99-gap-shrinks")["numbers"]
+        and "loss" in claim_by_id(claims, "thin-streams/fig10-lab-min-rto-p99-gap-shrinks")["numbers"]
+    )
     # Fig. 11 below the test stream's fair share cannot fail: a sanity check apart; at the fair
     # share (500 kb/s, in the quick run too) it is judged.
-    assert {c["id"] for c in claims if c["sanity"]} == {"thin-streams/fig11a-test-stream-unchanged-below-fair-share", "thin-streams/fig11b-greedy-flow-unchanged-below-fair-share"}
+    assert {c["id"] for c in claims if c["sanity"]} == {
+        "thin-streams/fig11a-test-stream-unchanged-below-fair-share",
+        "thin-streams/fig11b-greedy-flow-unchanged-below-fair-share",
+    }
     assert "tcp_bulk 500 kb/s: " in claim_by_id(claims, "thin-streams/fig11a-test-stream-unchanged")["numbers"]
     main = claim_by_id(claims, MAIN)
     assert main["holds"], main
@@ -56,7 +64,14 @@ def test_pooled_latency_weights_means_by_count_and_skips_empty_runs():
 
 
 def test_pooled_any_combines_every_retransmission_count():
-    rows = [{**_row(2, 1.0, 1.0, 1.2, bucket="rtx1"), **_row(1, 4.0, 4.0, 4.0, bucket="rtx2"), **_row(0, None, None, None, bucket="rtx3"), **_row(1, 9.0, 9.0, 9.0, bucket="rtx4plus")}]
+    rows = [
+        {
+            **_row(2, 1.0, 1.0, 1.2, bucket="rtx1"),
+            **_row(1, 4.0, 4.0, 4.0, bucket="rtx2"),
+            **_row(0, None, None, None, bucket="rtx3"),
+            **_row(1, 9.0, 9.0, 9.0, bucket="rtx4plus"),
+        }
+    ]
     lat = pooled(rows, "v", "any")
     assert (lat.n, lat.max) == (4, 9.0)
     assert lat.mean == pytest.approx((2 * 1.0 + 4.0 + 9.0) / 4)

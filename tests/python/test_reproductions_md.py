@@ -12,7 +12,15 @@ spec.loader.exec_module(reproductions_md)
 
 
 def _claim(cid, text, holds, sanity=False, paper=None):
-    return {"id": cid, "text": text, "holds": holds, "numbers": f"numbers of {cid}", "paper": paper, "sanity": sanity, "why": "by definition" if sanity else None}
+    return {
+        "id": cid,
+        "text": text,
+        "holds": holds,
+        "numbers": f"numbers of {cid}",
+        "paper": paper,
+        "sanity": sanity,
+        "why": "by definition" if sanity else None,
+    }
 
 
 def test_sanity_checks_are_listed_apart_and_not_counted(tmp_path):
@@ -34,13 +42,18 @@ def test_sanity_checks_are_listed_apart_and_not_counted(tmp_path):
     assert "(`tcp-sack/a`) | 2.9 Mb/s | numbers of tcp-sack/a | holds |" in table[0]
     assert table[1].endswith("| **does not hold** |")
     apart = [line for line in lines if line.startswith("- `tcp-sack/")]
-    assert apart == ["- `tcp-sack/c`: throughput grows — holds; by definition. rexmit: numbers of tcp-sack/c", "- `tcp-sack/d`: something by construction — FAILS; by definition. rexmit: numbers of tcp-sack/d"]
+    assert apart == [
+        "- `tcp-sack/c`: throughput grows — holds; by definition. rexmit: numbers of tcp-sack/c",
+        "- `tcp-sack/d`: something by construction — FAILS; by definition. rexmit: numbers of tcp-sack/d",
+    ]
 
 
 def _run(results, name, claims, rev):
     run = results / name
     run.mkdir(parents=True)
-    (run / "claims.json").write_text(json.dumps({"recipe": name, "quick": False, "git_revision": rev, "claims": claims}))
+    (run / "claims.json").write_text(
+        json.dumps({"recipe": name, "quick": False, "git_revision": rev, "claims": claims})
+    )
     (run / "wall_s").write_text("5\n")
 
 
@@ -57,6 +70,6 @@ def test_a_paper_rerun_alone_replaces_its_section_and_keeps_the_others(tmp_path)
     assert "- seed 001: 0/1 claims hold; full run 5 s" in text, "tcp-sack kept"
     assert "- seed 002: 1/1 claims hold; full run 5 s" in text, "rack-sctp replaced"
     assert "at revision aaaaaaa, bbbbbbb+dirty," in text
-    seed001 = text[text.index("## seed 001"):text.index("## seed 002")]
+    seed001 = text[text.index("## seed 001") : text.index("## seed 002")]
     assert "Run at revision aaaaaaa." in seed001 and "SACK beats Reno" in seed001
-    assert "Not run in full yet" in text[text.index("## seed 000"):text.index("## seed 001")]
+    assert "Not run in full yet" in text[text.index("## seed 000") : text.index("## seed 001")]

@@ -9,7 +9,9 @@ from rexmit import _core
 
 
 def built_in_python() -> rexmit.Scenario:
-    s = rexmit.Scenario(stop_time="5s", seed=7, description="Lossy chain: burst errors, Gilbert-Elliott, scripted drops, reordering")
+    s = rexmit.Scenario(
+        stop_time="5s", seed=7, description="Lossy chain: burst errors, Gilbert-Elliott, scripted drops, reordering"
+    )
     lossy = {
         "rate": "4Mbps",
         "delay": "50ms",
@@ -96,5 +98,7 @@ def test_run_takes_a_dict_and_names_a_wrong_type():
     data = built_in_python().data
     from_dict = rexmit.run(data)
     assert from_dict.flows == rexmit.run(built_in_python()).flows
-    with pytest.raises(TypeError, match="scenario: expected a rexmit.Scenario, a dict or the path of a TOML file, not int"):
+    with pytest.raises(
+        TypeError, match="scenario: expected a rexmit.Scenario, a dict or the path of a TOML file, not int"
+    ):
         rexmit.run(42)  # type: ignore[arg-type]

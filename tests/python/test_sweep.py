@@ -16,7 +16,17 @@ import rexmit
 import rexmit.cli
 from rexmit.sweep import Sweep, SweepError, derive_seed, finished_ids, load, run_sweep
 
-def chain_sweep(replications: int, seed: int, link: str, rate: str, stop_time: str = "1s", head: str = "", base_extra: str = "", tail: str = "") -> str:
+
+def chain_sweep(
+    replications: int,
+    seed: int,
+    link: str,
+    rate: str,
+    stop_time: str = "1s",
+    head: str = "",
+    base_extra: str = "",
+    tail: str = "",
+) -> str:
     """A sweep file over a two-node chain A-B with one CBR flow "cbr0" (1000 B packets)."""
     return f"""{head}
 replications = {replications}
@@ -66,7 +76,12 @@ def test_grid_and_zip_expand_to_the_cartesian_product_with_zip_as_one_axis():
     assert len(points) == 2 * 2 * 3
     assert s.parameters == ["apps[0].rate", "topology.links[0].delay", "apps[0].packet_size", "apps[0].start"]
     # The first grid key varies slowest, zip rows fastest; zipped values stay paired.
-    assert points[0] == {"apps[0].rate": "2Mbps", "topology.links[0].delay": "5ms", "apps[0].packet_size": 500, "apps[0].start": "0s"}
+    assert points[0] == {
+        "apps[0].rate": "2Mbps",
+        "topology.links[0].delay": "5ms",
+        "apps[0].packet_size": 500,
+        "apps[0].start": "0s",
+    }
     assert points[2]["apps[0].packet_size"] == 1500 and points[2]["apps[0].start"] == "2ms"
     assert points[3]["topology.links[0].delay"] == "20ms"
     assert [p["apps[0].rate"] for p in points] == ["2Mbps"] * 6 + ["6Mbps"] * 6
@@ -95,7 +110,12 @@ def test_run_id_hashes_the_full_scenario():
     changed = tiny(TINY.replace('stop_time = "1s"', 'stop_time = "2s"')).plan()
     assert not {r.run_id for r in a} & {r.run_id for r in changed}
     # The id is that of the normalized scenario: how a value is written does not matter.
-    built = Sweep(base=rexmit.Scenario.from_dict(tiny().base.data), grid={"apps[0].rate": ["2Mbps", "6Mbps"], "topology.links[0].delay": ["5ms", "20ms"]}, replications=2, seed=5)
+    built = Sweep(
+        base=rexmit.Scenario.from_dict(tiny().base.data),
+        grid={"apps[0].rate": ["2Mbps", "6Mbps"], "topology.links[0].delay": ["5ms", "20ms"]},
+        replications=2,
+        seed=5,
+    )
     assert [r.run_id for r in built.plan()] == [r.run_id for r in a]
 
 
@@ -105,7 +125,10 @@ def test_run_id_hashes_the_full_scenario():
         (lambda t: "bogus = 1\n" + t, "bogus: unknown key"),
         (lambda t: t + '\n[zip]\n"apps[0].packet_size" = [500]\n"apps[0].start" = ["0s", "1s"]\n', "different lengths"),
         (lambda t: t.replace('"apps[0].rate" =', '"apps[3].rate" ='), "apps[3].rate: does not name a value"),
-        (lambda t: t.replace('["2Mbps", "6Mbps"]', '["2Mbps", "0bps"]'), "point 2 (apps[0].rate = '0bps', topology.links[0].delay = '5ms'): apps[0].rate"),
+        (
+            lambda t: t.replace('["2Mbps", "6Mbps"]', '["2Mbps", "0bps"]'),
+            "point 2 (apps[0].rate = '0bps', topology.links[0].delay = '5ms'): apps[0].rate",
+        ),
         (lambda t: t.replace("replications = 2", "replications = 0"), "replications: 0"),
         (lambda t: t.replace('"apps[0].rate" = ["2Mbps", "6Mbps"]', '"apps[0].rate" = []'), "non-empty list"),
     ],
@@ -118,7 +141,9 @@ def test_bad_sweeps_name_the_key(edit, message):
 
 def test_base_file_is_relative_to_the_sweep_file(tmp_path, examples):
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "s.sweep.toml").write_text(f'base = "../chain.toml"\nreplications = 2\n[grid]\n"apps[0].rate" = ["32kbps", "64kbps"]\n')
+    (tmp_path / "sub" / "s.sweep.toml").write_text(
+        'base = "../chain.toml"\nreplications = 2\n[grid]\n"apps[0].rate" = ["32kbps", "64kbps"]\n'
+    )
     (tmp_path / "chain.toml").write_text((examples / "lossy_chain.toml").read_text())
     s = Sweep.load(tmp_path / "sub" / "s.sweep.toml")
     assert s.base == rexmit.Scenario.load(examples / "lossy_chain.toml")
@@ -129,7 +154,7 @@ def test_base_file_is_relative_to_the_sweep_file(tmp_path, examples):
 def test_rexmit_sweep_is_a_function_and_the_sweep_module_an_ordinary_module():
     # `rexmit.sweep(...)` runs a sweep; the module keeps its API and its plain module type, also
     # when imported again after the package (which binds a first-time submodule import).
-    import rexmit.sweep  # noqa: F401
+    import rexmit.sweep
 
     module = sys.modules["rexmit.sweep"]
     assert type(module) is type(sys) and module.run_sweep is run_sweep
@@ -143,8 +168,23 @@ def test_rows_name_flow_link_and_summary_metrics_and_series_have_their_own_files
     table = load(tmp_path / "out")
     assert table.num_rows == 8
     names = table.column_names
-    assert names[:6] == ["run_id", "point", "replication", "seed", "param.apps[0].rate", "param.topology.links[0].delay"]
-    for col in ("flow.cbr0.throughput_bps", "flow.cbr0.rx_packets", "link.A->B.drop_error", "link.B->A.tx_packets", "node.B.no_listener", "summary.events", "summary.partial"):
+    assert names[:6] == [
+        "run_id",
+        "point",
+        "replication",
+        "seed",
+        "param.apps[0].rate",
+        "param.topology.links[0].delay",
+    ]
+    for col in (
+        "flow.cbr0.throughput_bps",
+        "flow.cbr0.rx_packets",
+        "link.A->B.drop_error",
+        "link.B->A.tx_packets",
+        "node.B.no_listener",
+        "summary.events",
+        "summary.partial",
+    ):
         assert col in names
     rows = table.to_pylist()
     assert [(r["point"], r["replication"]) for r in rows] == [(p, r) for p in range(4) for r in range(2)]
@@ -196,7 +236,9 @@ def test_local_processes_and_dask_local_cluster_give_identical_results(tmp_path)
     distributed = pytest.importorskip("distributed")
     run_sweep(tiny(), tmp_path / "serial", jobs=1, progress=False)
     run_sweep(tiny(), tmp_path / "local", jobs=2, progress=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
         result = run_sweep(tiny(), tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
     assert result.ran == 8
     serial = load(tmp_path / "serial")
@@ -204,7 +246,9 @@ def test_local_processes_and_dask_local_cluster_give_identical_results(tmp_path)
     assert load(tmp_path / "dask").equals(serial)
     for rid in serial.column("run_id").to_pylist():
         for sub, ext in (("runs", "parquet"), ("series", "parquet"), ("scenarios", "toml")):
-            assert (tmp_path / "dask" / sub / f"{rid}.{ext}").read_bytes() == (tmp_path / "serial" / sub / f"{rid}.{ext}").read_bytes()
+            assert (tmp_path / "dask" / sub / f"{rid}.{ext}").read_bytes() == (
+                tmp_path / "serial" / sub / f"{rid}.{ext}"
+            ).read_bytes()
 
 
 def test_changing_the_sweep_reuses_only_unchanged_runs(tmp_path):
@@ -219,15 +263,29 @@ def test_changing_the_sweep_reuses_only_unchanged_runs(tmp_path):
 
 # Runs long enough (3 s of 800 Mb/s each) that an interrupt lands mid-sweep even on a loaded
 # machine (with 1 s runs a busy CI host finished all 60 before the signal was handled).
-SLOW = chain_sweep(20, 1, '{ rate = "1Gbps", delay = "1ms", errors = [{ kind = "uniform", rate = 0.01 }] }', "800Mbps", stop_time="3s", tail='[grid]\n"apps[0].packet_size" = [1000, 1200, 1400]\n')
+SLOW = chain_sweep(
+    20,
+    1,
+    '{ rate = "1Gbps", delay = "1ms", errors = [{ kind = "uniform", rate = 0.01 }] }',
+    "800Mbps",
+    stop_time="3s",
+    tail='[grid]\n"apps[0].packet_size" = [1000, 1200, 1400]\n',
+)
 
 
 def _start_sweep(sweep_file: Path, out: Path) -> subprocess.Popen:
     exe = Path(sys.executable).parent / "rexmit"
     # A test runner started in the background by a non-interactive shell ignores SIGINT, and
     # the sweep would inherit that: give it the default disposition, as a terminal would.
-    restore = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
-    return subprocess.Popen([str(exe), "sweep", str(sweep_file), "--out", str(out), "--jobs", "2", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=restore)
+    restore = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)
+    return subprocess.Popen(
+        [str(exe), "sweep", str(sweep_file), "--out", str(out), "--jobs", "2", "-q"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=restore,
+    )
 
 
 def _wait_for_runs(out: Path, proc: subprocess.Popen, at_least: int) -> None:
@@ -288,7 +346,6 @@ def test_ctrl_c_mid_sweep_exits_130_and_resumes(tmp_path):
     done = _interrupt_and_resume(tmp_path, signal.SIGINT)
     assert done.returncode == 130
     assert "run the same command again to resume" in done.stderr
-
 
 
 def test_points_giving_the_same_scenario_run_once_and_keep_their_own_rows(tmp_path):

@@ -5,14 +5,26 @@ import math
 
 import pyarrow.parquet as pq
 import pytest
+from test_sweep import chain_sweep
 
 from rexmit.stats import mean_ci, t_quantile
 from rexmit.sweep import Sweep, load, run_sweep, summarize
-from test_sweep import chain_sweep
 
 # t_{0.975, df} from standard tables (e.g. NIST/SEMATECH e-Handbook, Table 1.4.2.7.3), more digits
 # from the exact inverse CDF.
-T975 = {1: 12.706204736, 2: 4.302652730, 3: 3.182446305, 4: 2.776445105, 5: 2.570581836, 9: 2.262157163, 10: 2.228138852, 29: 2.045229642, 30: 2.042272456, 100: 1.983971519, 1000: 1.962339081}
+T975 = {
+    1: 12.706204736,
+    2: 4.302652730,
+    3: 3.182446305,
+    4: 2.776445105,
+    5: 2.570581836,
+    9: 2.262157163,
+    10: 2.228138852,
+    29: 2.045229642,
+    30: 2.042272456,
+    100: 1.983971519,
+    1000: 1.962339081,
+}
 
 
 @pytest.mark.parametrize("df, expected", sorted(T975.items()))
@@ -50,7 +62,15 @@ def test_mean_ci_by_hand():
 
 def test_summarize_gives_mean_and_ci_per_point(tmp_path):
     link = '{ rate = "10Mbps", delay = "5ms", errors = [{ kind = "uniform", rate = 0.05 }] }'
-    sweep = Sweep.from_toml(chain_sweep(4, 3, link, "4Mbps", tail='[zip]\n"apps[0].rate" = ["1Mbps", "4Mbps"]\n"apps[0].packet_size" = [500, 1000]\n'))
+    sweep = Sweep.from_toml(
+        chain_sweep(
+            4,
+            3,
+            link,
+            "4Mbps",
+            tail='[zip]\n"apps[0].rate" = ["1Mbps", "4Mbps"]\n"apps[0].packet_size" = [500, 1000]\n',
+        )
+    )
     run_sweep(sweep, tmp_path, jobs=1, progress=False)
     summary = summarize(tmp_path)
     assert pq.read_table(tmp_path / "summary.parquet").equals(summary)

@@ -132,7 +132,10 @@ def test_thin_stream_example_runs() -> None:
 
 
 def test_bad_distribution_names_the_key() -> None:
-    bad = SCENARIO.replace('source = "game"', 'interarrival = { kind = "uniform", min = "1s", max = "10ms" }\nsize = { kind = "fixed", value = 10 }')
+    bad = SCENARIO.replace(
+        'source = "game"',
+        'interarrival = { kind = "uniform", min = "1s", max = "10ms" }\nsize = { kind = "fixed", value = 10 }',
+    )
     with pytest.raises(rexmit.ScenarioError) as e:
         rexmit.Scenario.from_toml(bad)
     assert e.value.path == "apps[1].interarrival.max"

@@ -43,7 +43,10 @@ def test_sctp_goodput_counts_only_bytes_delivered_after_the_warmup(examples):
     # A 64 KiB send buffer over a 60 ms round trip caps the rate near 64 KiB / 60 ms ≈ 8.7 Mb/s;
     # counting the first 3 s's bytes over the last 3 s would roughly double it.
     assert late["goodput_bps"] < 1.1 * 65536 * 8 / 0.060, late["goodput_bps"]
-    assert 0.9 * whole["goodput_bps"] < late["goodput_bps"] < 1.5 * whole["goodput_bps"], (whole["goodput_bps"], late["goodput_bps"])
+    assert 0.9 * whole["goodput_bps"] < late["goodput_bps"] < 1.5 * whole["goodput_bps"], (
+        whole["goodput_bps"],
+        late["goodput_bps"],
+    )
 
 
 def test_sctp_nr_sack_and_latency_metrics(examples, tmp_path):
@@ -68,19 +71,38 @@ def test_one_metric_vocabulary_with_old_names_accepted(recwarn):
     """Issue 17: TCP and SCTP report the same quantity under the same name; TCP's old names
     still work, with a DeprecationWarning (also for a time-series value, warned in the run)."""
     s = rexmit.Scenario(stop_time="3s")
-    s.chain(["A", "R", "B"], [{"rate": "10Mbps", "delay": "5ms", "errors": [{"kind": "uniform", "rate": 0.02, "direction": "forward"}]}, {"rate": "10Mbps", "delay": "5ms"}])
+    s.chain(
+        ["A", "R", "B"],
+        [
+            {"rate": "10Mbps", "delay": "5ms", "errors": [{"kind": "uniform", "rate": 0.02, "direction": "forward"}]},
+            {"rate": "10Mbps", "delay": "5ms"},
+        ],
+    )
     s.app("t", "tcp_bulk", "A", "B")
     s.app("s", "sctp_bulk", "A", "B")
     s.timeseries("app", "100ms", app="t", value="rtx_queue_bytes")
     res = rexmit.run(s)
     t, sc = res.flow("t"), res.flow("s")
-    for name in ("retransmissions", "timeouts", "fast_retransmits", "goodput_bps", "rtxq_bytes_max", "app_blocked_s", "app_blocked_fraction", "failure"):
+    for name in (
+        "retransmissions",
+        "timeouts",
+        "fast_retransmits",
+        "goodput_bps",
+        "rtxq_bytes_max",
+        "app_blocked_s",
+        "app_blocked_fraction",
+        "failure",
+    ):
         assert name in t and name in sc, name
     assert t["retransmissions"] > 0 and "retransmits" not in dict.keys(t)
     assert t["retransmits"] == t["retransmissions"] and t["rtx_queue_bytes_max"] == t["rtxq_bytes_max"]
-    assert any(issubclass(w.category, DeprecationWarning) and "'retransmits' is deprecated" in str(w.message) for w in recwarn)
+    assert any(
+        issubclass(w.category, DeprecationWarning) and "'retransmits' is deprecated" in str(w.message) for w in recwarn
+    )
     assert "t:rtxq_bytes" in res.series and res.series["t:rtx_queue_bytes"] == res.series["t:rtxq_bytes"]
-    assert res.warnings == ['metrics.timeseries[0].value: "rtx_queue_bytes" is deprecated, use "rtxq_bytes" (the same value under the name TCP and SCTP share)']
+    assert res.warnings == [
+        'metrics.timeseries[0].value: "rtx_queue_bytes" is deprecated, use "rtxq_bytes" (the same value under the name TCP and SCTP share)'
+    ]
 
 
 @pytest.mark.parametrize("granularity, after_ms", [(None, 200), ("200ms", 300)])
@@ -90,12 +112,29 @@ def test_rto_granularity_puts_linux_floor_on_the_variance_term(granularity, afte
     G of 1 ms, and after SRTT + 200 ms = 300 ms with G = RTO.min, as Linux's TCP computes it."""
     rto = {"min": "200ms", **({"granularity": granularity} if granularity else {})}
     tcp = {"recovery": "newreno", "sack": False, "rto": rto, "ack_every": 1, "nagle": False}
-    link = {"rate": "10Mbps", "delay": "50ms", "errors": [{"kind": "scripted", "app": "f", "packets": [40], "direction": "forward"}]}
-    s = rexmit.Scenario.from_dict({
-        "stop_time": "20s", "seed": 1, "topology": {"kind": "chain", "nodes": ["A", "B"], "links": [link]},
-        "apps": [{"name": "f", "kind": "tcp_messages", "from": "A", "to": "B", "tcp": tcp,
-                  "interarrival": {"kind": "fixed", "value": "250ms"}, "size": {"kind": "fixed", "value": 100}}],
-    }).trace("f")
+    link = {
+        "rate": "10Mbps",
+        "delay": "50ms",
+        "errors": [{"kind": "scripted", "app": "f", "packets": [40], "direction": "forward"}],
+    }
+    s = rexmit.Scenario.from_dict(
+        {
+            "stop_time": "20s",
+            "seed": 1,
+            "topology": {"kind": "chain", "nodes": ["A", "B"], "links": [link]},
+            "apps": [
+                {
+                    "name": "f",
+                    "kind": "tcp_messages",
+                    "from": "A",
+                    "to": "B",
+                    "tcp": tcp,
+                    "interarrival": {"kind": "fixed", "value": "250ms"},
+                    "size": {"kind": "fixed", "value": 100},
+                }
+            ],
+        }
+    ).trace("f")
     res = rexmit.run(s)
     sent = res.table("trace_sent").to_pandas()
     rtx = sent[sent.cause != 0].iloc[0]

@@ -9,11 +9,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, emulation_or_skip
 
 sys.path.insert(0, str(ROOT / "validation"))
-import linux  # noqa: E402
+import linux
 
 
 @pytest.mark.parametrize("cc,case", [("cubic", "drops3"), ("bbr", "drops1")])
@@ -31,12 +30,16 @@ def test_recovery_stall_is_the_worst_lateness_within_the_recovery() -> None:
     retransmission delay, and ends at the last retransmission (times from the SYN at 1.0 s)."""
 
     class Res:
-        emulation = {"lateness": {"stalls": [
-            {"at_s": 1.0 + 0.040, "late_s": 0.009},  # before the window
-            {"at_s": 1.0 + 0.070, "late_s": 0.004},
-            {"at_s": 1.0 + 0.140, "late_s": 0.003},
-            {"at_s": 1.0 + 0.200, "late_s": 0.008},  # after it
-        ]}}
+        emulation = {
+            "lateness": {
+                "stalls": [
+                    {"at_s": 1.0 + 0.040, "late_s": 0.009},  # before the window
+                    {"at_s": 1.0 + 0.070, "late_s": 0.004},
+                    {"at_s": 1.0 + 0.140, "late_s": 0.003},
+                    {"at_s": 1.0 + 0.200, "late_s": 0.008},  # after it
+                ]
+            }
+        }
 
     firsts = {30: 0.100}
     rtx = [(0.150, 30), (0.152, 32)]  # 50 ms after the first transmission: window 50..152 ms

@@ -38,7 +38,9 @@ def _compare(name: str, seeds: int) -> dict:
     return {"peer": peer, "rexmit": ours, **multiflow.verdict(peer, ours)}
 
 
-@pytest.mark.parametrize("name", ["ns2-sack-4-rtt44-82", "ns2-newreno-2-rtt1to4", "ns2-sack-4-red", "ns2-sack-16-equal"])
+@pytest.mark.parametrize(
+    "name", ["ns2-sack-4-rtt44-82", "ns2-newreno-2-rtt1to4", "ns2-sack-4-red", "ns2-sack-16-equal"]
+)
 def test_competing_flows_agree_with_ns2(name):
     _require(shutil.which("ns") is not None, "ns-2 ('ns') is not on the PATH")
     r = _compare(name, 10)
@@ -59,7 +61,9 @@ def test_sixteen_flows_time_out_about_as_often_as_in_ns2():
 
 @pytest.mark.parametrize("name", ["ns3-newreno-4-rtt44-82", "ns3-newreno-vs-cubic-4-classic"])
 def test_competing_flows_agree_with_ns3(name):
-    _require(importlib.util.find_spec("ns3") is not None and shutil.which("g++") is not None,
-             "the ns3 wheel (or g++) is not installed")
+    _require(
+        importlib.util.find_spec("ns3") is not None and shutil.which("g++") is not None,
+        "the ns3 wheel (or g++) is not installed",
+    )
     r = _compare(name, 12)
     assert r["verdict"] == "agree", r

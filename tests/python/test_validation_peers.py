@@ -34,7 +34,6 @@ sys.path.insert(0, str(VALIDATION))
 
 import compare  # noqa: E402
 import droplists  # noqa: E402
-import peers  # noqa: E402
 import timelines  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -65,12 +64,37 @@ def ns3() -> Path:
     return ns3_tcp.build()
 
 
-def peer_run(name: str, loss: str, *, seeds: int = 1, rate: float = 0.01, rate2: float | None = None,
-             drops: str = "100,101,102", duration: float = 10.0, tmp: Path) -> dict:
+def peer_run(
+    name: str,
+    loss: str,
+    *,
+    seeds: int = 1,
+    rate: float = 0.01,
+    rate2: float | None = None,
+    drops: str = "100,101,102",
+    duration: float = 10.0,
+    tmp: Path,
+) -> dict:
     """Runs `validation/peers.py run` (the same driver as `make validate`) and loads its JSON."""
     out = tmp / f"{name}_{loss}.json"
-    cmd = [sys.executable, str(VALIDATION / "peers.py"), "run", name, "--loss", loss, "--seeds", str(seeds),
-           "--rate", str(rate), "--drops", drops, "--duration", str(duration), "--out", str(out)]
+    cmd = [
+        sys.executable,
+        str(VALIDATION / "peers.py"),
+        "run",
+        name,
+        "--loss",
+        loss,
+        "--seeds",
+        str(seeds),
+        "--rate",
+        str(rate),
+        "--drops",
+        drops,
+        "--duration",
+        str(duration),
+        "--out",
+        str(out),
+    ]
     if rate2 is not None:
         cmd += ["--rate2", str(rate2)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
@@ -133,6 +157,7 @@ def test_timeline_detects_a_known_peer_deviation(ns2, tmp_path):
 # ---------------------------------------------------------------------------------------------
 # Goodput means over a few seeds (random loss: different random streams, wide bands)
 
+
 def mean_goodputs(doc: dict) -> tuple[float, float]:
     m = compare.mirror(doc["name"])
     seeds = [int(s) for s in doc["seeds"]]
@@ -161,6 +186,7 @@ def test_westwood_goodput_matches_ns3(ns3, tmp_path):
 
 # ---------------------------------------------------------------------------------------------
 # The same segments lost in both simulators (deterministic, paired per seed)
+
 
 def paired(doc: dict) -> list[float]:
     row = compare.sameloss_row(doc, compare.mirror(doc["name"]), [int(s) for s in doc["seeds"]])
@@ -193,7 +219,9 @@ def test_sameloss_matches_ns3_with_rfc5681_ssthresh(ns3, tmp_path):
     whole-SMSS congestion-avoidance steps and no increase on the ACK ending recovery, loses the
     same segments and ends within a few % of rexmit: what remains is ns-3 clocking out data by
     pipe before recovery starts (docs/validation.md)."""
-    rel = paired(peer_run("ns3-newreno-sack-classic-rfc-aligned", "sameloss", seeds=2, rate=0.01, duration=60, tmp=tmp_path))
+    rel = paired(
+        peer_run("ns3-newreno-sack-classic-rfc-aligned", "sameloss", seeds=2, rate=0.01, duration=60, tmp=tmp_path)
+    )
     assert all(abs(r) < 0.08 for r in rel), rel
 
 

@@ -9,6 +9,7 @@ import pytest
 import rexmit.cli
 from rexmit.report import report
 from rexmit.sweep import Sweep, load, run_sweep
+from rexmit.view_pages import FlowViews
 
 SWEEP = """name = "views"
 replications = 2
@@ -39,7 +40,7 @@ def sweep_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_report_links_a_traced_run_per_point(sweep_dir: Path) -> None:
-    page = report(sweep_dir, views="bulk").read_text()
+    page = report(sweep_dir, views=FlowViews("bulk")).read_text()
     views = sweep_dir / "views"
     for point in (0, 1):
         for kind in ("tsg", "cwnd"):
@@ -71,7 +72,11 @@ def test_a_view_run_stopped_after_its_window_traces_what_the_full_run_traces() -
     from rexmit.views import stop_after
 
     data = Sweep.from_toml(SWEEP).base.data
-    data = {**data, "stop_time": "300s", "topology": {**data["topology"], "links": [{"rate": "100Mbps", "delay": "10ms", "queue": {"packets": 100}}]}}
+    data = {
+        **data,
+        "stop_time": "300s",
+        "topology": {**data["topology"], "links": [{"rate": "100Mbps", "delay": "10ms", "queue": {"packets": 100}}]},
+    }
     tables = ("trace_sent", "trace_acks", "trace_state")
     full = run(Scenario.from_dict(data).trace("bulk", "1s", "2s"))
     early = run(Scenario.from_dict(data).trace("bulk", "1s", "2s"), progress=stop_after(2.0))
@@ -89,7 +94,9 @@ def test_views_of_a_flow_that_is_not_there_is_one_line(sweep_dir: Path, capsys: 
     assert err.startswith("error: views: no app named 'nope'") and "\n" not in err
 
 
-def test_a_sweep_told_the_flow_keeps_its_trace_and_the_report_runs_nothing_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_sweep_told_the_flow_keeps_its_trace_and_the_report_runs_nothing_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """run_sweep(views=FLOW) traces the first replication of every point as it runs: its
     metrics are the untraced sweep's, number for number, the kept trace is what a traced rerun
     records, and the report draws from it without running anything."""
@@ -127,7 +134,7 @@ def test_a_sweep_told_the_flow_keeps_its_trace_and_the_report_runs_nothing_again
         raise AssertionError("the report ran a scenario again")
 
     monkeypatch.setattr(rexmit.results, "run", no_run)
-    page = report(traced_dir, views="bulk").read_text()
+    page = report(traced_dir, views=FlowViews("bulk")).read_text()
     assert 'href="views/point1_tsg.html"' in page and (traced_dir / "views" / "point1_cwnd.html").is_file()
 
 
@@ -143,5 +150,20 @@ def test_rexmit_sweep_views_keeps_the_traces(tmp_path: Path) -> None:
     from rexmit.views import TRACES
 
     (tmp_path / "s.toml").write_text(SWEEP)
-    assert rexmit.cli.main(["sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "o"), "--views", "bulk", "--quiet", "--jobs", "1"]) == 0
+    assert (
+        rexmit.cli.main(
+            [
+                "sweep",
+                str(tmp_path / "s.toml"),
+                "--out",
+                str(tmp_path / "o"),
+                "--views",
+                "bulk",
+                "--quiet",
+                "--jobs",
+                "1",
+            ]
+        )
+        == 0
+    )
     assert len([p for p in (tmp_path / "o" / TRACES).iterdir() if (p / "scenario.toml").is_file()]) == 2

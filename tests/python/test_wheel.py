@@ -15,7 +15,6 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES, ROOT
 
 
@@ -41,7 +40,9 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_an_example(tmp_path):
     _run([sys.executable, "-m", "venv", str(venv)], env=env)
     python, rexmit = venv / "bin" / "python", venv / "bin" / "rexmit"
     _run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], env=env, timeout=600)
-    site = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], env=env).stdout.strip()
+    site = _run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], env=env
+    ).stdout.strip()
     deps = dict.fromkeys([sysconfig.get_paths()["purelib"], *(p for p in sys.path if p.endswith("site-packages"))])
     (Path(site) / "rexmit-test-deps.pth").write_text("".join(f"{p}\n" for p in deps))
 
@@ -55,6 +56,8 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_an_example(tmp_path):
     assert version.startswith("rexmit 0.") and version.endswith(f"(git {expected})\n"), version
 
     out = tmp_path / "run"
-    r = _run([str(rexmit), "run", str(EXAMPLES / "udp_dumbbell.toml"), "--out", str(out)], env=env, cwd=tmp_path, timeout=600)
+    r = _run(
+        [str(rexmit), "run", str(EXAMPLES / "udp_dumbbell.toml"), "--out", str(out)], env=env, cwd=tmp_path, timeout=600
+    )
     assert "results in" in r.stdout
     assert (out / "summary.json").is_file() and (out / "flows.parquet").is_file()

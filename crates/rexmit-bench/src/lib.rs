@@ -282,3 +282,33 @@ pub fn peak_memory_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
 }
+
+/// The built-in `reno` registered a second time, as a plugin from outside `rexmit-tcp`
+/// (`reno_plugin`): the same controller through the same registry path, so that the benchmark
+/// can show a Rust plugin costs nothing over a built-in.
+pub fn register_reno_plugin() {
+    use rexmit_tcp::cc::registry::{self, CcPlugin};
+    use rexmit_tcp::cc::{reno, CcParams, CongestionControl, Window};
+    struct RenoPlugin;
+    impl CcPlugin for RenoPlugin {
+        fn name(&self) -> &str {
+            "reno_plugin"
+        }
+        fn build(&self, p: &CcParams, _values: &[f64]) -> Box<dyn CongestionControl> {
+            let mut w = Window::new(p.initial_cwnd, p.initial_ssthresh, p.smss);
+            w.byte_counting = p.byte_counting;
+            w.whole_segments = p.whole_segments;
+            w.slow_start_limit = p.slow_start_limit;
+            Box::new(reno(w))
+        }
+    }
+    registry::register(std::sync::Arc::new(RenoPlugin), true).expect("a free name");
+}
+
+/// `tcp_dumbbell_toml(flows, sim_secs)` with every flow running controller `cc`.
+pub fn tcp_dumbbell_toml_cc(flows: usize, sim_secs: f64, cc: &str) -> String {
+    tcp_dumbbell_toml(flows, sim_secs).replace(
+        "kind = \"tcp_bulk\"\n",
+        &format!("kind = \"tcp_bulk\"\ntcp = {{ cc = \"{cc}\" }}\n"),
+    )
+}

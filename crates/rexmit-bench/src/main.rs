@@ -133,6 +133,33 @@ fn main() {
         s001.hops_per_sec(),
         s001.speedup()
     );
+    // Issue 36: a controller registered as a Rust plugin costs what the built-in costs (the
+    // same controller, `reno`, built through the same registry path under another name);
+    // alternate the two, median of each.
+    register_reno_plugin();
+    let (cc_flows, cc_secs, cc_reps) = if quick { (10, 5.0, 3) } else { (100, 20.0, 7) };
+    let (mut builtin, mut plugin) = (Vec::new(), Vec::new());
+    for _ in 0..cc_reps {
+        for (cc, out) in [("reno", &mut builtin), ("reno_plugin", &mut plugin)] {
+            let toml = tcp_dumbbell_toml_cc(cc_flows, cc_secs, cc);
+            out.push(bench_scenario(&toml, cc_flows, cc_secs, 1));
+        }
+    }
+    let median = |v: &mut Vec<DumbbellResult>| {
+        v.sort_by(|a, b| a.wall_secs.total_cmp(&b.wall_secs));
+        v[v.len() / 2].clone()
+    };
+    let (b, p) = (median(&mut builtin), median(&mut plugin));
+    assert_eq!(
+        b.packet_hops, p.packet_hops,
+        "the same controller, the same run"
+    );
+    let plugin_ratio = p.wall_secs / b.wall_secs;
+    println!(
+        "\nRust plugin vs built-in (reno, {cc_flows} TCP flows, {cc_secs} s, median of {cc_reps} alternating): \
+         built-in {:.4} s, plugin {:.4} s, plugin/built-in {plugin_ratio:.3}",
+        b.wall_secs, p.wall_secs
+    );
     if let Some(peak) = rexmit_bench::peak_memory_bytes() {
         println!(
             "\nPeak resident memory of this benchmark process: {:.1} MiB",
@@ -173,11 +200,13 @@ fn main() {
             })
             .collect();
         let text = format!(
-            "{{\"quick\":{quick},\"hold\":[{}],\"run_loop_events_per_s\":{run_eps:.1},\"dumbbell\":[{}],\"tcp_dumbbell\":[{}],\"seed001\":{}}}\n",
+            "{{\"quick\":{quick},\"hold\":[{}],\"run_loop_events_per_s\":{run_eps:.1},\"dumbbell\":[{}],\"tcp_dumbbell\":[{}],\"seed001\":{},\"rust_plugin\":{{\"builtin\":{},\"plugin\":{},\"plugin_over_builtin\":{plugin_ratio:.4}}}}}\n",
             hold_json.join(","),
             db_json.join(","),
             tcp_json.join(","),
-            scen(&s001)
+            scen(&s001),
+            scen(&b),
+            scen(&p)
         );
         if let Some(dir) = std::path::Path::new(&path).parent() {
             if !dir.as_os_str().is_empty() {

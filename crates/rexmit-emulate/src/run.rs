@@ -9,14 +9,11 @@ use crate::clock::{RealTime, TunInput};
 use crate::linux_tcp::{Bulk, BulkSpec, ReceiverReport, SenderReport, SocketOptions};
 use crate::netns::{self, Namespace};
 use rexmit_engine::Progress;
-use rexmit_options::Choice;
 use rexmit_scenario::build::build_emulated;
-use rexmit_scenario::mirror::Named;
 use rexmit_scenario::results::Row;
 use rexmit_scenario::run::{collect, flow_labels, limits};
 use rexmit_scenario::schema::{AppCfg, AppTraffic, Transport};
 use rexmit_scenario::{RunResults, Scenario, ScenarioError};
-use rexmit_tcp::CcAlgorithm;
 use rexmit_time::Duration;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -85,24 +82,15 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         )
     };
     let flag = |b: bool| if b { "1" } else { "0" }.to_string();
-    if let Some(Named(cc)) = t.cc {
-        out.socket.congestion = Some(
-            match cc {
-                CcAlgorithm::Reno => "reno",
-                CcAlgorithm::Cubic => "cubic",
-                CcAlgorithm::Bbr => "bbr",
-                other => {
-                    return Err(bad(
-                        "cc",
-                        &format!(
-                            "{:?} is not a Linux congestion control here: use reno, cubic or bbr",
-                            other.name()
-                        ),
-                    ))
-                }
-            }
-            .to_string(),
-        );
+    if let Some(cc) = &t.cc {
+        // The kernel's own modules of the same algorithms.
+        if !["reno", "cubic", "bbr"].contains(&cc.as_str()) {
+            return Err(bad(
+                "cc",
+                &format!("{cc:?} is not a Linux congestion control here: use reno, cubic or bbr"),
+            ));
+        }
+        out.socket.congestion = Some(cc.clone());
     }
     out.socket.maxseg = t.mss.map(u32::from);
     out.socket.nodelay = t.nagle.map(|n| !n);

@@ -16,7 +16,7 @@ fn run(
 ) -> (f64, f64, f64) {
     let cfg = TcpConfig {
         recovery,
-        cc,
+        cc: cc.into(),
         send_buffer: 1 << 20,
         recv_buffer: 1 << 20,
         ..TcpConfig::default()

@@ -18,7 +18,7 @@ use rexmit_engine::RngStream;
 use rexmit_net::{Agent, Ctx, Metrics, Packet};
 use rexmit_tcp::{Connection, Event, State, TcpConfig};
 use rexmit_time::Time;
-use rexmit_wire::{IpPacket, Transport};
+use rexmit_wire::Transport;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::net::Ipv4Addr;
@@ -353,12 +353,8 @@ impl HttpClient {
             // Read before the ACK is built, as the TCP sink does (see `tcp.rs`).
             let mut progress = self.client_events(now, k, &mut done);
             let c = self.conns[k].as_mut().expect("checked above");
-            while let Some(seg) = c.conn.poll_transmit(now) {
-                ctx.send(IpPacket::new(
-                    self.local,
-                    self.ep.server,
-                    Transport::Tcp(seg),
-                ));
+            while let Some((seg, ecn)) = c.conn.poll_transmit_ecn(now) {
+                ctx.send(crate::tcp::ip_packet(self.local, self.ep.server, seg, ecn));
             }
             progress |= self.client_events(now, k, &mut done);
             if !progress || done {
@@ -400,7 +396,7 @@ impl Agent for HttpClient {
         };
         let k = seg.src_port.wrapping_sub(self.ep.server_port) as usize;
         if let Some(Some(c)) = self.conns.get_mut(k) {
-            c.conn.handle_segment(ctx.now, seg);
+            c.conn.handle_segment_ecn(ctx.now, seg, pkt.ip.header.ecn());
             self.pump(ctx, k);
         }
         self.dispatch(ctx);
@@ -548,8 +544,8 @@ impl HttpServerSlot {
                     progress |= n > 0;
                 }
                 if let Some(dst) = self.peer {
-                    while let Some(seg) = conn.poll_transmit(now) {
-                        ctx.send(IpPacket::new(self.local, dst, Transport::Tcp(seg)));
+                    while let Some((seg, ecn)) = conn.poll_transmit_ecn(now) {
+                        ctx.send(crate::tcp::ip_packet(self.local, dst, seg, ecn));
                     }
                 }
                 while let Some(ev) = conn.poll_event() {
@@ -603,7 +599,7 @@ impl Agent for HttpServerSlot {
             self.local = pkt.ip.header.dst;
         }
         if let Some(conn) = self.conn.as_mut() {
-            conn.handle_segment(ctx.now, seg);
+            conn.handle_segment_ecn(ctx.now, seg, pkt.ip.header.ecn());
         }
         self.pump(ctx);
     }

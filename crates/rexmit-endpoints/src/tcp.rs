@@ -14,7 +14,7 @@ use crate::truth::{ArrivedRanges, SeqUnwrap};
 use rexmit_net::{Agent, Ctx, Metrics, Packet};
 use rexmit_tcp::{Connection, Event, TcpConfig};
 use rexmit_time::Time;
-use rexmit_wire::{IpPacket, TcpFlags, Transport};
+use rexmit_wire::{Ecn, IpPacket, TcpFlags, TcpSegment, Transport};
 use std::cell::RefCell;
 use std::net::Ipv4Addr;
 use std::rc::Rc;
@@ -255,7 +255,7 @@ impl TcpAgent {
             let conn = self.conn.as_mut().expect("checked above");
             while std::mem::take(&mut changed) {
                 let before = self.trace.as_ref().map(|_| TxCounters::of(conn.stats()));
-                let Some(seg) = conn.poll_transmit(now) else {
+                let Some((seg, ecn)) = conn.poll_transmit_ecn(now) else {
                     break;
                 };
                 if let (Some(tr), Some(before)) = (self.trace.as_mut(), before) {
@@ -275,7 +275,7 @@ impl TcpAgent {
                 let dst = self
                     .peer
                     .expect("a connection only transmits once its peer is known");
-                ctx.send(IpPacket::new(self.local, dst, Transport::Tcp(seg)));
+                ctx.send(ip_packet(self.local, dst, seg, ecn));
                 changed = true;
             }
             progress |= self.drain_events(now, &mut connected, &mut changed);
@@ -321,6 +321,13 @@ impl TcpAgent {
 }
 
 impl TcpAgent {
+    /// Whether the flow's metrics include the ECN counters: ECN was asked for (`ecn = "on"`)
+    /// or negotiated (an "accept" receiver of an ECN sender); runs without ECN keep their
+    /// columns.
+    fn reports_ecn(&self, st: &rexmit_tcp::TcpStats) -> bool {
+        self.cfg.ecn == rexmit_tcp::EcnMode::On || st.ecn_negotiated
+    }
+
     /// Handle the core's events: failures, connection, and deliveries read by the application.
     /// Returns whether the application read anything; sets `read_called` if it called `recv`
     /// (which may change what the core sends even when it returns nothing).
@@ -425,7 +432,7 @@ impl Agent for TcpAgent {
                 .on_segment(seg.seq, syn, seg.payload.len() as u64);
         }
         if let Some(conn) = self.conn.as_mut() {
-            conn.handle_segment(ctx.now, seg);
+            conn.handle_segment_ecn(ctx.now, seg, pkt.ip.header.ecn());
             if let Some(tr) = self.trace.as_mut() {
                 tr.on_ack(ctx.now, seg, conn);
             }
@@ -513,6 +520,13 @@ impl Agent for TcpAgent {
                     ),
                     ("srtt_s", st.srtt.map_or(f64::NAN, |d| d.as_secs_f64())),
                 ]);
+                if self.reports_ecn(st) {
+                    m.extend([
+                        ("ecn_ece_received", st.ecn_ece_received as f64),
+                        ("ecn_reductions", st.ecn_reductions as f64),
+                        ("ecn_cwr_sent", st.ecn_cwr_sent as f64),
+                    ]);
+                }
             }
             Role::Receiver { measure_from, .. } => {
                 // The goodput window runs from `measure_from` (the app's start or warm-up end)
@@ -538,6 +552,9 @@ impl Agent for TcpAgent {
                     ("ooo_bytes_max", st.ooo_bytes_max as f64),
                     ("dsacks_sent", st.dsacks_sent as f64),
                 ]);
+                if self.reports_ecn(st) {
+                    m.push(("ecn_ce_received", st.ecn_ce_received as f64));
+                }
             }
         }
         let mut m: Metrics = m.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
@@ -584,6 +601,14 @@ impl Agent for TcpAgent {
             Role::Receiver { .. } => &["bytes_delivered", "ooo_bytes"],
         }
     }
+}
+
+/// The IP packet carrying `seg` from `src` to `dst`, its ECN field as the core chose (RFC 3168
+/// §6.1: ECT(0) on new data once ECN is negotiated).
+pub(crate) fn ip_packet(src: Ipv4Addr, dst: Ipv4Addr, seg: TcpSegment, ecn: Ecn) -> IpPacket {
+    let mut p = IpPacket::new(src, dst, Transport::Tcp(seg));
+    p.header.set_ecn(ecn);
+    p
 }
 
 /// A statistic of the recovery episodes' durations (start to end; one still open ends `now`).

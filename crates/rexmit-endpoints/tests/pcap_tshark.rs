@@ -259,3 +259,125 @@ fn simulated_sctp_with_nr_sack_decodes_cleanly() {
         "a PPID decoded as a signalling protocol"
     );
 }
+
+/// How many frames of `pcap` match the display filter `filter`.
+fn count(tshark: &str, pcap: &Path, filter: &str) -> usize {
+    let out = Command::new(tshark)
+        .args(["-n", "-r"])
+        .arg(pcap)
+        .args(["-Y", filter, "-T", "fields", "-e", "frame.number"])
+        .output()
+        .expect("tshark runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).lines().count()
+}
+
+#[test]
+fn simulated_tcp_ecn_shows_ect_ce_ece_and_cwr() {
+    // RFC 3168 on the wire: an ECN-setup SYN (ECE + CWR) and SYN-ACK (ECE), data ECT(0) as sent
+    // at A, some of it CE at B after the step-marking queue of R -> B (RFC 8257 §3.1, K = 5),
+    // ACKs with ECE, and data with CWR.
+    let Some(ts) = tshark() else { return };
+    let mut net = Network::new(StreamFactory::new(6));
+    let names: Vec<String> = ["A", "R", "B"].iter().map(|s| s.to_string()).collect();
+    let fast = Duplex::symmetric(LinkParams::new(
+        Rate::from_mbps(100),
+        Duration::from_millis(1),
+    ));
+    let mut slow = Duplex::symmetric(LinkParams::new(
+        Rate::from_mbps(5),
+        Duration::from_millis(20),
+    ));
+    slow.fwd.queue = QueueConfig {
+        limit: QueueLimit::Packets(100),
+        discipline: QueueDiscipline::Aqm(AqmConfig {
+            aqm: Aqm::StepMark(QueueLimit::Packets(5)),
+            ecn: true,
+        }),
+    };
+    chain(&mut net, &names, &[fast, slow]).unwrap();
+    let mut sim = Simulation::new(net);
+    let (a, b) = (
+        sim.net().node_by_name("A").unwrap(),
+        sim.net().node_by_name("B").unwrap(),
+    );
+    let baddr = sim.net().addrs(b)[0];
+    let cfg = TcpConfig {
+        ecn: rexmit_tcp::EcnMode::On,
+        ..TcpConfig::default()
+    };
+    let app = BulkApp {
+        bytes: Some(500_000),
+        close_when_done: true,
+    };
+    sim.add_agent(
+        "snd",
+        a,
+        Some((6, 5000)),
+        Time::ZERO,
+        Box::new(TcpAgent::sender(cfg.clone(), 5000, baddr, 80, 12345, app)),
+    )
+    .unwrap();
+    sim.add_agent(
+        "rcv",
+        b,
+        Some((6, 80)),
+        Time::ZERO,
+        Box::new(TcpAgent::receiver(cfg, 80, 999, Time::ZERO)),
+    )
+    .unwrap();
+    let dir = out_dir("ecn");
+    let (pa, pb) = (dir.join("a.pcap"), dir.join("b.pcap"));
+    sim.pcap_node(a, &pa).unwrap();
+    sim.pcap_node(b, &pb).unwrap();
+    sim.run(&RunLimits::until(Time::from_secs(20)), |_| true)
+        .unwrap();
+    assert_eq!(sim.pcap_errors(), 0);
+    decode(ts, &pa);
+    let v = decode(ts, &pb);
+    assert!(
+        v.contains("Explicit Congestion Notification"),
+        "no ECN field decoded"
+    );
+    let syn = "tcp.flags.syn == 1 && tcp.flags.ack == 0";
+    let synack = "tcp.flags.syn == 1 && tcp.flags.ack == 1";
+    assert_eq!(
+        count(
+            ts,
+            &pa,
+            &format!("{syn} && tcp.flags.ece == 1 && tcp.flags.cwr == 1")
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            ts,
+            &pa,
+            &format!("{synack} && tcp.flags.ece == 1 && tcp.flags.cwr == 0")
+        ),
+        1
+    );
+    // Nothing but data is ECN-capable (RFC 3168 §6.1.1, §6.1.4).
+    assert_eq!(count(ts, &pa, "tcp.len == 0 && ip.dsfield.ecn != 0"), 0);
+    let data_a = count(ts, &pa, "ip.src == 10.0.0.1 && tcp.len > 0");
+    let ect0_a = count(
+        ts,
+        &pa,
+        "ip.src == 10.0.0.1 && tcp.len > 0 && ip.dsfield.ecn == 2",
+    );
+    let ce_b = count(ts, &pb, "tcp.len > 0 && ip.dsfield.ecn == 3");
+    let ece = count(ts, &pa, "tcp.flags.syn == 0 && tcp.flags.ece == 1");
+    let cwr = count(ts, &pa, "tcp.flags.syn == 0 && tcp.flags.cwr == 1");
+    eprintln!("data {data_a}, ECT(0) {ect0_a}, CE at B {ce_b}, ECE {ece}, CWR {cwr}");
+    assert!(
+        data_a > 300 && ect0_a == data_a,
+        "no loss: every data segment is new data"
+    );
+    assert!(ce_b > 0 && ce_b < data_a);
+    assert!(ece >= ce_b.min(1) && ece > 0);
+    assert!(cwr > 0 && cwr <= ece);
+}

@@ -15,7 +15,7 @@ fn seed001(
 ) -> BTreeMap<String, f64> {
     let cfg = TcpConfig {
         recovery,
-        cc,
+        cc: cc.into(),
         send_buffer: 1 << 20,
         recv_buffer: 1 << 20,
         ..TcpConfig::default()

@@ -16,5 +16,7 @@ pub use paced::{Pacer, Waited};
 pub use queue::{CalendarQueue, EventQueue, HeapQueue};
 pub use rexmit_time::{Duration, Rate, Time};
 pub use rng::{RngStream, StreamFactory};
-pub use run::{Progress, RunError, RunLimits, RunOutcome, Scheduler, StopReason, TieOrder};
+pub use run::{
+    poke_progress, Progress, RunError, RunLimits, RunOutcome, Scheduler, StopReason, TieOrder,
+};
 pub use tiered::TieredQueue;

@@ -265,7 +265,8 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
                         });
                     }
                 }
-                if last_report.elapsed() >= limits.progress_every {
+                let poked = POKED.swap(false, std::sync::atomic::Ordering::Relaxed);
+                if poked || last_report.elapsed() >= limits.progress_every {
                     last_report = std::time::Instant::now();
                     let p = Progress {
                         now: self.now,
@@ -321,6 +322,16 @@ impl RunLimits {
             progress_every: std::time::Duration::from_millis(250),
         }
     }
+}
+
+static POKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Ask the running loop to call its progress callback at its next guard check (within
+/// 16 384 events) instead of waiting for `progress_every`: what code outside the loop calls
+/// when the run must stop soon, e.g. a plugin that raised an exception (`rexmit-py`). A
+/// process-wide flag, like a signal's: one run goes at a time in a process.
+pub fn poke_progress() {
+    POKED.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// A snapshot for progress bars.

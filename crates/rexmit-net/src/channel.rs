@@ -4,7 +4,7 @@
 use crate::error_model::{ErrorModel, ErrorModelConfig, ReorderConfig};
 use crate::ids::{IfaceId, NodeId};
 use crate::packet::Packet;
-use crate::queue::{OutputQueue, QueueConfig, QueueDiscipline, QueueDrop};
+use crate::queue::{Aqm, OutputQueue, QueueConfig, QueueDiscipline, QueueDrop, QueueStats};
 use rexmit_engine::{RngStream, StreamFactory};
 use rexmit_time::{Duration, Rate, Time};
 
@@ -89,8 +89,6 @@ pub struct Channel {
     pub(crate) pcap: Option<usize>,
     params: LinkParams,
     rng_error: RngStream,
-    /// Arrival time of packets entering the queue, to measure queueing delay (FIFO order).
-    enqueued_at: std::collections::VecDeque<Time>,
     last_change: Time,
     pub name: String,
     rng_queue: RngStream,
@@ -101,10 +99,13 @@ pub struct Channel {
 const FLAG_ERRORS: u8 = 1;
 /// A reordering model (arrivals are not FIFO).
 const FLAG_REORDER: u8 = 2;
-/// A RED queue (it sees packets that bypass the queue too).
+/// A RED queue written without `aqm` (it sees packets that bypass the queue too).
 const FLAG_RED: u8 = 4;
 /// A capture of this channel or of the node it leaves (`Simulation::pcap_*`).
 const FLAG_PCAP: u8 = 8;
+/// An active queue (`QueueDiscipline::Aqm`): every packet goes through it, it may drop at
+/// dequeue or drop queued packets, and it need not be a FIFO.
+const FLAG_AQM: u8 = 16;
 
 /// A packet on the wire: sent, not yet at the far end (the link's delay line). `seq` is the
 /// engine sequence number reserved when it left the transmitter.
@@ -149,8 +150,17 @@ impl Channel {
         if params.reorder.is_some() {
             flags |= FLAG_REORDER;
         }
-        if matches!(params.queue.discipline, QueueDiscipline::Red(_)) {
-            flags |= FLAG_RED;
+        // FQ-CoDel's flow hash is keyed from the scenario's seed, like every random model.
+        let mut hash_seed = 0;
+        match &params.queue.discipline {
+            QueueDiscipline::Red(_) => flags |= FLAG_RED,
+            QueueDiscipline::Aqm(a) => {
+                flags |= FLAG_AQM;
+                if let Aqm::FqCodel(_) = a.aqm {
+                    hash_seed = streams.stream(&format!("link/{name}/fq_hash")).next_u64();
+                }
+            }
+            QueueDiscipline::DropTail => {}
         }
         Channel {
             rate: params.rate,
@@ -160,7 +170,7 @@ impl Channel {
             rng_error: streams.stream(&format!("link/{name}/error")),
             rng_reorder: streams.stream(&format!("link/{name}/reorder")),
             errors: params.errors.iter().cloned().map(ErrorModel::new).collect(),
-            queue: OutputQueue::new(params.queue.clone(), params.rate),
+            queue: OutputQueue::new(params.queue.clone(), params.rate, hash_seed),
             name,
             from_iface: from,
             to_iface: to,
@@ -169,15 +179,24 @@ impl Channel {
             busy_until: Time::ZERO,
             stats: ChannelStats::default(),
             last_change: Time::ZERO,
-            enqueued_at: std::collections::VecDeque::new(),
             pcap: None,
             in_flight: std::collections::VecDeque::new(),
         }
     }
 
+    /// Packets waiting: a FIFO's count on the hot path, the discipline's for an active queue.
+    #[inline(always)]
+    fn waiting(&self) -> usize {
+        if self.flags & FLAG_AQM == 0 {
+            self.queue.fifo_len()
+        } else {
+            self.queue.len_packets()
+        }
+    }
+
     fn account_queue(&mut self, now: Time) {
         let dt = now.saturating_since(self.last_change).as_nanos() as u128;
-        self.stats.queue_packet_ns += dt * self.queue.len_packets() as u128;
+        self.stats.queue_packet_ns += dt * self.waiting() as u128;
         self.stats.queue_byte_ns += dt * self.queue.len_bytes() as u128;
         self.last_change = now;
     }
@@ -190,7 +209,10 @@ impl Channel {
     pub(crate) fn offer(&mut self, now: Time, pkt: Box<Packet>) -> Offer {
         self.stats.offered_packets += 1;
         self.stats.offered_bytes += pkt.size as u64;
-        let was_empty = self.queue.len_packets() == 0;
+        if self.flags & FLAG_AQM != 0 {
+            return self.offer_aqm(now, pkt);
+        }
+        let was_empty = self.queue.fifo_len() == 0;
         if was_empty && now >= self.busy_until {
             if self.flags & FLAG_RED != 0 {
                 self.queue.bypass(now);
@@ -199,25 +221,53 @@ impl Channel {
         }
         self.account_queue(now);
         match self.queue.enqueue(now, pkt, &mut self.rng_queue) {
-            Ok(()) => {
-                self.enqueued_at.push_back(now);
-                self.stats.max_queue_packets = self
-                    .stats
-                    .max_queue_packets
-                    .max(self.queue.len_packets() as u64);
-                self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.len_bytes());
-                Offer::Queued {
-                    tx_done_at: was_empty.then_some(self.busy_until),
-                }
-            }
-            Err((_, why)) => {
-                match why {
-                    QueueDrop::Overflow => self.stats.drop_overflow += 1,
-                    QueueDrop::Early => self.stats.drop_early += 1,
-                }
-                Offer::Dropped(why)
-            }
+            Ok(()) => self.queued(was_empty),
+            Err((_, why)) => self.refused(why),
         }
+    }
+
+    fn queued(&mut self, was_empty: bool) -> Offer {
+        self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.waiting() as u64);
+        self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.len_bytes());
+        Offer::Queued {
+            tx_done_at: was_empty.then_some(self.busy_until),
+        }
+    }
+
+    fn refused(&mut self, why: QueueDrop) -> Offer {
+        match why {
+            QueueDrop::Overflow => self.stats.drop_overflow += 1,
+            QueueDrop::Early => self.stats.drop_early += 1,
+        }
+        Offer::Dropped(why)
+    }
+
+    /// `offer` for an active queue: the packet goes through enqueue, and on an idle line
+    /// straight through dequeue (a packet that leaves at once waited 0 and is not counted in
+    /// the queue's maximum).
+    #[inline(never)]
+    fn offer_aqm(&mut self, now: Time, pkt: Box<Packet>) -> Offer {
+        let was_empty = self.waiting() == 0;
+        let idle = was_empty && now >= self.busy_until;
+        self.account_queue(now);
+        let r = self.queue.enqueue(now, pkt, &mut self.rng_queue);
+        self.count_pending();
+        match r {
+            Err((_, why)) => self.refused(why),
+            Ok(()) if idle => match self.next_to_send(now) {
+                Some(p) => Offer::StartNow(p),
+                // Dropped at dequeue (counted there).
+                None => Offer::Dropped(QueueDrop::Early),
+            },
+            Ok(()) => self.queued(was_empty),
+        }
+    }
+
+    /// Fold the drops an active queue made outside `enqueue`'s answer into the counters.
+    fn count_pending(&mut self) {
+        let p = self.queue.take_pending();
+        self.stats.drop_overflow += p.overflow;
+        self.stats.drop_early += p.early;
     }
 
     /// The line is free: the next waiting packet, if any.
@@ -225,18 +275,18 @@ impl Channel {
     #[inline(always)]
     pub(crate) fn next_to_send(&mut self, now: Time) -> Option<Box<Packet>> {
         self.account_queue(now);
-        let p = self.queue.dequeue(now)?;
-        let t_in = self
-            .enqueued_at
-            .pop_front()
-            .expect("one timestamp per queued packet");
-        self.stats.queue_delay_sum += now - t_in;
+        let p = self.queue.dequeue(now);
+        if self.flags & FLAG_AQM != 0 {
+            self.count_pending();
+        }
+        let p = p?;
+        self.stats.queue_delay_sum += now - p.enqueued;
         Some(p)
     }
 
     /// Whether packets still wait (the caller then schedules the next `TxDone`).
     pub(crate) fn has_waiting(&self) -> bool {
-        self.queue.len_packets() > 0
+        self.waiting() > 0
     }
 
     /// Start serializing `pkt` at `now`: returns when the line is free again and the packet's fate.
@@ -336,10 +386,20 @@ impl Channel {
     }
 
     pub fn queue_packets(&self) -> usize {
-        self.queue.len_packets()
+        self.waiting()
     }
     pub fn queue_bytes(&self) -> u64 {
         self.queue.len_bytes()
+    }
+
+    /// Whether its queue marks ECN-capable packets CE instead of dropping them (RFC 3168 §5).
+    pub fn marks_ecn(&self) -> bool {
+        self.queue.marks_ecn()
+    }
+
+    /// ECN marks and sojourn times of an active queue (`QueueDiscipline::Aqm`).
+    pub fn queue_stats(&self) -> Option<&QueueStats> {
+        self.queue.stats()
     }
 
     /// Close the time integrals at `now` (call before reading averages).

@@ -21,12 +21,19 @@ mod scripted;
 pub mod series;
 pub mod sim;
 pub mod topology;
+pub mod witness;
 
 pub use agent::{Agent, Ctx, Metrics};
 pub use channel::{ChannelStats, LinkParams};
 pub use error_model::{BurstSize, ErrorModelConfig, ReorderConfig, ScriptSelect, ScriptedValue};
 pub use network::{AgentId, BuildError, ChannelId, IfaceId, Network, NodeId, NodeStats};
 pub use packet::{DstOwner, FlowKey, FlowMatch, Packet};
-pub use queue::{QueueConfig, QueueDiscipline, QueueLimit, RedParams};
+pub use queue::{
+    Aqm, AqmConfig, AqmKind, AredConfig, CodelConfig, FqCodelConfig, PieConfig, QueueConfig,
+    QueueDiscipline, QueueLimit, QueueStats, RedParams,
+};
+/// The duration type of the queues' option tables (`$crate::__Duration` inside their macros).
+#[doc(hidden)]
+pub use rexmit_time::Duration as __Duration;
 pub use series::{Series, SeriesSource};
 pub use sim::{SetupError, Simulation};

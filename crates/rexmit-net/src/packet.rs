@@ -1,7 +1,9 @@
 //! The packet as the network sees it: the real IP packet plus simulator-only metadata.
 //!
-//! The metadata (`uid`, `created`) never reaches a protocol core: it is the simulator's ground
-//! truth, used for metrics (one-way delay, which packet was dropped where).
+//! The metadata (`uid`, `created`, `enqueued`) never reaches a protocol core: it is the
+//! simulator's ground truth, used for metrics (one-way delay, which packet was dropped where)
+//! and by queues (sojourn times). What the network may change in the packet itself (TTL, the
+//! ECN field) it changes in `ip`.
 
 use crate::ids::{IfaceId, NodeId};
 use rexmit_time::Time;
@@ -15,6 +17,8 @@ pub struct Packet {
     pub created: Time,
     /// IPv4 total length in bytes (cached: it is what queues and links count).
     pub size: u32,
+    /// When the output queue it last entered took it (the start of its sojourn time).
+    pub enqueued: Time,
     /// The interface owning `ip.header.dst` and its node (`None`: no one's address), resolved
     /// once when the packet enters the network. Hot path: addresses never move during a run, so
     /// the nodes on the way compare and index with it instead of hashing the address at every

@@ -8,6 +8,7 @@
 
 use crate::network::{IfaceId, Network, NodeId, NO_ROUTE};
 use crate::packet::DstOwner;
+use crate::ChannelId;
 use std::collections::VecDeque;
 
 const UNREACHABLE: u32 = u32::MAX;
@@ -147,6 +148,25 @@ impl Network {
             Some(&i) if i != NO_ROUTE => Some(IfaceId(i)),
             _ => None,
         }
+    }
+
+    /// The channels a packet sent by `node` to `dst` leaves through, in order; `None` if it
+    /// would not reach `dst`'s owner (as `reachable`).
+    pub fn path(&self, node: NodeId, dst: std::net::Ipv4Addr) -> Option<Vec<ChannelId>> {
+        let owner = self.owner_of(dst)?;
+        let (mut at, mut hops) = (node, Vec::new());
+        for _ in 0..=self.nodes.len() {
+            if at == owner {
+                return Some(hops);
+            }
+            if at != node && !self.nodes[at.0 as usize].forwarding {
+                return None;
+            }
+            let i = self.route(at, dst)?;
+            hops.push(self.ifaces[i.0 as usize].tx);
+            at = self.neighbour(i);
+        }
+        None
     }
 
     /// Whether a packet sent by `node` to `dst` would reach `dst`'s owner (walks the tables).

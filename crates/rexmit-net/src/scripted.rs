@@ -172,6 +172,7 @@ mod tests {
             uid: 0,
             created: Time::ZERO,
             size: ip.wire_len() as u32,
+            enqueued: Time::ZERO,
             dst_owner: None,
             ip,
         }

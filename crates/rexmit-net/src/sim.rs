@@ -7,6 +7,7 @@ use crate::network::{AgentId, ChannelId, IfaceId, Network, NodeId};
 use crate::packet::Packet;
 use crate::pcap_tap::PcapTaps;
 use crate::series::{Series, SeriesSource};
+use crate::witness::{Kind, Witness};
 use rexmit_engine::{Pacer, Progress, RunError, RunLimits, RunOutcome, Scheduler, TieOrder};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::IpPacket;
@@ -52,6 +53,8 @@ pub struct World {
     next_uid: u64,
     pub(crate) series: Vec<Series>,
     pcaps: PcapTaps,
+    /// The event-order witness, when one is being written (`Simulation::set_witness`).
+    witness: Option<Box<Witness>>,
 }
 
 pub struct Simulation {
@@ -127,6 +130,7 @@ impl Simulation {
                 next_uid: 0,
                 series: Vec::new(),
                 pcaps: PcapTaps::default(),
+                witness: None,
             },
         }
     }
@@ -246,6 +250,17 @@ impl Simulation {
         Ok(())
     }
 
+    /// Write the event-order witness of this run to `path` (`witness.rs`).
+    pub fn set_witness(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        self.world.witness = Some(Box::new(Witness::create(path)?));
+        Ok(())
+    }
+
+    /// Flush the witness: (records, digest), or the first write error; None without one.
+    pub fn finish_witness(&mut self) -> Option<std::io::Result<(u64, u64)>> {
+        self.world.witness.as_mut().map(|w| w.finish())
+    }
+
     /// Write every packet a node sends or receives.
     pub fn pcap_node(&mut self, node: NodeId, path: &std::path::Path) -> Result<(), SetupError> {
         let idx = self
@@ -363,10 +378,20 @@ impl World {
                 self.at_node(s, now, node, Some(iface), pkt);
             }
             Event::Local(node, pkt) => self.at_node(s, now, node, None, pkt),
-            Event::Timer(a, token) => self.with_agent(s, now, a, |ag, ctx| ag.on_timer(ctx, token)),
-            Event::External(node, ip) => self.originate(s, now, node, *ip),
-            Event::Start(a) => self.with_agent(s, now, a, |ag, ctx| ag.start(ctx)),
+            Event::Timer(a, token) => {
+                self.witness(now, Kind::Timer, a.0, token);
+                self.with_agent(s, now, a, |ag, ctx| ag.on_timer(ctx, token))
+            }
+            Event::External(node, ip) => {
+                self.witness(now, Kind::External, node.0, 0);
+                self.originate(s, now, node, *ip)
+            }
+            Event::Start(a) => {
+                self.witness(now, Kind::Start, a.0, 0);
+                self.with_agent(s, now, a, |ag, ctx| ag.start(ctx))
+            }
             Event::Sample(i) => {
+                self.witness(now, Kind::Sample, i, 0);
                 let series = &mut self.series[i as usize];
                 let v = match &series.source {
                     SeriesSource::QueuePackets(ch) => {
@@ -390,6 +415,14 @@ impl World {
                     s.schedule_sample(next, Event::Sample(i));
                 }
             }
+        }
+    }
+
+    /// One witness record, when a witness is being written.
+    #[inline(always)]
+    fn witness(&mut self, now: Time, kind: Kind, target: u32, item: u64) {
+        if let Some(w) = self.witness.as_deref_mut() {
+            w.record(now, kind, target, item);
         }
     }
 
@@ -430,6 +463,7 @@ impl World {
             uid: self.next_uid,
             created: now,
             size: ip.wire_len() as u32,
+            enqueued: now,
             dst_owner,
             ip,
         };
@@ -464,6 +498,7 @@ impl World {
         _from: Option<IfaceId>,
         mut pkt: Box<Packet>,
     ) {
+        self.witness(now, Kind::AtNode, node.0, pkt.uid);
         if let Some(tap) = self.net.nodes[node.0 as usize].pcap {
             self.pcaps.write(tap, now, &pkt.ip);
         }
@@ -514,18 +549,30 @@ impl World {
     /// Hand a packet to channel `ch`.
     #[inline(always)]
     fn offer(&mut self, s: &mut Scheduler<Event>, now: Time, ch: ChannelId, pkt: Box<Packet>) {
+        let uid = pkt.uid;
         match self.net.channels[ch.0 as usize].offer(now, pkt) {
-            Offer::StartNow(p) => self.start_tx(s, now, ch, p),
-            Offer::Queued {
-                tx_done_at: Some(t),
-            } => s.schedule(t, Event::TxDone(ch)),
-            Offer::Queued { tx_done_at: None } | Offer::Dropped(_) => {}
+            Offer::StartNow(p) => {
+                self.witness(now, Kind::OfferSent, ch.0, uid);
+                self.start_tx(s, now, ch, p)
+            }
+            Offer::Queued { tx_done_at } => {
+                self.witness(now, Kind::OfferQueued, ch.0, uid);
+                if let Some(t) = tx_done_at {
+                    s.schedule(t, Event::TxDone(ch));
+                }
+            }
+            Offer::Dropped(_) => self.witness(now, Kind::OfferDropped, ch.0, uid),
         }
     }
 
     fn start_tx(&mut self, s: &mut Scheduler<Event>, now: Time, ch: ChannelId, pkt: Box<Packet>) {
+        let (done, outcome) = self.net.channels[ch.0 as usize].start_tx(now, &pkt);
+        let kind = match outcome {
+            TxOutcome::Deliver { .. } => Kind::TxDeliver,
+            _ => Kind::TxLost,
+        };
+        self.witness(now, kind, ch.0, pkt.uid);
         let c = &mut self.net.channels[ch.0 as usize];
-        let (done, outcome) = c.start_tx(now, &pkt);
         if c.captured() {
             if let Some(tap) = c.pcap {
                 self.pcaps.write(tap, now, &pkt.ip);

@@ -6,11 +6,15 @@
 //! `rexmit.InternalError`.
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rexmit_scenario::{Scenario, ScenarioError as RsScenarioError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
+mod events;
+mod loss_plugins;
+mod plugins;
 
 /// The simulator's heap allocator (issue 18): packets, segments and connections are allocated
 /// and freed at every step, and in runs with short-lived connections (HTTP cross traffic)
@@ -32,6 +36,12 @@ create_exception!(
     InternalError,
     PyException,
     "A bug in rexmit (please report it with the scenario)."
+);
+create_exception!(
+    _core,
+    PluginError,
+    PyException,
+    "A congestion-control plugin raised an exception or reported a window that is not one; the message has its traceback, the event and the simulated time."
 );
 create_exception!(
     _core,
@@ -159,8 +169,9 @@ fn run<'py>(
     out_dir: Option<std::path::PathBuf>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    check_progress(py, &progress)?;
     let s = guard(|| parse(py, text, format))?;
-    with_progress(py, progress, |cb| {
+    with_progress(py, progress, &s, |cb| {
         rexmit_scenario::run::run(&s, out_dir.as_deref(), cb).map_err(|e| scenario_err(py, e))
     })
 }
@@ -178,8 +189,9 @@ fn emulate<'py>(
     out_dir: Option<std::path::PathBuf>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    check_progress(py, &progress)?;
     let s = guard(|| parse(py, text, format))?;
-    with_progress(py, progress, |cb| {
+    with_progress(py, progress, &s, |cb| {
         rexmit_emulate::emulate(&s, out_dir.as_deref(), cb).map_err(|e| match e {
             rexmit_emulate::EmulationError::Scenario(e) => scenario_err(py, e),
             rexmit_emulate::EmulationError::Unavailable(why) => EmulationUnavailable::new_err(why),
@@ -194,18 +206,37 @@ fn emulation_unavailable() -> Option<String> {
     rexmit_emulate::unavailable_reason()
 }
 
+/// A `progress` that is not callable is refused before the run: a short run never calls it, so
+/// `progress=5` would otherwise pass unnoticed.
+fn check_progress(py: Python<'_>, progress: &Option<PyObject>) -> PyResult<()> {
+    match progress {
+        Some(cb) if !cb.bind(py).is_callable() => Err(PyTypeError::new_err(format!(
+            "progress: expected a function progress(now_s, stop_s, events, wall_s) or None, not {}",
+            cb.bind(py).get_type().name()?
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Drive `f` with a progress callback that checks Ctrl-C and calls `progress`; package the
 /// results as `run` documents.
 fn with_progress<'py>(
     py: Python<'py>,
     progress: Option<PyObject>,
+    scenario: &Scenario,
     f: impl FnOnce(
         &mut dyn FnMut(rexmit_engine::Progress) -> bool,
     ) -> PyResult<rexmit_scenario::RunResults>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut callback_error: Option<PyErr> = None;
+    // A failure left by an earlier run is not this run's.
+    let _ = plugins::take_failure();
     let results = guard(|| {
         f(&mut |p: rexmit_engine::Progress| {
+            if let Some(f) = plugins::take_failure() {
+                callback_error = Some(plugin_err(&f, scenario));
+                return false;
+            }
             if let Err(e) = py.check_signals() {
                 callback_error = Some(e);
                 return false;
@@ -227,7 +258,19 @@ fn with_progress<'py>(
                 }
             }
         })
-    })?;
+    });
+    // A plugin that failed near the end may not have met a progress call.
+    if let Some(f) = plugins::take_failure() {
+        callback_error.get_or_insert_with(|| plugin_err(&f, scenario));
+    }
+    let results = match (results, callback_error.take()) {
+        (_, Some(e)) if e.is_instance_of::<PluginError>(py) => return Err(e),
+        (Ok(r), e) => {
+            callback_error = e;
+            r
+        }
+        (Err(e), _) => return Err(e),
+    };
     if let Some(e) = callback_error {
         // A KeyboardInterrupt must reach the caller; partial results are on the exception.
         let json =
@@ -269,6 +312,47 @@ fn with_progress<'py>(
     Ok(d)
 }
 
+/// `rexmit.PluginError` for a plugin's failure: what, where, when.
+fn plugin_err(f: &plugins::PluginFailure, scenario: &Scenario) -> PyErr {
+    use rexmit_scenario::schema::Transport;
+    let flows: Vec<&str> = scenario
+        .apps
+        .iter()
+        .filter(|a| match a.transport() {
+            Transport::Tcp(Some(t)) => t.cc.as_deref() == Some(f.plugin.as_str()),
+            Transport::Sctp(Some(t)) => t.cc.as_deref() == Some(f.plugin.as_str()),
+            _ => false,
+        })
+        .map(|a| a.name.as_str())
+        .collect();
+    PluginError::new_err(format!(
+        "congestion-control plugin {:?} failed in {} at simulated time {:.9} s (flow {}):\n{}",
+        f.plugin,
+        f.event,
+        f.at.as_nanos() as f64 * 1e-9,
+        flows.join(", "),
+        f.message.trim_end()
+    ))
+}
+
+/// Run a packetdrill-style script (`rexmit script`, docs/scripts.md) against the TCP or SCTP
+/// core: (status, report, trace), status "passed", "failed" (the core did something else) or
+/// "malformed" (the script cannot run); the report is empty when it passed; the trace lists
+/// every packet in and out when `trace` is set.
+#[pyfunction]
+#[pyo3(signature = (text, name = "script.pkt", trace = false))]
+fn run_script(text: &str, name: &str, trace: bool) -> PyResult<(String, String, Vec<String>)> {
+    guard(|| {
+        let o = rexmit_script::run_str_with(text, name, trace);
+        let status = match o.status {
+            rexmit_script::Status::Passed => "passed",
+            rexmit_script::Status::Failed => "failed",
+            rexmit_script::Status::Malformed => "malformed",
+        };
+        Ok((status.to_string(), o.report, o.trace))
+    })
+}
+
 /// Test hook: panics inside the FFI guard, so tests can check that a Rust panic reaches
 /// Python as `InternalError` and leaves the interpreter usable.
 #[pyfunction]
@@ -285,6 +369,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, ty) in [
         ("ScenarioError", py.get_type::<ScenarioError>()),
         ("InternalError", py.get_type::<InternalError>()),
+        ("PluginError", py.get_type::<PluginError>()),
         (
             "EmulationUnavailable",
             py.get_type::<EmulationUnavailable>(),
@@ -303,6 +388,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_function(wrap_pyfunction!(emulation_unavailable, m)?)?;
+    m.add_function(wrap_pyfunction!(run_script, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(plugins::register_cc, m)?)?;
+    m.add_function(wrap_pyfunction!(plugins::controllers, m)?)?;
+    m.add_function(wrap_pyfunction!(plugins::plugin_calls, m)?)?;
+    events::add(m)?;
+    loss_plugins::add(m)?;
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! A scenario with every default written out (`rexmit normalize`, the `scenario.toml` of a run):
-//! each TCP and SCTP app's settings as the core will run them, and the guards' defaults. Only
+//! each TCP and SCTP app's settings as the core will run them, the guards' defaults, and the
+//! parameters of each active queue (`QueueCfg::with_defaults`). Only
 //! for showing: a scenario re-read from it runs the same, but its explicit values no longer
 //! follow a changed `profile`, so sweeps keep varying the scenario as written.
 
@@ -49,6 +50,15 @@ impl Scenario {
             .map(|(i, a)| app(a, &format!("apps[{i}]")))
             .collect::<crate::error::Result<_>>()?;
         s.limits.max_work = Some(s.limits.max_work.unwrap_or(crate::build::DEFAULT_MAX_WORK));
+        let mut links: Vec<&mut crate::schema::LinkProps> = s.links.iter_mut().collect();
+        if let Some(t) = &mut s.topology {
+            links.extend(t.link_tables_mut());
+        }
+        for l in links {
+            if let Some(q) = &l.queue {
+                l.queue = Some(q.with_defaults("queue")?);
+            }
+        }
         Ok(s)
     }
 }

@@ -11,10 +11,12 @@ mod filled;
 pub mod kinds;
 pub mod mirror;
 pub mod names;
+pub mod queue;
 pub mod results;
 pub mod run;
 pub mod schema;
 mod starts;
+mod toml_path;
 pub mod topology;
 pub mod trace;
 pub mod traffic;
@@ -34,26 +36,28 @@ impl Scenario {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let msg = inner.message().to_string();
-            let line = inner.span().map(|sp| line_of(text, sp.start));
+            let span = inner.span();
+            let line = span.as_ref().map(|sp| line_of(text, sp.start));
             let path = if path == "." { String::new() } else { path };
-            let (mut path, mut msg) = apps::move_key_into_path(path, msg.trim_end().to_string());
+            // The reader's messages may take several lines ("invalid inline table\nexpected `}`"):
+            // an error is one line.
+            let msg = msg
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(": ");
+            let (mut path, mut msg) = apps::move_key_into_path(path, msg);
             if msg.contains("too large to fit") {
                 msg.push_str(": TOML integers are at most 9223372036854775807 (2^63-1)");
             }
-            if let (true, Some(l)) = (path.is_empty(), line) {
-                // A parse error before any key was read (e.g. an integer too large for TOML):
-                // name the key written on that line.
-                let src = text.lines().nth(l.saturating_sub(1)).unwrap_or("");
-                if let Some((key, _)) = src.split_once('=') {
-                    let key = key.trim();
-                    if !key.is_empty()
-                        && key
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || "_-.\"".contains(c))
-                    {
-                        path = key.to_string();
-                    }
-                }
+            if msg == "recursion limit exceeded" {
+                msg.push_str(": arrays or inline tables nested too deeply");
+            }
+            if let (true, Some(sp)) = (path.is_empty(), &span) {
+                // A parse error before any key reached serde (an integer too large for TOML,
+                // nesting too deep): the key path the reader was in, from the text.
+                path = toml_path::key_path_at(text, sp.start).unwrap_or_default();
             }
             ScenarioError::new(
                 path,

@@ -152,6 +152,42 @@ impl MirrorOf<Option<Duration>> for DurationStr {
     }
 }
 
+/// A congestion controller or loss-detection policy by name (`cc = "vegas"`, `loss = "rfc"`):
+/// the core checks that it is registered.
+impl MirrorOf<rexmit_tcp::cc::registry::CcName> for String {
+    fn merge(&self, into: &mut rexmit_tcp::cc::registry::CcName, _key: &str) -> Result<()> {
+        *into = rexmit_tcp::cc::registry::CcName::new(self);
+        Ok(())
+    }
+    fn from_core(c: &rexmit_tcp::cc::registry::CcName) -> Option<Self> {
+        Some(c.as_str().to_string())
+    }
+}
+
+/// SCTP's controller (`sctp.cc = "cubic"`): unset keeps RFC 9260 §7.2's rules, which
+/// normalize leaves out.
+impl MirrorOf<Option<rexmit_tcp::cc::registry::CcName>> for String {
+    fn merge(&self, into: &mut Option<rexmit_tcp::cc::registry::CcName>, _key: &str) -> Result<()> {
+        *into = Some(rexmit_tcp::cc::registry::CcName::new(self));
+        Ok(())
+    }
+    fn from_core(c: &Option<rexmit_tcp::cc::registry::CcName>) -> Option<Self> {
+        c.as_ref().map(|c| c.as_str().to_string())
+    }
+}
+
+/// A controller's parameters (`cc_params = { alpha = 2 }`), checked by the core against the
+/// controller's declared ranges; left out of normalize when the controller has none.
+impl MirrorOf<rexmit_tcp::cc::registry::ParamMap> for std::collections::BTreeMap<String, f64> {
+    fn merge(&self, into: &mut rexmit_tcp::cc::registry::ParamMap, _key: &str) -> Result<()> {
+        into.0 = self.clone();
+        Ok(())
+    }
+    fn from_core(c: &rexmit_tcp::cc::registry::ParamMap) -> Option<Self> {
+        (!c.is_empty()).then(|| c.0.clone())
+    }
+}
+
 /// The mirror of a core struct that is a nested table (`rto`, `cmt`, ...).
 pub trait Mirrored {
     type Cfg;
@@ -178,6 +214,9 @@ macro_rules! __mirror_ty {
     (time, $t:ty) => { $crate::units::DurationStr };
     (time_or_off, $t:ty) => { $crate::units::DurationStr };
     (choice, $t:ty) => { $crate::mirror::Named<$t> };
+    (controller, $t:ty) => { String };
+    (policy, $t:ty) => { String };
+    (params, $t:ty) => { std::collections::BTreeMap<String, f64> };
     (table, $t:ty) => { <$t as $crate::mirror::Mirrored>::Cfg };
     ($unit:ident, $t:ty) => { $t };
 }

@@ -14,13 +14,37 @@ pub fn run(
     out_dir: Option<&Path>,
     progress: impl FnMut(Progress) -> bool,
 ) -> Result<RunResults> {
+    run_witnessed(s, out_dir, None, progress).map(|(r, _)| r)
+}
+
+/// `run`, writing the event-order witness to `witness` when given (`rexmit_net::witness`;
+/// issue 40): also returns (records, digest) of the witness.
+pub fn run_witnessed(
+    s: &Scenario,
+    out_dir: Option<&Path>,
+    witness: Option<&Path>,
+    progress: impl FnMut(Progress) -> bool,
+) -> Result<(RunResults, Option<(u64, u64)>)> {
     let s = &s.with_resolved_starts();
     let mut built = build(s, out_dir)?;
+    let io_err = |p: &Path, e: std::io::Error| {
+        crate::error::ScenarioError::new("witness", format!("{}: {e}", p.display()))
+    };
+    if let Some(p) = witness {
+        built.sim.set_witness(p).map_err(|e| io_err(p, e))?;
+    }
     let limits = limits(s);
     let started = std::time::Instant::now();
     let outcome = built.sim.run(&limits, progress);
     let partial = outcome.as_ref().err().map(|e| e.to_string());
-    Ok(collect(s, built, started.elapsed().as_secs_f64(), partial))
+    let digest = match (witness, built.sim.finish_witness()) {
+        (Some(p), Some(r)) => Some(r.map_err(|e| io_err(p, e))?),
+        _ => None,
+    };
+    Ok((
+        collect(s, built, started.elapsed().as_secs_f64(), partial),
+        digest,
+    ))
 }
 
 /// The run limits a scenario asks for.
@@ -118,6 +142,16 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
                 ),
             ];
             let mut m: Vec<(&str, f64)> = m;
+            if let Some(q) = c.queue_stats() {
+                // Active queues only (`queue = { aqm = ... }`, `ecn`, `ecn_threshold`): the
+                // packets marked CE instead of dropped, and the 99th percentile of the sojourn
+                // times (queue_delay_mean_s is their mean) from a histogram within 1/128.
+                m.push(("ecn_marked", q.ecn_marked as f64));
+                m.push((
+                    "queue_delay_p99_s",
+                    q.sojourn.quantile(0.99).map_or(0.0, |d| d.as_secs_f64()),
+                ));
+            }
             if let Some((n, lines)) = c.scripted_unfired() {
                 // A scripted drop that never matched is a silent no-op otherwise (issue 17).
                 m.push(("scripted_unfired", n as f64));

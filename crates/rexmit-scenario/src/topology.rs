@@ -1,10 +1,11 @@
 //! `[topology]` and the link tables it is made of: the kinds chain, dumbbell and dual_dumbbell
-//! (`resolve` checks which fields each needs), links with their queues, error models and
-//! reordering, dumbbell sides and multihomed hosts.
+//! (`resolve` checks which fields each needs), links with their queues (the queue table itself:
+//! `queue.rs`), error models and reordering, dumbbell sides and multihomed hosts.
 
 use crate::error::{Result, ScenarioError};
 use crate::kinds::{kind_enum, Direction, ErrorModelCfg, KindFields};
-use crate::units::{Bytes, DurationStr, RateStr};
+pub use crate::queue::{QueueCfg, RedCfg};
+use crate::units::{DurationStr, RateStr};
 use serde::{Deserialize, Serialize};
 
 kind_enum!(TopologyKind { Chain = "chain", Dumbbell = "dumbbell", DualDumbbell = "dual_dumbbell" });
@@ -51,6 +52,24 @@ pub enum TopologySpec {
 }
 
 impl Topology {
+    /// Every link table of the topology, wherever it appears.
+    pub fn link_tables_mut(&mut self) -> Vec<&mut LinkProps> {
+        let mut v: Vec<&mut LinkProps> = Vec::new();
+        v.extend(self.links.iter_mut().flatten());
+        v.extend(self.bottleneck.iter_mut());
+        v.extend(self.left.iter_mut().flatten());
+        v.extend(self.right.iter_mut().flatten());
+        for d in self.paths.iter_mut().flatten() {
+            v.push(&mut d.bottleneck);
+            v.extend(&mut d.left);
+            v.extend(&mut d.right);
+        }
+        for m in self.multihomed.iter_mut().flatten() {
+            v.extend(m.links.iter_mut());
+        }
+        v
+    }
+
     pub fn resolve(&self, path: &str) -> Result<TopologySpec> {
         let k = KindFields {
             path,
@@ -104,47 +123,6 @@ impl Topology {
             }
         })
     }
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct QueueCfg {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub packets: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<Bytes>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub red: Option<RedCfg>,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RedCfg {
-    pub min_th: f64,
-    pub max_th: f64,
-    #[serde(default = "default_max_p")]
-    pub max_p: f64,
-    #[serde(default = "default_weight")]
-    pub weight: f64,
-    #[serde(default = "default_true")]
-    pub gentle: bool,
-    /// Packet size (bytes) for the idle-time decay of the average (ns-2/ns-3 default: 500).
-    #[serde(default = "default_mean_packet_size")]
-    pub mean_packet_size: u32,
-}
-
-fn default_mean_packet_size() -> u32 {
-    500
-}
-
-fn default_max_p() -> f64 {
-    0.1
-}
-fn default_weight() -> f64 {
-    0.002
-}
-fn default_true() -> bool {
-    true
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

@@ -8,8 +8,9 @@
 use crate::error::{Result, ScenarioError};
 use crate::mirror::{Extras, Named};
 use rexmit_sctp::{CmtConfig, RackConfig, SctpConfig, ThinStreamConfig};
+use rexmit_tcp::cc::registry;
 use rexmit_tcp::profile::Profile;
-use rexmit_tcp::{CcAlgorithm, TcpConfig};
+use rexmit_tcp::TcpConfig;
 use rexmit_transport::RtoConfig;
 
 rexmit_transport::rto_option_table!(crate::mirror_table {
@@ -23,6 +24,10 @@ rexmit_tcp::tcp_option_table!(crate::mirror_table {
         /// The defaults the other keys override: "rfc" (default) or "linux" (Linux 6.x as
         /// rexmit models it: the option table's Linux column).
         profile: Named<Profile>,
+        /// The old name of `cc_params.a` of cc = "aimd" (seed 003), still accepted.
+        aimd_a: f64,
+        /// The old name of `cc_params.b` of cc = "aimd".
+        aimd_b: f64,
     }
 });
 
@@ -78,38 +83,70 @@ impl Extras<ThinStreamConfig> for ThinCfg {
 impl TcpCfg {
     /// The core configuration, range-checked; `path` is this table's key path (`apps[0].tcp`).
     pub fn to_config(&self, path: &str) -> Result<TcpConfig> {
-        let cc = self.cc.map(|n| n.0);
-        // Generalised AIMD is defined by its (a, b) (seed 003): both are written with it, and
-        // only with it.
-        if cc == Some(CcAlgorithm::Aimd) {
-            for (k, given) in [("aimd_a", self.aimd_a), ("aimd_b", self.aimd_b)] {
-                if given.is_none() {
-                    return Err(ScenarioError::new(
-                        format!("{path}.{k}"),
-                        "is required when cc = \"aimd\"",
-                    ));
-                }
-            }
-        } else if self.aimd_a.is_some() || self.aimd_b.is_some() {
+        let mut c = TcpConfig::default();
+        self.apply(&mut c, path)?;
+        self.legacy_aimd_keys(&mut c, path)?;
+        // A profile's HyStart belongs to its CUBIC (and is told to plugin controllers, which
+        // may follow it).
+        if self
+            .cc
+            .as_ref()
+            .is_some_and(|cc| cc != "cubic" && registry::is_builtin(cc))
+            && self.hystart.is_none()
+        {
+            c.hystart = false;
+        }
+        c.validate().map_err(|e| {
+            let origin = self.unset_origin(&e.field, &c);
+            let message = if e.field == "cc" {
+                format!(
+                    "{:?} is not a registered congestion controller: {}",
+                    e.got, e.allowed
+                )
+            } else if e.field == "loss" {
+                format!(
+                    "{:?} is not a registered loss-detection policy: {}",
+                    e.got, e.allowed
+                )
+            } else {
+                format!("{} is out of range: allowed {}{origin}", e.got, e.allowed)
+            };
+            ScenarioError::new(format!("{path}.{}", e.field), message)
+        })?;
+        // Every parameter of the controller written out (what normalize shows and runs use).
+        let plugin = registry::lookup(c.cc.as_str()).expect("validated");
+        c.cc_params = registry::complete(plugin.as_ref(), &c.cc_params).expect("validated");
+        let policies = &rexmit_tcp::loss::POLICIES;
+        let policy = policies.lookup(c.loss.as_str()).expect("validated");
+        c.loss_params = policies
+            .complete(policy.as_ref(), &c.loss_params)
+            .expect("validated");
+        Ok(c)
+    }
+
+    /// `aimd_a`/`aimd_b`, the old names of generalised AIMD's `cc_params` a and b: only with
+    /// cc = "aimd" written here, and not together with the new names.
+    fn legacy_aimd_keys(&self, c: &mut TcpConfig, path: &str) -> Result<()> {
+        if self.aimd_a.is_none() && self.aimd_b.is_none() {
+            return Ok(());
+        }
+        if self.cc.as_deref() != Some("aimd") {
             return Err(ScenarioError::new(
                 format!("{path}.aimd_a"),
                 "aimd_a/aimd_b are only used with cc = \"aimd\"",
             ));
         }
-        let mut c = TcpConfig::default();
-        self.apply(&mut c, path)?;
-        // A profile's HyStart belongs to its CUBIC.
-        if cc.is_some_and(|cc| cc != CcAlgorithm::Cubic) && self.hystart.is_none() {
-            c.hystart = false;
+        for (old, new, v) in [("aimd_a", "a", self.aimd_a), ("aimd_b", "b", self.aimd_b)] {
+            let Some(v) = v else { continue };
+            if c.cc_params.get(new).is_some() {
+                return Err(ScenarioError::new(
+                    format!("{path}.{old}"),
+                    format!("is cc_params.{new} under its old name: write it once"),
+                ));
+            }
+            c.cc_params.set(new, v);
         }
-        c.validate().map_err(|e| {
-            let origin = self.unset_origin(&e.field, &c);
-            ScenarioError::new(
-                format!("{path}.{}", e.field),
-                format!("{} is out of range: allowed {}{origin}", e.got, e.allowed),
-            )
-        })?;
-        Ok(c)
+        Ok(())
     }
 
     /// When the value the core refused was not written in this table, where it came from
@@ -132,6 +169,10 @@ impl TcpCfg {
             "prr" if self.prr.is_none() => {
                 format!(" (prr = true comes from {profile}: set prr = false with this recovery)")
             }
+            "ecn" if self.ecn.is_none() => format!(
+                " (ecn = \"{}\" comes from {profile}: set ecn = \"on\")",
+                rexmit_options::Choice::name(c.ecn)
+            ),
             "recv_buffer" if self.recv_buffer.is_none() => format!(
                 " (recv_buffer = {} comes from {profile}: set recv_buffer)",
                 c.recv_buffer
@@ -146,11 +187,33 @@ impl SctpCfg {
         let mut c = SctpConfig::default();
         self.apply(&mut c, path)?;
         c.validate().map_err(|e| {
-            ScenarioError::new(
-                format!("{path}.{}", e.field),
-                format!("{} is out of range: allowed {}", e.got, e.allowed),
-            )
+            let registered =
+                c.cc.as_ref()
+                    .map(|n| registry::lookup(n.as_str()).is_some());
+            let why = rexmit_sctp::config::refused_with_cc(&e.field, &e.allowed);
+            let message = match (registered, why) {
+                (Some(false), _) if e.field == "cc" => format!(
+                    "{:?} is not a registered congestion controller: {}",
+                    e.got, e.allowed
+                ),
+                // A value a plugged controller cannot run with: say what it would do.
+                (Some(true), Some(why)) => {
+                    let got = if matches!(e.got.as_str(), "true" | "false") {
+                        e.got.clone()
+                    } else {
+                        format!("{:?}", e.got)
+                    };
+                    format!("{got} {why}: allowed {}", e.allowed)
+                }
+                _ => format!("{} is out of range: allowed {}", e.got, e.allowed),
+            };
+            ScenarioError::new(format!("{path}.{}", e.field), message)
         })?;
+        // Every parameter of the controller written out (what normalize shows and runs use).
+        if let Some(cc) = &c.cc {
+            let plugin = registry::lookup(cc.as_str()).expect("validated");
+            c.cc_params = registry::complete(plugin.as_ref(), &c.cc_params).expect("validated");
+        }
         Ok(c)
     }
 }

@@ -205,53 +205,7 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
         return err(&format!("{path}.rate"), "must be > 0 bps");
     }
     if let Some(q) = &l.queue {
-        match (q.packets, q.bytes) {
-            (Some(0), _) => return err(&format!("{path}.queue.packets"), "must be ≥ 1"),
-            (_, Some(b)) if b.0 == 0 => return err(&format!("{path}.queue.bytes"), "must be ≥ 1"),
-            (Some(_), Some(_)) => {
-                return err(
-                    &format!("{path}.queue"),
-                    "give `packets` or `bytes`, not both",
-                )
-            }
-            (None, None) => {
-                return err(
-                    &format!("{path}.queue"),
-                    "give a limit: `packets` or `bytes`",
-                )
-            }
-            _ => {}
-        }
-        if let Some(r) = &q.red {
-            let p = format!("{path}.queue.red");
-            if !(r.min_th >= 0.0 && r.min_th < r.max_th) {
-                return err(
-                    &p,
-                    format!(
-                        "need 0 ≤ min_th < max_th, got min_th={} max_th={}",
-                        r.min_th, r.max_th
-                    ),
-                );
-            }
-            if !(r.max_p > 0.0 && r.max_p <= 1.0) {
-                return err(
-                    &format!("{p}.max_p"),
-                    format!("{} is outside (0, 1]", r.max_p),
-                );
-            }
-            if !(r.weight > 0.0 && r.weight <= 1.0) {
-                return err(
-                    &format!("{p}.weight"),
-                    format!("{} is outside (0, 1]", r.weight),
-                );
-            }
-            if !(20..=65_535).contains(&r.mean_packet_size) {
-                return err(
-                    &format!("{p}.mean_packet_size"),
-                    format!("{} is outside 20..=65535 bytes", r.mean_packet_size),
-                );
-            }
-        }
+        q.to_config(&format!("{path}.queue"))?;
     }
     for (i, e) in l.errors.iter().enumerate() {
         let p = format!("{path}.errors[{i}]");

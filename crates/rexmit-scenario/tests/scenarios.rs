@@ -148,7 +148,8 @@ const CBR: &str =
     "kind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nrate = \"1Mbps\"\npacket_size = 1000";
 const LINK0: &str = "delay = \"1ms\" }, {";
 
-/// (what, text in BASE, its replacement, exact error path, a word the message must contain)
+/// (what, text in BASE, its replacement, exact error path, a word the message must contain);
+/// in a replacement, BELLX and BELLN stand for BELL's keys and DEEP for 3000 nested arrays.
 const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("unknown top-level key", "stop_time = \"1s\"", "stop_time = \"1s\"\nstoptime = 3", "stoptime", "unknown field `stoptime`"),
     ("unknown key in a link", "{ rate = \"10Mbps\", delay = \"1ms\" }, { rate", "{ rate = \"10Mbps\", delay = \"1ms\", bandwith = 3 }, { rate", "topology.links[0].bandwith", "unknown field"),
@@ -213,6 +214,23 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("scripted unknown app", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"g\", packets = [1] }] }, {", "topology.links[0].errors[0].app", "no app named"),
     ("toml syntax error", "stop_time = \"1s\"", "stop_time = = \"1s\"", "stop_time", "line"),
     ("red thresholds", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, red = { min_th = 9, max_th = 3 } } }", "topology.links[0].queue.red", "min_th < max_th"),
+    // Queues and AQMs (issue 37): names listed, ranges from the option tables, ECN rules.
+    ("unknown aqm", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"blue\" } }", "topology.links[0].queue.aqm", "`codel`, `fq_codel`, `pie`"),
+    ("codel target zero", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"codel\", codel = { target = \"0s\" } } }", "topology.links[0].queue.codel.target", "0s is out of range: allowed > 0"),
+    ("codel target above interval", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"fq_codel\", fq_codel = { codel = { interval = \"2ms\" } } } }", "topology.links[0].queue.fq_codel.codel.target", "5ms is out of range: allowed <= interval"),
+    ("fq_codel without flows", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"fq_codel\", fq_codel = { flows = 0 } } }", "topology.links[0].queue.fq_codel.flows", "allowed 1..=65536"),
+    ("pie negative alpha", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"pie\", pie = { alpha = -1.0 } } }", "topology.links[0].queue.pie.alpha", "allowed >= 0"),
+    ("pie mark threshold above 1", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"pie\", ecn = true, pie = { mark_ecnth = 1.5 } } }", "topology.links[0].queue.pie.mark_ecnth", "allowed 0..=1"),
+    ("ared max_p bounds crossed", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"ared\", ared = { max_p_bottom = 0.6 } } }", "topology.links[0].queue.ared.max_p_bottom", "allowed < max_p_top"),
+    ("ared max_th without min_th", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"ared\", ared = { max_th = 30.0 } } }", "topology.links[0].queue.ared.max_th", "with min_th set"),
+    ("unknown key in an aqm table", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"codel\", codel = { targte = \"5ms\" } } }", "topology.links[0].queue.codel.targte", "unknown field"),
+    ("aqm table of another aqm", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"pie\", codel = { target = \"5ms\" } } }", "topology.links[0].queue.codel", "only used with aqm = \"codel\""),
+    ("red aqm without thresholds", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"red\" } }", "topology.links[0].queue.red", "red = { min_th = 5, max_th = 15 }"),
+    ("ecn on drop-tail", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, ecn = true } }", "topology.links[0].queue.ecn", "add ecn_threshold = K"),
+    ("step marking on codel", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, aqm = \"codel\", ecn_threshold = 5 } }", "topology.links[0].queue.ecn_threshold", "drop-tail queue"),
+    ("step threshold at the limit", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, ecn_threshold = 10 } }", "topology.links[0].queue.ecn_threshold", "not below the queue's limit"),
+    ("step threshold with ecn off", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, ecn_threshold = 5, ecn = false } }", "topology.links[0].queue.ecn", "remove one of them"),
+    ("both step thresholds", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, ecn_threshold = 5, ecn_threshold_bytes = \"3KB\" } }", "topology.links[0].queue.ecn_threshold", "not both"),
     ("unknown topology kind", "kind = \"chain\"", "kind = \"ring\"", "topology.kind", "ring"),
     ("field of another topology", CHAIN, "kind = \"dumbbell\"\nnodes = [\"A\", \"B\"]\nBELLN", "topology.nodes", "not used by kind \"dumbbell\""),
     ("chain without links", CHAIN, "kind = \"chain\"\nnodes = [\"A\", \"B\"]", "topology.links", "required for kind \"chain\""),
@@ -240,6 +258,8 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("linux profile with newreno recovery, rack off", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { profile = \"linux\", recovery = \"newreno\", rack = false, tlp = false, frto = false }", "apps[0].tcp.prr", "prr = true comes from the linux profile"),
     ("linux profile with newreno recovery, rack off, tlp on", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { profile = \"linux\", recovery = \"newreno\", rack = false, prr = false }", "apps[0].tcp.tlp", "tlp = true comes from the linux profile: set tlp = false"),
     ("linux profile with newreno recovery, frto on", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { profile = \"linux\", recovery = \"newreno\", rack = false, tlp = false, prr = false }", "apps[0].tcp.frto", "frto = true comes from the linux profile: set frto = false"),
+    ("dctcp without ecn", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { cc = \"dctcp\" }", "apps[0].tcp.ecn", "off is out of range: allowed \"on\" with cc = \"dctcp\", which reacts to ECN marks (ecn = \"off\" comes from the default: set ecn = \"on\")"),
+    ("dctcp with the linux profile's ecn", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { profile = \"linux\", cc = \"dctcp\" }", "apps[0].tcp.ecn", "ecn = \"accept\" comes from the linux profile"),
     ("rack asked for without sack", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { sack = false, rack = true }", "apps[0].tcp.rack", "allowed false unless sack = true and recovery = \"sack\""),
     ("window scaling off with the default receive buffer", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { window_scaling = false }", "apps[0].tcp.recv_buffer", "<= 65535 without window_scaling (recv_buffer = 131072 comes from the default: set recv_buffer)"),
     ("rto granularity above rto.max", CBR, "kind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\ntcp = { rto = { max = \"10s\", granularity = \"11s\" } }", "apps[0].tcp.rto.granularity", "0..=rto.max"),
@@ -274,7 +294,12 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("duration out of range", "stop_time = \"1s\"", "stop_time = \"99999999999h\"", "stop_time", "the largest duration is 18446744073s"),
     ("size out of range", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { bytes = \"99999999999GiB\" } }", "topology.links[0].queue.bytes", "the largest size is"),
     ("rate out of range", "rate = \"1Mbps\"", "rate = \"99999999999Gbps\"", "apps[0].rate", "the largest rate is"),
-    ("integer too large for TOML", APP, "packet_size = 18446744073709551616", "packet_size", "2^63-1"),
+    ("integer too large for TOML", APP, "packet_size = 18446744073709551616", "apps[0].packet_size", "2^63-1"),
+    ("integer too large in a table", CHAIN, "kind = \"dumbbell\"\nleft = [{ name = \"A\", rate = \"10Mbps\", delay = \"1ms\" }]\nright = [{ name = \"B\", rate = \"10Mbps\", delay = \"1ms\" }]\n[topology.bottleneck]\ndelay = \"1ms\"\nrate = 18446744073709551616", "topology.bottleneck.rate", "2^63-1"),
+    ("integer too large in an inline table", LINK0, "delay = \"1ms\", errors = [{ kind = \"burst\", rate = 0.1, size = { min = 2, max = 18446744073709551616 } }] }, {", "topology.links[0].errors[0].size.max", "2^63-1"),
+    ("integer too large in an app's table", APP, "packet_size = 1000\n[apps.tcp]\nmss = 18446744073709551616", "apps[0].tcp.mss", "2^63-1"),
+    ("inline table over two lines", LINK0, "delay = \"1ms\", queue = { packets = 5,\n bytes = 9 } }, {", "topology.links[0].queue", "invalid inline table: expected `}`"),
+    ("nested too deeply", "stop_time = \"1s\"", "stop_time = \"1s\"\nx = DEEP", "x", "nested too deeply"),
     ("zero work bound", "stop_time = \"1s\"", "stop_time = \"1s\"\n[limits]\nmax_work = 0.0", "limits.max_work", "≥ 1"),
 ];
 
@@ -287,7 +312,8 @@ fn bad_scenarios_name_the_offending_key() {
         let text = BASE.replacen(
             from,
             &to.replace("BELLX", &BELL.join(", "))
-                .replace("BELLN", &BELL.join("\n")),
+                .replace("BELLN", &BELL.join("\n"))
+                .replace("DEEP", &format!("{}{}", "[".repeat(3000), "]".repeat(3000))),
             1,
         );
         let err = match Scenario::from_toml(&text) {

@@ -2,7 +2,9 @@
 //! qualitative results; their settings are validated with key paths.
 
 use rexmit_scenario::run::run;
+use rexmit_scenario::schema::Transport;
 use rexmit_scenario::Scenario;
+use rexmit_tcp::cc::registry::ParamMap;
 use std::path::PathBuf;
 
 fn example(name: &str) -> String {
@@ -66,11 +68,35 @@ fn transport_settings_errors_name_the_key() {
             "recovery = \"vegas\"",
             "apps[0].tcp.recovery",
         ),
-        ("cc = \"reno\"", "cc = \"aimd\"", "apps[0].tcp.aimd_a"),
+        (
+            "cc = \"reno\"",
+            "cc = \"vegas9\"",
+            "apps[0].tcp.cc: \"vegas9\" is not a registered congestion controller: one of aimd, bbr, bic, cubic",
+        ),
         (
             "cc = \"reno\"",
             "cc = \"aimd\", aimd_a = 1001.0, aimd_b = 0.5",
-            "apps[0].tcp.aimd_a: 1001 is out of range: allowed (0, 1000]",
+            "apps[0].tcp.cc_params.a: 1001 is out of range: allowed (0, 1000]",
+        ),
+        (
+            "cc = \"reno\"",
+            "cc = \"aimd\", cc_params = { b = 1.0 }",
+            "apps[0].tcp.cc_params.b: 1 is out of range: allowed (0, 1)",
+        ),
+        (
+            "cc = \"reno\"",
+            "cc = \"aimd\", cc_params = { alpha = 2 }",
+            "apps[0].tcp.cc_params.alpha: 2 is out of range: allowed a parameter of cc = \"aimd\": a, b",
+        ),
+        (
+            "cc = \"reno\"",
+            "cc = \"reno\", cc_params = { a = 2 }",
+            "apps[0].tcp.cc_params.a: 2 is out of range: allowed none: cc = \"reno\" has no parameters",
+        ),
+        (
+            "cc = \"reno\"",
+            "cc = \"aimd\", aimd_a = 2.0, cc_params = { a = 3 }",
+            "apps[0].tcp.aimd_a: is cc_params.a under its old name: write it once",
         ),
         (
             "cc = \"reno\"",
@@ -277,4 +303,32 @@ fn finite_transfer_goodput_window_ends_at_completion() {
         "goodput {g} over {window} s"
     );
     assert!(g > 5e6 && g < 1e7, "goodput {g}");
+}
+
+/// `cc = "aimd"` takes its (a, b) from `cc_params`, defaults (1, 0.5) filled in; the old keys
+/// aimd_a/aimd_b still work and normalize writes the new ones.
+#[test]
+fn aimd_parameters_come_from_cc_params_and_the_old_keys_still_work() {
+    let base = example("tcp_seed001.toml");
+    let cfg = |to: &str| {
+        let s = Scenario::from_toml(&base.replacen("cc = \"reno\"", to, 1)).unwrap();
+        let Transport::Tcp(tcp) = s.apps[0].transport() else {
+            panic!("a TCP app")
+        };
+        let tcp = tcp.clone().unwrap_or_default();
+        (
+            tcp.to_config("apps[0].tcp").unwrap(),
+            s.with_defaults().unwrap().to_toml(),
+        )
+    };
+    let (c, normalized) = cfg("cc = \"aimd\"");
+    assert_eq!(c.cc_params, ParamMap::of(&[("a", 1.0), ("b", 0.5)]));
+    assert!(
+        normalized.contains("[apps.tcp.cc_params]\na = 1.0\nb = 0.5"),
+        "{normalized}"
+    );
+    let (old, _) = cfg("cc = \"aimd\", aimd_a = 2.0, aimd_b = 0.125");
+    let (new, _) = cfg("cc = \"aimd\", cc_params = { a = 2, b = 0.125 }");
+    assert_eq!(old, new);
+    assert_eq!(new.cc_params, ParamMap::of(&[("a", 2.0), ("b", 0.125)]));
 }

@@ -1,12 +1,14 @@
 //! Per-destination congestion control of RFC 9260 §7.2 (same as RFC 4960 §7.2): slow start,
 //! congestion avoidance with partial_bytes_acked, no growth unless cwnd is fully used, the
-//! reductions on fast retransmit and T3-rtx, and Max.Burst. Owns: cwnd, ssthresh,
+//! reductions on fast retransmit and T3-rtx, and Max.Burst. What every destination runs unless
+//! `cc` names a registered controller (`controller.rs`). Owns: cwnd, ssthresh,
 //! partial_bytes_acked of one destination. Does not own: flightsize (the association counts
 //! it per path) or loss detection.
 //!
 //! Where the RFC says "MTU" this module uses `smss`, the largest DATA payload of a packet
 //! (see `SctpConfig::max_data_payload`), because cwnd and flightsize count user-data bytes.
 
+pub use crate::config::initial_window;
 use crate::config::CwndGrowth;
 use rexmit_transport::window;
 
@@ -21,7 +23,7 @@ pub struct PathCc {
 impl PathCc {
     /// RFC 9260 §7.2.1: initial cwnd = min(4·MTU, max(2·MTU, 4380)) unless overridden.
     pub fn new(smss: u64, initial_cwnd: Option<u64>, ssthresh: u64) -> Self {
-        let iw = initial_cwnd.unwrap_or_else(|| (4 * smss).min((2 * smss).max(4380)));
+        let iw = initial_window(smss, initial_cwnd);
         PathCc {
             cwnd: iw,
             ssthresh,
@@ -147,13 +149,7 @@ impl PathCc {
     /// §7.2.1: after `rtos` RTOs without sending, cwnd decays to max(cwnd/2, 4·MTU) per RTO
     /// (never growing by it).
     pub fn on_idle(&mut self, rtos: u64) {
-        for _ in 0..rtos.min(64) {
-            let decayed = window::decrease(self.cwnd, 0.5, 4 * self.smss);
-            if decayed >= self.cwnd {
-                break;
-            }
-            self.cwnd = decayed;
-        }
+        self.cwnd = idle_window(self.cwnd, self.smss, rtos);
     }
 
     /// RFC 4960 §6.1 D: Max.Burst applied by lowering cwnd.
@@ -163,6 +159,19 @@ impl PathCc {
             self.cwnd = limit;
         }
     }
+}
+
+/// RFC 9260 §7.2.1: `cwnd` after `rtos` RTOs of idleness, halved per RTO down to
+/// max(cwnd/2, 4·MTU) (never raised by it).
+pub fn idle_window(mut cwnd: u64, smss: u64, rtos: u64) -> u64 {
+    for _ in 0..rtos.min(64) {
+        let decayed = window::decrease(cwnd, 0.5, 4 * smss);
+        if decayed >= cwnd {
+            break;
+        }
+        cwnd = decayed;
+    }
+    cwnd
 }
 
 #[cfg(test)]

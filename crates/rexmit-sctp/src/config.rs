@@ -227,6 +227,19 @@ macro_rules! sctp_option_table {
         table rto: $crate::__RtoConfig = $crate::__RtoConfig::sctp(), unit = table;
         /// Which RFC's rules let an acknowledgement grow cwnd (RFC 9260 §7.2.1–7.2.2).
         opt cwnd_growth: $crate::CwndGrowth = $crate::CwndGrowth::Rfc9260, unit = choice;
+        /// A congestion controller of the registry TCP uses, by name (a built-in such as
+        /// "cubic", or a registered plugin), run on every destination, one instance each, and
+        /// told the events SCTP has (docs/congestion_control.md, "SCTP"). Unset: RFC 9260
+        /// §7.2's per-destination rules.
+        opt cc: Option<$crate::__CcName> = None, unit = controller,
+            relation = "a registered controller that needs neither delivery-rate samples nor ECN; unset: RFC 9260 §7.2",
+            // Left out of `rexmit normalize` while unset, so that scenarios written before it
+            // existed keep their normalized text (and their sweep run ids).
+            shown = |c: &$crate::SctpConfig| c.cc.is_some();
+        /// The controller's parameters, e.g. { a = 2, b = 0.125 } for "aimd"; each controller
+        /// declares its own with their defaults and ranges.
+        opt cc_params: $crate::__ParamMap = $crate::__ParamMap::default(), unit = params,
+            relation = "the parameters cc declares, each in its range; empty without cc";
         /// Max.Burst (RFC 9260 §16: 4); 0 disables the limit.
         opt max_burst: u32 = 4, unit = packets;
         /// How Max.Burst applies (RFC 9260 §6.1 D): at most Max.Burst new-data packets per
@@ -353,6 +366,89 @@ impl SctpConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         rexmit_options::validate(self)
     }
+
+    /// What a plugged controller (`cc`) is built with, initial ssthresh `ssthresh`: RFC 9260
+    /// §7.2.1's initial cwnd (or `initial_cwnd`) and slow start by at most one MTU per SACK,
+    /// §7.2.2's byte counting, the MTU as SMSS (`max_data_payload`). The TCP-only options of
+    /// the built-ins keep their RFC defaults (no HyStart; CUBIC's α switch, RFC 9438 §4.3).
+    pub fn controller_params(&self, ssthresh: u64) -> rexmit_tcp::cc::CcParams {
+        let smss = self.max_data_payload() as u64;
+        rexmit_tcp::cc::CcParams {
+            initial_cwnd: initial_window(smss, self.initial_cwnd),
+            initial_ssthresh: ssthresh,
+            smss,
+            byte_counting: true,
+            whole_segments: false,
+            slow_start_limit: smss,
+            hystart: false,
+            cubic_alpha_switch: true,
+        }
+    }
+
+    /// `cc` and `cc_params`, and the options a plugged controller cannot run with: those that
+    /// write cwnd themselves (the controller owns its window).
+    fn check_controller(&self) -> Result<(), ConfigError> {
+        use rexmit_options::require;
+        use rexmit_tcp::cc::registry;
+        let Some(cc) = &self.cc else {
+            return require(
+                self.cc_params.is_empty(),
+                "cc_params",
+                "empty without cc (RFC 9260 §7.2 has no parameters)",
+                &self.cc_params,
+            );
+        };
+        let Some(plugin) = registry::lookup(cc.as_str()) else {
+            let names = registry::names().join(", ");
+            return Err(ConfigError::new("cc", format!("one of {names}"), cc));
+        };
+        let values = registry::resolve(plugin.as_ref(), &self.cc_params)?;
+        // Asked of an instance, as TCP's sender asks once: SCTP has no delivery-rate estimator.
+        let probe = plugin.build(&self.controller_params(u64::MAX), &values);
+        require(
+            !probe.wants_rate_samples(),
+            "cc",
+            "a controller that needs no delivery-rate samples",
+            cc,
+        )?;
+        // A controller that reacts only to ECN marks (DCTCP) would be Reno without them, and
+        // the SCTP core does not model ECN (RFC 9260 Appendix A).
+        require(
+            plugin.ecn_feedback().is_none(),
+            "cc",
+            "a controller that does not need ECN (the SCTP core has no ECN)",
+            cc,
+        )?;
+        require(
+            self.max_burst_rule == MaxBurstRule::LimitPackets,
+            "max_burst_rule",
+            "\"limit_packets\" with sctp.cc",
+            &self.max_burst_rule,
+        )?;
+        require(
+            !self.thin.early_fast_retransmit,
+            "thin.early_fast_retransmit",
+            "false with sctp.cc",
+            &self.thin.early_fast_retransmit,
+        )
+    }
+}
+
+/// Why `field` is refused together with a plugged controller (`cc` set), for the scenario's
+/// error message: what the value would do that the controller interface cannot carry.
+/// `allowed` tells `cc`'s two refusals apart.
+pub fn refused_with_cc(field: &str, allowed: &str) -> Option<&'static str> {
+    match field {
+        "cc" if allowed.contains("ECN") => Some("reacts only to ECN marks, which SCTP does not carry"),
+        "cc" => Some(
+            "needs delivery-rate samples (on_rate_ack), which SCTP does not produce (no rate estimator)",
+        ),
+        "max_burst_rule" => Some("writes the window, which a plugged controller owns"),
+        "thin.early_fast_retransmit" => Some(
+            "lowers cwnd by one MTU with no event for it, and a plugged controller owns the window",
+        ),
+        _ => None,
+    }
 }
 
 /// The checks that relate options to each other (ranges are in the tables).
@@ -405,8 +501,14 @@ impl rexmit_options::Relations for SctpConfig {
             "rack.enabled",
             "false when cmt.enabled (seed 002 specifies RACK for single-path transfer)",
             &self.rack.enabled,
-        )
+        )?;
+        self.check_controller()
     }
+}
+
+/// RFC 9260 §7.2.1: the initial cwnd, min(4·MTU, max(2·MTU, 4380)), unless `configured`.
+pub fn initial_window(smss: u64, configured: Option<u64>) -> u64 {
+    configured.unwrap_or_else(|| (4 * smss).min((2 * smss).max(4380)))
 }
 
 #[cfg(test)]

@@ -2,7 +2,9 @@
 //! NR-SACK (draft-natarajan-tsvwg-sctp-nrsack, seed 000), multihoming and CMT (SFR, CUC,
 //! RTX-SAME/ASAP/CWND/SSTHRESH, CMT-PF), and seed 004's thin-stream retransmission
 //! modifications with FreeBSD EFR and RFC 5827 early retransmit for comparison (`thin`,
-//! `ThinStreamConfig`, all off by default).
+//! `ThinStreamConfig`, all off by default). Each destination's congestion control is RFC 9260
+//! §7.2's (`cc`) or a controller of the registry TCP uses, named by `SctpConfig::cc`
+//! (`controller`; docs/congestion_control.md, "SCTP").
 //!
 //! Owns: one association endpoint as a pure state machine (`Association`): it is fed packets
 //! and timeouts with the current time and hands back packets, a next timeout and application
@@ -51,6 +53,7 @@ pub mod burst;
 pub mod cc;
 pub mod cmt;
 pub mod config;
+pub mod controller;
 pub mod event;
 pub mod fragment;
 #[doc(hidden)]
@@ -76,6 +79,8 @@ pub use rexmit_transport::PersistFrom;
 
 pub use event::{AbortReason, Event, SendError, Transmit};
 pub use path::PathState;
+#[doc(hidden)]
+pub use rexmit_tcp::cc::registry::{CcName as __CcName, ParamMap as __ParamMap};
 /// What the option tables' macros name through `$crate` (`config::sctp_option_table`).
 #[doc(hidden)]
 pub use rexmit_transport::{__Duration, RtoConfig as __RtoConfig};

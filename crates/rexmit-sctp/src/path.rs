@@ -1,10 +1,11 @@
 //! One destination transport address of a multihomed association (RFC 9260 §8): its RTO,
-//! congestion state, flightsize, error counter, reachability (active / potentially failed /
-//! inactive) and heartbeat bookkeeping. Owns: the per-path numbers and the state transitions
-//! on errors and acknowledgements. Does not own: the choice of path for data (`cmt` and the
-//! association).
+//! congestion controller, flightsize, the bytes sent there, error counter, reachability
+//! (active / potentially failed / inactive) and heartbeat bookkeeping. Owns: the per-path
+//! numbers and the state transitions on errors and acknowledgements. Does not own: the choice
+//! of path for data (`cmt` and the association), the window rules (`controller`).
 
-use crate::cc::PathCc;
+use crate::controller::PathController;
+use rexmit_tcp::cc::AckSample;
 use rexmit_time::{Duration, Time};
 use rexmit_transport::{RtoConfig, RttEstimator};
 use std::net::Ipv4Addr;
@@ -32,7 +33,10 @@ pub enum Transition {
 
 /// One destination. Its fields are private: the association reads them through the accessors
 /// and changes them only through the named state changes below, each citing its rule.
-#[derive(Clone, Debug, PartialEq)]
+/// `Clone` and `PartialEq` for the checked polls of tests and fuzzing (a plugged controller
+/// is copied frozen: `controller::Plugged`).
+#[derive(Debug)]
+#[cfg_attr(any(test, feature = "fuzzing"), derive(Clone, PartialEq))]
 pub struct Path {
     /// A chunk sent here is being timed (RFC 9260 §6.3.1 C4: one RTT measurement per round
     /// trip per destination).
@@ -46,9 +50,12 @@ pub struct Path {
     /// path works now (they answer transmissions from before the trouble).
     errors_since: Option<Time>,
     rtt: RttEstimator,
-    cc: PathCc,
+    cc: PathController,
     /// Bytes of DATA in flight to this destination.
     flight: u64,
+    /// Bytes of DATA sent to this destination so far, retransmissions included (a plugged
+    /// controller's snd_nxt; its snd_una is this minus the flight).
+    sent: u64,
     /// The HEARTBEAT awaiting its ACK: (nonce, sent at). Its deadlines are in the
     /// association's timer table.
     hb_outstanding: Option<(u64, Time)>,
@@ -64,7 +71,12 @@ pub struct Path {
 }
 
 impl Path {
-    pub fn new(local: Ipv4Addr, remote: Ipv4Addr, rto: RtoConfig, cc: PathCc) -> Self {
+    pub fn new(
+        local: Ipv4Addr,
+        remote: Ipv4Addr,
+        rto: RtoConfig,
+        cc: impl Into<PathController>,
+    ) -> Self {
         Path {
             remote,
             local,
@@ -72,8 +84,9 @@ impl Path {
             error_count: 0,
             errors_since: None,
             rtt: RttEstimator::new(rto),
-            cc,
+            cc: cc.into(),
             flight: 0,
+            sent: 0,
             hb_outstanding: None,
             hb_nonce: 0,
             last_sent: Time::ZERO,
@@ -104,12 +117,12 @@ impl Path {
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
     }
-    pub fn cc(&self) -> &PathCc {
+    /// The congestion controller, which owns cwnd and ssthresh and their rules
+    /// (`controller.rs`); flightsize stays here.
+    pub fn cc(&self) -> &PathController {
         &self.cc
     }
-    /// The congestion controller, which owns cwnd, ssthresh and partial_bytes_acked and their
-    /// rules (`cc.rs`); flightsize stays here.
-    pub fn cc_mut(&mut self) -> &mut PathCc {
+    pub(crate) fn cc_mut(&mut self) -> &mut PathController {
         &mut self.cc
     }
     /// Flightsize: bytes of DATA in flight to this destination (RFC 9260 §6.1).
@@ -150,6 +163,7 @@ impl Path {
     /// A DATA chunk of `len` bytes went to this destination at `now`.
     pub fn on_data_sent(&mut self, now: Time, len: u64) {
         self.flight += len;
+        self.sent += len;
         self.last_sent = now;
         self.idle_rtos_applied = 0;
     }
@@ -176,9 +190,37 @@ impl Path {
     /// idle period are not applied again when the sender looks twice with nothing to send.
     pub fn restart_after_idle(&mut self, now: Time) {
         if let Some(idle_rtos) = self.idle_decay_due(now) {
-            self.cc.on_idle(idle_rtos - self.idle_rtos_applied);
+            let idle = now.saturating_since(self.last_sent);
+            self.cc
+                .on_idle(now, idle_rtos - self.idle_rtos_applied, idle);
             self.idle_rtos_applied = idle_rtos;
         }
+    }
+
+    /// What a SACK that newly acknowledged `acked` bytes sent here tells a plugged controller
+    /// (`AckSample`): this path's RTT estimates, `rtt` the SACK's sample (the newest chunk
+    /// sent once among those it newly acknowledged here, Karn's rule), and as round
+    /// boundaries this path's byte counters: snd_nxt the bytes sent here so far, snd_una those
+    /// of them no longer in flight (acknowledged, or marked for retransmission).
+    pub fn ack_sample(&self, now: Time, acked: u64, rtt: Option<Duration>) -> AckSample {
+        AckSample {
+            now,
+            acked,
+            delivered: acked,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            rtt,
+            snd_una: self.sent - self.flight,
+            snd_nxt: self.sent,
+            // The SCTP core does not model ECN (docs/congestion_control.md, "SCTP").
+            ece: false,
+        }
+    }
+
+    /// Bytes of DATA sent here so far, retransmissions included (a plugged controller's
+    /// snd_nxt and recovery point).
+    pub fn bytes_sent(&self) -> u64 {
+        self.sent
     }
 
     /// The RTOs this destination has been idle at `now` (§7.2.1), when more than those already
@@ -339,6 +381,7 @@ impl Path {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::PathCc;
 
     fn path() -> Path {
         Path::new(

@@ -200,15 +200,15 @@ impl RtxQueue {
 
     /// T3-rtx expired on path `p` (RFC 9260 §6.3.3 E3): every chunk in flight there is marked
     /// for retransmission. Returns whether any was.
-    pub(crate) fn mark_timed_out(&mut self, p: usize) -> bool {
-        let mut any = false;
+    pub(crate) fn mark_timed_out(&mut self, p: usize) -> u64 {
+        let mut marked = 0;
         for e in self.entries.iter_mut() {
             if e.path == p && e.state == TsnState::InFlight {
                 e.mark_for_rtx(RtxCause::Timeout);
-                any = true;
+                marked += 1;
             }
         }
-        any
+        marked
     }
 
     /// The receiver dropped `tsn` after acknowledging it (RFC 9260 §6.2.1 D iv): send it
@@ -454,8 +454,8 @@ mod tests {
         assert_eq!(q.mark_early(0, wait, Time::from_millis(10)), Some(200));
         assert_eq!(q.mark_early(0, wait, Time::from_millis(10)), None);
         assert_eq!(q.get(1).unwrap().state, TsnState::InFlight);
-        assert!(q.mark_timed_out(0));
-        assert!(!q.mark_timed_out(0), "nothing left in flight");
+        assert_eq!(q.mark_timed_out(0), 1);
+        assert_eq!(q.mark_timed_out(0), 0, "nothing left in flight");
         assert_eq!(q.get(1).unwrap().rtx_cause, RtxCause::Timeout);
     }
 

@@ -70,6 +70,18 @@ rexmit_options::choices! {
 }
 
 rexmit_options::choices! {
+    /// Whether a connection uses ECN (RFC 3168 §6.1; `TcpConfig::ecn`).
+    pub enum EcnMode {
+        /// Not ECN-capable: never offered, and a peer's offer is declined.
+        Off = "off",
+        /// Offer ECN in the SYN, and accept the peer's offer (RFC 3168 §6.1.1).
+        On = "on",
+        /// Accept the peer's offer but never offer it: Linux's default (net.ipv4.tcp_ecn = 2).
+        Accept = "accept",
+    }
+}
+
+rexmit_options::choices! {
     /// Which loss-recovery algorithm the sender runs.
     pub enum RecoveryAlgorithm {
         /// Fast retransmit, then slow start from one segment (4.3BSD-Tahoe).
@@ -95,18 +107,23 @@ macro_rules! tcp_option_table {
     public {
         /// The loss-recovery algorithm.
         opt recovery: $crate::RecoveryAlgorithm = $crate::RecoveryAlgorithm::Sack, unit = choice;
-        /// The congestion controller (Linux: net.ipv4.tcp_congestion_control = cubic).
-        opt cc: $crate::CcAlgorithm = $crate::CcAlgorithm::Reno,
-            linux = $crate::CcAlgorithm::Cubic, unit = choice;
-        /// Generalised AIMD's additive increase a, in segments per RTT (cc = "aimd"; seed 003).
-        opt aimd_a: f64 = 1.0, unit = segments_per_rtt,
-            check = aimd_a.is_finite() && *aimd_a > 0.0 && *aimd_a <= $crate::config::AIMD_A_MAX
-                => "(0, 1000] (segments per RTT)",
-            shown = |c: &$crate::TcpConfig| c.cc == $crate::CcAlgorithm::Aimd;
-        /// Generalised AIMD's multiplicative decrease b: cwnd ← (1 − b)·cwnd (cc = "aimd").
-        opt aimd_b: f64 = 0.5, unit = fraction,
-            check = aimd_b.is_finite() && *aimd_b > 0.0 && *aimd_b < 1.0 => "(0, 1)",
-            shown = |c: &$crate::TcpConfig| c.cc == $crate::CcAlgorithm::Aimd;
+        /// The congestion controller: a built-in or a registered plugin, by name
+        /// (docs/congestion_control.md; Linux: net.ipv4.tcp_congestion_control = cubic).
+        opt cc: $crate::cc::registry::CcName = $crate::cc::registry::CcName::new("reno"),
+            linux = $crate::cc::registry::CcName::new("cubic"), unit = controller,
+            relation = "a registered controller";
+        /// The controller's parameters, e.g. { a = 2, b = 0.125 } for "aimd"; each controller
+        /// declares its own with their defaults and ranges (docs/congestion_control.md).
+        opt cc_params: $crate::cc::registry::ParamMap = $crate::cc::registry::ParamMap::default(),
+            unit = params, relation = "the parameters cc declares, each in its range";
+        /// The loss-detection policy: DupThresh and RACK's reordering window as functions of
+        /// the sender's state (`loss::LossPolicy`; "rfc": RFC 5681/6675/5827 and RFC 8985
+        /// §6.2), a built-in or a registered plugin, by name (docs/plugins.md).
+        opt loss: $crate::named::PluginName = $crate::named::PluginName::new("rfc"),
+            unit = policy, relation = "a registered loss-detection policy";
+        /// The loss-detection policy's parameters; each policy declares its own.
+        opt loss_params: $crate::named::ParamMap = $crate::named::ParamMap::default(),
+            unit = params, relation = "the parameters loss declares, each in its range";
         /// Our MSS, announced in the SYN (RFC 9293 §3.7.1). Payload per segment is this minus the
         /// per-segment option bytes (RFC 6691). 88 = 20 B of header room for 40 B options plus
         /// at least 48 B of data.
@@ -218,21 +235,32 @@ macro_rules! tcp_option_table {
         /// Thin streams: fast retransmit on the first duplicate ACK while fewer than 4 segments
         /// are in flight.
         opt thin_dupack: bool = false, unit = flag;
+        /// ECN (RFC 3168 §6.1): "on" offers it in the SYN (ECE and CWR) and accepts it in a
+        /// SYN-ACK (ECE); "accept" only accepts a peer's offer (Linux's default, tcp_ecn = 2);
+        /// once negotiated, new data goes out ECT(0), the receiver echoes CE marks with ECE and
+        /// the sender halves its window at most once per window of data. cc = "dctcp" needs
+        /// "on" (RFC 8257 §3) and echoes every mark (§3.2).
+        opt ecn: $crate::EcnMode = $crate::EcnMode::Off, linux = $crate::EcnMode::Accept,
+            unit = choice, relation = "\"on\" with a controller that needs ECN (cc = \"dctcp\")";
         /// Tahoe only: no new fast retransmit until the cumulative ACK passes `recover`, the data
         /// outstanding at the last one (RFC 6582 §3.2 step 1 and §4 applied to Tahoe). Off: Tahoe
         /// as in ns-3's TcpTahoe, which seed 001 ran: duplicate ACKs drawn by its own go-back-N
         /// resends trigger further fast retransmits, each restarting slow start.
         opt tahoe_recover_guard: bool = true, unit = flag;
-        /// CUBIC only: HyStart slow-start exit as Linux runs it (`cc::hystart`; tcp_cubic.c
-        /// hystart=1).
+        /// CUBIC (and plugins that follow it): HyStart slow-start exit as Linux runs it
+        /// (`cc::hystart`; tcp_cubic.c hystart=1).
         opt hystart: bool = false, linux = true, unit = flag,
-            relation = "false unless cc = \"cubic\"";
+            relation = "false unless cc = \"cubic\" or a plugin controller";
         /// CUBIC only: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3). Linux's
         /// Reno-friendly estimate grows by 3(1 − β)/(1 + β) per RTT throughout.
         opt cubic_alpha_switch: bool = true, linux = false, unit = flag;
         /// Slow start grows cwnd by at most this many segments per ACK (RFC 3465 §2.2 L; RFC 5681
         /// §3.1: 1); 0: no limit, cwnd grows by all that is acknowledged (Linux tcp_slow_start).
         opt slow_start_limit_segments: u32 = 1, linux = 0, unit = segments;
+        /// Pace every controller that sets no pacing rate of its own (BBR does) at Linux's
+        /// sk_pacing_rate: 2·cwnd/SRTT while cwnd < ssthresh/2, 1.2·cwnd/SRTT after
+        /// (tcp_update_pacing_rate; `cc::Paced`). Linux paces so under the fq qdisc.
+        opt pacing: bool = false, unit = flag;
     }
     internal {
         /// Peer MSS assumed when the SYN carries none (RFC 9293 §3.7.1: 536).
@@ -263,7 +291,7 @@ tcp_option_table!(rexmit_options::config_table {
 pub use rexmit_options::ConfigError;
 
 /// The largest additive increase of generalised AIMD (segments per RTT; seed 003's a).
-pub const AIMD_A_MAX: f64 = 1000.0;
+pub use crate::cc::AIMD_A_MAX;
 
 impl TcpConfig {
     /// Initial window in bytes for segment size `smss` (RFC 5681 §3.1 eq. 1 unless set).
@@ -293,13 +321,34 @@ impl TcpConfig {
         }
     }
 
-    /// The congestion controller for segment size `smss`.
+    /// The congestion controller for segment size `smss`: `cc` from the registry, with
+    /// `cc_params` (the configuration must have passed `validate`).
     pub fn build_cc(&self, smss: u64) -> Box<dyn crate::cc::CongestionControl> {
-        self.cc.build(&self.cc_params(smss))
+        use crate::cc::registry;
+        let plugin = registry::lookup(self.cc.as_str())
+            .unwrap_or_else(|| panic!("cc {:?} is not registered (validate first)", self.cc));
+        let values = registry::resolve(plugin.as_ref(), &self.cc_params)
+            .unwrap_or_else(|e| panic!("cc_params refused (validate first): {e}"));
+        let cc = plugin.build(&self.controller_params(smss), &values);
+        if self.pacing {
+            Box::new(crate::cc::Paced::new(cc))
+        } else {
+            cc
+        }
     }
 
-    /// What a congestion controller for segment size `smss` is built with.
-    pub fn cc_params(&self, smss: u64) -> crate::cc::CcParams {
+    /// The loss-detection policy `loss` with `loss_params` (the configuration must have
+    /// passed `validate`).
+    pub fn build_loss(&self) -> Box<dyn crate::loss::LossPolicy> {
+        let (plugin, values) = crate::loss::POLICIES
+            .select(self.loss.as_str(), &self.loss_params)
+            .unwrap_or_else(|e| panic!("loss refused (validate first): {e}"));
+        plugin.build(&values)
+    }
+
+    /// What a congestion controller for segment size `smss` is built with besides its own
+    /// parameters.
+    pub fn controller_params(&self, smss: u64) -> crate::cc::CcParams {
         crate::cc::CcParams {
             initial_cwnd: self.initial_window(smss),
             initial_ssthresh: self.initial_ssthresh,
@@ -309,9 +358,20 @@ impl TcpConfig {
             slow_start_limit: self.slow_start_limit(smss),
             hystart: self.hystart,
             cubic_alpha_switch: self.cubic_alpha_switch,
-            aimd_a: self.aimd_a,
-            aimd_b: self.aimd_b,
         }
+    }
+
+    /// Whether `cc` reacts to ECN marks only (DCTCP: `CcPlugin::ecn_feedback`).
+    pub fn controller_needs_ecn(&self) -> bool {
+        crate::cc::registry::lookup(self.cc.as_str()).is_some_and(|p| p.ecn_feedback().is_some())
+    }
+
+    /// How this connection's receiver echoes CE marks once ECN is negotiated: the controller's
+    /// own feedback (DCTCP, RFC 8257 §3.2), else RFC 3168 §6.1.3's.
+    pub fn ecn_feedback(&self) -> crate::ecn::Feedback {
+        crate::cc::registry::lookup(self.cc.as_str())
+            .and_then(|p| p.ecn_feedback())
+            .unwrap_or(crate::ecn::Feedback::Rfc3168)
     }
 
     /// Every option's range (`tcp_option_table`), then the relations between options.
@@ -325,6 +385,12 @@ impl rexmit_options::Relations for TcpConfig {
     fn check_relations(&self) -> Result<(), ConfigError> {
         use rexmit_options::require;
         let mss = self.mss as usize;
+        let Some(plugin) = crate::cc::registry::lookup(self.cc.as_str()) else {
+            let names = crate::cc::registry::names().join(", ");
+            return Err(ConfigError::new("cc", format!("one of {names}"), &self.cc));
+        };
+        crate::cc::registry::resolve(plugin.as_ref(), &self.cc_params)?;
+        crate::loss::POLICIES.select(self.loss.as_str(), &self.loss_params)?;
         require(
             self.initial_ssthresh >= 2 * self.mss as u64,
             "initial_ssthresh",
@@ -373,10 +439,26 @@ impl rexmit_options::Relations for TcpConfig {
             "false unless recovery = \"sack\"",
             &self.prr,
         )?;
+        if plugin.ecn_feedback().is_some() {
+            // RFC 8257 §3: DCTCP reacts to marks only; without ECN it would run as Reno.
+            require(
+                self.ecn == EcnMode::On,
+                "ecn",
+                format!(
+                    "\"on\" with cc = \"{}\", which reacts to ECN marks",
+                    self.cc
+                ),
+                &self.ecn,
+            )?;
+        }
         require(
-            !self.hystart || self.cc == CcAlgorithm::Cubic,
+            // HyStart is CUBIC's (Linux's tcp_cubic); a plugin controller is told the option
+            // and may follow it (examples/plugins/cubic.py does).
+            !self.hystart
+                || self.cc == CcAlgorithm::Cubic
+                || !crate::cc::registry::is_builtin(self.cc.as_str()),
             "hystart",
-            "false unless cc = \"cubic\"",
+            "false unless cc = \"cubic\" or a plugin controller",
             &self.hystart,
         )
     }
@@ -408,11 +490,16 @@ mod tests {
         };
         assert_eq!(bad.validate().unwrap_err().field, "ack_every");
         let bad = TcpConfig {
-            cc: CcAlgorithm::Aimd,
-            aimd_b: 1.5,
+            cc: CcAlgorithm::Aimd.into(),
+            cc_params: crate::cc::registry::ParamMap::of(&[("b", 1.5)]),
             ..TcpConfig::default()
         };
-        assert_eq!(bad.validate().unwrap_err().field, "aimd_b");
+        assert_eq!(bad.validate().unwrap_err().field, "cc_params.b");
+        let bad = TcpConfig {
+            cc: "nope".into(),
+            ..TcpConfig::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().field, "cc");
         let bad = TcpConfig {
             recv_buffer: 1 << 20,
             window_scaling: false,

@@ -12,6 +12,7 @@
 //! after `handle_timeout`, a core that never stops transmitting, or `b` reading bytes other than
 //! the ones `a`'s application wrote, in order.
 
+use crate::cc::registry::ParamMap;
 use crate::cc::CcAlgorithm;
 use crate::config::{RecoveryAlgorithm, TcpConfig};
 use crate::connection::Connection;
@@ -38,6 +39,14 @@ fn config(c: &mut Cursor) -> TcpConfig {
     let mss = 88 + u16::from(c.u8()) * 8;
     let send_buffer = usize::from(mss) + usize::from(c.u16());
     let recv_buffer = usize::from(mss) + usize::from(c.u16());
+    let cc = match f2 % 6 {
+        0 => CcAlgorithm::Reno,
+        1 => CcAlgorithm::Cubic,
+        2 => CcAlgorithm::Westwood,
+        3 => CcAlgorithm::HighSpeed,
+        4 => CcAlgorithm::Scalable,
+        _ => CcAlgorithm::Aimd,
+    };
     TcpConfig {
         mss,
         recovery: [
@@ -61,16 +70,12 @@ fn config(c: &mut Cursor) -> TcpConfig {
         immediate_ack_on_ooo: bit(f1, 5),
         byte_counting: bit(f1, 6),
         ack_every: 1 + u32::from(bit(f1, 7)),
-        cc: match f2 % 6 {
-            0 => CcAlgorithm::Reno,
-            1 => CcAlgorithm::Cubic,
-            2 => CcAlgorithm::Westwood,
-            3 => CcAlgorithm::HighSpeed,
-            4 => CcAlgorithm::Scalable,
-            _ => CcAlgorithm::Aimd,
+        cc: cc.into(),
+        cc_params: if cc == CcAlgorithm::Aimd {
+            ParamMap::of(&[("a", 2.0), ("b", 0.25)])
+        } else {
+            ParamMap::default()
         },
-        aimd_a: 2.0,
-        aimd_b: 0.25,
         dup_thresh: 1 + u32::from(f2 >> 3 & 3),
         initial_cwnd_segments: u32::from(f2 >> 5),
         send_buffer,

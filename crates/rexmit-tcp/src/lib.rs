@@ -9,7 +9,10 @@
 //! state machine). RTT estimation is `rexmit_transport::RttEstimator`, shared with
 //! SCTP.
 //!
-//! Not modelled: PAWS (RFC 7323 §5), urgent data, ECN, RACK-TLP and PRR with the non-SACK
+//! ECN (RFC 3168 §6.1, DCTCP's echo of RFC 8257 §3.2) is `ecn`: the IP codepoint goes in
+//! through `Connection::handle_segment_ecn` and out through `Connection::poll_transmit_ecn`.
+//!
+//! Not modelled: PAWS (RFC 7323 §5), urgent data, RACK-TLP and PRR with the non-SACK
 //! variants (both need SACK here), SACK reneging by receivers (ours never renege), receiver
 //! silly-window avoidance beyond announcing a reopened window.
 //!
@@ -63,9 +66,12 @@ pub mod cc;
 pub mod config;
 pub mod connection;
 pub mod delivery_rate;
+pub mod ecn;
 #[doc(hidden)]
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+pub mod loss;
+pub mod named;
 mod payload_util;
 pub mod profile;
 /// RFC 8985 RACK-TLP, shared with SCTP (lives in `rexmit-transport`).
@@ -83,9 +89,10 @@ pub mod timers;
 
 pub use cc::{CcAlgorithm, CongestionControl, ControllerFactory};
 pub use config::{
-    ConfigError, DecreaseBase, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig, WindowUnit,
+    ConfigError, DecreaseBase, EcnMode, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig,
+    WindowUnit,
 };
-pub use connection::{Connection, Event, State};
+pub use connection::{Connection, Event, State, TcpInfo};
 
 /// What the option table's macro names through `$crate` (`config::tcp_option_table`).
 #[doc(hidden)]

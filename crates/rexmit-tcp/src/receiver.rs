@@ -271,6 +271,11 @@ impl Receiver {
         })
     }
 
+    /// Whether data arrived since the last ACK we sent (a delayed ACK is waiting for it).
+    pub fn has_unacked_data(&self) -> bool {
+        self.unacked_bytes > 0
+    }
+
     /// Whether an ACK must go out now, and when the delayed-ACK timer fires otherwise.
     pub fn ack_due(&self) -> bool {
         self.ack_now

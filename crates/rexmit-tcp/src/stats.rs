@@ -66,6 +66,16 @@ pub struct TcpStats {
     pub ooo_bytes_max: u64,
     /// Total time the application was blocked by a full send buffer.
     pub app_blocked: Duration,
+    /// ECN was negotiated in the handshake (RFC 3168 §6.1.1).
+    pub ecn_negotiated: bool,
+    /// Data segments that arrived marked CE (the receiver's side).
+    pub ecn_ce_received: u64,
+    /// ACKs that arrived with ECE (the sender's side).
+    pub ecn_ece_received: u64,
+    /// Window reductions in answer to ECE (at most one per window of data).
+    pub ecn_reductions: u64,
+    /// Data segments sent with CWR.
+    pub ecn_cwr_sent: u64,
 }
 
 impl TcpStats {

@@ -11,7 +11,7 @@ use rexmit_time::Time;
 fn bbr(packets: u64) -> Injector {
     let c = TcpConfig {
         initial_cwnd_segments: 10,
-        cc: CcAlgorithm::Bbr,
+        cc: CcAlgorithm::Bbr.into(),
         ..cfg(RecoveryAlgorithm::Sack)
     };
     let mut s = Injector::established(c, true, (packets * MSS) as usize);

@@ -3,14 +3,19 @@
 
 mod common;
 use common::*;
+use rexmit_tcp::cc::registry::ParamMap;
 use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
 
 fn ssthresh_after_fast_retransmit(cc: CcAlgorithm) -> (u64, String) {
     let c = TcpConfig {
         initial_cwnd_segments: 14,
         initial_ssthresh: 14 * MSS,
-        cc,
-        aimd_b: 0.125,
+        cc_params: if cc == CcAlgorithm::Aimd {
+            ParamMap::of(&[("b", 0.125)])
+        } else {
+            ParamMap::default()
+        },
+        cc: cc.into(),
         ..cfg(RecoveryAlgorithm::NewReno)
     };
     let mut s = Injector::established(c, false, 40 * MSS as usize);
@@ -53,7 +58,7 @@ fn westwood_sets_ssthresh_from_bandwidth_estimate_times_min_rtt() {
     // = BWE · RTTmin approaches the bandwidth-delay product ≈ 94 kB (the 0.9/0.1 filter has
     // then converged to within ~10 %), not half of the 150-packet window.
     let c = TcpConfig {
-        cc: CcAlgorithm::Westwood,
+        cc: CcAlgorithm::Westwood.into(),
         initial_cwnd_segments: 10,
         recv_buffer: 150_000,
         send_buffer: 4_000_000,

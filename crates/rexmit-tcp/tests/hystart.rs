@@ -15,7 +15,7 @@ const BASE_RTT_MS: u64 = 100;
 fn slow_start(hystart: bool, end_ms: u64) -> (Option<(u64, u64)>, u64) {
     let c = TcpConfig {
         initial_cwnd_segments: 10,
-        cc: CcAlgorithm::Cubic,
+        cc: CcAlgorithm::Cubic.into(),
         hystart,
         ..cfg(RecoveryAlgorithm::Sack)
     };

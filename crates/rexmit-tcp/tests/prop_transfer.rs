@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
+use rexmit_tcp::cc::registry::ParamMap;
 use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
 use rexmit_time::{Duration, Time};
 use std::cell::RefCell;
@@ -46,15 +47,20 @@ fn transfer(
         recovery: VARIANTS[variant],
         rack: variant == 4,
         prr: VARIANTS[variant] == RecoveryAlgorithm::Sack && seed & 4 == 0,
-        cc: controller(cc),
-        aimd_a: 2.0,
-        aimd_b: 0.3,
+        cc_params: if controller(cc) == CcAlgorithm::Aimd {
+            ParamMap::of(&[("a", 2.0), ("b", 0.3)])
+        } else {
+            ParamMap::default()
+        },
+        cc: controller(cc).into(),
         ack_every,
         timestamps,
         limited_transmit: seed & 1 == 0,
         early_retransmit: seed & 2 == 0,
-        // The property is eventual delivery: do not abandon the connection (R2) under 30 % loss.
+        // The property is eventual delivery: do not abandon the connection (R2) under 30 % loss,
+        // nor its handshake (eight SYNs all lost is a case proptest found).
         max_retransmissions: 100,
+        syn_timeout: Duration::from_secs(100_000),
         recv_buffer: 20_000,
         send_buffer: 30_000,
         ..cfg(VARIANTS[variant])

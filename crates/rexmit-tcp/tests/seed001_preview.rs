@@ -30,7 +30,7 @@ fn seed001_preview_goodput_table() {
             let c = TcpConfig {
                 mss: 1460,
                 recovery: alg,
-                cc,
+                cc: cc.into(),
                 sack: alg == RecoveryAlgorithm::Sack,
                 ack_every: 2,
                 recv_buffer: 1 << 20,

@@ -9,7 +9,7 @@ fn config(unit: WindowUnit, cc: CcAlgorithm, iw: u32) -> TcpConfig {
     TcpConfig {
         initial_cwnd_segments: iw,
         decrease_base: DecreaseBase::Cwnd,
-        cc,
+        cc: cc.into(),
         prr: true,
         window_unit: unit,
         ..cfg(RecoveryAlgorithm::Sack)

@@ -158,14 +158,13 @@ impl Rack {
         min_rtt: Option<Duration>,
         srtt: Option<Duration>,
     ) -> Duration {
-        if !self.reordering_seen && (in_recovery || segs_sacked >= dup_thresh) {
-            return Duration::ZERO;
-        }
-        let Some(min_rtt) = min_rtt else {
-            return Duration::ZERO;
-        };
-        let w = (min_rtt * self.reo_wnd_mult as u64) / 4;
-        srtt.map_or(w, |s| w.min(s))
+        reo_wnd(
+            self.reordering_seen,
+            self.reo_wnd_mult,
+            in_recovery || segs_sacked >= dup_thresh,
+            min_rtt,
+            srtt,
+        )
     }
 
     /// RFC 8985 §6.2 step 5 RACK_detect_loss: mark lost every outstanding segment sent before
@@ -270,6 +269,26 @@ impl Rack {
             None => Duration::from_secs(1),
         }
     }
+}
+
+/// RFC 8985 §6.2 step 4 RACK_update_reo_wnd: zero when no reordering has been seen and the
+/// connection is in recovery or has `dup_thresh` segments SACKed (`loss_likely`), or before any
+/// RTT sample; else `reo_wnd_mult` quarters of min_RTT, at most SRTT.
+pub fn reo_wnd(
+    reordering_seen: bool,
+    reo_wnd_mult: u32,
+    loss_likely: bool,
+    min_rtt: Option<Duration>,
+    srtt: Option<Duration>,
+) -> Duration {
+    if !reordering_seen && loss_likely {
+        return Duration::ZERO;
+    }
+    let Some(min_rtt) = min_rtt else {
+        return Duration::ZERO;
+    };
+    let w = (min_rtt * reo_wnd_mult as u64) / 4;
+    srtt.map_or(w, |s| w.min(s))
 }
 
 #[cfg(test)]

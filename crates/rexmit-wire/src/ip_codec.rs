@@ -215,6 +215,27 @@ mod tests {
     }
 
     #[test]
+    fn ecn_field_is_the_low_two_bits_of_the_tos_octet() {
+        // RFC 3168 §5: Not-ECT 00, ECT(1) 01, ECT(0) 10, CE 11; the DSCP above is kept.
+        let mut p = udp_packet();
+        p.header.tos = 0b1011_1000; // DSCP 46 (EF), Not-ECT
+        for (ecn, bits) in [
+            (crate::Ecn::NotEct, 0b00),
+            (crate::Ecn::Ect1, 0b01),
+            (crate::Ecn::Ect0, 0b10),
+            (crate::Ecn::Ce, 0b11),
+        ] {
+            p.header.set_ecn(ecn);
+            let b = p.to_bytes().unwrap();
+            assert_eq!(b[1], 0b1011_1000 | bits, "{ecn:?}");
+            let back = IpPacket::decode(&b).unwrap();
+            assert_eq!(back.header.ecn(), ecn);
+            assert_eq!(back.header.tos >> 2, 46);
+            assert_eq!(ecn.is_ecn_capable(), bits != 0);
+        }
+    }
+
+    #[test]
     fn header_checksum_mismatch_is_reported() {
         let mut b = udp_packet().to_bytes().unwrap();
         b[8] = 63; // TTL changed without fixing the checksum

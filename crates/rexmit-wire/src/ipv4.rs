@@ -16,7 +16,7 @@ pub const PROTO_SCTP: u8 = 132;
 pub struct Ipv4Header {
     pub src: Ipv4Addr,
     pub dst: Ipv4Addr,
-    /// DSCP and ECN bits.
+    /// DSCP (high six bits) and ECN field (low two bits, `Ecn`).
     pub tos: u8,
     pub identification: u16,
     pub dont_fragment: bool,
@@ -33,6 +33,48 @@ impl Ipv4Header {
             dont_fragment: true,
             ttl: 64,
         }
+    }
+}
+
+/// The ECN field of the IPv4 header (RFC 3168 §5): the two low bits of the TOS octet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ecn {
+    /// 00: the sender is not ECN-capable.
+    NotEct = 0b00,
+    /// 01: ECN-capable transport, ECT(1).
+    Ect1 = 0b01,
+    /// 10: ECN-capable transport, ECT(0).
+    Ect0 = 0b10,
+    /// 11: Congestion Experienced, set by a router instead of dropping the packet.
+    Ce = 0b11,
+}
+
+impl Ecn {
+    pub fn from_bits(bits: u8) -> Ecn {
+        match bits & 0b11 {
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1,
+            0b10 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+
+    /// Whether a router that would drop the packet to signal congestion may mark it instead:
+    /// ECT(0) and ECT(1) (RFC 3168 §5: routers treat them as equivalent), and CE, which only an
+    /// ECN-capable packet can carry (RFC 3168 §5: a CE packet stays CE).
+    pub fn is_ecn_capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
+impl Ipv4Header {
+    pub fn ecn(&self) -> Ecn {
+        Ecn::from_bits(self.tos)
+    }
+
+    /// Set the ECN field, keeping the DSCP.
+    pub fn set_ecn(&mut self, ecn: Ecn) {
+        self.tos = (self.tos & !0b11) | ecn as u8;
     }
 }
 

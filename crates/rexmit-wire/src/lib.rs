@@ -40,7 +40,7 @@ pub mod fuzzing;
 pub mod samples;
 
 pub use error::WireError;
-pub use ipv4::{IpPacket, Ipv4Header, Transport};
+pub use ipv4::{Ecn, IpPacket, Ipv4Header, Transport};
 pub use payload::Payload;
 pub use pcap::PcapWriter;
 pub use sctp::{

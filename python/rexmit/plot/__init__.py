@@ -9,7 +9,7 @@ embedded in the page so that it zooms and pans offline).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING
 
 from rexmit.plot.figure import Figure, render_matplotlib, render_plotly
 from rexmit.plot.trace import FlowTrace, NoTraceError, load_trace
@@ -37,14 +37,14 @@ def figure(trace: FlowTrace, kind: str) -> Figure:
 
 
 def plot_flow(
-    source: Union[str, Path, "RunResult"],
+    source: str | Path | RunResult,
     flow: str,
     kind: str = "tsg",
     *,
-    t_from: Optional[float] = None,
-    t_to: Optional[float] = None,
+    t_from: float | None = None,
+    t_to: float | None = None,
     format: str = "png",
-    out: Optional[Union[str, Path]] = None,
+    out: str | Path | None = None,
     shared_js: bool = False,
 ) -> Path:
     """Draw one view of a traced flow and write it to ``out``.

@@ -9,12 +9,26 @@ import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
 #: Okabe & Ito's colour-blind-safe palette, then Paul Tol's muted one for further classes.
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#882255", "#117733", "#999933", "#AA4499", "#44AA99", "#332288"]
+PALETTE = [
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#000000",
+    "#882255",
+    "#117733",
+    "#999933",
+    "#AA4499",
+    "#44AA99",
+    "#332288",
+]
 RECOVERY_SHADE = "#F0E442"
 TIMEOUT_MARK = "#CC79A7"
 
@@ -32,7 +46,7 @@ class Layer:
     x: np.ndarray
     y: np.ndarray
     color: str
-    y2: Optional[np.ndarray] = None
+    y2: np.ndarray | None = None
     dash: bool = False
     #: Also mark each bar's start (retransmissions, which are short next to the axis).
     marker: bool = False
@@ -45,9 +59,30 @@ class Panel:
     #: Shaded periods (loss recovery).
     spans: list[tuple[float, float]] = field(default_factory=list)
 
-    def add(self, style: str, name: str, x: Any, y: Any, color: str, y2: Any = None, dash: bool = False, marker: bool = False) -> None:
+    def add(
+        self,
+        style: str,
+        name: str,
+        x: Any,
+        y: Any,
+        color: str,
+        y2: Any = None,
+        dash: bool = False,
+        marker: bool = False,
+    ) -> None:
         if len(x):
-            self.layers.append(Layer(style, name, np.asarray(x, float), np.asarray(y, float), color, None if y2 is None else np.asarray(y2, float), dash, marker))
+            self.layers.append(
+                Layer(
+                    style,
+                    name,
+                    np.asarray(x, float),
+                    np.asarray(y, float),
+                    color,
+                    None if y2 is None else np.asarray(y2, float),
+                    dash,
+                    marker,
+                )
+            )
 
 
 @dataclass
@@ -96,8 +131,18 @@ def render_matplotlib(fig: Figure, out: Path, fmt: str) -> None:
             else:
                 y2 = lay.y2 if lay.y2 is not None else lay.y
                 segs = np.stack([np.column_stack([lay.x, lay.y]), np.column_stack([lay.x, y2])], axis=1)
-                ax.add_collection(LineCollection(list(segs), colors=lay.color, linewidths=1.6, label=None if lay.marker else lay.name))
-                ax.plot(lay.x, lay.y, "D" if lay.marker else "_", color=lay.color, ms=5 if lay.marker else 4, ls="none", label=lay.name if lay.marker else None)
+                ax.add_collection(
+                    LineCollection(list(segs), colors=lay.color, linewidths=1.6, label=None if lay.marker else lay.name)
+                )
+                ax.plot(
+                    lay.x,
+                    lay.y,
+                    "D" if lay.marker else "_",
+                    color=lay.color,
+                    ms=5 if lay.marker else 4,
+                    ls="none",
+                    label=lay.name if lay.marker else None,
+                )
         ax.autoscale_view()
         ax.ticklabel_format(axis="y", style="plain", useOffset=False)
         ax.set_ylabel(panel.ylabel)
@@ -110,7 +155,7 @@ def render_matplotlib(fig: Figure, out: Path, fmt: str) -> None:
     plt.close(f)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _plotly_white() -> dict[str, Any]:
     """The "plotly_white" template as plain data, made once: validating it into every figure
     (``update_layout(template=...)``) cost ≈ 50 ms per page, most of a view's time (issue 18)."""
@@ -119,7 +164,7 @@ def _plotly_white() -> dict[str, Any]:
     return pio.templates["plotly_white"].to_plotly_json()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _stacked_axes(n: int) -> str:
     """The axes of ``n`` panels stacked with one shared x axis, as plotly's ``make_subplots``
     lays them out (asked once per panel count; JSON, so each figure gets its own copy)."""
@@ -151,22 +196,67 @@ def render_plotly(fig: Figure, out: Path, shared_js: bool = False) -> None:
             if lay.style == "bars":
                 xs, ys = _segments(lay.x, lay.y, lay.y2 if lay.y2 is not None else lay.y)
                 # Ticks at the ends keep one-TSN blocks (zero length) visible.
-                marker = dict(symbol="diamond", size=6) if lay.marker else dict(symbol="line-ew", size=5, line=dict(width=2, color=lay.color))
-                tr = dict(x=xs, y=ys, mode="lines+markers", name=lay.name, line=dict(line, width=2), marker=marker, connectgaps=False)
+                marker = (
+                    dict(symbol="diamond", size=6)
+                    if lay.marker
+                    else dict(symbol="line-ew", size=5, line=dict(width=2, color=lay.color))
+                )
+                tr = dict(
+                    x=xs,
+                    y=ys,
+                    mode="lines+markers",
+                    name=lay.name,
+                    line=dict(line, width=2),
+                    marker=marker,
+                    connectgaps=False,
+                )
             elif lay.style == "points":
                 tr = dict(x=lay.x, y=lay.y, mode="markers", name=lay.name, marker=dict(color=lay.color, size=4))
             else:
                 shape = "hv" if lay.style == "step" and not big else "linear"
                 tr = dict(x=lay.x, y=lay.y, mode="lines", name=lay.name, line=dict(line, shape=shape))
             # Panels repeat names (one per SCTP path): one legend entry toggles them all.
-            tr.update(type="scattergl" if big else "scatter", legendgroup=lay.name, showlegend=lay.name not in named, xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+            tr.update(
+                type="scattergl" if big else "scatter",
+                legendgroup=lay.name,
+                showlegend=lay.name not in named,
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+            )
             named.add(lay.name)
             data.append(tr)
         layout[f"yaxis{suffix}"]["title"] = {"text": panel.ylabel}
         # Shapes go into the layout at once: add_vrect per episode is quadratic in plotly.
         yref = f"y{suffix} domain"
-        shapes += [dict(type="rect", xref="x", yref=yref, x0=a, x1=b, y0=0, y1=1, fillcolor=RECOVERY_SHADE, opacity=0.3, line=dict(width=0), layer="below") for a, b in panel.spans]
-        shapes += [dict(type="line", xref="x", yref=yref, x0=float(t), x1=float(t), y0=0, y1=1, line=dict(color=TIMEOUT_MARK, dash="dot", width=1)) for t in fig.marks]
+        shapes += [
+            dict(
+                type="rect",
+                xref="x",
+                yref=yref,
+                x0=a,
+                x1=b,
+                y0=0,
+                y1=1,
+                fillcolor=RECOVERY_SHADE,
+                opacity=0.3,
+                line=dict(width=0),
+                layer="below",
+            )
+            for a, b in panel.spans
+        ]
+        shapes += [
+            dict(
+                type="line",
+                xref="x",
+                yref=yref,
+                x0=float(t),
+                x1=float(t),
+                y0=0,
+                y1=1,
+                line=dict(color=TIMEOUT_MARK, dash="dot", width=1),
+            )
+            for t in fig.marks
+        ]
     notes = []
     if any(p.spans for p in fig.panels):
         notes.append(f"shaded: {fig.span_name}")
@@ -174,7 +264,9 @@ def render_plotly(fig: Figure, out: Path, shared_js: bool = False) -> None:
         notes.append(f"dotted: {fig.mark_name}")
     title = fig.title + (f"<br><sup>{'; '.join(notes)}</sup>" if notes else "")
     layout[f"xaxis{'' if n == 1 else n}"]["title"] = {"text": fig.xlabel}
-    layout.update(title={"text": title}, height=300 + 260 * n, template=_plotly_white(), hovermode="closest", shapes=shapes)
+    layout.update(
+        title={"text": title}, height=300 + 260 * n, template=_plotly_white(), hovermode="closest", shapes=shapes
+    )
     # shared_js: plotly.min.js written once beside the pages (many views in one directory);
     # otherwise embedded. Either way nothing is fetched from the network.
     page = {"data": data, "layout": layout}

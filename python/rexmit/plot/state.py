@@ -10,9 +10,21 @@ import numpy as np
 from rexmit.plot.figure import Figure, Panel
 from rexmit.plot.trace import INFINITE, FlowTrace
 
-COLORS = {"cwnd": "#0072B2", "ssthresh": "#D55E00", "flight": "#009E73", "pipe": "#CC79A7", "rtxq_bytes": "#882255", "srtt": "#0072B2", "rto": "#D55E00"}
+COLORS = {
+    "cwnd": "#0072B2",
+    "ssthresh": "#D55E00",
+    "flight": "#009E73",
+    "pipe": "#CC79A7",
+    "rtxq_bytes": "#882255",
+    "srtt": "#0072B2",
+    "rto": "#D55E00",
+}
 LABELS = {"flight": "flight size", "pipe": "pipe (RFC 6675)", "srtt": "smoothed RTT", "rto": "RTO"}
-TITLES = {"cwnd": "congestion window, ssthresh and flight size", "rtxq": "retransmission queue", "rtt": "smoothed RTT and RTO"}
+TITLES = {
+    "cwnd": "congestion window, ssthresh and flight size",
+    "rtxq": "retransmission queue",
+    "rtt": "smoothed RTT and RTO",
+}
 
 
 def _scaled(v: np.ndarray, scale: float, missing: float) -> np.ndarray:
@@ -33,7 +45,9 @@ def _panel(tr: FlowTrace, kind: str, path: int, named: bool) -> Panel:
         if tr.protocol == "tcp" and np.any(s["pipe"][sel] != s["flight"][sel]):
             keys.append("pipe")
         for key in keys:
-            panel.add("step", LABELS.get(key, key), t, _scaled(s[key][sel], 1e3, -1), COLORS[key], dash=key == "ssthresh")
+            panel.add(
+                "step", LABELS.get(key, key), t, _scaled(s[key][sel], 1e3, -1), COLORS[key], dash=key == "ssthresh"
+            )
     elif kind == "rtxq":
         panel = Panel("Retransmission queue (kB)")
         panel.add("step", "rtxq bytes", t, s["rtxq_bytes"][sel] / 1e3, COLORS["rtxq_bytes"])

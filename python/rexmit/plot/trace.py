@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -58,7 +58,7 @@ class FlowTrace:
     blocks: Columns
     state: Columns
 
-    def window(self, t_from: Optional[float], t_to: Optional[float]) -> "FlowTrace":
+    def window(self, t_from: float | None, t_to: float | None) -> FlowTrace:
         """Only the events at ``t_from`` ≤ t ≤ ``t_to`` (seconds; None = open)."""
 
         def cut(cols: Columns) -> Columns:
@@ -72,7 +72,7 @@ class FlowTrace:
 
         return FlowTrace(self.flow, self.protocol, *(cut(getattr(self, n)) for n in TABLES))
 
-    def recovery_episodes(self, path: Optional[int] = None) -> list[tuple[float, float]]:
+    def recovery_episodes(self, path: int | None = None) -> list[tuple[float, float]]:
         """(start, end) of every fast-recovery period of ``path`` (None: of any path) in the state
         samples; an open one ends at the last event."""
         s = self.state
@@ -80,7 +80,7 @@ class FlowTrace:
         t_end = max(ends, default=0.0)
         current: dict[int, int] = {}
         out: list[tuple[float, float]] = []
-        start: Optional[float] = None
+        start: float | None = None
         for ti, p, r in zip(s["t"], s["path"], s["recovery"]):
             if path is not None and p != path:
                 continue
@@ -107,7 +107,7 @@ class FlowTrace:
         return np.sort(np.concatenate(times)) if times else np.array([])
 
 
-def _columns(table: Optional[pa.Table], flow: str) -> Columns:
+def _columns(table: pa.Table | None, flow: str) -> Columns:
     if table is None or table.num_rows == 0:
         return {}
     t = table.filter(pc.equal(table["flow"], flow))
@@ -132,7 +132,7 @@ def _hint(flow: str, where: str) -> str:
     return f'{where} has no trace of flow {flow!r}: add [[metrics.trace]] with flow = "{flow}" to the scenario and run it again'
 
 
-def load_trace(source: Union[str, Path, "RunResult"], flow: str) -> FlowTrace:
+def load_trace(source: str | Path | RunResult, flow: str) -> FlowTrace:
     """The trace of ``flow`` from a run directory or a :class:`RunResult`.
 
     Raises :class:`NoTraceError` when the run did not trace it, ``KeyError`` when it has no such
@@ -149,7 +149,9 @@ def load_trace(source: Union[str, Path, "RunResult"], flow: str) -> FlowTrace:
 
         run_dir = Path(source)
         if not (run_dir / "scenario.toml").is_file():
-            raise FileNotFoundError(f"{run_dir}: not a run directory (no scenario.toml; `rexmit run SCENARIO --out DIR` writes one)")
+            raise FileNotFoundError(
+                f"{run_dir}: not a run directory (no scenario.toml; `rexmit run SCENARIO --out DIR` writes one)"
+            )
         scenario = Scenario.load(run_dir / "scenario.toml")
         flows = pq.read_table(run_dir / "flows.parquet").to_pylist()
         tables = {n: pq.read_table(p) if (p := run_dir / f"trace_{n}.parquet").is_file() else None for n in TABLES}

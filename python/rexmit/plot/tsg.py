@@ -11,7 +11,19 @@ from rexmit.plot.figure import Figure, Panel
 from rexmit.plot.trace import BLOCKS, CAUSES, FlowTrace
 
 #: Retransmission colours by cause code (``trace.CAUSES``); new data is blue.
-CAUSE_COLORS = {0: "#0072B2", 1: "#D55E00", 2: "#CC79A7", 3: "#882255", 4: "#117733", 5: "#999933", 6: "#AA4499", 7: "#44AA99", 8: "#332288", 9: "#888888", 10: "#117733"}
+CAUSE_COLORS = {
+    0: "#0072B2",
+    1: "#D55E00",
+    2: "#CC79A7",
+    3: "#882255",
+    4: "#117733",
+    5: "#999933",
+    6: "#AA4499",
+    7: "#44AA99",
+    8: "#332288",
+    9: "#888888",
+    10: "#117733",
+}
 BLOCK_COLORS = {1: "#56B4E9", 2: "#009E73", 3: "#56B4E9", 4: "#009E73"}
 PATH_COLORS = ["#0072B2", "#E69F00", "#44AA99", "#999933"]
 ACK_COLOR = "#000000"
@@ -24,7 +36,15 @@ def _retransmissions(panel: Panel, tr: FlowTrace, bars: bool) -> None:
         sel = s["cause"] == code
         name = f"retransmitted: {CAUSES.get(int(code), code)}"
         if bars:
-            panel.add("bars", name, s["t"][sel], s["start"][sel], CAUSE_COLORS.get(int(code), "#888888"), y2=s["end"][sel], marker=True)
+            panel.add(
+                "bars",
+                name,
+                s["t"][sel],
+                s["start"][sel],
+                CAUSE_COLORS.get(int(code), "#888888"),
+                y2=s["end"][sel],
+                marker=True,
+            )
         else:
             panel.add("points", name, s["t"][sel], s["start"][sel], CAUSE_COLORS.get(int(code), "#888888"))
 
@@ -34,7 +54,14 @@ def _blocks(panel: Panel, tr: FlowTrace, inclusive: bool) -> None:
     for code in sorted(set(b["kind"].tolist())):
         sel = b["kind"] == code
         end = b["end"][sel] - (1 if inclusive else 0)
-        panel.add("bars", f"{BLOCKS.get(int(code), code)} blocks", b["t"][sel], b["start"][sel], BLOCK_COLORS.get(int(code), "#888888"), y2=end)
+        panel.add(
+            "bars",
+            f"{BLOCKS.get(int(code), code)} blocks",
+            b["t"][sel],
+            b["start"][sel],
+            BLOCK_COLORS.get(int(code), "#888888"),
+            y2=end,
+        )
 
 
 def tsg(tr: FlowTrace) -> Figure:

@@ -5,17 +5,37 @@ from __future__ import annotations
 import csv
 import math
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from rexmit import buffer_model as model
 from rexmit import report as report_mod
-from rexmit.sweep import Sweep, summarize
-from rexmit.recipes.buffer_sizing_claims import Curve, claims as _claims
+from rexmit.recipes.buffer_sizing_claims import Curve
+from rexmit.recipes.buffer_sizing_claims import claims as _claims
 from rexmit.recipes.buffer_sizing_plan import (
-    B_PACKETS, BOTTLENECK, GOODPUT, GRIDS, INITIAL_WINDOW, MSS, NEWRENO_RTO, PACKET_SIZE, QUICK_GRIDS, QUICK_SETTINGS,
-    RATE_BPS, REFINE, RTT_M_S, RTXQ_MAX, SETTINGS, UNLIMITED, UTILIZATION, requirement as _requirement,
+    B_PACKETS,
+    BOTTLENECK,
+    GOODPUT,
+    GRIDS,
+    INITIAL_WINDOW,
+    MSS,
+    NEWRENO_RTO,
+    PACKET_SIZE,
+    QUICK_GRIDS,
+    QUICK_SETTINGS,
+    RATE_BPS,
+    REFINE,
+    RTT_M_S,
+    RTXQ_MAX,
+    SETTINGS,
+    UNLIMITED,
+    UTILIZATION,
+)
+from rexmit.recipes.buffer_sizing_plan import (
+    requirement as _requirement,
 )
 from rexmit.recipes.common import Claim, run_recipe_sweep
+from rexmit.sweep import Sweep, summarize
+
 
 def _grid(sizes: list[str], settings: list[tuple[float, float]], recovery: str) -> list[str]:
     """``sizes`` and, for every (a, b), REFINE times the model's buffer in whole MB, in increasing
@@ -36,7 +56,9 @@ def _initial_ssthresh(settings: list[tuple[float, float]]) -> int:
     fastest = max(model.increase_per_rtt(c, RTT_M_S, B_PACKETS, a) for a, _ in settings)
     segments = math.floor(model.window_at_loss(c, RTT_M_S, B_PACKETS) - 4 * fastest)
     if segments / 2 >= B_PACKETS:
-        raise ValueError(f"initial_ssthresh: slow start to {segments} segments would overflow the {B_PACKETS}-packet bottleneck")
+        raise ValueError(
+            f"initial_ssthresh: slow start to {segments} segments would overflow the {B_PACKETS}-packet bottleneck"
+        )
     return segments * MSS
 
 
@@ -159,7 +181,7 @@ def _notes(quick: bool, stop: str, ssthresh: int) -> list[str]:
     ]
 
 
-def _labels(key: Optional[str], settings: list[tuple[float, float]]) -> dict[str, Any]:
+def _labels(key: str | None, settings: list[tuple[float, float]]) -> dict[str, Any]:
     """The figures' names: the varied buffer (``key``) in MB, one line per (a, b) as the paper
     writes them."""
     buffer = {key: {"name": "Send buffer" if "send" in key else "Receive buffer", "unit": "MB"}} if key else {}
@@ -180,27 +202,74 @@ def _markers(recovery: str, settings: list[tuple[float, float]]) -> list[report_
     for i, (a, b) in enumerate(settings):
         need = _requirement(a, b).send_buffer_bytes(recovery)
         group = {k: zipped[k][i] for k in zipped}
-        marks.append(report_mod.Marker(f"{need:.0f}B", f"model a={a:g} b={b:g}: {need / 1e6:.1f} MB", group=group, metrics=[UTILIZATION, GOODPUT]))
-        marks.append(report_mod.Marker(need, f"model U a={a:g} b={b:g}: {need / 1e6:.1f} MB", axis="y", group=group, metrics=[RTXQ_MAX]))
+        marks.append(
+            report_mod.Marker(
+                f"{need:.0f}B",
+                f"model a={a:g} b={b:g}: {need / 1e6:.1f} MB",
+                group=group,
+                metrics=[UTILIZATION, GOODPUT],
+            )
+        )
+        marks.append(
+            report_mod.Marker(
+                need, f"model U a={a:g} b={b:g}: {need / 1e6:.1f} MB", axis="y", group=group, metrics=[RTXQ_MAX]
+            )
+        )
     return marks
 
 
-def _index(out: Path, quick: bool, stop: str, settings: list[tuple[float, float]], claims: list[Claim], table: list[dict[str, Any]]) -> Path:
+def _index(
+    out: Path,
+    quick: bool,
+    stop: str,
+    settings: list[tuple[float, float]],
+    claims: list[Claim],
+    table: list[dict[str, Any]],
+) -> Path:
     drawn = []
     for recovery, paper in (("newreno", "NewReno"), ("sack", "SACK")):
         for kind, what in (("send", "send buffer"), ("recv", "receive buffer")):
             name = f"fig4_{recovery}_{kind}_buffer"
             title = f"Fig. 4: goodput (bottleneck utilisation) of {paper} against the {what}, C = 200 Mb/s, RTTm = 300 ms, 1500 B packets"
-            drawn.append(report_mod.sweep_figure(out / name, UTILIZATION, f"apps[0].tcp.{kind}_buffer", out / "figures", name, title, _markers(recovery, settings)))
+            drawn.append(
+                report_mod.sweep_figure(
+                    out / name,
+                    UTILIZATION,
+                    f"apps[0].tcp.{kind}_buffer",
+                    out / "figures",
+                    name,
+                    title,
+                    _markers(recovery, settings),
+                )
+            )
     intro = [
         "Seed 003: goodput of one NewReno and one SACK flow against the send and the receive buffer, with the buffer the model requires drawn on each figure "
         f"(dashed). {'Quick' if quick else 'Full'} version: {stop} runs, (a, b) = {', '.join(f'({a:g}, {b:g})' for a, b in settings)}.",
         "Choices where the paper gives no number are in the recipe's docstring (rexmit/recipes/buffer_sizing.py) and in each report.",
     ]
-    return report_mod.reproduction_index(out, "rexmit reproduce buffer-sizing (seed 003)", intro, claims, drawn, [("Table I: buffers the model requires", report_mod.html_table(table))])
+    return report_mod.reproduction_index(
+        out,
+        "rexmit reproduce buffer-sizing (seed 003)",
+        intro,
+        claims,
+        drawn,
+        [("Table I: buffers the model requires", report_mod.html_table(table))],
+    )
 
 
-def _run(out: Path, name: str, recovery: str, key: str, sizes: list[str], settings: list[tuple[float, float]], stop: str, ssthresh: int, jobs: Optional[int], quick: bool, table: list[dict[str, Any]]) -> dict[tuple[float, float], Curve]:
+def _run(
+    out: Path,
+    name: str,
+    recovery: str,
+    key: str,
+    sizes: list[str],
+    settings: list[tuple[float, float]],
+    stop: str,
+    ssthresh: int,
+    jobs: int | None,
+    quick: bool,
+    table: list[dict[str, Any]],
+) -> dict[tuple[float, float], Curve]:
     spec = {
         "name": f"seed 003 {name}",
         "replications": 1,
@@ -213,11 +282,16 @@ def _run(out: Path, name: str, recovery: str, key: str, sizes: list[str], settin
     fig_dir = out / name
     run_recipe_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
     marks = _markers(recovery, settings)
-    report_mod.report(fig_dir, markers=marks, notes=_notes(quick, stop, ssthresh), tables=[("Seed 003 Table I: buffers the model requires", table)])
+    report_mod.report(
+        fig_dir,
+        markers=marks,
+        notes=_notes(quick, stop, ssthresh),
+        tables=[("Seed 003 Table I: buffers the model requires", table)],
+    )
     return _curves(fig_dir, key, settings)
 
 
-def buffer_sizing(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
+def buffer_sizing(out: Path, quick: bool, jobs: int | None) -> list[Claim]:
     """Seed 003 Fig. 4 and Table I: goodput of one NewReno and one SACK flow against the size of the
     send buffer and, separately, of the receive buffer, with the model's required size drawn on
     the figures, for several (a, b) of the generalised AIMD; and the checks of the paper's claims.
@@ -249,7 +323,19 @@ def buffer_sizing(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
     for recovery in ("newreno", "sack"):
         for kind in ("send", "recv"):
             key = f"apps[0].tcp.{kind}_buffer"
-            curves[(recovery, kind)] = _run(out, f"fig4_{recovery}_{kind}_buffer", recovery, key, _grid(grids[recovery], settings, recovery), settings, stop, ssthresh, jobs, quick, table)
+            curves[(recovery, kind)] = _run(
+                out,
+                f"fig4_{recovery}_{kind}_buffer",
+                recovery,
+                key,
+                _grid(grids[recovery], settings, recovery),
+                settings,
+                stop,
+                ssthresh,
+                jobs,
+                quick,
+                table,
+            )
     claims = _claims(curves, settings)
     if not quick:
         claims.append(_rfc6582_check(out, settings, stop, ssthresh, jobs))
@@ -257,15 +343,31 @@ def buffer_sizing(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
     return claims
 
 
-def _rfc6582_check(out: Path, settings: list[tuple[float, float]], stop: str, ssthresh: int, jobs: Optional[int]) -> Claim:
+def _rfc6582_check(out: Path, settings: list[tuple[float, float]], stop: str, ssthresh: int, jobs: int | None) -> Claim:
     """NewReno with rexmit's default RTO (1 s floor, RFC 6582 timer rule) and unlimited buffers."""
     base = _base("newreno", stop, ssthresh)
     del base["apps"][0]["tcp"]["rto"]
-    spec = {"name": "seed 003 NewReno with RFC 6582's timer", "base": base, "zip": _settings_zip(settings), "report": {"metrics": [UTILIZATION, "flow.bulk.timeouts", RTXQ_MAX]}, "labels": _labels(None, settings)}
+    spec = {
+        "name": "seed 003 NewReno with RFC 6582's timer",
+        "base": base,
+        "zip": _settings_zip(settings),
+        "report": {"metrics": [UTILIZATION, "flow.bulk.timeouts", RTXQ_MAX]},
+        "labels": _labels(None, settings),
+    }
     fig_dir = out / "rfc6582_rto"
     run_recipe_sweep(Sweep.from_dict(spec), fig_dir, jobs=jobs)
     report_mod.report(fig_dir)
     rows = summarize(fig_dir).to_pylist()
     timeouts = [r["flow.bulk.timeouts.mean"] for r in rows]
-    nums = ", ".join(f"a={a:g}: {t:.0f} timeouts, utilisation {r[f'{UTILIZATION}.mean']:.3f}, max U {r[f'{RTXQ_MAX}.mean'] / MSS:.0f} packets (model {_requirement(a, b).newreno_packets:.0f})" for (a, b), t, r in zip(settings, timeouts, rows))
-    return Claim("buffer-sizing/rfc6582-timer-cuts-newreno-recovery", "(modelling check, not a paper claim) with RFC 6582's timer rule and RTO.min 1 s, NewReno's N-RTT recovery is cut short by timeouts, so Eq. 3 does not apply", all(t > 0 for t in timeouts), nums, sanity=True, why="a check of the recipe's set-up (why NewReno runs with RTO.min 30 s), not a claim of the paper")
+    nums = ", ".join(
+        f"a={a:g}: {t:.0f} timeouts, utilisation {r[f'{UTILIZATION}.mean']:.3f}, max U {r[f'{RTXQ_MAX}.mean'] / MSS:.0f} packets (model {_requirement(a, b).newreno_packets:.0f})"
+        for (a, b), t, r in zip(settings, timeouts, rows)
+    )
+    return Claim(
+        "buffer-sizing/rfc6582-timer-cuts-newreno-recovery",
+        "(modelling check, not a paper claim) with RFC 6582's timer rule and RTO.min 1 s, NewReno's N-RTT recovery is cut short by timeouts, so Eq. 3 does not apply",
+        all(t > 0 for t in timeouts),
+        nums,
+        sanity=True,
+        why="a check of the recipe's set-up (why NewReno runs with RTO.min 30 s), not a claim of the paper",
+    )

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rexmit.sweep import Sweep, SweepResult
@@ -26,11 +27,11 @@ class Claim:
 
     id: str
     text: str
-    holds: Optional[bool]
+    holds: bool | None
     numbers: str
-    paper: Optional[str] = None
+    paper: str | None = None
     sanity: bool = False
-    why: Optional[str] = None
+    why: str | None = None
     #: Judged by confidence intervals that overlap ("alike", "no difference"): it gets easier
     #: to hold as the intervals widen, so a run with fewer replications than the recipe's (a
     #: `--ci-target` run) cannot decide it when it holds (issue 18).
@@ -47,7 +48,12 @@ def score(claims: Sequence[Claim]) -> dict[str, int]:
     """Counts of a run's claims: ``held`` of ``counted`` (sanity checks left out), ``undecided``
     (needs the full run) among them, and the ``sanity`` checks apart."""
     counted = [c for c in claims if not c.sanity]
-    return {"held": sum(1 for c in counted if c.holds), "counted": len(counted), "undecided": sum(1 for c in counted if c.holds is None), "sanity": len(claims) - len(counted)}
+    return {
+        "held": sum(1 for c in counted if c.holds),
+        "counted": len(counted),
+        "undecided": sum(1 for c in counted if c.holds is None),
+        "sanity": len(claims) - len(counted),
+    }
 
 
 def check_ids(claims: Sequence[Claim]) -> None:
@@ -59,7 +65,7 @@ def check_ids(claims: Sequence[Claim]) -> None:
         seen.add(c.id)
 
 
-def decided(holds: bool, enough: bool) -> Optional[bool]:
+def decided(holds: bool, enough: bool) -> bool | None:
     """A claim's verdict from a run that may be too small to decide it: a claim that holds
     holds; one that does not is undecided (None) unless the run had `enough` replications."""
     return holds if holds or enough else None
@@ -72,11 +78,11 @@ def param_key(value: Any) -> Any:
 
 #: The confidence-interval target of a ``rexmit reproduce --ci-target`` run (issue 18): the
 #: ``[ci]`` table every recipe sweep gets, without max_replications (each sweep's own count).
-_CI: Optional[dict[str, Any]] = None
+_CI: dict[str, Any] | None = None
 
 
 @contextmanager
-def ci_target(target: Optional[str], min_replications: Optional[int] = None) -> Iterator[None]:
+def ci_target(target: str | None, min_replications: int | None = None) -> Iterator[None]:
     """Within the block, :func:`run_recipe_sweep` runs each sweep with replications chosen by
     confidence interval: ``min_replications`` (default 3) of every point first, then more,
     doubling, while a report metric's 95% CI half-width exceeds ``target`` (e.g. "5%") of its
@@ -99,11 +105,11 @@ def ci_target(target: Optional[str], min_replications: Optional[int] = None) -> 
 
 #: ``rexmit reproduce --replications N`` (issue 19: the papers' own counts, e.g. 30): every
 #: recipe sweep runs at least N replications per point.
-_AT_LEAST: Optional[int] = None
+_AT_LEAST: int | None = None
 
 
 @contextmanager
-def replications_at_least(n: Optional[int]) -> Iterator[None]:
+def replications_at_least(n: int | None) -> Iterator[None]:
     """Within the block, :func:`run_recipe_sweep` runs every sweep with at least ``n``
     replications per point (a sweep with more keeps its own; its bound on runs, ``max_runs``,
     grows to fit). The added replications are the next seeds: the first ones are the plain
@@ -120,7 +126,7 @@ def replications_at_least(n: Optional[int]) -> Iterator[None]:
         _AT_LEAST = saved
 
 
-def run_recipe_sweep(spec: "Sweep", out: Path, jobs: Optional[int], views: Optional[str] = None) -> "SweepResult":
+def run_recipe_sweep(spec: Sweep, out: Path, jobs: int | None, views: str | None = None) -> SweepResult:
     """Run a recipe's sweep: as it is, with at least :func:`replications_at_least`'s count,
     and/or under :func:`ci_target` with replications by confidence interval on the sweep's
     report metrics (a sweep of fewer replications than the minimum, a quick run's for

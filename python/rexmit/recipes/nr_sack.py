@@ -60,7 +60,6 @@ calibration (4 loads × 3 runs). Quick: low and heavy load, 64K (SCTP) and 128K 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 from rexmit.recipes import nr_sack_claims, nr_sack_report, nr_sack_runs
 from rexmit.recipes import seed000_setup as setup
@@ -69,16 +68,46 @@ from rexmit.recipes.nr_sack_plan import CMT_BUFFERS, CMT_METRICS, FULL, QUICK, S
 from rexmit.recipes.nr_sack_report import CMT_FIGURES, SCTP_FIGURES
 
 
-def nr_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
+def nr_sack(out: Path, quick: bool, jobs: int | None) -> list[Claim]:
     """Seed 000 §V: SCTP (Figs. 7-8) and CMT (Figs. 9-15) with SACKs vs NR-SACKs; see the module
     docstring for the setup, the calibrated loads and the choices."""
     plan = QUICK if quick else FULL
     out.mkdir(parents=True, exist_ok=True)
-    calibration = setup.calibrate(out / "calibration", {n: setup.LOADS[n] for n in plan.loads}, plan.calibration_runs, setup.Timing(), jobs) if plan.calibration_runs else []
-    s = nr_sack_runs.run(out, "sctp", "SCTP, topology 1 (Figs. 7-8)", nr_sack_runs.sctp_build(plan.timing), plan.sctp_buffers, SCTP_BUFFERS, SCTP_METRICS, ["R1->R2"], plan, jobs)
-    c = nr_sack_runs.run(out, "cmt", "CMT, topology 2 (Figs. 9-15)", nr_sack_runs.cmt_build(plan.timing), plan.cmt_buffers, CMT_BUFFERS, CMT_METRICS, ["R1->R2", "R3->R4"], plan, jobs)
+    calibration = (
+        setup.calibrate(
+            out / "calibration", {n: setup.LOADS[n] for n in plan.loads}, plan.calibration_runs, setup.Timing(), jobs
+        )
+        if plan.calibration_runs
+        else []
+    )
+    s = nr_sack_runs.run(
+        out,
+        "sctp",
+        "SCTP, topology 1 (Figs. 7-8)",
+        nr_sack_runs.sctp_build(plan.timing),
+        plan.sctp_buffers,
+        SCTP_BUFFERS,
+        SCTP_METRICS,
+        ["R1->R2"],
+        plan,
+        jobs,
+    )
+    c = nr_sack_runs.run(
+        out,
+        "cmt",
+        "CMT, topology 2 (Figs. 9-15)",
+        nr_sack_runs.cmt_build(plan.timing),
+        plan.cmt_buffers,
+        CMT_BUFFERS,
+        CMT_METRICS,
+        ["R1->R2", "R3->R4"],
+        plan,
+        jobs,
+    )
     figures_dir = out / "figures"
-    figures = [nr_sack_report.paper_figure(s, f, figures_dir) for f in SCTP_FIGURES] + [nr_sack_report.paper_figure(c, f, figures_dir) for f in CMT_FIGURES]
+    figures = [nr_sack_report.paper_figure(s, f, figures_dir) for f in SCTP_FIGURES] + [
+        nr_sack_report.paper_figure(c, f, figures_dir) for f in CMT_FIGURES
+    ]
     rtxq_fig, swings = nr_sack_report.rtxq_figure(c, figures_dir)
     figures.append(rtxq_fig)
     claims = nr_sack_claims.paper_claims(s, c, swings)

@@ -21,8 +21,14 @@ GOODPUT = "goodput_trace_bps"
 BLOCKED = "send_blocked_trace_fraction"
 SERIES_GOODPUT = f"{setup.SCTP_APP}:bytes_delivered"
 SERIES_RTXQ = f"{setup.SCTP_APP}:rtxq_bytes"
-SCTP_METRICS = [F + m for m in ("rtxq_util_l", "rtxq_util", "send_blocked_fraction", "timeouts", "rtxq_bytes_mean", "fast_retransmits")]
-CMT_METRICS = [F + m for m in ("rtxq_util", "timeouts", "send_blocked_fraction", "rtxq_bytes_mean", "path0_timeouts", "path1_timeouts")]
+SCTP_METRICS = [
+    F + m
+    for m in ("rtxq_util_l", "rtxq_util", "send_blocked_fraction", "timeouts", "rtxq_bytes_mean", "fast_retransmits")
+]
+CMT_METRICS = [
+    F + m
+    for m in ("rtxq_util", "timeouts", "send_blocked_fraction", "rtxq_bytes_mean", "path0_timeouts", "path1_timeouts")
+]
 
 
 @dataclass(frozen=True)
@@ -37,7 +43,21 @@ class Plan:
     calibration_runs: int  # 0: no calibration sweep
 
 
-FULL = Plan(loads=tuple(setup.LOADS), sctp_buffers=tuple(SCTP_BUFFERS), cmt_buffers=tuple(CMT_BUFFERS), replications=5, timing=setup.Timing(), calibration_runs=3)
-QUICK = Plan(loads=("low", "heavy"), sctp_buffers=("64K",), cmt_buffers=("128K",), replications=1, timing=setup.Timing(stop_s=25.0, sctp_start=(6.0, 8.0), warmup_s=8.0), calibration_runs=0)
+FULL = Plan(
+    loads=tuple(setup.LOADS),
+    sctp_buffers=tuple(SCTP_BUFFERS),
+    cmt_buffers=tuple(CMT_BUFFERS),
+    replications=5,
+    timing=setup.Timing(),
+    calibration_runs=3,
+)
+QUICK = Plan(
+    loads=("low", "heavy"),
+    sctp_buffers=("64K",),
+    cmt_buffers=("128K",),
+    replications=1,
+    timing=setup.Timing(stop_s=25.0, sctp_start=(6.0, 8.0), warmup_s=8.0),
+    calibration_runs=0,
+)
 
 Key = tuple[str, str, str]  # (load, buffer, ack)

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from rexmit import report as report_mod
-from rexmit.recipes import seed000_setup as setup
 from rexmit.labels import PALETTE
+from rexmit.recipes import seed000_setup as setup
 from rexmit.recipes.common import Claim
-from rexmit.recipes.nr_sack_plan import ACKS, BLOCKED, CMT_BUFFERS, F, GOODPUT, Plan, SERIES_RTXQ
+from rexmit.recipes.nr_sack_plan import ACKS, BLOCKED, CMT_BUFFERS, GOODPUT, SERIES_RTXQ, F, Plan
 from rexmit.recipes.nr_sack_runs import Results, RtxqSwing, mean_swing, rtxq_runs, rtxq_swing, run_series, warmup_s
 
 
@@ -29,15 +29,32 @@ class PaperFigure:
 SCTP_FIGURES = [
     PaperFigure("fig7_sctp_rtxq_util_l", "Fig. 7: RtxQ_Util_L in SCTP", F + "rtxq_util_l", "RtxQ_Util_L"),
     PaperFigure("fig8_sctp_rtxq_util", "Fig. 8: RtxQ_Util in SCTP", F + "rtxq_util", "RtxQ_Util"),
-    PaperFigure("sctp_blocked", "Send-buffer blocking in SCTP (§V.B)", BLOCKED, "Time send-buffer blocked (fraction of the trace window)"),
+    PaperFigure(
+        "sctp_blocked",
+        "Send-buffer blocking in SCTP (§V.B)",
+        BLOCKED,
+        "Time send-buffer blocked (fraction of the trace window)",
+    ),
     PaperFigure("sctp_goodput", "Goodput of SCTP", GOODPUT, "Goodput over the trace window (Mb/s)", 1e-6),
 ]
 CMT_FIGURES = [
     PaperFigure("fig9_cmt_rtxq_util", "Fig. 9: RtxQ_Util in CMT", F + "rtxq_util", "RtxQ_Util"),
-    PaperFigure("fig13_cmt_timeouts", "Fig. 13: timeout recoveries in CMT", F + "timeouts", "Timeouts (from the association's start)"),
-    PaperFigure("cmt_blocked", "Send-buffer blocking in CMT (§V.B)", BLOCKED, "Time send-buffer blocked (fraction of the trace window)"),
+    PaperFigure(
+        "fig13_cmt_timeouts",
+        "Fig. 13: timeout recoveries in CMT",
+        F + "timeouts",
+        "Timeouts (from the association's start)",
+    ),
+    PaperFigure(
+        "cmt_blocked",
+        "Send-buffer blocking in CMT (§V.B)",
+        BLOCKED,
+        "Time send-buffer blocked (fraction of the trace window)",
+    ),
     PaperFigure("fig14_cmt_goodput", "Fig. 14: goodput of CMT", GOODPUT, "Goodput over the trace window (Mb/s)", 1e-6),
-    PaperFigure("fig15_cmt_rtxq_mean", "Fig. 15: average rtxq size in CMT", F + "rtxq_bytes_mean", "Average rtxq (KB)", 1e-3),
+    PaperFigure(
+        "fig15_cmt_rtxq_mean", "Fig. 15: average rtxq size in CMT", F + "rtxq_bytes_mean", "Average rtxq (KB)", 1e-3
+    ),
 ]
 
 
@@ -52,7 +69,16 @@ def paper_figure(res: Results, spec: PaperFigure, figures: Path) -> report_mod.F
             errs = [(e.half_width or 0.0) * spec.scale for e in cells]
             # The paper's names: SCTP-SACK, CMT-NR-SACK, ... with the send buffer.
             label = f"{'CMT' if res.name == 'cmt' else 'SCTP'}-{ack}, {buffer}"
-            ax.errorbar(xs, means, yerr=errs, color=PALETTE[i % len(PALETTE)], marker="o" if ack == "SACK" else "s", linestyle="--" if ack == "SACK" else "-", capsize=3, label=label)
+            ax.errorbar(
+                xs,
+                means,
+                yerr=errs,
+                color=PALETTE[i % len(PALETTE)],
+                marker="o" if ack == "SACK" else "s",
+                linestyle="--" if ack == "SACK" else "-",
+                capsize=3,
+                label=label,
+            )
     ax.set_xticks(xs, [load.capitalize() for load in res.loads])
     ax.set_xlabel("Cross-traffic load" + (" on path 1 (path 2: low)" if res.name == "cmt" else ""))
     ax.set_ylabel(spec.ylabel)
@@ -89,13 +115,29 @@ def rtxq_figure(res: Results, figures: Path) -> tuple[report_mod.Figure, dict[st
     return report_mod.save_figure(fig, figures, "fig10_11_cmt_rtxq", title), swings
 
 
-def index(out: Path, plan: Plan, claims: list[Claim], calibration: list[dict[str, Any]], figures: list[report_mod.Figure], quick: bool) -> Path:
+def index(
+    out: Path,
+    plan: Plan,
+    claims: list[Claim],
+    calibration: list[dict[str, Any]],
+    figures: list[report_mod.Figure],
+    quick: bool,
+) -> Path:
     intro = [
         "Seed 000: NR-SACKs vs SACKs for unordered SCTP (topology 1, Fig. 5) and CMT (topology 2, Fig. 6) over HTTP / video / FTP cross traffic. "
-        + (f"{'Quick' if quick else 'Full'} version: loads {', '.join(plan.loads)}; buffers {', '.join(plan.sctp_buffers)} (SCTP) and {', '.join(plan.cmt_buffers)} (CMT); "
-        f"{plan.replications} run(s) of {plan.timing.stop_s:g} s per point."),
-        plan.timing.describe() + ". Loads: " + "; ".join(f"{n}: {setup.LOADS[n].describe()} per pair and direction" for n in plan.loads) + ".",
+        + (
+            f"{'Quick' if quick else 'Full'} version: loads {', '.join(plan.loads)}; buffers {', '.join(plan.sctp_buffers)} (SCTP) and {', '.join(plan.cmt_buffers)} (CMT); "
+            f"{plan.replications} run(s) of {plan.timing.stop_s:g} s per point."
+        ),
+        plan.timing.describe()
+        + ". Loads: "
+        + "; ".join(f"{n}: {setup.LOADS[n].describe()} per pair and direction" for n in plan.loads)
+        + ".",
         "The choices where the paper gives no number, and the calibration of the loads, are in the recipe's docstring (rexmit/recipes/nr_sack.py) and in each report.",
     ]
-    sections = [("Calibration: cross traffic alone on topology 1 (§IV.A loads)", report_mod.html_table(calibration))] if calibration else []
+    sections = (
+        [("Calibration: cross traffic alone on topology 1 (§IV.A loads)", report_mod.html_table(calibration))]
+        if calibration
+        else []
+    )
     return report_mod.reproduction_index(out, "rexmit reproduce nr-sack (seed 000)", intro, claims, figures, sections)

@@ -8,16 +8,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from rexmit import report as report_mod
 from rexmit._lazy import pq
 from rexmit.recipes import seed000_setup as setup
-from rexmit.recipes.nr_sack_plan import ACKS, CMT_BUFFERS, GOODPUT, BLOCKED, F, Key, PATH2_LOAD, Plan, SCTP_BUFFERS, SERIES_GOODPUT, SERIES_RTXQ
+from rexmit.recipes.common import run_recipe_sweep
+from rexmit.recipes.nr_sack_plan import (
+    ACKS,
+    BLOCKED,
+    CMT_BUFFERS,
+    GOODPUT,
+    PATH2_LOAD,
+    SCTP_BUFFERS,
+    SERIES_GOODPUT,
+    SERIES_RTXQ,
+    F,
+    Key,
+    Plan,
+)
 from rexmit.scenario import Scenario
 from rexmit.stats import Estimate, mean_ci
 from rexmit.sweep import load as load_runs
-from rexmit.recipes.common import run_recipe_sweep
+from rexmit.view_pages import FlowViews
 
 
 @dataclass
@@ -32,7 +45,7 @@ class Results:
     loads: list[str]
     buffers: list[str]
 
-    def mean(self, load: str, buffer: str, ack: str, metric: str) -> Optional[float]:
+    def mean(self, load: str, buffer: str, ack: str, metric: str) -> float | None:
         cell = self.cells.get((load, buffer, ack))
         return None if cell is None else cell[metric].mean
 
@@ -46,7 +59,13 @@ def sctp_build(timing: setup.Timing) -> setup.Builder:
         load = setup.LOADS[p["load"]]
         topo, apps = setup.topology1(load)
         sctp = setup.sctp_app(SCTP_BUFFERS[p["buffer"]], ACKS[p["ack"]], cmt=False)
-        return setup.scenario(f"seed 000 topology 1 (Fig. 5): SCTP-{p['ack']}, {p['buffer']} send buffer, {load.name} load", topo, [sctp, *apps], timing, series=("bytes_delivered", "rtxq_bytes"))
+        return setup.scenario(
+            f"seed 000 topology 1 (Fig. 5): SCTP-{p['ack']}, {p['buffer']} send buffer, {load.name} load",
+            topo,
+            [sctp, *apps],
+            timing,
+            series=("bytes_delivered", "rtxq_bytes"),
+        )
 
     return build
 
@@ -56,7 +75,13 @@ def cmt_build(timing: setup.Timing) -> setup.Builder:
         load = setup.LOADS[p["load"]]
         topo, apps = setup.topology2(load, setup.LOADS[PATH2_LOAD])
         sctp = setup.sctp_app(CMT_BUFFERS[p["buffer"]], ACKS[p["ack"]], cmt=True)
-        return setup.scenario(f"seed 000 topology 2 (Fig. 6): CMT-{p['ack']}, {p['buffer']} send buffer, path 1 {load.name} / path 2 {PATH2_LOAD} load", topo, [sctp, *apps], timing, series=("bytes_delivered", "rtxq_bytes"))
+        return setup.scenario(
+            f"seed 000 topology 2 (Fig. 6): CMT-{p['ack']}, {p['buffer']} send buffer, path 1 {load.name} / path 2 {PATH2_LOAD} load",
+            topo,
+            [sctp, *apps],
+            timing,
+            series=("bytes_delivered", "rtxq_bytes"),
+        )
 
     return build
 
@@ -133,9 +158,19 @@ def _point_table(res: Results, links: list[str]) -> list[dict[str, Any]]:
     out = []
     for (load, buffer, ack), cell in res.cells.items():
         runs = [r for r in res.rows if (r["param.load"], r["param.buffer"], r["param.ack"]) == (load, buffer, ack)]
-        row: dict[str, Any] = {"load": load, "buffer": buffer, "ack": ack, "runs": len(runs), "goodput Mb/s (trace window)": est(cell[GOODPUT], 1e-6, 2), "blocked (trace window)": est(cell[BLOCKED])}
+        row: dict[str, Any] = {
+            "load": load,
+            "buffer": buffer,
+            "ack": ack,
+            "runs": len(runs),
+            "goodput Mb/s (trace window)": est(cell[GOODPUT], 1e-6, 2),
+            "blocked (trace window)": est(cell[BLOCKED]),
+        }
         for link in links:
-            stats = [setup.link_stats({k.split(".", 2)[2]: v for k, v in r.items() if k.startswith(f"link.{link}.")}) for r in runs]
+            stats = [
+                setup.link_stats({k.split(".", 2)[2]: v for k, v in r.items() if k.startswith(f"link.{link}.")})
+                for r in runs
+            ]
             row[f"{link} loss %"] = est(mean_ci([s["loss"] for s in stats]), 100, 3)
             row[f"{link} L %"] = est(mean_ci([s["load"] for s in stats]), 100, 1)
         row["max rtxq bytes"] = max(r.get(F + "rtxq_bytes_max") or 0 for r in runs)
@@ -154,19 +189,42 @@ def _notes(plan: Plan, kind: str) -> list[str]:
         "(table below) are computed over the same window from R's delivered bytes and from the rtxq, sampled every 10 ms: the flow "
         "metric goodput_bps divides the bytes delivered since the association's start by the time since the warm-up, and "
         "send_blocked_fraction and timeouts count from the association's start.",
-        "Loads per (left edge, right edge) pair and direction: " + "; ".join(f"{n}: {setup.LOADS[n].describe()} (paper: {setup.LOADS[n].paper()})" for n in plan.loads) + ". "
+        "Loads per (left edge, right edge) pair and direction: "
+        + "; ".join(f"{n}: {setup.LOADS[n].describe()} (paper: {setup.LOADS[n].paper()})" for n in plan.loads)
+        + ". "
         "Choices where the paper gives none are in the nr_sack recipe's docstring (queues of 833 packets on every link, FTP with 20-packet windows, "
         "http app responses, 1000 B CBR video, 64 MiB receive buffer, RFC 9260 defaults).",
     ]
 
 
-def run(out: Path, name: str, title: str, build: setup.Builder, buffers: tuple[str, ...], sizes: dict[str, str], metrics: list[str], links: list[str], plan: Plan, jobs: Optional[int]) -> Results:
+def run(
+    out: Path,
+    name: str,
+    title: str,
+    build: setup.Builder,
+    buffers: tuple[str, ...],
+    sizes: dict[str, str],
+    metrics: list[str],
+    links: list[str],
+    plan: Plan,
+    jobs: int | None,
+) -> Results:
     grid = {"load": list(plan.loads), "buffer": list(buffers), "ack": list(ACKS)}
     spec = setup.make_sweep(f"seed 000 {title}", grid, build, plan.timing, plan.replications, metrics)
     sweep_dir = out / name
     run_recipe_sweep(spec, sweep_dir, jobs=jobs, views=setup.SCTP_APP)
     res = _results(name, sweep_dir, metrics, sizes)
-    report_mod.report(sweep_dir, notes=_notes(plan, title), tables=[("Over the trace window: goodput and send-buffer blocking; bottleneck loss and L over the whole run", _point_table(res, links))], views=setup.SCTP_APP)
+    report_mod.report(
+        sweep_dir,
+        notes=_notes(plan, title),
+        tables=[
+            (
+                "Over the trace window: goodput and send-buffer blocking; bottleneck loss and L over the whole run",
+                _point_table(res, links),
+            )
+        ],
+        views=FlowViews(setup.SCTP_APP),
+    )
     return res
 
 
@@ -208,6 +266,9 @@ def rtxq_swing(t: list[float], v: list[float], since: float, buffer_bytes: float
 
 def mean_swing(swings: list[RtxqSwing]) -> RtxqSwing:
     n = len(swings)
-    return RtxqSwing(sum(x.mean for x in swings) / n, sum(x.std for x in swings) / n, sum(x.above_half for x in swings) / n, round(sum(x.swings for x in swings) / n))
-
-
+    return RtxqSwing(
+        sum(x.mean for x in swings) / n,
+        sum(x.std for x in swings) / n,
+        sum(x.above_half for x in swings) / n,
+        round(sum(x.swings for x in swings) / n),
+    )

@@ -48,7 +48,10 @@ BURST_MITIGATION_KEY = "apps[0].sctp.rack.burst_mitigation"
 MAX_BURST_KEY = "apps[0].sctp.max_burst"
 # Fig. 10's burst limits, zipped: none, Max.Burst 4, 3 and 2, and the adaptive limit.
 BURST_LIMITS = ["no mitigation", "Max.Burst 4", "Max.Burst 3", "Max.Burst 2", "adaptive"]
-BURST_ZIP: dict[str, list[Any]] = {BURST_MITIGATION_KEY: ["none", "max_burst", "max_burst", "max_burst", "adaptive"], MAX_BURST_KEY: [4, 4, 3, 2, 4]}
+BURST_ZIP: dict[str, list[Any]] = {
+    BURST_MITIGATION_KEY: ["none", "max_burst", "max_burst", "max_burst", "adaptive"],
+    MAX_BURST_KEY: [4, 4, 3, 2, 4],
+}
 
 
 @dataclass(frozen=True)
@@ -71,21 +74,45 @@ def points(quick: bool) -> Points:
     if quick:
         return Points(1, "200s", "20s", ["10ms", "50ms"], ["2ms", "10ms"], [0.01, 0.05], ["5ms", "50ms"], [10, 20])
     return Points(
-        10, "1000s", "60s", ["10ms", "20ms", "50ms", "100ms"], ["1ms", "2ms", "5ms", "10ms", "20ms"],
-        [0.001, 0.005, 0.01, 0.02, 0.05], ["1ms", "5ms", "10ms", "20ms", "50ms"], [5, 10, 20, 50],
+        10,
+        "1000s",
+        "60s",
+        ["10ms", "20ms", "50ms", "100ms"],
+        ["1ms", "2ms", "5ms", "10ms", "20ms"],
+        [0.001, 0.005, 0.01, 0.02, 0.05],
+        ["1ms", "5ms", "10ms", "20ms", "50ms"],
+        [5, 10, 20, 50],
     )
 
 
 # The paper's names on the figures: its captions (seed 002 Figs. 2-10) with the metric drawn on
 # the index page, and the names of the varied keys and their values.
 FIGURES = {
-    "fig2_recovery_loss": ("Fig. 2: recovery time in relation to the sending rate at 1% packet loss", "recovery_time_mean_s"),
-    "fig3_spurious_reordering": ("Fig. 3: amount of spurious retransmissions in relation to the send interval", "dup_tsns_received"),
-    "fig4_recovery_loss_reordering": ("Fig. 4: recovery time in relation to the send interval at 1% packet loss and reordering", "recovery_time_mean_s"),
+    "fig2_recovery_loss": (
+        "Fig. 2: recovery time in relation to the sending rate at 1% packet loss",
+        "recovery_time_mean_s",
+    ),
+    "fig3_spurious_reordering": (
+        "Fig. 3: amount of spurious retransmissions in relation to the send interval",
+        "dup_tsns_received",
+    ),
+    "fig4_recovery_loss_reordering": (
+        "Fig. 4: recovery time in relation to the send interval at 1% packet loss and reordering",
+        "recovery_time_mean_s",
+    ),
     "fig5_bulk_loss": ("Fig. 5: goodput in relation to packet loss for a bulk transfer", "goodput_bps"),
-    "fig6_bulk_reordering": ("Fig. 6: goodput in relation to packet reordering degree at 1% probability", "goodput_bps"),
-    "fig7_bulk_loss_reordering": ("Fig. 7: goodput in relation to packet loss and a static reordering degree", "goodput_bps"),
-    "fig10_tail_loss": ("Fig. 10: retransmissions to recover a tail loss of 100 packets, by bottleneck queue and burst limit", "retransmissions"),
+    "fig6_bulk_reordering": (
+        "Fig. 6: goodput in relation to packet reordering degree at 1% probability",
+        "goodput_bps",
+    ),
+    "fig7_bulk_loss_reordering": (
+        "Fig. 7: goodput in relation to packet loss and a static reordering degree",
+        "goodput_bps",
+    ),
+    "fig10_tail_loss": (
+        "Fig. 10: retransmissions to recover a tail loss of 100 packets, by bottleneck queue and burst limit",
+        "retransmissions",
+    ),
 }
 LABELS: dict[str, Any] = {
     RACK_KEY: {"name": "Loss detection", "values": {"true": "RACK", "false": "dupthresh"}},

@@ -15,12 +15,13 @@ import random
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from rexmit import _core
-from rexmit.sweep import PlannedRun, Sweep, SweepError, derive_seed, load as load_runs, run_id_of
 from rexmit.recipes.common import run_recipe_sweep
 from rexmit.scenario import Scenario
+from rexmit.sweep import PlannedRun, Sweep, SweepError, derive_seed, run_id_of
+from rexmit.sweep import load as load_runs
 
 # §IV.A, Fig. 5: 100 Mb/s, 2 ms bottleneck; drop-tail queues of the BDP of a 100 ms flow
 # (100 Mb/s × 100 ms = 1.25 MB = 833 packets of 1500 B; ns-2 queues count packets).
@@ -136,14 +137,19 @@ def _edge_links(names: list[str], delays: tuple[str, ...]) -> list[dict[str, Any
     return [{"name": n, "rate": EDGE_RATE, "delay": d, "queue": dict(EDGE_QUEUE)} for n, d in zip(names, delays)]
 
 
-def _host_link(name: Optional[str] = None) -> dict[str, Any]:
+def _host_link(name: str | None = None) -> dict[str, Any]:
     link: dict[str, Any] = {"rate": HOST_RATE, "delay": HOST_DELAY, "queue": dict(EDGE_QUEUE)}
     if name is not None:
         link["name"] = name
     return link
 
 
-def _dumbbell(prefix: str, left_router: str, right_router: str, hosts: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])) -> dict[str, Any]:
+def _dumbbell(
+    prefix: str,
+    left_router: str,
+    right_router: str,
+    hosts: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], []),
+) -> dict[str, Any]:
     lefts, rights = _edges(prefix)
     return {
         "left_router": left_router,
@@ -185,8 +191,27 @@ def cross_traffic(prefix: str, load: Load) -> list[dict[str, Any]]:
         for i, (src, dst) in enumerate((s, d) for s in srcs for d in dsts):
             pair = f"{prefix}{direction}_{src}_{dst}"
             # `http` apps: `from` is the server, whose responses cross the bottleneck.
-            apps.append({"name": f"http_{pair}", "kind": "http", "from": src, "to": dst, "interarrival": {"kind": "exponential", "mean": f"{1e3 / load.http_rate:.6g}ms"}, "max_connections": HTTP_CONNECTIONS})
-            apps.append({"name": f"video_{pair}", "kind": "udp_cbr", "from": src, "to": dst, "rate": load.video_rate, "packet_size": VIDEO_PACKET, "jitter": VIDEO_JITTER})
+            apps.append(
+                {
+                    "name": f"http_{pair}",
+                    "kind": "http",
+                    "from": src,
+                    "to": dst,
+                    "interarrival": {"kind": "exponential", "mean": f"{1e3 / load.http_rate:.6g}ms"},
+                    "max_connections": HTTP_CONNECTIONS,
+                }
+            )
+            apps.append(
+                {
+                    "name": f"video_{pair}",
+                    "kind": "udp_cbr",
+                    "from": src,
+                    "to": dst,
+                    "rate": load.video_rate,
+                    "packet_size": VIDEO_PACKET,
+                    "jitter": VIDEO_JITTER,
+                }
+            )
             if load.ftp > small[i]:
                 apps.append(_ftp(f"ftp_{pair}", src, dst, load.ftp - small[i], MSS_DEFAULT))
             if small[i]:
@@ -207,24 +232,58 @@ def topology2(path1: Load, path2: Load) -> tuple[dict[str, Any], list[dict[str, 
     topo = {
         "kind": "dual_dumbbell",
         "paths": [_dumbbell("P1", "R1", "R2"), _dumbbell("P2", "R3", "R4")],
-        "multihomed": [{"name": "S", "side": "left", "links": [_host_link(), _host_link()]}, {"name": "R", "side": "right", "links": [_host_link(), _host_link()]}],
+        "multihomed": [
+            {"name": "S", "side": "left", "links": [_host_link(), _host_link()]},
+            {"name": "R", "side": "right", "links": [_host_link(), _host_link()]},
+        ],
     }
     return topo, cross_traffic("P1", path1) + cross_traffic("P2", path2)
 
 
 def sctp_app(send_buffer: str, nr_sack: bool, cmt: bool) -> dict[str, Any]:
     """The unordered bulk association S -> R (§IV.A); CMT with RTX-SSTHRESH on topology 2."""
-    sctp: dict[str, Any] = {"nr_sack": nr_sack, "send_buffer": send_buffer, "recv_buffer": RECV_BUFFER}
+    # The paper's ns-2 SCTP (and FreeBSD) grow cwnd only when the cumulative ack moves (RFC 4960
+    # as written; rexmit's default is RFC 9260's rule) and send heartbeats without jitter.
+    sctp: dict[str, Any] = {
+        "nr_sack": nr_sack,
+        "send_buffer": send_buffer,
+        "recv_buffer": RECV_BUFFER,
+        "cwnd_growth": "rfc4960",
+        "hb_jitter": False,
+    }
     if cmt:
         sctp["cmt"] = {"enabled": True, "rtx_policy": "ssthresh"}
-    return {"name": SCTP_APP, "kind": "sctp_bulk", "from": "S", "to": "R", "message_size": MESSAGE_SIZE, "unordered": True, "sctp": sctp}
+    return {
+        "name": SCTP_APP,
+        "kind": "sctp_bulk",
+        "from": "S",
+        "to": "R",
+        "message_size": MESSAGE_SIZE,
+        "unordered": True,
+        "sctp": sctp,
+    }
 
 
-def scenario(description: str, topology: dict[str, Any], apps: list[dict[str, Any]], timing: Timing, series: tuple[str, ...] = (), interval: str = "10ms") -> dict[str, Any]:
+def scenario(
+    description: str,
+    topology: dict[str, Any],
+    apps: list[dict[str, Any]],
+    timing: Timing,
+    series: tuple[str, ...] = (),
+    interval: str = "10ms",
+) -> dict[str, Any]:
     """A scenario table; ``series`` are values of the SCTP app sampled every ``interval``."""
-    data: dict[str, Any] = {"description": description, "seed": 1, "stop_time": f"{timing.stop_s:g}s", "topology": topology, "apps": apps}
+    data: dict[str, Any] = {
+        "description": description,
+        "seed": 1,
+        "stop_time": f"{timing.stop_s:g}s",
+        "topology": topology,
+        "apps": apps,
+    }
     if series:
-        data["metrics"] = {"timeseries": [{"kind": "app", "app": SCTP_APP, "value": v, "interval": interval} for v in series]}
+        data["metrics"] = {
+            "timeseries": [{"kind": "app", "app": SCTP_APP, "value": v, "interval": interval} for v in series]
+        }
     return data
 
 
@@ -272,7 +331,7 @@ class Seed000Sweep(Sweep):
     each replication draws its start times from its own seed (:func:`draw_starts`). Replication
     r has the same seed, hence the same start times, at every point (common random numbers)."""
 
-    build: Optional[Builder] = None
+    build: Builder | None = None
     timing: Timing = field(default_factory=Timing)
 
     def plan(self) -> list[PlannedRun]:
@@ -297,11 +356,23 @@ LABELS: dict[str, Any] = {
 }
 
 
-def make_sweep(name: str, grid: dict[str, list[Any]], build: Builder, timing: Timing, replications: int, metrics: list[str]) -> Seed000Sweep:
+def make_sweep(
+    name: str, grid: dict[str, list[Any]], build: Builder, timing: Timing, replications: int, metrics: list[str]
+) -> Seed000Sweep:
     first = {k: v[0] for k, v in grid.items()}
     base = normalized(draw_starts(build(first), 1, timing))
     labels = {k: v for k, v in LABELS.items() if k in grid}
-    return Seed000Sweep(base=base, grid=grid, replications=replications, seed=1, name=name, report={"x": "load", "metrics": metrics}, labels=labels, build=build, timing=timing).check()
+    return Seed000Sweep(
+        base=base,
+        grid=grid,
+        replications=replications,
+        seed=1,
+        name=name,
+        report={"x": "load", "metrics": metrics},
+        labels=labels,
+        build=build,
+        timing=timing,
+    ).check()
 
 
 # --- measuring the loads -----------------------------------------------------------------------
@@ -333,7 +404,12 @@ def traffic_shares(row: dict[str, Any], direction: str = "lr") -> dict[str, floa
 def calibration_build(load: Load, timing: Timing) -> dict[str, Any]:
     """Topology 1 with the cross traffic of ``load`` alone (no SCTP flow)."""
     topo, apps = topology1(load)
-    return scenario(f"seed 000 calibration: cross traffic alone, {load.name} load ({load.describe()} per pair and direction)", topo, apps, timing)
+    return scenario(
+        f"seed 000 calibration: cross traffic alone, {load.name} load ({load.describe()} per pair and direction)",
+        topo,
+        apps,
+        timing,
+    )
 
 
 def _pct(x: float) -> float:
@@ -354,13 +430,20 @@ def calibration_rows(results: list[dict[str, Any]], loads: dict[str, Load]) -> l
     out = []
     for name, runs in by_load.items():
         load = loads[name]
-        row: dict[str, Any] = {"load": name, "per pair and direction": load.describe(), "paper": load.paper(), "runs": len(runs)}
+        row: dict[str, Any] = {
+            "load": name,
+            "per pair and direction": load.describe(),
+            "paper": load.paper(),
+            "runs": len(runs),
+        }
         row.update({k: _pct(statistics.mean(r[k] for r in runs)) for k in runs[0]})
         out.append(row)
     return out
 
 
-def calibrate(out: Path, loads: dict[str, Load], replications: int, timing: Timing, jobs: Optional[int] = None) -> list[dict[str, Any]]:
+def calibrate(
+    out: Path, loads: dict[str, Load], replications: int, timing: Timing, jobs: int | None = None
+) -> list[dict[str, Any]]:
     """The calibration helper: run the cross traffic of each load alone on topology 1
     (``replications`` runs each, as a sweep in ``out`` with its report) and measure the
     bottleneck; this is how the parameters of ``LOADS`` were chosen. Tune a load by passing
@@ -368,7 +451,14 @@ def calibrate(out: Path, loads: dict[str, Load], replications: int, timing: Timi
     from rexmit import report as report_mod
 
     metrics = [f"link.R1->R2.{m}" for m in ("drop_overflow", "queue_packets_mean", "utilization")]
-    spec = make_sweep("seed 000 calibration: cross traffic alone on topology 1", {"load": list(loads)}, lambda p: calibration_build(loads[p["load"]], timing), timing, replications, metrics)
+    spec = make_sweep(
+        "seed 000 calibration: cross traffic alone on topology 1",
+        {"load": list(loads)},
+        lambda p: calibration_build(loads[p["load"]], timing),
+        timing,
+        replications,
+        metrics,
+    )
     run_recipe_sweep(spec, out, jobs=jobs)
     rows = calibration_rows(load_runs(out).to_pylist(), loads)
     notes = [

@@ -7,21 +7,48 @@ from __future__ import annotations
 
 import statistics
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from rexmit import report as report_mod
-from rexmit.sweep import Sweep, load as load_runs
 from rexmit.recipes.common import Claim, run_recipe_sweep
 from rexmit.recipes.tcp_sack_claims import claims as _tcp_sack_claims
-from rexmit.recipes.tcp_sack_plan import AXES, TCP_VARIANTS, TITLES, figures as _figures, runs as _runs, seed001_base as _seed001_base, variant_zip as _variant_zip
+from rexmit.recipes.tcp_sack_plan import (
+    AXES,
+    TCP_VARIANTS,
+    TITLES,
+)
+from rexmit.recipes.tcp_sack_plan import (
+    figures as _figures,
+)
+from rexmit.recipes.tcp_sack_plan import (
+    runs as _runs,
+)
+from rexmit.recipes.tcp_sack_plan import (
+    seed001_base as _seed001_base,
+)
+from rexmit.recipes.tcp_sack_plan import (
+    variant_zip as _variant_zip,
+)
+from rexmit.sweep import Sweep
+from rexmit.sweep import load as load_runs
+from rexmit.view_pages import FlowViews
 
 
 def _labels(name: str, key: str) -> dict[str, Any]:
-    return {key: AXES[name], "flow.bulk.goodput_bps": {"name": "Goodput", "unit": "Mb/s"}, "zip": [v[0] for v in TCP_VARIANTS]}
+    return {
+        key: AXES[name],
+        "flow.bulk.goodput_bps": {"name": "Goodput", "unit": "Mb/s"},
+        "zip": [v[0] for v in TCP_VARIANTS],
+    }
 
 
-def _index(out: Path, quick: bool, stop: str, reps: int, claims: list[Claim], figures: dict[str, tuple[str, list[Any]]]) -> Path:
-    drawn = [report_mod.sweep_figure(out / name, "flow.bulk.goodput_bps", key, out / "figures", name, TITLES[name]) for name, (key, _) in figures.items()]
+def _index(
+    out: Path, quick: bool, stop: str, reps: int, claims: list[Claim], figures: dict[str, tuple[str, list[Any]]]
+) -> Path:
+    drawn = [
+        report_mod.sweep_figure(out / name, "flow.bulk.goodput_bps", key, out / "figures", name, TITLES[name])
+        for name, (key, _) in figures.items()
+    ]
     intro = [
         "Seed 001 (Nguyen & Sterbenz): goodput of one TCP flow with Tahoe, Reno, NewReno, SACK and Westwood+ over Table 1's path "
         "(10 Mb/s access links, a 4 Mb/s bottleneck of 50 ms one way with an error model, 1500 B packets), as in Figs. 9-12. "
@@ -55,7 +82,7 @@ def _ci95(xs: list[float]) -> float:
     return t * statistics.stdev(xs) / len(xs) ** 0.5
 
 
-def tcp_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
+def tcp_sack(out: Path, quick: bool, jobs: int | None) -> list[Claim]:
     """Seed 001 (Nguyen & Sterbenz), Figures 9–12: average throughput of Tahoe, Reno, NewReno,
     SACK and Westwood+ vs burst error rate, packet error rate, bottleneck speed and delay (points
     and run lengths: `tcp_sack_plan.figures`, `tcp_sack_plan.runs`)."""
@@ -66,11 +93,20 @@ def tcp_sack(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
         base = _seed001_base(stop)
         if name == "fig10_per":  # uncorrelated losses: ns-3's RateErrorModel in packet mode
             base["topology"]["links"][1]["errors"] = _uniform(1e-4)
-        spec = {"name": f"seed 001 {name}", "replications": reps, "seed": 1, "base": base, "grid": {key: values}, "zip": _variant_zip(), "report": {"x": key, "metrics": ["flow.bulk.goodput_bps"]}, "labels": _labels(name, key)}
+        spec = {
+            "name": f"seed 001 {name}",
+            "replications": reps,
+            "seed": 1,
+            "base": base,
+            "grid": {key: values},
+            "zip": _variant_zip(),
+            "report": {"x": key, "metrics": ["flow.bulk.goodput_bps"]},
+            "labels": _labels(name, key),
+        }
         sweep = Sweep.from_dict(spec)
         fig_dir = out / name
         run_recipe_sweep(sweep, fig_dir, jobs=jobs, views="bulk")
-        report_mod.report(fig_dir, views="bulk")  # one traced run per point, linked
+        report_mod.report(fig_dir, views=FlowViews("bulk"))  # one traced run per point, linked
         means[name] = _means(fig_dir, key)
     claims = _tcp_sack_claims(means, figures, enough=reps >= 5)
     _index(out, quick, stop, reps, claims, figures)

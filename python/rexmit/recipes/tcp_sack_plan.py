@@ -34,7 +34,12 @@ def seed001_base(stop_time: str) -> dict[str, Any]:
             "nodes": ["S", "G1", "G2", "D"],
             "links": [
                 {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
-                {"rate": "4Mbps", "delay": "50ms", "queue": q, "errors": [{"kind": "burst", "rate": 1e-5, "size": {"min": 2, "max": 5}, "direction": "forward"}]},
+                {
+                    "rate": "4Mbps",
+                    "delay": "50ms",
+                    "queue": q,
+                    "errors": [{"kind": "burst", "rate": 1e-5, "size": {"min": 2, "max": 5}, "direction": "forward"}],
+                },
                 {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
             ],
         },
@@ -103,6 +108,12 @@ def figures(quick: bool) -> dict[str, tuple[str, list[Any]]]:
     return {
         "fig9_burst_rate": (RATE_KEY, [1e-5, 1e-3] if quick else [1e-7, 1e-6, 1e-5, 1e-4, 1e-3]),
         "fig10_per": (RATE_KEY, [1e-4, 1e-2] if quick else [1e-5, 1e-4, 1e-3, 1e-2]),
-        "fig11_speed": ("topology.links[1].rate", ["4Mbps", "8Mbps"] if quick else ["4Mbps", "5Mbps", "6Mbps", "7Mbps", "8Mbps"]),
-        "fig12_delay": ("topology.links[1].delay", ["50ms", "250ms"] if quick else ["50ms", "100ms", "150ms", "200ms", "250ms"]),
+        "fig11_speed": (
+            "topology.links[1].rate",
+            ["4Mbps", "8Mbps"] if quick else ["4Mbps", "5Mbps", "6Mbps", "7Mbps", "8Mbps"],
+        ),
+        "fig12_delay": (
+            "topology.links[1].delay",
+            ["50ms", "250ms"] if quick else ["50ms", "100ms", "150ms", "200ms", "250ms"],
+        ),
     }

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from rexmit import report as report_mod
 from rexmit.labels import PALETTE
-from rexmit.sweep import load as load_runs
 from rexmit.recipes.thin_scenarios import LABELS, VARIANT_NAMES
+from rexmit.sweep import load as load_runs
 
 BUCKETS = ["rtx1", "rtx2", "rtx3"]
 ORDINAL = {"rtx1": "1st", "rtx2": "2nd", "rtx3": "3rd", "rtx4plus": "4th+", "any": "any"}
@@ -43,7 +44,7 @@ class Latency:
         return "–" if math.isnan(value) else f"{value * 1e3:.0f}"
 
 
-def _num(value: Any) -> Optional[float]:
+def _num(value: Any) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
 
 
@@ -107,8 +108,20 @@ def latency_rows(stats: Stats, buckets: Sequence[str] = BUCKETS) -> list[dict[st
 
 # SCTP's retransmissions by cause (Fig. 9: TO, FR, B) and the spurious ones (ground truth: the
 # receiver got the TSN twice); TCP's equivalents.
-_SCTP_CAUSES = [("timeouts (TO)", "rtx_timeout"), ("fast rtx, 3 misses (FR)", "rtx_fast"), ("fast rtx, 1st indication", "rtx_thin_fast"), ("RFC 5827 ER", "rtx_early"), ("EFR", "rtx_efr"), ("bundled (B)", "rtx_bundled"), ("spurious", "dup_tsns_received")]
-_TCP_CAUSES = {"timeouts (TO)": "retransmits_timeout", "fast rtx, 3 misses (FR)": "retransmits_fast", "spurious": "spurious_retransmits"}
+_SCTP_CAUSES = [
+    ("timeouts (TO)", "rtx_timeout"),
+    ("fast rtx, 3 misses (FR)", "rtx_fast"),
+    ("fast rtx, 1st indication", "rtx_thin_fast"),
+    ("RFC 5827 ER", "rtx_early"),
+    ("EFR", "rtx_efr"),
+    ("bundled (B)", "rtx_bundled"),
+    ("spurious", "dup_tsns_received"),
+]
+_TCP_CAUSES = {
+    "timeouts (TO)": "retransmits_timeout",
+    "fast rtx, 3 misses (FR)": "retransmits_fast",
+    "spurious": "spurious_retransmits",
+}
 
 
 def cause_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -135,7 +148,7 @@ def _colours(names: Sequence[str]) -> dict[str, Any]:
     return {v: _COLOURS[VARIANT_NAMES.index(v) % len(_COLOURS)] for v in names}
 
 
-def _hatch(variant: str) -> Optional[str]:
+def _hatch(variant: str) -> str | None:
     return "//" if VARIANT_NAMES.index(variant) >= len(_COLOURS) else None
 
 
@@ -150,9 +163,27 @@ def bars(stats: Stats, figures: Path, name: str, title: str, buckets: Sequence[s
     for i, v in enumerate(names):
         xs = [k + (i - (len(names) - 1) / 2) * width for k in range(len(buckets))]
         lat = [stats[v][b] for b in buckets]
-        ax.bar(xs, [x.mean * 1e3 for x in lat], width, color=colour[v], hatch=_hatch(v), edgecolor="white", label=LABELS[v])
-        ax.scatter(xs, [x.p99 * 1e3 for x in lat], marker="_", s=120, color="black", zorder=3, label="99th percentile" if i == 0 else None)
-        ax.scatter(xs, [x.max * 1e3 for x in lat], marker="x", s=20, color="black", zorder=3, label="maximum" if i == 0 else None)
+        ax.bar(
+            xs, [x.mean * 1e3 for x in lat], width, color=colour[v], hatch=_hatch(v), edgecolor="white", label=LABELS[v]
+        )
+        ax.scatter(
+            xs,
+            [x.p99 * 1e3 for x in lat],
+            marker="_",
+            s=120,
+            color="black",
+            zorder=3,
+            label="99th percentile" if i == 0 else None,
+        )
+        ax.scatter(
+            xs,
+            [x.max * 1e3 for x in lat],
+            marker="x",
+            s=20,
+            color="black",
+            zorder=3,
+            label="maximum" if i == 0 else None,
+        )
     ax.set_xticks(range(len(buckets)), [f"{ORDINAL[b]} retransmission" for b in buckets])
     ax.set_ylabel("Latency (ms)")
     ax.set_title(title)
@@ -161,7 +192,16 @@ def bars(stats: Stats, figures: Path, name: str, title: str, buckets: Sequence[s
     return report_mod.save_figure(fig, figures, name, title)
 
 
-def lines(series: dict[Any, Stats], x_label: str, figures: Path, name: str, title: str, buckets: Sequence[str], stats_drawn: Sequence[str] = ("mean", "p99"), variants: Sequence[str] = LINE_VARIANTS) -> report_mod.Figure:
+def lines(
+    series: dict[Any, Stats],
+    x_label: str,
+    figures: Path,
+    name: str,
+    title: str,
+    buckets: Sequence[str],
+    stats_drawn: Sequence[str] = ("mean", "p99"),
+    variants: Sequence[str] = LINE_VARIANTS,
+) -> report_mod.Figure:
     """Seed 004 Fig. 10's style: latency against ``x`` (the keys of ``series``, numbers), one
     panel per retransmission count, one colour per variant, mean solid and p99 dashed."""
     xs = sorted(series)
@@ -182,7 +222,9 @@ def lines(series: dict[Any, Stats], x_label: str, figures: Path, name: str, titl
     return report_mod.save_figure(fig, figures, name, title)
 
 
-def fairness_figure(goodput: dict[tuple[str, bool], dict[float, tuple[float, float]]], figures: Path) -> report_mod.Figure:
+def fairness_figure(
+    goodput: dict[tuple[str, bool], dict[float, tuple[float, float]]], figures: Path
+) -> report_mod.Figure:
     """Seed 004 Fig. 11: (a) the test stream's and (b) the greedy flow's throughput against the
     test stream's attempted rate, with lksctp and with all modifications. ``goodput`` maps
     (greedy kind, modified) to {attempted rate: (test stream, greedy) bit/s}."""
@@ -218,8 +260,18 @@ def preset_bars(per_preset: dict[str, Stats], figures: Path) -> report_mod.Figur
     for i, v in enumerate(names):
         xs = [k + (i - (len(names) - 1) / 2) * width for k in range(len(presets))]
         lat = [per_preset[p][v]["any"] for p in presets]
-        ax.bar(xs, [x.mean * 1e3 for x in lat], width, color=colour[v], hatch=_hatch(v), edgecolor="white", label=LABELS[v])
-        ax.scatter(xs, [x.max * 1e3 for x in lat], marker="x", s=16, color="black", zorder=3, label="maximum" if i == 0 else None)
+        ax.bar(
+            xs, [x.mean * 1e3 for x in lat], width, color=colour[v], hatch=_hatch(v), edgecolor="white", label=LABELS[v]
+        )
+        ax.scatter(
+            xs,
+            [x.max * 1e3 for x in lat],
+            marker="x",
+            s=16,
+            color="black",
+            zorder=3,
+            label="maximum" if i == 0 else None,
+        )
     ax.set_yscale("log")
     ax.set_xticks(range(len(presets)), presets)
     ax.set_ylabel("Latency of retransmitted messages (ms)")

@@ -13,8 +13,9 @@ second).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any
 
 # Seed 004 §6: RTTs 0–400 ms, interarrival times 50–250 ms, uniform loss 1% and 5%.
 RTTS_MS: list[float] = [0, 50, 100, 200, 250, 400]
@@ -61,7 +62,7 @@ class Variant:
 
     name: str
     label: str
-    thin: Optional[dict[str, Any]] = None  # sctp.thin; None for TCP
+    thin: dict[str, Any] | None = None  # sctp.thin; None for TCP
     tcp: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -85,7 +86,19 @@ VARIANTS = [
     Variant("all_mods", "All mods", {"all": True}),
     Variant("efr", "FreeBSD EFR", {"early_fast_retransmit": True}),
     Variant("er_rfc5827", "RFC 5827 ER", {"early_retransmit_rfc5827": True}),
-    Variant("tcp_newreno", "TCP New Reno", None, {"recovery": "newreno", "sack": False, "rto": {"min": "200ms", "granularity": "200ms"}, "ack_every": 1, "nagle": False, "window_unit": "segments"}),
+    Variant(
+        "tcp_newreno",
+        "TCP New Reno",
+        None,
+        {
+            "recovery": "newreno",
+            "sack": False,
+            "rto": {"min": "200ms", "granularity": "200ms"},
+            "ack_every": 1,
+            "nagle": False,
+            "window_unit": "segments",
+        },
+    ),
 ]
 VARIANT_NAMES = [v.name for v in VARIANTS]
 # EFR stays out of the HTTP runs, as seed 004 compared EFR only over the Internet (§6.4).
@@ -101,8 +114,15 @@ def stagger(i: int, streams: int, iat_ms: float) -> str:
     return f"{round(i * iat_ms / streams * 1000)}us"
 
 
-def _thin_app(i: int, streams: int, v: Variant, iat_ms: Optional[float], source: Optional[str] = None) -> dict[str, Any]:
-    app: dict[str, Any] = {"name": v.name, "kind": v.kind, "from": "S", "to": "D", "start": stagger(i, streams, iat_ms or LAB_IAT_MS), "warmup": WARMUP}
+def _thin_app(i: int, streams: int, v: Variant, iat_ms: float | None, source: str | None = None) -> dict[str, Any]:
+    app: dict[str, Any] = {
+        "name": v.name,
+        "kind": v.kind,
+        "from": "S",
+        "to": "D",
+        "start": stagger(i, streams, iat_ms or LAB_IAT_MS),
+        "warmup": WARMUP,
+    }
     if source is not None:
         app["source"] = source
     else:
@@ -112,11 +132,15 @@ def _thin_app(i: int, streams: int, v: Variant, iat_ms: Optional[float], source:
         app["tcp"] = dict(v.tcp)
     else:
         # Fig. 8 caption: delayed acknowledgements were off (a SACK for every packet).
-        app["sctp"] = {"sack_freq": 1, **({"thin": dict(v.thin)} if v.thin else {})}
+        # Seed 004's lksctp (Linux 2.6.16) predates the RFC 4960 errata: cwnd grows only when
+        # the cumulative ack moves (rexmit's default is RFC 9260's rule).
+        app["sctp"] = {"sack_freq": 1, "cwnd_growth": "rfc4960", **({"thin": dict(v.thin)} if v.thin else {})}
     return app
 
 
-def thin_apps(iat_ms: Optional[float] = LAB_IAT_MS, source: Optional[str] = None, variants: Sequence[Variant] = VARIANTS) -> list[dict[str, Any]]:
+def thin_apps(
+    iat_ms: float | None = LAB_IAT_MS, source: str | None = None, variants: Sequence[Variant] = VARIANTS
+) -> list[dict[str, Any]]:
     """One thin stream per variant, in the order of ``variants`` (apps[0], apps[1], …)."""
     return [_thin_app(i, len(variants), v, iat_ms, source) for i, v in enumerate(variants)]
 
@@ -125,7 +149,9 @@ def _sender(rtt_ms: float) -> list[dict[str, Any]]:
     return [{"name": "S", "rate": LAB_RATE, "delay": f"{rtt_ms / 2:g}ms"}]
 
 
-def lab(stop_s: float, loss: float, rtt_ms: float = LAB_RTT_MS, iat_ms: float = LAB_IAT_MS, source: Optional[str] = None) -> dict[str, Any]:
+def lab(
+    stop_s: float, loss: float, rtt_ms: float = LAB_RTT_MS, iat_ms: float = LAB_IAT_MS, source: str | None = None
+) -> dict[str, Any]:
     """§6.1 (Fig. 7): the emulated network with uniform loss on the data direction."""
     return {
         "stop_time": f"{stop_s:g}s",
@@ -133,7 +159,12 @@ def lab(stop_s: float, loss: float, rtt_ms: float = LAB_RTT_MS, iat_ms: float = 
         "description": f"Seed 004 §6.1: thin streams, RTT {rtt_ms:g} ms, {loss:.0%} uniform loss",
         "topology": {
             "kind": "dumbbell",
-            "bottleneck": {"rate": LAB_RATE, "delay": "0ms", "queue": {"packets": 1000}, "errors": [{"kind": "uniform", "rate": loss, "direction": "forward"}]},
+            "bottleneck": {
+                "rate": LAB_RATE,
+                "delay": "0ms",
+                "queue": {"packets": 1000},
+                "errors": [{"kind": "uniform", "rate": loss, "direction": "forward"}],
+            },
             "left": _sender(rtt_ms),
             "right": [{"name": "D", "rate": LAB_RATE, "delay": "0ms"}],
         },
@@ -178,7 +209,13 @@ def greedy_app(kind: str) -> dict[str, Any]:
     No warmup: with one, goodput_bps divides all bytes delivered by the time after the warmup
     only (rexmit-endpoints' receivers), which overstates it."""
     transport = "sctp" if kind == "sctp_bulk" else "tcp"
-    return {"name": "greedy", "kind": kind, "from": "S1", "to": "D1", transport: {"send_buffer": "1MiB", "recv_buffer": "1MiB"}}
+    return {
+        "name": "greedy",
+        "kind": kind,
+        "from": "S1",
+        "to": "D1",
+        transport: {"send_buffer": "1MiB", "recv_buffer": "1MiB"},
+    }
 
 
 def fairness(stop_s: float) -> dict[str, Any]:
@@ -193,7 +230,7 @@ def fairness(stop_s: float) -> dict[str, Any]:
         "to": "D0",
         "interarrival": {"kind": "fixed", "value": f"{LAB_IAT_MS}ms"},
         "size": {"kind": "fixed", "value": MESSAGE_BYTES},
-        "sctp": {"sack_freq": 1, "thin": {"all": False}},
+        "sctp": {"sack_freq": 1, "cwnd_growth": "rfc4960", "thin": {"all": False}},
         # A random phase per replication: nothing else in this scenario is random.
         "start_jitter": "1s",
     }
@@ -201,7 +238,12 @@ def fairness(stop_s: float) -> dict[str, Any]:
         "stop_time": f"{stop_s:g}s",
         "seed": 1,
         "description": "Seed 004 §6.3: a thin stream against a greedy flow, 1 Mb/s, 50 ms each way",
-        "topology": {"kind": "dumbbell", "bottleneck": {"rate": FAIR_RATE, "delay": FAIR_DELAY, "queue": {"packets": FAIR_QUEUE_PACKETS}}, "left": hosts("S"), "right": hosts("D")},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": FAIR_RATE, "delay": FAIR_DELAY, "queue": {"packets": FAIR_QUEUE_PACKETS}},
+            "left": hosts("S"),
+            "right": hosts("D"),
+        },
         "apps": [thin, greedy_app("sctp_bulk")],
     }
 

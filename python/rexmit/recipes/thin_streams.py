@@ -11,14 +11,13 @@ no number, and the run sizes), :mod:`~rexmit.recipes.thin_scenarios` (the scenar
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 from rexmit.recipes import thin_claims, thin_report, thin_runs
 from rexmit.recipes.common import Claim
 from rexmit.recipes.thin_plan import FULL, QUICK
 
 
-def thin_streams(out: Path, quick: bool, jobs: Optional[int]) -> list[Claim]:
+def thin_streams(out: Path, quick: bool, jobs: int | None) -> list[Claim]:
     """Seed 004 §6: see :mod:`rexmit.recipes.thin_plan` for the setups, the choices and the run sizes."""
     plan = QUICK if quick else FULL
     out.mkdir(parents=True, exist_ok=True)

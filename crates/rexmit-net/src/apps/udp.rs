@@ -11,7 +11,7 @@ use rexmit_engine::RngStream;
 use rexmit_time::{Duration, Rate, Time};
 use rexmit_wire::ipv4::IPV4_HEADER_LEN;
 use rexmit_wire::udp::UDP_HEADER_LEN;
-use rexmit_wire::{IpPacket, Payload, Transport, UdpDatagram};
+use rexmit_wire::{Ecn, IpPacket, Payload, Transport, UdpDatagram};
 use std::net::Ipv4Addr;
 
 /// Smallest IP packet a UDP source can send (IPv4 + UDP headers, empty payload).
@@ -24,10 +24,10 @@ pub struct UdpEndpoints {
     pub dst_port: u16,
 }
 
-fn datagram(ctx: &Ctx<'_>, ep: &UdpEndpoints, packet_size: u32) -> IpPacket {
+fn datagram(ctx: &Ctx<'_>, ep: &UdpEndpoints, packet_size: u32, ecn: Ecn) -> IpPacket {
     let payload = Payload::zeros(packet_size - MIN_UDP_PACKET);
     let src = ctx.addrs.first().copied().unwrap_or(Ipv4Addr::UNSPECIFIED);
-    IpPacket::new(
+    let mut ip = IpPacket::new(
         src,
         ep.dst,
         Transport::Udp(UdpDatagram {
@@ -35,7 +35,9 @@ fn datagram(ctx: &Ctx<'_>, ep: &UdpEndpoints, packet_size: u32) -> IpPacket {
             dst_port: ep.dst_port,
             payload,
         }),
-    )
+    );
+    ip.header.set_ecn(ecn);
+    ip
 }
 
 /// What a source has sent, reported as its metrics and probes.
@@ -77,6 +79,8 @@ pub struct CbrSource {
     rng: RngStream,
     next: Time,
     sent: TxCount,
+    /// The ECN field of every packet (Not-ECT unless `with_ecn`).
+    ecn: Ecn,
 }
 
 impl CbrSource {
@@ -98,11 +102,19 @@ impl CbrSource {
             rng,
             next: Time::ZERO,
             sent: TxCount::default(),
+            ecn: Ecn::NotEct,
         }
     }
 
+    /// Send every packet with this ECN codepoint (ECT(0) or ECT(1): an ECN-capable sender, so
+    /// that marking queues mark instead of dropping; RFC 3168 §5).
+    pub fn with_ecn(mut self, ecn: Ecn) -> Self {
+        self.ecn = ecn;
+        self
+    }
+
     fn emit(&mut self, ctx: &mut Ctx<'_>) {
-        ctx.send(datagram(ctx, &self.ep, self.packet_size));
+        ctx.send(datagram(ctx, &self.ep, self.packet_size, self.ecn));
         self.sent.record(self.packet_size);
         self.next += self.interval;
         let mut at = self.next;
@@ -199,6 +211,12 @@ impl OnOffSource {
         }
     }
 
+    /// Send every packet with this ECN codepoint (see `CbrSource::with_ecn`).
+    pub fn with_ecn(mut self, ecn: Ecn) -> Self {
+        self.cbr.ecn = ecn;
+        self
+    }
+
     fn begin_on(&mut self, ctx: &mut Ctx<'_>) {
         if self.cbr.stop.is_some_and(|s| ctx.now >= s) {
             return;
@@ -216,7 +234,12 @@ impl OnOffSource {
             ctx.set_timer(ctx.now + off, 1);
             return;
         }
-        ctx.send(datagram(ctx, &self.cbr.ep, self.cbr.packet_size));
+        ctx.send(datagram(
+            ctx,
+            &self.cbr.ep,
+            self.cbr.packet_size,
+            self.cbr.ecn,
+        ));
         self.cbr.sent.record(self.cbr.packet_size);
         self.cbr.next += self.cbr.interval;
         ctx.set_timer(self.cbr.next, self.generation << 1); // low bit 0: the CBR timer
@@ -261,6 +284,7 @@ pub struct RandomSource {
     stop: Option<Time>,
     rng: RngStream,
     sent: TxCount,
+    ecn: Ecn,
 }
 
 impl RandomSource {
@@ -278,7 +302,14 @@ impl RandomSource {
             stop,
             rng,
             sent: TxCount::default(),
+            ecn: Ecn::NotEct,
         }
+    }
+
+    /// Send every packet with this ECN codepoint (see `CbrSource::with_ecn`).
+    pub fn with_ecn(mut self, ecn: Ecn) -> Self {
+        self.ecn = ecn;
+        self
     }
 
     fn schedule(&mut self, ctx: &mut Ctx<'_>) {
@@ -298,7 +329,7 @@ impl Agent for RandomSource {
         // Validation bounds the payload; the clamp only guards the packet-size arithmetic.
         let payload = self.size.draw(&mut self.rng).min(MAX_UDP_PAYLOAD) as u32;
         let size = payload + MIN_UDP_PACKET;
-        ctx.send(datagram(ctx, &self.ep, size));
+        ctx.send(datagram(ctx, &self.ep, size, self.ecn));
         self.sent.record(size);
         self.schedule(ctx);
     }
@@ -327,6 +358,8 @@ pub struct UdpSink {
     delay_sq_sum_ns: f64,
     delay_min: Option<Duration>,
     delay_max: Duration,
+    /// Arrivals a queue marked Congestion Experienced (a probe, not a metric).
+    rx_ce_packets: u64,
 }
 
 impl UdpSink {
@@ -345,6 +378,9 @@ impl Agent for UdpSink {
         self.last_rx = Some(ctx.now);
         self.rx_packets += 1;
         self.rx_bytes += pkt.size as u64;
+        if pkt.ip.header.ecn() == Ecn::Ce {
+            self.rx_ce_packets += 1;
+        }
         if let Transport::Udp(u) = &pkt.ip.transport {
             self.rx_payload_bytes += u.payload.len() as u64;
         }
@@ -408,10 +444,11 @@ impl Agent for UdpSink {
         match name {
             "rx_packets" => Some(self.rx_packets as f64),
             "rx_bytes" => Some(self.rx_bytes as f64),
+            "rx_ce_packets" => Some(self.rx_ce_packets as f64),
             _ => None,
         }
     }
     fn probe_names(&self) -> &'static [&'static str] {
-        &["rx_packets", "rx_bytes"]
+        &["rx_packets", "rx_bytes", "rx_ce_packets"]
     }
 }

@@ -228,6 +228,35 @@ pub(super) fn add_app(
     Ok(Placed { tx, rx, tables })
 }
 
+/// A run warning for a TCP app whose controller reacts only to ECN marks (DCTCP) when no queue
+/// on its data path (`from` to `dst`) marks: it would see only losses and run as Reno. A
+/// warning, not an error: a user may compare DCTCP with and without marking on purpose.
+pub(super) fn dctcp_without_marking(
+    net: &rexmit_net::Network,
+    path: &str,
+    a: &AppCfg,
+    from: NodeId,
+    dst: std::net::Ipv4Addr,
+) -> Option<String> {
+    let crate::apps::Transport::Tcp(tcp) = a.transport() else {
+        return None;
+    };
+    let cfg = tcp.clone().unwrap_or_default().to_config(path).ok()?;
+    if !cfg.controller_needs_ecn() {
+        return None;
+    }
+    let hops = net.path(from, dst)?;
+    if hops.iter().any(|c| net.channels[c.0 as usize].marks_ecn()) {
+        return None;
+    }
+    Some(format!(
+        "{path}: cc = \"{}\" reacts to ECN marks, but no queue from {:?} to {:?} marks: it sees only \
+         losses and runs as Reno; give the bottleneck's queue ecn_threshold = K (DCTCP's step \
+         marking, RFC 8257 §3.1) or an AQM with ecn = true",
+        cfg.cc, a.from, a.to
+    ))
+}
+
 /// Place an HTTP app: server slots on `from` (ports `first..first+slots`), listening from time
 /// zero, and the client on `to` (port `port`), starting at the app's start.
 #[allow(clippy::too_many_arguments)]

@@ -185,6 +185,7 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
     let mut apps = Vec::new();
     let mut tables: Vec<(usize, Box<dyn Tables>)> = Vec::new();
     let mut http_port = HTTP_FIRST_PORT;
+    let mut warnings = Vec::new();
     for (i, a) in s.apps.iter().enumerate() {
         let path = format!("apps[{i}]");
         let from = node_id(sim.net(), &format!("{path}.from"), &a.from)?;
@@ -224,6 +225,7 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             add_app(&mut sim, &path, a, from, to, port, trace.clone())?
         };
         apps.push(Some((placed.tx, placed.rx)));
+        warnings.extend(apps::dctcp_without_marking(sim.net(), &path, a, from, dst));
         if let Some(t) = placed.tables {
             tables.push((i, t));
         }
@@ -231,7 +233,6 @@ fn build_with(s: &Scenario, pcaps: Pcaps<'_>, real_hosts: &[String]) -> Result<B
             tables.push((i, Box::new(t)));
         }
     }
-    let mut warnings = Vec::new();
     for (i, t) in s.metrics.timeseries.iter().enumerate() {
         let path = format!("metrics.timeseries[{i}]");
         let interval = t.interval;

@@ -3,27 +3,11 @@
 
 use super::*;
 
-pub(super) fn queue(q: &Option<QueueCfg>) -> QueueConfig {
+/// The queue of a link table (`path`: the link's key path); validation checked it already.
+pub(super) fn queue(path: &str, q: &Option<QueueCfg>) -> Result<QueueConfig> {
     match q {
-        None => QueueConfig::default(),
-        Some(q) => QueueConfig {
-            limit: match (q.packets, q.bytes) {
-                (_, Some(b)) => QueueLimit::Bytes(b.0),
-                (Some(p), None) => QueueLimit::Packets(p),
-                (None, None) => QueueConfig::default().limit,
-            },
-            discipline: match &q.red {
-                None => QueueDiscipline::DropTail,
-                Some(r) => QueueDiscipline::Red(RedParams {
-                    min_th: r.min_th,
-                    max_th: r.max_th,
-                    max_p: r.max_p,
-                    weight: r.weight,
-                    gentle: r.gentle,
-                    mean_packet_size: r.mean_packet_size,
-                }),
-            },
-        },
+        None => Ok(QueueConfig::default()),
+        Some(q) => q.to_config(&format!("{path}.queue")),
     }
 }
 
@@ -122,7 +106,7 @@ impl Ctx<'_> {
     /// Parameters of the forward and reverse directions of a link.
     fn link_params(&self, path: &str, l: &LinkProps) -> Result<Duplex> {
         let mut fwd = LinkParams::new(l.rate.0, l.delay.0);
-        fwd.queue = queue(&l.queue);
+        fwd.queue = queue(path, &l.queue)?;
         let mut rev = fwd.clone();
         for (i, e) in l.errors.iter().enumerate() {
             let m = self.error_model(&format!("{path}.errors[{i}]"), e)?;

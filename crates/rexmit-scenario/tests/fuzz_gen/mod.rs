@@ -107,12 +107,15 @@ fn link(g: &mut Gen) -> Value {
     } else {
         g.int(5, 200)
     };
-    let queue = match g.int(0, 4) {
+    let queue = match g.int(0, 6) {
         0 => json!({ "bytes": format!("{}KiB", g.int(8, 300)) }),
         1 => {
             let min_th = g.real(1.0, packets as f64 / 2.0);
             json!({ "packets": packets, "red": { "min_th": min_th, "max_th": min_th * 2.0, "max_p": g.real(0.01, 0.3) } })
         }
+        // Queues that mark ECN-capable packets: DCTCP's step marking, CoDel with ECN.
+        2 if packets >= 2 => json!({ "packets": packets, "ecn_threshold": g.int(1, packets) }),
+        3 => json!({ "packets": packets, "aqm": "codel", "ecn": true }),
         _ => json!({ "packets": packets }),
     };
     m.insert("queue".into(), queue);
@@ -152,8 +155,15 @@ fn tcp_cfg(g: &mut Gen) -> Value {
         "cubic",
         "westwood",
         "bbr",
+        "dctcp",
     ]);
     m.insert("cc".into(), json!(cc));
+    // DCTCP needs ECN; the others take any mode (RFC 3168 §6.1.1 negotiation).
+    if cc == "dctcp" {
+        m.insert("ecn".into(), json!("on"));
+    } else {
+        g.maybe(&mut m, "ecn", |g| json!(g.pick(&["off", "on", "accept"])));
+    }
     if cc == "aimd" {
         m.insert("aimd_a".into(), json!(g.real(0.5, 3.0)));
         m.insert("aimd_b".into(), json!(g.real(0.1, 0.9)));

@@ -20,6 +20,10 @@ pub(super) struct ControlRetries {
     t2_retries: u32,
     /// Association error counter (RFC 9260 §8.1).
     assoc_errors: u32,
+    /// When our COOKIE ECHO went out, while it was sent only once: its COOKIE ACK measures
+    /// the handshake's round trip for a plugged controller's `on_connected` (Karn's rule: not
+    /// after a resend). The RTO estimator does not take it (RFC 9260 §6.3.1 measures DATA).
+    cookie_sent_at: Option<Time>,
 }
 
 impl ControlRetries {
@@ -40,6 +44,7 @@ impl ControlRetries {
     /// resend, if any.
     fn on_t1_expiry(&mut self, max: u32) -> Option<Option<Chunk>> {
         self.t1_retries += 1;
+        self.cookie_sent_at = None;
         (self.t1_retries <= max).then(|| self.t1_chunk.clone())
     }
 
@@ -164,11 +169,16 @@ impl Association {
         }
     }
 
-    fn establish(&mut self, now: Time) {
+    /// The association is established at `now`; `handshake_rtt`: the round trip of our
+    /// COOKIE ECHO, sent once, to the primary destination.
+    fn establish(&mut self, now: Time, handshake_rtt: Option<Duration>) {
         self.state = State::Established;
-        for p in &mut self.paths {
+        let primary = self.primary;
+        for (i, p) in self.paths.iter_mut().enumerate() {
             // Idle time (cwnd decay, heartbeats) counts from establishment.
             p.start_idle_clock(now);
+            let rtt = handshake_rtt.filter(|_| i == primary);
+            p.cc_mut().on_connected(now, rtt);
         }
         self.timers.stop(Timer::T1);
         self.ctl.t1_done();
@@ -206,6 +216,7 @@ impl Association {
         self.queue_to_primary(self.id.peer_tag(), echo.clone());
         self.state = State::CookieEchoed;
         self.ctl.start_t1(echo, true);
+        self.ctl.cookie_sent_at = Some(now);
         self.timers
             .set(Timer::T1, now + self.paths[self.primary].rtt().rto());
     }
@@ -253,7 +264,9 @@ impl Association {
             c.peer_inbound,
             c.nr_sack,
         );
-        self.establish(now);
+        // The responder has no round trip it can trust: the cookie's creation time is its
+        // INIT ACK's, and a resent COOKIE ECHO would add the initiator's T1 wait.
+        self.establish(now, None);
         self.ctrl.push_back(Outgoing {
             src: to,
             dst: from,
@@ -264,7 +277,12 @@ impl Association {
 
     pub(super) fn on_cookie_ack(&mut self, now: Time) {
         if self.state == State::CookieEchoed {
-            self.establish(now);
+            let rtt = self
+                .ctl
+                .cookie_sent_at
+                .take()
+                .map(|t| now.saturating_since(t));
+            self.establish(now, rtt);
         }
     }
 

@@ -35,8 +35,8 @@ mod thin_glue;
 mod timers;
 mod transmit;
 
-use crate::cc::PathCc;
 use crate::config::SctpConfig;
+use crate::controller::PathController;
 use crate::event::{Event, SendError};
 use crate::path::Path;
 use crate::rtx_queue::TsnState;
@@ -167,7 +167,6 @@ impl Association {
     }
 
     fn make_paths(&mut self, remote_addrs: &[Ipv4Addr]) {
-        let smss = self.cfg.max_data_payload() as u64;
         let n_local = self.id.local_addrs().len().max(1);
         self.paths = remote_addrs
             .iter()
@@ -184,7 +183,7 @@ impl Association {
                     local,
                     *r,
                     self.cfg.rto.clone(),
-                    PathCc::new(smss, self.cfg.initial_cwnd, ssthresh),
+                    PathController::new(&self.cfg, ssthresh),
                 )
             })
             .collect();

@@ -106,9 +106,11 @@ impl Association {
             .on_ack(now, delivered, min_rtt, dup_reported, una, max);
         if r.rack.tlp_loss_repaired(una, dup_reported) && self.tx.fast_recovery().is_none() {
             // RFC 8985 §7.4: only the retransmitted probe arrived, so it repaired a loss:
-            // the congestion response of a fast recovery.
+            // the congestion response of a fast recovery, without one.
             let p = self.primary;
-            self.paths[p].cc_mut().on_fast_retransmit();
+            self.paths[p]
+                .cc_mut()
+                .on_loss(now, rexmit_tcp::cc::CongestionCause::TlpRepair, None);
         }
         self.rack_detect(now);
     }
@@ -164,7 +166,7 @@ impl Association {
             }
         }
         let tail_starts = r.probed && !in_recovery;
-        self.fast_retransmit(&lost);
+        self.fast_retransmit(now, &lost);
         if self.tx.fast_recovery().is_some() {
             // RFC 8985 §7.2: no probes during recovery.
             if self.rack.is_some() {

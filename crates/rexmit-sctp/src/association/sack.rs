@@ -6,6 +6,7 @@
 use super::sender::PerPath;
 use super::timers::Timer;
 use super::Association;
+use crate::controller::SackOnPath;
 use crate::path::Path;
 use crate::rtx_queue::{RtxEntry, TsnState};
 use crate::stats::RtxCause;
@@ -174,9 +175,10 @@ impl Association {
         let thin_first = thin && self.cfg.thin.fast_rtx_first_indication;
         let er = self.er_threshold();
         self.take_rtt_samples(&tally);
-        self.end_fast_recoveries(cum);
+        self.tell_deliveries(now, &tally);
+        self.end_fast_recoveries(now, cum);
         self.detect_losses(now, &mut tally, &before, &blocks, extra, thin_first, er);
-        self.update_windows(&tally, &before);
+        self.update_windows(now, &tally, &before);
         self.update_errors_and_timers(now, &tally, &before, thin);
         self.update_peer_rwnd(a_rwnd, blocks.stale);
         self.track_loss_recovery(now, blocks.any_gap, before.cum_advanced);
@@ -290,12 +292,27 @@ impl Association {
         }
     }
 
+    /// A plugged controller hears what this SACK newly acknowledged on its destination
+    /// (`on_delivery`), after the RTT samples and before loss detection, as TCP's sender tells
+    /// it before loss recovery.
+    fn tell_deliveries(&mut self, now: Time, tally: &AckTally) {
+        for (p, path) in self.paths.iter_mut().enumerate() {
+            if tally.bytes[p] > 0 && path.cc().is_plugged() {
+                let ack = path.ack_sample(now, tally.bytes[p], tally.min_rtt_sample[p]);
+                path.cc_mut().on_delivery(&ack);
+            }
+        }
+    }
+
     /// Fast recovery exit (§7.2.4): before cwnd updates, so the SACK that ends it may grow cwnd.
-    fn end_fast_recoveries(&mut self, cum: u32) {
+    fn end_fast_recoveries(&mut self, now: Time, cum: u32) {
         if self.tx.end_fast_recovery(cum) {
             self.rack_recovery_end();
+            for p in &mut self.paths {
+                p.cc_mut().on_recovery_end(now, false);
+            }
         }
-        self.end_cmt_fast_recoveries();
+        self.end_cmt_fast_recoveries(now);
     }
 
     /// Miss indications (§7.2.4, HTNA; CMT SFR and DAC) or RACK (seed 002 §III), then fast
@@ -357,12 +374,12 @@ impl Association {
                 .count_misses(limit, weight, |miss| Self::fr_cause(miss, thin_first, er));
         }
         if !lost.is_empty() {
-            self.fast_retransmit(&lost);
+            self.fast_retransmit(now, &lost);
         }
     }
 
     /// Congestion control per destination (§7.2.1, §7.2.2; CMT CUC).
-    fn update_windows(&mut self, tally: &AckTally, before: &Before) {
+    fn update_windows(&mut self, now: Time, tally: &AckTally, before: &Before) {
         let n = self.paths.len();
         let (cum_advanced, earliest, flight_before) =
             (before.cum_advanced, &before.earliest, &before.flight);
@@ -375,15 +392,19 @@ impl Association {
                     && earliest[p].is_some_and(|t| !self.tx.is_in_flight(t)));
             let fr = self.in_fr(p);
             let path = &mut self.paths[p];
-            let flight = path.flight();
-            path.cc_mut().on_ack(
-                tally.bytes[p],
-                flight_before[p],
-                flight,
+            let s = SackOnPath {
+                newly_acked: tally.bytes[p],
+                flight_before: flight_before[p],
+                flight_after: path.flight(),
                 may_grow,
-                fr,
-                growth,
-            );
+                in_fast_recovery: fr,
+                rule: growth,
+            };
+            let ack = path
+                .cc()
+                .is_plugged()
+                .then(|| path.ack_sample(now, tally.bytes[p], tally.min_rtt_sample[p]));
+            path.cc_mut().on_sack(&s, ack);
         }
     }
 

@@ -345,11 +345,13 @@ impl SendSide {
     }
 
     /// T3-rtx expired on path `p` (§6.3.3 E3): everything in flight there is marked for
-    /// retransmission; the caller empties the path's flight size.
-    pub(super) fn mark_timed_out(&mut self, p: usize) {
-        if self.rtxq.mark_timed_out(p) {
+    /// retransmission; the caller empties the path's flight size. Returns the chunks marked.
+    pub(super) fn mark_timed_out(&mut self, p: usize) -> u64 {
+        let marked = self.rtxq.mark_timed_out(p);
+        if marked > 0 {
             self.rtx_marked = true;
         }
+        marked
     }
 
     /// The receiver dropped `tsns` after acknowledging them (§6.2.1 D iv): send them again.

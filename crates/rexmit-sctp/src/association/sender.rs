@@ -4,6 +4,7 @@
 
 use super::timers::Timer;
 use super::Association;
+use crate::controller::congestion_cause;
 use crate::rtx_queue::{RtxEntry, TsnState};
 use crate::stats::RtxCause;
 use crate::tsn::tsn_le;
@@ -23,23 +24,28 @@ impl Association {
     }
 
     /// Mark `lost` TSNs for fast retransmission and enter fast recovery on their
-    /// destinations (§7.2.4 steps 1-2).
-    pub(super) fn fast_retransmit(&mut self, lost: &[(u32, RtxCause)]) {
+    /// destinations (§7.2.4 steps 1-2). A plugged controller hears the congestion event (the
+    /// cause of the first chunk found lost on its destination) and the episode's start.
+    pub(super) fn fast_retransmit(&mut self, now: Time, lost: &[(u32, RtxCause)]) {
         let highest_outstanding = self.tx.rtxq().highest_tsn().unwrap_or(self.tx.cum_point());
-        let mut paths_hit: PerPath<usize> = SmallVec::new();
+        let mut paths_hit: PerPath<(usize, RtxCause)> = SmallVec::new();
         for &(t, cause) in lost {
             if let Some((p, left)) = self.tx.mark_fast_rtx(t, cause) {
                 self.paths[p].leave_flight(left);
-                if !paths_hit.contains(&p) {
-                    paths_hit.push(p);
+                self.paths[p].cc_mut().count_lost(1);
+                if !paths_hit.iter().any(|(q, _)| *q == p) {
+                    paths_hit.push((p, cause));
                 }
             }
         }
-        for p in paths_hit {
+        for (p, cause) in paths_hit {
             if self.in_fr(p) {
                 continue; // §7.2.4: no further reduction during fast recovery
             }
-            self.paths[p].cc_mut().on_fast_retransmit();
+            let point = self.paths[p].bytes_sent();
+            self.paths[p]
+                .cc_mut()
+                .on_loss(now, congestion_cause(cause), Some(point));
             self.stats.fast_recoveries += 1;
             if self.cfg.cmt.enabled {
                 // CMT keeps the recovery point per destination (Iyengar et al., the CMT of
@@ -65,7 +71,7 @@ impl Association {
     /// still unacknowledged (its pseudo-cumulative ack passes the point). The association's
     /// cumulative ack would wait for the other paths' data: about one RTT of the slowest path
     /// during which the fast path's cwnd could not grow.
-    pub(super) fn end_cmt_fast_recoveries(&mut self) {
+    pub(super) fn end_cmt_fast_recoveries(&mut self, now: Time) {
         if !self.paths.iter().any(|p| p.fr_exit().is_some()) {
             return;
         }
@@ -83,6 +89,7 @@ impl Association {
         for (p, waiting) in self.paths.iter_mut().zip(pending) {
             if !waiting {
                 p.exit_fast_recovery();
+                p.cc_mut().on_recovery_end(now, false);
             }
         }
     }
@@ -96,7 +103,6 @@ impl Association {
         self.rack_on_t3();
         self.stats.timeouts += 1;
         self.stats.paths[p].timeouts += 1;
-        self.paths[p].cc_mut().on_t3_expiry();
         if thin && self.cfg.thin.linear_timeouts {
             // Seed 004 §5.3: linear timeouts while thin.
             self.paths[p].reset_rto_backoff();
@@ -104,15 +110,23 @@ impl Association {
             self.paths[p].back_off_rto();
         }
         self.timers.stop(Timer::EarlyFastRtx(p));
-        self.tx.mark_timed_out(p);
+        let marked = self.tx.mark_timed_out(p);
+        // §7.2.3; a plugged controller's `on_timeout` counts the chunks just marked lost.
+        let cc = self.paths[p].cc_mut();
+        cc.count_lost(marked);
+        cc.on_t3_expiry(now);
         self.paths[p].clear_flight();
         // The timeout's slow start from one MTU replaces the fast recovery in progress (as
         // Linux's sctp_transport_lower_cwnd): kept, it would forbid slow start (§7.2.1) until
         // the old exit point is acknowledged, freezing cwnd at one MTU for that long.
         if self.cfg.cmt.enabled {
             self.paths[p].exit_fast_recovery();
+            self.paths[p].cc_mut().on_recovery_end(now, true);
         } else {
             self.tx.cancel_fast_recovery();
+            for path in &mut self.paths {
+                path.cc_mut().on_recovery_end(now, true);
+            }
         }
         if guard_expired {
             // Nothing in flight yet the cumulative ack is stuck below gap-acked data: the

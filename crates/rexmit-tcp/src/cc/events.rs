@@ -35,6 +35,10 @@ pub struct AckSample {
     /// snd_una after the ACK and snd_nxt (round boundaries for HyStart).
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The ACK carries ECE and ECN was negotiated (RFC 3168 §6.1.2; DCTCP counts the bytes
+    /// such ACKs acknowledge, RFC 8257 §3.3). The window does not grow on it (`on_ack` is
+    /// not called).
+    pub ece: bool,
 }
 
 /// The loss-recovery state an ACK leaves the sender in (Linux's ca_state as BBR reads it).
@@ -84,8 +88,8 @@ pub enum CongestionCause {
     /// reaches `on_congestion_event` only from the trait's default `on_timeout` (and a
     /// built-in's own), and starts the recovery episode of a SACK sender after a timeout.
     Timeout,
-    /// RFC 3168 §6.1.2: the peer echoed a congestion mark (ECE). Not raised yet: ECN is not
-    /// modelled; a later issue adds it, and this is where a controller will hear of it.
+    /// RFC 3168 §6.1.2: the peer echoed a congestion mark (ECE). The sender raises
+    /// `on_ecn_echo`; this cause reaches `on_congestion_event` from its default.
     EcnEcho,
 }
 
@@ -145,6 +149,29 @@ impl Timeout {
             computed.min(self.prior_ssthresh)
         } else {
             computed
+        }
+    }
+}
+
+/// The peer echoed a congestion mark and the window may be reduced (`on_ecn_echo`; RFC 3168
+/// §6.1.2): raised at most once per window of data, never during a loss recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EcnEcho {
+    pub now: Time,
+    /// As `CongestionEvent::base`: FlightSize or cwnd (`DecreaseBase`).
+    pub base: u64,
+    pub smss: u64,
+}
+
+impl EcnEcho {
+    /// The congestion event an echo is for a controller's decrease (RFC 3168 §6.1.2: "treated
+    /// just as a congestion loss"), cause `EcnEcho`.
+    pub fn congestion_event(&self) -> CongestionEvent {
+        CongestionEvent {
+            now: self.now,
+            cause: CongestionCause::EcnEcho,
+            base: self.base,
+            smss: self.smss,
         }
     }
 }

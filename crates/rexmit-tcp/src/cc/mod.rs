@@ -13,23 +13,39 @@
 mod aimd;
 mod bbr;
 mod bbr_lt;
+pub mod bic;
 mod cubic;
+pub mod dctcp;
+mod declared;
+pub mod defaults;
+mod delay;
 mod events;
 pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
 pub mod hystart;
+pub mod illinois;
+pub mod ledbat;
+pub mod lp;
 mod minmax;
+mod paced;
+pub mod registry;
 mod reno;
 pub mod scalable;
+pub mod vegas;
+pub mod veno;
 mod westwood;
 mod window;
+pub mod yeah;
 
 pub use aimd::{Aimd, Law};
 pub use bbr::{Bbr, Mode as BbrMode};
 pub use cubic::Cubic;
 pub use events::{
-    AckSample, CaState, CongestionCause, CongestionEvent, Connected, IdleRestart, RateAck,
+    AckSample, CaState, CongestionCause, CongestionEvent, Connected, EcnEcho, IdleRestart, RateAck,
     RecoveryEnd, RecoveryStart, Timeout, Undo, UndoCause,
 };
+pub use paced::Paced;
 pub use reno::reno;
 pub use westwood::Westwood;
 pub use window::Window;
@@ -85,12 +101,12 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// "the initial window used by a sender after a correctly transmitted SYN MUST be one
     /// segment". Default: cwnd = 1 SMSS.
     fn on_lost_syn(&mut self, smss: u64) {
-        self.store_cwnd(smss, OWN);
+        defaults::on_lost_syn(self, smss)
     }
     /// The connection restarts after an idle period (RFC 5681 §4.1). Not raised yet: a later
     /// issue implements the restart. Default: cwnd = min(cwnd, RW).
     fn on_idle_restart(&mut self, ev: &IdleRestart) {
-        self.store_cwnd(self.window().min(ev.restart_window), OWN);
+        defaults::on_idle_restart(self, ev)
     }
 
     // ---- ACKs ----
@@ -115,9 +131,13 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// §3.1 eq. 4; cause `Timeout`), the ssthresh RFC 5681 §3.1 lets stand
     /// (`Timeout::ssthresh_to_keep`), then cwnd = the loss window LW = 1 SMSS.
     fn on_timeout(&mut self, ev: &Timeout) {
-        self.on_congestion_event(&ev.congestion_event());
-        self.store_ssthresh(ev.ssthresh_to_keep(self.ssthresh()), OWN);
-        self.store_cwnd(ev.smss, OWN);
+        defaults::on_timeout(self, ev)
+    }
+    /// The peer echoed a congestion mark (ECE; RFC 3168 §6.1.2), at most once per window of
+    /// data and never during a loss recovery. Default: as a loss without a retransmission —
+    /// the congestion event's decrease (cause `EcnEcho`), cwnd at most ssthresh.
+    fn on_ecn_echo(&mut self, ev: &EcnEcho) {
+        defaults::on_ecn_echo(self, ev)
     }
     /// A loss-recovery episode began: a fast retransmit (right after its `on_congestion_event`,
     /// before the window inflation) or, for SACK, the timeout's (after `on_timeout`).
@@ -129,8 +149,7 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// tcp_undo_cwnd_reduction with tcp_reno_undo_cwnd): cwnd = max(cwnd, prior cwnd),
     /// ssthresh = max(ssthresh, prior ssthresh).
     fn on_undo(&mut self, ev: &Undo) {
-        self.store_cwnd(self.window().max(ev.prior_cwnd), OWN);
-        self.store_ssthresh(self.ssthresh().max(ev.prior_ssthresh), OWN);
+        defaults::on_undo(self, ev)
     }
 
     // ---- The window changes of loss recovery (defaults: the RFC's) ----
@@ -139,37 +158,33 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// "set cwnd to ssthresh plus 3*SMSS" — `dupacks` · SMSS, DupThresh duplicates having
     /// arrived.
     fn on_recovery_inflate(&mut self, dupacks: u32, smss: u64) {
-        self.store_cwnd(self.ssthresh() + dupacks as u64 * smss, OWN);
+        defaults::on_recovery_inflate(self, dupacks, smss)
     }
     /// A further duplicate ACK in fast recovery: RFC 5681 §3.2 step 4 and RFC 6582 §3.2 step 4,
     /// cwnd += SMSS.
     fn on_recovery_dupack(&mut self, smss: u64) {
-        self.store_cwnd(self.window() + smss, OWN);
+        defaults::on_recovery_dupack(self, smss)
     }
     /// Fast recovery ends: cwnd = ssthresh (RFC 5681 §3.2 step 6; RFC 6582 §3.2 step 3 option
     /// (2) at the full ACK; RFC 6937 §3 at the end of PRR).
     fn on_recovery_deflate(&mut self) {
-        self.store_cwnd(self.ssthresh(), OWN);
+        defaults::on_recovery_deflate(self)
     }
     /// A partial ACK in NewReno recovery acknowledged `acked` bytes: RFC 6582 §3.2 step 5,
     /// "deflate the congestion window by the amount of new data acknowledged", add back one
     /// SMSS if at least one SMSS was acknowledged; never below one SMSS.
     fn on_partial_ack(&mut self, acked: u64, smss: u64) {
-        let mut cwnd = self.window().saturating_sub(acked);
-        if acked >= smss {
-            cwnd += smss;
-        }
-        self.store_cwnd(cwnd.max(smss), OWN);
+        defaults::on_partial_ack(self, acked, smss)
     }
     /// An ACK during SACK recovery with PRR (RFC 6937 §3, computed by `recovery::prr` from this
     /// controller's ssthresh): cwnd = pipe + sndcnt.
     fn on_prr(&mut self, pipe: u64, sndcnt: u64) {
-        self.store_cwnd(pipe + sndcnt, OWN);
+        defaults::on_prr(self, pipe, sndcnt)
     }
     /// Tahoe's fast retransmit, after the congestion event: slow start again from cwnd =
     /// 1 SMSS, resending everything after the lost segment (go-back-N).
     fn on_go_back(&mut self, smss: u64) {
-        self.store_cwnd(smss, OWN);
+        defaults::on_go_back(self, smss)
     }
 }
 
@@ -180,19 +195,84 @@ pub trait ControllerFactory: std::fmt::Debug + Send + Sync {
     fn build(&self, p: &CcParams) -> Box<dyn CongestionControl>;
 }
 
+/// A built-in with its default parameters.
 impl ControllerFactory for CcAlgorithm {
     fn build(&self, p: &CcParams) -> Box<dyn CongestionControl> {
-        CcAlgorithm::build(self, p)
+        let plugin = registry::lookup(rexmit_options::Choice::name(*self))
+            .expect("built-ins are always registered");
+        let values = registry::resolve(plugin.as_ref(), &registry::ParamMap::default())
+            .expect("a built-in's defaults are in its ranges");
+        CcAlgorithm::build(self, p, &values)
     }
 }
+
+/// The built-in controllers, registered as any plugin is (`registry::register`): one line each.
+pub(crate) fn builtins() -> Vec<std::sync::Arc<dyn registry::CcPlugin>> {
+    use registry::{Builtin, ParamSpec};
+    let b = |alg, doc, params| std::sync::Arc::new(Builtin { alg, doc, params }) as _;
+    vec![
+        b(
+            CcAlgorithm::Reno,
+            "RFC 5681 AIMD: a = 1 segment per RTT, b = 1/2",
+            vec![],
+        ),
+        b(
+            CcAlgorithm::Aimd,
+            "Generalised AIMD (seed 003): a segments per RTT, cwnd ← (1 − b)·cwnd at a loss",
+            vec![
+                ParamSpec::new(
+                    "a",
+                    "additive increase, segments per RTT",
+                    1.0,
+                    0.0,
+                    AIMD_A_MAX,
+                )
+                .open_min(),
+                ParamSpec::new("b", "multiplicative decrease fraction", 0.5, 0.0, 1.0)
+                    .open_min()
+                    .open_max(),
+            ],
+        ),
+        b(
+            CcAlgorithm::Scalable,
+            "Scalable TCP (Kelly 2003): a = 0.01 per ACK, b = 0.125",
+            vec![],
+        ),
+        b(CcAlgorithm::HighSpeed, "HighSpeed TCP (RFC 3649)", vec![]),
+        b(CcAlgorithm::Cubic, "CUBIC (RFC 9438)", vec![]),
+        b(
+            CcAlgorithm::Westwood,
+            "Westwood+ (seed 001): ssthresh from the bandwidth estimate",
+            vec![],
+        ),
+        b(
+            CcAlgorithm::Bbr,
+            "BBR v1 as Linux's tcp_bbr (paced)",
+            vec![],
+        ),
+        vegas::plugin(),
+        veno::plugin(),
+        illinois::plugin(),
+        htcp::plugin(),
+        hybla::plugin(),
+        yeah::plugin(),
+        bic::plugin(),
+        lp::plugin(),
+        ledbat::plugin(),
+        dctcp::plugin(),
+    ]
+}
+
+/// The largest additive increase of generalised AIMD (segments per RTT; seed 003's a).
+pub const AIMD_A_MAX: f64 = 1000.0;
 
 rexmit_options::choices! {
     /// The controllers `TcpConfig` can select.
     pub enum CcAlgorithm {
         /// RFC 5681 AIMD: a = 1 segment per RTT, b = 1/2.
         Reno = "reno",
-        /// Generalised AIMD of seed 003: increase `aimd_a` segments per RTT, decrease by
-        /// fraction `aimd_b` (`TcpConfig`).
+        /// Generalised AIMD of seed 003: increase `a` segments per RTT, decrease by fraction
+        /// `b` (`cc_params`).
         Aimd = "aimd",
         /// Scalable TCP (Kelly 2003): a = 0.01 per ACK, b = 0.125.
         Scalable = "scalable",
@@ -221,24 +301,20 @@ pub struct CcParams {
     pub hystart: bool,
     /// CUBIC: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3).
     pub cubic_alpha_switch: bool,
-    /// AIMD: increase a segments per RTT, decrease by fraction b (seed 003).
-    pub aimd_a: f64,
-    pub aimd_b: f64,
 }
 
 impl CcAlgorithm {
-    pub fn build(&self, p: &CcParams) -> Box<dyn CongestionControl> {
-        let mut w = Window::new(p.initial_cwnd, p.initial_ssthresh, p.smss);
-        w.byte_counting = p.byte_counting;
-        w.whole_segments = p.whole_segments;
-        w.slow_start_limit = p.slow_start_limit;
+    /// The controller, with its parameters' `values` in the order its `registry::Builtin`
+    /// declares them.
+    pub fn build(&self, p: &CcParams, values: &[f64]) -> Box<dyn CongestionControl> {
+        let w = Window::from_params(p);
         match *self {
             CcAlgorithm::Reno => Box::new(reno(w)),
             CcAlgorithm::Aimd => Box::new(Aimd::new(
                 w,
                 Law::Constant {
-                    a: p.aimd_a,
-                    b: p.aimd_b,
+                    a: values[0],
+                    b: values[1],
                 },
             )),
             CcAlgorithm::Scalable => Box::new(Aimd::new(w, Law::Scalable)),
@@ -288,6 +364,7 @@ pub(crate) mod test_events {
             rtt: Some(Duration::from_millis(100)),
             snd_una: 0,
             snd_nxt: 0,
+            ece: false,
         }
     }
 }
@@ -452,8 +529,6 @@ mod tests {
             slow_start_limit: SMSS,
             hystart: false,
             cubic_alpha_switch: true,
-            aimd_a: 1.0,
-            aimd_b: 0.5,
         };
         let f: &dyn ControllerFactory = &CcAlgorithm::Cubic;
         let c = f.build(&p);

@@ -2,7 +2,7 @@
 //! avoidance, the multiplicative decrease, the loss window after a timeout. A controller
 //! written elsewhere (a plugin) keeps its window however it likes and need not use this.
 
-use super::Timeout;
+use super::{CcParams, Timeout};
 use rexmit_transport::window;
 
 /// The cwnd/ssthresh pair and the slow-start rule all controllers share.
@@ -36,6 +36,21 @@ impl Window {
             whole_segments: false,
             slow_start_limit: smss,
         }
+    }
+
+    /// The window a controller starts with: the initial cwnd and ssthresh, SMSS and the
+    /// options of the arithmetic (byte counting, whole segments, slow-start limit).
+    pub fn from_params(p: &CcParams) -> Self {
+        let mut w = Window::new(p.initial_cwnd, p.initial_ssthresh, p.smss);
+        w.byte_counting = p.byte_counting;
+        w.whole_segments = p.whole_segments;
+        w.slow_start_limit = p.slow_start_limit;
+        w
+    }
+
+    /// cwnd in segments (fractional).
+    pub fn segments(&self) -> f64 {
+        self.cwnd as f64 / self.smss as f64
     }
 
     pub fn in_slow_start(&self) -> bool {
@@ -82,14 +97,26 @@ impl Window {
         }
     }
 
+    /// RFC 5681 §3.1 growth: slow start, then what slow start left of `acked` in congestion
+    /// avoidance at `segments_per_rtt` segments per RTT (1: Reno).
+    pub fn grow(&mut self, acked: u64, segments_per_rtt: f64) {
+        let rest = self.slow_start(acked);
+        self.avoid(rest, segments_per_rtt);
+    }
+
     /// ssthresh = max(factor · FlightSize, 2·SMSS) and cwnd = ssthresh (RFC 5681 §3.1 eq. 4
     /// with factor 1/2; seed 003 uses factor 1 − b). In whole segments (Linux) the product
     /// of the whole segments in `flight_size` and `factor` is rounded down.
     pub fn decrease(&mut self, flight_size: u64, factor: f64) {
+        self.decrease_to(flight_size, factor, 2);
+    }
+
+    /// `decrease` with a floor of `min_segments` SMSS instead of 2 (LEDBAT's MIN_CWND).
+    pub fn decrease_to(&mut self, flight_size: u64, factor: f64, min_segments: u64) {
         self.ssthresh = if self.whole_segments {
-            window::decrease_segments(flight_size, factor, self.smss, 2)
+            window::decrease_segments(flight_size, factor, self.smss, min_segments)
         } else {
-            window::decrease(flight_size, factor, 2 * self.smss)
+            window::decrease(flight_size, factor, min_segments * self.smss)
         };
         self.cwnd = self.ssthresh;
         self.ca_credit = 0.0;
@@ -122,3 +149,17 @@ macro_rules! window_in_field_w {
     };
 }
 pub(super) use window_in_field_w;
+
+/// `on_recovery_start` / `on_recovery_end` of a controller that only needs to know whether a
+/// loss-recovery episode is open (its field `in_recovery`).
+macro_rules! recovery_flag_in_field {
+    () => {
+        fn on_recovery_start(&mut self, _ev: &$crate::cc::RecoveryStart) {
+            self.in_recovery = true;
+        }
+        fn on_recovery_end(&mut self, _ev: &$crate::cc::RecoveryEnd) {
+            self.in_recovery = false;
+        }
+    };
+}
+pub(super) use recovery_flag_in_field;

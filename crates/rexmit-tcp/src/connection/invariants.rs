@@ -40,7 +40,7 @@ impl Connection {
             return self.poll_transmit(now);
         }
         let before = self.snapshot();
-        let seg = self.poll_segment(now);
+        let seg = self.poll_segment(now).map(|(seg, _)| seg);
         assert!(
             seg.is_none(),
             "nothing_to_send at {now:?}, but the full path sends {seg:?}: {before}"
@@ -72,6 +72,9 @@ impl Connection {
             peer_mss,
             sack_ok,
             ts_ok,
+            ecn_ok,
+            echo,
+            ack_pending,
             snd_wscale,
             rcv_wscale,
             ts_recent,
@@ -87,7 +90,7 @@ impl Connection {
         format!(
             "{cfg:?} {state:?} {local_port} {remote_port} {iss:?} {irs:?} [{}] {rcv:?} \
              {syn_pending} {syn_sent_at:?} {syn_retransmitted} {peer_mss:?} {sack_ok} {ts_ok} \
-             {snd_wscale} {rcv_wscale} {ts_recent} {last_ack_sent} {timers:?} {syn_timeouts} \
+             {ecn_ok} {echo:?} {ack_pending:?} {snd_wscale} {rcv_wscale} {ts_recent} {last_ack_sent} {timers:?} {syn_timeouts} \
              {rst_pending:?} {events:?} {stats:?} {blocked_since:?} {audit:?}",
             snd.snapshot()
         )

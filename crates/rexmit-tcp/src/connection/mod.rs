@@ -6,7 +6,8 @@
 //! statistics gauges. Delegates sending to `sender`, receiving to `receiver`; segment
 //! construction is in `output`.
 
-use crate::config::TcpConfig;
+use crate::config::{EcnMode, TcpConfig};
+use crate::ecn::{self, Echo, Ecn};
 use crate::receiver::{OffsetBlocks, Receiver, ReceiverConfig};
 use crate::sender::{AckInput, Sender};
 use crate::seq::SeqSpace;
@@ -17,8 +18,10 @@ use rexmit_transport::RttEstimator;
 use rexmit_wire::{Payload, TcpFlags, TcpSegment};
 use std::collections::VecDeque;
 
+mod info;
 mod invariants;
 mod output;
+pub use info::{linux_state_number, CaState as InfoCaState, TcpInfo, INFINITE_SSTHRESH};
 pub(crate) use output::ts_clock;
 
 /// RFC 9293 §3.3.2 connection states.
@@ -78,6 +81,13 @@ pub struct Connection {
     peer_mss: Option<u16>,
     sack_ok: bool,
     ts_ok: bool,
+    /// ECN negotiated (RFC 3168 §6.1.1): set by the peer's SYN or SYN-ACK.
+    ecn_ok: bool,
+    /// How our ACKs echo CE marks (used once `ecn_ok`).
+    echo: Echo,
+    /// DCTCP's ACK of the data received before a change of CE state, with the old state
+    /// (`ecn::Feedback::Dctcp`), to go before anything else.
+    ack_pending: Option<TcpSegment>,
     snd_wscale: u8,
     rcv_wscale: u8,
     ts_recent: u32,
@@ -122,6 +132,11 @@ impl Connection {
         let smss = cfg.mss as u64;
         let snd = Sender::new(&cfg, smss);
         let rcv = Receiver::new(rcv_config(&cfg), 1);
+        let feedback = if cfg.ecn == EcnMode::Off {
+            ecn::Feedback::Rfc3168
+        } else {
+            cfg.ecn_feedback()
+        };
         let rcv_wscale = if cfg.window_scaling {
             let mut s = 0;
             while s < MAX_WSCALE && (cfg.recv_buffer >> s) > 65_535 {
@@ -146,6 +161,9 @@ impl Connection {
             peer_mss: None,
             sack_ok: false,
             ts_ok: false,
+            ecn_ok: false,
+            echo: Echo::new(feedback),
+            ack_pending: None,
             snd_wscale: 0,
             rcv_wscale,
             ts_recent: 0,
@@ -434,6 +452,13 @@ impl Connection {
         self.peer_mss = seg.options.mss;
         self.sack_ok = self.cfg.sack && seg.options.sack_permitted;
         self.ts_ok = self.cfg.timestamps && seg.options.timestamps.is_some();
+        // RFC 3168 §6.1.1: a SYN offers ECN with ECE and CWR, a SYN-ACK accepts with ECE only;
+        // "accept" answers an offer but makes none.
+        self.ecn_ok = if seg.flags.contains(TcpFlags::ACK) {
+            self.cfg.ecn == EcnMode::On && ecn::is_setup_syn_ack(seg)
+        } else {
+            self.cfg.ecn != EcnMode::Off && ecn::is_setup_syn(seg)
+        };
         match (self.cfg.window_scaling, seg.options.window_scale) {
             (true, Some(s)) => self.snd_wscale = s.min(MAX_WSCALE),
             _ => {
@@ -462,6 +487,10 @@ impl Connection {
         let peer_seq = self.irs.unwrap(seg.seq, 1).unwrap_or(1);
         self.snd
             .on_established(now, &self.cfg, smss, self.sack_ok, wnd, peer_seq);
+        if self.ecn_ok {
+            self.snd.ecn.activate();
+            self.stats.ecn_negotiated = true;
+        }
         if self.syn_retransmitted {
             // RFC 5681 §3.1: after a lost SYN the initial window is one segment.
             self.snd.after_lost_syn();
@@ -479,12 +508,19 @@ impl Connection {
         self.events.push_back(Event::Connected);
     }
 
+    /// A segment arrived in an IP packet without ECN (Not-ECT).
     pub fn handle_segment(&mut self, now: Time, seg: &TcpSegment) {
-        self.handle_segment_inner(now, seg);
+        self.handle_segment_ecn(now, seg, Ecn::NotEct);
+    }
+
+    /// A segment arrived in an IP packet whose ECN field held `ecn` (RFC 3168 §5): the
+    /// adapter hands the codepoint in, the core never sees the IP header.
+    pub fn handle_segment_ecn(&mut self, now: Time, seg: &TcpSegment, ecn: Ecn) {
+        self.handle_segment_inner(now, seg, ecn);
         self.check_invariants(Some(now));
     }
 
-    fn handle_segment_inner(&mut self, now: Time, seg: &TcpSegment) {
+    fn handle_segment_inner(&mut self, now: Time, seg: &TcpSegment, ecn: Ecn) {
         self.stats.segments_received += 1;
         if seg.dst_port != self.local_port {
             return;
@@ -509,7 +545,7 @@ impl Connection {
                 }
             }
             State::SynSent => self.on_syn_sent(now, seg),
-            _ => self.on_synchronized(now, seg),
+            _ => self.on_synchronized(now, seg, ecn),
         }
         self.refresh_send_gauges();
     }
@@ -545,7 +581,7 @@ impl Connection {
     }
 
     /// RFC 9293 §3.10.7.4, for every state from SYN-RECEIVED on.
-    fn on_synchronized(&mut self, now: Time, seg: &TcpSegment) {
+    fn on_synchronized(&mut self, now: Time, seg: &TcpSegment, ecn: Ecn) {
         let f = seg.flags;
         if self.state == State::SynReceived
             && f.contains(TcpFlags::SYN)
@@ -641,6 +677,8 @@ impl Connection {
                 window: (seg.window as u64) << self.snd_wscale,
                 sack,
                 has_data_or_flags: seg_len > 0,
+                // RFC 3168 §6.1.2: ECE counts only once ECN is negotiated (and never on a SYN).
+                ece: self.ecn_ok && f.contains(TcpFlags::ECE),
             };
             let acked = self
                 .snd
@@ -672,6 +710,9 @@ impl Connection {
         }
         match self.state {
             State::Established | State::FinWait1 | State::FinWait2 => {
+                if self.ecn_ok {
+                    self.echo_marks(now, seg, ecn);
+                }
                 // Linux's receiver RTT sample (tcp_rcv_rtt_measure_ts).
                 let tsecr_rtt = self.echo_rtt(now, seg, true);
                 let out =
@@ -702,6 +743,27 @@ impl Connection {
                     self.timers.set(Timer::TimeWait, now + self.cfg.time_wait);
                 }
             }
+        }
+    }
+
+    /// The receiver's side of ECN for an acceptable data segment that arrived with `ecn`
+    /// (RFC 3168 §6.1.3, RFC 8257 §3.2): count CE marks and update the echo. When DCTCP's CE
+    /// state flips, data waiting for a delayed ACK is acknowledged first with the old state,
+    /// then this segment at once with the new one.
+    fn echo_marks(&mut self, now: Time, seg: &TcpSegment, ecn: Ecn) {
+        if ecn == Ecn::Ce {
+            self.stats.ecn_ce_received += 1;
+        }
+        let old = self.echo.clone();
+        if self.echo.on_data(ecn, seg.flags).flipped {
+            if self.rcv.has_unacked_data() && self.ack_pending.is_none() {
+                let now_echo = std::mem::replace(&mut self.echo, old);
+                let seq = self.snd.snd_max;
+                let ack = self.segment(now, seq, TcpFlags::ACK, Payload::empty());
+                self.ack_pending = Some(ack);
+                self.echo = now_echo;
+            }
+            self.rcv.force_ack();
         }
     }
 

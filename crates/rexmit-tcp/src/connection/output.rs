@@ -1,16 +1,28 @@
 //! Segment construction for a connection: what `poll_transmit` puts on the wire (SYN, SYN-ACK,
 //! data, pure ACKs, resets) with its options — MSS, window scale, SACK-permitted, timestamps,
-//! SACK blocks — and the advertised window.
+//! SACK blocks —, the advertised window, the ECN flags (ECE, CWR) and the codepoint of the IP
+//! packet that carries it (RFC 3168 §6.1).
 
 use super::{Connection, State};
+use crate::ecn::Ecn;
+use crate::sender::DataTx;
 use crate::timers::Timer;
 use rexmit_time::Time;
 use rexmit_wire::{Payload, SackBlock, TcpFlags, TcpOptions, TcpSegment, Timestamps};
 
 impl Connection {
-    /// The next segment to put on the wire, if any. Call until `None`.
+    /// The next segment to put on the wire, if any. Call until `None`. An adapter that writes
+    /// IP headers calls `poll_transmit_ecn` instead.
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<TcpSegment> {
+        self.poll_transmit_ecn(now).map(|(seg, _)| seg)
+    }
+
+    /// The next segment and the ECN codepoint for the IP header that carries it: ECT(0) on
+    /// new data once ECN is negotiated, Not-ECT on everything else — SYNs (RFC 3168 §6.1.1),
+    /// pure ACKs (§6.1.4), retransmissions (§6.1.5), window probes (§6.1.6) and resets.
+    #[inline]
+    pub fn poll_transmit_ecn(&mut self, now: Time) -> Option<(TcpSegment, Ecn)> {
         if self.nothing_to_send(now) {
             return None;
         }
@@ -23,7 +35,7 @@ impl Connection {
     /// `Sender::next_tx`.
     #[inline]
     pub fn nothing_to_send(&self, now: Time) -> bool {
-        if self.rst_pending.is_some() {
+        if self.rst_pending.is_some() || self.ack_pending.is_some() {
             return false;
         }
         match self.state {
@@ -39,20 +51,26 @@ impl Connection {
     }
 
     /// `poll_transmit` without the fast test.
-    pub(super) fn poll_segment(&mut self, now: Time) -> Option<TcpSegment> {
-        let seg = self.next_segment(now)?;
+    pub(super) fn poll_segment(&mut self, now: Time) -> Option<(TcpSegment, Ecn)> {
+        let (seg, ecn) = self.next_segment(now)?;
         self.stats.segments_sent += 1;
         if !seg.payload.is_empty() {
             self.stats.data_segments_sent += 1;
         }
+        if seg.flags.contains(TcpFlags::CWR) && !seg.flags.contains(TcpFlags::SYN) {
+            self.stats.ecn_cwr_sent += 1;
+        }
         self.refresh_send_gauges();
         self.check_invariants(Some(now));
-        Some(seg)
+        Some((seg, ecn))
     }
 
-    fn next_segment(&mut self, now: Time) -> Option<TcpSegment> {
+    fn next_segment(&mut self, now: Time) -> Option<(TcpSegment, Ecn)> {
         if let Some(rst) = self.rst_pending.take() {
-            return Some(rst);
+            return Some((rst, Ecn::NotEct));
+        }
+        if let Some(ack) = self.ack_pending.take() {
+            return Some((ack, Ecn::NotEct));
         }
         match self.state {
             State::Closed | State::Listen => return None,
@@ -66,7 +84,7 @@ impl Connection {
                 }
                 self.timers.set(Timer::Handshake, now + self.snd.rtt.rto());
                 let ack = self.state == State::SynReceived;
-                return Some(self.syn_segment(now, ack));
+                return Some((self.syn_segment(now, ack), Ecn::NotEct));
             }
             _ => {}
         }
@@ -88,14 +106,29 @@ impl Connection {
                 if tx.fin {
                     flags.insert(TcpFlags::FIN);
                 }
-                return Some(self.segment(now, tx.start, flags, payload));
+                let ecn = self.data_ecn(&tx, &mut flags);
+                return Some((self.segment(now, tx.start, flags, payload), ecn));
             }
         }
         if self.rcv.ack_due() {
             let seq = self.snd.snd_max;
-            return Some(self.segment(now, seq, TcpFlags::ACK, Payload::empty()));
+            let ack = self.segment(now, seq, TcpFlags::ACK, Payload::empty());
+            return Some((ack, Ecn::NotEct));
         }
         None
+    }
+
+    /// The codepoint of a data segment, and its CWR flag (RFC 3168 §6.1.2: on the first new
+    /// data after a window reduction). New data is ECT(0) once ECN is negotiated; a
+    /// retransmission (§6.1.5) and a window probe (§6.1.6) are Not-ECT and carry no CWR.
+    fn data_ecn(&mut self, tx: &DataTx, flags: &mut TcpFlags) -> Ecn {
+        if !self.ecn_ok || tx.rexmit.is_some() || tx.len == 0 || tx.window_probe {
+            return Ecn::NotEct;
+        }
+        if self.snd.ecn.take_cwr() {
+            flags.insert(TcpFlags::CWR);
+        }
+        Ecn::Ect0
     }
 
     fn syn_segment(&mut self, now: Time, ack: bool) -> TcpSegment {
@@ -116,6 +149,12 @@ impl Connection {
             });
         }
         let mut flags = TcpFlags::SYN;
+        // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR, an ECN-setup SYN-ACK ECE.
+        if !ack && self.cfg.ecn == crate::config::EcnMode::On {
+            flags.insert(TcpFlags::ECE | TcpFlags::CWR);
+        } else if ack && self.ecn_ok {
+            flags.insert(TcpFlags::ECE);
+        }
         let mut ack_no = 0;
         let mut window = self.rcv.window().min(65_535) as u16;
         if ack {
@@ -139,8 +178,18 @@ impl Connection {
         }
     }
 
-    /// A non-SYN segment: every one carries ACK, our window and (if negotiated) SACK blocks.
-    fn segment(&mut self, now: Time, seq: u64, flags: TcpFlags, payload: Payload) -> TcpSegment {
+    /// A non-SYN segment: every one carries ACK, our window, (if negotiated) SACK blocks, and
+    /// ECE while the receiver echoes a congestion mark (RFC 3168 §6.1.3, RFC 8257 §3.2).
+    pub(super) fn segment(
+        &mut self,
+        now: Time,
+        seq: u64,
+        mut flags: TcpFlags,
+        payload: Payload,
+    ) -> TcpSegment {
+        if self.ecn_ok && self.echo.ece() {
+            flags.insert(TcpFlags::ECE);
+        }
         let mut options = TcpOptions::default();
         if self.ts_ok {
             options.timestamps = Some(Timestamps {
@@ -353,7 +402,7 @@ mod tests {
             },
             // BBR: pacing holds segments and arms the pacing timer.
             TcpConfig {
-                cc: CcAlgorithm::Bbr,
+                cc: CcAlgorithm::Bbr.into(),
                 ..sack
             },
             // NewReno: fast retransmissions pending regardless of cwnd.

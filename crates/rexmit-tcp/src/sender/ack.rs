@@ -5,7 +5,7 @@
 //! which the result digests were made, so a stage does not move without a reason.
 
 use super::{Occasion, Sender};
-use crate::cc::{AckSample, CaState, CongestionCause, CongestionEvent, RateAck};
+use crate::cc::{AckSample, CaState, CongestionCause, CongestionEvent, EcnEcho, RateAck};
 use crate::config::RecoveryAlgorithm;
 use crate::recovery::AckFacts;
 use crate::sack_scoreboard::{Delivered, SackUpdate};
@@ -39,6 +39,7 @@ impl Sender {
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) -> u64 {
+        self.now = now;
         // Before anything changes: what the duplicate-ACK test and the rate sample compare with.
         let prev_wnd = self.snd_wnd;
         let mut undo = super::undo::UndoFacts {
@@ -70,6 +71,7 @@ impl Sender {
                 rtt,
                 snd_una: self.snd_una,
                 snd_nxt: self.snd_nxt,
+                ece: a.ece,
             };
             self.cc.on_delivery(&sample);
             self.recovery_on_new_ack(now, acked, &sample, st, t);
@@ -78,7 +80,7 @@ impl Sender {
                 .is_cumulative_dupack(self.snd_max > self.snd_una, sack.newly_sacked)
             {
                 // Its delivery was told with the cumulative part.
-                self.recovery_on_duplicate_ack(now, None, st, t);
+                self.recovery_on_duplicate_ack(now, None, a.ece, st, t);
                 undo.dupack = true;
             }
         } else if self.is_duplicate_ack(a, prev_wnd, sack.newly_sacked) {
@@ -87,8 +89,11 @@ impl Sender {
             } else {
                 self.smss
             };
-            self.recovery_on_duplicate_ack(now, Some(delivered), st, t);
+            self.recovery_on_duplicate_ack(now, Some(delivered), a.ece, st, t);
             undo.dupack = true;
+        }
+        if a.ece {
+            self.react_to_echo(now, st);
         }
         undo.acked = acked;
         undo.newly_sacked = sack.newly_sacked;
@@ -166,6 +171,7 @@ impl Sender {
         }
         if up.dsack {
             st.dsacks_received += 1;
+            self.dsacks += 1;
         }
         up
     }
@@ -243,6 +249,7 @@ impl Sender {
         &mut self,
         now: Time,
         delivered: Option<u64>,
+        ece: bool,
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) {
@@ -257,6 +264,7 @@ impl Sender {
                 rtt: None,
                 snd_una: self.snd_una,
                 snd_nxt: self.snd_nxt,
+                ece,
             });
         }
         if !self.rack_detection {
@@ -264,6 +272,23 @@ impl Sender {
         }
         let a = self.rec.on_dupack(&self.facts(now, 0));
         self.apply(a, Occasion::Loss, now, st, t);
+    }
+
+    /// An ACK with ECE, after loss recovery handled it (RFC 3168 §6.1.2): the controller
+    /// reduces the window (`on_ecn_echo`) unless a loss recovery is open or snd_una has not yet
+    /// passed the data outstanding at the last reduction; the next new data carries CWR.
+    fn react_to_echo(&mut self, now: Time, st: &mut TcpStats) {
+        st.ecn_ece_received += 1;
+        if !self.ecn.reduces(self.snd_una, self.rec.in_episode()) {
+            return;
+        }
+        st.ecn_reductions += 1;
+        self.cc.on_ecn_echo(&EcnEcho {
+            now,
+            base: self.decrease_base(false),
+            smss: self.smss,
+        });
+        self.ecn.on_echo_reduction(self.snd_max);
     }
 
     /// RFC 6937 §3 on every ACK during fast recovery with PRR: the controller hears
@@ -318,9 +343,9 @@ impl Sender {
         if !self.rack_detection && self.rec.alg == RecoveryAlgorithm::Sack {
             self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
-        let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
+        let min_rtt = self.rtt.min_rtt();
         let in_recovery = self.rec.in_episode();
-        let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
+        let sacked = self.sb.sacked_segments();
         let Some(rack) = self.rack.as_mut() else {
             return;
         };
@@ -340,15 +365,17 @@ impl Sender {
                 base: self.cc.window(),
                 smss: self.smss,
             });
+            self.ecn.on_loss_reduction(self.snd_max);
         }
-        if let Some(rack) = self.rack.as_mut().filter(|_| self.rack_detection) {
-            let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
-            let scan =
-                super::detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
-            t.put(Timer::RackReorder, scan.timer);
-            if scan.newly_lost {
-                self.on_rack_loss(now, st, t);
-            }
+        let (Some(reo_wnd), Some(rack)) =
+            (self.reo_wnd(now, in_recovery, sacked), self.rack.as_mut())
+        else {
+            return;
+        };
+        let scan = super::detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
+        t.put(Timer::RackReorder, scan.timer);
+        if scan.newly_lost {
+            self.on_rack_loss(now, st, t);
         }
     }
 

@@ -19,6 +19,7 @@ use crate::cc::{
 };
 use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use crate::delivery_rate::DeliveryRate;
+use crate::ecn::Reaction;
 use crate::recovery::undo::Undo;
 use crate::recovery::{AckFacts, Actions, Cwnd, Recovery};
 use crate::sack_scoreboard::Scoreboard;
@@ -27,7 +28,7 @@ use crate::stats::{RecoveryEpisode, RetransmitCause, TcpStats};
 use crate::timers::{Timer, TimerTable};
 use rexmit_time::{Duration, Time};
 use rexmit_transport::rack::{LossScan, Rack};
-use rexmit_transport::{early_retransmit_threshold, RttEstimator};
+use rexmit_transport::RttEstimator;
 use std::sync::Arc;
 
 /// What recovery's answer (`Sender::apply`) was given for.
@@ -49,6 +50,9 @@ pub struct DataTx {
     pub len: u64,
     pub fin: bool,
     pub rexmit: Option<RetransmitCause>,
+    /// A zero-window probe or the SWS override's (RFC 9293 §3.8.6.1), not ECN-capable
+    /// (RFC 3168 §6.1.6).
+    pub window_probe: bool,
 }
 
 /// The fields of an incoming ACK the sender needs, converted to offsets.
@@ -67,6 +71,8 @@ pub struct AckInput {
     /// The echoed timestamp (TSecr, RFC 7323 §3.2), when timestamps are in use and it is set:
     /// Eifel detection of a spurious retransmission (RFC 3522).
     pub ts_ecr: Option<u32>,
+    /// ECE set, ECN negotiated (RFC 3168 §6.1.2).
+    pub ece: bool,
 }
 
 pub struct Sender {
@@ -123,6 +129,13 @@ pub struct Sender {
     rack_detection: bool,
     /// RFC 8985 §7 tail loss probes.
     tlp: bool,
+    /// DupThresh and RACK's reordering window (`loss`; the scenario's `loss` option).
+    loss: Box<dyn crate::loss::LossPolicy>,
+    /// D-SACK blocks received (what a loss-detection policy is told).
+    dsacks: u64,
+    /// The time of the latest ACK or timer: what a loss-detection policy is told when it is
+    /// asked while sending.
+    now: Time,
     /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
     /// The probe timeout fired: the next transmission is a tail loss probe.
     tlp_pending: bool,
@@ -135,6 +148,8 @@ pub struct Sender {
     /// new segments went out (Linux paces from the tenth on).
     pace_at: Time,
     paced_sent: u64,
+    /// ECN (RFC 3168 §6.1.2): when an echo reduces the window, and the CWR flag.
+    pub(crate) ecn: Reaction,
 }
 
 impl std::fmt::Debug for Sender {
@@ -195,10 +210,14 @@ impl Sender {
                 cfg.undo,
                 cfg.frto && cfg.recovery == RecoveryAlgorithm::Sack,
             ),
+            loss: cfg.build_loss(),
+            dsacks: 0,
+            now: Time::ZERO,
             tlp_pending: false,
             rate: None,
             pace_at: Time::ZERO,
             paced_sent: 0,
+            ecn: Reaction::default(),
         }
     }
 
@@ -207,13 +226,13 @@ impl Sender {
     /// the handshake: the controller is rebuilt now, and again if the handshake changes the
     /// segment size.
     pub fn use_controller(&mut self, cfg: &TcpConfig, factory: Arc<dyn ControllerFactory>) {
-        self.cc = factory.build(&cfg.cc_params(self.smss));
+        self.cc = factory.build(&cfg.controller_params(self.smss));
         self.factory = Some(factory);
     }
 
     fn build_controller(&self, cfg: &TcpConfig) -> Box<dyn CongestionControl> {
         match &self.factory {
-            Some(f) => f.build(&cfg.cc_params(self.smss)),
+            Some(f) => f.build(&cfg.controller_params(self.smss)),
             None => cfg.build_cc(self.smss),
         }
     }
@@ -340,19 +359,41 @@ impl Sender {
         self.snd_max < self.buf.end() || self.fin_at.is_some_and(|f| self.snd_max <= f)
     }
 
-    /// Duplicate-ACK threshold in force: thin-stream and RFC 5827 early retransmit lower it.
+    /// Duplicate-ACK threshold in force, from the loss-detection policy (the built-in's:
+    /// thin-stream and RFC 5827 early retransmit lower the configured one, `loss::Rfc`).
     pub fn effective_dup_thresh(&self) -> u32 {
-        let oseg = self.sb.len() as u32;
-        if self.thin_dupack && self.is_thin() {
-            return 1;
-        }
         // RFC 5827: fewer than 4 segments outstanding and no new segment sendable.
         let can_send_new =
             self.has_unsent() && self.snd_max + self.smss <= self.snd_una + self.snd_wnd;
-        match early_retransmit_threshold(oseg as u64, can_send_new, self.dup_thresh) {
-            Some(er_thresh) if self.early_retransmit => er_thresh,
-            _ => self.dup_thresh,
-        }
+        self.loss.dup_thresh(&crate::loss::DupThreshState {
+            now: self.now,
+            dup_thresh: self.dup_thresh,
+            dupacks: self.dupacks,
+            outstanding: self.sb.len() as u32,
+            new_data_sendable: can_send_new,
+            early_retransmit: self.early_retransmit,
+            thin: self.thin_dupack && self.is_thin(),
+            in_recovery: self.rec.in_episode(),
+            dsacks: self.dsacks,
+        })
+    }
+
+    /// RACK's reordering window from the loss-detection policy (RFC 8985 §6.2 step 4 in the
+    /// built-in), or None without RACK loss detection (`rack` off, TLP alone included).
+    fn reo_wnd(&self, now: Time, in_recovery: bool, segs_sacked: u32) -> Option<Duration> {
+        let rack = self.rack.as_ref().filter(|_| self.rack_detection)?;
+        Some(self.loss.reo_wnd(&crate::loss::ReoWndState {
+            now,
+            reordering_seen: rack.reordering_seen,
+            reo_wnd_mult: rack.reo_wnd_mult,
+            in_recovery,
+            segs_sacked,
+            dup_thresh: self.dup_thresh,
+            rack_rtt: rack.rtt,
+            min_rtt: self.rtt.min_rtt(),
+            srtt: self.rtt.srtt(),
+            dsacks: self.dsacks,
+        }))
     }
 
     fn arm_rto(&self, now: Time, t: &mut TimerTable) {
@@ -374,12 +415,17 @@ impl Sender {
             self.undo_begin();
         }
         if let Some(d) = a.decrease {
-            self.cc.on_congestion_event(&CongestionEvent {
-                now,
-                cause: d.cause,
-                base: d.base,
-                smss: self.smss,
-            });
+            // RFC 3168 §6.1.2: a loss in the window an ECN echo already reduced for is the
+            // same congestion; recovery runs from the reduced window.
+            if !self.ecn.covers_loss(self.snd_una) {
+                self.cc.on_congestion_event(&CongestionEvent {
+                    now,
+                    cause: d.cause,
+                    base: d.base,
+                    smss: self.smss,
+                });
+                self.ecn.on_loss_reduction(self.snd_max);
+            }
             if a.began {
                 self.recovery_started(now, d.cause);
             }
@@ -418,7 +464,11 @@ impl Sender {
             });
         }
         if let (true, Occasion::NewAck(sample)) = (a.grow, on) {
-            self.cc.on_ack(sample);
+            // RFC 3168 §6.1.2: "The sending TCP SHOULD NOT increase the congestion window in
+            // response to the receipt of an ECN-Echo ACK packet."
+            if !sample.ece {
+                self.cc.on_ack(sample);
+            }
         }
         if let Some(cause) = a.go_back {
             // Go back N: resend from snd_una (`transmit`).
@@ -471,15 +521,9 @@ impl Sender {
         // What the timeout declares lost is marked (RACK) or counted (the others) before the
         // controller hears of it, as Linux's tcp_timeout_mark_lost (bbr_set_state reads
         // tp->lost).
-        if let Some(rack) = self.rack.as_ref().filter(|_| self.rack_detection) {
+        let reo_wnd = self.reo_wnd(now, self.rec.in_episode(), self.sb.sacked_segments());
+        if let (Some(rack), Some(reo_wnd)) = (self.rack.as_ref(), reo_wnd) {
             // RFC 8985 §6.3: the head, and what was sent more than RACK.rtt + reo_wnd ago.
-            let reo_wnd = rack.reo_wnd(
-                self.rec.in_episode(),
-                self.sb.sacked_segments(),
-                self.dup_thresh,
-                self.rtt.min_rtt(),
-                self.rtt.srtt(),
-            );
             self.lost_total += self
                 .sb
                 .mark_lost_on_rto(|s| rack.expired_on_rto(now, reo_wnd, s.sent_at));
@@ -498,6 +542,7 @@ impl Sender {
             prior_ssthresh: self.cc.ssthresh(),
             lost_total: self.lost_total,
         });
+        self.ecn.on_loss_reduction(self.snd_max);
         // RFC 6298 §5.5 back off, unless the thin-stream option keeps timeouts linear.
         if !(self.thin_linear_timeouts && self.is_thin()) {
             self.rtt.back_off();
@@ -526,6 +571,7 @@ impl Sender {
 
     /// RFC 6298 §5.4–5.6 and the persist timer.
     pub fn on_timeout(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) {
+        self.now = now;
         // A probe due with the RTO goes first and re-arms it (RFC 8985 §7.2–7.3).
         if t.is_due(Timer::TailLossProbe, now) {
             self.fire_pto(now, t);
@@ -547,10 +593,8 @@ impl Sender {
         if t.is_due(Timer::RackReorder, now) {
             // RFC 8985 §6.3: the reordering timer re-runs loss detection.
             let in_recovery = self.rec.in_episode();
-            let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
-            let (sacked, dup_thresh) = (self.sb.sacked_segments(), self.dup_thresh);
-            if let Some(rack) = self.rack.as_mut().filter(|_| self.rack_detection) {
-                let reo_wnd = rack.reo_wnd(in_recovery, sacked, dup_thresh, min_rtt, srtt);
+            let reo_wnd = self.reo_wnd(now, in_recovery, self.sb.sacked_segments());
+            if let (Some(rack), Some(reo_wnd)) = (self.rack.as_mut(), reo_wnd) {
                 let scan = detect_rack_loss(rack, now, &mut self.sb, reo_wnd, &mut self.lost_total);
                 t.put(Timer::RackReorder, scan.timer);
                 if scan.newly_lost {

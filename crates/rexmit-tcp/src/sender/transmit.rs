@@ -293,6 +293,7 @@ impl Sender {
             len,
             fin: seg.fin,
             rexmit: Some(cause),
+            window_probe: false,
         })
     }
 
@@ -307,8 +308,12 @@ impl Sender {
         let unsent = self.unsent()?;
         // A due probe is spent by the first decision that finds unsent data.
         let probe = std::mem::take(&mut self.probe_now);
-        let (len, fin) = match self.plan_new_data(unsent, limit, probe, t) {
-            NewData::Send { len, fin } => (len, fin),
+        let (len, fin, window_probe) = match self.plan_new_data(unsent, limit, probe, t) {
+            NewData::Send {
+                len,
+                fin,
+                window_probe,
+            } => (len, fin, window_probe),
             NewData::Held { arm_persist } => {
                 if arm_persist {
                     t.set(Timer::Persist, now + self.rtt.rto());
@@ -341,6 +346,7 @@ impl Sender {
             len,
             fin,
             rexmit: None,
+            window_probe,
         })
     }
 
@@ -371,6 +377,7 @@ impl Sender {
             mut len,
             fin_pending,
         } = u;
+        let mut window_probe = false;
         if start + len > limit {
             let usable = limit.saturating_sub(start);
             let rwnd_limited = self.snd_una + self.snd_wnd <= limit;
@@ -382,6 +389,7 @@ impl Sender {
                 // RFC 9293 §3.8.6.1 window probe, or the SWS override timeout: what fits, or
                 // one byte beyond a zero window.
                 len = usable.clamp(1, len);
+                window_probe = true;
             } else {
                 let arm_persist = self.snd_wnd < self.smss.min(avail.max(1))
                     && self.sb.is_empty()
@@ -394,7 +402,11 @@ impl Sender {
         if self.nagle && len < self.smss && !fin && self.snd_max > self.snd_una {
             return NewData::Held { arm_persist: false };
         }
-        NewData::Send { len, fin }
+        NewData::Send {
+            len,
+            fin,
+            window_probe,
+        }
     }
 
     /// Whether `next_tx` would certainly answer `None` and change nothing: the cheap test of
@@ -445,8 +457,12 @@ struct Unsent {
 enum NewData {
     /// It waits; `arm_persist`: the persist timer should start (RFC 9293 §3.8.6.1).
     Held { arm_persist: bool },
-    /// `len` bytes go, and the FIN after them if `fin`.
-    Send { len: u64, fin: bool },
+    /// `len` bytes go, and the FIN after them if `fin`; `window_probe`: as a window probe.
+    Send {
+        len: u64,
+        fin: bool,
+        window_probe: bool,
+    },
 }
 
 impl Sender {
@@ -497,6 +513,10 @@ impl Sender {
             rate,
             pace_at,
             paced_sent,
+            ecn,
+            loss,
+            dsacks,
+            now,
         } = self;
         format!(
             "{rec:?} {episode_stats:?} {dup_thresh} {limited_transmit} {early_retransmit} \
@@ -504,7 +524,9 @@ impl Sender {
              {buf:?} {sb:?} {fin_at:?} {snd_wnd} {max_snd_wnd} {snd_wl1} {snd_wl2} {cc:?} \
              {factory:?} {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
              {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {lost_total} \
-             {go_back_cause:?} {go_back_in_packets} {rack:?} {rack_detection} {tlp} {undo:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent}"
+             {go_back_cause:?} {go_back_in_packets} {rack:?} {rack_detection} {tlp} {undo:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent} \
+             {ecn:?} {} {dsacks} {now:?}",
+            loss.name()
         )
     }
 }
