@@ -30,6 +30,7 @@ __all__ = [
     "Ack",
     "CongestionEvent",
     "Timeout",
+    "EcnEcho",
     "Connected",
     "Recovery",
     "IdleRestart",

@@ -122,7 +122,9 @@ class LossDetection:
         self.values: dict[str, float] = dict(values)
 
 
-_SOURCES: dict[str, str] = {}
+# Where each Python plugin was registered from, by kind ("cc" or "loss") and name: a controller
+# and a loss-detection policy may share a name.
+_SOURCES: dict[tuple[str, str], str] = {}
 
 
 def _specs(what: str, name: str, declared: dict[str, Param] | None) -> list[tuple]:
@@ -153,7 +155,7 @@ def register_loss(
     defined = [m for m in ("dup_thresh", "reo_wnd") if callable(getattr(cls, m, None))]
     summary = doc if doc is not None else (cls.__doc__ or "").strip().split("\n")[0]
     _core.register_loss(name, cls, specs, defined, doc=summary, replace=replace)
-    _SOURCES[name] = _source_of(cls)
+    _SOURCES[("loss", name)] = _source_of(cls)
 
 
 def register_cc(
@@ -184,7 +186,7 @@ def register_cc(
         doc=summary,
         replace=replace,
     )
-    _SOURCES[name] = _source_of(cls)
+    _SOURCES[("cc", name)] = _source_of(cls)
 
 
 def _source_of(cls: type) -> str:
@@ -195,10 +197,11 @@ def _source_of(cls: type) -> str:
     return str(origin) if origin else cls.__module__
 
 
-def plugin_sources() -> dict[str, str]:
-    """Each Python controller registered in this process and where it comes from (a module name
-    or a file path): what a sweep's workers import before they run."""
-    return dict(_SOURCES)
+def plugin_sources(kind: str = "cc") -> dict[str, str]:
+    """Each Python plugin of ``kind`` ("cc": controllers, "loss": loss-detection policies)
+    registered in this process and where it comes from (a module name or a file path): what a
+    sweep's workers import before they run."""
+    return {name: src for (k, name), src in _SOURCES.items() if k == kind}
 
 
 def load_plugins(sources: Sequence[str | Path]) -> None:
@@ -250,25 +253,26 @@ def sources_for(scenarios: Any, explicit: list[str], in_process: bool = False) -
     source of every Python controller the scenarios name. Raises ValueError for a controller
     defined in ``__main__`` (a script or a notebook), which no worker can import, unless the
     runs stay ``in_process``."""
-    builtin = {name for name, _, is_builtin in _core.controllers() + _core.loss_policies() if is_builtin}
+    builtin = {("cc", name) for name, _, is_builtin in _core.controllers() if is_builtin}
+    builtin |= {("loss", name) for name, _, is_builtin in _core.loss_policies() if is_builtin}
     used = set()
     for data in scenarios:
         for app in data.get("apps", []):
             for table in ("tcp", "sctp"):
                 t = app.get(table) or {}
                 for key in ("cc", "loss"):
-                    if t.get(key) and t[key] not in builtin:
-                        used.add(t[key])
+                    if t.get(key) and (key, t[key]) not in builtin:
+                        used.add((key, t[key]))
     out = list(explicit)
-    for cc in sorted(used):
-        src = _SOURCES.get(cc)
+    for kind, name in sorted(used):
+        src = _SOURCES.get((kind, name))
         if src is None:
             continue  # a Rust plugin, or not registered (the scenario's validation says so)
         if src == "__main__":
             if in_process:
                 continue
             raise ValueError(
-                f"plugin {cc!r} is defined in __main__ (a script or a notebook), which the sweep's "
+                f"plugin {name!r} is defined in __main__ (a script or a notebook), which the sweep's "
                 "worker processes cannot import: define it in a module file and pass the file with "
                 "Sweep(..., plugins=['FILE.py']) or --plugin FILE.py"
             )

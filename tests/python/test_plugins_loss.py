@@ -166,3 +166,32 @@ def test_racks_reordering_window_comes_from_the_policy():
     rfc, none = flow("rfc"), flow("no_reo_wnd_py")
     # The RFC window (min_RTT/4 ≈ 25 ms) covers 5 ms of lateness; a zero window does not.
     assert none["spurious_retransmits"] > 2 * max(rfc["spurious_retransmits"], 1)
+
+
+def test_a_controller_and_a_policy_may_share_a_name_and_each_keeps_its_source(tmp_path):
+    """Worker imports are looked up by kind and name: a loss-detection policy named like a
+    controller of another file does not hide the controller's file (nor the reverse)."""
+    from rexmit.plugins import sources_for
+
+    cc_file = tmp_path / "twin_cc.py"
+    cc_file.write_text(
+        "import rexmit\n"
+        "class Twin(rexmit.CongestionControl):\n"
+        "    def on_ack(self, ack):\n        pass\n"
+        "    def on_congestion_event(self, ev):\n        pass\n"
+        "    def window(self):\n        return 14600\n"
+        "    def ssthresh(self):\n        return 1 << 40\n"
+        "rexmit.register_cc('twin', Twin)\n"
+    )
+    loss_file = tmp_path / "twin_loss.py"
+    loss_file.write_text(
+        "import rexmit\n"
+        "class Twin(rexmit.LossDetection):\n"
+        "    def dup_thresh(self, s):\n        return 3\n"
+        "rexmit.register_loss('twin', Twin)\n"
+    )
+    rexmit.load_plugins([str(cc_file), str(loss_file)])
+    both = {"apps": [{"tcp": {"cc": "twin", "loss": "twin"}}]}
+    assert sources_for([both], []) == [str(cc_file.resolve()), str(loss_file.resolve())]
+    only_loss = {"apps": [{"tcp": {"loss": "twin"}}]}
+    assert sources_for([only_loss], []) == [str(loss_file.resolve())]

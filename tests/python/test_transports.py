@@ -61,7 +61,7 @@ def test_sctp_nr_sack_and_latency_metrics(examples, tmp_path):
 
 
 def test_bad_transport_setting_is_a_typed_error(examples):
-    s = rexmit.Scenario.load(examples / "tcp_seed001.toml").set("apps[0].tcp.cc", "vegas")
+    s = rexmit.Scenario.load(examples / "tcp_seed001.toml").set("apps[0].tcp.cc", "no_such_cc")
     with pytest.raises(rexmit.ScenarioError) as e:
         s.validate()
     assert "apps[0].tcp.cc" in str(e.value)

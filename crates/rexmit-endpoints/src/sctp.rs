@@ -324,7 +324,9 @@ impl SctpAgent {
                         count_chunks(chunk_tx, &mut truth.log, &t.packet);
                         truth.ppids.strip(&mut t.packet);
                     }
-                    ctx.send(IpPacket::new(t.src, t.dst, Transport::Sctp(t.packet)));
+                    let mut ip = IpPacket::new(t.src, t.dst, Transport::Sctp(t.packet));
+                    ip.header.set_ecn(t.ecn);
+                    ctx.send(ip);
                 }
                 while let Some(ev) = a.poll_event() {
                     match ev {
@@ -478,7 +480,7 @@ impl Agent for SctpAgent {
                 self.truth.borrow().ppids.restore(p);
             }
             let mut a = a.borrow_mut();
-            a.handle_packet(ctx.now, src, dst, p);
+            a.handle_packet_ecn(ctx.now, src, dst, p, pkt.ip.header.ecn());
             if let Some(tr) = &self.trace {
                 tr.on_packet(ctx.now, src, p, &a);
             }
@@ -642,7 +644,18 @@ impl Agent for SctpAgent {
                     ("dup_tsns_received", st.dup_tsns_received as f64),
                     ("reneged_chunks", st.reneged_chunks as f64),
                 ]);
+                if a.config().ecn || st.ecn_negotiated {
+                    m.push(("ecn_ce_received", st.ecn_ce_received as f64));
+                }
             }
+        }
+        if matches!(self.role, Role::Sender { .. }) && (a.config().ecn || st.ecn_negotiated) {
+            // The sender's ECN counters, as TCP's (present when ECN was asked for).
+            m.extend([
+                ("ecn_ece_received", st.ecn_ece_received as f64),
+                ("ecn_reductions", st.ecn_reductions as f64),
+                ("ecn_cwr_sent", st.ecn_cwr_sent as f64),
+            ]);
         }
         let mut m: Metrics = m.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         if matches!(self.role, Role::Receiver) {

@@ -183,60 +183,38 @@ fn simulated_tcp_with_sack_decodes_cleanly() {
     assert!(v.contains("Fin: Set"), "connection never closed");
 }
 
-#[test]
-fn simulated_sctp_with_nr_sack_decodes_cleanly() {
-    let Some(ts) = tshark() else { return };
-    let mut sim = lossy_chain(5);
+/// An SCTP sender on A sending `app` to a receiver on B, both with `cfg`; their nodes.
+fn sctp_pair(sim: &mut Simulation, cfg: SctpConfig, app: MessageApp) -> (NodeId, NodeId) {
     let (a, b) = (
         sim.net().node_by_name("A").unwrap(),
         sim.net().node_by_name("B").unwrap(),
     );
     let baddrs = sim.net().addrs(b);
+    let truth = std::rc::Rc::new(std::cell::RefCell::new(SharedTruth::default()));
+    let rx = SctpAgent::receiver(cfg.clone(), 7, 0x1234, 77, truth.clone(), Time::ZERO);
+    sim.add_agent("rx", b, Some((132, 7)), Time::ZERO, Box::new(rx))
+        .unwrap();
+    let tx = SctpAgent::sender(cfg, 7, baddrs, 7, 0, 0x5678, 1, app, truth, Time::ZERO);
+    sim.add_agent("tx", a, Some((132, 7)), Time::ZERO, Box::new(tx))
+        .unwrap();
+    (a, b)
+}
+
+#[test]
+fn simulated_sctp_with_nr_sack_decodes_cleanly() {
+    let Some(ts) = tshark() else { return };
+    let mut sim = lossy_chain(5);
     let cfg = SctpConfig {
         nr_sack: true,
         ..SctpConfig::default()
     };
-    let truth = std::rc::Rc::new(std::cell::RefCell::new(SharedTruth::default()));
     let app = MessageApp {
         message_size: 1000,
         messages: Some(2000),
         unordered: true,
         streams: 2,
     };
-    sim.add_agent(
-        "rx",
-        b,
-        Some((132, 7)),
-        Time::ZERO,
-        Box::new(SctpAgent::receiver(
-            cfg.clone(),
-            7,
-            0x1234,
-            77,
-            truth.clone(),
-            Time::ZERO,
-        )),
-    )
-    .unwrap();
-    sim.add_agent(
-        "tx",
-        a,
-        Some((132, 7)),
-        Time::ZERO,
-        Box::new(SctpAgent::sender(
-            cfg,
-            7,
-            baddrs,
-            7,
-            0,
-            0x5678,
-            1,
-            app,
-            truth,
-            Time::ZERO,
-        )),
-    )
-    .unwrap();
+    let (a, _) = sctp_pair(&mut sim, cfg, app);
     let pcap = out_dir("sctp").join("a.pcap");
     sim.pcap_node(a, &pcap).unwrap();
     sim.run(&RunLimits::until(Time::from_secs(20)), |_| true)
@@ -276,12 +254,9 @@ fn count(tshark: &str, pcap: &Path, filter: &str) -> usize {
     String::from_utf8_lossy(&out.stdout).lines().count()
 }
 
-#[test]
-fn simulated_tcp_ecn_shows_ect_ce_ece_and_cwr() {
-    // RFC 3168 on the wire: an ECN-setup SYN (ECE + CWR) and SYN-ACK (ECE), data ECT(0) as sent
-    // at A, some of it CE at B after the step-marking queue of R -> B (RFC 8257 §3.1, K = 5),
-    // ACKs with ECE, and data with CWR.
-    let Some(ts) = tshark() else { return };
+/// A -> R -> B: 100 Mb/s 1 ms, then 5 Mb/s 20 ms whose R -> B queue marks ECN-capable packets
+/// CE above 5 packets (RFC 8257 §3.1 step marking), 100 packets long.
+fn marking_chain() -> Simulation {
     let mut net = Network::new(StreamFactory::new(6));
     let names: Vec<String> = ["A", "R", "B"].iter().map(|s| s.to_string()).collect();
     let fast = Duplex::symmetric(LinkParams::new(
@@ -300,7 +275,16 @@ fn simulated_tcp_ecn_shows_ect_ce_ece_and_cwr() {
         }),
     };
     chain(&mut net, &names, &[fast, slow]).unwrap();
-    let mut sim = Simulation::new(net);
+    Simulation::new(net)
+}
+
+#[test]
+fn simulated_tcp_ecn_shows_ect_ce_ece_and_cwr() {
+    // RFC 3168 on the wire: an ECN-setup SYN (ECE + CWR) and SYN-ACK (ECE), data ECT(0) as sent
+    // at A, some of it CE at B after the step-marking queue of R -> B (RFC 8257 §3.1, K = 5),
+    // ACKs with ECE, and data with CWR.
+    let Some(ts) = tshark() else { return };
+    let mut sim = marking_chain();
     let (a, b) = (
         sim.net().node_by_name("A").unwrap(),
         sim.net().node_by_name("B").unwrap(),
@@ -380,4 +364,59 @@ fn simulated_tcp_ecn_shows_ect_ce_ece_and_cwr() {
     assert!(ce_b > 0 && ce_b < data_a);
     assert!(ece >= ce_b.min(1) && ece > 0);
     assert!(cwr > 0 && cwr <= ece);
+}
+
+#[test]
+fn simulated_sctp_ecn_shows_ecn_capable_ect_ce_ecne_and_cwr() {
+    // RFC 9260 Appendix A on the wire: ECN Capable (0x8000) in INIT and INIT ACK, DATA ECT(0)
+    // at A, some CE at B, ECNE chunks from B and CWR chunks from A, all decoded by tshark.
+    let Some(ts) = tshark() else { return };
+    let mut sim = marking_chain();
+    let cfg = SctpConfig {
+        ecn: true,
+        ..SctpConfig::default()
+    };
+    let app = MessageApp {
+        message_size: 1000,
+        messages: Some(500),
+        unordered: false,
+        streams: 1,
+    };
+    let (a, b) = sctp_pair(&mut sim, cfg, app);
+    let dir = out_dir("sctp_ecn");
+    let (pa, pb) = (dir.join("a.pcap"), dir.join("b.pcap"));
+    sim.pcap_node(a, &pa).unwrap();
+    sim.pcap_node(b, &pb).unwrap();
+    sim.run(&RunLimits::until(Time::from_secs(20)), |_| true)
+        .unwrap();
+    assert_eq!(sim.pcap_errors(), 0);
+    decode(ts, &pa);
+    decode(ts, &pb);
+    let capable = "sctp.parameter_type == 0x8000";
+    assert_eq!(
+        count(ts, &pa, &format!("sctp.chunk_type == 1 && {capable}")),
+        1
+    );
+    assert_eq!(
+        count(ts, &pa, &format!("sctp.chunk_type == 2 && {capable}")),
+        1
+    );
+    let data = "ip.src == 10.0.0.1 && sctp.chunk_type == 0";
+    let data_a = count(ts, &pa, data);
+    let ect0_a = count(ts, &pa, &format!("{data} && ip.dsfield.ecn == 2"));
+    let ce_b = count(ts, &pb, "sctp.chunk_type == 0 && ip.dsfield.ecn == 3");
+    let ecne = count(ts, &pa, "sctp.chunk_type == 12");
+    let cwr = count(ts, &pa, "sctp.chunk_type == 13");
+    eprintln!("DATA packets {data_a}, ECT(0) {ect0_a}, CE at B {ce_b}, ECNE {ecne}, CWR {cwr}");
+    // Nothing without DATA is ECN-capable (RFC 3168 §6.1.4).
+    assert_eq!(
+        count(ts, &pa, "!(sctp.chunk_type == 0) && ip.dsfield.ecn != 0"),
+        0
+    );
+    assert!(
+        data_a >= 500 && ect0_a == data_a,
+        "no loss: every DATA packet is new data"
+    );
+    assert!(ce_b > 0 && ce_b < data_a);
+    assert!(ecne > 0 && cwr > 0 && cwr <= ecne);
 }

@@ -162,3 +162,104 @@ fn dctcp_without_a_marking_queue_runs_with_a_warning() {
         "{w}"
     );
 }
+
+// ---- SCTP (RFC 9260 Appendix A) ----
+// ECN for SCTP end to end (RFC 9260 Appendix A): two bulk associations through a CoDel
+// bottleneck that marks ECN-capable packets (RFC 8289 §5). Without ECN, CoDel drops and the
+// associations retransmit; with `sctp.ecn = true` it marks instead, the receivers echo the
+// marks in ECNE chunks, the senders reduce and answer with CWR chunks, and nothing is lost.
+// A plugged controller hears the echo as `on_ecn_echo`.
+
+fn sctp_dumbbell(sctp: &str) -> String {
+    let mut s = String::from(
+        "seed = 3\nstop_time = \"10s\"\n[topology]\nkind = \"dumbbell\"\n\
+         bottleneck = { rate = \"10Mbps\", delay = \"10ms\", queue = { packets = 1000, aqm = \"codel\", ecn = true } }\n\
+         left = [{ name = \"S0\", rate = \"1Gbps\", delay = \"50us\" }, { name = \"S1\", rate = \"1Gbps\", delay = \"50us\" }]\n\
+         right = [{ name = \"D0\", rate = \"1Gbps\", delay = \"50us\" }, { name = \"D1\", rate = \"1Gbps\", delay = \"50us\" }]\n",
+    );
+    for i in 0..2 {
+        s.push_str(&format!(
+            "[[apps]]\nname = \"f{i}\"\nkind = \"sctp_bulk\"\nfrom = \"S{i}\"\nto = \"D{i}\"\n\
+             start = \"{}ms\"\nwarmup = \"1s\"\n\
+             sctp = {{ send_buffer = \"4MiB\", recv_buffer = \"4MiB\"{sctp} }}\n",
+            10 * i
+        ));
+    }
+    s
+}
+
+/// A flow metric summed over both flows' rows (sender and receiver rows share the name).
+fn sctp_flows(r: &RunResults, key: &str) -> f64 {
+    r.flows
+        .iter()
+        .filter(|row| row.name == "f0" || row.name == "f1")
+        .flat_map(|row| row.metrics.iter().filter(|(k, _)| k == key))
+        .map(|(_, v)| *v)
+        .sum()
+}
+
+#[test]
+fn sctp_with_ecn_over_codel_is_marked_where_sctp_without_is_dropped() {
+    let plain = run_text(&sctp_dumbbell(""));
+    let ecn = run_text(&sctp_dumbbell(", ecn = true"));
+    let reno = run_text(&sctp_dumbbell(", ecn = true, cc = \"reno\""));
+    for (name, r) in [("plain", &plain), ("ecn", &ecn), ("ecn+reno", &reno)] {
+        eprintln!(
+            "{name}: drops {} marks {} rtx {} ce {} echoes {} reductions {} cwr {} \
+             delay {:.4} goodput {:.2} Mb/s",
+            link(r, "drop_early") + link(r, "drop_overflow"),
+            link(r, "ecn_marked"),
+            sctp_flows(r, "retransmissions"),
+            sctp_flows(r, "ecn_ce_received"),
+            sctp_flows(r, "ecn_ece_received"),
+            sctp_flows(r, "ecn_reductions"),
+            sctp_flows(r, "ecn_cwr_sent"),
+            link(r, "queue_delay_mean_s"),
+            sctp_flows(r, "goodput_bps") / 1e6,
+        );
+    }
+    // Without ECN: CoDel drops, the associations retransmit, no ECN columns.
+    assert!(link(&plain, "drop_early") > 0.0);
+    assert_eq!(link(&plain, "ecn_marked"), 0.0);
+    assert!(sctp_flows(&plain, "retransmissions") > 0.0);
+    assert!(metric(&plain.flows, "f0", "ecn_reductions").is_none());
+    for r in [&ecn, &reno] {
+        // With ECN: marks instead of drops, no retransmission, each mark seen by a receiver.
+        // CoDel still drops what is not ECN-capable where it would mark: a CWR alone (a full
+        // DATA chunk leaves it no room) is a packet without DATA, Not-ECT (RFC 3168 §6.1.4).
+        assert!(link(r, "drop_early") * 4.0 < link(&plain, "drop_early"));
+        assert_eq!(link(r, "drop_overflow"), 0.0);
+        let marks = link(r, "ecn_marked");
+        assert!(marks > 0.0);
+        assert_eq!(sctp_flows(r, "retransmissions"), 0.0);
+        assert_eq!(
+            sctp_flows(r, "ecn_ce_received"),
+            marks,
+            "every mark reaches a receiver"
+        );
+        // Echoes until CWR: at least one ECNE per reduction, one CWR per ECNE heard at most.
+        let reductions = sctp_flows(r, "ecn_reductions");
+        assert!(reductions > 0.0);
+        assert!(sctp_flows(r, "ecn_ece_received") >= reductions);
+        assert!(sctp_flows(r, "ecn_cwr_sent") >= reductions);
+        assert!(sctp_flows(r, "ecn_cwr_sent") <= sctp_flows(r, "ecn_ece_received"));
+        // CoDel still holds the delay near its 5 ms target, and the link stays busy.
+        assert!(link(r, "queue_delay_mean_s") < 0.015);
+        assert!(
+            sctp_flows(r, "goodput_bps") > 0.8 * 10e6,
+            "{}",
+            sctp_flows(r, "goodput_bps")
+        );
+    }
+}
+
+#[test]
+fn a_controller_that_needs_dctcp_feedback_is_refused_on_sctp() {
+    let e = Scenario::from_toml(&sctp_dumbbell(", ecn = true, cc = \"dctcp\""))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("apps[0].sctp.cc") && e.contains("RFC 8257"),
+        "{e}"
+    );
+}

@@ -200,7 +200,7 @@ fn sctp_controller_errors_name_the_key() {
         ),
         (
             ", cc = \"dctcp\"",
-            "apps[0].sctp.cc: \"dctcp\" reacts only to ECN marks, which SCTP does not carry: allowed a controller that does not need ECN (the SCTP core has no ECN)",
+            "apps[0].sctp.cc: \"dctcp\" needs DCTCP's per-packet ECN echo (RFC 8257 §3.2); SCTP's ECNE echoes one mark until a CWR (RFC 9260 Appendix A): allowed a controller that needs no per-packet ECN feedback",
         ),
         (
             ", cc = \"vegas9\"",

@@ -132,6 +132,12 @@ impl PathCc {
         self.partial_bytes_acked = 0;
     }
 
+    /// RFC 9260 Appendix A: an ECN echo reduces as a loss found by fast retransmit does
+    /// (RFC 3168 §6.1.2), without retransmitting anything.
+    pub fn on_ecn_echo(&mut self) {
+        self.on_fast_retransmit();
+    }
+
     /// §7.2.3 / §6.3.3 E1: T3-rtx expiry.
     pub fn on_t3_expiry(&mut self) {
         self.ssthresh = window::decrease(self.cwnd, 0.5, 4 * self.smss);

@@ -212,6 +212,10 @@ macro_rules! sctp_option_table {
     public {
         /// Offer the NR-SACK extension (chunk type 16, seed 000) in INIT / INIT-ACK.
         opt nr_sack: bool = false, unit = flag;
+        /// Explicit Congestion Notification (RFC 9260 Appendix A, RFC 3168): offer ECN Capable
+        /// in INIT / INIT-ACK; once both offered, new DATA goes ECT(0), a CE mark is echoed in
+        /// ECNE chunks until a CWR, and an echo reduces the destination's cwnd once per window.
+        opt ecn: bool = false, unit = flag;
         /// Send buffer limit in bytes of user data (unsent data plus retransmission queue). The
         /// upper bound is the receive buffer's (a_rwnd is 32 bits, RFC 9260 §3.3.2): a bulk
         /// source fills its send buffer with messages at once, so a bound-less buffer would
@@ -232,7 +236,7 @@ macro_rules! sctp_option_table {
         /// told the events SCTP has (docs/congestion_control.md, "SCTP"). Unset: RFC 9260
         /// §7.2's per-destination rules.
         opt cc: Option<$crate::__CcName> = None, unit = controller,
-            relation = "a registered controller that needs neither delivery-rate samples nor ECN; unset: RFC 9260 §7.2",
+            relation = "a registered controller that needs neither delivery-rate samples nor per-packet ECN feedback; unset: RFC 9260 §7.2",
             // Left out of `rexmit normalize` while unset, so that scenarios written before it
             // existed keep their normalized text (and their sweep run ids).
             shown = |c: &$crate::SctpConfig| c.cc.is_some();
@@ -411,12 +415,12 @@ impl SctpConfig {
             "a controller that needs no delivery-rate samples",
             cc,
         )?;
-        // A controller that reacts only to ECN marks (DCTCP) would be Reno without them, and
-        // the SCTP core does not model ECN (RFC 9260 Appendix A).
+        // A controller that needs its own ECN feedback (DCTCP's per-packet echo, RFC 8257
+        // §3.2) cannot run on RFC 9260 Appendix A's ECNE, which echoes one mark until a CWR.
         require(
             plugin.ecn_feedback().is_none(),
             "cc",
-            "a controller that does not need ECN (the SCTP core has no ECN)",
+            "a controller that needs no per-packet ECN feedback",
             cc,
         )?;
         require(
@@ -439,7 +443,9 @@ impl SctpConfig {
 /// `allowed` tells `cc`'s two refusals apart.
 pub fn refused_with_cc(field: &str, allowed: &str) -> Option<&'static str> {
     match field {
-        "cc" if allowed.contains("ECN") => Some("reacts only to ECN marks, which SCTP does not carry"),
+        "cc" if allowed.contains("ECN") => Some(
+            "needs DCTCP's per-packet ECN echo (RFC 8257 §3.2); SCTP's ECNE echoes one mark until a CWR (RFC 9260 Appendix A)",
+        ),
         "cc" => Some(
             "needs delivery-rate samples (on_rate_ack), which SCTP does not produce (no rate estimator)",
         ),

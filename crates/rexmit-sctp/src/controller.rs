@@ -16,7 +16,7 @@ use crate::cc::{self, PathCc};
 use crate::config::{CwndGrowth, SctpConfig};
 use rexmit_tcp::cc::registry::{self, CcPlugin};
 use rexmit_tcp::cc::{
-    AckSample, CcParams, CongestionCause, CongestionControl, CongestionEvent, Connected,
+    AckSample, CcParams, CongestionCause, CongestionControl, CongestionEvent, Connected, EcnEcho,
     IdleRestart, RecoveryEnd, RecoveryStart, Timeout,
 };
 use rexmit_time::{Duration, Time};
@@ -228,6 +228,23 @@ impl PathController {
                         recovery_point,
                     });
                 }
+            }
+        }
+    }
+
+    /// An ECN echo (RFC 9260 Appendix A) outside fast recovery, at most once per window: the
+    /// built-in reduces as for a fast retransmit; a plugged controller hears `on_ecn_echo`
+    /// from cwnd (its default: the congestion event with cause `EcnEcho`).
+    pub(crate) fn on_ecn_echo(&mut self, now: Time) {
+        match self {
+            PathController::Builtin(c) => c.on_ecn_echo(),
+            PathController::Plugged(p) => {
+                let ev = EcnEcho {
+                    now,
+                    base: p.cc.window(),
+                    smss: p.params.smss,
+                };
+                p.tell().on_ecn_echo(&ev);
             }
         }
     }

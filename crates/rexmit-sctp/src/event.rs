@@ -11,6 +11,9 @@ pub struct Transmit {
     pub src: Ipv4Addr,
     pub dst: Ipv4Addr,
     pub packet: SctpPacket,
+    /// The IP header's ECN codepoint (RFC 3168 §5): ECT(0) on new DATA once ECN was
+    /// negotiated, else Not-ECT.
+    pub ecn: rexmit_wire::Ecn,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -327,6 +327,7 @@ impl Harness {
                 verification_tag: A_TAG,
                 chunks: Vec::new(),
             },
+            ecn: rexmit_wire::Ecn::NotEct,
         });
         let what = c.u8();
         let around = t.packet.clone();

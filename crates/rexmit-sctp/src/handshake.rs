@@ -20,6 +20,8 @@ pub struct Cookie {
     pub peer_outbound: u16,
     pub peer_inbound: u16,
     pub nr_sack: bool,
+    /// Both ends offered ECN (RFC 9260 Appendix A).
+    pub ecn: bool,
     pub created_ns: u64,
     /// The peer's addresses, the INIT's source first.
     pub peer_addrs: Vec<Ipv4Addr>,
@@ -50,7 +52,8 @@ impl Cookie {
         }
         v.extend_from_slice(&self.peer_outbound.to_be_bytes());
         v.extend_from_slice(&self.peer_inbound.to_be_bytes());
-        v.push(self.nr_sack as u8);
+        // One byte of flags: NR-SACK, ECN.
+        v.push(self.nr_sack as u8 | (self.ecn as u8) << 1);
         v.extend_from_slice(&self.created_ns.to_be_bytes());
         v.push(self.peer_addrs.len().min(255) as u8);
         for a in self.peer_addrs.iter().take(255) {
@@ -90,16 +93,21 @@ impl Cookie {
             peer_a_rwnd: u32_at(16)?,
             peer_outbound: u16_at(20)?,
             peer_inbound: u16_at(22)?,
-            nr_sack: *body.get(24)? != 0,
+            nr_sack: *body.get(24)? & 1 != 0,
+            ecn: *body.get(24)? & 2 != 0,
             created_ns: u64::from_be_bytes(body.get(25..33)?.try_into().ok()?),
             peer_addrs,
         })
     }
 }
 
-/// Parameters of our INIT / INIT-ACK: every local address, and NR-SACK in Supported
-/// Extensions when we offer it.
-pub fn init_params(local_addrs: &[Ipv4Addr], offer_nr_sack: bool) -> Vec<InitParam> {
+/// Parameters of our INIT / INIT-ACK: every local address, NR-SACK in Supported Extensions
+/// when we offer it, and ECN Capable when we offer ECN (RFC 9260 Appendix A).
+pub fn init_params(
+    local_addrs: &[Ipv4Addr],
+    offer_nr_sack: bool,
+    offer_ecn: bool,
+) -> Vec<InitParam> {
     let mut p: Vec<InitParam> = local_addrs
         .iter()
         .map(|a| InitParam::Ipv4Address(*a))
@@ -107,7 +115,15 @@ pub fn init_params(local_addrs: &[Ipv4Addr], offer_nr_sack: bool) -> Vec<InitPar
     if offer_nr_sack {
         p.push(InitParam::SupportedExtensions(vec![chunk_type::NR_SACK]));
     }
+    if offer_ecn {
+        p.push(InitParam::EcnCapable);
+    }
     p
+}
+
+/// Did the peer offer ECN (RFC 9260 Appendix A)?
+pub fn peer_offers_ecn(params: &[InitParam]) -> bool {
+    params.iter().any(|p| matches!(p, InitParam::EcnCapable))
 }
 
 /// Did the peer list NR-SACK among its supported extensions?
@@ -152,6 +168,7 @@ mod tests {
             peer_outbound: 6,
             peer_inbound: 7,
             nr_sack: true,
+            ecn: false,
             created_ns: 8,
             peer_addrs: vec![Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2)],
         }
@@ -168,13 +185,26 @@ mod tests {
         for n in 0..b.len() {
             let _ = Cookie::decode(&b[..n], 42);
         }
+        let both = Cookie {
+            ecn: true,
+            ..cookie()
+        };
+        assert_eq!(Cookie::decode(&both.encode(42), 42), Some(both));
+        let ecn_only = Cookie {
+            nr_sack: false,
+            ecn: true,
+            ..cookie()
+        };
+        assert_eq!(Cookie::decode(&ecn_only.encode(42), 42), Some(ecn_only));
     }
 
     #[test]
     fn nr_sack_offer_is_read_from_supported_extensions() {
-        let p = init_params(&[Ipv4Addr::new(1, 2, 3, 4)], true);
+        let p = init_params(&[Ipv4Addr::new(1, 2, 3, 4)], true, false);
         assert!(peer_offers_nr_sack(&p));
-        assert!(!peer_offers_nr_sack(&init_params(&[], false)));
+        assert!(!peer_offers_ecn(&p));
+        assert!(peer_offers_ecn(&init_params(&[], false, true)));
+        assert!(!peer_offers_nr_sack(&init_params(&[], false, false)));
         assert_eq!(
             peer_addresses(Ipv4Addr::new(9, 9, 9, 9), &p),
             vec![Ipv4Addr::new(9, 9, 9, 9), Ipv4Addr::new(1, 2, 3, 4)]

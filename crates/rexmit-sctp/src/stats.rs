@@ -116,6 +116,13 @@ pub struct SctpStats {
     pub bytes_delivered: u64,
     pub sacks_sent: u64,
     pub nr_sacks_sent: u64,
+    /// ECN (RFC 9260 Appendix A): negotiated; CE-marked DATA packets received; ECNE chunks
+    /// received; window reductions for them; CWR chunks sent.
+    pub ecn_negotiated: bool,
+    pub ecn_ce_received: u64,
+    pub ecn_ece_received: u64,
+    pub ecn_reductions: u64,
+    pub ecn_cwr_sent: u64,
     pub sacks_received: u64,
     pub dup_tsns_received: u64,
     /// Duplicate TSNs the peer's SACKs reported: the retransmissions this sender can tell

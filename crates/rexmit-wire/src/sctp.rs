@@ -22,6 +22,9 @@ pub mod chunk_type {
     pub const ERROR: u8 = 9;
     pub const COOKIE_ECHO: u8 = 10;
     pub const COOKIE_ACK: u8 = 11;
+    /// ECN Echo and CWR (RFC 9260 Appendix A).
+    pub const ECNE: u8 = 12;
+    pub const CWR: u8 = 13;
     pub const SHUTDOWN_COMPLETE: u8 = 14;
     pub const NR_SACK: u8 = 16;
 }
@@ -34,6 +37,8 @@ pub mod param_type {
     pub const COOKIE_PRESERVATIVE: u16 = 9;
     pub const SUPPORTED_ADDRESS_TYPES: u16 = 12;
     pub const SUPPORTED_EXTENSIONS: u16 = 0x8008;
+    /// ECN Capable (RFC 9260 Appendix A): no value.
+    pub const ECN_CAPABLE: u16 = 0x8000;
 }
 
 #[inline]
@@ -121,6 +126,8 @@ pub enum InitParam {
     /// Chunk types the sender supports beyond the base protocol (RFC 5061 §4.2.7), e.g. [16]
     /// for NR-SACK.
     SupportedExtensions(Vec<u8>),
+    /// The sender supports ECN (RFC 9260 Appendix A).
+    EcnCapable,
     /// A parameter rexmit does not interpret, kept so it can be re-encoded.
     Unknown {
         param_type: u16,
@@ -137,6 +144,7 @@ impl InitParam {
             InitParam::CookiePreservative(_) => 4,
             InitParam::SupportedAddressTypes(t) => 2 * t.len(),
             InitParam::SupportedExtensions(e) => e.len(),
+            InitParam::EcnCapable => 0,
             InitParam::Unknown { value, .. } => value.len(),
         }
     }
@@ -183,6 +191,14 @@ pub enum Chunk {
         cookie: Vec<u8>,
     },
     CookieAck,
+    /// ECN Echo (RFC 9260 Appendix A): the lowest TSN of a packet that arrived marked CE.
+    Ecne {
+        lowest_tsn: u32,
+    },
+    /// Congestion Window Reduced (RFC 9260 Appendix A): the TSN of the ECNE answered.
+    Cwr {
+        lowest_tsn: u32,
+    },
     /// Any other chunk, kept raw.
     Unknown {
         chunk_type: u8,
@@ -208,6 +224,8 @@ impl Chunk {
             Chunk::ShutdownComplete { .. } => SHUTDOWN_COMPLETE,
             Chunk::CookieEcho { .. } => COOKIE_ECHO,
             Chunk::CookieAck => COOKIE_ACK,
+            Chunk::Ecne { .. } => ECNE,
+            Chunk::Cwr { .. } => CWR,
             Chunk::Unknown { chunk_type, .. } => *chunk_type,
         }
     }
@@ -229,7 +247,7 @@ impl Chunk {
             // Heartbeat Info parameter: 4-byte parameter header + info.
             Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => 4 + 4 + info.len(),
             Chunk::Abort { causes, .. } => 4 + causes.len(),
-            Chunk::Shutdown { .. } => 8,
+            Chunk::Shutdown { .. } | Chunk::Ecne { .. } | Chunk::Cwr { .. } => 8,
             Chunk::ShutdownAck | Chunk::ShutdownComplete { .. } | Chunk::CookieAck => 4,
             Chunk::CookieEcho { cookie } => 4 + cookie.len(),
             Chunk::Unknown { value, .. } => 4 + value.len(),

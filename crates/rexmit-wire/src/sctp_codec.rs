@@ -123,6 +123,8 @@ pub fn chunk_name(c_type: u8) -> String {
         ct::COOKIE_ACK => "COOKIE-ACK".into(),
         ct::SHUTDOWN_COMPLETE => "SHUTDOWN-COMPLETE".into(),
         ct::NR_SACK => "NR-SACK".into(),
+        ct::ECNE => "ECNE".into(),
+        ct::CWR => "CWR".into(),
         t => format!("type {t}"),
     }
 }
@@ -243,7 +245,9 @@ impl Chunk {
                 );
                 out.extend_from_slice(info);
             }
-            Chunk::Shutdown { cum_tsn_ack } => out.extend_from_slice(&cum_tsn_ack.to_be_bytes()),
+            Chunk::Shutdown { cum_tsn_ack: t }
+            | Chunk::Ecne { lowest_tsn: t }
+            | Chunk::Cwr { lowest_tsn: t } => out.extend_from_slice(&t.to_be_bytes()),
             Chunk::Abort { causes: v, .. }
             | Chunk::CookieEcho { cookie: v }
             | Chunk::Unknown { value: v, .. } => out.extend_from_slice(v),
@@ -408,6 +412,18 @@ impl Chunk {
                 exact(4)?;
                 Chunk::CookieAck
             }
+            ct::ECNE => {
+                exact(8)?;
+                Chunk::Ecne {
+                    lowest_tsn: r.u32()?,
+                }
+            }
+            ct::CWR => {
+                exact(8)?;
+                Chunk::Cwr {
+                    lowest_tsn: r.u32()?,
+                }
+            }
             _ => Chunk::Unknown {
                 chunk_type: c_type,
                 flags,
@@ -440,6 +456,7 @@ impl InitParam {
             InitParam::CookiePreservative(_) => pt::COOKIE_PRESERVATIVE,
             InitParam::SupportedAddressTypes(_) => pt::SUPPORTED_ADDRESS_TYPES,
             InitParam::SupportedExtensions(_) => pt::SUPPORTED_EXTENSIONS,
+            InitParam::EcnCapable => pt::ECN_CAPABLE,
             InitParam::Unknown { param_type, .. } => *param_type,
         }
     }
@@ -451,6 +468,7 @@ impl InitParam {
         out.extend_from_slice(&len16("SCTP parameter length", self.length())?.to_be_bytes());
         match self {
             InitParam::Ipv4Address(a) => out.extend_from_slice(&a.octets()),
+            InitParam::EcnCapable => {}
             InitParam::CookiePreservative(inc) => out.extend_from_slice(&inc.to_be_bytes()),
             InitParam::SupportedAddressTypes(types) => {
                 for t in types {
@@ -507,6 +525,10 @@ impl InitParam {
                 InitParam::SupportedAddressTypes(types)
             }
             pt::SUPPORTED_EXTENSIONS => InitParam::SupportedExtensions(v.rest().to_vec()),
+            pt::ECN_CAPABLE => {
+                exact(4)?;
+                InitParam::EcnCapable
+            }
             _ => InitParam::Unknown {
                 param_type: p_type,
                 value: v.rest().to_vec(),

@@ -87,6 +87,7 @@ fn every_chunk_type_round_trips() {
             InitParam::CookiePreservative(5000),
             InitParam::SupportedAddressTypes(vec![5]),
             InitParam::SupportedExtensions(vec![ct::NR_SACK, 0xc0, 0x82]),
+            InitParam::EcnCapable,
             InitParam::Unknown {
                 param_type: 0xc000,
                 value: vec![],
@@ -155,6 +156,10 @@ fn every_chunk_type_round_trips() {
             cookie: vec![9; 13],
         },
         Chunk::CookieAck,
+        Chunk::Ecne { lowest_tsn: 42 },
+        Chunk::Cwr {
+            lowest_tsn: 0xffff_fff0,
+        },
         Chunk::Unknown {
             chunk_type: 0xc1,
             flags: 0x5a,

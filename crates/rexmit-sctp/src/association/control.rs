@@ -75,7 +75,7 @@ impl Association {
             outbound_streams: self.cfg.outbound_streams,
             inbound_streams: self.cfg.max_inbound_streams,
             initial_tsn: self.tx.initial_tsn(),
-            params: handshake::init_params(self.id.local_addrs(), self.cfg.nr_sack),
+            params: handshake::init_params(self.id.local_addrs(), self.cfg.nr_sack, self.cfg.ecn),
         }
     }
 
@@ -130,6 +130,7 @@ impl Association {
             peer_outbound: init.outbound_streams,
             peer_inbound: init.inbound_streams,
             nr_sack: self.cfg.nr_sack && handshake::peer_offers_nr_sack(&init.params),
+            ecn: self.cfg.ecn && handshake::peer_offers_ecn(&init.params),
             created_ns: now.as_nanos(),
             peer_addrs: handshake::peer_addresses(from, &init.params),
         };
@@ -204,6 +205,7 @@ impl Association {
             return;
         };
         let nr = self.cfg.nr_sack && handshake::peer_offers_nr_sack(&ack.params);
+        self.set_ecn(self.cfg.ecn && handshake::peer_offers_ecn(&ack.params));
         self.adopt_peer(
             ack.initiate_tag,
             ack.initial_tsn,
@@ -264,6 +266,7 @@ impl Association {
             c.peer_inbound,
             c.nr_sack,
         );
+        self.set_ecn(c.ecn);
         // The responder has no round trip it can trust: the cookie's creation time is its
         // INIT ACK's, and a resent COOKIE ECHO would add the initiator's T1 wait.
         self.establish(now, None);

@@ -22,6 +22,7 @@
 //! it returns `None`, drain `poll_event`, and arm one timer at `poll_timeout`.
 
 mod control;
+mod ecn_glue;
 mod identity;
 mod invariants;
 #[cfg(test)]
@@ -42,7 +43,7 @@ use crate::path::Path;
 use crate::rtx_queue::TsnState;
 use crate::stats::{PathStats, SctpStats};
 use rexmit_time::Time;
-use rexmit_wire::{Chunk, Payload, SctpPacket};
+use rexmit_wire::{Chunk, Ecn, Payload, SctpPacket};
 use std::collections::VecDeque;
 use std::net::Ipv4Addr;
 use timers::{Timer, TimerTable};
@@ -124,6 +125,8 @@ pub struct Association {
     rack: Option<Box<rack_glue::SctpRack>>,
     /// The data receiver (receiver.rs).
     rx: receiver::Receiver,
+    /// ECN (RFC 9260 Appendix A): negotiation, the pending echo and CWR (ecn_glue.rs).
+    ecn: ecn_glue::EcnState,
     ctrl: VecDeque<Outgoing>,
     events: VecDeque<Event>,
     stats: SctpStats,
@@ -157,6 +160,7 @@ impl Association {
                 .enabled
                 .then(|| Box::new(rack_glue::SctpRack::new(cfg.rack.reo_wnd_persist))),
             rx: receiver::Receiver::new(inbound),
+            ecn: ecn_glue::EcnState::default(),
             ctrl: VecDeque::new(),
             events: VecDeque::new(),
             stats: SctpStats::default(),
@@ -333,12 +337,33 @@ impl Association {
     }
 
     pub fn handle_packet(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
-        self.handle_packet_inner(now, from, to, pkt);
+        self.handle_packet_ecn(now, from, to, pkt, Ecn::NotEct);
+    }
+
+    /// `handle_packet` with the ECN codepoint of the IP header the packet came in (RFC 3168
+    /// §5): a CE mark on a packet carrying DATA is echoed when ECN was negotiated.
+    pub fn handle_packet_ecn(
+        &mut self,
+        now: Time,
+        from: Ipv4Addr,
+        to: Ipv4Addr,
+        pkt: &SctpPacket,
+        ecn: Ecn,
+    ) {
+        self.handle_packet_inner(now, from, to, pkt, ecn);
         self.check_invariants(Some(now));
     }
 
-    fn handle_packet_inner(&mut self, now: Time, from: Ipv4Addr, to: Ipv4Addr, pkt: &SctpPacket) {
+    fn handle_packet_inner(
+        &mut self,
+        now: Time,
+        from: Ipv4Addr,
+        to: Ipv4Addr,
+        pkt: &SctpPacket,
+        ecn: Ecn,
+    ) {
         self.stats.packets_received += 1;
+        self.ecn.new_packet();
         self.tx.end_round();
         if pkt.dst_port != self.id.local_port() {
             return;
@@ -396,6 +421,8 @@ impl Association {
                 Chunk::Shutdown { cum_tsn_ack } => self.on_shutdown(now, *cum_tsn_ack),
                 Chunk::ShutdownAck => self.on_shutdown_ack(now, from, to),
                 Chunk::ShutdownComplete { .. } => self.on_shutdown_complete(now),
+                Chunk::Ecne { lowest_tsn } => self.on_ecne(now, *lowest_tsn),
+                Chunk::Cwr { lowest_tsn } => self.on_cwr(*lowest_tsn),
                 // RFC 9260 §3.2: the two high bits of an unrecognised type say whether to
                 // skip it (1x) or to discard the rest of the packet (0x); rexmit never sends
                 // the ERROR report the odd values ask for.
@@ -407,6 +434,7 @@ impl Association {
             }
         }
         if !data.is_empty() {
+            self.ecn_on_data_packet(ecn, &data);
             self.on_data(now, from, &data);
         }
         self.account_thin(now);
@@ -493,6 +521,10 @@ impl Association {
     }
     pub fn nr_sack_negotiated(&self) -> bool {
         self.id.nr_sack()
+    }
+    /// Both ends offered ECN (RFC 9260 Appendix A).
+    pub fn ecn_negotiated(&self) -> bool {
+        self.ecn.negotiated()
     }
     pub fn config(&self) -> &SctpConfig {
         &self.cfg

@@ -393,7 +393,12 @@ impl Association {
             let fr = self.in_fr(p);
             let path = &mut self.paths[p];
             let s = SackOnPath {
-                newly_acked: tally.bytes[p],
+                // RFC 3168 §6.1.2: no growth on an acknowledgement that echoes congestion.
+                newly_acked: if self.ecn.echo_heard() {
+                    0
+                } else {
+                    tally.bytes[p]
+                },
                 flight_before: flight_before[p],
                 flight_after: path.flight(),
                 may_grow,

@@ -11,17 +11,21 @@ use crate::event::Transmit;
 use crate::rtx_queue::TsnState;
 use rexmit_time::Time;
 use rexmit_wire::sctp::{pad4, DATA_CHUNK_HEADER_LEN, SCTP_COMMON_HEADER_LEN};
-use rexmit_wire::{Chunk, SctpPacket};
+use rexmit_wire::{Chunk, Ecn, SctpPacket};
 
 const IPV4_HEADER_LEN: usize = 20;
 
 impl Association {
-    fn packet_budget(&self) -> usize {
+    /// Bytes of chunks a packet may hold: the PMTU less the headers.
+    pub(super) fn packet_budget(&self) -> usize {
         self.cfg.pmtu as usize - IPV4_HEADER_LEN - SCTP_COMMON_HEADER_LEN
     }
 
-    fn packet(&mut self, o: Outgoing) -> Transmit {
+    fn packet(&mut self, mut o: Outgoing) -> Transmit {
         self.stats.packets_sent += 1;
+        if o.vtag == self.id.peer_tag() && self.state != State::CookieEchoed {
+            self.add_ecn_chunks(&mut o);
+        }
         Transmit {
             src: o.src,
             dst: o.dst,
@@ -31,6 +35,7 @@ impl Association {
                 verification_tag: o.vtag,
                 chunks: o.chunks,
             },
+            ecn: Ecn::NotEct,
         }
     }
 
@@ -350,6 +355,12 @@ impl Association {
         if self.cfg.cmt.enabled {
             self.tx.rotate_destination(p, self.paths.len());
         }
-        Some(self.data_out(p, used, chunks))
+        let mut t = self.data_out(p, used, chunks);
+        if self.ecn.negotiated() {
+            // RFC 9260 Appendix A, RFC 3168 §6.1.5: new data is ECN-capable, retransmissions
+            // are not.
+            t.ecn = Ecn::Ect0;
+        }
+        Some(t)
     }
 }
