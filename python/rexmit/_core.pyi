@@ -31,6 +31,7 @@ __all__ = [
     "CongestionEvent",
     "Timeout",
     "EcnEcho",
+    "Undo",
     "Connected",
     "Recovery",
     "IdleRestart",
