@@ -230,6 +230,7 @@ class IdleRestart:
     now_ns: int
     idle: float
     restart_window: int
+    ssthresh_floor: int
 
 @final
 class RateAck:

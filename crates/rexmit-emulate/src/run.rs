@@ -138,7 +138,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     }
     // Every other key the table sets has no kernel knob here: refused by name, so that a key
     // added to the option table is refused until it is mapped above.
-    const MAPPED: [&str; 16] = [
+    const MAPPED: [&str; 17] = [
         "cc",
         "mss",
         "nagle",
@@ -152,6 +152,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         "tlp",
         "undo",
         "frto",
+        "idle_restart",
         "dup_thresh",
         "initial_cwnd_segments",
         "rto.min",
@@ -167,6 +168,24 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     if let Some(f) = t.frto {
         out.sysctls
             .insert("net.ipv4.tcp_frto".into(), if f { "2" } else { "0" }.into());
+    }
+    // Restart after idle: net.ipv4.tcp_slow_start_after_idle (Linux's rule, or none).
+    match t.idle_restart.as_ref().map(|r| r.0) {
+        Some(rexmit_tcp::IdleRestartRule::Linux) => {
+            out.sysctls
+                .insert("net.ipv4.tcp_slow_start_after_idle".into(), "1".into());
+        }
+        Some(rexmit_tcp::IdleRestartRule::Off) => {
+            out.sysctls
+                .insert("net.ipv4.tcp_slow_start_after_idle".into(), "0".into());
+        }
+        Some(rexmit_tcp::IdleRestartRule::Rfc5681) => {
+            return Err(bad(
+                "idle_restart",
+                "Linux restarts by its own rule: \"linux\" or \"off\"",
+            ));
+        }
+        None => {}
     }
     let mut set = Vec::new();
     t.set_keys("", &mut set);
@@ -188,7 +207,7 @@ const BASE_SYSCTLS: [(&str, &str); 2] = [
 ];
 
 /// Sysctls read back into the results, so they say what the kernel ran with.
-const RECORDED_SYSCTLS: [&str; 13] = [
+const RECORDED_SYSCTLS: [&str; 14] = [
     "net.ipv4.tcp_sack",
     "net.ipv4.tcp_dsack",
     "net.ipv4.tcp_timestamps",
@@ -196,6 +215,7 @@ const RECORDED_SYSCTLS: [&str; 13] = [
     "net.ipv4.tcp_recovery",
     "net.ipv4.tcp_early_retrans",
     "net.ipv4.tcp_frto",
+    "net.ipv4.tcp_slow_start_after_idle",
     "net.ipv4.tcp_reordering",
     "net.ipv4.tcp_congestion_control",
     "net.ipv4.tcp_rmem",
@@ -641,5 +661,14 @@ mod tests {
             l.sysctls.get("net.ipv4.tcp_frto").map(String::as_str),
             Some("2")
         );
+        let l = linux_settings("apps[0]", &app(r#"idle_restart = "linux""#)).unwrap();
+        assert_eq!(
+            l.sysctls
+                .get("net.ipv4.tcp_slow_start_after_idle")
+                .map(String::as_str),
+            Some("1")
+        );
+        let e = linux_settings("apps[0]", &app(r#"idle_restart = "rfc5681""#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.idle_restart");
     }
 }

@@ -349,6 +349,8 @@ pub struct PyIdle {
     idle: f64,
     #[pyo3(get)]
     restart_window: u64,
+    #[pyo3(get)]
+    ssthresh_floor: u64,
 }
 
 impl From<&IdleRestart> for PyIdle {
@@ -358,6 +360,7 @@ impl From<&IdleRestart> for PyIdle {
             now_ns: i.now.as_nanos(),
             idle: i.idle.as_nanos() as f64 * 1e-9,
             restart_window: i.restart_window,
+            ssthresh_floor: i.ssthresh_floor,
         }
     }
 }

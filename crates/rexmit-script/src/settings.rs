@@ -282,7 +282,16 @@ impl Settings {
             "net.ipv4.tcp_retries2" => {
                 self.retries2 = Some(int(&n, v)?.min(u32::MAX as i64) as u32);
             }
-            "net.ipv4.tcp_slow_start_after_idle" | "net.ipv4.tcp_fastopen" => {
+            "net.ipv4.tcp_slow_start_after_idle" => {
+                // Linux's tcp_cwnd_restart is rexmit's idle_restart = "linux".
+                let rule = if flag(&n, v)? == Value::Boolean(true) {
+                    "linux"
+                } else {
+                    "off"
+                };
+                self.set_tcp("idle_restart", Value::String(rule.into()), o);
+            }
+            "net.ipv4.tcp_fastopen" => {
                 if v != "0" {
                     return Err(format!(
                         "{origin}: not modelled by rexmit (only 0 is accepted; docs/scripts.md)"

@@ -57,6 +57,19 @@ rexmit_options::choices! {
 }
 
 rexmit_options::choices! {
+    /// The window after an idle period (`TcpConfig::idle_restart`).
+    pub enum IdleRestartRule {
+        /// cwnd is kept however long the connection was idle.
+        Off = "off",
+        /// RFC 5681 §4.1: cwnd = min(cwnd, RW), RW = min(IW, cwnd).
+        Rfc5681 = "rfc5681",
+        /// Linux tcp_cwnd_restart: ssthresh = max(ssthresh, 3/4 cwnd), then cwnd halved for
+        /// every full RTO of idleness while above RW, never below RW.
+        Linux = "linux",
+    }
+}
+
+rexmit_options::choices! {
     /// How the receiver sizes the window it advertises (`TcpConfig::receive_window`).
     pub enum ReceiveWindow {
         /// The free receive buffer (`recv_buffer` minus unread data), offered from the start.
@@ -221,6 +234,13 @@ macro_rules! tcp_option_table {
         /// ACK for data sent before the timeout and never retransmitted undoes it.
         opt frto: bool = false, linux = true, unit = flag,
             relation = "false unless sack = true and recovery = \"sack\"";
+        /// Restart after idle: before sending after no data was sent for more than an RTO
+        /// with nothing outstanding, cwnd comes down (RFC 5681 §4.1: to RW = min(IW, cwnd);
+        /// Linux tcp_slow_start_after_idle = 1, tcp_cwnd_restart: halved once per RTO of
+        /// idleness, not below RW, with ssthresh raised to 3/4 of the old cwnd), through the
+        /// controller's on_idle_restart.
+        opt idle_restart: $crate::IdleRestartRule = $crate::IdleRestartRule::Off,
+            linux = $crate::IdleRestartRule::Linux, unit = choice;
         /// RFC 6937 proportional rate reduction during SACK recovery (recovery = "sack").
         opt prr: bool = false, linux = true, unit = flag,
             relation = "false unless recovery = \"sack\"";

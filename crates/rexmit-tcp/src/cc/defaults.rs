@@ -12,8 +12,12 @@ pub fn on_lost_syn<C: CongestionControl + ?Sized>(c: &mut C, smss: u64) {
     c.store_cwnd(smss, OWN);
 }
 
-/// RFC 5681 §4.1: cwnd = min(cwnd, RW) when sending restarts after an idle period.
+/// RFC 5681 §4.1: cwnd = min(cwnd, RW) when sending restarts after an idle period (and
+/// ssthresh at least the event's floor: Linux's tcp_cwnd_restart).
 pub fn on_idle_restart<C: CongestionControl + ?Sized>(c: &mut C, ev: &IdleRestart) {
+    if ev.ssthresh_floor > c.ssthresh() {
+        c.store_ssthresh(ev.ssthresh_floor, OWN);
+    }
     c.store_cwnd(c.window().min(ev.restart_window), OWN);
 }
 

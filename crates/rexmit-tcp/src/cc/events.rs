@@ -196,15 +196,19 @@ pub struct RecoveryEnd {
     pub by_timeout: bool,
 }
 
-/// The connection was idle for longer than an RTO (`on_idle_restart`, RFC 5681 §4.1).
-/// Not raised yet: the idle restart is not implemented; a later issue adds it.
+/// No data was sent for longer than an RTO and nothing is outstanding; data is about to go
+/// (`on_idle_restart`, `tcp.idle_restart`: RFC 5681 §4.1, Linux tcp_cwnd_restart).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IdleRestart {
     pub now: Time,
     /// How long nothing was sent.
     pub idle: Duration,
-    /// RFC 5681 §4.1 RW = min(IW, cwnd): cwnd is set to no more than this.
+    /// cwnd is set to no more than this: RFC 5681 §4.1 RW = min(IW, cwnd), or Linux's cwnd
+    /// halved once per RTO of idleness and not below RW.
     pub restart_window: u64,
+    /// ssthresh is raised to at least this (Linux: 3/4 of cwnd before the restart, as
+    /// tcp_current_ssthresh; RFC 5681: 0, ssthresh stays).
+    pub ssthresh_floor: u64,
 }
 
 /// How a window reduction was found spurious (`Undo::cause`).

@@ -103,8 +103,9 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn on_lost_syn(&mut self, smss: u64) {
         defaults::on_lost_syn(self, smss)
     }
-    /// The connection restarts after an idle period (RFC 5681 §4.1). Not raised yet: a later
-    /// issue implements the restart. Default: cwnd = min(cwnd, RW).
+    /// The connection restarts after an idle period (`tcp.idle_restart`: RFC 5681 §4.1,
+    /// Linux tcp_cwnd_restart), before the first segment goes. Default: ssthresh = max(ssthresh,
+    /// floor), cwnd = min(cwnd, RW).
     fn on_idle_restart(&mut self, ev: &IdleRestart) {
         defaults::on_idle_restart(self, ev)
     }
@@ -479,6 +480,7 @@ mod tests {
                 now: Time::ZERO,
                 idle: Duration::from_secs(2),
                 restart_window: 4_000,
+                ssthresh_floor: 0,
             });
             c.window()
         };
@@ -488,6 +490,20 @@ mod tests {
             5_000,
             "no default touches ssthresh but the timeout's"
         );
+        // Linux tcp_cwnd_restart: ssthresh raised to the floor (3/4 of the old cwnd), never
+        // lowered by it.
+        let mut c = at(12_000, 5_000);
+        let ev = IdleRestart {
+            now: Time::ZERO,
+            idle: Duration::from_secs(2),
+            restart_window: 6_000,
+            ssthresh_floor: 9_000,
+        };
+        c.on_idle_restart(&ev);
+        assert_eq!((c.window(), c.ssthresh()), (6_000, 9_000));
+        let mut c = at(12_000, 20_000);
+        c.on_idle_restart(&ev);
+        assert_eq!(c.ssthresh(), 20_000);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! deadlines, which live in the connection's `TimerTable` (`crate::timers`) and are passed in.
 
 mod ack;
+mod idle;
 mod transmit;
 mod undo;
 
@@ -141,6 +142,11 @@ pub struct Sender {
     tlp_pending: bool,
     /// Undo of a spurious reduction and F-RTO (`recovery::undo`, `sender/undo.rs`).
     undo: Undo,
+    /// Restart after idle (`tcp.idle_restart`, `sender/idle.rs`), the initial window IW it
+    /// restarts from, and when data (new or resent) was last sent.
+    idle_restart: crate::config::IdleRestartRule,
+    initial_window: u64,
+    last_data_sent: Option<Time>,
     /// Delivery-rate samples, kept only for controllers that ask (BBR).
     rate: Option<DeliveryRate>,
     /// Pacing (controllers with a pacing rate): the earliest time the next data segment may
@@ -210,6 +216,9 @@ impl Sender {
                 cfg.undo,
                 cfg.frto && cfg.recovery == RecoveryAlgorithm::Sack,
             ),
+            idle_restart: cfg.idle_restart,
+            initial_window: cfg.initial_window(smss),
+            last_data_sent: None,
             loss: cfg.build_loss(),
             dsacks: 0,
             now: Time::ZERO,
@@ -251,6 +260,7 @@ impl Sender {
             self.smss = smss;
             self.cc = self.build_controller(cfg);
             self.rec.prr_unit = cfg.window_unit_bytes(smss);
+            self.initial_window = cfg.initial_window(smss);
         }
         if self.cc.wants_rate_samples() {
             self.rate = Some(DeliveryRate::default());

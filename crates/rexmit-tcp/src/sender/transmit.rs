@@ -12,8 +12,10 @@ use rexmit_time::{Duration, Time};
 impl Sender {
     /// Choose and record the next data segment to send, if any may go now.
     pub fn next_tx(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
+        self.restart_after_idle(now);
         let pipe = if self.rate.is_some() { self.pipe() } else { 0 };
         let tx = self.choose_tx(now, st, t)?;
+        self.last_data_sent = Some(now);
         if let Some(prr) = self.rec.prr.as_mut() {
             prr.on_sent(tx.len + tx.fin as u64);
         }
@@ -509,6 +511,9 @@ impl Sender {
             rack_detection,
             tlp,
             undo,
+            idle_restart,
+            initial_window,
+            last_data_sent,
             tlp_pending,
             rate,
             pace_at,
@@ -524,7 +529,7 @@ impl Sender {
              {buf:?} {sb:?} {fin_at:?} {snd_wnd} {max_snd_wnd} {snd_wl1} {snd_wl2} {cc:?} \
              {factory:?} {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
              {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {lost_total} \
-             {go_back_cause:?} {go_back_in_packets} {rack:?} {rack_detection} {tlp} {undo:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent} \
+             {go_back_cause:?} {go_back_in_packets} {rack:?} {rack_detection} {tlp} {undo:?} {idle_restart:?} {initial_window} {last_data_sent:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent} \
              {ecn:?} {} {dsacks} {now:?}",
             loss.name()
         )
