@@ -138,7 +138,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     }
     // Every other key the table sets has no kernel knob here: refused by name, so that a key
     // added to the option table is refused until it is mapped above.
-    const MAPPED: [&str; 17] = [
+    const MAPPED: [&str; 18] = [
         "cc",
         "mss",
         "nagle",
@@ -153,6 +153,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         "undo",
         "frto",
         "idle_restart",
+        "cwnd_limited_growth",
         "dup_thresh",
         "initial_cwnd_segments",
         "rto.min",
@@ -163,6 +164,13 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         return Err(bad(
             "undo",
             "Linux always undoes a spurious reduction: only true",
+        ));
+    }
+    // Linux grows the window only while cwnd-limited (tcp_is_cwnd_limited), always.
+    if t.cwnd_limited_growth == Some(false) {
+        return Err(bad(
+            "cwnd_limited_growth",
+            "Linux grows cwnd only while cwnd-limited: only true",
         ));
     }
     if let Some(f) = t.frto {
@@ -670,5 +678,7 @@ mod tests {
         );
         let e = linux_settings("apps[0]", &app(r#"idle_restart = "rfc5681""#)).unwrap_err();
         assert_eq!(e.path, "apps[0].tcp.idle_restart");
+        let e = linux_settings("apps[0]", &app(r#"cwnd_limited_growth = false"#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.cwnd_limited_growth");
     }
 }

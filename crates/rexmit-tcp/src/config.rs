@@ -241,6 +241,11 @@ macro_rules! tcp_option_table {
         /// controller's on_idle_restart.
         opt idle_restart: $crate::IdleRestartRule = $crate::IdleRestartRule::Off,
             linux = $crate::IdleRestartRule::Linux, unit = choice;
+        /// The window grows only while the flow is cwnd-limited (RFC 7661 §4.3's rule that an
+        /// unused window is not validated; Linux tcp_is_cwnd_limited): cwnd was full in the
+        /// current window of data, or, in slow start, cwnd < 2 × the most data outstanding in
+        /// it. Off: every ACK of new data may grow cwnd (RFC 5681).
+        opt cwnd_limited_growth: bool = false, linux = true, unit = flag;
         /// RFC 6937 proportional rate reduction during SACK recovery (recovery = "sack").
         opt prr: bool = false, linux = true, unit = flag,
             relation = "false unless recovery = \"sack\"";

@@ -13,6 +13,7 @@ mod ack;
 mod idle;
 mod transmit;
 mod undo;
+mod validation;
 
 use crate::cc::{
     AckSample, CongestionCause, CongestionControl, CongestionEvent, Connected, ControllerFactory,
@@ -147,6 +148,8 @@ pub struct Sender {
     idle_restart: crate::config::IdleRestartRule,
     initial_window: u64,
     last_data_sent: Option<Time>,
+    /// Growth only while cwnd-limited (`tcp.cwnd_limited_growth`, `sender/validation.rs`).
+    cwnd_use: Option<validation::CwndUse>,
     /// Delivery-rate samples, kept only for controllers that ask (BBR).
     rate: Option<DeliveryRate>,
     /// Pacing (controllers with a pacing rate): the earliest time the next data segment may
@@ -219,6 +222,7 @@ impl Sender {
             idle_restart: cfg.idle_restart,
             initial_window: cfg.initial_window(smss),
             last_data_sent: None,
+            cwnd_use: cfg.cwnd_limited_growth.then(validation::CwndUse::default),
             loss: cfg.build_loss(),
             dsacks: 0,
             now: Time::ZERO,
@@ -476,7 +480,7 @@ impl Sender {
         if let (true, Occasion::NewAck(sample)) = (a.grow, on) {
             // RFC 3168 §6.1.2: "The sending TCP SHOULD NOT increase the congestion window in
             // response to the receipt of an ECN-Echo ACK packet."
-            if !sample.ece {
+            if !sample.ece && self.cwnd_limited() {
                 self.cc.on_ack(sample);
             }
         }

@@ -14,7 +14,10 @@ impl Sender {
     pub fn next_tx(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
         self.restart_after_idle(now);
         let pipe = if self.rate.is_some() { self.pipe() } else { 0 };
-        let tx = self.choose_tx(now, st, t)?;
+        let Some(tx) = self.choose_tx(now, st, t) else {
+            self.cwnd_validate(false);
+            return None;
+        };
         self.last_data_sent = Some(now);
         if let Some(prr) = self.rec.prr.as_mut() {
             prr.on_sent(tx.len + tx.fin as u64);
@@ -26,6 +29,7 @@ impl Sender {
         // Every data segment, a retransmission too, moves the pacing clock (Linux
         // __tcp_transmit_skb -> tcp_update_skb_after_send; BBR paces all data it sends).
         self.pace(now, tx.len);
+        self.cwnd_validate(true);
         Some(tx)
     }
 
@@ -514,6 +518,7 @@ impl Sender {
             idle_restart,
             initial_window,
             last_data_sent,
+            cwnd_use,
             tlp_pending,
             rate,
             pace_at,
@@ -529,7 +534,7 @@ impl Sender {
              {buf:?} {sb:?} {fin_at:?} {snd_wnd} {max_snd_wnd} {snd_wl1} {snd_wl2} {cc:?} \
              {factory:?} {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
              {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {lost_total} \
-             {go_back_cause:?} {go_back_in_packets} {rack:?} {rack_detection} {tlp} {undo:?} {idle_restart:?} {initial_window} {last_data_sent:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent} \
+             {go_back_cause:?} {go_back_in_packets} {rack:?} {rack_detection} {tlp} {undo:?} {idle_restart:?} {initial_window} {last_data_sent:?} {cwnd_use:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent} \
              {ecn:?} {} {dsacks} {now:?}",
             loss.name()
         )
