@@ -279,6 +279,15 @@ impl Scoreboard {
             .sum()
     }
 
+    /// Whether a retransmission is still in flight (Linux retrans_out > 0): resent and not
+    /// SACKed; with RACK (`rack_marks`, whose marks clear on resend) not marked lost again.
+    /// RFC 6675's IsLost marks stay on a resent segment, which pipe counts (§4 SetPipe S2).
+    pub fn any_retransmission_in_flight(&self, rack_marks: bool) -> bool {
+        self.segs
+            .iter()
+            .any(|s| s.rexmits > 0 && !s.sacked && !(rack_marks && s.lost))
+    }
+
     /// The first segment marked lost and not yet retransmitted since (RACK mode).
     pub fn first_lost(&self) -> Option<&SentSegment> {
         self.segs.iter().find(|s| s.lost && !s.sacked)

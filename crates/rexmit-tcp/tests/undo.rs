@@ -176,3 +176,32 @@ fn frto_undoes_on_an_ack_of_everything_sent_before_the_timeout() {
     s.ack(1_150, 5, &[]);
     assert_eq!(s.cwnd_pkts(), 2);
 }
+
+#[test]
+fn a_partial_ack_echoing_the_original_undoes_when_no_retransmission_is_in_flight() {
+    // Linux tcp_try_undo_partial (RFC 3522 detection on a partial ACK): packet 1 was late;
+    // its original fills the hole and the ACK of 1..=4 echoes 100 ms, older than the
+    // retransmission (202 ms). Only the retransmission of 1 was sent, now acknowledged: the
+    // reduction is undone on this partial ACK and the episode ends, before its recovery
+    // point (10) is reached.
+    let mut s = Injector::established_ts(config(true, false, 10), 40 * MSS as usize);
+    s.sent();
+    s.lose_first_of_flight();
+    assert_eq!(s.cwnd_pkts(), 5);
+    s.ack(210, 5, &[]);
+    assert_eq!(s.c.stats().undos_timestamps, 1);
+    assert!(!s.c.in_recovery());
+    assert_eq!(s.cwnd_pkts(), 10);
+
+    // Packets 1 and 5 late, both retransmitted: the partial ACK of 1..=4 leaves the
+    // retransmission of 5 in flight, so nothing is undone yet (Linux holds instead).
+    let mut s = Injector::established_ts(config(true, false, 10), 40 * MSS as usize);
+    s.sent();
+    s.lose_first_of_flight();
+    s.ack(203, 1, &[(6, 6), (2, 4)]);
+    s.ack(204, 1, &[(6, 7), (2, 4)]);
+    assert!(s.ack(205, 1, &[(6, 8), (2, 4)]).contains(&5));
+    s.ack(210, 5, &[(6, 8)]);
+    assert_eq!(s.c.stats().undos_timestamps, 0);
+    assert!(s.c.in_recovery());
+}

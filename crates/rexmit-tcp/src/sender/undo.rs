@@ -4,7 +4,9 @@
 //! The checks of one ACK, in the order Linux's tcp_fastretrans_alert and tcp_process_loss
 //! make them: after a timeout, an ACK of new data that shows the reduction spurious (D-SACK,
 //! timestamps) undoes it; then F-RTO (RFC 5682 §3 steps 2–3); an ACK that ended a fast
-//! recovery whose reduction was spurious undoes it (Linux tcp_try_undo_recovery); a D-SACK
+//! recovery whose reduction was spurious undoes it (Linux tcp_try_undo_recovery); a partial
+//! ACK echoing a timestamp older than the first retransmission, with no retransmission in
+//! flight, undoes it and ends the episode (tcp_try_undo_partial); a D-SACK
 //! that accounts for the last retransmission undoes it inside or after a fast recovery
 //! (tcp_try_undo_dsack).
 
@@ -91,6 +93,17 @@ impl Sender {
         let ended_now = f.in_episode_before && !self.rec.in_episode();
         if let (Some(cause), true) = (spurious, ended_now) {
             return self.undo_now(now, cause, false, st, t);
+        }
+        // Linux tcp_try_undo_partial: a partial ACK inside a fast recovery whose echo predates
+        // the first retransmission filled the hole with the original; with no retransmission
+        // left in flight the reduction is undone and the episode ends. (With one in flight
+        // Linux holds further retransmissions; rexmit goes on with the recovery.)
+        if spurious == Some(UndoCause::Timestamps)
+            && f.acked > 0
+            && self.rec.in_episode()
+            && !self.sb.any_retransmission_in_flight(self.rack_detection)
+        {
+            return self.undo_now(now, UndoCause::Timestamps, true, st, t);
         }
         if spurious == Some(UndoCause::Dsack) && f.dsack.is_some() && !self.rec.after_rto() {
             self.undo_now(now, UndoCause::Dsack, false, st, t);
