@@ -72,13 +72,13 @@ def tcp_cases() -> dict[str, rexmit.Scenario]:
     )
     out["tcp_sack_aimd"] = s
     extras = {
-        "rack_prr_ts": {"recovery": "sack", "rack": True, "prr": True, "timestamps": True, "dsack": True},
+        "rack_prr_ts": {"recovery": "sack", "rack": True, "tlp": True, "prr": True, "timestamps": True, "dsack": True},
         "lt_er": {"recovery": "newreno", "limited_transmit": True, "early_retransmit": True, "sack": False},
         "thin": {"recovery": "newreno", "thin_linear_timeouts": True, "thin_dupack": True, "nagle": False},
         "new_ack": {"recovery": "sack", "rto_rearm": "new_ack", "initial_cwnd_segments": 10},
         "every_rtx": {"recovery": "sack", "rto_rearm": "every_retransmit", "byte_counting": True},
         "tahoe_ns3": {"recovery": "tahoe", "tahoe_recover_guard": False},
-        "bbr": {"recovery": "sack", "cc": "bbr", "rack": True},
+        "bbr": {"recovery": "sack", "cc": "bbr", "rack": True, "tlp": True},
         "cubic_hystart": {"recovery": "sack", "cc": "cubic", "hystart": True},
         "linux_profile": {"profile": "linux", "cc": "cubic"},
     }

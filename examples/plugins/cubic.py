@@ -37,6 +37,12 @@ class HyStart:
         self.curr_rtt = None  # smallest RTT of this round
         self.delay_min = None  # smallest RTT seen
 
+    def restart(self):
+        """After a timeout (Linux's bictcp_reset on entering Loss): forget the exit, the round
+        and the minimum delay."""
+        self.found = self.started = False
+        self.delay_min = None
+
     def on_rtt_sample(self, rtt, discard):
         if not discard:
             rtt = max(rtt, 1000)
@@ -169,7 +175,7 @@ class Cubic(rexmit.CongestionControl):
         self.ssthresh = ev.ssthresh_to_keep(self.ssthresh)
         self.after_timeout = True
         if self.hystart:
-            self.hystart.found = self.hystart.started = False
+            self.hystart.restart()
 
 
 if cbrt is None:  # Python < 3.11: the C library's cbrt, the function Rust calls

@@ -31,6 +31,7 @@ __all__ = [
     "CongestionEvent",
     "Timeout",
     "EcnEcho",
+    "Undo",
     "Connected",
     "Recovery",
     "IdleRestart",
@@ -200,6 +201,14 @@ class EcnEcho:
     def congestion_event(self) -> CongestionEvent: ...
 
 @final
+class Undo:
+    now: float
+    now_ns: int
+    cause: str
+    prior_cwnd: int
+    prior_ssthresh: int
+
+@final
 class Connected:
     now: float
     now_ns: int
@@ -221,6 +230,7 @@ class IdleRestart:
     now_ns: int
     idle: float
     restart_window: int
+    ssthresh_floor: int
 
 @final
 class RateAck:

@@ -61,6 +61,7 @@ EVENTS = (
     "on_ecn_echo",
     "on_recovery_start",
     "on_recovery_end",
+    "on_undo",
     "on_recovery_inflate",
     "on_recovery_dupack",
     "on_recovery_deflate",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import rexmit
+import rexmit.script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -197,3 +198,54 @@ def test_a_python_controller_hears_ecn_echoes_once_per_window_like_the_builtin()
     reductions = sum(builtin.flow(f)["ecn_reductions"] for f in ("f0", "f1"))
     assert reductions > 0 and builtin.flow("f0")["retransmissions"] == 0
     assert EchoCounting.echoes == ["ecn"] * int(reductions)
+
+
+class HalfUndo(rexmit.CongestionControl):
+    """Halves at a loss; at an undo (tcp.undo) takes back 80 % of the window before the
+    reduction, and records what it was told."""
+
+    heard: list = []
+
+    def on_ack(self, ack):
+        self.cwnd += self.smss
+
+    def on_congestion_event(self, ev):
+        self.ssthresh = max(ev.base // 2, 2 * self.smss)
+        self.cwnd = self.ssthresh
+
+    def on_undo(self, ev):
+        HalfUndo.heard.append((ev.cause, ev.prior_cwnd, ev.now_ns))
+        self.cwnd = ev.prior_cwnd * 8 // 10
+        self.ssthresh = max(self.ssthresh, ev.prior_ssthresh)
+
+
+UNDO_SCRIPT = """// RFC 3708: a D-SACK of the only retransmission makes the reduction spurious.
+--tcp.cc=undo_py
+0   socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
++0  bind(3, ..., ...) = 0
++0  listen(3, 1) = 0
++0  < S 0:0(0) win 65535 <mss 1000,sackOK,nop,nop,nop,wscale 7>
++0  > S. 0:0(0) ack 1 <mss 1460,sackOK,wscale 7>
++.1 < . 1:1(0) ack 1 win 514
++0  accept(3, ..., ...) = 4
++0  write(4, ..., 10000) = 10000
++0  > . 1:10001(10000) ack 1
++.1 < . 1:1(0) ack 1 win 514 <sack 1001:2001>
++0  < . 1:1(0) ack 1 win 514 <sack 1001:3001>
++0  < . 1:1(0) ack 1 win 514 <sack 1001:4001>
++0  > . 1:1001(1000) ack 1
++.01 < . 1:1(0) ack 10001 win 514
++0  %{ assert tcpi_snd_cwnd == 5 and rexmit_undos_dsack == 0 }%
++.09 < . 1:1(0) ack 10001 win 514 <sack 1:1001>
++0  %{ assert tcpi_snd_cwnd == 8 and rexmit_undos_dsack == 1 }%
+"""
+
+
+def test_a_python_controller_hears_on_undo_and_chooses_the_window():
+    # The linux profile's tcp.undo: the D-SACK at 300 ms reaches the plugin's on_undo with
+    # the window before the reduction (10 segments); the plugin's answer (8) is the window.
+    rexmit.register_cc("undo_py", HalfUndo, replace=True)
+    HalfUndo.heard.clear()
+    r = rexmit.script.run_text(UNDO_SCRIPT, "undo.pkt")
+    assert r.status == "passed", r.report
+    assert HalfUndo.heard == [("dsack", 10_000, 300_000_000)]

@@ -105,8 +105,19 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     sys("tcp_dsack", t.dsack.map(flag));
     sys("tcp_timestamps", t.timestamps.map(flag));
     sys("tcp_window_scaling", t.window_scaling.map(flag));
-    // tcp_recovery bit 0 is RACK loss detection (Documentation/networking/ip-sysctl.rst).
-    sys("tcp_recovery", t.rack.map(flag));
+    // tcp_recovery bit 0 is RACK loss detection, tcp_early_retrans = 3 turns TLP on and 0 off
+    // (Documentation/networking/ip-sysctl.rst). Either written sets both, from the values the
+    // app's profile gives the other, so that Linux runs the same pair as rexmit would (the
+    // kernel's defaults, 1 and 3, are the linux profile's; the rfc profile has both off). Since
+    // Linux 6.17 RACK is the kernel's only loss detection and bit 0 changes nothing.
+    if t.rack.is_some() || t.tlp.is_some() {
+        let c = t.to_config(&format!("{path}.tcp"))?;
+        sys("tcp_recovery", Some(flag(c.rack)));
+        sys(
+            "tcp_early_retrans",
+            Some(if c.tlp { "3" } else { "0" }.to_string()),
+        );
+    }
     sys("tcp_reordering", t.dup_thresh.map(|d| d.to_string()));
     sys(
         "tcp_max_reordering",
@@ -139,7 +150,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     }
     // Every other key the table sets has no kernel knob here: refused by name, so that a key
     // added to the option table is refused until it is mapped above.
-    const MAPPED: [&str; 15] = [
+    const MAPPED: [&str; 20] = [
         "cc",
         "mss",
         "nagle",
@@ -150,12 +161,54 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         "timestamps",
         "window_scaling",
         "rack",
+        "tlp",
+        "undo",
+        "frto",
+        "idle_restart",
+        "cwnd_limited_growth",
         "dup_thresh",
         "adaptive_reordering",
         "max_reordering",
         "initial_cwnd_segments",
         "rto.min",
     ];
+    // Linux always undoes a reduction it finds spurious (D-SACK, timestamps): undo = false has
+    // no knob. F-RTO is net.ipv4.tcp_frto (2: the SACK-enhanced variant, rexmit's).
+    if t.undo == Some(false) {
+        return Err(bad(
+            "undo",
+            "Linux always undoes a spurious reduction: only true",
+        ));
+    }
+    // Linux grows the window only while cwnd-limited (tcp_is_cwnd_limited), always.
+    if t.cwnd_limited_growth == Some(false) {
+        return Err(bad(
+            "cwnd_limited_growth",
+            "Linux grows cwnd only while cwnd-limited: only true",
+        ));
+    }
+    if let Some(f) = t.frto {
+        out.sysctls
+            .insert("net.ipv4.tcp_frto".into(), if f { "2" } else { "0" }.into());
+    }
+    // Restart after idle: net.ipv4.tcp_slow_start_after_idle (Linux's rule, or none).
+    match t.idle_restart.as_ref().map(|r| r.0) {
+        Some(rexmit_tcp::IdleRestartRule::Linux) => {
+            out.sysctls
+                .insert("net.ipv4.tcp_slow_start_after_idle".into(), "1".into());
+        }
+        Some(rexmit_tcp::IdleRestartRule::Off) => {
+            out.sysctls
+                .insert("net.ipv4.tcp_slow_start_after_idle".into(), "0".into());
+        }
+        Some(rexmit_tcp::IdleRestartRule::Rfc5681) => {
+            return Err(bad(
+                "idle_restart",
+                "Linux restarts by its own rule: \"linux\" or \"off\"",
+            ));
+        }
+        None => {}
+    }
     let mut set = Vec::new();
     t.set_keys("", &mut set);
     if let Some(field) = set.iter().find(|k| !MAPPED.contains(&k.as_str())) {
@@ -176,13 +229,15 @@ const BASE_SYSCTLS: [(&str, &str); 2] = [
 ];
 
 /// Sysctls read back into the results, so they say what the kernel ran with.
-const RECORDED_SYSCTLS: [&str; 13] = [
+const RECORDED_SYSCTLS: [&str; 15] = [
     "net.ipv4.tcp_sack",
     "net.ipv4.tcp_dsack",
     "net.ipv4.tcp_timestamps",
     "net.ipv4.tcp_window_scaling",
     "net.ipv4.tcp_recovery",
     "net.ipv4.tcp_early_retrans",
+    "net.ipv4.tcp_frto",
+    "net.ipv4.tcp_slow_start_after_idle",
     "net.ipv4.tcp_reordering",
     "net.ipv4.tcp_max_reordering",
     "net.ipv4.tcp_congestion_control",
@@ -593,6 +648,29 @@ mod tests {
         assert_eq!(l.route_options, ["initcwnd", "4", "rto_min", "50ms"]);
     }
 
+    /// RACK and TLP are set as a pair: one written takes the other from the profile.
+    #[test]
+    fn rack_and_tlp_set_tcp_recovery_and_tcp_early_retrans_together() {
+        let pair = |tcp: &str| {
+            let l = linux_settings("apps[0]", &app(tcp)).unwrap();
+            let get = |k: &str| l.sysctls.get(k).cloned();
+            (
+                get("net.ipv4.tcp_recovery"),
+                get("net.ipv4.tcp_early_retrans"),
+            )
+        };
+        let s = |a: &str, b: &str| (Some(a.to_string()), Some(b.to_string()));
+        assert_eq!(pair(r#"profile = "linux", tlp = false"#), s("1", "0"));
+        assert_eq!(pair(r#"profile = "linux", rack = false"#), s("0", "3"));
+        assert_eq!(pair(r#"rack = true"#), s("1", "0"), "rfc profile: no TLP");
+        assert_eq!(pair(r#"rack = true, tlp = true"#), s("1", "3"));
+        assert_eq!(
+            pair(r#"profile = "linux""#),
+            (None, None),
+            "kernel defaults"
+        );
+    }
+
     #[test]
     fn a_field_without_a_linux_counterpart_is_refused_by_name() {
         let e = linux_settings("apps[0]", &app(r#"cc = "westwood""#)).unwrap_err();
@@ -601,6 +679,24 @@ mod tests {
         assert_eq!(e.path, "apps[0].tcp.prr");
         let e = linux_settings("apps[0]", &app(r#"rto = { initial = "3s" }"#)).unwrap_err();
         assert_eq!(e.path, "apps[0].tcp.rto");
+        let e = linux_settings("apps[0]", &app(r#"undo = false"#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.undo");
+        let l = linux_settings("apps[0]", &app(r#"undo = true, frto = true"#)).unwrap();
+        assert_eq!(
+            l.sysctls.get("net.ipv4.tcp_frto").map(String::as_str),
+            Some("2")
+        );
+        let l = linux_settings("apps[0]", &app(r#"idle_restart = "linux""#)).unwrap();
+        assert_eq!(
+            l.sysctls
+                .get("net.ipv4.tcp_slow_start_after_idle")
+                .map(String::as_str),
+            Some("1")
+        );
+        let e = linux_settings("apps[0]", &app(r#"idle_restart = "rfc5681""#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.idle_restart");
+        let e = linux_settings("apps[0]", &app(r#"cwnd_limited_growth = false"#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.cwnd_limited_growth");
         let e = linux_settings("apps[0]", &app(r#"adaptive_reordering = false"#)).unwrap_err();
         assert_eq!(e.path, "apps[0].tcp.adaptive_reordering");
     }

@@ -6,7 +6,7 @@
 use pyo3::prelude::*;
 use rexmit_tcp::cc::{
     AckSample, CcParams, CongestionCause, CongestionEvent, Connected, EcnEcho, IdleRestart,
-    RateAck, RecoveryEnd, RecoveryStart, Timeout,
+    RateAck, RecoveryEnd, RecoveryStart, Timeout, Undo, UndoCause,
 };
 use rexmit_time::{Duration, Time};
 
@@ -237,6 +237,39 @@ impl From<&EcnEcho> for PyEcnEcho {
     }
 }
 
+/// A window reduction was found spurious (`on_undo`; `tcp.undo`, `tcp.frto`): `cause` is
+/// "dsack" (RFC 3708), "timestamps" (RFC 3522) or "frto" (RFC 5682); `prior_cwnd` and
+/// `prior_ssthresh` are the controller's values just before the reduction.
+#[pyclass(frozen, name = "Undo", module = "rexmit._core")]
+pub struct PyUndo {
+    #[pyo3(get)]
+    now: f64,
+    #[pyo3(get)]
+    now_ns: u64,
+    #[pyo3(get)]
+    cause: &'static str,
+    #[pyo3(get)]
+    prior_cwnd: u64,
+    #[pyo3(get)]
+    prior_ssthresh: u64,
+}
+
+impl From<&Undo> for PyUndo {
+    fn from(u: &Undo) -> Self {
+        PyUndo {
+            now: secs(u.now),
+            now_ns: u.now.as_nanos(),
+            cause: match u.cause {
+                UndoCause::Dsack => "dsack",
+                UndoCause::Timestamps => "timestamps",
+                UndoCause::Frto => "frto",
+            },
+            prior_cwnd: u.prior_cwnd,
+            prior_ssthresh: u.prior_ssthresh,
+        }
+    }
+}
+
 /// The handshake completed (`on_connected`).
 #[pyclass(frozen, name = "Connected", module = "rexmit._core")]
 pub struct PyConnected {
@@ -316,6 +349,8 @@ pub struct PyIdle {
     idle: f64,
     #[pyo3(get)]
     restart_window: u64,
+    #[pyo3(get)]
+    ssthresh_floor: u64,
 }
 
 impl From<&IdleRestart> for PyIdle {
@@ -325,6 +360,7 @@ impl From<&IdleRestart> for PyIdle {
             now_ns: i.now.as_nanos(),
             idle: i.idle.as_nanos() as f64 * 1e-9,
             restart_window: i.restart_window,
+            ssthresh_floor: i.ssthresh_floor,
         }
     }
 }
@@ -394,6 +430,7 @@ pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCongestion>()?;
     m.add_class::<PyTimeout>()?;
     m.add_class::<PyEcnEcho>()?;
+    m.add_class::<PyUndo>()?;
     m.add_class::<PyConnected>()?;
     m.add_class::<PyRecovery>()?;
     m.add_class::<PyIdle>()?;

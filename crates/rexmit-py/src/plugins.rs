@@ -18,7 +18,7 @@ use pyo3::types::PyDict;
 use rexmit_tcp::cc::registry::{self, CcPlugin, ParamSpec};
 use rexmit_tcp::cc::{
     defaults, AckSample, CcParams, CongestionControl, CongestionEvent, Connected, EcnEcho,
-    IdleRestart, OwnWrite, RateAck, RecoveryEnd, RecoveryStart, Timeout,
+    IdleRestart, OwnWrite, RateAck, RecoveryEnd, RecoveryStart, Timeout, Undo,
 };
 use rexmit_time::Time;
 use std::sync::{Arc, Mutex};
@@ -72,7 +72,7 @@ pub fn take_failure() -> Option<PluginFailure> {
 }
 
 /// The events a class may define, in `Events` bit order.
-pub const EVENTS: [&str; 17] = [
+pub const EVENTS: [&str; 18] = [
     "on_connected",
     "on_lost_syn",
     "on_idle_restart",
@@ -84,6 +84,7 @@ pub const EVENTS: [&str; 17] = [
     "on_ecn_echo",
     "on_recovery_start",
     "on_recovery_end",
+    "on_undo",
     "on_recovery_inflate",
     "on_recovery_dupack",
     "on_recovery_deflate",
@@ -395,6 +396,14 @@ impl CongestionControl for PyController {
         self.now = ev.now;
         if self.defines("on_recovery_end") {
             self.call("on_recovery_end", (PyRecovery::from(ev),));
+        }
+    }
+    fn on_undo(&mut self, ev: &Undo) {
+        self.now = ev.now;
+        if self.defines("on_undo") {
+            self.call("on_undo", (PyUndo::from(ev),));
+        } else {
+            defaults::on_undo(self, ev);
         }
     }
     fn on_recovery_inflate(&mut self, dupacks: u32, smss: u64) {

@@ -173,6 +173,12 @@ impl TcpCfg {
             "rack" if self.rack.is_none() => {
                 format!(" (rack = true comes from {profile}: set rack = false with this recovery)")
             }
+            "frto" if self.frto.is_none() => {
+                format!(" (frto = true comes from {profile}: set frto = false with this recovery)")
+            }
+            "tlp" if self.tlp.is_none() => {
+                format!(" (tlp = true comes from {profile}: set tlp = false with this recovery)")
+            }
             "prr" if self.prr.is_none() => {
                 format!(" (prr = true comes from {profile}: set prr = false with this recovery)")
             }

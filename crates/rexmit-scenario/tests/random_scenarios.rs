@@ -130,7 +130,7 @@ fn app(i: usize, f: &FlowGen, from: &str, to: &str) -> Value {
             let sack = recovery == "sack";
             let (rack, prr) = (*rack && sack, *prr && sack);
             json!({ "name": name, "kind": "tcp_bulk", "from": from, "to": to, "bytes": format!("{kb}KiB"),
-                "tcp": { "recovery": recovery, "cc": cc, "rack": rack, "prr": prr,
+                "tcp": { "recovery": recovery, "cc": cc, "rack": rack, "tlp": rack, "prr": prr,
                           "send_buffer": format!("{buffers_kb}KiB"), "recv_buffer": format!("{buffers_kb}KiB") } })
         }
         FlowGen::Sctp {

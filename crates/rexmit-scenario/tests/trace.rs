@@ -176,7 +176,10 @@ fn tail_loss_probe_of_a_lost_last_segment_is_traced_as_tlp() {
     // RACK-TLP (RFC 8985 §7.3): the last segment (300 000 = 205 × 1460 + 700 bytes, so it starts
     // at 1 + 205 × 1460) is lost and no ACK will tell; the probe timer resends it (cause 4).
     let last = 1 + 205 * 1460;
-    let app = TCP.replace("recovery = \"sack\"", "recovery = \"sack\", rack = true");
+    let app = TCP.replace(
+        "recovery = \"sack\"",
+        "recovery = \"sack\", rack = true, tlp = true",
+    );
     let r = run_text(&chain(&format!("tcp_seqs = [{last}]"), &app, TRACE));
     let rtx: Vec<_> = sent(&r).into_iter().filter(|(_, c)| *c != 0).collect();
     assert_eq!(rtx, [(last, 4)]);

@@ -213,13 +213,28 @@ impl Settings {
                 }
                 self.set_tcp("rack", Value::Boolean(bits & 1 == 1), o);
             }
-            "net.ipv4.tcp_early_retrans" => match int(&n, v)? {
-                // 3 (Linux's default) and 4: TLP, which is RACK's in rexmit.
-                3 | 4 => self.set_tcp("early_retransmit", Value::Boolean(false), o),
-                // Before Linux 4.x: 1 and 2 turned on RFC 5827 early retransmit.
-                1 | 2 => self.set_tcp("early_retransmit", Value::Boolean(true), o),
-                0 => self.tcp_early_retrans_off(o)?,
-                x => return Err(format!("{n}={x}: expected 0..=4")),
+            "net.ipv4.tcp_early_retrans" => {
+                // 3 (Linux's default) and 4: the tail loss probe (RFC 8985 §7); 1 and 2 turned
+                // on RFC 5827 early retransmit before Linux 4.x; 0: neither.
+                let (tlp, er) = match int(&n, v)? {
+                    3 | 4 => (true, false),
+                    1 | 2 => (false, true),
+                    0 => (false, false),
+                    x => return Err(format!("{n}={x}: expected 0..=4")),
+                };
+                self.set_tcp("tlp", Value::Boolean(tlp), o);
+                self.set_tcp("early_retransmit", Value::Boolean(er), o);
+            }
+            "net.ipv4.tcp_frto" => match int(&n, v)? {
+                // RFC 5682 §3's SACK-enhanced F-RTO is rexmit's `frto`.
+                0 => self.set_tcp("frto", Value::Boolean(false), o),
+                2 => self.set_tcp("frto", Value::Boolean(true), o),
+                x => {
+                    return Err(format!(
+                        "{n}={x}: expected 0 or 2 (the SACK-enhanced F-RTO; Linux's 1, \
+                         RFC 5682 §2's basic algorithm, is not modelled)"
+                    ))
+                }
             },
             "net.ipv4.tcp_ecn" => {
                 // Linux: 1 requests ECN, 2 (its default) accepts it only (RFC 3168 §6.1.1).
@@ -270,9 +285,16 @@ impl Settings {
             "net.ipv4.tcp_retries2" => {
                 self.retries2 = Some(int(&n, v)?.min(u32::MAX as i64) as u32);
             }
-            "net.ipv4.tcp_slow_start_after_idle"
-            | "net.ipv4.tcp_frto"
-            | "net.ipv4.tcp_fastopen" => {
+            "net.ipv4.tcp_slow_start_after_idle" => {
+                // Linux's tcp_cwnd_restart is rexmit's idle_restart = "linux".
+                let rule = if flag(&n, v)? == Value::Boolean(true) {
+                    "linux"
+                } else {
+                    "off"
+                };
+                self.set_tcp("idle_restart", Value::String(rule.into()), o);
+            }
+            "net.ipv4.tcp_fastopen" => {
                 if v != "0" {
                     return Err(format!(
                         "{origin}: not modelled by rexmit (only 0 is accepted; docs/scripts.md)"
@@ -324,22 +346,6 @@ impl Settings {
         Ok(())
     }
 
-    /// tcp_early_retrans = 0 turns TLP off; in rexmit TLP is part of RACK.
-    fn tcp_early_retrans_off(&mut self, origin: &str) -> SetResult<()> {
-        let rack_off = self
-            .tcp
-            .get("rack")
-            .is_some_and(|(v, _)| *v == Value::Boolean(false));
-        if rack_off || self.profile == "rfc" && !self.tcp.contains_key("rack") {
-            self.set_tcp("early_retransmit", Value::Boolean(false), origin);
-            return Ok(());
-        }
-        Err(format!(
-            "{origin}: rexmit's tail loss probe is part of RACK (no separate switch yet, issue 38 §2): \
-             set net.ipv4.tcp_recovery=0 first"
-        ))
-    }
-
     /// A socket option set before the core exists (`setsockopt`). `level` and `name` are the
     /// symbolic names; `int` the value of `[N]` or `N`, `text` of `"cubic"`.
     pub fn sockopt(&mut self, name: &str, int: Option<i64>, text: Option<&str>) -> SetResult<()> {
@@ -385,24 +391,35 @@ impl Settings {
         let mut t = toml::Table::new();
         t.insert("profile".into(), Value::String(self.profile.clone()));
         let mut tcp = self.tcp.clone();
-        // Without SACK there is no RACK (the core requires it): a script that turns SACK off
-        // turns the profile's RACK off with it, unless it set RACK itself.
+        // Without SACK there is no RACK, TLP or F-RTO (the core requires SACK recovery for
+        // them): a script that turns SACK off, or picks another recovery than RFC 6675's,
+        // turns the profile's off with it (and PRR with another recovery), unless it set them
+        // itself. A sysctl that turns TLP or F-RTO on does not count: Linux has them on by
+        // default and skips them without SACK (tcp_schedule_loss_probe, tcp_enter_loss).
         let sack_off = tcp
             .get("sack")
             .is_some_and(|(v, _)| *v == Value::Boolean(false));
-        if sack_off && !tcp.contains_key("rack") {
-            tcp.insert("rack".into(), (Value::Boolean(false), "sack off".into()));
-        }
-        // Likewise another recovery than RFC 6675's turns off the profile's RACK and PRR.
         let not_sack = tcp
             .get("recovery")
             .is_some_and(|(v, _)| *v != Value::String("sack".into()));
-        for k in ["rack", "prr"] {
-            if not_sack && !tcp.contains_key(k) {
-                tcp.insert(
-                    k.into(),
-                    (Value::Boolean(false), "recovery not sack".into()),
-                );
+        let soft = |k: &str, tcp: &BTreeMap<String, (Value, String)>| match tcp.get(k) {
+            None => true,
+            Some((v, origin)) => {
+                *v == Value::Boolean(true)
+                    && matches!(k, "tlp" | "frto")
+                    && origin.starts_with("sysctl")
+            }
+        };
+        for k in ["rack", "tlp", "frto", "prr"] {
+            let why = if not_sack {
+                "recovery not sack"
+            } else if sack_off && k != "prr" {
+                "sack off"
+            } else {
+                continue;
+            };
+            if soft(k, &tcp) {
+                tcp.insert(k.into(), (Value::Boolean(false), why.into()));
             }
         }
         for (k, (v, _)) in &tcp {
@@ -519,13 +536,13 @@ mod tests {
             .unwrap_err()
             .contains("expected 0 or 1"));
         assert!(s
-            .sysctl("net.ipv4.tcp_frto", "2")
+            .sysctl("net.ipv4.tcp_frto", "1")
+            .unwrap_err()
+            .contains("expected 0 or 2"));
+        assert!(s
+            .sysctl("net.ipv4.tcp_fastopen", "1")
             .unwrap_err()
             .contains("not modelled"));
-        assert!(s
-            .sysctl("net.ipv4.tcp_early_retrans", "0")
-            .unwrap_err()
-            .contains("tcp_recovery=0"));
         assert!(s
             .sysctl("net.ipv4.tcp_ecn", "3")
             .unwrap_err()

@@ -305,6 +305,8 @@ impl PathController {
                     now,
                     idle,
                     restart_window,
+                    // RFC 9260 §7.2.1 leaves ssthresh alone.
+                    ssthresh_floor: 0,
                 });
             }
         }

@@ -57,6 +57,19 @@ rexmit_options::choices! {
 }
 
 rexmit_options::choices! {
+    /// The window after an idle period (`TcpConfig::idle_restart`).
+    pub enum IdleRestartRule {
+        /// cwnd is kept however long the connection was idle.
+        Off = "off",
+        /// RFC 5681 §4.1: cwnd = min(cwnd, RW), RW = min(IW, cwnd).
+        Rfc5681 = "rfc5681",
+        /// Linux tcp_cwnd_restart: ssthresh = max(ssthresh, 3/4 cwnd), then cwnd halved for
+        /// every full RTO of idleness while above RW, never below RW.
+        Linux = "linux",
+    }
+}
+
+rexmit_options::choices! {
     /// How the receiver sizes the window it advertises (`TcpConfig::receive_window`).
     pub enum ReceiveWindow {
         /// The free receive buffer (`recv_buffer` minus unread data), offered from the start.
@@ -209,10 +222,38 @@ macro_rules! tcp_option_table {
         /// increase of SMSS·SMSS/cwnd, which ns-2 and ns-3 use (Linux's tcp_cong_avoid_ai counts
         /// acknowledged packets).
         opt byte_counting: bool = false, linux = true, unit = flag;
-        /// RFC 8985 RACK-TLP loss detection (needs SACK and recovery = "sack"; Linux:
-        /// tcp_recovery = 1, tcp_early_retrans = 3).
+        /// RFC 8985 §6 RACK loss detection (needs SACK and recovery = "sack"; Linux:
+        /// tcp_recovery = 1, since 6.17 its only loss detection). Without it RFC 6675 marks
+        /// losses (IsLost) and counts pipe.
         opt rack: bool = false, linux = true, unit = flag,
             relation = "false unless sack = true and recovery = \"sack\"";
+        /// RFC 8985 §7 tail loss probe, with or without RACK (needs SACK and recovery = "sack";
+        /// Linux: tcp_early_retrans = 3). Without RACK the probe's ACK is read by RFC 6675.
+        opt tlp: bool = false, linux = true, unit = flag,
+            relation = "false unless sack = true and recovery = \"sack\"";
+        /// Undo a window reduction found spurious: every retransmission since it reported
+        /// duplicate by D-SACK (RFC 3708 detection), or with timestamps an ACK echoing one older
+        /// than the first retransmission (RFC 3522 Eifel detection); cwnd and ssthresh return
+        /// to their values before it (the controller's on_undo; RFC 4015's response). Linux
+        /// always undoes (tcp_try_undo_recovery, _dsack, _loss).
+        opt undo: bool = false, linux = true, unit = flag;
+        /// RFC 5682 F-RTO after a retransmission timeout, SACK-enhanced (§3; Linux tcp_frto =
+        /// 2): on the ACK that advances SND.UNA new data goes instead of retransmissions, and an
+        /// ACK for data sent before the timeout and never retransmitted undoes it.
+        opt frto: bool = false, linux = true, unit = flag,
+            relation = "false unless sack = true and recovery = \"sack\"";
+        /// Restart after idle: before sending after no data was sent for more than an RTO
+        /// with nothing outstanding, cwnd comes down (RFC 5681 §4.1: to RW = min(IW, cwnd);
+        /// Linux tcp_slow_start_after_idle = 1, tcp_cwnd_restart: halved once per RTO of
+        /// idleness, not below RW, with ssthresh raised to 3/4 of the old cwnd), through the
+        /// controller's on_idle_restart.
+        opt idle_restart: $crate::IdleRestartRule = $crate::IdleRestartRule::Off,
+            linux = $crate::IdleRestartRule::Linux, unit = choice;
+        /// The window grows only while the flow is cwnd-limited (RFC 7661 §4.3's rule that an
+        /// unused window is not validated; Linux tcp_is_cwnd_limited): cwnd was full in the
+        /// current window of data, or, in slow start, cwnd < 2 × the most data outstanding in
+        /// it. Off: every ACK of new data may grow cwnd (RFC 5681).
+        opt cwnd_limited_growth: bool = false, linux = true, unit = flag;
         /// RFC 6937 proportional rate reduction during SACK recovery (recovery = "sack").
         opt prr: bool = false, linux = true, unit = flag,
             relation = "false unless recovery = \"sack\"";
@@ -412,6 +453,18 @@ impl rexmit_options::Relations for TcpConfig {
             "rack",
             "false unless sack = true and recovery = \"sack\"",
             &self.rack,
+        )?;
+        require(
+            !self.tlp || (self.sack && self.recovery == RecoveryAlgorithm::Sack),
+            "tlp",
+            "false unless sack = true and recovery = \"sack\"",
+            &self.tlp,
+        )?;
+        require(
+            !self.frto || (self.sack && self.recovery == RecoveryAlgorithm::Sack),
+            "frto",
+            "false unless sack = true and recovery = \"sack\"",
+            &self.frto,
         )?;
         require(
             !self.prr || self.recovery == RecoveryAlgorithm::Sack,

@@ -22,6 +22,8 @@ struct TxState {
     /// C.first_sent_time when sent.
     first_sent_time: Time,
     retransmitted: bool,
+    /// Sent while the connection was application-limited (draft §3.2 P.is_app_limited).
+    is_app_limited: bool,
 }
 
 /// One ACK's rate sample (draft §3.3).
@@ -39,6 +41,10 @@ pub struct RateSample {
     pub prior_in_flight: u64,
     /// RTT of the most recently sent delivered segment that was never retransmitted.
     pub rtt: Option<Duration>,
+    /// The most recently sent delivered segment left while the connection was
+    /// application-limited (draft §3.3 rs.is_app_limited): the rate may be below what the
+    /// path carries.
+    pub is_app_limited: bool,
 }
 
 impl RateSample {
@@ -60,6 +66,9 @@ pub struct DeliveryRate {
     /// The sample being built by the current ACK.
     current: Option<(TxState, u64)>,
     acked_sacked: u64,
+    /// C.app_limited (draft §3.4, Linux tp->app_limited): while non-zero the connection is
+    /// application-limited, until `delivered` passes it; 0 when not.
+    app_limited: u64,
 }
 
 impl DeliveryRate {
@@ -79,8 +88,16 @@ impl DeliveryRate {
                 delivered_time: self.delivered_time,
                 first_sent_time: self.first_sent_time,
                 retransmitted: retransmission,
+                is_app_limited: self.app_limited != 0,
             },
         );
+    }
+
+    /// The application wrote while less than a segment was unsent, with room in cwnd and every
+    /// lost segment resent (the sender decides: draft §3.4, Linux tcp_rate_check_app_limited):
+    /// the bubble in the pipe lasts until what is now in flight is delivered.
+    pub fn mark_app_limited(&mut self, in_flight: u64) {
+        self.app_limited = (self.delivered + in_flight).max(1);
     }
 
     fn on_delivered(&mut self, now: Time, tx: TxState) {
@@ -128,6 +145,10 @@ impl DeliveryRate {
         min_rtt: Option<Duration>,
     ) -> RateSample {
         let acked_sacked = std::mem::take(&mut self.acked_sacked);
+        // Draft §3.3 (Linux tcp_rate_gen): the bubble is gone once it is delivered.
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
         let Some((tx, _)) = self.current.take() else {
             return RateSample {
                 acked_sacked,
@@ -151,6 +172,7 @@ impl DeliveryRate {
             acked_sacked,
             prior_in_flight,
             rtt,
+            is_app_limited: tx.is_app_limited,
         }
     }
 }
@@ -213,6 +235,31 @@ mod tests {
         r.on_cum_ack(ms(60), 3000);
         let s = r.take_sample(ms(60), 2000, None);
         assert_eq!((s.acked_sacked, r.delivered), (2000, 3000));
+    }
+
+    /// Draft §3.4: segments sent after the application left the pipe short carry the mark, and
+    /// so does the sample they end; once what was in flight then is delivered, it is gone.
+    #[test]
+    fn samples_of_segments_sent_while_app_limited_carry_the_mark_until_the_bubble_is_delivered() {
+        let mut r = DeliveryRate::default();
+        r.on_send(ms(0), 1000, 1000, 0, false);
+        r.on_cum_ack(ms(100), 1000);
+        assert!(!r.take_sample(ms(100), 1000, None).is_app_limited);
+        // The application writes one segment with nothing in flight: C.app_limited = 1000 + 0.
+        r.mark_app_limited(0);
+        r.on_send(ms(100), 2000, 1000, 0, false);
+        r.on_send(ms(101), 3000, 1000, 1000, false);
+        r.on_cum_ack(ms(200), 2000);
+        assert!(r.take_sample(ms(200), 2000, None).is_app_limited);
+        // Delivered (2000) passed the mark: segments sent from now on are not marked.
+        r.on_send(ms(200), 4000, 1000, 1000, false);
+        r.on_cum_ack(ms(201), 3000);
+        assert!(
+            r.take_sample(ms(201), 2000, None).is_app_limited,
+            "sent at 101 ms"
+        );
+        r.on_cum_ack(ms(300), 4000);
+        assert!(!r.take_sample(ms(300), 1000, None).is_app_limited);
     }
 
     #[test]

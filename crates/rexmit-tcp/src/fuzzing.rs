@@ -60,6 +60,7 @@ fn config(c: &mut Cursor) -> TcpConfig {
         window_scaling: bit(f0, 4) || recv_buffer > 65_535,
         nagle: bit(f0, 5),
         rack: bit(f0, 6),
+        tlp: bit(f0, 6),
         prr: bit(f0, 7),
         dsack: bit(f1, 0),
         limited_transmit: bit(f1, 1),

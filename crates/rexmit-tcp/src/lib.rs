@@ -89,8 +89,8 @@ pub mod timers;
 
 pub use cc::{CcAlgorithm, CongestionControl, ControllerFactory};
 pub use config::{
-    ConfigError, DecreaseBase, EcnMode, ReceiveWindow, RecoveryAlgorithm, RtoRearm, TcpConfig,
-    WindowUnit,
+    ConfigError, DecreaseBase, EcnMode, IdleRestartRule, ReceiveWindow, RecoveryAlgorithm,
+    RtoRearm, TcpConfig, WindowUnit,
 };
 pub use connection::{Connection, Event, State, TcpInfo};
 

@@ -48,6 +48,8 @@ pub struct SackUpdate {
     pub newly_sacked: u64,
     /// RFC 2883 §4 / RFC 3708: the first block reported a duplicate.
     pub dsack: bool,
+    /// That block, [start, end).
+    pub dsack_range: Option<(u64, u64)>,
     pub delivered: Vec<Delivered>,
     /// The lowest start of a newly SACKed segment never retransmitted (reordering evidence
     /// when below the highest SACKed sequence, `sender/reordering.rs`).
@@ -88,6 +90,11 @@ impl Scoreboard {
             .get(i)
             .filter(|s| s.sacked && s.end == self.high_sacked)
             .map_or(0, |s| s.start)
+    }
+    /// Some outstanding segment is SACKed (RFC 8985 RACK.segs_sacked > 0), in O(1): the
+    /// highest SACKed offset is forgotten once the cumulative ACK passes it.
+    pub fn any_sacked(&self) -> bool {
+        self.high_sacked > 0
     }
     pub fn first(&self) -> Option<&SentSegment> {
         self.segs.front()
@@ -145,6 +152,7 @@ impl Scoreboard {
             if i == 0 && (r <= snd_una || blocks.get(1).is_some_and(|&(l2, r2)| l >= l2 && r <= r2))
             {
                 up.dsack = true;
+                up.dsack_range = Some((l, r));
                 continue;
             }
             let from = self.segs.partition_point(|s| s.end <= l);
@@ -234,6 +242,28 @@ impl Scoreboard {
         self.segs.iter().filter(|s| !s.sacked && !s.lost).count() as u64
     }
 
+    /// RFC 8985 §6.3 after a retransmission timeout with RACK: the segment at SND.UNA and
+    /// every other unSACKed one for which `expired` holds are lost (the others, sent within
+    /// RACK.rtt + RACK.reo_wnd, may still arrive). Returns how many were newly marked.
+    pub fn mark_lost_on_rto(&mut self, expired: impl Fn(&SentSegment) -> bool) -> u64 {
+        let mut marked = 0;
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            if !s.sacked && !s.lost && (i == 0 || expired(s)) {
+                s.lost = true;
+                marked += 1;
+            }
+        }
+        marked
+    }
+
+    /// Forget every loss mark (a timeout or a reduction found spurious, `recovery::undo`).
+    pub fn unmark_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.lost = false;
+        }
+        self.lost_frontier = 0;
+    }
+
     /// Declare every unSACKed segment lost (after a retransmission timeout).
     pub fn mark_all_lost(&mut self) {
         for s in self.segs.iter_mut().filter(|s| !s.sacked) {
@@ -265,6 +295,15 @@ impl Scoreboard {
             .filter(|s| !s.sacked && !s.lost)
             .map(|s| s.len())
             .sum()
+    }
+
+    /// Whether a retransmission is still in flight (Linux retrans_out > 0): resent and not
+    /// SACKed; with RACK (`rack_marks`, whose marks clear on resend) not marked lost again.
+    /// RFC 6675's IsLost marks stay on a resent segment, which pipe counts (§4 SetPipe S2).
+    pub fn any_retransmission_in_flight(&self, rack_marks: bool) -> bool {
+        self.segs
+            .iter()
+            .any(|s| s.rexmits > 0 && !s.sacked && !(rack_marks && s.lost))
     }
 
     /// The first segment marked lost and not yet retransmitted since (RACK mode).
@@ -383,6 +422,7 @@ mod tests {
             SackUpdate {
                 newly_sacked: 0,
                 dsack: true,
+                dsack_range: Some((1, 101)),
                 delivered: vec![],
                 reord_low: None,
             }

@@ -43,6 +43,11 @@ pub struct TcpStats {
     pub tlp_probes: u64,
     /// Retransmitted probes that repaired a loss (RFC 8985 §7.4), each with a window reduction.
     pub tlp_repairs: u64,
+    /// Reductions undone as spurious (`tcp.undo`, `tcp.frto`): every retransmission reported
+    /// duplicate by D-SACK, an echoed timestamp older than the first retransmission, F-RTO.
+    pub undos_dsack: u64,
+    pub undos_timestamps: u64,
+    pub undos_frto: u64,
     pub bytes_retransmitted: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,

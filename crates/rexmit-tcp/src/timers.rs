@@ -80,6 +80,11 @@ impl TimerTable {
     }
 }
 
+/// RFC 7323 §5.4: a timestamp clock of 1 ms.
+pub(crate) fn ts_clock(now: Time) -> u32 {
+    (now.as_nanos() / 1_000_000) as u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

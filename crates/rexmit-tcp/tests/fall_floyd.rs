@@ -39,6 +39,7 @@ fn run_tweaked(
         initial_ssthresh: 100 * MSS,
         sack,
         rack,
+        tlp: rack,
         ack_every,
         ..cfg(alg)
     };
@@ -185,19 +186,21 @@ fn newreno_retransmits_one_hole_per_rtt_without_timeout() {
 #[test]
 fn sack_repairs_all_holes_in_one_rtt_without_timeout() {
     // Once DupThresh segments are SACKed above a hole it is lost (RFC 6675 IsLost) and
-    // retransmitted as pipe allows, all within the first recovery RTT. At the end of the
-    // recovery, with no new data left, NextSeg rule (4) makes the one rescue retransmission of
-    // the highest unSACKed segment (packet 40, the last, in flight).
+    // retransmitted as pipe allows, all within the first recovery RTT. With no new data left,
+    // NextSeg rule (4) may rescue the highest unSACKed segment (packet 40, the last, in
+    // flight) once HighACK has passed the first retransmission (RescueRxt, §5 (4.3)): with one
+    // or two holes the ACK that passes it ends the recovery, with three or four the next
+    // hole's ACK opens the window for the rescue.
     let o = run(RecoveryAlgorithm::Sack, &[14]);
-    assert_eq!(o.rtx, vec![(310, 14), (410, 40)]);
+    assert_eq!(o.rtx, vec![(310, 14)]);
     let o = run(RecoveryAlgorithm::Sack, &[14, 15]);
-    assert_eq!(o.rtx, vec![(311, 14), (404, 15), (411, 40)]);
+    assert_eq!(o.rtx, vec![(311, 14), (404, 15)]);
     let o = run(RecoveryAlgorithm::Sack, &[14, 15, 16]);
-    assert_eq!(o.rtx, vec![(312, 14), (404, 15), (405, 16), (412, 40)]);
+    assert_eq!(o.rtx, vec![(312, 14), (404, 15), (405, 16), (505, 40)]);
     let o = run(RecoveryAlgorithm::Sack, &[14, 15, 16, 17]);
     assert_eq!(
         o.rtx,
-        vec![(313, 14), (404, 15), (405, 16), (406, 17), (414, 40)]
+        vec![(313, 14), (404, 15), (405, 16), (406, 17), (505, 40)]
     );
     assert_eq!((o.timeouts, o.fast_retransmits), (0, 1));
 }

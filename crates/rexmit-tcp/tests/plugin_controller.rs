@@ -10,7 +10,7 @@ mod common;
 use common::*;
 use rexmit_tcp::cc::{
     AckSample, CcParams, CongestionCause, CongestionControl, CongestionEvent, Connected,
-    ControllerFactory, OwnWrite, RecoveryEnd, RecoveryStart,
+    ControllerFactory, OwnWrite, RecoveryEnd, RecoveryStart, Undo, UndoCause,
 };
 use rexmit_tcp::{Connection, DecreaseBase, RecoveryAlgorithm, TcpConfig};
 use rexmit_time::Time;
@@ -29,6 +29,8 @@ enum Call {
     End {
         by_timeout: bool,
     },
+    /// A reduction found spurious, with the cwnd before it.
+    Undo(UndoCause, u64),
     /// A default method stored cwnd / ssthresh.
     Cwnd(u64),
     Ssthresh(u64),
@@ -93,6 +95,12 @@ impl CongestionControl for HalfOnLoss {
         self.note(Call::End {
             by_timeout: ev.by_timeout,
         });
+    }
+    /// Its own response: half of what was taken back.
+    fn on_undo(&mut self, ev: &Undo) {
+        self.note(Call::Undo(ev.cause, ev.prior_cwnd));
+        self.cwnd = self.cwnd.max((self.cwnd + ev.prior_cwnd) / 2);
+        self.ssthresh = self.ssthresh.max(ev.prior_ssthresh);
     }
 }
 
@@ -281,6 +289,7 @@ fn transfer_completes_with_a_plugin_controller() {
 fn rack_loss_is_the_cause_the_plugin_hears() {
     let c = TcpConfig {
         rack: true,
+        tlp: true,
         ..cfg(RecoveryAlgorithm::Sack)
     };
     let (mut n, log) = net_with_plugin(c, 100 * MSS);
@@ -301,4 +310,41 @@ fn rack_loss_is_the_cause_the_plugin_hears() {
             .collect::<Vec<_>>(),
         [CongestionCause::Rack, CongestionCause::Rack]
     );
+}
+
+/// `tcp.undo`: a spurious fast retransmission (packet 1 only late, its retransmission
+/// reported duplicate by a D-SACK, RFC 3708) reaches the plugin as `on_undo` with the window
+/// of before the reduction, and the plugin's own response decides the window.
+#[test]
+fn the_plugin_hears_an_undo_and_chooses_the_window() {
+    let log = Log::default();
+    let factory = Arc::new(Factory { log: log.clone() });
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        undo: true,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
+    let mut s =
+        Injector::established_as(c, true, 40 * MSS as usize, |c| c.with_controller(factory));
+    s.sent();
+    s.lose_first_of_flight();
+    s.ack(210, 11, &[]);
+    use Call::*;
+    use CongestionCause::DuplicateAcks;
+    let calls: Vec<Call> = take(&log)
+        .into_iter()
+        .filter(|c| !matches!(c, Grow(_) | Connected { .. }))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            Congestion(DuplicateAcks, 10 * MSS),
+            Start(DuplicateAcks),
+            End { by_timeout: false }
+        ]
+    );
+    assert_eq!(s.c.cwnd(), 5 * MSS);
+    s.ack(300, 11, &[(1, 1)]);
+    assert_eq!(take(&log), [Undo(UndoCause::Dsack, 10 * MSS)]);
+    assert_eq!(s.c.cwnd(), 7_500);
 }

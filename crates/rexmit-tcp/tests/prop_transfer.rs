@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use rexmit_tcp::cc::registry::ParamMap;
-use rexmit_tcp::{CcAlgorithm, RecoveryAlgorithm, TcpConfig};
+use rexmit_tcp::{CcAlgorithm, IdleRestartRule, RecoveryAlgorithm, TcpConfig};
 use rexmit_time::{Duration, Time};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -57,6 +57,17 @@ fn transfer(
         timestamps,
         limited_transmit: seed & 1 == 0,
         early_retransmit: seed & 2 == 0,
+        // Undo of spurious reductions (D-SACK, timestamps, F-RTO), restart after idle and
+        // growth only while cwnd-limited: the linux profile's rules under the same property.
+        dsack: seed & 8 == 0,
+        undo: seed & 16 == 0,
+        frto: VARIANTS[variant] == RecoveryAlgorithm::Sack && seed & 32 == 0,
+        idle_restart: if seed & 64 == 0 {
+            IdleRestartRule::Linux
+        } else {
+            IdleRestartRule::Off
+        },
+        cwnd_limited_growth: seed & 128 == 0,
         // The property is eventual delivery: do not abandon the connection (R2) under 30 % loss,
         // nor its handshake (eight SYNs all lost is a case proptest found).
         max_retransmissions: 100,
@@ -99,8 +110,9 @@ fn transfer(
     assert_eq!(n.b.stats().bytes_delivered, data.len() as u64);
     if std::env::var_os("TCP_PROP_VERBOSE").is_some() {
         eprintln!(
-            "{:?}{} loss {loss_pct}% reorder {reorder_pct}% {len} B: rtx {} timeouts {} fr {} end {}",
-            VARIANTS[variant], if variant == 4 { "+RACK" } else { "" }, st.retransmits(), st.timeouts, st.fast_retransmits, n.now
+            "{:?}{} loss {loss_pct}% reorder {reorder_pct}% {len} B: rtx {} timeouts {} fr {} undos {}/{}/{} end {}",
+            VARIANTS[variant], if variant == 4 { "+RACK" } else { "" }, st.retransmits(), st.timeouts, st.fast_retransmits,
+            st.undos_dsack, st.undos_timestamps, st.undos_frto, n.now
         );
     }
 }

@@ -30,24 +30,29 @@ fn sack_rescue_retransmission_when_last_segment_lost() {
     let mut s = ten_packets();
     assert_eq!(s.ack(210, 3, &[(4, 4)]), vec![]);
     assert_eq!(s.ack(211, 3, &[(4, 5)]), vec![]);
-    // Entry (RFC 6675 §5 step 4): FlightSize 8 → cwnd = ssthresh = 4; retransmit 3.
+    // Entry (RFC 6675 §5 step 4): FlightSize 8 → cwnd = ssthresh = 4; retransmit 3, and (4.3)
+    // HighRxt = RescueRxt = the end of 3.
     assert_eq!(s.ack(212, 3, &[(4, 6)]), vec![3]);
     assert_eq!((s.cwnd_pkts(), s.c.pipe() / MSS), (4, 5));
     assert_eq!(s.ack(213, 3, &[(4, 7)]), vec![]);
     // pipe 3 < cwnd 4. Rule (1): nothing lost above HighRxt. Rule (2): no new data. Rule (3):
-    // no unSACKed segment below the highest SACKed one. Rule (4): one rescue retransmission of
-    // the highest unSACKed segment, packet 10.
-    assert_eq!(s.ack(214, 3, &[(4, 8)]), vec![10]);
-    // Room again, but only one rescue per recovery episode.
+    // no unSACKed segment below the highest SACKed one. Rule (4) needs HighACK > RescueRxt:
+    // the cumulative ACK has not passed the retransmission of 3, so no rescue yet (§5 (4.3):
+    // "to prevent ... a premature rescue retransmission").
+    assert_eq!(s.ack(214, 3, &[(4, 8)]), vec![]);
     assert_eq!(s.ack(215, 3, &[(4, 9)]), vec![]);
     assert_eq!(s.c.pipe() / MSS, 2);
-    // The retransmission of 3 fills the hole: 4..=9 were held, so ACK 10 (partial).
-    assert_eq!(s.ack(300, 10, &[]), vec![]);
+    // The retransmission of 3 fills the hole: 4..=9 were held, so ACK 10 (partial). HighACK
+    // is now past RescueRxt: rule (4) rescues the highest unSACKed segment, packet 10.
+    assert_eq!(s.ack(300, 10, &[]), vec![10]);
     assert!(s.c.in_recovery());
+    // Only one rescue per recovery episode.
+    assert_eq!(s.ack(301, 10, &[]), vec![]);
     // The rescued 10 arrives: everything acknowledged, recovery over, no timeout.
-    assert_eq!(s.ack(310, 11, &[]), vec![]);
+    assert_eq!(s.ack(400, 11, &[]), vec![]);
     assert!(!s.c.in_recovery());
     assert_eq!((s.c.stats().timeouts, s.c.stats().retransmits_fast), (0, 2));
+    assert_eq!(s.c.stats().retransmits_rescue, 1);
     assert_eq!(
         s.c.poll_timeout(),
         None,
@@ -176,4 +181,41 @@ fn loss_right_after_recovery_point_starts_a_new_recovery() {
     assert_eq!(out.first(), Some(&11));
     assert!(s.c.in_recovery());
     assert_eq!((s.c.stats().fast_retransmits, s.c.stats().timeouts), (2, 0));
+}
+
+#[test]
+fn cumulative_ack_with_new_sack_information_is_a_duplicate_and_may_enter_recovery() {
+    // RFC 6675 §5: "If the incoming ACK is a duplicate acknowledgment per the definition in
+    // Section 2 (regardless of its status as a cumulative acknowledgment), and the TCP is not
+    // currently in loss recovery, the TCP MUST increase DupAcks by one" and take steps (1)–(3),
+    // of which (2) enters recovery when IsLost(HighACK + 1).
+    let mut s = window_of_ten(30);
+    // Packet 3 lost; a delayed ACK covers 1 and 2 and, as 4..=6 arrived out of order, SACKs
+    // them: three SACKed segments lie above HighACK + 1 = packet 3, so it is lost, and this
+    // ACK, cumulative but carrying new SACK information, is the DupAck that starts recovery.
+    let out = s.ack(200, 3, &[(4, 6)]);
+    assert_eq!(out.first(), Some(&3), "fast retransmit of 3 first: {out:?}");
+    assert!(s.c.in_recovery());
+    assert_eq!(s.c.stats().fast_retransmits, 1);
+    // Further DupAcks inside the episode start no new one.
+    s.ack(210, 3, &[(4, 7)]);
+    assert_eq!(s.c.stats().fast_retransmits, 1);
+}
+
+#[test]
+fn limited_transmit_with_sack_follows_cwnd_minus_pipe() {
+    // RFC 6675 §5 step (3): on a DupAck before recovery "the number of octets which may be
+    // sent is governed by pipe and cwnd": (3.3) while cwnd − pipe ≥ 1 SMSS, new data goes.
+    // One DupAck SACKing 2 and 3 takes two segments out of pipe (cwnd 10, pipe 8): two new
+    // segments go, where RFC 3042 alone allows one per DupAck.
+    let c = TcpConfig {
+        initial_cwnd_segments: 10,
+        limited_transmit: true,
+        ..cfg(RecoveryAlgorithm::Sack)
+    };
+    let mut s = Injector::established(c, true, 30 * MSS as usize);
+    assert_eq!(s.sent(), (1..=10).collect::<Vec<_>>());
+    assert_eq!(s.ack(200, 1, &[(2, 3)]), vec![11, 12]);
+    assert!(!s.c.in_recovery());
+    assert_eq!(s.c.pipe(), 10 * MSS);
 }

@@ -206,6 +206,13 @@ impl Rack {
         }
     }
 
+    /// RFC 8985 §6.3 RACK_mark_losses_on_RTO: besides the first outstanding segment, one sent
+    /// at `sent_at` is lost at `now` only if "Segment.xmit_ts <= Now() - RACK.rtt -
+    /// RACK.reo_wnd". (Linux's tcp_timeout_mark_lost uses a reordering window of 0 here.)
+    pub fn expired_on_rto(&self, now: Time, reo_wnd: Duration, sent_at: Time) -> bool {
+        sent_at + self.rtt + reo_wnd <= now
+    }
+
     /// RFC 8985 §7.4 on every ACK while a probe is outstanding. A new-data probe's episode ends
     /// when it is acknowledged (RACK handles any loss). A retransmitted probe was spurious if a
     /// D-SACK reports the duplicate; if instead data beyond the probe is acknowledged without
@@ -410,6 +417,15 @@ mod tests {
             None,
             "a probe is outstanding"
         );
+    }
+
+    #[test]
+    fn on_rto_only_segments_older_than_rack_rtt_plus_reo_wnd_are_lost() {
+        let mut r = Rack::new();
+        r.rtt = Duration::from_millis(100);
+        let (now, reo) = (Time::from_millis(1_000), Duration::from_millis(25));
+        assert!(r.expired_on_rto(now, reo, Time::from_millis(875)));
+        assert!(!r.expired_on_rto(now, reo, Time::from_millis(876)));
     }
 
     #[test]

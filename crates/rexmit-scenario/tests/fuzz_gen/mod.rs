@@ -175,6 +175,10 @@ fn tcp_cfg(g: &mut Gen) -> Value {
         g.maybe(&mut m, "prr", |g| json!(g.coin()));
         g.maybe(&mut m, "dsack", |g| json!(g.coin()));
     }
+    // TLP and F-RTO need SACK recovery too; they follow RACK (no draw of its own, so that every other
+    // draw of a seed stays where it was).
+    m.insert("tlp".into(), m["rack"].clone());
+    m.insert("frto".into(), m["rack"].clone());
     g.maybe(&mut m, "mss", |g| json!(g.int(536, 1461)));
     g.maybe(&mut m, "initial_cwnd_segments", |g| json!(g.int(1, 11)));
     g.maybe(&mut m, "dup_thresh", |g| json!(g.int(2, 5)));

@@ -104,6 +104,19 @@ mod tests {
         assert_eq!((c.window(), c.ssthresh()), (1_000, 2_000));
     }
 
+    /// RFC 5681 §3.1 eq. (3), cwnd += SMSS·SMSS/cwnd per ACK, approximates "1 full-sized
+    /// segment per round-trip time" for full-sized segments; rexmit credits min(acked, SMSS)
+    /// per ACK (as eq. (2) does in slow start), so a window's worth of ACKs for 250-byte
+    /// segments also adds one SMSS per RTT, not four (docs/validation.md, "RFC 5681 eq. (3)").
+    #[test]
+    fn congestion_avoidance_grows_one_smss_per_window_of_small_segments() {
+        let mut c = reno(10_000, 10_000);
+        for _ in 0..40 {
+            c.on_ack(&sample(0, 250));
+        }
+        assert_eq!(c.window(), 11_000);
+    }
+
     #[test]
     fn slow_start_adds_at_most_one_smss_per_ack() {
         let mut c = reno(2_000, u64::MAX);

@@ -21,7 +21,8 @@
 use super::bbr_lt::{LtBw, LtInput, LtVerdict};
 use super::minmax::WindowedMax;
 use super::{
-    CaState, CongestionControl, CongestionEvent, Connected, OwnWrite, RateAck, Timeout, Window,
+    CaState, CongestionControl, CongestionEvent, Connected, OwnWrite, RateAck, Timeout, Undo,
+    Window,
 };
 use crate::delivery_rate::RateSample;
 use rexmit_time::{Duration, Time};
@@ -276,13 +277,16 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
-        self.lt_sample(a.now, a.losses, a.delivered);
-        // App-limited samples are not marked (bulk senders): every sample counts.
-        self.bw.update(BW_WINDOW_ROUNDS, self.round_count, bw);
+        self.lt_sample(a.now, a.losses, a.delivered, a.rs.is_app_limited);
+        // Linux bbr_update_bw: an application-limited sample counts only if it raises the
+        // maximum (it says at least that much gets through, not that no more would).
+        if !a.rs.is_app_limited || bw >= self.bw.get() {
+            self.bw.update(BW_WINDOW_ROUNDS, self.round_count, bw);
+        }
     }
 
     /// Linux bbr_lt_bw_sampling and what its verdict changes.
-    fn lt_sample(&mut self, now: Time, losses: u64, delivered: u64) {
+    fn lt_sample(&mut self, now: Time, losses: u64, delivered: u64, app_limited: bool) {
         let verdict = self.lt.on_sample(&LtInput {
             now,
             round_start: self.round_start,
@@ -291,6 +295,7 @@ impl Bbr {
             lost_total: self.lost_total,
             delivered,
             smss: self.smss(),
+            app_limited,
         });
         match verdict {
             LtVerdict::Nothing => {}
@@ -342,8 +347,9 @@ impl Bbr {
         self.extra_acked[0].max(self.extra_acked[1]).min(max)
     }
 
-    fn check_full_bw_reached(&mut self) {
-        if self.full_bw_reached || !self.round_start {
+    /// Linux bbr_check_full_bw_reached (an application-limited round says nothing of it).
+    fn check_full_bw_reached(&mut self, app_limited: bool) {
+        if self.full_bw_reached || !self.round_start || app_limited {
             return;
         }
         // Linux bbr_max_bw: the filter itself.
@@ -502,9 +508,18 @@ impl CongestionControl for Bbr {
         self.round_start = true;
         // Linux bbr_set_state(TCP_CA_Loss): the timeout is a loss ending a round for the
         // long-term sampler.
-        self.lt_sample(ev.now, 1, self.delivered);
+        self.lt_sample(ev.now, 1, self.delivered, false);
         self.w.cwnd = self.w.smss;
         self.w.ssthresh = ev.ssthresh_to_keep(self.w.ssthresh);
+    }
+
+    /// A reduction was spurious: BBR's window is its model's, not the one before the
+    /// reduction; the model forgets what the false loss may have taught it (Linux
+    /// bbr_undo_cwnd: the full-bandwidth search and the long-term sampler restart).
+    fn on_undo(&mut self, ev: &Undo) {
+        self.full_bw = 0;
+        self.full_bw_count = 0;
+        self.lt.reset(ev.now, self.delivered);
     }
 
     fn window(&self) -> u64 {
@@ -536,7 +551,7 @@ impl CongestionControl for Bbr {
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(a.now, &a.rs, a.losses > 0) {
             self.advance_cycle_phase(a.now);
         }
-        self.check_full_bw_reached();
+        self.check_full_bw_reached(a.rs.is_app_limited);
         self.check_drain(a);
         self.update_min_rtt(a);
         self.update_gains();
@@ -575,6 +590,8 @@ mod tests {
     /// sampled segment left, `in_flight` packets left, RTT 100 ms.
     struct Feed {
         delivered: u64,
+        /// The samples are application-limited.
+        app_limited: bool,
     }
     impl Feed {
         fn round(&mut self, b: &mut Bbr, t_ms: u64, bytes: u64, in_flight: u64) {
@@ -587,6 +604,7 @@ mod tests {
                 acked_sacked: bytes,
                 prior_in_flight: in_flight * SMSS,
                 rtt: Some(Duration::from_millis(100)),
+                is_app_limited: self.app_limited,
             };
             b.on_rate_ack(&RateAck {
                 now: Time::from_millis(t_ms),
@@ -609,7 +627,10 @@ mod tests {
         let mut b = bbr();
         // Pacing before any sample: 2.885 × 10 packets / 100 ms, less 1 %.
         assert_eq!(b.pacing_rate(), Some(100_000 * 739 * 99 / 25_600));
-        let mut f = Feed { delivered: 0 };
+        let mut f = Feed {
+            delivered: 0,
+            app_limited: false,
+        };
         for (r, kb) in [10u64, 20, 40, 80].into_iter().enumerate() {
             f.round(&mut b, 200 + 100 * r as u64, kb * 1000, 300);
             assert_eq!(b.mode, Mode::Startup);
@@ -635,7 +656,10 @@ mod tests {
     #[test]
     fn probe_rtt_after_ten_seconds_without_a_lower_rtt() {
         let mut b = bbr();
-        let mut f = Feed { delivered: 0 };
+        let mut f = Feed {
+            delivered: 0,
+            app_limited: false,
+        };
         let mut t = 200;
         for kb in [10u64, 20, 40, 80, 80, 80, 80, 80] {
             f.round(&mut b, t, kb * 1000, 80);
@@ -669,16 +693,69 @@ mod tests {
         );
     }
 
+    /// Linux bbr_undo_cwnd: an undo restarts the search for full bandwidth. Two flat rounds
+    /// of the three that end Startup, then an undo: the next round is the new reference and
+    /// three flat rounds more are needed. The window is BBR's own, untouched by the undo's prior window.
+    #[test]
+    fn an_undo_restarts_the_search_for_full_bandwidth() {
+        let mut b = bbr();
+        let mut f = Feed {
+            delivered: 0,
+            app_limited: false,
+        };
+        for (r, kb) in [10u64, 20, 40, 80, 80, 80].into_iter().enumerate() {
+            f.round(&mut b, 200 + 100 * r as u64, kb * 1000, 300);
+        }
+        let cwnd = b.window();
+        b.on_undo(&Undo {
+            now: Time::from_millis(750),
+            cause: super::super::UndoCause::Dsack,
+            prior_cwnd: 10 * cwnd,
+            prior_ssthresh: u64::MAX,
+        });
+        assert_eq!(b.window(), cwnd);
+        for t in [800, 900, 1_000] {
+            f.round(&mut b, t, 80_000, 300);
+            assert_eq!(b.mode, Mode::Startup, "t = {t}");
+        }
+        f.round(&mut b, 1_100, 80_000, 300);
+        assert_eq!(b.mode, Mode::Drain);
+    }
+
+    /// Eight rounds at 80 packets in flight, the bandwidth doubling to 80 kB per round.
+    fn past_startup() -> (Bbr, Feed) {
+        let mut b = bbr();
+        let mut f = Feed {
+            delivered: 0,
+            app_limited: false,
+        };
+        for (i, kb) in [10u64, 20, 40, 80, 80, 80, 80, 80].into_iter().enumerate() {
+            f.round(&mut b, 200 + 100 * i as u64, kb * 1000, 80);
+        }
+        (b, f)
+    }
+
+    /// Linux bbr_update_bw: application-limited samples enter the bandwidth filter only when
+    /// they raise its maximum, so ten rounds of a sender short of data (100 kB/s delivered)
+    /// leave the 800 kB/s the path showed; the same samples unmarked replace it.
+    #[test]
+    fn app_limited_samples_do_not_lower_the_bandwidth_estimate() {
+        for (app_limited, want) in [(true, 800_000), (false, 100_000)] {
+            let (mut b, mut f) = past_startup();
+            f.app_limited = app_limited;
+            for i in 0..12 {
+                f.round(&mut b, 1_000 + 100 * i, 10_000, 10);
+            }
+            assert_eq!(b.btl_bw(), want, "app-limited {app_limited}");
+        }
+    }
+
     /// Linux bbr_set_cwnd_to_recover_or_restore: the first round of fast recovery sends one
     /// packet per packet delivered (cwnd = inflight + acked), and leaving recovery restores the
     /// window saved when it began.
     #[test]
     fn packet_conservation_in_recovery_and_restoration_after() {
-        let mut b = bbr();
-        let mut f = Feed { delivered: 0 };
-        for (i, kb) in [10u64, 20, 40, 80, 80, 80, 80, 80].into_iter().enumerate() {
-            f.round(&mut b, 200 + 100 * i as u64, kb * 1000, 80);
-        }
+        let (mut b, mut f) = past_startup();
         let saved = b.window() / SMSS;
         b.on_congestion_event(&loss(Time::from_millis(1000), 0, SMSS));
         let rs = RateSample {
@@ -688,6 +765,7 @@ mod tests {
             acked_sacked: 2000,
             prior_in_flight: 60_000,
             rtt: None,
+            is_app_limited: false,
         };
         f.delivered += 2000;
         b.on_rate_ack(&RateAck {

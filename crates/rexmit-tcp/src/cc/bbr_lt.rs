@@ -33,6 +33,8 @@ pub struct LtInput {
     /// Bytes delivered on the connection so far.
     pub delivered: u64,
     pub smss: u64,
+    /// The sample is application-limited: sampling starts afresh (it would underestimate).
+    pub app_limited: bool,
 }
 
 /// What the sampler asks of BBR after a sample.
@@ -72,15 +74,15 @@ impl LtBw {
         self.rtt_cnt = 0;
     }
 
-    fn reset(&mut self, now: Time, delivered: u64) {
+    /// Start sampling afresh (Linux bbr_reset_lt_bw_sampling).
+    pub fn reset(&mut self, now: Time, delivered: u64) {
         self.bw = 0;
         self.use_bw = false;
         self.is_sampling = false;
         self.reset_interval(now, delivered);
     }
 
-    /// Linux bbr_lt_bw_sampling, for one valid rate sample (app-limited samples do not occur:
-    /// rexmit's BBR senders are bulk).
+    /// Linux bbr_lt_bw_sampling, for one valid rate sample.
     pub fn on_sample(&mut self, s: &LtInput) -> LtVerdict {
         self.lost = s.lost_total;
         if self.use_bw {
@@ -100,6 +102,11 @@ impl LtBw {
             }
             self.reset_interval(s.now, s.delivered);
             self.is_sampling = true;
+        }
+        // Linux: "To avoid underestimates, reset sampling if we run out of data."
+        if s.app_limited {
+            self.reset(s.now, s.delivered);
+            return LtVerdict::Nothing;
         }
         if s.round_start {
             self.rtt_cnt += 1;
@@ -181,6 +188,7 @@ mod tests {
                     lost_total: lt.lost + losses,
                     delivered: *delivered,
                     smss: SMSS,
+                    app_limited: false,
                 });
                 if v != LtVerdict::Nothing {
                     out.push(v);
@@ -226,6 +234,7 @@ mod tests {
                     lost_total: lost + u64::from(i == 9),
                     delivered,
                     smss: SMSS,
+                    app_limited: false,
                 });
                 if v != LtVerdict::Nothing {
                     verdicts.push(v);

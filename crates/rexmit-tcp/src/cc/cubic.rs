@@ -249,6 +249,33 @@ mod tests {
         assert_eq!(c.window(), (c.w_est * 1000.0) as u64);
     }
 
+    /// HyStart's minimum delay does not survive a timeout (Linux bictcp_reset on entering
+    /// Loss): a path whose RTT rose from 40 to 80 ms (a route change, a standing queue) does not
+    /// make the delay detector end the slow start after the timeout at once.
+    #[test]
+    fn hystart_forgets_its_minimum_delay_at_a_timeout() {
+        let mut c = Cubic::with_options(Window::new(100_000, u64::MAX, 1000), true, false);
+        let rtt = |now_ms, rtt_ms, acked| AckSample {
+            rtt: Some(Duration::from_millis(rtt_ms)),
+            ..sample(now_ms, acked)
+        };
+        c.on_delivery(&rtt(0, 40, 1000));
+        c.on_timeout(&timeout(Time::from_millis(10), 100_000, 1000));
+        assert_eq!(c.hystart.as_ref().and_then(|h| h.delay_min), None);
+        // Slow start from one segment, ACKs 5 ms apart (no ACK train), every RTT 80 ms: cwnd
+        // grows past HyStart's 16 segments and 8 samples; 80 ms is no increase over 80 ms.
+        for i in 0..40 {
+            let a = rtt(20 + 5 * i, 80, 1000);
+            c.on_delivery(&a);
+            c.on_ack(&a);
+        }
+        assert!(
+            c.window() >= 40_000 && c.w.in_slow_start(),
+            "cwnd {}",
+            c.window()
+        );
+    }
+
     /// §4.8: the first congestion avoidance after a timeout starts a fresh curve, K = 0 and
     /// W_max = cwnd_epoch, instead of climbing back towards the W_max of before the timeout.
     #[test]

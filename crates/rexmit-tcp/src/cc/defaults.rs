@@ -4,7 +4,7 @@
 //! rest. Each stores the window it computes through the controller's `store_cwnd` /
 //! `store_ssthresh`, which only this module (and `cc`) can call.
 
-use super::{CongestionControl, EcnEcho, IdleRestart, Timeout, OWN};
+use super::{CongestionControl, EcnEcho, IdleRestart, Timeout, Undo, OWN};
 
 /// RFC 5681 §3.1: "the initial window used by a sender after a correctly transmitted SYN MUST
 /// be one segment": cwnd = 1 SMSS after a retransmitted SYN.
@@ -12,8 +12,12 @@ pub fn on_lost_syn<C: CongestionControl + ?Sized>(c: &mut C, smss: u64) {
     c.store_cwnd(smss, OWN);
 }
 
-/// RFC 5681 §4.1: cwnd = min(cwnd, RW) when sending restarts after an idle period.
+/// RFC 5681 §4.1: cwnd = min(cwnd, RW) when sending restarts after an idle period (and
+/// ssthresh at least the event's floor: Linux's tcp_cwnd_restart).
 pub fn on_idle_restart<C: CongestionControl + ?Sized>(c: &mut C, ev: &IdleRestart) {
+    if ev.ssthresh_floor > c.ssthresh() {
+        c.store_ssthresh(ev.ssthresh_floor, OWN);
+    }
     c.store_cwnd(c.window().min(ev.restart_window), OWN);
 }
 
@@ -34,6 +38,13 @@ pub fn on_ecn_echo<C: CongestionControl + ?Sized>(c: &mut C, ev: &EcnEcho) {
     if c.window() > c.ssthresh() {
         c.store_cwnd(c.ssthresh(), OWN);
     }
+}
+
+/// RFC 4015's response to a spurious reduction, as Linux's tcp_undo_cwnd_reduction with
+/// tcp_reno_undo_cwnd: cwnd = max(cwnd, prior cwnd), ssthresh = max(ssthresh, prior ssthresh).
+pub fn on_undo<C: CongestionControl + ?Sized>(c: &mut C, ev: &Undo) {
+    c.store_cwnd(c.window().max(ev.prior_cwnd), OWN);
+    c.store_ssthresh(c.ssthresh().max(ev.prior_ssthresh), OWN);
 }
 
 /// RFC 5681 §3.2 step 3: cwnd = ssthresh + `dupacks`·SMSS as fast recovery begins.

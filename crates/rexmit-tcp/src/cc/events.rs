@@ -196,13 +196,42 @@ pub struct RecoveryEnd {
     pub by_timeout: bool,
 }
 
-/// The connection was idle for longer than an RTO (`on_idle_restart`, RFC 5681 §4.1).
-/// Not raised yet: the idle restart is not implemented; a later issue adds it.
+/// No data was sent for longer than an RTO and nothing is outstanding; data is about to go
+/// (`on_idle_restart`, `tcp.idle_restart`: RFC 5681 §4.1, Linux tcp_cwnd_restart).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IdleRestart {
     pub now: Time,
     /// How long nothing was sent.
     pub idle: Duration,
-    /// RFC 5681 §4.1 RW = min(IW, cwnd): cwnd is set to no more than this.
+    /// cwnd is set to no more than this: RFC 5681 §4.1 RW = min(IW, cwnd), or Linux's cwnd
+    /// halved once per RTO of idleness and not below RW.
     pub restart_window: u64,
+    /// ssthresh is raised to at least this (Linux: 3/4 of cwnd before the restart, as
+    /// tcp_current_ssthresh; RFC 5681: 0, ssthresh stays).
+    pub ssthresh_floor: u64,
+}
+
+/// How a window reduction was found spurious (`Undo::cause`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UndoCause {
+    /// Every retransmission since the reduction was reported duplicate by a D-SACK (RFC 3708
+    /// detection; Linux tcp_try_undo_dsack).
+    Dsack,
+    /// The ACK echoes a timestamp older than the first retransmission: the original arrived
+    /// (RFC 3522 Eifel detection; Linux tcp_packet_delayed).
+    Timestamps,
+    /// After a retransmission timeout, data sent before it and never retransmitted was
+    /// acknowledged (RFC 5682 F-RTO, SACK-enhanced; Linux tcp_frto = 2).
+    Frto,
+}
+
+/// A window reduction was spurious (`on_undo`): the window before it may be restored (RFC 4015
+/// Eifel response; Linux tcp_undo_cwnd_reduction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Undo {
+    pub now: Time,
+    pub cause: UndoCause,
+    /// cwnd and ssthresh just before the reduction (a congestion event, or the timeout).
+    pub prior_cwnd: u64,
+    pub prior_ssthresh: u64,
 }

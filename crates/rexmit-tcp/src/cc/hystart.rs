@@ -50,11 +50,14 @@ impl HyStart {
         self.started = true;
     }
 
-    /// Forget the exit and the round (after a retransmission timeout, Linux bictcp_reset and
-    /// bictcp_hystart_reset): the next slow start may end early again.
+    /// Forget the exit, the round and the minimum delay (after a retransmission timeout:
+    /// Linux's bictcp_state on entering Loss calls bictcp_reset, which zeroes delay_min with
+    /// the rest of CUBIC's state, and bictcp_hystart_reset): the next slow start may end early
+    /// again, judged against the delays measured after the timeout.
     pub fn restart(&mut self) {
         self.found = false;
         self.started = false;
+        self.delay_min = None;
     }
 
     /// Every ACK with an RTT sample feeds the minimum delay, except in the second after a

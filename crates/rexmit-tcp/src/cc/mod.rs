@@ -43,7 +43,7 @@ pub use bbr::{Bbr, Mode as BbrMode};
 pub use cubic::Cubic;
 pub use events::{
     AckSample, CaState, CongestionCause, CongestionEvent, Connected, EcnEcho, IdleRestart, RateAck,
-    RecoveryEnd, RecoveryStart, Timeout,
+    RecoveryEnd, RecoveryStart, Timeout, Undo, UndoCause,
 };
 pub use paced::Paced;
 pub use reno::reno;
@@ -103,8 +103,9 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn on_lost_syn(&mut self, smss: u64) {
         defaults::on_lost_syn(self, smss)
     }
-    /// The connection restarts after an idle period (RFC 5681 §4.1). Not raised yet: a later
-    /// issue implements the restart. Default: cwnd = min(cwnd, RW).
+    /// The connection restarts after an idle period (`tcp.idle_restart`: RFC 5681 §4.1,
+    /// Linux tcp_cwnd_restart), before the first segment goes. Default: ssthresh = max(ssthresh,
+    /// floor), cwnd = min(cwnd, RW).
     fn on_idle_restart(&mut self, ev: &IdleRestart) {
         defaults::on_idle_restart(self, ev)
     }
@@ -144,6 +145,13 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn on_recovery_start(&mut self, _ev: &RecoveryStart) {}
     /// The loss-recovery episode ended (after the deflation that ends it, if any).
     fn on_recovery_end(&mut self, _ev: &RecoveryEnd) {}
+    /// The last reduction was spurious (`tcp.undo`, `tcp.frto`): before `on_recovery_end` if
+    /// the undo ends the episode. Default (RFC 4015's response, as Linux's
+    /// tcp_undo_cwnd_reduction with tcp_reno_undo_cwnd): cwnd = max(cwnd, prior cwnd),
+    /// ssthresh = max(ssthresh, prior ssthresh).
+    fn on_undo(&mut self, ev: &Undo) {
+        defaults::on_undo(self, ev)
+    }
 
     // ---- The window changes of loss recovery (defaults: the RFC's) ----
 
@@ -434,6 +442,28 @@ mod tests {
     }
 
     #[test]
+    fn undo_default_restores_the_window_before_the_reduction() {
+        let mut c = at(10_000, 5_000);
+        c.on_congestion_event(&test_events::loss(Time::ZERO, 10_000, SMSS));
+        assert_eq!((c.window(), c.ssthresh()), (5_000, 5_000));
+        c.on_undo(&Undo {
+            now: Time::ZERO,
+            cause: UndoCause::Dsack,
+            prior_cwnd: 10_000,
+            prior_ssthresh: 8_000,
+        });
+        assert_eq!((c.window(), c.ssthresh()), (10_000, 8_000));
+        // Never below what the window has become since.
+        c.on_undo(&Undo {
+            now: Time::ZERO,
+            cause: UndoCause::Timestamps,
+            prior_cwnd: 2_000,
+            prior_ssthresh: 2_000,
+        });
+        assert_eq!((c.window(), c.ssthresh()), (10_000, 8_000));
+    }
+
+    #[test]
     fn prr_go_back_lost_syn_and_idle_restart_defaults() {
         let mut c = at(9_000, 5_000);
         c.on_prr(4_000, 1_500); // RFC 6937 §3: pipe + sndcnt
@@ -450,6 +480,7 @@ mod tests {
                 now: Time::ZERO,
                 idle: Duration::from_secs(2),
                 restart_window: 4_000,
+                ssthresh_floor: 0,
             });
             c.window()
         };
@@ -459,6 +490,20 @@ mod tests {
             5_000,
             "no default touches ssthresh but the timeout's"
         );
+        // Linux tcp_cwnd_restart: ssthresh raised to the floor (3/4 of the old cwnd), never
+        // lowered by it.
+        let mut c = at(12_000, 5_000);
+        let ev = IdleRestart {
+            now: Time::ZERO,
+            idle: Duration::from_secs(2),
+            restart_window: 6_000,
+            ssthresh_floor: 9_000,
+        };
+        c.on_idle_restart(&ev);
+        assert_eq!((c.window(), c.ssthresh()), (6_000, 9_000));
+        let mut c = at(12_000, 20_000);
+        c.on_idle_restart(&ev);
+        assert_eq!(c.ssthresh(), 20_000);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 
 use super::{
     AckSample, CongestionControl, CongestionEvent, Connected, EcnEcho, IdleRestart, OwnWrite,
-    RateAck, RecoveryEnd, RecoveryStart, Timeout,
+    RateAck, RecoveryEnd, RecoveryStart, Timeout, Undo,
 };
 use rexmit_time::Duration;
 
@@ -110,6 +110,9 @@ impl CongestionControl for Paced {
     }
     fn on_recovery_end(&mut self, ev: &RecoveryEnd) {
         self.inner.on_recovery_end(ev)
+    }
+    fn on_undo(&mut self, ev: &Undo) {
+        self.inner.on_undo(ev)
     }
     fn on_recovery_inflate(&mut self, dupacks: u32, smss: u64) {
         self.inner.on_recovery_inflate(dupacks, smss)

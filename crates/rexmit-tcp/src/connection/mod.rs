@@ -21,8 +21,8 @@ use std::collections::VecDeque;
 mod info;
 mod invariants;
 mod output;
+pub(crate) use crate::timers::ts_clock;
 pub use info::{linux_state_number, CaState as InfoCaState, TcpInfo, INFINITE_SSTHRESH};
-use output::ts_clock;
 
 /// RFC 9293 §3.3.2 connection states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -287,6 +287,7 @@ impl Connection {
         if !self.can_send_data() {
             return 0;
         }
+        self.snd.on_app_write();
         let n = self.snd.buf.push_synthetic(len);
         self.after_write(now, n, len)
     }
@@ -296,6 +297,7 @@ impl Connection {
         if !self.can_send_data() {
             return 0;
         }
+        self.snd.on_app_write();
         let n = self.snd.buf.push_bytes(data);
         self.after_write(now, n, data.len())
     }
@@ -662,10 +664,16 @@ impl Connection {
             // RFC 7323 §4.1 RTTM: an ACK of new data echoing our timestamp gives an RTT sample
             // even for retransmitted data (Karn's rule is not needed).
             let ts_rtt = self.echo_rtt(now, seg, false);
+            let ts_ecr = seg
+                .options
+                .timestamps
+                .filter(|ts| self.ts_ok && ts.tsecr != 0)
+                .map(|ts| ts.tsecr);
             let input = AckInput {
                 ack,
                 seq,
                 ts_rtt,
+                ts_ecr,
                 window: (seg.window as u64) << self.snd_wscale,
                 sack,
                 has_data_or_flags: seg_len > 0,

@@ -144,7 +144,7 @@ impl Connection {
         options.sack_permitted = self.cfg.sack && (offer || self.sack_ok);
         if self.cfg.timestamps && (offer || self.ts_ok) {
             options.timestamps = Some(Timestamps {
-                tsval: ts_clock(now),
+                tsval: crate::timers::ts_clock(now),
                 tsecr: if ack { self.ts_recent } else { 0 },
             });
         }
@@ -193,7 +193,7 @@ impl Connection {
         let mut options = TcpOptions::default();
         if self.ts_ok {
             options.timestamps = Some(Timestamps {
-                tsval: ts_clock(now),
+                tsval: crate::timers::ts_clock(now),
                 tsecr: self.ts_recent,
             });
         }
@@ -254,11 +254,6 @@ impl Connection {
             payload: Payload::empty(),
         });
     }
-}
-
-/// RFC 7323 §5.4: a timestamp clock of 1 ms.
-pub(super) fn ts_clock(now: Time) -> u32 {
-    (now.as_nanos() / 1_000_000) as u32
 }
 
 #[cfg(test)]
@@ -396,6 +391,7 @@ mod tests {
             // RACK-TLP: tail-loss probes and RACK's marks.
             TcpConfig {
                 rack: true,
+                tlp: true,
                 prr: true,
                 ..sack.clone()
             },

@@ -16,6 +16,7 @@ pub mod prr;
 mod reno;
 mod sack;
 mod tahoe;
+pub mod undo;
 
 use crate::cc::CongestionCause;
 use crate::config::RecoveryAlgorithm;
@@ -203,6 +204,18 @@ impl Recovery {
         }
     }
 
+    /// RFC 6675 §5: an ACK that advanced snd_una (DupAcks was reset to zero) is also a DupAck
+    /// when it newly SACKs data: "If the incoming ACK is a duplicate acknowledgment per the
+    /// definition in Section 2 (regardless of its status as a cumulative acknowledgment), and
+    /// the TCP is not currently in loss recovery, the TCP MUST increase DupAcks by one" and
+    /// take steps (1)–(3). `outstanding`: data is still unacknowledged after it.
+    pub fn is_cumulative_dupack(&self, outstanding: bool, newly_sacked: u64) -> bool {
+        self.alg == RecoveryAlgorithm::Sack
+            && outstanding
+            && newly_sacked > 0
+            && self.episode.is_none()
+    }
+
     /// A duplicate ACK arrived (`f.dupacks` counts it).
     pub fn on_dupack(&mut self, f: &AckFacts) -> Actions {
         match self.alg {
@@ -280,6 +293,17 @@ impl Recovery {
             after_rto,
             partial_acks: 0,
         });
+    }
+
+    /// The reduction that began the open episode proved spurious and is undone
+    /// (`undo::Undo`): the episode ends here, and as it was no loss, a new one may start at
+    /// once (Linux returns to Open): `recover` comes down to snd_una.
+    pub fn end_by_undo(&mut self, snd_una: u64) -> bool {
+        let open = self.end_episode();
+        if open {
+            self.recover = self.recover.min(snd_una);
+        }
+        open
     }
 
     /// Whether an episode was open (and is now closed).

@@ -37,8 +37,9 @@ pub(super) fn enter(r: &mut Recovery, f: &AckFacts) -> Actions {
         r.prr = Some(Prr::new(f.flight_size, r.prr_unit));
     }
     r.begin_episode(f, false);
-    // (4.3) Retransmit the first segment presumed dropped, regardless of pipe. HighRxt rises
-    // when it is actually sent (`on_retransmitted`), so that PRR's pipe excludes it.
+    // (4.3) Retransmit the first segment presumed dropped, regardless of pipe. HighRxt and
+    // RescueRxt are set when it is actually sent (`on_first_retransmitted`), so that PRR's pipe
+    // excludes it and no rescue goes before HighACK has passed it.
     let (first, cause) = if f.rack {
         (f.first_lost, RetransmitCause::Rack)
     } else {
@@ -117,8 +118,10 @@ impl Recovery {
         sb.next_hole(self.high_rxt, false, true).map(|s| s.start)
     }
 
-    /// NextSeg rule (4): one rescue retransmission per episode of the highest unSACKed
-    /// segment (RescueRxt = RecoveryPoint); HighRxt is not updated. A segment below HighRxt
+    /// NextSeg rule (4): if HighACK > RescueRxt (or RescueRxt is undefined), one rescue
+    /// retransmission of the highest unSACKed segment, RescueRxt = RecoveryPoint; HighRxt is
+    /// not updated. RescueRxt holds an exclusive end (the RFC's highest sequence number plus
+    /// one), as snd_una is HighACK plus one. A segment below HighRxt
     /// was already retransmitted in this episode, so rescuing it again would add nothing (our
     /// reading of the rule's intent).
     pub fn next_seg_rescue(&mut self, sb: &Scoreboard, snd_una: u64, snd_max: u64) -> Option<u64> {
@@ -133,10 +136,20 @@ impl Recovery {
         Some(tail)
     }
 
-    /// A retransmission under rules (1) and (3), or the one of step (4.3), went out up to
-    /// `end`: HighRxt rises to it.
+    /// A retransmission under rules (1) and (3) went out up to `end`: HighRxt rises to it.
     pub fn on_retransmitted(&mut self, end: u64) {
         self.high_rxt = self.high_rxt.max(end);
+    }
+
+    /// The retransmission that begins the episode went out up to `end`. RFC 6675 §5 (4.3): "To
+    /// prevent repeated retransmission of the same data or a premature rescue retransmission,
+    /// set both HighRxt and RescueRxt to the highest sequence number in the retransmitted
+    /// segment." (After a timeout, RFC 6675 §5.1 leaves RescueRxt undefined.)
+    pub fn on_first_retransmitted(&mut self, end: u64) {
+        self.on_retransmitted(end);
+        if !self.after_rto() {
+            self.rescue_rxt = Some(end);
+        }
     }
 
     /// RFC 6675 SetPipe's argument.
@@ -291,5 +304,21 @@ mod tests {
         assert_eq!(r.next_seg_rescue(&sb, 1, 1 + 10 * MSS), Some(1 + 9 * MSS));
         assert_eq!(r.rescue_rxt, Some(1 + 10 * MSS));
         assert_eq!(r.next_seg_rescue(&sb, 1, 1 + 10 * MSS), None);
+    }
+
+    #[test]
+    fn no_rescue_before_highack_passes_the_first_retransmission() {
+        // RFC 6675 §5 (4.3): RescueRxt = the end of the retransmission that began the episode;
+        // rule (4) needs HighACK > RescueRxt.
+        let mut r = recovery(false);
+        on_dupack(&mut r, &facts(3));
+        r.on_first_retransmitted(1 + MSS);
+        let sb = board(&[3, 4, 5, 6]);
+        assert_eq!(r.next_seg_rescue(&sb, 1, 1 + 10 * MSS), None);
+        assert_eq!(r.next_seg_rescue(&sb, 1 + MSS, 1 + 10 * MSS), None);
+        assert_eq!(
+            r.next_seg_rescue(&sb, 2 + MSS, 1 + 10 * MSS),
+            Some(1 + 9 * MSS)
+        );
     }
 }

@@ -27,6 +27,9 @@ struct CumulativePart {
     /// The lowest start of a segment acknowledged here without having been SACKed or
     /// retransmitted (`sender/reordering.rs`).
     reord_low: Option<u64>,
+    /// The lowest end of the segments acknowledged that were neither retransmitted nor SACKed
+    /// before (F-RTO's test, `sender/undo.rs`).
+    orig_end: Option<u64>,
 }
 
 impl Sender {
@@ -42,6 +45,12 @@ impl Sender {
         self.now = now;
         // Before anything changes: what the duplicate-ACK test and the rate sample compare with.
         let prev_wnd = self.snd_wnd;
+        let mut undo = super::undo::UndoFacts {
+            in_episode_before: self.rec.in_episode(),
+            after_rto_before: self.rec.after_rto(),
+            ts_ecr: a.ts_ecr,
+            ..Default::default()
+        };
         let prior_in_flight = if self.rate.is_some() { self.pipe() } else { 0 };
         let lost_before = self.lost_total;
         if t.is_due(Timer::Pacing, now) {
@@ -71,16 +80,45 @@ impl Sender {
             };
             self.cc.on_delivery(&sample);
             self.recovery_on_new_ack(now, acked, &sample, st, t);
+            if self
+                .rec
+                .is_cumulative_dupack(self.snd_max > self.snd_una, sack.newly_sacked)
+            {
+                // Its delivery was told with the cumulative part.
+                self.recovery_on_duplicate_ack(now, None, a.ece, st, t);
+                undo.dupack = true;
+            }
         } else if self.is_duplicate_ack(a, prev_wnd, sack.newly_sacked) {
-            self.recovery_on_duplicate_ack(now, sack.newly_sacked, a.ece, st, t);
+            let delivered = if sack.newly_sacked > 0 {
+                sack.newly_sacked
+            } else {
+                self.smss
+            };
+            self.recovery_on_duplicate_ack(now, Some(delivered), a.ece, st, t);
+            undo.dupack = true;
         }
         if a.ece {
             self.react_to_echo(now, st);
         }
+        undo.acked = acked;
+        undo.newly_sacked = sack.newly_sacked;
+        undo.dsack = sack.dsack_range;
+        let sack_orig = sack
+            .delivered
+            .iter()
+            .filter(|d| d.rexmits == 0)
+            .map(|d| d.end);
+        undo.orig_end = cum.orig_end.into_iter().chain(sack_orig).min();
         // Newly SACKed segments first, then the cumulatively acknowledged ones.
         let mut delivered = std::mem::take(&mut sack.delivered);
         delivered.append(&mut cum.delivered);
         self.detect_losses(now, &delivered, sack.dsack, st, t);
+        if acked > 0 {
+            // RFC 8985 §7.2: "upon receiving an ACK that cumulatively acknowledges new data"
+            // (an ACK that only SACKs does not push the probe back).
+            self.arm_pto(now, t);
+        }
+        self.undo_on_ack(now, &undo, st, t);
         self.prr_window(acked + sack.newly_sacked);
         if a.ack >= self.snd_una {
             self.rate_ack(now, prior_in_flight, lost_before);
@@ -112,7 +150,7 @@ impl Sender {
         if let Some(r) = self.rate.as_mut() {
             r.on_cum_ack(now, a.ack);
         }
-        let rack = self.rack.is_some();
+        let rack = self.rack_detection;
         // The timestamp this ACK echoes, in the 1 ms ticks of the TSval clock (RFC 7323 §5.4).
         let ms = |t: Time| t.as_nanos() / 1_000_000;
         let echoed = a
@@ -121,6 +159,9 @@ impl Sender {
         self.sb.on_cum_ack(a.ack, |s| {
             cum.last_sent = Some(s.sent_at);
             cum.any_rexmit |= s.rexmits > 0;
+            if s.rexmits == 0 && !s.sacked && cum.orig_end.is_none() {
+                cum.orig_end = Some(s.end);
+            }
             // Reordering evidence (`sender/reordering.rs`): data never retransmitted and not
             // SACKed; or retransmitted data whose ACK echoes a timestamp older than the
             // retransmission, so the original arrived late (RFC 3522's test, Linux's
@@ -241,35 +282,33 @@ impl Sender {
         )
     }
 
-    /// A duplicate ACK: count it, tell the controller what left the network (the newly SACKed
-    /// bytes, else one SMSS), mark losses by RFC 6675 IsLost (without RACK), and let loss
-    /// recovery decide (fast retransmit, inflation).
+    /// A duplicate ACK: count it, tell the controller what left the network (`delivered`: the
+    /// newly SACKed bytes, else one SMSS; `None` when a cumulative ACK that is also a DupAck
+    /// told it already), mark losses by RFC 6675 IsLost (without RACK), and let loss recovery
+    /// decide (fast retransmit, inflation).
     fn recovery_on_duplicate_ack(
         &mut self,
         now: Time,
-        newly_sacked: u64,
+        delivered: Option<u64>,
         ece: bool,
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) {
         self.dupacks += 1;
-        let delivered = if newly_sacked > 0 {
-            newly_sacked
-        } else {
-            self.smss
-        };
-        self.cc.on_delivery(&AckSample {
-            now,
-            acked: 0,
-            delivered,
-            srtt: self.rtt.srtt(),
-            min_rtt: self.rtt.min_rtt(),
-            rtt: None,
-            snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
-            ece,
-        });
-        if self.rack.is_none() {
+        if let Some(delivered) = delivered {
+            self.cc.on_delivery(&AckSample {
+                now,
+                acked: 0,
+                delivered,
+                srtt: self.rtt.srtt(),
+                min_rtt: self.rtt.min_rtt(),
+                rtt: None,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+                ece,
+            });
+        }
+        if !self.rack_detection {
             self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
         let a = self.rec.on_dupack(&self.facts(now, 0));
@@ -332,8 +371,8 @@ impl Sender {
     }
 
     /// Loss detection after the ACK: without RACK, for SACK the RFC 6675 IsLost marks of the
-    /// updated scoreboard; with it, RFC 8985 §6.2 on every ACK, §7.4 TLP bookkeeping and §7.2
-    /// PTO re-arm.
+    /// updated scoreboard; with it, RFC 8985 §6.2 on every ACK. With TLP, §7.4's bookkeeping
+    /// of an outstanding probe.
     fn detect_losses(
         &mut self,
         now: Time,
@@ -342,11 +381,8 @@ impl Sender {
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) {
-        if self.rack.is_none() {
-            if self.rec.alg == RecoveryAlgorithm::Sack {
-                self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
-            }
-            return;
+        if !self.rack_detection && self.rec.alg == RecoveryAlgorithm::Sack {
+            self.lost_total += self.sb.update_lost(self.effective_dup_thresh(), self.smss);
         }
         let min_rtt = self.rtt.min_rtt();
         let in_recovery = self.rec.in_episode();
@@ -354,12 +390,16 @@ impl Sender {
         let Some(rack) = self.rack.as_mut() else {
             return;
         };
-        rack.on_ack(now, delivered, min_rtt, dsack, self.snd_una, self.snd_max);
-        if rack.tlp_loss_repaired(self.snd_una, dsack) {
+        if self.rack_detection {
+            rack.on_ack(now, delivered, min_rtt, dsack, self.snd_una, self.snd_max);
+        }
+        if self.tlp && rack.tlp_loss_repaired(self.snd_una, dsack) {
             // RFC 8985 §7.4: only the probe arrived, so it repaired a loss: the congestion
             // response of a fast recovery, without entering one. The flight that lost the
             // segment is long gone, so the decrease applies to cwnd.
             st.tlp_repairs += 1;
+            // As Linux's CWR after a TLP repair: an earlier reduction can no longer be undone.
+            let _ = self.undo.take();
             self.cc.on_congestion_event(&CongestionEvent {
                 now,
                 cause: CongestionCause::TlpRepair,
@@ -378,15 +418,23 @@ impl Sender {
         if scan.newly_lost {
             self.on_rack_loss(now, st, t);
         }
-        self.arm_pto(now, t);
     }
 
-    /// RFC 8985 §7.2: (re)arm the probe timeout (rexmit_transport's policy).
+    /// RFC 8985 §7.2: (re)arm the probe timeout (rexmit_transport's policy), after new data
+    /// that was not itself a probe or an ACK of new data: "The sender SHOULD start or restart a
+    /// loss probe PTO timer after transmitting new data (that was not itself a loss probe) or
+    /// upon receiving an ACK that cumulatively acknowledges new data unless it is already in
+    /// fast recovery, RTO recovery, or segments have been SACKed (i.e., RACK.segs_sacked is not
+    /// zero)." In those cases the timer stops (the RTO stays).
     pub(super) fn arm_pto(&self, now: Time, t: &mut TimerTable) {
         let flight = self.sb.len();
-        let Some(rack) = self.rack.as_ref() else {
+        let Some(rack) = self.rack.as_ref().filter(|_| self.tlp) else {
             return;
         };
+        if self.sb.any_sacked() {
+            t.stop(Timer::TailLossProbe);
+            return;
+        }
         let rto = t.get(Timer::Retransmit);
         t.put(
             Timer::TailLossProbe,
@@ -430,7 +478,7 @@ impl Sender {
             first_unsacked: None,
             first_lost: None,
             first_is_lost: self.sb.first_is_lost(),
-            rack: self.rack.is_some(),
+            rack: self.rack_detection,
         }
     }
 }

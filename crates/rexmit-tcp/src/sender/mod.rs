@@ -10,8 +10,11 @@
 //! deadlines, which live in the connection's `TimerTable` (`crate::timers`) and are passed in.
 
 mod ack;
+mod idle;
 mod reordering;
 mod transmit;
+mod undo;
+mod validation;
 
 use crate::cc::{
     AckSample, CongestionCause, CongestionControl, CongestionEvent, Connected, ControllerFactory,
@@ -20,6 +23,7 @@ use crate::cc::{
 use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use crate::delivery_rate::DeliveryRate;
 use crate::ecn::Reaction;
+use crate::recovery::undo::Undo;
 use crate::recovery::{AckFacts, Actions, Cwnd, Recovery};
 use crate::sack_scoreboard::Scoreboard;
 use crate::send_buffer::SendBuffer;
@@ -67,6 +71,9 @@ pub struct AckInput {
     pub has_data_or_flags: bool,
     /// RTT measured from the echoed timestamp (RFC 7323 §4.1), when timestamps are in use.
     pub ts_rtt: Option<Duration>,
+    /// The echoed timestamp (TSecr, RFC 7323 §3.2), when timestamps are in use and it is set:
+    /// Eifel detection of a spurious retransmission (RFC 3522).
+    pub ts_ecr: Option<u32>,
     /// ECE set, ECN negotiated (RFC 3168 §6.1.2).
     pub ece: bool,
 }
@@ -119,8 +126,12 @@ pub struct Sender {
     /// Go-back-N resends at most cwnd / SMSS segments ahead of the ACKs, however small they
     /// are (`WindowUnit::Segments`: Linux counts cwnd in packets).
     go_back_in_packets: bool,
-    /// RACK-TLP state when enabled (SACK recovery only).
+    /// RACK-TLP state when RACK or TLP is on (SACK recovery only).
     rack: Option<Rack>,
+    /// RFC 8985 §6 RACK marks losses (else RFC 6675 IsLost) and pipe counts its marks.
+    rack_detection: bool,
+    /// RFC 8985 §7 tail loss probes.
+    tlp: bool,
     /// DupThresh and RACK's reordering window (`loss`; the scenario's `loss` option).
     loss: Box<dyn crate::loss::LossPolicy>,
     /// D-SACK blocks received (what a loss-detection policy is told).
@@ -133,6 +144,15 @@ pub struct Sender {
     /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
     /// The probe timeout fired: the next transmission is a tail loss probe.
     tlp_pending: bool,
+    /// Undo of a spurious reduction and F-RTO (`recovery::undo`, `sender/undo.rs`).
+    undo: Undo,
+    /// Restart after idle (`tcp.idle_restart`, `sender/idle.rs`), the initial window IW it
+    /// restarts from, and when data (new or resent) was last sent.
+    idle_restart: crate::config::IdleRestartRule,
+    initial_window: u64,
+    last_data_sent: Option<Time>,
+    /// Growth only while cwnd-limited (`tcp.cwnd_limited_growth`, `sender/validation.rs`).
+    cwnd_use: Option<validation::CwndUse>,
     /// Delivery-rate samples, kept only for controllers that ask (BBR).
     rate: Option<DeliveryRate>,
     /// Pacing (controllers with a pacing rate): the earliest time the next data segment may
@@ -194,7 +214,18 @@ impl Sender {
             lost_total: 0,
             go_back_cause: RetransmitCause::Timeout,
             go_back_in_packets: cfg.window_unit == crate::config::WindowUnit::Segments,
-            rack: (cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack).then(Rack::new),
+            rack: ((cfg.rack || cfg.tlp) && cfg.recovery == RecoveryAlgorithm::Sack)
+                .then(Rack::new),
+            rack_detection: cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack,
+            tlp: cfg.tlp && cfg.recovery == RecoveryAlgorithm::Sack,
+            undo: Undo::new(
+                cfg.undo,
+                cfg.frto && cfg.recovery == RecoveryAlgorithm::Sack,
+            ),
+            idle_restart: cfg.idle_restart,
+            initial_window: cfg.initial_window(smss),
+            last_data_sent: None,
+            cwnd_use: cfg.cwnd_limited_growth.then(validation::CwndUse::default),
             loss: cfg.build_loss(),
             dsacks: 0,
             reordering: cfg
@@ -239,6 +270,7 @@ impl Sender {
             self.smss = smss;
             self.cc = self.build_controller(cfg);
             self.rec.prr_unit = cfg.window_unit_bytes(smss);
+            self.initial_window = cfg.initial_window(smss);
         }
         if self.cc.wants_rate_samples() {
             self.rate = Some(DeliveryRate::default());
@@ -253,11 +285,37 @@ impl Sender {
             // Without SACK from the peer, RFC 6675 cannot run: NewReno is its fallback.
             self.rec.fall_back_to_newreno();
             self.rack = None;
+            self.rack_detection = false;
+            self.tlp = false;
+            self.undo = Undo::new(cfg.undo, false);
         }
         self.snd_wnd = wnd;
         self.max_snd_wnd = wnd;
         self.snd_wl1 = peer_seq;
         self.snd_wl2 = self.snd_una;
+    }
+
+    /// The application writes (called before its data joins the send buffer). Delivery-rate
+    /// samples (draft-cheng-iccrg-delivery-rate-estimation §3.4, Linux
+    /// tcp_rate_check_app_limited): with less than one segment unsent, room in cwnd and every
+    /// segment marked lost already resent, the connection is application-limited until what
+    /// is in flight now has been delivered.
+    pub(crate) fn on_app_write(&mut self) {
+        if self.rate.is_none() {
+            return;
+        }
+        let pipe = self.pipe();
+        let unsent = self.buf.end().saturating_sub(self.snd_max);
+        let lost_unsent = if self.rack_detection {
+            self.sb.first_lost().is_some()
+        } else {
+            self.rec.in_episode() && self.rec.next_seg_lost(&self.sb).is_some()
+        };
+        if unsent < self.smss && pipe < self.cc.window() && !lost_unsent {
+            if let Some(r) = self.rate.as_mut() {
+                r.mark_app_limited(pipe);
+            }
+        }
     }
 
     /// RFC 5681 FlightSize.
@@ -284,7 +342,7 @@ impl Sender {
     }
 
     pub fn pipe(&self) -> u64 {
-        if self.rack.is_some() {
+        if self.rack_detection {
             self.sb.in_flight()
         } else if self.rec.alg == RecoveryAlgorithm::Sack {
             self.sb.pipe(self.rec.high_rxt())
@@ -349,9 +407,9 @@ impl Sender {
     }
 
     /// RACK's reordering window from the loss-detection policy (RFC 8985 §6.2 step 4 in the
-    /// built-in), or None without RACK.
+    /// built-in), or None without RACK loss detection (`rack` off, TLP alone included).
     fn reo_wnd(&self, now: Time, in_recovery: bool, segs_sacked: u32) -> Option<Duration> {
-        let rack = self.rack.as_ref()?;
+        let rack = self.rack.as_ref().filter(|_| self.rack_detection)?;
         Some(self.loss.reo_wnd(&crate::loss::ReoWndState {
             now,
             reordering_seen: rack.reordering_seen,
@@ -381,6 +439,9 @@ impl Sender {
         st: &mut TcpStats,
         t: &mut TimerTable,
     ) {
+        if a.began {
+            self.undo_begin();
+        }
         if let Some(d) = a.decrease {
             // RFC 3168 §6.1.2: a loss in the window an ECN echo already reduced for is the
             // same congestion; recovery runs from the reduced window.
@@ -433,7 +494,7 @@ impl Sender {
         if let (true, Occasion::NewAck(sample)) = (a.grow, on) {
             // RFC 3168 §6.1.2: "The sending TCP SHOULD NOT increase the congestion window in
             // response to the receipt of an ECN-Echo ACK packet."
-            if !sample.ece {
+            if !sample.ece && self.cwnd_limited() {
                 self.cc.on_ack(sample);
             }
         }
@@ -483,9 +544,25 @@ impl Sender {
             r.on_timeout(self.rec.in_episode(), self.sb.sacked_segments());
             st.reordering = r.degree();
         }
-        // Linux tcp_timeout_mark_lost: every segment neither SACKed nor marked yet is lost now,
-        // before the controller hears of the timeout (bbr_set_state reads tp->lost).
-        self.lost_total += self.sb.unmarked_outstanding();
+        let fast_recovery_before = self.rec.in_episode() && !self.rec.after_rto();
+        if !fast_recovery_before && self.consecutive_timeouts == 1 {
+            // A new reduction (Linux tcp_enter_loss outside recovery); one inside a fast
+            // recovery keeps the window from before that recovery's.
+            self.undo_begin();
+        }
+        // What the timeout declares lost is marked (RACK) or counted (the others) before the
+        // controller hears of it, as Linux's tcp_timeout_mark_lost (bbr_set_state reads
+        // tp->lost).
+        let reo_wnd = self.reo_wnd(now, self.rec.in_episode(), self.sb.sacked_segments());
+        if let (Some(rack), Some(reo_wnd)) = (self.rack.as_ref(), reo_wnd) {
+            // RFC 8985 §6.3: the head, and what was sent more than RACK.rtt + reo_wnd ago.
+            self.lost_total += self
+                .sb
+                .mark_lost_on_rto(|s| rack.expired_on_rto(now, reo_wnd, s.sent_at));
+        } else {
+            // Every segment neither SACKed nor marked yet is lost now.
+            self.lost_total += self.sb.unmarked_outstanding();
+        }
         // The controller's decrease and loss window; RFC 5681 §3.1's rule on which ssthresh
         // stands after it is `Timeout::ssthresh_to_keep`.
         self.cc.on_timeout(&Timeout {
@@ -503,7 +580,7 @@ impl Sender {
             self.rtt.back_off();
         }
         self.dupacks = 0;
-        if self.rec.alg == RecoveryAlgorithm::Sack {
+        if self.rec.alg == RecoveryAlgorithm::Sack && !self.rack_detection {
             // RFC 6675 §5.1: everything not SACKed is presumed lost.
             self.sb.mark_all_lost();
         }
@@ -520,6 +597,7 @@ impl Sender {
         if self.rec.in_episode() {
             // SACK recovery after the timeout (RFC 6675 §5.1).
             self.recovery_started(now, CongestionCause::Timeout);
+            self.frto_on_timeout(fast_recovery_before, self.snd_max);
         }
     }
 

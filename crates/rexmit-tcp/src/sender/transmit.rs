@@ -12,8 +12,13 @@ use rexmit_time::{Duration, Time};
 impl Sender {
     /// Choose and record the next data segment to send, if any may go now.
     pub fn next_tx(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
+        self.restart_after_idle(now);
         let pipe = if self.rate.is_some() { self.pipe() } else { 0 };
-        let tx = self.choose_tx(now, st, t)?;
+        let Some(tx) = self.choose_tx(now, st, t) else {
+            self.cwnd_validate(false);
+            return None;
+        };
+        self.last_data_sent = Some(now);
         if let Some(prr) = self.rec.prr.as_mut() {
             prr.on_sent(tx.len + tx.fin as u64);
         }
@@ -24,6 +29,7 @@ impl Sender {
         // Every data segment, a retransmission too, moves the pacing clock (Linux
         // __tcp_transmit_skb -> tcp_update_skb_after_send; BBR paces all data it sends).
         self.pace(now, tx.len);
+        self.cwnd_validate(true);
         Some(tx)
     }
 
@@ -69,8 +75,8 @@ impl Sender {
                     self.snd_nxt = self.snd_nxt.max(end);
                 }
                 if self.rec.alg == RecoveryAlgorithm::Sack && self.rec.in_episode() {
-                    // RFC 6675 §5 (4.3) retransmission: now below HighRxt.
-                    self.rec.on_retransmitted(end);
+                    // RFC 6675 §5 (4.3) retransmission: now below HighRxt and RescueRxt.
+                    self.rec.on_first_retransmitted(end);
                 }
                 return Some(tx);
             }
@@ -138,17 +144,39 @@ impl Sender {
             rack.tlp_end_seq = Some(end);
             rack.tlp_is_retrans = tx.rexmit.is_some();
         }
+        // RFC 8985 §7.3: "After attempting to send a loss probe, regardless of whether a loss
+        // probe was sent, the sender MUST re-arm the RTO timer, not the PTO timer" (the RTO was
+        // re-armed when the PTO fired; a probe of new data must not arm the PTO again).
+        t.stop(Timer::TailLossProbe);
         Some(tx)
     }
 
     /// Outside SACK recovery: where go-back-N and new data stop (cwnd with RFC 3042's
     /// allowance, and the peer's window).
     fn send_limit(&self) -> u64 {
+        if self.sack_limited_transmit() {
+            // RFC 6675 §5 step (3.3): "If (cwnd - pipe) >= 1 SMSS, there exists previously
+            // unsent data, and the receiver's advertised window allows, transmit up to 1 SMSS
+            // of data starting with the octet HighData+1" (SACKed data is out of pipe).
+            let room = self.cc.window().saturating_sub(self.pipe());
+            return (self.snd_max + room).min(self.snd_una + self.snd_wnd);
+        }
         let cwnd = self.cc.window() + self.limited_transmit_allowance();
         self.snd_una + cwnd.min(self.snd_wnd)
     }
 
-    /// RFC 3042 §2: the first two duplicate ACKs each allow one new segment beyond cwnd.
+    /// RFC 6675 §5 step (3): limited transmit of a SACK sender on a DupAck before recovery is
+    /// governed by cwnd − pipe, not by RFC 3042's two segments beyond cwnd.
+    fn sack_limited_transmit(&self) -> bool {
+        self.limited_transmit
+            && self.rec.alg == RecoveryAlgorithm::Sack
+            && !self.rec.in_episode()
+            && self.dupacks > 0
+            && self.dupacks < self.effective_dup_thresh()
+    }
+
+    /// RFC 3042 §2: the first two duplicate ACKs each allow one new segment beyond cwnd
+    /// (without SACK; `sack_limited_transmit` for a SACK sender).
     fn limited_transmit_allowance(&self) -> u64 {
         if self.limited_transmit
             && !self.rec.in_episode()
@@ -168,13 +196,23 @@ impl Sender {
         if cwnd < pipe + self.smss {
             return None;
         }
+        if let Some(high) = self.frto_sends_new() {
+            // RFC 5682 §3 step 2.b: new data instead of retransmissions on this ACK.
+            if let Some(tx) = self.new_data(now, self.snd_una + self.snd_wnd, st, t) {
+                return Some(tx);
+            }
+            if self.snd_max > high {
+                return None;
+            }
+            self.frto_give_up();
+        }
         let after_rto = self.rec.after_rto();
-        let cause = match (after_rto, self.rack.is_some()) {
+        let cause = match (after_rto, self.rack_detection) {
             (true, _) => RetransmitCause::Timeout,
             (false, true) => RetransmitCause::Rack,
             (false, false) => RetransmitCause::FastRetransmit,
         };
-        if self.rack.is_some() {
+        if self.rack_detection {
             // RACK marks losses itself: retransmit what it marked, else send new data; tails
             // are covered by TLP instead of rules (3) and (4).
             if let Some(s) = self.sb.first_lost().map(|s| s.start) {
@@ -240,11 +278,12 @@ impl Sender {
             RetransmitCause::Rack => st.retransmits_rack += 1,
             RetransmitCause::Tlp => st.retransmits_tlp += 1,
         }
-        if self.rack.is_some() {
+        if self.rack_detection {
             // The retransmission is in flight again (RFC 8985: lost marks clear on resend).
             self.sb.clear_lost(start);
         }
         st.bytes_retransmitted += len;
+        self.undo.on_retransmit(now);
         let rearm = match self.rto_rearm {
             RtoRearm::EveryRetransmit => self.rec.in_episode() && !self.rec.after_rto(),
             RtoRearm::HeadRetransmit => seg.start == self.snd_una,
@@ -473,6 +512,13 @@ impl Sender {
             go_back_cause,
             go_back_in_packets,
             rack,
+            rack_detection,
+            tlp,
+            undo,
+            idle_restart,
+            initial_window,
+            last_data_sent,
+            cwnd_use,
             tlp_pending,
             rate,
             pace_at,
@@ -489,7 +535,7 @@ impl Sender {
              {buf:?} {sb:?} {fin_at:?} {snd_wnd} {max_snd_wnd} {snd_wl1} {snd_wl2} {cc:?} \
              {factory:?} {rtt:?} {rto_rearm:?} {decrease_base:?} {probe_now} {dupacks} {lt_bytes} \
              {last_ack_advance} {consecutive_timeouts} {pending_rexmit:?} {lost_total} \
-             {go_back_cause:?} {go_back_in_packets} {rack:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent} \
+             {go_back_cause:?} {go_back_in_packets} {rack:?} {rack_detection} {tlp} {undo:?} {idle_restart:?} {initial_window} {last_data_sent:?} {cwnd_use:?} {tlp_pending} {rate:?} {pace_at:?} {paced_sent} \
              {ecn:?} {} {dsacks} {reordering:?} {now:?}",
             loss.name()
         )

@@ -291,6 +291,8 @@ pub struct Injector {
     pub iss: u32,
     pub irs: u32,
     pub peer_window: u16,
+    /// With timestamps (`established_ts`): the TSecr the next ACKs echo, in ms.
+    pub echo: Option<u32>,
 }
 
 pub const PEER_PORT: u16 = 80;
@@ -302,6 +304,21 @@ impl Injector {
         Injector::established_as(cfg, sack, bytes, |c| c)
     }
 
+    /// As `established` with RFC 7323 timestamps negotiated: both sides announce MSS + 12, so
+    /// that segments still carry MSS bytes after the 12 bytes of the option. The ACKs then
+    /// echo `echo` (set it to the send time, in ms, of the segment an ACK answers).
+    pub fn established_ts(cfg: TcpConfig, bytes: usize) -> Self {
+        let cfg = TcpConfig {
+            mss: MSS as u16 + 12,
+            timestamps: true,
+            ..cfg
+        };
+        let mut inj = Injector::handshake(cfg, true, true, |c| c);
+        inj.c.send(inj.now, bytes);
+        inj.echo = Some(100);
+        inj
+    }
+
     /// As `established`, with `prepare` applied to the connection before its handshake (such
     /// as `Connection::with_controller`).
     pub fn established_as(
@@ -310,15 +327,31 @@ impl Injector {
         bytes: usize,
         prepare: impl FnOnce(Connection) -> Connection,
     ) -> Self {
+        let mut inj = Injector::handshake(cfg, sack, false, prepare);
+        inj.c.send(inj.now, bytes);
+        inj
+    }
+
+    fn handshake(
+        cfg: TcpConfig,
+        sack: bool,
+        timestamps: bool,
+        prepare: impl FnOnce(Connection) -> Connection,
+    ) -> Self {
         cfg.validate().expect("config");
         let iss = 1_000;
         let irs = 9_000;
         let mut c = prepare(Connection::connect(cfg, 10, PEER_PORT, iss, Time::ZERO));
         let syn = c.poll_transmit(Time::ZERO).expect("SYN");
         assert!(is_syn(&syn));
+        let syn_ts = syn.options.timestamps.map(|t| t.tsval);
         let mut opts = rexmit_wire::TcpOptions {
-            mss: Some(MSS as u16),
+            mss: Some(MSS as u16 + if timestamps { 12 } else { 0 }),
             sack_permitted: sack,
+            timestamps: timestamps.then(|| rexmit_wire::Timestamps {
+                tsval: 1,
+                tsecr: syn_ts.unwrap_or(0),
+            }),
             ..Default::default()
         };
         opts.window_scale = None;
@@ -342,10 +375,10 @@ impl Injector {
             iss,
             irs,
             peer_window: 65_535,
+            echo: None,
         };
         let ack = inj.c.poll_transmit(now).expect("handshake ACK");
         assert!(ack.payload.is_empty());
-        inj.c.send(now, bytes);
         inj
     }
 
@@ -390,6 +423,9 @@ impl Injector {
             urgent: 0,
             options: rexmit_wire::TcpOptions {
                 sack_blocks: blocks,
+                timestamps: self
+                    .echo
+                    .map(|tsecr| rexmit_wire::Timestamps { tsval: 2, tsecr }),
                 ..Default::default()
             },
             payload: rexmit_wire::Payload::empty(),
