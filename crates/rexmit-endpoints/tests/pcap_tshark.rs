@@ -136,15 +136,36 @@ fn out_dir(name: &str) -> PathBuf {
 fn simulated_tcp_with_sack_decodes_cleanly() {
     let Some(ts) = tshark() else { return };
     let mut sim = lossy_chain(4);
+    let cfg = TcpConfig {
+        timestamps: true,
+        ..TcpConfig::default()
+    };
+    let (a, _) = tcp_pair(&mut sim, cfg);
+    let pcap = out_dir("tcp").join("a.pcap");
+    sim.pcap_node(a, &pcap).unwrap();
+    sim.run(&RunLimits::until(Time::from_secs(20)), |_| true)
+        .unwrap();
+    assert_eq!(sim.pcap_errors(), 0);
+    let v = decode(ts, &pcap);
+    assert!(
+        v.contains("TCP Option - SACK permitted"),
+        "no SACK-permitted option in the SYN"
+    );
+    assert!(
+        v.contains("TCP Option - SACK "),
+        "no SACK blocks under 3% loss"
+    );
+    assert!(v.contains("TCP Option - Timestamps"));
+    assert!(v.contains("Fin: Set"), "connection never closed");
+}
+
+/// A TCP sender on A sending 500 000 bytes to a receiver on B, both with `cfg`; their nodes.
+fn tcp_pair(sim: &mut Simulation, cfg: TcpConfig) -> (NodeId, NodeId) {
     let (a, b) = (
         sim.net().node_by_name("A").unwrap(),
         sim.net().node_by_name("B").unwrap(),
     );
     let baddr = sim.net().addrs(b)[0];
-    let cfg = TcpConfig {
-        timestamps: true,
-        ..TcpConfig::default()
-    };
     let app = BulkApp {
         bytes: Some(500_000),
         close_when_done: true,
@@ -165,22 +186,7 @@ fn simulated_tcp_with_sack_decodes_cleanly() {
         Box::new(TcpAgent::receiver(cfg, 80, 999, Time::ZERO)),
     )
     .unwrap();
-    let pcap = out_dir("tcp").join("a.pcap");
-    sim.pcap_node(a, &pcap).unwrap();
-    sim.run(&RunLimits::until(Time::from_secs(20)), |_| true)
-        .unwrap();
-    assert_eq!(sim.pcap_errors(), 0);
-    let v = decode(ts, &pcap);
-    assert!(
-        v.contains("TCP Option - SACK permitted"),
-        "no SACK-permitted option in the SYN"
-    );
-    assert!(
-        v.contains("TCP Option - SACK "),
-        "no SACK blocks under 3% loss"
-    );
-    assert!(v.contains("TCP Option - Timestamps"));
-    assert!(v.contains("Fin: Set"), "connection never closed");
+    (a, b)
 }
 
 /// An SCTP sender on A sending `app` to a receiver on B, both with `cfg`; their nodes.
@@ -285,35 +291,11 @@ fn simulated_tcp_ecn_shows_ect_ce_ece_and_cwr() {
     // ACKs with ECE, and data with CWR.
     let Some(ts) = tshark() else { return };
     let mut sim = marking_chain();
-    let (a, b) = (
-        sim.net().node_by_name("A").unwrap(),
-        sim.net().node_by_name("B").unwrap(),
-    );
-    let baddr = sim.net().addrs(b)[0];
     let cfg = TcpConfig {
         ecn: rexmit_tcp::EcnMode::On,
         ..TcpConfig::default()
     };
-    let app = BulkApp {
-        bytes: Some(500_000),
-        close_when_done: true,
-    };
-    sim.add_agent(
-        "snd",
-        a,
-        Some((6, 5000)),
-        Time::ZERO,
-        Box::new(TcpAgent::sender(cfg.clone(), 5000, baddr, 80, 12345, app)),
-    )
-    .unwrap();
-    sim.add_agent(
-        "rcv",
-        b,
-        Some((6, 80)),
-        Time::ZERO,
-        Box::new(TcpAgent::receiver(cfg, 80, 999, Time::ZERO)),
-    )
-    .unwrap();
+    let (a, b) = tcp_pair(&mut sim, cfg);
     let dir = out_dir("ecn");
     let (pa, pb) = (dir.join("a.pcap"), dir.join("b.pcap"));
     sim.pcap_node(a, &pa).unwrap();

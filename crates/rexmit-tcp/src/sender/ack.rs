@@ -7,6 +7,7 @@
 use super::{Occasion, Sender};
 use crate::cc::{AckSample, CaState, CongestionCause, CongestionEvent, EcnEcho, RateAck};
 use crate::config::RecoveryAlgorithm;
+use crate::recovery::undo::echo_predates;
 use crate::recovery::AckFacts;
 use crate::sack_scoreboard::{Delivered, SackUpdate};
 use crate::stats::TcpStats;
@@ -151,11 +152,6 @@ impl Sender {
             r.on_cum_ack(now, a.ack);
         }
         let rack = self.rack_detection;
-        // The timestamp this ACK echoes, in the 1 ms ticks of the TSval clock (RFC 7323 §5.4).
-        let ms = |t: Time| t.as_nanos() / 1_000_000;
-        let echoed = a
-            .ts_rtt
-            .map(|r| ms(now).saturating_sub(r.as_nanos() / 1_000_000));
         self.sb.on_cum_ack(a.ack, |s| {
             cum.last_sent = Some(s.sent_at);
             cum.any_rexmit |= s.rexmits > 0;
@@ -166,7 +162,8 @@ impl Sender {
             // SACKed; or retransmitted data whose ACK echoes a timestamp older than the
             // retransmission, so the original arrived late (RFC 3522's test, Linux's
             // tcp_packet_delayed).
-            let late_original = s.rexmits > 0 && echoed.is_some_and(|e| e < ms(s.sent_at));
+            let late_original =
+                s.rexmits > 0 && a.ts_ecr.is_some_and(|e| echo_predates(e, s.sent_at));
             if (s.rexmits == 0 || late_original) && !s.sacked && cum.reord_low.is_none() {
                 cum.reord_low = Some(s.start);
             }
