@@ -45,6 +45,7 @@ from compare import ci95  # noqa: E402
 # value, so the same table runs FreeBSD as shipped and rexmit as FreeBSD behaves.
 FREEBSD_PINS: dict[str, Any] = {
     "cwnd_growth": "rfc4960",
+    "cwnd_bytes": "chunk",
     "slow_start_limit_mtus": 2,
     "t3_rtx": "freebsd",
     "handshake_rtt": True,
@@ -397,7 +398,7 @@ def table(out: Path) -> None:
         f"Means over seeds ± 95% CI. Verdict on goodput: `agree` = within ±{BAND:.0%} of usrsctp; `CIs overlap`; `differs`.",
         "T3 timeouts count every expiry (FreeBSD's rule may expire and mark nothing). Fast-retransmitted chunks: DATA chunks",
         "(rexmit's `rtx_fast`, FreeBSD's sctps_sendfastretrans; ns-2's count is left out). Mean cwnd: the primary path's, sampled",
-        f"every {CWND_EVERY}; rexmit counts payload bytes, FreeBSD chunk bytes (+16 per DATA chunk). ns-2: the saved peer runs",
+        f"every {CWND_EVERY}; cwnd counts chunk bytes (+16 per DATA chunk) in FreeBSD and in rexmit with its choices, payload bytes with RFC 9260 defaults. ns-2: the saved peer runs",
         "of the same scenario (`make validate`), where there is one; its initial ssthresh is 64 KiB, not the peer's a_rwnd.",
         "",
     ]

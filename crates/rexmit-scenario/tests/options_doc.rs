@@ -212,6 +212,7 @@ fn every_public_option_is_a_scenario_key() {
         cc_params: rexmit_tcp::cc::registry::ParamMap::of(&[("a", 2.0)]),
         initial_cwnd: Some(10_000),
         initial_ssthresh: Some(10_000),
+        cwnd_bytes: rexmit_sctp::CwndBytes::Chunk,
         rack: rexmit_sctp::RackConfig {
             rtt_probe: Some(rexmit_time::Duration::from_secs(1)),
             ..Default::default()

@@ -43,6 +43,23 @@ rexmit_options::choices! {
 }
 
 rexmit_options::choices! {
+    /// What cwnd, flightsize and partial_bytes_acked count (RFC 9260 §6.1, §7.2), and so what
+    /// "MTU" means in §7.2's rules.
+    #[derive(Default)]
+    pub enum CwndBytes {
+        /// User data: a chunk counts its payload, and the MTU of §7.2 is the largest DATA
+        /// payload of a packet (pmtu − 48), like TCP's SMSS.
+        #[default]
+        Payload = "payload",
+        /// FreeBSD's: a DATA chunk counts its payload plus its 16-byte chunk header (its
+        /// `book_size` in sctp_output.c) in flightsize, in the bytes a SACK acknowledges and in
+        /// partial_bytes_acked, and cwnd steps, floors and falls by the path MTU with the IP
+        /// header (`net->mtu`, i.e. `pmtu`).
+        Chunk = "chunk",
+    }
+}
+
+rexmit_options::choices! {
     /// The rules of the T3-rtx timer (RFC 9260 §6.3.2, §6.3.3).
     #[derive(Default)]
     pub enum T3Rtx {
@@ -249,6 +266,13 @@ macro_rules! sctp_option_table {
         table rto: $crate::__RtoConfig = $crate::__RtoConfig::sctp(), unit = table;
         /// Which RFC's rules let an acknowledgement grow cwnd (RFC 9260 §7.2.1–7.2.2).
         opt cwnd_growth: $crate::CwndGrowth = $crate::CwndGrowth::Rfc9260, unit = choice;
+        /// What cwnd and flightsize count: "payload" (user-data bytes; the MTU of §7.2 is a
+        /// full chunk's payload, pmtu − 48) or FreeBSD's "chunk" (payload + 16 per DATA chunk;
+        /// the MTU is pmtu). The peer's window is debited in the same unit.
+        opt cwnd_bytes: $crate::CwndBytes = $crate::CwndBytes::Payload, unit = choice,
+            // Left out of `rexmit normalize` at its default, so that scenarios written before
+            // it existed keep their normalized text (and their sweep run ids).
+            shown = |c: &$crate::SctpConfig| c.cwnd_bytes != $crate::CwndBytes::Payload;
         /// A congestion controller of the registry TCP uses, by name (a built-in such as
         /// "cubic", or a registered plugin), run on every destination, one instance each, and
         /// told the events SCTP has (docs/congestion_control.md, "SCTP"). Unset: RFC 9260
@@ -398,6 +422,24 @@ impl SctpConfig {
         (self.pmtu - 20 - 12 - 16) & !3
     }
 
+    /// The MTU of RFC 9260 §7.2 (cwnd's steps, floors and initial value) in cwnd's unit
+    /// (`cwnd_bytes`): a full chunk's payload, or FreeBSD's path MTU.
+    pub fn cc_mtu(&self) -> u64 {
+        match self.cwnd_bytes {
+            CwndBytes::Payload => self.max_data_payload() as u64,
+            CwndBytes::Chunk => self.pmtu as u64,
+        }
+    }
+
+    /// What one DATA chunk adds to flightsize beyond its payload (`cwnd_bytes`): 0, or its
+    /// 16-byte header (FreeBSD's `book_size`).
+    pub fn chunk_flight_overhead(&self) -> u32 {
+        match self.cwnd_bytes {
+            CwndBytes::Payload => 0,
+            CwndBytes::Chunk => rexmit_wire::sctp::DATA_CHUNK_HEADER_LEN as u32,
+        }
+    }
+
     /// Every option's range (the option tables), then the relations between options.
     pub fn validate(&self) -> Result<(), ConfigError> {
         rexmit_options::validate(self)
@@ -408,7 +450,7 @@ impl SctpConfig {
     /// §7.2.2's byte counting, the MTU as SMSS (`max_data_payload`). The TCP-only options of
     /// the built-ins keep their RFC defaults (no HyStart; CUBIC's α switch, RFC 9438 §4.3).
     pub fn controller_params(&self, ssthresh: u64) -> rexmit_tcp::cc::CcParams {
-        let smss = self.max_data_payload() as u64;
+        let smss = self.cc_mtu();
         rexmit_tcp::cc::CcParams {
             initial_cwnd: initial_window(smss, self.initial_cwnd),
             initial_ssthresh: ssthresh,

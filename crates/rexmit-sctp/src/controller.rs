@@ -58,7 +58,8 @@ impl PathController {
     /// The controller `cfg` selects for a destination, with initial ssthresh `ssthresh`
     /// (`cfg` must have passed `SctpConfig::validate`).
     pub fn new(cfg: &SctpConfig, ssthresh: u64) -> Self {
-        let smss = cfg.max_data_payload() as u64;
+        // RFC 9260 §7.2's MTU in cwnd's unit (`cwnd_bytes`).
+        let smss = cfg.cc_mtu();
         let Some(name) = &cfg.cc else {
             return PathController::Builtin(
                 PathCc::new(smss, cfg.initial_cwnd, ssthresh)

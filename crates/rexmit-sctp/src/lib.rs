@@ -72,8 +72,8 @@ pub mod tsn;
 
 pub use association::{Association, State as AssociationState};
 pub use config::{
-    BurstMitigation, CmtConfig, ConfigError, CwndGrowth, MaxBurstRule, RackConfig, RenegePolicy,
-    RtxPolicy, SctpConfig, T3Rtx, ThinStreamConfig,
+    BurstMitigation, CmtConfig, ConfigError, CwndBytes, CwndGrowth, MaxBurstRule, RackConfig,
+    RenegePolicy, RtxPolicy, SctpConfig, T3Rtx, ThinStreamConfig,
 };
 pub use rexmit_transport::PersistFrom;
 

@@ -90,11 +90,33 @@ pub struct RtxQueue {
     /// (seed 000 §IV.B), so the RtxQ_Util metrics skip their scan (issue 18: that scan, once
     /// per agent call, was 80% of a seed 004 fairness run whose queue held ~1 000 chunks).
     gap_acked: usize,
+    /// Bytes a chunk counts in flightsize beyond its payload (`SctpConfig::cwnd_bytes`).
+    flight_overhead: u32,
 }
 
 impl RtxQueue {
     pub fn new() -> Self {
         RtxQueue::default()
+    }
+
+    /// A queue whose chunks count `overhead` bytes beyond their payload in flightsize
+    /// (`SctpConfig::chunk_flight_overhead`).
+    pub fn with_flight_overhead(overhead: u32) -> Self {
+        RtxQueue {
+            flight_overhead: overhead,
+            ..RtxQueue::default()
+        }
+    }
+
+    /// The bytes `e` counts in its path's flightsize and in the bytes a SACK acknowledges
+    /// there (RFC 9260 §6.1, §7.2; `SctpConfig::cwnd_bytes`).
+    pub fn flight_len(&self, e: &RtxEntry) -> u64 {
+        u64::from(e.len) + u64::from(self.flight_overhead)
+    }
+
+    /// What one chunk counts in flightsize beyond its payload.
+    pub fn flight_overhead(&self) -> u32 {
+        self.flight_overhead
     }
 
     pub fn is_empty(&self) -> bool {
@@ -192,9 +214,10 @@ impl RtxQueue {
     /// and the bytes that leave that path's flight (its length if it was in flight).
     pub(crate) fn mark_fast_rtx(&mut self, tsn: u32, cause: RtxCause) -> Option<(usize, u64)> {
         let i = self.index(tsn)?;
+        let oh = u64::from(self.flight_overhead);
         let e = &mut self.entries[i];
         let left = if e.state == TsnState::InFlight {
-            e.len as u64
+            e.len as u64 + oh
         } else {
             0
         };
@@ -217,6 +240,7 @@ impl RtxQueue {
     /// bytes that leave the path's flight, `None` if none was marked.
     pub(crate) fn mark_timed_out_sent_by(&mut self, p: usize, sent_by: Time) -> Option<TimedOut> {
         let mut out: Option<TimedOut> = None;
+        let oh = u64::from(self.flight_overhead);
         for e in self.entries.iter_mut() {
             if e.path == p && e.state == TsnState::InFlight && e.sent_at <= sent_by {
                 e.mark_for_rtx(RtxCause::Timeout);
@@ -225,7 +249,7 @@ impl RtxQueue {
                     bytes: 0,
                 });
                 o.chunks += 1;
-                o.bytes += e.len as u64;
+                o.bytes += e.len as u64 + oh;
             }
         }
         out
@@ -250,13 +274,14 @@ impl RtxQueue {
     /// bytes that leave the path's flight, `None` if none was marked.
     pub(crate) fn mark_early(&mut self, p: usize, wait: Duration, now: Time) -> Option<u64> {
         let mut left = None;
+        let oh = u64::from(self.flight_overhead);
         for e in self.entries.iter_mut() {
             if e.path == p
                 && e.state == TsnState::InFlight
                 && !e.fast_retransmitted
                 && e.sent_at + wait <= now
             {
-                *left.get_or_insert(0) += e.len as u64;
+                *left.get_or_insert(0) += e.len as u64 + oh;
                 e.fast_retransmitted = true;
                 e.mark_for_rtx(RtxCause::EarlyFastRetransmit);
             }

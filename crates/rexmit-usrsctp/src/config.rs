@@ -8,7 +8,9 @@
 //! option with its counterpart: a socket option of each endpoint, or a `net.inet.sctp` sysctl,
 //! which usrsctp has once per process (all usrsctp apps of one run must then agree).
 
-use rexmit_sctp::{CwndGrowth, MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig, T3Rtx};
+use rexmit_sctp::{
+    CwndBytes, CwndGrowth, MaxBurstRule, RenegePolicy, RtxPolicy, SctpConfig, T3Rtx,
+};
 use rexmit_time::Duration;
 use std::fmt;
 
@@ -45,6 +47,7 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("handshake_rtt", BuiltIn("true: FreeBSD takes RTT samples from INIT ACK, COOKIE ACK and the State Cookie's time (sctp_calculate_rto)")),
         ("t3_rtx", BuiltIn("freebsd: a SACK without gap blocks after one without them leaves a running T3-rtx alone (sctp_express_handle_sack); on expiry only chunks outstanding longer than SRTT + 4·RTTVAR are marked (sctp_mark_all_for_resend)")),
         ("cwnd_growth", BuiltIn("rfc4960: FreeBSD grows cwnd only on a SACK that advances the cumulative TSN ack (or, with CMT, the destination's pseudo-cumulative ack), never in fast recovery (sctp_cwnd_update_after_sack)")),
+        ("cwnd_bytes", BuiltIn("chunk: FreeBSD counts a DATA chunk's payload plus its 16-byte header in flightsize and in the bytes a SACK acknowledges (book_size, send_size in sctp_output.c), and steps cwnd by the path MTU with the IP header (net->mtu)")),
         ("sack_delay", Socket("SCTP_DELAYED_SACK sack_delay (ms)")),
         ("sack_freq", Socket("SCTP_DELAYED_SACK sack_freq")),
         ("immediate_sack_on_gap", BuiltIn("true: FreeBSD acknowledges out-of-order data at once (RFC 9260 §6.7)")),
@@ -349,6 +352,7 @@ pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
     c.rto.granularity = Duration::from_millis(1);
     c.rto.estimator = rexmit_transport::RtoEstimator::Freebsd;
     c.cwnd_growth = CwndGrowth::Rfc4960;
+    c.cwnd_bytes = CwndBytes::Chunk;
     c.immediate_sack_on_gap = true;
     c.hb_jitter = true;
     c.cmt.sfr = true;
@@ -369,6 +373,7 @@ fn check_built_in(cfg: &SctpConfig, key: &str, only: &str) -> Result<(), OptionE
         "cmt.cuc" => cfg.cmt.cuc,
         "cmt.rtx_policy" => cfg.cmt.rtx_policy == RtxPolicy::Cwnd,
         "cwnd_growth" => cfg.cwnd_growth == CwndGrowth::Rfc4960,
+        "cwnd_bytes" => cfg.cwnd_bytes == CwndBytes::Chunk,
         "hb_jitter" => cfg.hb_jitter,
         "t3_rtx" => cfg.t3_rtx == T3Rtx::Freebsd,
         "handshake_rtt" => cfg.handshake_rtt,
@@ -529,7 +534,7 @@ mod tests {
             .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
             .map(|(k, _)| *k)
             .collect();
-        assert_eq!(built_in.len(), 10, "{built_in:?}");
+        assert_eq!(built_in.len(), 11, "{built_in:?}");
         assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
     }

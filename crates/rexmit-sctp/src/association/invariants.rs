@@ -125,7 +125,7 @@ impl Association {
                 self.tx.next_tsn()
             );
             if e.state == TsnState::InFlight {
-                flight[e.path] += u64::from(e.len);
+                flight[e.path] += self.tx.rtxq().flight_len(e);
             }
             if e.state != TsnState::NrAcked {
                 held += u64::from(e.len);

@@ -156,7 +156,7 @@ impl Association {
             primary: 0,
             timers: TimerTable::default(),
             ctl: control::ControlRetries::default(),
-            tx: send_side::SendSide::new(streams, initial_tsn),
+            tx: send_side::SendSide::new(streams, initial_tsn, cfg.chunk_flight_overhead()),
             rack: cfg
                 .rack
                 .enabled

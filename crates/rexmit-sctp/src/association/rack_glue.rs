@@ -281,7 +281,7 @@ impl Association {
             (self.new_data_packet_to(now, p, true)?, p, false)
         } else {
             let (tsn, p, len) = self.tx.take_probe_chunk()?;
-            self.paths[p].leave_flight(len as u64);
+            self.paths[p].leave_flight(len);
             self.on_data_sent(now, tsn, p, true);
             self.after_data_packet(now, p, &[tsn]);
             let chunk = self

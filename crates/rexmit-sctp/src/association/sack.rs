@@ -89,11 +89,14 @@ struct AckTally {
     min_rtt_sample: PerPath<Option<Duration>>,
     /// Newly acknowledged chunks for RACK (collected only while RACK is on).
     delivered: Option<Vec<Delivered>>,
+    /// What a chunk counts beyond its payload (`SctpConfig::cwnd_bytes`).
+    flight_overhead: u32,
 }
 
 impl AckTally {
-    fn new(n: usize, rack: bool) -> Self {
+    fn new(n: usize, rack: bool, flight_overhead: u32) -> Self {
         AckTally {
+            flight_overhead,
             delivered: rack.then(Vec::new),
             bytes: smallvec![0; n],
             fresh: smallvec![false; n],
@@ -107,10 +110,12 @@ impl AckTally {
 
     /// `e` is acknowledged for the first time (TSNs are visited in increasing order).
     fn newly_acked(&mut self, paths: &mut [Path], e: &RtxEntry, now: Time) {
+        // §7.2: flightsize and the bytes acknowledged count as `cwnd_bytes` says.
+        let len = u64::from(e.len) + u64::from(self.flight_overhead);
         if e.state == TsnState::InFlight {
-            paths[e.path].leave_flight(e.len as u64);
+            paths[e.path].leave_flight(len);
         }
-        self.bytes[e.path] += e.len as u64;
+        self.bytes[e.path] += len;
         self.fresh[e.path] |= paths[e.path].ack_is_fresh(e.sent_at);
         self.highest = Some(e.tsn);
         self.lowest.get_or_insert(e.tsn);
@@ -168,7 +173,11 @@ impl Association {
             return;
         }
         let before = self.before_sack(cum);
-        let mut tally = AckTally::new(self.paths.len(), self.rack.is_some());
+        let mut tally = AckTally::new(
+            self.paths.len(),
+            self.rack.is_some(),
+            self.tx.rtxq().flight_overhead(),
+        );
         self.ack_cumulative(now, cum, &mut tally);
         let blocks = self.ack_blocks(now, cum, gaps, nr_gaps, all_nr, &mut tally);
         self.track_thin_packets(cum, blocks.highest_reported);

@@ -58,6 +58,8 @@ pub(super) struct SendSide {
 pub(super) struct Sent {
     /// User-data bytes of the chunk.
     pub len: u64,
+    /// What it adds to its path's flightsize (`SctpConfig::cwnd_bytes`).
+    pub flight_len: u64,
     /// The chunk was sent before.
     pub rtx: bool,
     /// Why it was last marked for retransmission.
@@ -77,10 +79,12 @@ pub(super) struct BlocksAcked {
 }
 
 impl SendSide {
-    pub(super) fn new(streams: u16, initial_tsn: u32) -> Self {
+    /// `flight_overhead`: what a chunk counts in flightsize beyond its payload
+    /// (`SctpConfig::chunk_flight_overhead`).
+    pub(super) fn new(streams: u16, initial_tsn: u32, flight_overhead: u32) -> Self {
         SendSide {
             queue: SendQueue::new(streams),
-            rtxq: RtxQueue::new(),
+            rtxq: RtxQueue::with_flight_overhead(flight_overhead),
             initial_tsn,
             next_tsn: initial_tsn,
             next_seq: initial_tsn as u64,
@@ -269,15 +273,18 @@ impl SendSide {
         p: usize,
         time_it: impl FnOnce() -> bool,
     ) -> Option<Sent> {
+        let oh = u64::from(self.rtxq.flight_overhead());
         let (e, first_rtx, was_timed) = self.rtxq.on_sent(tsn, p, now)?;
         if e.tx_count == 1 {
             e.timed = time_it();
         }
         let len = e.len as u64;
         let (rtx, cause) = (e.tx_count > 1, e.rtx_cause);
-        self.peer_rwnd = self.peer_rwnd.saturating_sub(len);
+        // §6.2.1 B: the peer's window is debited as flightsize counts (`cwnd_bytes`).
+        self.peer_rwnd = self.peer_rwnd.saturating_sub(len + oh);
         Some(Sent {
             len,
+            flight_len: len + oh,
             rtx,
             cause,
             first_rtx,
@@ -321,15 +328,15 @@ impl SendSide {
     }
 
     /// A tail loss probe resends the most recently sent chunk in flight (RFC 8985 §7.3):
-    /// returns its TSN, path and length; the caller takes it out of the path's flight size
+    /// returns its TSN, path and what it counts in flightsize; the caller takes that out of the path's flight size
     /// before sending it again.
-    pub(super) fn take_probe_chunk(&mut self) -> Option<(u32, usize, u32)> {
+    pub(super) fn take_probe_chunk(&mut self) -> Option<(u32, usize, u64)> {
         let (tsn, p, len) = self
             .rtxq
             .iter()
             .filter(|e| e.state == TsnState::InFlight)
             .max_by_key(|e| (e.sent_at, e.seq))
-            .map(|e| (e.tsn, e.path, e.len))?;
+            .map(|e| (e.tsn, e.path, self.rtxq.flight_len(e)))?;
         self.rtxq.mark_probe(tsn)?;
         Some((tsn, p, len))
     }

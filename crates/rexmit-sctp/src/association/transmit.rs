@@ -167,7 +167,7 @@ impl Association {
         }
         let (len, rtx, cause) = (sent.len, sent.rtx, sent.cause);
         let path = &mut self.paths[p];
-        path.on_data_sent(now, len);
+        path.on_data_sent(now, sent.flight_len);
         self.stats.paths[p].data_chunks_sent += 1;
         if let Some(d) = sent.first_rtx {
             self.stats.recovery_time_total += d;
@@ -224,7 +224,7 @@ impl Association {
                 break;
             }
             used += sz;
-            flight += e.len as u64;
+            flight += self.tx.rtxq().flight_len(e);
             tsns.push(e.tsn);
         }
         if fast {
