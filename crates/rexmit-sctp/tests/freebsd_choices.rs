@@ -58,12 +58,29 @@ fn rfc9260_t3_rtx_never_expires_in_a_transfer_without_loss() {
 /// timer started by the first DATA chunk (RTO.Initial, 3 s) expires although every chunk is
 /// acknowledged within the round trip; no chunk is older than SRTT + 4·RTTVAR, none is
 /// marked, and cwnd is kept (sctp_t3rxt_timer, sctp_mark_all_for_resend). The expiry
-/// doubles the RTO; the next SACK of data sent once undoes that and starts the timer again
-/// with RTO.Min, so it expires again a second later: at about 3 s and 4 s in 5 s.
+/// doubles the RTO (1 s, RTO.Min, by then) and the timeout handler restarts the timer at once
+/// with it (its safeguard for data outstanding without a timer); SACKs of data sent once
+/// restore the RTO but leave the running timer alone, so the next expiry is 2 s later, and
+/// so on: at 3, 5 and 7 s of an 8 s transfer.
 #[test]
-fn freebsd_t3_rtx_expires_without_loss_and_marks_nothing_fresh() {
-    let a = bulk(T3Rtx::Freebsd, 5);
-    assert_eq!(a.stats().timeouts, 2);
+fn freebsd_t3_rtx_expires_without_loss_every_two_rtos_and_marks_nothing_fresh() {
+    let (a, b) = connect_pair(config(T3Rtx::Freebsd), receiver(), 1, 1, false);
+    let mut net = Net::new(a, b);
+    let mut fate = |_: &rexmit_sctp::Transmit, _: Time| Some(OWD);
+    let mut app = |now: Time, eps: &mut [Association; 2]| {
+        while eps[0].send(now, 0, Payload::zeros(T), true).is_ok() {}
+    };
+    let mut expiries = Vec::new();
+    let mut seen = 0;
+    let mut observe = |now: Time, eps: &[Association; 2]| {
+        if eps[0].stats().timeouts > seen {
+            seen = eps[0].stats().timeouts;
+            expiries.push(now.as_nanos() / 1_000_000);
+        }
+    };
+    net.run_observed(Time::from_secs(8), &mut fate, &mut app, &mut observe);
+    assert_eq!(expiries, vec![3000, 5000, 7000]);
+    let a = &net.eps[0];
     assert_eq!(a.stats().retransmissions, 0, "nothing old enough to mark");
     let cwnd = a.paths()[0].cc().cwnd();
     assert!(cwnd > 64 * 1024, "never cut: {cwnd}");

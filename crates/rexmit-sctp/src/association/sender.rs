@@ -120,9 +120,12 @@ impl Association {
         } else {
             self.paths[p].back_off_rto();
         }
-        if freebsd_marked {
-            // FreeBSD: retransmissions wait (cwnd is one MTU), so a timer must run
-            // (sctp_timer_validation), with the RTO just doubled.
+        if freebsd_marked || (freebsd && self.paths[p].flight() > 0) {
+            // FreeBSD restarts the timer at once, with the RTO just doubled: retransmissions
+            // wait (cwnd is one MTU) and so must a timer (sctp_timer_validation); and after an
+            // expiry that marked nothing, the timeout handler's safeguard restarts it for the
+            // data still outstanding (sctp_timeout_handler, SCTP_TIMER_TYPE_SEND). SACKs without
+            // gap blocks leave it running, so the next expiry is two RTOs away, not one.
             let at = now + self.t3_rto(p);
             self.timers.set(Timer::T3Rtx(p), at);
         }
