@@ -113,7 +113,8 @@ fuzz:
 # scenario (validation/run_peers.sh), then rexmit on the same ones, and writes
 # docs/validation_tables.md; then the competing-flow scenarios in both simulators
 # (validation/multiflow.py, docs/validation_multiflow.md); then the active queues against ns-3's
-# queue discs (validation/aqm.py, docs/validation_aqm.md) and issue 37's controllers against
+# queue discs (validation/aqm.py, docs/validation_aqm.md; DCTCP with step marking against ns-3's
+# TcpDctcp, validation/dctcp.py, in the same file) and issue 37's controllers against
 # ns-3's (validation/controllers.py, docs/validation_controllers.md). Tables explained in
 # docs/validation.md. Then Linux TCP through emulation (validate-linux, below).
 validate: peers validate-linux
@@ -123,6 +124,8 @@ validate: peers validate-linux
 	$(BIN)/python validation/multiflow.py table
 	$(BIN)/python validation/aqm.py run all --seeds 10
 	$(BIN)/python validation/aqm.py table
+	$(BIN)/python validation/dctcp.py run all --seeds 10
+	$(BIN)/python validation/dctcp.py table
 	$(BIN)/python validation/controllers.py run --seeds 10
 	$(BIN)/python validation/controllers.py table
 	$(MAKE) validate-usrsctp

@@ -75,6 +75,8 @@ EARLY_REASONS = {
     "fq_codel": {"Target exceeded drop"},
     "pie": {"Unforced drop"},
     "ared": {"Unforced drop", "Forced drop"},
+    # DCTCP's step marking (validation/dctcp.py): a packet that cannot be marked above K.
+    "step": {"Unforced drop", "Forced drop"},
 }
 
 
@@ -201,26 +203,23 @@ def brief(doc: dict[str, Any]) -> str:
 def write_table(out: Path) -> int:
     import aqm_tables
 
-    out.write_text(aqm_tables.render(SCENARIOS, saved, verdict) + "\n")
+    # validation/dctcp.py's section follows this table in the same file: kept as it is.
+    old = out.read_text() if out.exists() else ""
+    kept = old.find("\n## DCTCP with step marking")
+    out.write_text(aqm_tables.render(SCENARIOS, saved, verdict) + "\n" + (old[kept:] if kept >= 0 else ""))
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
 
-def main(argv: list[str]) -> int:
-    ap, _ = multiflow.command_line(__doc__ or "", "'all'", 10, "validation_aqm.md")
-    ns = ap.parse_args(argv)
-    if ns.cmd == "list":
-        for sc in SCENARIOS.values():
-            print(f"{sc.name:28s} {sc.qdisc} {len(sc.variants)} x {sc.variants[0]} rtts {sorted(set(sc.rtts_ms))}")
-        return 0
-    if ns.cmd == "table":
-        return write_table(Path(ns.out))
-    for name in list(SCENARIOS) if ns.names == ["all"] else ns.names:
+def run_named(ns: Any, scenarios: dict[str, MultiScenario], run_side: Any, brief: Any) -> int:
+    """The `run` command (this script's and validation/dctcp.py's): each named scenario's sides
+    as `ns.side` asks (the other side from its saved run), then their verdict."""
+    for name in list(scenarios) if ns.names == ["all"] else ns.names:
         print(name, file=sys.stderr)
         docs = {}
         for side in ("peer", "rexmit"):
             if ns.side in (side, "both"):
-                docs[side] = run_side(SCENARIOS[name], side, list(range(1, ns.seeds + 1)))
+                docs[side] = run_side(scenarios[name], side, list(range(1, ns.seeds + 1)))
                 print("  " + brief(docs[side]), file=sys.stderr)
             elif saved(name, side).exists():
                 docs[side] = json.loads(saved(name, side).read_text())
@@ -233,6 +232,18 @@ def main(argv: list[str]) -> int:
                 file=sys.stderr,
             )
     return 0
+
+
+def main(argv: list[str]) -> int:
+    ap, _ = multiflow.command_line(__doc__ or "", "'all'", 10, "validation_aqm.md")
+    ns = ap.parse_args(argv)
+    if ns.cmd == "list":
+        for sc in SCENARIOS.values():
+            print(f"{sc.name:28s} {sc.qdisc} {len(sc.variants)} x {sc.variants[0]} rtts {sorted(set(sc.rtts_ms))}")
+        return 0
+    if ns.cmd == "table":
+        return write_table(Path(ns.out))
+    return run_named(ns, SCENARIOS, run_side, brief)
 
 
 if __name__ == "__main__":

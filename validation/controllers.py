@@ -47,9 +47,10 @@ BYTE_COUNTING = {"illinois", "hybla", "bic", "yeah"}
 # Diagnostic ns-3 variants (src/ns3_rtt_sample_variants.h), each run beside ns-3's own: ns-3.44
 # hands these controllers the smoothed RTT where their papers (and rexmit) use RTT samples
 # (`-sample`: ns-3's controller given the samples); Hybla recomputes rho only when that smoothed
-# RTT equals the minimum (`-minrtt`: given the minimum, so rho = min RTT / RTT0).
+# RTT equals the minimum (`-minrtt`: given the minimum, so rho = min RTT / RTT0;
+# `-minrtt-delivered`: also growing on the ACK that ends a recovery by what it delivers only).
 DIAGNOSTIC = {cc: [f"{cc}-sample"] for cc in ("vegas", "veno", "illinois", "htcp", "yeah")} | {
-    "hybla": ["hybla-minrtt"]
+    "hybla": ["hybla-minrtt", "hybla-minrtt-delivered"]
 }
 CASES: dict[str, float] = {"none": 0.0, "sameloss": 0.01, "sameburst": 0.001, "uniform": 0.01, "burst": 0.001}
 DURATION = 60.0
@@ -59,8 +60,10 @@ NS3_SEGMENT = 1448  # ns-3's SegmentSize with timestamps
 BAND = 0.05
 
 
-def rexmit_tcp(cc: str) -> dict[str, Any]:
+def rexmit_tcp(cc: str, cc_params: dict[str, float] | None = None) -> dict[str, Any]:
     tcp = {**compare.NS3_TCP, "recovery": "sack", "prr": False, "cc": cc}
+    if cc_params:
+        tcp["cc_params"] = cc_params
     if cc in BYTE_COUNTING:
         tcp["byte_counting"] = True
     return tcp
@@ -114,8 +117,9 @@ def ns3_binary() -> Path:
     return ns3_tcp.build()
 
 
-def run_ns3(cc: str, case: str, seed: int) -> dict[str, Any]:
-    opts = ns3_options(cc, case, seed)
+def run_ns3(cc: str, case: str, seed: int, attributes: dict[str, str] | None = None) -> dict[str, Any]:
+    """ns-3's run; `attributes` sets ns-3 attribute defaults (e.g. ns3::TcpBic::FastConvergence)."""
+    opts = ns3_options(cc, case, seed) | (attributes or {})
     out = subprocess.run(
         [str(ns3_binary()), *[f"--{k}={v}" for k, v in opts.items()]], check=True, capture_output=True, text=True
     )
@@ -131,10 +135,12 @@ def run_ns3(cc: str, case: str, seed: int) -> dict[str, Any]:
     }
 
 
-def run_rexmit(cc: str, case: str, seed: int, probe: tuple[int, int]) -> dict[str, Any]:
+def run_rexmit(
+    cc: str, case: str, seed: int, probe: tuple[int, int], cc_params: dict[str, float] | None = None
+) -> dict[str, Any]:
     import rexmit
 
-    m = compare.Mirror(tcp=rexmit_tcp(cc))
+    m = compare.Mirror(tcp=rexmit_tcp(cc, cc_params))
     rate = CASES[case]
     if case == "none":
         errors: list[dict[str, Any]] = []

@@ -61,8 +61,9 @@ class MultiScenario:
     variants: tuple[str, ...]  # per long flow: tahoe | reno | newreno | sack | cubic | westwood
     rtts_ms: tuple[float, ...]
     queue: int = 30
-    qdisc: str = "droptail"  # droptail | red | codel | fq_codel | pie | ared (validation/aqm.py)
+    qdisc: str = "droptail"  # droptail | red | codel | fq_codel | pie | ared (aqm.py) | step (dctcp.py)
     ecn: bool = False  # the active queue marks ECN-capable packets (codel, fq_codel, pie, ared)
+    step_k: int = 0  # qdisc "step": DCTCP's marking threshold K (packets in rexmit's queue)
     red: tuple[float, float, float, float] = (5.0, 15.0, 0.1, 0.002)  # min_th, max_th, max_p, weight
     loss: float = 0.0
     shorts: Shorts | None = None
@@ -192,14 +193,18 @@ def short_transfers(sc: MultiScenario, seed: int) -> list[tuple[float, int]]:
 
 # --- peers -------------------------------------------------------------------------------------
 
-ACTIVE_QUEUES = ("codel", "fq_codel", "pie", "ared")
+ACTIVE_QUEUES = ("codel", "fq_codel", "pie", "ared", "step")
 # What an active queue reports besides the drop-tail metrics (links.parquet).
 AQM_LINK_METRICS = ("queue_delay_mean_s", "queue_delay_p99_s", "drop_early", "drop_overflow", "ecn_marked")
 
 NS2_AGENT = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}
-NS3_CC = {"newreno": "newreno", "newreno-rfc": "newreno-rfc", "cubic": "cubic", "westwood": "westwoodplus"} | {
-    c: c for c in controllers.CONTROLLERS
-}
+NS3_CC = {
+    "newreno": "newreno",
+    "newreno-rfc": "newreno-rfc",
+    "cubic": "cubic",
+    "westwood": "westwoodplus",
+    "dctcp": "dctcp",
+} | {c: c for c in controllers.CONTROLLERS}
 
 
 def ns2_command(sc: MultiScenario, seed: int) -> list[str]:
@@ -248,6 +253,10 @@ def ns3_command(sc: MultiScenario, seed: int) -> list[str]:
         args.update(redMin=sc.red[0], redMax=sc.red[1], redMaxP=sc.red[2], redWeight=sc.red[3])
     if sc.qdisc in ACTIVE_QUEUES:
         args["ecn"] = int(sc.ecn)
+    if sc.qdisc == "step":
+        # ns-3's queue disc holds one packet fewer than rexmit's queue while the line is busy
+        # (its device queue has the next one): the same backlog is marked at K - 1 there.
+        args["stepK"] = sc.step_k - 1
     if sc.loss:
         args["lossRate"] = sc.loss
     return [str(ns3_multi.build()), *[f"--{k}={v}" for k, v in args.items()]]
@@ -263,7 +272,9 @@ def run_peer(sc: MultiScenario, seed: int) -> dict[str, Any]:
     return {
         **extra,
         "seed": seed,
-        "flows": [{k: f[k] for k in ("goodput_bps", "retransmissions", "timeouts")} for f in res["flows"]],
+        "flows": [
+            {k: f[k] for k in ("goodput_bps", "retransmissions", "timeouts", "dctcp") if k in f} for f in res["flows"]
+        ],
         "shorts": [s["completion_s"] for s in res.get("shorts", [])],
         "loss_rate": drops / b["arrivals"] if b["arrivals"] else 0.0,
         "mean_queue_pkts": b["mean_queue_pkts"],
@@ -279,6 +290,17 @@ def rexmit_tcp(sc: MultiScenario, variant: str) -> dict[str, Any]:
         return {**NS2_TCP, "recovery": variant}
     if variant in controllers.CONTROLLERS:
         return {**controllers.rexmit_tcp(variant), "prr": sc.sack and sc.prr}
+    if variant == "dctcp":
+        # ns-3.44's TcpDctcp is a TcpLinuxReno: it grows by every acknowledged segment.
+        return {
+            **NS3_TCP,
+            "recovery": "sack",
+            "sack": sc.sack,
+            "prr": sc.sack and sc.prr,
+            "cc": "dctcp",
+            "ecn": "on",
+            "byte_counting": True,
+        }
     cc = {"newreno": "reno", "newreno-rfc": "reno", "cubic": "cubic", "westwood": "westwood"}[variant]
     # ns-3 runs PRR by default (TcpPrrRecovery) and SACK as configured (NS3_TCP: timer
     # restarted by new ACKs only, as ns-3).
@@ -315,6 +337,8 @@ def rexmit_scenario(sc: MultiScenario, seed: int, overrides: dict[str, Any] | No
     if sc.qdisc == "red":
         mn, mx, p, w = sc.red
         queue["red"] = {"min_th": mn, "max_th": mx, "max_p": p, "weight": w, "gentle": True}
+    elif sc.qdisc == "step":
+        queue["ecn_threshold"] = sc.step_k  # RFC 8257 §3.1
     elif sc.qdisc in ACTIVE_QUEUES:
         # Every parameter at its RFC default, as ns-3 is set in validation/src/ns3_aqm.h.
         queue.update(aqm=sc.qdisc, ecn=sc.ecn)
@@ -344,7 +368,11 @@ def run_rexmit(sc: MultiScenario, seed: int, overrides: dict[str, Any] | None = 
     link = res.link("R1->R2")
     drops = link["drop_overflow"] + link["drop_early"] + link["drop_error"]
     shorts = [f.get("completion_time_s") for f in res.flows if f["name"].startswith("short")]
-    extra = {"aqm": {k: link[k] for k in AQM_LINK_METRICS}} if sc.qdisc in ACTIVE_QUEUES else {}
+    extra = (
+        {"aqm": {**{k: link[k] for k in AQM_LINK_METRICS}, "arrivals": link["offered_packets"]}}
+        if sc.qdisc in ACTIVE_QUEUES
+        else {}
+    )
     return {
         **extra,
         "seed": seed,
@@ -354,6 +382,7 @@ def run_rexmit(sc: MultiScenario, seed: int, overrides: dict[str, Any] | None = 
                 "retransmissions": f["retransmissions"],
                 "timeouts": f["timeouts"],
                 "spurious": f["spurious_retransmits"],
+                "ecn_reductions": f.get("ecn_reductions", 0),
             }
             for f in flows
         ],

@@ -17,6 +17,11 @@
 //   `LinkBandwidth` = the bottleneck rate (the automatic thresholds and weight need it).
 // - Every queue: a limit of `limit` packets (ns-3's defaults differ per AQM: 25 for PIE and RED,
 //   1500·1000 bytes for CoDel, 10240 for FQ-CoDel); ECN as asked (ns-3: on for FQ-CoDel only).
+// - DCTCP's step marking (`step`, RFC 8257 §3.1): RED as ns-3's DCTCP documentation sets it,
+//   MinTh = MaxTh = `stepK` packets with QW 1 (the average is the queue disc's length at the
+//   arrival), no gentle region, UseEcn with UseHardDrop off: an ECN-capable arrival that finds
+//   at least `stepK` packets in the queue disc is marked, any other such arrival dropped ("Forced
+//   drop"). validation/dctcp.py passes rexmit's K − 1 (the device holds the next packet).
 // What ns-3 has no knob for is listed in docs/validation.md.
 //
 // Delays: `SojournTime`-like samples are taken per transmitted packet, from its enqueue into the
@@ -34,16 +39,17 @@
 
 struct AqmKnobs
 {
-    std::string aqm;     // codel | fq_codel | pie | ared
+    std::string aqm;     // codel | fq_codel | pie | ared | step
     uint32_t limit = 1000; // packets
     bool ecn = false;
     std::string rate;    // the bottleneck's rate (Adaptive RED's automatic parameters)
+    double stepK = 0;    // step: the marking threshold in queue-disc packets
 };
 
 inline bool
 IsAqm(const std::string& name)
 {
-    return name == "codel" || name == "fq_codel" || name == "pie" || name == "ared";
+    return name == "codel" || name == "fq_codel" || name == "pie" || name == "ared" || name == "step";
 }
 
 // Install the AQM on `dev` (which must have no queue disc) and return it.
@@ -78,6 +84,18 @@ InstallAqm(ns3::Ptr<ns3::NetDevice> dev, const AqmKnobs& k)
                              "MaxSize", limit,
                              "UseEcn", BooleanValue(k.ecn),
                              "MeanPktSize", UintegerValue(1500));
+    }
+    else if (k.aqm == "step")
+    {
+        tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MaxSize", limit,
+                             "MinTh", DoubleValue(k.stepK),
+                             "MaxTh", DoubleValue(k.stepK),
+                             "QW", DoubleValue(1.0),
+                             "Gentle", BooleanValue(false),
+                             "Wait", BooleanValue(false),
+                             "UseEcn", BooleanValue(true),
+                             "UseHardDrop", BooleanValue(false));
     }
     else
     {

@@ -69,6 +69,56 @@ RTT_SAMPLE_VARIANT(TcpHtcp, HtcpRttSample, "rexmit::HtcpRttSample", Sample);
 RTT_SAMPLE_VARIANT(TcpYeah, YeahRttSample, "rexmit::YeahRttSample", Sample);
 RTT_SAMPLE_VARIANT(TcpHybla, HyblaMinRtt, "rexmit::HyblaMinRtt", Minimum);
 
+// cc=hybla-minrtt-delivered: hybla-minrtt whose growth on the ACK that ends a fast recovery
+// counts only the segments that ACK newly delivers (m_lastAckedSackedBytes, Linux's
+// acked_sacked). ns-3.44's TcpSocketBase hands IncreaseWindow every segment from the old
+// snd_una to the ACK there, the SACKed ones included, and TcpHybla grows by rho^2/cwnd for each:
+// several segments at once after every recovery (docs/validation.md, "Hybla").
+class HyblaMinRttDelivered : public HyblaMinRtt
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("rexmit::HyblaMinRttDelivered")
+                                .SetParent<HyblaMinRtt>()
+                                .AddConstructor<HyblaMinRttDelivered>();
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "rexmit::HyblaMinRttDelivered";
+    }
+
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override
+    {
+        // Raised by the ACK that ends a recovery, before its IncreaseWindow.
+        m_recoveryEnded = m_recoveryEnded || event == TcpSocketState::CA_EVENT_COMPLETE_CWR;
+        HyblaMinRtt::CwndEvent(tcb, event);
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (m_recoveryEnded)
+        {
+            m_recoveryEnded = false;
+            uint32_t delivered = (tcb->m_lastAckedSackedBytes + tcb->m_segmentSize - 1) / tcb->m_segmentSize;
+            segmentsAcked = std::min(segmentsAcked, delivered);
+        }
+        HyblaMinRtt::IncreaseWindow(tcb, segmentsAcked);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<HyblaMinRttDelivered>(this);
+    }
+
+  private:
+    bool m_recoveryEnded{false};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(HyblaMinRttDelivered);
+
 // The names the scenarios' --cc/--ccs options take for them.
 inline void
 AddRttSampleTypes(std::map<std::string, std::string>& types)
@@ -78,5 +128,6 @@ AddRttSampleTypes(std::map<std::string, std::string>& types)
                   {"illinois-sample", "rexmit::IllinoisRttSample"},
                   {"htcp-sample", "rexmit::HtcpRttSample"},
                   {"yeah-sample", "rexmit::YeahRttSample"},
-                  {"hybla-minrtt", "rexmit::HyblaMinRtt"}});
+                  {"hybla-minrtt", "rexmit::HyblaMinRtt"},
+                  {"hybla-minrtt-delivered", "rexmit::HyblaMinRttDelivered"}});
 }

@@ -13,7 +13,11 @@
 //   device queue; its time-average queue is the queue disc's.
 // - An active queue (codel | fq_codel | pie | ared): the queue disc of ns3_aqm.h, set to the
 //   RFC values rexmit uses, above a one-packet device queue; its drops by reason, marks and
-//   delays are printed under "aqm".
+//   delays are printed under "aqm". `step` is DCTCP's step marking (RED at one threshold,
+//   ns3_aqm.h).
+// - DCTCP (ccs "dctcp"): ns3::TcpDctcp on the sender and on its receiver (the receiver's echo of
+//   CE marks, RFC 8257 §3.2, is TcpDctcp's too); each α update after the warm-up is kept and
+//   printed per flow (mean α, marked and acknowledged bytes).
 // - The error model (lossRate) is the ReceiveErrorModel of R2's bottleneck device: data
 //   direction only, after the packet used the link.
 // - Flow i's congestion control is set per sender node (TcpL4Protocol::SocketType); SACK and
@@ -72,7 +76,15 @@ struct Flow
     TcpSocketState::TcpCongState_t state{TcpSocketState::CA_OPEN};
     uint64_t rxAtWarmup{0};
     std::vector<std::pair<double, uint32_t>> ssthresh; // with traceSsthresh: (time, bytes) at each change
+    // DCTCP, after the warm-up: α updates, their sum, and the bytes they counted.
+    uint64_t alphaUpdates{0};
+    double alphaSum{0.0};
+    uint64_t bytesMarked{0};
+    uint64_t bytesAcked{0};
+    uint64_t cwrEntries{0}; // window reductions for ECN (entries into CA_CWR), whole run
 };
+
+double g_warmup = 0.0;
 
 bool g_traceSsthresh = false;
 
@@ -113,6 +125,10 @@ OnCongState(uint32_t i, TcpSocketState::TcpCongState_t old, TcpSocketState::TcpC
     {
         g_flows[i].timeouts++;
     }
+    if (now == TcpSocketState::CA_CWR)
+    {
+        g_flows[i].cwrEntries++;
+    }
     g_flows[i].state = now;
 }
 
@@ -135,6 +151,22 @@ OnSsthresh(uint32_t i, uint32_t, uint32_t now)
     }
 }
 
+// TcpDctcp fires CongestionEstimate(marked bytes, acknowledged bytes, α) at each window's end
+// (tcp-dctcp.cc's call; its header names the first two the other way round).
+void
+OnDctcpEstimate(uint32_t i, uint32_t bytesMarked, uint32_t bytesAcked, double alpha)
+{
+    if (Simulator::Now().GetSeconds() < g_warmup)
+    {
+        return;
+    }
+    Flow& f = g_flows[i];
+    f.alphaUpdates++;
+    f.alphaSum += alpha;
+    f.bytesMarked += bytesMarked;
+    f.bytesAcked += bytesAcked;
+}
+
 void
 HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
 {
@@ -146,6 +178,12 @@ HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
     if (g_traceSsthresh)
     {
         s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
+    }
+    PointerValue ops;
+    s->GetAttribute("CongestionOps", ops);
+    if (auto dctcp = ops.Get<TcpDctcp>())
+    {
+        dctcp->TraceConnectWithoutContext("CongestionEstimate", MakeBoundCallback(&OnDctcpEstimate, i));
     }
 }
 
@@ -221,6 +259,7 @@ main(int argc, char* argv[])
     bool ecn = false;
     double redMin = 5, redMax = 15, redMaxP = 0.1, redWeight = 0.002;
     double lossRate = 0.0;
+    double stepK = 0;
     uint32_t mtu = 1500;
     bool timestamps = true;
     uint32_t initCwnd = 10;
@@ -244,8 +283,9 @@ main(int argc, char* argv[])
     cmd.AddValue("recvDelayMs", "receivers' access delay (ms)", recvDelayMs);
     cmd.AddValue("accessRate", "access link rate", accessRate);
     cmd.AddValue("queue", "bottleneck queue (packets)", queue);
-    cmd.AddValue("qdisc", "droptail | red | codel | fq_codel | pie | ared", qdisc);
+    cmd.AddValue("qdisc", "droptail | red | codel | fq_codel | pie | ared | step", qdisc);
     cmd.AddValue("ecn", "the active queue marks ECN-capable packets (codel, fq_codel, pie, ared)", ecn);
+    cmd.AddValue("stepK", "step: marking threshold (queue-disc packets)", stepK);
     cmd.AddValue("redMin", "RED min threshold (packets)", redMin);
     cmd.AddValue("redMax", "RED max threshold (packets)", redMax);
     cmd.AddValue("redMaxP", "RED max_p", redMaxP);
@@ -258,6 +298,7 @@ main(int argc, char* argv[])
     cmd.AddValue("delAckTimeout", "delayed ACK timeout (s)", delAckTimeout);
     cmd.AddValue("traceSsthresh", "list each flow's ssthresh changes (time, bytes)", g_traceSsthresh);
     cmd.Parse(argc, argv);
+    g_warmup = warmup;
 
     auto ccList = Split(ccs);
     auto delayList = Split(delaysNs);
@@ -269,7 +310,8 @@ main(int argc, char* argv[])
                                                         {"newreno-rfc", "rexmit::NewRenoFlightSize"},
                                                         {"linuxreno", "ns3::TcpLinuxReno"},
                                                         {"westwoodplus", "ns3::TcpWestwoodPlus"},
-                                                        {"cubic", "ns3::TcpCubic"}};
+                                                        {"cubic", "ns3::TcpCubic"},
+                                                        {"dctcp", "ns3::TcpDctcp"}};
     AddControllerTypes(ccTypes);
     if (n == 0 || delayList.size() != n || startList.size() != n || (qdisc != "droptail" && qdisc != "red" && !IsAqm(qdisc)) ||
         (recovery != "classic" && recovery != "prr"))
@@ -321,6 +363,12 @@ main(int argc, char* argv[])
         std::ostringstream path;
         path << "/NodeList/" << senders.Get(i)->GetId() << "/$ns3::TcpL4Protocol/SocketType";
         Config::Set(path.str(), TypeIdValue(TypeId::LookupByName(ccTypes.at(ccList[i]))));
+        if (ccList[i] == "dctcp")
+        {
+            std::ostringstream rx;
+            rx << "/NodeList/" << receivers.Get(i)->GetId() << "/$ns3::TcpL4Protocol/SocketType";
+            Config::Set(rx.str(), TypeIdValue(TcpDctcp::GetTypeId()));
+        }
     }
 
     PointToPointHelper bottleneck;
@@ -373,7 +421,7 @@ main(int argc, char* argv[])
     Ptr<QueueDisc> aqm;
     if (IsAqm(qdisc))
     {
-        aqm = InstallAqm(bdev, AqmKnobs{qdisc, queue, ecn, bottleneckRate});
+        aqm = InstallAqm(bdev, AqmKnobs{qdisc, queue, ecn, bottleneckRate, stepK});
         HookAqm(aqm, bdev);
         aqm->TraceConnectWithoutContext("Drop", MakeCallback(&OnQdiscDrop));
         aqm->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQueueLen));
@@ -457,6 +505,13 @@ main(int argc, char* argv[])
         uint64_t rx = sinks[i]->GetTotalRx() - g_flows[i].rxAtWarmup;
         o << (i ? ", " : "") << "{\"goodput_bps\": " << rx * 8.0 / (duration - warmup) << ", \"rx_bytes\": " << rx
           << ", \"retransmissions\": " << g_flows[i].retransmissions << ", \"timeouts\": " << g_flows[i].timeouts;
+        if (ccList[i] == "dctcp")
+        {
+            const Flow& f = g_flows[i];
+            o << ", \"dctcp\": {\"alpha_updates\": " << f.alphaUpdates
+              << ", \"alpha_mean\": " << (f.alphaUpdates ? f.alphaSum / f.alphaUpdates : 0.0)
+              << ", \"bytes_marked\": " << f.bytesMarked << ", \"bytes_acked\": " << f.bytesAcked << ", \"ecn_reductions\": " << f.cwrEntries << "}";
+        }
         if (g_traceSsthresh)
         {
             o << ", \"ssthresh\": [";
