@@ -140,7 +140,7 @@ fn queues(s: &mut String) {
          overload drops); default on for FQ-CoDel (RFC 8290 §5.2.6), off for the others. \
          `ecn_threshold = K` (packets) or `ecn_threshold_bytes`: DCTCP's step marking on a \
          drop-tail queue (RFC 8257 §3.1): an ECN-capable packet is marked when the queue, with \
-         it, holds more than K; other packets queue as in drop-tail. A queue written with any of \
+         it, holds more than K; a Not-ECT packet is dropped in its place (RFC 3168 §5). A queue written with any of \
          these keys also reports `ecn_marked` and `queue_delay_p99_s` in links.parquet; one \
          written with `packets`, `bytes` and `red` only runs and reports as it always did.\n",
     );

@@ -60,6 +60,11 @@ impl Echo {
         }
     }
 
+    /// How our ACKs echo marks: DCTCP's feedback also means our controller needs ECN.
+    pub fn feedback(&self) -> Feedback {
+        self.feedback
+    }
+
     /// Whether our ACKs carry ECE now.
     pub fn ece(&self) -> bool {
         self.ece

@@ -44,9 +44,15 @@ impl Sender {
     fn new(cfg: TcpConfig, synack_flags: TcpFlags, bytes: usize) -> (Self, TcpSegment) {
         cfg.validate().expect("config");
         let (iss, irs) = (1_000, 9_000);
+        // RFC 3168 §6.1.1: a SYN is not ECT; Linux's exception: a controller that needs ECN.
+        let syn_expected = if cfg.cc.as_str() == "dctcp" && cfg.ecn == EcnMode::On {
+            Ecn::Ect0
+        } else {
+            Ecn::NotEct
+        };
         let mut c = Connection::connect(cfg, 10, PEER_PORT, iss, Time::ZERO);
         let (syn, syn_ecn) = c.poll_transmit_ecn(Time::ZERO).expect("SYN");
-        assert_eq!(syn_ecn, Ecn::NotEct, "RFC 3168 §6.1.1: a SYN is never ECT");
+        assert_eq!(syn_ecn, syn_expected);
         let synack = TcpSegment {
             src_port: PEER_PORT,
             dst_port: 10,
@@ -244,11 +250,19 @@ struct Receiver {
     c: Connection,
     now: Time,
     peer_iss: u32,
+    /// The codepoint of its pure ACKs: Not-ECT (RFC 3168 §6.1.4), ECT(0) when its controller
+    /// needs ECN (DCTCP, as Linux).
+    ack_ecn: Ecn,
 }
 
 impl Receiver {
     fn new(cfg: TcpConfig) -> Self {
         let peer_iss = 70_000;
+        let ack_ecn = if cfg.cc.as_str() == "dctcp" {
+            Ecn::Ect0
+        } else {
+            Ecn::NotEct
+        };
         let mut c = Connection::listen(cfg, 80, 3_000);
         let mut syn = peer_syn(
             peer_iss,
@@ -264,6 +278,7 @@ impl Receiver {
             c,
             now: Time::ZERO,
             peer_iss,
+            ack_ecn,
         };
         r.segment(100, 0, Ecn::NotEct, TcpFlags::ACK);
         assert_eq!(r.c.poll_event(), Some(Event::Connected));
@@ -293,7 +308,7 @@ impl Receiver {
     fn acks(&mut self) -> Vec<(u64, bool)> {
         let mut v = Vec::new();
         while let Some((s, ecn)) = self.c.poll_transmit_ecn(self.now) {
-            assert_eq!(ecn, Ecn::NotEct, "§6.1.4: pure ACKs are not ECT");
+            assert_eq!(ecn, self.ack_ecn, "§6.1.4: pure ACKs are not ECT, except DCTCP's");
             let next = (s.ack.wrapping_sub(self.peer_iss + 1) as u64) / MSS + 1;
             v.push((next, s.flags.contains(ECE)));
         }
@@ -391,6 +406,22 @@ fn retransmissions_are_not_ect_and_echoes_during_recovery_do_not_reduce() {
         .find(|o| o.pkt > 10)
         .expect("new data in recovery");
     assert!(first_new.flags.contains(CWR) && first_new.ecn == Ecn::Ect0);
+}
+
+/// A controller that needs ECN (DCTCP) sends its retransmissions ECT(0), as Linux does for such
+/// a controller (`tcp_ca_needs_ecn`): a step-marking queue then marks them rather than drops
+/// them (RFC 3168 §5). New data keeps RFC 3168's CWR rule.
+#[test]
+fn dctcp_retransmissions_are_ect() {
+    let mut s = window_of_ten(TcpConfig {
+        cc: "dctcp".into(),
+        ..ecn_cfg(EcnMode::On)
+    });
+    assert!(s.out().iter().all(|o| o.ecn == Ecn::Ect0));
+    s.ack(200, 1, &[(2, 2)], TcpFlags(0));
+    s.ack(201, 1, &[(2, 3)], TcpFlags(0));
+    let out = s.ack(202, 1, &[(2, 4)], TcpFlags(0));
+    assert_eq!(out[0], data(1, Ecn::Ect0));
 }
 
 #[test]

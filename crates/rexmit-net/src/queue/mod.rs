@@ -107,7 +107,9 @@ pub struct AqmConfig {
 pub enum Aqm {
     DropTail,
     /// DCTCP's step marking (RFC 8257 §3.1): an ECN-capable packet arriving to a queue that,
-    /// with it, holds more than this is marked CE; others queue as in drop-tail.
+    /// with it, holds more than this is marked CE; a Not-ECT one is dropped in its place
+    /// (RFC 3168 §5; what Linux's and ns-3's RED do as a step marker, RFC 8257 §5's
+    /// coexistence problem).
     StepMark(QueueLimit),
     Red(RedParams),
     Ared(AredConfig),
@@ -147,7 +149,7 @@ pub(crate) enum Arrival {
     Signal {
         forced: bool,
     },
-    /// Mark an ECN-capable packet, queue any other as it is (step marking).
+    /// Mark an ECN-capable packet, drop any other (step marking, RFC 3168 §5).
     Mark,
 }
 
@@ -356,7 +358,9 @@ impl OutputQueue {
         let capable = pkt.ip.header.ecn().is_ecn_capable();
         let mark = match signal {
             Arrival::Accept => false,
-            Arrival::Mark => capable,
+            // RFC 3168 §5: a packet that is not ECN-capable is dropped where it would be marked.
+            Arrival::Mark if capable => true,
+            Arrival::Mark => return Err((pkt, QueueDrop::Early)),
             Arrival::Signal { forced } if self.ecn && !forced && capable => true,
             Arrival::Signal { .. } => return Err((pkt, QueueDrop::Early)),
         };

@@ -59,7 +59,7 @@ fn rng() -> RngStream {
 }
 
 #[test]
-fn step_marking_marks_ect_packets_above_k_and_queues_the_others() {
+fn step_marking_marks_ect_packets_above_k_and_drops_the_others() {
     // RFC 8257 §3.1 with K = 3 packets: the 4th packet and later see a queue above K.
     let mut q = aqm(
         QueueLimit::Packets(10),
@@ -72,14 +72,17 @@ fn step_marking_marks_ect_packets_above_k_and_queues_the_others() {
         let marked = q.stats().unwrap().ecn_marked;
         assert_eq!(marked, i.max(2) - 2, "after {} packets", i + 1);
     }
-    // A Not-ECT packet above K is queued unmarked, not dropped.
-    q.enqueue(Time::ZERO, udp(), &mut r).unwrap();
-    assert_eq!(q.len_packets(), 7);
+    // A Not-ECT packet above K is dropped in place of a mark (RFC 3168 §5); below K it queues.
+    let (_, why) = q.enqueue(Time::ZERO, udp(), &mut r).unwrap_err();
+    assert_eq!(why, QueueDrop::Early);
+    assert_eq!(q.len_packets(), 6);
     assert_eq!(q.stats().unwrap().ecn_marked, 3);
-    let ce: Vec<bool> = (0..7)
+    let ce: Vec<bool> = (0..6)
         .map(|_| q.dequeue(Time::ZERO).unwrap().ip.header.ecn() == Ecn::Ce)
         .collect();
-    assert_eq!(ce, [false, false, false, true, true, true, false]);
+    assert_eq!(ce, [false, false, false, true, true, true]);
+    q.enqueue(Time::ZERO, udp(), &mut r).unwrap();
+    assert_eq!(q.dequeue(Time::ZERO).unwrap().ip.header.ecn(), Ecn::NotEct);
     // The limit still drops, and a refused packet is not counted as marked.
     for _ in 0..10 {
         q.enqueue(Time::ZERO, ect0(udp()), &mut r).unwrap();

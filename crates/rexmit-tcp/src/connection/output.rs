@@ -20,7 +20,8 @@ impl Connection {
 
     /// The next segment and the ECN codepoint for the IP header that carries it: ECT(0) on
     /// new data once ECN is negotiated, Not-ECT on everything else — SYNs (RFC 3168 §6.1.1),
-    /// pure ACKs (§6.1.4), retransmissions (§6.1.5), window probes (§6.1.6) and resets.
+    /// pure ACKs (§6.1.4), retransmissions (§6.1.5), window probes (§6.1.6) and resets —
+    /// unless the controller needs ECN (DCTCP's feedback, `ect_everywhere`).
     #[inline]
     pub fn poll_transmit_ecn(&mut self, now: Time) -> Option<(TcpSegment, Ecn)> {
         if self.nothing_to_send(now) {
@@ -70,7 +71,7 @@ impl Connection {
             return Some((rst, Ecn::NotEct));
         }
         if let Some(ack) = self.ack_pending.take() {
-            return Some((ack, Ecn::NotEct));
+            return Some((ack, self.control_ecn()));
         }
         match self.state {
             State::Closed | State::Listen => return None,
@@ -84,7 +85,19 @@ impl Connection {
                 }
                 self.timers.set(Timer::Handshake, now + self.snd.rtt.rto());
                 let ack = self.state == State::SynReceived;
-                return Some((self.syn_segment(now, ack), Ecn::NotEct));
+                let seg = self.syn_segment(now, ack);
+                // Linux sets ECT on a SYN whose controller needs ECN, and on the SYN-ACK once
+                // ECN is agreed (tcp_ecn_send_syn, tcp_ecn_make_synack).
+                let ecn = match ack {
+                    false
+                        if self.ect_everywhere() && self.cfg.ecn == crate::config::EcnMode::On =>
+                    {
+                        Ecn::Ect0
+                    }
+                    true => self.control_ecn(),
+                    false => Ecn::NotEct,
+                };
+                return Some((seg, ecn));
             }
             _ => {}
         }
@@ -113,9 +126,27 @@ impl Connection {
         if self.rcv.ack_due() {
             let seq = self.snd.snd_max;
             let ack = self.segment(now, seq, TcpFlags::ACK, Payload::empty());
-            return Some((ack, Ecn::NotEct));
+            return Some((ack, self.control_ecn()));
         }
         None
+    }
+
+    /// Whether this connection's controller needs ECN (DCTCP, RFC 8257): then, as Linux does
+    /// for such a controller (`tcp_ca_needs_ecn`, INET_ECN_xmit on the socket), every packet
+    /// once ECN is agreed is ECT(0) — pure ACKs, retransmissions, window probes — so that a
+    /// step-marking queue marks them instead of dropping them (RFC 3168 §5).
+    fn ect_everywhere(&self) -> bool {
+        self.echo.feedback() == crate::ecn::Feedback::Dctcp
+    }
+
+    /// The codepoint of a pure ACK or a SYN-ACK: Not-ECT (RFC 3168 §6.1.4) unless the
+    /// controller needs ECN and ECN is agreed.
+    fn control_ecn(&self) -> Ecn {
+        if self.ecn_ok && self.ect_everywhere() {
+            Ecn::Ect0
+        } else {
+            Ecn::NotEct
+        }
     }
 
     /// The codepoint of a data segment, and its CWR flag (RFC 3168 §6.1.2: on the first new
@@ -123,7 +154,7 @@ impl Connection {
     /// retransmission (§6.1.5) and a window probe (§6.1.6) are Not-ECT and carry no CWR.
     fn data_ecn(&mut self, tx: &DataTx, flags: &mut TcpFlags) -> Ecn {
         if !self.ecn_ok || tx.rexmit.is_some() || tx.len == 0 || tx.window_probe {
-            return Ecn::NotEct;
+            return self.control_ecn();
         }
         if self.snd.ecn.take_cwr() {
             flags.insert(TcpFlags::CWR);
