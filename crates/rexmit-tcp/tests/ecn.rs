@@ -308,7 +308,10 @@ impl Receiver {
     fn acks(&mut self) -> Vec<(u64, bool)> {
         let mut v = Vec::new();
         while let Some((s, ecn)) = self.c.poll_transmit_ecn(self.now) {
-            assert_eq!(ecn, self.ack_ecn, "§6.1.4: pure ACKs are not ECT, except DCTCP's");
+            assert_eq!(
+                ecn, self.ack_ecn,
+                "§6.1.4: pure ACKs are not ECT, except DCTCP's"
+            );
             let next = (s.ack.wrapping_sub(self.peer_iss + 1) as u64) / MSS + 1;
             v.push((next, s.flags.contains(ECE)));
         }
