@@ -165,17 +165,25 @@ fn codel_keeps_the_sojourn_time_of_a_paced_overload_near_target() {
 }
 
 #[test]
-fn step_marking_marks_above_k_without_loss() {
-    // DCTCP's step marking, K = 20 packets, on a 1000-packet queue: 11 Mb/s (10 of them ECT(0))
-    // into 10 Mb/s for 2 s builds a queue of about 250 packets, never full: nothing is dropped,
-    // every ECT packet that found 20 or more ahead of it is marked, the others pass unmarked.
+fn step_marking_marks_above_k_and_drops_only_what_it_cannot_mark() {
+    // DCTCP's step marking, K = 20 packets, on a 1000-packet queue: 11 Mb/s of ECT(0) and 1 Mb/s
+    // of Not-ECT into 10 Mb/s for 2 s builds a queue of about 250 packets, never full: no overflow, every
+    // ECT packet that found 20 or more ahead of it is marked, and a Not-ECT packet that found
+    // them is dropped in place of a mark (RFC 3168 §5): the 1 Mb/s Not-ECT source loses almost
+    // everything it sends once the queue passes K (about 0.1 s in), none before.
     let mut s = sim(aqm(Aqm::StepMark(QueueLimit::Packets(20)), true), 1000);
-    let sink = cbr(&mut s, 5, 10, Ecn::Ect0);
-    cbr(&mut s, 6, 1, Ecn::NotEct);
+    let sink = cbr(&mut s, 5, 11, Ecn::Ect0);
+    let plain = cbr(&mut s, 6, 1, Ecn::NotEct);
     s.run(&RunLimits::until(Time::from_secs(2)), |_| true)
         .unwrap();
     let ch = bottleneck(&s);
-    assert_eq!(ch.stats.drop_overflow + ch.stats.drop_early, 0);
+    assert_eq!(ch.stats.drop_overflow, 0);
+    let early = ch.stats.drop_early;
+    let plain_rx = s.agent(plain).probe("rx_packets").unwrap() as u64;
+    assert!(
+        early > 150 && plain_rx > 0 && plain_rx < 40,
+        "{early} dropped, {plain_rx} received"
+    );
     let marked = ch.queue_stats().unwrap().ecn_marked;
     assert!(marked > 1000, "{marked}");
     // Marked packets not yet arrived are still queued (or on the 1 ms line).
