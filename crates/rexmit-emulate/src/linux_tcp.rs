@@ -70,6 +70,7 @@ pub struct InfoSample {
     pub snd_cwnd: u32,
     pub snd_ssthresh: u32,
     pub unacked: u32,
+    pub rtt_us: u32,
     pub total_retrans: u32,
     pub total_rto: Option<u16>,
 }
@@ -355,6 +356,7 @@ fn sample_tcp_info(
                     snd_cwnd: i.snd_cwnd,
                     snd_ssthresh: i.snd_ssthresh,
                     unacked: i.unacked,
+                    rtt_us: i.rtt_us,
                     total_retrans: i.total_retrans,
                     total_rto: i.total_rto,
                 });
