@@ -152,7 +152,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     }
     // Every other key the table sets has no kernel knob here: refused by name, so that a key
     // added to the option table is refused until it is mapped above.
-    const MAPPED: [&str; 20] = [
+    const MAPPED: [&str; 21] = [
         "cc",
         "mss",
         "nagle",
@@ -168,6 +168,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         "frto",
         "idle_restart",
         "cwnd_limited_growth",
+        "cubic_idle_epoch",
         "dup_thresh",
         "adaptive_reordering",
         "max_reordering",
@@ -187,6 +188,13 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         return Err(bad(
             "cwnd_limited_growth",
             "Linux grows cwnd only while cwnd-limited: only true",
+        ));
+    }
+    // Linux's CUBIC always moves its epoch past idle time (CA_EVENT_TX_START).
+    if t.cubic_idle_epoch == Some(false) {
+        return Err(bad(
+            "cubic_idle_epoch",
+            "Linux's CUBIC always leaves idle time out of its epoch: only true",
         ));
     }
     if let Some(f) = t.frto {
@@ -781,6 +789,10 @@ mod tests {
         assert_eq!(e.path, "apps[0].tcp.cwnd_limited_growth");
         let e = linux_settings("apps[0]", &app(r#"adaptive_reordering = false"#)).unwrap_err();
         assert_eq!(e.path, "apps[0].tcp.adaptive_reordering");
+        let e = linux_settings("apps[0]", &app(r#"cc = "cubic", cubic_idle_epoch = false"#))
+            .unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.cubic_idle_epoch");
+        assert!(linux_settings("apps[0]", &app(r#"cubic_idle_epoch = true"#)).is_ok());
     }
 
     #[test]
