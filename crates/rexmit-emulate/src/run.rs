@@ -152,7 +152,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     }
     // Every other key the table sets has no kernel knob here: refused by name, so that a key
     // added to the option table is refused until it is mapped above.
-    const MAPPED: [&str; 21] = [
+    const MAPPED: [&str; 22] = [
         "cc",
         "mss",
         "nagle",
@@ -165,6 +165,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         "rack",
         "tlp",
         "undo",
+        "undo_ssthresh_floor",
         "frto",
         "idle_restart",
         "cwnd_limited_growth",
@@ -188,6 +189,13 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         return Err(bad(
             "cwnd_limited_growth",
             "Linux grows cwnd only while cwnd-limited: only true",
+        ));
+    }
+    // Linux's undo raises ssthresh to its prior_ssthresh (tcp_current_ssthresh), always.
+    if t.undo_ssthresh_floor == Some(false) {
+        return Err(bad(
+            "undo_ssthresh_floor",
+            "Linux restores at least 3/4 of the prior cwnd as ssthresh: only true",
         ));
     }
     // Linux's CUBIC always moves its epoch past idle time (CA_EVENT_TX_START).
@@ -793,6 +801,8 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.path, "apps[0].tcp.cubic_idle_epoch");
         assert!(linux_settings("apps[0]", &app(r#"cubic_idle_epoch = true"#)).is_ok());
+        let e = linux_settings("apps[0]", &app(r#"undo_ssthresh_floor = false"#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.undo_ssthresh_floor");
     }
 
     #[test]

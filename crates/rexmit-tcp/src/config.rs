@@ -242,6 +242,11 @@ macro_rules! tcp_option_table {
         /// ACK for data sent before the timeout and never retransmitted undoes it.
         opt frto: bool = false, linux = true, unit = flag,
             relation = "false unless sack = true and recovery = \"sack\"";
+        /// With undo or F-RTO: the ssthresh an undo restores is at least 3/4 of the cwnd before
+        /// the reduction (Linux records prior_ssthresh = tcp_current_ssthresh, max(ssthresh,
+        /// cwnd/2 + cwnd/4) in packets, and tcp_undo_cwnd_reduction raises ssthresh to it).
+
+        opt undo_ssthresh_floor: bool = false, linux = true, unit = flag;
         /// Restart after idle: before sending after no data was sent for more than an RTO
         /// with nothing outstanding, cwnd comes down (RFC 5681 §4.1: to RW = min(IW, cwnd);
         /// Linux tcp_slow_start_after_idle = 1, tcp_cwnd_restart: halved once per RTO of
