@@ -24,6 +24,8 @@ packets, CUBIC, MSS 1460 with timestamps unless a case turns them off):
           only while cwnd-limited (tcp_is_cwnd_limited; RFC 7661).
   tlp     100 segments, the last 3 dropped on R1->R2: a loss probe at ~2·SRTT instead of an RTO
           (RFC 8985 §7).
+  epoch   300-segment messages at 3 s and 6 s, one segment of the first dropped, no restart
+          after idle: CUBIC's growth after 2.5 s of silence (RFC 9438 §5.8).
 """
 
 from __future__ import annotations
@@ -52,10 +54,12 @@ CASES: dict[str, dict[str, Any]] = {
     "idle": {"off": {"idle_restart": "off"}, "tcp": {}},
     "cwv": {"off": {"cwnd_limited_growth": False}, "tcp": {}},
     "tlp": {"off": {"tlp": False}, "tcp": {}},
+    "epoch": {"off": {"cubic_idle_epoch": False}, "tcp": {"idle_restart": "off"}},
 }
 SPIKE = (1.5, 2.5, 1.0)  # from, until, delay (s)
 DSACK_SEGMENT = 1500
 TLP_SEGMENTS = 100
+EPOCH_DROP = 150
 # Linux's counters (nstat TcpExt) of each case, and rexmit's.
 LINUX_COUNTERS = (
     "TCPDSACKUndo",
@@ -109,6 +113,17 @@ def scenario(case: str, tcp_extra: dict[str, Any], real: bool = False) -> rexmit
             size={"kind": "fixed", "value": 8 * SEG},
         )
         stop = 5.0
+    elif case == "epoch":
+        # 300-segment messages at 3 and 6 s; segment 150 of the first is dropped, so CUBIC has
+        # a W_max and an epoch when the second starts after ~2.5 s of silence.
+        seqs = [1 + EPOCH_DROP * SEG]
+        errors.append({"kind": "scripted", "app": "f", "tcp_seqs": seqs, "direction": "forward"})
+        app.update(
+            kind="tcp_messages",
+            interarrival={"kind": "fixed", "value": "3s"},
+            size={"kind": "fixed", "value": 300 * SEG},
+        )
+        stop = 7.0
     elif case == "tlp":
         seqs = [1 + k * SEG for k in range(TLP_SEGMENTS - 3, TLP_SEGMENTS)]
         errors.append({"kind": "scripted", "app": "f", "tcp_seqs": seqs, "direction": "forward"})
@@ -230,6 +245,12 @@ def measure(case: str, res: rexmit.RunResult) -> dict[str, Any]:
         starts = [float(i) - 0.001 for i in range(1, 5)]
         m["flights"] = flights(pcap, starts)
         m["cwnd_before_msgs"] = [at(series, t)[0] for t in starts]
+    if case == "epoch":
+        # cwnd when the second message starts, and one and two round trips later.
+        m["cwnd_at_6s"], m["ssthresh_at_6s"], m["srtt_ms"] = at(series, 5.999)
+        m["cwnd_6.1s"] = at(series, 6.1)[0]
+        m["cwnd_6.2s"] = at(series, 6.2)[0]
+        m["growth_0.2s"] = m["cwnd_6.2s"] / m["cwnd_at_6s"] if m["cwnd_at_6s"] else None
     if case == "cwv":
         m["cwnd_end"], m["ssthresh_end"], _ = at(series, 4.95)
     return m
@@ -266,6 +287,7 @@ COLUMNS = {
     "eifel": [*_WINDOW, "rtx_after_event_ms", "timeouts", "retransmissions", "counters", "goodput_mbps"],
     "frto": [*_WINDOW, "rtx_after_event_ms", "timeouts", "retransmissions", "counters", "goodput_mbps"],
     "idle": ["cwnd_before_msgs", "flights", "retransmissions", "goodput_mbps"],
+    "epoch": ["cwnd_at_6s", "ssthresh_at_6s", "srtt_ms", "cwnd_6.1s", "cwnd_6.2s", "growth_0.2s", "retransmissions"],
     "cwv": ["cwnd_end", "ssthresh_end", "retransmissions", "goodput_mbps"],
     "tlp": ["srtt_ms", "rtx_after_last_ms", "timeouts", "retransmissions", "counters", "completion_ms"],
 }
