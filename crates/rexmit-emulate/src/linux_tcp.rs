@@ -62,6 +62,45 @@ pub struct MessageSchedule {
     pub stop: Option<Duration>,
 }
 
+/// The writes of a real `tcp_messages` app: its message source must be deterministic (fixed
+/// interarrival and size, no burst) for the kernel's sender to write what rexmit's would.
+pub fn message_schedule(
+    path: &str,
+    a: &rexmit_scenario::schema::AppCfg,
+) -> Result<Option<MessageSchedule>, rexmit_scenario::ScenarioError> {
+    use rexmit_net::apps::dist::Dist;
+    let rexmit_scenario::schema::AppTraffic::TcpMessages(c) = &a.traffic else {
+        return Ok(None);
+    };
+    let src = rexmit_scenario::traffic::message_source(path, a.kind(), &c.traffic)?;
+    let why = "between real hosts a message app needs a fixed interarrival and size (the kernel's sender writes them on a schedule)";
+    let (Dist::Fixed(gap), Dist::Fixed(size)) = (&src.interarrival, &src.size) else {
+        let field = if matches!(src.interarrival, Dist::Fixed(_)) {
+            "size"
+        } else {
+            "interarrival"
+        };
+        return Err(rexmit_scenario::ScenarioError::new(
+            format!("{path}.{field}"),
+            why,
+        ));
+    };
+    if src.burst.is_some() {
+        return Err(rexmit_scenario::ScenarioError::new(
+            format!("{path}.burst"),
+            why,
+        ));
+    }
+    Ok(Some(MessageSchedule {
+        interarrival: std::time::Duration::from_nanos(*gap),
+        size: *size,
+        count: src.count,
+        stop: src
+            .stop
+            .map(|t| std::time::Duration::from_nanos(t.as_nanos())),
+    }))
+}
+
 /// One TCP_INFO sample of the sender (`t_s` from sim time zero).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct InfoSample {
@@ -592,5 +631,48 @@ mod tests {
         assert_eq!(c.len(), 2);
         assert_eq!((c["TCPDSACKUndo"], c["TCPLossProbes"]), (2, 5));
         assert!(parse_tcp_ext("IpExt: A\nIpExt: 1\n").is_empty());
+    }
+
+    fn messages(source: &str) -> rexmit_scenario::schema::AppCfg {
+        let s = rexmit_scenario::Scenario::from_toml(&format!(
+            "stop_time = \"5s\"\n[[nodes]]\nname = \"A\"\n[[nodes]]\nname = \"B\"\n[[links]]\nbetween = [\"A\", \"B\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[apps]]\nname = \"x\"\nkind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\n{source}\n"
+        ))
+        .expect("scenario");
+        s.apps[0].clone()
+    }
+
+    /// A message app of fixed interarrival and size becomes the kernel sender's write
+    /// schedule; a random one is refused naming the field.
+    #[test]
+    fn only_a_fixed_message_source_runs_over_kernel_sockets() {
+        let fixed = messages("interarrival = { kind = \"fixed\", value = \"1s\" }\nsize = { kind = \"fixed\", value = 2896 }\nmessages = 3\nstop = \"4s\"");
+        assert_eq!(
+            message_schedule("apps[0]", &fixed).unwrap(),
+            Some(MessageSchedule {
+                interarrival: std::time::Duration::from_secs(1),
+                size: 2896,
+                count: Some(3),
+                stop: Some(std::time::Duration::from_secs(4)),
+            })
+        );
+        let random = messages("interarrival = { kind = \"exponential\", mean = \"1s\" }\nsize = { kind = \"fixed\", value = 100 }");
+        let e = message_schedule("apps[0]", &random)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("apps[0].interarrival") && e.contains("fixed interarrival and size"),
+            "{e}"
+        );
+        let sized = messages("interarrival = { kind = \"fixed\", value = \"1s\" }\nsize = { kind = \"uniform\", min = 1, max = 9 }");
+        assert!(message_schedule("apps[0]", &sized)
+            .unwrap_err()
+            .to_string()
+            .contains("apps[0].size"));
+        // A bulk app has no schedule: the same network, kind tcp_bulk.
+        let bulk = rexmit_scenario::Scenario::from_toml(
+            "stop_time = \"1s\"\n[[nodes]]\nname = \"A\"\n[[nodes]]\nname = \"B\"\n[[links]]\nbetween = [\"A\", \"B\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[apps]]\nname = \"x\"\nkind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\n",
+        )
+        .expect("scenario");
+        assert_eq!(message_schedule("apps[0]", &bulk.apps[0]).unwrap(), None);
     }
 }

@@ -7,7 +7,7 @@
 use crate::bridge::TunOutput;
 use crate::clock::{RealTime, TunInput};
 use crate::linux_tcp::{
-    Bulk, BulkSpec, MessageSchedule, ReceiverReport, SenderReport, SocketOptions,
+    message_schedule, Bulk, BulkSpec, ReceiverReport, SenderReport, SocketOptions,
 };
 use crate::netns::{self, Namespace};
 use rexmit_engine::Progress;
@@ -236,36 +236,6 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         ));
     }
     Ok(out)
-}
-
-/// The writes of a real `tcp_messages` app: its message source must be deterministic (fixed
-/// interarrival and size, no burst) for the kernel's sender to write what rexmit's would.
-fn message_schedule(path: &str, a: &AppCfg) -> Result<Option<MessageSchedule>, ScenarioError> {
-    use rexmit_net::apps::dist::Dist;
-    let AppTraffic::TcpMessages(c) = &a.traffic else {
-        return Ok(None);
-    };
-    let src = rexmit_scenario::traffic::message_source(path, a.kind(), &c.traffic)?;
-    let why = "between real hosts a message app needs a fixed interarrival and size (the kernel's sender writes them on a schedule)";
-    let (Dist::Fixed(gap), Dist::Fixed(size)) = (&src.interarrival, &src.size) else {
-        let field = if matches!(src.interarrival, Dist::Fixed(_)) {
-            "size"
-        } else {
-            "interarrival"
-        };
-        return Err(ScenarioError::new(format!("{path}.{field}"), why));
-    };
-    if src.burst.is_some() {
-        return Err(ScenarioError::new(format!("{path}.burst"), why));
-    }
-    Ok(Some(MessageSchedule {
-        interarrival: std::time::Duration::from_nanos(*gap),
-        size: *size,
-        count: src.count,
-        stop: src
-            .stop
-            .map(|t| std::time::Duration::from_nanos(t.as_nanos())),
-    }))
 }
 
 /// Sysctls every real host's namespace gets, whatever the scenario says.
@@ -677,48 +647,6 @@ mod tests {
         ))
         .expect("scenario");
         s.apps[0].clone()
-    }
-
-    fn messages(source: &str) -> AppCfg {
-        let s = Scenario::from_toml(&format!(
-            "stop_time = \"5s\"\n[[nodes]]\nname = \"A\"\n[[nodes]]\nname = \"B\"\n[[links]]\nbetween = [\"A\", \"B\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[apps]]\nname = \"x\"\nkind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\n{source}\n"
-        ))
-        .expect("scenario");
-        s.apps[0].clone()
-    }
-
-    /// A message app of fixed interarrival and size becomes the kernel sender's write
-    /// schedule; a random one is refused naming the field.
-    #[test]
-    fn only_a_fixed_message_source_runs_over_kernel_sockets() {
-        let fixed = messages("interarrival = { kind = \"fixed\", value = \"1s\" }\nsize = { kind = \"fixed\", value = 2896 }\nmessages = 3\nstop = \"4s\"");
-        assert_eq!(
-            message_schedule("apps[0]", &fixed).unwrap(),
-            Some(MessageSchedule {
-                interarrival: std::time::Duration::from_secs(1),
-                size: 2896,
-                count: Some(3),
-                stop: Some(std::time::Duration::from_secs(4)),
-            })
-        );
-        let random = messages("interarrival = { kind = \"exponential\", mean = \"1s\" }\nsize = { kind = \"fixed\", value = 100 }");
-        let e = message_schedule("apps[0]", &random)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("apps[0].interarrival") && e.contains("fixed interarrival and size"),
-            "{e}"
-        );
-        let sized = messages("interarrival = { kind = \"fixed\", value = \"1s\" }\nsize = { kind = \"uniform\", min = 1, max = 9 }");
-        assert!(message_schedule("apps[0]", &sized)
-            .unwrap_err()
-            .to_string()
-            .contains("apps[0].size"));
-        assert_eq!(
-            message_schedule("apps[0]", &app("")).unwrap(),
-            None,
-            "tcp_bulk"
-        );
     }
 
     /// Each TCP field with a Linux counterpart becomes a socket option, a namespace sysctl or a
