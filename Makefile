@@ -148,6 +148,7 @@ validate-usrsctp: install usrsctp-deps
 validate-linux: install emulation-deps
 	$(BIN)/python validation/linux.py timelines --fresh
 	$(BIN)/python validation/linux.py stats --fresh --seeds 10 --duration 15
+	$(BIN)/python validation/linux_behaviours.py --doc docs/validation.md
 
 clean:
 	cargo clean

@@ -145,12 +145,12 @@ def lateness(res: rexmit.RunResult) -> dict[str, Any] | None:
     }
 
 
-def data_timeline(pcap: Path, src: str) -> tuple[dict[int, float], list[tuple[float, int]], float]:
+def data_timeline(pcap: Path, src: str, seg: int = PAYLOAD) -> tuple[dict[int, float], list[tuple[float, int]], float]:
     """First transmission time of every data segment (keyed by segment index) and every
     retransmission (time, segment index), in seconds from the flow's SYN on the link, and the
     SYN's own time (seconds of sim time). A retransmission is a segment starting below the
     highest sequence number sent before it (segment sizes may vary; the index is the start
-    offset / 1448)."""
+    offset / `seg`, 1448 by default)."""
     segs = [s for s in pcapread.tcp_segments(pcap) if s.src == src]
     syn = next(s for s in segs if s.syn)
     first: dict[int, float] = {}
@@ -160,7 +160,7 @@ def data_timeline(pcap: Path, src: str) -> tuple[dict[int, float], list[tuple[fl
         if s.payload == 0:
             continue
         start = (s.seq - syn.seq - 1) % (1 << 32)
-        k = start // PAYLOAD
+        k = start // seg
         t = (s.t_ns - syn.t_ns) / 1e9
         if start < snd_max:
             rtx.append((t, k))

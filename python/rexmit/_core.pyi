@@ -153,6 +153,7 @@ class ControllerParams:
     slow_start_limit: int
     hystart: bool
     cubic_alpha_switch: bool
+    cubic_idle_epoch: bool
     cc: dict[str, float]
 
 @final

@@ -85,6 +85,10 @@ _ALL = [
     Metric("ecn_cwr_sent", "Segments sent with CWR", "", _F),
     Metric("reordering", "Reordering degree (segments)", "", _F),
     Metric("reordering_seen", "Reordering seen", "", _F),
+    # tcp.undo or tcp.frto only.
+    Metric("undos_dsack", "Reductions undone by D-SACK", "", _F),
+    Metric("undos_timestamps", "Reductions undone by timestamps", "", _F),
+    Metric("undos_frto", "Timeouts undone by F-RTO", "", _F),
     # --- flows: TCP receiver -------------------------------------------------------------------
     Metric("bytes_delivered", "Bytes delivered", "B", ("flow", "series")),
     Metric("goodput_bps", "Goodput", "bit/s", _F),

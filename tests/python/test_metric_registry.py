@@ -20,8 +20,8 @@ from rexmit.metric_registry import _ALL, LABEL_COLUMNS, METRICS, PLACES
 
 HOSTS = 8
 APPS = {
-    # ECN on: its counters (ecn_*) through the bottleneck's marking CoDel.
-    "tcp": 'kind = "tcp_bulk"\ntcp = { ecn = "on", adaptive_reordering = true }',
+    # ECN on: its counters (ecn_*) through the bottleneck's marking CoDel; undo on: undos_*.
+    "tcp": 'kind = "tcp_bulk"\ntcp = { ecn = "on", adaptive_reordering = true, undo = true }',
     "sctp": 'kind = "sctp_bulk"',
     "smsg": 'kind = "sctp_messages"\ninterarrival = { kind = "fixed", value = "50ms" }\nsize = { kind = "fixed", value = 100 }',
     "tmsg": 'kind = "tcp_messages"\nsource = "game"',

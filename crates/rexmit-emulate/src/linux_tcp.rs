@@ -1,11 +1,14 @@
 //! The project's own bulk sender and receiver over kernel sockets, each on a thread that has
 //! entered its real host's namespace (sockets belong to the namespace they are created in).
 //! The sender binds the app's port (so the scenario's flow matchers and scripted drops find its
-//! packets), sets its socket options before connecting, writes until `bytes` or the stop time,
-//! and both read TCP_INFO at the stop time.
+//! packets), sets its socket options before connecting, writes until `bytes` or the stop time
+//! (or, for a message app, one message of `size` bytes every `interarrival`), and both read
+//! TCP_INFO and their namespace's TCP counters (`nstat`'s TcpExt) at the stop time; the sender
+//! can also sample TCP_INFO while it runs.
 
 use crate::sys;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddrV4, TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd};
@@ -39,9 +42,76 @@ pub struct BulkSpec {
     /// Goodput counts bytes read from here on.
     pub measure_from: Duration,
     pub bytes: Option<u64>,
+    /// A message app: what to write when (`None`: keep the send buffer full).
+    pub messages: Option<MessageSchedule>,
+    /// Sample the sender's TCP_INFO this often (`None`: only at the stop time).
+    pub tcp_info_interval: Option<Duration>,
     pub options: SocketOptions,
     /// Set when the run ends early (Ctrl-C, a guard): both threads stop at once.
     pub cancel: Arc<AtomicBool>,
+}
+
+/// A message app's writes: `size` bytes one `interarrival` after the start and every
+/// `interarrival` after that (as rexmit's message source with fixed distributions), `count` in
+/// all, none at or after `stop` (an offset from the run's origin).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageSchedule {
+    pub interarrival: Duration,
+    pub size: u64,
+    pub count: Option<u64>,
+    pub stop: Option<Duration>,
+}
+
+/// The writes of a real `tcp_messages` app: its message source must be deterministic (fixed
+/// interarrival and size, no burst) for the kernel's sender to write what rexmit's would.
+pub fn message_schedule(
+    path: &str,
+    a: &rexmit_scenario::schema::AppCfg,
+) -> Result<Option<MessageSchedule>, rexmit_scenario::ScenarioError> {
+    use rexmit_net::apps::dist::Dist;
+    let rexmit_scenario::schema::AppTraffic::TcpMessages(c) = &a.traffic else {
+        return Ok(None);
+    };
+    let src = rexmit_scenario::traffic::message_source(path, a.kind(), &c.traffic)?;
+    let why = "between real hosts a message app needs a fixed interarrival and size (the kernel's sender writes them on a schedule)";
+    let (Dist::Fixed(gap), Dist::Fixed(size)) = (&src.interarrival, &src.size) else {
+        let field = if matches!(src.interarrival, Dist::Fixed(_)) {
+            "size"
+        } else {
+            "interarrival"
+        };
+        return Err(rexmit_scenario::ScenarioError::new(
+            format!("{path}.{field}"),
+            why,
+        ));
+    };
+    if src.burst.is_some() {
+        return Err(rexmit_scenario::ScenarioError::new(
+            format!("{path}.burst"),
+            why,
+        ));
+    }
+    Ok(Some(MessageSchedule {
+        interarrival: std::time::Duration::from_nanos(*gap),
+        size: *size,
+        count: src.count,
+        stop: src
+            .stop
+            .map(|t| std::time::Duration::from_nanos(t.as_nanos())),
+    }))
+}
+
+/// One TCP_INFO sample of the sender (`t_s` from sim time zero).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct InfoSample {
+    pub t_s: f64,
+    pub ca_state: u8,
+    pub snd_cwnd: u32,
+    pub snd_ssthresh: u32,
+    pub unacked: u32,
+    pub rtt_us: u32,
+    pub total_retrans: u32,
+    pub total_rto: Option<u16>,
 }
 
 /// The fields of `struct tcp_info` (linux/tcp.h) the results use.
@@ -50,6 +120,8 @@ pub struct TcpInfo {
     pub ca_state: u8,
     pub rto_us: u32,
     pub snd_mss: u32,
+    /// Segments sent and not yet acknowledged (tp->packets_out).
+    pub unacked: u32,
     pub rtt_us: u32,
     pub rttvar_us: u32,
     pub snd_ssthresh: u32,
@@ -87,6 +159,7 @@ impl TcpInfo {
             ca_state: b.get(1).copied().unwrap_or(0),
             rto_us: u32_at(b, 8),
             snd_mss: u32_at(b, 16),
+            unacked: u32_at(b, 24),
             rtt_us: u32_at(b, 68),
             rttvar_us: u32_at(b, 72),
             snd_ssthresh: u32_at(b, 76),
@@ -121,6 +194,10 @@ pub struct SenderReport {
     /// All `bytes` written and acknowledged.
     pub completed_s: Option<f64>,
     pub tcp_info: Option<TcpInfo>,
+    /// TCP_INFO every `tcp_info_interval` (empty without one).
+    pub tcp_info_samples: Vec<InfoSample>,
+    /// The sender namespace's non-zero TcpExt counters at the stop time.
+    pub netstat: BTreeMap<String, u64>,
     pub error: Option<String>,
 }
 
@@ -129,6 +206,8 @@ pub struct ReceiverReport {
     pub bytes_read: u64,
     pub bytes_measured: u64,
     pub tcp_info: Option<TcpInfo>,
+    /// The receiver namespace's non-zero TcpExt counters at the stop time.
+    pub netstat: BTreeMap<String, u64>,
     pub error: Option<String>,
 }
 
@@ -268,7 +347,64 @@ fn receive(spec: BulkSpec, origin: Instant, ready: mpsc::Sender<io::Result<()>>)
         }
     }
     rep.tcp_info = TcpInfo::read(&stream).ok();
+    rep.netstat = tcp_ext_counters();
     rep
+}
+
+/// The non-zero TcpExt counters (`/proc/net/netstat`, what `nstat` prints as TcpExt*) of the
+/// namespace the calling thread is in (`thread-self`: the thread entered it with setns, the
+/// process did not). A namespace starts with every counter at zero, so these are the run's.
+pub fn tcp_ext_counters() -> BTreeMap<String, u64> {
+    std::fs::read_to_string("/proc/thread-self/net/netstat")
+        .map(|t| parse_tcp_ext(&t))
+        .unwrap_or_default()
+}
+
+/// The `TcpExt:` header line and the value line after it, zipped; zeros left out.
+fn parse_tcp_ext(text: &str) -> BTreeMap<String, u64> {
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("TcpExt:")).collect();
+    let [names, values] = rows[..] else {
+        return BTreeMap::new();
+    };
+    names
+        .split_whitespace()
+        .zip(values.split_whitespace())
+        .skip(1)
+        .filter_map(|(n, v)| Some((n.to_string(), v.parse::<u64>().ok()?)))
+        .filter(|(_, v)| *v > 0)
+        .collect()
+}
+
+/// Sample TCP_INFO every `every` until `stop` (a thread of its own, on a duplicate of the
+/// socket: getsockopt needs no namespace).
+fn sample_tcp_info(
+    s: TcpStream,
+    origin: Instant,
+    every: Duration,
+    stop: Instant,
+    cancel: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<Vec<InfoSample>> {
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut next = Instant::now();
+        while !past(stop, &cancel) {
+            if let Ok(i) = TcpInfo::read(&s) {
+                out.push(InfoSample {
+                    t_s: origin.elapsed().as_secs_f64(),
+                    ca_state: i.ca_state,
+                    snd_cwnd: i.snd_cwnd,
+                    snd_ssthresh: i.snd_ssthresh,
+                    unacked: i.unacked,
+                    rtt_us: i.rtt_us,
+                    total_retrans: i.total_retrans,
+                    total_rto: i.total_rto,
+                });
+            }
+            next += every;
+            sleep_until(next.min(stop), &cancel);
+        }
+        out
+    })
 }
 
 /// Create the sender's socket with its options set, bound to the app's port, and connect.
@@ -353,11 +489,59 @@ fn send(spec: BulkSpec, origin: Instant) -> SenderReport {
         }
     };
     rep.connected_s = Some(origin.elapsed().as_secs_f64());
+    let sampler = spec.tcp_info_interval.and_then(|every| {
+        let dup = stream.try_clone().ok()?;
+        Some(sample_tcp_info(
+            dup,
+            origin,
+            every,
+            stop,
+            spec.cancel.clone(),
+        ))
+    });
+    let total = match &spec.messages {
+        Some(m) => m.count.map_or(u64::MAX, |c| c.saturating_mul(m.size)),
+        None => spec.bytes.unwrap_or(u64::MAX),
+    };
+    let result = match &spec.messages {
+        None => write_until(&mut stream, total, stop, &spec.cancel, &mut rep),
+        Some(m) => write_messages(&mut stream, m, &spec, origin, &mut rep),
+    };
+    if let Err(e) = result {
+        rep.error = Some(format!("write: {e}"));
+    }
+    if rep.error.is_none() && rep.bytes_written >= total {
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+        // Completion: everything (and the FIN) acknowledged, seen by polling TCP_INFO.
+        while !past(stop, &spec.cancel) {
+            if TcpInfo::read(&stream).is_ok_and(|i| i.bytes_acked >= total) {
+                rep.completed_s = Some(origin.elapsed().as_secs_f64());
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    sleep_until(stop, &spec.cancel);
+    rep.tcp_info = TcpInfo::read(&stream).ok();
+    rep.netstat = tcp_ext_counters();
+    if let Some(h) = sampler {
+        rep.tcp_info_samples = h.join().unwrap_or_default();
+    }
+    rep
+}
+
+/// Write until `total` bytes are written (counted in `rep`) or `stop`.
+fn write_until(
+    stream: &mut TcpStream,
+    total: u64,
+    stop: Instant,
+    cancel: &AtomicBool,
+    rep: &mut SenderReport,
+) -> io::Result<()> {
     let chunk = vec![0u8; 1 << 16];
-    let total = spec.bytes.unwrap_or(u64::MAX);
     while rep.bytes_written < total {
         let now = Instant::now();
-        if past(stop, &spec.cancel) {
+        if past(stop, cancel) {
             break;
         }
         let _ = stream.set_write_timeout(Some(
@@ -375,26 +559,37 @@ fn send(spec: BulkSpec, origin: Instant) -> SenderReport {
                         | io::ErrorKind::TimedOut
                         | io::ErrorKind::Interrupted
                 ) => {}
-            Err(e) => {
-                rep.error = Some(format!("write: {e}"));
-                break;
-            }
+            Err(e) => return Err(e),
         }
     }
-    if rep.bytes_written >= total {
-        let _ = stream.shutdown(std::net::Shutdown::Write);
-        // Completion: everything (and the FIN) acknowledged, seen by polling TCP_INFO.
-        while !past(stop, &spec.cancel) {
-            if TcpInfo::read(&stream).is_ok_and(|i| i.bytes_acked >= total) {
-                rep.completed_s = Some(origin.elapsed().as_secs_f64());
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(1));
+    Ok(())
+}
+
+/// A message app: each message is written whole at its time (a full send buffer delays it,
+/// as it would rexmit's); messages stop at `count`, the schedule's stop or the run's.
+fn write_messages(
+    stream: &mut TcpStream,
+    m: &MessageSchedule,
+    spec: &BulkSpec,
+    origin: Instant,
+    rep: &mut SenderReport,
+) -> io::Result<()> {
+    let stop = origin + spec.stop;
+    let last = m.stop.map_or(stop, |s| (origin + s).min(stop));
+    let mut at = origin + spec.start;
+    for _ in 0..m.count.unwrap_or(u64::MAX) {
+        at += m.interarrival;
+        if at >= last {
+            break;
         }
+        sleep_until(at, &spec.cancel);
+        if past(last, &spec.cancel) {
+            break;
+        }
+        let goal = rep.bytes_written + m.size;
+        write_until(stream, goal, stop, &spec.cancel, rep)?;
     }
-    sleep_until(stop, &spec.cancel);
-    rep.tcp_info = TcpInfo::read(&stream).ok();
-    rep
+    Ok(())
 }
 
 #[cfg(test)]
@@ -423,7 +618,61 @@ mod tests {
             (4, 17, 3, 123_456, Some(2))
         );
         assert_eq!((i.reordering, i.reord_seen), (9, 5));
+        b[24..28].copy_from_slice(&6u32.to_ne_bytes());
+        assert_eq!(TcpInfo::parse(&b).unacked, 6);
         // An older kernel's shorter struct: no RTO count rather than a wrong one.
         assert_eq!(TcpInfo::parse(&b[..232]).total_rto, None);
+    }
+
+    #[test]
+    fn tcp_ext_counters_pair_names_with_values_and_leave_out_zeros() {
+        let text = "TcpExt: SyncookiesSent TCPDSACKUndo TCPLossProbes\nTcpExt: 0 2 5\nIpExt: InNoRoutes\nIpExt: 7\n";
+        let c = parse_tcp_ext(text);
+        assert_eq!(c.len(), 2);
+        assert_eq!((c["TCPDSACKUndo"], c["TCPLossProbes"]), (2, 5));
+        assert!(parse_tcp_ext("IpExt: A\nIpExt: 1\n").is_empty());
+    }
+
+    fn messages(source: &str) -> rexmit_scenario::schema::AppCfg {
+        let s = rexmit_scenario::Scenario::from_toml(&format!(
+            "stop_time = \"5s\"\n[[nodes]]\nname = \"A\"\n[[nodes]]\nname = \"B\"\n[[links]]\nbetween = [\"A\", \"B\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[apps]]\nname = \"x\"\nkind = \"tcp_messages\"\nfrom = \"A\"\nto = \"B\"\n{source}\n"
+        ))
+        .expect("scenario");
+        s.apps[0].clone()
+    }
+
+    /// A message app of fixed interarrival and size becomes the kernel sender's write
+    /// schedule; a random one is refused naming the field.
+    #[test]
+    fn only_a_fixed_message_source_runs_over_kernel_sockets() {
+        let fixed = messages("interarrival = { kind = \"fixed\", value = \"1s\" }\nsize = { kind = \"fixed\", value = 2896 }\nmessages = 3\nstop = \"4s\"");
+        assert_eq!(
+            message_schedule("apps[0]", &fixed).unwrap(),
+            Some(MessageSchedule {
+                interarrival: std::time::Duration::from_secs(1),
+                size: 2896,
+                count: Some(3),
+                stop: Some(std::time::Duration::from_secs(4)),
+            })
+        );
+        let random = messages("interarrival = { kind = \"exponential\", mean = \"1s\" }\nsize = { kind = \"fixed\", value = 100 }");
+        let e = message_schedule("apps[0]", &random)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("apps[0].interarrival") && e.contains("fixed interarrival and size"),
+            "{e}"
+        );
+        let sized = messages("interarrival = { kind = \"fixed\", value = \"1s\" }\nsize = { kind = \"uniform\", min = 1, max = 9 }");
+        assert!(message_schedule("apps[0]", &sized)
+            .unwrap_err()
+            .to_string()
+            .contains("apps[0].size"));
+        // A bulk app has no schedule: the same network, kind tcp_bulk.
+        let bulk = rexmit_scenario::Scenario::from_toml(
+            "stop_time = \"1s\"\n[[nodes]]\nname = \"A\"\n[[nodes]]\nname = \"B\"\n[[links]]\nbetween = [\"A\", \"B\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[apps]]\nname = \"x\"\nkind = \"tcp_bulk\"\nfrom = \"A\"\nto = \"B\"\n",
+        )
+        .expect("scenario");
+        assert_eq!(message_schedule("apps[0]", &bulk.apps[0]).unwrap(), None);
     }
 }

@@ -6,7 +6,9 @@
 
 use crate::bridge::TunOutput;
 use crate::clock::{RealTime, TunInput};
-use crate::linux_tcp::{Bulk, BulkSpec, ReceiverReport, SenderReport, SocketOptions};
+use crate::linux_tcp::{
+    message_schedule, Bulk, BulkSpec, ReceiverReport, SenderReport, SocketOptions,
+};
 use crate::netns::{self, Namespace};
 use rexmit_engine::Progress;
 use rexmit_scenario::build::build_emulated;
@@ -150,7 +152,7 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
     }
     // Every other key the table sets has no kernel knob here: refused by name, so that a key
     // added to the option table is refused until it is mapped above.
-    const MAPPED: [&str; 20] = [
+    const MAPPED: [&str; 22] = [
         "cc",
         "mss",
         "nagle",
@@ -163,9 +165,11 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         "rack",
         "tlp",
         "undo",
+        "undo_ssthresh_floor",
         "frto",
         "idle_restart",
         "cwnd_limited_growth",
+        "cubic_idle_epoch",
         "dup_thresh",
         "adaptive_reordering",
         "max_reordering",
@@ -185,6 +189,20 @@ pub fn linux_settings(path: &str, a: &AppCfg) -> Result<LinuxSettings, ScenarioE
         return Err(bad(
             "cwnd_limited_growth",
             "Linux grows cwnd only while cwnd-limited: only true",
+        ));
+    }
+    // Linux's undo raises ssthresh to its prior_ssthresh (tcp_current_ssthresh), always.
+    if t.undo_ssthresh_floor == Some(false) {
+        return Err(bad(
+            "undo_ssthresh_floor",
+            "Linux restores at least 3/4 of the prior cwnd as ssthresh: only true",
+        ));
+    }
+    // Linux's CUBIC always moves its epoch past idle time (CA_EVENT_TX_START).
+    if t.cubic_idle_epoch == Some(false) {
+        return Err(bad(
+            "cubic_idle_epoch",
+            "Linux's CUBIC always leaves idle time out of its epoch: only true",
         ));
     }
     if let Some(f) = t.frto {
@@ -298,8 +316,14 @@ pub fn emulate(
         .filter(|&i| built.apps[i].is_none())
         .collect();
     let mut app_settings = Vec::new();
+    let mut schedules = Vec::new();
     for &i in &real_apps {
         app_settings.push(linux_settings(&format!("apps[{i}]"), &s.apps[i])?);
+        schedules.push(message_schedule(&format!("apps[{i}]"), &s.apps[i])?);
+    }
+    let tcp_info_interval = emu.tcp_info_interval.map(|d| d.0);
+    if tcp_info_interval.is_some_and(|d| d.is_zero()) {
+        return Err(ScenarioError::new("emulation.tcp_info_interval", "must be > 0").into());
     }
     // Hosts: one address each, not routers.
     let net = built.sim.net();
@@ -459,11 +483,13 @@ pub fn emulate(
             start: to_std(a.start.0),
             stop: to_std(s.stop_time.0),
             measure_from: to_std(a.warmup().map_or(a.start.0, |w| w.0)),
-            // `build_emulated` lets only tcp_bulk apps run between real hosts.
+            // `build_emulated` lets only tcp_bulk and tcp_messages apps run between real hosts.
             bytes: match &a.traffic {
                 AppTraffic::TcpBulk(c) => c.bytes.map(|b| b.0),
                 _ => None,
             },
+            messages: schedules[k].clone(),
+            tcp_info_interval: tcp_info_interval.map(to_std),
             options: app_settings[k].socket.clone(),
             cancel: cancel.clone(),
         };
@@ -699,6 +725,12 @@ mod tests {
         assert_eq!(e.path, "apps[0].tcp.cwnd_limited_growth");
         let e = linux_settings("apps[0]", &app(r#"adaptive_reordering = false"#)).unwrap_err();
         assert_eq!(e.path, "apps[0].tcp.adaptive_reordering");
+        let e = linux_settings("apps[0]", &app(r#"cc = "cubic", cubic_idle_epoch = false"#))
+            .unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.cubic_idle_epoch");
+        assert!(linux_settings("apps[0]", &app(r#"cubic_idle_epoch = true"#)).is_ok());
+        let e = linux_settings("apps[0]", &app(r#"undo_ssthresh_floor = false"#)).unwrap_err();
+        assert_eq!(e.path, "apps[0].tcp.undo_ssthresh_floor");
     }
 
     #[test]

@@ -520,6 +520,16 @@ impl Agent for TcpAgent {
                     ),
                     ("srtt_s", st.srtt.map_or(f64::NAN, |d| d.as_secs_f64())),
                 ]);
+                if self.cfg.undo || self.cfg.frto {
+                    // Reductions undone as spurious, by the evidence that undid them (Linux's
+                    // TcpExt TCPDSACKUndo; TCPFullUndo, TCPPartialUndo, TCPLossUndo;
+                    // TCPSpuriousRTOs).
+                    m.extend([
+                        ("undos_dsack", st.undos_dsack as f64),
+                        ("undos_timestamps", st.undos_timestamps as f64),
+                        ("undos_frto", st.undos_frto as f64),
+                    ]);
+                }
                 if self.cfg.adaptive_reordering {
                     // Linux's adaptive reordering degree: the threshold in force at the end.
                     m.extend([

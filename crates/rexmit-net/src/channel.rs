@@ -1,7 +1,7 @@
 //! One direction of a point-to-point link: output queue, serialization at the link rate,
 //! propagation delay, error models and reordering, with the statistics of each.
 
-use crate::error_model::{ErrorModel, ErrorModelConfig, ReorderConfig};
+use crate::error_model::{ErrorModel, ErrorModelConfig, Fate, ReorderConfig};
 use crate::ids::{IfaceId, NodeId};
 use crate::packet::Packet;
 use crate::queue::{Aqm, OutputQueue, QueueConfig, QueueDiscipline, QueueDrop, QueueStats};
@@ -147,7 +147,7 @@ impl Channel {
         if !params.errors.is_empty() {
             flags |= FLAG_ERRORS;
         }
-        if params.reorder.is_some() {
+        if params.reorder.is_some() || params.errors.iter().any(ErrorModelConfig::delays) {
             flags |= FLAG_REORDER;
         }
         // FQ-CoDel's flow hash is keyed from the scenario's seed, like every random model.
@@ -299,21 +299,25 @@ impl Channel {
         self.stats.busy += tx;
         let done = now + tx;
         self.busy_until = done;
+        let mut extra = Duration::ZERO;
         if self.flags & FLAG_ERRORS != 0 {
             // Every model sees every packet, so each model's packet count stays exact.
             let mut lost = false;
             for m in &mut self.errors {
-                lost |= m.drops(pkt, &mut self.rng_error);
+                match m.fate(now, pkt, &mut self.rng_error) {
+                    Fate::Pass => {}
+                    Fate::Drop => lost = true,
+                    Fate::Delay(d) => extra += d,
+                }
             }
             if lost {
                 self.stats.drop_error += 1;
                 return (done, TxOutcome::Corrupted);
             }
         }
-        let extra = match (self.flags & FLAG_REORDER != 0, &self.params.reorder) {
-            (true, Some(r)) => r.extra_delay(&mut self.rng_reorder),
-            _ => Duration::ZERO,
-        };
+        if let (true, Some(r)) = (self.flags & FLAG_REORDER != 0, &self.params.reorder) {
+            extra += r.extra_delay(&mut self.rng_reorder);
+        }
         (
             done,
             TxOutcome::Deliver {

@@ -1,11 +1,13 @@
 //! Per-link-direction packet error models. Each decides, packet by packet, whether the packet is
-//! corrupted on the link (it still occupies the link, but never arrives). Decisions are taken in
+//! corrupted on the link (it still occupies the link, but never arrives) or, for the two delay
+//! models, arrives late (so that later packets overtake it). Decisions are taken in
 //! transmission order, so "the n-th packet" means the n-th one put on the wire.
 
 use crate::packet::{FlowMatch, Packet};
 use crate::scripted::Scripted;
 pub use crate::scripted::{ScriptSelect, ScriptedValue};
 use rexmit_engine::RngStream;
+use rexmit_time::{Duration, Time};
 
 /// Distribution of the number of consecutive packets lost in one burst.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +56,39 @@ pub enum ErrorModelConfig {
         flow: FlowMatch,
         select: ScriptSelect,
     },
+    /// The packets `Scripted` would drop arrive `extra` late instead: a scripted reordering
+    /// (one segment overtaken by the ones behind it) for timeline tests.
+    ScriptedDelay {
+        flow: FlowMatch,
+        select: ScriptSelect,
+        extra: Duration,
+    },
+    /// Every packet put on the wire in [`from`, `until`) arrives `extra` late: a delay spike
+    /// (a route change, a link-layer stall) that can fool a retransmission timer.
+    Spike {
+        from: Time,
+        until: Time,
+        extra: Duration,
+    },
+}
+
+impl ErrorModelConfig {
+    /// Whether the model delays packets (so arrivals are no longer in transmission order).
+    pub fn delays(&self) -> bool {
+        matches!(
+            self,
+            ErrorModelConfig::ScriptedDelay { .. } | ErrorModelConfig::Spike { .. }
+        )
+    }
+}
+
+/// What an error model does with one packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    Pass,
+    Drop,
+    /// Arrives this much later than the link alone would deliver it.
+    Delay(Duration),
 }
 
 pub struct ErrorModel {
@@ -74,6 +109,12 @@ enum State {
         bad: bool,
     },
     Scripted(Scripted),
+    ScriptedDelay(Scripted, Duration),
+    Spike {
+        from: Time,
+        until: Time,
+        extra: Duration,
+    },
 }
 
 impl ErrorModel {
@@ -97,13 +138,49 @@ impl ErrorModel {
             ErrorModelConfig::Scripted { flow, select } => {
                 State::Scripted(Scripted::new(flow, select))
             }
+            ErrorModelConfig::ScriptedDelay {
+                flow,
+                select,
+                extra,
+            } => State::ScriptedDelay(Scripted::new(flow, select), extra),
+            ErrorModelConfig::Spike { from, until, extra } => State::Spike { from, until, extra },
         };
         ErrorModel { kind }
     }
 
-    /// Whether `pkt` is lost. Draws from `rng` only for the random models.
+    /// What happens to `pkt`, put on the wire at `now`. Draws from `rng` only for the random
+    /// models.
+    pub fn fate(&mut self, now: Time, pkt: &Packet, rng: &mut RngStream) -> Fate {
+        match &mut self.kind {
+            State::ScriptedDelay(m, extra) => {
+                if m.drops(pkt) {
+                    Fate::Delay(*extra)
+                } else {
+                    Fate::Pass
+                }
+            }
+            State::Spike { from, until, extra } => {
+                if *from <= now && now < *until {
+                    Fate::Delay(*extra)
+                } else {
+                    Fate::Pass
+                }
+            }
+            _ => {
+                if self.drops(pkt, rng) {
+                    Fate::Drop
+                } else {
+                    Fate::Pass
+                }
+            }
+        }
+    }
+
+    /// Whether `pkt` is lost. Draws from `rng` only for the random models; the delay models
+    /// never drop.
     pub fn drops(&mut self, pkt: &Packet, rng: &mut RngStream) -> bool {
         match &mut self.kind {
+            State::ScriptedDelay(..) | State::Spike { .. } => false,
             State::Uniform { rate } => rng.bernoulli(*rate),
             State::Burst {
                 rate,
@@ -139,6 +216,11 @@ impl ErrorModel {
     pub fn unfired(&self) -> Vec<String> {
         match &self.kind {
             State::Scripted(m) => m.unfired(),
+            State::ScriptedDelay(m, _) => m
+                .unfired()
+                .into_iter()
+                .map(|l| l.replace("drop(s)", "delay(s)"))
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -146,7 +228,7 @@ impl ErrorModel {
     /// Number of scripted drops that never fired (None for the random models).
     pub fn unfired_count(&self) -> Option<u64> {
         match &self.kind {
-            State::Scripted(m) => Some(m.unfired_count()),
+            State::Scripted(m) | State::ScriptedDelay(m, _) => Some(m.unfired_count()),
             _ => None,
         }
     }
@@ -302,6 +384,61 @@ mod tests {
             }
         }
         assert_eq!(dropped, vec![(1, 2), (4, 5)]);
+    }
+
+    #[test]
+    fn a_scripted_delay_holds_back_exactly_the_chosen_packets_of_its_flow() {
+        let mut m = ErrorModel::new(ErrorModelConfig::ScriptedDelay {
+            flow: FlowMatch {
+                src_port: Some(7),
+                ..Default::default()
+            },
+            select: ScriptSelect::PacketNumbers(vec![3]),
+            extra: Duration::from_millis(15),
+        });
+        let mut rng = StreamFactory::new(1).stream("s");
+        let t = Time::ZERO;
+        let fates: Vec<Fate> = (0..5).map(|_| m.fate(t, &udp(7), &mut rng)).collect();
+        let late = Fate::Delay(Duration::from_millis(15));
+        assert_eq!(
+            fates,
+            [Fate::Pass, Fate::Pass, late, Fate::Pass, Fate::Pass]
+        );
+        assert_eq!(m.fate(t, &udp(8), &mut rng), Fate::Pass, "another flow");
+        assert!(!m.drops(&udp(7), &mut rng), "a delay model never drops");
+        assert_eq!(m.unfired_count(), Some(0));
+    }
+
+    #[test]
+    fn an_unmatched_scripted_delay_is_reported_as_a_delay() {
+        let m = ErrorModel::new(ErrorModelConfig::ScriptedDelay {
+            flow: FlowMatch::default(),
+            select: ScriptSelect::TcpSeqs(vec![ScriptedValue { value: 1, times: 1 }]),
+            extra: Duration::from_millis(1),
+        });
+        assert_eq!(m.unfired(), ["tcp_seqs 1: 1 delay(s) never matched"]);
+    }
+
+    /// The spike's window is half-open and counts from the start of transmission.
+    #[test]
+    fn a_spike_delays_every_packet_put_on_the_wire_within_its_window() {
+        let cfg = ErrorModelConfig::Spike {
+            from: Time::from_millis(100),
+            until: Time::from_millis(200),
+            extra: Duration::from_secs(1),
+        };
+        assert!(cfg.delays());
+        let mut m = ErrorModel::new(cfg);
+        let mut rng = StreamFactory::new(1).stream("s");
+        let at = |m: &mut ErrorModel, rng: &mut RngStream, ms: u64| {
+            m.fate(Time::from_millis(ms), &udp(1), rng)
+        };
+        let late = Fate::Delay(Duration::from_secs(1));
+        assert_eq!(at(&mut m, &mut rng, 99), Fate::Pass);
+        assert_eq!(at(&mut m, &mut rng, 100), late);
+        assert_eq!(at(&mut m, &mut rng, 199), late);
+        assert_eq!(at(&mut m, &mut rng, 200), Fate::Pass);
+        assert!(!ErrorModelConfig::Uniform { rate: 0.1 }.delays());
     }
 
     #[test]

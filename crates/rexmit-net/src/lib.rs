@@ -25,7 +25,9 @@ pub mod witness;
 
 pub use agent::{Agent, Ctx, Metrics};
 pub use channel::{ChannelStats, LinkParams};
-pub use error_model::{BurstSize, ErrorModelConfig, ReorderConfig, ScriptSelect, ScriptedValue};
+pub use error_model::{
+    BurstSize, ErrorModelConfig, Fate, ReorderConfig, ScriptSelect, ScriptedValue,
+};
 pub use network::{AgentId, BuildError, ChannelId, IfaceId, Network, NodeId, NodeStats};
 pub use packet::{DstOwner, FlowKey, FlowMatch, Packet};
 pub use queue::{

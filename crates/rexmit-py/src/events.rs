@@ -51,6 +51,8 @@ pub struct PyParams {
     hystart: bool,
     #[pyo3(get)]
     cubic_alpha_switch: bool,
+    #[pyo3(get)]
+    cubic_idle_epoch: bool,
     /// The controller's declared parameters by name (defaults filled in).
     #[pyo3(get)]
     cc: PyObject,
@@ -67,6 +69,7 @@ impl PyParams {
             slow_start_limit: p.slow_start_limit,
             hystart: p.hystart,
             cubic_alpha_switch: p.cubic_alpha_switch,
+            cubic_idle_epoch: p.cubic_idle_epoch,
             cc,
         }
     }

@@ -64,11 +64,14 @@ impl KindFields<'_> {
     }
 }
 
-kind_enum!(ErrorModelKind { Uniform = "uniform", Burst = "burst", GilbertElliott = "gilbert_elliott", Scripted = "scripted" });
+kind_enum!(ErrorModelKind { Uniform = "uniform", Burst = "burst", GilbertElliott = "gilbert_elliott", Scripted = "scripted", Spike = "spike" });
 
 /// One entry of a link's `errors`: uniform (`rate`), burst (`rate`, `size`), gilbert_elliott
-/// (`p_good_to_bad`, `p_bad_to_good`, `loss_good` = 0, `loss_bad` = 1) or scripted (`app` or
-/// `match`, and one of `packets`, `tcp_seqs`, `sctp_tsns`); all take `direction` (default both).
+/// (`p_good_to_bad`, `p_bad_to_good`, `loss_good` = 0, `loss_bad` = 1), scripted (`app` or
+/// `match`, and one of `packets`, `tcp_seqs`, `sctp_tsns`; with `delay` the chosen packets
+/// arrive that much late instead of being dropped) or spike (`from`, `until`, `delay`: every
+/// packet put on the wire in [from, until) arrives `delay` late); all take `direction`
+/// (default both).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorModelCfg {
@@ -96,6 +99,14 @@ pub struct ErrorModelCfg {
     pub tcp_seqs: Option<Vec<ScriptedEntry>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sctp_tsns: Option<Vec<ScriptedEntry>>,
+    /// scripted, spike: the extra delay of a chosen packet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<DurationStr>,
+    /// spike: the window of transmission times, from sim time zero.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<DurationStr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<DurationStr>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<Direction>,
 }
@@ -121,6 +132,13 @@ pub enum ErrorModelSpec {
         packets: Option<Vec<u64>>,
         tcp_seqs: Option<Vec<ScriptedEntry>>,
         sctp_tsns: Option<Vec<ScriptedEntry>>,
+        /// Delay the chosen packets by this much instead of dropping them.
+        delay: Option<DurationStr>,
+    },
+    Spike {
+        from: DurationStr,
+        until: DurationStr,
+        delay: DurationStr,
     },
 }
 
@@ -146,6 +164,9 @@ impl ErrorModelCfg {
             ("packets", self.packets.is_some()),
             ("tcp_seqs", self.tcp_seqs.is_some()),
             ("sctp_tsns", self.sctp_tsns.is_some()),
+            ("delay", self.delay.is_some()),
+            ("from", self.from.is_some()),
+            ("until", self.until.is_some()),
         ];
         Ok(match self.kind {
             ErrorModelKind::Uniform => {
@@ -176,7 +197,7 @@ impl ErrorModelCfg {
             ErrorModelKind::Scripted => {
                 k.only(
                     &fields,
-                    &["app", "match", "packets", "tcp_seqs", "sctp_tsns"],
+                    &["app", "match", "packets", "tcp_seqs", "sctp_tsns", "delay"],
                 )?;
                 ErrorModelSpec::Scripted {
                     app: self.app.clone(),
@@ -184,6 +205,15 @@ impl ErrorModelCfg {
                     packets: self.packets.clone(),
                     tcp_seqs: self.tcp_seqs.clone(),
                     sctp_tsns: self.sctp_tsns.clone(),
+                    delay: self.delay,
+                }
+            }
+            ErrorModelKind::Spike => {
+                k.only(&fields, &["from", "until", "delay"])?;
+                ErrorModelSpec::Spike {
+                    from: k.need("from", &self.from)?,
+                    until: k.need("until", &self.until)?,
+                    delay: k.need("delay", &self.delay)?,
                 }
             }
         })

@@ -55,9 +55,14 @@ pub struct Scenario {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct EmulationCfg {
-    /// Hosts that get a network namespace and a TUN device each; their `tcp_bulk` apps run over
-    /// kernel sockets. An app must have both ends real or both simulated.
+    /// Hosts that get a network namespace and a TUN device each; their `tcp_bulk` apps (and
+    /// `tcp_messages` apps of fixed interarrival and size) run over kernel sockets. An app must
+    /// have both ends real or both simulated.
     pub real_hosts: Vec<String>,
+    /// Sample each real sender's TCP_INFO this often into `emulation.json` (default: only at
+    /// the stop time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_info_interval: Option<DurationStr>,
     /// A run whose event lateness (wall-clock time an event ran minus its scheduled time) has a
     /// 99th percentile above this is marked partial (default 1 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]

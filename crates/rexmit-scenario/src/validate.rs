@@ -245,13 +245,31 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
                 probability(&format!("{p}.loss_good"), loss_good)?;
                 probability(&format!("{p}.loss_bad"), loss_bad)?;
             }
+            ErrorModelSpec::Spike { from, until, delay } => {
+                if until.0 <= from.0 {
+                    return err(
+                        &format!("{p}.until"),
+                        format!("must be after from ({}), got {}", from.0, until.0),
+                    );
+                }
+                if delay.0.is_zero() {
+                    return err(&format!("{p}.delay"), "must be > 0");
+                }
+            }
             ErrorModelSpec::Scripted {
                 app,
                 flow,
                 packets,
                 tcp_seqs,
                 sctp_tsns,
+                delay,
             } => {
+                if delay.is_some_and(|d| d.0.is_zero()) {
+                    return err(
+                        &format!("{p}.delay"),
+                        "must be > 0 (leave it out to drop the chosen packets)",
+                    );
+                }
                 let n =
                     packets.is_some() as u8 + tcp_seqs.is_some() as u8 + sctp_tsns.is_some() as u8;
                 if n != 1 {

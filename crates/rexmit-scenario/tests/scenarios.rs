@@ -212,6 +212,10 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("scripted entry unknown key", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"f\", tcp_seqs = [{ value = 1, time = 2 }] }] }, {", "topology.links[0].errors[0].tcp_seqs[0].time", "unknown field"),
     ("scripted without selection", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"f\" }] }, {", "topology.links[0].errors[0]", "exactly one"),
     ("scripted unknown app", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"g\", packets = [1] }] }, {", "topology.links[0].errors[0].app", "no app named"),
+    ("scripted delay zero", LINK0, "delay = \"1ms\", errors = [{ kind = \"scripted\", app = \"f\", packets = [3], delay = \"0s\" }] }, {", "topology.links[0].errors[0].delay", "must be > 0"),
+    ("spike ends before it starts", LINK0, "delay = \"1ms\", errors = [{ kind = \"spike\", from = \"2s\", until = \"1s\", delay = \"1s\" }] }, {", "topology.links[0].errors[0].until", "must be after from (2s)"),
+    ("spike without delay", LINK0, "delay = \"1ms\", errors = [{ kind = \"spike\", from = \"1s\", until = \"2s\" }] }, {", "topology.links[0].errors[0].delay", "required for kind \"spike\""),
+    ("spike with a selection", LINK0, "delay = \"1ms\", errors = [{ kind = \"spike\", from = \"1s\", until = \"2s\", delay = \"1s\", packets = [1] }] }, {", "topology.links[0].errors[0].packets", "not used by kind \"spike\""),
     ("toml syntax error", "stop_time = \"1s\"", "stop_time = = \"1s\"", "stop_time", "line"),
     ("red thresholds", "links = [ { rate = \"10Mbps\", delay = \"1ms\" }", "links = [ { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 10, red = { min_th = 9, max_th = 3 } } }", "topology.links[0].queue.red", "min_th < max_th"),
     // Queues and AQMs (issue 37): names listed, ranges from the option tables, ECN rules.
@@ -533,4 +537,66 @@ fn burst_sizes_of_every_form_parse() {
             assert_eq!(links[0].errors[0].size, Some(want.clone()), "{written}");
         }
     }
+}
+
+/// One hop of 10 Mb/s and 1 ms: a 1000-byte packet takes 0.8 ms to send, so every packet of the
+/// CBR flow arrives 1.8 ms after it was sent, except those the delay models hold back.
+fn cbr_over_one_link(errors: &str) -> RunResults {
+    let text = format!(
+        "stop_time = \"1s\"\n[[nodes]]\nname = \"A\"\n[[nodes]]\nname = \"B\"\n[[links]]\nbetween = [\"A\", \"B\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\nerrors = [{errors}]\n[[apps]]\nname = \"c\"\nkind = \"udp_cbr\"\nfrom = \"A\"\nto = \"B\"\nrate = \"1Mbps\"\npacket_size = 1000\nstop = \"900ms\"\n"
+    );
+    run_quiet(&Scenario::from_toml(&text).unwrap())
+}
+
+#[test]
+fn a_scripted_delay_holds_back_one_packet_and_loses_none() {
+    let r = cbr_over_one_link(
+        "{ kind = \"scripted\", app = \"c\", packets = [3], delay = \"50ms\", direction = \"forward\" }",
+    );
+    assert_eq!(
+        metric(&r.flows, "c", "tx_packets"),
+        metric(&r.flows, "c", "rx_packets")
+    );
+    assert!((metric(&r.flows, "c", "delay_min_s") - 0.0018).abs() < 1e-9);
+    assert!((metric(&r.flows, "c", "delay_max_s") - 0.0518).abs() < 1e-9);
+    assert_eq!(metric(&r.links, "A->B", "drop_error"), 0.0);
+}
+
+#[test]
+fn a_spike_delays_what_is_sent_within_its_window() {
+    let r = cbr_over_one_link(
+        "{ kind = \"spike\", from = \"100ms\", until = \"200ms\", delay = \"300ms\", direction = \"forward\" }",
+    );
+    assert_eq!(
+        metric(&r.flows, "c", "tx_packets"),
+        metric(&r.flows, "c", "rx_packets")
+    );
+    assert!((metric(&r.flows, "c", "delay_max_s") - 0.3018).abs() < 1e-9);
+    // 1 Mb/s of 1000-byte packets: one every 8 ms from 0, so 12 of them (104 to 192 ms) are
+    // sent in [100, 200) ms; the mean delay carries their 300 ms each.
+    let n = metric(&r.flows, "c", "rx_packets");
+    let mean = metric(&r.flows, "c", "delay_mean_s");
+    assert!(
+        (mean - (0.0018 + 12.0 * 0.3 / n)).abs() < 1e-9,
+        "mean {mean} over {n}"
+    );
+}
+
+/// A segment held 20 ms behind ~16 others: a spurious fast retransmission that the D-SACK of
+/// its duplicate undoes (timestamps off, so only the D-SACK can tell; RFC 3708).
+#[test]
+fn a_scripted_reordering_is_undone_by_the_dsack_of_the_spurious_retransmission() {
+    let text = |undo: bool| {
+        format!(
+        "stop_time = \"2s\"\n[topology]\nkind = \"chain\"\nnodes = [\"S\", \"R\", \"D\"]\nlinks = [\n  {{ rate = \"100Mbps\", delay = \"1ms\" }},\n  {{ rate = \"10Mbps\", delay = \"20ms\", queue = {{ packets = 1000 }}, errors = [{{ kind = \"scripted\", app = \"f\", tcp_seqs = [{seq}], delay = \"20ms\", direction = \"forward\" }}] }},\n]\n[[apps]]\nname = \"f\"\nkind = \"tcp_bulk\"\nfrom = \"S\"\nto = \"D\"\ntcp = {{ profile = \"linux\", cc = \"cubic\", timestamps = false, undo = {undo} }}\n",
+        seq = 1 + 500 * 1460
+    )
+    };
+    let on = run_quiet(&Scenario::from_toml(&text(true)).unwrap());
+    assert_eq!(metric(&on.flows, "f", "retransmissions"), 1.0);
+    assert_eq!(metric(&on.flows, "f", "dsacks_received"), 1.0);
+    assert_eq!(metric(&on.flows, "f", "undos_dsack"), 1.0);
+    let off = run_quiet(&Scenario::from_toml(&text(false)).unwrap());
+    assert_eq!(metric(&off.flows, "f", "retransmissions"), 1.0);
+    assert_eq!(metric(&off.flows, "f", "undos_dsack"), 0.0);
 }

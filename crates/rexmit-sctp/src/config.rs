@@ -461,6 +461,7 @@ impl SctpConfig {
             slow_start_limit: smss * self.slow_start_limit_mtus as u64,
             hystart: false,
             cubic_alpha_switch: true,
+            cubic_idle_epoch: false,
         }
     }
 

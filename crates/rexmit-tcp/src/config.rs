@@ -242,6 +242,11 @@ macro_rules! tcp_option_table {
         /// ACK for data sent before the timeout and never retransmitted undoes it.
         opt frto: bool = false, linux = true, unit = flag,
             relation = "false unless sack = true and recovery = \"sack\"";
+        /// With undo or F-RTO: the ssthresh an undo restores is at least 3/4 of the cwnd before
+        /// the reduction (Linux records prior_ssthresh = tcp_current_ssthresh, max(ssthresh,
+        /// cwnd/2 + cwnd/4) in packets, and tcp_undo_cwnd_reduction raises ssthresh to it).
+
+        opt undo_ssthresh_floor: bool = false, linux = true, unit = flag;
         /// Restart after idle: before sending after no data was sent for more than an RTO
         /// with nothing outstanding, cwnd comes down (RFC 5681 §4.1: to RW = min(IW, cwnd);
         /// Linux tcp_slow_start_after_idle = 1, tcp_cwnd_restart: halved once per RTO of
@@ -287,6 +292,13 @@ macro_rules! tcp_option_table {
         /// CUBIC only: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3). Linux's
         /// Reno-friendly estimate grows by 3(1 − β)/(1 + β) per RTT throughout.
         opt cubic_alpha_switch: bool = true, linux = false, unit = flag;
+        /// CUBIC only: the time t of W_cubic(t) leaves out idle periods: when data goes out
+        /// with nothing outstanding, the epoch's start moves forward by the time since the last
+        /// data segment (RFC 9438 §5.8: t must not include periods in which cwnd was not
+        /// updated for application-limited behaviour, such as idle periods; Linux's
+        /// CA_EVENT_TX_START in tcp_cubic). Off: the curve runs on through idleness, so cwnd
+        /// jumps along it when sending resumes.
+        opt cubic_idle_epoch: bool = false, linux = true, unit = flag;
         /// Slow start grows cwnd by at most this many segments per ACK (RFC 3465 §2.2 L; RFC 5681
         /// §3.1: 1); 0: no limit, cwnd grows by all that is acknowledged (Linux tcp_slow_start).
         opt slow_start_limit_segments: u32 = 1, linux = 0, unit = segments;
@@ -391,6 +403,7 @@ impl TcpConfig {
             slow_start_limit: self.slow_start_limit(smss),
             hystart: self.hystart,
             cubic_alpha_switch: self.cubic_alpha_switch,
+            cubic_idle_epoch: self.cubic_idle_epoch,
         }
     }
 

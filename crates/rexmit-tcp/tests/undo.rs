@@ -51,6 +51,32 @@ fn dsack_of_the_only_retransmission_restores_the_window() {
 }
 
 #[test]
+fn linux_restores_at_least_three_quarters_of_the_prior_window_as_ssthresh() {
+    // Congestion avoidance from the start (ssthresh 4 < cwnd 10), then the spurious fast
+    // retransmission of the late packet 1 (ssthresh 5), undone by its D-SACK. cwnd comes back
+    // to 10 either way; ssthresh becomes the larger of its value and the one recorded before
+    // the reduction (4: it stays 5), or with Linux's prior_ssthresh (tcp_current_ssthresh:
+    // max(ssthresh, cwnd/2 + cwnd/4) = max(4, 5 + 2) packets) 7.
+    for (floor, ssthresh) in [(false, 5), (true, 7)] {
+        let c = TcpConfig {
+            initial_ssthresh: 4 * MSS,
+            undo_ssthresh_floor: floor,
+            ..config(true, false, 10)
+        };
+        let mut s = Injector::established(c, true, 40 * MSS as usize);
+        s.sent();
+        reordered_first_packet(&mut s);
+        s.ack(300, 11, &[(1, 1)]);
+        assert_eq!(s.c.stats().undos_dsack, 1);
+        assert_eq!(
+            (s.cwnd_pkts(), s.c.ssthresh() / MSS),
+            (10, ssthresh),
+            "floor {floor}"
+        );
+    }
+}
+
+#[test]
 fn an_echo_older_than_the_retransmission_undoes_at_the_end_of_recovery() {
     // RFC 3522 Eifel detection: the ACK that ends the episode echoes the timestamp of the
     // original 1 (sent at 100 ms), older than its retransmission (202 ms): the original

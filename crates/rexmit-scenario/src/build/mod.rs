@@ -56,7 +56,8 @@ pub fn build(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
 
 /// Build for emulation: the apps between the hosts of `emulation.real_hosts` get no agents
 /// (their `Built::apps` entry is `None`); everything else is built as by `build`. An app with
-/// one real end and one simulated end is refused, as is a real app other than `tcp_bulk`.
+/// one real end and one simulated end is refused, as is a real app other than `tcp_bulk` and
+/// `tcp_messages` (whose message source the emulator checks).
 pub fn build_emulated(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
     let real: &[String] = s.emulation.as_ref().map_or(&[], |e| &e.real_hosts);
     for (i, a) in s.apps.iter().enumerate() {
@@ -65,11 +66,14 @@ pub fn build_emulated(s: &Scenario, out_dir: Option<&Path>) -> Result<Built> {
             let which = if f { "from" } else { "to" };
             return Err(ScenarioError::new(format!("apps[{i}].{which}"), "an app runs either between two real hosts or between two simulated ones, not across"));
         }
-        if f && !matches!(a.traffic, AppTraffic::TcpBulk(_)) {
+        if f && !matches!(
+            a.traffic,
+            AppTraffic::TcpBulk(_) | AppTraffic::TcpMessages(_)
+        ) {
             return Err(ScenarioError::new(
                 format!("apps[{i}].kind"),
                 format!(
-                    "{:?} between real hosts: only tcp_bulk is run over kernel sockets",
+                    "{:?} between real hosts: only tcp_bulk and tcp_messages are run over kernel sockets",
                     a.kind().name()
                 ),
             ));

@@ -65,6 +65,7 @@ impl Ctx<'_> {
                 packets,
                 tcp_seqs,
                 sctp_tsns,
+                delay,
             } => {
                 let matcher = match (app, flow) {
                     (Some(a), _) => self
@@ -95,11 +96,23 @@ impl Ctx<'_> {
                         ))
                     }
                 };
-                ErrorModelConfig::Scripted {
-                    flow: matcher,
-                    select,
+                match delay {
+                    Some(d) => ErrorModelConfig::ScriptedDelay {
+                        flow: matcher,
+                        select,
+                        extra: d.0,
+                    },
+                    None => ErrorModelConfig::Scripted {
+                        flow: matcher,
+                        select,
+                    },
                 }
             }
+            ErrorModelSpec::Spike { from, until, delay } => ErrorModelConfig::Spike {
+                from: Time::ZERO + from.0,
+                until: Time::ZERO + until.0,
+                extra: delay.0,
+            },
         })
     }
 

@@ -81,6 +81,13 @@ fn errors(g: &mut Gen) -> Value {
                     };
                     json!({ "kind": "burst", "rate": g.real(0.0, 0.03), "size": size })
                 }
+                // A delay spike: everything sent in the window arrives late (no loss).
+                2 if g.int(0, 3) == 0 => {
+                    let from = g.int(0, 2000);
+                    json!({ "kind": "spike", "from": format!("{from}ms"),
+                        "until": format!("{}ms", from + g.int(1, 1000)),
+                        "delay": format!("{}ms", g.int(1, 500)) })
+                }
                 _ => json!({ "kind": "gilbert_elliott", "p_good_to_bad": g.real(0.0, 0.03),
                     "p_bad_to_good": g.real(0.1, 0.9), "loss_bad": g.real(0.2, 1.0) }),
             };

@@ -1,10 +1,11 @@
 //! CUBIC (RFC 9438): window growth W_cubic(t) = C·(t − K)³ + W_max (§4.2) with the Reno-friendly
 //! estimate W_est (§4.3), β_cubic = 0.7 multiplicative decrease (§4.6), fast convergence (§4.7)
-//! and the first congestion avoidance after a timeout (§4.8).
+//! the first congestion avoidance after a timeout (§4.8) and, as an option, an epoch that
+//! leaves out idle time (§5.8).
 
 use super::hystart::{self, HyStart};
 use super::window::window_in_field_w;
-use super::{AckSample, CongestionControl, CongestionEvent, Timeout, Window};
+use super::{AckSample, CongestionControl, CongestionEvent, Timeout, TxStart, Window};
 use rexmit_time::{Duration, Time};
 
 const C: f64 = 0.4;
@@ -31,6 +32,8 @@ pub struct Cubic {
     /// §4.3: α_cubic becomes 1 once W_est reaches cwnd_prior. Linux's tcp_cubic (its
     /// `tcp_friendliness` estimate) keeps 3(1 − β)/(1 + β).
     alpha_switch: bool,
+    /// §5.8: move the epoch past idle periods (`tcp.cubic_idle_epoch`).
+    idle_epoch: bool,
 }
 
 impl Cubic {
@@ -45,6 +48,7 @@ impl Cubic {
             after_timeout: false,
             hystart: None,
             alpha_switch: true,
+            idle_epoch: false,
         }
     }
     /// CUBIC with or without HyStart and the §4.3 α switch (both as Linux: true, false).
@@ -53,6 +57,13 @@ impl Cubic {
             hystart: hystart.then(HyStart::default),
             alpha_switch,
             ..Cubic::new(w)
+        }
+    }
+    /// The same, with the epoch leaving out idle time (§5.8) or not.
+    pub fn with_idle_epoch(self, on: bool) -> Self {
+        Cubic {
+            idle_epoch: on,
+            ..self
         }
     }
     fn seg(&self) -> f64 {
@@ -146,6 +157,15 @@ impl CongestionControl for Cubic {
                 self.w.cwnd += whole as u64;
                 self.w.ca_credit -= whole;
             }
+        }
+    }
+    fn on_tx_start(&mut self, ev: &TxStart) {
+        // RFC 9438 §5.8: "t ... does not include periods during which cwnd has not been
+        // updated due to application-limited behavior, such as idle periods". Linux
+        // (CA_EVENT_TX_START) moves the epoch's start forward by the time since the last
+        // transmission, never past now.
+        if let (true, Some(e)) = (self.idle_epoch, self.epoch) {
+            self.epoch = Some((e + ev.idle).min(ev.now));
         }
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {

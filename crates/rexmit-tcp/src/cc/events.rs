@@ -211,6 +211,14 @@ pub struct IdleRestart {
     pub ssthresh_floor: u64,
 }
 
+/// New data goes out with nothing outstanding (`on_tx_start`; Linux's CA_EVENT_TX_START).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxStart {
+    pub now: Time,
+    /// Since the last data segment was sent.
+    pub idle: Duration,
+}
+
 /// How a window reduction was found spurious (`Undo::cause`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UndoCause {

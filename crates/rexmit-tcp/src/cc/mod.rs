@@ -43,7 +43,7 @@ pub use bbr::{Bbr, Mode as BbrMode};
 pub use cubic::Cubic;
 pub use events::{
     AckSample, CaState, CongestionCause, CongestionEvent, Connected, EcnEcho, IdleRestart, RateAck,
-    RecoveryEnd, RecoveryStart, Timeout, Undo, UndoCause,
+    RecoveryEnd, RecoveryStart, Timeout, TxStart, Undo, UndoCause,
 };
 pub use paced::Paced;
 pub use reno::reno;
@@ -109,6 +109,9 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn on_idle_restart(&mut self, ev: &IdleRestart) {
         defaults::on_idle_restart(self, ev)
     }
+    /// New data goes out with nothing outstanding (Linux's CA_EVENT_TX_START), after the idle
+    /// restart if any. CUBIC moves its epoch (`cubic_idle_epoch`).
+    fn on_tx_start(&mut self, _ev: &TxStart) {}
 
     // ---- ACKs ----
 
@@ -302,6 +305,8 @@ pub struct CcParams {
     pub hystart: bool,
     /// CUBIC: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3).
     pub cubic_alpha_switch: bool,
+    /// CUBIC: the epoch leaves out idle time (RFC 9438 §5.8).
+    pub cubic_idle_epoch: bool,
 }
 
 impl CcAlgorithm {
@@ -320,7 +325,10 @@ impl CcAlgorithm {
             )),
             CcAlgorithm::Scalable => Box::new(Aimd::new(w, Law::Scalable)),
             CcAlgorithm::HighSpeed => Box::new(Aimd::new(w, Law::HighSpeed)),
-            CcAlgorithm::Cubic => Box::new(Cubic::with_options(w, p.hystart, p.cubic_alpha_switch)),
+            CcAlgorithm::Cubic => Box::new(
+                Cubic::with_options(w, p.hystart, p.cubic_alpha_switch)
+                    .with_idle_epoch(p.cubic_idle_epoch),
+            ),
             CcAlgorithm::Westwood => Box::new(Westwood::new(w)),
             CcAlgorithm::Bbr => Box::new(Bbr::new(w)),
         }
@@ -545,6 +553,7 @@ mod tests {
             slow_start_limit: SMSS,
             hystart: false,
             cubic_alpha_switch: true,
+            cubic_idle_epoch: false,
         };
         let f: &dyn ControllerFactory = &CcAlgorithm::Cubic;
         let c = f.build(&p);

@@ -12,7 +12,7 @@
 
 use super::{
     AckSample, CongestionControl, CongestionEvent, Connected, EcnEcho, IdleRestart, OwnWrite,
-    RateAck, RecoveryEnd, RecoveryStart, Timeout, Undo,
+    RateAck, RecoveryEnd, RecoveryStart, Timeout, TxStart, Undo,
 };
 use rexmit_time::Duration;
 
@@ -84,6 +84,9 @@ impl CongestionControl for Paced {
     }
     fn on_idle_restart(&mut self, ev: &IdleRestart) {
         self.inner.on_idle_restart(ev)
+    }
+    fn on_tx_start(&mut self, ev: &TxStart) {
+        self.inner.on_tx_start(ev)
     }
     fn on_delivery(&mut self, ack: &AckSample) {
         self.observe(ack);

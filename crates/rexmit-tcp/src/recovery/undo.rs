@@ -30,6 +30,8 @@ pub struct Undo {
     undo: bool,
     /// `tcp.frto`: F-RTO after timeouts (SACK recovery).
     frto_enabled: bool,
+    /// `tcp.undo_ssthresh_floor`: the sender records Linux's prior_ssthresh.
+    ssthresh_floor: bool,
     /// Linux undo_marker: SND.UNA when the reduction happened; `None`: nothing to undo.
     marker: Option<u64>,
     /// Retransmissions since the marker not yet reported duplicate (Linux undo_retrans).
@@ -51,8 +53,25 @@ impl Undo {
         }
     }
 
+    /// The same, recording Linux's prior_ssthresh or not (`ssthresh_floor`).
+    pub fn with_ssthresh_floor(self, on: bool) -> Self {
+        Undo {
+            ssthresh_floor: on,
+            ..self
+        }
+    }
+
+    /// Nothing to undo, the configuration kept.
+    fn cleared(&self) -> Self {
+        Undo::new(self.undo, self.frto_enabled).with_ssthresh_floor(self.ssthresh_floor)
+    }
+
     pub fn frto_enabled(&self) -> bool {
         self.frto_enabled
+    }
+
+    pub fn ssthresh_floor(&self) -> bool {
+        self.ssthresh_floor
     }
 
     /// A reduction: remember the window before it (cwnd, ssthresh) and start counting the
@@ -65,7 +84,7 @@ impl Undo {
             marker: Some(snd_una),
             prior_cwnd: cwnd,
             prior_ssthresh: ssthresh,
-            ..Undo::new(self.undo, self.frto_enabled)
+            ..self.cleared()
         };
     }
 
@@ -117,7 +136,7 @@ impl Undo {
     /// Undo now: the window before the reduction (cwnd, ssthresh); nothing is left to undo.
     pub fn take(&mut self) -> (u64, u64) {
         let prior = (self.prior_cwnd, self.prior_ssthresh);
-        *self = Undo::new(self.undo, self.frto_enabled);
+        *self = self.cleared();
         prior
     }
 

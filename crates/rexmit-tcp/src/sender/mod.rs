@@ -221,7 +221,8 @@ impl Sender {
             undo: Undo::new(
                 cfg.undo,
                 cfg.frto && cfg.recovery == RecoveryAlgorithm::Sack,
-            ),
+            )
+            .with_ssthresh_floor(cfg.undo_ssthresh_floor),
             idle_restart: cfg.idle_restart,
             initial_window: cfg.initial_window(smss),
             last_data_sent: None,
@@ -287,7 +288,7 @@ impl Sender {
             self.rack = None;
             self.rack_detection = false;
             self.tlp = false;
-            self.undo = Undo::new(cfg.undo, false);
+            self.undo = Undo::new(cfg.undo, false).with_ssthresh_floor(cfg.undo_ssthresh_floor);
         }
         self.snd_wnd = wnd;
         self.max_snd_wnd = wnd;

@@ -12,12 +12,21 @@ use rexmit_time::{Duration, Time};
 impl Sender {
     /// Choose and record the next data segment to send, if any may go now.
     pub fn next_tx(&mut self, now: Time, st: &mut TcpStats, t: &mut TimerTable) -> Option<DataTx> {
+        // Nothing outstanding: the next new segment starts transmission again (read before
+        // the idle restart, which counts as a transmission).
+        let idle_since = self.last_data_sent.filter(|_| self.snd_una == self.snd_max);
         self.restart_after_idle(now);
         let pipe = if self.rate.is_some() { self.pipe() } else { 0 };
         let Some(tx) = self.choose_tx(now, st, t) else {
             self.cwnd_validate(false);
             return None;
         };
+        if let (Some(last), None) = (idle_since, tx.rexmit) {
+            self.cc.on_tx_start(&crate::cc::TxStart {
+                now,
+                idle: now.saturating_since(last),
+            });
+        }
         self.last_data_sent = Some(now);
         if let Some(prr) = self.rec.prr.as_mut() {
             prr.on_sent(tx.len + tx.fin as u64);

@@ -41,8 +41,17 @@ impl Sender {
     /// A reduction begins (a congestion event that starts an episode, or a timeout outside
     /// one): the window before it is what an undo restores.
     pub(super) fn undo_begin(&mut self) {
-        self.undo
-            .begin(self.snd_una, self.cc.window(), self.cc.ssthresh());
+        let (cwnd, ssthresh) = (self.cc.window(), self.cc.ssthresh());
+        let prior_ssthresh = if self.undo.ssthresh_floor() {
+            // Linux records prior_ssthresh = tcp_current_ssthresh (outside CWR and recovery:
+            // max(ssthresh, cwnd/2 + cwnd/4), in packets) in tcp_enter_recovery and
+            // tcp_enter_loss; tcp_undo_cwnd_reduction raises ssthresh to it.
+            let pkts = cwnd / self.smss.max(1);
+            ssthresh.max(((pkts >> 1) + (pkts >> 2)) * self.smss)
+        } else {
+            ssthresh
+        };
+        self.undo.begin(self.snd_una, cwnd, prior_ssthresh);
     }
 
     /// After the timeout's reduction: RFC 5682 §3 step 1 starts F-RTO unless the timeout
