@@ -15,11 +15,13 @@ scenarios=("$@")
 work=$(mktemp -d /tmp/rexmit-witness.XXXXXX)
 trap 'git worktree remove --force "$work/src" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
-# REV is built in this tree's target directory (its crates are other packages to cargo, by
-# path; the dependencies are shared), and its binary copied out before the working tree's.
+# REV is built in a target directory of its own (target/witness-rev, kept between runs so its
+# dependencies are built once). Not in this tree's: cargo names a workspace crate's artifacts
+# the same whatever its path, so REV's freshly built rexmit-net replaced the working tree's,
+# and the working tree's build then found its older sources "fresh" and compared REV with itself.
 git worktree add -q --detach "$work/src" "$rev"
-(cd "$work/src" && CARGO_TARGET_DIR="$OLDPWD/target" cargo build -q --release -p rexmit-bench --example profile_scenario)
-cp target/release/examples/profile_scenario "$work/old"
+(cd "$work/src" && CARGO_TARGET_DIR="$OLDPWD/target/witness-rev" cargo build -q --release -p rexmit-bench --example profile_scenario)
+cp target/witness-rev/release/examples/profile_scenario "$work/old"
 cargo build -q --release -p rexmit-bench --example profile_scenario
 old="$work/old"
 new=target/release/examples/profile_scenario

@@ -21,6 +21,7 @@ mod scripted;
 pub mod series;
 pub mod sim;
 pub mod topology;
+mod way;
 pub mod witness;
 
 pub use agent::{Agent, Ctx, Metrics};

@@ -5,7 +5,7 @@
 //! and by queues (sojourn times). What the network may change in the packet itself (TTL, the
 //! ECN field) it changes in `ip`.
 
-use crate::ids::{IfaceId, NodeId};
+use crate::ids::{AgentId, IfaceId, NodeId};
 use rexmit_time::Time;
 use rexmit_wire::{IpPacket, Transport};
 
@@ -24,6 +24,10 @@ pub struct Packet {
     /// the nodes on the way compare and index with it instead of hashing the address at every
     /// hop (at 10 000 flows those lookups were cache misses in tables of 40 000 addresses).
     pub dst_owner: Option<DstOwner>,
+    /// The agent that takes the packet at `dst_owner`'s node, when the sender's cached way
+    /// named it (`way.rs`: that node then reads neither its capture nor its port bindings);
+    /// `None`: that node looks the packet's port up.
+    pub dst_agent: Option<AgentId>,
     pub ip: IpPacket,
 }
 

@@ -174,6 +174,7 @@ mod tests {
             size: ip.wire_len() as u32,
             enqueued: Time::ZERO,
             dst_owner: None,
+            dst_agent: None,
             ip,
         }
     }

@@ -7,6 +7,7 @@ use crate::network::{AgentId, ChannelId, IfaceId, Network, NodeId};
 use crate::packet::Packet;
 use crate::pcap_tap::PcapTaps;
 use crate::series::{Series, SeriesSource};
+use crate::way::{Out, Way};
 use crate::witness::{Kind, Witness};
 use rexmit_engine::{Pacer, Progress, RunError, RunLimits, RunOutcome, Scheduler, TieOrder};
 use rexmit_time::{Duration, Time};
@@ -31,16 +32,28 @@ pub enum Event {
     Sample(u32),
 }
 
+/// Layout (hot path): one cache line per agent, with what a packet to or from it reads: the
+/// agent, its node and that node's addresses, and the way its last packet went (`way.rs`).
+/// The name is cold and lives in `World::agent_names`.
+#[repr(C, align(64))]
 struct AgentSlot {
-    name: String,
-    node: NodeId,
     agent: Box<dyn Agent>,
+    node: NodeId,
+    /// `World::node_addr_span[node]`, copied here (`Ctx::addrs` at every call).
+    addr_span: (u32, u32),
+    /// The way of the agent's last packet; `None` until it sends one (not used again after
+    /// `Simulation::tables_changed`).
+    way: Option<Way>,
 }
 
 /// Everything the event handlers touch (kept apart from the scheduler so both can be borrowed).
 pub struct World {
     pub net: Network,
     agents: Vec<AgentSlot>,
+    agent_names: Vec<String>,
+    /// Whether cached ways may be used (`way.rs`): true unless a set-up call changed bindings
+    /// or captures after the run had begun (`Simulation::tables_changed`).
+    ways_on: bool,
     /// Every node's addresses in one vector, node after node, and where each node's addresses
     /// start and end (`Ctx::addrs` at every agent call: two dense arrays, not a vector per node).
     node_addrs: Vec<Ipv4Addr>,
@@ -123,6 +136,8 @@ impl Simulation {
             world: World {
                 net,
                 agents: Vec::new(),
+                agent_names: Vec::new(),
+                ways_on: true,
                 node_addrs,
                 node_addr_span,
                 actions: Vec::new(),
@@ -169,11 +184,14 @@ impl Simulation {
             }
             n.ports.insert(key, id);
         }
+        self.tables_changed();
         self.world.agents.push(AgentSlot {
-            name: name.to_string(),
             node,
+            addr_span: self.world.node_addr_span[node.0 as usize],
             agent,
+            way: None,
         });
+        self.world.agent_names.push(name.to_string());
         self.sched.schedule_first(start, Event::Start(id));
         Ok(id)
     }
@@ -197,6 +215,7 @@ impl Simulation {
         }
         let id = self.add_agent(name, node, None, start, agent)?;
         self.world.net.nodes[node.0 as usize].catch_all = Some(id);
+        self.tables_changed();
         Ok(id)
     }
 
@@ -261,6 +280,15 @@ impl Simulation {
         self.world.witness.as_mut().map(|w| w.finish())
     }
 
+    /// Port bindings or captures changed. Before the first event no packet exists, so no way
+    /// was resolved; after it, the ways in agents' slots and in packets on their way may be
+    /// stale, so none is used again (each packet then looks its way up as it goes).
+    fn tables_changed(&mut self) {
+        if self.sched.processed() > 0 {
+            self.world.ways_on = false;
+        }
+    }
+
     /// Write every packet a node sends or receives.
     pub fn pcap_node(&mut self, node: NodeId, path: &std::path::Path) -> Result<(), SetupError> {
         let idx = self
@@ -268,6 +296,7 @@ impl Simulation {
             .pcaps
             .open(path)
             .map_err(|e| SetupError::Pcap(format!("{}: {e}", path.display())))?;
+        self.tables_changed();
         let net = &mut self.world.net;
         net.nodes[node.0 as usize].pcap = Some(idx);
         // The node's packets are captured as they start on its channels (`start_tx`).
@@ -324,9 +353,10 @@ impl Simulation {
         self.world
             .agents
             .iter()
-            .map(|a| {
+            .zip(&self.world.agent_names)
+            .map(|(a, name)| {
                 (
-                    a.name.clone(),
+                    name.clone(),
                     self.world.net.node(a.node).name.clone(),
                     a.agent.metrics(now),
                 )
@@ -384,7 +414,7 @@ impl World {
             }
             Event::External(node, ip) => {
                 self.witness(now, Kind::External, node.0, 0);
-                self.originate(s, now, node, *ip)
+                self.originate(s, now, node, None, *ip)
             }
             Event::Start(a) => {
                 self.witness(now, Kind::Start, a.0, 0);
@@ -435,13 +465,11 @@ impl World {
     ) {
         let slot = &mut self.agents[a.0 as usize];
         let node = slot.node;
+        let (start, end) = slot.addr_span;
         let mut ctx = Ctx {
             now,
             node,
-            addrs: {
-                let (start, end) = self.node_addr_span[node.0 as usize];
-                &self.node_addrs[start as usize..end as usize]
-            },
+            addrs: &self.node_addrs[start as usize..end as usize],
             actions: &mut self.actions,
         };
         f(slot.agent.as_mut(), &mut ctx);
@@ -449,22 +477,38 @@ impl World {
         for act in actions.drain(..) {
             match act {
                 Action::Timer(at, token) => s.schedule(at, Event::Timer(a, token)),
-                Action::Send(ip) => self.originate(s, now, node, ip),
+                Action::Send(ip) => self.originate(s, now, node, Some(a), ip),
             }
         }
         self.actions = actions;
     }
 
-    /// A packet leaves an agent on `node`.
-    fn originate(&mut self, s: &mut Scheduler<Event>, now: Time, node: NodeId, ip: IpPacket) {
+    /// A packet leaves an agent on `node` (`from`; `None`: a packet from outside).
+    fn originate(
+        &mut self,
+        s: &mut Scheduler<Event>,
+        now: Time,
+        node: NodeId,
+        from: Option<AgentId>,
+        ip: IpPacket,
+    ) {
+        let (dst, protocol, dst_port) = (
+            ip.header.dst,
+            ip.transport.protocol(),
+            ip.transport.dst_port(),
+        );
+        let way = match from {
+            Some(a) if self.ways_on => self.cached_way(a, node, dst, protocol, dst_port),
+            _ => self.net.way(node, dst, protocol, dst_port),
+        };
         // Boxed once here: the network then moves a pointer, not the packet, at every step.
-        let dst_owner = self.net.dst_owner(ip.header.dst);
         let fresh = Packet {
             uid: self.next_uid,
             created: now,
             size: ip.wire_len() as u32,
             enqueued: now,
-            dst_owner,
+            dst_owner: way.owner,
+            dst_agent: way.agent.filter(|_| self.ways_on),
             ip,
         };
         let pkt = match self.packet_pool.pop() {
@@ -475,18 +519,33 @@ impl World {
             None => Box::new(fresh),
         };
         self.next_uid += 1;
-        if dst_owner.is_some_and(|o| o.node == node) {
+        match way.out {
             // Ahead of other same-instant events and in order among themselves.
-            s.schedule_first(now, Event::Local(node, pkt));
-            return;
+            Out::Local => s.schedule_first(now, Event::Local(node, pkt)),
+            Out::Channel(ch) => self.offer(s, now, ch, pkt),
+            Out::NoRoute => self.net.nodes[node.0 as usize].stats.no_route += 1,
         }
-        if let Some(ch) = self.net.nodes[node.0 as usize].uplink {
-            // `route_to`'s answer for a single-homed host, without reading its interfaces.
-            return self.offer(s, now, ch, pkt);
-        }
-        match self.net.route_to(node, dst_owner) {
-            Some(iface) => self.forward(s, now, iface, pkt),
-            None => self.net.nodes[node.0 as usize].stats.no_route += 1,
+    }
+
+    /// The way of agent `a`'s packet (`way.rs`): its last packet's, when that went to the same
+    /// address, protocol and port (a flow's packets do), else the tables' answer, kept.
+    #[inline(always)]
+    fn cached_way(
+        &mut self,
+        a: AgentId,
+        node: NodeId,
+        dst: Ipv4Addr,
+        protocol: u8,
+        dst_port: u16,
+    ) -> Way {
+        let slot = &mut self.agents[a.0 as usize];
+        match slot.way {
+            Some(w) if w.is_for(dst, protocol, dst_port) => w,
+            _ => {
+                let w = self.net.way(node, dst, protocol, dst_port);
+                slot.way = Some(w);
+                w
+            }
         }
     }
 
@@ -499,21 +558,32 @@ impl World {
         mut pkt: Box<Packet>,
     ) {
         self.witness(now, Kind::AtNode, node.0, pkt.uid);
-        if let Some(tap) = self.net.nodes[node.0 as usize].pcap {
-            self.pcaps.write(tap, now, &pkt.ip);
-        }
-        if pkt.dst_owner.is_some_and(|o| o.node == node) {
-            let key = (pkt.protocol(), pkt.dst_port());
-            match self.net.nodes[node.0 as usize].ports.get(&key).copied() {
-                Some(a) => self.with_agent(s, now, a, |ag, ctx| ag.on_packet(ctx, &mut pkt)),
-                None => match self.net.nodes[node.0 as usize].catch_all {
-                    Some(a) => self.with_agent(s, now, a, |ag, ctx| ag.on_packet(ctx, &mut pkt)),
-                    None => self.net.nodes[node.0 as usize].stats.no_listener += 1,
-                },
+        let here = pkt.dst_owner.is_some_and(|o| o.node == node);
+        let agent = match pkt.dst_agent {
+            // Named by the sender's way (`way.rs`): this node has no capture and binds it, so
+            // neither is read here (with 10 000 flows, cache misses on a cold node).
+            Some(a) if here && self.ways_on => Some(a),
+            _ => {
+                let n = &self.net.nodes[node.0 as usize];
+                if let Some(tap) = n.pcap {
+                    self.pcaps.write(tap, now, &pkt.ip);
+                }
+                if !here {
+                    return self.pass_on(s, now, node, pkt);
+                }
+                let key = (pkt.protocol(), pkt.dst_port());
+                n.ports.get(&key).copied().or(n.catch_all)
             }
-            self.recycle(pkt);
-            return;
+        };
+        match agent {
+            Some(a) => self.with_agent(s, now, a, |ag, ctx| ag.on_packet(ctx, &mut pkt)),
+            None => self.net.nodes[node.0 as usize].stats.no_listener += 1,
         }
+        self.recycle(pkt);
+    }
+
+    /// A packet at `node` for another node's address: routers forward it, hosts drop it.
+    fn pass_on(&mut self, s: &mut Scheduler<Event>, now: Time, node: NodeId, mut pkt: Box<Packet>) {
         let n = &mut self.net.nodes[node.0 as usize];
         if !n.forwarding {
             n.stats.not_for_us += 1;
@@ -598,5 +668,17 @@ impl World {
         } else {
             self.recycle(pkt);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a packet to or from an agent reads of its slot is one cache line (see `AgentSlot`).
+    #[test]
+    fn an_agents_slot_is_one_line() {
+        assert_eq!(std::mem::align_of::<AgentSlot>(), 64);
+        assert_eq!(std::mem::size_of::<AgentSlot>(), 64);
     }
 }

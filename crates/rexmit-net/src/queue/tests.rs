@@ -24,6 +24,7 @@ pub(crate) fn flow_pkt(port: u16, size: u32, t: Time) -> Box<Packet> {
         size: ip.wire_len() as u32,
         enqueued: t,
         dst_owner: None,
+        dst_agent: None,
         ip,
     })
 }
