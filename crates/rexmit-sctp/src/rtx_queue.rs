@@ -59,6 +59,13 @@ pub struct RtxEntry {
 }
 
 impl RtxEntry {
+    /// The bytes it counts in its path's flightsize and in the bytes a SACK acknowledges
+    /// there: its payload plus `overhead` per chunk (RFC 9260 §6.1, §7.2;
+    /// `SctpConfig::cwnd_bytes`).
+    pub fn flight_len(&self, overhead: u32) -> u64 {
+        u64::from(self.len) + u64::from(overhead)
+    }
+
     /// Presumed lost (or reneged): it waits to be sent again, and its miss count starts over.
     fn mark_for_rtx(&mut self, cause: RtxCause) {
         self.state = TsnState::MarkedForRtx;
@@ -108,10 +115,10 @@ impl RtxQueue {
         }
     }
 
-    /// The bytes `e` counts in its path's flightsize and in the bytes a SACK acknowledges
-    /// there (RFC 9260 §6.1, §7.2; `SctpConfig::cwnd_bytes`).
+    /// The bytes `e` counts in its path's flightsize (`RtxEntry::flight_len` with this queue's
+    /// overhead).
     pub fn flight_len(&self, e: &RtxEntry) -> u64 {
-        u64::from(e.len) + u64::from(self.flight_overhead)
+        e.flight_len(self.flight_overhead)
     }
 
     /// What one chunk counts in flightsize beyond its payload.
@@ -214,10 +221,10 @@ impl RtxQueue {
     /// and the bytes that leave that path's flight (its length if it was in flight).
     pub(crate) fn mark_fast_rtx(&mut self, tsn: u32, cause: RtxCause) -> Option<(usize, u64)> {
         let i = self.index(tsn)?;
-        let oh = u64::from(self.flight_overhead);
+        let oh = self.flight_overhead;
         let e = &mut self.entries[i];
         let left = if e.state == TsnState::InFlight {
-            e.len as u64 + oh
+            e.flight_len(oh)
         } else {
             0
         };
@@ -240,7 +247,7 @@ impl RtxQueue {
     /// bytes that leave the path's flight, `None` if none was marked.
     pub(crate) fn mark_timed_out_sent_by(&mut self, p: usize, sent_by: Time) -> Option<TimedOut> {
         let mut out: Option<TimedOut> = None;
-        let oh = u64::from(self.flight_overhead);
+        let oh = self.flight_overhead;
         for e in self.entries.iter_mut() {
             if e.path == p && e.state == TsnState::InFlight && e.sent_at <= sent_by {
                 e.mark_for_rtx(RtxCause::Timeout);
@@ -249,7 +256,7 @@ impl RtxQueue {
                     bytes: 0,
                 });
                 o.chunks += 1;
-                o.bytes += e.len as u64 + oh;
+                o.bytes += e.flight_len(oh);
             }
         }
         out
@@ -274,14 +281,14 @@ impl RtxQueue {
     /// bytes that leave the path's flight, `None` if none was marked.
     pub(crate) fn mark_early(&mut self, p: usize, wait: Duration, now: Time) -> Option<u64> {
         let mut left = None;
-        let oh = u64::from(self.flight_overhead);
+        let oh = self.flight_overhead;
         for e in self.entries.iter_mut() {
             if e.path == p
                 && e.state == TsnState::InFlight
                 && !e.fast_retransmitted
                 && e.sent_at + wait <= now
             {
-                *left.get_or_insert(0) += e.len as u64 + oh;
+                *left.get_or_insert(0) += e.flight_len(oh);
                 e.fast_retransmitted = true;
                 e.mark_for_rtx(RtxCause::EarlyFastRetransmit);
             }

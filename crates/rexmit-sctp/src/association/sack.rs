@@ -111,7 +111,7 @@ impl AckTally {
     /// `e` is acknowledged for the first time (TSNs are visited in increasing order).
     fn newly_acked(&mut self, paths: &mut [Path], e: &RtxEntry, now: Time) {
         // §7.2: flightsize and the bytes acknowledged count as `cwnd_bytes` says.
-        let len = u64::from(e.len) + u64::from(self.flight_overhead);
+        let len = e.flight_len(self.flight_overhead);
         if e.state == TsnState::InFlight {
             paths[e.path].leave_flight(len);
         }

@@ -273,18 +273,18 @@ impl SendSide {
         p: usize,
         time_it: impl FnOnce() -> bool,
     ) -> Option<Sent> {
-        let oh = u64::from(self.rtxq.flight_overhead());
+        let oh = self.rtxq.flight_overhead();
         let (e, first_rtx, was_timed) = self.rtxq.on_sent(tsn, p, now)?;
         if e.tx_count == 1 {
             e.timed = time_it();
         }
-        let len = e.len as u64;
+        let (len, flight_len) = (e.len as u64, e.flight_len(oh));
         let (rtx, cause) = (e.tx_count > 1, e.rtx_cause);
         // §6.2.1 B: the peer's window is debited as flightsize counts (`cwnd_bytes`).
-        self.peer_rwnd = self.peer_rwnd.saturating_sub(len + oh);
+        self.peer_rwnd = self.peer_rwnd.saturating_sub(flight_len);
         Some(Sent {
             len,
-            flight_len: len + oh,
+            flight_len,
             rtx,
             cause,
             first_rtx,
