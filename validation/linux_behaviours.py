@@ -85,6 +85,15 @@ def data_timeline(pcap: Path, seg: int) -> tuple[dict[int, float], list[tuple[fl
     return {k: t + syn_s for k, t in first.items()}, [(t + syn_s, k) for t, k in rtx], syn_s
 
 
+def messages(every: str, size: int) -> dict[str, Any]:
+    """A `tcp_messages` app sending `size` bytes every `every` (fixed, so the kernel side can run it)."""
+    return {
+        "kind": "tcp_messages",
+        "interarrival": {"kind": "fixed", "value": every},
+        "size": {"kind": "fixed", "value": size},
+    }
+
+
 def scenario(case: str, tcp_extra: dict[str, Any], real: bool = False) -> rexmit.Scenario:
     SEG = seg_size(case)
     tcp = {"profile": "linux", "cc": "cubic", **CASES[case]["tcp"], **tcp_extra}
@@ -100,29 +109,17 @@ def scenario(case: str, tcp_extra: dict[str, Any], real: bool = False) -> rexmit
         errors.append({"kind": "spike", "from": f"{lo}s", "until": f"{hi}s", "delay": f"{d}s", "direction": "forward"})
         app["kind"] = "tcp_bulk"
     elif case == "idle":
-        app.update(
-            kind="tcp_messages",
-            interarrival={"kind": "fixed", "value": "1s"},
-            size={"kind": "fixed", "value": 40 * SEG},
-        )
+        app.update(messages("1s", 40 * SEG))
         stop = 4.6
     elif case == "cwv":
-        app.update(
-            kind="tcp_messages",
-            interarrival={"kind": "fixed", "value": "100ms"},
-            size={"kind": "fixed", "value": 8 * SEG},
-        )
+        app.update(messages("100ms", 8 * SEG))
         stop = 5.0
     elif case == "epoch":
         # 300-segment messages at 3 and 6 s; segment 150 of the first is dropped, so CUBIC has
         # a W_max and an epoch when the second starts after ~2.5 s of silence.
         seqs = [1 + EPOCH_DROP * SEG]
         errors.append({"kind": "scripted", "app": "f", "tcp_seqs": seqs, "direction": "forward"})
-        app.update(
-            kind="tcp_messages",
-            interarrival={"kind": "fixed", "value": "3s"},
-            size={"kind": "fixed", "value": 300 * SEG},
-        )
+        app.update(messages("3s", 300 * SEG))
         stop = 7.0
     elif case == "tlp":
         seqs = [1 + k * SEG for k in range(TLP_SEGMENTS - 3, TLP_SEGMENTS)]
