@@ -4,9 +4,12 @@
 # single-flow scenarios (validation/bench_peers.py: wall-time ratios and packet hops per second,
 # median of several untraced runs), and the whole `rexmit run` process against `ns` on 10, 60
 # and 600 s runs of the ns-2 scenarios (issue 18; --quick: 10 and 60 s). Tables go to stdout,
-# JSON (and peers.md, process.md) to bench-results/; last, the verdict on each of issue 18's targets
-# (validation/bench_targets.py, bench-results/targets.md).
-#   usage: bash scripts/bench.sh [--quick]     (VENV=.venv; SKIP_RUST=1 / SKIP_PLUGINS=1 / SKIP_PEERS=1 skip a part)
+# JSON (and peers.md, process.md) to bench-results/; 3) simulated cache misses per packet hop at
+# 10 000 flows (scripts/cache_profile.py under callgrind, about a minute; not with --quick); last,
+# the verdict on each of issue 40's targets (validation/bench_targets.py, bench-results/targets.md;
+# the reproductions' line reads results/*/wall_s from `make reproduce-all`).
+#   usage: bash scripts/bench.sh [--quick]     (VENV=.venv; SKIP_RUST=1 / SKIP_PLUGINS=1 / SKIP_PEERS=1 /
+#          SKIP_CACHE=1 skip a part)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
@@ -31,5 +34,15 @@ if [ "${SKIP_PEERS:-0}" != 1 ]; then
   "$VENV/bin/python" -c 'import rexmit' || { echo "bench: rexmit is not installed in $VENV (run make install)" >&2; exit 1; }
   "$VENV/bin/python" validation/bench_peers.py "${QUICK[@]}" --out bench-results
 fi
-# Issue 18's targets against what was measured above (stdlib only; a skipped part reads "not measured").
+# Issue 40: last-level cache misses per hop at 10 000 flows (callgrind's cache simulation; valgrind
+# comes from Debian like the peers).
+if [ "${SKIP_CACHE:-0}" != 1 ] && [ ${#QUICK[@]} -eq 0 ]; then
+  if ! command -v valgrind >/dev/null; then
+    SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends valgrind >/dev/null
+  fi
+  python3 scripts/cache_profile.py 10000 2.5 4.5 --top 15 --json bench-results/cache.json
+fi
+# Issue 40's targets against what was measured above (stdlib only; a skipped part reads "not measured").
 python3 validation/bench_targets.py --dir bench-results

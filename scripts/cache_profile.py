@@ -6,12 +6,14 @@ so the shorter run is the longer one's first part, and the difference is the int
 Needs valgrind.
 
     usage: python3 scripts/cache_profile.py [FLOWS] [T1] [T2] [--top N] [--l1 BYTES] [--l2 BYTES]
-    e.g.   python3 scripts/cache_profile.py 10000 2.5 4.5     (about 5 minutes)
+    e.g.   python3 scripts/cache_profile.py 10000 2.5 4.5     (about a minute)
+    --json FILE also writes the totals per hop (read by validation/bench_targets.py, `make bench`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -107,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         default=2 * 1024 * 1024,
         help="cache simulated as the last level, bytes (default this CPU's 2 MiB L2)",
     )
+    ap.add_argument("--json", metavar="FILE", help="also write the totals per hop to FILE")
     args = ap.parse_args(argv)
     if not 0 < args.t1 < args.t2:
         ap.error(f"T1 {args.t1} and T2 {args.t2}: need 0 < T1 < T2")
@@ -138,6 +141,19 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.flows} flows, {args.t1:g} -> {args.t2:g} s: {hops} hops; per hop: {total[col['Ir']]:.0f} instructions, "
         f"{total[col['D1mr']]:.1f} L1 read misses, {total[col['DLmr']] + total[col['DLmw']]:.1f} last-level misses (L1 {args.l1} B, last level {args.l2} B)"
     )
+    if args.json:
+        totals = {
+            "flows": args.flows,
+            "t1_s": args.t1,
+            "t2_s": args.t2,
+            "hops": hops,
+            "instructions_per_hop": total[col["Ir"]],
+            "l1_read_misses_per_hop": total[col["D1mr"]],
+            "last_level_misses_per_hop": total[col["DLmr"]] + total[col["DLmw"]],
+            "l1_bytes": args.l1,
+            "last_level_bytes": args.l2,
+        }
+        Path(args.json).write_text(json.dumps(totals, indent=1) + "\n")
     rows.sort(key=lambda r: -(r[1][col["DLmr"]] + r[1][col["DLmw"]]))
     print(f"{'LL miss':>8} {'Ir':>8} {'D1mr':>6}  function (per hop)")
     for name, v in rows[: args.top]:
