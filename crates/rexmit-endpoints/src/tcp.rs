@@ -117,29 +117,32 @@ impl RxTruth {
 }
 
 /// A TCP endpoint with its application.
+// Declaration order (`repr(C)`): what every packet and timer reads first, the connection next,
+// the configuration last (issue 40 step 6).
+#[repr(C)]
 pub struct TcpAgent {
-    cfg: TcpConfig,
-    local_port: u16,
-    iss: u32,
-    conn: Option<Connection>,
-    role: Role,
-    timer: DeadlineTimer,
-    local: Ipv4Addr,
     peer: Option<Ipv4Addr>,
-    start: Time,
-    truth: RxTruth,
+    local: Ipv4Addr,
+    local_port: u16,
+    /// 0 while the connection has not failed; 1 timed out (RFC 9293 §3.8.3 R2), 2 reset.
+    failure: u8,
+    iss: u32,
     delivered: u64,
     /// Of `delivered`, what arrived before the receiver's measurement start (warm-up).
     delivered_before_measure: u64,
-    /// 0 while the connection has not failed; 1 timed out (RFC 9293 §3.8.3 R2), 2 reset.
-    failure: u8,
+    timer: DeadlineTimer,
+    /// Offsets of the sender's own bytes, for counting transmissions of a message source.
+    tx_seq: SeqUnwrap,
+    start: Time,
     /// When the peer's FIN arrived (a finite transfer is complete): the end of the goodput
     /// window instead of the end of the run.
     peer_closed_at: Option<Time>,
-    /// Offsets of the sender's own bytes, for counting transmissions of a message source.
-    tx_seq: SeqUnwrap,
+    role: Role,
+    truth: RxTruth,
     /// The sender's event record, when `[[metrics.trace]]` asks for this flow.
     trace: Option<TcpTrace>,
+    conn: Option<Connection>,
+    cfg: TcpConfig,
 }
 
 impl TcpAgent {

@@ -38,27 +38,29 @@ pub struct DataOutcome {
 }
 
 #[derive(Clone, Debug)]
+// Declaration order (`repr(C)`): what every data segment reads first (issue 40 step 6).
+#[repr(C)]
 pub struct Receiver {
-    cfg: ReceiverConfig,
     /// Next stream offset expected (RFC 9293 RCV.NXT).
     pub rcv_nxt: u64,
-    readable: VecDeque<Payload>,
     readable_bytes: u64,
-    ooo: Reassembly,
-    ooo_max: u64,
-    /// Offsets identifying reported SACK blocks, most recently changed first (RFC 2018 §4).
-    sack_recent: Vec<u64>,
-    /// Pending D-SACK block for the next ACK (RFC 2883 §4).
-    dsack: Option<(u64, u64)>,
-    /// Offset of the peer's FIN, once seen.
-    fin_at: Option<u64>,
     /// Right edge of the window last advertised (never moved left, RFC 9293 §3.8.6).
     rcv_adv: u64,
     /// Data bytes received since the last ACK we sent.
     unacked_bytes: u64,
     /// Largest segment payload seen: what "full-sized" means for delayed ACKs.
     rcv_mss: u64,
+    ooo_max: u64,
     ack_now: bool,
+    cfg: ReceiverConfig,
+    /// Offset of the peer's FIN, once seen.
+    fin_at: Option<u64>,
+    /// Pending D-SACK block for the next ACK (RFC 2883 §4).
+    dsack: Option<(u64, u64)>,
+    readable: VecDeque<Payload>,
+    ooo: Reassembly,
+    /// Offsets identifying reported SACK blocks, most recently changed first (RFC 2018 §4).
+    sack_recent: Vec<u64>,
     autotune: Option<Box<Autotune>>,
 }
 

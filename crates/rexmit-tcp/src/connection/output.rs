@@ -68,10 +68,10 @@ impl Connection {
 
     fn next_segment(&mut self, now: Time) -> Option<(TcpSegment, Ecn)> {
         if let Some(rst) = self.rst_pending.take() {
-            return Some((rst, Ecn::NotEct));
+            return Some((*rst, Ecn::NotEct));
         }
         if let Some(ack) = self.ack_pending.take() {
-            return Some((ack, self.control_ecn()));
+            return Some((*ack, self.control_ecn()));
         }
         match self.state {
             State::Closed | State::Listen => return None,
@@ -273,7 +273,7 @@ impl Connection {
                 TcpFlags::RST | TcpFlags::ACK,
             )
         };
-        self.rst_pending = Some(TcpSegment {
+        self.rst_pending = Some(Box::new(TcpSegment {
             src_port: self.local_port,
             dst_port: seg.src_port,
             seq,
@@ -283,7 +283,7 @@ impl Connection {
             urgent: 0,
             options: TcpOptions::default(),
             payload: Payload::empty(),
-        });
+        }));
     }
 }
 

@@ -78,90 +78,94 @@ pub struct AckInput {
     pub ece: bool,
 }
 
+// Laid out in declaration order (`repr(C)`): the sequence variables, counters and switches an
+// ACK or a send reads first, then the controller, RTT estimator, send buffer and scoreboard,
+// the rarely used machinery last (issue 40 step 6: fewer cache lines per segment at 10 000 flows).
+#[repr(C)]
 pub struct Sender {
-    /// Loss-recovery state and rules (`recovery`): episode, recover, HighRxt, RescueRxt, PRR.
-    rec: Recovery,
-    /// Index into `TcpStats::recoveries` of the open episode, when it is recorded there.
-    episode_stats: Option<usize>,
+    /// The time of the latest ACK or timer: what a loss-detection policy is told when it is
+    /// asked while sending.
+    now: Time,
+    pub(crate) snd_una: u64,
+    pub(crate) snd_nxt: u64,
+    pub(crate) snd_max: u64,
+    pub(crate) smss: u64,
+    snd_wnd: u64,
+    /// Largest window the peer ever offered (RFC 9293 §3.8.6.2.1 Max(SND.WND)).
+    max_snd_wnd: u64,
+    snd_wl1: u64,
+    snd_wl2: u64,
+    /// How far the last ACK of new data moved snd_una (RFC 6582 §4.1 ACK heuristic).
+    last_ack_advance: u64,
+    /// New data sent beyond cwnd by limited transmit since snd_una last advanced (RFC 3042).
+    lt_bytes: u64,
+    /// Segments marked lost on the connection so far, a segment again each time it is marked
+    /// again after a resend (Linux tp->lost): what BBR's long-term sampler counts.
+    lost_total: u64,
+    /// D-SACK blocks received (what a loss-detection policy is told).
+    dsacks: u64,
+    initial_window: u64,
+    dupacks: u32,
+    /// Retransmission timeouts since snd_una last advanced (RFC 9293 §3.8.3 R2 count).
+    pub(crate) consecutive_timeouts: u32,
     dup_thresh: u32,
     limited_transmit: bool,
     early_retransmit: bool,
     thin_linear_timeouts: bool,
     thin_dupack: bool,
     nagle: bool,
-    pub(crate) smss: u64,
-    pub(crate) snd_una: u64,
-    pub(crate) snd_nxt: u64,
-    pub(crate) snd_max: u64,
-    pub(crate) buf: SendBuffer,
-    pub(crate) sb: Scoreboard,
-    /// Offset of our FIN once the application closed.
-    pub(crate) fin_at: Option<u64>,
-    snd_wnd: u64,
-    /// Largest window the peer ever offered (RFC 9293 §3.8.6.2.1 Max(SND.WND)).
-    max_snd_wnd: u64,
-    snd_wl1: u64,
-    snd_wl2: u64,
-    pub(crate) cc: Box<dyn CongestionControl>,
-    /// Builds the controller instead of `TcpConfig::cc` (`use_controller`).
-    factory: Option<Arc<dyn ControllerFactory>>,
-    pub(crate) rtt: RttEstimator,
-    rto_rearm: RtoRearm,
-    decrease_base: DecreaseBase,
     probe_now: bool,
-    dupacks: u32,
-    /// New data sent beyond cwnd by limited transmit since snd_una last advanced (RFC 3042).
-    lt_bytes: u64,
-    /// How far the last ACK of new data moved snd_una (RFC 6582 §4.1 ACK heuristic).
-    last_ack_advance: u64,
-    /// Retransmission timeouts since snd_una last advanced (RFC 9293 §3.8.3 R2 count).
-    pub(crate) consecutive_timeouts: u32,
-    /// A retransmission that goes out regardless of cwnd (fast retransmit, partial ACK, RTO).
-    pending_rexmit: Option<(u64, RetransmitCause)>,
-    /// Segments marked lost on the connection so far, a segment again each time it is marked
-    /// again after a resend (Linux tp->lost): what BBR's long-term sampler counts.
-    lost_total: u64,
-    /// Cause recorded for go-back-N resends from snd_nxt below snd_max.
-    go_back_cause: RetransmitCause,
-    /// Go-back-N resends at most cwnd / SMSS segments ahead of the ACKs, however small they
-    /// are (`WindowUnit::Segments`: Linux counts cwnd in packets).
-    go_back_in_packets: bool,
-    /// RACK-TLP state when RACK or TLP is on (SACK recovery only).
-    rack: Option<Rack>,
-    /// RFC 8985 §6 RACK marks losses (else RFC 6675 IsLost) and pipe counts its marks.
-    rack_detection: bool,
-    /// RFC 8985 §7 tail loss probes.
-    tlp: bool,
-    /// DupThresh and RACK's reordering window (`loss`; the scenario's `loss` option).
-    loss: Box<dyn crate::loss::LossPolicy>,
-    /// D-SACK blocks received (what a loss-detection policy is told).
-    dsacks: u64,
-    /// Linux's adaptive reordering degree, with `adaptive_reordering` (reordering.rs).
-    reordering: Option<reordering::Reordering>,
-    /// The time of the latest ACK or timer: what a loss-detection policy is told when it is
-    /// asked while sending.
-    now: Time,
     /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
     /// The probe timeout fired: the next transmission is a tail loss probe.
     tlp_pending: bool,
-    /// Undo of a spurious reduction and F-RTO (`recovery::undo`, `sender/undo.rs`).
-    undo: Undo,
-    /// Restart after idle (`tcp.idle_restart`, `sender/idle.rs`), the initial window IW it
-    /// restarts from, and when data (new or resent) was last sent.
-    idle_restart: crate::config::IdleRestartRule,
-    initial_window: u64,
+    /// RFC 8985 §7 tail loss probes.
+    tlp: bool,
+    /// RFC 8985 §6 RACK marks losses (else RFC 6675 IsLost) and pipe counts its marks.
+    rack_detection: bool,
+    /// Go-back-N resends at most cwnd / SMSS segments ahead of the ACKs, however small they
+    /// are (`WindowUnit::Segments`: Linux counts cwnd in packets).
+    go_back_in_packets: bool,
+    /// A retransmission that goes out regardless of cwnd (fast retransmit, partial ACK, RTO).
+    pending_rexmit: Option<(u64, RetransmitCause)>,
     last_data_sent: Option<Time>,
-    /// Growth only while cwnd-limited (`tcp.cwnd_limited_growth`, `sender/validation.rs`).
-    cwnd_use: Option<validation::CwndUse>,
-    /// Delivery-rate samples, kept only for controllers that ask (BBR).
-    rate: Option<DeliveryRate>,
     /// Pacing (controllers with a pacing rate): the earliest time the next data segment may
     /// leave (Linux's tcp_wstamp_ns), whether a transmission is waiting for it, and how many
     /// new segments went out (Linux paces from the tenth on).
     pace_at: Time,
     paced_sent: u64,
+    pub(crate) cc: Box<dyn CongestionControl>,
+    /// DupThresh and RACK's reordering window (`loss`; the scenario's `loss` option).
+    loss: Box<dyn crate::loss::LossPolicy>,
+    pub(crate) rtt: RttEstimator,
+    pub(crate) buf: SendBuffer,
+    pub(crate) sb: Scoreboard,
+    /// Loss-recovery state and rules (`recovery`): episode, recover, HighRxt, RescueRxt, PRR.
+    rec: Recovery,
+    /// Offset of our FIN once the application closed.
+    pub(crate) fin_at: Option<u64>,
+    /// Index into `TcpStats::recoveries` of the open episode, when it is recorded there.
+    episode_stats: Option<usize>,
+    /// Cause recorded for go-back-N resends from snd_nxt below snd_max.
+    go_back_cause: RetransmitCause,
+    rto_rearm: RtoRearm,
+    decrease_base: DecreaseBase,
+    /// Restart after idle (`tcp.idle_restart`, `sender/idle.rs`), the initial window IW it
+    /// restarts from, and when data (new or resent) was last sent.
+    idle_restart: crate::config::IdleRestartRule,
+    /// Growth only while cwnd-limited (`tcp.cwnd_limited_growth`, `sender/validation.rs`).
+    cwnd_use: Option<validation::CwndUse>,
     /// ECN (RFC 3168 §6.1.2): when an echo reduces the window, and the CWR flag.
     pub(crate) ecn: Reaction,
+    /// Undo of a spurious reduction and F-RTO (`recovery::undo`, `sender/undo.rs`).
+    undo: Undo,
+    /// RACK-TLP state when RACK or TLP is on (SACK recovery only).
+    rack: Option<Rack>,
+    /// Linux's adaptive reordering degree, with `adaptive_reordering` (reordering.rs).
+    reordering: Option<reordering::Reordering>,
+    /// Delivery-rate samples, kept only for controllers that ask (BBR).
+    rate: Option<DeliveryRate>,
+    /// Builds the controller instead of `TcpConfig::cc` (`use_controller`).
+    factory: Option<Arc<dyn ControllerFactory>>,
 }
 
 impl std::fmt::Debug for Sender {
