@@ -53,6 +53,7 @@ pub struct Receiver {
     ooo_max: u64,
     ack_now: bool,
     cfg: ReceiverConfig,
+    autotune: Option<Box<Autotune>>,
     /// Offset of the peer's FIN, once seen.
     fin_at: Option<u64>,
     /// Pending D-SACK block for the next ACK (RFC 2883 §4).
@@ -61,7 +62,6 @@ pub struct Receiver {
     ooo: Reassembly,
     /// Offsets identifying reported SACK blocks, most recently changed first (RFC 2018 §4).
     sack_recent: Vec<u64>,
-    autotune: Option<Box<Autotune>>,
 }
 
 impl Receiver {

@@ -97,22 +97,25 @@ impl rexmit_options::Relations for RtoConfig {
 
 /// SRTT/RTTVAR estimator with exponential backoff.
 #[derive(Clone, Debug, PartialEq)]
+// Declaration order (`repr(C)`): what an RTO query and a sample read first, the configuration
+// after (issue 40 step 6: fewer cache lines per segment at 10 000 flows).
+#[repr(C)]
 pub struct RttEstimator {
-    config: RtoConfig,
     srtt: Option<Duration>,
-    rttvar: Duration,
-    latest: Option<Duration>,
-    min_rtt: Option<Duration>,
     /// RTO before backoff.
     base_rto: Duration,
     /// Number of consecutive backoffs (RFC 6298 §5.5).
     backoffs: u32,
+    rttvar: Duration,
+    latest: Option<Duration>,
+    min_rtt: Option<Duration>,
+    /// The RTO's variance term of the last sample (RTO = SRTT + this, before the bounds).
+    var_term: Duration,
+    config: RtoConfig,
     /// `RtoEstimator::Linux`'s variance state.
     linux: LinuxVar,
     /// `RtoEstimator::Freebsd`'s scaled integers, in milliseconds: 8·SRTT and 4·RTTVAR.
     freebsd: (i64, i64),
-    /// The RTO's variance term of the last sample (RTO = SRTT + this, before the bounds).
-    var_term: Duration,
 }
 
 /// The variance term of `RtoEstimator::Linux`, in nanoseconds (signed: the deviation's

@@ -81,6 +81,8 @@ pub struct Connection {
     /// ECN negotiated (RFC 3168 §6.1.1): set by the peer's SYN or SYN-ACK.
     ecn_ok: bool,
     ts_recent: u32,
+    /// SYN (or SYN-ACK) retransmission timeouts so far.
+    syn_timeouts: u32,
     last_ack_sent: u64,
     iss: SeqSpace,
     irs: SeqSpace,
@@ -105,8 +107,6 @@ pub struct Connection {
     syn_retransmitted: bool,
     /// MSS option of the peer's SYN, if any.
     peer_mss: Option<u16>,
-    /// SYN (or SYN-ACK) retransmission timeouts so far.
-    syn_timeouts: u32,
     /// Values the debug-build invariant checks compare against.
     audit: invariants::Audit,
 }
