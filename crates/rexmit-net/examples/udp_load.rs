@@ -74,6 +74,11 @@ fn main() {
     sim.run(&RunLimits::until(Time::from_secs(secs)), |_| true)
         .unwrap();
     let wall = t.elapsed().as_secs_f64();
-    let hops: u64 = sim.net().channels.iter().map(|c| c.stats.tx_packets).sum();
+    let hops: u64 = sim
+        .net()
+        .channels
+        .iter()
+        .map(|c| c.stats().tx_packets)
+        .sum();
     println!("{secs} s, {flows} flows: wall {wall:.3} s, {} events, {hops} hops, {:.2} M hops/s, {:.2} M events/s", sim.events_processed(), hops as f64 / wall / 1e6, sim.events_processed() as f64 / wall / 1e6);
 }

@@ -31,8 +31,8 @@ impl LinkParams {
     }
 }
 
-/// Counters of one direction. Layout: `repr(C)` with the counters every packet updates first
-/// (one cache line, next to `Channel`'s other per-packet fields; see `Channel`).
+/// Counters of one direction (`Channel::stats`). The per-packet ones are kept apart in the
+/// channel (`Hot`) and the arrivals computed when read.
 #[derive(Clone, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct ChannelStats {
@@ -58,12 +58,14 @@ pub struct ChannelStats {
 }
 
 /// Layout (hot path): `repr(C)` and aligned to a cache line, so declaration order is memory
-/// order and the lines are known. What a packet touches on its way through the channel sits on
-/// three of them: line 0 (the line's state, its rate and delay, the delay line, where it
-/// leads), line 1 (`stats`' per-packet counters, first in `ChannelStats`) and line 3 (the
-/// queue's length and the flags that say which of the rarer steps apply). Names, random
-/// streams, models and the queueing statistics follow. With 10 000 flows most channels are cold
-/// when a packet comes, so each line is a cache miss (docs/validation.md, "Session 13").
+/// order and the lines are known. A packet through an idle FIFO channel touches two of them:
+/// line 0 (the line's state, its rate and delay, the delay line, where it leads) when it is
+/// offered, sent and when it arrives, and line 1 (the per-packet counters, the flags that say
+/// which of the rarer steps apply, whether packets wait) when it is offered and sent. The
+/// queue is read only when packets wait or the queue is active; arrivals are not counted
+/// (`stats` computes them). Names, random streams, models and the other statistics follow.
+/// With 10 000 flows most channels are cold when a packet comes, so each line is a cache miss
+/// (docs/validation.md, "Session 13" and issue 40 step 3).
 #[repr(C, align(64))]
 pub struct Channel {
     // Line 0.
@@ -77,12 +79,16 @@ pub struct Channel {
     in_flight: std::collections::VecDeque<InFlight>,
     pub to_node: NodeId,
     pub to_iface: IfaceId,
-    // Lines 1 to 3: 144 bytes, the per-packet counters on line 1.
-    pub stats: ChannelStats,
-    // Line 3, after the statistics.
-    pub from_iface: IfaceId,
+    // Line 1.
+    hot: Hot,
     /// `FLAG_*` bits.
     flags: u8,
+    /// Packets wait in the FIFO queue (`queue.fifo_len() > 0`; kept for a queue without an
+    /// active discipline, so that an idle channel's offer need not read the queue's line).
+    fifo_nonempty: bool,
+    pub from_iface: IfaceId,
+    // The other counters (its per-packet ones unused: `stats()` takes them from `hot`).
+    stats: ChannelStats,
     pub(crate) queue: OutputQueue,
     // Cold.
     errors: Vec<ErrorModel>,
@@ -93,6 +99,10 @@ pub struct Channel {
     pub name: String,
     rng_queue: RngStream,
     rng_reorder: RngStream,
+    /// Bytes of the packets the error models destroyed (their count is `stats.drop_error`).
+    corrupted_bytes: u64,
+    /// Packets (and bytes) of a reordering channel on their way, outside the delay line.
+    reordered_in_flight: (u64, u64),
 }
 
 /// `Channel::flags`: the channel has error models.
@@ -106,6 +116,17 @@ const FLAG_PCAP: u8 = 8;
 /// An active queue (`QueueDiscipline::Aqm`): every packet goes through it, it may drop at
 /// dequeue or drop queued packets, and it need not be a FIFO.
 const FLAG_AQM: u8 = 16;
+
+/// The counters every packet offered or sent updates (`ChannelStats`' fields of the same names).
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Hot {
+    offered_packets: u64,
+    offered_bytes: u64,
+    tx_packets: u64,
+    tx_bytes: u64,
+    busy: Duration,
+}
 
 /// A packet on the wire: sent, not yet at the far end (the link's delay line). `seq` is the
 /// engine sequence number reserved when it left the transmitter.
@@ -181,6 +202,10 @@ impl Channel {
             last_change: Time::ZERO,
             pcap: None,
             in_flight: std::collections::VecDeque::new(),
+            hot: Hot::default(),
+            fifo_nonempty: false,
+            corrupted_bytes: 0,
+            reordered_in_flight: (0, 0),
         }
     }
 
@@ -207,12 +232,17 @@ impl Channel {
     // Hot path: once per packet hop; called from one place in sim.rs, inlined there.
     #[inline(always)]
     pub(crate) fn offer(&mut self, now: Time, pkt: Box<Packet>) -> Offer {
-        self.stats.offered_packets += 1;
-        self.stats.offered_bytes += pkt.size as u64;
+        self.hot.offered_packets += 1;
+        self.hot.offered_bytes += pkt.size as u64;
         if self.flags & FLAG_AQM != 0 {
             return self.offer_aqm(now, pkt);
         }
-        let was_empty = self.queue.fifo_len() == 0;
+        debug_assert_eq!(
+            self.fifo_nonempty,
+            self.queue.fifo_len() > 0,
+            "fifo_nonempty"
+        );
+        let was_empty = !self.fifo_nonempty;
         if was_empty && now >= self.busy_until {
             if self.flags & FLAG_RED != 0 {
                 self.queue.bypass(now);
@@ -221,7 +251,10 @@ impl Channel {
         }
         self.account_queue(now);
         match self.queue.enqueue(now, pkt, &mut self.rng_queue) {
-            Ok(()) => self.queued(was_empty),
+            Ok(()) => {
+                self.fifo_nonempty = true;
+                self.queued(was_empty)
+            }
             Err((_, why)) => self.refused(why),
         }
     }
@@ -276,6 +309,7 @@ impl Channel {
     pub(crate) fn next_to_send(&mut self, now: Time) -> Option<Box<Packet>> {
         self.account_queue(now);
         let p = self.queue.dequeue(now);
+        self.fifo_nonempty = self.queue.fifo_len() > 0;
         if self.flags & FLAG_AQM != 0 {
             self.count_pending();
         }
@@ -286,7 +320,16 @@ impl Channel {
 
     /// Whether packets still wait (the caller then schedules the next `TxDone`).
     pub(crate) fn has_waiting(&self) -> bool {
-        self.waiting() > 0
+        if self.flags & FLAG_AQM == 0 {
+            debug_assert_eq!(
+                self.fifo_nonempty,
+                self.queue.fifo_len() > 0,
+                "fifo_nonempty"
+            );
+            self.fifo_nonempty
+        } else {
+            self.queue.len_packets() > 0
+        }
     }
 
     /// Start serializing `pkt` at `now`: returns when the line is free again and the packet's fate.
@@ -294,9 +337,9 @@ impl Channel {
     #[inline(always)]
     pub(crate) fn start_tx(&mut self, now: Time, pkt: &Packet) -> (Time, TxOutcome) {
         let tx = self.rate.tx_time(pkt.size as u64);
-        self.stats.tx_packets += 1;
-        self.stats.tx_bytes += pkt.size as u64;
-        self.stats.busy += tx;
+        self.hot.tx_packets += 1;
+        self.hot.tx_bytes += pkt.size as u64;
+        self.hot.busy += tx;
         let done = now + tx;
         self.busy_until = done;
         let mut extra = Duration::ZERO;
@@ -312,6 +355,7 @@ impl Channel {
             }
             if lost {
                 self.stats.drop_error += 1;
+                self.corrupted_bytes += pkt.size as u64;
                 return (done, TxOutcome::Corrupted);
             }
         }
@@ -367,9 +411,38 @@ impl Channel {
         (head.pkt, self.in_flight.front().map(|n| (n.arrival, n.seq)))
     }
 
-    pub(crate) fn on_arrival(&mut self, pkt: &Packet) {
-        self.stats.arrived_packets += 1;
-        self.stats.arrived_bytes += pkt.size as u64;
+    /// A packet of a reordering channel left the transmitter outside the delay line.
+    pub(crate) fn launch_reordered(&mut self, pkt: &Packet) {
+        self.reordered_in_flight.0 += 1;
+        self.reordered_in_flight.1 += pkt.size as u64;
+    }
+
+    /// A packet of a reordering channel arrived.
+    pub(crate) fn land_reordered(&mut self, pkt: &Packet) {
+        self.reordered_in_flight.0 -= 1;
+        self.reordered_in_flight.1 -= pkt.size as u64;
+    }
+
+    /// The counters, with the arrivals: every packet sent and not destroyed by an error model
+    /// has arrived unless it is still on its way (issue 40 step 3: statistics computed when
+    /// read, so that an arrival does not write the counters' line).
+    pub fn stats(&self) -> ChannelStats {
+        let on_the_way: u64 = self.in_flight.iter().map(|f| f.pkt.size as u64).sum();
+        let (reordered, reordered_bytes) = self.reordered_in_flight;
+        let h = self.hot;
+        ChannelStats {
+            offered_packets: h.offered_packets,
+            offered_bytes: h.offered_bytes,
+            tx_packets: h.tx_packets,
+            tx_bytes: h.tx_bytes,
+            busy: h.busy,
+            arrived_packets: h.tx_packets
+                - self.stats.drop_error
+                - self.in_flight.len() as u64
+                - reordered,
+            arrived_bytes: h.tx_bytes - self.corrupted_bytes - on_the_way - reordered_bytes,
+            ..self.stats.clone()
+        }
     }
 
     /// The scripted drops of this direction that never fired: their count and one line each,
@@ -420,7 +493,7 @@ mod tests {
     /// The lines a packet touches (see `Channel`): a field moved or grown breaks this, not the
     /// results, so the layout is checked here.
     #[test]
-    fn a_packets_fields_sit_on_lines_0_1_and_3() {
+    fn a_packets_fields_sit_on_lines_0_and_1() {
         assert_eq!(align_of::<Channel>(), 64);
         let line = |offset: usize, size: usize| {
             let (first, last) = (offset / 64, (offset + size - 1) / 64);
@@ -430,28 +503,12 @@ mod tests {
         assert_eq!(line(offset_of!(Channel, busy_until), 8), 0);
         assert_eq!(line(offset_of!(Channel, rate), 8), 0);
         assert_eq!(line(offset_of!(Channel, delay), 8), 0);
-        assert_eq!(line(offset_of!(Channel, in_flight), 32), 0);
+        let deque = size_of::<std::collections::VecDeque<InFlight>>();
+        assert_eq!(line(offset_of!(Channel, in_flight), deque), 0);
         assert_eq!(line(offset_of!(Channel, to_node), 4), 0);
         assert_eq!(line(offset_of!(Channel, to_iface), 4), 0);
-        let stats = offset_of!(Channel, stats);
-        for (f, o) in [
-            ("offered_packets", offset_of!(ChannelStats, offered_packets)),
-            ("offered_bytes", offset_of!(ChannelStats, offered_bytes)),
-            ("tx_packets", offset_of!(ChannelStats, tx_packets)),
-            ("tx_bytes", offset_of!(ChannelStats, tx_bytes)),
-            ("busy", offset_of!(ChannelStats, busy)),
-            ("arrived_packets", offset_of!(ChannelStats, arrived_packets)),
-            ("arrived_bytes", offset_of!(ChannelStats, arrived_bytes)),
-        ] {
-            assert_eq!(line(stats + o, 8), 1, "stats.{f}");
-        }
-        assert_eq!(line(offset_of!(Channel, from_iface), 4), 3);
-        assert_eq!(line(offset_of!(Channel, flags), 1), 3);
-        let queue = offset_of!(Channel, queue);
-        assert_eq!(line(queue, size_of::<std::collections::VecDeque<u8>>()), 3);
-        assert_eq!(
-            line(queue + size_of::<std::collections::VecDeque<u8>>(), 8),
-            3
-        );
+        assert_eq!(line(offset_of!(Channel, hot), size_of::<Hot>()), 1);
+        assert_eq!(line(offset_of!(Channel, flags), 1), 1);
+        assert_eq!(line(offset_of!(Channel, fifo_nonempty), 1), 1);
     }
 }

@@ -397,13 +397,12 @@ impl World {
                 if let Some((at, seq)) = next {
                     s.schedule_reserved(at, seq, Event::Arrive(ch));
                 }
-                c.on_arrival(&pkt);
                 let (node, iface) = (c.to_node, c.to_iface);
                 self.at_node(s, now, node, Some(iface), pkt);
             }
             Event::ArriveReordered(ch, pkt) => {
                 let c = &mut self.net.channels[ch.0 as usize];
-                c.on_arrival(&pkt);
+                c.land_reordered(&pkt);
                 let (node, iface) = (c.to_node, c.to_iface);
                 self.at_node(s, now, node, Some(iface), pkt);
             }
@@ -431,7 +430,7 @@ impl World {
                         self.net.channels[ch.0 as usize].queue_bytes() as f64
                     }
                     SeriesSource::Drops(ch) => {
-                        let st = &self.net.channels[ch.0 as usize].stats;
+                        let st = &self.net.channels[ch.0 as usize].stats();
                         (st.drop_overflow + st.drop_early + st.drop_error) as f64
                     }
                     SeriesSource::AgentProbe(a, name) => self.agents[a.0 as usize]
@@ -663,6 +662,7 @@ impl World {
                     s.schedule_reserved(arrival, seq, Event::Arrive(ch));
                 }
             } else {
+                c.launch_reordered(&pkt);
                 s.schedule(arrival, Event::ArriveReordered(ch, pkt));
             }
         } else {

@@ -74,7 +74,7 @@ fn bottleneck(sim: &Simulation) -> &rexmit_net::channel::Channel {
 /// Offered = sent + dropped (by any cause but the error models) + still queued.
 fn conserved(sim: &Simulation) {
     let ch = bottleneck(sim);
-    let st = &ch.stats;
+    let st = &ch.stats();
     assert_eq!(
         st.offered_packets,
         st.tx_packets + st.drop_overflow + st.drop_early + ch.queue_packets() as u64
@@ -110,8 +110,8 @@ fn codel_marks_ect_packets_instead_of_dropping_and_the_pcap_shows_ce() {
     let ch = bottleneck(&s);
     let marked = ch.queue_stats().unwrap().ecn_marked;
     assert!(marked > 10, "{marked}");
-    assert_eq!(ch.stats.drop_early, 0);
-    assert!(ch.stats.drop_overflow > 0);
+    assert_eq!(ch.stats().drop_early, 0);
+    assert!(ch.stats().drop_overflow > 0);
     conserved(&s);
     // Every mark arrives (the link has no loss); the last packets may still be in flight.
     let ce = s.agent(sink).probe("rx_ce_packets").unwrap() as u64;
@@ -131,7 +131,7 @@ fn not_ect_packets_are_dropped_by_the_same_codel() {
     s.run(&RunLimits::until(Time::from_secs(5)), |_| true)
         .unwrap();
     let ch = bottleneck(&s);
-    assert!(ch.stats.drop_early > 10);
+    assert!(ch.stats().drop_early > 10);
     assert_eq!(ch.queue_stats().unwrap().ecn_marked, 0);
     assert_eq!(s.agent(sink).probe("rx_ce_packets"), Some(0.0));
     conserved(&s);
@@ -160,8 +160,8 @@ fn codel_keeps_the_sojourn_time_of_a_paced_overload_near_target() {
     let tail_p99 = tail.sojourn.quantile(0.99).unwrap();
     assert!(tail_p99 > Duration::from_millis(200), "{tail_p99:?}");
     assert!(codel_p99 < tail_p99 / 2, "{codel_p99:?} vs {tail_p99:?}");
-    assert!(bottleneck(&s).stats.drop_early > 0);
-    assert_eq!(bottleneck(&t).stats.drop_early, 0);
+    assert!(bottleneck(&s).stats().drop_early > 0);
+    assert_eq!(bottleneck(&t).stats().drop_early, 0);
 }
 
 #[test]
@@ -177,8 +177,8 @@ fn step_marking_marks_above_k_and_drops_only_what_it_cannot_mark() {
     s.run(&RunLimits::until(Time::from_secs(2)), |_| true)
         .unwrap();
     let ch = bottleneck(&s);
-    assert_eq!(ch.stats.drop_overflow, 0);
-    let early = ch.stats.drop_early;
+    assert_eq!(ch.stats().drop_overflow, 0);
+    let early = ch.stats().drop_early;
     let plain_rx = s.agent(plain).probe("rx_packets").unwrap() as u64;
     assert!(
         early > 150 && plain_rx > 0 && plain_rx < 40,

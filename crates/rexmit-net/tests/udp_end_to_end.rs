@@ -115,7 +115,7 @@ fn four_cbr_flows_saturate_a_10mbps_bottleneck() {
         "aggregate throughput {total}"
     );
     let bn = sim.net().channel_by_name("R1->R2").unwrap();
-    let st = &sim.net().channels[bn.0 as usize].stats;
+    let st = &sim.net().channels[bn.0 as usize].stats();
     // Conservation at the bottleneck queue: offered = sent + dropped + still queued.
     let queued = sim.net().channels[bn.0 as usize].queue_packets() as u64;
     assert_eq!(
@@ -244,7 +244,7 @@ fn scripted_drops_remove_exactly_the_listed_packets() {
     let m = metrics(&sim, "sink7");
     assert_eq!(m["rx_packets"], 25.0 - 3.0);
     let ch = sim.net().channel_by_name("R1->B").unwrap();
-    assert_eq!(sim.net().channels[ch.0 as usize].stats.drop_error, 3);
+    assert_eq!(sim.net().channels[ch.0 as usize].stats().drop_error, 3);
 }
 
 /// Seed 000 Figure 6: a packet to the receiver's second address crosses the second bottleneck.
@@ -326,7 +326,7 @@ fn dual_dumbbell_routes_each_address_over_its_own_path() {
         .unwrap();
     let tx = |name: &str| {
         sim.net().channels[sim.net().channel_by_name(name).unwrap().0 as usize]
-            .stats
+            .stats()
             .tx_packets
     };
     assert_eq!(tx("R1->R2"), 10);
@@ -337,7 +337,9 @@ fn dual_dumbbell_routes_each_address_over_its_own_path() {
     assert_eq!(sim.net().node(r).stats.not_for_us, 0);
 }
 
-fn lossy_run(seed: u64) -> Vec<(String, String, Metrics)> {
+/// CBR at `mbps` Mb/s from A to B over a link with 5% uniform loss that delays a `reorder`
+/// share of its packets by 3 ms on average.
+fn lossy_sim(seed: u64, reorder: f64, mbps: u64) -> Simulation {
     let mut net = Network::new(StreamFactory::new(seed));
     let names: Vec<String> = ["A", "R1", "B"].iter().map(|s| s.to_string()).collect();
     let mut lossy = link(10, 1000, 20);
@@ -346,12 +348,17 @@ fn lossy_run(seed: u64) -> Vec<(String, String, Metrics)> {
         .errors
         .push(ErrorModelConfig::Uniform { rate: 0.05 });
     lossy.fwd.reorder = Some(ReorderConfig {
-        probability: 0.1,
+        probability: reorder,
         mean_delay: Duration::from_millis(3),
     });
     chain(&mut net, &names, &[link(100, 0, 100), lossy]).unwrap();
     let mut sim = Simulation::new(net);
-    add_cbr(&mut sim, "A", "B", 7, Rate::from_mbps(11), 700, None);
+    add_cbr(&mut sim, "A", "B", 7, Rate::from_mbps(mbps), 700, None);
+    sim
+}
+
+fn lossy_run(seed: u64) -> Vec<(String, String, Metrics)> {
+    let mut sim = lossy_sim(seed, 0.1, 11);
     sim.run(&RunLimits::until(Time::from_secs(2)), |_| true)
         .unwrap();
     sim.agent_metrics()
@@ -385,11 +392,30 @@ fn red_drops_early_and_keeps_the_average_queue_below_the_limit() {
     sim.run(&RunLimits::until(Time::from_secs(10)), |_| true)
         .unwrap();
     let ch = &sim.net().channels[sim.net().channel_by_name("R1->B").unwrap().0 as usize];
-    assert!(ch.stats.drop_early > 0);
+    assert!(ch.stats().drop_early > 0);
     assert_eq!(
-        ch.stats.drop_overflow, 0,
+        ch.stats().drop_overflow,
+        0,
         "RED should act before the hard limit"
     );
-    let avg_q = ch.stats.queue_packet_ns as f64 / 10e9;
+    let avg_q = ch.stats().queue_packet_ns as f64 / 10e9;
     assert!(avg_q < 30.0 && avg_q > 5.0, "average queue {avg_q}");
+}
+
+/// A channel's arrivals are computed when read (issue 40 step 3): through losses and
+/// reordering, stopped while packets are on the wire, they equal what the far end received.
+#[test]
+fn arrivals_are_what_the_far_end_received_with_packets_still_on_the_wire() {
+    let mut sim = lossy_sim(9, 0.3, 8);
+    // 1 ms of propagation on R1->B: at 1.0005 s some packets are on their way.
+    sim.run(&RunLimits::until(Time::from_micros(1_000_500)), |_| true)
+        .unwrap();
+    let m = metrics(&sim, "sink7");
+    let ch = sim.net().channel_by_name("R1->B").unwrap();
+    let st = sim.net().channels[ch.0 as usize].stats();
+    assert!(st.drop_error > 0 && m["rx_packets"] > 1000.0);
+    assert_eq!(st.arrived_packets as f64, m["rx_packets"]);
+    let on_the_wire = st.tx_packets - st.drop_error - st.arrived_packets;
+    assert!(on_the_wire > 0, "nothing in flight at the stop time");
+    assert_eq!(st.arrived_bytes, st.arrived_packets * 700);
 }

@@ -112,7 +112,7 @@ pub fn collect(s: &Scenario, built: Built, wall: f64, partial: Option<String>) -
         .channels
         .iter()
         .map(|c| {
-            let st = &c.stats;
+            let st = &c.stats();
             packet_hops += st.tx_packets;
             let secs = elapsed.max(f64::MIN_POSITIVE);
             let m = vec![
