@@ -16,8 +16,8 @@ use crate::timers::{Timer, TimerTable};
 use rexmit_time::{Duration, Time};
 use rexmit_transport::RttEstimator;
 use rexmit_wire::{Payload, TcpFlags, TcpSegment};
-use std::collections::VecDeque;
 
+mod events;
 mod info;
 mod invariants;
 mod output;
@@ -92,7 +92,7 @@ pub struct Connection {
     /// A reset to send in answer to a segment for a closed connection (RFC 9293 §3.10.7.1).
     rst_pending: Option<Box<TcpSegment>>,
     blocked_since: Option<Time>,
-    events: VecDeque<Event>,
+    events: events::Events,
     /// How our ACKs echo CE marks (used once `ecn_ok`).
     echo: Echo,
     /// Every deadline of the connection (`timers`): handshake, sender, receiver, TIME-WAIT.
@@ -177,7 +177,7 @@ impl Connection {
             timers: TimerTable::default(),
             syn_timeouts: 0,
             rst_pending: None,
-            events: VecDeque::new(),
+            events: events::Events::default(),
             stats: TcpStats::default(),
             blocked_since: None,
             audit: invariants::Audit::default(),
