@@ -13,8 +13,10 @@ use rexmit_wire::payload::PayloadJoiner;
 use rexmit_wire::{Payload, MAX_SACK_BLOCKS};
 use std::collections::VecDeque;
 
-/// Receiver knobs copied from `TcpConfig`.
+/// Receiver knobs copied from `TcpConfig` (`repr(C)`: the limit, which every window offered
+/// reads, first).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct ReceiverConfig {
     pub limit: u64,
     pub ack_every: u32,
@@ -38,12 +40,15 @@ pub struct DataOutcome {
 }
 
 #[derive(Clone, Debug)]
-// Declaration order (`repr(C)`): what every data segment reads first (issue 40 step 6).
+// Declaration order (`repr(C)`): the window every segment we send offers (unread bytes,
+// autotuning, the limit) first, together, then what a data segment reads (issue 40 step 6).
 #[repr(C)]
 pub struct Receiver {
+    readable_bytes: u64,
+    autotune: Option<Box<Autotune>>,
+    cfg: ReceiverConfig,
     /// Next stream offset expected (RFC 9293 RCV.NXT).
     pub rcv_nxt: u64,
-    readable_bytes: u64,
     /// Right edge of the window last advertised (never moved left, RFC 9293 §3.8.6).
     rcv_adv: u64,
     /// Data bytes received since the last ACK we sent.
@@ -52,8 +57,6 @@ pub struct Receiver {
     rcv_mss: u64,
     ooo_max: u64,
     ack_now: bool,
-    cfg: ReceiverConfig,
-    autotune: Option<Box<Autotune>>,
     /// Offset of the peer's FIN, once seen.
     fin_at: Option<u64>,
     /// Pending D-SACK block for the next ACK (RFC 2883 §4).
