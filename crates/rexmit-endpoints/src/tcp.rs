@@ -127,17 +127,17 @@ pub struct TcpAgent {
     /// 0 while the connection has not failed; 1 timed out (RFC 9293 §3.8.3 R2), 2 reset.
     failure: u8,
     iss: u32,
+    timer: DeadlineTimer,
+    role: Role,
     delivered: u64,
     /// Of `delivered`, what arrived before the receiver's measurement start (warm-up).
     delivered_before_measure: u64,
-    timer: DeadlineTimer,
     /// Offsets of the sender's own bytes, for counting transmissions of a message source.
     tx_seq: SeqUnwrap,
     start: Time,
     /// When the peer's FIN arrived (a finite transfer is complete): the end of the goodput
     /// window instead of the end of the run.
     peer_closed_at: Option<Time>,
-    role: Role,
     truth: RxTruth,
     /// The sender's event record, when `[[metrics.trace]]` asks for this flow.
     trace: Option<TcpTrace>,
