@@ -52,7 +52,7 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("sack_freq", Socket("SCTP_DELAYED_SACK sack_freq")),
         ("immediate_sack_on_gap", BuiltIn("true: FreeBSD acknowledges out-of-order data at once (RFC 9260 §6.7)")),
         ("nr_sack", Socket("SCTP_NRSACK_SUPPORTED")),
-        ("ecn", None("not set by this binding yet: FreeBSD's SCTP has ECN (net.inet.sctp.ecn_enable, on by default in the stack) but rexmit's ECN marks are not passed to usrsctp_conninput")),
+        ("ecn", Socket("SCTP_ECN_SUPPORTED: ECN capability in INIT and INIT ACK, ECT(0) on packets of new DATA (not on retransmissions), CE echoed by ECNE and answered by CWR; the IPv4 ECN field crosses as the stack's TOS byte out and as usrsctp_conninput's (or IPv4 input's) ecn_bits in")),
         ("cc", None("FreeBSD's SCTP runs its own congestion-control modules (SCTP_PLUGGABLE_CC), not rexmit's registry")),
         ("cc_params", None("FreeBSD's SCTP runs its own congestion-control modules, not rexmit's registry")),
         ("renege", StackWide("do_sctp_drain (never 0: all out-of-order data is non-renegable in NR-SACKs; under_memory_pressure 1); usrsctp never drains by itself")),
@@ -178,6 +178,8 @@ pub struct UsrsctpConfig {
     pub sack_delay: Duration,
     pub sack_freq: u32,
     pub nr_sack: bool,
+    /// ECN (RFC 9260 Appendix A, RFC 3168).
+    pub ecn: bool,
     pub assoc_max_retrans: u16,
     pub path_max_retrans: u16,
     /// `None`: no heartbeats.
@@ -285,6 +287,7 @@ impl UsrsctpConfig {
             sack_delay: cfg.sack_delay,
             sack_freq: cfg.sack_freq,
             nr_sack: cfg.nr_sack,
+            ecn: cfg.ecn,
             assoc_max_retrans: small("assoc_max_retrans", cfg.assoc_max_retrans)?,
             path_max_retrans: small("path_max_retrans", cfg.path_max_retrans)?,
             hb_interval: cfg.hb_interval,
