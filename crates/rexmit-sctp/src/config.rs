@@ -119,6 +119,10 @@ macro_rules! cmt_option_table {
         opt sfr: bool = true, unit = flag;
         /// Cwnd Update for CMT: grow a destination's cwnd on its own pseudo cumulative ack.
         opt cuc: bool = true, unit = flag;
+        /// CUC with a second pseudo cumulative ack per destination for retransmitted chunks
+        /// (FreeBSD's CUCv2, sctp_indata.c): a retransmission outstanding on a destination does
+        /// not hold back the growth that acknowledgements of its first transmissions earn.
+        opt rtx_pseudo_cumack: bool = false, unit = flag;
         /// Delayed Ack for CMT (DAC; on as in ns-2's CMT): the receiver keeps delaying SACKs
         /// through reordering and reports the packets each SACK covers; the sender counts that
         /// many miss indications when the SACK acknowledges data of one destination only, above

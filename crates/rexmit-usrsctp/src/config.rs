@@ -64,6 +64,7 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("cmt.dac", StackWide("cmt_use_dac")),
         ("cmt.sfr", BuiltIn("true: split fast retransmit is part of FreeBSD's CMT")),
         ("cmt.cuc", BuiltIn("true: cwnd update for CMT is part of FreeBSD's CMT")),
+        ("cmt.rtx_pseudo_cumack", BuiltIn("true: FreeBSD's CUC (CUCv2) keeps separate pseudo cumulative acks per destination for first transmissions and for retransmissions (sctp_indata.c, pseudo_cumack and rtx_pseudo_cumack)")),
         ("cmt.rtx_policy", BuiltIn("cwnd: FreeBSD's CMT sends retransmissions to the reachable path with the largest cwnd (sctp_find_alternate_net mode 1; its comment says RTX_SSTHRESH)")),
         ("cmt.pf", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld (off: 65535)")),
         ("cmt.pf_threshold", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld = pf_threshold − 1 (FreeBSD marks a path PF when its error count exceeds the threshold)")),
@@ -360,6 +361,7 @@ pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
     c.hb_jitter = true;
     c.cmt.sfr = true;
     c.cmt.cuc = true;
+    c.cmt.rtx_pseudo_cumack = true;
     c.cmt.rtx_policy = RtxPolicy::Cwnd;
     c.t3_rtx = T3Rtx::Freebsd;
     c.handshake_rtt = true;
@@ -374,6 +376,7 @@ fn check_built_in(cfg: &SctpConfig, key: &str, only: &str) -> Result<(), OptionE
         "immediate_sack_on_gap" => cfg.immediate_sack_on_gap,
         "cmt.sfr" => cfg.cmt.sfr,
         "cmt.cuc" => cfg.cmt.cuc,
+        "cmt.rtx_pseudo_cumack" => cfg.cmt.rtx_pseudo_cumack,
         "cmt.rtx_policy" => cfg.cmt.rtx_policy == RtxPolicy::Cwnd,
         "cwnd_growth" => cfg.cwnd_growth == CwndGrowth::Rfc4960,
         "cwnd_bytes" => cfg.cwnd_bytes == CwndBytes::Chunk,
@@ -537,8 +540,9 @@ mod tests {
             .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
             .map(|(k, _)| *k)
             .collect();
-        assert_eq!(built_in.len(), 11, "{built_in:?}");
+        assert_eq!(built_in.len(), 12, "{built_in:?}");
         assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.rtx_pseudo_cumack"]).is_err());
     }
 }
