@@ -2,12 +2,12 @@
 """Where FreeBSD's duplicate TSNs come from (issue 39, docs/validation.md "FreeBSD's SCTP").
 
 Runs one case of validation/usrsctp.py with pcaps at the sender S and the receiver R, finds the
-TSNs that reached R more than once, and sorts each by what the sender had seen when it sent the
-copy that arrived twice:
+TSNs that reached R more than once, and sorts each extra arrival by what the sender had seen
+when it sent that copy:
 
-- `re-fast-retransmitted`: the chunk was lost, fast retransmitted, and retransmitted once more
-  before the SACK for its retransmission could return; between the two retransmissions the
-  cumulative TSN ack advanced (n times, counted) while the chunk was still missing.
+- `re-fast-retransmitted`: the chunk was lost and retransmitted, and the copy that arrived
+  twice is a further retransmission sent before any SACK covered it; between the two
+  retransmissions the cumulative TSN ack advanced n times (counted).
 - `sacked-before`: a SACK covering the TSN (cumulative ack or gap block) reached the sender
   between the TSN's first arrival at R and the retransmission (the sender dropped a gap ack).
 - `other`.
@@ -91,21 +91,26 @@ def classify(out_dir: Path) -> collections.Counter[str]:
                 arrived[c[1]].append(t)
     kinds: collections.Counter[str] = collections.Counter()
     for tsn, times in arrived.items():
-        if len(times) < 2:
-            continue
         tx = sent[tsn]
-        # The transmission whose copy arrived second was sent after the first arrival.
-        dup_tx = next((x for x in tx if x > times[0]), None)
-        if dup_tx is None:
-            kinds["other"] += 1
-            continue
-        if any(times[0] < t < dup_tx and covers(s, tsn) for t, s in sacks):
-            kinds["sacked-before"] += 1
-            continue
-        if len(tx) >= 3 and tx[-1] == dup_tx:
+        # Each copy after the first arrival was sent after it (one copy per extra arrival).
+        late = [x for x in tx if x > times[0]]
+        for k in range(len(times) - 1):
+            if k >= len(late):
+                kinds["other"] += 1
+                continue
+            dup_tx = late[k]
+            if any(times[0] < t < dup_tx and covers(s, tsn) for t, s in sacks):
+                kinds["sacked-before"] += 1
+                continue
+            i = tx.index(dup_tx)
+            if i < 2:
+                kinds["other"] += 1
+                continue
+            # The copy before it was itself a retransmission: how often did the cumulative ack
+            # move between the two?
             prev, moves = None, 0
             for t, s in sacks:
-                if t <= tx[-2]:
+                if t <= tx[i - 1]:
                     prev = s[1]
                     continue
                 if t > dup_tx:  # the SACK that triggers it arrives at the same instant
@@ -113,8 +118,6 @@ def classify(out_dir: Path) -> collections.Counter[str]:
                 moves += prev is not None and after(s[1], prev)
                 prev = s[1]
             kinds[f"re-fast-retransmitted after {moves} cum-ack advances"] += 1
-            continue
-        kinds["other"] += 1
     return kinds
 
 
