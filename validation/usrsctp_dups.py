@@ -13,6 +13,7 @@ when it sent that copy:
 - `other`.
 
     python validation/usrsctp_dups.py sack-burst --stack usrsctp --seeds 1-10
+    python validation/usrsctp_dups.py seed000:sctp:low:SACK --seeds 1   # usrsctp_seed000.py's runs
 """
 
 from __future__ import annotations
@@ -72,9 +73,9 @@ def covers(sack: tuple[Any, ...], tsn: int) -> bool:
     return any(lo <= off <= hi for lo, hi in blocks)
 
 
-def classify(out_dir: Path) -> collections.Counter[str]:
-    at_s = list(sctp_chunks(out_dir / "pcap" / "node_S.pcap"))
-    at_r = list(sctp_chunks(out_dir / "pcap" / "node_R.pcap"))
+def classify(out_dir: Path, sender_node: str = "S", receiver_node: str = "R") -> collections.Counter[str]:
+    at_s = list(sctp_chunks(out_dir / "pcap" / f"node_{sender_node}.pcap"))
+    at_r = list(sctp_chunks(out_dir / "pcap" / f"node_{receiver_node}.pcap"))
     sender = {src for _, src, _, ch in at_s if any(c[0] == "DATA" for c in ch)}
     sent: dict[int, list[int]] = collections.defaultdict(list)
     sacks: list[tuple[int, tuple[Any, ...]]] = []
@@ -128,7 +129,11 @@ def seeds(text: str) -> list[int]:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("case", help="a case of validation/usrsctp.py (sack-burst, cmt-sack, ...)")
+    ap.add_argument(
+        "case",
+        help="a case of validation/usrsctp.py (sack-burst, cmt-sack, ...) or seed000:KIND:LOAD:ACK "
+        "(usrsctp_seed000.py at the INF buffer, e.g. seed000:sctp:low:SACK)",
+    )
     ap.add_argument("--stack", default="usrsctp", choices=("usrsctp", "rexmit", "rexmit-defaults"))
     ap.add_argument("--seeds", default="1", help="one seed or a range, e.g. 1-10")
     ap.add_argument("--duration", type=float, default=60.0)
@@ -138,13 +143,24 @@ def main(argv: list[str]) -> int:
 
     total: collections.Counter[str] = collections.Counter()
     for seed in seeds(ns.seeds):
-        s = usrsctp.scenario(usrsctp.CASES[ns.case], ns.stack, seed, ns.duration)
-        s.pcap(node="S")
-        s.pcap(node="R")
+        if ns.case.startswith("seed000:"):
+            import usrsctp_seed000
+
+            _, kind, load, ack = ns.case.split(":")
+            stack = {"rexmit": "rexmit-freebsd", "rexmit-defaults": "rexmit"}.get(ns.stack, ns.stack)
+            data = usrsctp_seed000.build(kind, load, "INF", ack, stack, seed)
+            s = rexmit.Scenario.from_dict(data)
+            app = data["apps"][0]
+            ends = (app["from"], app["to"])
+        else:
+            s = usrsctp.scenario(usrsctp.CASES[ns.case], ns.stack, seed, ns.duration)
+            app, ends = {"name": "assoc"}, ("S", "R")
+        for node in ends:
+            s.pcap(node=node)
         with tempfile.TemporaryDirectory() as tmp:
             r = rexmit.run(s, out_dir=tmp)
-            kinds = classify(Path(tmp))
-        dup = r.flow("assoc").get("dup_tsns_received")
+            kinds = classify(Path(tmp), *ends)
+        dup = r.flow(app["name"]).get("dup_tsns_received")
         print(f"seed {seed}: {dup:.0f} duplicate TSNs: {dict(kinds)}")
         total += kinds
     print(f"all: {sum(total.values())}: {dict(total)}")
