@@ -49,6 +49,7 @@ FREEBSD_PINS: dict[str, Any] = {
     "slow_start_limit_mtus": 2,
     "t3_rtx": "freebsd",
     "handshake_rtt": True,
+    "fast_rtx_again": True,
     "rto": {"estimator": "freebsd"},
 }
 FREEBSD_CMT_PINS: dict[str, Any] = {"rtx_policy": "cwnd", "rtx_pseudo_cumack": True}

@@ -380,6 +380,12 @@ impl Association {
             1
         };
         let dac_below = tally.lowest;
+        // FreeBSD without CMT: a fast-retransmitted chunk is struck again in fast recovery when
+        // the cumulative ack moves, otherwise only behind a newly acked TSN sent after it was
+        // marked (sctp_strike_gap_ack_chunks, `fast_retran_tsn`).
+        let again = self.cfg.fast_rtx_again && !self.cfg.cmt.enabled;
+        let recovery_moved = in_fr_any && cum_advanced;
+        let newly_highest = tally.highest;
         let mut lost: SmallVec<[(u32, RtxCause); 4]> = SmallVec::new();
         if let Some(delivered) = tally.delivered.take() {
             // RACK replaces the miss-indication rule (seed 002 §III).
@@ -390,15 +396,22 @@ impl Association {
                 if sfr && !highest_on[e.path].is_some_and(|h| tsn_lt(e.tsn, h)) {
                     return None;
                 }
+                if again
+                    && e.fast_retransmitted
+                    && !recovery_moved
+                    && !newly_highest.is_some_and(|h| !tsn_lt(h, e.fast_rtx_next_tsn))
+                {
+                    return None;
+                }
                 Some(if dac_below.is_some_and(|l| tsn_lt(e.tsn, l)) {
                     dac_n
                 } else {
                     1
                 })
             };
-            lost = self
-                .tx
-                .count_misses(limit, weight, |miss| Self::fr_cause(miss, thin_first, er));
+            lost = self.tx.count_misses(limit, again, weight, |miss| {
+                Self::fr_cause(miss, thin_first, er)
+            });
         }
         if !lost.is_empty() {
             self.fast_retransmit(now, &lost);
