@@ -138,8 +138,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--seeds", default="1", help="one seed or a range, e.g. 1-10")
     ap.add_argument("--duration", type=float, default=60.0)
     ns = ap.parse_args(argv)
-    import rexmit
     import usrsctp
+
+    import rexmit
 
     total: collections.Counter[str] = collections.Counter()
     for seed in seeds(ns.seeds):
