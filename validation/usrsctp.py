@@ -49,9 +49,10 @@ FREEBSD_PINS: dict[str, Any] = {
     "slow_start_limit_mtus": 2,
     "t3_rtx": "freebsd",
     "handshake_rtt": True,
+    "fast_rtx_again": True,
     "rto": {"estimator": "freebsd"},
 }
-FREEBSD_CMT_PINS: dict[str, Any] = {"rtx_policy": "cwnd"}
+FREEBSD_CMT_PINS: dict[str, Any] = {"rtx_policy": "cwnd", "rtx_pseudo_cumack": True}
 
 # The ns-2 SCTP scenarios' settings (validation/compare.py NS2_SCTP, without the initial
 # ssthresh that FreeBSD cannot set: both stacks start at the peer's a_rwnd).
@@ -394,7 +395,7 @@ def table(out: Path) -> None:
         "network (seed 000's Fig. 5 dumbbell, 100 Mb/s, RTT 60 ms, queues of 833 packets, loss on the bottleneck's data",
         "direction; CMT: Fig. 6's two such paths, path 2 at 0.1% loss), the same `sctp` table (4 MiB receive buffer,",
         "RTO initial 3 s, min 1 s, max 60 s), an unordered bulk source.",
-        f'"rexmit, FreeBSD\'s choices": {pins}; CMT also rtx_policy = "cwnd". "RFC 9260 defaults": none of these.',
+        f'"rexmit, FreeBSD\'s choices": {pins}; CMT also rtx_policy = "cwnd", rtx_pseudo_cumack = true. "RFC 9260 defaults": none of these.',
         f"Means over seeds ± 95% CI. Verdict on goodput: `agree` = within ±{BAND:.0%} of usrsctp; `CIs overlap`; `differs`.",
         "T3 timeouts count every expiry (FreeBSD's rule may expire and mark nothing). Fast-retransmitted chunks: DATA chunks",
         "(rexmit's `rtx_fast`, FreeBSD's sctps_sendfastretrans; ns-2's count is left out). Mean cwnd: the primary path's, sampled",

@@ -119,6 +119,10 @@ macro_rules! cmt_option_table {
         opt sfr: bool = true, unit = flag;
         /// Cwnd Update for CMT: grow a destination's cwnd on its own pseudo cumulative ack.
         opt cuc: bool = true, unit = flag;
+        /// CUC with a second pseudo cumulative ack per destination for retransmitted chunks
+        /// (FreeBSD's CUCv2, sctp_indata.c): a retransmission outstanding on a destination does
+        /// not hold back the growth that acknowledgements of its first transmissions earn.
+        opt rtx_pseudo_cumack: bool = false, unit = flag;
         /// Delayed Ack for CMT (DAC; on as in ns-2's CMT): the receiver keeps delaying SACKs
         /// through reordering and reports the packets each SACK covers; the sender counts that
         /// many miss indications when the SACK acknowledges data of one destination only, above
@@ -300,6 +304,12 @@ macro_rules! sctp_option_table {
         /// responder. Off: RTO.Initial until the first DATA chunk is acknowledged (RFC 9260
         /// §6.3.1 C1).
         opt handshake_rtt: bool = false, unit = flag;
+        /// A fast-retransmitted TSN may be fast retransmitted again, as FreeBSD does without
+        /// CMT (sctp_strike_gap_ack_chunks): its miss indications count afresh from its
+        /// retransmission, in fast recovery on every SACK that advances the cumulative TSN ack,
+        /// otherwise only on a SACK that newly acknowledges a TSN sent after it was marked.
+        /// Off: at most once (RFC 9260 §7.2.4).
+        opt fast_rtx_again: bool = false, unit = flag;
         /// Max.Burst (RFC 9260 §16: 4); 0 disables the limit.
         opt max_burst: u32 = 4, unit = packets;
         /// How Max.Burst applies (RFC 9260 §6.1 D): at most Max.Burst new-data packets per

@@ -48,6 +48,9 @@ pub struct RtxEntry {
     pub miss_indications: u32,
     /// Fast retransmitted already; RFC 9260 §7.2.4 fast retransmits a TSN at most once.
     pub fast_retransmitted: bool,
+    /// The next TSN to be assigned when it was last marked for fast retransmission
+    /// (`SctpConfig::fast_rtx_again`: FreeBSD's `fast_retran_tsn`).
+    pub fast_rtx_next_tsn: u32,
     /// Waiting for the fast-retransmit packet that ignores cwnd (RFC 9260 §7.2.4 step 3).
     pub fast_rtx_pending: bool,
     /// Message number of the user message (for delivery accounting).
@@ -219,7 +222,12 @@ impl RtxQueue {
 
     /// `tsn` is lost for fast retransmission with `cause` (RFC 9260 §7.2.4): returns its path
     /// and the bytes that leave that path's flight (its length if it was in flight).
-    pub(crate) fn mark_fast_rtx(&mut self, tsn: u32, cause: RtxCause) -> Option<(usize, u64)> {
+    pub(crate) fn mark_fast_rtx(
+        &mut self,
+        tsn: u32,
+        cause: RtxCause,
+        next_tsn: u32,
+    ) -> Option<(usize, u64)> {
         let i = self.index(tsn)?;
         let oh = self.flight_overhead;
         let e = &mut self.entries[i];
@@ -231,6 +239,7 @@ impl RtxQueue {
         self.gap_acked -= (e.state == TsnState::GapAcked) as usize;
         e.mark_for_rtx(cause);
         e.fast_retransmitted = true;
+        e.fast_rtx_next_tsn = next_tsn;
         e.fast_rtx_pending = true;
         Some((e.path, left))
     }
@@ -298,11 +307,12 @@ impl RtxQueue {
 
     /// Miss indications (RFC 9260 §7.2.4) for the chunks in flight below `limit`: `weight`
     /// says how many one chunk gets (`None`: not counted), `lost` whether its new total makes
-    /// it lost and why. Returns the chunks found lost, not yet fast retransmitted, lowest
-    /// first.
+    /// it lost and why. Returns the chunks found lost, not yet fast retransmitted (unless
+    /// `again`), lowest first.
     pub(crate) fn count_misses(
         &mut self,
         limit: u32,
+        again: bool,
         mut weight: impl FnMut(&RtxEntry) -> Option<u32>,
         mut lost: impl FnMut(u32) -> Option<RtxCause>,
     ) -> SmallVec<[(u32, RtxCause); 4]> {
@@ -320,7 +330,7 @@ impl RtxQueue {
                 continue;
             };
             e.miss_indications += w;
-            if e.fast_retransmitted {
+            if e.fast_retransmitted && !again {
                 continue;
             }
             if let Some(c) = lost(e.miss_indications) {
@@ -444,6 +454,7 @@ mod tests {
             tx_count: 1,
             miss_indications: 0,
             fast_retransmitted: false,
+            fast_rtx_next_tsn: 0,
             fast_rtx_pending: false,
             msg_id: 0,
             rtx_cause: RtxCause::Timeout,
@@ -482,9 +493,15 @@ mod tests {
     #[test]
     fn fast_retransmit_takes_only_in_flight_bytes_out_of_the_flight() {
         let mut q = queue(2);
-        assert_eq!(q.mark_fast_rtx(1, RtxCause::FastRetransmit), Some((0, 100)));
-        assert_eq!(q.mark_fast_rtx(1, RtxCause::FastRetransmit), Some((0, 0)));
-        assert_eq!(q.mark_fast_rtx(9, RtxCause::FastRetransmit), None);
+        assert_eq!(
+            q.mark_fast_rtx(1, RtxCause::FastRetransmit, 2),
+            Some((0, 100))
+        );
+        assert_eq!(
+            q.mark_fast_rtx(1, RtxCause::FastRetransmit, 2),
+            Some((0, 0))
+        );
+        assert_eq!(q.mark_fast_rtx(9, RtxCause::FastRetransmit, 2), None);
         let e = q.get(1).unwrap();
         assert!(e.fast_retransmitted && e.fast_rtx_pending);
         assert_eq!(e.state, TsnState::MarkedForRtx);
@@ -500,7 +517,7 @@ mod tests {
     #[test]
     fn early_retransmit_skips_chunks_already_resent_fast_and_timeouts_mark_the_rest() {
         let mut q = queue(3);
-        q.mark_fast_rtx(1, RtxCause::FastRetransmit);
+        q.mark_fast_rtx(1, RtxCause::FastRetransmit, 2);
         q.on_sent(1, 0, Time::from_millis(5));
         let wait = Duration::from_millis(1);
         assert_eq!(q.mark_early(0, wait, Time::from_millis(10)), Some(200));
@@ -554,9 +571,9 @@ mod tests {
         // gap-acked, 4 and 5 are at or above the limit. Three misses make 1 and 3 lost.
         let lost = |m: u32| (m >= 3).then_some(RtxCause::FastRetransmit);
         for _ in 0..2 {
-            assert!(q.count_misses(4, |_| Some(1), lost).is_empty());
+            assert!(q.count_misses(4, false, |_| Some(1), lost).is_empty());
         }
-        let found = q.count_misses(4, |_| Some(1), lost);
+        let found = q.count_misses(4, false, |_| Some(1), lost);
         assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), vec![1, 3]);
         let misses: Vec<u32> = q.iter().map(|e| e.miss_indications).collect();
         assert_eq!(misses, vec![3, 0, 3, 0, 0]);

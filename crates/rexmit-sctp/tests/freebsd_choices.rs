@@ -133,3 +133,52 @@ fn handshake_round_trips_are_rtt_samples_only_with_handshake_rtt() {
         }
     }
 }
+
+/// Every transmission of each TSN when A sends for 2 s and the first transmissions of the 41st
+/// to 44th DATA chunks are lost in one burst (B SACKs every packet, 10 ms each way).
+fn burst_of_four(fast_rtx_again: bool) -> (std::collections::BTreeMap<u32, u32>, u64) {
+    let a_cfg = SctpConfig {
+        fast_rtx_again,
+        ..config(T3Rtx::Freebsd)
+    };
+    let (a, b) = connect_pair(a_cfg, receiver(), 1, 1, false);
+    let mut net = Net::new(a, b);
+    let mut sends = std::collections::BTreeMap::<u32, u32>::new();
+    let mut first_tsn = None;
+    let mut fate = |t: &rexmit_sctp::Transmit, _: Time| {
+        let mut lost = false;
+        for d in data_chunks(t) {
+            let first = *first_tsn.get_or_insert(d.tsn);
+            let n = sends.entry(d.tsn - first).or_insert(0);
+            *n += 1;
+            lost |= *n == 1 && (40..44).contains(&(d.tsn - first));
+        }
+        (!lost).then_some(OWD)
+    };
+    let mut app = |now: Time, eps: &mut [Association; 2]| {
+        while eps[0].send(now, 0, Payload::zeros(T), true).is_ok() {}
+    };
+    net.run(Time::from_secs(2), &mut fate, &mut app);
+    (sends, net.eps[1].stats().dup_tsns_received)
+}
+
+/// FreeBSD without CMT (sctp_strike_gap_ack_chunks): in fast recovery every SACK that moves the
+/// cumulative ack strikes each chunk still missing below the SACK's highest TSN, and a
+/// fast-retransmitted chunk's count starts again at its retransmission. The four
+/// retransmissions arrive in order and each moves the cumulative ack, so the last of the four
+/// has three new strikes when the SACK for the third arrives, and goes a third time — though
+/// its retransmission is about to arrive: the receiver gets it twice. RFC 9260 §7.2.4 fast
+/// retransmits a TSN once.
+#[test]
+fn fast_rtx_again_resends_the_last_of_a_burst_of_four_before_its_retransmission_is_acked() {
+    let (sends, dups) = burst_of_four(true);
+    let lost: Vec<u32> = (40..44).map(|k| sends[&k]).collect();
+    assert_eq!(lost, vec![2, 2, 2, 3], "the 44th chunk goes three times");
+    assert_eq!(dups, 1, "and arrives twice");
+    assert!(sends.iter().all(|(k, n)| (40..44).contains(k) || *n == 1));
+
+    let (sends, dups) = burst_of_four(false);
+    let lost: Vec<u32> = (40..44).map(|k| sends[&k]).collect();
+    assert_eq!(lost, vec![2, 2, 2, 2], "once each (RFC 9260 §7.2.4)");
+    assert_eq!(dups, 0);
+}

@@ -7,7 +7,7 @@ use rexmit_sctp::{
     Association, CmtConfig, CwndGrowth, Event, PathState, SctpConfig, SendError, Transmit,
 };
 use rexmit_time::{Duration, Time};
-use rexmit_wire::Payload;
+use rexmit_wire::{Chunk, Payload};
 
 fn cfg() -> SctpConfig {
     SctpConfig {
@@ -179,4 +179,50 @@ fn cuc_lets_cwnd_grow_while_the_other_path_holds_back_the_cumulative_ack() {
     assert!(with > 2 * without);
     let rfc9260 = run(false, CwndGrowth::Rfc9260);
     assert!(rfc9260 > 2 * without, "RFC 9260 without CUC: {rfc9260}");
+}
+
+#[test]
+fn rtx_pseudo_cumack_lets_a_retransmission_path_grow_while_its_retransmission_is_outstanding() {
+    // FreeBSD's CUCv2 (sctp_indata.c "Separate pseudo_cumack trackers for first transmissions
+    // and retransmissions"): path 0 loses every 40th DATA packet; its losses are retransmitted
+    // on path 1 (the larger cwnd, `rtx_policy = "cwnd"`), where each retransmission is the
+    // lowest TSN outstanding until it is acked. With one pseudo cumulative ack per destination
+    // (the CMT paper's CUC) path 1 cannot grow during that round trip, since the cumulative ack
+    // waits for the same retransmission; with a second one for retransmissions it can.
+    let run = |rtx_pseudo_cumack: bool| {
+        let c = SctpConfig {
+            send_buffer: 1 << 20,
+            recv_buffer: 1 << 22,
+            cwnd_growth: CwndGrowth::Rfc4960,
+            ..cmt(CmtConfig {
+                rtx_policy: rexmit_sctp::RtxPolicy::Cwnd,
+                rtx_pseudo_cumack,
+                ..CmtConfig::default()
+            })
+        };
+        let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
+        let mut net = Net::new(a, b);
+        // DATA packets from A on each path; path 0 loses every 20th, path 1 every 300th.
+        let mut sent = [0u32; 2];
+        let mut fate = |t: &Transmit, _now: Time| {
+            let data = t.packet.chunks.iter().any(|c| matches!(c, Chunk::Data(_)));
+            if data && [A1, A2].contains(&t.src) {
+                let p = usize::from(!on_path0(t));
+                sent[p] += 1;
+                if sent[p] % [20, 300][p] == 0 {
+                    return None;
+                }
+            }
+            Some(Duration::from_millis(20))
+        };
+        net.run(Time::from_secs(2), &mut fate, &mut writer(1_000_000));
+        let a = &net.eps[0];
+        (a.paths()[1].cc().cwnd(), net.eps[1].stats().bytes_delivered)
+    };
+    let (with, without) = (run(true), run(false));
+    eprintln!(
+        "path 1 cwnd, bytes delivered: rtx pseudo-cumack {with:?}, one pseudo-cumack {without:?}"
+    );
+    assert!(with.0 > without.0);
+    assert!(with.1 > without.1);
 }

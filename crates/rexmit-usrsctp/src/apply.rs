@@ -102,6 +102,13 @@ impl UsrsctpConfig {
             &value(self.nr_sack as u32),
             "SCTP_NRSACK_SUPPORTED (nr_sack)",
         )?;
+        s.set(
+            lib,
+            sctp,
+            opt::SCTP_ECN_SUPPORTED,
+            &value(self.ecn as u32),
+            "SCTP_ECN_SUPPORTED (ecn)",
+        )?;
         if self.stack.cmt {
             s.set(
                 lib,

@@ -46,13 +46,14 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("slow_start_limit_mtus", StackWide("L2_abc_variable (FreeBSD ships 2)")),
         ("handshake_rtt", BuiltIn("true: FreeBSD takes RTT samples from INIT ACK, COOKIE ACK and the State Cookie's time (sctp_calculate_rto)")),
         ("t3_rtx", BuiltIn("freebsd: a SACK without gap blocks after one without them leaves a running T3-rtx alone (sctp_express_handle_sack); on expiry only chunks outstanding longer than SRTT + 4·RTTVAR are marked (sctp_mark_all_for_resend)")),
+        ("fast_rtx_again", BuiltIn("true: without CMT FreeBSD strikes a fast-retransmitted chunk again (in fast recovery on every SACK that moves the cumulative ack) and may fast-retransmit it again (sctp_strike_gap_ack_chunks); with CMT it never does (no_fr_allowed)")),
         ("cwnd_growth", BuiltIn("rfc4960: FreeBSD grows cwnd only on a SACK that advances the cumulative TSN ack (or, with CMT, the destination's pseudo-cumulative ack), never in fast recovery (sctp_cwnd_update_after_sack)")),
         ("cwnd_bytes", BuiltIn("chunk: FreeBSD counts a DATA chunk's payload plus its 16-byte header in flightsize and in the bytes a SACK acknowledges (book_size, send_size in sctp_output.c), and steps cwnd by the path MTU with the IP header (net->mtu)")),
         ("sack_delay", Socket("SCTP_DELAYED_SACK sack_delay (ms)")),
         ("sack_freq", Socket("SCTP_DELAYED_SACK sack_freq")),
         ("immediate_sack_on_gap", BuiltIn("true: FreeBSD acknowledges out-of-order data at once (RFC 9260 §6.7)")),
         ("nr_sack", Socket("SCTP_NRSACK_SUPPORTED")),
-        ("ecn", None("not set by this binding yet: FreeBSD's SCTP has ECN (net.inet.sctp.ecn_enable, on by default in the stack) but rexmit's ECN marks are not passed to usrsctp_conninput")),
+        ("ecn", Socket("SCTP_ECN_SUPPORTED: ECN capability in INIT and INIT ACK, ECT(0) on packets of new DATA (not on retransmissions), CE echoed by ECNE and answered by CWR; the IPv4 ECN field crosses as the stack's TOS byte out and as usrsctp_conninput's (or IPv4 input's) ecn_bits in")),
         ("cc", None("FreeBSD's SCTP runs its own congestion-control modules (SCTP_PLUGGABLE_CC), not rexmit's registry")),
         ("cc_params", None("FreeBSD's SCTP runs its own congestion-control modules, not rexmit's registry")),
         ("renege", StackWide("do_sctp_drain (never 0: all out-of-order data is non-renegable in NR-SACKs; under_memory_pressure 1); usrsctp never drains by itself")),
@@ -64,6 +65,7 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("cmt.dac", StackWide("cmt_use_dac")),
         ("cmt.sfr", BuiltIn("true: split fast retransmit is part of FreeBSD's CMT")),
         ("cmt.cuc", BuiltIn("true: cwnd update for CMT is part of FreeBSD's CMT")),
+        ("cmt.rtx_pseudo_cumack", BuiltIn("true: FreeBSD's CUC (CUCv2) keeps separate pseudo cumulative acks per destination for first transmissions and for retransmissions (sctp_indata.c, pseudo_cumack and rtx_pseudo_cumack)")),
         ("cmt.rtx_policy", BuiltIn("cwnd: FreeBSD's CMT sends retransmissions to the reachable path with the largest cwnd (sctp_find_alternate_net mode 1; its comment says RTX_SSTHRESH)")),
         ("cmt.pf", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld (off: 65535)")),
         ("cmt.pf_threshold", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld = pf_threshold − 1 (FreeBSD marks a path PF when its error count exceeds the threshold)")),
@@ -178,6 +180,8 @@ pub struct UsrsctpConfig {
     pub sack_delay: Duration,
     pub sack_freq: u32,
     pub nr_sack: bool,
+    /// ECN (RFC 9260 Appendix A, RFC 3168).
+    pub ecn: bool,
     pub assoc_max_retrans: u16,
     pub path_max_retrans: u16,
     /// `None`: no heartbeats.
@@ -285,6 +289,7 @@ impl UsrsctpConfig {
             sack_delay: cfg.sack_delay,
             sack_freq: cfg.sack_freq,
             nr_sack: cfg.nr_sack,
+            ecn: cfg.ecn,
             assoc_max_retrans: small("assoc_max_retrans", cfg.assoc_max_retrans)?,
             path_max_retrans: small("path_max_retrans", cfg.path_max_retrans)?,
             hb_interval: cfg.hb_interval,
@@ -357,9 +362,11 @@ pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
     c.hb_jitter = true;
     c.cmt.sfr = true;
     c.cmt.cuc = true;
+    c.cmt.rtx_pseudo_cumack = true;
     c.cmt.rtx_policy = RtxPolicy::Cwnd;
     c.t3_rtx = T3Rtx::Freebsd;
     c.handshake_rtt = true;
+    c.fast_rtx_again = true;
     c
 }
 
@@ -371,12 +378,14 @@ fn check_built_in(cfg: &SctpConfig, key: &str, only: &str) -> Result<(), OptionE
         "immediate_sack_on_gap" => cfg.immediate_sack_on_gap,
         "cmt.sfr" => cfg.cmt.sfr,
         "cmt.cuc" => cfg.cmt.cuc,
+        "cmt.rtx_pseudo_cumack" => cfg.cmt.rtx_pseudo_cumack,
         "cmt.rtx_policy" => cfg.cmt.rtx_policy == RtxPolicy::Cwnd,
         "cwnd_growth" => cfg.cwnd_growth == CwndGrowth::Rfc4960,
         "cwnd_bytes" => cfg.cwnd_bytes == CwndBytes::Chunk,
         "hb_jitter" => cfg.hb_jitter,
         "t3_rtx" => cfg.t3_rtx == T3Rtx::Freebsd,
         "handshake_rtt" => cfg.handshake_rtt,
+        "fast_rtx_again" => cfg.fast_rtx_again,
         _ => false,
     };
     if ok {
@@ -534,8 +543,9 @@ mod tests {
             .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
             .map(|(k, _)| *k)
             .collect();
-        assert_eq!(built_in.len(), 11, "{built_in:?}");
+        assert_eq!(built_in.len(), 13, "{built_in:?}");
         assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.rtx_pseudo_cumack"]).is_err());
     }
 }

@@ -102,7 +102,8 @@ pub(crate) unsafe extern "C" fn sim_ip_output(
         let mut bytes = vec![0u8; len];
         (m.copydata)(o_pak, 0, len as c_int, bytes.as_mut_ptr() as *mut c_char);
         (m.freem)(o_pak);
-        crate::outbox::queue_output(0, bytes);
+        let tos = bytes.get(1).copied().unwrap_or(0);
+        crate::outbox::queue_output(0, tos, bytes);
     }
 }
 
@@ -190,6 +191,9 @@ impl InetLib {
         let src = sockaddr(ip(12), port(ihl));
         let dst = sockaddr(ip(16), port(ihl + 2));
         let len = packet.len() as c_int;
+        // The IPv4 header's ECN field, as FreeBSD's ip input passes it on (sctp_input.c reads
+        // `ip_tos`): a CE mark is echoed in an ECNE chunk.
+        let ecn_bits = packet[1] & 0b11;
         // SAFETY: a fresh packet-header mbuf, filled by the stack's own copy routine (which
         // extends the chain as needed); the common header and first chunk header are passed
         // from `packet`, identical bytes, read-only when no checksum is computed. The stack
@@ -212,7 +216,7 @@ impl InetLib {
                 sh,
                 ch,
                 0,
-                0,
+                ecn_bits,
                 SCTP_DEFAULT_VRFID,
                 0,
             );

@@ -5,10 +5,13 @@
 use std::cell::RefCell;
 use std::ffi::{c_int, c_void};
 
-/// A packet the stack sent: the AF_CONN address it went to and the SCTP bytes.
+/// A packet the stack sent: the AF_CONN address it went to, the IPv4 TOS byte the stack chose
+/// (its low two bits the ECN field: ECT(0) on DATA when the association negotiated ECN,
+/// sctp_output.c `sctp_get_ect`) and the bytes.
 #[derive(Clone, Debug)]
 pub struct Outgoing {
     pub addr: usize,
+    pub tos: u8,
     pub bytes: Vec<u8>,
 }
 
@@ -17,16 +20,17 @@ thread_local! {
     static OUTBOX: RefCell<Vec<Outgoing>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Queue a packet the stack sent (to AF_CONN address `addr`; 0 for an IPv4 packet).
-pub(crate) fn queue_output(addr: usize, bytes: Vec<u8>) {
-    OUTBOX.with(|o| o.borrow_mut().push(Outgoing { addr, bytes }));
+/// Queue a packet the stack sent (to AF_CONN address `addr`; 0 for an IPv4 packet, whose
+/// header carries `tos` too).
+pub(crate) fn queue_output(addr: usize, tos: u8, bytes: Vec<u8>) {
+    OUTBOX.with(|o| o.borrow_mut().push(Outgoing { addr, tos, bytes }));
 }
 
 pub(crate) unsafe extern "C" fn conn_output(
     addr: *mut c_void,
     buffer: *mut c_void,
     length: usize,
-    _tos: u8,
+    tos: u8,
     _set_df: u8,
 ) -> c_int {
     if buffer.is_null() {
@@ -34,7 +38,7 @@ pub(crate) unsafe extern "C" fn conn_output(
     }
     // SAFETY: the stack passes `length` valid bytes, freed after we return.
     let bytes = unsafe { std::slice::from_raw_parts(buffer as *const u8, length) }.to_vec();
-    queue_output(addr as usize, bytes);
+    queue_output(addr as usize, tos, bytes);
     0
 }
 

@@ -108,8 +108,9 @@ impl StackRun {
         // SAFETY: no usrsctp instance exists (the previous run finished it); no threads.
         unsafe { (lib.init_nothreads)(0, Some(crate::outbox::conn_output as ConnOutput), None) };
         INITIALISED.store(true, std::sync::atomic::Ordering::Relaxed);
-        // The simulated network has no ECN marking (and rexmit's SCTP no ECN); the run's IPv4
-        // addresses are all local to the stack, which must still checksum every packet.
+        // ECN is off unless an app's `sctp.ecn` turns it on for its sockets (SCTP_ECN_SUPPORTED,
+        // apply.rs); the run's IPv4 addresses are all local to the stack, which must still
+        // checksum every packet.
         for (name, value) in [("ecn_enable", 0), ("no_csum_on_loopback", 0)] {
             lib.set_sysctl(name, value)
                 .map_err(|what| StackError::Call {

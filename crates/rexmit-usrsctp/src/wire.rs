@@ -8,7 +8,7 @@
 //! wire both carry the app's port. Converting rewrites the ports, and the CRC32c is computed
 //! afresh by rexmit's encoder, so the bytes on the wire are valid SCTP with the app's ports.
 
-use rexmit_wire::{Chunk, IpPacket, SctpPacket, Transport, WireError};
+use rexmit_wire::{Chunk, Ecn, IpPacket, SctpPacket, Transport, WireError};
 use std::net::Ipv4Addr;
 
 /// One path: its AF_CONN token and the two IPv4 addresses it joins.
@@ -53,11 +53,18 @@ pub enum Dropped {
 
 impl WireMap {
     /// The packet the stack sent (to AF_CONN address `token`, or an IPv4 packet when `token`
-    /// is 0), as it goes on the wire.
-    pub fn outgoing(&self, token: usize, bytes: &[u8]) -> Result<IpPacket, Dropped> {
-        if token == 0 {
-            return self.outgoing_ip(bytes);
-        }
+    /// is 0), as it goes on the wire, with the ECN field of the stack's TOS byte `tos`.
+    pub fn outgoing(&self, token: usize, tos: u8, bytes: &[u8]) -> Result<IpPacket, Dropped> {
+        let mut ip = if token == 0 {
+            self.outgoing_ip(bytes)?
+        } else {
+            self.outgoing_conn(token, bytes)?
+        };
+        ip.header.set_ecn(Ecn::from_bits(tos));
+        Ok(ip)
+    }
+
+    fn outgoing_conn(&self, token: usize, bytes: &[u8]) -> Result<IpPacket, Dropped> {
         let path = self
             .paths
             .iter()
@@ -237,7 +244,12 @@ mod tests {
             inside.encode(&mut v).unwrap();
             v
         };
-        let ip = m.outgoing(8, &bytes).unwrap();
+        let ip = m.outgoing(8, 0b10, &bytes).unwrap();
+        assert_eq!(
+            ip.header.ecn(),
+            Ecn::Ect0,
+            "the stack's ECT(0) goes on the wire"
+        );
         assert_eq!(
             (ip.header.src, ip.header.dst),
             (m.paths[1].local, m.paths[1].remote)
@@ -259,9 +271,9 @@ mod tests {
             inside,
             "CRC32c valid after renaming"
         );
-        assert_eq!(m.outgoing(99, &bytes).unwrap_err(), Dropped::UnknownPath);
+        assert_eq!(m.outgoing(99, 0, &bytes).unwrap_err(), Dropped::UnknownPath);
         assert!(matches!(
-            m.outgoing(7, &bytes[..10]),
+            m.outgoing(7, 0, &bytes[..10]),
             Err(Dropped::Undecodable(_))
         ));
     }

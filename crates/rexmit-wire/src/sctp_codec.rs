@@ -416,7 +416,12 @@ impl Chunk {
                 Chunk::CookieAck
             }
             ct::ECNE => {
-                exact(8)?;
+                // RFC 9260 Appendix A: 8 bytes. FreeBSD's ECNE (usrsctp's `struct
+                // sctp_ecne_chunk`) adds a 32-bit count of packets since the last CWR, 12
+                // bytes; read as the same echo (a re-encoding writes RFC 9260's 8).
+                if length != 12 {
+                    exact(8)?;
+                }
                 Chunk::Ecne {
                     lowest_tsn: r.u32()?,
                 }

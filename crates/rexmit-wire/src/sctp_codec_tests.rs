@@ -280,3 +280,21 @@ fn bad_parameter_length_is_rejected() {
         "SCTP INIT parameter 0x0005: length 6, expected 8"
     );
 }
+
+// FreeBSD's ECNE (usrsctp 0.9.5, sctp_header.h `struct sctp_ecne_chunk`) carries the lowest
+// TSN and a count of packets since the last CWR: 12 bytes, where RFC 9260 Appendix A has 8.
+#[test]
+fn freebsd_ecne_with_a_packet_count_reads_as_the_echo() {
+    let mut b = round_trip(&packet(vec![Chunk::Ecne { lowest_tsn: 7 }]));
+    b[15] = 12; // chunk length 8 → 12, then the count (3 packets)
+    b.extend_from_slice(&[0, 0, 0, 3]);
+    reseal(&mut b);
+    assert_eq!(
+        SctpPacket::decode(&b).unwrap(),
+        packet(vec![Chunk::Ecne { lowest_tsn: 7 }])
+    );
+    b[15] = 10; // neither RFC 9260's length nor FreeBSD's
+    reseal(&mut b);
+    let e = SctpPacket::decode(&b).unwrap_err();
+    assert_eq!(e.to_string(), "SCTP chunk ECNE: length 10, expected 8");
+}

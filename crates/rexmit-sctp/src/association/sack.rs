@@ -144,6 +144,9 @@ struct Before {
     flight: PerPath<u64>,
     /// Lowest TSN in flight on each destination (§6.3.2 R3).
     earliest: PerPath<Option<u32>>,
+    /// With `cmt.rtx_pseudo_cumack`, CUC's two pseudo cumulative acks per destination: the
+    /// lowest TSN in flight there on its first transmission, and on a retransmission.
+    pseudo_cumacks: PerPath<[Option<u32>; 2]>,
     /// The SACK moves the cumulative TSN ack point.
     cum_advanced: bool,
 }
@@ -232,9 +235,19 @@ impl Association {
                 }
             }
         }
+        let mut pseudo_cumacks: PerPath<[Option<u32>; 2]> = smallvec![[None; 2]; n];
+        if self.cfg.cmt.enabled && self.cfg.cmt.cuc && self.cfg.cmt.rtx_pseudo_cumack {
+            for e in self.tx.rtxq().iter() {
+                let slot = &mut pseudo_cumacks[e.path][usize::from(e.tx_count > 1)];
+                if e.state == TsnState::InFlight && slot.is_none() {
+                    *slot = Some(e.tsn);
+                }
+            }
+        }
         Before {
             flight,
             earliest,
+            pseudo_cumacks,
             cum_advanced: tsn_gt(cum, self.tx.cum_point()),
         }
     }
@@ -367,6 +380,12 @@ impl Association {
             1
         };
         let dac_below = tally.lowest;
+        // FreeBSD without CMT: a fast-retransmitted chunk is struck again in fast recovery when
+        // the cumulative ack moves, otherwise only behind a newly acked TSN sent after it was
+        // marked (sctp_strike_gap_ack_chunks, `fast_retran_tsn`).
+        let again = self.cfg.fast_rtx_again && !self.cfg.cmt.enabled;
+        let recovery_moved = in_fr_any && cum_advanced;
+        let newly_highest = tally.highest;
         let mut lost: SmallVec<[(u32, RtxCause); 4]> = SmallVec::new();
         if let Some(delivered) = tally.delivered.take() {
             // RACK replaces the miss-indication rule (seed 002 §III).
@@ -377,15 +396,22 @@ impl Association {
                 if sfr && !highest_on[e.path].is_some_and(|h| tsn_lt(e.tsn, h)) {
                     return None;
                 }
+                if again
+                    && e.fast_retransmitted
+                    && !recovery_moved
+                    && !newly_highest.is_some_and(|h| !tsn_lt(h, e.fast_rtx_next_tsn))
+                {
+                    return None;
+                }
                 Some(if dac_below.is_some_and(|l| tsn_lt(e.tsn, l)) {
                     dac_n
                 } else {
                     1
                 })
             };
-            lost = self
-                .tx
-                .count_misses(limit, weight, |miss| Self::fr_cause(miss, thin_first, er));
+            lost = self.tx.count_misses(limit, again, weight, |miss| {
+                Self::fr_cause(miss, thin_first, er)
+            });
         }
         if !lost.is_empty() {
             self.fast_retransmit(now, &lost);
@@ -400,10 +426,16 @@ impl Association {
         let growth = self.cfg.cwnd_growth;
         #[allow(clippy::needless_range_loop)] // indexes several per-path vectors at once
         for p in 0..n {
-            let may_grow = cum_advanced
-                || (self.cfg.cmt.enabled
-                    && self.cfg.cmt.cuc
-                    && earliest[p].is_some_and(|t| !self.tx.is_in_flight(t)));
+            let acked = |t: &Option<u32>| t.is_some_and(|t| !self.tx.is_in_flight(t));
+            // CMT CUC: the destination's pseudo cumulative ack moved; FreeBSD's CUCv2 keeps one
+            // for first transmissions and one for retransmissions, either may move.
+            let pseudo_cumack_moved = if self.cfg.cmt.rtx_pseudo_cumack {
+                before.pseudo_cumacks[p].iter().any(acked)
+            } else {
+                acked(&earliest[p])
+            };
+            let may_grow =
+                cum_advanced || (self.cfg.cmt.enabled && self.cfg.cmt.cuc && pseudo_cumack_moved);
             let fr = self.in_fr(p);
             let path = &mut self.paths[p];
             let s = SackOnPath {

@@ -254,6 +254,7 @@ impl SendSide {
             tx_count: 0,
             miss_indications: 0,
             fast_retransmitted: false,
+            fast_rtx_next_tsn: 0,
             fast_rtx_pending: false,
             msg_id: pc.msg_id,
             rtx_cause: RtxCause::Timeout,
@@ -346,7 +347,7 @@ impl SendSide {
     /// Mark `tsn` lost for fast retransmission with `cause` (§7.2.4). Returns its path and
     /// the bytes that leave that path's flight.
     pub(super) fn mark_fast_rtx(&mut self, tsn: u32, cause: RtxCause) -> Option<(usize, u64)> {
-        let marked = self.rtxq.mark_fast_rtx(tsn, cause)?;
+        let marked = self.rtxq.mark_fast_rtx(tsn, cause, self.next_tsn())?;
         self.rtx_marked = true;
         Some(marked)
     }
@@ -410,14 +411,16 @@ impl SendSide {
 
     /// Miss indications (§7.2.4) for the chunks in flight below `limit`: `weight` says how
     /// many one chunk gets (`None`: not counted), `lost` whether its new total makes it lost
-    /// and why. Returns the chunks found lost, not yet fast retransmitted, lowest first.
+    /// and why. Returns the chunks found lost, not yet fast retransmitted (unless `again`),
+    /// lowest first.
     pub(super) fn count_misses(
         &mut self,
         limit: u32,
+        again: bool,
         weight: impl FnMut(&RtxEntry) -> Option<u32>,
         lost: impl FnMut(u32) -> Option<RtxCause>,
     ) -> SmallVec<[(u32, RtxCause); 4]> {
-        self.rtxq.count_misses(limit, weight, lost)
+        self.rtxq.count_misses(limit, again, weight, lost)
     }
 
     /// Fast recovery begins, to end once `exit` is cumulatively acked (§7.2.4).

@@ -25,7 +25,7 @@ use rexmit_endpoints::truth::{ArrivedRanges, ChunkTx};
 use rexmit_net::{Agent, Ctx, Metrics, Packet};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::sctp::chunk_type;
-use rexmit_wire::{Chunk, SctpPacket, Transport};
+use rexmit_wire::{Chunk, Ecn, SctpPacket, Transport};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -38,8 +38,9 @@ const READ_BUF: usize = 1 << 16;
 
 /// A packet from the wire, as the stack will take it.
 enum Arrived<'a> {
-    /// Through `usrsctp_conninput` on AF_CONN address `token`.
-    Conn(usize, &'a mut SctpPacket),
+    /// Through `usrsctp_conninput` on AF_CONN address `token`, with the IPv4 header's ECN
+    /// field (RFC 3168 §5: the stack echoes CE in an ECNE chunk).
+    Conn(usize, &'a mut SctpPacket, Ecn),
     /// An IPv4 packet, encoded in the agent's scratch buffer.
     Ip,
 }
@@ -147,7 +148,7 @@ impl UsrsctpAgent {
         let run = self.run.clone();
         run.advance(now);
         match arrived {
-            Some(Arrived::Conn(token, sctp)) => {
+            Some(Arrived::Conn(token, sctp, ecn)) => {
                 self.scratch.clear();
                 match self.map.incoming(sctp, &mut self.scratch) {
                     Ok(()) => {
@@ -158,7 +159,7 @@ impl UsrsctpAgent {
                                 token as *mut std::ffi::c_void,
                                 bytes.as_ptr() as *const _,
                                 bytes.len(),
-                                0,
+                                ecn as u8,
                             )
                         });
                     }
@@ -363,7 +364,7 @@ impl UsrsctpAgent {
     /// Put what the stack sent for this endpoint on the wire.
     fn flush(&mut self, ctx: &mut Ctx<'_>) {
         for out in self.run.take_mail(self.ep) {
-            let mut ip = match self.map.outgoing(out.addr, &out.bytes) {
+            let mut ip = match self.map.outgoing(out.addr, out.tos, &out.bytes) {
                 Ok(ip) => ip,
                 Err(Dropped::UnknownPath) => {
                     self.unknown_path += 1;
@@ -534,6 +535,7 @@ impl Agent for UsrsctpAgent {
             self.unknown_path += 1;
             return;
         };
+        let ecn = pkt.ip.header.ecn();
         let Transport::Sctp(p) = &mut pkt.ip.transport else {
             return;
         };
@@ -545,7 +547,7 @@ impl Agent for UsrsctpAgent {
         }
         self.on_arrival(p);
         if token != 0 {
-            return self.step(ctx, Some(Arrived::Conn(token, p)));
+            return self.step(ctx, Some(Arrived::Conn(token, p, ecn)));
         }
         self.scratch.clear();
         if pkt.ip.encode(&mut self.scratch).is_err() {

@@ -38,6 +38,17 @@ pub fn chain_with_errors(
     delay: Duration,
     errors: Vec<ErrorModelConfig>,
 ) -> Simulation {
+    chain_with(seed, rate, delay, |fwd| fwd.errors = errors)
+}
+
+/// S — R — D: S–R 100 Mb/s and 1 ms, R–D the bottleneck (`rate`, `delay`), its data direction
+/// (R→D) set up by `bottleneck` (queue, error models).
+pub fn chain_with(
+    seed: u64,
+    rate: Rate,
+    delay: Duration,
+    bottleneck: impl FnOnce(&mut LinkParams),
+) -> Simulation {
     let mut net = Network::new(StreamFactory::new(seed));
     let names: Vec<String> = ["S", "R", "D"].iter().map(|s| s.to_string()).collect();
     let fast = Duplex::symmetric(LinkParams::new(
@@ -45,7 +56,7 @@ pub fn chain_with_errors(
         Duration::from_millis(1),
     ));
     let mut slow = Duplex::symmetric(LinkParams::new(rate, delay));
-    slow.fwd.errors = errors;
+    bottleneck(&mut slow.fwd);
     chain(&mut net, &names, &[fast, slow]).unwrap();
     Simulation::new(net)
 }

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Where FreeBSD's duplicate TSNs come from (issue 39, docs/validation.md "FreeBSD's SCTP").
+
+Runs one case of validation/usrsctp.py with pcaps at the sender S and the receiver R, finds the
+TSNs that reached R more than once, and sorts each extra arrival by what the sender had seen
+when it sent that copy:
+
+- `re-fast-retransmitted`: the chunk was lost and retransmitted, and the copy that arrived
+  twice is a further retransmission sent before any SACK covered it; between the two
+  retransmissions the cumulative TSN ack advanced n times (counted).
+- `sacked-before`: a SACK covering the TSN (cumulative ack or gap block) reached the sender
+  between the TSN's first arrival at R and the retransmission (the sender dropped a gap ack).
+- `other`.
+
+    python validation/usrsctp_dups.py sack-burst --stack usrsctp --seeds 1-10
+    python validation/usrsctp_dups.py seed000:sctp:low:SACK --seeds 1   # usrsctp_seed000.py's runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import struct
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import pcapread  # noqa: E402
+
+SCTP = 132
+DATA, SACK, NR_SACK = 0, 3, 16
+
+
+def sctp_chunks(path: Path) -> Iterator[tuple[int, str, str, list[tuple[Any, ...]]]]:
+    """(time ns, IPv4 source, destination, chunks) per SCTP packet of a pcap; a chunk is
+    ("DATA", tsn) or ("SACK", cum, gap blocks + nr-gap blocks as (start, end) offsets)."""
+    for t, b in pcapread.records(path):
+        if len(b) < 20 or b[9] != SCTP:
+            continue
+        src, dst = ".".join(map(str, b[12:16])), ".".join(map(str, b[16:20]))
+        s = b[(b[0] & 0xF) * 4 :]
+        off, out = 12, []
+        while off + 4 <= len(s):
+            kind, length = s[off], struct.unpack_from(">H", s, off + 2)[0]
+            if length < 4:
+                break
+            v = s[off + 4 : off + length]
+            if kind == DATA:
+                out.append(("DATA", struct.unpack_from(">I", v, 0)[0]))
+            elif kind in (SACK, NR_SACK):
+                cum, _rwnd, n_gap = struct.unpack_from(">IIH", v, 0)
+                n_nr, at = (struct.unpack_from(">H", v, 10)[0], 16) if kind == NR_SACK else (0, 12)
+                blocks = [struct.unpack_from(">HH", v, at + 4 * i) for i in range(n_gap + n_nr)]
+                out.append(("SACK", cum, blocks))
+            off += (length + 3) & ~3
+        yield t, src, dst, out
+
+
+def after(a: int, b: int) -> bool:
+    """TSN a is after TSN b (serial arithmetic, RFC 1982)."""
+    return a != b and (a - b) % 2**32 < 2**31
+
+
+def covers(sack: tuple[Any, ...], tsn: int) -> bool:
+    _, cum, blocks = sack
+    if not after(tsn, cum):
+        return True
+    off = (tsn - cum) % 2**32
+    return any(lo <= off <= hi for lo, hi in blocks)
+
+
+def classify(out_dir: Path, sender_node: str = "S", receiver_node: str = "R") -> collections.Counter[str]:
+    at_s = list(sctp_chunks(out_dir / "pcap" / f"node_{sender_node}.pcap"))
+    at_r = list(sctp_chunks(out_dir / "pcap" / f"node_{receiver_node}.pcap"))
+    sender = {src for _, src, _, ch in at_s if any(c[0] == "DATA" for c in ch)}
+    sent: dict[int, list[int]] = collections.defaultdict(list)
+    sacks: list[tuple[int, tuple[Any, ...]]] = []
+    for t, src, _, ch in at_s:
+        for c in ch:
+            if src in sender and c[0] == "DATA":
+                sent[c[1]].append(t)
+            elif src not in sender and c[0] == "SACK":
+                sacks.append((t, c))
+    arrived: dict[int, list[int]] = collections.defaultdict(list)
+    for t, src, _, ch in at_r:
+        for c in ch:
+            if src in sender and c[0] == "DATA":
+                arrived[c[1]].append(t)
+    kinds: collections.Counter[str] = collections.Counter()
+    for tsn, times in arrived.items():
+        tx = sent[tsn]
+        # Each copy after the first arrival was sent after it (one copy per extra arrival).
+        late = [x for x in tx if x > times[0]]
+        for k in range(len(times) - 1):
+            if k >= len(late):
+                kinds["other"] += 1
+                continue
+            dup_tx = late[k]
+            if any(times[0] < t < dup_tx and covers(s, tsn) for t, s in sacks):
+                kinds["sacked-before"] += 1
+                continue
+            i = tx.index(dup_tx)
+            if i < 2:
+                kinds["other"] += 1
+                continue
+            # The copy before it was itself a retransmission: how often did the cumulative ack
+            # move between the two?
+            prev, moves = None, 0
+            for t, s in sacks:
+                if t <= tx[i - 1]:
+                    prev = s[1]
+                    continue
+                if t > dup_tx:  # the SACK that triggers it arrives at the same instant
+                    break
+                moves += prev is not None and after(s[1], prev)
+                prev = s[1]
+            kinds[f"re-fast-retransmitted after {moves} cum-ack advances"] += 1
+    return kinds
+
+
+def seeds(text: str) -> list[int]:
+    lo, _, hi = text.partition("-")
+    return list(range(int(lo), int(hi or lo) + 1))
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "case",
+        help="a case of validation/usrsctp.py (sack-burst, cmt-sack, ...) or seed000:KIND:LOAD:ACK "
+        "(usrsctp_seed000.py at the INF buffer, e.g. seed000:sctp:low:SACK)",
+    )
+    ap.add_argument("--stack", default="usrsctp", choices=("usrsctp", "rexmit", "rexmit-defaults"))
+    ap.add_argument("--seeds", default="1", help="one seed or a range, e.g. 1-10")
+    ap.add_argument("--duration", type=float, default=60.0)
+    ns = ap.parse_args(argv)
+    import usrsctp
+
+    import rexmit
+
+    total: collections.Counter[str] = collections.Counter()
+    for seed in seeds(ns.seeds):
+        if ns.case.startswith("seed000:"):
+            import usrsctp_seed000
+
+            _, kind, load, ack = ns.case.split(":")
+            stack = {"rexmit": "rexmit-freebsd", "rexmit-defaults": "rexmit"}.get(ns.stack, ns.stack)
+            data = usrsctp_seed000.build(kind, load, "INF", ack, stack, seed)
+            s = rexmit.Scenario.from_dict(data)
+            app = data["apps"][0]
+            ends = (app["from"], app["to"])
+        else:
+            s = usrsctp.scenario(usrsctp.CASES[ns.case], ns.stack, seed, ns.duration)
+            app, ends = {"name": "assoc"}, ("S", "R")
+        for node in ends:
+            s.pcap(node=node)
+        with tempfile.TemporaryDirectory() as tmp:
+            r = rexmit.run(s, out_dir=tmp)
+            kinds = classify(Path(tmp), *ends)
+        dup = r.flow(app["name"]).get("dup_tsns_received")
+        print(f"seed {seed}: {dup:.0f} duplicate TSNs: {dict(kinds)}")
+        total += kinds
+    print(f"all: {sum(total.values())}: {dict(total)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
