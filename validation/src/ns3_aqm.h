@@ -123,6 +123,7 @@ struct AqmDelays
     std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> pending; // uid -> (enq ns, deq ns)
     std::vector<double> qdisc;                                          // s, what the AQM sees
     std::vector<double> line;                                           // s, enqueue to the wire
+    std::map<uint32_t, uint64_t> waitingAtArrival; // packets ahead of each arrival (disc + device)
 };
 
 inline AqmDelays g_aqmDelays;
@@ -157,6 +158,15 @@ AqmOnTxBegin(ns3::Ptr<const ns3::Packet> p)
 inline void
 HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
 {
+    // Per arrival, the packets waiting ahead of it: the queue disc's (without the arrival, which
+    // the "Enqueue" trace already counts) plus the device queue's, to compare with rexmit's
+    // queue length at arrival (which holds both: its line takes a packet only when free).
+    auto devq = ns3::DynamicCast<ns3::PointToPointNetDevice>(dev)->GetQueue();
+    qd->TraceConnectWithoutContext(
+        "Enqueue",
+        ns3::MakeCallback(+[](ns3::QueueDisc* q, ns3::Queue<ns3::Packet>* d, ns3::Ptr<const ns3::QueueDiscItem>) {
+            g_aqmDelays.waitingAtArrival[q->GetNPackets() - 1 + d->GetNPackets()]++;
+        }).Bind(ns3::PeekPointer(qd), ns3::PeekPointer(devq)));
     qd->TraceConnectWithoutContext("Dequeue", ns3::MakeCallback(&AqmOnDequeue));
     qd->TraceConnectWithoutContext("Drop", ns3::MakeCallback(&AqmOnDrop));
     dev->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(&AqmOnTxBegin));
@@ -206,6 +216,14 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
     reasons(st.nDroppedPacketsAfterDequeue);
     o << ", \"marked\": " << st.nTotalMarkedPackets << ", \"delay_samples\": " << g_aqmDelays.line.size()
       << ", \"qdisc_sojourn_mean_s\": " << qMean << ", \"qdisc_sojourn_p99_s\": " << qP99
-      << ", \"queue_delay_mean_s\": " << lMean << ", \"queue_delay_p99_s\": " << lP99 << "}";
+      << ", \"queue_delay_mean_s\": " << lMean << ", \"queue_delay_p99_s\": " << lP99
+      << ", \"waiting_at_arrival\": {";
+    bool firstBin = true;
+    for (auto [n, count] : g_aqmDelays.waitingAtArrival)
+    {
+        o << (firstBin ? "" : ", ") << "\"" << n << "\": " << count;
+        firstBin = false;
+    }
+    o << "}}";
     return o.str();
 }
