@@ -1,7 +1,7 @@
 //! Building one usrsctp association of a run: its two agents (the sending application's
 //! initiator and the receiving application's listener), their sockets and paths.
 
-use crate::agent::{Receiving, Role, Sending, UsrsctpAgent};
+use crate::agent::{Receiving, Role, SenderEcn, Sending, UsrsctpAgent};
 use crate::config::UsrsctpConfig;
 use crate::socket::Sock;
 use crate::stack::{StackError, StackRun};
@@ -153,12 +153,14 @@ pub fn place(run: &Rc<StackRun>, spec: AssociationSpec) -> Result<Placed, StackE
         blocked: Duration::ZERO,
         data_chunks_sent: 0,
         retransmissions: 0,
+        ecn: cfg.ecn.then(SenderEcn::default),
     };
     let receiving = Receiving {
         listener,
         tsn_base: None,
         arrived: ArrivedRanges::default(),
         dup_tsns: 0,
+        ce_received: cfg.ecn.then_some(0),
         bytes_delivered: 0,
         delivered_before_measure: None,
     };

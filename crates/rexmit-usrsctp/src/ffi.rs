@@ -302,6 +302,7 @@ pub mod stat {
     pub const TIMOWINDOWPROBE: usize = 69;
     pub const TIMOINIT: usize = 70;
     pub const BADSUM: usize = 98;
+    pub const ECNEREDUCEDCWND: usize = 114;
 }
 
 /// `conn_output`: the stack hands a packet for AF_CONN address `addr` to the application.
@@ -340,10 +341,16 @@ mod tests {
         assert_eq!(size_of::<SctpEvent>(), 8);
         assert_eq!(size_of::<SctpAssocChange>(), 20);
         assert_eq!(offset_of!(SctpAssocChange, sac_assoc_id), 16);
-        // sctps_senddata at byte 168, sctps_timodata at 272, sctps_badsum at 392, 664 in all.
+        // sctps_senddata at byte 168, sctps_timodata at 272, sctps_badsum at 392,
+        // sctps_ecnereducedcwnd at 456, 664 in all.
         assert_eq!(
-            (stat::SENDDATA * 4, stat::TIMODATA * 4, stat::BADSUM * 4),
-            (168, 272, 392)
+            (
+                stat::SENDDATA * 4,
+                stat::TIMODATA * 4,
+                stat::BADSUM * 4,
+                stat::ECNEREDUCEDCWND * 4
+            ),
+            (168, 272, 392, 456)
         );
         assert_eq!(SCTPSTAT_WORDS * 4, 664);
     }

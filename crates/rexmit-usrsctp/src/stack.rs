@@ -41,6 +41,8 @@ pub struct Counters {
     pub fast_retransmits: u64,
     pub timeouts: u64,
     pub retransmitted_chunks: u64,
+    /// Window reductions for ECN echoes (FreeBSD's `sctps_ecnereducedcwnd`).
+    pub ecn_reductions: u64,
 }
 
 impl Counters {
@@ -50,6 +52,7 @@ impl Counters {
         self.fast_retransmits += d(stat::SENDFASTRETRANS);
         self.timeouts += d(stat::TIMODATA) + d(stat::TIMOWINDOWPROBE);
         self.retransmitted_chunks += d(stat::SENDRETRANSDATA);
+        self.ecn_reductions += d(stat::ECNEREDUCEDCWND);
     }
     fn is_zero(&self) -> bool {
         *self == Counters::default()
@@ -362,6 +365,7 @@ fn add(c: &mut Counters, d: Counters) {
     c.fast_retransmits += d.fast_retransmits;
     c.timeouts += d.timeouts;
     c.retransmitted_chunks += d.retransmitted_chunks;
+    c.ecn_reductions += d.ecn_reductions;
 }
 
 impl RunState {

@@ -12,7 +12,7 @@ use rexmit_time::{Duration, Rate};
 use rexmit_usrsctp::wire::Addressing;
 use rexmit_usrsctp::StackRun;
 use rexmit_wire::sctp::chunk_type;
-use rexmit_wire::Chunk;
+use std::collections::BTreeMap;
 
 /// S — R — D, the R→D link 5 Mb/s with DCTCP's step marking at K = 5 packets (RFC 8257 §3.1):
 /// an ECN-capable packet joining a queue of more than 5 is marked CE, a Not-ECT one dropped.
@@ -26,9 +26,21 @@ fn marking_chain() -> Simulation {
     })
 }
 
-/// What S sent and received in a 5 s bulk transfer: (DATA packets, of them ECT(0), ECNE chunks
-/// received, CWR chunks sent, the sender's retransmissions).
-fn transfer(ecn: bool, addressing: Addressing) -> (usize, usize, usize, usize, f64) {
+/// What a 5 s bulk transfer put on the wire, counted in pcaps at S and D, beside the flow's
+/// metrics (the sender's and the receiver's).
+struct Seen {
+    /// DATA packets S sent, and of them ECT(0).
+    data: usize,
+    ect0: usize,
+    /// ECNE chunks S received, CWR chunks S sent, DATA packets D received marked CE.
+    ecne: usize,
+    cwr: usize,
+    ce_at_d: usize,
+    sender: BTreeMap<String, f64>,
+    receiver: BTreeMap<String, f64>,
+}
+
+fn transfer(ecn: bool, addressing: Addressing) -> Seen {
     let cfg = SctpConfig {
         ecn,
         ..SctpConfig::default()
@@ -49,29 +61,41 @@ fn transfer(ecn: bool, addressing: Addressing) -> (usize, usize, usize, usize, f
     drop(run);
     let dir = scratch_dir(&format!("ecn-{ecn}-{addressing:?}"));
     let s = sim.net().node_by_name("S").unwrap();
+    let d = sim.net().node_by_name("D").unwrap();
     let s_addr = sim.net().addrs(s)[0];
-    let pcap = dir.join("s.pcap");
-    sim.pcap_node(s, &pcap).unwrap();
+    let (pcap_s, pcap_d) = (dir.join("s.pcap"), dir.join("d.pcap"));
+    sim.pcap_node(s, &pcap_s).unwrap();
+    sim.pcap_node(d, &pcap_d).unwrap();
     run_until(&mut sim, 5);
-    let m = metrics(&sim);
+    let mut m = metrics(&sim);
     drop(sim);
-    let p = sctp_packets(&pcap);
+    let (at_s, at_d) = (sctp_packets(&pcap_s), sctp_packets(&pcap_d));
     std::fs::remove_dir_all(&dir).ok();
-    let has = |c: &Captured, t: u8| c.sctp.chunks.iter().any(|k| k.chunk_type() == t);
-    let data: Vec<&Captured> = p
-        .iter()
-        .filter(|c| c.src == s_addr && c.sctp.chunks.iter().any(|k| matches!(k, Chunk::Data(_))))
-        .collect();
-    let ect0 = data.iter().filter(|c| c.raw[1] & 0b11 == 0b10).count();
-    let ecne = p
-        .iter()
-        .filter(|c| c.src != s_addr && has(c, chunk_type::ECNE))
-        .count();
-    let cwr = p
-        .iter()
-        .filter(|c| c.src == s_addr && has(c, chunk_type::CWR))
-        .count();
-    (data.len(), ect0, ecne, cwr, m["app"]["retransmissions"])
+    let chunks = |c: &Captured, t: u8| c.sctp.chunks.iter().filter(|k| k.chunk_type() == t).count();
+    let is_data = |c: &Captured| chunks(c, chunk_type::DATA) > 0;
+    let from_s = |c: &&Captured| c.src == s_addr;
+    let data: Vec<&Captured> = at_s.iter().filter(from_s).filter(|c| is_data(c)).collect();
+    Seen {
+        data: data.len(),
+        ect0: data.iter().filter(|c| c.raw[1] & 0b11 == 0b10).count(),
+        ecne: at_s
+            .iter()
+            .filter(|c| c.src != s_addr)
+            .map(|c| chunks(c, chunk_type::ECNE))
+            .sum(),
+        cwr: at_s
+            .iter()
+            .filter(from_s)
+            .map(|c| chunks(c, chunk_type::CWR))
+            .sum(),
+        ce_at_d: at_d
+            .iter()
+            .filter(from_s)
+            .filter(|c| is_data(c) && c.raw[1] & 0b11 == 0b11)
+            .count(),
+        sender: m.remove("app").unwrap(),
+        receiver: m.remove("app/sink").unwrap(),
+    }
 }
 
 #[test]
@@ -80,26 +104,55 @@ fn ecn_marks_are_echoed_and_answered_instead_of_drops() {
         return;
     }
     for addressing in [Addressing::Conn, Addressing::Ip] {
-        let (data, ect0, ecne, cwr, rtx) = transfer(true, addressing);
-        assert!(data > 1000, "{addressing:?}: a 5 s transfer at 5 Mb/s");
+        let on = transfer(true, addressing);
+        let rtx = on.sender["retransmissions"];
+        assert!(on.data > 1000, "{addressing:?}: a 5 s transfer at 5 Mb/s");
         // RFC 3168 §6.1.1 / RFC 9260 Appendix A: DATA packets go ECT(0) once both offered ECN.
-        assert_eq!(ect0, data, "{addressing:?}: every DATA packet is ECT(0)");
+        assert_eq!(
+            on.ect0, on.data,
+            "{addressing:?}: every DATA packet is ECT(0)"
+        );
         // CE marked at the queue arrives at D's stack, which echoes it; S answers with CWR.
-        assert!(ecne > 0, "{addressing:?}: ECNE chunks from the receiver");
-        assert!(cwr > 0, "{addressing:?}: CWR chunks from the sender");
+        assert!(on.ce_at_d > 0, "{addressing:?}: CE-marked DATA at D");
+        assert!(on.ecne > 0, "{addressing:?}: ECNE chunks from the receiver");
+        assert!(on.cwr > 0, "{addressing:?}: CWR chunks from the sender");
         // The queue marks what it would drop: nothing is lost, nothing is sent twice.
         assert_eq!(rtx, 0.0, "{addressing:?}: no retransmission with ECN");
-
-        let (data, ect0, ecne, cwr, rtx) = transfer(false, addressing);
-        assert!(data > 1000);
+        // The flow's ECN counters are those of the wire; the stack cut its window for them.
         assert_eq!(
-            (ect0, ecne, cwr),
-            (0, 0, 0),
+            (
+                on.receiver["ecn_ce_received"],
+                on.sender["ecn_ece_received"],
+                on.sender["ecn_cwr_sent"]
+            ),
+            (on.ce_at_d as f64, on.ecne as f64, on.cwr as f64),
+            "{addressing:?}: counters match the pcaps"
+        );
+        let cuts = on.sender["ecn_reductions"];
+        // FreeBSD cuts once per window of data (sctp_handle_ecn_echo's cwr_window_tsn).
+        assert!(
+            cuts > 0.0 && cuts < on.ecne as f64,
+            "{addressing:?}: {cuts} reductions for {} echoes",
+            on.ecne
+        );
+
+        let off = transfer(false, addressing);
+        assert!(off.data > 1000);
+        assert_eq!(
+            (off.ect0, off.ecne, off.cwr, off.ce_at_d),
+            (0, 0, 0, 0),
             "{addressing:?}: no ECN when off"
         );
+        for k in ["ecn_ece_received", "ecn_reductions", "ecn_cwr_sent"] {
+            assert!(
+                !off.sender.contains_key(k),
+                "{addressing:?}: no {k} when off"
+            );
+        }
+        assert!(!off.receiver.contains_key("ecn_ce_received"));
         // Without ECN the step marker drops instead, and the stack retransmits.
         assert!(
-            rtx > 0.0,
+            off.sender["retransmissions"] > 0.0,
             "{addressing:?}: drops repaired by retransmission"
         );
     }

@@ -38,6 +38,13 @@ pub(crate) fn metrics(a: &UsrsctpAgent, now: Time) -> Metrics {
                 "stack_timeouts_unattributed",
                 a.run.unattributed().timeouts as f64,
             );
+            if let Some(e) = s.ecn {
+                // rexmit's SCTP names: echoes heard and CWRs sent counted on the wire, window
+                // reductions by the stack (one per window, sctp_handle_ecn_echo).
+                put("ecn_ece_received", e.ecne_received as f64);
+                put("ecn_reductions", c.ecn_reductions as f64);
+                put("ecn_cwr_sent", e.cwr_sent as f64);
+            }
             let mut blocked = s.blocked;
             if let Some(since) = s.blocked_since {
                 blocked = blocked.saturating_add(now.saturating_since(since));
@@ -82,6 +89,9 @@ pub(crate) fn metrics(a: &UsrsctpAgent, now: Time) -> Metrics {
             );
             // Ground truth: DATA chunks that arrived a second time (spurious retransmissions).
             put("dup_tsns_received", r.dup_tsns as f64);
+            if let Some(ce) = r.ce_received {
+                put("ecn_ce_received", ce as f64);
+            }
         }
     }
     // A flow's row joins the sender's metrics and the receiver's: each name once (the

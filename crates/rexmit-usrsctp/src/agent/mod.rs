@@ -36,6 +36,11 @@ const APP_TIMER: u64 = 1;
 /// Largest read per `recv` call (a message larger than this arrives in parts).
 const READ_BUF: usize = 1 << 16;
 
+/// Chunks of type `t` in `p`.
+fn count(p: &SctpPacket, t: u8) -> u64 {
+    p.chunks.iter().filter(|c| c.chunk_type() == t).count() as u64
+}
+
 /// A packet from the wire, as the stack will take it.
 enum Arrived<'a> {
     /// Through `usrsctp_conninput` on AF_CONN address `token`, with the IPv4 header's ECN
@@ -68,6 +73,15 @@ pub(crate) struct Sending {
     pub(crate) blocked: Duration,
     pub(crate) data_chunks_sent: u64,
     pub(crate) retransmissions: u64,
+    /// With `sctp.ecn`: ECNE chunks that reached this end, CWR chunks it put on the wire.
+    pub(crate) ecn: Option<SenderEcn>,
+}
+
+/// The sender's ECN chunks as they cross the wire (RFC 9260 Appendix A).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SenderEcn {
+    pub(crate) ecne_received: u64,
+    pub(crate) cwr_sent: u64,
 }
 
 pub(crate) struct Receiving {
@@ -77,6 +91,8 @@ pub(crate) struct Receiving {
     pub(crate) tsn_base: Option<u32>,
     pub(crate) arrived: ArrivedRanges,
     pub(crate) dup_tsns: u64,
+    /// With `sctp.ecn`: packets with DATA that arrived marked CE.
+    pub(crate) ce_received: Option<u64>,
     pub(crate) bytes_delivered: u64,
     pub(crate) delivered_before_measure: Option<u64>,
 }
@@ -388,6 +404,9 @@ impl UsrsctpAgent {
         let truth = &mut *self.truth.borrow_mut();
         match &mut self.role {
             Role::Sender(s) => {
+                if let Some(e) = s.ecn.as_mut() {
+                    e.cwr_sent += count(p, chunk_type::CWR);
+                }
                 for c in &p.chunks {
                     if let Chunk::Data(d) = c {
                         let tx = s.chunk_tx.get_or_insert_with(|| ChunkTx::new(d.tsn));
@@ -425,11 +444,21 @@ impl UsrsctpAgent {
         }
     }
 
-    /// Ground truth of a packet from the wire, before the stack sees it.
-    fn on_arrival(&mut self, p: &mut SctpPacket) {
-        let Role::Receiver(r) = &mut self.role else {
-            return;
+    /// Ground truth of a packet from the wire (its IP ECN field `ecn`), before the stack sees
+    /// it.
+    fn on_arrival(&mut self, p: &mut SctpPacket, ecn: Ecn) {
+        let r = match &mut self.role {
+            Role::Sender(s) => {
+                if let Some(e) = s.ecn.as_mut() {
+                    e.ecne_received += count(p, chunk_type::ECNE);
+                }
+                return;
+            }
+            Role::Receiver(r) => r,
         };
+        if let Some(ce) = r.ce_received.as_mut() {
+            *ce += u64::from(ecn == Ecn::Ce && count(p, chunk_type::DATA) > 0);
+        }
         for c in &p.chunks {
             match c {
                 Chunk::Init(i) => {
@@ -545,7 +574,7 @@ impl Agent for UsrsctpAgent {
         {
             self.failure = 1;
         }
-        self.on_arrival(p);
+        self.on_arrival(p, ecn);
         if token != 0 {
             return self.step(ctx, Some(Arrived::Conn(token, p, ecn)));
         }
