@@ -219,6 +219,18 @@ impl Channel {
         }
     }
 
+    /// Whether packets wait in a FIFO queue (no active discipline), from the bit on line 1
+    /// rather than the queue's own line; checked against the queue in debug builds.
+    #[inline(always)]
+    fn fifo_waiting(&self) -> bool {
+        debug_assert_eq!(
+            self.fifo_nonempty,
+            self.queue.fifo_len() > 0,
+            "fifo_nonempty"
+        );
+        self.fifo_nonempty
+    }
+
     fn account_queue(&mut self, now: Time) {
         let dt = now.saturating_since(self.last_change).as_nanos() as u128;
         self.stats.queue_packet_ns += dt * self.waiting() as u128;
@@ -237,12 +249,7 @@ impl Channel {
         if self.flags & FLAG_AQM != 0 {
             return self.offer_aqm(now, pkt);
         }
-        debug_assert_eq!(
-            self.fifo_nonempty,
-            self.queue.fifo_len() > 0,
-            "fifo_nonempty"
-        );
-        let was_empty = !self.fifo_nonempty;
+        let was_empty = !self.fifo_waiting();
         if was_empty && now >= self.busy_until {
             if self.flags & FLAG_RED != 0 {
                 self.queue.bypass(now);
@@ -321,12 +328,7 @@ impl Channel {
     /// Whether packets still wait (the caller then schedules the next `TxDone`).
     pub(crate) fn has_waiting(&self) -> bool {
         if self.flags & FLAG_AQM == 0 {
-            debug_assert_eq!(
-                self.fifo_nonempty,
-                self.queue.fifo_len() > 0,
-                "fifo_nonempty"
-            );
-            self.fifo_nonempty
+            self.fifo_waiting()
         } else {
             self.queue.len_packets() > 0
         }
