@@ -6,6 +6,11 @@ mirror, PPP framing as in timelines.py).
 
     python validation/controllers.py run [CC ...] [--cases none,sameloss,...] [--seeds 10]
     python validation/controllers.py table         (docs/validation_controllers.md)
+    python validation/controllers.py pair CC NS3_CC [--ns3 KEY=VALUE ...] [--param KEY=VALUE ...] [--tcp KEY=JSON ...]
+        rexmit's CC (with cc_params) against one ns-3 controller or variant (with attributes), paired
+        per seed over the cases: how a diagnostic alignment is measured (e.g. `pair yeah
+        yeah-flightsize-delivered --ns3 ns3::TcpYeah::Phy=1 --param phy=1`, docs/validation.md "YeAH";
+        `pair vegas vegas-sample --ns3 delAckCount=1 --tcp ack_every=1`, "Vegas")
 
 Cases: `none` (no loss: one deterministic run each, where the delay-based rules show), `sameloss`
 (1%) and `sameburst` (bursts of 2-5 from 1e-3 per segment): the same first transmissions
@@ -60,8 +65,10 @@ NS3_SEGMENT = 1448  # ns-3's SegmentSize with timestamps
 BAND = 0.05
 
 
-def rexmit_tcp(cc: str, cc_params: dict[str, float] | None = None) -> dict[str, Any]:
-    tcp = {**compare.NS3_TCP, "recovery": "sack", "prr": False, "cc": cc}
+def rexmit_tcp(
+    cc: str, cc_params: dict[str, float] | None = None, tcp_options: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    tcp = {**compare.NS3_TCP, "recovery": "sack", "prr": False, "cc": cc, **(tcp_options or {})}
     if cc_params:
         tcp["cc_params"] = cc_params
     if cc in BYTE_COUNTING:
@@ -136,11 +143,16 @@ def run_ns3(cc: str, case: str, seed: int, attributes: dict[str, str] | None = N
 
 
 def run_rexmit(
-    cc: str, case: str, seed: int, probe: tuple[int, int], cc_params: dict[str, float] | None = None
+    cc: str,
+    case: str,
+    seed: int,
+    probe: tuple[int, int],
+    cc_params: dict[str, float] | None = None,
+    tcp_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     import rexmit
 
-    m = compare.Mirror(tcp=rexmit_tcp(cc, cc_params))
+    m = compare.Mirror(tcp=rexmit_tcp(cc, cc_params, tcp_options))
     rate = CASES[case]
     if case == "none":
         errors: list[dict[str, Any]] = []
@@ -240,6 +252,43 @@ def brief(cc: str, s: dict[str, Any]) -> str:
     )
 
 
+def pair(
+    cc: str,
+    ns3_cc: str,
+    attributes: dict[str, str],
+    params: dict[str, float],
+    cases: list[str],
+    seeds: int,
+    tcp_options: dict[str, Any] | None = None,
+) -> None:
+    """Print rexmit's `cc` against ns-3's `ns3_cc` per case: goodput means (95% CI), the paired
+    difference and its range, and retransmissions (not saved: a diagnostic)."""
+    probe = timelines.probe_iss(compare.Mirror(tcp=rexmit_tcp(cc, None, tcp_options)), 1, True)
+    for case in cases:
+        ss = range(1, 2 if case == "none" else seeds + 1)
+        peer = [run_ns3(ns3_cc, case, s, attributes) for s in ss]
+        ours = [run_rexmit(cc, case, s, probe, params or None, tcp_options) for s in ss]
+        rel = [o["goodput_bps"] / p["goodput_bps"] - 1 for p, o in zip(peer, ours)]
+        cols = []
+        for name, runs in ((ns3_cc, peer), (cc, ours)):
+            g = [r["goodput_bps"] / 1e6 for r in runs]
+            rtx = statistics.fmean(r["retransmissions"] for r in runs)
+            cols.append(f"{name} {statistics.fmean(g):.3f} ± {ci95(g):.3f} Mb/s, {rtx:.1f} rtx")
+        print(
+            f"{case}: {cols[0]} | {cols[1]} | paired {statistics.fmean(rel):+.1%} ({min(rel):+.1%} .. {max(rel):+.1%})"
+        )
+
+
+def _pairs(items: list[str]) -> dict[str, str]:
+    out = {}
+    for it in items:
+        key, sep, value = it.partition("=")
+        if not sep:
+            raise SystemExit(f"expected KEY=VALUE, got {it!r}")
+        out[key] = value
+    return out
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -247,9 +296,22 @@ def main(argv: list[str]) -> int:
     r.add_argument("ccs", nargs="*", default=list(CONTROLLERS))
     r.add_argument("--cases", default=",".join(CASES))
     r.add_argument("--seeds", type=int, default=10)
+    p = sub.add_parser("pair")
+    p.add_argument("cc")
+    p.add_argument("ns3_cc")
+    p.add_argument("--ns3", action="append", default=[], help="an ns-3 attribute, KEY=VALUE")
+    p.add_argument("--param", action="append", default=[], help="a rexmit cc_params entry, KEY=VALUE")
+    p.add_argument("--tcp", action="append", default=[], help="a rexmit TCP option, KEY=VALUE (a JSON value)")
+    p.add_argument("--cases", default=",".join(CASES))
+    p.add_argument("--seeds", type=int, default=10)
     t = sub.add_parser("table")
     t.add_argument("--out", default=str(ROOT / "docs" / "validation_controllers.md"))
     ns = ap.parse_args(argv)
+    if ns.cmd == "pair":
+        params = {k: float(v) for k, v in _pairs(ns.param).items()}
+        tcp = {k: json.loads(v) for k, v in _pairs(ns.tcp).items()}
+        pair(ns.cc, ns.ns3_cc, _pairs(ns.ns3), params, ns.cases.split(","), ns.seeds, tcp)
+        return 0
     if ns.cmd == "table":
         import controllers_tables
 

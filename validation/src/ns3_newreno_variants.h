@@ -4,6 +4,42 @@
 // (docs/validation.md). Written for this project.
 #pragma once
 
+// The FlightSize (SND.NXT - SND.UNA) when a loss is detected, followed through a controller's
+// congestion-state changes; with excludeLt as it was at the first duplicate ACK, i.e. without
+// the data limited transmit sent since (RFC 5681 section 3.2 step 2, RFC 3042 section 2).
+class FlightAtLoss
+{
+  public:
+    void StateSet(Ptr<TcpSocketState> tcb, TcpSocketState::TcpCongState_t newState)
+    {
+        if (newState == TcpSocketState::CA_DISORDER)
+        {
+            m_highTxAtFirstDupAck = tcb->m_highTxMark.Get();
+            m_haveFirstDupAck = true;
+        }
+        else if (newState == TcpSocketState::CA_OPEN)
+        {
+            m_haveFirstDupAck = false;
+        }
+    }
+
+    // Called from GetSsThresh (once per loss).
+    uint32_t Take(Ptr<const TcpSocketState> tcb, bool excludeLt)
+    {
+        SequenceNumber32 high = tcb->m_highTxMark.Get();
+        if (excludeLt && m_haveFirstDupAck && m_highTxAtFirstDupAck > tcb->m_lastAckedSeq)
+        {
+            high = m_highTxAtFirstDupAck; // data sent since the first duplicate ACK is left out
+        }
+        m_haveFirstDupAck = false;
+        return high - tcb->m_lastAckedSeq;
+    }
+
+  private:
+    bool m_haveFirstDupAck{false};
+    SequenceNumber32 m_highTxAtFirstDupAck{0};
+};
+
 // Diagnostic variants of TcpNewReno's slow-start threshold after a loss. ns-3.44 passes in the
 // RFC 6675 pipe (it leaves out SACKed and lost segments), so its ssthresh is below RFC 5681's.
 //  cc=newreno-flightsize: half the FlightSize (SND.NXT - SND.UNA) at the third duplicate ACK,
@@ -34,27 +70,12 @@ class NewRenoFlightSize : public TcpNewReno
 
     void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState) override
     {
-        if (newState == TcpSocketState::CA_DISORDER)
-        {
-            m_highTxAtFirstDupAck = tcb->m_highTxMark.Get();
-            m_haveFirstDupAck = true;
-        }
-        else if (newState == TcpSocketState::CA_OPEN)
-        {
-            m_haveFirstDupAck = false;
-        }
+        m_flight.StateSet(tcb, newState);
     }
 
     uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override
     {
-        SequenceNumber32 high = tcb->m_highTxMark.Get();
-        if (m_excludeLt && m_haveFirstDupAck && m_highTxAtFirstDupAck > tcb->m_lastAckedSeq)
-        {
-            high = m_highTxAtFirstDupAck; // data sent since the first duplicate ACK is left out
-        }
-        m_haveFirstDupAck = false;
-        uint32_t flight = high - tcb->m_lastAckedSeq;
-        return std::max(2 * tcb->m_segmentSize, flight / 2);
+        return std::max(2 * tcb->m_segmentSize, m_flight.Take(tcb, m_excludeLt) / 2);
     }
 
     Ptr<TcpCongestionOps> Fork() override
@@ -64,8 +85,7 @@ class NewRenoFlightSize : public TcpNewReno
 
   private:
     bool m_excludeLt{false};
-    bool m_haveFirstDupAck{false};
-    SequenceNumber32 m_highTxAtFirstDupAck{0};
+    FlightAtLoss m_flight;
 };
 
 NS_OBJECT_ENSURE_REGISTERED(NewRenoFlightSize);

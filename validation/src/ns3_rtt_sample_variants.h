@@ -1,6 +1,6 @@
 // Diagnostic variants of ns-3.44's delay-based congestion controls for rexmit's validation
-// (issue 37; docs/validation.md, "Controllers"), included by ns3_tcp_single.cc and
-// ns3_tcp_multi.cc inside their anonymous namespace. Written for this project.
+// (issue 37; docs/validation.md, "Controllers"), included by ns3_tcp_single.cc inside its
+// anonymous namespace after ns3_newreno_variants.h. Written for this project.
 //
 // ns-3.44's TcpSocketBase passes the smoothed RTT (m_srtt) to PktsAcked, so Vegas, Veno,
 // Illinois, H-TCP and YeAH take their per-round minimum, base and maximum RTTs from SRTT. Their
@@ -69,32 +69,35 @@ RTT_SAMPLE_VARIANT(TcpHtcp, HtcpRttSample, "rexmit::HtcpRttSample", Sample);
 RTT_SAMPLE_VARIANT(TcpYeah, YeahRttSample, "rexmit::YeahRttSample", Sample);
 RTT_SAMPLE_VARIANT(TcpHybla, HyblaMinRtt, "rexmit::HyblaMinRtt", Minimum);
 
-// cc=hybla-minrtt-delivered: hybla-minrtt whose growth on the ACK that ends a fast recovery
-// counts only the segments that ACK newly delivers (m_lastAckedSackedBytes, Linux's
-// acked_sacked). ns-3.44's TcpSocketBase hands IncreaseWindow every segment from the old
-// snd_una to the ACK there, the SACKed ones included, and TcpHybla grows by rho^2/cwnd for each:
-// several segments at once after every recovery (docs/validation.md, "Hybla").
-class HyblaMinRttDelivered : public HyblaMinRtt
+// <cc>-delivered: the controller whose growth on the ACK that ends a fast recovery counts only
+// the segments that ACK newly delivers (m_lastAckedSackedBytes, Linux's acked_sacked). ns-3.44's
+// TcpSocketBase hands IncreaseWindow every segment from the old snd_una to the ACK there, the
+// SACKed ones included, so a controller that grows per acknowledged segment grows several
+// segments at once after every recovery (docs/validation.md, "Hybla" and "YeAH").
+template <class Cc>
+struct ExitAckName;
+
+template <class Cc>
+class ExitAckDelivered : public Cc
 {
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("rexmit::HyblaMinRttDelivered")
-                                .SetParent<HyblaMinRtt>()
-                                .AddConstructor<HyblaMinRttDelivered>();
+        static TypeId tid =
+            TypeId(ExitAckName<Cc>::value).template SetParent<Cc>().template AddConstructor<ExitAckDelivered>();
         return tid;
     }
 
     std::string GetName() const override
     {
-        return "rexmit::HyblaMinRttDelivered";
+        return ExitAckName<Cc>::value;
     }
 
     void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override
     {
         // Raised by the ACK that ends a recovery, before its IncreaseWindow.
         m_recoveryEnded = m_recoveryEnded || event == TcpSocketState::CA_EVENT_COMPLETE_CWR;
-        HyblaMinRtt::CwndEvent(tcb, event);
+        Cc::CwndEvent(tcb, event);
     }
 
     void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
@@ -105,19 +108,76 @@ class HyblaMinRttDelivered : public HyblaMinRtt
             uint32_t delivered = (tcb->m_lastAckedSackedBytes + tcb->m_segmentSize - 1) / tcb->m_segmentSize;
             segmentsAcked = std::min(segmentsAcked, delivered);
         }
-        HyblaMinRtt::IncreaseWindow(tcb, segmentsAcked);
+        Cc::IncreaseWindow(tcb, segmentsAcked);
     }
 
     Ptr<TcpCongestionOps> Fork() override
     {
-        return CopyObject<HyblaMinRttDelivered>(this);
+        return CopyObject<ExitAckDelivered>(this);
     }
 
   private:
     bool m_recoveryEnded{false};
 };
 
-NS_OBJECT_ENSURE_REGISTERED(HyblaMinRttDelivered);
+#define EXIT_ACK_VARIANT(Cc, Alias, Name)                                                          \
+    template <>                                                                                    \
+    struct ExitAckName<Cc>                                                                         \
+    {                                                                                              \
+        static constexpr const char* value = Name;                                                 \
+    };                                                                                             \
+    using Alias = ExitAckDelivered<Cc>;                                                            \
+    NS_OBJECT_ENSURE_REGISTERED(Alias)
+
+EXIT_ACK_VARIANT(HyblaMinRtt, HyblaMinRttDelivered, "rexmit::HyblaMinRttDelivered");
+
+// cc=yeah-flightsize: ns-3's TcpYeah whose GetSsThresh is handed the FlightSize at the first
+// duplicate ACK (SND.NXT - SND.UNA then) where ns-3.44's TcpSocketBase hands every controller BytesInFlight (the RFC 6675
+// pipe: outstanding minus SACKed minus lost); YeAH's paper and rexmit reduce the data
+// outstanding (docs/validation.md, "YeAH"). Run with ns3::TcpYeah::Phy=1 beside rexmit's
+// phy = 1: ns-3.44 tests `L > 1 / m_phy` in integer arithmetic, 0 for its default 8.
+class YeahFlightSize : public TcpYeah
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("rexmit::YeahFlightSize").SetParent<TcpYeah>().AddConstructor<YeahFlightSize>();
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "rexmit::YeahFlightSize";
+    }
+
+    void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState) override
+    {
+        m_flight.StateSet(tcb, newState);
+        TcpYeah::CongestionStateSet(tcb, newState);
+    }
+
+    // The FlightSize when the first duplicate ACK came (limited transmit's data left out, as
+    // rexmit does; FlightAtLoss in ns3_newreno_variants.h).
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override
+    {
+        return TcpYeah::GetSsThresh(tcb, m_flight.Take(tcb, true));
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<YeahFlightSize>(this);
+    }
+
+  private:
+    FlightAtLoss m_flight;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(YeahFlightSize);
+
+// cc=yeah-flightsize-delivered: yeah-flightsize that also grows on the ACK ending a recovery by
+// what that ACK delivers only (ExitAckDelivered above).
+EXIT_ACK_VARIANT(YeahFlightSize, YeahFlightSizeDelivered, "rexmit::YeahFlightSizeDelivered");
 
 // The names the scenarios' --cc/--ccs options take for them.
 inline void
@@ -129,5 +189,7 @@ AddRttSampleTypes(std::map<std::string, std::string>& types)
                   {"htcp-sample", "rexmit::HtcpRttSample"},
                   {"yeah-sample", "rexmit::YeahRttSample"},
                   {"hybla-minrtt", "rexmit::HyblaMinRtt"},
-                  {"hybla-minrtt-delivered", "rexmit::HyblaMinRttDelivered"}});
+                  {"hybla-minrtt-delivered", "rexmit::HyblaMinRttDelivered"},
+                  {"yeah-flightsize", "rexmit::YeahFlightSize"},
+                  {"yeah-flightsize-delivered", "rexmit::YeahFlightSizeDelivered"}});
 }
