@@ -204,6 +204,8 @@ NS3_CC = {
     "cubic": "cubic",
     "westwood": "westwoodplus",
     "dctcp": "dctcp",
+    # ns-3's CUBIC given each ACK's RTT sample (src/ns3_rtt_sample_variants.h): a diagnostic.
+    "cubic-sample": "cubic-sample",
 } | {c: c for c in controllers.CONTROLLERS}
 
 

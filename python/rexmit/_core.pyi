@@ -152,6 +152,7 @@ class ControllerParams:
     whole_segments: bool
     slow_start_limit: int
     hystart: bool
+    hystart_detect: int
     cubic_alpha_switch: bool
     cubic_idle_epoch: bool
     cc: dict[str, float]

@@ -1,12 +1,17 @@
 // Diagnostic variants of ns-3.44's delay-based congestion controls for rexmit's validation
-// (issue 37; docs/validation.md, "Controllers"), included by ns3_tcp_single.cc inside its
-// anonymous namespace after ns3_newreno_variants.h. Written for this project.
+// (issue 37; docs/validation.md, "Controllers"), included by ns3_tcp_single.cc and
+// ns3_tcp_multi.cc inside their anonymous namespace after ns3_newreno_variants.h. Written for this project.
 //
 // ns-3.44's TcpSocketBase passes the smoothed RTT (m_srtt) to PktsAcked, so Vegas, Veno,
 // Illinois, H-TCP and YeAH take their per-round minimum, base and maximum RTTs from SRTT. Their
 // papers (and rexmit) take them from the RTT samples. cc=<name>-sample runs ns-3's controller
 // unchanged except that PktsAcked receives the ACK's own RTT sample (TcpSocketState::m_lastRtt):
 // it shows how much of a difference that input alone makes.
+//
+// cc=cubic-sample: ns-3's TcpCubic given the samples too: its HyStart delay test
+// (HystartUpdate, from PktsAcked) then sees each ACK's RTT, as Linux's and rexmit's do, where
+// ns-3.44 hands it SRTT, which rises an eighth of each sample's rise (docs/validation.md,
+// "CUBIC rows").
 //
 // cc=hybla-minrtt: ns-3's TcpHybla recomputes rho only when the RTT PktsAcked receives equals
 // the connection's minimum RTT; given SRTT that is never true after the handshake, so rho stays
@@ -68,6 +73,7 @@ RTT_SAMPLE_VARIANT(TcpIllinois, IllinoisRttSample, "rexmit::IllinoisRttSample", 
 RTT_SAMPLE_VARIANT(TcpHtcp, HtcpRttSample, "rexmit::HtcpRttSample", Sample);
 RTT_SAMPLE_VARIANT(TcpYeah, YeahRttSample, "rexmit::YeahRttSample", Sample);
 RTT_SAMPLE_VARIANT(TcpHybla, HyblaMinRtt, "rexmit::HyblaMinRtt", Minimum);
+RTT_SAMPLE_VARIANT(TcpCubic, CubicRttSample, "rexmit::CubicRttSample", Sample);
 
 // <cc>-delivered: the controller whose growth on the ACK that ends a fast recovery counts only
 // the segments that ACK newly delivers (m_lastAckedSackedBytes, Linux's acked_sacked). ns-3.44's
@@ -188,6 +194,7 @@ AddRttSampleTypes(std::map<std::string, std::string>& types)
                   {"illinois-sample", "rexmit::IllinoisRttSample"},
                   {"htcp-sample", "rexmit::HtcpRttSample"},
                   {"yeah-sample", "rexmit::YeahRttSample"},
+                  {"cubic-sample", "rexmit::CubicRttSample"},
                   {"hybla-minrtt", "rexmit::HyblaMinRtt"},
                   {"hybla-minrtt-delivered", "rexmit::HyblaMinRttDelivered"},
                   {"yeah-flightsize", "rexmit::YeahFlightSize"},

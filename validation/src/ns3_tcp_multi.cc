@@ -50,6 +50,7 @@ namespace
 {
 
 #include "ns3_newreno_variants.h"
+#include "ns3_rtt_sample_variants.h"
 
 std::vector<std::string>
 Split(const std::string& s)
@@ -313,6 +314,7 @@ main(int argc, char* argv[])
                                                         {"cubic", "ns3::TcpCubic"},
                                                         {"dctcp", "ns3::TcpDctcp"}};
     AddControllerTypes(ccTypes);
+    AddRttSampleTypes(ccTypes);
     if (n == 0 || delayList.size() != n || startList.size() != n || (qdisc != "droptail" && qdisc != "red" && !IsAqm(qdisc)) ||
         (recovery != "classic" && recovery != "prr"))
     {

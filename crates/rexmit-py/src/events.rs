@@ -49,6 +49,9 @@ pub struct PyParams {
     slow_start_limit: u64,
     #[pyo3(get)]
     hystart: bool,
+    /// HyStart's detectors (Linux's hystart_detect: 1 ACK train, 2 delay increase, 3 both).
+    #[pyo3(get)]
+    hystart_detect: u8,
     #[pyo3(get)]
     cubic_alpha_switch: bool,
     #[pyo3(get)]
@@ -68,6 +71,7 @@ impl PyParams {
             whole_segments: p.whole_segments,
             slow_start_limit: p.slow_start_limit,
             hystart: p.hystart,
+            hystart_detect: p.hystart_detect,
             cubic_alpha_switch: p.cubic_alpha_switch,
             cubic_idle_epoch: p.cubic_idle_epoch,
             cc,

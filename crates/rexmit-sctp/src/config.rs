@@ -470,6 +470,7 @@ impl SctpConfig {
             // §7.2.1: at most one MTU per SACK (`slow_start_limit_mtus`: FreeBSD's L of 2).
             slow_start_limit: smss * self.slow_start_limit_mtus as u64,
             hystart: false,
+            hystart_detect: 3,
             cubic_alpha_switch: true,
             cubic_idle_epoch: false,
         }

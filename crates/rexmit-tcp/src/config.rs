@@ -289,6 +289,10 @@ macro_rules! tcp_option_table {
         /// (`cc::hystart`; tcp_cubic.c hystart=1).
         opt hystart: bool = false, linux = true, unit = flag,
             relation = "false unless cc = \"cubic\" or a plugin controller";
+        /// Which of HyStart's two detectors end slow start (Linux's tcp_cubic module parameter
+        /// hystart_detect): 1 the ACK train, 2 the delay increase, 3 both (Linux's default).
+        opt hystart_detect: u8 = 3, unit = count,
+            check = (1..=3).contains(hystart_detect) => "1..=3 (1 ACK train, 2 delay increase, 3 both)";
         /// CUBIC only: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3). Linux's
         /// Reno-friendly estimate grows by 3(1 − β)/(1 + β) per RTT throughout.
         opt cubic_alpha_switch: bool = true, linux = false, unit = flag;
@@ -402,6 +406,7 @@ impl TcpConfig {
             whole_segments: self.window_unit == WindowUnit::Segments,
             slow_start_limit: self.slow_start_limit(smss),
             hystart: self.hystart,
+            hystart_detect: self.hystart_detect,
             cubic_alpha_switch: self.cubic_alpha_switch,
             cubic_idle_epoch: self.cubic_idle_epoch,
         }

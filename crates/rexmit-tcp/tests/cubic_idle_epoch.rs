@@ -15,6 +15,7 @@ fn cwnd_after_idle(idle_epoch: bool, idle_ms: u64) -> u64 {
         initial_cwnd_segments: 10,
         initial_ssthresh: 10 * MSS,
         cubic_idle_epoch: idle_epoch,
+        hystart_detect: 3,
         ..cfg(RecoveryAlgorithm::Sack)
     };
     let mut s = Injector::established(c, true, 10 * MSS as usize);

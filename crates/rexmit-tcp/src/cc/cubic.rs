@@ -59,6 +59,13 @@ impl Cubic {
             ..Cubic::new(w)
         }
     }
+    /// The same, with only some of HyStart's detectors (Linux's hystart_detect bits).
+    pub fn with_hystart_detect(mut self, bits: u8) -> Self {
+        if let Some(h) = self.hystart.as_mut() {
+            h.detect(bits);
+        }
+        self
+    }
     /// The same, with the epoch leaving out idle time (§5.8) or not.
     pub fn with_idle_epoch(self, on: bool) -> Self {
         Cubic {

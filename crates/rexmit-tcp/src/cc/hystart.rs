@@ -1,5 +1,6 @@
 //! HyStart (Ha and Rhee, "Taming the elephants: New TCP slow start", Computer Networks 2011)
-//! as Linux's CUBIC runs it in 6.x (tcp_cubic.c, `hystart_detect` = 3: both detectors):
+//! as Linux's CUBIC runs it in 6.x (tcp_cubic.c, `hystart_detect` = 3: both detectors; the
+//! option `hystart_detect` keeps one of them):
 //! slow start ends early — ssthresh = cwnd — when, within one round,
 //! - the ACK train (ACKs at most 2 ms apart since the round began) has lasted longer than
 //!   half of (min delay + 1 ms), i.e. about half the path's RTT is filled; or
@@ -37,9 +38,22 @@ pub struct HyStart {
     /// The smallest RTT seen (Linux's delay_min).
     pub delay_min: Option<Duration>,
     started: bool,
+    /// Detectors switched off (Linux's hystart_detect without their bit; both on by default).
+    no_train: bool,
+    no_delay: bool,
 }
 
+/// hystart_detect's bits.
+pub const ACK_TRAIN: u8 = 1;
+pub const DELAY: u8 = 2;
+
 impl HyStart {
+    /// Run only the detectors whose bits are set (`ACK_TRAIN`, `DELAY`).
+    pub fn detect(&mut self, bits: u8) {
+        self.no_train = bits & ACK_TRAIN == 0;
+        self.no_delay = bits & DELAY == 0;
+    }
+
     /// A new round begins at `now` (Linux bictcp_hystart_reset).
     fn reset_round(&mut self, now: Time, snd_nxt: u64) {
         self.round_start = now;
@@ -89,7 +103,7 @@ impl HyStart {
             return false;
         };
         // Detector 1: the ACK train.
-        if now.saturating_since(self.last_ack) <= ACK_DELTA {
+        if !self.no_train && now.saturating_since(self.last_ack) <= ACK_DELTA {
             self.last_ack = now;
             // Without pacing the train may end at half the RTT: the threshold is halved.
             let threshold = (delay_min + ACK_DELAY) / 2;
@@ -104,7 +118,7 @@ impl HyStart {
             self.sample_count += 1;
         } else {
             let thresh = (delay_min / 8).clamp(DELAY_MIN_THRESH, DELAY_MAX_THRESH);
-            if self.curr_rtt.is_some_and(|c| c > delay_min + thresh) {
+            if !self.no_delay && self.curr_rtt.is_some_and(|c| c > delay_min + thresh) {
                 self.found = true;
                 return true;
             }
@@ -169,6 +183,31 @@ mod tests {
         assert!(h.on_slow_start_ack(at(40_000), 0, 100, late));
         // At 45 ms exactly (not above the threshold) it would not have.
         primed(20, Duration::from_millis(45));
+    }
+
+    /// hystart_detect: with the ACK train's bit alone, the delay increase above does not end
+    /// slow start; with the delay's bit alone, the train above does not.
+    #[test]
+    fn each_detector_can_be_switched_off() {
+        let with = |bits| {
+            let mut h = HyStart::default();
+            h.detect(bits);
+            h.on_rtt_sample(RTT, false);
+            h
+        };
+        // Samples 5 ms apart at 45.1 ms: only the delay test could fire.
+        let late = Duration::from_micros(45_100);
+        let mut train_only = with(ACK_TRAIN);
+        let fired = (0..20u64).find(|&i| train_only.on_slow_start_ack(at(5_000 * i), 0, 100, late));
+        assert_eq!(fired, None);
+        // ACKs 1 ms apart at 40 ms: only the train could fire.
+        let mut delay_only = with(DELAY);
+        let fired = (0..40u64).find(|&i| delay_only.on_slow_start_ack(at(1_000 * i), 0, 100, RTT));
+        assert_eq!(fired, None);
+        // Both bits: the train ends slow start at the 21st ACK, as above.
+        let mut both = with(ACK_TRAIN | DELAY);
+        let found = (0..40u64).find(|&i| both.on_slow_start_ack(at(1_000 * i), 0, 100, RTT));
+        assert_eq!(found, Some(21));
     }
 
     /// A new round (snd_una past the round's snd_nxt) forgets the samples of the last one.

@@ -303,6 +303,8 @@ pub struct CcParams {
     pub slow_start_limit: u64,
     /// CUBIC: HyStart (`hystart.rs`).
     pub hystart: bool,
+    /// CUBIC: HyStart's detectors, Linux's hystart_detect bits (1 ACK train, 2 delay).
+    pub hystart_detect: u8,
     /// CUBIC: α_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 §4.3).
     pub cubic_alpha_switch: bool,
     /// CUBIC: the epoch leaves out idle time (RFC 9438 §5.8).
@@ -327,7 +329,8 @@ impl CcAlgorithm {
             CcAlgorithm::HighSpeed => Box::new(Aimd::new(w, Law::HighSpeed)),
             CcAlgorithm::Cubic => Box::new(
                 Cubic::with_options(w, p.hystart, p.cubic_alpha_switch)
-                    .with_idle_epoch(p.cubic_idle_epoch),
+                    .with_idle_epoch(p.cubic_idle_epoch)
+                    .with_hystart_detect(p.hystart_detect),
             ),
             CcAlgorithm::Westwood => Box::new(Westwood::new(w)),
             CcAlgorithm::Bbr => Box::new(Bbr::new(w)),
@@ -552,6 +555,7 @@ mod tests {
             whole_segments: false,
             slow_start_limit: SMSS,
             hystart: false,
+            hystart_detect: 3,
             cubic_alpha_switch: true,
             cubic_idle_epoch: false,
         };
