@@ -7,7 +7,8 @@ Needs valgrind.
 
     usage: python3 scripts/cache_profile.py [FLOWS] [T1] [T2] [--top N] [--l1 BYTES] [--l2 BYTES]
     e.g.   python3 scripts/cache_profile.py 10000 2.5 4.5     (about a minute)
-    --json FILE also writes the totals per hop (read by validation/bench_targets.py, `make bench`).
+    --json FILE also writes the totals per hop (read by validation/bench_targets.py, `make bench`);
+    --by instructions lists the functions by instructions per hop instead of misses.
 """
 
 from __future__ import annotations
@@ -110,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         help="cache simulated as the last level, bytes (default this CPU's 2 MiB L2)",
     )
     ap.add_argument("--json", metavar="FILE", help="also write the totals per hop to FILE")
+    ap.add_argument(
+        "--by", choices=("misses", "instructions"), default="misses", help="order of the function list (default misses)"
+    )
     args = ap.parse_args(argv)
     if not 0 < args.t1 < args.t2:
         ap.error(f"T1 {args.t1} and T2 {args.t2}: need 0 < T1 < T2")
@@ -154,7 +158,10 @@ def main(argv: list[str] | None = None) -> int:
             "last_level_bytes": args.l2,
         }
         Path(args.json).write_text(json.dumps(totals, indent=1) + "\n")
-    rows.sort(key=lambda r: -(r[1][col["DLmr"]] + r[1][col["DLmw"]]))
+    if args.by == "instructions":
+        rows.sort(key=lambda r: -r[1][col["Ir"]])
+    else:
+        rows.sort(key=lambda r: -(r[1][col["DLmr"]] + r[1][col["DLmw"]]))
     print(f"{'LL miss':>8} {'Ir':>8} {'D1mr':>6}  function (per hop)")
     for name, v in rows[: args.top]:
         print(f"{v[col['DLmr']] + v[col['DLmw']]:8.2f} {v[col['Ir']]:8.1f} {v[col['D1mr']]:6.2f}  {name[:150]}")
