@@ -2,7 +2,9 @@
 """Which arrivals DCTCP's step marker marks, in both simulators (docs/validation.md, "DCTCP
 with step marking"): per arrival at the bottleneck, the packets already waiting ahead of it
 (not the one being sent) and whether it left marked CE; plus how the arrivals are spaced and
-how the receivers acknowledge.
+how the receivers acknowledge, what share of the acknowledged bytes carried ECE, and how each
+sender's window moved after the warm-up (bytes added and removed per second, reductions and their
+mean depth; ns-3 also the growth and the time in CA_CWR).
 
     python validation/dctcp_arrivals.py ns3-dctcp-2-10m [--seed 1] [--side both|peer|rexmit]
 
@@ -11,7 +13,8 @@ twice, when it reaches R1 (before the queue) and when it starts on R1->R2, in th
 simulation handled them; the queue at an arrival is the data-direction packets seen arriving
 and not yet started. ns-3: validation/src/ns3_aqm.h's `waiting_at_arrival` (queue disc plus
 device queue, per arrival) with the marked ones among them
-(`marked_by_waiting`), the arrival gaps and the pure ACKs reaching R1.
+(`marked_by_waiting`), the arrival gaps and the pure ACKs reaching R1; rexmit's windows from a
+1 ms `cwnd` series per flow, ns-3's from its CongestionWindow trace (ns3_tcp_multi.cc).
 """
 
 from __future__ import annotations
@@ -56,11 +59,18 @@ def rexmit_side(sc: multiflow.MultiScenario, seed: int) -> dict[str, Any]:
 
     s = multiflow.rexmit_scenario(sc, seed)
     s.pcap(node="R1")
+    for i in range(len(sc.variants)):
+        s.timeseries("app", "1ms", app=f"f{i}", value="cwnd")
     with tempfile.TemporaryDirectory() as tmp:
         res = rexmit.run(s, out_dir=tmp)
         pcap = next(Path(tmp).rglob("*.pcap"))
         recs = list(records(pcap))
     link = res.link("R1->R2")
+    tab = res.series_table().to_pydict()
+    by: dict[str, list[tuple[float, float]]] = {}
+    for name, t, v in zip(tab["series"], tab["t_s"], tab["value"]):
+        by.setdefault(name, []).append((t, v))
+    cwnd = [cwnd_changes([v for t, v in pts if t >= sc.warmup]) for _, pts in sorted(by.items())]
     # The data direction: packets from the senders' side (any packet whose source sent payload).
     senders = set()
     for _, pkt in recs:
@@ -72,8 +82,9 @@ def rexmit_side(sc: multiflow.MultiScenario, seed: int) -> dict[str, Any]:
     marked: Counter[int] = Counter()
     gaps: Counter[int] = Counter()  # µs since the previous arrival
     last_arrival = None
-    acks = Counter()
+    acks: Counter[int] = Counter()
     last_ack: dict[tuple[bytes, int], int] = {}
+    acked = ece_acked = 0
     for t, pkt in recs:
         key, ecn, payload, ack, flags = _tcp(pkt)
         if pkt[12:16] not in senders:
@@ -86,6 +97,9 @@ def rexmit_side(sc: multiflow.MultiScenario, seed: int) -> dict[str, Any]:
             if flow in last_ack and payload == 0:
                 new = (ack - last_ack[flow]) % 2**32
                 acks[new // 1448 if new < 2**31 else 0] += 1
+                if new < 2**31:
+                    acked += new
+                    ece_acked += new if flags & 0x40 else 0
             if flow not in last_ack or (ack - last_ack[flow]) % 2**32 < 2**31:
                 last_ack[flow] = ack
             continue
@@ -108,6 +122,29 @@ def rexmit_side(sc: multiflow.MultiScenario, seed: int) -> dict[str, Any]:
         "marked_by_waiting": dict(sorted(marked.items())),
         "gaps_us": dict(sorted(gaps.items())),
         "ack_segments": dict(sorted(acks.items())),
+        "acked_bytes": acked,
+        "ece_acked_bytes": ece_acked,
+        "cwnd": cwnd,
+    }
+
+
+def cwnd_changes(values: list[float]) -> dict[str, float]:
+    """Bytes added to and removed from cwnd, and the reductions with their mean depth, from a
+    series sampled every millisecond (a reduction is one step; growth is about one segment per
+    round trip, so a sample rarely holds both)."""
+    up = down = 0.0
+    depths = []
+    for a, b in zip(values, values[1:]):
+        if b > a:
+            up += b - a
+        elif b < a:
+            down += a - b
+            depths.append(1 - b / a)
+    return {
+        "cwnd_up_bytes": up,
+        "cwnd_down_bytes": down,
+        "cwnd_cuts": len(depths),
+        "cut_depth_mean": sum(depths) / len(depths) if depths else 0.0,
     }
 
 
@@ -123,6 +160,9 @@ def peer_side(sc: multiflow.MultiScenario, seed: int) -> dict[str, Any]:
         "marked_by_waiting": {int(k): v for k, v in a.get("marked_by_waiting", {}).items()},
         "gaps_us": {int(k): v for k, v in a.get("arrival_gaps_us", {}).items()},
         "ack_segments": {int(k): v for k, v in a.get("ack_segments", {}).items()},
+        "acked_bytes": a.get("acked_bytes", 0),
+        "ece_acked_bytes": a.get("ece_acked_bytes", 0),
+        "cwnd": [f["dctcp"] for f in res["flows"] if "dctcp" in f],
     }
 
 
@@ -134,10 +174,12 @@ def gap_summary(gaps: dict[int, int], pkt_ns: float) -> str:
     n = sum(gaps.values())
     pair = sum(c for g, c in gaps.items() if g * 1000 < ACCESS_PKT_NS)
     short = sum(c for g, c in gaps.items() if g * 1000 < pkt_ns)
-    return f"arrival gaps: back to back (< {ACCESS_PKT_NS} ns) {pair / n:.1%}, < 1 bottleneck packet time {short / n:.1%}"
+    return (
+        f"arrival gaps: back to back (< {ACCESS_PKT_NS} ns) {pair / n:.1%}, < 1 bottleneck packet time {short / n:.1%}"
+    )
 
 
-def report(side: str, d: dict[str, Any], k: int, pkt_ns: float) -> None:
+def report(side: str, d: dict[str, Any], k: int, pkt_ns: float, duration: float, warmup: float) -> None:
     h, m = d["waiting_at_arrival"], d["marked_by_waiting"]
     tot = sum(h.values())
     mean = sum(q * c for q, c in h.items()) / tot
@@ -149,12 +191,32 @@ def report(side: str, d: dict[str, Any], k: int, pkt_ns: float) -> None:
     if m:
         wrong = sum(c for q, c in m.items() if q < k) + sum(h[q] - m.get(q, 0) for q in h if q >= k)
         print(f"         marks by waiting: {sum(m.values())}, disagreeing with 'waiting >= K': {wrong}")
-    print("         P(waiting = q): " + " ".join(f"{q}:{h.get(q, 0) / tot:.3f}" for q in range(0, max(h) + 1)))
+    lo, hi = max(0, k - 10), k + 3
+    below, beyond = sum(c for q, c in h.items() if q < lo), sum(c for q, c in h.items() if q > hi)
+    print(
+        f"         P(waiting < {lo}) {below / tot:.3f}; P(waiting = q): "
+        + " ".join(f"{q}:{h.get(q, 0) / tot:.3f}" for q in range(lo, hi + 1))
+        + f"; P(waiting > {hi}) {beyond / tot:.3f}"
+    )
     print("         " + gap_summary(d["gaps_us"], pkt_ns))
     if d["ack_segments"]:
         a = d["ack_segments"]
         n = sum(a.values())
         print("         pure ACKs by new segments acked: " + " ".join(f"{s}:{c / n:.3f}" for s, c in a.items()))
+    if d["acked_bytes"]:
+        print(f"         bytes acknowledged with ECE: {d['ece_acked_bytes'] / d['acked_bytes']:.2%} (what α averages)")
+    span = duration - warmup
+    for i, c in enumerate(d["cwnd"]):
+        extra = (
+            f", of it in CWR {c['cwnd_up_in_cwr_bytes'] / span:.0f} (CWR {c['cwr_time_s'] / span:.1%} of the time)"
+            if "cwnd_up_in_cwr_bytes" in c
+            else ""
+        )
+        print(
+            f"         flow {i} after the warm-up: cwnd +{c['cwnd_up_bytes'] / span:.0f} B/s{extra}, "
+            f"-{c['cwnd_down_bytes'] / span:.0f} B/s, {c['cwnd_cuts'] / span:.2f} cuts/s, "
+            f"mean depth {c['cut_depth_mean']:.3f}"
+        )
 
 
 def main(argv: list[str]) -> int:
@@ -170,7 +232,7 @@ def main(argv: list[str]) -> int:
     for side, fn in (("peer", peer_side), ("rexmit", rexmit_side)):
         if ns.side in ("both", side):
             out[side] = fn(sc, ns.seed)
-            report(side, out[side], sc.step_k, pkt_ns)
+            report(side, out[side], sc.step_k, pkt_ns, sc.duration, sc.warmup)
     if ns.json:
         ns.json.write_text(json.dumps(out, indent=1))
     return 0

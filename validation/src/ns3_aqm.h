@@ -131,6 +131,9 @@ struct AqmDelays
     int64_t lastArrivalNs = -1;
     std::map<uint32_t, uint64_t> ackSegments;     // pure ACKs reaching the bottleneck's far end
     std::map<std::pair<uint32_t, uint16_t>, uint32_t> lastAck; // by (receiver, port): highest ACK
+    uint64_t ackedBytes = 0;                      // bytes those ACKs newly acknowledge
+    uint64_t eceAckedBytes = 0;                   // the part acknowledged by ACKs with ECE
+    std::map<uint32_t, std::pair<uint64_t, uint64_t>> ackedByReceiver; // the same two per receiver
 };
 
 inline AqmDelays g_aqmDelays;
@@ -219,6 +222,15 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
             if (fresh < (1u << 31))
             {
                 it->second = ack;
+                bool ece = tcp.GetFlags() & ns3::TcpHeader::ECE;
+                auto& per = g_aqmDelays.ackedByReceiver[ip.GetSource().Get()];
+                g_aqmDelays.ackedBytes += fresh;
+                per.first += fresh;
+                if (ece)
+                {
+                    g_aqmDelays.eceAckedBytes += fresh;
+                    per.second += fresh;
+                }
             }
         }
         else
@@ -294,6 +306,14 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
     bins(g_aqmDelays.gapsUs);
     o << ", \"ack_segments\": ";
     bins(g_aqmDelays.ackSegments);
-    o << "}";
+    o << ", \"acked_bytes\": " << g_aqmDelays.ackedBytes << ", \"ece_acked_bytes\": " << g_aqmDelays.eceAckedBytes
+      << ", \"ece_acked_fraction_by_receiver\": [";
+    bool firstRx = true;
+    for (const auto& [addr, ab] : g_aqmDelays.ackedByReceiver)
+    {
+        o << (firstRx ? "" : ", ") << (ab.first ? double(ab.second) / ab.first : 0.0);
+        firstRx = false;
+    }
+    o << "]}";
     return o.str();
 }
