@@ -124,6 +124,16 @@ struct AqmDelays
     std::vector<double> qdisc;                                          // s, what the AQM sees
     std::vector<double> line;                                           // s, enqueue to the wire
     std::map<uint32_t, uint64_t> waitingAtArrival; // packets ahead of each arrival (disc + device)
+    // Diagnostics of DCTCP's step marking (validation/dctcp_arrivals.py):
+    std::map<uint32_t, uint64_t> markedByWaiting; // the marked arrivals among those
+    bool arrivalMarked = false;                   // set by "Mark", read by the "Enqueue" after it
+    std::map<uint32_t, uint64_t> gapsUs;          // time since the previous arrival (µs)
+    int64_t lastArrivalNs = -1;
+    std::map<uint32_t, uint64_t> ackSegments;     // pure ACKs reaching the bottleneck's far end
+    std::map<std::pair<uint32_t, uint16_t>, uint32_t> lastAck; // by (receiver, port): highest ACK
+    uint64_t ackedBytes = 0;                      // bytes those ACKs newly acknowledge
+    uint64_t eceAckedBytes = 0;                   // the part acknowledged by ACKs with ECE
+    std::map<uint32_t, std::pair<uint64_t, uint64_t>> ackedByReceiver; // the same two per receiver
 };
 
 inline AqmDelays g_aqmDelays;
@@ -165,8 +175,69 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
     qd->TraceConnectWithoutContext(
         "Enqueue",
         ns3::MakeCallback(+[](ns3::QueueDisc* q, ns3::Queue<ns3::Packet>* d, ns3::Ptr<const ns3::QueueDiscItem>) {
-            g_aqmDelays.waitingAtArrival[q->GetNPackets() - 1 + d->GetNPackets()]++;
+            uint32_t waiting = q->GetNPackets() - 1 + d->GetNPackets();
+            auto& g = g_aqmDelays;
+            g.waitingAtArrival[waiting]++;
+            if (g.arrivalMarked)
+            {
+                g.markedByWaiting[waiting]++;
+                g.arrivalMarked = false;
+            }
+            int64_t now = ns3::Simulator::Now().GetNanoSeconds();
+            if (g.lastArrivalNs >= 0)
+            {
+                g.gapsUs[static_cast<uint32_t>(std::min<int64_t>((now - g.lastArrivalNs) / 1000, 100000))]++;
+            }
+            g.lastArrivalNs = now;
         }).Bind(ns3::PeekPointer(qd), ns3::PeekPointer(devq)));
+    // RED marks in DoEnqueue, before the packet reaches its internal queue ("Enqueue" above).
+    qd->TraceConnectWithoutContext(
+        "Mark",
+        ns3::MakeCallback(+[](ns3::Ptr<const ns3::QueueDiscItem>, const char*) { g_aqmDelays.arrivalMarked = true; }));
+    // The ACKs coming back over the bottleneck: how many new segments each pure ACK covers.
+    dev->TraceConnectWithoutContext("MacRx", ns3::MakeCallback(+[](ns3::Ptr<const ns3::Packet> p) {
+        ns3::Ptr<ns3::Packet> c = p->Copy();
+        ns3::PppHeader ppp;
+        ns3::Ipv4Header ip;
+        ns3::TcpHeader tcp;
+        c->RemoveHeader(ppp);
+        c->RemoveHeader(ip);
+        if (ip.GetProtocol() != 6)
+        {
+            return;
+        }
+        c->RemoveHeader(tcp);
+        if (c->GetSize() != 0 || !(tcp.GetFlags() & ns3::TcpHeader::ACK))
+        {
+            return;
+        }
+        auto key = std::make_pair(ip.GetSource().Get(), tcp.GetSourcePort());
+        uint32_t ack = tcp.GetAckNumber().GetValue();
+        auto& last = g_aqmDelays.lastAck;
+        auto it = last.find(key);
+        if (it != last.end())
+        {
+            uint32_t fresh = ack - it->second;
+            g_aqmDelays.ackSegments[fresh < (1u << 31) ? fresh / 1448 : 0]++;
+            if (fresh < (1u << 31))
+            {
+                it->second = ack;
+                bool ece = tcp.GetFlags() & ns3::TcpHeader::ECE;
+                auto& per = g_aqmDelays.ackedByReceiver[ip.GetSource().Get()];
+                g_aqmDelays.ackedBytes += fresh;
+                per.first += fresh;
+                if (ece)
+                {
+                    g_aqmDelays.eceAckedBytes += fresh;
+                    per.second += fresh;
+                }
+            }
+        }
+        else
+        {
+            last[key] = ack;
+        }
+    }));
     qd->TraceConnectWithoutContext("Dequeue", ns3::MakeCallback(&AqmOnDequeue));
     qd->TraceConnectWithoutContext("Drop", ns3::MakeCallback(&AqmOnDrop));
     dev->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(&AqmOnTxBegin));
@@ -217,13 +288,32 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
     o << ", \"marked\": " << st.nTotalMarkedPackets << ", \"delay_samples\": " << g_aqmDelays.line.size()
       << ", \"qdisc_sojourn_mean_s\": " << qMean << ", \"qdisc_sojourn_p99_s\": " << qP99
       << ", \"queue_delay_mean_s\": " << lMean << ", \"queue_delay_p99_s\": " << lP99
-      << ", \"waiting_at_arrival\": {";
-    bool firstBin = true;
-    for (auto [n, count] : g_aqmDelays.waitingAtArrival)
+      << ", \"waiting_at_arrival\": ";
+    auto bins = [&o](const std::map<uint32_t, uint64_t>& m) {
+        o << "{";
+        bool first = true;
+        for (auto [n, count] : m)
+        {
+            o << (first ? "" : ", ") << "\"" << n << "\": " << count;
+            first = false;
+        }
+        o << "}";
+    };
+    bins(g_aqmDelays.waitingAtArrival);
+    o << ", \"marked_by_waiting\": ";
+    bins(g_aqmDelays.markedByWaiting);
+    o << ", \"arrival_gaps_us\": ";
+    bins(g_aqmDelays.gapsUs);
+    o << ", \"ack_segments\": ";
+    bins(g_aqmDelays.ackSegments);
+    o << ", \"acked_bytes\": " << g_aqmDelays.ackedBytes << ", \"ece_acked_bytes\": " << g_aqmDelays.eceAckedBytes
+      << ", \"ece_acked_fraction_by_receiver\": [";
+    bool firstRx = true;
+    for (const auto& [addr, ab] : g_aqmDelays.ackedByReceiver)
     {
-        o << (firstBin ? "" : ", ") << "\"" << n << "\": " << count;
-        firstBin = false;
+        o << (firstRx ? "" : ", ") << (ab.first ? double(ab.second) / ab.first : 0.0);
+        firstRx = false;
     }
-    o << "}}";
+    o << "]}";
     return o.str();
 }

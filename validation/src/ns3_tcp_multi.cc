@@ -83,6 +83,17 @@ struct Flow
     uint64_t bytesMarked{0};
     uint64_t bytesAcked{0};
     uint64_t cwrEntries{0}; // window reductions for ECN (entries into CA_CWR), whole run
+    // cwnd after the warm-up (validation/dctcp_arrivals.py): bytes added, bytes added while in
+    // CA_CWR, bytes removed, reductions, and the sum of their depths (1 - new/old).
+    uint64_t cwndUp{0};
+    uint64_t cwndUpInCwr{0};
+    uint64_t cwndDown{0};
+    uint64_t cwndCuts{0};
+    double cutDepthSum{0.0};
+    double cwrSince{-1.0}; // when the current CA_CWR began
+    double cwrTime{0.0};   // seconds in CA_CWR after the warm-up
+    int64_t lastUpNs{-1};  // when cwnd last grew
+    uint64_t cutsAfterGrowth{0}; // reductions at the instant of a growth (the same ACK grew it first)
 };
 
 double g_warmup = 0.0;
@@ -129,6 +140,11 @@ OnCongState(uint32_t i, TcpSocketState::TcpCongState_t old, TcpSocketState::TcpC
     if (now == TcpSocketState::CA_CWR)
     {
         g_flows[i].cwrEntries++;
+        g_flows[i].cwrSince = Simulator::Now().GetSeconds();
+    }
+    else if (old == TcpSocketState::CA_CWR && g_flows[i].cwrSince >= g_warmup)
+    {
+        g_flows[i].cwrTime += Simulator::Now().GetSeconds() - g_flows[i].cwrSince;
     }
     g_flows[i].state = now;
 }
@@ -169,6 +185,29 @@ OnDctcpEstimate(uint32_t i, uint32_t bytesMarked, uint32_t bytesAcked, double al
 }
 
 void
+OnCwnd(uint32_t i, uint32_t old, uint32_t now)
+{
+    if (Simulator::Now().GetSeconds() < g_warmup)
+    {
+        return;
+    }
+    Flow& f = g_flows[i];
+    if (now > old)
+    {
+        f.cwndUp += now - old;
+        f.lastUpNs = Simulator::Now().GetNanoSeconds();
+        f.cwndUpInCwr += f.state == TcpSocketState::CA_CWR ? now - old : 0;
+    }
+    else if (now < old)
+    {
+        f.cwndDown += old - now;
+        f.cwndCuts++;
+        f.cutsAfterGrowth += f.lastUpNs == Simulator::Now().GetNanoSeconds();
+        f.cutDepthSum += 1.0 - double(now) / old;
+    }
+}
+
+void
 HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
 {
     Ptr<Socket> s = app->GetSocket();
@@ -176,6 +215,7 @@ HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
+    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
     if (g_traceSsthresh)
     {
         s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
@@ -512,7 +552,11 @@ main(int argc, char* argv[])
             const Flow& f = g_flows[i];
             o << ", \"dctcp\": {\"alpha_updates\": " << f.alphaUpdates
               << ", \"alpha_mean\": " << (f.alphaUpdates ? f.alphaSum / f.alphaUpdates : 0.0)
-              << ", \"bytes_marked\": " << f.bytesMarked << ", \"bytes_acked\": " << f.bytesAcked << ", \"ecn_reductions\": " << f.cwrEntries << "}";
+              << ", \"bytes_marked\": " << f.bytesMarked << ", \"bytes_acked\": " << f.bytesAcked << ", \"ecn_reductions\": " << f.cwrEntries
+              << ", \"cwnd_up_bytes\": " << f.cwndUp << ", \"cwnd_up_in_cwr_bytes\": " << f.cwndUpInCwr
+              << ", \"cwnd_down_bytes\": " << f.cwndDown << ", \"cwnd_cuts\": " << f.cwndCuts
+              << ", \"cut_depth_mean\": " << (f.cwndCuts ? f.cutDepthSum / f.cwndCuts : 0.0)
+              << ", \"cwr_time_s\": " << f.cwrTime << ", \"cuts_after_growth\": " << f.cutsAfterGrowth << "}";
         }
         if (g_traceSsthresh)
         {
