@@ -50,6 +50,7 @@ FREEBSD_PINS: dict[str, Any] = {
     "t3_rtx": "freebsd",
     "handshake_rtt": True,
     "fast_rtx_again": True,
+    "fr_max_burst": 4,
     "rto": {"estimator": "freebsd"},
 }
 FREEBSD_CMT_PINS: dict[str, Any] = {"rtx_policy": "cwnd", "rtx_pseudo_cumack": True}

@@ -310,6 +310,12 @@ macro_rules! sctp_option_table {
         /// otherwise only on a SACK that newly acknowledges a TSN sent after it was marked.
         /// Off: at most once (RFC 9260 §7.2.4).
         opt fast_rtx_again: bool = false, unit = flag;
+        /// FreeBSD's fast-retransmit burst (sctp_chunk_output, `fr_max_burst`; FreeBSD ships
+        /// 4): with n > 0 every packet led by a chunk marked by fast retransmit goes whatever
+        /// cwnd says, at most n such packets per transmit opportunity, and the opportunity ends
+        /// at the n-th (no new data after it). 0: RFC 9260 §7.2.4 step 3, one packet whatever
+        /// cwnd says, the rest within cwnd.
+        opt fr_max_burst: u32 = 0, unit = packets;
         /// Max.Burst (RFC 9260 §16: 4); 0 disables the limit.
         opt max_burst: u32 = 4, unit = packets;
         /// How Max.Burst applies (RFC 9260 §6.1 D): at most Max.Burst new-data packets per

@@ -1,7 +1,8 @@
 //! FreeBSD's choices as rexmit options (issue 39, docs/validation.md "FreeBSD's SCTP"): its
-//! T3-rtx rules (`t3_rtx = "freebsd"`), RTT samples from the handshake (`handshake_rtt`). The
-//! RFC 9260 behaviour beside each, on the same exchange. One-way delay 10 ms both ways, B
-//! SACKs every packet, nothing lost.
+//! T3-rtx rules (`t3_rtx = "freebsd"`), RTT samples from the handshake (`handshake_rtt`), fast
+//! retransmission again (`fast_rtx_again`) and its burst limit (`fr_max_burst`). The RFC 9260
+//! behaviour beside each, on the same exchange. One-way delay 10 ms both ways, B SACKs every
+//! packet, nothing lost unless a test says so.
 
 mod common;
 use common::*;
@@ -134,32 +135,48 @@ fn handshake_round_trips_are_rtt_samples_only_with_handshake_rtt() {
     }
 }
 
-/// Every transmission of each TSN when A sends for 2 s and the first transmissions of the 41st
-/// to 44th DATA chunks are lost in one burst (B SACKs every packet, 10 ms each way).
-fn burst_of_four(fast_rtx_again: bool) -> (std::collections::BTreeMap<u32, u32>, u64) {
-    let a_cfg = SctpConfig {
-        fast_rtx_again,
-        ..config(T3Rtx::Freebsd)
-    };
+/// A (`a_cfg`) sends for `secs` seconds and the first transmissions of the DATA chunks `lost`
+/// (counted from 0 in TSN order) are dropped (B SACKs every packet, 10 ms each way). `sent`
+/// hears how often each chunk A sends has now been sent, `step` the end of every step (one
+/// arriving packet or timer). Returns every chunk's transmissions and B's duplicate TSNs.
+fn bulk_losing(
+    a_cfg: SctpConfig,
+    lost: std::ops::Range<u32>,
+    secs: u64,
+    sent: &mut dyn FnMut(u32),
+    step: &mut dyn FnMut(),
+) -> (std::collections::BTreeMap<u32, u32>, u64) {
     let (a, b) = connect_pair(a_cfg, receiver(), 1, 1, false);
     let mut net = Net::new(a, b);
     let mut sends = std::collections::BTreeMap::<u32, u32>::new();
     let mut first_tsn = None;
     let mut fate = |t: &rexmit_sctp::Transmit, _: Time| {
-        let mut lost = false;
+        let mut drop = false;
         for d in data_chunks(t) {
             let first = *first_tsn.get_or_insert(d.tsn);
             let n = sends.entry(d.tsn - first).or_insert(0);
             *n += 1;
-            lost |= *n == 1 && (40..44).contains(&(d.tsn - first));
+            drop |= *n == 1 && lost.contains(&(d.tsn - first));
+            sent(*n);
         }
-        (!lost).then_some(OWD)
+        (!drop).then_some(OWD)
     };
     let mut app = |now: Time, eps: &mut [Association; 2]| {
         while eps[0].send(now, 0, Payload::zeros(T), true).is_ok() {}
     };
-    net.run(Time::from_secs(2), &mut fate, &mut app);
+    let mut observe = |_: Time, _: &[Association; 2]| step();
+    net.run_observed(Time::from_secs(secs), &mut fate, &mut app, &mut observe);
     (sends, net.eps[1].stats().dup_tsns_received)
+}
+
+/// Every transmission of each TSN when A sends for 2 s and the first transmissions of the 41st
+/// to 44th DATA chunks are lost in one burst.
+fn burst_of_four(fast_rtx_again: bool) -> (std::collections::BTreeMap<u32, u32>, u64) {
+    let a_cfg = SctpConfig {
+        fast_rtx_again,
+        ..config(T3Rtx::Freebsd)
+    };
+    bulk_losing(a_cfg, 40..44, 2, &mut |_| {}, &mut || {})
 }
 
 /// FreeBSD without CMT (sctp_strike_gap_ack_chunks): in fast recovery every SACK that moves the
@@ -181,4 +198,62 @@ fn fast_rtx_again_resends_the_last_of_a_burst_of_four_before_its_retransmission_
     let lost: Vec<u32> = (40..44).map(|k| sends[&k]).collect();
     assert_eq!(lost, vec![2, 2, 2, 2], "once each (RFC 9260 §7.2.4)");
     assert_eq!(dups, 0);
+}
+
+/// A sends for 1 s and the first transmissions of the 101st to 112th DATA chunks are lost in
+/// one burst. Returns (retransmitted chunks, new chunks) of each step at which A sent DATA,
+/// from the first retransmission on.
+fn burst_of_twelve(fr_max_burst: u32) -> Vec<(u32, u32)> {
+    use std::cell::RefCell;
+    let a_cfg = SctpConfig {
+        fast_rtx_again: true,
+        fr_max_burst,
+        ..config(T3Rtx::Freebsd)
+    };
+    let steps = RefCell::new(vec![(0u32, 0u32)]);
+    let mut sent = |n: u32| {
+        let mut steps = steps.borrow_mut();
+        let step = steps.last_mut().expect("one open step");
+        if n > 1 {
+            step.0 += 1;
+        } else {
+            step.1 += 1;
+        }
+    };
+    let mut step = || {
+        let mut steps = steps.borrow_mut();
+        if *steps.last().expect("one open step") != (0, 0) {
+            steps.push((0, 0));
+        }
+    };
+    bulk_losing(a_cfg, 100..112, 1, &mut sent, &mut step);
+    let steps = steps.into_inner();
+    let first_rtx = steps
+        .iter()
+        .position(|s| s.0 > 0)
+        .expect("a retransmission");
+    steps[first_rtx..].to_vec()
+}
+
+/// FreeBSD sends a packet led by a fast-retransmitted chunk whatever cwnd says, at most
+/// `fr_max_burst` (4) of them per output call, and the call ends there — no new data after the
+/// fourth (sctp_chunk_output, sctp_chunk_retransmission). The SACK that finds the twelve lost
+/// (their third miss indication) lets four go, and each of the next two SACKs four more; when
+/// the in-recovery strikes of `fast_rtx_again` mark nine of them again, they too leave four
+/// per SACK. RFC 9260 §7.2.4 step 3 sends one packet whatever cwnd says and the rest within
+/// cwnd: after the cut the twelve leave one per SACK, and the nine marked again, out of the
+/// flight at once, leave together.
+#[test]
+fn fr_max_burst_sends_at_most_four_fast_retransmissions_per_sack() {
+    let steps = burst_of_twelve(4);
+    assert_eq!(&steps[..3], &[(4, 0), (4, 0), (4, 0)]);
+    assert!(steps.iter().all(|s| s.0 <= 4), "{steps:?}");
+    assert!(
+        steps.iter().all(|s| s.0 < 4 || s.1 == 0),
+        "no new data after the fourth"
+    );
+
+    let steps = burst_of_twelve(0);
+    assert_eq!(&steps[..12], &[(1, 0); 12], "one per SACK");
+    assert_eq!(steps.iter().map(|s| s.0).max(), Some(9), "{steps:?}");
 }

@@ -47,6 +47,8 @@ pub(super) struct SendSide {
     round_open: bool,
     /// When the current transmit opportunity began.
     round_at: Time,
+    /// Packets led by a fast-retransmitted chunk in this opportunity (`SctpConfig::fr_max_burst`).
+    fr_packets: u32,
     /// CMT: the destination the next new data tries first (round robin).
     cmt_next: usize,
     /// DATA packets in flight and the packet loss estimate (seed 004 §5.1), kept only while
@@ -97,6 +99,7 @@ impl SendSide {
             blocked_need: None,
             round_open: false,
             round_at: Time::ZERO,
+            fr_packets: 0,
             cmt_next: 0,
             packets: PacketTracker::default(),
         }
@@ -225,6 +228,17 @@ impl SendSide {
     pub(super) fn open_round(&mut self, now: Time) {
         self.round_open = true;
         self.round_at = now;
+        self.fr_packets = 0;
+    }
+
+    /// Packets led by a fast-retransmitted chunk in this opportunity.
+    pub(super) fn fr_packets(&self) -> u32 {
+        self.fr_packets
+    }
+
+    /// One more packet led by a fast-retransmitted chunk went in this opportunity.
+    pub(super) fn count_fr_packet(&mut self) {
+        self.fr_packets += 1;
     }
 
     /// Input arrived: the next `poll_transmit` begins a new transmit opportunity.

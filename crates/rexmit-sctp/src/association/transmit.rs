@@ -9,6 +9,7 @@ use crate::cmt;
 use crate::config::{MaxBurstRule, T3Rtx};
 use crate::event::Transmit;
 use crate::rtx_queue::TsnState;
+use crate::stats::RtxCause;
 use rexmit_time::Time;
 use rexmit_wire::sctp::{pad4, DATA_CHUNK_HEADER_LEN, SCTP_COMMON_HEADER_LEN};
 use rexmit_wire::{Chunk, Ecn, SctpPacket};
@@ -193,7 +194,7 @@ impl Association {
                 return Some(t);
             }
         }
-        if !self.burst_allows() {
+        if !self.burst_allows() || self.fr_burst_spent() {
             return None;
         }
         let t = self.rtx_packet(now).or_else(|| self.new_data_packet(now));
@@ -203,11 +204,39 @@ impl Association {
         t
     }
 
+    /// FreeBSD's fast-retransmit burst (`SctpConfig::fr_max_burst`) is used up: this transmit
+    /// opportunity sends no more DATA (sctp_chunk_output returns at the limit).
+    fn fr_burst_spent(&self) -> bool {
+        let cap = self.cfg.fr_max_burst;
+        cap > 0 && self.tx.fr_packets() >= cap
+    }
+
+    /// Whether the next retransmission packet may ignore cwnd. RFC 9260 §7.2.4 step 3: the
+    /// first packet after chunks were found lost by fast retransmit (`pending`). FreeBSD
+    /// (`fr_max_burst` > 0): every packet whose lowest marked chunk was marked by fast
+    /// retransmit, not by a T3-rtx expiry (sctp_chunk_retransmission, `doing_fast_retransmit`).
+    fn rtx_ignores_cwnd(&self, pending: bool) -> bool {
+        if self.cfg.fr_max_burst == 0 {
+            return pending;
+        }
+        self.tx
+            .rtxq()
+            .iter()
+            .find(|e| e.state == TsnState::MarkedForRtx)
+            .is_some_and(|e| {
+                matches!(
+                    e.rtx_cause,
+                    RtxCause::FastRetransmit | RtxCause::ThinFastRetransmit
+                )
+            })
+    }
+
     /// Chunks marked for retransmission, lowest TSN first, in one packet to the retransmission
     /// destination of the lowest one (all of them go there, whatever path each last used).
     fn rtx_packet(&mut self, now: Time) -> Option<Transmit> {
-        let (first_marked, fast) = self.tx.next_retransmission()?;
-        let p = cmt::rtx_destination(&self.paths, first_marked, fast, &self.cfg.cmt);
+        let (first_marked, pending) = self.tx.next_retransmission()?;
+        let fast = self.rtx_ignores_cwnd(pending);
+        let p = cmt::rtx_destination(&self.paths, first_marked, pending, &self.cfg.cmt);
         let (mut flight, cwnd) = (self.paths[p].flight(), self.paths[p].cc().cwnd());
         let budget = self.packet_budget();
         let mut used = 0;
@@ -227,12 +256,15 @@ impl Association {
             flight += self.tx.rtxq().flight_len(e);
             tsns.push(e.tsn);
         }
-        if fast {
+        if pending {
             self.tx.fast_rtx_sent();
             self.stats.fast_retransmits += tsns.len() as u64;
         }
         if tsns.is_empty() {
             return None;
+        }
+        if fast && self.cfg.fr_max_burst > 0 {
+            self.tx.count_fr_packet();
         }
         // FreeBSD fast-retransmitting the lowest TSN outstanding restarts the T3-rtx timer "to
         // get a SACK back without a t3-expiring" (sctp_chunk_retransmission).
