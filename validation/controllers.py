@@ -57,6 +57,34 @@ BYTE_COUNTING = {"illinois", "hybla", "bic", "yeah"}
 DIAGNOSTIC = {cc: [f"{cc}-sample"] for cc in ("vegas", "veno", "illinois", "htcp", "yeah")} | {
     "hybla": ["hybla-minrtt", "hybla-minrtt-delivered"]
 }
+# Aligned comparisons, each run beside the rows above: one ns-3 deviation (or a setting the
+# comparison depends on) made the same on both sides, so that what remains is the rule itself
+# (docs/validation.md explains each). (label, ns-3 controller, ns-3 options or attributes,
+# rexmit cc_params, rexmit TCP options).
+ALIGNED: dict[str, list[tuple[str, str, dict[str, str], dict[str, float], dict[str, Any]]]] = {
+    # ns-3's BaseRTT is a sample no later delayed ACK can repeat: an ACK for every segment.
+    "vegas": [("aligned: vegas-sample, ACK every segment", "vegas-sample", {"delAckCount": "1"}, {}, {"ack_every": 1})],
+    # ns-3.44's 1/m_phy is integer 0: phy = 1 in both; its pipe base and exit-ACK growth aligned.
+    "yeah": [
+        (
+            "aligned: yeah-flightsize-delivered, phy = 1",
+            "yeah-flightsize-delivered",
+            {"ns3::TcpYeah::Phy": "1"},
+            {"phy": 1},
+            {},
+        )
+    ],
+    # ns-3.44's fast convergence sets W_max = beta·cwnd: off in both.
+    "bic": [
+        (
+            "aligned: bic, fast convergence off",
+            "bic",
+            {"ns3::TcpBic::FastConvergence": "0"},
+            {"fast_convergence": 0},
+            {},
+        )
+    ],
+}
 CASES: dict[str, float] = {"none": 0.0, "sameloss": 0.01, "sameburst": 0.001, "uniform": 0.01, "burst": 0.001}
 DURATION = 60.0
 CWND_FROM = 5.0  # s: the time-averaged window leaves out slow start
@@ -234,6 +262,13 @@ def run(cc: str, case: str, seeds: int) -> dict[str, Any]:
         peer = [run_ns3(peer_cc, case, s) for s in ss]
         doc["summaries"][peer_cc] = summarize(case, peer, ours)
         doc["peers"][peer_cc] = [stored(r) for r in peer]
+    for label, ns3_cc, attributes, params, tcp in ALIGNED.get(cc, []):
+        aligned_probe = timelines.probe_iss(compare.Mirror(tcp=rexmit_tcp(cc, params, tcp)), 1, True)
+        both = [run_rexmit(cc, case, s, aligned_probe, params or None, tcp) for s in ss]
+        peer = [run_ns3(ns3_cc, case, s, attributes) for s in ss]
+        doc["summaries"][label] = summarize(case, peer, both) | {"peer_cc": label}
+        doc["peers"][label] = [stored(r) for r in peer]
+        doc.setdefault("rexmit_aligned", {})[label] = [stored(r) for r in both]
     doc["rexmit"] = [stored(r) for r in ours]
     path = saved(cc, case)
     path.parent.mkdir(parents=True, exist_ok=True)
