@@ -134,6 +134,10 @@ struct AqmDelays
     uint64_t ackedBytes = 0;                      // bytes those ACKs newly acknowledge
     uint64_t eceAckedBytes = 0;                   // the part acknowledged by ACKs with ECE
     std::map<uint32_t, std::pair<uint64_t, uint64_t>> ackedByReceiver; // the same two per receiver
+    // Per sender (IPv4 source address): packets through the queue disc and their sojourn sum (s)
+    // there, from enqueue to dequeue (what FQ-CoDel's flow queues hold; validation/aqm_flows.py).
+    std::map<uint32_t, std::pair<uint64_t, double>> sojournBySource;
+    std::map<uint32_t, uint64_t> dropsBySource;
 };
 
 inline AqmDelays g_aqmDelays;
@@ -141,6 +145,12 @@ inline AqmDelays g_aqmDelays;
 inline void
 AqmOnDequeue(ns3::Ptr<const ns3::QueueDiscItem> item)
 {
+    if (auto ip = ns3::DynamicCast<const ns3::Ipv4QueueDiscItem>(item))
+    {
+        auto& per = g_aqmDelays.sojournBySource[ip->GetHeader().GetSource().Get()];
+        per.first++;
+        per.second += (ns3::Simulator::Now() - item->GetTimeStamp()).GetSeconds();
+    }
     g_aqmDelays.pending[item->GetPacket()->GetUid()] = {item->GetTimeStamp().GetNanoSeconds(),
                                                         ns3::Simulator::Now().GetNanoSeconds()};
 }
@@ -148,6 +158,10 @@ AqmOnDequeue(ns3::Ptr<const ns3::QueueDiscItem> item)
 inline void
 AqmOnDrop(ns3::Ptr<const ns3::QueueDiscItem> item)
 {
+    if (auto ip = ns3::DynamicCast<const ns3::Ipv4QueueDiscItem>(item))
+    {
+        g_aqmDelays.dropsBySource[ip->GetHeader().GetSource().Get()]++;
+    }
     g_aqmDelays.pending.erase(item->GetPacket()->GetUid());
 }
 
@@ -190,7 +204,9 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
             }
             g.lastArrivalNs = now;
         }).Bind(ns3::PeekPointer(qd), ns3::PeekPointer(devq)));
-    // RED marks in DoEnqueue, before the packet reaches its internal queue ("Enqueue" above).
+    // RED marks in DoEnqueue, before the packet reaches its internal queue ("Enqueue" above);
+    // `marked_by_waiting` means something for `step` only (CoDel's and FQ-CoDel's marks, made
+    // at dequeue, would land on the next arrival).
     qd->TraceConnectWithoutContext(
         "Mark",
         ns3::MakeCallback(+[](ns3::Ptr<const ns3::QueueDiscItem>, const char*) { g_aqmDelays.arrivalMarked = true; }));
@@ -307,7 +323,15 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
     o << ", \"ack_segments\": ";
     bins(g_aqmDelays.ackSegments);
     o << ", \"acked_bytes\": " << g_aqmDelays.ackedBytes << ", \"ece_acked_bytes\": " << g_aqmDelays.eceAckedBytes
-      << ", \"ece_acked_fraction_by_receiver\": [";
+      << ", \"sojourn_by_source\": {";
+    bool firstSrc = true;
+    for (const auto& [addr, ns] : g_aqmDelays.sojournBySource)
+    {
+        o << (firstSrc ? "" : ", ") << "\"" << ns3::Ipv4Address(addr) << "\": [" << ns.first << ", "
+          << (ns.first ? ns.second / ns.first : 0.0) << ", " << g_aqmDelays.dropsBySource[addr] << "]";
+        firstSrc = false;
+    }
+    o << "}, \"ece_acked_fraction_by_receiver\": [";
     bool firstRx = true;
     for (const auto& [addr, ab] : g_aqmDelays.ackedByReceiver)
     {

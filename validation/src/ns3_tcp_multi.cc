@@ -94,6 +94,9 @@ struct Flow
     double cwrTime{0.0};   // seconds in CA_CWR after the warm-up
     int64_t lastUpNs{-1};  // when cwnd last grew
     uint64_t cutsAfterGrowth{0}; // reductions at the instant of a growth (the same ACK grew it first)
+    uint32_t cwnd{0};            // the current cwnd (bytes)
+    double windowsAcked{0.0};    // after the warm-up: Σ newly acknowledged bytes / cwnd, outside CA_CWR
+    double windowsAckedInCwr{0.0}; // the same in CA_CWR
 };
 
 double g_warmup = 0.0;
@@ -192,6 +195,7 @@ OnCwnd(uint32_t i, uint32_t old, uint32_t now)
         return;
     }
     Flow& f = g_flows[i];
+    f.cwnd = now;
     if (now > old)
     {
         f.cwndUp += now - old;
@@ -208,6 +212,18 @@ OnCwnd(uint32_t i, uint32_t old, uint32_t now)
 }
 
 void
+OnHighRxAck(uint32_t i, SequenceNumber32 old, SequenceNumber32 now)
+{
+    Flow& f = g_flows[i];
+    if (Simulator::Now().GetSeconds() < g_warmup || now <= old || f.cwnd == 0)
+    {
+        return;
+    }
+    double w = double(now - old) / f.cwnd;
+    (f.state == TcpSocketState::CA_CWR ? f.windowsAckedInCwr : f.windowsAcked) += w;
+}
+
+void
 HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
 {
     Ptr<Socket> s = app->GetSocket();
@@ -216,6 +232,7 @@ HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
     s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+    s->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnHighRxAck, i));
     if (g_traceSsthresh)
     {
         s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
@@ -556,7 +573,8 @@ main(int argc, char* argv[])
               << ", \"cwnd_up_bytes\": " << f.cwndUp << ", \"cwnd_up_in_cwr_bytes\": " << f.cwndUpInCwr
               << ", \"cwnd_down_bytes\": " << f.cwndDown << ", \"cwnd_cuts\": " << f.cwndCuts
               << ", \"cut_depth_mean\": " << (f.cwndCuts ? f.cutDepthSum / f.cwndCuts : 0.0)
-              << ", \"cwr_time_s\": " << f.cwrTime << ", \"cuts_after_growth\": " << f.cutsAfterGrowth << "}";
+              << ", \"cwr_time_s\": " << f.cwrTime << ", \"cuts_after_growth\": " << f.cutsAfterGrowth
+              << ", \"windows_acked\": " << f.windowsAcked << ", \"windows_acked_in_cwr\": " << f.windowsAckedInCwr << "}";
         }
         if (g_traceSsthresh)
         {
