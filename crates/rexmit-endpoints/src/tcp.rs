@@ -450,6 +450,18 @@ impl Agent for TcpAgent {
             return;
         }
         self.timer.fired(ctx.now);
+        // A wake-up for a deadline that has since moved later (timers are never cancelled: an
+        // RTO restarted by ACKs) changes nothing. Every call into the core ends in `pump`, which
+        // arms the core's earliest deadline, so that deadline is `wanted`: re-arm it without
+        // reading the connection (issue 40: at 10 000 flows a third of the timer events, at
+        // 1 000 flows 72%, and each read the cold connection's timers and ran `pump`). With a
+        // trace the full path runs (`pump` records the state at every call).
+        let wanted = self.timer.wanted();
+        if self.trace.is_none() && wanted.is_none_or(|t| t > ctx.now) {
+            debug_assert_eq!(wanted, self.conn.as_ref().and_then(|c| c.poll_timeout()));
+            self.timer.arm(ctx, wanted);
+            return;
+        }
         if let Some(conn) = self.conn.as_mut() {
             if conn.poll_timeout().is_some_and(|t| t <= ctx.now) {
                 conn.handle_timeout(ctx.now);

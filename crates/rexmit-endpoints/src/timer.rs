@@ -12,6 +12,8 @@ use rexmit_time::Time;
 pub struct DeadlineTimer {
     /// When the earliest engine event still pending for this core fires.
     armed: Option<Time>,
+    /// The deadline the core gave at the last `arm` (its earliest then).
+    wanted: Option<Time>,
 }
 
 impl DeadlineTimer {
@@ -22,6 +24,7 @@ impl DeadlineTimer {
 
     /// `arm` for an agent that runs several cores, telling them apart by `token`.
     pub fn arm_with_token(&mut self, ctx: &mut Ctx<'_>, deadline: Option<Time>, token: u64) {
+        self.wanted = deadline;
         if let Some(t) = deadline {
             let t = t.max(ctx.now);
             if self.armed.is_none_or(|a| t < a) {
@@ -29,6 +32,12 @@ impl DeadlineTimer {
                 self.armed = Some(t);
             }
         }
+    }
+
+    /// The deadline given at the last `arm`: the core's earliest, for a caller that arms after
+    /// every call into its core.
+    pub fn wanted(&self) -> Option<Time> {
+        self.wanted
     }
 
     /// An expiry fired: forget the armed event if it was this one.
