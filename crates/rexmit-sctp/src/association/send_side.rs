@@ -49,6 +49,11 @@ pub(super) struct SendSide {
     round_at: Time,
     /// Packets led by a fast-retransmitted chunk in this opportunity (`SctpConfig::fr_max_burst`).
     fr_packets: u32,
+    /// FreeBSD runs its output routine once per input and once per write (sctp_lower_sosend):
+    /// the instant of the last input or write, and the writes at that instant after the
+    /// first call (each adds `fr_max_burst` packets to the opportunity's budget).
+    output_call_at: Time,
+    extra_output_calls: u32,
     /// CMT: the destination the next new data tries first (round robin).
     cmt_next: usize,
     /// DATA packets in flight and the packet loss estimate (seed 004 §5.1), kept only while
@@ -100,6 +105,8 @@ impl SendSide {
             round_open: false,
             round_at: Time::ZERO,
             fr_packets: 0,
+            output_call_at: Time::ZERO,
+            extra_output_calls: 0,
             cmt_next: 0,
             packets: PacketTracker::default(),
         }
@@ -234,6 +241,23 @@ impl SendSide {
     /// Packets led by a fast-retransmitted chunk in this opportunity.
     pub(super) fn fr_packets(&self) -> u32 {
         self.fr_packets
+    }
+
+    /// Output calls FreeBSD would have made for this opportunity: one for the input or write
+    /// that began it and one per write at the same instant.
+    pub(super) fn output_calls(&self) -> u32 {
+        1 + self.extra_output_calls
+    }
+
+    /// Input arrived, or the application wrote, at `now`; `write`: it was a write, which
+    /// FreeBSD follows with an output call of its own (sctp_lower_sosend).
+    pub(super) fn note_output_call(&mut self, now: Time, write: bool) {
+        if write && now == self.output_call_at {
+            self.extra_output_calls += 1;
+        } else {
+            self.output_call_at = now;
+            self.extra_output_calls = 0;
+        }
     }
 
     /// One more packet led by a fast-retransmitted chunk went in this opportunity.

@@ -205,10 +205,12 @@ impl Association {
     }
 
     /// FreeBSD's fast-retransmit burst (`SctpConfig::fr_max_burst`) is used up: this transmit
-    /// opportunity sends no more DATA (sctp_chunk_output returns at the limit).
+    /// opportunity sends no more DATA (sctp_chunk_output returns at the limit). FreeBSD runs
+    /// its output routine after each input and after each write, so the writes made at the
+    /// instant of the input that began the opportunity each add a burst.
     fn fr_burst_spent(&self) -> bool {
         let cap = self.cfg.fr_max_burst;
-        cap > 0 && self.tx.fr_packets() >= cap
+        cap > 0 && self.tx.fr_packets() >= cap.saturating_mul(self.tx.output_calls())
     }
 
     /// Whether the next retransmission packet may ignore cwnd. RFC 9260 §7.2.4 step 3: the
