@@ -48,8 +48,15 @@ def scenario(stack: str, drops: list[int], secs: float) -> rexmit.Scenario:
     access = {"rate": "100Mbps", "delay": "14ms", "queue": q}
     s.dumbbell(lossy, [{"name": "S", **access, "rate": "10Gbps"}], [{"name": "R", **access}])
     sctp = {**usrsctp.BASE, "nr_sack": False, "send_buffer": "1GiB", "recv_buffer": "64MiB"}
-    s.app("assoc", "sctp_bulk", "S", "R", unordered=True, stack=usrsctp.app_stack(stack),
-          sctp=usrsctp.sctp_table(sctp, stack))
+    s.app(
+        "assoc",
+        "sctp_bulk",
+        "S",
+        "R",
+        unordered=True,
+        stack=usrsctp.app_stack(stack),
+        sctp=usrsctp.sctp_table(sctp, stack),
+    )
     for node in ("S", "R"):
         s.pcap(node=node)
     return s
@@ -60,7 +67,7 @@ def sends(out: Path) -> tuple[dict[int, list[int]], list[tuple[int, int]]]:
     tx: dict[int, list[int]] = collections.defaultdict(list)
     acks: list[tuple[int, int]] = []
     base = None
-    for t, src, _, chunks in sctp_chunks(out / "pcap" / "node_S.pcap"):
+    for t, _src, _, chunks in sctp_chunks(out / "pcap" / "node_S.pcap"):
         for c in chunks:
             if c[0] == "DATA":
                 base = c[1] - 1 if base is None else base
