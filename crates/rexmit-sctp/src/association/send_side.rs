@@ -552,3 +552,42 @@ impl SendSide {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fast-retransmit packets one opportunity may send under `SctpConfig::fr_max_burst = cap`.
+    fn fr_budget(tx: &mut SendSide, cap: u32, over_cwnd: bool) -> u32 {
+        let mut sent = 0;
+        while !tx.fr_burst_spent(cap, over_cwnd) {
+            tx.count_fr_packet();
+            sent += 1;
+        }
+        sent
+    }
+
+    /// FreeBSD's output calls: the input's, then one per write at its instant unless the flight
+    /// exceeds cwnd ("cwnd avoid", sctp_lower_sosend); a write at a later instant is a call of
+    /// its own, not an extra one.
+    #[test]
+    fn each_write_at_the_input_instant_adds_a_fast_retransmit_burst() {
+        let mut tx = SendSide::new(1, 1, 0);
+        let t = Time::from_millis(5);
+        tx.note_output_call(t, false);
+        tx.note_output_call(t, true);
+        tx.note_output_call(t, true);
+        tx.open_round(t);
+        assert_eq!(fr_budget(&mut tx, 4, false), 12);
+
+        tx.note_output_call(t, false);
+        tx.note_output_call(t, true);
+        tx.open_round(t);
+        assert_eq!(fr_budget(&mut tx, 4, true), 4, "flight above cwnd");
+
+        let later = Time::from_millis(6);
+        tx.note_output_call(later, true);
+        tx.open_round(later);
+        assert_eq!(fr_budget(&mut tx, 4, false), 4);
+    }
+}
