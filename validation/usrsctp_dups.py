@@ -10,6 +10,10 @@ when it sent that copy:
   retransmissions the cumulative TSN ack advanced n times (counted).
 - `sacked-before`: a SACK covering the TSN (cumulative ack or gap block) reached the sender
   between the TSN's first arrival at R and the retransmission (the sender dropped a gap ack).
+- `first copy not lost, reported missing`: no copy was lost before, but a SACK that reached
+  the sender after the first transmission and before this one reported the TSN missing below
+  a higher TSN (with CMT: data of the other path overtook it, and FreeBSD's fast recovery
+  strikes past SFR's per-destination test, docs/validation.md).
 - `other`.
 
     python validation/usrsctp_dups.py sack-burst --stack usrsctp --seeds 1-10
@@ -73,6 +77,12 @@ def covers(sack: tuple[Any, ...], tsn: int) -> bool:
     return any(lo <= off <= hi for lo, hi in blocks)
 
 
+def reports_above(sack: tuple[Any, ...], tsn: int) -> bool:
+    """The SACK reports a TSN above `tsn` received (in a gap block)."""
+    _, cum, blocks = sack
+    return any(after((cum + hi) % 2**32, tsn) for _, hi in blocks)
+
+
 def classify(out_dir: Path, sender_node: str = "S", receiver_node: str = "R") -> collections.Counter[str]:
     at_s = list(sctp_chunks(out_dir / "pcap" / f"node_{sender_node}.pcap"))
     at_r = list(sctp_chunks(out_dir / "pcap" / f"node_{receiver_node}.pcap"))
@@ -105,7 +115,8 @@ def classify(out_dir: Path, sender_node: str = "S", receiver_node: str = "R") ->
                 continue
             i = tx.index(dup_tx)
             if i < 2:
-                kinds["other"] += 1
+                missing = any(tx[0] < t < dup_tx and not covers(s, tsn) and reports_above(s, tsn) for t, s in sacks)
+                kinds["first copy not lost, reported missing" if missing else "other"] += 1
                 continue
             # The copy before it was itself a retransmission: how often did the cumulative ack
             # move between the two?

@@ -312,9 +312,10 @@ macro_rules! sctp_option_table {
         opt fast_rtx_again: bool = false, unit = flag;
         /// FreeBSD's fast-retransmit burst (sctp_chunk_output, `fr_max_burst`; FreeBSD ships
         /// 4): with n > 0 every packet led by a chunk marked by fast retransmit goes whatever
-        /// cwnd says, at most n such packets per transmit opportunity, and the opportunity ends
-        /// at the n-th (no new data after it). 0: RFC 9260 §7.2.4 step 3, one packet whatever
-        /// cwnd says, the rest within cwnd.
+        /// cwnd says, at most n such packets per output call, and the call ends at the n-th (no
+        /// new data after it); FreeBSD calls its output routine after each input and after each
+        /// write, so writes at the instant of the input add n each. 0: RFC 9260 §7.2.4 step 3,
+        /// one packet whatever cwnd says, the rest within cwnd.
         opt fr_max_burst: u32 = 0, unit = packets;
         /// Max.Burst (RFC 9260 §16: 4); 0 disables the limit.
         opt max_burst: u32 = 4, unit = packets;

@@ -136,7 +136,8 @@ fn handshake_round_trips_are_rtt_samples_only_with_handshake_rtt() {
 }
 
 /// A (`a_cfg`) sends for `secs` seconds and the first transmissions of the DATA chunks `lost`
-/// (counted from 0 in TSN order) are dropped (B SACKs every packet, 10 ms each way). `sent`
+/// (counted from 0 in TSN order) are dropped (B SACKs every packet, 10 ms each way). A writes
+/// whenever its send buffer has room; with a send buffer above 64 KiB it fills it once. `sent`
 /// hears how often each chunk A sends has now been sent, `step` the end of every step (one
 /// arriving packet or timer). Returns every chunk's transmissions and B's duplicate TSNs.
 fn bulk_losing(
@@ -146,6 +147,7 @@ fn bulk_losing(
     sent: &mut dyn FnMut(u32),
     step: &mut dyn FnMut(),
 ) -> (std::collections::BTreeMap<u32, u32>, u64) {
+    let refill = a_cfg.send_buffer <= 64 * 1024;
     let (a, b) = connect_pair(a_cfg, receiver(), 1, 1, false);
     let mut net = Net::new(a, b);
     let mut sends = std::collections::BTreeMap::<u32, u32>::new();
@@ -162,7 +164,9 @@ fn bulk_losing(
         (!drop).then_some(OWD)
     };
     let mut app = |now: Time, eps: &mut [Association; 2]| {
-        while eps[0].send(now, 0, Payload::zeros(T), true).is_ok() {}
+        if refill || now == Time::ZERO {
+            while eps[0].send(now, 0, Payload::zeros(T), true).is_ok() {}
+        }
     };
     let mut observe = |_: Time, _: &[Association; 2]| step();
     net.run_observed(Time::from_secs(secs), &mut fate, &mut app, &mut observe);
@@ -201,13 +205,15 @@ fn fast_rtx_again_resends_the_last_of_a_burst_of_four_before_its_retransmission_
 }
 
 /// A sends for 1 s and the first transmissions of the 101st to 112th DATA chunks are lost in
-/// one burst. Returns (retransmitted chunks, new chunks) of each step at which A sent DATA,
+/// one burst; `refill`: A's 64 KiB send buffer is refilled whenever it has room (else A writes
+/// 4 MiB at the start). Returns (retransmitted chunks, new chunks) of each step at which A sent DATA,
 /// from the first retransmission on.
-fn burst_of_twelve(fr_max_burst: u32) -> Vec<(u32, u32)> {
+fn burst_of_twelve(fr_max_burst: u32, refill: bool) -> Vec<(u32, u32)> {
     use std::cell::RefCell;
     let a_cfg = SctpConfig {
         fast_rtx_again: true,
         fr_max_burst,
+        send_buffer: if refill { 64 * 1024 } else { 4 << 20 },
         ..config(T3Rtx::Freebsd)
     };
     let steps = RefCell::new(vec![(0u32, 0u32)]);
@@ -240,12 +246,12 @@ fn burst_of_twelve(fr_max_burst: u32) -> Vec<(u32, u32)> {
 /// fourth (sctp_chunk_output, sctp_chunk_retransmission). The SACK that finds the twelve lost
 /// (their third miss indication) lets four go, and each of the next two SACKs four more; when
 /// the in-recovery strikes of `fast_rtx_again` mark nine of them again, they too leave four
-/// per SACK. RFC 9260 §7.2.4 step 3 sends one packet whatever cwnd says and the rest within
-/// cwnd: after the cut the twelve leave one per SACK, and the nine marked again, out of the
-/// flight at once, leave together.
+/// per SACK (A wrote all its data at the start). RFC 9260 §7.2.4 step 3 sends one packet
+/// whatever cwnd says and the rest within cwnd: after the cut the twelve leave one per SACK, and
+/// the nine marked again, out of the flight at once, leave together.
 #[test]
 fn fr_max_burst_sends_at_most_four_fast_retransmissions_per_sack() {
-    let steps = burst_of_twelve(4);
+    let steps = burst_of_twelve(4, false);
     assert_eq!(&steps[..3], &[(4, 0), (4, 0), (4, 0)]);
     assert!(steps.iter().all(|s| s.0 <= 4), "{steps:?}");
     assert!(
@@ -253,7 +259,13 @@ fn fr_max_burst_sends_at_most_four_fast_retransmissions_per_sack() {
         "no new data after the fourth"
     );
 
-    let steps = burst_of_twelve(0);
+    let steps = burst_of_twelve(0, false);
     assert_eq!(&steps[..12], &[(1, 0); 12], "one per SACK");
     assert_eq!(steps.iter().map(|s| s.0).max(), Some(9), "{steps:?}");
+
+    // A refills its send buffer on each SACK that frees room: each write is an output call of
+    // its own with four more (sctp_lower_sosend), so the nine go on one SACK and one write.
+    let steps = burst_of_twelve(4, true);
+    assert_eq!(&steps[..3], &[(4, 0), (4, 0), (4, 0)], "{steps:?}");
+    assert_eq!(steps.iter().map(|s| s.0).max(), Some(8), "{steps:?}");
 }

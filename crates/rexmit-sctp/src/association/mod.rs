@@ -298,6 +298,7 @@ impl Association {
             .tx
             .push_message(stream, &msg, unordered, self.cfg.max_data_payload());
         self.stats.messages_sent += 1;
+        self.tx.note_output_call(now, true);
         if now > self.tx.round_at() || self.paths.iter().all(|p| p.flight() == 0) {
             // A write after the current opportunity began, or with nothing in flight to clock
             // data out, is a transmit opportunity of its own (RFC 9260 §6.1 D); writes at the
@@ -368,6 +369,7 @@ impl Association {
         self.stats.packets_received += 1;
         self.ecn.new_packet();
         self.tx.end_round();
+        self.tx.note_output_call(now, false);
         if pkt.dst_port != self.id.local_port() {
             return;
         }
@@ -467,6 +469,7 @@ impl Association {
 
     fn handle_timeout_inner(&mut self, now: Time) {
         self.tx.end_round();
+        self.tx.note_output_call(now, false);
         if self.state == State::Closed {
             return;
         }

@@ -47,14 +47,25 @@ pub(super) struct SendSide {
     round_open: bool,
     /// When the current transmit opportunity began.
     round_at: Time,
-    /// Packets led by a fast-retransmitted chunk in this opportunity (`SctpConfig::fr_max_burst`).
+    /// Packets led by a fast-retransmitted chunk in this opportunity (`SctpConfig::fr_max_burst`),
+    /// and the FreeBSD output calls whose bursts it may use (the first is the input's).
     fr_packets: u32,
+    fr_calls: u32,
+    /// FreeBSD runs its output routine once per input and once per write (sctp_lower_sosend):
+    /// the instant of the last input or write, and the writes at that instant after it whose
+    /// output call is not counted yet.
+    output_call_at: Time,
+    pending_writes: u32,
     /// CMT: the destination the next new data tries first (round robin).
     cmt_next: usize,
     /// DATA packets in flight and the packet loss estimate (seed 004 §5.1), kept only while
     /// a thin-stream option or RFC 5827 early retransmit is on.
     packets: PacketTracker,
 }
+
+/// FreeBSD refuses a write while this many chunks are queued or not yet cumulatively
+/// acknowledged (sysctl `sctp_max_chunks_on_queue`, 512 as shipped).
+const FREEBSD_MAX_CHUNKS_ON_QUEUE: usize = 512;
 
 /// One transmission `SendSide::on_sent` recorded.
 pub(super) struct Sent {
@@ -100,6 +111,9 @@ impl SendSide {
             round_open: false,
             round_at: Time::ZERO,
             fr_packets: 0,
+            fr_calls: 1,
+            output_call_at: Time::ZERO,
+            pending_writes: 0,
             cmt_next: 0,
             packets: PacketTracker::default(),
         }
@@ -229,11 +243,35 @@ impl SendSide {
         self.round_open = true;
         self.round_at = now;
         self.fr_packets = 0;
+        self.fr_calls = 1;
     }
 
-    /// Packets led by a fast-retransmitted chunk in this opportunity.
-    pub(super) fn fr_packets(&self) -> u32 {
-        self.fr_packets
+    /// Whether this opportunity's fast-retransmit packets used up the bursts of the output
+    /// calls FreeBSD would have made, `cap` packets each: the input's call, then one per write
+    /// at its instant, taken in turn as each burst runs out; a write made while the flight
+    /// exceeds cwnd (`over_cwnd`) calls no output ("cwnd avoid", sctp_lower_sosend).
+    pub(super) fn fr_burst_spent(&mut self, cap: u32, over_cwnd: bool) -> bool {
+        while self.fr_packets >= cap.saturating_mul(self.fr_calls) {
+            if self.pending_writes == 0 {
+                return true;
+            }
+            self.pending_writes -= 1;
+            self.fr_calls += u32::from(!over_cwnd);
+        }
+        false
+    }
+
+    /// Input arrived, or the application wrote, at `now`; `write`: it was a write, which
+    /// FreeBSD follows with an output call of its own (sctp_lower_sosend) unless it refused
+    /// the write: it holds at most `FREEBSD_MAX_CHUNKS_ON_QUEUE` chunks not yet cumulatively
+    /// acknowledged (`sctp_max_chunks_on_queue`).
+    pub(super) fn note_output_call(&mut self, now: Time, write: bool) {
+        if write && now == self.output_call_at {
+            self.pending_writes += u32::from(self.rtxq.len() < FREEBSD_MAX_CHUNKS_ON_QUEUE);
+        } else {
+            self.output_call_at = now;
+            self.pending_writes = 0;
+        }
     }
 
     /// One more packet led by a fast-retransmitted chunk went in this opportunity.
@@ -512,5 +550,44 @@ impl SendSide {
             rtxq.get(t)
                 .is_some_and(|e| matches!(e.state, TsnState::GapAcked | TsnState::NrAcked))
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fast-retransmit packets one opportunity may send under `SctpConfig::fr_max_burst = cap`.
+    fn fr_budget(tx: &mut SendSide, cap: u32, over_cwnd: bool) -> u32 {
+        let mut sent = 0;
+        while !tx.fr_burst_spent(cap, over_cwnd) {
+            tx.count_fr_packet();
+            sent += 1;
+        }
+        sent
+    }
+
+    /// FreeBSD's output calls: the input's, then one per write at its instant unless the flight
+    /// exceeds cwnd ("cwnd avoid", sctp_lower_sosend); a write at a later instant is a call of
+    /// its own, not an extra one.
+    #[test]
+    fn each_write_at_the_input_instant_adds_a_fast_retransmit_burst() {
+        let mut tx = SendSide::new(1, 1, 0);
+        let t = Time::from_millis(5);
+        tx.note_output_call(t, false);
+        tx.note_output_call(t, true);
+        tx.note_output_call(t, true);
+        tx.open_round(t);
+        assert_eq!(fr_budget(&mut tx, 4, false), 12);
+
+        tx.note_output_call(t, false);
+        tx.note_output_call(t, true);
+        tx.open_round(t);
+        assert_eq!(fr_budget(&mut tx, 4, true), 4, "flight above cwnd");
+
+        let later = Time::from_millis(6);
+        tx.note_output_call(later, true);
+        tx.open_round(later);
+        assert_eq!(fr_budget(&mut tx, 4, false), 4);
     }
 }

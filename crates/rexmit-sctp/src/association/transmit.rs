@@ -205,10 +205,17 @@ impl Association {
     }
 
     /// FreeBSD's fast-retransmit burst (`SctpConfig::fr_max_burst`) is used up: this transmit
-    /// opportunity sends no more DATA (sctp_chunk_output returns at the limit).
-    fn fr_burst_spent(&self) -> bool {
+    /// opportunity sends no more DATA (sctp_chunk_output returns at the limit). FreeBSD runs
+    /// its output routine after each input and after each write made while the primary's
+    /// flight is within its cwnd, so such writes at the instant of the input add a burst each.
+    fn fr_burst_spent(&mut self) -> bool {
         let cap = self.cfg.fr_max_burst;
-        cap > 0 && self.tx.fr_packets() >= cap
+        if cap == 0 {
+            return false;
+        }
+        let p = &self.paths[self.primary];
+        let over_cwnd = p.flight() > p.cc().cwnd();
+        self.tx.fr_burst_spent(cap, over_cwnd)
     }
 
     /// Whether the next retransmission packet may ignore cwnd. RFC 9260 §7.2.4 step 3: the
