@@ -263,9 +263,7 @@ def run(cc: str, case: str, seeds: int) -> dict[str, Any]:
         doc["summaries"][peer_cc] = summarize(case, peer, ours)
         doc["peers"][peer_cc] = [stored(r) for r in peer]
     for label, ns3_cc, attributes, params, tcp in ALIGNED.get(cc, []):
-        aligned_probe = timelines.probe_iss(compare.Mirror(tcp=rexmit_tcp(cc, params, tcp)), 1, True)
-        both = [run_rexmit(cc, case, s, aligned_probe, params or None, tcp) for s in ss]
-        peer = [run_ns3(ns3_cc, case, s, attributes) for s in ss]
+        peer, both = run_aligned(cc, ns3_cc, case, ss, attributes, params, tcp)
         doc["summaries"][label] = summarize(case, peer, both) | {"peer_cc": label}
         doc["peers"][label] = [stored(r) for r in peer]
         doc.setdefault("rexmit_aligned", {})[label] = [stored(r) for r in both]
@@ -287,6 +285,23 @@ def brief(cc: str, s: dict[str, Any]) -> str:
     )
 
 
+def run_aligned(
+    cc: str,
+    ns3_cc: str,
+    case: str,
+    seeds: list[int],
+    attributes: dict[str, str],
+    params: dict[str, float],
+    tcp_options: dict[str, Any] | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """ns-3's `ns3_cc` with `attributes` and rexmit's `cc` with `params` and `tcp_options`, over
+    the seeds (an ALIGNED row, or `pair`)."""
+    probe = timelines.probe_iss(compare.Mirror(tcp=rexmit_tcp(cc, params, tcp_options)), 1, True)
+    peer = [run_ns3(ns3_cc, case, s, attributes) for s in seeds]
+    ours = [run_rexmit(cc, case, s, probe, params or None, tcp_options) for s in seeds]
+    return peer, ours
+
+
 def pair(
     cc: str,
     ns3_cc: str,
@@ -298,11 +313,9 @@ def pair(
 ) -> None:
     """Print rexmit's `cc` against ns-3's `ns3_cc` per case: goodput means (95% CI), the paired
     difference and its range, and retransmissions (not saved: a diagnostic)."""
-    probe = timelines.probe_iss(compare.Mirror(tcp=rexmit_tcp(cc, None, tcp_options)), 1, True)
     for case in cases:
-        ss = range(1, 2 if case == "none" else seeds + 1)
-        peer = [run_ns3(ns3_cc, case, s, attributes) for s in ss]
-        ours = [run_rexmit(cc, case, s, probe, params or None, tcp_options) for s in ss]
+        ss = list(range(1, 2 if case == "none" else seeds + 1))
+        peer, ours = run_aligned(cc, ns3_cc, case, ss, attributes, params, tcp_options)
         rel = [o["goodput_bps"] / p["goodput_bps"] - 1 for p, o in zip(peer, ours)]
         cols = []
         for name, runs in ((ns3_cc, peer), (cc, ours)):
