@@ -358,7 +358,7 @@ impl SendSide {
     /// Where the next retransmission packet goes: the path of the lowest chunk marked for
     /// retransmission, and whether a fast retransmission waits (§7.2.4 step 3). None when
     /// nothing is marked.
-    pub(super) fn next_retransmission(&mut self) -> Option<(usize, bool)> {
+    pub(super) fn next_retransmission(&mut self) -> Option<(usize, bool, RtxCause)> {
         if !self.rtx_marked {
             return None;
         }
@@ -368,11 +368,11 @@ impl SendSide {
             .iter()
             .filter(|e| e.state == TsnState::MarkedForRtx)
         {
-            first_marked.get_or_insert(e.path);
+            first_marked.get_or_insert((e.path, e.rtx_cause));
             fast |= e.fast_rtx_pending;
         }
         self.rtx_marked = first_marked.is_some();
-        first_marked.map(|p| (p, fast))
+        first_marked.map(|(p, cause)| (p, fast, cause))
     }
 
     /// The fast-retransmit packet is built: nothing waits for it any more.

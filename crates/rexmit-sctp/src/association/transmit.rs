@@ -221,28 +221,23 @@ impl Association {
     /// Whether the next retransmission packet may ignore cwnd. RFC 9260 §7.2.4 step 3: the
     /// first packet after chunks were found lost by fast retransmit (`pending`). FreeBSD
     /// (`fr_max_burst` > 0): every packet whose lowest marked chunk was marked by fast
-    /// retransmit, not by a T3-rtx expiry (sctp_chunk_retransmission, `doing_fast_retransmit`).
-    fn rtx_ignores_cwnd(&self, pending: bool) -> bool {
+    /// retransmit, not by a T3-rtx expiry (sctp_chunk_retransmission, `doing_fast_retransmit`);
+    /// `first_cause` is that chunk's, from `next_retransmission`'s scan.
+    fn rtx_ignores_cwnd(&self, pending: bool, first_cause: RtxCause) -> bool {
         if self.cfg.fr_max_burst == 0 {
             return pending;
         }
-        self.tx
-            .rtxq()
-            .iter()
-            .find(|e| e.state == TsnState::MarkedForRtx)
-            .is_some_and(|e| {
-                matches!(
-                    e.rtx_cause,
-                    RtxCause::FastRetransmit | RtxCause::ThinFastRetransmit
-                )
-            })
+        matches!(
+            first_cause,
+            RtxCause::FastRetransmit | RtxCause::ThinFastRetransmit
+        )
     }
 
     /// Chunks marked for retransmission, lowest TSN first, in one packet to the retransmission
     /// destination of the lowest one (all of them go there, whatever path each last used).
     fn rtx_packet(&mut self, now: Time) -> Option<Transmit> {
-        let (first_marked, pending) = self.tx.next_retransmission()?;
-        let fast = self.rtx_ignores_cwnd(pending);
+        let (first_marked, pending, first_cause) = self.tx.next_retransmission()?;
+        let fast = self.rtx_ignores_cwnd(pending, first_cause);
         let p = cmt::rtx_destination(&self.paths, first_marked, pending, &self.cfg.cmt);
         let (mut flight, cwnd) = (self.paths[p].flight(), self.paths[p].cc().cwnd());
         let budget = self.packet_budget();
