@@ -112,7 +112,7 @@ def queue_numbers(sc: MultiScenario, side: str, run: dict[str, Any]) -> dict[str
 def summarize(sc: MultiScenario, side: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
     """multiflow's goodput summary plus each queue metric's mean and 95% CI over seeds."""
     out = multiflow.summarize(sc, runs)
-    per_run = [queue_numbers(sc, side, r) for r in runs]
+    per_run = [queue_numbers(sc, "peer" if side in ALIGNED_PEERS else side, r) for r in runs]
     out["queue"] = {
         k: {"mean": statistics.fmean(p[k] for p in per_run), "ci": ci95([p[k] for p in per_run])} for k in per_run[0]
     }
@@ -155,9 +155,21 @@ def saved(name: str, side: str) -> Path:
 REXMIT_TCP = {"cubic": {"hystart": True}}
 
 
+# Peer sides besides ns-3.44 as it is: ns-3 with one of its deviations aligned, each with the
+# arguments that select it (docs/validation.md "Active queues against ns-3.44"). `prr-rfc`:
+# RFC 6937's PRR (validation/src/ns3_prr_variants.h), where ns-3.44's counts a duplicate ACK's
+# segment twice with SACK and takes RecoverFS from the pipe (both corrected in ns-3 after 3.44).
+ALIGNED_PEERS = {"peer-prr-rfc": ("--recovery=prr-rfc",)}
+ALIGNED_HEADINGS = {
+    "peer-prr-rfc": "Aligned: ns-3 with RFC 6937's PRR (`aqm.py run NAMES --side peer-prr-rfc`; the same rexmit runs)"
+}
+
+
 def run_one(sc: MultiScenario, side: str, seed: int) -> dict[str, Any]:
     if side == "peer":
         return multiflow.run_peer(sc, seed)
+    if side in ALIGNED_PEERS:
+        return multiflow.run_peer(sc, seed, ALIGNED_PEERS[side])
     return multiflow.run_rexmit(sc, seed, REXMIT_TCP.get(sc.variants[0]))
 
 
@@ -206,7 +218,9 @@ def write_table(out: Path) -> int:
     # validation/dctcp.py's section follows this table in the same file: kept as it is.
     old = out.read_text() if out.exists() else ""
     kept = old.find("\n## DCTCP with step marking")
-    out.write_text(aqm_tables.render(SCENARIOS, saved, verdict) + "\n" + (old[kept:] if kept >= 0 else ""))
+    out.write_text(
+        aqm_tables.render(SCENARIOS, saved, verdict, ALIGNED_HEADINGS) + "\n" + (old[kept:] if kept >= 0 else "")
+    )
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
@@ -217,7 +231,14 @@ def run_named(ns: Any, scenarios: dict[str, MultiScenario], run_side: Any, brief
     for name in list(scenarios) if ns.names == ["all"] else ns.names:
         print(name, file=sys.stderr)
         docs = {}
+        aligned = ns.side if ns.side in ALIGNED_PEERS else None
+        if aligned:
+            # An aligned peer against rexmit's saved run, saved under the aligned side's name.
+            docs["peer"] = run_side(scenarios[name], aligned, list(range(1, ns.seeds + 1)))
+            print("  " + brief(docs["peer"]), file=sys.stderr)
         for side in ("peer", "rexmit"):
+            if side in docs:
+                continue
             if ns.side in (side, "both"):
                 docs[side] = run_side(scenarios[name], side, list(range(1, ns.seeds + 1)))
                 print("  " + brief(docs[side]), file=sys.stderr)
@@ -235,7 +256,7 @@ def run_named(ns: Any, scenarios: dict[str, MultiScenario], run_side: Any, brief
 
 
 def main(argv: list[str]) -> int:
-    ap, _ = multiflow.command_line(__doc__ or "", "'all'", 10, "validation_aqm.md")
+    ap, _ = multiflow.command_line(__doc__ or "", "'all'", 10, "validation_aqm.md", tuple(ALIGNED_PEERS))
     ns = ap.parse_args(argv)
     if ns.cmd == "list":
         for sc in SCENARIOS.values():

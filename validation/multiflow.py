@@ -264,8 +264,9 @@ def ns3_command(sc: MultiScenario, seed: int) -> list[str]:
     return [str(ns3_multi.build()), *[f"--{k}={v}" for k, v in args.items()]]
 
 
-def run_peer(sc: MultiScenario, seed: int) -> dict[str, Any]:
-    cmd = ns2_command(sc, seed) if sc.peer == "ns2" else ns3_command(sc, seed)
+def run_peer(sc: MultiScenario, seed: int, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """One peer run; `extra` arguments go after the scenario's own (the last of an option wins)."""
+    cmd = [*(ns2_command(sc, seed) if sc.peer == "ns2" else ns3_command(sc, seed)), *extra]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     res = json.loads(out.stdout.strip().splitlines()[-1])
     b = res["bottleneck"]
@@ -526,16 +527,19 @@ def brief(doc: dict[str, Any]) -> str:
     )
 
 
-def command_line(doc: str, names: str, seeds: int, table: str) -> tuple[argparse.ArgumentParser, Any]:
+def command_line(
+    doc: str, names: str, seeds: int, table: str, more_sides: tuple[str, ...] = ()
+) -> tuple[argparse.ArgumentParser, Any]:
     """The `list`, `run NAMES [--seeds] [--side]` and `table [--out]` commands of a validation
-    script; returns the parser and the `run` subparser (for more options)."""
+    script (`more_sides`: further peer sides it runs); returns the parser and the `run`
+    subparser (for more options)."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list")
     r = sub.add_parser("run")
     r.add_argument("names", nargs="+", help=f"scenario names, or {names}")
     r.add_argument("--seeds", type=int, default=seeds)
-    r.add_argument("--side", choices=["peer", "rexmit", "both"], default="both")
+    r.add_argument("--side", choices=["peer", "rexmit", "both", *more_sides], default="both")
     sub.add_parser("table").add_argument("--out", default=str(ROOT / "docs" / table))
     return ap, r
 

@@ -5,6 +5,8 @@
 #include <map>
 #include <string>
 
+#include "ns3_prr_variants.h"
+
 // ns-3.44's congestion controls that rexmit also has (issue 37), by rexmit's `cc` names; each
 // runs with ns-3's default attributes, which rexmit's cc_params defaults follow.
 inline void
@@ -23,7 +25,7 @@ AddControllerTypes(std::map<std::string, std::string>& types)
 
 struct TcpKnobs
 {
-    std::string recovery = "prr"; // classic | prr
+    std::string recovery = "prr"; // classic | prr | prr-rfc (ns3_prr_variants.h)
     bool sack = true;
     bool timestamps = true;
     double minRto = 1.0;
@@ -36,14 +38,22 @@ struct TcpKnobs
     uint32_t rcvBuf = 1 << 20;
 };
 
+inline bool
+IsRecovery(const std::string& name)
+{
+    return name == "classic" || name == "prr" || name == "prr-rfc";
+}
+
 // Set the TcpL4Protocol/TcpSocketBase/TcpSocket defaults every socket created later inherits.
 inline void
 SetTcpDefaults(const TcpKnobs& k)
 {
     using namespace ns3;
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TypeId::LookupByName(k.recovery == "prr" ? "ns3::TcpPrrRecovery"
-                                                                            : "ns3::TcpClassicRecovery")));
+    const char* recovery = k.recovery == "prr"       ? "ns3::TcpPrrRecovery"
+                           : k.recovery == "prr-rfc" ? "rexmit::PrrRfc"
+                                                     : "ns3::TcpClassicRecovery";
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TypeId::LookupByName(recovery)));
+    Config::SetDefault("rexmit::PrrRfc::Sack", BooleanValue(k.sack));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(k.sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(k.timestamps));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(k.minRto)));

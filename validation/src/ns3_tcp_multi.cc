@@ -335,7 +335,7 @@ main(int argc, char* argv[])
     cmd.AddValue("delaysNs", "comma list: each sender's access delay (ns)", delaysNs);
     cmd.AddValue("starts", "comma list: each flow's start (s)", starts);
     cmd.AddValue("sack", "SACK option", sack);
-    cmd.AddValue("recovery", "classic | prr", recovery);
+    cmd.AddValue("recovery", "classic | prr | prr-rfc", recovery);
     cmd.AddValue("bottleneckRate", "bottleneck rate", bottleneckRate);
     cmd.AddValue("bottleneckDelayMs", "bottleneck one-way delay (ms)", bottleneckDelayMs);
     cmd.AddValue("recvDelayMs", "receivers' access delay (ms)", recvDelayMs);
@@ -373,7 +373,7 @@ main(int argc, char* argv[])
     AddControllerTypes(ccTypes);
     AddRttSampleTypes(ccTypes);
     if (n == 0 || delayList.size() != n || startList.size() != n || (qdisc != "droptail" && qdisc != "red" && !IsAqm(qdisc)) ||
-        (recovery != "classic" && recovery != "prr"))
+        !IsRecovery(recovery))
     {
         std::fprintf(stderr, "bad ccs/delaysNs/starts lengths, qdisc or recovery\n");
         return 2;

@@ -463,7 +463,7 @@ main(int argc, char* argv[])
     cmd.AddValue("duration", "simulated seconds; goodput = sink bytes * 8 / duration", duration);
     cmd.AddValue("cc", "newreno | newreno-flightsize | newreno-rfc | newreno-aligned | newreno-rfc-aligned | linuxreno | westwoodplus | cubic, or one of AddControllerTypes (ns3_tcp_defaults.h)", cc);
     cmd.AddValue("sack", "SACK option (TcpSocketBase::Sack)", sack);
-    cmd.AddValue("recovery", "classic | prr (TcpL4Protocol::RecoveryType)", recovery);
+    cmd.AddValue("recovery", "classic | prr | prr-rfc (TcpL4Protocol::RecoveryType; prr-rfc: ns3_prr_variants.h)", recovery);
     cmd.AddValue("loss", "none | uniform | burst | segs | pkts", loss);
     cmd.AddValue("rate", "packet error rate (uniform) or burst start rate (burst)", rate);
     cmd.AddValue("burstMin", "burst size minimum (packets)", burstMin);
@@ -521,7 +521,7 @@ main(int argc, char* argv[])
                                                         {"cubic", "ns3::TcpCubic"}};
     AddControllerTypes(ccTypes);
     AddRttSampleTypes(ccTypes);
-    if (!ccTypes.count(cc) || (recovery != "classic" && recovery != "prr") ||
+    if (!ccTypes.count(cc) || !IsRecovery(recovery) ||
         (loss != "none" && loss != "uniform" && loss != "burst" && loss != "segs" && loss != "pkts"))
     {
         std::fprintf(stderr, "bad --cc, --recovery or --loss\n");
