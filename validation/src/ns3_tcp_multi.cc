@@ -51,6 +51,7 @@ namespace
 
 #include "ns3_newreno_variants.h"
 #include "ns3_rtt_sample_variants.h"
+#include "ns3_hystart_trace.h"
 
 std::vector<std::string>
 Split(const std::string& s)
@@ -239,6 +240,10 @@ HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
     }
     PointerValue ops;
     s->GetAttribute("CongestionOps", ops);
+    if (auto traced = dynamic_cast<HystartTraced*>(PeekPointer(ops.Get<TcpCongestionOps>())))
+    {
+        traced->SetTraceFlow(i);
+    }
     if (auto dctcp = ops.Get<TcpDctcp>())
     {
         dctcp->TraceConnectWithoutContext("CongestionEstimate", MakeBoundCallback(&OnDctcpEstimate, i));
@@ -372,6 +377,7 @@ main(int argc, char* argv[])
                                                         {"dctcp", "ns3::TcpDctcp"}};
     AddControllerTypes(ccTypes);
     AddRttSampleTypes(ccTypes);
+    AddHystartTraceTypes(ccTypes);
     if (n == 0 || delayList.size() != n || startList.size() != n || (qdisc != "droptail" && qdisc != "red" && !IsAqm(qdisc)) ||
         (recovery != "classic" && recovery != "prr"))
     {
@@ -592,6 +598,10 @@ main(int argc, char* argv[])
     if (aqm)
     {
         o << ", \"aqm\": " << AqmJson(aqm);
+    }
+    if (!g_hystartRows.empty())
+    {
+        o << ", \"hystart\": " << HystartJson();
     }
     o << ", \"wall_run_s\": " << std::chrono::duration<double>(runEnd - runStart).count() << "}";
     Simulator::Destroy();
