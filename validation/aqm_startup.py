@@ -65,13 +65,17 @@ def run_rexmit(sc: multiflow.MultiScenario, seed: int, tcp: dict[str, Any], roun
     return {"aqm": {k: link[k] for k in multiflow.AQM_LINK_METRICS}, "exits": exits}
 
 
-def delay_max_ms(ns3: dict[str, str]) -> float:
-    """ns-3's HyStartDelayMax as set (ns-3.44's default 1 s), in ms."""
+def ns3_threshold(cc: str, ns3: dict[str, str]) -> Any:
+    """ns-3's delay threshold as a function of delay_min (ms): Linux's for the -linuxthresh
+    variant, else delay_min + clamp(delay_min, 4 ms, HyStartDelayMax as set)."""
+    if "linuxthresh" in cc:
+        return lambda d: d + min(max(d / 8, 4.0), 16.0)
     v = ns3.get("ns3::TcpCubic::HyStartDelayMax", "1s")
-    return float(v[:-2]) if v.endswith("ms") else float(v.rstrip("s")) * 1e3
+    dmax = float(v[:-2]) if v.endswith("ms") else float(v.rstrip("s")) * 1e3
+    return lambda d: d + min(max(d, 4.0), dmax)
 
 
-def hystart_rounds(rows: list[list[Any]], dmax: float) -> list[str]:
+def hystart_rounds(rows: list[list[Any]], threshold: Any) -> list[str]:
     """ns-3's HyStart rounds from its trace rows (src/ns3_hystart_trace.h), one line each."""
     out, cur = [], None
     for kind, t, cwnd, _ssth, _ack, _given, sample, dmin, rstart, _end, _cnt, _curr, found in rows:
@@ -88,7 +92,7 @@ def hystart_rounds(rows: list[list[Any]], dmax: float) -> list[str]:
         d = r["dmin"]
         lines.append(
             f"    round {r['start'] / 1e9:.4f} s cwnd {r['cwnd']:4d}->{r['last']:4d} acks {len(r['samples']):3d} "
-            f"first-8 min {min(r['samples'][:8]):5.1f} ms, threshold ns-3 {d + min(max(d, 4.0), dmax):5.1f} "
+            f"first-8 min {min(r['samples'][:8]):5.1f} ms, threshold ns-3 {threshold(d):5.1f} "
             f"Linux {d + min(max(d / 8, 4.0), 16.0):5.1f}{' EXIT' if r['found'] else ''}"
         )
     return lines
@@ -131,7 +135,7 @@ def main(argv: list[str]) -> int:
                 print(f"  seed {seed} first ssthresh: {ends}")
                 for flow, rows in sorted(r.get("hystart", {}).items()):
                     print(f"   ns-3 f{flow} HyStart rounds:")
-                    print("\n".join(hystart_rounds(rows, delay_max_ms(ns3))))
+                    print("\n".join(hystart_rounds(rows, ns3_threshold(ns.peer_cc, ns3))))
     return 0
 
 

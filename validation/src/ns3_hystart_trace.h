@@ -1,4 +1,5 @@
-// Diagnostic trace of ns-3.44's TcpCubic HyStart in its first slow start (issue 37;
+// Diagnostic trace of ns-3.44's TcpCubic HyStart in its first slow start, and its delay
+// threshold aligned on Linux's (issue 37;
 // docs/validation.md, "CUBIC rows"), included by ns3_tcp_multi.cc inside its anonymous namespace
 // after ns3_rtt_sample_variants.h. Written for this project.
 //
@@ -36,6 +37,54 @@ CUBIC_PRIVATE(CubicEndSeq, SequenceNumber32, m_endSeq);
 CUBIC_PRIVATE(CubicCurrRtt, Time, m_currRtt);
 CUBIC_PRIVATE(CubicSampleCnt, uint32_t, m_sampleCnt);
 CUBIC_PRIVATE(CubicFound, bool, m_found);
+CUBIC_PRIVATE(CubicThreshMin, Time, m_hystartDelayMin);
+CUBIC_PRIVATE(CubicThreshMax, Time, m_hystartDelayMax);
+
+// cc=cubic-sample-linuxthresh: the sample-fed TcpCubic (CubicRttSample) with Linux's delay
+// threshold, delay_min + clamp(delay_min / 8, 4 ms, 16 ms) (tcp_cubic.c HYSTART_DELAY_THRESH),
+// where ns-3.44's HystartDelayThresh adds clamp(delay_min, HyStartDelayMin, HyStartDelayMax):
+// before each PktsAcked both bounds are set to the eighth of the delay_min that PktsAcked is
+// about to hold, so that ns-3's clamp returns it. Everything else is ns-3's.
+class CubicLinuxThresh : public CubicRttSample
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("rexmit::CubicLinuxThresh")
+                                .SetParent<CubicRttSample>()
+                                .AddConstructor<CubicLinuxThresh>();
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "rexmit::CubicLinuxThresh";
+    }
+
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override
+    {
+        Time dmin = this->*Field(CubicDelayMin{});
+        Time sample = tcb->m_lastRtt.Get();
+        if (!rtt.IsZero() && (dmin == Time::Min() || dmin > sample))
+        {
+            dmin = sample; // as TcpCubic::PktsAcked is about to set it
+        }
+        if (dmin != Time::Min())
+        {
+            Time eighth = std::clamp(NanoSeconds(dmin.GetNanoSeconds() / 8), MilliSeconds(4), MilliSeconds(16));
+            this->*Field(CubicThreshMin{}) = eighth;
+            this->*Field(CubicThreshMax{}) = eighth;
+        }
+        CubicRttSample::PktsAcked(tcb, segmentsAcked, rtt);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<CubicLinuxThresh>(this);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(CubicLinuxThresh);
 
 struct HystartRow
 {
@@ -166,11 +215,15 @@ class HystartTrace : public Cc, public HystartTraced
 
 HYSTART_TRACE_VARIANT(TcpCubic, CubicTrace, "rexmit::CubicTrace");
 HYSTART_TRACE_VARIANT(CubicRttSample, CubicRttSampleTrace, "rexmit::CubicRttSampleTrace");
+HYSTART_TRACE_VARIANT(CubicLinuxThresh, CubicLinuxThreshTrace, "rexmit::CubicLinuxThreshTrace");
 
 inline void
 AddHystartTraceTypes(std::map<std::string, std::string>& types)
 {
-    types.insert({{"cubic-trace", "rexmit::CubicTrace"}, {"cubic-sample-trace", "rexmit::CubicRttSampleTrace"}});
+    types.insert({{"cubic-trace", "rexmit::CubicTrace"},
+                  {"cubic-sample-trace", "rexmit::CubicRttSampleTrace"},
+                  {"cubic-sample-linuxthresh", "rexmit::CubicLinuxThresh"},
+                  {"cubic-sample-linuxthresh-trace", "rexmit::CubicLinuxThreshTrace"}});
 }
 
 // "hystart": {"<flow>": [[kind, t_ns, cwnd, ssthresh, ack, given_ns, sample_ns, delay_min_ns,
