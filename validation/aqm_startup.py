@@ -78,7 +78,7 @@ def ns3_threshold(cc: str, ns3: dict[str, str]) -> Any:
 def hystart_rounds(rows: list[list[Any]], threshold: Any) -> list[str]:
     """ns-3's HyStart rounds from its trace rows (src/ns3_hystart_trace.h), one line each."""
     out, cur = [], None
-    for kind, t, cwnd, _ssth, _ack, _given, sample, dmin, rstart, _end, _cnt, _curr, found in rows:
+    for kind, _t, cwnd, _ssth, _ack, _given, sample, dmin, rstart, _end, _cnt, _curr, found in rows:
         if cur is None or rstart != cur["start"]:
             cur = {"start": rstart, "cwnd": cwnd // MSS, "samples": [], "dmin": dmin, "found": False}
             out.append(cur)
