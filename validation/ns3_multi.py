@@ -19,7 +19,14 @@ import ns3_tcp  # noqa: E402
 
 SRC = HERE / "src" / "ns3_tcp_multi.cc"
 BIN = HERE / "build" / "ns3-tcp-multi"
-HEADERS = ["ns3_tcp_defaults.h", "ns3_prr_variants.h", "ns3_newreno_variants.h", "ns3_rtt_sample_variants.h", "ns3_aqm.h"]
+HEADERS = [
+    "ns3_tcp_defaults.h",
+    "ns3_prr_variants.h",
+    "ns3_newreno_variants.h",
+    "ns3_rtt_sample_variants.h",
+    "ns3_hystart_trace.h",
+    "ns3_aqm.h",
+]
 
 
 def build() -> Path:

@@ -25,7 +25,7 @@ cbrt = getattr(math, "cbrt", None)  # Python 3.11+: libm's cbrt, as Rust's f64::
 class HyStart:
     """Linux's slow-start exit: an ACK train or a delay increase within one round."""
 
-    LOW_WINDOW = 16  # segments: HyStart runs from this cwnd on
+    LOW_WINDOW = 16  # segments: the detectors run from this cwnd on (rounds begin below it too)
     ACK_DELTA = 2 * MS  # ACKs closer than this belong to one train
     MIN_SAMPLES = 8  # RTT samples per round before the delay test
     ACK_DELAY = 1 * MS  # the train threshold allows 1 ms of delayed ACKs
@@ -48,17 +48,17 @@ class HyStart:
             rtt = max(rtt, 1000)
             self.delay_min = rtt if self.delay_min is None else min(self.delay_min, rtt)
 
-    def on_slow_start_ack(self, now, snd_una, snd_nxt, rtt):
+    def on_slow_start_ack(self, now, snd_una, snd_nxt, rtt, cwnd_segments):
         """True when slow start should end."""
         if self.found:
             return False
-        if not self.started or snd_una > self.end_seq:  # a new round
+        if not self.started or snd_una > self.end_seq:  # a new round, at any cwnd (Linux >= 6.13)
             self.round_start = self.last_ack = now
             self.end_seq = snd_nxt
             self.curr_rtt = None
             self.samples = 0
             self.started = True
-        if self.delay_min is None:
+        if cwnd_segments < self.LOW_WINDOW or self.delay_min is None:
             return False
         if now - self.last_ack <= self.ACK_DELTA:  # detector 1: the ACK train
             self.last_ack = now
@@ -114,9 +114,8 @@ class Cubic(rexmit.CongestionControl):
     def on_ack(self, ack):
         h = self.hystart
         if h and ack.rtt_ns is not None and self.cwnd < self.ssthresh:
-            if self.cwnd // self.smss >= h.LOW_WINDOW:
-                if h.on_slow_start_ack(ack.now_ns, ack.snd_una, ack.snd_nxt, ack.rtt_ns):
-                    self.ssthresh = self.cwnd
+            if h.on_slow_start_ack(ack.now_ns, ack.snd_una, ack.snd_nxt, ack.rtt_ns, self.cwnd // self.smss):
+                self.ssthresh = self.cwnd
         rest = self.slow_start(ack.acked)
         if rest == 0:
             return

@@ -34,6 +34,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -51,6 +52,7 @@ namespace
 
 #include "ns3_newreno_variants.h"
 #include "ns3_rtt_sample_variants.h"
+#include "ns3_hystart_trace.h"
 
 std::vector<std::string>
 Split(const std::string& s)
@@ -239,6 +241,10 @@ HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
     }
     PointerValue ops;
     s->GetAttribute("CongestionOps", ops);
+    if (auto traced = dynamic_cast<HystartTraced*>(PeekPointer(ops.Get<TcpCongestionOps>())))
+    {
+        traced->SetTraceFlow(i);
+    }
     if (auto dctcp = ops.Get<TcpDctcp>())
     {
         dctcp->TraceConnectWithoutContext("CongestionEstimate", MakeBoundCallback(&OnDctcpEstimate, i));
@@ -372,6 +378,7 @@ main(int argc, char* argv[])
                                                         {"dctcp", "ns3::TcpDctcp"}};
     AddControllerTypes(ccTypes);
     AddRttSampleTypes(ccTypes);
+    AddHystartTraceTypes(ccTypes);
     if (n == 0 || delayList.size() != n || startList.size() != n || (qdisc != "droptail" && qdisc != "red" && !IsAqm(qdisc)) ||
         !IsRecovery(recovery))
     {
@@ -592,6 +599,10 @@ main(int argc, char* argv[])
     if (aqm)
     {
         o << ", \"aqm\": " << AqmJson(aqm);
+    }
+    if (!g_hystartRows.empty())
+    {
+        o << ", \"hystart\": " << HystartJson();
     }
     o << ", \"wall_run_s\": " << std::chrono::duration<double>(runEnd - runStart).count() << "}";
     Simulator::Destroy();

@@ -48,10 +48,13 @@ fn slow_start(hystart: bool, end_ms: u64) -> (Option<(u64, u64)>, u64) {
 /// Without HyStart slow start runs on (cwnd past 200 packets by 1.5 s, the flight limited only
 /// by the peer's 64 KB window). With it, slow start ends when the smallest of a round's first
 /// 8 RTT samples exceeds the 100 ms minimum by more than clamp(100/8, 4, 16) = 12.5 ms, i.e.
-/// when those packets found at least 12.5/3 ≈ 4.2 packets queued. Those samples are of packets
-/// sent at the start of the previous round, so the exit comes one round (one doubling) after
-/// the queue passed 4 packets beyond the BDP of 33: cwnd between 37 and 2·(33 + 5) + 8 = 84
-/// (the round's 8 samples grow it by 8 more). ssthresh = cwnd at that ACK (Linux).
+/// when those packets found more than 12.5/3 ≈ 4.2 packets queued. Rounds begin where the
+/// flights do, from the first (Linux ≥ 6.13), and cwnd doubles per round: 10, 20, 40, 80. A
+/// flight's first packets find what is left of the flight before it, its size less the 33
+/// the bottleneck drains in a round trip: the flight of 40 packets (sent in the round begun at
+/// cwnd 20) leaves 7 (21 ms), the one of 20 none. So the first 8 samples of the round begun at
+/// cwnd 80, those of the flight sent from cwnd 40 on, decide: at its ninth ACK, cwnd 80 + 8.
+/// ssthresh = cwnd at that ACK (Linux).
 #[test]
 fn hystart_ends_slow_start_when_the_bottleneck_queue_adds_an_eighth_of_the_rtt() {
     let (exit, cwnd) = slow_start(false, 1_500);
@@ -59,9 +62,6 @@ fn hystart_ends_slow_start_when_the_bottleneck_queue_adds_an_eighth_of_the_rtt()
     assert!(cwnd > 200, "cwnd {cwnd}");
     let (exit, cwnd) = slow_start(true, 1_500);
     let (t, ssthresh) = exit.expect("HyStart ended slow start");
-    assert!(
-        (37..=84).contains(&ssthresh),
-        "ssthresh {ssthresh} packets at {t} ms"
-    );
+    assert_eq!(ssthresh, 88, "ssthresh {ssthresh} packets at {t} ms");
     assert_eq!(ssthresh, cwnd);
 }

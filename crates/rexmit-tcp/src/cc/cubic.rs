@@ -3,7 +3,7 @@
 //! the first congestion avoidance after a timeout (§4.8) and, as an option, an epoch that
 //! leaves out idle time (§5.8).
 
-use super::hystart::{self, HyStart};
+use super::hystart::HyStart;
 use super::window::window_in_field_w;
 use super::{AckSample, CongestionControl, CongestionEvent, Timeout, TxStart, Window};
 use rexmit_time::{Duration, Time};
@@ -93,9 +93,9 @@ impl CongestionControl for Cubic {
     }
     fn on_ack(&mut self, ack: &AckSample) {
         if let (Some(h), Some(rtt)) = (self.hystart.as_mut(), ack.rtt) {
+            let cwnd = self.w.cwnd / self.w.smss;
             if self.w.in_slow_start()
-                && self.w.cwnd / self.w.smss >= hystart::LOW_WINDOW
-                && h.on_slow_start_ack(ack.now, ack.snd_una, ack.snd_nxt, rtt)
+                && h.on_slow_start_ack(ack.now, ack.snd_una, ack.snd_nxt, rtt, cwnd)
             {
                 self.w.ssthresh = self.w.cwnd;
             }

@@ -7,7 +7,7 @@
 //! - the smallest of the round's first 8 RTT samples exceeds the minimum delay by
 //!   clamp(min delay / 8, 4 ms, 16 ms).
 //!
-//! Only at cwnd ≥ 16 segments. Linux 6.x runs this classic HyStart, not HyStart++ (RFC 9406):
+//! Only at cwnd ≥ 16 segments (rounds are counted below it too). Linux 6.x runs this classic HyStart, not HyStart++ (RFC 9406):
 //! the kernel has no HyStart++ and keeps these two detectors (docs/validation.md#linux).
 
 use rexmit_time::{Duration, Time};
@@ -84,20 +84,29 @@ impl HyStart {
         self.delay_min = Some(self.delay_min.map_or(rtt, |d| d.min(rtt)));
     }
 
-    /// An ACK with an RTT sample in slow start with cwnd ≥ `LOW_WINDOW` (Linux runs HyStart
-    /// only on ACKs that give an RTT sample): returns true when slow start should end.
+    /// An ACK with an RTT sample in slow start (Linux runs HyStart only on ACKs that give an
+    /// RTT sample), with `cwnd_segments` before the ACK grows it: returns true when slow start
+    /// should end. A round may begin on any such ACK; the detectors run from `LOW_WINDOW` on.
+    /// Linux ≥ 6.13 (tcp_cubic.c `hystart_update`) tests the round's end before the low
+    /// window, so that rounds begin where the flights do; 5.16–6.12 began the first round at
+    /// the first ACK with cwnd ≥ 16, in the middle of a flight, whose first samples then
+    /// carry the queue that flight built.
     pub fn on_slow_start_ack(
         &mut self,
         now: Time,
         snd_una: u64,
         snd_nxt: u64,
         rtt: Duration,
+        cwnd_segments: u64,
     ) -> bool {
         if self.found {
             return false;
         }
         if !self.started || snd_una > self.end_seq {
             self.reset_round(now, snd_nxt);
+        }
+        if cwnd_segments < LOW_WINDOW {
+            return false;
         }
         let Some(delay_min) = self.delay_min else {
             return false;
@@ -135,13 +144,15 @@ mod tests {
         Time::from_nanos(us * 1000)
     }
     const RTT: Duration = Duration::from_millis(40);
+    /// A cwnd (segments) at which the detectors run.
+    const W: u64 = LOW_WINDOW;
 
     /// HyStart with delay_min 40 ms, after `n` samples of `rtt` 5 ms apart (none decisive).
     fn primed(n: u64, rtt: Duration) -> HyStart {
         let mut h = HyStart::default();
         h.on_rtt_sample(RTT, false);
         for i in 0..n {
-            assert!(!h.on_slow_start_ack(at(5_000 * i), 0, 100, rtt));
+            assert!(!h.on_slow_start_ack(at(5_000 * i), 0, 100, rtt, W));
         }
         h
     }
@@ -154,7 +165,7 @@ mod tests {
         h.on_rtt_sample(RTT, false);
         let mut found_at = None;
         for i in 0..40u64 {
-            if h.on_slow_start_ack(at(1_000 * i), 0, 100, RTT) {
+            if h.on_slow_start_ack(at(1_000 * i), 0, 100, RTT, W) {
                 found_at = Some(i);
                 break;
             }
@@ -169,7 +180,10 @@ mod tests {
         let mut h = HyStart::default();
         h.on_rtt_sample(RTT, false);
         for i in 0..200u64 {
-            assert!(!h.on_slow_start_ack(at(2_400 * i), 0, 100, RTT), "ACK {i}");
+            assert!(
+                !h.on_slow_start_ack(at(2_400 * i), 0, 100, RTT, W),
+                "ACK {i}"
+            );
         }
     }
 
@@ -180,7 +194,7 @@ mod tests {
         // Samples 5 ms apart (no train). Eight samples at 45.1 ms: the ninth decides.
         let late = Duration::from_micros(45_100);
         let mut h = primed(8, late);
-        assert!(h.on_slow_start_ack(at(40_000), 0, 100, late));
+        assert!(h.on_slow_start_ack(at(40_000), 0, 100, late, W));
         // At 45 ms exactly (not above the threshold) it would not have.
         primed(20, Duration::from_millis(45));
     }
@@ -198,15 +212,17 @@ mod tests {
         // Samples 5 ms apart at 45.1 ms: only the delay test could fire.
         let late = Duration::from_micros(45_100);
         let mut train_only = with(ACK_TRAIN);
-        let fired = (0..20u64).find(|&i| train_only.on_slow_start_ack(at(5_000 * i), 0, 100, late));
+        let fired =
+            (0..20u64).find(|&i| train_only.on_slow_start_ack(at(5_000 * i), 0, 100, late, W));
         assert_eq!(fired, None);
         // ACKs 1 ms apart at 40 ms: only the train could fire.
         let mut delay_only = with(DELAY);
-        let fired = (0..40u64).find(|&i| delay_only.on_slow_start_ack(at(1_000 * i), 0, 100, RTT));
+        let fired =
+            (0..40u64).find(|&i| delay_only.on_slow_start_ack(at(1_000 * i), 0, 100, RTT, W));
         assert_eq!(fired, None);
         // Both bits: the train ends slow start at the 21st ACK, as above.
         let mut both = with(ACK_TRAIN | DELAY);
-        let found = (0..40u64).find(|&i| both.on_slow_start_ack(at(1_000 * i), 0, 100, RTT));
+        let found = (0..40u64).find(|&i| both.on_slow_start_ack(at(1_000 * i), 0, 100, RTT, W));
         assert_eq!(found, Some(21));
     }
 
@@ -216,6 +232,51 @@ mod tests {
         let late = Duration::from_millis(50);
         let mut h = primed(8, late);
         // snd_una 101 > end_seq 100: a new round; its first sample does not decide.
-        assert!(!h.on_slow_start_ack(at(45_000), 101, 300, late));
+        assert!(!h.on_slow_start_ack(at(45_000), 101, 300, late, W));
+    }
+
+    /// A round that began below the low window is not begun again when cwnd reaches it
+    /// (Linux ≥ 6.13): the next round begins when snd_una passes the snd_nxt of the ACK at
+    /// cwnd 10. Round 1: snd_nxt 100 at its first ACK; cwnd reaches 16 at snd_una 50 (snd_nxt
+    /// 200 then), and eight 50 ms samples follow. snd_una 101 begins round 2, whose first
+    /// sample does not decide; had round 1 begun at cwnd 16 (end 200), that ninth sample of
+    /// the round would have ended slow start (50 > 40 + 5 ms).
+    #[test]
+    fn rounds_begin_below_the_low_window() {
+        let late = Duration::from_millis(50);
+        let mut h = HyStart::default();
+        h.detect(DELAY);
+        h.on_rtt_sample(RTT, false);
+        assert!(!h.on_slow_start_ack(at(0), 1, 100, RTT, 10));
+        for i in 0..8u64 {
+            assert!(!h.on_slow_start_ack(at(5_000 * (i + 1)), 50 + i, 200 + i, late, W));
+        }
+        assert!(!h.on_slow_start_ack(at(45_000), 101, 300, late, W));
+        // Round 2 decides at its ninth sample.
+        for i in 1..8u64 {
+            assert!(!h.on_slow_start_ack(at(45_000 + 5_000 * i), 101 + i, 300, late, W));
+        }
+        assert!(h.on_slow_start_ack(at(90_000), 110, 300, late, W));
+    }
+
+    /// The ACK train is measured from the round's start, at cwnd 10 here: ACKs 1 ms apart
+    /// below the low window leave the train's last ACK at the round's start, so at cwnd 16
+    /// (6 ms in) the gap is over 2 ms and this round has no train; the next round's train,
+    /// all at cwnd ≥ 16, ends slow start 21 ms into it.
+    #[test]
+    fn the_ack_train_counts_from_a_round_begun_below_the_low_window() {
+        let mut h = HyStart::default();
+        h.detect(ACK_TRAIN);
+        h.on_rtt_sample(RTT, false);
+        for i in 0..40u64 {
+            let cwnd = if i < 6 { 10 + i } else { W + i };
+            assert!(
+                !h.on_slow_start_ack(at(1_000 * i), 1 + i, 100, RTT, cwnd),
+                "ACK {i}"
+            );
+        }
+        let found = (0..40u64)
+            .find(|&i| h.on_slow_start_ack(at(50_000 + 1_000 * i), 101 + i, 300, RTT, 60));
+        assert_eq!(found, Some(21));
     }
 }
