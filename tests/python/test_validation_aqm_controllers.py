@@ -195,3 +195,25 @@ def test_cubic_startup_agrees_with_ns3_once_hystart_is_aligned():
         assert p99[1] == pytest.approx(p99[0], rel=0.15), p99
         own = aqm_startup.run_peer(sc, seed, "cubic-sample", delay_only)
         assert own["exits"][0][1] == 507, own["exits"]
+
+
+def test_fq_codel_class_split_agrees_with_ns3_once_its_prr_follows_rfc_6937():
+    # docs/validation.md "The split between the RTT classes": ns-3.44's PRR counts a duplicate
+    # ACK's segment twice with SACK, which gives its 40 ms flows more of an FQ-CoDel link; with
+    # RFC 6937's PRR (src/ns3_prr_variants.h) the classes agree with rexmit's. 60 s runs (the
+    # split needs the run after the start-up), three seeds.
+    sc = aqm.SCENARIOS["ns3-fq_codel-newreno-4"]
+    seeds = [1, 2, 3]
+
+    def classes(runs: list[dict]) -> tuple[float, float]:
+        short = statistics.fmean(f["goodput_bps"] for r in runs for f in r["flows"][0::2])
+        long = statistics.fmean(f["goodput_bps"] for r in runs for f in r["flows"][1::2])
+        return short, long
+
+    ours = classes([aqm.run_one(sc, "rexmit", s) for s in seeds])
+    aligned = classes([aqm.run_one(sc, "peer-prr-rfc", s) for s in seeds])
+    stock = classes([aqm.run_one(sc, "peer", s) for s in seeds])
+    for o, a in zip(ours, aligned):
+        assert abs(o / a - 1) <= 0.03, (ours, aligned)
+    # ns-3.44 as it is gives the 80 ms flows clearly less (what the alignment explains).
+    assert stock[1] / ours[1] - 1 < -0.08, (stock, ours)
