@@ -136,6 +136,7 @@ class ExitAckDelivered : public Cc
     NS_OBJECT_ENSURE_REGISTERED(Alias)
 
 EXIT_ACK_VARIANT(HyblaMinRtt, HyblaMinRttDelivered, "rexmit::HyblaMinRttDelivered");
+EXIT_ACK_VARIANT(VegasRttSample, VegasRttSampleDelivered, "rexmit::VegasRttSampleDelivered");
 
 // cc=yeah-flightsize: ns-3's TcpYeah whose GetSsThresh is handed the FlightSize at the first
 // duplicate ACK (SND.NXT - SND.UNA then) where ns-3.44's TcpSocketBase hands every controller BytesInFlight (the RFC 6675
@@ -197,6 +198,7 @@ AddRttSampleTypes(std::map<std::string, std::string>& types)
                   {"cubic-sample", "rexmit::CubicRttSample"},
                   {"hybla-minrtt", "rexmit::HyblaMinRtt"},
                   {"hybla-minrtt-delivered", "rexmit::HyblaMinRttDelivered"},
+                  {"vegas-sample-delivered", "rexmit::VegasRttSampleDelivered"},
                   {"yeah-flightsize", "rexmit::YeahFlightSize"},
                   {"yeah-flightsize-delivered", "rexmit::YeahFlightSizeDelivered"}});
 }

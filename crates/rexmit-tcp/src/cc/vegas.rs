@@ -11,10 +11,11 @@
 //! cwnd to at most the target window plus one segment; ssthresh is kept at least 3/4 of cwnd;
 //! the decrease at a loss is ns-3's `GetSsThresh`, ssthresh = max(min(ssthresh, cwnd − SMSS),
 //! 2·SMSS) (Linux's tcp_vegas halves instead); during loss recovery Vegas rests and the window
-//! grows as Reno's. Unlike ns-3 (and Linux), slow start holds cwnd every other round (§3.3),
+//! grows as Reno's. Unlike ns-3 (and Linux), slow start holds cwnd every other round (§3.3;
+//! `slow_start_hold = 0` grows every round, as they do),
 //! diff is not rounded to whole segments, and samples are each ACK's RTT rather than SRTT.
 
-use super::declared::Declared;
+use super::declared::{switch, Declared};
 use super::delay::RttRounds;
 use super::registry::{CcPlugin, ParamSpec};
 use super::window::window_in_field_w;
@@ -42,8 +43,17 @@ pub(crate) fn plugin() -> Arc<dyn CcPlugin> {
                 "leave slow start once diff > gamma (segments)",
                 1.0,
             ),
+            switch(
+                "slow_start_hold",
+                "slow start grows every other round trip, §3.3 (1: on; 0: every round, as ns-3 and Linux)",
+                true,
+            ),
         ],
-        build: |w, v| Box::new(Vegas::new(w, v[0], v[1], v[2])),
+        build: |w, v| {
+            let mut vegas = Vegas::new(w, v[0], v[1], v[2]);
+            vegas.hold_rounds = v[3] != 0.0;
+            Box::new(vegas)
+        },
     }
     .registered()
 }
@@ -59,6 +69,9 @@ pub struct Vegas {
     in_recovery: bool,
     /// §3.3: "exponential growth only every other RTT" — this round holds cwnd.
     ss_hold: bool,
+    /// Whether slow start holds every other round (§3.3; `slow_start_hold`); without it slow
+    /// start grows every round, as ns-3's and Linux's Vegas do.
+    hold_rounds: bool,
 }
 
 impl Vegas {
@@ -71,6 +84,7 @@ impl Vegas {
             rtts: RttRounds::default(),
             in_recovery: false,
             ss_hold: false,
+            hold_rounds: true,
         }
     }
 
@@ -94,7 +108,7 @@ impl Vegas {
                 self.w.cwnd = self.w.cwnd.min(target * s).max(2 * s);
                 self.w.ssthresh = self.reduced_ssthresh();
             } else {
-                self.ss_hold = !self.ss_hold;
+                self.ss_hold = self.hold_rounds && !self.ss_hold;
                 if !self.ss_hold {
                     self.w.slow_start(ack.acked);
                 }
@@ -227,6 +241,22 @@ mod tests {
         assert_eq!(round(&mut v, una, 100), 16);
         // diff = 16 · 20/120 = 2.7 > γ = 1: linear mode at target + 1 = floor(13.3) + 1.
         assert_eq!(round(&mut v, una, 120), 14);
+        assert!(!v.w.in_slow_start());
+    }
+
+    #[test]
+    fn without_the_hold_slow_start_grows_every_round() {
+        // `slow_start_hold = 0` (ns-3's and Linux's slow start): every round grows, where the
+        // paper's rule (the test above: 8, 9, 16) holds every other one.
+        let mut v = start(Window::new(4 * SMSS, u64::MAX / 2, SMSS));
+        v.hold_rounds = false;
+        let una = &mut 0;
+        let grown: Vec<u64> = (0..3).map(|_| round(&mut v, una, 100)).collect();
+        // One segment more per ACK in every round: the flight about doubles each round.
+        assert_eq!(grown, [9, 17, 33]);
+        assert!(v.w.in_slow_start());
+        // diff = 33 · 30/130 = 7.6 > γ still ends it.
+        round(&mut v, una, 130);
         assert!(!v.w.in_slow_start());
     }
 
