@@ -48,7 +48,10 @@ def peer_side(sc: multiflow.MultiScenario, seed: int) -> list[dict[str, Any]]:
     ]
 
 
-def rexmit_side(sc: multiflow.MultiScenario, seed: int) -> list[dict[str, Any]]:
+def rexmit_waits(sc: multiflow.MultiScenario, seed: int) -> tuple[Any, list[tuple[bytes, int, int]], dict[bytes, int]]:
+    """rexmit's run with a capture of R1: the run's results; per packet from a sender that left
+    on R1->R2, (sender address, arrival ns, wait ns); per sender, the packets that arrived and
+    never left (dropped, or still queued at the end)."""
     import rexmit
 
     s = multiflow.rexmit_scenario(sc, seed)
@@ -63,28 +66,36 @@ def rexmit_side(sc: multiflow.MultiScenario, seed: int) -> list[dict[str, Any]]:
         if int.from_bytes(p[2:4], "big") - ihl - (p[ihl + 12] >> 4) * 4 > 0:
             senders.add(p[12:16])
     arrived: dict[tuple[bytes, ...], int] = {}
-    waits: dict[bytes, list[int]] = {a: [] for a in senders}
+    waits: list[tuple[bytes, int, int]] = []
     for t, p in recs:
         if p[12:16] not in senders:
             continue
         ihl = (p[0] & 0x0F) * 4
         key = (p[12:16], p[ihl : ihl + 8], p[4:6])  # source, ports and sequence, IP id
         if key in arrived:
-            waits[p[12:16]].append(t - arrived.pop(key))
+            t0 = arrived.pop(key)
+            waits.append((p[12:16], t0, t - t0))
         else:
             arrived[key] = t
     drops: dict[bytes, int] = {a: 0 for a in senders}
-    for key in arrived:  # arrived and never left: dropped (or still queued at the end)
+    for key in arrived:
         drops[key[0]] += 1
-    order = sorted(senders)
+    return res, waits, drops
+
+
+def rexmit_side(sc: multiflow.MultiScenario, seed: int) -> list[dict[str, Any]]:
+    res, waits, drops = rexmit_waits(sc, seed)
+    per: dict[bytes, list[int]] = {a: [] for a in drops}
+    for a, _, w in waits:
+        per[a].append(w)
     return [
         {
-            "packets": len(waits[a]),
-            "delay_mean_s": statistics.fmean(waits[a]) * 1e-9 if waits[a] else 0.0,
+            "packets": len(per[a]),
+            "delay_mean_s": statistics.fmean(per[a]) * 1e-9 if per[a] else 0.0,
             "drops": drops[a],
             "goodput_bps": res.flow(f"f{i}")["goodput_bps"],
         }
-        for i, a in enumerate(order)
+        for i, a in enumerate(sorted(drops))
     ]
 
 

@@ -141,6 +141,11 @@ struct AqmDelays
 };
 
 inline AqmDelays g_aqmDelays;
+// `--delayFrom`: the delays of the packets that entered the queue at or after this many seconds
+// are also summarized apart (`queue_delay_after`; validation/aqm_after.py), so that a run's
+// start-up and the rest can be compared.
+inline double g_aqmDelayFrom = -1.0;
+inline std::vector<double> g_aqmDelaysAfter;
 
 inline void
 AqmOnDequeue(ns3::Ptr<const ns3::QueueDiscItem> item)
@@ -176,6 +181,10 @@ AqmOnTxBegin(ns3::Ptr<const ns3::Packet> p)
     auto [enq, deq] = it->second;
     g_aqmDelays.qdisc.push_back((deq - enq) * 1e-9);
     g_aqmDelays.line.push_back((ns3::Simulator::Now().GetNanoSeconds() - enq) * 1e-9);
+    if (g_aqmDelayFrom >= 0 && enq >= static_cast<int64_t>(g_aqmDelayFrom * 1e9))
+    {
+        g_aqmDelaysAfter.push_back(g_aqmDelays.line.back());
+    }
     g_aqmDelays.pending.erase(it);
 }
 
@@ -303,7 +312,14 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
     reasons(st.nDroppedPacketsAfterDequeue);
     o << ", \"marked\": " << st.nTotalMarkedPackets << ", \"delay_samples\": " << g_aqmDelays.line.size()
       << ", \"qdisc_sojourn_mean_s\": " << qMean << ", \"qdisc_sojourn_p99_s\": " << qP99
-      << ", \"queue_delay_mean_s\": " << lMean << ", \"queue_delay_p99_s\": " << lP99
+      << ", \"queue_delay_mean_s\": " << lMean << ", \"queue_delay_p99_s\": " << lP99;
+    if (g_aqmDelayFrom >= 0)
+    {
+        auto [aMean, aP99] = MeanP99(g_aqmDelaysAfter);
+        o << ", \"queue_delay_after\": {\"from_s\": " << g_aqmDelayFrom << ", \"samples\": "
+          << g_aqmDelaysAfter.size() << ", \"mean_s\": " << aMean << ", \"p99_s\": " << aP99 << "}";
+    }
+    o
       << ", \"waiting_at_arrival\": ";
     auto bins = [&o](const std::map<uint32_t, uint64_t>& m) {
         o << "{";

@@ -360,6 +360,7 @@ main(int argc, char* argv[])
     cmd.AddValue("minRto", "minimum RTO (s)", minRto);
     cmd.AddValue("delAckCount", "segments per delayed ACK", delAckCount);
     cmd.AddValue("delAckTimeout", "delayed ACK timeout (s)", delAckTimeout);
+    cmd.AddValue("delayFrom", "also summarize the queue delays of packets enqueued from this time (s)", g_aqmDelayFrom);
     cmd.AddValue("traceSsthresh", "list each flow's ssthresh changes (time, bytes)", g_traceSsthresh);
     cmd.Parse(argc, argv);
     g_warmup = warmup;
