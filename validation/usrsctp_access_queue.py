@@ -6,7 +6,8 @@ Runs usrsctp_seed000.py's SCTP point (Fig. 5's dumbbell, INF buffer) for each st
 replication with the queue of S's access link (S->R1, 833 packets, 100 Mb/s) sampled every
 100 µs, and prints per run: the retransmissions, the queue's maximum and when, the milliseconds
 it held 500 packets or more, its overflow drops, and the largest rises between two samples (the
-packets one input and the writes at its instant put in at once, less the one or two that left).
+packets one input and the writes at its instant put in at once, less the one or two that left);
+then per stack the mean and median of goodput, retransmissions and duplicate TSNs.
 
     python validation/usrsctp_access_queue.py --seeds 1-10
     python validation/usrsctp_access_queue.py --stacks usrsctp --seeds 8 --load low --ack SACK
@@ -15,6 +16,7 @@ packets one input and the writes at its instant put in at once, less the one or 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 
@@ -29,7 +31,7 @@ LINK = "S->R1"
 SAMPLE_S = 1e-4
 
 
-def queue_run(stack: str, seed: int, load: str, ack: str) -> str:
+def queue_run(stack: str, seed: int, load: str, ack: str) -> tuple[str, dict[str, float]]:
     data = usrsctp_seed000.build("sctp", load, "INF", ack, stack, seed)
     s = rexmit.Scenario.from_dict(data)
     s.timeseries("queue_packets", f"{SAMPLE_S * 1e6:g}us", link=LINK)
@@ -43,12 +45,15 @@ def queue_run(stack: str, seed: int, load: str, ack: str) -> str:
     )[:3]
     high_ms = sum(1 for _, x in samples if x >= 500) * SAMPLE_S * 1e3
     f = r.flow(usrsctp_seed000.setup.SCTP_APP)
-    return (
-        f"{stack:15} seed {seed:2}: {f['retransmissions']:5.0f} retransmissions, queue max "
+    line = (
+        f"{stack:15} seed {seed:2}: {f['goodput_bps'] / 1e6:5.2f} Mb/s, {f['dup_tsns_received']:4.0f} dups, "
+        f"{f['retransmissions']:5.0f} retransmissions, queue max "
         f"{top:4.0f} at {top_t / 1e9:6.3f} s, {high_ms:5.1f} ms at >= 500, "
         f"{r.link(LINK)['drop_overflow']:4.0f} drops; largest rises "
         + ", ".join(f"{d:.0f} at {tt / 1e9:.4f} s" for d, tt in rises)
     )
+    keys = ("goodput_bps", "retransmissions", "dup_tsns_received")
+    return line, {k: f[k] for k in keys}
 
 
 def main(argv: list[str]) -> int:
@@ -61,8 +66,16 @@ def main(argv: list[str]) -> int:
     for stack in ns.stacks.split(","):
         if stack not in usrsctp_seed000.STACKS:
             ap.error(f"--stacks: {stack!r} is not one of {', '.join(usrsctp_seed000.STACKS)}")
+        runs = []
         for seed in seeds(ns.seeds):
-            print(queue_run(stack, seed, ns.load, ns.ack), flush=True)
+            line, metrics = queue_run(stack, seed, ns.load, ns.ack)
+            print(line, flush=True)
+            runs.append(metrics)
+        summary = ", ".join(
+            f"{k} mean {statistics.mean(v):.2f} median {statistics.median(v):.2f}"
+            for k, v in ((k, [m[k] / (1e6 if k == "goodput_bps" else 1) for m in runs]) for k in runs[0])
+        )
+        print(f"{stack}: {summary}", flush=True)
     return 0
 
 
