@@ -51,6 +51,7 @@ FREEBSD_PINS: dict[str, Any] = {
     "handshake_rtt": True,
     "fast_rtx_again": True,
     "fr_max_burst": 4,
+    "sack_first_data": True,
     "rto": {"estimator": "freebsd"},
 }
 FREEBSD_CMT_PINS: dict[str, Any] = {"rtx_policy": "cwnd", "rtx_pseudo_cumack": True}

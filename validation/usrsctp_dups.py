@@ -9,7 +9,15 @@ when it sent that copy:
   twice is a further retransmission sent before any SACK covered it; between the two
   retransmissions the cumulative TSN ack advanced n times (counted).
 - `sacked-before`: a SACK covering the TSN (cumulative ack or gap block) reached the sender
-  between the TSN's first arrival at R and the retransmission (the sender dropped a gap ack).
+  between the TSN's first arrival at R and the retransmission as S's pcap shows it. S's pcap
+  stamps an outgoing packet when its access link starts to send it, after the packet waited in
+  that link's queue, and a SACK when it arrives; so on a single-homed sender (queue of S's one
+  access link sampled every `--queue-sample`, 100 µs by default) the copy is
+  `sacked-before, still queued at S` when it left within the time the packets queued at the
+  SACK's arrival (plus the one on the line) took to drain: the stack sent it before the SACK
+  came, whatever the pcap order says. With rexmit's stack the run's trace
+  (`[[metrics.trace]]`) gives each transmission's send instant, and such a copy is
+  `sacked-before, sent before the SACK (trace)` or `sacked-before, sent after the SACK (trace)`.
 - `first copy not lost, reported missing`: no copy was lost before, but a SACK that reached
   the sender after the first transmission and before this one reported the TSN missing below
   a higher TSN (with CMT: data of the other path overtook it, and FreeBSD's fast recovery
@@ -23,6 +31,7 @@ when it sent that copy:
 from __future__ import annotations
 
 import argparse
+import bisect
 import collections
 import struct
 import sys
@@ -83,7 +92,40 @@ def reports_above(sack: tuple[Any, ...], tsn: int) -> bool:
     return any(after((cum + hi) % 2**32, tsn) for _, hi in blocks)
 
 
-def classify(out_dir: Path, sender_node: str = "S", receiver_node: str = "R") -> collections.Counter[str]:
+LINE_NS = 120_000  # one 1 500-byte packet at 100 Mb/s
+
+
+def queued_at(samples: list[tuple[int, float]], t: int) -> float:
+    """Packets in the sender's access queue at the last sample at or before `t`."""
+    i = bisect.bisect_right(samples, (t, float("inf"))) - 1
+    return samples[i][1] if i >= 0 else 0.0
+
+
+def send_instants(out_dir: Path, first_tsn: int) -> dict[int, list[int]] | None:
+    """Each TSN's send instants (ns) from a rexmit run's trace, None without one. The trace
+    numbers TSNs from the association's first; `first_tsn` is the first on the wire."""
+    path = out_dir / "trace_sent.parquet"
+    if not path.exists():
+        return None
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(path, columns=["t_ns", "start", "end"]).to_pylist()
+    base = min(r["start"] for r in rows)
+    out: dict[int, list[int]] = collections.defaultdict(list)
+    for r in rows:
+        for k in range(r["start"], r["end"]):
+            out[(k - base + first_tsn) % 2**32].append(r["t_ns"])
+    return out
+
+
+def classify(
+    out_dir: Path,
+    sender_node: str = "S",
+    receiver_node: str = "R",
+    queue: list[tuple[int, float]] | None = None,
+) -> collections.Counter[str]:
+    """`queue`: S's access-queue samples (single-homed); a rexmit run's trace in `out_dir`
+    (trace_sent.parquet) gives the send instants instead."""
     at_s = list(sctp_chunks(out_dir / "pcap" / f"node_{sender_node}.pcap"))
     at_r = list(sctp_chunks(out_dir / "pcap" / f"node_{receiver_node}.pcap"))
     sender = {src for _, src, _, ch in at_s if any(c[0] == "DATA" for c in ch)}
@@ -100,6 +142,7 @@ def classify(out_dir: Path, sender_node: str = "S", receiver_node: str = "R") ->
         for c in ch:
             if src in sender and c[0] == "DATA":
                 arrived[c[1]].append(t)
+    decided = send_instants(out_dir, min(sent)) if sent else None
     kinds: collections.Counter[str] = collections.Counter()
     for tsn, times in arrived.items():
         tx = sent[tsn]
@@ -110,8 +153,14 @@ def classify(out_dir: Path, sender_node: str = "S", receiver_node: str = "R") ->
                 kinds["other"] += 1
                 continue
             dup_tx = late[k]
-            if any(times[0] < t < dup_tx and covers(s, tsn) for t, s in sacks):
-                kinds["sacked-before"] += 1
+            cover = next((t for t, s in sacks if times[0] < t < dup_tx and covers(s, tsn)), None)
+            if cover is not None:
+                if decided is not None:
+                    before = decided[tsn][tx.index(dup_tx)] < cover
+                    kinds[f"sacked-before, sent {'before' if before else 'after'} the SACK (trace)"] += 1
+                    continue
+                queued = queue is not None and dup_tx - cover <= (queued_at(queue, cover) + 1) * LINE_NS
+                kinds["sacked-before, still queued at S" if queued else "sacked-before"] += 1
                 continue
             i = tx.index(dup_tx)
             if i < 2:
@@ -148,6 +197,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--stack", default="usrsctp", choices=("usrsctp", "rexmit", "rexmit-defaults"))
     ap.add_argument("--seeds", default="1", help="one seed or a range, e.g. 1-10")
     ap.add_argument("--duration", type=float, default=60.0)
+    ap.add_argument(
+        "--queue-sample",
+        default="100us",
+        help="sampling interval of S's access queue (10us resolves bursts queued within 100 µs of a SACK; ~1 GB more)",
+    )
     ns = ap.parse_args(argv)
     import usrsctp
 
@@ -169,9 +223,16 @@ def main(argv: list[str]) -> int:
             app, ends = {"name": "assoc"}, ("S", "R")
         for node in ends:
             s.pcap(node=node)
+        if ns.stack != "usrsctp":
+            s.trace(app["name"])
+        s.timeseries("queue_packets", ns.queue_sample, link=f"{ends[0]}->R1")
         with tempfile.TemporaryDirectory() as tmp:
             r = rexmit.run(s, out_dir=tmp)
-            kinds = classify(Path(tmp), *ends)
+            queue = None
+            if sum(1 for link in r.links if link["name"].startswith(f"{ends[0]}->")) == 1:
+                t, v = next(v for k, v in r.series.items() if f"{ends[0]}->R1" in k)
+                queue = [(ti, x) for ti, x in zip(t, v, strict=True) if x == x]
+            kinds = classify(Path(tmp), *ends, queue=queue)
         dup = r.flow(app["name"]).get("dup_tsns_received")
         print(f"seed {seed}: {dup:.0f} duplicate TSNs: {dict(kinds)}")
         total += kinds

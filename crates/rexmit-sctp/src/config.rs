@@ -338,6 +338,10 @@ macro_rules! sctp_option_table {
         opt sack_freq: u32 = 2, unit = packets, check = *sack_freq >= 1 => ">= 1";
         /// SACK at once while gaps exist or when a gap is filled (RFC 9260 §6.7).
         opt immediate_sack_on_gap: bool = true, unit = flag;
+        /// SACK the first packet carrying DATA at once, as FreeBSD does (an association starts
+        /// with `send_sack` set, sctp_sack_check); then every `sack_freq`-th packet. Off: the
+        /// first packet waits for the second or for `sack_delay` like any other (RFC 9260 §6.2).
+        opt sack_first_data: bool = false, unit = flag;
         /// Whether the receiver may renege SACKed out-of-order data.
         opt renege: $crate::RenegePolicy = $crate::RenegePolicy::UnderMemoryPressure,
             unit = choice;

@@ -16,6 +16,8 @@ pub struct SackGen {
     dups: Vec<u32>,
     /// Path index the next SACK goes to: where the latest DATA came from (RFC 9260 §6.4).
     pub dest: usize,
+    /// A SACK was built (`SctpConfig::sack_first_data` acknowledges until then at once).
+    sacked: bool,
 }
 
 impl SackGen {
@@ -37,7 +39,9 @@ impl SackGen {
         // fills holes; the SACK reports how many packets it covers instead.
         let dac = cfg.cmt.enabled && cfg.cmt.dac;
         let gap_rule = !dac && cfg.immediate_sack_on_gap && (gaps_before || gaps_now);
-        if gap_rule || !dups.is_empty() || self.packets_unacked >= cfg.sack_freq {
+        // FreeBSD (`sack_first_data`): the association's first DATA is acknowledged at once.
+        let first = cfg.sack_first_data && !self.sacked;
+        if gap_rule || first || !dups.is_empty() || self.packets_unacked >= cfg.sack_freq {
             self.send_now = true;
         } else if timer.is_none() {
             *timer = Some(now + cfg.sack_delay);
@@ -78,6 +82,7 @@ impl SackGen {
         };
         self.packets_unacked = 0;
         self.send_now = false;
+        self.sacked = true;
         let dup_tsns = std::mem::take(&mut self.dups);
         let cum_tsn_ack = map.cum_tsn();
         let gap_blocks = map.gap_blocks();

@@ -1,6 +1,7 @@
 //! FreeBSD's choices as rexmit options (issue 39, docs/validation.md "FreeBSD's SCTP"): its
 //! T3-rtx rules (`t3_rtx = "freebsd"`), RTT samples from the handshake (`handshake_rtt`), fast
-//! retransmission again (`fast_rtx_again`) and its burst limit (`fr_max_burst`). The RFC 9260
+//! retransmission again (`fast_rtx_again`), its burst limit (`fr_max_burst`) and its receiver
+//! acknowledging the first DATA at once (`sack_first_data`). The RFC 9260
 //! behaviour beside each, on the same exchange. One-way delay 10 ms both ways, B SACKs every
 //! packet, nothing lost unless a test says so.
 
@@ -268,4 +269,61 @@ fn fr_max_burst_sends_at_most_four_fast_retransmissions_per_sack() {
     let steps = burst_of_twelve(4, true);
     assert_eq!(&steps[..3], &[(4, 0), (4, 0), (4, 0)], "{steps:?}");
     assert_eq!(steps.iter().map(|s| s.0).max(), Some(8), "{steps:?}");
+}
+
+/// The cumulative TSN acks of the SACKs among `ts`.
+fn sack_cums(ts: &[rexmit_sctp::Transmit]) -> Vec<u32> {
+    ts.iter()
+        .flat_map(|t| &t.packet.chunks)
+        .filter_map(|c| match c {
+            rexmit_wire::Chunk::Sack(s) => Some(s.cum_tsn_ack),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A sends five packets of one chunk each (TSNs 1-5, no Max.Burst) into B, which SACKs every second packet
+/// (RFC 9260 §6.2, `sack_freq = 2`, 200 ms delay); the SACKs B sends after each arrival. FreeBSD
+/// starts an association with `send_sack` set, so its receiver acknowledges the first packet
+/// carrying DATA at once and counts every second from there (sctp_sack_check): SACKs after
+/// packets 1, 3 and 5, nothing pending. RFC 9260's rule counts from the first: SACKs after
+/// packets 2 and 4, and packet 5 waits for the delayed-SACK timer. In slow start the first
+/// rule lets a window of three chunks be acknowledged within its round trip, the second
+/// holds the third's SACK until the next round's first packet arrives.
+#[test]
+fn sack_first_data_acknowledges_the_first_data_packet_at_once() {
+    for on in [true, false] {
+        let a_cfg = SctpConfig {
+            initial_cwnd: Some(5 * T as u64),
+            max_burst: 0,
+            ..config(T3Rtx::Rfc9260)
+        };
+        let b_cfg = SctpConfig {
+            hb_interval: None,
+            sack_first_data: on,
+            ..SctpConfig::default()
+        };
+        let (mut a, mut b) = connect_pair(a_cfg, b_cfg, 1, 1, false);
+        for _ in 0..5 {
+            a.send(Time::ZERO, 0, Payload::zeros(T), true).unwrap();
+        }
+        let out = drain(&mut a, Time::ZERO);
+        assert_eq!(data_tsns(&out), vec![1, 2, 3, 4, 5]);
+        let at = Time::ZERO + OWD;
+        let sacks: Vec<Vec<u32>> = out
+            .iter()
+            .map(|t| {
+                deliver(&mut b, at, t);
+                sack_cums(&drain(&mut b, at))
+            })
+            .collect();
+        if on {
+            assert_eq!(sacks, vec![vec![1], vec![], vec![3], vec![], vec![5]]);
+            assert_eq!(b.poll_timeout(), None, "nothing left to acknowledge");
+        } else {
+            assert_eq!(sacks, vec![vec![], vec![2], vec![], vec![4], vec![]]);
+            let delayed = at + Duration::from_millis(200);
+            assert_eq!(b.poll_timeout(), Some(delayed), "TSN 5 waits");
+        }
+    }
 }

@@ -53,6 +53,7 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("sack_delay", Socket("SCTP_DELAYED_SACK sack_delay (ms)")),
         ("sack_freq", Socket("SCTP_DELAYED_SACK sack_freq")),
         ("immediate_sack_on_gap", BuiltIn("true: FreeBSD acknowledges out-of-order data at once (RFC 9260 §6.7)")),
+        ("sack_first_data", BuiltIn("true: an association starts with send_sack set, so FreeBSD acknowledges the first packet carrying DATA at once (sctp_sack_check)")),
         ("nr_sack", Socket("SCTP_NRSACK_SUPPORTED")),
         ("ecn", Socket("SCTP_ECN_SUPPORTED: ECN capability in INIT and INIT ACK, ECT(0) on packets of new DATA (not on retransmissions), CE echoed by ECNE and answered by CWR; the IPv4 ECN field crosses as the stack's TOS byte out and as usrsctp_conninput's (or IPv4 input's) ecn_bits in")),
         ("cc", None("FreeBSD's SCTP runs its own congestion-control modules (SCTP_PLUGGABLE_CC), not rexmit's registry")),
@@ -360,6 +361,7 @@ pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
     c.cwnd_growth = CwndGrowth::Rfc4960;
     c.cwnd_bytes = CwndBytes::Chunk;
     c.immediate_sack_on_gap = true;
+    c.sack_first_data = true;
     c.hb_jitter = true;
     c.cmt.sfr = true;
     c.cmt.cuc = true;
@@ -378,6 +380,7 @@ fn check_built_in(cfg: &SctpConfig, key: &str, only: &str) -> Result<(), OptionE
         "rto.granularity" => cfg.rto.granularity == Duration::from_millis(1),
         "rto.estimator" => cfg.rto.estimator == rexmit_transport::RtoEstimator::Freebsd,
         "immediate_sack_on_gap" => cfg.immediate_sack_on_gap,
+        "sack_first_data" => cfg.sack_first_data,
         "cmt.sfr" => cfg.cmt.sfr,
         "cmt.cuc" => cfg.cmt.cuc,
         "cmt.rtx_pseudo_cumack" => cfg.cmt.rtx_pseudo_cumack,
@@ -546,10 +549,11 @@ mod tests {
             .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
             .map(|(k, _)| *k)
             .collect();
-        assert_eq!(built_in.len(), 14, "{built_in:?}");
+        assert_eq!(built_in.len(), 15, "{built_in:?}");
         assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.rtx_pseudo_cumack"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["fr_max_burst"]).is_err());
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["sack_first_data"]).is_err());
     }
 }
