@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections import Counter, deque
 from pathlib import Path
 from typing import Any
 
@@ -65,21 +66,40 @@ def rexmit_waits(sc: multiflow.MultiScenario, seed: int) -> tuple[Any, list[tupl
         ihl = (p[0] & 0x0F) * 4
         if int.from_bytes(p[2:4], "big") - ihl - (p[ihl + 12] >> 4) * 4 > 0:
             senders.add(p[12:16])
-    arrived: dict[tuple[bytes, ...], int] = {}
+    # R1's capture holds a packet once arriving (with the sender's TTL) and once leaving on
+    # R1->R2 (TTL one lower, RFC 791). rexmit's IP id is 0, so a retransmission looks like its
+    # original; but one sender's packets leave in the order they came (every queue here is FIFO
+    # per flow), so a departure belongs to the oldest arrival of the sender still waiting with
+    # its source, ports and sequence number, and the arrivals waiting ahead of that one were
+    # dropped.
+    ttl_in: dict[bytes, int] = {}
+    for _, p in recs:
+        if p[12:16] in senders:
+            ttl_in[p[12:16]] = max(ttl_in.get(p[12:16], 0), p[8])
+    waiting: dict[bytes, deque[tuple[bytes, int]]] = {a: deque() for a in senders}
     waits: list[tuple[bytes, int, int]] = []
+    drops: dict[bytes, int] = {a: 0 for a in senders}
+    queued: Counter[tuple[bytes, bytes]] = Counter()  # waiting arrivals per (sender, key)
     for t, p in recs:
-        if p[12:16] not in senders:
+        src = p[12:16]
+        if src not in senders:
             continue
         ihl = (p[0] & 0x0F) * 4
-        key = (p[12:16], p[ihl : ihl + 8], p[4:6])  # source, ports and sequence, IP id
-        if key in arrived:
-            t0 = arrived.pop(key)
-            waits.append((p[12:16], t0, t - t0))
-        else:
-            arrived[key] = t
-    drops: dict[bytes, int] = {a: 0 for a in senders}
-    for key in arrived:
-        drops[key[0]] += 1
+        key = p[ihl : ihl + 8]  # ports and sequence number
+        q = waiting[src]
+        if p[8] == ttl_in[src]:
+            q.append((key, t))
+            queued[(src, key)] += 1
+        elif queued[(src, key)]:
+            while True:
+                k, t0 = q.popleft()
+                queued[(src, k)] -= 1
+                if k == key:
+                    break
+                drops[src] += 1
+            waits.append((src, t0, t - t0))
+    for src, q in waiting.items():  # arrived and never left: dropped (or queued at the end)
+        drops[src] += len(q)
     return res, waits, drops
 
 

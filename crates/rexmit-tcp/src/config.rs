@@ -227,6 +227,12 @@ macro_rules! tcp_option_table {
         /// losses (IsLost) and counts pipe.
         opt rack: bool = false, linux = true, unit = flag,
             relation = "false unless sack = true and recovery = \"sack\"";
+        /// Retransmission marks per segment (Linux's TCPCB_SACKED_RETRANS, ns-3.44's m_retrans):
+        /// RFC 6675's NextSeg passes over a segment retransmitted since the last timeout and
+        /// SetPipe counts it twice, where RFC 6675 compares with HighRxt, which restarts at
+        /// HighACK with each recovery; so a segment retransmitted in one episode and still in
+        /// flight when the next begins is not resent. Without RACK (which has its own rules).
+        opt rtx_marks: bool = false, unit = flag;
         /// RFC 8985 §7 tail loss probe, with or without RACK (needs SACK and recovery = "sack";
         /// Linux: tcp_early_retrans = 3). Without RACK the probe's ACK is read by RFC 6675.
         opt tlp: bool = false, linux = true, unit = flag,

@@ -18,6 +18,9 @@ pub struct SentSegment {
     pub sacked: bool,
     /// IsLost() held at the last update, or the segment was declared lost by a timeout.
     pub lost: bool,
+    /// Retransmitted since the last timeout (Linux's TCPCB_SACKED_RETRANS, ns-3's m_retrans):
+    /// read only with `rtx_marks` (NextSeg and SetPipe by segment instead of by HighRxt).
+    pub rtx_mark: bool,
 }
 
 impl SentSegment {
@@ -120,6 +123,7 @@ impl Scoreboard {
         let s = &mut self.segs[i];
         s.rexmits += 1;
         s.sent_at = now;
+        s.rtx_mark = true;
         Some(s.clone())
     }
 
@@ -250,6 +254,7 @@ impl Scoreboard {
         for (i, s) in self.segs.iter_mut().enumerate() {
             if !s.sacked && !s.lost && (i == 0 || expired(s)) {
                 s.lost = true;
+                s.rtx_mark = false;
                 marked += 1;
             }
         }
@@ -268,19 +273,21 @@ impl Scoreboard {
     pub fn mark_all_lost(&mut self) {
         for s in self.segs.iter_mut().filter(|s| !s.sacked) {
             s.lost = true;
+            s.rtx_mark = false;
         }
         self.lost_frontier = self.segs.back().map_or(self.lost_frontier, |s| s.end);
     }
 
     /// RFC 6675 §4 SetPipe: unSACKed segments not lost count once, and once more if they lie
-    /// below HighRxt (they were retransmitted).
-    pub fn pipe(&self, high_rxt: u64) -> u64 {
+    /// below HighRxt (they were retransmitted); with `marks`, once more if they carry the
+    /// retransmission mark instead (`rtx_marks`).
+    pub fn pipe(&self, high_rxt: u64, marks: bool) -> u64 {
         let mut pipe = 0;
         for s in self.segs.iter().filter(|s| !s.sacked) {
             if !s.lost {
                 pipe += s.len();
             }
-            if s.start < high_rxt {
+            if (marks && s.rtx_mark) || (!marks && s.start < high_rxt) {
                 pipe += s.len();
             }
         }
@@ -337,12 +344,15 @@ impl Scoreboard {
     /// NextSeg rule (1): the first unSACKed segment above HighRxt, below the highest SACKed
     /// octet (1.b), for which IsLost holds. Rule (3) when `require_lost` is false. After a
     /// timeout every unSACKed segment is lost and (1.b) is waived (`below_sacked` false), so
-    /// that the holes are resent in order even when nothing was SACKed.
+    /// that the holes are resent in order even when nothing was SACKed. With `marks` a segment
+    /// retransmitted since the last timeout is passed over too (`rtx_marks`: Linux and ns-3
+    /// keep that mark across recovery episodes, where HighRxt restarts at HighACK).
     pub fn next_hole(
         &self,
         high_rxt: u64,
         require_lost: bool,
         below_sacked: bool,
+        marks: bool,
     ) -> Option<&SentSegment> {
         let limit = if below_sacked {
             self.high_sacked
@@ -350,7 +360,11 @@ impl Scoreboard {
             u64::MAX
         };
         self.segs.iter().find(|s| {
-            !s.sacked && s.start >= high_rxt && s.start < limit && (s.lost || !require_lost)
+            !s.sacked
+                && s.start >= high_rxt
+                && s.start < limit
+                && (s.lost || !require_lost)
+                && !(marks && s.rtx_mark)
         })
     }
 
@@ -382,6 +396,7 @@ mod tests {
                 rexmits: 0,
                 sacked: false,
                 lost: false,
+                rtx_mark: false,
             });
         }
         sb
@@ -401,13 +416,35 @@ mod tests {
         // Segment 301 has only one SACKed segment above it.
         assert!(!sb.get(301).unwrap().lost);
         // Pipe: 1 lost (not counted), 301 and 501 in flight.
-        assert_eq!(sb.pipe(1), 200);
+        assert_eq!(sb.pipe(1, false), 200);
         // After retransmitting the first segment (HighRxt = 101) it counts again.
-        assert_eq!(sb.pipe(101), 300);
-        assert_eq!(sb.next_hole(1, true, true).unwrap().start, 1);
-        assert_eq!(sb.next_hole(101, true, true), None);
-        assert_eq!(sb.next_hole(101, false, true).unwrap().start, 301);
+        assert_eq!(sb.pipe(101, false), 300);
+        assert_eq!(sb.next_hole(1, true, true, false).unwrap().start, 1);
+        assert_eq!(sb.next_hole(101, true, true, false), None);
+        assert_eq!(sb.next_hole(101, false, true, false).unwrap().start, 301);
         assert_eq!(sb.highest_unsacked().unwrap().start, 501);
+    }
+
+    #[test]
+    fn retransmission_marks_outlast_high_rxt_until_a_timeout() {
+        // Segments 1 and 301 lost (SACKs above each), both retransmitted in one episode.
+        let mut sb = board(8);
+        sb.on_sack(&[(101, 301), (401, 801)], 1);
+        sb.update_lost(3, 100);
+        assert!(sb.get(1).unwrap().lost && sb.get(301).unwrap().lost);
+        sb.on_retransmit(1, Time::from_millis(1));
+        sb.on_retransmit(301, Time::from_millis(2));
+        // A new episode restarts HighRxt at HighACK (1): RFC 6675's NextSeg offers segment 1
+        // again, the marks (Linux, ns-3) offer nothing; SetPipe counts the two resent
+        // segments twice only with the marks (they are still lost, so once in all).
+        assert_eq!(sb.next_hole(1, true, true, false).unwrap().start, 1);
+        assert_eq!(sb.next_hole(1, true, true, true), None);
+        assert_eq!(sb.pipe(1, false), 0);
+        assert_eq!(sb.pipe(1, true), 200);
+        // A timeout clears the marks: everything unSACKed is lost and resent in order.
+        sb.mark_all_lost();
+        assert_eq!(sb.next_hole(1, true, false, true).unwrap().start, 1);
+        assert_eq!(sb.pipe(1, true), 0);
     }
 
     #[test]

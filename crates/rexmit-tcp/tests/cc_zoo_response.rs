@@ -90,7 +90,14 @@ fn the_new_controllers_are_built_ins_a_plugin_cannot_replace() {
     let d = defaults("vegas");
     assert_eq!(
         d,
-        [("alpha", 2.0), ("beta", 4.0), ("gamma", 1.0)].map(|(k, v)| (k.to_string(), v))
+        // slow_start_hold: the paper's slow start (§3.3); ns-3's is 0.
+        [
+            ("alpha", 2.0),
+            ("beta", 4.0),
+            ("gamma", 1.0),
+            ("slow_start_hold", 1.0)
+        ]
+        .map(|(k, v)| (k.to_string(), v))
     );
     assert_eq!(defaults("veno"), [("beta".to_string(), 3.0)]);
     assert_eq!(

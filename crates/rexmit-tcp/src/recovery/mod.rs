@@ -53,6 +53,8 @@ pub struct Recovery {
     /// What PRR's proportional part rounds up to (`Prr::unit`): 1 byte or one SMSS.
     pub(crate) prr_unit: u64,
     pub(crate) prr: Option<Prr>,
+    /// `rtx_marks`: NextSeg and SetPipe read each segment's retransmission mark.
+    pub(crate) rtx_marks: bool,
 }
 
 /// What an algorithm is told about the ACK (or timeout) at hand: values at the time of the
@@ -155,12 +157,19 @@ impl Recovery {
             prr_enabled: prr && alg == RecoveryAlgorithm::Sack,
             prr_unit: 1,
             prr: None,
+            rtx_marks: false,
         }
     }
 
     /// PRR's proportional part rounds up to `unit` bytes (`Prr::unit`).
     pub fn with_prr_unit(mut self, unit: u64) -> Self {
         self.prr_unit = unit;
+        self
+    }
+
+    /// NextSeg and SetPipe by each segment's retransmission mark (`rtx_marks`).
+    pub fn with_rtx_marks(mut self, on: bool) -> Self {
+        self.rtx_marks = on;
         self
     }
 

@@ -108,14 +108,15 @@ impl Recovery {
     /// NextSeg rule (1): the first unSACKed segment above HighRxt, below the highest SACKed
     /// octet, for which IsLost holds (after a timeout every unSACKed one, in order).
     pub fn next_seg_lost(&self, sb: &Scoreboard) -> Option<u64> {
-        sb.next_hole(self.high_rxt, true, !self.after_rto())
+        sb.next_hole(self.high_rxt, true, !self.after_rto(), self.rtx_marks)
             .map(|s| s.start)
     }
 
     /// NextSeg rule (3): the first unSACKed segment above HighRxt below the highest SACKed
     /// octet, lost or not (when rule 2 had no new data to send).
     pub fn next_seg_unsacked(&self, sb: &Scoreboard) -> Option<u64> {
-        sb.next_hole(self.high_rxt, false, true).map(|s| s.start)
+        sb.next_hole(self.high_rxt, false, true, self.rtx_marks)
+            .map(|s| s.start)
     }
 
     /// NextSeg rule (4): if HighACK > RescueRxt (or RescueRxt is undefined), one rescue
@@ -183,6 +184,7 @@ mod tests {
                 rexmits: 0,
                 sacked: false,
                 lost: false,
+                rtx_mark: false,
             });
         }
         let blocks: Vec<(u64, u64)> = sacked

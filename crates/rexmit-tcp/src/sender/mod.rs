@@ -185,7 +185,8 @@ impl Sender {
     pub fn new(cfg: &TcpConfig, smss: u64) -> Self {
         Sender {
             rec: Recovery::new(cfg.recovery, cfg.tahoe_recover_guard, cfg.prr)
-                .with_prr_unit(cfg.window_unit_bytes(smss)),
+                .with_prr_unit(cfg.window_unit_bytes(smss))
+                .with_rtx_marks(cfg.rtx_marks),
             episode_stats: None,
             dup_thresh: cfg.dup_thresh,
             limited_transmit: cfg.limited_transmit,
@@ -350,7 +351,7 @@ impl Sender {
         if self.rack_detection {
             self.sb.in_flight()
         } else if self.rec.alg == RecoveryAlgorithm::Sack {
-            self.sb.pipe(self.rec.high_rxt())
+            self.sb.pipe(self.rec.high_rxt(), self.rec.rtx_marks)
         } else {
             self.flight_size()
         }

@@ -346,6 +346,7 @@ impl Sender {
             rexmits: 0,
             sacked: false,
             lost: false,
+            rtx_mark: false,
         });
         self.snd_max = end;
         self.snd_nxt = end;
