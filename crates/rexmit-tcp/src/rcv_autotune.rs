@@ -16,8 +16,8 @@
 //!   update at once (`tcp_cleanup_rbuf`).
 //!
 //! Simplifications, named: the receiver RTT comes from the timestamp echo when timestamps are
-//! on (`tcp_rcv_rtt_measure_ts`), else from the time one window takes to arrive
-//! (`tcp_rcv_rtt_measure`); the buffer is resized when data is delivered, not when the
+//! on (`tcp_rcv_rtt_measure_ts`; a lower sample latched at once, as in Linux >= 6.16), else
+//! from the time one window takes to arrive (`tcp_rcv_rtt_measure`); the buffer is resized when data is delivered, not when the
 //! application reads it (the same for an application that reads at once, as rexmit's do);
 //! the window share of a buffered byte is a constant (Linux measures payload / truesize per
 //! device; 0.6 fits the windows of the emulation's TUN devices); no memory pressure; no quick
@@ -157,9 +157,11 @@ impl Autotune {
     ) {
         if let Some(rtt) = tsecr_rtt {
             if self.last_tsecr_rtt != Some(rtt) && len >= rcv_mss {
-                // A smoothed estimate (gain 1/8).
+                // tcp_rcv_rtt_update (Linux >= 6.16): a sample below the estimate replaces it
+                // at once, a larger one is smoothed in with gain 1/8. Queueing delay built up
+                // in slow start so does not hold back the once-per-RTT resize.
                 let m = (rtt.as_nanos() / 1000).max(1);
-                self.rtt8_us = if self.rtt8_us == 0 {
+                self.rtt8_us = if self.rtt8_us == 0 || m << 3 < self.rtt8_us {
                     m << 3
                 } else {
                     self.rtt8_us + m - (self.rtt8_us >> 3)
