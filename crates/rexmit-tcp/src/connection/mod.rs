@@ -453,11 +453,19 @@ impl Connection {
     /// RFC 2018 §2).
     fn negotiate(&mut self, seg: &TcpSegment) {
         self.irs = SeqSpace::new(seg.seq);
-        self.rcv = Receiver::new(rcv_config(&self.cfg), 1);
+        self.ts_ok = self.cfg.timestamps && seg.options.timestamps.is_some();
+        let mut rcv_cfg = rcv_config(&self.cfg);
+        if self.ts_ok && !seg.flags.contains(TcpFlags::ACK) {
+            // Linux's passive open counts its initial window in segments of the MSS less the
+            // timestamp option (tcp_openreq_init_rwin): 45 × 1448 = 65 160 bytes.
+            rcv_cfg.autotune_mss = rcv_cfg
+                .autotune_mss
+                .map(|m| m.saturating_sub(TS_OPTION_LEN));
+        }
+        self.rcv = Receiver::new(rcv_cfg, 1);
         self.timers.stop(Timer::DelayedAck);
         self.peer_mss = seg.options.mss;
         self.sack_ok = self.cfg.sack && seg.options.sack_permitted;
-        self.ts_ok = self.cfg.timestamps && seg.options.timestamps.is_some();
         // RFC 3168 §6.1.1: a SYN offers ECN with ECE and CWR, a SYN-ACK accepts with ECE only;
         // "accept" answers an offer but makes none.
         self.ecn_ok = if seg.flags.contains(TcpFlags::ACK) {
