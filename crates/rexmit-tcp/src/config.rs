@@ -231,7 +231,8 @@ macro_rules! tcp_option_table {
         /// RFC 6675's NextSeg passes over a segment retransmitted since the last timeout and
         /// SetPipe counts it twice, where RFC 6675 compares with HighRxt, which restarts at
         /// HighACK with each recovery; so a segment retransmitted in one episode and still in
-        /// flight when the next begins is not resent. Without RACK (which has its own rules).
+        /// flight when the next begins is not resent. A timeout, or RACK finding the
+        /// retransmission lost, clears the mark.
         opt rtx_marks: bool = false, unit = flag;
         /// RFC 8985 §7 tail loss probe, with or without RACK (needs SACK and recovery = "sack";
         /// Linux: tcp_early_retrans = 3). Without RACK the probe's ACK is read by RFC 6675.

@@ -668,6 +668,9 @@ fn detect_rack_loss(
         |s| (!s.sacked && !s.lost).then_some((s.sent_at, s.end)),
         |s| {
             s.lost = true;
+            // A retransmission RACK finds lost may go again (Linux's tcp_mark_skb_lost clears
+            // TCPCB_SACKED_RETRANS): `rtx_marks`.
+            s.rtx_mark = false;
             *lost_total += 1;
         },
     )
