@@ -18,7 +18,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "src" / "ns3_tcp_single.cc"
-HEADERS = [HERE / "src" / h for h in ("ns3_newreno_variants.h", "ns3_rtt_sample_variants.h", "ns3_tcp_defaults.h", "ns3_prr_variants.h")]
+HEADERS = [
+    HERE / "src" / h
+    for h in ("ns3_newreno_variants.h", "ns3_rtt_sample_variants.h", "ns3_tcp_defaults.h", "ns3_prr_variants.h")
+]
 BIN = HERE / "build" / "ns3-tcp-single"
 LIBS = ["internet", "point-to-point", "applications", "traffic-control", "network", "core"]
 
