@@ -226,3 +226,43 @@ fn rtx_pseudo_cumack_lets_a_retransmission_path_grow_while_its_retransmission_is
     assert!(with.0 > without.0);
     assert!(with.1 > without.1);
 }
+
+#[test]
+fn cut_every_sack_cuts_a_destinations_cwnd_on_each_sack_that_marks_its_chunks() {
+    // FreeBSD's CMT (sctp_cwnd_update_after_fr) skips the recovery-window test: every SACK
+    // that newly marks chunks of a destination for fast retransmission halves its cwnd again.
+    // Path 0 loses every third of its DATA packets 150-180 (eleven chunks, marked over several
+    // SACKs as the packets after each one are acknowledged); the CMT paper's rule (RFC 9260
+    // §7.2.4 step 2 per destination) cuts path 0 once for the episode.
+    let run = |cut_every_sack: bool| {
+        let c = SctpConfig {
+            send_buffer: 1 << 20,
+            recv_buffer: 1 << 22,
+            ..cmt(CmtConfig {
+                cut_every_sack,
+                ..CmtConfig::default()
+            })
+        };
+        let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
+        let mut net = Net::new(a, b);
+        let mut sent = 0u32;
+        let mut fate = |t: &Transmit, _now: Time| {
+            let data = t.packet.chunks.iter().any(|c| matches!(c, Chunk::Data(_)));
+            if data && t.src == A1 {
+                sent += 1;
+                if (150..=180).contains(&sent) && sent % 3 == 0 {
+                    return None;
+                }
+            }
+            Some(Duration::from_millis(20))
+        };
+        net.run(Time::from_secs(2), &mut fate, &mut writer(1_000_000));
+        let a = &net.eps[0];
+        (a.stats().fast_recoveries, a.paths()[0].cc().ssthresh())
+    };
+    let (with, without) = (run(true), run(false));
+    eprintln!("fast recoveries, path 0 ssthresh: every SACK {with:?}, once {without:?}");
+    assert_eq!(without.0, 1, "one cut for the episode");
+    assert!(with.0 >= 3, "a cut per marking SACK: {with:?}");
+    assert!(with.1 * 4 <= without.1, "{with:?} {without:?}");
+}
