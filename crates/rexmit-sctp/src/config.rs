@@ -129,6 +129,11 @@ macro_rules! cmt_option_table {
         /// cut moves the destination's recovery point). Off: once per recovery window per
         /// destination (RFC 9260 §7.2.4 step 2, CMT's recovery point per destination).
         opt cut_every_sack: bool = false, unit = flag;
+        /// Let a destination's cwnd grow while it is in fast recovery, as FreeBSD's CMT does
+        /// (sctp_cwnd_update_after_sack skips the update in recovery only with CMT off). Off:
+        /// no growth until the destination leaves fast recovery (RFC 4960 §7.2.4 as rexmit
+        /// reads it with `cwnd_growth = "rfc4960"`).
+        opt grow_in_recovery: bool = false, unit = flag;
         /// Delayed Ack for CMT (DAC; on as in ns-2's CMT): the receiver keeps delaying SACKs
         /// through reordering and reports the packets each SACK covers; the sender counts that
         /// many miss indications when the SACK acknowledges data of one destination only, above
