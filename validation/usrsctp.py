@@ -55,7 +55,12 @@ FREEBSD_PINS: dict[str, Any] = {
     "tsn_map_window": 4096,
     "rto": {"estimator": "freebsd"},
 }
-FREEBSD_CMT_PINS: dict[str, Any] = {"rtx_policy": "cwnd", "rtx_pseudo_cumack": True, "cut_every_sack": True, "grow_in_recovery": True}
+FREEBSD_CMT_PINS: dict[str, Any] = {
+    "rtx_policy": "cwnd",
+    "rtx_pseudo_cumack": True,
+    "cut_every_sack": True,
+    "grow_in_recovery": True,
+}
 
 # The ns-2 SCTP scenarios' settings (validation/compare.py NS2_SCTP, without the initial
 # ssthresh that FreeBSD cannot set: both stacks start at the peer's a_rwnd).
