@@ -123,6 +123,17 @@ macro_rules! cmt_option_table {
         /// (FreeBSD's CUCv2, sctp_indata.c): a retransmission outstanding on a destination does
         /// not hold back the growth that acknowledgements of its first transmissions earn.
         opt rtx_pseudo_cumack: bool = false, unit = flag;
+        /// Cut a destination's cwnd on every SACK that newly marks chunks of it for fast
+        /// retransmission, in fast recovery or not, as FreeBSD's CMT does
+        /// (sctp_cwnd_update_after_fr: with CMT on, its recovery-window test is skipped; each
+        /// cut moves the destination's recovery point). Off: once per recovery window per
+        /// destination (RFC 9260 §7.2.4 step 2, CMT's recovery point per destination).
+        opt cut_every_sack: bool = false, unit = flag;
+        /// Let a destination's cwnd grow while it is in fast recovery, as FreeBSD's CMT does
+        /// (sctp_cwnd_update_after_sack skips the update in recovery only with CMT off). Off:
+        /// no growth until the destination leaves fast recovery (RFC 4960 §7.2.4 as rexmit
+        /// reads it with `cwnd_growth = "rfc4960"`).
+        opt grow_in_recovery: bool = false, unit = flag;
         /// Delayed Ack for CMT (DAC; on as in ns-2's CMT): the receiver keeps delaying SACKs
         /// through reordering and reports the packets each SACK covers; the sender counts that
         /// many miss indications when the SACK acknowledges data of one destination only, above
@@ -342,6 +353,12 @@ macro_rules! sctp_option_table {
         /// with `send_sack` set, sctp_sack_check); then every `sack_freq`-th packet. Off: the
         /// first packet waits for the second or for `sack_delay` like any other (RFC 9260 §6.2).
         opt sack_first_data: bool = false, unit = flag;
+        /// FreeBSD's receiver mapping array (SCTP_MAPPING_ARRAY, 512 bytes: 4096 TSNs): with
+        /// n > 0 a DATA chunk whose TSN is n or more above the array's base, the cumulative ack
+        /// plus one rounded down to whole bytes of 8 TSNs while a TSN is missing, is dropped
+        /// unacknowledged (sctp_process_a_data_chunk), as if lost. 0: only the 16-bit gap
+        /// offset limits how far above the cumulative ack a TSN is held (RFC 9260 §3.3.4).
+        opt tsn_map_window: u32 = 0, unit = count;
         /// Whether the receiver may renege SACKed out-of-order data.
         opt renege: $crate::RenegePolicy = $crate::RenegePolicy::UnderMemoryPressure,
             unit = choice;

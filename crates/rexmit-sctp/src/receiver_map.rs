@@ -23,6 +23,9 @@ pub struct ReceiverMap {
     cum: u64,
     /// Out-of-order received TSNs above `cum` → non-renegable?
     ooo: BTreeMap<u64, bool>,
+    /// Unwrapped first TSN of FreeBSD's mapping array (`SctpConfig::tsn_map_window`): the
+    /// cumulative ack plus one, rounded down to the array's 8-TSN bytes (`slide_base`).
+    base: u64,
 }
 
 impl ReceiverMap {
@@ -30,10 +33,12 @@ impl ReceiverMap {
     pub fn new(peer_initial_tsn: u32) -> Self {
         let cum_tsn = peer_initial_tsn.wrapping_sub(1);
         let unwrap = Unwrapper::new(cum_tsn);
+        let cum = unwrap.unwrap(cum_tsn);
         ReceiverMap {
-            cum: unwrap.unwrap(cum_tsn),
+            cum,
             unwrap,
             ooo: BTreeMap::new(),
+            base: cum + 1,
         }
     }
 
@@ -80,6 +85,23 @@ impl ReceiverMap {
         let cum_tsn = self.cum_tsn();
         self.unwrap.advance_to(cum_tsn);
         Arrival::New(pos)
+    }
+
+    /// Whether `pos` fits a mapping array of `window` TSNs from its base (FreeBSD's receiver
+    /// drops a TSN `window` or more above it unacknowledged, sctp_process_a_data_chunk).
+    pub fn in_map_window(&self, pos: u64, window: u32) -> bool {
+        pos < self.base + window as u64
+    }
+
+    /// Move the mapping array's base after a packet, as FreeBSD does (sctp_slide_mapping_arrays):
+    /// to the cumulative ack plus one when nothing is held out of order, else by whole bytes
+    /// (8 TSNs) up to the byte that holds the first missing TSN.
+    pub fn slide_base(&mut self) {
+        if self.ooo.is_empty() {
+            self.base = self.cum + 1;
+        } else {
+            self.base += (self.cum + 1 - self.base) / 8 * 8;
+        }
     }
 
     /// The TSN at `pos` was delivered (or is otherwise guaranteed): it can no longer be reneged.
@@ -205,5 +227,24 @@ mod tests {
         assert!(!m.renege(m.pos(2)));
         assert_eq!(m.gap_blocks(), vec![gb(4, 4)]);
         assert_eq!(m.on_data(70_000, false), Arrival::OutOfWindow);
+    }
+
+    #[test]
+    fn the_mapping_base_slides_by_whole_bytes_while_a_tsn_is_missing() {
+        let mut m = ReceiverMap::new(1);
+        assert!(m.in_map_window(m.pos(16), 16));
+        assert!(!m.in_map_window(m.pos(17), 16));
+        // TSNs 1-10 and 12 arrive, 11 is missing: the base moves a byte, to 9.
+        for t in (1..=10).chain([12]) {
+            m.on_data(t, false);
+        }
+        m.slide_base();
+        assert!(m.in_map_window(m.pos(24), 16));
+        assert!(!m.in_map_window(m.pos(25), 16));
+        // 11 fills the gap: nothing out of order, the base is the cumulative ack plus one.
+        m.on_data(11, false);
+        m.slide_base();
+        assert!(m.in_map_window(m.pos(28), 16));
+        assert!(!m.in_map_window(m.pos(29), 16));
     }
 }

@@ -1,7 +1,8 @@
 //! FreeBSD's choices as rexmit options (issue 39, docs/validation.md "FreeBSD's SCTP"): its
 //! T3-rtx rules (`t3_rtx = "freebsd"`), RTT samples from the handshake (`handshake_rtt`), fast
-//! retransmission again (`fast_rtx_again`), its burst limit (`fr_max_burst`) and its receiver
-//! acknowledging the first DATA at once (`sack_first_data`). The RFC 9260
+//! retransmission again (`fast_rtx_again`), its burst limit (`fr_max_burst`), its receiver
+//! acknowledging the first DATA at once (`sack_first_data`) and its receiver's mapping array
+//! of 4096 TSNs (`tsn_map_window`). The RFC 9260
 //! behaviour beside each, on the same exchange. One-way delay 10 ms both ways, B SACKs every
 //! packet, nothing lost unless a test says so.
 
@@ -271,6 +272,15 @@ fn fr_max_burst_sends_at_most_four_fast_retransmissions_per_sack() {
     assert_eq!(steps.iter().map(|s| s.0).max(), Some(8), "{steps:?}");
 }
 
+/// A sender whose first window is `n` full chunks, sent at once (no Max.Burst).
+fn window_of(n: u64) -> SctpConfig {
+    SctpConfig {
+        initial_cwnd: Some(n * T as u64),
+        max_burst: 0,
+        ..config(T3Rtx::Rfc9260)
+    }
+}
+
 /// The cumulative TSN acks of the SACKs among `ts`.
 fn sack_cums(ts: &[rexmit_sctp::Transmit]) -> Vec<u32> {
     ts.iter()
@@ -293,11 +303,7 @@ fn sack_cums(ts: &[rexmit_sctp::Transmit]) -> Vec<u32> {
 #[test]
 fn sack_first_data_acknowledges_the_first_data_packet_at_once() {
     for on in [true, false] {
-        let a_cfg = SctpConfig {
-            initial_cwnd: Some(5 * T as u64),
-            max_burst: 0,
-            ..config(T3Rtx::Rfc9260)
-        };
+        let a_cfg = window_of(5);
         let b_cfg = SctpConfig {
             hb_interval: None,
             sack_first_data: on,
@@ -325,5 +331,66 @@ fn sack_first_data_acknowledges_the_first_data_packet_at_once() {
             let delayed = at + Duration::from_millis(200);
             assert_eq!(b.poll_timeout(), Some(delayed), "TSN 5 waits");
         }
+    }
+}
+
+/// The (cumulative TSN ack, gap blocks) of the last SACK among `ts`.
+fn last_sack(ts: &[rexmit_sctp::Transmit]) -> Option<(u32, Vec<(u16, u16)>)> {
+    ts.iter()
+        .flat_map(|t| &t.packet.chunks)
+        .filter_map(|c| match c {
+            rexmit_wire::Chunk::Sack(s) => Some((
+                s.cum_tsn_ack,
+                s.gap_blocks.iter().map(|g| (g.start, g.end)).collect(),
+            )),
+            _ => None,
+        })
+        .next_back()
+}
+
+/// A sends TSNs 1-24 in one packet each; TSN 1 is lost and B SACKs every packet. FreeBSD's
+/// receiver keeps out-of-order TSNs in a mapping array of 4096 TSNs from its base, the
+/// cumulative ack plus one (rounded down to bytes of 8 TSNs while a TSN is missing), and
+/// drops a DATA chunk beyond it unacknowledged (sctp_process_a_data_chunk); here the window is
+/// 16 TSNs, so TSNs 2-16 are held and 17-24 dropped: B's SACK reports 2-16 only, and when TSN 1
+/// arrives the cumulative ack stops at 16. Sent again, 17-24 fit the array, which has slid to
+/// 17. Without the limit (RFC 9260 §3.3.4: a 16-bit gap offset) B holds 2-24.
+#[test]
+fn tsn_map_window_drops_data_beyond_the_receivers_mapping_array() {
+    for window in [16, 0] {
+        let b_cfg = SctpConfig {
+            tsn_map_window: window,
+            ..receiver()
+        };
+        let (mut a, mut b) = connect_pair(window_of(24), b_cfg, 1, 1, false);
+        for _ in 0..24 {
+            a.send(Time::ZERO, 0, Payload::zeros(T), true).unwrap();
+        }
+        let out = drain(&mut a, Time::ZERO);
+        assert_eq!(data_tsns(&out), (1..=24).collect::<Vec<u32>>());
+        let at = Time::ZERO + OWD;
+        let mut sacks = Vec::new();
+        for t in &out[1..] {
+            deliver(&mut b, at, t);
+            sacks.extend(drain(&mut b, at));
+        }
+        let top = if window > 0 { 16 } else { 24 };
+        assert_eq!(
+            last_sack(&sacks),
+            Some((0, vec![(2, top)])),
+            "window {window}"
+        );
+        let later = at + Duration::from_millis(30);
+        deliver(&mut b, later, &out[0]);
+        let (cum, blocks) = last_sack(&drain(&mut b, later)).unwrap();
+        assert_eq!((cum, blocks), (top as u32, vec![]), "window {window}");
+        assert_eq!(b.stats().messages_delivered, top as u64);
+        for t in &out[16..] {
+            deliver(&mut b, later, t);
+        }
+        let (cum, _) = last_sack(&drain(&mut b, later)).unwrap();
+        assert_eq!(cum, 24, "window {window}");
+        let dups = if window > 0 { 0 } else { 8 };
+        assert_eq!(b.stats().dup_tsns_received, dups, "window {window}");
     }
 }

@@ -56,6 +56,34 @@ fn cmt(cmt: CmtConfig) -> SctpConfig {
     }
 }
 
+/// A CMT bulk transfer's pair (1 MiB send buffer, 4 MiB receive buffer, cwnd grown as RFC 4960
+/// and FreeBSD grow it), connected and ready to run.
+fn bulk_cmt(cmt_cfg: CmtConfig) -> Net {
+    let c = SctpConfig {
+        send_buffer: 1 << 20,
+        recv_buffer: 1 << 22,
+        cwnd_growth: CwndGrowth::Rfc4960,
+        ..cmt(cmt_cfg)
+    };
+    let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
+    Net::new(a, b)
+}
+
+/// 20 ms each way; A's n-th DATA packet on path 0 (from 1) is lost when `lost(n)`.
+fn path0_losing(lost: impl Fn(u32) -> bool) -> impl FnMut(&Transmit, Time) -> Option<Duration> {
+    let mut sent = 0u32;
+    move |t, _now| {
+        let data = t.packet.chunks.iter().any(|c| matches!(c, Chunk::Data(_)));
+        if data && t.src == A1 {
+            sent += 1;
+            if lost(sent) {
+                return None;
+            }
+        }
+        Some(Duration::from_millis(20))
+    }
+}
+
 #[test]
 fn primary_failure_fails_over_to_the_alternate_and_heartbeats_restore_it() {
     let (a, b) = connect_pair(cfg(), cfg(), 1, 1, true);
@@ -190,18 +218,11 @@ fn rtx_pseudo_cumack_lets_a_retransmission_path_grow_while_its_retransmission_is
     // (the CMT paper's CUC) path 1 cannot grow during that round trip, since the cumulative ack
     // waits for the same retransmission; with a second one for retransmissions it can.
     let run = |rtx_pseudo_cumack: bool| {
-        let c = SctpConfig {
-            send_buffer: 1 << 20,
-            recv_buffer: 1 << 22,
-            cwnd_growth: CwndGrowth::Rfc4960,
-            ..cmt(CmtConfig {
-                rtx_policy: rexmit_sctp::RtxPolicy::Cwnd,
-                rtx_pseudo_cumack,
-                ..CmtConfig::default()
-            })
-        };
-        let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
-        let mut net = Net::new(a, b);
+        let mut net = bulk_cmt(CmtConfig {
+            rtx_policy: rexmit_sctp::RtxPolicy::Cwnd,
+            rtx_pseudo_cumack,
+            ..CmtConfig::default()
+        });
         // DATA packets from A on each path; path 0 loses every 20th, path 1 every 300th.
         let mut sent = [0u32; 2];
         let mut fate = |t: &Transmit, _now: Time| {
@@ -225,4 +246,68 @@ fn rtx_pseudo_cumack_lets_a_retransmission_path_grow_while_its_retransmission_is
     );
     assert!(with.0 > without.0);
     assert!(with.1 > without.1);
+}
+
+#[test]
+fn cut_every_sack_cuts_a_destinations_cwnd_on_each_sack_that_marks_its_chunks() {
+    // FreeBSD's CMT (sctp_cwnd_update_after_fr) skips the recovery-window test: every SACK
+    // that newly marks chunks of a destination for fast retransmission halves its cwnd again.
+    // Path 0 loses every third of its DATA packets 150-180 (eleven chunks, marked over several
+    // SACKs as the packets after each one are acknowledged); the CMT paper's rule (RFC 9260
+    // §7.2.4 step 2 per destination) cuts path 0 once for the episode.
+    let run = |cut_every_sack: bool| {
+        let mut net = bulk_cmt(CmtConfig {
+            cut_every_sack,
+            ..CmtConfig::default()
+        });
+        let mut fate = path0_losing(|n| (150..=180).contains(&n) && n % 3 == 0);
+        net.run(Time::from_secs(2), &mut fate, &mut writer(1_000_000));
+        let a = &net.eps[0];
+        (a.stats().fast_recoveries, a.paths()[0].cc().ssthresh())
+    };
+    let (with, without) = (run(true), run(false));
+    eprintln!("fast recoveries, path 0 ssthresh: every SACK {with:?}, once {without:?}");
+    assert_eq!(without.0, 1, "one cut for the episode");
+    assert!(with.0 >= 3, "a cut per marking SACK: {with:?}");
+    assert!(with.1 * 4 <= without.1, "{with:?} {without:?}");
+}
+
+#[test]
+fn grow_in_recovery_lets_a_destinations_cwnd_grow_during_its_fast_recovery() {
+    // FreeBSD's CMT (sctp_cwnd_update_after_sack) skips the cwnd update in fast recovery only
+    // with CMT off. One path-0 loss starts a recovery on path 0 that lasts until the
+    // retransmission is acknowledged; the SACKs of path 0's new data meanwhile grow its cwnd
+    // with the option and leave it at ssthresh without (RFC 4960 §7.2.4 read per destination).
+    let run = |grow_in_recovery: bool| {
+        let mut net = bulk_cmt(CmtConfig {
+            grow_in_recovery,
+            ..CmtConfig::default()
+        });
+        let mut fate = path0_losing(|n| n == 150);
+        let mut during = None;
+        let mut observe = |_now: Time, eps: &[Association; 2]| {
+            let a = &eps[0];
+            if a.stats().fast_recoveries == 1 && a.in_fast_recovery() {
+                let cc = a.paths()[0].cc();
+                during = Some((cc.ssthresh(), cc.cwnd()));
+            }
+        };
+        net.run_observed(
+            Time::from_secs(1),
+            &mut fate,
+            &mut writer(1_000_000),
+            &mut observe,
+        );
+        (
+            net.eps[0].stats().fast_recoveries,
+            during.expect("a recovery"),
+        )
+    };
+    let (with, without) = (run(true), run(false));
+    eprintln!(
+        "recoveries, (ssthresh, cwnd) at the recovery's end: grow {with:?}, hold {without:?}"
+    );
+    assert_eq!((with.0, without.0), (1, 1));
+    assert_eq!(without.1 .1, without.1 .0, "held at ssthresh");
+    assert!(with.1 .1 > with.1 .0, "grew in recovery: {with:?}");
 }

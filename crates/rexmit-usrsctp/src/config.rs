@@ -54,6 +54,7 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("sack_freq", Socket("SCTP_DELAYED_SACK sack_freq")),
         ("immediate_sack_on_gap", BuiltIn("true: FreeBSD acknowledges out-of-order data at once (RFC 9260 §6.7)")),
         ("sack_first_data", BuiltIn("true: an association starts with send_sack set, so FreeBSD acknowledges the first packet carrying DATA at once (sctp_sack_check)")),
+        ("tsn_map_window", BuiltIn("4096: the receiver's mapping array holds 4096 TSNs from its base (SCTP_MAPPING_ARRAY, 512 bytes); a DATA chunk beyond it is dropped unacknowledged (sctp_process_a_data_chunk)")),
         ("nr_sack", Socket("SCTP_NRSACK_SUPPORTED")),
         ("ecn", Socket("SCTP_ECN_SUPPORTED: ECN capability in INIT and INIT ACK, ECT(0) on packets of new DATA (not on retransmissions), CE echoed by ECNE and answered by CWR; the IPv4 ECN field crosses as the stack's TOS byte out and as usrsctp_conninput's (or IPv4 input's) ecn_bits in")),
         ("cc", None("FreeBSD's SCTP runs its own congestion-control modules (SCTP_PLUGGABLE_CC), not rexmit's registry")),
@@ -67,6 +68,8 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("cmt.dac", StackWide("cmt_use_dac")),
         ("cmt.sfr", BuiltIn("true: split fast retransmit is part of FreeBSD's CMT")),
         ("cmt.cuc", BuiltIn("true: cwnd update for CMT is part of FreeBSD's CMT")),
+        ("cmt.cut_every_sack", BuiltIn("true: with CMT on, FreeBSD cuts a destination's cwnd on every SACK that newly marks chunks of it for fast retransmission, in fast recovery or not (sctp_cwnd_update_after_fr)")),
+        ("cmt.grow_in_recovery", BuiltIn("true: with CMT on, FreeBSD updates a destination's cwnd on SACKs during fast recovery too (sctp_cwnd_update_after_sack skips it only with CMT off)")),
         ("cmt.rtx_pseudo_cumack", BuiltIn("true: FreeBSD's CUC (CUCv2) keeps separate pseudo cumulative acks per destination for first transmissions and for retransmissions (sctp_indata.c, pseudo_cumack and rtx_pseudo_cumack)")),
         ("cmt.rtx_policy", BuiltIn("cwnd: FreeBSD's CMT sends retransmissions to the reachable path with the largest cwnd (sctp_find_alternate_net mode 1; its comment says RTX_SSTHRESH)")),
         ("cmt.pf", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld (off: 65535)")),
@@ -362,10 +365,13 @@ pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
     c.cwnd_bytes = CwndBytes::Chunk;
     c.immediate_sack_on_gap = true;
     c.sack_first_data = true;
+    c.tsn_map_window = 4096;
     c.hb_jitter = true;
     c.cmt.sfr = true;
     c.cmt.cuc = true;
     c.cmt.rtx_pseudo_cumack = true;
+    c.cmt.cut_every_sack = true;
+    c.cmt.grow_in_recovery = true;
     c.cmt.rtx_policy = RtxPolicy::Cwnd;
     c.t3_rtx = T3Rtx::Freebsd;
     c.handshake_rtt = true;
@@ -381,9 +387,12 @@ fn check_built_in(cfg: &SctpConfig, key: &str, only: &str) -> Result<(), OptionE
         "rto.estimator" => cfg.rto.estimator == rexmit_transport::RtoEstimator::Freebsd,
         "immediate_sack_on_gap" => cfg.immediate_sack_on_gap,
         "sack_first_data" => cfg.sack_first_data,
+        "tsn_map_window" => cfg.tsn_map_window == 4096,
         "cmt.sfr" => cfg.cmt.sfr,
         "cmt.cuc" => cfg.cmt.cuc,
         "cmt.rtx_pseudo_cumack" => cfg.cmt.rtx_pseudo_cumack,
+        "cmt.cut_every_sack" => cfg.cmt.cut_every_sack,
+        "cmt.grow_in_recovery" => cfg.cmt.grow_in_recovery,
         "cmt.rtx_policy" => cfg.cmt.rtx_policy == RtxPolicy::Cwnd,
         "cwnd_growth" => cfg.cwnd_growth == CwndGrowth::Rfc4960,
         "cwnd_bytes" => cfg.cwnd_bytes == CwndBytes::Chunk,
@@ -549,11 +558,14 @@ mod tests {
             .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
             .map(|(k, _)| *k)
             .collect();
-        assert_eq!(built_in.len(), 15, "{built_in:?}");
+        assert_eq!(built_in.len(), 18, "{built_in:?}");
         assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.rtx_pseudo_cumack"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["fr_max_burst"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["sack_first_data"]).is_err());
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["tsn_map_window"]).is_err());
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.cut_every_sack"]).is_err());
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.grow_in_recovery"]).is_err());
     }
 }

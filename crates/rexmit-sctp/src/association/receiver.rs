@@ -160,6 +160,10 @@ impl Receiver {
             return out;
         };
         let gaps_before = map.has_gaps();
+        if cfg.tsn_map_window > 0 {
+            // FreeBSD slides its mapping array after each packet; the same before the next.
+            self.map.as_mut().expect("checked above").slide_base();
+        }
         let never_renege = cfg.renege == RenegePolicy::Never;
         let mut dups = Vec::new();
         for d in chunks {
@@ -171,6 +175,10 @@ impl Receiver {
             let (pos, cum_pos) = (map.pos(d.tsn), map.cum_pos());
             if pos <= cum_pos || map.contains_pos(pos) {
                 dups.push(d.tsn);
+                continue;
+            }
+            if cfg.tsn_map_window > 0 && !map.in_map_window(pos, cfg.tsn_map_window) {
+                // FreeBSD: beyond its mapping array, dropped unacknowledged (`tsn_map_window`).
                 continue;
             }
             let len = d.payload.len() as u64;

@@ -436,7 +436,8 @@ impl Association {
             };
             let may_grow =
                 cum_advanced || (self.cfg.cmt.enabled && self.cfg.cmt.cuc && pseudo_cumack_moved);
-            let fr = self.in_fr(p);
+            // FreeBSD's CMT grows cwnd in fast recovery too (`cmt.grow_in_recovery`).
+            let fr = self.in_fr(p) && !(self.cfg.cmt.enabled && self.cfg.cmt.grow_in_recovery);
             let path = &mut self.paths[p];
             let s = SackOnPath {
                 // RFC 3168 §6.1.2: no growth on an acknowledgement that echoes congestion.

@@ -40,7 +40,7 @@ impl Association {
             }
         }
         for (p, cause) in paths_hit {
-            if self.in_fr(p) {
+            if self.in_fr(p) && !(self.cfg.cmt.enabled && self.cfg.cmt.cut_every_sack) {
                 continue; // §7.2.4: no further reduction during fast recovery
             }
             let point = self.paths[p].bytes_sent();
