@@ -156,12 +156,15 @@ REXMIT_TCP = {"cubic": {"hystart": True}}
 
 
 # Peer sides besides ns-3.44 as it is: ns-3 with one of its deviations aligned, each with the
-# arguments that select it (docs/validation.md "Active queues against ns-3.44"). `prr-rfc`:
-# RFC 6937's PRR (validation/src/ns3_prr_variants.h), where ns-3.44's counts a duplicate ACK's
-# segment twice with SACK and takes RecoverFS from the pipe (both corrected in ns-3 after 3.44).
-ALIGNED_PEERS = {"peer-prr-rfc": ("--recovery=prr-rfc",)}
-ALIGNED_HEADINGS = {
-    "peer-prr-rfc": "Aligned: ns-3 with RFC 6937's PRR (`aqm.py run NAMES --side peer-prr-rfc`; the same rexmit runs)"
+# arguments that select it and its table's heading (docs/validation.md "Active queues against
+# ns-3.44"). `prr-rfc`: RFC 6937's PRR (validation/src/ns3_prr_variants.h), where ns-3.44's
+# counts a duplicate ACK's segment twice with SACK and takes RecoverFS from the pipe (both
+# corrected in ns-3 after 3.44).
+ALIGNED_PEERS: dict[str, tuple[tuple[str, ...], str]] = {
+    "peer-prr-rfc": (
+        ("--recovery=prr-rfc",),
+        "Aligned: ns-3 with RFC 6937's PRR (`aqm.py run NAMES --side peer-prr-rfc`; the same rexmit runs)",
+    )
 }
 
 
@@ -169,7 +172,7 @@ def run_one(sc: MultiScenario, side: str, seed: int) -> dict[str, Any]:
     if side == "peer":
         return multiflow.run_peer(sc, seed)
     if side in ALIGNED_PEERS:
-        return multiflow.run_peer(sc, seed, ALIGNED_PEERS[side])
+        return multiflow.run_peer(sc, seed, ALIGNED_PEERS[side][0])
     return multiflow.run_rexmit(sc, seed, REXMIT_TCP.get(sc.variants[0]))
 
 
@@ -219,7 +222,9 @@ def write_table(out: Path) -> int:
     old = out.read_text() if out.exists() else ""
     kept = old.find("\n## DCTCP with step marking")
     out.write_text(
-        aqm_tables.render(SCENARIOS, saved, verdict, ALIGNED_HEADINGS) + "\n" + (old[kept:] if kept >= 0 else "")
+        aqm_tables.render(SCENARIOS, saved, verdict, {s: h for s, (_, h) in ALIGNED_PEERS.items()})
+        + "\n"
+        + (old[kept:] if kept >= 0 else "")
     )
     print(f"wrote {out}", file=sys.stderr)
     return 0

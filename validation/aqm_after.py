@@ -14,10 +14,8 @@ simulator's own metric, for comparison with validation_aqm.md.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
@@ -36,9 +34,8 @@ def p99(xs: list[float]) -> float:
 
 
 def peer(sc: multiflow.MultiScenario, seed: int, start: float, side: str) -> dict[str, float]:
-    cmd = [*multiflow.ns3_command(sc, seed), *aqm.ALIGNED_PEERS.get(side, ()), f"--delayFrom={start:g}"]
-    res = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
-    a = res["aqm"]
+    args = aqm.ALIGNED_PEERS[side][0] if side in aqm.ALIGNED_PEERS else ()
+    a = multiflow.run_peer(sc, seed, (*args, f"--delayFrom={start:g}"))["aqm"]
     return {
         "mean": a["queue_delay_mean_s"],
         "p99": a["queue_delay_p99_s"],
