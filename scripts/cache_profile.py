@@ -69,7 +69,7 @@ def hops_of(log: str) -> int:
     return int(m.group(1))
 
 
-def profile(scenario: Path, out: Path, l1: int, l2: int) -> tuple[dict[str, list[int]], int]:
+def profile(scenario: Path, out: Path, l1: int, l2: int, binary: Path) -> tuple[dict[str, list[int]], int]:
     run = subprocess.run(
         [
             "valgrind",
@@ -81,7 +81,7 @@ def profile(scenario: Path, out: Path, l1: int, l2: int) -> tuple[dict[str, list
             # `--toggle-collect` on the scheduler's `run` collected nothing (0 instructions per
             # hop). The set-up is the same in both runs and cancels in their difference.
             f"--callgrind-out-file={out}",
-            str(EXAMPLES / "profile_scenario"),
+            str(binary),
             str(scenario),
         ],
         capture_output=True,
@@ -112,6 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--json", metavar="FILE", help="also write the totals per hop to FILE")
     ap.add_argument(
+        "--binary",
+        type=Path,
+        default=EXAMPLES / "profile_scenario",
+        help="the profile_scenario to run (default this tree's; e.g. scripts/witness.sh's build of an older commit, "
+        "target/witness-rev/release/examples/profile_scenario, for a before/after pair)",
+    )
+    ap.add_argument(
         "--by", choices=("misses", "instructions"), default="misses", help="order of the function list (default misses)"
     )
     args = ap.parse_args(argv)
@@ -130,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                     check=True,
                 ).stdout
             )
-            runs.append(profile(toml, Path(tmp) / f"cg_{t:g}", args.l1, args.l2))
+            runs.append(profile(toml, Path(tmp) / f"cg_{t:g}", args.l1, args.l2, args.binary))
     (a, hops_a), (b, hops_b) = runs
     hops = hops_b - hops_a
     if hops <= 0:

@@ -328,24 +328,115 @@ impl Connection {
     }
 }
 
-/// Run one fuzz program (see the module docs).
+/// Run one fuzz program (see the module docs), twice: with the fast paths
+/// (`crate::fast_path`) and with the full paths only. The two runs must agree on every field
+/// of both connections and every segment in flight after every operation.
 pub fn run(data: &[u8]) {
-    run_counting(data);
+    let fast = run_traced(data, None);
+    let full = crate::fast_path::with_full_paths(|| run_traced(data, None));
+    if fast.trace == full.trace {
+        return;
+    }
+    let at = fast
+        .trace
+        .iter()
+        .zip(&full.trace)
+        .position(|(x, y)| x != y)
+        .unwrap_or(fast.trace.len().min(full.trace.len()));
+    let fast = run_traced(data, Some(at)).detail;
+    let full = crate::fast_path::with_full_paths(|| run_traced(data, Some(at))).detail;
+    panic!(
+        "the fast paths differ from the full path after operation {at}:\nfast: {}\nfull: {}",
+        fast.unwrap_or_default(),
+        full.unwrap_or_default()
+    );
 }
 
-/// `run`, returning (bytes `a`'s application wrote, bytes `b`'s application read).
-fn run_counting(data: &[u8]) -> (u64, u64) {
+/// What one run of a program did.
+struct Traced {
+    /// Bytes `a`'s application wrote (accepted by the send buffer) and `b`'s application read.
+    written: u64,
+    read: u64,
+    /// A fingerprint of both connections and the wires after each operation, and the last.
+    trace: Vec<u64>,
+    /// The full state after operation `detail_at`, when asked.
+    detail: Option<String>,
+}
+
+fn run_traced(data: &[u8], detail_at: Option<usize>) -> Traced {
+    let mut out = Traced {
+        written: 0,
+        read: 0,
+        trace: Vec::new(),
+        detail: None,
+    };
     let mut c = Cursor::new(data);
     let cfg = config(&mut c);
     if cfg.validate().is_err() {
-        return (0, 0);
+        return out;
     }
     let start = c.u8();
     let mut h = Harness::new(cfg, start);
-    c.run_ops(MAX_STEPS, |c| h.step(c));
+    let record = |h: &Harness, out: &mut Traced, full: bool| {
+        let state = if full { h.state() } else { h.summary() };
+        if detail_at == Some(out.trace.len()) {
+            out.detail = Some(state.clone());
+        }
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        std::hash::Hash::hash(&state, &mut hasher);
+        out.trace.push(std::hash::Hasher::finish(&hasher));
+    };
+    c.run_ops(MAX_STEPS, |c| {
+        h.step(c);
+        let full = out.trace.len().is_multiple_of(FULL_STATE_EVERY);
+        record(&h, &mut out, full);
+    });
     // Whatever `b` has received in order must still read back correctly.
     h.read_b(usize::MAX);
-    (h.a_written, h.b_read)
+    record(&h, &mut out, true);
+    (out.written, out.read) = (h.a_written, h.b_read);
+    out
+}
+
+/// How often (in operations) the differential run compares every field; between, the timers,
+/// the wires and the newest segments on them (formatting every field every time costs 20 times
+/// the run).
+const FULL_STATE_EVERY: usize = 16;
+
+impl Harness {
+    /// What changes most often: the clock, both connections' next deadlines and the wires.
+    fn summary(&self) -> String {
+        format!(
+            "{:?} {:?} {:?} {} {} {:?} {:?}",
+            self.now,
+            self.a.poll_timeout(),
+            self.b.poll_timeout(),
+            self.to_a.len(),
+            self.to_b.len(),
+            self.to_a.back(),
+            self.to_b.back()
+        )
+    }
+
+    /// Every field of both connections and every segment on the wires.
+    fn state(&self) -> String {
+        format!(
+            "now {:?}\na {}\nb {}\nto_a {:?}\nto_b {:?}",
+            self.now,
+            self.a.snapshot(),
+            self.b.snapshot(),
+            self.to_a,
+            self.to_b
+        )
+    }
+}
+
+/// `run` (the fast paths only), returning (bytes `a`'s application wrote, bytes `b`'s
+/// application read).
+#[cfg(test)]
+fn run_counting(data: &[u8]) -> (u64, u64) {
+    let t = run_traced(data, None);
+    (t.written, t.read)
 }
 
 #[cfg(test)]

@@ -67,6 +67,7 @@ pub mod config;
 pub mod connection;
 pub mod delivery_rate;
 pub mod ecn;
+pub mod fast_path;
 #[doc(hidden)]
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;

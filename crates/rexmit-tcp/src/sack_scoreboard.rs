@@ -188,7 +188,13 @@ impl Scoreboard {
     /// many segments it newly marked.
     pub fn update_lost(&mut self, dup_thresh: u32, smss: u64) -> u64 {
         let mut marked = 0;
-        let top = self.segs.partition_point(|s| s.start < self.high_sacked);
+        // Nothing SACKed (high_sacked 0): no segment lies below one, so none can be marked;
+        // skip the search (issue 40 step 7: the common ACK).
+        let top = if self.high_sacked == 0 {
+            0
+        } else {
+            self.segs.partition_point(|s| s.start < self.high_sacked)
+        };
         let (mut count, mut bytes) = (0u32, 0u64);
         let mut from = None;
         for i in (0..top).rev() {
@@ -334,6 +340,14 @@ impl Scoreboard {
     }
 
     pub fn sacked_segments(&self) -> u32 {
+        if !self.any_sacked() {
+            // Nothing SACKed above the cumulative ACK: no scan (`any_sacked`).
+            debug_assert!(
+                !self.segs.iter().any(|s| s.sacked),
+                "SACKed with high_sacked 0"
+            );
+            return 0;
+        }
         self.segs.iter().filter(|s| s.sacked).count() as u32
     }
 

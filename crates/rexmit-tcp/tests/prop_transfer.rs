@@ -42,7 +42,7 @@ fn transfer(
     ack_every: u32,
     timestamps: bool,
     iss_a: u32,
-) {
+) -> String {
     let c = TcpConfig {
         recovery: VARIANTS[variant],
         rack: variant == 4,
@@ -115,6 +115,8 @@ fn transfer(
             st.undos_dsack, st.undos_timestamps, st.undos_frto, n.now
         );
     }
+    // What the fast-path comparison below compares: both ends' statistics and the end time.
+    format!("{:?}\n{:?}\n{:?}", st, n.b.stats(), n.now)
 }
 
 proptest! {
@@ -135,7 +137,12 @@ proptest! {
         timestamps in any::<bool>(),
         iss_a in any::<u32>(),
     ) {
-        transfer(variant, cc, seed, loss_pct, reorder_pct, len, ack_every, timestamps, iss_a);
+        let fast = transfer(variant, cc, seed, loss_pct, reorder_pct, len, ack_every, timestamps, iss_a);
+        // Issue 40 step 7: the fast paths change nothing (`rexmit_tcp::fast_path`).
+        let full = rexmit_tcp::fast_path::with_full_paths(|| {
+            transfer(variant, cc, seed, loss_pct, reorder_pct, len, ack_every, timestamps, iss_a)
+        });
+        prop_assert_eq!(fast, full);
     }
 }
 

@@ -56,7 +56,7 @@ impl Connection {
     /// Every field, the sender's included (`Sender::snapshot`). The pattern names every field,
     /// so a new one cannot be left out.
     #[cfg(any(test, feature = "fuzzing"))]
-    fn snapshot(&self) -> String {
+    pub(crate) fn snapshot(&self) -> String {
         let Connection {
             cfg,
             state,

@@ -44,6 +44,18 @@ impl Sender {
         t: &mut TimerTable,
     ) -> u64 {
         self.now = now;
+        if self.is_quiet_ack(a) {
+            // Fast path (`crate::fast_path`): of all the stages below only these two act.
+            if t.is_due(Timer::Pacing, now) {
+                t.stop(Timer::Pacing);
+            }
+            self.update_send_window(a, t);
+            // `observe_reordering` with no evidence: only the statistics' copy of the degree.
+            if let Some(r) = &self.reordering {
+                (st.reordering, st.reordering_seen) = (r.degree(), r.seen());
+            }
+            return 0;
+        }
         // Before anything changes: what the duplicate-ACK test and the rate sample compare with.
         let prev_wnd = self.snd_wnd;
         let mut undo = super::undo::UndoFacts {
@@ -125,6 +137,28 @@ impl Sender {
             self.rate_ack(now, prior_in_flight, lost_before);
         }
         acked
+    }
+
+    /// An ACK that acknowledges nothing, SACKs nothing and echoes no CE while nothing is
+    /// outstanding (what a receiver's every data segment carries in a one-way transfer): then
+    /// the cumulative and SACK stages find nothing, it is no duplicate ACK (RFC 5681 §2 (b)
+    /// needs outstanding data), loss detection finds an empty scoreboard, and the reordering,
+    /// undo, PRR, RACK and rate stages have nothing to do while they are off or idle. Only the
+    /// pacing timer, the send window (RFC 9293 §3.10.7.4) and the statistics' copy of the
+    /// reordering degree (which a timeout may have lowered) can change. RACK stays on the full
+    /// path: its loss policy may be a user's plugin, which is asked on every ACK.
+    #[inline]
+    fn is_quiet_ack(&self, a: &AckInput) -> bool {
+        crate::fast_path::enabled()
+            && a.ack == self.snd_una
+            && self.snd_una == self.snd_max
+            && a.sack.is_empty()
+            && !a.ece
+            && !self.rec.in_episode()
+            && !self.undo.is_armed()
+            && !self.sb.any_sacked()
+            && self.rack.is_none()
+            && self.rate.is_none()
     }
 
     /// RFC 9293 §3.10.7.4: take the peer's window when the segment is newer than the last one
@@ -383,10 +417,11 @@ impl Sender {
         }
         let min_rtt = self.rtt.min_rtt();
         let in_recovery = self.rec.in_episode();
-        let sacked = self.sb.sacked_segments();
         let Some(rack) = self.rack.as_mut() else {
             return;
         };
+        // Counted only for RACK, which needs it (a scan of the scoreboard on every ACK).
+        let sacked = self.sb.sacked_segments();
         if self.rack_detection {
             rack.on_ack(now, delivered, min_rtt, dsack, self.snd_una, self.snd_max);
         }
