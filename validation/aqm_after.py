@@ -4,6 +4,7 @@ aqm.py scenario's mean and 99th-percentile queueing delay over the packets that 
 bottleneck queue from FROM seconds on, beside the whole run's, in both simulators, per seed.
 
     python validation/aqm_after.py ns3-fq_codel-newreno-8 [--from 5] [--seeds 5] [--peer-side peer-prr-rfc]
+        [--ns3 ccs=newreno-rfc-exact,newreno-rfc-exact]
 
 ns-3: its recorder's `--delayFrom` (validation/src/ns3_aqm.h: queue disc plus device, enqueue to
 the start of transmission). rexmit: a capture of R1 (validation/aqm_flows.py `rexmit_waits`:
@@ -33,9 +34,11 @@ def p99(xs: list[float]) -> float:
     return v[math.ceil(0.99 * len(v)) - 1]
 
 
-def peer(sc: multiflow.MultiScenario, seed: int, start: float, side: str) -> dict[str, float]:
+def peer(
+    sc: multiflow.MultiScenario, seed: int, start: float, side: str, extra: tuple[str, ...] = ()
+) -> dict[str, float]:
     args = aqm.ALIGNED_PEERS[side][0] if side in aqm.ALIGNED_PEERS else ()
-    a = multiflow.run_peer(sc, seed, (*args, f"--delayFrom={start:g}"))["aqm"]
+    a = multiflow.run_peer(sc, seed, (*args, *extra, f"--delayFrom={start:g}"))["aqm"]
     return {
         "mean": a["queue_delay_mean_s"],
         "p99": a["queue_delay_p99_s"],
@@ -62,14 +65,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--from", dest="start", type=float, default=5.0)
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--peer-side", default="peer", choices=["peer", *aqm.ALIGNED_PEERS])
+    ap.add_argument("--ns3", action="append", default=[], help="an ns-3 option, KEY=VALUE (after the side's)")
     ns = ap.parse_args(argv)
+    extra = tuple(f"--{kv}" for kv in ns.ns3)
     for name in ns.names:
         sc = aqm.SCENARIOS[name]
         rows = {"ns-3": [], "rexmit": []}
         for seed in range(1, ns.seeds + 1):
-            rows["ns-3"].append(peer(sc, seed, ns.start, ns.peer_side))
+            rows["ns-3"].append(peer(sc, seed, ns.start, ns.peer_side, extra))
             rows["rexmit"].append(ours(sc, seed, ns.start))
-        print(f"{name} (ns-3 side: {ns.peer_side}; after {ns.start:g} s), ms per seed and mean:")
+        side = " ".join((ns.peer_side, *extra))
+        print(f"{name} (ns-3 side: {side}; after {ns.start:g} s), ms per seed and mean:")
         for side, rs in rows.items():
             for k in ("mean", "p99", "mean_after", "p99_after"):
                 vals = [r[k] * 1e3 for r in rs]

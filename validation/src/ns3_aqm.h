@@ -145,6 +145,9 @@ struct AqmDelays
     std::map<uint32_t, std::vector<double>> afterBySource;
     std::map<uint32_t, std::vector<double>> dropTimesBySource;
     std::unordered_map<uint64_t, uint32_t> sourceOf; // uid -> sender, from dequeue to the wire
+    // FQ-CoDel: per sender, arrivals and the arrivals that made its flow a new flow (it was in
+    // neither list: status NEW with a whole quantum and this packet alone in its queue).
+    std::map<uint32_t, std::pair<uint64_t, uint64_t>> fqNewBySource;
 };
 
 inline AqmDelays g_aqmDelays;
@@ -296,6 +299,35 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
             last[key] = ack;
         }
     }));
+    if (auto fq = ns3::DynamicCast<ns3::FqCoDelQueueDisc>(qd))
+    {
+        qd->TraceConnectWithoutContext(
+            "Enqueue",
+            ns3::MakeCallback(+[](ns3::FqCoDelQueueDisc* q, ns3::Ptr<const ns3::QueueDiscItem> item) {
+                auto ip = ns3::DynamicCast<const ns3::Ipv4QueueDiscItem>(item);
+                if (!ip)
+                {
+                    return;
+                }
+                ns3::UintegerValue pert;
+                ns3::UintegerValue flows;
+                q->GetAttribute("Perturbation", pert);
+                q->GetAttribute("Flows", flows);
+                uint32_t h = item->Hash(pert.Get()) % flows.Get();
+                auto& per = g_aqmDelays.fqNewBySource[ip->GetHeader().GetSource().Get()];
+                per.first++;
+                for (size_t i = 0; i < q->GetNQueueDiscClasses(); i++)
+                {
+                    auto f = ns3::StaticCast<ns3::FqCoDelFlow>(q->GetQueueDiscClass(i));
+                    if (f->GetIndex() == h)
+                    {
+                        per.second += f->GetStatus() == ns3::FqCoDelFlow::NEW_FLOW &&
+                                      f->GetDeficit() == static_cast<int32_t>(q->GetQuantum()) &&
+                                      f->GetQueueDisc()->GetNPackets() == 1;
+                    }
+                }
+            }).Bind(ns3::PeekPointer(fq)));
+    }
     qd->TraceConnectWithoutContext("Dequeue", ns3::MakeCallback(&AqmOnDequeue));
     qd->TraceConnectWithoutContext("Drop", ns3::MakeCallback(&AqmOnDrop));
     dev->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(&AqmOnTxBegin));
@@ -394,6 +426,13 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
     {
         o << (firstSrc ? "" : ", ") << "\"" << ns3::Ipv4Address(addr) << "\": [" << ns.first << ", "
           << (ns.first ? ns.second / ns.first : 0.0) << ", " << g_aqmDelays.dropsBySource[addr] << "]";
+        firstSrc = false;
+    }
+    o << "}, \"fq_new_by_source\": {";
+    firstSrc = true;
+    for (const auto& [addr, an] : g_aqmDelays.fqNewBySource)
+    {
+        o << (firstSrc ? "" : ", ") << "\"" << ns3::Ipv4Address(addr) << "\": [" << an.first << ", " << an.second << "]";
         firstSrc = false;
     }
     o << "}, \"ece_acked_fraction_by_receiver\": [";

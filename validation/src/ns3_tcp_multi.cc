@@ -338,7 +338,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "run number (RngRun); RngSeed stays 1", seed);
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("warmup", "goodput is measured from here (s)", warmup);
-    cmd.AddValue("ccs", "comma list, one per flow: newreno | newreno-rfc | cubic | westwoodplus | linuxreno, or one of AddControllerTypes (ns3_tcp_defaults.h)", ccs);
+    cmd.AddValue("ccs", "comma list, one per flow: newreno | newreno-rfc | newreno-rfc-aligned | newreno-rfc-exact | cubic | westwoodplus | linuxreno, or one of AddControllerTypes (ns3_tcp_defaults.h)", ccs);
     cmd.AddValue("delaysNs", "comma list: each sender's access delay (ns)", delaysNs);
     cmd.AddValue("starts", "comma list: each flow's start (s)", starts);
     cmd.AddValue("sack", "SACK option", sack);
@@ -373,9 +373,14 @@ main(int argc, char* argv[])
     auto startList = Split(starts);
     const size_t n = ccList.size();
     // newreno-rfc: ns-3's NewReno with RFC 5681's ssthresh (FlightSize/2 without the
-    // limited-transmit segments) instead of half the pipe (ns3_newreno_variants.h).
+    // limited-transmit segments) instead of half the pipe (ns3_newreno_variants.h);
+    // newreno-rfc-aligned: that, and congestion avoidance in whole SMSS steps, one per cwnd of
+    // ACKs, without ns-3's truncation of SMSS*SMSS/cwnd to whole bytes (as rexmit grows);
+    // newreno-rfc-exact: newreno-rfc without that truncation alone.
     std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
                                                         {"newreno-rfc", "rexmit::NewRenoFlightSize"},
+                                                        {"newreno-rfc-aligned", "rexmit::NewRenoAligned"},
+                                                        {"newreno-rfc-exact", "rexmit::NewRenoExact"},
                                                         {"linuxreno", "ns3::TcpLinuxReno"},
                                                         {"westwoodplus", "ns3::TcpWestwoodPlus"},
                                                         {"cubic", "ns3::TcpCubic"},
