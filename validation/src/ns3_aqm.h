@@ -301,19 +301,21 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
     }));
     if (auto fq = ns3::DynamicCast<ns3::FqCoDelQueueDisc>(qd))
     {
+        // The flow's bucket as FqCoDelQueueDisc::DoEnqueue computes it (no packet filters).
+        ns3::UintegerValue pert;
+        ns3::UintegerValue flows;
+        fq->GetAttribute("Perturbation", pert);
+        fq->GetAttribute("Flows", flows);
         qd->TraceConnectWithoutContext(
             "Enqueue",
-            ns3::MakeCallback(+[](ns3::FqCoDelQueueDisc* q, ns3::Ptr<const ns3::QueueDiscItem> item) {
+            ns3::MakeCallback(+[](ns3::FqCoDelQueueDisc* q, uint32_t pert, uint32_t nFlows,
+                                  ns3::Ptr<const ns3::QueueDiscItem> item) {
                 auto ip = ns3::DynamicCast<const ns3::Ipv4QueueDiscItem>(item);
                 if (!ip)
                 {
                     return;
                 }
-                ns3::UintegerValue pert;
-                ns3::UintegerValue flows;
-                q->GetAttribute("Perturbation", pert);
-                q->GetAttribute("Flows", flows);
-                uint32_t h = item->Hash(pert.Get()) % flows.Get();
+                uint32_t h = item->Hash(pert) % nFlows;
                 auto& per = g_aqmDelays.fqNewBySource[ip->GetHeader().GetSource().Get()];
                 per.first++;
                 for (size_t i = 0; i < q->GetNQueueDiscClasses(); i++)
@@ -326,7 +328,7 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
                                       f->GetQueueDisc()->GetNPackets() == 1;
                     }
                 }
-            }).Bind(ns3::PeekPointer(fq)));
+            }).Bind(ns3::PeekPointer(fq), static_cast<uint32_t>(pert.Get()), static_cast<uint32_t>(flows.Get())));
     }
     qd->TraceConnectWithoutContext("Dequeue", ns3::MakeCallback(&AqmOnDequeue));
     qd->TraceConnectWithoutContext("Drop", ns3::MakeCallback(&AqmOnDrop));
