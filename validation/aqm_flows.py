@@ -4,6 +4,8 @@ queue and the packets it loses there, in both simulators (docs/validation.md, "A
 against ns-3.44", the FQ-CoDel class split).
 
     python validation/aqm_flows.py ns3-fq_codel-newreno-4 [--seed 1] [--side both|peer|rexmit]
+    python validation/aqm_flows.py ns3-fq_codel-newreno-2 --seed 1 --from 20 --peer-side peer-prr-rfc \
+        [--ns3 fqQuantum=1500] [--fq quantum=1500] [--ns3 ccs=newreno-rfc,newreno-rfc]
 
 rexmit: a capture of the left router R1 holds every packet once arriving (before the queue) and
 once starting on R1->R2, in the order the simulation handled them; a packet's wait is the time
@@ -11,12 +13,19 @@ between the two, a packet seen arriving and never leaving was dropped. ns-3: the
 own sojourn per sender (validation/src/ns3_aqm.h `sojourn_by_source`: enqueue to dequeue, its
 device's one packet not included) and its drops per sender. Flows are told apart by the
 sender's address (flow i is the i-th sender in address order in both).
+
+`--from START`: per flow, the mean and p99 delay (both: enqueue to the start of transmission,
+ns-3's device queue included) of the packets that entered the queue from START on, and the
+times of the flow's drops from then (ns-3: its queue disc's drop trace; rexmit: the departure
+that showed a packet gone, which for CoDel's drop at dequeue is the drop's time); `--ns3`,
+`--tcp` and `--fq` change one thing on one side for a test.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -49,13 +58,23 @@ def peer_side(sc: multiflow.MultiScenario, seed: int) -> list[dict[str, Any]]:
     ]
 
 
-def rexmit_waits(sc: multiflow.MultiScenario, seed: int) -> tuple[Any, list[tuple[bytes, int, int]], dict[bytes, int]]:
+def rexmit_waits(
+    sc: multiflow.MultiScenario,
+    seed: int,
+    overrides: dict[str, Any] | None = None,
+    fq_codel: dict[str, Any] | None = None,
+) -> tuple[Any, list[tuple[bytes, int, int]], dict[bytes, list[int | None]]]:
     """rexmit's run with a capture of R1: the run's results; per packet from a sender that left
     on R1->R2, (sender address, arrival ns, wait ns); per sender, the packets that arrived and
-    never left (dropped, or still queued at the end)."""
+    never left (dropped, or still queued at the end): for each, the departure (ns) of the
+    sender's next packet that showed it gone, which for a drop at dequeue (CoDel) is the drop's
+    time, or None if nothing of the sender left after it. `overrides`: TCP options; `fq_codel`:
+    entries of the bottleneck queue's `fq_codel` table."""
     import rexmit
 
-    s = multiflow.rexmit_scenario(sc, seed)
+    s = multiflow.rexmit_scenario(sc, seed, overrides)
+    if fq_codel:
+        s.data["topology"]["bottleneck"]["queue"].setdefault("fq_codel", {}).update(fq_codel)
     s.pcap(node="R1")
     with tempfile.TemporaryDirectory() as tmp:
         res = rexmit.run(s, out_dir=tmp)
@@ -78,7 +97,7 @@ def rexmit_waits(sc: multiflow.MultiScenario, seed: int) -> tuple[Any, list[tupl
             ttl_in[p[12:16]] = max(ttl_in.get(p[12:16], 0), p[8])
     waiting: dict[bytes, deque[tuple[bytes, int]]] = {a: deque() for a in senders}
     waits: list[tuple[bytes, int, int]] = []
-    drops: dict[bytes, int] = {a: 0 for a in senders}
+    drops: dict[bytes, list[int | None]] = {a: [] for a in senders}
     queued: Counter[tuple[bytes, bytes]] = Counter()  # waiting arrivals per (sender, key)
     for t, p in recs:
         src = p[12:16]
@@ -96,10 +115,10 @@ def rexmit_waits(sc: multiflow.MultiScenario, seed: int) -> tuple[Any, list[tupl
                 queued[(src, k)] -= 1
                 if k == key:
                     break
-                drops[src] += 1
+                drops[src].append(t)
             waits.append((src, t0, t - t0))
     for src, q in waiting.items():  # arrived and never left: dropped (or queued at the end)
-        drops[src] += len(q)
+        drops[src].extend(None for _ in q)
     return res, waits, drops
 
 
@@ -112,11 +131,44 @@ def rexmit_side(sc: multiflow.MultiScenario, seed: int) -> list[dict[str, Any]]:
         {
             "packets": len(per[a]),
             "delay_mean_s": statistics.fmean(per[a]) * 1e-9 if per[a] else 0.0,
-            "drops": drops[a],
+            "drops": len(drops[a]),
             "goodput_bps": res.flow(f"f{i}")["goodput_bps"],
         }
         for i, a in enumerate(sorted(drops))
     ]
+
+
+def _p99(xs: list[float]) -> float:
+    v = sorted(xs)
+    return v[math.ceil(0.99 * len(v)) - 1] if v else 0.0
+
+
+def peer_after(sc: multiflow.MultiScenario, seed: int, start: float, extra: tuple[str, ...]) -> list[dict[str, Any]]:
+    """ns-3 from `start` on, per flow: delays (queue disc plus device, enqueue to the wire) of
+    the packets enqueued from then, and the drop times from then."""
+    res = multiflow.run_peer(sc, seed, (*extra, f"--delayFrom={start:g}"))
+    per = res["aqm"]["queue_delay_after"]["by_source"]
+    addrs = sorted((a for a in per if a.startswith("10.1.")), key=_addr_key)
+    return [
+        {"mean_s": per[a]["mean_s"], "p99_s": per[a]["p99_s"], "drop_times_s": per[a]["drop_times_s"]} for a in addrs
+    ]
+
+
+def rexmit_after(
+    sc: multiflow.MultiScenario,
+    seed: int,
+    start: float,
+    overrides: dict[str, Any] | None,
+    fq_codel: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """rexmit from `start` on, per flow, as `peer_after` (drop times: `rexmit_waits`)."""
+    _, waits, drops = rexmit_waits(sc, seed, overrides, fq_codel)
+    out = []
+    for a in sorted(drops):
+        w = [x * 1e-9 for s, t, x in waits if s == a and t >= start * 1e9]
+        d = [t * 1e-9 for t in drops[a] if t is not None and t >= start * 1e9]
+        out.append({"mean_s": statistics.fmean(w) if w else 0.0, "p99_s": _p99(w), "drop_times_s": d})
+    return out
 
 
 def main(argv: list[str]) -> int:
@@ -124,8 +176,35 @@ def main(argv: list[str]) -> int:
     ap.add_argument("scenario", choices=sorted(aqm.SCENARIOS))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--side", choices=("both", "peer", "rexmit"), default="both")
+    ap.add_argument("--from", dest="start", type=float, help="per flow from START s on: delays and drop times")
+    ap.add_argument("--peer-side", default="peer", choices=["peer", *aqm.ALIGNED_PEERS])
+    ap.add_argument("--ns3", action="append", default=[], help="an ns-3 option, KEY=VALUE (with --from)")
+    ap.add_argument("--tcp", action="append", default=[], help="a rexmit TCP option, KEY=JSON (with --from)")
+    ap.add_argument("--fq", action="append", default=[], help="a rexmit fq_codel option, KEY=JSON (with --from)")
     ns = ap.parse_args(argv)
     sc = aqm.SCENARIOS[ns.scenario]
+    if ns.start is not None:
+        extra = (*(aqm.ALIGNED_PEERS[ns.peer_side][0] if ns.peer_side in aqm.ALIGNED_PEERS else ()),)
+        extra += tuple(f"--{kv}" for kv in ns.ns3)
+        tcp = {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in ns.tcp)}
+        fq = {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in ns.fq)}
+        sides_after = {
+            "peer": lambda: peer_after(sc, ns.seed, ns.start, extra),
+            "rexmit": lambda: rexmit_after(
+                sc, ns.seed, ns.start, {**aqm.REXMIT_TCP.get(sc.variants[0], {}), **tcp}, fq
+            ),
+        }
+        for side, fn in sides_after.items():
+            if ns.side not in ("both", side):
+                continue
+            for i, f in enumerate(fn()):
+                d = f["drop_times_s"]
+                print(
+                    f"{side:>7} flow {i} ({sc.rtts_ms[i]:g} ms) from {ns.start:g} s: delay mean "
+                    f"{f['mean_s'] * 1e3:.2f} ms, p99 {f['p99_s'] * 1e3:.2f} ms, {len(d)} drops at "
+                    + " ".join(f"{t:.3f}" for t in d)
+                )
+        return 0
     sides = {"peer": peer_side, "rexmit": rexmit_side}
     for side, fn in sides.items():
         if ns.side not in ("both", side):

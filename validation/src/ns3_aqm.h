@@ -32,6 +32,7 @@
 #pragma once
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -44,6 +45,7 @@ struct AqmKnobs
     bool ecn = false;
     std::string rate;    // the bottleneck's rate (Adaptive RED's automatic parameters)
     double stepK = 0;    // step: the marking threshold in queue-disc packets
+    uint32_t quantum = 1514; // fq_codel: the DRR quantum (bytes)
 };
 
 inline bool
@@ -111,7 +113,7 @@ InstallAqm(ns3::Ptr<ns3::NetDevice> dev, const AqmKnobs& k)
     Ptr<QueueDisc> qd = tch.Install(dev).Get(0);
     if (auto fq = DynamicCast<FqCoDelQueueDisc>(qd))
     {
-        fq->SetQuantum(1514); // RFC 8290 §5.2.4
+        fq->SetQuantum(k.quantum); // RFC 8290 §5.2.4: 1514
     }
     return qd;
 }
@@ -138,6 +140,14 @@ struct AqmDelays
     // there, from enqueue to dequeue (what FQ-CoDel's flow queues hold; validation/aqm_flows.py).
     std::map<uint32_t, std::pair<uint64_t, double>> sojournBySource;
     std::map<uint32_t, uint64_t> dropsBySource;
+    // With `--delayFrom`: per sender, the delays (s, enqueue to the wire) of its packets enqueued
+    // from then on, and the times (s) of its drops from then on (validation/aqm_flows.py --from).
+    std::map<uint32_t, std::vector<double>> afterBySource;
+    std::map<uint32_t, std::vector<double>> dropTimesBySource;
+    std::unordered_map<uint64_t, uint32_t> sourceOf; // uid -> sender, from dequeue to the wire
+    // FQ-CoDel: per sender, arrivals and the arrivals that made its flow a new flow (it was in
+    // neither list: status NEW with a whole quantum and this packet alone in its queue).
+    std::map<uint32_t, std::pair<uint64_t, uint64_t>> fqNewBySource;
 };
 
 inline AqmDelays g_aqmDelays;
@@ -146,6 +156,9 @@ inline AqmDelays g_aqmDelays;
 // start-up and the rest can be compared.
 inline double g_aqmDelayFrom = -1.0;
 inline std::vector<double> g_aqmDelaysAfter;
+// `--delayLog`: a CSV file of those packets, one line each: sender, enqueue time (s), delay (s).
+inline std::string g_aqmDelayLog;
+inline std::ofstream g_aqmDelayLogFile;
 
 inline void
 AqmOnDequeue(ns3::Ptr<const ns3::QueueDiscItem> item)
@@ -155,6 +168,7 @@ AqmOnDequeue(ns3::Ptr<const ns3::QueueDiscItem> item)
         auto& per = g_aqmDelays.sojournBySource[ip->GetHeader().GetSource().Get()];
         per.first++;
         per.second += (ns3::Simulator::Now() - item->GetTimeStamp()).GetSeconds();
+        g_aqmDelays.sourceOf[item->GetPacket()->GetUid()] = ip->GetHeader().GetSource().Get();
     }
     g_aqmDelays.pending[item->GetPacket()->GetUid()] = {item->GetTimeStamp().GetNanoSeconds(),
                                                         ns3::Simulator::Now().GetNanoSeconds()};
@@ -165,7 +179,13 @@ AqmOnDrop(ns3::Ptr<const ns3::QueueDiscItem> item)
 {
     if (auto ip = ns3::DynamicCast<const ns3::Ipv4QueueDiscItem>(item))
     {
-        g_aqmDelays.dropsBySource[ip->GetHeader().GetSource().Get()]++;
+        uint32_t src = ip->GetHeader().GetSource().Get();
+        g_aqmDelays.dropsBySource[src]++;
+        double now = ns3::Simulator::Now().GetSeconds();
+        if (g_aqmDelayFrom >= 0 && now >= g_aqmDelayFrom)
+        {
+            g_aqmDelays.dropTimesBySource[src].push_back(now);
+        }
     }
     g_aqmDelays.pending.erase(item->GetPacket()->GetUid());
 }
@@ -184,7 +204,23 @@ AqmOnTxBegin(ns3::Ptr<const ns3::Packet> p)
     if (g_aqmDelayFrom >= 0 && enq >= static_cast<int64_t>(g_aqmDelayFrom * 1e9))
     {
         g_aqmDelaysAfter.push_back(g_aqmDelays.line.back());
+        auto src = g_aqmDelays.sourceOf.find(p->GetUid());
+        if (src != g_aqmDelays.sourceOf.end())
+        {
+            g_aqmDelays.afterBySource[src->second].push_back(g_aqmDelays.line.back());
+            if (!g_aqmDelayLog.empty())
+            {
+                if (!g_aqmDelayLogFile.is_open())
+                {
+                    g_aqmDelayLogFile.open(g_aqmDelayLog);
+                    g_aqmDelayLogFile.precision(10);
+                }
+                g_aqmDelayLogFile << ns3::Ipv4Address(src->second) << "," << enq * 1e-9 << ","
+                                  << g_aqmDelays.line.back() << "\n";
+            }
+        }
     }
+    g_aqmDelays.sourceOf.erase(p->GetUid());
     g_aqmDelays.pending.erase(it);
 }
 
@@ -263,6 +299,37 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
             last[key] = ack;
         }
     }));
+    if (auto fq = ns3::DynamicCast<ns3::FqCoDelQueueDisc>(qd))
+    {
+        // The flow's bucket as FqCoDelQueueDisc::DoEnqueue computes it (no packet filters).
+        ns3::UintegerValue pert;
+        ns3::UintegerValue flows;
+        fq->GetAttribute("Perturbation", pert);
+        fq->GetAttribute("Flows", flows);
+        qd->TraceConnectWithoutContext(
+            "Enqueue",
+            ns3::MakeCallback(+[](ns3::FqCoDelQueueDisc* q, uint32_t pert, uint32_t nFlows,
+                                  ns3::Ptr<const ns3::QueueDiscItem> item) {
+                auto ip = ns3::DynamicCast<const ns3::Ipv4QueueDiscItem>(item);
+                if (!ip)
+                {
+                    return;
+                }
+                uint32_t h = item->Hash(pert) % nFlows;
+                auto& per = g_aqmDelays.fqNewBySource[ip->GetHeader().GetSource().Get()];
+                per.first++;
+                for (size_t i = 0; i < q->GetNQueueDiscClasses(); i++)
+                {
+                    auto f = ns3::StaticCast<ns3::FqCoDelFlow>(q->GetQueueDiscClass(i));
+                    if (f->GetIndex() == h)
+                    {
+                        per.second += f->GetStatus() == ns3::FqCoDelFlow::NEW_FLOW &&
+                                      f->GetDeficit() == static_cast<int32_t>(q->GetQuantum()) &&
+                                      f->GetQueueDisc()->GetNPackets() == 1;
+                    }
+                }
+            }).Bind(ns3::PeekPointer(fq), static_cast<uint32_t>(pert.Get()), static_cast<uint32_t>(flows.Get())));
+    }
     qd->TraceConnectWithoutContext("Dequeue", ns3::MakeCallback(&AqmOnDequeue));
     qd->TraceConnectWithoutContext("Drop", ns3::MakeCallback(&AqmOnDrop));
     dev->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(&AqmOnTxBegin));
@@ -317,7 +384,23 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
     {
         auto [aMean, aP99] = MeanP99(g_aqmDelaysAfter);
         o << ", \"queue_delay_after\": {\"from_s\": " << g_aqmDelayFrom << ", \"samples\": "
-          << g_aqmDelaysAfter.size() << ", \"mean_s\": " << aMean << ", \"p99_s\": " << aP99 << "}";
+          << g_aqmDelaysAfter.size() << ", \"mean_s\": " << aMean << ", \"p99_s\": " << aP99
+          << ", \"by_source\": {";
+        bool firstSrc = true;
+        for (const auto& [addr, v] : g_aqmDelays.afterBySource)
+        {
+            auto [sMean, sP99] = MeanP99(v);
+            o << (firstSrc ? "" : ", ") << "\"" << ns3::Ipv4Address(addr) << "\": {\"samples\": " << v.size()
+              << ", \"mean_s\": " << sMean << ", \"p99_s\": " << sP99 << ", \"drop_times_s\": [";
+            const auto& d = g_aqmDelays.dropTimesBySource[addr];
+            for (size_t i = 0; i < d.size(); i++)
+            {
+                o << (i ? ", " : "") << d[i];
+            }
+            o << "]}";
+            firstSrc = false;
+        }
+        o << "}}";
     }
     o
       << ", \"waiting_at_arrival\": ";
@@ -345,6 +428,13 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
     {
         o << (firstSrc ? "" : ", ") << "\"" << ns3::Ipv4Address(addr) << "\": [" << ns.first << ", "
           << (ns.first ? ns.second / ns.first : 0.0) << ", " << g_aqmDelays.dropsBySource[addr] << "]";
+        firstSrc = false;
+    }
+    o << "}, \"fq_new_by_source\": {";
+    firstSrc = true;
+    for (const auto& [addr, an] : g_aqmDelays.fqNewBySource)
+    {
+        o << (firstSrc ? "" : ", ") << "\"" << ns3::Ipv4Address(addr) << "\": [" << an.first << ", " << an.second << "]";
         firstSrc = false;
     }
     o << "}, \"ece_acked_fraction_by_receiver\": [";

@@ -151,3 +151,49 @@ class NewRenoAligned : public NewRenoFlightSize
 };
 
 NS_OBJECT_ENSURE_REGISTERED(NewRenoAligned);
+
+// Diagnostic variant (cc=newreno-rfc-exact): NewRenoFlightSize whose congestion avoidance adds
+// SMSS*SMSS/cwnd on every ACK as ns-3.44's TcpNewReno does, but keeps the fraction of a byte
+// that ns-3 truncates away (static_cast<uint32_t>), so that cwnd grows by one SMSS per cwnd of
+// ACKs, as RFC 5681 section 3.1 states the principle and rexmit counts it. Against
+// newreno-rfc-aligned it leaves ns-3's byte-wise growth and its growth on the ACK that ends
+// recovery in place: only the truncation differs from ns-3.
+class NewRenoExact : public NewRenoFlightSize
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("rexmit::NewRenoExact")
+                                .SetParent<NewRenoFlightSize>()
+                                .AddConstructor<NewRenoExact>();
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "NewRenoExact";
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<NewRenoExact>(this);
+    }
+
+  protected:
+    void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (segmentsAcked == 0)
+        {
+            return;
+        }
+        m_fraction += static_cast<double>(tcb->m_segmentSize) * tcb->m_segmentSize / tcb->m_cWnd.Get();
+        auto whole = static_cast<uint32_t>(m_fraction);
+        m_fraction -= whole;
+        tcb->m_cWnd += whole;
+    }
+
+  private:
+    double m_fraction{0.0};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(NewRenoExact);

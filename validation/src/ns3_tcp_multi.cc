@@ -324,6 +324,7 @@ main(int argc, char* argv[])
     double redMin = 5, redMax = 15, redMaxP = 0.1, redWeight = 0.002;
     double lossRate = 0.0;
     double stepK = 0;
+    uint32_t fqQuantum = 1514;
     uint32_t mtu = 1500;
     bool timestamps = true;
     uint32_t initCwnd = 10;
@@ -337,7 +338,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "run number (RngRun); RngSeed stays 1", seed);
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("warmup", "goodput is measured from here (s)", warmup);
-    cmd.AddValue("ccs", "comma list, one per flow: newreno | newreno-rfc | cubic | westwoodplus | linuxreno, or one of AddControllerTypes (ns3_tcp_defaults.h)", ccs);
+    cmd.AddValue("ccs", "comma list, one per flow: newreno | newreno-rfc | newreno-rfc-aligned | newreno-rfc-exact | cubic | westwoodplus | linuxreno, or one of AddControllerTypes (ns3_tcp_defaults.h)", ccs);
     cmd.AddValue("delaysNs", "comma list: each sender's access delay (ns)", delaysNs);
     cmd.AddValue("starts", "comma list: each flow's start (s)", starts);
     cmd.AddValue("sack", "SACK option", sack);
@@ -350,6 +351,7 @@ main(int argc, char* argv[])
     cmd.AddValue("qdisc", "droptail | red | codel | fq_codel | pie | ared | step", qdisc);
     cmd.AddValue("ecn", "the active queue marks ECN-capable packets (codel, fq_codel, pie, ared)", ecn);
     cmd.AddValue("stepK", "step: marking threshold (queue-disc packets)", stepK);
+    cmd.AddValue("fqQuantum", "fq_codel: the DRR quantum (bytes; RFC 8290 section 5.2.4: 1514)", fqQuantum);
     cmd.AddValue("redMin", "RED min threshold (packets)", redMin);
     cmd.AddValue("redMax", "RED max threshold (packets)", redMax);
     cmd.AddValue("redMaxP", "RED max_p", redMaxP);
@@ -361,6 +363,7 @@ main(int argc, char* argv[])
     cmd.AddValue("delAckCount", "segments per delayed ACK", delAckCount);
     cmd.AddValue("delAckTimeout", "delayed ACK timeout (s)", delAckTimeout);
     cmd.AddValue("delayFrom", "also summarize the queue delays of packets enqueued from this time (s)", g_aqmDelayFrom);
+    cmd.AddValue("delayLog", "with delayFrom: write each such packet (sender, enqueue s, delay s) to this CSV file", g_aqmDelayLog);
     cmd.AddValue("traceSsthresh", "list each flow's ssthresh changes (time, bytes)", g_traceSsthresh);
     cmd.Parse(argc, argv);
     g_warmup = warmup;
@@ -370,9 +373,14 @@ main(int argc, char* argv[])
     auto startList = Split(starts);
     const size_t n = ccList.size();
     // newreno-rfc: ns-3's NewReno with RFC 5681's ssthresh (FlightSize/2 without the
-    // limited-transmit segments) instead of half the pipe (ns3_newreno_variants.h).
+    // limited-transmit segments) instead of half the pipe (ns3_newreno_variants.h);
+    // newreno-rfc-aligned: that, and congestion avoidance in whole SMSS steps, one per cwnd of
+    // ACKs, without ns-3's truncation of SMSS*SMSS/cwnd to whole bytes (as rexmit grows);
+    // newreno-rfc-exact: newreno-rfc without that truncation alone.
     std::map<std::string, std::string> ccTypes = {{"newreno", "ns3::TcpNewReno"},
                                                         {"newreno-rfc", "rexmit::NewRenoFlightSize"},
+                                                        {"newreno-rfc-aligned", "rexmit::NewRenoAligned"},
+                                                        {"newreno-rfc-exact", "rexmit::NewRenoExact"},
                                                         {"linuxreno", "ns3::TcpLinuxReno"},
                                                         {"westwoodplus", "ns3::TcpWestwoodPlus"},
                                                         {"cubic", "ns3::TcpCubic"},
@@ -488,7 +496,7 @@ main(int argc, char* argv[])
     Ptr<QueueDisc> aqm;
     if (IsAqm(qdisc))
     {
-        aqm = InstallAqm(bdev, AqmKnobs{qdisc, queue, ecn, bottleneckRate, stepK});
+        aqm = InstallAqm(bdev, AqmKnobs{qdisc, queue, ecn, bottleneckRate, stepK, fqQuantum});
         HookAqm(aqm, bdev);
         aqm->TraceConnectWithoutContext("Drop", MakeCallback(&OnQdiscDrop));
         aqm->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQueueLen));
