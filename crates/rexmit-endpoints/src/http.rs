@@ -312,6 +312,13 @@ impl HttpClient {
 
     /// The client connection's events: the response read as it arrives, the close answered.
     /// Returns whether the connection has more to send (it closed its side).
+    /// Whether connection `k` has an event for `client_events` (most segments raise none: the
+    /// call is skipped, issue 40 step 7).
+    #[inline]
+    fn has_event(&self, k: usize) -> bool {
+        self.conns[k].as_ref().is_some_and(|c| c.conn.has_event())
+    }
+
     fn client_events(&mut self, now: Time, k: usize, done: &mut bool) -> bool {
         let Some(c) = self.conns[k].as_mut() else {
             return false;
@@ -351,12 +358,12 @@ impl HttpClient {
         let mut done = false;
         loop {
             // Read before the ACK is built, as the TCP sink does (see `tcp.rs`).
-            let mut progress = self.client_events(now, k, &mut done);
+            let mut progress = self.has_event(k) && self.client_events(now, k, &mut done);
             let c = self.conns[k].as_mut().expect("checked above");
             while let Some((seg, ecn)) = c.conn.poll_transmit_ecn(now) {
                 ctx.send(crate::tcp::ip_packet(self.local, self.ep.server, seg, ecn));
             }
-            progress |= self.client_events(now, k, &mut done);
+            progress |= self.has_event(k) && self.client_events(now, k, &mut done);
             if !progress || done {
                 break;
             }

@@ -254,7 +254,10 @@ impl TcpAgent {
             // application blocked in read() would (and as ns-3's PacketSink does): the window
             // the ACK advertises then does not dip by the segment just received, which would make
             // the next duplicate ACKs window updates (RFC 5681 §2 (e)) that do not count.
-            progress |= self.drain_events(now, &mut connected, &mut changed);
+            // Most segments raise no event: the call is skipped then (issue 40 step 7).
+            if self.conn.as_ref().is_some_and(|c| c.has_event()) {
+                progress |= self.drain_events(now, &mut connected, &mut changed);
+            }
             let conn = self.conn.as_mut().expect("checked above");
             while std::mem::take(&mut changed) {
                 let before = self.trace.as_ref().map(|_| TxCounters::of(conn.stats()));
@@ -281,7 +284,9 @@ impl TcpAgent {
                 ctx.send(ip_packet(self.local, dst, seg, ecn));
                 changed = true;
             }
-            progress |= self.drain_events(now, &mut connected, &mut changed);
+            if self.conn.as_ref().is_some_and(|c| c.has_event()) {
+                progress |= self.drain_events(now, &mut connected, &mut changed);
+            }
             let conn = self.conn.as_mut().expect("checked above");
             if let Role::Sender {
                 app: TcpApp::Bulk(app),

@@ -27,6 +27,11 @@ impl Events {
         }
     }
 
+    #[inline]
+    pub fn has_any(&self) -> bool {
+        self.first.is_some()
+    }
+
     pub fn pop_front(&mut self) -> Option<Event> {
         let e = self.first.take()?;
         self.first = self.rest.pop_front();

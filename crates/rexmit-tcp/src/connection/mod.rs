@@ -363,6 +363,12 @@ impl Connection {
         self.events.pop_front()
     }
 
+    /// Whether `poll_event` has something (a driver's hot path: most segments raise no event).
+    #[inline]
+    pub fn has_event(&self) -> bool {
+        self.events.has_any()
+    }
+
     fn enter(&mut self, s: State, now: Time) {
         if self.state == s {
             return;
