@@ -60,7 +60,6 @@ FREEBSD_CMT_PINS: dict[str, Any] = {
     "rtx_pseudo_cumack": True,
     "cut_every_sack": True,
     "grow_in_recovery": True,
-    "assoc_recovery_strike": True,
 }
 
 # The ns-2 SCTP scenarios' settings (validation/compare.py NS2_SCTP, without the initial

@@ -134,14 +134,6 @@ macro_rules! cmt_option_table {
         /// no growth until the destination leaves fast recovery (RFC 4960 §7.2.4 as rexmit
         /// reads it with `cwnd_growth = "rfc4960"`).
         opt grow_in_recovery: bool = false, unit = flag;
-        /// FreeBSD's association-wide recovery window with CMT (`asoc->fast_recovery_tsn`):
-        /// opened at every cwnd cut to the highest TSN sent, closed by a SACK on FreeBSD's slow
-        /// path whose cumulative ack reaches it (a cut on that SACK does not keep it open) or by a
-        /// T3-rtx expiry. In it, a SACK that moves the cumulative ack strikes every missing chunk
-        /// up to the highest TSN reported whose destination had newly acked data, without SFR's
-        /// test for a newer TSN acked on that destination and without HTNA
-        /// (sctp_strike_gap_ack_chunks). Off: SFR's and HTNA's tests on every SACK.
-        opt assoc_recovery_strike: bool = false, unit = flag;
         /// Delayed Ack for CMT (DAC; on as in ns-2's CMT): the receiver keeps delaying SACKs
         /// through reordering and reports the packets each SACK covers; the sender counts that
         /// many miss indications when the SACK acknowledges data of one destination only, above

@@ -70,7 +70,6 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("cmt.cuc", BuiltIn("true: cwnd update for CMT is part of FreeBSD's CMT")),
         ("cmt.cut_every_sack", BuiltIn("true: with CMT on, FreeBSD cuts a destination's cwnd on every SACK that newly marks chunks of it for fast retransmission, in fast recovery or not (sctp_cwnd_update_after_fr)")),
         ("cmt.grow_in_recovery", BuiltIn("true: with CMT on, FreeBSD updates a destination's cwnd on SACKs during fast recovery too (sctp_cwnd_update_after_sack skips it only with CMT off)")),
-        ("cmt.assoc_recovery_strike", BuiltIn("true: with CMT on, FreeBSD keeps one recovery window for the association, moved at every cwnd cut, in which a SACK that moves the cumulative ack strikes past SFR's newer-TSN test and HTNA (sctp_strike_gap_ack_chunks, asoc->fast_recovery_tsn)")),
         ("cmt.rtx_pseudo_cumack", BuiltIn("true: FreeBSD's CUC (CUCv2) keeps separate pseudo cumulative acks per destination for first transmissions and for retransmissions (sctp_indata.c, pseudo_cumack and rtx_pseudo_cumack)")),
         ("cmt.rtx_policy", BuiltIn("cwnd: FreeBSD's CMT sends retransmissions to the reachable path with the largest cwnd (sctp_find_alternate_net mode 1; its comment says RTX_SSTHRESH)")),
         ("cmt.pf", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld (off: 65535)")),
@@ -373,7 +372,6 @@ pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
     c.cmt.rtx_pseudo_cumack = true;
     c.cmt.cut_every_sack = true;
     c.cmt.grow_in_recovery = true;
-    c.cmt.assoc_recovery_strike = true;
     c.cmt.rtx_policy = RtxPolicy::Cwnd;
     c.t3_rtx = T3Rtx::Freebsd;
     c.handshake_rtt = true;
@@ -395,7 +393,6 @@ fn check_built_in(cfg: &SctpConfig, key: &str, only: &str) -> Result<(), OptionE
         "cmt.rtx_pseudo_cumack" => cfg.cmt.rtx_pseudo_cumack,
         "cmt.cut_every_sack" => cfg.cmt.cut_every_sack,
         "cmt.grow_in_recovery" => cfg.cmt.grow_in_recovery,
-        "cmt.assoc_recovery_strike" => cfg.cmt.assoc_recovery_strike,
         "cmt.rtx_policy" => cfg.cmt.rtx_policy == RtxPolicy::Cwnd,
         "cwnd_growth" => cfg.cwnd_growth == CwndGrowth::Rfc4960,
         "cwnd_bytes" => cfg.cwnd_bytes == CwndBytes::Chunk,
@@ -561,7 +558,7 @@ mod tests {
             .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
             .map(|(k, _)| *k)
             .collect();
-        assert_eq!(built_in.len(), 19, "{built_in:?}");
+        assert_eq!(built_in.len(), 18, "{built_in:?}");
         assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.rtx_pseudo_cumack"]).is_err());
@@ -570,6 +567,5 @@ mod tests {
         assert!(UsrsctpConfig::from_sctp(&cfg, ["tsn_map_window"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.cut_every_sack"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.grow_in_recovery"]).is_err());
-        assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.assoc_recovery_strike"]).is_err());
     }
 }

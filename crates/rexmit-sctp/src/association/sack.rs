@@ -189,18 +189,13 @@ impl Association {
         let er = self.er_threshold();
         self.take_rtt_samples(&tally);
         self.tell_deliveries(now, &tally);
+        self.end_fast_recoveries(now, cum);
+        self.detect_losses(now, &mut tally, &before, &blocks, extra, thin_first, er);
+        self.update_windows(now, &tally, &before);
         // FreeBSD handles a SACK without gap blocks after one without them on its express
         // path, which leaves a running T3-rtx alone (sctp_express_handle_sack).
         let gaps_before = std::mem::replace(&mut self.last_sack_had_gaps, blocks.any_gap);
         let slow_path = blocks.any_gap || gaps_before;
-        let cmt_window_ends = self.cmt_recovery_ends(cum, before.cum_advanced, slow_path);
-        self.end_fast_recoveries(now, cum);
-        self.detect_losses(now, &mut tally, &before, &blocks, extra, thin_first, er);
-        if cmt_window_ends {
-            // After this SACK's cuts: a cut on it does not keep the window open.
-            self.tx.close_cmt_recovery();
-        }
-        self.update_windows(now, &tally, &before);
         self.update_errors_and_timers(now, &tally, &before, thin, slow_path);
         self.update_peer_rwnd(a_rwnd, blocks.stale);
         self.track_loss_recovery(now, blocks.any_gap, before.cum_advanced);
@@ -347,14 +342,6 @@ impl Association {
         self.end_cmt_fast_recoveries(now);
     }
 
-    /// `cmt.assoc_recovery_strike`: whether this SACK closes FreeBSD's association-wide CMT
-    /// window, decided before its strikes and cuts: only on the slow path (the express path
-    /// never looks), when the cumulative ack moved and reached the window's end
-    /// (sctp_handle_sack, `will_exit_fast_recovery`).
-    fn cmt_recovery_ends(&self, cum: u32, cum_advanced: bool, slow_path: bool) -> bool {
-        slow_path && cum_advanced && self.tx.cmt_recovery().is_some_and(|end| tsn_ge(cum, end))
-    }
-
     /// Miss indications (§7.2.4, HTNA; CMT SFR and DAC) or RACK (seed 002 §III), then fast
     /// retransmission of what they find lost.
     #[allow(clippy::too_many_arguments)]
@@ -373,12 +360,8 @@ impl Association {
         let dups = extra.dups;
         // Miss indications (§7.2.4, HTNA); with CMT SFR only behind a newer ack on the same
         // destination.
-        let assoc_window = self.cfg.cmt.enabled && self.cfg.cmt.assoc_recovery_strike;
-        let in_fr_any = if assoc_window {
-            self.tx.cmt_recovery().is_some()
-        } else {
-            self.tx.fast_recovery().is_some() || self.paths.iter().any(|p| p.fr_exit().is_some())
-        };
+        let in_fr_any =
+            self.tx.fast_recovery().is_some() || self.paths.iter().any(|p| p.fr_exit().is_some());
         let limit = if in_fr_any && cum_advanced {
             highest_reported.or(tally.highest)
         } else {
@@ -402,10 +385,6 @@ impl Association {
         // marked (sctp_strike_gap_ack_chunks, `fast_retran_tsn`).
         let again = self.cfg.fast_rtx_again && !self.cfg.cmt.enabled;
         let recovery_moved = in_fr_any && cum_advanced;
-        // FreeBSD's CMT in its association-wide window: a SACK that moves the cumulative ack
-        // needs only some newly acked data on the chunk's destination (`saw_newack`), not a
-        // newer TSN acked there (`cmt.assoc_recovery_strike`).
-        let sfr_any_newack = assoc_window && recovery_moved;
         let newly_highest = tally.highest;
         let mut lost: SmallVec<[(u32, RtxCause); 4]> = SmallVec::new();
         if let Some(delivered) = tally.delivered.take() {
@@ -414,8 +393,7 @@ impl Association {
         } else if let Some(limit) = limit {
             let highest_on = &tally.highest_on;
             let weight = |e: &RtxEntry| {
-                let newack = highest_on[e.path].is_some_and(|h| sfr_any_newack || tsn_lt(e.tsn, h));
-                if sfr && !newack {
+                if sfr && !highest_on[e.path].is_some_and(|h| tsn_lt(e.tsn, h)) {
                     return None;
                 }
                 if again

@@ -41,9 +41,6 @@ pub(super) struct SendSide {
     max_acked_count: u64,
     /// Plain-SCTP fast recovery exit point (RFC 9260 §7.2.4); CMT keeps one per path.
     fast_recovery: Option<u32>,
-    /// With `cmt.assoc_recovery_strike`: the end of FreeBSD's association-wide recovery window
-    /// under CMT (`asoc->fast_recovery_tsn`), the highest TSN sent at the last cwnd cut.
-    cmt_recovery: Option<u32>,
     /// Bytes the refused `send` needed; `Some` while the application is blocked.
     blocked_need: Option<u64>,
     /// A transmit opportunity has begun (reset by every input).
@@ -110,7 +107,6 @@ impl SendSide {
             rtx_marked: false,
             max_acked_count: 0,
             fast_recovery: None,
-            cmt_recovery: None,
             blocked_need: None,
             round_open: false,
             round_at: Time::ZERO,
@@ -164,11 +160,6 @@ impl SendSide {
     /// The exit point of plain-SCTP fast recovery, while in it.
     pub(super) fn fast_recovery(&self) -> Option<u32> {
         self.fast_recovery
-    }
-    /// The end of FreeBSD's association-wide CMT recovery window, while it is open
-    /// (`cmt.assoc_recovery_strike`).
-    pub(super) fn cmt_recovery(&self) -> Option<u32> {
-        self.cmt_recovery
     }
     /// Bytes the refused `send` needed, while the application is blocked.
     pub(super) fn blocked_need(&self) -> Option<u64> {
@@ -493,18 +484,6 @@ impl SendSide {
     /// `Association::on_t3_expiry`).
     pub(super) fn cancel_fast_recovery(&mut self) {
         self.fast_recovery = None;
-    }
-
-    /// FreeBSD's CMT opens (or moves) its association-wide window at every cwnd cut, to the
-    /// highest TSN sent so far (sctp_cwnd_update_after_fr).
-    pub(super) fn open_cmt_recovery(&mut self) {
-        self.cmt_recovery = Some(self.next_tsn.wrapping_sub(1));
-    }
-
-    /// The association-wide CMT window closes: on a SACK whose cumulative ack reached its end
-    /// as it stood before the SACK's cuts, or at a T3-rtx expiry.
-    pub(super) fn close_cmt_recovery(&mut self) {
-        self.cmt_recovery = None;
     }
 
     /// The cumulative ack reached `cum`: returns whether that ended fast recovery.

@@ -48,11 +48,6 @@ impl Association {
                 .cc_mut()
                 .on_loss(now, congestion_cause(cause), Some(point));
             self.stats.fast_recoveries += 1;
-            if self.cfg.cmt.enabled && self.cfg.cmt.assoc_recovery_strike {
-                // FreeBSD's CMT also opens (or moves) its association-wide window at every cut
-                // (sctp_cwnd_update_after_fr, `asoc->fast_recovery_tsn`).
-                self.tx.open_cmt_recovery();
-            }
             if self.cfg.cmt.enabled {
                 // CMT keeps the recovery point per destination (Iyengar et al., the CMT of
                 // seed 000's ns-2 experiments): the highest TSN outstanding on that path.
@@ -139,9 +134,6 @@ impl Association {
         // Linux's sctp_transport_lower_cwnd): kept, it would forbid slow start (§7.2.1) until
         // the old exit point is acknowledged, freezing cwnd at one MTU for that long.
         if self.cfg.cmt.enabled {
-            // FreeBSD's association-wide CMT window ends with any destination's T3-rtx too
-            // (sctp_t3rxt_timer).
-            self.tx.close_cmt_recovery();
             self.paths[p].exit_fast_recovery();
             self.paths[p].cc_mut().on_recovery_end(now, true);
         } else {
