@@ -48,9 +48,11 @@ SCTP = 132
 DATA, SACK, NR_SACK = 0, 3, 16
 
 
-def sctp_chunks(path: Path) -> Iterator[tuple[int, str, str, list[tuple[Any, ...]]]]:
+def sctp_chunks(path: Path, dac: bool = False) -> Iterator[tuple[int, str, str, list[tuple[Any, ...]]]]:
     """(time ns, IPv4 source, destination, chunks) per SCTP packet of a pcap; a chunk is
-    ("DATA", tsn) or ("SACK", cum, gap blocks + nr-gap blocks as (start, end) offsets)."""
+    ("DATA", tsn) or ("SACK", cum, gap blocks + nr-gap blocks as (start, end) offsets), with
+    `dac` one more field: whether the SACK's CMT DAC flag says it covers two packets (FreeBSD
+    sets bit 7; rexmit writes the count in bits 0-1)."""
     for t, b in pcapread.records(path):
         if len(b) < 20 or b[9] != SCTP:
             continue
@@ -68,7 +70,10 @@ def sctp_chunks(path: Path) -> Iterator[tuple[int, str, str, list[tuple[Any, ...
                 cum, _rwnd, n_gap = struct.unpack_from(">IIH", v, 0)
                 n_nr, at = (struct.unpack_from(">H", v, 10)[0], 16) if kind == NR_SACK else (0, 12)
                 blocks = [struct.unpack_from(">HH", v, at + 4 * i) for i in range(n_gap + n_nr)]
-                out.append(("SACK", cum, blocks))
+                flags = s[off + 1]
+                out.append(
+                    ("SACK", cum, blocks, bool(flags & 0x80) or (flags & 3) >= 2) if dac else ("SACK", cum, blocks)
+                )
             off += (length + 3) & ~3
         yield t, src, dst, out
 

@@ -121,7 +121,10 @@ macro_rules! cmt_option_table {
         opt cuc: bool = true, unit = flag;
         /// CUC with a second pseudo cumulative ack per destination for retransmitted chunks
         /// (FreeBSD's CUCv2, sctp_indata.c): a retransmission outstanding on a destination does
-        /// not hold back the growth that acknowledgements of its first transmissions earn.
+        /// not hold back the growth that acknowledgements of its first transmissions earn, and
+        /// with `t3_rtx = "freebsd"` either tracker moving restarts the destination's T3-rtx
+        /// (sctp_handle_sack, `new_pseudo_cumack`), so a lost retransmission waits for a timer
+        /// that the path's new data keeps restarting.
         opt rtx_pseudo_cumack: bool = false, unit = flag;
         /// Cut a destination's cwnd on every SACK that newly marks chunks of it for fast
         /// retransmission, in fast recovery or not, as FreeBSD's CMT does

@@ -311,3 +311,75 @@ fn grow_in_recovery_lets_a_destinations_cwnd_grow_during_its_fast_recovery() {
     assert_eq!(without.1 .1, without.1 .0, "held at ssthresh");
     assert!(with.1 .1 > with.1 .0, "grew in recovery: {with:?}");
 }
+
+#[test]
+fn rtx_pseudo_cumack_lets_first_transmissions_restart_freebsds_t3_over_a_lost_retransmission() {
+    // FreeBSD with CMT stops and restarts a destination's T3-rtx on every SACK that moves one of
+    // its CUCv2 pseudo cumulative acks (sctp_handle_sack, `new_pseudo_cumack`). Path 0 loses its
+    // 50th DATA packet and that chunk's fast retransmission (RTX-SAME keeps it on path 0); NR-SACK
+    // and unordered data keep the send buffer from stopping new data behind the hole. With a
+    // tracker for first transmissions that moves on every SACK, path 0's timer does not run out
+    // while its new data is acknowledged; with one pseudo cumulative ack the lost retransmission
+    // is the lowest chunk on path 0, no SACK moves it, and T3-rtx resends it one RTO later.
+    let third_copy = |rtx_pseudo_cumack: bool| {
+        let c = SctpConfig {
+            t3_rtx: rexmit_sctp::T3Rtx::Freebsd,
+            nr_sack: true,
+            send_buffer: 1 << 18,
+            recv_buffer: 1 << 21,
+            cwnd_growth: CwndGrowth::Rfc4960,
+            ..cmt(CmtConfig {
+                rtx_policy: rexmit_sctp::RtxPolicy::Same,
+                rtx_pseudo_cumack,
+                ..CmtConfig::default()
+            })
+        };
+        let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
+        let mut net = Net::new(a, b);
+        let (mut sent, mut hole, mut copies) = (0u32, None, Vec::new());
+        let mut fate = |t: &Transmit, now: Time| {
+            let tsns: Vec<u32> = t
+                .packet
+                .chunks
+                .iter()
+                .filter_map(|c| match c {
+                    Chunk::Data(d) => Some(d.tsn),
+                    _ => None,
+                })
+                .collect();
+            if !tsns.is_empty() && t.src == A1 {
+                sent += 1;
+                if sent == 50 {
+                    hole = tsns.first().copied();
+                }
+            }
+            if hole.is_some_and(|h| tsns.contains(&h)) {
+                copies.push(now);
+                if copies.len() <= 2 {
+                    return None;
+                }
+            }
+            Some(Duration::from_millis(20))
+        };
+        let mut unordered = |now: Time, eps: &mut [Association; 2]| {
+            while eps[0].send(now, 0, Payload::zeros(1000), true).is_ok() {}
+        };
+        net.run(Time::from_millis(2_500), &mut fate, &mut unordered);
+        assert!(
+            copies.len() >= 2,
+            "the chunk and its fast retransmission: {copies:?}"
+        );
+        copies.get(2).map(|t| t.saturating_since(copies[1]))
+    };
+    let (with, without) = (third_copy(true), third_copy(false));
+    eprintln!("third copy after the fast retransmission: two trackers {with:?}, one {without:?}");
+    let without = without.expect("one tracker: T3-rtx resends it");
+    assert!(
+        without <= Duration::from_millis(1_500),
+        "one RTO (RTO.Min 1 s): {without:?}"
+    );
+    assert!(
+        with.is_none_or(|w| w >= without + Duration::from_secs(1)),
+        "{with:?}"
+    );
+}

@@ -516,7 +516,10 @@ impl Association {
     /// FreeBSD's T3-rtx on a SACK (`t3_rtx = "freebsd"`) for path `p`, which has data in
     /// flight: acknowledged data sent once undoes the RTO backoff ("restore any doubled
     /// timers"); a timer is started if none runs; a running one is restarted only on the slow
-    /// path, when the cumulative ack moved (with CMT: the path's pseudo-cumulative ack).
+    /// path, when the cumulative ack moved (with CMT: the path's pseudo-cumulative ack; with
+    /// `cmt.rtx_pseudo_cumack` either of CUCv2's two, so a lost retransmission on the path does
+    /// not hold the timer while its first transmissions are acked: sctp_handle_sack stops the
+    /// timer of every destination with `new_pseudo_cumack`).
     fn freebsd_t3_on_sack(
         &mut self,
         now: Time,
@@ -529,7 +532,10 @@ impl Association {
         if tally.min_rtt_sample[p].is_some() {
             self.paths[p].reset_rto_backoff();
         }
-        let moved = if self.cfg.cmt.enabled {
+        let moved = if self.cfg.cmt.enabled && self.cfg.cmt.cuc && self.cfg.cmt.rtx_pseudo_cumack {
+            let acked = |t: &Option<u32>| t.is_some_and(|t| !self.tx.is_in_flight(t));
+            before.pseudo_cumacks[p].iter().any(acked)
+        } else if self.cfg.cmt.enabled {
             earliest_acked
         } else {
             before.cum_advanced
