@@ -51,8 +51,8 @@ DATA, SACK, NR_SACK = 0, 3, 16
 def sctp_chunks(path: Path, dac: bool = False) -> Iterator[tuple[int, str, str, list[tuple[Any, ...]]]]:
     """(time ns, IPv4 source, destination, chunks) per SCTP packet of a pcap; a chunk is
     ("DATA", tsn) or ("SACK", cum, gap blocks + nr-gap blocks as (start, end) offsets), with
-    `dac` one more field: whether the SACK's CMT DAC flag says it covers two packets (FreeBSD
-    sets bit 7; rexmit writes the count in bits 0-1)."""
+    `dac` one more field: whether the SACK's CMT DAC flag says it covers two packets (bit 7:
+    both stacks write the count in bits 6-7, FreeBSD's `cmt_dac_pkts_rcvd << 6`)."""
     for t, b in pcapread.records(path):
         if len(b) < 20 or b[9] != SCTP:
             continue
@@ -71,9 +71,7 @@ def sctp_chunks(path: Path, dac: bool = False) -> Iterator[tuple[int, str, str, 
                 n_nr, at = (struct.unpack_from(">H", v, 10)[0], 16) if kind == NR_SACK else (0, 12)
                 blocks = [struct.unpack_from(">HH", v, at + 4 * i) for i in range(n_gap + n_nr)]
                 flags = s[off + 1]
-                out.append(
-                    ("SACK", cum, blocks, bool(flags & 0x80) or (flags & 3) >= 2) if dac else ("SACK", cum, blocks)
-                )
+                out.append(("SACK", cum, blocks, bool(flags & 0x80)) if dac else ("SACK", cum, blocks))
             off += (length + 3) & ~3
         yield t, src, dst, out
 

@@ -23,9 +23,20 @@ const FLAG_T: u8 = 0x01;
 /// The NR-SACK (A)ll flag, set when all out-of-order TSNs are non-renegable: "the third least significant bit in the Chunk Flags field" (seed 000
 /// §III.A, Figure 3).
 const NR_SACK_FLAG_A: u8 = 0x04;
-/// CMT DAC: packets received since the previous SACK, in the two low flag bits of SACK and
-/// NR-SACK chunks (Iyengar et al., CMT delayed-ack algorithm).
-const SACK_FLAGS_DAC: u8 = 0x03;
+/// CMT DAC: packets received since the previous SACK (Iyengar et al., CMT delayed-ack
+/// algorithm), in the two high flag bits of SACK and NR-SACK chunks as FreeBSD, the reference
+/// implementation of CMT, writes them (`cmt_dac_pkts_rcvd << 6`; its sender tests 0x80 for
+/// two packets). Not in the low bits: RFC 3540 gives bit 0 of a SACK's flags to the ECN nonce
+/// sum, as Wireshark decodes it.
+const SACK_FLAGS_DAC_SHIFT: u32 = 6;
+
+fn dac_flags(packets: u8) -> u8 {
+    (packets & 0x03) << SACK_FLAGS_DAC_SHIFT
+}
+
+fn dac_packets(flags: u8) -> u8 {
+    (flags >> SACK_FLAGS_DAC_SHIFT) & 0x03
+}
 /// Byte offset of the checksum in the common header.
 const CHECKSUM_AT: usize = 8;
 
@@ -170,9 +181,9 @@ impl Chunk {
                 }
                 f
             }
-            Chunk::Sack(s) => s.dac_packets & SACK_FLAGS_DAC,
+            Chunk::Sack(s) => dac_flags(s.dac_packets),
             Chunk::NrSack(s) => {
-                (s.dac_packets & SACK_FLAGS_DAC)
+                dac_flags(s.dac_packets)
                     | if s.all_non_renegable {
                         NR_SACK_FLAG_A
                     } else {
@@ -332,7 +343,7 @@ impl Chunk {
                     a_rwnd,
                     gap_blocks: read_gap_blocks(&mut r, n)?,
                     dup_tsns: read_u32s(&mut r, x)?,
-                    dac_packets: flags & SACK_FLAGS_DAC,
+                    dac_packets: dac_packets(flags),
                 })
             }
             ct::NR_SACK => {
@@ -359,7 +370,7 @@ impl Chunk {
                     gap_blocks: read_gap_blocks(&mut r, n)?,
                     nr_gap_blocks: read_gap_blocks(&mut r, m)?,
                     dup_tsns: read_u32s(&mut r, x)?,
-                    dac_packets: flags & SACK_FLAGS_DAC,
+                    dac_packets: dac_packets(flags),
                 })
             }
             ct::HEARTBEAT | ct::HEARTBEAT_ACK => {

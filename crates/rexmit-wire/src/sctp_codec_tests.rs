@@ -59,11 +59,12 @@ fn nr_sack_chunk_byte_by_byte() {
 }
 
 #[test]
-fn dac_packet_count_rides_in_the_low_flag_bits_beside_the_a_bit() {
+fn dac_packet_count_rides_in_the_high_flag_bits_as_freebsd_writes_it() {
     let mut s = nr_sack();
-    s.dac_packets = 3;
+    s.dac_packets = 2;
     let b = round_trip(&packet(vec![Chunk::NrSack(s)]));
-    assert_eq!(b[12 + 1], 0x04 | 0x03, "A bit and DAC count");
+    // FreeBSD: cmt_dac_pkts_rcvd << 6, two packets = SCTP_SACK_CMT_DAC (0x80).
+    assert_eq!(b[12 + 1], 0x04 | 0x80, "A bit and DAC count");
     let b = round_trip(&packet(vec![Chunk::Sack(SackChunk {
         cum_tsn_ack: 1,
         a_rwnd: 1,
@@ -71,7 +72,7 @@ fn dac_packet_count_rides_in_the_low_flag_bits_beside_the_a_bit() {
         dup_tsns: vec![],
         dac_packets: 1,
     })]));
-    assert_eq!(b[12 + 1], 0x01);
+    assert_eq!(b[12 + 1], 0x40, "one packet; bit 0 stays RFC 3540's nonce sum");
 }
 
 #[test]
