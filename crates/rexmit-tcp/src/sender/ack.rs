@@ -45,7 +45,7 @@ impl Sender {
     ) -> u64 {
         self.now = now;
         if self.is_quiet_ack(a) {
-            // Fast path (`crate::fast_path`): of all the stages below only these two act.
+            // Fast path (`crate::fast_path`): of all the stages below only these act.
             if t.is_due(Timer::Pacing, now) {
                 t.stop(Timer::Pacing);
             }
