@@ -2,19 +2,25 @@
 """Where each DCTCP flow's packets land between the bottleneck's departures, and what queue they
 find (docs/validation.md, "DCTCP with step marking", Jain's index at 100 Mb/s).
 
-    python validation/dctcp_phase.py ns3-dctcp-2-100m [--seed 8]
+    python validation/dctcp_phase.py ns3-dctcp-2-100m [--seed 8] [--side both|peer|rexmit]
 
-rexmit only: a capture of R1 holds every data packet once arriving (the sender's TTL) and once
+rexmit: a capture of R1 holds every data packet once arriving (the sender's TTL) and once
 starting on R1->R2 (TTL one lower, RFC 791), in the order the simulation handled them. Per
 sender, after the warm-up: its arrivals, the mean queue they found (data packets arrived and not
 yet started), the share that found it at K or above (the step marker marks those, RFC 8257
 §3.1), and where in the bottleneck's packet time (modulo 121 µs, one 1500-byte packet at
-100 Mb/s) after the last departure they came, in 10 µs bins.
+100 Mb/s) after the last departure they came, in 10 µs bins. ns-3: validation/src/ns3_aqm.h's
+`phase_by_source` (per sender over the whole run: arrivals at the queue disc, the marked ones,
+the packets waiting ahead, disc and device, and the time since the device's last transmission
+start, modulo the same 121 µs, in 10 µs bins). rexmit's counts start after the warm-up, ns-3's
+at 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -67,18 +73,44 @@ def phases(name: str, seed: int) -> list[dict]:
     ]
 
 
+def peer_phases(name: str, seed: int) -> list[dict]:
+    sc = dctcp.SCENARIOS[name]
+    out = subprocess.run(multiflow.ns3_command(sc, seed), check=True, capture_output=True, text=True)
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    return [
+        {
+            "sender": a,
+            "arrivals": d["arrivals"],
+            "mean_waiting": d["waiting_sum"] / d["arrivals"],
+            "share_marked": d["marked"] / d["arrivals"],
+            "phase_bins_10us": {int(b): c / d["arrivals"] for b, c in sorted(d["bins_10us"].items(), key=lambda x: int(x[0]))},
+        }
+        for a, d in res["aqm"]["phase_by_source"].items()
+    ]
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scenario", choices=sorted(dctcp.SCENARIOS))
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--side", choices=("both", "peer", "rexmit"), default="both")
     ns = ap.parse_args(argv)
-    for f in phases(ns.scenario, ns.seed):
-        bins = ", ".join(f"{10 * b}-{10 * b + 10} µs {s:.1%}" for b, s in f["phase_bins_10us"].items() if s >= 0.005)
-        print(
-            f"{f['sender']}: {f['arrivals']} arrivals, mean waiting {f['mean_waiting']:.2f}, "
-            f"at K or above {f['share_at_k']:.2%}; after the last departure: {bins}"
-        )
+    sides = [("peer", peer_phases), ("rexmit", phases)]
+    for side, fn in sides:
+        if ns.side not in ("both", side):
+            continue
+        for f in fn(ns.scenario, ns.seed):
+            _show(side, f)
     return 0
+
+
+def _show(side: str, f: dict) -> None:
+    bins = ", ".join(f"{10 * b}-{10 * b + 10} µs {s:.1%}" for b, s in f["phase_bins_10us"].items() if s >= 0.005)
+    share = f"at K or above {f['share_at_k']:.2%}" if "share_at_k" in f else f"marked {f['share_marked']:.2%}"
+    print(
+        f"{side:>6} {f['sender']}: {f['arrivals']} arrivals, mean waiting {f['mean_waiting']:.2f}, "
+        f"{share}; after the last departure: {bins}"
+    )
 
 
 if __name__ == "__main__":
