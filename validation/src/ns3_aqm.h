@@ -32,6 +32,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <map>
 #include <string>
@@ -148,6 +149,13 @@ struct AqmDelays
     // FQ-CoDel: per sender, arrivals and the arrivals that made its flow a new flow (it was in
     // neither list: status NEW with a whole quantum and this packet alone in its queue).
     std::map<uint32_t, std::pair<uint64_t, uint64_t>> fqNewBySource;
+    // Per sender, every arrival of the run (validation/dctcp_phase.py): [arrivals, marked, Σ
+    // packets waiting ahead], and where the arrival came after the device's last transmission
+    // start, modulo `phasePeriodNs`, in 10 µs bins.
+    std::map<uint32_t, std::array<uint64_t, 3>> arrivalsBySource;
+    std::map<uint32_t, std::map<uint32_t, uint64_t>> phaseBySource;
+    int64_t lastTxBeginNs = -1;
+    int64_t phasePeriodNs = 121000; // one 1500-byte packet at 100 Mb/s
 };
 
 inline AqmDelays g_aqmDelays;
@@ -233,10 +241,20 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
     auto devq = ns3::DynamicCast<ns3::PointToPointNetDevice>(dev)->GetQueue();
     qd->TraceConnectWithoutContext(
         "Enqueue",
-        ns3::MakeCallback(+[](ns3::QueueDisc* q, ns3::Queue<ns3::Packet>* d, ns3::Ptr<const ns3::QueueDiscItem>) {
+        ns3::MakeCallback(+[](ns3::QueueDisc* q, ns3::Queue<ns3::Packet>* d, ns3::Ptr<const ns3::QueueDiscItem> item) {
             uint32_t waiting = q->GetNPackets() - 1 + d->GetNPackets();
             auto& g = g_aqmDelays;
             g.waitingAtArrival[waiting]++;
+            if (auto ip = ns3::DynamicCast<const ns3::Ipv4QueueDiscItem>(item); ip && g.lastTxBeginNs >= 0)
+            {
+                uint32_t src = ip->GetHeader().GetSource().Get();
+                auto& a = g.arrivalsBySource[src];
+                a[0]++;
+                a[1] += g.arrivalMarked;
+                a[2] += waiting;
+                int64_t since = ns3::Simulator::Now().GetNanoSeconds() - g.lastTxBeginNs;
+                g.phaseBySource[src][static_cast<uint32_t>((since % g.phasePeriodNs) / 10000)]++;
+            }
             if (g.arrivalMarked)
             {
                 g.markedByWaiting[waiting]++;
@@ -255,6 +273,9 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
     qd->TraceConnectWithoutContext(
         "Mark",
         ns3::MakeCallback(+[](ns3::Ptr<const ns3::QueueDiscItem>, const char*) { g_aqmDelays.arrivalMarked = true; }));
+    dev->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(+[](ns3::Ptr<const ns3::Packet>) {
+        g_aqmDelays.lastTxBeginNs = ns3::Simulator::Now().GetNanoSeconds();
+    }));
     // The ACKs coming back over the bottleneck: how many new segments each pure ACK covers.
     dev->TraceConnectWithoutContext("MacRx", ns3::MakeCallback(+[](ns3::Ptr<const ns3::Packet> p) {
         ns3::Ptr<ns3::Packet> c = p->Copy();
@@ -435,6 +456,16 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
     for (const auto& [addr, an] : g_aqmDelays.fqNewBySource)
     {
         o << (firstSrc ? "" : ", ") << "\"" << ns3::Ipv4Address(addr) << "\": [" << an.first << ", " << an.second << "]";
+        firstSrc = false;
+    }
+    o << "}, \"phase_by_source\": {";
+    firstSrc = true;
+    for (const auto& [addr, a] : g_aqmDelays.arrivalsBySource)
+    {
+        o << (firstSrc ? "" : ", ") << "\"" << ns3::Ipv4Address(addr) << "\": {\"arrivals\": " << a[0]
+          << ", \"marked\": " << a[1] << ", \"waiting_sum\": " << a[2] << ", \"bins_10us\": ";
+        bins(g_aqmDelays.phaseBySource[addr]);
+        o << "}";
         firstSrc = false;
     }
     o << "}, \"ece_acked_fraction_by_receiver\": [";

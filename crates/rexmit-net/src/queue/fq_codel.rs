@@ -189,6 +189,7 @@ impl FqCodel {
     /// RFC 8290 §4.2: serve the first flow of the new list, else of the old list. A flow
     /// whose deficit is spent gets a quantum more and goes to the end of the old list; a flow
     /// found empty leaves the new list for the end of the old one, or the old list for none.
+    /// Taking the last queued packet runs that walk over the emptied lists (`drained`).
     pub fn dequeue(&mut self, now: Time, ecn: bool) -> FqOut {
         let mut out = FqOut {
             pkt: None,
@@ -225,6 +226,9 @@ impl FqCodel {
                     f.deficit -= p.size as i64;
                     out.marked = r.marked;
                     out.pkt = Some(p);
+                    if self.len == 0 {
+                        self.drained(now);
+                    }
                     return out;
                 }
                 None => {
@@ -237,6 +241,21 @@ impl FqCodel {
                 }
             }
         }
+    }
+
+    /// The line has just taken the last queued packet. Linux's qdisc loop and ns-3's queue
+    /// disc ask for the next packet as soon as the device takes one (ns-3, with the 1-packet
+    /// device queue of the validation, when the line starts sending the packet that queue
+    /// held: the instant rexmit's line takes it from here), and that call finds none: RFC 8290
+    /// §4.2's walk moves every empty new flow to the old list and removes every empty old
+    /// flow, so every flow becomes inactive and its next packet makes it a new flow again
+    /// (§4.4: the priority of sparse flows). On the way each flow's CoDel dequeues from its
+    /// empty queue and so leaves the dropping state (RFC 8289 §5.5). Nothing is dropped: every
+    /// flow queue is empty.
+    fn drained(&mut self, now: Time) {
+        let out = self.dequeue(now, false);
+        debug_assert!(out.pkt.is_none() && out.dropped == 0);
+        debug_assert!(self.new_flows.is_empty() && self.old_flows.is_empty());
     }
 
     fn pop_front(&mut self, list: List) {
@@ -370,6 +389,75 @@ mod tests {
         let (new, old) = q.lists();
         assert!(new.is_empty());
         assert_eq!(old.len(), 2);
+    }
+
+    #[test]
+    fn after_the_queue_drains_a_returning_flow_is_a_new_flow() {
+        // Quantum 1500: flow 1 (slot 0) sends one 1500-byte packet, flow 2 (slot 1) fifteen of
+        // 100 bytes, all queued at 0 and sent 0.1 ms apart.
+        let mut q = fq(1500);
+        let lim = QueueLimit::Packets(1000);
+        q.enqueue(flow_pkt(1, 1500, Time::ZERO), &lim);
+        for _ in 0..15 {
+            q.enqueue(flow_pkt(2, 100, Time::ZERO), &lim);
+        }
+        let port = |q: &mut FqCodel, t: Time| q.dequeue(t, false).pkt.unwrap().flow_key().src_port;
+        let order: Vec<u16> = (0..16)
+            .map(|k| port(&mut q, Time::from_micros(100 * k)))
+            .collect();
+        assert_eq!(order[0], 1);
+        assert!(order[1..].iter().all(|p| *p == 2));
+        // The line took the last packet, flow 2's with its deficit spent: the empty dequeue
+        // that follows (RFC 8290 §4.2) gives it a quantum, moves it to the old list, and
+        // removes both flows as empty. (Without it, flow 2 stayed first in the new list and
+        // flow 1 in the old one, and their next packets would not start new flows.)
+        assert_eq!(q.lists(), (vec![], vec![]));
+        assert_eq!(q.flows[1].deficit, 1500);
+        // 20 ms: flow 1 returns with a backlog and is a new flow; the idle line takes one of
+        // its packets (its deficit is now 0).
+        for _ in 0..10 {
+            q.enqueue(flow_pkt(1, 1500, Time::from_millis(20)), &lim);
+        }
+        assert_eq!(q.lists(), (vec![0], vec![]));
+        assert_eq!(port(&mut q, Time::from_millis(20)), 1);
+        // 20.6 ms: flow 2's next packet starts a new flow too (RFC 8290 §4.4) ...
+        q.enqueue(flow_pkt(2, 100, Time::from_micros(20_600)), &lim);
+        assert_eq!(q.lists(), (vec![0, 1], vec![]));
+        // ... and when the line frees at 21.2 ms it goes before flow 1's backlog, whose spent
+        // deficit sends it to the old list (flow 2 leaves the new list at the next dequeue).
+        assert_eq!(port(&mut q, Time::from_micros(21_200)), 2);
+        assert_eq!(q.lists(), (vec![1], vec![0]));
+        assert_eq!(port(&mut q, Time::from_micros(21_300)), 1);
+    }
+
+    #[test]
+    fn a_flow_emptied_while_dropping_leaves_the_dropping_state() {
+        // CoDel's mtu at 100 bytes, so that a single 1000-byte packet left behind still counts
+        // as a queue (RFC 8289 §5.5's `bytes <= maxpacket` test does not stop the drop).
+        let mut cfg = FqCodelConfig::default();
+        cfg.codel.mtu = 100;
+        let seed = separating_seed(cfg.flows);
+        let mut q = FqCodel::new(cfg, seed);
+        let lim = QueueLimit::Packets(1000);
+        for _ in 0..3 {
+            q.enqueue(flow_pkt(1, 1000, Time::ZERO), &lim);
+        }
+        // 10 ms: sojourn above TARGET, first_above_time = 110 ms.
+        let out = q.dequeue(Time::from_millis(10), false);
+        assert!(out.pkt.is_some() && out.dropped == 0);
+        // 120 ms: above TARGET for INTERVAL: the head is dropped, the dropping state entered
+        // (RFC 8289 §5.5), and the packet behind it, the last, goes to the line.
+        let out = q.dequeue(Time::from_millis(120), false);
+        assert!(out.pkt.is_some());
+        assert_eq!(out.dropped, 1);
+        assert_eq!(q.len(), 0);
+        // The empty dequeue that follows finds the flow's queue empty: CoDel leaves the
+        // dropping state (RFC 8289 §5.5: an empty queue is below TARGET) and the flow becomes
+        // inactive. Its drop schedule (count, drop_next) is kept for a quick return.
+        let (dropping, count, _) = q.flows[0].codel.state();
+        assert!(!dropping);
+        assert_eq!(count, 1);
+        assert_eq!(q.lists(), (vec![], vec![]));
     }
 
     #[test]

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Where each DCTCP flow's packets land between the bottleneck's departures, and what queue they
+find (docs/validation.md, "DCTCP with step marking", Jain's index at 100 Mb/s).
+
+    python validation/dctcp_phase.py ns3-dctcp-2-100m [--seed 8] [--side both|peer|rexmit]
+
+rexmit: a capture of R1 holds every data packet once arriving (the sender's TTL) and once
+starting on R1->R2 (TTL one lower, RFC 791), in the order the simulation handled them. Per
+sender, after the warm-up: its arrivals, the mean queue they found (data packets arrived and not
+yet started), the share that found it at K or above (the step marker marks those, RFC 8257
+§3.1), and where in the bottleneck's packet time (modulo 121 µs, one 1500-byte packet at
+100 Mb/s) after the last departure they came, in 10 µs bins. ns-3: validation/src/ns3_aqm.h's
+`phase_by_source` (per sender over the whole run: arrivals at the queue disc, the marked ones,
+the packets waiting ahead, disc and device, and the time since the device's last transmission
+start, modulo the same 121 µs, in 10 µs bins). rexmit's counts start after the warm-up, ns-3's
+at 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import dctcp  # noqa: E402
+import multiflow  # noqa: E402
+from pcapread import records  # noqa: E402
+
+PKT_NS = 121_000
+
+
+def phases(name: str, seed: int) -> list[dict]:
+    import rexmit
+
+    sc = dctcp.SCENARIOS[name]
+    s = multiflow.rexmit_scenario(sc, seed)
+    s.pcap(node="R1")
+    with tempfile.TemporaryDirectory() as tmp:
+        rexmit.run(s, out_dir=tmp)
+        recs = list(records(next(Path(tmp).rglob("*.pcap"))))
+    data = [(t, p) for t, p in recs if int.from_bytes(p[2:4], "big") > 200]
+    ttl_in = max(p[8] for _, p in data)
+    q, last_dep = 0, None
+    per: dict[bytes, dict] = {}
+    for t, p in data:
+        if p[8] != ttl_in:
+            q -= 1
+            last_dep = t
+            continue
+        if t >= sc.warmup * 1e9 and last_dep is not None:
+            d = per.setdefault(p[12:16], {"n": 0, "waiting": 0, "at_k": 0, "bins": Counter()})
+            d["n"] += 1
+            d["waiting"] += q
+            d["at_k"] += q >= sc.step_k
+            d["bins"][((t - last_dep) % PKT_NS) // 10_000] += 1
+        q += 1
+    return [
+        {
+            "sender": ".".join(map(str, a)),
+            "arrivals": d["n"],
+            "mean_waiting": d["waiting"] / d["n"],
+            "share_at_k": d["at_k"] / d["n"],
+            "phase_bins_10us": {b: c / d["n"] for b, c in sorted(d["bins"].items())},
+        }
+        for a, d in sorted(per.items())
+    ]
+
+
+def peer_phases(name: str, seed: int) -> list[dict]:
+    sc = dctcp.SCENARIOS[name]
+    out = subprocess.run(multiflow.ns3_command(sc, seed), check=True, capture_output=True, text=True)
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    return [
+        {
+            "sender": a,
+            "arrivals": d["arrivals"],
+            "mean_waiting": d["waiting_sum"] / d["arrivals"],
+            "share_marked": d["marked"] / d["arrivals"],
+            "phase_bins_10us": {int(b): c / d["arrivals"] for b, c in sorted(d["bins_10us"].items(), key=lambda x: int(x[0]))},
+        }
+        for a, d in res["aqm"]["phase_by_source"].items()
+    ]
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("scenario", choices=sorted(dctcp.SCENARIOS))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--side", choices=("both", "peer", "rexmit"), default="both")
+    ns = ap.parse_args(argv)
+    sides = [("peer", peer_phases), ("rexmit", phases)]
+    for side, fn in sides:
+        if ns.side not in ("both", side):
+            continue
+        for f in fn(ns.scenario, ns.seed):
+            _show(side, f)
+    return 0
+
+
+def _show(side: str, f: dict) -> None:
+    bins = ", ".join(f"{10 * b}-{10 * b + 10} µs {s:.1%}" for b, s in f["phase_bins_10us"].items() if s >= 0.005)
+    share = f"at K or above {f['share_at_k']:.2%}" if "share_at_k" in f else f"marked {f['share_marked']:.2%}"
+    print(
+        f"{side:>6} {f['sender']}: {f['arrivals']} arrivals, mean waiting {f['mean_waiting']:.2f}, "
+        f"{share}; after the last departure: {bins}"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
