@@ -83,7 +83,9 @@ def peer_phases(name: str, seed: int) -> list[dict]:
             "arrivals": d["arrivals"],
             "mean_waiting": d["waiting_sum"] / d["arrivals"],
             "share_marked": d["marked"] / d["arrivals"],
-            "phase_bins_10us": {int(b): c / d["arrivals"] for b, c in sorted(d["bins_10us"].items(), key=lambda x: int(x[0]))},
+            "phase_bins_10us": {
+                int(b): c / d["arrivals"] for b, c in sorted(d["bins_10us"].items(), key=lambda x: int(x[0]))
+            },
         }
         for a, d in res["aqm"]["phase_by_source"].items()
     ]
