@@ -72,7 +72,11 @@ fn dac_packet_count_rides_in_the_high_flag_bits_as_freebsd_writes_it() {
         dup_tsns: vec![],
         dac_packets: 1,
     })]));
-    assert_eq!(b[12 + 1], 0x40, "one packet; bit 0 stays RFC 3540's nonce sum");
+    assert_eq!(
+        b[12 + 1],
+        0x40,
+        "one packet; bit 0 stays RFC 3540's nonce sum"
+    );
 }
 
 #[test]
