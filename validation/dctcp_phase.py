@@ -49,18 +49,36 @@ def phases(name: str, seed: int) -> list[dict]:
     ttl_in = max(p[8] for _, p in data)
     q, last_dep = 0, None
     per: dict[bytes, dict] = {}
+    waiting_of: dict[tuple, list] = {}  # (sender, sequence number) -> its arrivals' [waiting, flow]
     for t, p in data:
+        key = (p[12:16], p[24:28])
         if p[8] != ttl_in:
             q -= 1
             last_dep = t
+            pend = waiting_of.get(key)
+            if pend:
+                n, d = pend.pop(0)
+                row = d["by_waiting"].setdefault(n, [0, 0])
+                row[1] += p[1] & 3 == 3  # CE on the way out: the step marker marked it (RFC 3168 §5)
             continue
         if t >= sc.warmup * 1e9 and last_dep is not None:
-            d = per.setdefault(p[12:16], {"n": 0, "waiting": 0, "at_k": 0, "bins": Counter()})
+            d = per.setdefault(
+                p[12:16], {"n": 0, "waiting": 0, "at_k": 0, "bins": Counter(), "us": Counter(), "same": [0, 0]}
+            )
             d["n"] += 1
             d["waiting"] += q
             d["at_k"] += q >= sc.step_k
             d["bins"][((t - last_dep) % PKT_NS) // 10_000] += 1
+            d["us"][((t - last_dep) % PKT_NS) // 1_000] += 1
+            # an arrival at the very nanosecond of a departure: handled after it, or before it
+            d["same"][0] += t == last_dep
+            d.setdefault("by_waiting", {}).setdefault(q, [0, 0])[0] += 1
+            waiting_of.setdefault(key, []).append((q, d))
         q += 1
+    # arrivals followed by a departure at the same nanosecond (the arrival was handled first)
+    for (t, p), (t2, p2) in zip(data, data[1:]):
+        if p[8] == ttl_in and p2[8] != ttl_in and t == t2 and p[12:16] in per and t >= sc.warmup * 1e9:
+            per[p[12:16]]["same"][1] += 1
     return [
         {
             "sender": ".".join(map(str, a)),
@@ -68,6 +86,9 @@ def phases(name: str, seed: int) -> list[dict]:
             "mean_waiting": d["waiting"] / d["n"],
             "share_at_k": d["at_k"] / d["n"],
             "phase_bins_10us": {b: c / d["n"] for b, c in sorted(d["bins"].items())},
+            "phase_bins_1us": {b: c / d["n"] for b, c in sorted(d["us"].items())},
+            "same_instant": d["same"],
+            "by_waiting": d.get("by_waiting", {}),
         }
         for a, d in sorted(per.items())
     ]
@@ -86,6 +107,9 @@ def peer_phases(name: str, seed: int) -> list[dict]:
             "phase_bins_10us": {
                 int(b): c / d["arrivals"] for b, c in sorted(d["bins_10us"].items(), key=lambda x: int(x[0]))
             },
+            "phase_bins_1us": {int(b): c / d["arrivals"] for b, c in d["bins_1us"].items()},
+            "same_instant": [d["same_instant"], None],
+            "by_waiting": {int(n): w for n, w in d["by_waiting"].items()},
         }
         for a, d in res["aqm"]["phase_by_source"].items()
     ]
@@ -96,6 +120,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("scenario", choices=sorted(dctcp.SCENARIOS))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--side", choices=("both", "peer", "rexmit"), default="both")
+    ap.add_argument(
+        "--near-k",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also show, per flow, the arrivals that found K-N .. K+N waiting and the share of them marked",
+    )
     ns = ap.parse_args(argv)
     sides = [("peer", peer_phases), ("rexmit", phases)]
     for side, fn in sides:
@@ -103,6 +134,8 @@ def main(argv: list[str]) -> int:
             continue
         for f in fn(ns.scenario, ns.seed):
             _show(side, f)
+            if ns.near_k:
+                _show_near_k(f, dctcp.SCENARIOS[ns.scenario].step_k, ns.near_k)
     return 0
 
 
@@ -112,6 +145,26 @@ def _show(side: str, f: dict) -> None:
     print(
         f"{side:>6} {f['sender']}: {f['arrivals']} arrivals, mean waiting {f['mean_waiting']:.2f}, "
         f"{share}; after the last departure: {bins}"
+    )
+
+
+def _show_near_k(f: dict, k: int, n: int) -> None:
+    """Per waiting count near K: the share of the flow's arrivals that found it, and of those the
+    share marked (rexmit: CE on the way out; ns-3: RED's Mark trace)."""
+    bw = f["by_waiting"]
+    cells = []
+    for w in range(k - n, k + n + 1):
+        arr, marked = bw.get(w, [0, 0])[:2]
+        cells.append(f"{w}: {arr / f['arrivals']:.2%} m {marked / arr if arr else 0:.0%}")
+    fine = sorted(f["phase_bins_1us"].items(), key=lambda x: -x[1])[:3]
+    same = f["same_instant"]
+    print(
+        "        by waiting "
+        + ", ".join(cells)
+        + "; top 1 µs bins "
+        + ", ".join(f"{b}-{b + 1} µs {s:.1%}" for b, s in fine)
+        + f"; same ns as a departure: {same[0]} after it"
+        + (f", {same[1]} before it" if same[1] is not None else "")
     )
 
 

@@ -154,6 +154,13 @@ struct AqmDelays
     // start, modulo `phasePeriodNs`, in 10 µs bins.
     std::map<uint32_t, std::array<uint64_t, 3>> arrivalsBySource;
     std::map<uint32_t, std::map<uint32_t, uint64_t>> phaseBySource;
+    // Per sender and packets waiting ahead (disc + device): [arrivals, marked, Σ device queue],
+    // to set each flow's marks beside the queue it found (validation/dctcp_phase.py --near-k);
+    // and per sender the offsets after the last transmission start in 1 µs bins, with the
+    // arrivals handled at the very nanosecond of a transmission start (after it, same instant).
+    std::map<uint32_t, std::map<uint32_t, std::array<uint64_t, 3>>> waitingBySource;
+    std::map<uint32_t, std::map<uint32_t, uint64_t>> phaseUsBySource;
+    std::map<uint32_t, uint64_t> sameInstantBySource;
     int64_t lastTxBeginNs = -1;
     int64_t phasePeriodNs = 121000; // one 1500-byte packet at 100 Mb/s
 };
@@ -254,6 +261,12 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
                 a[2] += waiting;
                 int64_t since = ns3::Simulator::Now().GetNanoSeconds() - g.lastTxBeginNs;
                 g.phaseBySource[src][static_cast<uint32_t>((since % g.phasePeriodNs) / 10000)]++;
+                g.phaseUsBySource[src][static_cast<uint32_t>((since % g.phasePeriodNs) / 1000)]++;
+                g.sameInstantBySource[src] += since == 0;
+                auto& w = g.waitingBySource[src][waiting];
+                w[0]++;
+                w[1] += g.arrivalMarked;
+                w[2] += d->GetNPackets();
             }
             if (g.arrivalMarked)
             {
@@ -465,7 +478,16 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
         o << (firstSrc ? "" : ", ") << "\"" << ns3::Ipv4Address(addr) << "\": {\"arrivals\": " << a[0]
           << ", \"marked\": " << a[1] << ", \"waiting_sum\": " << a[2] << ", \"bins_10us\": ";
         bins(g_aqmDelays.phaseBySource[addr]);
-        o << "}";
+        o << ", \"bins_1us\": ";
+        bins(g_aqmDelays.phaseUsBySource[addr]);
+        o << ", \"same_instant\": " << g_aqmDelays.sameInstantBySource[addr] << ", \"by_waiting\": {";
+        bool firstW = true;
+        for (const auto& [n, w] : g_aqmDelays.waitingBySource[addr])
+        {
+            o << (firstW ? "" : ", ") << "\"" << n << "\": [" << w[0] << ", " << w[1] << ", " << w[2] << "]";
+            firstW = false;
+        }
+        o << "}}";
         firstSrc = false;
     }
     o << "}, \"ece_acked_fraction_by_receiver\": [";
