@@ -50,20 +50,32 @@ def phases(name: str, seed: int) -> list[dict]:
     q, last_dep = 0, None
     per: dict[bytes, dict] = {}
     waiting_of: dict[tuple, list] = {}  # (sender, sequence number) -> its arrivals' [waiting, flow]
+    since_dep: list[bytes] = []  # the senders arrived since the last departure started
     for t, p in data:
         key = (p[12:16], p[24:28])
         if p[8] != ttl_in:
             q -= 1
             last_dep = t
+            since_dep.clear()
             pend = waiting_of.get(key)
             if pend:
-                n, d = pend.pop(0)
-                row = d["by_waiting"].setdefault(n, [0, 0])
-                row[1] += p[1] & 3 == 3  # CE on the way out: the step marker marked it (RFC 3168 §5)
+                n, d, other = pend.pop(0)
+                ce = p[1] & 3 == 3  # CE on the way out: the step marker marked it (RFC 3168 §5)
+                d["by_waiting"].setdefault(n, [0, 0])[1] += ce
+                d["after_other"][1] += other and ce
             continue
         if t >= sc.warmup * 1e9 and last_dep is not None:
             d = per.setdefault(
-                p[12:16], {"n": 0, "waiting": 0, "at_k": 0, "bins": Counter(), "us": Counter(), "same": [0, 0]}
+                p[12:16],
+                {
+                    "n": 0,
+                    "waiting": 0,
+                    "at_k": 0,
+                    "bins": Counter(),
+                    "us": Counter(),
+                    "same": [0, 0],
+                    "after_other": [0, 0],
+                },
             )
             d["n"] += 1
             d["waiting"] += q
@@ -73,7 +85,10 @@ def phases(name: str, seed: int) -> list[dict]:
             # an arrival at the very nanosecond of a departure: handled after it, or before it
             d["same"][0] += t == last_dep
             d.setdefault("by_waiting", {}).setdefault(q, [0, 0])[0] += 1
-            waiting_of.setdefault(key, []).append((q, d))
+            other = any(a != p[12:16] for a in since_dep)
+            d["after_other"][0] += other
+            waiting_of.setdefault(key, []).append((q, d, other))
+        since_dep.append(p[12:16])
         q += 1
     # arrivals followed by a departure at the same nanosecond (the arrival was handled first)
     for (t, p), (t2, p2) in zip(data, data[1:]):
@@ -85,9 +100,11 @@ def phases(name: str, seed: int) -> list[dict]:
             "arrivals": d["n"],
             "mean_waiting": d["waiting"] / d["n"],
             "share_at_k": d["at_k"] / d["n"],
+            "marked": sum(m for _, m in d.get("by_waiting", {}).values()),
             "phase_bins_10us": {b: c / d["n"] for b, c in sorted(d["bins"].items())},
             "phase_bins_1us": {b: c / d["n"] for b, c in sorted(d["us"].items())},
             "same_instant": d["same"],
+            "after_other": d["after_other"],
             "by_waiting": d.get("by_waiting", {}),
         }
         for a, d in sorted(per.items())
@@ -104,11 +121,13 @@ def peer_phases(name: str, seed: int) -> list[dict]:
             "arrivals": d["arrivals"],
             "mean_waiting": d["waiting_sum"] / d["arrivals"],
             "share_marked": d["marked"] / d["arrivals"],
+            "marked": d["marked"],
             "phase_bins_10us": {
                 int(b): c / d["arrivals"] for b, c in sorted(d["bins_10us"].items(), key=lambda x: int(x[0]))
             },
             "phase_bins_1us": {int(b): c / d["arrivals"] for b, c in d["bins_1us"].items()},
             "same_instant": [d["same_instant"], None],
+            "after_other": d["after_other"],
             "by_waiting": {int(n): w for n, w in d["by_waiting"].items()},
         }
         for a, d in res["aqm"]["phase_by_source"].items()
@@ -158,6 +177,7 @@ def _show_near_k(f: dict, k: int, n: int) -> None:
         cells.append(f"{w}: {arr / f['arrivals']:.2%} m {marked / arr if arr else 0:.0%}")
     fine = sorted(f["phase_bins_1us"].items(), key=lambda x: -x[1])[:3]
     same = f["same_instant"]
+    ao = f["after_other"]
     print(
         "        by waiting "
         + ", ".join(cells)
@@ -165,6 +185,8 @@ def _show_near_k(f: dict, k: int, n: int) -> None:
         + ", ".join(f"{b}-{b + 1} µs {s:.1%}" for b, s in fine)
         + f"; same ns as a departure: {same[0]} after it"
         + (f", {same[1]} before it" if same[1] is not None else "")
+        + f"; after another flow's arrival in the same packet time {ao[0] / f['arrivals']:.1%}, marked"
+        + f" {ao[1] / ao[0] if ao[0] else 0:.1%} of those, {(f['marked'] - ao[1]) / max(f['arrivals'] - ao[0], 1):.1%} of the rest"
     )
 
 

@@ -161,6 +161,10 @@ struct AqmDelays
     std::map<uint32_t, std::map<uint32_t, std::array<uint64_t, 3>>> waitingBySource;
     std::map<uint32_t, std::map<uint32_t, uint64_t>> phaseUsBySource;
     std::map<uint32_t, uint64_t> sameInstantBySource;
+    // Per sender: [arrivals after another sender's arrival in the same packet time (since the
+    // last transmission start), the marked ones among them]; the senders arrived since then.
+    std::map<uint32_t, std::array<uint64_t, 2>> afterOtherBySource;
+    std::vector<uint32_t> arrivedSinceTx;
     int64_t lastTxBeginNs = -1;
     int64_t phasePeriodNs = 121000; // one 1500-byte packet at 100 Mb/s
 };
@@ -267,6 +271,11 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
                 w[0]++;
                 w[1] += g.arrivalMarked;
                 w[2] += d->GetNPackets();
+                bool other = std::any_of(g.arrivedSinceTx.begin(), g.arrivedSinceTx.end(),
+                                         [src](uint32_t a) { return a != src; });
+                g.afterOtherBySource[src][0] += other;
+                g.afterOtherBySource[src][1] += other && g.arrivalMarked;
+                g.arrivedSinceTx.push_back(src);
             }
             if (g.arrivalMarked)
             {
@@ -288,6 +297,7 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
         ns3::MakeCallback(+[](ns3::Ptr<const ns3::QueueDiscItem>, const char*) { g_aqmDelays.arrivalMarked = true; }));
     dev->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(+[](ns3::Ptr<const ns3::Packet>) {
         g_aqmDelays.lastTxBeginNs = ns3::Simulator::Now().GetNanoSeconds();
+        g_aqmDelays.arrivedSinceTx.clear();
     }));
     // The ACKs coming back over the bottleneck: how many new segments each pure ACK covers.
     dev->TraceConnectWithoutContext("MacRx", ns3::MakeCallback(+[](ns3::Ptr<const ns3::Packet> p) {
@@ -480,7 +490,9 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
         bins(g_aqmDelays.phaseBySource[addr]);
         o << ", \"bins_1us\": ";
         bins(g_aqmDelays.phaseUsBySource[addr]);
-        o << ", \"same_instant\": " << g_aqmDelays.sameInstantBySource[addr] << ", \"by_waiting\": {";
+        const auto& ao = g_aqmDelays.afterOtherBySource[addr];
+        o << ", \"same_instant\": " << g_aqmDelays.sameInstantBySource[addr] << ", \"after_other\": [" << ao[0]
+          << ", " << ao[1] << "], \"by_waiting\": {";
         bool firstW = true;
         for (const auto& [n, w] : g_aqmDelays.waitingBySource[addr])
         {
