@@ -13,7 +13,10 @@ yet started), the share that found it at K or above (the step marker marks those
 `phase_by_source` (per sender over the whole run: arrivals at the queue disc, the marked ones,
 the packets waiting ahead, disc and device, and the time since the device's last transmission
 start, modulo the same 121 µs, in 10 µs bins). rexmit's counts start after the warm-up, ns-3's
-at 0.
+at 0. `--near-k N`: per flow, the arrivals by packets waiting from K-N to K+N and the share of
+them marked (rexmit: CE on R1's departures), the 1 µs phase bins, the arrivals at a departure's
+nanosecond, and the arrivals after another flow's in the same packet time (`after_other`).
+`--shift-last-us US`: a probe that moves the last sender's access delay in both simulators.
 """
 
 from __future__ import annotations
@@ -146,7 +149,23 @@ def main(argv: list[str]) -> int:
         metavar="N",
         help="also show, per flow, the arrivals that found K-N .. K+N waiting and the share of them marked",
     )
+    ap.add_argument(
+        "--shift-last-us",
+        type=float,
+        default=0.0,
+        metavar="US",
+        help="add this to the last sender's one-way access delay in both simulators (a probe: "
+        "a multiple of half the packet time moves its round trip by whole packet times, phases unchanged)",
+    )
     ns = ap.parse_args(argv)
+    if ns.shift_last_us:
+        base = multiflow.access_delays_ns
+
+        def shifted(sc: multiflow.MultiScenario, seed: int) -> list[int]:
+            d = base(sc, seed)
+            return [*d[:-1], d[-1] + round(ns.shift_last_us * 1e3)]
+
+        multiflow.access_delays_ns = shifted
     sides = [("peer", peer_phases), ("rexmit", phases)]
     for side, fn in sides:
         if ns.side not in ("both", side):
