@@ -17,6 +17,7 @@ at 0. `--near-k N`: per flow, the arrivals by packets waiting from K-N to K+N an
 them marked (rexmit: CE on R1's departures), the 1 µs phase bins, the arrivals at a departure's
 nanosecond, and the arrivals after another flow's in the same packet time (`after_other`).
 `--shift-last-us US`: a probe that moves the last sender's access delay in both simulators.
+`--ppp-time`: a probe that gives rexmit's links ns-3's packet time (120.16 µs).
 """
 
 from __future__ import annotations
@@ -157,7 +158,22 @@ def main(argv: list[str]) -> int:
         help="add this to the last sender's one-way access delay in both simulators (a probe: "
         "a multiple of half the packet time moves its round trip by whole packet times, phases unchanged)",
     )
+    ap.add_argument(
+        "--ppp-time",
+        action="store_true",
+        help="a probe: run rexmit's 100 Mb/s links at 100 * 1500 / 1502 Mb/s, so that a 1500-byte packet "
+        "takes ns-3's 120.16 µs (its 2-byte PPP header)",
+    )
     ns = ap.parse_args(argv)
+    if ns.ppp_time:
+        build = multiflow.rexmit_scenario
+
+        def ppp(sc: multiflow.MultiScenario, seed: int, overrides: dict | None = None):
+            s = build(sc, seed, overrides)
+            s.data = _rate(s.data, "100Mbps", f"{100 * 1500 / 1502:.6f}Mbps")
+            return s
+
+        multiflow.rexmit_scenario = ppp
     if ns.shift_last_us:
         base = multiflow.access_delays_ns
 
@@ -184,6 +200,15 @@ def _show(side: str, f: dict) -> None:
         f"{side:>6} {f['sender']}: {f['arrivals']} arrivals, mean waiting {f['mean_waiting']:.2f}, "
         f"{share}; after the last departure: {bins}"
     )
+
+
+def _rate(x, old: str, new: str):
+    """`x` with every value equal to `old` replaced by `new`, at any depth."""
+    if isinstance(x, dict):
+        return {k: new if v == old else _rate(v, old, new) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_rate(v, old, new) for v in x]
+    return x
 
 
 def _show_near_k(f: dict, k: int, n: int) -> None:
