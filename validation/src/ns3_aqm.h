@@ -154,6 +154,17 @@ struct AqmDelays
     // start, modulo `phasePeriodNs`, in 10 µs bins.
     std::map<uint32_t, std::array<uint64_t, 3>> arrivalsBySource;
     std::map<uint32_t, std::map<uint32_t, uint64_t>> phaseBySource;
+    // Per sender and packets waiting ahead (disc + device): [arrivals, marked, Σ device queue],
+    // to set each flow's marks beside the queue it found (validation/dctcp_phase.py --near-k);
+    // and per sender the offsets after the last transmission start in 1 µs bins, with the
+    // arrivals handled at the very nanosecond of a transmission start (after it, same instant).
+    std::map<uint32_t, std::map<uint32_t, std::array<uint64_t, 3>>> waitingBySource;
+    std::map<uint32_t, std::map<uint32_t, uint64_t>> phaseUsBySource;
+    std::map<uint32_t, uint64_t> sameInstantBySource;
+    // Per sender: [arrivals after another sender's arrival in the same packet time (since the
+    // last transmission start), the marked ones among them]; the senders arrived since then.
+    std::map<uint32_t, std::array<uint64_t, 2>> afterOtherBySource;
+    std::vector<uint32_t> arrivedSinceTx;
     int64_t lastTxBeginNs = -1;
     int64_t phasePeriodNs = 121000; // one 1500-byte packet at 100 Mb/s
 };
@@ -254,6 +265,17 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
                 a[2] += waiting;
                 int64_t since = ns3::Simulator::Now().GetNanoSeconds() - g.lastTxBeginNs;
                 g.phaseBySource[src][static_cast<uint32_t>((since % g.phasePeriodNs) / 10000)]++;
+                g.phaseUsBySource[src][static_cast<uint32_t>((since % g.phasePeriodNs) / 1000)]++;
+                g.sameInstantBySource[src] += since == 0;
+                auto& w = g.waitingBySource[src][waiting];
+                w[0]++;
+                w[1] += g.arrivalMarked;
+                w[2] += d->GetNPackets();
+                bool other = std::any_of(g.arrivedSinceTx.begin(), g.arrivedSinceTx.end(),
+                                         [src](uint32_t a) { return a != src; });
+                g.afterOtherBySource[src][0] += other;
+                g.afterOtherBySource[src][1] += other && g.arrivalMarked;
+                g.arrivedSinceTx.push_back(src);
             }
             if (g.arrivalMarked)
             {
@@ -275,6 +297,7 @@ HookAqm(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev)
         ns3::MakeCallback(+[](ns3::Ptr<const ns3::QueueDiscItem>, const char*) { g_aqmDelays.arrivalMarked = true; }));
     dev->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(+[](ns3::Ptr<const ns3::Packet>) {
         g_aqmDelays.lastTxBeginNs = ns3::Simulator::Now().GetNanoSeconds();
+        g_aqmDelays.arrivedSinceTx.clear();
     }));
     // The ACKs coming back over the bottleneck: how many new segments each pure ACK covers.
     dev->TraceConnectWithoutContext("MacRx", ns3::MakeCallback(+[](ns3::Ptr<const ns3::Packet> p) {
@@ -465,7 +488,18 @@ AqmJson(ns3::Ptr<ns3::QueueDisc> qd)
         o << (firstSrc ? "" : ", ") << "\"" << ns3::Ipv4Address(addr) << "\": {\"arrivals\": " << a[0]
           << ", \"marked\": " << a[1] << ", \"waiting_sum\": " << a[2] << ", \"bins_10us\": ";
         bins(g_aqmDelays.phaseBySource[addr]);
-        o << "}";
+        o << ", \"bins_1us\": ";
+        bins(g_aqmDelays.phaseUsBySource[addr]);
+        const auto& ao = g_aqmDelays.afterOtherBySource[addr];
+        o << ", \"same_instant\": " << g_aqmDelays.sameInstantBySource[addr] << ", \"after_other\": [" << ao[0]
+          << ", " << ao[1] << "], \"by_waiting\": {";
+        bool firstW = true;
+        for (const auto& [n, w] : g_aqmDelays.waitingBySource[addr])
+        {
+            o << (firstW ? "" : ", ") << "\"" << n << "\": [" << w[0] << ", " << w[1] << ", " << w[2] << "]";
+            firstW = false;
+        }
+        o << "}}";
         firstSrc = false;
     }
     o << "}, \"ece_acked_fraction_by_receiver\": [";
