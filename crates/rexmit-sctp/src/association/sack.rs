@@ -236,7 +236,7 @@ impl Association {
             }
         }
         let mut pseudo_cumacks: PerPath<[Option<u32>; 2]> = smallvec![[None; 2]; n];
-        if self.cfg.cmt.enabled && self.cfg.cmt.cuc && self.cfg.cmt.rtx_pseudo_cumack {
+        if self.cucv2() {
             for e in self.tx.rtxq().iter() {
                 let slot = &mut pseudo_cumacks[e.path][usize::from(e.tx_count > 1)];
                 if e.state == TsnState::InFlight && slot.is_none() {
@@ -421,21 +421,14 @@ impl Association {
     /// Congestion control per destination (§7.2.1, §7.2.2; CMT CUC).
     fn update_windows(&mut self, now: Time, tally: &AckTally, before: &Before) {
         let n = self.paths.len();
-        let (cum_advanced, earliest, flight_before) =
-            (before.cum_advanced, &before.earliest, &before.flight);
+        let (cum_advanced, flight_before) = (before.cum_advanced, &before.flight);
         let growth = self.cfg.cwnd_growth;
         #[allow(clippy::needless_range_loop)] // indexes several per-path vectors at once
         for p in 0..n {
-            let acked = |t: &Option<u32>| t.is_some_and(|t| !self.tx.is_in_flight(t));
-            // CMT CUC: the destination's pseudo cumulative ack moved; FreeBSD's CUCv2 keeps one
-            // for first transmissions and one for retransmissions, either may move.
-            let pseudo_cumack_moved = if self.cfg.cmt.rtx_pseudo_cumack {
-                before.pseudo_cumacks[p].iter().any(acked)
-            } else {
-                acked(&earliest[p])
-            };
-            let may_grow =
-                cum_advanced || (self.cfg.cmt.enabled && self.cfg.cmt.cuc && pseudo_cumack_moved);
+            let may_grow = cum_advanced
+                || (self.cfg.cmt.enabled
+                    && self.cfg.cmt.cuc
+                    && self.pseudo_cumack_moved(p, before));
             // FreeBSD's CMT grows cwnd in fast recovery too (`cmt.grow_in_recovery`).
             let fr = self.in_fr(p) && !(self.cfg.cmt.enabled && self.cfg.cmt.grow_in_recovery);
             let path = &mut self.paths[p];
@@ -500,7 +493,7 @@ impl Association {
             if !in_flight_on[p] {
                 self.timers.stop(Timer::T3Rtx(p));
             } else if self.cfg.t3_rtx == T3Rtx::Freebsd {
-                self.freebsd_t3_on_sack(now, p, tally, before, earliest_acked, slow_path);
+                self.freebsd_t3_on_sack(now, p, tally, before, slow_path);
             } else if earliest_acked {
                 let at = self.t3_restart(now, p, thin);
                 self.timers.set(Timer::T3Rtx(p), at);
@@ -526,23 +519,38 @@ impl Association {
         p: usize,
         tally: &AckTally,
         before: &Before,
-        earliest_acked: bool,
         slow_path: bool,
     ) {
         if tally.min_rtt_sample[p].is_some() {
             self.paths[p].reset_rto_backoff();
         }
-        let moved = if self.cfg.cmt.enabled && self.cfg.cmt.cuc && self.cfg.cmt.rtx_pseudo_cumack {
-            let acked = |t: &Option<u32>| t.is_some_and(|t| !self.tx.is_in_flight(t));
-            before.pseudo_cumacks[p].iter().any(acked)
-        } else if self.cfg.cmt.enabled {
-            earliest_acked
+        let moved = if self.cfg.cmt.enabled {
+            self.pseudo_cumack_moved(p, before)
         } else {
             before.cum_advanced
         };
         if !self.timers.is_set(Timer::T3Rtx(p)) || (slow_path && moved) {
             let at = now + self.t3_rto(p);
             self.timers.set(Timer::T3Rtx(p), at);
+        }
+    }
+
+    /// FreeBSD's CUCv2 (`cmt.rtx_pseudo_cumack` with CUC and CMT on): two pseudo cumulative
+    /// acks per destination, tracked in `Before::pseudo_cumacks`.
+    fn cucv2(&self) -> bool {
+        self.cfg.cmt.enabled && self.cfg.cmt.cuc && self.cfg.cmt.rtx_pseudo_cumack
+    }
+
+    /// CMT CUC: this SACK moved destination `p`'s pseudo cumulative ack (the earliest chunk in
+    /// flight on it before the SACK is acknowledged now); with CUCv2 either of its two, the
+    /// first transmissions' or the retransmissions'. What growth (`update_windows`) and
+    /// FreeBSD's T3-rtx restart (`freebsd_t3_on_sack`) both ask.
+    fn pseudo_cumack_moved(&self, p: usize, before: &Before) -> bool {
+        let acked = |t: &Option<u32>| t.is_some_and(|t| !self.tx.is_in_flight(t));
+        if self.cucv2() {
+            before.pseudo_cumacks[p].iter().any(acked)
+        } else {
+            acked(&before.earliest[p])
         }
     }
 
