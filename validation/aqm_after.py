@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import sys
 from pathlib import Path
@@ -28,12 +27,6 @@ sys.path.insert(0, str(HERE))
 import aqm  # noqa: E402
 import aqm_flows  # noqa: E402
 import multiflow  # noqa: E402
-
-
-def p99(xs: list[float]) -> float:
-    """Nearest-rank 99th percentile (as ns3_aqm.h's MeanP99)."""
-    v = sorted(xs)
-    return v[math.ceil(0.99 * len(v)) - 1]
 
 
 def peer(
@@ -59,7 +52,7 @@ def ours(
         "mean": link["queue_delay_mean_s"],
         "p99": link["queue_delay_p99_s"],
         "mean_after": statistics.fmean(after),
-        "p99_after": p99(after),
+        "p99_after": aqm_flows.p99(after),
     }
 
 

@@ -138,7 +138,8 @@ def rexmit_side(sc: multiflow.MultiScenario, seed: int) -> list[dict[str, Any]]:
     ]
 
 
-def _p99(xs: list[float]) -> float:
+def p99(xs: list[float]) -> float:
+    """Nearest-rank 99th percentile (as ns3_aqm.h's MeanP99); 0 for no values."""
     v = sorted(xs)
     return v[math.ceil(0.99 * len(v)) - 1] if v else 0.0
 
@@ -167,7 +168,7 @@ def rexmit_after(
     for a in sorted(drops):
         w = [x * 1e-9 for s, t, x in waits if s == a and t >= start * 1e9]
         d = [t * 1e-9 for t in drops[a] if t is not None and t >= start * 1e9]
-        out.append({"mean_s": statistics.fmean(w) if w else 0.0, "p99_s": _p99(w), "drop_times_s": d})
+        out.append({"mean_s": statistics.fmean(w) if w else 0.0, "p99_s": p99(w), "drop_times_s": d})
     return out
 
 

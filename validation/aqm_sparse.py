@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 
 import aqm  # noqa: E402
 import multiflow  # noqa: E402
-from aqm_flows import records  # noqa: E402
+from aqm_flows import p99, records  # noqa: E402
 
 
 def sparse_waits(name: str, seed: int, rate: str, size: int) -> tuple[list[tuple[int, int]], int]:
@@ -57,11 +57,6 @@ def sparse_waits(name: str, seed: int, rate: str, size: int) -> tuple[list[tuple
     return waits, len(arrivals) - len(waits)
 
 
-def _p99(xs: list[float]) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(0.99 * len(xs)))]
-
-
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scenario", nargs="?", default="ns3-fq_codel-newreno-4", choices=sorted(aqm.SCENARIOS))
@@ -77,7 +72,7 @@ def main(argv: list[str]) -> int:
         means.append(statistics.fmean(ms))
         print(
             f"seed {seed}: {len(ms)} packets from {ns.start:g} s, wait mean {means[-1]:.3f} ms, "
-            f"p99 {_p99(ms):.3f}, max {max(ms):.3f}; dropped {dropped} (whole run)"
+            f"p99 {p99(ms):.3f}, max {max(ms):.3f}; dropped {dropped} (whole run)"
         )
     print(f"mean over seeds: {statistics.fmean(means):.3f} ms")
     return 0
