@@ -23,8 +23,6 @@ nanosecond, and the arrivals after another flow's in the same packet time (`afte
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -116,9 +114,7 @@ def phases(name: str, seed: int) -> list[dict]:
 
 
 def peer_phases(name: str, seed: int) -> list[dict]:
-    sc = dctcp.SCENARIOS[name]
-    out = subprocess.run(multiflow.ns3_command(sc, seed), check=True, capture_output=True, text=True)
-    res = json.loads(out.stdout.strip().splitlines()[-1])
+    res = multiflow.run_peer(dctcp.SCENARIOS[name], seed)
     return [
         {
             "sender": a,
