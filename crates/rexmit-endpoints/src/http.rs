@@ -16,13 +16,14 @@ use crate::messages::MessageGen;
 use crate::timer::DeadlineTimer;
 use rexmit_engine::RngStream;
 use rexmit_net::{Agent, Ctx, Metrics, Packet};
-use rexmit_tcp::{Connection, Event, State, TcpConfig};
+use rexmit_tcp::{Connection, Event, SharedConfig, State, TcpConfig};
 use rexmit_time::Time;
 use rexmit_wire::Transport;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::net::Ipv4Addr;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Timer tokens: the request source, then one per slot's connection.
 const REQUEST_TIMER: u64 = 1;
@@ -209,7 +210,7 @@ struct ClientConn {
 
 /// The requesting side: request source, connections, response completion times.
 pub struct HttpClient {
-    cfg: TcpConfig,
+    cfg: Arc<SharedConfig>,
     ep: HttpEndpoints,
     requests: MessageGen,
     iss: RngStream,
@@ -239,7 +240,7 @@ impl HttpClient {
     ) -> Self {
         let n = shared.borrow().slots.len();
         HttpClient {
-            cfg,
+            cfg: SharedConfig::new(cfg),
             ep,
             requests,
             iss,
@@ -294,12 +295,11 @@ impl HttpClient {
                 );
             }
             let iss = self.iss.next_u64() as u32;
-            let conn = Connection::connect(
+            let conn = Connection::connect_shared(
                 self.cfg.clone(),
                 self.ep.client_port,
                 self.ep.server_port + k as u16,
                 iss,
-                ctx.now,
             );
             self.conns[k] = Some(ClientConn {
                 conn,
@@ -496,7 +496,7 @@ impl Agent for HttpClient {
 /// One server port: accepts a connection, sends the response its request asked for, closes,
 /// and listens again.
 pub struct HttpServerSlot {
-    cfg: TcpConfig,
+    cfg: Arc<SharedConfig>,
     slot: usize,
     port: u16,
     shared: HttpRef,
@@ -510,7 +510,7 @@ pub struct HttpServerSlot {
 impl HttpServerSlot {
     pub fn new(cfg: TcpConfig, slot: usize, port: u16, shared: HttpRef) -> Self {
         HttpServerSlot {
-            cfg,
+            cfg: SharedConfig::new(cfg),
             slot,
             port,
             shared,
@@ -524,7 +524,7 @@ impl HttpServerSlot {
 
     fn listen(&mut self) {
         let iss = self.shared.borrow_mut().server_iss.next_u64() as u32;
-        self.conn = Some(Connection::listen(self.cfg.clone(), self.port, iss));
+        self.conn = Some(Connection::listen_shared(self.cfg.clone(), self.port, iss));
         self.peer = None;
         self.written = 0;
     }

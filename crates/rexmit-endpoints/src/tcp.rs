@@ -12,12 +12,13 @@ use crate::timer::DeadlineTimer;
 use crate::trace::{tcp::TxCounters, TcpTrace, TraceRef};
 use crate::truth::{ArrivedRanges, SeqUnwrap};
 use rexmit_net::{Agent, Ctx, Metrics, Packet};
-use rexmit_tcp::{Connection, Event, TcpConfig};
+use rexmit_tcp::{Connection, Event, SharedConfig, TcpConfig};
 use rexmit_time::Time;
 use rexmit_wire::{Ecn, IpPacket, TcpFlags, TcpSegment, Transport};
 use std::cell::RefCell;
 use std::net::Ipv4Addr;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Timer token of the message source (the core's deadline uses 0).
 const APP_TIMER: u64 = 1;
@@ -142,7 +143,7 @@ pub struct TcpAgent {
     /// The sender's event record, when `[[metrics.trace]]` asks for this flow.
     trace: Option<TcpTrace>,
     conn: Option<Connection>,
-    cfg: TcpConfig,
+    cfg: Arc<SharedConfig>,
 }
 
 impl TcpAgent {
@@ -195,7 +196,7 @@ impl TcpAgent {
 
     fn new(cfg: TcpConfig, local_port: u16, iss: u32, role: Role) -> Self {
         TcpAgent {
-            cfg,
+            cfg: SharedConfig::new(cfg),
             local_port,
             iss,
             conn: None,
@@ -407,16 +408,15 @@ impl Agent for TcpAgent {
                 ..
             } => {
                 self.peer = Some(*remote);
-                self.conn = Some(Connection::connect(
+                self.conn = Some(Connection::connect_shared(
                     self.cfg.clone(),
                     self.local_port,
                     *remote_port,
                     self.iss,
-                    ctx.now,
                 ));
             }
             Role::Receiver { .. } => {
-                self.conn = Some(Connection::listen(
+                self.conn = Some(Connection::listen_shared(
                     self.cfg.clone(),
                     self.local_port,
                     self.iss,

@@ -378,14 +378,33 @@ impl TcpConfig {
     }
 
     /// The congestion controller for segment size `smss`: `cc` from the registry, with
-    /// `cc_params` (the configuration must have passed `validate`).
+    /// `cc_params` (the configuration must have passed `validate`). A connection built from a
+    /// `SharedConfig` skips the lookup (`SharedConfig::build_cc`).
     pub fn build_cc(&self, smss: u64) -> Box<dyn crate::cc::CongestionControl> {
+        let (plugin, values) = self.resolve_cc();
+        self.build_cc_with(plugin.as_ref(), &values, smss)
+    }
+
+    /// `cc` looked up and `cc_params` resolved (the configuration must have passed `validate`).
+    pub(crate) fn resolve_cc(
+        &self,
+    ) -> (std::sync::Arc<dyn crate::cc::registry::CcPlugin>, Vec<f64>) {
         use crate::cc::registry;
         let plugin = registry::lookup(self.cc.as_str())
             .unwrap_or_else(|| panic!("cc {:?} is not registered (validate first)", self.cc));
         let values = registry::resolve(plugin.as_ref(), &self.cc_params)
             .unwrap_or_else(|e| panic!("cc_params refused (validate first): {e}"));
-        let cc = plugin.build(&self.controller_params(smss), &values);
+        (plugin, values)
+    }
+
+    /// A controller from `plugin` with its resolved `values`, paced if `pacing`.
+    pub(crate) fn build_cc_with(
+        &self,
+        plugin: &dyn crate::cc::registry::CcPlugin,
+        values: &[f64],
+        smss: u64,
+    ) -> Box<dyn crate::cc::CongestionControl> {
+        let cc = plugin.build(&self.controller_params(smss), values);
         if self.pacing {
             Box::new(crate::cc::Paced::new(cc))
         } else {
@@ -396,10 +415,16 @@ impl TcpConfig {
     /// The loss-detection policy `loss` with `loss_params` (the configuration must have
     /// passed `validate`).
     pub fn build_loss(&self) -> Box<dyn crate::loss::LossPolicy> {
-        let (plugin, values) = crate::loss::POLICIES
-            .select(self.loss.as_str(), &self.loss_params)
-            .unwrap_or_else(|e| panic!("loss refused (validate first): {e}"));
+        let (plugin, values) = self.resolve_loss();
         plugin.build(&values)
+    }
+
+    /// `loss` looked up and `loss_params` resolved (the configuration must have passed
+    /// `validate`).
+    pub(crate) fn resolve_loss(&self) -> (std::sync::Arc<dyn crate::loss::LossPlugin>, Vec<f64>) {
+        crate::loss::POLICIES
+            .select(self.loss.as_str(), &self.loss_params)
+            .unwrap_or_else(|e| panic!("loss refused (validate first): {e}"))
     }
 
     /// What a congestion controller for segment size `smss` is built with besides its own

@@ -85,6 +85,7 @@ pub mod sack_scoreboard;
 pub mod send_buffer;
 pub mod sender;
 pub mod seq;
+pub mod shared_config;
 pub mod stats;
 pub mod timers;
 
@@ -94,6 +95,7 @@ pub use config::{
     RtoRearm, TcpConfig, WindowUnit,
 };
 pub use connection::{Connection, Event, State, TcpInfo};
+pub use shared_config::SharedConfig;
 
 /// What the option table's macro names through `$crate` (`config::tcp_option_table`).
 #[doc(hidden)]

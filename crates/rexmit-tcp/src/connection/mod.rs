@@ -11,11 +11,13 @@ use crate::ecn::{self, Echo, Ecn};
 use crate::receiver::{OffsetBlocks, Receiver, ReceiverConfig};
 use crate::sender::{AckInput, Sender};
 use crate::seq::SeqSpace;
+use crate::shared_config::SharedConfig;
 use crate::stats::TcpStats;
 use crate::timers::{Timer, TimerTable};
 use rexmit_time::{Duration, Time};
 use rexmit_transport::RttEstimator;
 use rexmit_wire::{Payload, TcpFlags, TcpSegment};
+use std::sync::Arc;
 
 mod events;
 mod info;
@@ -100,7 +102,8 @@ pub struct Connection {
     stats: TcpStats,
     snd: Sender,
     rcv: Receiver,
-    cfg: TcpConfig,
+    /// Shared by the connections of one flow class (`SharedConfig`, issue 40 step 6).
+    cfg: Arc<SharedConfig>,
     /// A SYN (SYN-SENT) or SYN-ACK (SYN-RECEIVED) must be (re)sent.
     syn_pending: bool,
     syn_sent_at: Option<Time>,
@@ -133,10 +136,16 @@ fn rcv_config(cfg: &TcpConfig) -> ReceiverConfig {
 }
 
 impl Connection {
-    fn new(cfg: TcpConfig, state: State, local_port: u16, remote_port: u16, iss: u32) -> Self {
+    fn new(
+        cfg: Arc<SharedConfig>,
+        state: State,
+        local_port: u16,
+        remote_port: u16,
+        iss: u32,
+    ) -> Self {
         // The segment size is provisional until the handshake tells us the peer's MSS.
         let smss = cfg.mss as u64;
-        let snd = Sender::new(&cfg, smss);
+        let snd = Sender::with_plugins(&cfg, smss, cfg.build_cc(smss), cfg.build_loss());
         let rcv = Receiver::new(rcv_config(&cfg), 1);
         let feedback = if cfg.ecn == EcnMode::Off {
             ecn::Feedback::Rfc3168
@@ -193,13 +202,29 @@ impl Connection {
         iss: u32,
         _now: Time,
     ) -> Self {
+        Connection::connect_shared(SharedConfig::new(cfg), local_port, remote_port, iss)
+    }
+
+    /// Passive open: wait for a SYN to `local_port`.
+    pub fn listen(cfg: TcpConfig, local_port: u16, iss: u32) -> Self {
+        Connection::listen_shared(SharedConfig::new(cfg), local_port, iss)
+    }
+
+    /// `connect` with a configuration shared by many connections (a flow class: no copy of
+    /// the options and no plugin lookup per connection).
+    pub fn connect_shared(
+        cfg: Arc<SharedConfig>,
+        local_port: u16,
+        remote_port: u16,
+        iss: u32,
+    ) -> Self {
         let mut c = Connection::new(cfg, State::SynSent, local_port, remote_port, iss);
         c.syn_pending = true;
         c
     }
 
-    /// Passive open: wait for a SYN to `local_port`.
-    pub fn listen(cfg: TcpConfig, local_port: u16, iss: u32) -> Self {
+    /// `listen` with a configuration shared by many connections.
+    pub fn listen_shared(cfg: Arc<SharedConfig>, local_port: u16, iss: u32) -> Self {
         Connection::new(cfg, State::Listen, local_port, 0, iss)
     }
 

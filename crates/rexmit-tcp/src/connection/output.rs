@@ -349,9 +349,20 @@ mod tests {
         bytes: usize,
         read_every: Option<Duration>,
     ) -> (TcpStats, u64, u64) {
+        let a = Connection::connect(cfg.clone(), 1000, 80, 7, Time::ZERO);
+        transfer(a, Connection::listen(cfg, 80, 90_000), bytes, read_every)
+    }
+
+    /// `lossy_transfer` between `a` and `b`.
+    fn transfer(
+        a: Connection,
+        b: Connection,
+        bytes: usize,
+        read_every: Option<Duration>,
+    ) -> (TcpStats, u64, u64) {
         let mut p = Path {
-            a: Connection::connect(cfg.clone(), 1000, 80, 7, Time::ZERO),
-            b: Connection::listen(cfg, 80, 90_000),
+            a,
+            b,
             wire: Default::default(),
             rng: 0x2545_f491_4f6c_dd1d,
             burst: 0,
@@ -398,6 +409,53 @@ mod tests {
             }
         }
         panic!("transfer did not finish: read {read} of {bytes}, {:?}", p.a);
+    }
+
+    /// Connections of one `SharedConfig` (issue 40 step 6) behave as connections that each
+    /// built their own controller and loss policy from a copy of the options: the same
+    /// statistics after a lossy transfer, for controllers with state, parameters and pacing.
+    #[test]
+    fn shared_configuration_behaves_as_a_copied_one() {
+        let sack = TcpConfig {
+            recovery: RecoveryAlgorithm::Sack,
+            sack: true,
+            send_buffer: 64 * 1024,
+            recv_buffer: 64 * 1024,
+            ..TcpConfig::default()
+        };
+        let configs = [
+            TcpConfig {
+                rack: true,
+                tlp: true,
+                timestamps: true,
+                ..sack.clone()
+            },
+            TcpConfig {
+                cc: "htcp".into(),
+                cc_params: crate::cc::registry::ParamMap::of(&[("delta_l_ms", 500.0)]),
+                pacing: true,
+                ..sack.clone()
+            },
+            TcpConfig {
+                recovery: RecoveryAlgorithm::NewReno,
+                sack: false,
+                ..sack
+            },
+        ];
+        for cfg in configs {
+            cfg.validate().expect("valid");
+            let copied = lossy_transfer(cfg.clone(), 300_000, None);
+            let shared = crate::SharedConfig::new(cfg);
+            let a = Connection::connect_shared(shared.clone(), 1000, 80, 7);
+            let b = Connection::listen_shared(shared, 80, 90_000);
+            let got = transfer(a, b, 300_000, None);
+            let s = &copied.0;
+            assert!(
+                s.retransmits_fast + s.retransmits_timeout + s.retransmits_rack > 0,
+                "the path lost nothing"
+            );
+            assert_eq!(format!("{got:?}"), format!("{copied:?}"));
+        }
     }
 
     #[test]

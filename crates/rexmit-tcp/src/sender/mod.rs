@@ -23,6 +23,7 @@ use crate::cc::{
 use crate::config::{DecreaseBase, RecoveryAlgorithm, RtoRearm, TcpConfig};
 use crate::delivery_rate::DeliveryRate;
 use crate::ecn::Reaction;
+use crate::loss::LossPolicy;
 use crate::recovery::undo::Undo;
 use crate::recovery::{AckFacts, Actions, Cwnd, Recovery};
 use crate::sack_scoreboard::Scoreboard;
@@ -183,6 +184,17 @@ impl std::fmt::Debug for Sender {
 impl Sender {
     /// A sender whose first data byte is stream offset 1 (offset 0 is the SYN).
     pub fn new(cfg: &TcpConfig, smss: u64) -> Self {
+        Sender::with_plugins(cfg, smss, cfg.build_cc(smss), cfg.build_loss())
+    }
+
+    /// `new` with its controller and loss-detection policy already built (`SharedConfig`
+    /// builds them without a registry lookup).
+    pub fn with_plugins(
+        cfg: &TcpConfig,
+        smss: u64,
+        cc: Box<dyn CongestionControl>,
+        loss: Box<dyn LossPolicy>,
+    ) -> Self {
         Sender {
             rec: Recovery::new(cfg.recovery, cfg.tahoe_recover_guard, cfg.prr)
                 .with_prr_unit(cfg.window_unit_bytes(smss))
@@ -205,7 +217,7 @@ impl Sender {
             max_snd_wnd: 0,
             snd_wl1: 0,
             snd_wl2: 0,
-            cc: cfg.build_cc(smss),
+            cc,
             factory: None,
             rtt: RttEstimator::new(cfg.rto.clone()),
             rto_rearm: cfg.rto_rearm,
@@ -232,7 +244,7 @@ impl Sender {
             initial_window: cfg.initial_window(smss),
             last_data_sent: None,
             cwnd_use: cfg.cwnd_limited_growth.then(validation::CwndUse::default),
-            loss: cfg.build_loss(),
+            loss,
             dsacks: 0,
             reordering: cfg
                 .adaptive_reordering
