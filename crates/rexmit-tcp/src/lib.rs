@@ -82,6 +82,7 @@ pub mod reassembly;
 pub mod receiver;
 pub mod recovery;
 pub mod sack_scoreboard;
+mod sacked_runs;
 pub mod send_buffer;
 pub mod sender;
 pub mod seq;

@@ -5,7 +5,9 @@
 //! decision of what to send (the sender combines these candidates with new data, NextSeg rule
 //! 2) nor any window arithmetic.
 
+use crate::sacked_runs::SackedRuns;
 use rexmit_time::Time;
+use std::cell::Cell;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SentSegment {
@@ -67,6 +69,53 @@ pub struct Scoreboard {
     /// Every unSACKed segment ending at or below this offset is marked lost, so `update_lost`
     /// need not revisit them (IsLost only ever turns true as SACK information grows).
     lost_frontier: u64,
+    /// SetPipe's sums, kept as segments change (`None`: unknown, counted at the next `pipe`).
+    sums: Cell<Option<PipeSums>>,
+    /// Skip pointers over the runs of SACKed segments, parallel to `segs`.
+    runs: SackedRuns,
+    /// How many segments are SACKed (RACK reads it on every ACK).
+    sacked_count: u32,
+}
+
+/// RFC 6675 §4 SetPipe in parts, so that `pipe` costs O(1) instead of a walk over every
+/// outstanding segment (issue 40: with 20 000 segments in flight the walk was half of a
+/// buffer-sizing run). Each is a sum of the lengths of unSACKed segments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PipeSums {
+    /// Not marked lost (counted once by SetPipe).
+    clean: u64,
+    /// Carrying the retransmission mark (counted again with `rtx_marks`).
+    marked: u64,
+    /// Starting below `rxt_at` (counted again below HighRxt).
+    below_rxt: u64,
+    /// The HighRxt `below_rxt` was summed for.
+    rxt_at: u64,
+    /// How many are marked lost (a count, not bytes).
+    lost: u64,
+}
+
+impl PipeSums {
+    /// What segment `s` adds to each sum.
+    fn parts(s: &SentSegment, rxt_at: u64) -> [u64; 4] {
+        if s.sacked {
+            return [0; 4];
+        }
+        let len = s.len();
+        [
+            if s.lost { 0 } else { len },
+            if s.rtx_mark { len } else { 0 },
+            if s.start < rxt_at { len } else { 0 },
+            u64::from(s.lost),
+        ]
+    }
+
+    /// `before` replaced by `after` (a segment's parts).
+    fn apply(&mut self, before: [u64; 4], after: [u64; 4]) {
+        self.clean = self.clean + after[0] - before[0];
+        self.marked = self.marked + after[1] - before[1];
+        self.below_rxt = self.below_rxt + after[2] - before[2];
+        self.lost = self.lost + after[3] - before[3];
+    }
 }
 
 impl Scoreboard {
@@ -112,19 +161,46 @@ impl Scoreboard {
         self.index_of(start).map(|i| &self.segs[i])
     }
 
+    /// Change segment `i` through `f`, keeping SetPipe's sums.
+    #[inline]
+    fn change(&mut self, i: usize, f: impl FnOnce(&mut SentSegment)) {
+        let s = &mut self.segs[i];
+        match self.sums.get_mut() {
+            Some(sums) => {
+                let before = PipeSums::parts(s, sums.rxt_at);
+                f(s);
+                sums.apply(before, PipeSums::parts(s, sums.rxt_at));
+            }
+            None => f(s),
+        }
+    }
+
     /// Record a new segment (appended at snd_max).
     pub fn push(&mut self, seg: SentSegment) {
+        if let Some(sums) = self.sums.get_mut() {
+            sums.apply([0; 4], PipeSums::parts(&seg, sums.rxt_at));
+        }
+        // The runs' byte counts (`update_lost`) take the segments to tile the sequence space.
+        debug_assert!(
+            self.segs.back().is_none_or(|b| b.end == seg.start),
+            "segment {}..{} does not follow the last",
+            seg.start,
+            seg.end
+        );
+        self.runs.push(seg.sacked);
+        self.sacked_count += u32::from(seg.sacked);
         self.segs.push_back(seg);
     }
 
     /// Record a retransmission of the segment starting at `start`.
     pub fn on_retransmit(&mut self, start: u64, now: Time) -> Option<SentSegment> {
         let i = self.index_of(start)?;
-        let s = &mut self.segs[i];
-        s.rexmits += 1;
-        s.sent_at = now;
-        s.rtx_mark = true;
-        Some(s.clone())
+        self.change(i, |s| {
+            s.rexmits += 1;
+            s.sent_at = now;
+            s.rtx_mark = true;
+        });
+        Some(self.segs[i].clone())
     }
 
     /// Remove everything below the cumulative ACK `ack`, showing each fully acknowledged
@@ -135,12 +211,15 @@ impl Scoreboard {
                 break;
             }
             acked(s);
-            self.segs.pop_front();
-        }
-        if let Some(front) = self.segs.front_mut() {
-            if front.start < ack {
-                front.start = ack;
+            if let Some(sums) = self.sums.get_mut() {
+                sums.apply(PipeSums::parts(s, sums.rxt_at), [0; 4]);
             }
+            self.sacked_count -= u32::from(s.sacked);
+            self.segs.pop_front();
+            self.runs.pop_front();
+        }
+        if self.segs.front().is_some_and(|f| f.start < ack) {
+            self.change(0, |front| front.start = ack);
         }
     }
 
@@ -159,22 +238,32 @@ impl Scoreboard {
                 up.dsack_range = Some((l, r));
                 continue;
             }
-            let from = self.segs.partition_point(|s| s.end <= l);
-            for s in self.segs.range_mut(from..) {
+            // SACKed segments are passed over (`SackedRuns`): nothing about them can change.
+            let mut i = self
+                .runs
+                .next_unsacked(self.segs.partition_point(|s| s.end <= l));
+            while i < self.segs.len() {
+                let s = &self.segs[i];
                 if s.start >= r {
                     break;
                 }
                 // Only whole segments count as SACKed.
-                if s.start >= l && s.end <= r && !s.sacked {
-                    s.sacked = true;
-                    s.lost = false;
+                if s.start >= l && s.end <= r {
+                    self.change(i, |s| {
+                        s.sacked = true;
+                        s.lost = false;
+                    });
+                    self.runs.mark(i);
+                    self.sacked_count += 1;
+                    let s = &self.segs[i];
                     up.newly_sacked += s.len();
-                    up.delivered.push(Delivered::from(&*s));
+                    up.delivered.push(Delivered::from(s));
                     if s.rexmits == 0 {
                         up.reord_low = Some(up.reord_low.map_or(s.start, |l| l.min(s.start)));
                     }
                     self.high_sacked = self.high_sacked.max(s.end);
                 }
+                i = self.runs.next_unsacked(i + 1);
             }
         }
         up
@@ -195,32 +284,46 @@ impl Scoreboard {
         } else {
             self.segs.partition_point(|s| s.start < self.high_sacked)
         };
+        // Segments ending at or below the frontier (a prefix: ends increase) are not visited.
+        let floor = self.segs.partition_point(|s| s.end <= self.lost_frontier);
         let (mut count, mut bytes) = (0u32, 0u64);
         let mut from = None;
-        for i in (0..top).rev() {
-            let s = &self.segs[i];
-            if s.end <= self.lost_frontier {
-                break;
+        // Down from the top, a run of SACKed segments at a time (`SackedRuns`): each run adds
+        // its segments and bytes, then the unSACKed segment below it is tested.
+        let mut i = top;
+        while i > floor {
+            let unsacked = self.runs.prev_unsacked(i - 1);
+            let run_lo = unsacked.map_or(0, |u| u + 1).max(floor);
+            if run_lo < i {
+                count += (i - run_lo) as u32;
+                bytes += self.run_bytes(run_lo, i);
             }
-            if s.sacked {
-                count += 1;
-                bytes += s.len();
-            } else if count >= dup_thresh || bytes > (dup_thresh as u64 - 1) * smss {
-                from = Some(i);
-                break;
+            match unsacked {
+                Some(u) if u >= floor => {
+                    if count >= dup_thresh || bytes > (dup_thresh as u64 - 1) * smss {
+                        from = Some(u);
+                        break;
+                    }
+                    i = u;
+                }
+                _ => break,
             }
         }
         if let Some(i) = from {
             let old = self.lost_frontier;
             self.lost_frontier = old.max(self.segs[i].end);
-            for s in self.segs.range_mut(..=i).rev() {
-                if s.end <= old {
-                    break; // below the old frontier every unSACKed segment is marked already
+            // The unSACKed segments from `i` down to the old frontier, below which every
+            // unSACKed segment is marked already.
+            let mut next = Some(i);
+            while let Some(j) = next.and_then(|j| self.runs.prev_unsacked(j)) {
+                if self.segs[j].end <= old {
+                    break;
                 }
-                if !s.sacked && !s.lost {
-                    s.lost = true;
+                if !self.segs[j].lost {
+                    self.change(j, |s| s.lost = true);
                     marked += 1;
                 }
+                next = j.checked_sub(1);
             }
         }
         #[cfg(debug_assertions)]
@@ -228,9 +331,25 @@ impl Scoreboard {
         marked
     }
 
+    /// Bytes of segments `lo .. hi`: the segments tile the sequence space (`push`).
+    fn run_bytes(&self, lo: usize, hi: usize) -> u64 {
+        let bytes = self.segs[hi - 1].end - self.segs[lo].start;
+        debug_assert_eq!(bytes, self.segs.range(lo..hi).map(|s| s.len()).sum::<u64>());
+        bytes
+    }
+
     /// Debug check: the flags agree with IsLost computed from scratch (set-only semantics).
     #[cfg(debug_assertions)]
     fn check_lost(&self, dup_thresh: u32, smss: u64) {
+        for (i, s) in self.segs.iter().enumerate() {
+            debug_assert_eq!(
+                self.runs.next_unsacked(i) == i,
+                !s.sacked,
+                "the SACKed runs disagree with segment {}..{}",
+                s.start,
+                s.end
+            );
+        }
         let (mut count, mut bytes) = (0u32, 0u64);
         for s in self.segs.iter().rev() {
             if s.sacked {
@@ -256,6 +375,7 @@ impl Scoreboard {
     /// every other unSACKed one for which `expired` holds are lost (the others, sent within
     /// RACK.rtt + RACK.reo_wnd, may still arrive). Returns how many were newly marked.
     pub fn mark_lost_on_rto(&mut self, expired: impl Fn(&SentSegment) -> bool) -> u64 {
+        self.sums.set(None);
         let mut marked = 0;
         for (i, s) in self.segs.iter_mut().enumerate() {
             if !s.sacked && !s.lost && (i == 0 || expired(s)) {
@@ -269,6 +389,7 @@ impl Scoreboard {
 
     /// Forget every loss mark (a timeout or a reduction found spurious, `recovery::undo`).
     pub fn unmark_lost(&mut self) {
+        self.sums.set(None);
         for s in self.segs.iter_mut() {
             s.lost = false;
         }
@@ -277,6 +398,7 @@ impl Scoreboard {
 
     /// Declare every unSACKed segment lost (after a retransmission timeout).
     pub fn mark_all_lost(&mut self) {
+        self.sums.set(None);
         for s in self.segs.iter_mut().filter(|s| !s.sacked) {
             s.lost = true;
             s.rtx_mark = false;
@@ -288,6 +410,54 @@ impl Scoreboard {
     /// below HighRxt (they were retransmitted); with `marks`, once more if they carry the
     /// retransmission mark instead (`rtx_marks`).
     pub fn pipe(&self, high_rxt: u64, marks: bool) -> u64 {
+        let mut sums = self.known_sums();
+        if !marks && sums.rxt_at != high_rxt {
+            self.move_rxt(&mut sums, high_rxt);
+        }
+        self.sums.set(Some(sums));
+        let pipe = sums.clean + if marks { sums.marked } else { sums.below_rxt };
+        debug_assert_eq!(
+            pipe,
+            self.pipe_by_walk(high_rxt, marks),
+            "SetPipe's sums drifted"
+        );
+        pipe
+    }
+
+    /// SetPipe's sums from every segment.
+    fn count_sums(&self, rxt_at: u64) -> PipeSums {
+        let mut sums = PipeSums {
+            rxt_at,
+            ..PipeSums::default()
+        };
+        for s in &self.segs {
+            sums.apply([0; 4], PipeSums::parts(s, rxt_at));
+        }
+        sums
+    }
+
+    /// `below_rxt` for HighRxt `to`: only the segments between the old and the new HighRxt are
+    /// read (HighRxt moves up a segment per retransmission, back to HighACK once per episode).
+    fn move_rxt(&self, sums: &mut PipeSums, to: u64) {
+        let (lo, hi) = (sums.rxt_at.min(to), sums.rxt_at.max(to));
+        let from = self.segs.partition_point(|s| s.start < lo);
+        let between: u64 = self
+            .segs
+            .range(from..)
+            .take_while(|s| s.start < hi)
+            .filter(|s| !s.sacked)
+            .map(|s| s.len())
+            .sum();
+        if to > sums.rxt_at {
+            sums.below_rxt += between;
+        } else {
+            sums.below_rxt -= between;
+        }
+        sums.rxt_at = to;
+    }
+
+    /// SetPipe by a walk over every segment (what the sums must equal).
+    fn pipe_by_walk(&self, high_rxt: u64, marks: bool) -> u64 {
         let mut pipe = 0;
         for s in self.segs.iter().filter(|s| !s.sacked) {
             if !s.lost {
@@ -303,11 +473,24 @@ impl Scoreboard {
     /// Bytes in flight when losses are marked explicitly (RACK, RFC 8985): unSACKed segments
     /// not marked lost; a retransmission clears the mark, so it counts once.
     pub fn in_flight(&self) -> u64 {
-        self.segs
-            .iter()
-            .filter(|s| !s.sacked && !s.lost)
-            .map(|s| s.len())
-            .sum()
+        let clean = self.known_sums().clean;
+        debug_assert_eq!(
+            clean,
+            self.segs
+                .iter()
+                .filter(|s| !s.sacked && !s.lost)
+                .map(|s| s.len())
+                .sum::<u64>(),
+            "SetPipe's sums drifted"
+        );
+        clean
+    }
+
+    /// SetPipe's sums, counted now if unknown (for HighRxt 0, moved when `pipe` needs it).
+    fn known_sums(&self) -> PipeSums {
+        let sums = self.sums.get().unwrap_or_else(|| self.count_sums(0));
+        self.sums.set(Some(sums));
+        sums
     }
 
     /// Whether a retransmission is still in flight (Linux retrans_out > 0): resent and not
@@ -319,19 +502,79 @@ impl Scoreboard {
             .any(|s| s.rexmits > 0 && !s.sacked && !(rack_marks && s.lost))
     }
 
+    /// RFC 8985 §6.2 step 5's candidates: the unSACKed segments not marked lost that `before`
+    /// says were sent before the most recently delivered one, as (index, send time, end), in
+    /// order, in `out` (cleared first). SACKed segments are passed over by their runs, and the
+    /// walk ends at the first segment never retransmitted that was not sent before: segments
+    /// never retransmitted were sent in order of sequence, and a retransmission is later than
+    /// its first sending, so every segment after that one was sent no earlier and is not a
+    /// candidate either (issue 40: RACK read every outstanding segment on every ACK).
+    pub fn rack_candidates(
+        &self,
+        before: impl Fn(Time, u64) -> bool,
+        out: &mut Vec<(usize, Time, u64)>,
+    ) {
+        out.clear();
+        let mut i = self.runs.next_unsacked(0);
+        while let Some(s) = self.segs.get(i) {
+            let sent_before = before(s.sent_at, s.end);
+            if !sent_before && s.rexmits == 0 {
+                break;
+            }
+            if sent_before && !s.lost {
+                out.push((i, s.sent_at, s.end));
+            }
+            i = self.runs.next_unsacked(i + 1);
+        }
+        debug_assert_eq!(
+            *out,
+            self.segs
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.sacked && !s.lost && before(s.sent_at, s.end))
+                .map(|(i, s)| (i, s.sent_at, s.end))
+                .collect::<Vec<_>>(),
+            "RACK's candidates"
+        );
+    }
+
+    /// RACK found segment `i` lost (`rack_candidates`). A retransmission RACK finds lost may go
+    /// again (Linux's tcp_mark_skb_lost clears TCPCB_SACKED_RETRANS): `rtx_marks`.
+    pub fn mark_rack_lost(&mut self, i: usize) {
+        self.change(i, |s| {
+            s.lost = true;
+            s.rtx_mark = false;
+        });
+    }
+
     /// The first segment marked lost and not yet retransmitted since (RACK mode).
     pub fn first_lost(&self) -> Option<&SentSegment> {
-        self.segs.iter().find(|s| s.lost && !s.sacked)
+        // None marked: no walk over the segments in flight (issue 40, RACK in recovery).
+        if self.known_sums().lost == 0 {
+            debug_assert!(!self.segs.iter().any(|s| s.lost && !s.sacked));
+            return None;
+        }
+        let mut i = self.runs.next_unsacked(0);
+        while let Some(s) = self.segs.get(i) {
+            if s.lost {
+                return Some(s);
+            }
+            i = self.runs.next_unsacked(i + 1);
+        }
+        None
     }
 
     pub fn clear_lost(&mut self, start: u64) {
         if let Some(i) = self.index_of(start) {
-            self.segs[i].lost = false;
+            self.change(i, |s| s.lost = false);
             self.lost_frontier = self.lost_frontier.min(start);
         }
     }
 
+    /// Every segment, to change (RACK's marks): SetPipe's sums are counted again afterwards.
+    /// The SACKed marks must not be changed here (they are `on_sack`'s: `SackedRuns`).
     pub fn segments_mut(&mut self) -> impl Iterator<Item = &mut SentSegment> {
+        self.sums.set(None);
         self.segs.iter_mut()
     }
 
@@ -340,15 +583,12 @@ impl Scoreboard {
     }
 
     pub fn sacked_segments(&self) -> u32 {
-        if !self.any_sacked() {
-            // Nothing SACKed above the cumulative ACK: no scan (`any_sacked`).
-            debug_assert!(
-                !self.segs.iter().any(|s| s.sacked),
-                "SACKed with high_sacked 0"
-            );
-            return 0;
-        }
-        self.segs.iter().filter(|s| s.sacked).count() as u32
+        debug_assert_eq!(
+            self.sacked_count as usize,
+            self.segs.iter().filter(|s| s.sacked).count(),
+            "SACKed segments miscounted"
+        );
+        self.sacked_count
     }
 
     pub fn sacked_bytes(&self) -> u64 {
@@ -373,18 +613,28 @@ impl Scoreboard {
         } else {
             u64::MAX
         };
-        self.segs.iter().find(|s| {
-            !s.sacked
-                && s.start >= high_rxt
-                && s.start < limit
-                && (s.lost || !require_lost)
-                && !(marks && s.rtx_mark)
-        })
+        // Segments are in order of start: those below HighRxt are skipped by a binary search,
+        // and SACKed ones by their runs, not visited (issue 40: a scan from SND.UNA cost
+        // O(window) per call in recovery).
+        let mut i = self
+            .runs
+            .next_unsacked(self.segs.partition_point(|s| s.start < high_rxt));
+        while let Some(s) = self.segs.get(i) {
+            if s.start >= limit {
+                return None;
+            }
+            if (s.lost || !require_lost) && !(marks && s.rtx_mark) {
+                return Some(s);
+            }
+            i = self.runs.next_unsacked(i + 1);
+        }
+        None
     }
 
     /// NextSeg rule (4): the segment holding the highest outstanding unSACKed octet.
     pub fn highest_unsacked(&self) -> Option<&SentSegment> {
-        self.segs.iter().rev().find(|s| !s.sacked)
+        let last = self.segs.len().checked_sub(1)?;
+        self.runs.prev_unsacked(last).map(|i| &self.segs[i])
     }
 
     /// Clear SACK state after the cumulative ACK passes it (RFC 6675 keeps nothing below HighACK).

@@ -167,6 +167,14 @@ impl Rack {
         )
     }
 
+    /// Whether a segment sent at `sent_at` and ending at `end` was sent before the most
+    /// recently delivered one (RFC 8985 §6.2 step 5's first test): only such a segment can be
+    /// found lost by `detect_loss`.
+    pub fn sent_before_latest(&self, sent_at: Time, end: u64) -> bool {
+        self.xmit_ts
+            .is_some_and(|ts| sent_after(ts, self.end_seq, sent_at, end))
+    }
+
     /// RFC 8985 §6.2 step 5 RACK_detect_loss: mark lost every outstanding segment sent before
     /// the most recently delivered one and outstanding for longer than RACK.rtt + reo_wnd, and
     /// say when the reordering timer must fire for the others. `sent` gives (send time, end

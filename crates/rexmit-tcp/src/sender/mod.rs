@@ -673,16 +673,17 @@ fn detect_rack_loss(
     reo_wnd: Duration,
     lost_total: &mut u64,
 ) -> LossScan {
+    // Only the segments that can be found lost are offered (`Scoreboard::rack_candidates`),
+    // not every outstanding one: the others are passed over by the step's first test anyway.
+    let mut candidates = Vec::new();
+    sb.rack_candidates(|at, end| rack.sent_before_latest(at, end), &mut candidates);
     rack.detect_loss(
         now,
         reo_wnd,
-        sb.segments_mut(),
-        |s| (!s.sacked && !s.lost).then_some((s.sent_at, s.end)),
-        |s| {
-            s.lost = true;
-            // A retransmission RACK finds lost may go again (Linux's tcp_mark_skb_lost clears
-            // TCPCB_SACKED_RETRANS): `rtx_marks`.
-            s.rtx_mark = false;
+        candidates.iter(),
+        |&&(_, at, end)| Some((at, end)),
+        |&(i, _, _)| {
+            sb.mark_rack_lost(i);
             *lost_total += 1;
         },
     )
