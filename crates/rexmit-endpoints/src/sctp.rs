@@ -408,11 +408,22 @@ impl SctpAgent {
         let mut k = r;
         if a.rtx_queue_gap_acked() > 0 {
             if let Some(rx) = &receiver {
-                for (tsn, state, bytes) in a.rtx_queue_iter() {
-                    if state == TsnState::GapAcked && rx.is_tsn_non_renegable(tsn) {
-                        k -= bytes as u64;
-                    }
-                }
+                // One pass beside the receiver's map (issue 40), not a lookup per entry.
+                let gap_acked = a
+                    .rtx_queue_iter()
+                    .filter(|&(_, state, _)| state == TsnState::GapAcked)
+                    .map(|(tsn, _, bytes)| (tsn, bytes));
+                let held = rx.non_renegable_bytes(gap_acked);
+                debug_assert_eq!(
+                    held,
+                    a.rtx_queue_iter()
+                        .filter(|&(tsn, state, _)| {
+                            state == TsnState::GapAcked && rx.is_tsn_non_renegable(tsn)
+                        })
+                        .map(|(_, _, bytes)| bytes as u64)
+                        .sum::<u64>()
+                );
+                k -= held;
             }
         }
         let in_recovery = a.stats().in_loss_recovery;

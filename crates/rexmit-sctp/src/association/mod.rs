@@ -589,6 +589,11 @@ impl Association {
     pub fn is_tsn_non_renegable(&self, tsn: u32) -> bool {
         self.rx.is_non_renegable(tsn)
     }
+    /// The bytes of the peer's (TSN, bytes) given, lowest TSN first, that are received and
+    /// non-renegable here (`is_tsn_non_renegable` of each, in one pass).
+    pub fn non_renegable_bytes(&self, sorted: impl Iterator<Item = (u32, u32)>) -> u64 {
+        self.rx.non_renegable_bytes(sorted)
+    }
     /// Receiver-side ground truth for spurious retransmissions: has the peer's `tsn`
     /// arrived here (and not been reneged)?
     pub fn has_received_tsn(&self, tsn: u32) -> bool {

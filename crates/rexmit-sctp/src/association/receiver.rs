@@ -77,6 +77,13 @@ impl Receiver {
         self.map.as_ref().is_some_and(|m| m.is_non_renegable(tsn))
     }
 
+    /// `ReceiverMap::non_renegable_bytes` (0 before the handshake).
+    pub(super) fn non_renegable_bytes(&self, sorted: impl Iterator<Item = (u32, u32)>) -> u64 {
+        self.map
+            .as_ref()
+            .map_or(0, |m| m.non_renegable_bytes(sorted))
+    }
+
     /// Undelivered bytes held for reassembly.
     pub(super) fn undelivered_bytes(&self) -> u64 {
         self.reasm.bytes()
