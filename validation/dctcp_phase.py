@@ -17,12 +17,15 @@ at 0. `--near-k N`: per flow, the arrivals by packets waiting from K-N to K+N an
 them marked (rexmit: CE on R1's departures), the 1 µs phase bins, the arrivals at a departure's
 nanosecond, and the arrivals after another flow's in the same packet time (`after_other`).
 `--shift-last-us US`: a probe that moves the last sender's access delay in both simulators.
-`--ppp-time`: a probe that gives rexmit's links ns-3's packet time (120.16 µs).
+rexmit's links carry dctcp.py's `framing_bytes = 2` (ns-3's PPP header: 1502 byte times per
+data packet, 120.16 µs at 100 Mb/s, and N + 2 per ACK of N bytes); `--framing-bytes 0` runs
+them without (the phases rexmit had before the option, ~60 µs from ns-3's).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 from collections import Counter
@@ -155,21 +158,17 @@ def main(argv: list[str]) -> int:
         "a multiple of half the packet time moves its round trip by whole packet times, phases unchanged)",
     )
     ap.add_argument(
-        "--ppp-time",
-        action="store_true",
-        help="a probe: run rexmit's 100 Mb/s links at 100 * 1500 / 1502 Mb/s, so that a 1500-byte packet "
-        "takes ns-3's 120.16 µs (its 2-byte PPP header)",
+        "--framing-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="rexmit's framing_bytes on every link (default: the scenario's, 2 as ns-3's PPP header; "
+        "0: IP bytes only, as before the option)",
     )
     ns = ap.parse_args(argv)
-    if ns.ppp_time:
-        build = multiflow.rexmit_scenario
-
-        def ppp(sc: multiflow.MultiScenario, seed: int, overrides: dict | None = None):
-            s = build(sc, seed, overrides)
-            s.data = _rate(s.data, "100Mbps", f"{100 * 1500 / 1502:.6f}Mbps")
-            return s
-
-        multiflow.rexmit_scenario = ppp
+    if ns.framing_bytes is not None:
+        sc = dctcp.SCENARIOS[ns.scenario]
+        dctcp.SCENARIOS[ns.scenario] = dataclasses.replace(sc, framing_bytes=ns.framing_bytes)
     if ns.shift_last_us:
         base = multiflow.access_delays_ns
 
@@ -196,15 +195,6 @@ def _show(side: str, f: dict) -> None:
         f"{side:>6} {f['sender']}: {f['arrivals']} arrivals, mean waiting {f['mean_waiting']:.2f}, "
         f"{share}; after the last departure: {bins}"
     )
-
-
-def _rate(x, old: str, new: str):
-    """`x` with every value equal to `old` replaced by `new`, at any depth."""
-    if isinstance(x, dict):
-        return {k: new if v == old else _rate(v, old, new) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_rate(v, old, new) for v in x]
-    return x
 
 
 def _show_near_k(f: dict, k: int, n: int) -> None:
