@@ -139,7 +139,9 @@ pub struct ReorderCfg {
 /// one optional key per option of the table, typed as `mirror_table!` types them, and
 /// `options`, the table's values range-checked by the option table. A separate generator,
 /// not `mirror_table!` with `#[serde(flatten)]`, because the options are keys of the link
-/// table itself and serde's `flatten` does not combine with `deny_unknown_fields`.
+/// table itself and serde's `flatten` does not combine with `deny_unknown_fields`. Its entry
+/// grammar is the link table's: `opt` values with a `check`, no Linux value, relation or
+/// internal option (an entry that needs one fails to compile here, not silently).
 macro_rules! link_props_table {
     (
         $(#[$meta:meta])*
