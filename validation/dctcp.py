@@ -16,7 +16,10 @@ goodput after 10 s. K follows the DCTCP paper's rule K > C·RTT/7 (Alizadeh et a
 10 Mb/s · 40 ms is 33 packets of 1500 bytes, bound 4.8, K = 10; 100 Mb/s · 40 ms is 333, bound
 48, K = 65 (the paper's own value at 10 Gb/s). Recovery without PRR in both: ns-3's CWR then
 sets cwnd to (1 − α/2)·cwnd at once, as rexmit's reduction does (RFC 3168 §6.1.2), rather than
-PRR's gradual reduction. Per seed: goodput per flow, queueing delay mean and p99, drops, marks,
+PRR's gradual reduction. rexmit's links have `framing_bytes = 2`: ns-3's point-to-point
+devices send a 2-byte PPP header with every packet, so its packet times are 1502 byte times
+(120.16 µs at 100 Mb/s) and its ACKs' 42 or 54, which set where each flow's ACK-clocked packets
+land between the bottleneck's departures (docs/validation.md, Jain's index). Per seed: goodput per flow, queueing delay mean and p99, drops, marks,
 window reductions for ECN, and ns-3's α (its CongestionEstimate trace, after the warm-up).
 `ns3-dctcp-vs-newreno-2-10m` puts a NewReno flow without ECN beside a DCTCP flow.
 Saved runs: validation/results/aqm_<scenario>_{peer,rexmit}.json (aqm.py's format).
@@ -58,6 +61,7 @@ def _scenario(name: str, variants: tuple[str, ...], mbps: float, k: int) -> Mult
         duration=60.0,
         warmup=10.0,
         prr=False,
+        framing_bytes=2,  # ns-3's point-to-point devices add PPP's 2 bytes to every packet's link time
     )
 
 
@@ -135,18 +139,20 @@ def render() -> str:
         "Marked: ECN marks over arrivals at the bottleneck. ECN cuts: window reductions for ECN per",
         "DCTCP flow and second. α: ns-3's, averaged over its updates after 10 s (rexmit does not",
         "report α; over a run its mean equals the marked fraction of the flow's bytes). Verdict as",
-        "above. Explanations: [validation.md](validation.md#dctcp-with-step-marking).",
+        "above. Jain: Jain's index of the flows' goodputs, per run, mean over seeds. rexmit's links",
+        "have `framing_bytes = 2`, ns-3's PPP header: every packet and ACK takes ns-3's link time.",
+        "Explanations: [validation.md](validation.md#dctcp-with-step-marking).",
         "",
         "| scenario | K | goodput ns-3 / rexmit (Mb/s) | diff | per class (diff; Mb/s if mixed) | queue ns-3 (pkts) "
         "| queue rexmit (pkts) | p99 ns-3 (pkts) | p99 rexmit (pkts) | drops ns-3 / rexmit "
-        "| marked ns-3 / rexmit | ECN cuts/s ns-3 / rexmit | α ns-3 | verdict |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| marked ns-3 / rexmit | ECN cuts/s ns-3 / rexmit | α ns-3 | Jain ns-3 / rexmit | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     rows = []
     for name, sc in SCENARIOS.items():
         paths = aqm.saved(name, "peer"), aqm.saved(name, "rexmit")
         if not all(p.exists() for p in paths):
-            rows.append(f"| {name} | {sc.step_k} | not run |" + " |" * 11)
+            rows.append(f"| {name} | {sc.step_k} | not run |" + " |" * 12)
             continue
         p, o = (json.loads(x.read_text())["summary"] for x in paths)
         v = aqm.verdict(p, o)
@@ -167,7 +173,7 @@ def render() -> str:
             f"| {drops[0]:.0f} / {drops[1]:.0f} "
             f"| {pd['marked_fraction']['mean']:.1%} / {od['marked_fraction']['mean']:.1%} "
             f"| {pd['ecn_reductions_per_s']['mean']:.2f} / {od['ecn_reductions_per_s']['mean']:.2f} "
-            f"| {pd['alpha']['mean']:.3f} | {v['goodput']} / {v['delay']} |"
+            f"| {pd['alpha']['mean']:.3f} | {p['jain']:.3f} / {o['jain']:.3f} | {v['goodput']} / {v['delay']} |"
         )
     return "\n".join(head + rows)
 

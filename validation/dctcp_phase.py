@@ -12,17 +12,20 @@ yet started), the share that found it at K or above (the step marker marks those
 100 Mb/s) after the last departure they came, in 10 µs bins. ns-3: validation/src/ns3_aqm.h's
 `phase_by_source` (per sender over the whole run: arrivals at the queue disc, the marked ones,
 the packets waiting ahead, disc and device, and the time since the device's last transmission
-start, modulo the same 121 µs, in 10 µs bins). rexmit's counts start after the warm-up, ns-3's
-at 0. `--near-k N`: per flow, the arrivals by packets waiting from K-N to K+N and the share of
+start, modulo the same 121 µs, in 10 µs bins). rexmit's counts start after the warm-up (`--since 0`: at 0),
+ns-3's at 0. `--near-k N`: per flow, the arrivals by packets waiting from K-N to K+N and the share of
 them marked (rexmit: CE on R1's departures), the 1 µs phase bins, the arrivals at a departure's
 nanosecond, and the arrivals after another flow's in the same packet time (`after_other`).
 `--shift-last-us US`: a probe that moves the last sender's access delay in both simulators.
-`--ppp-time`: a probe that gives rexmit's links ns-3's packet time (120.16 µs).
+rexmit's links carry dctcp.py's `framing_bytes = 2` (ns-3's PPP header: 1502 byte times per
+data packet, 120.16 µs at 100 Mb/s, and N + 2 per ACK of N bytes); `--framing-bytes 0` runs
+them without (the phases rexmit had before the option, ~60 µs from ns-3's).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 from collections import Counter
@@ -38,10 +41,12 @@ from pcapread import records  # noqa: E402
 PKT_NS = 121_000
 
 
-def phases(name: str, seed: int) -> list[dict]:
+def phases(name: str, seed: int, since_s: float | None = None) -> list[dict]:
+    """rexmit's side; arrivals counted from `since_s` (default the scenario's warm-up)."""
     import rexmit
 
     sc = dctcp.SCENARIOS[name]
+    since_ns = (sc.warmup if since_s is None else since_s) * 1e9
     s = multiflow.rexmit_scenario(sc, seed)
     s.pcap(node="R1")
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,7 +71,7 @@ def phases(name: str, seed: int) -> list[dict]:
                 d["by_waiting"].setdefault(n, [0, 0])[1] += ce
                 d["after_other"][1] += other and ce
             continue
-        if t >= sc.warmup * 1e9 and last_dep is not None:
+        if t >= since_ns and last_dep is not None:
             d = per.setdefault(
                 p[12:16],
                 {
@@ -94,7 +99,7 @@ def phases(name: str, seed: int) -> list[dict]:
         q += 1
     # arrivals followed by a departure at the same nanosecond (the arrival was handled first)
     for (t, p), (t2, p2) in zip(data, data[1:]):
-        if p[8] == ttl_in and p2[8] != ttl_in and t == t2 and p[12:16] in per and t >= sc.warmup * 1e9:
+        if p[8] == ttl_in and p2[8] != ttl_in and t == t2 and p[12:16] in per and t >= since_ns:
             per[p[12:16]]["same"][1] += 1
     return [
         {
@@ -155,21 +160,24 @@ def main(argv: list[str]) -> int:
         "a multiple of half the packet time moves its round trip by whole packet times, phases unchanged)",
     )
     ap.add_argument(
-        "--ppp-time",
-        action="store_true",
-        help="a probe: run rexmit's 100 Mb/s links at 100 * 1500 / 1502 Mb/s, so that a 1500-byte packet "
-        "takes ns-3's 120.16 µs (its 2-byte PPP header)",
+        "--since",
+        type=float,
+        default=None,
+        metavar="S",
+        help="count rexmit's arrivals from S seconds (default: the warm-up; 0 compares with ns-3's whole run)",
+    )
+    ap.add_argument(
+        "--framing-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="rexmit's framing_bytes on every link (default: the scenario's, 2 as ns-3's PPP header; "
+        "0: IP bytes only, as before the option)",
     )
     ns = ap.parse_args(argv)
-    if ns.ppp_time:
-        build = multiflow.rexmit_scenario
-
-        def ppp(sc: multiflow.MultiScenario, seed: int, overrides: dict | None = None):
-            s = build(sc, seed, overrides)
-            s.data = _rate(s.data, "100Mbps", f"{100 * 1500 / 1502:.6f}Mbps")
-            return s
-
-        multiflow.rexmit_scenario = ppp
+    if ns.framing_bytes is not None:
+        sc = dctcp.SCENARIOS[ns.scenario]
+        dctcp.SCENARIOS[ns.scenario] = dataclasses.replace(sc, framing_bytes=ns.framing_bytes)
     if ns.shift_last_us:
         base = multiflow.access_delays_ns
 
@@ -178,7 +186,7 @@ def main(argv: list[str]) -> int:
             return [*d[:-1], d[-1] + round(ns.shift_last_us * 1e3)]
 
         multiflow.access_delays_ns = shifted
-    sides = [("peer", peer_phases), ("rexmit", phases)]
+    sides = [("peer", peer_phases), ("rexmit", lambda n, sd: phases(n, sd, ns.since))]
     for side, fn in sides:
         if ns.side not in ("both", side):
             continue
@@ -196,15 +204,6 @@ def _show(side: str, f: dict) -> None:
         f"{side:>6} {f['sender']}: {f['arrivals']} arrivals, mean waiting {f['mean_waiting']:.2f}, "
         f"{share}; after the last departure: {bins}"
     )
-
-
-def _rate(x, old: str, new: str):
-    """`x` with every value equal to `old` replaced by `new`, at any depth."""
-    if isinstance(x, dict):
-        return {k: new if v == old else _rate(v, old, new) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_rate(v, old, new) for v in x]
-    return x
 
 
 def _show_near_k(f: dict, k: int, n: int) -> None:

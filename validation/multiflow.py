@@ -79,6 +79,8 @@ class MultiScenario:
     recv_delay_ms: float = 1.0
     sack: bool = True  # ns-3 only: the SACK option (ns-2's variant names say it)
     prr: bool = True  # ns-3 only: TcpPrrRecovery (ns-3's default) or TcpClassicRecovery
+    # rexmit's `framing_bytes` on every link: 2 gives ns-3's PPP header its link time (dctcp.py)
+    framing_bytes: int = 0
     note: str = ""
 
 
@@ -323,19 +325,22 @@ def rexmit_scenario(sc: MultiScenario, seed: int, overrides: dict[str, Any] | No
     if sc.peer == "ns3":
         s.data["event_ties"] = "fifo"  # ns-3's integer clock runs same-instant events in FIFO order
     big = {"packets": 1000}
+    fr = {"framing_bytes": sc.framing_bytes} if sc.framing_bytes else {}
     half = sc.bottleneck_delay_ms + sc.recv_delay_ms
     left = [
-        {"name": f"S{i}", "rate": "100Mbps", "delay": f"{d}ns", "queue": big}
+        {"name": f"S{i}", "rate": "100Mbps", "delay": f"{d}ns", "queue": big, **fr}
         for i, d in enumerate(access_delays_ns(sc, seed))
     ]
     right = [
-        {"name": f"D{i}", "rate": "100Mbps", "delay": f"{sc.recv_delay_ms:g}ms", "queue": big}
+        {"name": f"D{i}", "rate": "100Mbps", "delay": f"{sc.recv_delay_ms:g}ms", "queue": big, **fr}
         for i in range(len(sc.rtts_ms))
     ]
     shorts = short_transfers(sc, seed)
     if shorts:
-        left.append({"name": "SS", "rate": "100Mbps", "delay": f"{sc.shorts.rtt_ms / 2 - half:g}ms", "queue": big})
-        right.append({"name": "SD", "rate": "100Mbps", "delay": f"{sc.recv_delay_ms:g}ms", "queue": big})
+        left.append(
+            {"name": "SS", "rate": "100Mbps", "delay": f"{sc.shorts.rtt_ms / 2 - half:g}ms", "queue": big, **fr}
+        )
+        right.append({"name": "SD", "rate": "100Mbps", "delay": f"{sc.recv_delay_ms:g}ms", "queue": big, **fr})
     queue: dict[str, Any] = {"packets": sc.queue}
     if sc.qdisc == "red":
         mn, mx, p, w = sc.red
@@ -349,6 +354,7 @@ def rexmit_scenario(sc: MultiScenario, seed: int, overrides: dict[str, Any] | No
         "rate": f"{sc.bottleneck_rate_mbps:g}Mbps",
         "delay": f"{sc.bottleneck_delay_ms:g}ms",
         "queue": queue,
+        **fr,
     }
     if sc.loss:
         bottleneck["errors"] = [{"kind": "uniform", "rate": sc.loss, "direction": "forward"}]

@@ -51,6 +51,21 @@ def test_errors_are_typed_and_carry_the_path():
     assert "bogus" in str(e.value)
 
 
+def test_link_framing_bytes_parse_run_and_refuse_bad_values():
+    # docs/options.md `framing_bytes`: 1500 + 2 bytes at 100 Mb/s take 120.16 µs (ns-3's PPP).
+    s = rexmit.Scenario(stop_time="1s", seed=1)
+    s.chain(["A", "B"], [{"rate": "100Mbps", "delay": "1ms", "framing_bytes": 2}])
+    s.udp_cbr("f", "A", "B", rate="1Mbps", packet_size=1500)
+    f = rexmit.run(s).flow("f")
+    assert f["delay_min_s"] == pytest.approx(0.00112016, abs=1e-12)
+    assert f["delay_max_s"] == pytest.approx(0.00112016, abs=1e-12)
+    for bad, words in [(1025, "allowed 0..=1024"), (-1, "invalid value"), ("2B", "invalid type")]:
+        with pytest.raises(rexmit.ScenarioError) as e:
+            s.set("topology.links[0].framing_bytes", bad).validate()
+        assert e.value.path == "topology.links[0].framing_bytes"
+        assert words in str(e.value)
+
+
 def test_toml_round_trip_and_save(tmp_path):
     s = built_in_python()
     p = tmp_path / "s.toml"

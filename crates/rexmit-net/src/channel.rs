@@ -8,6 +8,34 @@ use crate::queue::{Aqm, OutputQueue, QueueConfig, QueueDiscipline, QueueDrop, Qu
 use rexmit_engine::{RngStream, StreamFactory};
 use rexmit_time::{Duration, Rate, Time};
 
+/// The option table of a link (`rexmit_options`' "one declaration per option"): a scenario's
+/// link table writes these keys beside `rate`, `delay` and `queue`, and both directions get
+/// the same values.
+#[macro_export]
+macro_rules! link_option_table {
+    ($generator:path { $($head:tt)* }) => { $generator! { $($head)* ;
+        public {
+            /// Link-layer bytes counted in each packet's serialization time on this link, in both
+            /// directions: a packet of N IP bytes holds the line for N + framing_bytes byte times.
+            /// Nothing else sees them: queue limits, AQM byte counts, link byte counters and pcaps
+            /// stay IP bytes, as in ns-3, whose point-to-point device adds its 2-byte PPP header
+            /// below the queue disc (set 2 to match ns-3's link times exactly; Ethernet would be
+            /// 38 with preamble and inter-frame gap).
+            opt framing_bytes: u16 = 0, unit = size,
+                check = *framing_bytes <= 1024 => "0..=1024";
+        }
+        internal {}
+    } };
+}
+
+link_option_table!(rexmit_options::config_table {
+    /// The options of a link (`link_option_table`), the same in both directions.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct LinkOptions
+});
+
+impl rexmit_options::Relations for LinkOptions {}
+
 /// Parameters of one link direction (`repr(C)`: what every packet reads first, see `Channel`).
 #[derive(Clone, Debug, PartialEq)]
 #[repr(C)]
@@ -17,6 +45,7 @@ pub struct LinkParams {
     pub reorder: Option<ReorderConfig>,
     pub queue: QueueConfig,
     pub errors: Vec<ErrorModelConfig>,
+    pub options: LinkOptions,
 }
 
 impl LinkParams {
@@ -27,6 +56,7 @@ impl LinkParams {
             queue: QueueConfig::default(),
             errors: Vec::new(),
             reorder: None,
+            options: LinkOptions::default(),
         }
     }
 }
@@ -41,7 +71,7 @@ pub struct ChannelStats {
     pub offered_bytes: u64,
     pub tx_packets: u64,
     pub tx_bytes: u64,
-    /// Time the transmitter was busy serializing.
+    /// Time the transmitter was busy serializing (the link's framing bytes included).
     pub busy: Duration,
     pub arrived_packets: u64,
     pub arrived_bytes: u64,
@@ -86,6 +116,9 @@ pub struct Channel {
     /// Packets wait in the FIFO queue (`queue.fifo_len() > 0`; kept for a queue without an
     /// active discipline, so that an idle channel's offer need not read the queue's line).
     fifo_nonempty: bool,
+    /// `params.options.framing_bytes`, beside the counters `start_tx` writes (it fits the
+    /// padding before `from_iface`).
+    framing_bytes: u16,
     pub from_iface: IfaceId,
     // The other counters (its per-packet ones unused: `stats()` takes them from `hot`).
     stats: ChannelStats,
@@ -196,7 +229,6 @@ impl Channel {
             from_iface: from,
             to_iface: to,
             to_node,
-            params,
             busy_until: Time::ZERO,
             stats: ChannelStats::default(),
             last_change: Time::ZERO,
@@ -204,8 +236,10 @@ impl Channel {
             in_flight: std::collections::VecDeque::new(),
             hot: Hot::default(),
             fifo_nonempty: false,
+            framing_bytes: params.options.framing_bytes,
             corrupted_bytes: 0,
             reordered_in_flight: (0, 0),
+            params,
         }
     }
 
@@ -338,7 +372,10 @@ impl Channel {
     // Hot path: once per packet hop; called from one place in sim.rs, inlined there.
     #[inline(always)]
     pub(crate) fn start_tx(&mut self, now: Time, pkt: &Packet) -> (Time, TxOutcome) {
-        let tx = self.rate.tx_time(pkt.size as u64);
+        // The link's framing holds the line too, the packet's own counters stay IP bytes.
+        let tx = self
+            .rate
+            .tx_time(pkt.size as u64 + self.framing_bytes as u64);
         self.hot.tx_packets += 1;
         self.hot.tx_bytes += pkt.size as u64;
         self.hot.busy += tx;
@@ -490,7 +527,103 @@ impl Channel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::tests::pkt_at;
     use std::mem::{align_of, offset_of, size_of};
+
+    /// A 100 Mb/s direction (80 ns a byte) with `framing` link bytes and a 1 ms delay.
+    fn channel(framing: u16) -> Channel {
+        let mut p = LinkParams::new(Rate::from_mbps(100), Duration::from_millis(1));
+        p.options.framing_bytes = framing;
+        let streams = StreamFactory::new(1);
+        Channel::new(
+            "A->B".into(),
+            IfaceId(0),
+            IfaceId(1),
+            NodeId(1),
+            p,
+            &streams,
+        )
+    }
+
+    /// Offer `size` IP bytes at `now` on an idle line and start them: (line free, arrival).
+    fn send(c: &mut Channel, now: Time, size: u32) -> (Time, Time) {
+        let Offer::StartNow(p) = c.offer(now, pkt_at(now, size)) else {
+            panic!("the line is idle at {now:?}");
+        };
+        match c.start_tx(now, &p) {
+            (done, TxOutcome::Deliver { arrival }) => (done, arrival),
+            (_, TxOutcome::Corrupted) => panic!("no error model"),
+        }
+    }
+
+    #[test]
+    fn framing_bytes_hold_the_line_as_ns3s_ppp_header_does() {
+        // ns-3's point-to-point device sends 1500 + 2 bytes (PPP) at 100 Mb/s: 120.16 µs.
+        let mut c = channel(2);
+        let (done, arrival) = send(&mut c, Time::ZERO, 1500);
+        assert_eq!(done, Time::from_nanos(120_160));
+        assert_eq!(arrival, Time::from_nanos(1_120_160));
+        // ACKs of N IP bytes take (N + 2) · 80 ns.
+        let mut now = done;
+        for n in [40, 52, 64] {
+            let (done, arrival) = send(&mut c, now, n);
+            assert_eq!(
+                done - now,
+                Duration::from_nanos((n as u64 + 2) * 80),
+                "{n} bytes"
+            );
+            assert_eq!(arrival, done + Duration::from_millis(1));
+            now = done;
+        }
+        // A packet offered while the line is busy waits for 120.16 µs, not 120.
+        let mut c = channel(2);
+        send(&mut c, Time::ZERO, 1500);
+        let Offer::Queued { tx_done_at } = c.offer(Time::from_micros(1), pkt_at(Time::ZERO, 52))
+        else {
+            panic!("the line is busy");
+        };
+        assert_eq!(tx_done_at, Some(Time::from_nanos(120_160)));
+        // The queue holds IP bytes.
+        assert_eq!(c.queue_bytes(), 52);
+    }
+
+    #[test]
+    fn framing_bytes_are_not_counted_as_the_packets_bytes() {
+        let mut c = channel(2);
+        let (done, _) = send(&mut c, Time::ZERO, 1500);
+        send(&mut c, done, 52);
+        let s = c.stats();
+        assert_eq!((s.offered_bytes, s.tx_bytes), (1552, 1552));
+        // The line was busy for the framing too.
+        assert_eq!(s.busy, Duration::from_nanos(120_160 + 4_320));
+    }
+
+    #[test]
+    fn without_framing_a_packet_takes_its_ip_bytes_alone() {
+        let mut c = channel(0);
+        let (done, _) = send(&mut c, Time::ZERO, 1500);
+        assert_eq!(done, Time::from_nanos(120_000));
+        let (done2, _) = send(&mut c, done, 52);
+        assert_eq!(done2 - done, Duration::from_nanos(4_160));
+    }
+
+    #[test]
+    fn framing_bytes_above_1024_are_refused_naming_the_key() {
+        use rexmit_options::Table;
+        let ok = LinkOptions {
+            framing_bytes: 1024,
+        };
+        assert_eq!(ok.check_ranges(), Ok(()));
+        let e = LinkOptions {
+            framing_bytes: 1025,
+        }
+        .check_ranges()
+        .unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.allowed.as_str()),
+            ("framing_bytes", "0..=1024")
+        );
+    }
 
     /// The lines a packet touches (see `Channel`): a field moved or grown breaks this, not the
     /// results, so the layout is checked here.
@@ -512,5 +645,6 @@ mod tests {
         assert_eq!(line(offset_of!(Channel, hot), size_of::<Hot>()), 1);
         assert_eq!(line(offset_of!(Channel, flags), 1), 1);
         assert_eq!(line(offset_of!(Channel, fifo_nonempty), 1), 1);
+        assert_eq!(line(offset_of!(Channel, framing_bytes), 2), 1);
     }
 }

@@ -25,7 +25,7 @@ mod way;
 pub mod witness;
 
 pub use agent::{Agent, Ctx, Metrics};
-pub use channel::{ChannelStats, LinkParams};
+pub use channel::{ChannelStats, LinkOptions, LinkParams};
 pub use error_model::{
     BurstSize, ErrorModelConfig, Fate, ReorderConfig, ScriptSelect, ScriptedValue,
 };

@@ -134,31 +134,87 @@ pub struct ReorderCfg {
     pub direction: Direction,
 }
 
-/// A link: its rate, delay, queue, error models and reordering (both directions unless a model
-/// says otherwise). The same table serves every place a link appears; which naming field it
-/// takes depends on the place (checked by validation): `between` in `[[links]]` ("forward" is
-/// from `between[0]` to `between[1]`), `name` for a host on a dumbbell side (the host's name;
-/// forward = host to router), neither for bottlenecks, chain links and multihomed access links.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct LinkProps {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "two_nodes"
-    )]
-    pub between: Option<[String; 2]>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub rate: RateStr,
-    pub delay: DurationStr,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queue: Option<QueueCfg>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<ErrorModelCfg>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reorder: Option<ReorderCfg>,
+/// The generator of `LinkProps` from `rexmit_net::link_option_table` (crate
+/// `rexmit-options`' "one declaration per option"): the fields written in the invocation, then
+/// one optional key per option of the table, typed as `mirror_table!` types them, and
+/// `options`, the table's values range-checked by the option table. A separate generator,
+/// not `mirror_table!` with `#[serde(flatten)]`, because the options are keys of the link
+/// table itself and serde's `flatten` does not combine with `deny_unknown_fields`. Its entry
+/// grammar is the link table's: `opt` values with a `check`, no Linux value, relation or
+/// internal option (an entry that needs one fails to compile here, not silently).
+macro_rules! link_props_table {
+    (
+        $(#[$meta:meta])*
+        pub struct $Name:ident for $Core:ty { $($fields:tt)* } ;
+        public {
+            $( $(#[doc = $doc:literal])* opt $field:ident : $ty:ty = $default:expr
+               , unit = $unit:ident
+               $(, check = $check:expr => $allowed:literal)? ; )*
+        }
+        internal {}
+    ) => {
+        $(#[$meta])*
+        pub struct $Name {
+            $($fields)*
+            $(
+                $(#[doc = $doc])*
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub $field: Option<$crate::__mirror_ty!($unit, $ty)>,
+            )*
+        }
+
+        impl $Name {
+            /// The link's options: the keys it sets over the table's defaults, range-checked;
+            /// `path` is the link table's key path (`topology.bottleneck`), for errors.
+            pub fn options(&self, path: &str) -> Result<$Core> {
+                let mut c = <$Core>::default();
+                $(
+                    if let Some(v) = &self.$field {
+                        $crate::mirror::MirrorOf::merge(
+                            v, &mut c.$field, &$crate::mirror::key(path, stringify!($field)))?;
+                    }
+                )*
+                rexmit_options::validate(&c).map_err(|e| {
+                    ScenarioError::new(
+                        $crate::mirror::key(path, &e.field),
+                        format!("{} is out of range: allowed {}", e.got, e.allowed),
+                    )
+                })?;
+                Ok(c)
+            }
+        }
+    };
 }
+
+rexmit_net::link_option_table!(link_props_table {
+    /// A link: its rate, delay, queue, error models, reordering and the options of
+    /// `rexmit_net::link_option_table` (both directions unless a model says otherwise). The
+    /// same table serves every place a link appears; which naming field it takes depends on
+    /// the place (checked by validation): `between` in `[[links]]` ("forward" is from
+    /// `between[0]` to `between[1]`), `name` for a host on a dumbbell side (the host's name;
+    /// forward = host to router), neither for bottlenecks, chain links and multihomed access
+    /// links.
+    #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct LinkProps for rexmit_net::LinkOptions {
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "two_nodes"
+        )]
+        pub between: Option<[String; 2]>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        pub rate: RateStr,
+        pub delay: DurationStr,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub queue: Option<QueueCfg>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub errors: Vec<ErrorModelCfg>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub reorder: Option<ReorderCfg>,
+    }
+});
 
 /// An entry of `[[links]]` (needs `between`).
 pub type LinkCfg = LinkProps;

@@ -208,6 +208,7 @@ fn link(path: &str, l: &LinkProps) -> Result<()> {
     if l.rate.0.bps() == 0 {
         return err(&format!("{path}.rate"), "must be > 0 bps");
     }
+    l.options(path)?;
     if let Some(q) = &l.queue {
         q.to_config(&format!("{path}.queue"))?;
     }

@@ -1,6 +1,7 @@
-//! docs/options.md, the list of every TCP and SCTP option and of the queues' AQM parameters, is
-//! generated from the option tables (`rexmit_tcp::tcp_option_table`,
-//! `rexmit_sctp::sctp_option_table`, `rexmit_net::codel_option_table` ...): this test fails
+//! docs/options.md, the list of every TCP and SCTP option, of the links' options and of the
+//! queues' AQM parameters, is generated from the option tables (`rexmit_tcp::tcp_option_table`,
+//! `rexmit_sctp::sctp_option_table`, `rexmit_net::link_option_table`,
+//! `rexmit_net::codel_option_table` ...): this test fails
 //! when the file is not what the tables give. `REXMIT_BLESS=1 cargo test -p rexmit-scenario
 //! --test options_doc` rewrites it.
 
@@ -124,8 +125,19 @@ fn render() -> String {
     table(&mut s, &sctp, None, true);
     s.push_str("\nFixed by the core (not set by scenarios):\n\n");
     table(&mut s, &sctp, None, false);
+    links(&mut s);
     queues(&mut s);
     s
+}
+
+/// The link table's own options (beside `rate`, `delay`, `queue`, `errors` and `reorder`).
+fn links(s: &mut String) {
+    s.push_str(
+        "\n## A link table (`[[links]]`, a dumbbell's `bottleneck`, `left` and `right`, ...)\n\n\
+         Besides `rate`, `delay`, `queue`, `errors` and `reorder`; from `link_option_table` in \
+         crates/rexmit-net/src/channel.rs. Both directions of the link take the same values.\n\n",
+    );
+    table(s, &rows(&rexmit_net::LinkOptions::default()), None, true);
 }
 
 /// The queue section: the `queue` table's own keys, then one table per AQM.

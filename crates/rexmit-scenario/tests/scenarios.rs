@@ -68,6 +68,55 @@ fn lossy_chain_example_runs_and_drops_the_scripted_packets() {
     assert!(metric(&r.links, "R1->R2", "drop_error") >= 3.0);
 }
 
+/// `framing_bytes` (docs/options.md) by hand: 1500-byte packets 12 ms apart cross an idle
+/// 100 Mb/s link with 2 framing bytes in 1502 · 80 ns = 120.16 µs each way (as ns-3's PPP
+/// header makes them), then a plain 100 Mb/s link in 120 µs, each with 1 ms of delay; the
+/// links count IP bytes only.
+#[test]
+fn framing_bytes_lengthen_the_packet_time_in_both_directions_and_nothing_else() {
+    let text = r#"
+stop_time = "1s"
+[topology]
+kind = "chain"
+nodes = ["A", "R", "B"]
+links = [ { rate = "100Mbps", delay = "1ms", framing_bytes = 2 }, { rate = "100Mbps", delay = "1ms" } ]
+[[apps]]
+name = "ab"
+kind = "udp_cbr"
+from = "A"
+to = "B"
+rate = "1Mbps"
+packet_size = 1500
+[[apps]]
+name = "ba"
+kind = "udp_cbr"
+from = "B"
+to = "A"
+rate = "1Mbps"
+packet_size = 1500
+"#;
+    let s = Scenario::from_toml(text).unwrap();
+    let again = Scenario::from_json(&s.to_json()).unwrap();
+    assert_eq!(again, s, "framing_bytes survives JSON");
+    let r = run_quiet(&s);
+    for f in ["ab", "ba"] {
+        for m in ["delay_min_s", "delay_max_s"] {
+            let d = metric(&r.flows, f, m);
+            assert!((d - 0.002_240_16).abs() < 1e-12, "{f} {m} {d}");
+        }
+    }
+    for l in ["A->R", "R->A"] {
+        let n = metric(&r.links, l, "tx_packets");
+        assert!(n > 80.0, "{l}: {n} packets");
+        assert_eq!(metric(&r.links, l, "tx_bytes"), 1500.0 * n, "{l}");
+        let util = metric(&r.links, l, "utilization");
+        assert!((util - n * 120.16e-6).abs() < 1e-12, "{l}: {util}");
+    }
+    let n = metric(&r.links, "R->B", "tx_packets");
+    let util = metric(&r.links, "R->B", "utilization");
+    assert!((util - n * 120e-6).abs() < 1e-12, "R->B: {util}");
+}
+
 #[test]
 fn scenario_round_trips_through_toml_and_json() {
     for f in [
@@ -168,6 +217,9 @@ const BAD: &[(&str, &str, &str, &str, &str)] = &[
     ("unknown error model", LINK0, "delay = \"1ms\", errors = [{ kind = \"cosmic_rays\" }] }, {", "topology.links[0].errors[0].kind", "cosmic_rays"),
     ("gilbert-elliott p > 1", LINK0, "delay = \"1ms\", errors = [{ kind = \"gilbert_elliott\", p_good_to_bad = 1.2, p_bad_to_good = 0.3 }] }, {", "topology.links[0].errors[0].p_good_to_bad", "0 to 1"),
     ("negative probability", LINK0, "delay = \"1ms\", reorder = { probability = -0.1, mean_delay = \"1ms\" } }, {", "topology.links[0].reorder.probability", "0 to 1"),
+    ("framing bytes above 1024", LINK0, "delay = \"1ms\", framing_bytes = 1025 }, {", "topology.links[0].framing_bytes", "1025 is out of range: allowed 0..=1024"),
+    ("negative framing bytes", LINK0, "delay = \"1ms\", framing_bytes = -2 }, {", "topology.links[0].framing_bytes", "invalid value"),
+    ("framing bytes as a string", LINK0, "delay = \"1ms\", framing_bytes = \"2B\" }, {", "topology.links[0].framing_bytes", "invalid type"),
     ("reorder without delay", LINK0, "delay = \"1ms\", reorder = { probability = 0.1, mean_delay = \"0ms\" } }, {", "topology.links[0].reorder.mean_delay", "> 0"),
     ("packet too small", APP, "packet_size = 10", "apps[0].packet_size", "65535"),
     ("missing rate", "rate = \"1Mbps\"\n", "", "apps[0].rate", "required for kind \"udp_cbr\""),

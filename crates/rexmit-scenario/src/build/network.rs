@@ -120,6 +120,7 @@ impl Ctx<'_> {
     fn link_params(&self, path: &str, l: &LinkProps) -> Result<Duplex> {
         let mut fwd = LinkParams::new(l.rate.0, l.delay.0);
         fwd.queue = queue(path, &l.queue)?;
+        fwd.options = l.options(path)?;
         let mut rev = fwd.clone();
         for (i, e) in l.errors.iter().enumerate() {
             let m = self.error_model(&format!("{path}.errors[{i}]"), e)?;
