@@ -187,7 +187,7 @@ impl Scoreboard {
             seg.start,
             seg.end
         );
-        self.runs.push(seg.sacked);
+        self.runs.push(seg.sacked, self.segs.len());
         self.sacked_count += u32::from(seg.sacked);
         self.segs.push_back(seg);
     }
@@ -216,7 +216,7 @@ impl Scoreboard {
             }
             self.sacked_count -= u32::from(s.sacked);
             self.segs.pop_front();
-            self.runs.pop_front();
+            self.runs.pop_front(self.sacked_count > 0);
         }
         if self.segs.front().is_some_and(|f| f.start < ack) {
             self.change(0, |front| front.start = ack);
@@ -253,7 +253,7 @@ impl Scoreboard {
                         s.sacked = true;
                         s.lost = false;
                     });
-                    self.runs.mark(i);
+                    self.runs.mark(i, self.segs.len());
                     self.sacked_count += 1;
                     let s = &self.segs[i];
                     up.newly_sacked += s.len();

@@ -19,42 +19,63 @@ use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SackedRuns {
-    fwd: VecDeque<Cell<u32>>,
-    back: VecDeque<Cell<u32>>,
+    /// (`fwd`, `back`) per segment; empty while no segment is SACKed (the common case costs
+    /// nothing then: no push or pop per segment).
+    jumps: VecDeque<[Cell<u32>; 2]>,
 }
 
+const FWD: usize = 0;
+const BACK: usize = 1;
+
 impl SackedRuns {
-    /// A segment appended at the end.
-    pub(crate) fn push(&mut self, sacked: bool) {
+    /// A segment appended after the `len` segments held.
+    pub(crate) fn push(&mut self, sacked: bool, len: usize) {
+        if self.jumps.is_empty() {
+            if !sacked {
+                return;
+            }
+            self.unsacked(len);
+        }
         let k = u32::from(sacked);
-        self.fwd.push_back(Cell::new(k));
-        self.back.push_back(Cell::new(k));
+        self.jumps.push_back([Cell::new(k), Cell::new(k)]);
     }
 
-    /// The first segment left the scoreboard.
-    pub(crate) fn pop_front(&mut self) {
-        self.fwd.pop_front();
-        self.back.pop_front();
+    /// The first segment left the scoreboard; `any_sacked`: some segment still is SACKed.
+    pub(crate) fn pop_front(&mut self, any_sacked: bool) {
+        if any_sacked {
+            self.jumps.pop_front();
+        } else {
+            self.jumps.clear();
+        }
     }
 
-    /// Segment `i` was SACKed.
-    pub(crate) fn mark(&mut self, i: usize) {
-        self.fwd[i].set(1);
-        self.back[i].set(1);
+    /// Segment `i` of the `len` held was SACKed.
+    pub(crate) fn mark(&mut self, i: usize, len: usize) {
+        if self.jumps.is_empty() {
+            self.unsacked(len);
+        }
+        self.jumps[i][FWD].set(1);
+        self.jumps[i][BACK].set(1);
+    }
+
+    /// Jumps for `len` segments none of which is SACKed (from the empty state).
+    fn unsacked(&mut self, len: usize) {
+        self.jumps.resize_with(len, || [Cell::new(0), Cell::new(0)]);
     }
 
     /// The first segment at or after `i` not SACKed, or the number of segments if none.
     pub(crate) fn next_unsacked(&self, i: usize) -> usize {
-        let len = self.fwd.len();
+        let fwd = |x: usize| &self.jumps[x][FWD];
+        let len = self.jumps.len();
         let mut j = i;
-        while j < len && self.fwd[j].get() > 0 {
-            j += self.fwd[j].get() as usize;
+        while j < len && fwd(j).get() > 0 {
+            j += fwd(j).get() as usize;
         }
         // Point every segment of the path straight at `j`.
         let mut x = i;
         while x < j {
-            let next = x + self.fwd[x].get() as usize;
-            self.fwd[x].set((j - x) as u32);
+            let next = x + fwd(x).get() as usize;
+            fwd(x).set((j - x) as u32);
             x = next;
         }
         j
@@ -62,15 +83,19 @@ impl SackedRuns {
 
     /// The last segment at or before `i` not SACKed, or `None` if every one is.
     pub(crate) fn prev_unsacked(&self, i: usize) -> Option<usize> {
+        if self.jumps.is_empty() {
+            return Some(i);
+        }
         // Positions shifted up by one, so that "before the front" is 0.
+        let back = |x: usize| &self.jumps[x - 1][BACK];
         let mut j = i + 1;
-        while j > 0 && self.back[j - 1].get() > 0 {
-            j = j.saturating_sub(self.back[j - 1].get() as usize);
+        while j > 0 && back(j).get() > 0 {
+            j = j.saturating_sub(back(j).get() as usize);
         }
         let mut x = i + 1;
         while x > j {
-            let next = x.saturating_sub(self.back[x - 1].get() as usize);
-            self.back[x - 1].set((x - j) as u32);
+            let next = x.saturating_sub(back(x).get() as usize);
+            back(x).set((x - j) as u32);
             x = next;
         }
         j.checked_sub(1)
@@ -98,17 +123,17 @@ mod tests {
             match next() % 10 {
                 0..=2 => {
                     let s = next() % 4 == 0;
-                    runs.push(s);
+                    runs.push(s, sacked.len());
                     sacked.push_back(s);
                 }
                 3 if !sacked.is_empty() => {
-                    runs.pop_front();
                     sacked.pop_front();
+                    runs.pop_front(sacked.iter().any(|s| *s));
                 }
                 _ if !sacked.is_empty() => {
                     let i = (next() % sacked.len() as u64) as usize;
                     if !sacked[i] {
-                        runs.mark(i);
+                        runs.mark(i, sacked.len());
                         sacked[i] = true;
                     }
                 }
