@@ -73,7 +73,7 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("cmt.rtx_pseudo_cumack", BuiltIn("true: FreeBSD's CUC (CUCv2) keeps separate pseudo cumulative acks per destination for first transmissions and for retransmissions (sctp_indata.c, pseudo_cumack and rtx_pseudo_cumack)")),
         ("cmt.rtx_policy", BuiltIn("cwnd: FreeBSD's CMT sends retransmissions to the reachable path with the largest cwnd (sctp_find_alternate_net mode 1; its comment says RTX_SSTHRESH)")),
         ("cmt.pf", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld (off: 65535)")),
-        ("cmt.pf_threshold", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld = pf_threshold − 1 (FreeBSD marks a path PF when its error count exceeds the threshold)")),
+        ("cmt.pf_threshold", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld = pf_threshold (both mark a path PF when its error count exceeds the threshold)")),
         ("thin", None("FreeBSD's SCTP has none of seed 004's thin-stream modifications")),
         ("rack", None("FreeBSD's SCTP has no RACK")),
     ]
@@ -192,7 +192,7 @@ pub struct UsrsctpConfig {
     /// `None`: no heartbeats.
     pub hb_interval: Option<Duration>,
     pub valid_cookie_life: Duration,
-    /// Consecutive timeouts after which a path is potentially failed (CMT-PF); `None`: off.
+    /// CMT-PF: a path is potentially failed once its error count exceeds this; `None`: off.
     pub pf_threshold: Option<u16>,
     pub stack: StackWide,
 }
@@ -337,12 +337,6 @@ impl UsrsctpConfig {
             return Err(refuse(
                 "pmtu",
                 format!("{} is outside usrsctp's range 544..=65535", self.pmtu),
-            ));
-        }
-        if self.pf_threshold == Some(0) {
-            return Err(refuse(
-                "cmt.pf_threshold",
-                "0 is outside usrsctp's range 1..=65535",
             ));
         }
         Ok(())
