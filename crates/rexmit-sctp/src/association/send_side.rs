@@ -308,6 +308,7 @@ impl SendSide {
             fast_retransmitted: false,
             fast_rtx_next_tsn: 0,
             fast_rtx_pending: false,
+            rtx_to: None,
             msg_id: pc.msg_id,
             rtx_cause: RtxCause::Timeout,
             timed: false,
@@ -402,6 +403,16 @@ impl SendSide {
         let marked = self.rtxq.mark_fast_rtx(tsn, cause, self.next_tsn())?;
         self.rtx_marked = true;
         Some(marked)
+    }
+
+    /// `cmt.rtx_dest_at_mark`: marked chunk `tsn` goes to path `to`.
+    pub(super) fn bind_rtx_dest(&mut self, tsn: u32, to: usize) {
+        self.rtxq.bind_rtx_dest(tsn, to);
+    }
+
+    /// `cmt.rtx_dest_at_mark`: the marked chunks bound for path `p` go to `to` instead.
+    pub(super) fn rebind_marked(&mut self, p: usize, to: usize) {
+        self.rtxq.rebind_marked(p, to);
     }
 
     /// T3-rtx expired on path `p` (§6.3.3 E3): everything in flight there is marked for
