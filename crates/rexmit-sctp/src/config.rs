@@ -72,7 +72,8 @@ rexmit_options::choices! {
         /// SACK without gap blocks that follows one without gap blocks never restarts a running
         /// timer; on expiry only chunks outstanding longer than SRTT + 4·RTTVAR are marked, and
         /// cwnd falls to one MTU only if one was; the RTO backoff is undone by any SACK of data
-        /// sent once.
+        /// sent once; while chunks are marked, the expiry's output call sends at most one
+        /// packet of them and no new data (sctp_chunk_output from SCTP_OUTPUT_FROM_T3).
         Freebsd = "freebsd",
     }
 }

@@ -36,26 +36,38 @@ fn unordered(now: Time, eps: &mut [Association; 2]) {
     while eps[0].send(now, 0, Payload::zeros(1000), true).is_ok() {}
 }
 
+/// One DATA packet from A: when, whether to path 1, whether it carries a chunk sent before.
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    at: Time,
+    path1: bool,
+    rtx: bool,
+}
+
 /// Path 0 takes 40 ms each way, path 1 10 ms, so path 1's cwnd grows the larger (slow start
 /// ends at 16 kB, then one MTU per round trip); from 1 s on A's data on path 1 is lost, while
-/// path 0 stays full of new data. Returns (A's first retransmission after 1 s: its time,
-/// whether on path 1; path 1's first T3-rtx expiry), from the packets and A's per-path
-/// timeout counters.
-fn first_retransmission_after_blackout(rtx_dest_at_mark: bool) -> ((Time, bool), Time) {
+/// path 0 stays full of new data. Returns A's DATA packets from 1 s on and path 1's first
+/// T3-rtx expiry (A's per-path timeout counter).
+fn after_blackout(rtx_dest_at_mark: bool) -> (Vec<Sent>, Time) {
     let c = freebsd_cmt(rtx_dest_at_mark);
     let (a, b) = connect_pair(c.clone(), c, 1, 1, true);
     let mut net = Net::new(a, b);
     let blackout = Time::from_secs(1);
-    let mut sent = std::collections::BTreeSet::new();
-    let mut first_rtx = None;
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
     let mut fate = |t: &Transmit, now: Time| {
         let tsns = data_tsns(std::slice::from_ref(t));
-        if t.src == A1 || t.src == A2 {
-            if now >= blackout && first_rtx.is_none() && tsns.iter().any(|x| sent.contains(x)) {
-                first_rtx = Some((now, !on_path0(t)));
+        if (t.src == A1 || t.src == A2) && !tsns.is_empty() {
+            if now >= blackout {
+                let rtx = tsns.iter().any(|x| seen.contains(x));
+                out.push(Sent {
+                    at: now,
+                    path1: !on_path0(t),
+                    rtx,
+                });
             }
-            sent.extend(tsns.iter().copied());
-            if now >= blackout && !on_path0(t) && !tsns.is_empty() {
+            seen.extend(tsns.iter().copied());
+            if now >= blackout && !on_path0(t) {
                 return None;
             }
         }
@@ -73,10 +85,11 @@ fn first_retransmission_after_blackout(rtx_dest_at_mark: bool) -> ((Time, bool),
         &mut unordered,
         &mut observe,
     );
-    (
-        first_rtx.expect("a retransmission"),
-        path1_expired.expect("path 1's T3-rtx expired"),
-    )
+    (out, path1_expired.expect("path 1's T3-rtx expired"))
+}
+
+fn first_rtx(sent: &[Sent]) -> Sent {
+    *sent.iter().find(|s| s.rtx).expect("a retransmission")
 }
 
 #[test]
@@ -87,21 +100,39 @@ fn a_timed_out_chunk_goes_to_the_destination_chosen_before_the_timeouts_cut() {
     // before sctp_backoff_on_timeout cuts path 1 to one MTU, so they stay bound to path 1 and
     // the lowest goes at once into the room the cut leaves. Chosen when sent, from the cwnds
     // then, they go to path 0, which is full: the first waits for path 0's next SACK.
-    let ((at_mark, to_path1), expired) = first_retransmission_after_blackout(true);
-    let ((at_send, send_to_path1), expired_send) = first_retransmission_after_blackout(false);
-    eprintln!(
-        "first retransmission: bound at marking {at_mark:?} (path 1 {to_path1}), chosen when \
-         sent {at_send:?} (path 1 {send_to_path1}); path 1 expired {expired:?}"
-    );
+    let (marked, expired) = after_blackout(true);
+    let (chosen, expired_send) = after_blackout(false);
+    let (at_mark, at_send) = (first_rtx(&marked), first_rtx(&chosen));
+    eprintln!("first retransmission: bound at marking {at_mark:?}, chosen when sent {at_send:?}; path 1 expired {expired:?}");
     assert_eq!(expired_send, expired, "the same run up to there");
-    assert_eq!(at_mark, expired, "bound at marking: at path 1's expiry");
-    assert!(to_path1, "to path 1, the larger cwnd before the cut");
+    assert_eq!(at_mark.at, expired, "bound at marking: at path 1's expiry");
+    assert!(at_mark.path1, "to path 1, the larger cwnd before the cut");
     assert!(
-        !send_to_path1,
+        !at_send.path1,
         "chosen when sent: to path 0, the larger cwnd after the cut"
     );
     assert!(
-        at_send > expired,
-        "chosen when sent: once path 0 has room, {at_send:?}"
+        at_send.at > expired,
+        "chosen when sent: once path 0 has room"
     );
+}
+
+#[test]
+fn a_freebsd_timeout_sends_one_packet_of_retransmissions_and_no_new_data() {
+    // sctp_chunk_output called from a T3-rtx expiry (SCTP_OUTPUT_FROM_T3) returns after one
+    // packet of retransmissions, or after none when no marked chunk's destination has room,
+    // before it would send new data ("Only one transmission allowed out of a timeout"). Chosen
+    // when sent, path 1's marked chunks wait for path 0: at the expiry nothing goes out, not
+    // even new data into the MTU the cut leaves on path 1 (before this rule: two new chunks).
+    // Bound at marking, the one packet is the lowest chunk's, on path 1 (cwnd one MTU).
+    let (chosen, expired) = after_blackout(false);
+    let at_expiry = |v: &[Sent]| v.iter().filter(|s| s.at == expired).count();
+    assert_eq!(
+        at_expiry(&chosen),
+        0,
+        "{:?}",
+        &chosen[..chosen.len().min(4)]
+    );
+    let (marked, _) = after_blackout(true);
+    assert_eq!(at_expiry(&marked), 1);
 }

@@ -136,6 +136,10 @@ impl Association {
         } else {
             self.paths[p].back_off_rto();
         }
+        if freebsd {
+            // What this expiry opens is its output call (`T3Call`).
+            self.tx.begin_t3_call();
+        }
         if freebsd_marked || (freebsd && self.paths[p].flight() > 0) {
             // FreeBSD restarts the timer at once, with the RTO just doubled: retransmissions
             // wait (cwnd is one MTU) and so must a timer (sctp_timer_validation); and after an

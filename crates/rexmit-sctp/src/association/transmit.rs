@@ -3,6 +3,7 @@
 //! before new data (§6.1 C), new data within cwnd, the peer's window and Max.Burst — with a
 //! pending SACK bundled in front when it goes to the same destination.
 
+use super::send_side::T3Call;
 use super::timers::Timer;
 use super::{Association, Outgoing, State};
 use crate::cmt;
@@ -197,7 +198,16 @@ impl Association {
         if !self.burst_allows() || self.fr_burst_spent() {
             return None;
         }
-        let t = self.rtx_packet(now).or_else(|| self.new_data_packet(now));
+        let t = match self.tx.t3_call() {
+            // FreeBSD's output call after a T3-rtx expiry: with chunks marked, one packet of
+            // them at most and no new data ("Only one transmission allowed out of a timeout").
+            T3Call::Open if self.tx.next_retransmission().is_some() => {
+                self.tx.spend_t3_call();
+                self.rtx_packet(now)
+            }
+            T3Call::Spent => None,
+            _ => self.rtx_packet(now).or_else(|| self.new_data_packet(now)),
+        };
         if t.is_some() {
             self.burst_take();
         }
