@@ -58,6 +58,7 @@ FREEBSD_PINS: dict[str, Any] = {
 FREEBSD_CMT_PINS: dict[str, Any] = {
     "rtx_policy": "cwnd",
     "rtx_pseudo_cumack": True,
+    "rtx_dest_at_mark": True,
     "cut_every_sack": True,
     "grow_in_recovery": True,
 }

@@ -39,6 +39,20 @@ pub fn new_data_destination(
 /// Destination for a retransmission of a chunk last sent to `last`; `fast`: a fast
 /// retransmission rather than one after a timeout (or reneging).
 pub fn rtx_destination(paths: &[Path], last: usize, fast: bool, cmt: &CmtConfig) -> usize {
+    rtx_destination_with(paths, last, fast, cmt, &|i| {
+        (paths[i].cc().cwnd(), paths[i].cc().ssthresh())
+    })
+}
+
+/// `rtx_destination` with path `i`'s (cwnd, ssthresh) taken as `windows(i)`: for
+/// `cmt.rtx_dest_at_mark`, the windows before a T3-rtx expiry's cut.
+pub fn rtx_destination_with(
+    paths: &[Path],
+    last: usize,
+    fast: bool,
+    cmt: &CmtConfig,
+    windows: &dyn Fn(usize) -> (u64, u64),
+) -> usize {
     let n = paths.len();
     let last = last.min(n.saturating_sub(1));
     let usable: Vec<usize> = (0..n).filter(|&i| paths[i].usable()).collect();
@@ -60,24 +74,26 @@ pub fn rtx_destination(paths: &[Path], last: usize, fast: bool, cmt: &CmtConfig)
             .find(|&i| paths[i].usable())
             .unwrap_or(last);
     }
-    let best_by = |key: &dyn Fn(&Path) -> u64| -> usize {
+    // The first usable path with the largest key (FreeBSD breaks ties at random).
+    let best_by = |key: &dyn Fn(usize) -> u64| -> usize {
         let mut best = usable[0];
         for &i in &usable {
-            if key(&paths[i]) > key(&paths[best]) {
+            if key(i) > key(best) {
                 best = i;
             }
         }
         best
     };
+    let (cwnd, ssthresh) = (|i| windows(i).0, |i| windows(i).1);
     match cmt.rtx_policy {
         RtxPolicy::Same if paths[last].usable() => last,
-        RtxPolicy::Same => best_by(&|p| p.cc().ssthresh()),
+        RtxPolicy::Same => best_by(&ssthresh),
         RtxPolicy::Asap => (0..n)
             .map(|k| (last + k) % n)
             .find(|&i| paths[i].usable() && paths[i].can_send())
-            .unwrap_or_else(|| best_by(&|p| p.cc().cwnd())),
-        RtxPolicy::Cwnd => best_by(&|p| p.cc().cwnd()),
-        RtxPolicy::Ssthresh => best_by(&|p| p.cc().ssthresh()),
+            .unwrap_or_else(|| best_by(&cwnd)),
+        RtxPolicy::Cwnd => best_by(&cwnd),
+        RtxPolicy::Ssthresh => best_by(&ssthresh),
     }
 }
 

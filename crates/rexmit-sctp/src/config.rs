@@ -72,7 +72,8 @@ rexmit_options::choices! {
         /// SACK without gap blocks that follows one without gap blocks never restarts a running
         /// timer; on expiry only chunks outstanding longer than SRTT + 4·RTTVAR are marked, and
         /// cwnd falls to one MTU only if one was; the RTO backoff is undone by any SACK of data
-        /// sent once.
+        /// sent once; while chunks are marked, the expiry's output call sends at most one
+        /// packet of them and no new data (sctp_chunk_output from SCTP_OUTPUT_FROM_T3).
         Freebsd = "freebsd",
     }
 }
@@ -144,6 +145,15 @@ macro_rules! cmt_option_table {
         opt dac: bool = true, unit = flag;
         /// Where retransmissions go (RTX-SSTHRESH: seed 000 §IV.A).
         opt rtx_policy: $crate::RtxPolicy = $crate::RtxPolicy::Ssthresh, unit = choice;
+        /// Choose a retransmission's destination when its chunk is marked, as FreeBSD's CMT
+        /// does (sctp_strike_gap_ack_chunks and sctp_t3rxt_timer set the chunk's `whoTo` from
+        /// sctp_find_alternate_net): by `rtx_policy` over the paths' cwnds before the loss's
+        /// cut, after a T3-rtx expiry's error count; an expiry also moves the chunks already
+        /// marked for the expiring path. A marked chunk goes out when its own destination has
+        /// room, with the marked chunks bound there (sctp_chunk_retransmission). Off: the
+        /// destination is chosen when the lowest marked chunk is sent, from the cwnds then,
+        /// and every marked chunk follows it.
+        opt rtx_dest_at_mark: bool = false, unit = flag;
         /// Potentially-failed state: a path that timed out gets no new data until a heartbeat
         /// confirms it (CMT-PF).
         opt pf: bool = false, unit = flag;

@@ -59,6 +59,9 @@ pub struct RtxEntry {
     pub rtx_cause: RtxCause,
     /// This (first) transmission measures its path's RTT (RFC 9260 §6.3.1 C4).
     pub timed: bool,
+    /// Marked for retransmission, the destination chosen then (`cmt.rtx_dest_at_mark`);
+    /// `None`: chosen when it is sent.
+    pub rtx_to: Option<usize>,
 }
 
 impl RtxEntry {
@@ -198,6 +201,7 @@ impl RtxQueue {
         self.gap_acked -= (e.state == TsnState::GapAcked) as usize;
         e.state = TsnState::InFlight;
         e.path = p;
+        e.rtx_to = None;
         e.sent_at = now;
         e.tx_count += 1;
         e.miss_indications = 0;
@@ -242,6 +246,24 @@ impl RtxQueue {
         e.fast_rtx_next_tsn = next_tsn;
         e.fast_rtx_pending = true;
         Some((e.path, left))
+    }
+
+    /// `cmt.rtx_dest_at_mark`: marked chunk `tsn` will be retransmitted to `to`.
+    pub(crate) fn bind_rtx_dest(&mut self, tsn: u32, to: usize) {
+        if let Some(e) = self.get_mut(tsn) {
+            e.rtx_to = Some(to);
+        }
+    }
+
+    /// `cmt.rtx_dest_at_mark`, T3-rtx expired on path `p`: the marked chunks bound for `p`,
+    /// or last sent there and not bound anywhere, go to `to` instead (sctp_mark_all_for_resend
+    /// moves every chunk whose `whoTo` is the expiring destination).
+    pub(crate) fn rebind_marked(&mut self, p: usize, to: usize) {
+        for e in self.entries.iter_mut() {
+            if e.state == TsnState::MarkedForRtx && e.rtx_to.unwrap_or(e.path) == p {
+                e.rtx_to = Some(to);
+            }
+        }
     }
 
     /// T3-rtx expired on path `p` (RFC 9260 §6.3.3 E3): every chunk in flight there is marked
@@ -456,6 +478,7 @@ mod tests {
             fast_retransmitted: false,
             fast_rtx_next_tsn: 0,
             fast_rtx_pending: false,
+            rtx_to: None,
             msg_id: 0,
             rtx_cause: RtxCause::Timeout,
             timed: false,
@@ -544,6 +567,28 @@ mod tests {
         );
         assert_eq!(q.get(3).unwrap().state, TsnState::InFlight);
         assert_eq!(q.mark_timed_out_sent_by(0, by), None);
+    }
+
+    #[test]
+    fn a_timeout_moves_the_marked_chunks_bound_for_its_path_and_a_send_unbinds() {
+        // sctp_mark_all_for_resend moves every chunk whose `whoTo` is the expiring path.
+        let mut q = queue(4);
+        q.on_sent(3, 1, Time::ZERO);
+        q.on_sent(4, 1, Time::ZERO);
+        for t in 1..=4 {
+            q.mark_fast_rtx(t, RtxCause::FastRetransmit, 5);
+        }
+        q.bind_rtx_dest(1, 1); // last sent on 0, bound for 1
+        q.bind_rtx_dest(3, 0); // last sent on 1, bound for 0
+        q.rebind_marked(1, 2);
+        let to: Vec<_> = (1..=4).map(|t| q.get(t).unwrap().rtx_to).collect();
+        assert_eq!(
+            to,
+            vec![Some(2), None, Some(0), Some(2)],
+            "TSN 4: sent on 1, unbound"
+        );
+        q.on_sent(1, 2, Time::ZERO);
+        assert_eq!(q.get(1).unwrap().rtx_to, None);
     }
 
     #[test]

@@ -146,8 +146,10 @@ impl UsrsctpConfig {
             spt_address: SockaddrStorage::zeroed(),
             spt_assoc_id: future,
             spt_pathmaxrxt: self.path_max_retrans,
-            // FreeBSD: potentially failed once the error count exceeds the threshold.
-            spt_pathpfthld: self.pf_threshold.map_or(PF_OFF, |k| k - 1),
+            // Both mark a path potentially failed once its error count exceeds the threshold
+            // (FreeBSD's sctp_threshold_management, rexmit's `Path::on_error`; RFC 7829 §4
+            // PFMR): the same number.
+            spt_pathpfthld: self.pf_threshold.unwrap_or(PF_OFF),
             spt_pathcpthld: 0xffff,
         };
         s.set(

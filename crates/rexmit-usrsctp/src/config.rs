@@ -71,9 +71,10 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("cmt.cut_every_sack", BuiltIn("true: with CMT on, FreeBSD cuts a destination's cwnd on every SACK that newly marks chunks of it for fast retransmission, in fast recovery or not (sctp_cwnd_update_after_fr)")),
         ("cmt.grow_in_recovery", BuiltIn("true: with CMT on, FreeBSD updates a destination's cwnd on SACKs during fast recovery too (sctp_cwnd_update_after_sack skips it only with CMT off)")),
         ("cmt.rtx_pseudo_cumack", BuiltIn("true: FreeBSD's CUC (CUCv2) keeps separate pseudo cumulative acks per destination for first transmissions and for retransmissions (sctp_indata.c, pseudo_cumack and rtx_pseudo_cumack)")),
+        ("cmt.rtx_dest_at_mark", BuiltIn("true: FreeBSD sets a chunk's retransmission destination (`whoTo`) when it marks the chunk, in sctp_strike_gap_ack_chunks and sctp_t3rxt_timer (sctp_find_alternate_net)")),
         ("cmt.rtx_policy", BuiltIn("cwnd: FreeBSD's CMT sends retransmissions to the reachable path with the largest cwnd (sctp_find_alternate_net mode 1; its comment says RTX_SSTHRESH)")),
         ("cmt.pf", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld (off: 65535)")),
-        ("cmt.pf_threshold", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld = pf_threshold − 1 (FreeBSD marks a path PF when its error count exceeds the threshold)")),
+        ("cmt.pf_threshold", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld = pf_threshold (both mark a path PF when its error count exceeds the threshold)")),
         ("thin", None("FreeBSD's SCTP has none of seed 004's thin-stream modifications")),
         ("rack", None("FreeBSD's SCTP has no RACK")),
     ]
@@ -192,7 +193,7 @@ pub struct UsrsctpConfig {
     /// `None`: no heartbeats.
     pub hb_interval: Option<Duration>,
     pub valid_cookie_life: Duration,
-    /// Consecutive timeouts after which a path is potentially failed (CMT-PF); `None`: off.
+    /// CMT-PF: a path is potentially failed once its error count exceeds this; `None`: off.
     pub pf_threshold: Option<u16>,
     pub stack: StackWide,
 }
@@ -339,12 +340,6 @@ impl UsrsctpConfig {
                 format!("{} is outside usrsctp's range 544..=65535", self.pmtu),
             ));
         }
-        if self.pf_threshold == Some(0) {
-            return Err(refuse(
-                "cmt.pf_threshold",
-                "0 is outside usrsctp's range 1..=65535",
-            ));
-        }
         Ok(())
     }
 
@@ -370,6 +365,7 @@ pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
     c.cmt.sfr = true;
     c.cmt.cuc = true;
     c.cmt.rtx_pseudo_cumack = true;
+    c.cmt.rtx_dest_at_mark = true;
     c.cmt.cut_every_sack = true;
     c.cmt.grow_in_recovery = true;
     c.cmt.rtx_policy = RtxPolicy::Cwnd;
@@ -391,6 +387,7 @@ fn check_built_in(cfg: &SctpConfig, key: &str, only: &str) -> Result<(), OptionE
         "cmt.sfr" => cfg.cmt.sfr,
         "cmt.cuc" => cfg.cmt.cuc,
         "cmt.rtx_pseudo_cumack" => cfg.cmt.rtx_pseudo_cumack,
+        "cmt.rtx_dest_at_mark" => cfg.cmt.rtx_dest_at_mark,
         "cmt.cut_every_sack" => cfg.cmt.cut_every_sack,
         "cmt.grow_in_recovery" => cfg.cmt.grow_in_recovery,
         "cmt.rtx_policy" => cfg.cmt.rtx_policy == RtxPolicy::Cwnd,
@@ -558,7 +555,7 @@ mod tests {
             .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
             .map(|(k, _)| *k)
             .collect();
-        assert_eq!(built_in.len(), 18, "{built_in:?}");
+        assert_eq!(built_in.len(), 19, "{built_in:?}");
         assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.rtx_pseudo_cumack"]).is_err());
@@ -567,5 +564,6 @@ mod tests {
         assert!(UsrsctpConfig::from_sctp(&cfg, ["tsn_map_window"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.cut_every_sack"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.grow_in_recovery"]).is_err());
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.rtx_dest_at_mark"]).is_err());
     }
 }

@@ -224,3 +224,89 @@ fn cmt_with_potentially_failed_paths_is_accepted_by_the_stack() {
     assert_eq!(r.metrics["cmt/sink"]["messages_delivered"], 500.0);
     assert_eq!(r.count(&r.s_addrs, is_data).len(), 2);
 }
+
+/// When S first sends a HEARTBEAT to D's path-0 address, in seconds, with path 0's data
+/// direction dead after the handshake (its INIT and COOKIE ECHO, packets 1 and 2, pass), no
+/// periodic heartbeats and RTO.Min 1 s: only marking the path potentially failed sends one.
+fn first_pf_heartbeat(pf_threshold: u32, name: &str) -> f64 {
+    use rexmit_engine::StreamFactory;
+    use rexmit_net::{ErrorModelConfig, FlowMatch, LinkParams, Network, ScriptSelect, Simulation};
+    let mut net = Network::new(StreamFactory::new(7));
+    let (s, d) = (
+        net.add_node("S", false).unwrap(),
+        net.add_node("D", false).unwrap(),
+    );
+    for k in 0..2 {
+        let delay = Duration::from_millis(20 * (k + 1));
+        let mut fwd = LinkParams::new(Rate::from_mbps(5), delay);
+        if k == 0 {
+            fwd.errors.push(ErrorModelConfig::Scripted {
+                flow: FlowMatch::default(),
+                select: ScriptSelect::PacketNumbers((3..=100_000).collect()),
+            });
+        }
+        net.add_link(s, d, fwd, LinkParams::new(Rate::from_mbps(5), delay), None)
+            .unwrap();
+    }
+    let mut sim = Simulation::new(net);
+    let mut cfg = SctpConfig::default();
+    cfg.cmt.enabled = true;
+    cfg.cmt.pf = true;
+    cfg.cmt.pf_threshold = pf_threshold;
+    cfg.hb_interval = None;
+    cfg.rto.initial = Duration::from_secs(1);
+    let run = StackRun::open(2).unwrap();
+    add_association(
+        &mut sim,
+        &run,
+        &cfg,
+        &[
+            "cmt.enabled",
+            "cmt.pf",
+            "cmt.pf_threshold",
+            "hb_interval",
+            "rto.initial",
+        ],
+        bulk(cfg.max_data_payload(), None),
+        49152,
+        "cmt",
+        None,
+    );
+    let d0 = sim.net().addrs(d)[0];
+    let dir = scratch_dir(name);
+    let pcap = dir.join("s.pcap");
+    sim.pcap_node(s, &pcap).unwrap();
+    run_until(&mut sim, 12);
+    drop((sim, run));
+    let packets = sctp_packets(&pcap);
+    std::fs::remove_dir_all(&dir).ok();
+    let hb = packets
+        .iter()
+        .find(|c| {
+            c.dst == d0
+                && c.sctp
+                    .chunks
+                    .iter()
+                    .any(|k| matches!(k, Chunk::Heartbeat { .. }))
+        })
+        .expect("path 0 marked potentially failed and probed");
+    hb.t_ns as f64 / 1e9
+}
+
+#[test]
+fn a_path_is_potentially_failed_once_its_error_count_exceeds_pf_threshold() {
+    if !usrsctp_or_skip() {
+        return;
+    }
+    // RFC 7829 §4 (2): PF once the error counter exceeds PFMR, as rexmit's `Path::on_error`.
+    // Path 0's T3-rtx first expires about 1 s after its first lost DATA (RTO.Min), then 2 s
+    // later (backed off): the probe follows the first expiry with a threshold of 0 and the
+    // second with 1 (before the binding passed pf_threshold − 1, both came at the first).
+    let (at0, at1) = (first_pf_heartbeat(0, "pf0"), first_pf_heartbeat(1, "pf1"));
+    assert!((1.0..2.0).contains(&at0), "threshold 0: {at0} s");
+    // Measured: 1.081 s and 3.363 s (before the fix: 1.081 s both).
+    assert!(
+        (1.5..3.0).contains(&(at1 - at0)),
+        "threshold 1: {at1} s, 0: {at0} s"
+    );
+}

@@ -299,6 +299,8 @@ impl Association {
             .push_message(stream, &msg, unordered, self.cfg.max_data_payload());
         self.stats.messages_sent += 1;
         self.tx.note_output_call(now, true);
+        // FreeBSD follows an accepted write with an output call of its own.
+        self.tx.end_t3_call();
         if now > self.tx.round_at() || self.paths.iter().all(|p| p.flight() == 0) {
             // A write after the current opportunity began, or with nothing in flight to clock
             // data out, is a transmit opportunity of its own (RFC 9260 §6.1 D); writes at the

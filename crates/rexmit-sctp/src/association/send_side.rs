@@ -16,6 +16,19 @@ use rexmit_time::{Duration, Time};
 use rexmit_wire::{DataChunk, Payload};
 use smallvec::SmallVec;
 
+/// FreeBSD's output call after a T3-rtx expiry (sctp_chunk_output from `SCTP_OUTPUT_FROM_T3`,
+/// "Only one transmission allowed out of a timeout"): while chunks are marked for
+/// retransmission it sends at most one packet of them and no new data, even when none can go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum T3Call {
+    /// Not an expiry's call.
+    No,
+    /// An expiry's call that has sent nothing yet.
+    Open,
+    /// An expiry's call that has had its one chance.
+    Spent,
+}
+
 /// The data sender: unsent fragments (`queue`) and sent ones until cumulatively acked
 /// (`rtxq`), the TSN counters, what the peer acknowledged and advertised, fast recovery,
 /// blocking of the application, the transmit opportunity and the DATA packets in flight.
@@ -56,6 +69,9 @@ pub(super) struct SendSide {
     /// output call is not counted yet.
     output_call_at: Time,
     pending_writes: u32,
+    /// `t3_rtx = "freebsd"`: this opportunity is a T3-rtx expiry's output call, and whether it
+    /// sent its one packet (`T3Call`).
+    t3_call: T3Call,
     /// CMT: the destination the next new data tries first (round robin).
     cmt_next: usize,
     /// DATA packets in flight and the packet loss estimate (seed 004 §5.1), kept only while
@@ -114,6 +130,7 @@ impl SendSide {
             fr_calls: 1,
             output_call_at: Time::ZERO,
             pending_writes: 0,
+            t3_call: T3Call::No,
             cmt_next: 0,
             packets: PacketTracker::default(),
         }
@@ -282,6 +299,27 @@ impl SendSide {
     /// Input arrived: the next `poll_transmit` begins a new transmit opportunity.
     pub(super) fn end_round(&mut self) {
         self.round_open = false;
+        self.t3_call = T3Call::No;
+    }
+
+    /// A FreeBSD T3-rtx expiry: the opportunity it opens is its output call (`T3Call`).
+    pub(super) fn begin_t3_call(&mut self) {
+        self.t3_call = T3Call::Open;
+    }
+
+    /// A write is an output call of FreeBSD's own (sctp_lower_sosend): what follows it at this
+    /// instant is no longer the expiry's call.
+    pub(super) fn end_t3_call(&mut self) {
+        self.t3_call = T3Call::No;
+    }
+
+    pub(super) fn t3_call(&self) -> T3Call {
+        self.t3_call
+    }
+
+    /// The expiry's call sent its packet (or found none to send).
+    pub(super) fn spend_t3_call(&mut self) {
+        self.t3_call = T3Call::Spent;
     }
 
     /// The front fragment's first transmission to path `p`: it gets the next TSN and enters
@@ -308,6 +346,7 @@ impl SendSide {
             fast_retransmitted: false,
             fast_rtx_next_tsn: 0,
             fast_rtx_pending: false,
+            rtx_to: None,
             msg_id: pc.msg_id,
             rtx_cause: RtxCause::Timeout,
             timed: false,
@@ -402,6 +441,16 @@ impl SendSide {
         let marked = self.rtxq.mark_fast_rtx(tsn, cause, self.next_tsn())?;
         self.rtx_marked = true;
         Some(marked)
+    }
+
+    /// `cmt.rtx_dest_at_mark`: marked chunk `tsn` goes to path `to`.
+    pub(super) fn bind_rtx_dest(&mut self, tsn: u32, to: usize) {
+        self.rtxq.bind_rtx_dest(tsn, to);
+    }
+
+    /// `cmt.rtx_dest_at_mark`: the marked chunks bound for path `p` go to `to` instead.
+    pub(super) fn rebind_marked(&mut self, p: usize, to: usize) {
+        self.rtxq.rebind_marked(p, to);
     }
 
     /// T3-rtx expired on path `p` (§6.3.3 E3): everything in flight there is marked for

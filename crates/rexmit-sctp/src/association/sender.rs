@@ -4,6 +4,7 @@
 
 use super::timers::Timer;
 use super::Association;
+use crate::cmt;
 use crate::config::T3Rtx;
 use crate::controller::congestion_cause;
 use crate::rtx_queue::{RtxEntry, TsnState};
@@ -34,6 +35,12 @@ impl Association {
             if let Some((p, left)) = self.tx.mark_fast_rtx(t, cause) {
                 self.paths[p].leave_flight(left);
                 self.paths[p].cc_mut().count_lost(1);
+                if self.rtx_dest_at_mark() {
+                    // sctp_strike_gap_ack_chunks picks the chunk's `whoTo` before
+                    // sctp_cwnd_update_after_fr cuts (below).
+                    let to = cmt::rtx_destination(&self.paths, p, true, &self.cfg.cmt);
+                    self.tx.bind_rtx_dest(t, to);
+                }
                 if !paths_hit.iter().any(|(q, _)| *q == p) {
                     paths_hit.push((p, cause));
                 }
@@ -95,10 +102,19 @@ impl Association {
         }
     }
 
+    /// `cmt.rtx_dest_at_mark`: a retransmission's destination is fixed when it is marked.
+    pub(super) fn rtx_dest_at_mark(&self) -> bool {
+        self.cfg.cmt.enabled && self.cfg.cmt.rtx_dest_at_mark
+    }
+
     /// T3-rtx expiry on path `p` (§6.3.3 E1-E3, §8.2).
     pub(super) fn on_t3_expiry(&mut self, now: Time, p: usize) {
         // Armed by `arm_reneging_guard` rather than by data in flight?
         let guard_expired = self.flight_size() == 0;
+        let windows_before: Option<PerPath<(u64, u64)>> = self.rtx_dest_at_mark().then(|| {
+            let w = |q: &crate::path::Path| (q.cc().cwnd(), q.cc().ssthresh());
+            self.paths.iter().map(w).collect()
+        });
         let thin = self.is_thin();
         self.timers.stop(Timer::T3Rtx(p));
         self.rack_on_t3();
@@ -119,6 +135,10 @@ impl Association {
             self.paths[p].reset_rto_backoff();
         } else {
             self.paths[p].back_off_rto();
+        }
+        if freebsd {
+            // What this expiry opens is its output call (`T3Call`).
+            self.tx.begin_t3_call();
         }
         if freebsd_marked || (freebsd && self.paths[p].flight() > 0) {
             // FreeBSD restarts the timer at once, with the RTO just doubled: retransmissions
@@ -150,6 +170,13 @@ impl Association {
             self.mark_reneged(&gap_acked);
         }
         self.path_error(now, p);
+        if let Some(w) = windows_before {
+            // sctp_t3rxt_timer: the error count first (the path may be potentially failed
+            // now), then sctp_find_alternate_net over the windows before
+            // sctp_backoff_on_timeout's cut, and every chunk marked for `p` moves there.
+            let to = cmt::rtx_destination_with(&self.paths, p, false, &self.cfg.cmt, &|i| w[i]);
+            self.tx.rebind_marked(p, to);
+        }
     }
 
     /// FreeBSD's T3-rtx expiry (`t3_rtx = "freebsd"`; sctp_t3rxt_timer and

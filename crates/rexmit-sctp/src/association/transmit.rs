@@ -3,12 +3,13 @@
 //! before new data (§6.1 C), new data within cwnd, the peer's window and Max.Burst — with a
 //! pending SACK bundled in front when it goes to the same destination.
 
+use super::send_side::T3Call;
 use super::timers::Timer;
 use super::{Association, Outgoing, State};
 use crate::cmt;
 use crate::config::{MaxBurstRule, T3Rtx};
 use crate::event::Transmit;
-use crate::rtx_queue::TsnState;
+use crate::rtx_queue::{RtxEntry, TsnState};
 use crate::stats::RtxCause;
 use rexmit_time::Time;
 use rexmit_wire::sctp::{pad4, DATA_CHUNK_HEADER_LEN, SCTP_COMMON_HEADER_LEN};
@@ -197,7 +198,16 @@ impl Association {
         if !self.burst_allows() || self.fr_burst_spent() {
             return None;
         }
-        let t = self.rtx_packet(now).or_else(|| self.new_data_packet(now));
+        let t = match self.tx.t3_call() {
+            // FreeBSD's output call after a T3-rtx expiry: with chunks marked, one packet of
+            // them at most and no new data ("Only one transmission allowed out of a timeout").
+            T3Call::Open if self.tx.next_retransmission().is_some() => {
+                self.tx.spend_t3_call();
+                self.rtx_packet(now)
+            }
+            T3Call::Spent => None,
+            _ => self.rtx_packet(now).or_else(|| self.new_data_packet(now)),
+        };
         if t.is_some() {
             self.burst_take();
         }
@@ -233,12 +243,39 @@ impl Association {
         )
     }
 
+    /// Where marked chunk `e` is retransmitted: the destination bound when it was marked
+    /// (`cmt.rtx_dest_at_mark`), else the one chosen now.
+    fn rtx_dest_of(&self, e: &RtxEntry, pending: bool) -> usize {
+        e.rtx_to
+            .unwrap_or_else(|| cmt::rtx_destination(&self.paths, e.path, pending, &self.cfg.cmt))
+    }
+
+    /// `cmt.rtx_dest_at_mark`: the destination of the lowest marked chunk that may go now
+    /// (its destination has room in cwnd, or it ignores cwnd), with that chunk's cause;
+    /// sctp_chunk_retransmission passes over chunks bound for a full destination.
+    fn bound_rtx_destination(&self, pending: bool) -> Option<(usize, RtxCause)> {
+        self.tx
+            .rtxq()
+            .iter()
+            .filter(|e| e.state == TsnState::MarkedForRtx)
+            .map(|e| (self.rtx_dest_of(e, pending), e.rtx_cause))
+            .find(|&(p, cause)| self.rtx_ignores_cwnd(pending, cause) || self.paths[p].can_send())
+    }
+
     /// Chunks marked for retransmission, lowest TSN first, in one packet to the retransmission
-    /// destination of the lowest one (all of them go there, whatever path each last used).
+    /// destination of the lowest one (all of them go there, whatever path each last used); with
+    /// `cmt.rtx_dest_at_mark` to the destination of the lowest one that may go, with the
+    /// chunks bound there.
     fn rtx_packet(&mut self, now: Time) -> Option<Transmit> {
         let (first_marked, pending, first_cause) = self.tx.next_retransmission()?;
-        let fast = self.rtx_ignores_cwnd(pending, first_cause);
-        let p = cmt::rtx_destination(&self.paths, first_marked, pending, &self.cfg.cmt);
+        let bound = self.rtx_dest_at_mark();
+        let (p, fast) = if bound {
+            let (p, cause) = self.bound_rtx_destination(pending)?;
+            (p, self.rtx_ignores_cwnd(pending, cause))
+        } else {
+            let p = cmt::rtx_destination(&self.paths, first_marked, pending, &self.cfg.cmt);
+            (p, self.rtx_ignores_cwnd(pending, first_cause))
+        };
         let (mut flight, cwnd) = (self.paths[p].flight(), self.paths[p].cc().cwnd());
         let budget = self.packet_budget();
         let mut used = 0;
@@ -248,6 +285,7 @@ impl Association {
             .rtxq()
             .iter()
             .filter(|e| e.state == TsnState::MarkedForRtx)
+            .filter(|e| !bound || self.rtx_dest_of(e, pending) == p)
         {
             let sz = pad4(DATA_CHUNK_HEADER_LEN + e.len as usize);
             // §7.2.4 step 3: the fast-retransmit packet ignores cwnd; others wait for it.
