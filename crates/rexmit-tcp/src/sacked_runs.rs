@@ -44,8 +44,10 @@ impl SackedRuns {
     pub(crate) fn pop_front(&mut self, any_sacked: bool) {
         if any_sacked {
             self.jumps.pop_front();
-        } else {
-            self.jumps.clear();
+        } else if !self.jumps.is_empty() {
+            // Freed, not kept: a connection between loss episodes holds no jumps (memory per
+            // connection, issue 40's target).
+            self.jumps = VecDeque::new();
         }
     }
 
