@@ -555,13 +555,16 @@ impl Scoreboard {
             return None;
         }
         let mut i = self.runs.next_unsacked(0);
+        let mut found = None;
         while let Some(s) = self.segs.get(i) {
             if s.lost {
-                return Some(s);
+                found = Some(s);
+                break;
             }
             i = self.runs.next_unsacked(i + 1);
         }
-        None
+        debug_assert_eq!(found, self.segs.iter().find(|s| s.lost && !s.sacked));
+        found
     }
 
     pub fn clear_lost(&mut self, start: u64) {
@@ -616,25 +619,37 @@ impl Scoreboard {
         // Segments are in order of start: those below HighRxt are skipped by a binary search,
         // and SACKed ones by their runs, not visited (issue 40: a scan from SND.UNA cost
         // O(window) per call in recovery).
+        let candidate = |s: &SentSegment| (s.lost || !require_lost) && !(marks && s.rtx_mark);
         let mut i = self
             .runs
             .next_unsacked(self.segs.partition_point(|s| s.start < high_rxt));
+        let mut found = None;
         while let Some(s) = self.segs.get(i) {
             if s.start >= limit {
-                return None;
+                break;
             }
-            if (s.lost || !require_lost) && !(marks && s.rtx_mark) {
-                return Some(s);
+            if candidate(s) {
+                found = Some(s);
+                break;
             }
             i = self.runs.next_unsacked(i + 1);
         }
-        None
+        debug_assert_eq!(
+            found,
+            self.segs
+                .iter()
+                .find(|s| !s.sacked && s.start >= high_rxt && s.start < limit && candidate(s)),
+            "NextSeg's search"
+        );
+        found
     }
 
     /// NextSeg rule (4): the segment holding the highest outstanding unSACKed octet.
     pub fn highest_unsacked(&self) -> Option<&SentSegment> {
         let last = self.segs.len().checked_sub(1)?;
-        self.runs.prev_unsacked(last).map(|i| &self.segs[i])
+        let found = self.runs.prev_unsacked(last).map(|i| &self.segs[i]);
+        debug_assert_eq!(found, self.segs.iter().rev().find(|s| !s.sacked));
+        found
     }
 
     /// Clear SACK state after the cumulative ACK passes it (RFC 6675 keeps nothing below HighACK).
