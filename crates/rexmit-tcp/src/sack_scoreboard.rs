@@ -285,7 +285,11 @@ impl Scoreboard {
             self.segs.partition_point(|s| s.start < self.high_sacked)
         };
         // Segments ending at or below the frontier (a prefix: ends increase) are not visited.
-        let floor = self.segs.partition_point(|s| s.end <= self.lost_frontier);
+        let floor = if top == 0 {
+            0
+        } else {
+            self.segs.partition_point(|s| s.end <= self.lost_frontier)
+        };
         let (mut count, mut bytes) = (0u32, 0u64);
         let mut from = None;
         // Down from the top, a run of SACKed segments at a time (`SackedRuns`): each run adds
