@@ -79,7 +79,7 @@ pub struct Scoreboard {
 
 /// RFC 6675 §4 SetPipe in parts, so that `pipe` costs O(1) instead of a walk over every
 /// outstanding segment (issue 40: with 20 000 segments in flight the walk was half of a
-/// buffer-sizing run). Each is a sum of the lengths of unSACKed segments.
+/// buffer-sizing run). All are over the unSACKed segments: byte sums and a count.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct PipeSums {
     /// Not marked lost (counted once by SetPipe).
