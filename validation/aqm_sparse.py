@@ -37,8 +37,9 @@ def sparse_waits(name: str, seed: int, rate: str, size: int) -> tuple[list[tuple
     sc = aqm.SCENARIOS[name]
     s = multiflow.rexmit_scenario(sc, seed, aqm.REXMIT_TCP.get(sc.variants[0]))
     topo = s.data["topology"]
-    topo["left"].append({"name": "V", "rate": "100Mbps", "delay": "1ms"})
-    topo["right"].append({"name": "VD", "rate": "100Mbps", "delay": "1ms"})
+    fr = {"framing_bytes": sc.framing_bytes} if sc.framing_bytes else {}  # ns-3's PPP header
+    topo["left"].append({"name": "V", "rate": "100Mbps", "delay": "1ms", **fr})
+    topo["right"].append({"name": "VD", "rate": "100Mbps", "delay": "1ms", **fr})
     s.udp_cbr("voice", "V", "VD", rate=rate, packet_size=size, start="0.5s")
     s.pcap(node="R1")
     with tempfile.TemporaryDirectory() as tmp:

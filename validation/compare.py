@@ -191,19 +191,11 @@ def error_model(loss: str, rate: float) -> dict[str, Any]:
     return {"kind": "uniform", "rate": rate, "direction": "forward"}
 
 
-def tcp_scenario(m: Mirror, loss: str, rate: float, seed: int, secs: float) -> rexmit.Scenario:
-    s = rexmit.Scenario(stop_time=f"{secs:g}s", seed=seed)
-    q = {"packets": 100}
-    s.chain(
-        ["S", "G1", "G2", "D"],
-        [
-            {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
-            {"rate": "4Mbps", "delay": "50ms", "queue": q, "errors": [error_model(loss, rate)]},
-            {"rate": "10Mbps", "delay": "0.1ms", "queue": q},
-        ],
-    )
-    s.app("bulk", "tcp_bulk", "S", "D", tcp=m.tcp)
-    return s
+def tcp_scenario(m: Mirror, loss: str, rate: float, seed: int, secs: float, ppp: bool = False) -> rexmit.Scenario:
+    """Seed 001's path with random loss; `ppp`: ns-3's PPP header on every link (timelines.py)."""
+    import timelines
+
+    return timelines.path_scenario(m, seed, secs, ppp, [error_model(loss, rate)])
 
 
 def sctp_scenario(m: Mirror, opts: dict[str, Any], rate: float, seed: int, secs: float) -> rexmit.Scenario:
@@ -242,9 +234,10 @@ def run_rexmit(peer: dict[str, Any], m: Mirror, seeds: list[int]) -> dict[str, l
     secs = float(opts.get("duration", 60))
     rate = float(opts.get("rate", 0))
     out: dict[str, list[float]] = {"goodput_bps": [], "retransmissions": [], "timeouts": [], "wall_s": []}
+    ppp = peer["name"].startswith("ns3")
     for seed in seeds:
         if m.tcp is not None:
-            record(out, rexmit.run(tcp_scenario(m, peer["loss"], rate, seed, secs)), "bulk", "retransmissions")
+            record(out, rexmit.run(tcp_scenario(m, peer["loss"], rate, seed, secs, ppp)), "bulk", "retransmissions")
         else:
             record(out, rexmit.run(sctp_scenario(m, opts, rate, seed, secs)), "assoc", "retransmissions")
     return out

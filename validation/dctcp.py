@@ -61,7 +61,6 @@ def _scenario(name: str, variants: tuple[str, ...], mbps: float, k: int) -> Mult
         duration=60.0,
         warmup=10.0,
         prr=False,
-        framing_bytes=2,  # ns-3's point-to-point devices add PPP's 2 bytes to every packet's link time
     )
 
 

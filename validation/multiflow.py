@@ -79,9 +79,14 @@ class MultiScenario:
     recv_delay_ms: float = 1.0
     sack: bool = True  # ns-3 only: the SACK option (ns-2's variant names say it)
     prr: bool = True  # ns-3 only: TcpPrrRecovery (ns-3's default) or TcpClassicRecovery
-    # rexmit's `framing_bytes` on every link: 2 gives ns-3's PPP header its link time (dctcp.py)
-    framing_bytes: int = 0
+    # rexmit's `framing_bytes` on every link; None: 2 against ns-3 (its point-to-point devices
+    # add a 2-byte PPP header to every packet's link time, data and ACKs alike), 0 against ns-2
+    framing_bytes: int | None = None
     note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.framing_bytes is None:
+            object.__setattr__(self, "framing_bytes", 2 if self.peer == "ns3" else 0)
 
 
 def _spread(lo: float, hi: float, n: int) -> tuple[float, ...]:

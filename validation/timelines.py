@@ -15,9 +15,9 @@ compares the since-drop times. rexmit's send time is the start of serialisation 
 pcap tap); the peers report the agent's send (ns-3 `Tx` trace, ns-2 enqueue at S). The two
 differ only if a packet waited in S's queue: such rows are flagged `queued at S`.
 
-ns-3's point-to-point devices add a 2-byte PPP header (1502 bytes of link time per 1500-byte
-packet); the ns-3 mirrors here scale rexmit's link rates by 1500/1502 so that data packets take
-the same time on every link (`ppp=False` turns that off).
+ns-3's point-to-point devices add a 2-byte PPP header to every packet's link time (1502 byte
+times per 1500-byte packet, N + 2 per ACK of N bytes); the ns-3 mirrors here give rexmit's links
+`framing_bytes = 2`, the same (`ppp=False` turns that off).
 
     python validation/timelines.py [--peer NAME] [--json F]     (prints the markdown tables)
 """
@@ -59,8 +59,9 @@ class Timeline:
     timeouts: int | None = None
 
 
-def scaled_rate(bps: float, ppp: bool) -> str:
-    return f"{round(bps * 1500 / 1502) if ppp else round(bps)}bps"
+def framing(ppp: bool) -> int:
+    """rexmit's `framing_bytes` on every link: ns-3's 2-byte PPP header, or none."""
+    return 2 if ppp else 0
 
 
 def path_scenario(
@@ -68,12 +69,13 @@ def path_scenario(
 ) -> rexmit.Scenario:
     s = rexmit.Scenario(stop_time=f"{secs:g}s", seed=seed)
     q = {"packets": 100}
+    fr = {"framing_bytes": framing(ppp)} if ppp else {}
     s.chain(
         ["S", "G1", "G2", "D"],
         [
-            {"rate": scaled_rate(10e6, ppp), "delay": "0.1ms", "queue": q},
-            {"rate": scaled_rate(4e6, ppp), "delay": "50ms", "queue": q, "errors": errors},
-            {"rate": scaled_rate(10e6, ppp), "delay": "0.1ms", "queue": q},
+            {"rate": "10Mbps", "delay": "0.1ms", "queue": q, **fr},
+            {"rate": "4Mbps", "delay": "50ms", "queue": q, "errors": errors, **fr},
+            {"rate": "10Mbps", "delay": "0.1ms", "queue": q, **fr},
         ],
     )
     s.app("bulk", "tcp_bulk", "S", "D", tcp=m.tcp)
@@ -124,7 +126,7 @@ def rexmit_timeline(
         return ((x.seq - iss - 1) % (1 << 32)) // payload
 
     data = [x for x in sent if x.payload > 0]
-    tx_s = lambda x: x.ip_len * 8 / float(scaled_rate(10e6, ppp)[:-3])
+    tx_s = lambda x: (x.ip_len + framing(ppp)) * 8 / 10e6
     high = -1
     rtx: list[tuple[float, int]] = []
     queued: set[int] = set()
@@ -141,13 +143,12 @@ def rexmit_timeline(
         prev_end = t + tx_s(x)
     # The first bottleneck transmission of each dropped segment; it would have reached G2 after
     # its serialisation and the 50 ms delay.
-    bn_rate = float(scaled_rate(4e6, ppp)[:-3])
     drops = []
     pending = set(segs)
     for x in bottleneck:
         if x.payload > 0 and seg_of(x) in pending:
             pending.discard(seg_of(x))
-            drops.append((round(x.t_ns * NS + x.ip_len * 8 / bn_rate + 0.050, 9), seg_of(x)))
+            drops.append((round(x.t_ns * NS + (x.ip_len + framing(ppp)) * 8 / 4e6 + 0.050, 9), seg_of(x)))
     return Timeline(
         first_data_s=data[0].t_ns * NS,
         rtx=rtx,
@@ -307,7 +308,7 @@ def compare_case(
         "dropped_seg_rtx": [n_peer, n_ours],
         "peer": name,
         "segs": segs,
-        "ppp_scaled": ppp,
+        "ppp_framing": ppp,
         "same_algorithm": pc.same_algorithm,
         "why": pc.why,
         "peer_first_data_s": peer_first,
