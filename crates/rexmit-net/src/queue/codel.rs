@@ -28,6 +28,12 @@ macro_rules! codel_option_table {
             /// The queue is never judged above TARGET while it holds at most this many bytes,
             /// one MTU (RFC 8289 §5.5, `bytes() <= maxpacket`).
             opt mtu: u32 = 1500, unit = bytes, check = *mtu >= 1 => ">= 1";
+            /// The control law's 1/√count as Linux's and ns-3's CoDel compute it: a 16-bit
+            /// fixed-point estimate moved by one Newton step (x ← x·(3 − count·x²)/2) at each
+            /// change of count, reset to 1 when the dropping state starts afresh. Not exact:
+            /// the second drop comes INTERVAL/2 after the first, not INTERVAL/√2. Off: RFC 8289
+            /// §5.6's INTERVAL/√count.
+            opt newton_inv_sqrt: bool = false, unit = flag;
         }
         internal {}
     } };
@@ -64,6 +70,22 @@ pub(crate) struct Codel {
     /// `count` when the dropping state was last entered (`lastcount`).
     lastcount: u32,
     dropping: bool,
+    /// 1/√count in 16-bit fixed point (`newton_inv_sqrt`; 0xFFFF ≈ 1).
+    rec_inv_sqrt: u16,
+}
+
+/// 1/√count's estimate at its reset (≈ 1).
+const INV_SQRT_ONE: u16 = u16::MAX;
+
+/// One Newton step of the 16-bit reciprocal square root for `count` (`newton_inv_sqrt`):
+/// x ← x·(3 − count·x²)/2, in 32-bit fixed point with the wrap-around of the unsigned
+/// arithmetic those implementations use.
+fn newton_step(rec: u16, count: u32) -> u16 {
+    let x = (rec as u64) << 16;
+    let x2 = x.wrapping_mul(x) >> 32;
+    let three_minus = (3u64 << 32).wrapping_sub((count as u64).wrapping_mul(x2));
+    let next = ((three_minus >> 2).wrapping_mul(x)) >> 31;
+    (next >> 16) as u16
 }
 
 /// What one dequeue did.
@@ -84,13 +106,28 @@ impl Codel {
             count: 0,
             lastcount: 0,
             dropping: false,
+            rec_inv_sqrt: INV_SQRT_ONE,
         }
     }
 
-    /// RFC 8289 §5.6 `control_law`: the next drop INTERVAL/√count after `t`.
+    /// RFC 8289 §5.6 `control_law`: the next drop INTERVAL/√count after `t` (with
+    /// `newton_inv_sqrt`, INTERVAL times the fixed-point estimate).
     fn control_law(&self, t: Time, count: u32) -> Time {
-        let gap = self.cfg.interval.as_nanos() as f64 / (count.max(1) as f64).sqrt();
-        t + Duration::from_nanos(gap as u64)
+        let interval = self.cfg.interval.as_nanos();
+        let gap = if self.cfg.newton_inv_sqrt {
+            ((interval as u128 * self.rec_inv_sqrt as u128) >> 16) as u64
+        } else {
+            (interval as f64 / (count.max(1) as f64).sqrt()) as u64
+        };
+        t + Duration::from_nanos(gap)
+    }
+
+    /// `count` changed to `count` (the estimate follows it by one Newton step).
+    fn counted(&mut self, count: u32) {
+        self.count = count;
+        if self.cfg.newton_inv_sqrt {
+            self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, count);
+        }
     }
 
     /// RFC 8289 §5.5 `dodequeue`: the head packet and whether the sojourn time has been above
@@ -133,7 +170,7 @@ impl Codel {
             // A large backlog can make the next drop due at once, hence the loop.
             while self.dropping && now >= self.drop_next {
                 let Some(mut pkt) = p.take() else { break };
-                self.count += 1;
+                self.counted(self.count + 1);
                 if ecn && mark_ce(&mut pkt) {
                     self.drop_next = self.control_law(self.drop_next, self.count);
                     out.marked = true;
@@ -165,11 +202,12 @@ impl Codel {
             // drop_next still in the future counts as recent).
             let delta = self.count.saturating_sub(self.lastcount);
             let since = now.as_nanos() as i128 - self.drop_next.as_nanos() as i128;
-            self.count = if delta > 1 && since < 16 * self.cfg.interval.as_nanos() as i128 {
-                delta
+            if delta > 1 && since < 16 * self.cfg.interval.as_nanos() as i128 {
+                self.counted(delta);
             } else {
-                1
-            };
+                self.count = 1;
+                self.rec_inv_sqrt = INV_SQRT_ONE;
+            }
             self.drop_next = self.control_law(now, self.count);
             self.lastcount = self.count;
         }
@@ -243,6 +281,44 @@ mod tests {
         assert!(out.pkt.is_some());
         // Dropping state entered with count 1: the next drop one INTERVAL later.
         assert_eq!(c.state(), (true, 1, ms(210)));
+    }
+
+    #[test]
+    fn newton_inv_sqrt_follows_count_by_one_fixed_point_step() {
+        // Linux's and ns-3's estimate: reset to ≈ 1, then one Newton step per drop. The second
+        // drop comes 50 ms after the first (1/√2 taken as 0x8001/2^16), not 70.7; later steps
+        // approach 1/√count.
+        let mut rec = INV_SQRT_ONE;
+        let mut got = Vec::new();
+        for count in 2..=8u32 {
+            rec = newton_step(rec, count);
+            got.push(rec);
+        }
+        assert_eq!(got[0], 0x8001);
+        for (k, r) in got.iter().enumerate().skip(2) {
+            let exact = 1.0 / ((k + 2) as f64).sqrt();
+            let est = *r as f64 / 65536.0;
+            assert!(
+                (est - exact).abs() < 0.03,
+                "count {}: {est} vs {exact}",
+                k + 2
+            );
+        }
+        // In the queue: the drops a standing queue sees, 1 ms dequeues.
+        let cfg = CodelConfig {
+            newton_inv_sqrt: true,
+            ..CodelConfig::default()
+        };
+        let mut c = Codel::new(cfg);
+        let mut q = standing(5000);
+        let mut drops = Vec::new();
+        for t in 10..=400u64 {
+            let out = c.dequeue(ms(t), &mut q.fifo(), false);
+            drops.extend(std::iter::repeat_n(t, out.dropped as usize));
+        }
+        // 110 ms (entering), then 100 ms · 0xFFFF/2^16 later (209.998, seen at 210), then
+        // 100 ms · 0x8001/2^16 = 50.0015 ms (260.000), where the exact law gives 210, 281.
+        assert_eq!(drops[..3], [110, 210, 260]);
     }
 
     #[test]
