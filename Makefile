@@ -133,13 +133,14 @@ validate: peers validate-linux
 # rexmit's SCTP core (with FreeBSD's choices, and with its RFC 9260 defaults) against FreeBSD's
 # SCTP (usrsctp, issue 39) on the ns-2 SCTP scenarios, 10 seeds of 60 s (about 3 minutes):
 # validation/results/usrsctp_*.json, docs/validation_usrsctp.md (explained in docs/validation.md);
-# then seed 000's topologies at the paper's loads, three stacks, 3 replications (about 25 minutes),
-# docs/validation_usrsctp_seed000.md.
+# then seed 000's topologies at the paper's loads, three stacks, 10 replications of the SCTP
+# points and 3 of the CMT points (about 35 minutes), docs/validation_usrsctp_seed000.md.
 validate-usrsctp: install usrsctp-deps
 	$(BIN)/python validation/usrsctp.py run --seeds 10
 	$(BIN)/python validation/usrsctp.py repro
 	$(BIN)/python validation/usrsctp.py table
-	$(BIN)/python validation/usrsctp_seed000.py run --reps 3 --fresh
+	$(BIN)/python validation/usrsctp_seed000.py run --reps 10 --only sctp --fresh
+	$(BIN)/python validation/usrsctp_seed000.py run --reps 3 --only cmt
 	$(BIN)/python validation/usrsctp_seed000.py table
 
 # Linux TCP as a peer (issue 14): rexmit's linux profile against the kernel's reno, cubic and bbr
