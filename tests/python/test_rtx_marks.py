@@ -16,7 +16,10 @@ import multiflow  # noqa: E402
 
 
 def test_retransmission_marks_remove_most_spurious_retransmissions_of_back_to_back_episodes():
-    sc = dataclasses.replace(aqm.SCENARIOS["ns3-fq_codel-newreno-4"], duration=5.0, warmup=1.0)
+    # Without ns-3's PPP header (the mirror frames links with 2 bytes since issue 37's eighth
+    # session): the overshoot below was found, and is documented, on unframed links; framed,
+    # the third flow's episodes differ (39 retransmissions, 11 spurious; 6 with the marks).
+    sc = dataclasses.replace(aqm.SCENARIOS["ns3-fq_codel-newreno-4"], duration=5.0, warmup=1.0, framing_bytes=0)
     rfc = multiflow.run_rexmit(sc, 1)
     marks = multiflow.run_rexmit(sc, 1, {"rtx_marks": True})
     # The third flow's recovery from its overshoot: 14 spurious of 51 retransmissions as RFC
