@@ -335,6 +335,18 @@ impl Scoreboard {
         marked
     }
 
+    /// The unSACKed segments from index `from` on, in order, with their indices: SACKed runs
+    /// are passed over in one step each (`SackedRuns`).
+    fn unsacked_from(&self, from: usize) -> impl Iterator<Item = (usize, &SentSegment)> + '_ {
+        let mut i = self.runs.next_unsacked(from);
+        std::iter::from_fn(move || {
+            let s = self.segs.get(i)?;
+            let at = i;
+            i = self.runs.next_unsacked(i + 1);
+            Some((at, s))
+        })
+    }
+
     /// Bytes of segments `lo .. hi`: the segments tile the sequence space (`push`).
     fn run_bytes(&self, lo: usize, hi: usize) -> u64 {
         let bytes = self.segs[hi - 1].end - self.segs[lo].start;
@@ -519,8 +531,7 @@ impl Scoreboard {
         out: &mut Vec<(usize, Time, u64)>,
     ) {
         out.clear();
-        let mut i = self.runs.next_unsacked(0);
-        while let Some(s) = self.segs.get(i) {
+        for (i, s) in self.unsacked_from(0) {
             let sent_before = before(s.sent_at, s.end);
             if !sent_before && s.rexmits == 0 {
                 break;
@@ -528,7 +539,6 @@ impl Scoreboard {
             if sent_before && !s.lost {
                 out.push((i, s.sent_at, s.end));
             }
-            i = self.runs.next_unsacked(i + 1);
         }
         debug_assert_eq!(
             *out,
@@ -558,15 +568,7 @@ impl Scoreboard {
             debug_assert!(!self.segs.iter().any(|s| s.lost && !s.sacked));
             return None;
         }
-        let mut i = self.runs.next_unsacked(0);
-        let mut found = None;
-        while let Some(s) = self.segs.get(i) {
-            if s.lost {
-                found = Some(s);
-                break;
-            }
-            i = self.runs.next_unsacked(i + 1);
-        }
+        let found = self.unsacked_from(0).map(|(_, s)| s).find(|s| s.lost);
         debug_assert_eq!(found, self.segs.iter().find(|s| s.lost && !s.sacked));
         found
     }
@@ -624,20 +626,11 @@ impl Scoreboard {
         // and SACKed ones by their runs, not visited (issue 40: a scan from SND.UNA cost
         // O(window) per call in recovery).
         let candidate = |s: &SentSegment| (s.lost || !require_lost) && !(marks && s.rtx_mark);
-        let mut i = self
-            .runs
-            .next_unsacked(self.segs.partition_point(|s| s.start < high_rxt));
-        let mut found = None;
-        while let Some(s) = self.segs.get(i) {
-            if s.start >= limit {
-                break;
-            }
-            if candidate(s) {
-                found = Some(s);
-                break;
-            }
-            i = self.runs.next_unsacked(i + 1);
-        }
+        let found = self
+            .unsacked_from(self.segs.partition_point(|s| s.start < high_rxt))
+            .map(|(_, s)| s)
+            .take_while(|s| s.start < limit)
+            .find(|s| candidate(s));
         debug_assert_eq!(
             found,
             self.segs
