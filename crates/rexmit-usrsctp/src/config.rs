@@ -558,11 +558,12 @@ mod tests {
             .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
             .map(|(k, _)| *k)
             .collect();
-        assert_eq!(built_in.len(), 19, "{built_in:?}");
+        assert_eq!(built_in.len(), 20, "{built_in:?}");
         assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.rtx_pseudo_cumack"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["fr_max_burst"]).is_err());
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["fr_ssthresh_floor_mtus"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["sack_first_data"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["tsn_map_window"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.cut_every_sack"]).is_err());
