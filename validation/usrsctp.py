@@ -51,6 +51,7 @@ FREEBSD_PINS: dict[str, Any] = {
     "handshake_rtt": True,
     "fast_rtx_again": True,
     "fr_max_burst": 4,
+    "fr_ssthresh_floor_mtus": 2,
     "sack_first_data": True,
     "tsn_map_window": 4096,
     "rto": {"estimator": "freebsd"},

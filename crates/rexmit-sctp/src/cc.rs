@@ -20,6 +20,8 @@ pub struct PathCc {
     smss: u64,
     /// Slow start's largest increase per SACK, in MTUs (`slow_start_limit_mtus`).
     ss_limit_mtus: u64,
+    /// ssthresh's floor after a fast retransmit, in MTUs (`fr_ssthresh_floor_mtus`).
+    fr_floor_mtus: u64,
 }
 
 impl PathCc {
@@ -32,7 +34,15 @@ impl PathCc {
             partial_bytes_acked: 0,
             smss,
             ss_limit_mtus: 1,
+            fr_floor_mtus: 4,
         }
+    }
+
+    /// A fast retransmit cuts ssthresh to max(cwnd/2, `mtus`·MTU) (RFC 9260 §7.2.3: 4;
+    /// FreeBSD's `sctp_cwnd_update_after_fr`: 2).
+    pub fn with_fr_ssthresh_floor(mut self, mtus: u32) -> Self {
+        self.fr_floor_mtus = u64::from(mtus.max(1));
+        self
     }
 
     /// Slow start may grow cwnd by up to `mtus` MTUs per SACK (RFC 9260 §7.2.1: 1; FreeBSD
@@ -142,15 +152,20 @@ impl PathCc {
 
     /// §7.2.3 / §7.2.4 step 2: loss detected by fast retransmit.
     pub fn on_fast_retransmit(&mut self) {
-        self.ssthresh = window::decrease(self.cwnd, 0.5, 4 * self.smss);
-        self.cwnd = self.ssthresh;
-        self.partial_bytes_acked = 0;
+        self.halve(self.fr_floor_mtus);
     }
 
     /// RFC 9260 Appendix A: an ECN echo reduces as a loss found by fast retransmit does
-    /// (RFC 3168 §6.1.2), without retransmitting anything.
+    /// (RFC 3168 §6.1.2), without retransmitting anything; §7.2.3's floor of 4·MTU.
     pub fn on_ecn_echo(&mut self) {
-        self.on_fast_retransmit();
+        self.halve(4);
+    }
+
+    /// §7.2.3: ssthresh = max(cwnd/2, `floor_mtus`·MTU), cwnd = ssthresh.
+    fn halve(&mut self, floor_mtus: u64) {
+        self.ssthresh = window::decrease(self.cwnd, 0.5, floor_mtus * self.smss);
+        self.cwnd = self.ssthresh;
+        self.partial_bytes_acked = 0;
     }
 
     /// §7.2.3 / §6.3.3 E1: T3-rtx expiry.

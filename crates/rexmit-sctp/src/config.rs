@@ -341,6 +341,11 @@ macro_rules! sctp_option_table {
         /// write, so writes at the instant of the input add n each. 0: RFC 9260 §7.2.4 step 3,
         /// one packet whatever cwnd says, the rest within cwnd.
         opt fr_max_burst: u32 = 0, unit = packets;
+        /// ssthresh's floor when fast retransmit cuts cwnd, in MTUs: ssthresh = max(cwnd/2,
+        /// n·MTU), cwnd = ssthresh (RFC 9260 §7.2.3: 4; FreeBSD's sctp_cwnd_update_after_fr: 2).
+        /// The T3-rtx cut and the ECN echo keep RFC 9260's 4.
+        opt fr_ssthresh_floor_mtus: u32 = 4, unit = packets,
+            check = *fr_ssthresh_floor_mtus >= 1 => ">= 1";
         /// Max.Burst (RFC 9260 §16: 4); 0 disables the limit.
         opt max_burst: u32 = 4, unit = packets;
         /// How Max.Burst applies (RFC 9260 §6.1 D): at most Max.Burst new-data packets per

@@ -63,7 +63,8 @@ impl PathController {
         let Some(name) = &cfg.cc else {
             return PathController::Builtin(
                 PathCc::new(smss, cfg.initial_cwnd, ssthresh)
-                    .with_slow_start_limit(cfg.slow_start_limit_mtus),
+                    .with_slow_start_limit(cfg.slow_start_limit_mtus)
+                    .with_fr_ssthresh_floor(cfg.fr_ssthresh_floor_mtus),
             );
         };
         let plugin = registry::lookup(name.as_str())

@@ -1,14 +1,15 @@
 //! FreeBSD's choices as rexmit options (issue 39, docs/validation.md "FreeBSD's SCTP"): its
 //! T3-rtx rules (`t3_rtx = "freebsd"`), RTT samples from the handshake (`handshake_rtt`), fast
 //! retransmission again (`fast_rtx_again`), its burst limit (`fr_max_burst`), its receiver
-//! acknowledging the first DATA at once (`sack_first_data`) and its receiver's mapping array
-//! of 4096 TSNs (`tsn_map_window`). The RFC 9260
+//! acknowledging the first DATA at once (`sack_first_data`), its receiver's mapping array
+//! of 4096 TSNs (`tsn_map_window`) and its ssthresh floor of 2·MTU after a fast retransmit
+//! (`fr_ssthresh_floor_mtus`). The RFC 9260
 //! behaviour beside each, on the same exchange. One-way delay 10 ms both ways, B SACKs every
 //! packet, nothing lost unless a test says so.
 
 mod common;
 use common::*;
-use rexmit_sctp::{Association, SctpConfig, T3Rtx};
+use rexmit_sctp::{Association, CwndGrowth, SctpConfig, T3Rtx};
 use rexmit_time::{Duration, Time};
 use rexmit_wire::Payload;
 
@@ -393,4 +394,72 @@ fn tsn_map_window_drops_data_beyond_the_receivers_mapping_array() {
         let dups = if window > 0 { 0 } else { 8 };
         assert_eq!(b.stats().dup_tsns_received, dups, "window {window}");
     }
+}
+
+/// A sends TSNs 1-6 with cwnd 6·MTU; TSN 1 is lost, B SACKs 2, 3 and 4 at once with a gap, and
+/// the third miss indication fast-retransmits TSN 1 (RFC 9260 §7.2.4). The cut is ssthresh =
+/// max(cwnd/2, floor): RFC 9260 §7.2.3's floor of 4·MTU keeps cwnd at 4·MTU, FreeBSD's 2·MTU
+/// (sctp_cwnd_update_after_fr) lets it fall to half, 3·MTU. A T3-rtx expiry keeps 4·MTU in both
+/// (sctp_cwnd_update_after_timeout).
+#[test]
+fn fast_retransmit_halves_cwnd_below_four_mtus_only_with_freebsds_floor() {
+    for (floor, cut) in [(4, 4 * T as u64), (2, 3 * T as u64)] {
+        let cfg = SctpConfig {
+            fr_ssthresh_floor_mtus: floor,
+            initial_cwnd: Some(6 * T as u64),
+            max_burst: 0,
+            // No growth on the gap reports before the cut (FreeBSD's rule too).
+            cwnd_growth: CwndGrowth::Rfc4960,
+            ..config(T3Rtx::Rfc9260)
+        };
+        let (mut a, mut b) = connect_pair(cfg, receiver(), 1, 1, false);
+        let now = Time::from_millis(1);
+        for _ in 0..6 {
+            a.send(now, 0, Payload::zeros(T), true).unwrap();
+        }
+        let out = drain(&mut a, now);
+        assert_eq!(data_tsns(&out), (1..=6).collect::<Vec<_>>());
+        assert_eq!(a.paths()[0].cc().cwnd(), 6 * T as u64);
+        let mut rtx = Vec::new();
+        // At 11 ms TSNs 2, 3, 4 arrive (TSN 1 was lost); each SACK reports the gap.
+        let at = now + OWD;
+        for t in &out[1..4] {
+            deliver(&mut b, at, t);
+            for s in drain(&mut b, at) {
+                deliver(&mut a, at + OWD, &s);
+            }
+            rtx.extend(data_tsns(&drain(&mut a, at + OWD)));
+        }
+        assert_eq!(
+            rtx,
+            vec![1],
+            "floor {floor}: the third miss indication fast-retransmits TSN 1"
+        );
+        let cc = a.paths()[0].cc();
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (cut, cut), "floor {floor}");
+    }
+}
+
+/// FreeBSD's floor applies to the fast-retransmit cut only: a T3-rtx expiry still sets ssthresh
+/// = max(cwnd/2, 4·MTU) and cwnd = 1·MTU (RFC 9260 §7.2.3, sctp_cwnd_update_after_timeout).
+#[test]
+fn t3_rtx_expiry_keeps_the_four_mtu_floor_with_freebsds_fast_retransmit_floor() {
+    let cfg = SctpConfig {
+        fr_ssthresh_floor_mtus: 2,
+        initial_cwnd: Some(6 * T as u64),
+        max_burst: 0,
+        ..config(T3Rtx::Rfc9260)
+    };
+    let (mut a, _b) = connect_pair(cfg, receiver(), 1, 1, false);
+    let now = Time::from_millis(1);
+    for _ in 0..6 {
+        a.send(now, 0, Payload::zeros(T), true).unwrap();
+    }
+    assert_eq!(data_tsns(&drain(&mut a, now)).len(), 6);
+    // Nothing comes back: T3-rtx expires at RTO.Initial (3 s) and resends TSN 1.
+    let expiry = a.poll_timeout().expect("T3-rtx running");
+    a.handle_timeout(expiry);
+    assert_eq!(data_tsns(&drain(&mut a, expiry)), vec![1]);
+    let cc = a.paths()[0].cc();
+    assert_eq!((cc.cwnd(), cc.ssthresh()), (T as u64, 4 * T as u64));
 }
