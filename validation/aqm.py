@@ -5,6 +5,8 @@ PIE and Adaptive RED at the bottleneck of N long-lived TCP flows, in both simula
     python validation/aqm.py list
     python validation/aqm.py run ns3-codel-newreno-4 [--seeds 10] [--side peer|rexmit|both]
     python validation/aqm.py run all                  (every scenario)
+    python validation/aqm.py run ns3-codel-newreno-2 --seeds 30 --side rexmit --tag -30
+                                                      (saved apart: aqm_<scenario>_<side>-30.json)
     python validation/aqm.py table                    (docs/validation_aqm.md from saved runs)
 
 A scenario is validation/multiflow.py's dumbbell (its per-seed start times and access-delay
@@ -176,7 +178,7 @@ def run_one(sc: MultiScenario, side: str, seed: int) -> dict[str, Any]:
     return multiflow.run_rexmit(sc, seed, REXMIT_TCP.get(sc.variants[0]))
 
 
-def run_side(sc: MultiScenario, side: str, seeds: list[int]) -> dict[str, Any]:
+def run_side(sc: MultiScenario, side: str, seeds: list[int], tag: str = "") -> dict[str, Any]:
     t0 = time.perf_counter()
     runs = [run_one(sc, side, s) for s in seeds]
     doc = {
@@ -187,7 +189,7 @@ def run_side(sc: MultiScenario, side: str, seeds: list[int]) -> dict[str, Any]:
         "summary": summarize(sc, side, runs),
         "runs": runs,
     }
-    path = saved(sc.name, side)
+    path = saved(sc.name, side + tag)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=1) + "\n")
     return doc
@@ -215,14 +217,20 @@ def brief(doc: dict[str, Any]) -> str:
     )
 
 
+# The suffix of the saved runs over more seeds that the table lists apart (`run --tag`).
+MORE_SEEDS_TAG = "-30"
+
+
 def write_table(out: Path) -> int:
     import aqm_tables
 
     # validation/dctcp.py's section follows this table in the same file: kept as it is.
     old = out.read_text() if out.exists() else ""
     kept = old.find("\n## DCTCP with step marking")
+    more = aqm_tables.render_more_seeds(SCENARIOS, saved, MORE_SEEDS_TAG, "peer-prr-rfc")
     out.write_text(
         aqm_tables.render(SCENARIOS, saved, verdict, {s: h for s, (_, h) in ALIGNED_PEERS.items()})
+        + ("\n\n" + more if more else "")
         + "\n"
         + (old[kept:] if kept >= 0 else "")
     )
@@ -232,23 +240,26 @@ def write_table(out: Path) -> int:
 
 def run_named(ns: Any, scenarios: dict[str, MultiScenario], run_side: Any, brief: Any) -> int:
     """The `run` command (this script's and validation/dctcp.py's): each named scenario's sides
-    as `ns.side` asks (the other side from its saved run), then their verdict."""
+    as `ns.side` asks (the other side from its saved run), then their verdict. `ns.tag` is a
+    suffix of the saved runs' names, both those written and the other side's read (e.g. `-30`
+    for runs over more seeds, kept beside the 10-seed runs the tables are made from)."""
+    tag = ns.tag
     for name in list(scenarios) if ns.names == ["all"] else ns.names:
         print(name, file=sys.stderr)
         docs = {}
         aligned = ns.side if ns.side in ALIGNED_PEERS else None
         if aligned:
             # An aligned peer against rexmit's saved run, saved under the aligned side's name.
-            docs["peer"] = run_side(scenarios[name], aligned, list(range(1, ns.seeds + 1)))
+            docs["peer"] = run_side(scenarios[name], aligned, list(range(1, ns.seeds + 1)), tag)
             print("  " + brief(docs["peer"]), file=sys.stderr)
         for side in ("peer", "rexmit"):
             if side in docs:
                 continue
             if ns.side in (side, "both"):
-                docs[side] = run_side(scenarios[name], side, list(range(1, ns.seeds + 1)))
+                docs[side] = run_side(scenarios[name], side, list(range(1, ns.seeds + 1)), tag)
                 print("  " + brief(docs[side]), file=sys.stderr)
-            elif saved(name, side).exists():
-                docs[side] = json.loads(saved(name, side).read_text())
+            elif saved(name, side + tag).exists():
+                docs[side] = json.loads(saved(name, side + tag).read_text())
         if len(docs) == 2:
             v = verdict(docs["peer"]["summary"], docs["rexmit"]["summary"])
             print(

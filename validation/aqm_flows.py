@@ -63,19 +63,23 @@ def rexmit_waits(
     seed: int,
     overrides: dict[str, Any] | None = None,
     fq_codel: dict[str, Any] | None = None,
+    traced: bool = False,
 ) -> tuple[Any, list[tuple[bytes, int, int]], dict[bytes, list[int | None]]]:
     """rexmit's run with a capture of R1: the run's results; per packet from a sender that left
     on R1->R2, (sender address, arrival ns, wait ns); per sender, the packets that arrived and
     never left (dropped, or still queued at the end): for each, the departure (ns) of the
     sender's next packet that showed it gone, which for a drop at dequeue (CoDel) is the drop's
     time, or None if nothing of the sender left after it. `overrides`: TCP options; `fq_codel`:
-    entries of the bottleneck queue's `fq_codel` table."""
+    entries of the bottleneck queue's `fq_codel` table; `traced`: every long flow traced
+    (`rexmit.plot.load_trace(result, "f0")`)."""
     import rexmit
 
     s = multiflow.rexmit_scenario(sc, seed, overrides)
     if fq_codel:
         s.data["topology"]["bottleneck"]["queue"].setdefault("fq_codel", {}).update(fq_codel)
     s.pcap(node="R1")
+    for i in range(len(sc.variants)) if traced else ():
+        s.trace(f"f{i}")
     with tempfile.TemporaryDirectory() as tmp:
         res = rexmit.run(s, out_dir=tmp)
         recs = list(records(next(Path(tmp).rglob("*.pcap"))))

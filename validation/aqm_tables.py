@@ -56,6 +56,56 @@ def _rows(
     return rows
 
 
+MORE_SEEDS_COLUMNS = [
+    "| scenario | seeds | class | goodput ns-3 (Mb/s) | goodput rexmit (Mb/s) | diff | CIs overlap "
+    "| delay ns-3 (ms) | delay rexmit (ms) |",
+    "|---|---|---|---|---|---|---|---|---|",
+]
+
+
+def _class_rows(name: str, p: dict[str, Any], o: dict[str, Any]) -> list[str]:
+    rows = []
+    for k, (pf, of) in enumerate(zip(p["flows"], o["flows"])):
+        diff = of["goodput_bps"] / pf["goodput_bps"] - 1
+        overlap = abs(of["goodput_bps"] - pf["goodput_bps"]) <= of["goodput_ci"] + pf["goodput_ci"]
+        first = k == 0
+        rows.append(
+            f"| {name if first else ''} | {p['seeds'] if first else ''} | {pf['rtt_ms']:g} ms "
+            f"| {pf['goodput_bps'] / 1e6:.2f} ± {pf['goodput_ci'] / 1e6:.2f} "
+            f"| {of['goodput_bps'] / 1e6:.2f} ± {of['goodput_ci'] / 1e6:.2f} | {diff:+.1%} | {'yes' if overlap else 'no'} "
+            + (
+                f"| {_ms(p['queue'], 'queue_delay_mean_s')} | {_ms(o['queue'], 'queue_delay_mean_s')} |"
+                if first
+                else "| | |"
+            )
+        )
+    return rows
+
+
+def render_more_seeds(scenarios: dict[str, Any], saved: Callable[[str, str], Path], tag: str, peer_side: str) -> str:
+    """The rows rerun over more seeds (saved with the suffix `tag`, validation/aqm.py `run
+    --tag`): each RTT class's goodput with its CI on both sides. Empty if none was."""
+    rows = []
+    for name in scenarios:
+        paths = saved(name, peer_side + tag), saved(name, "rexmit" + tag)
+        if all(x.exists() for x in paths):
+            p, o = (json.loads(x.read_text())["summary"] for x in paths)
+            rows += _class_rows(name, p, o)
+    if not rows:
+        return ""
+    head = [
+        f"## Rows past the band, rerun over more seeds (`aqm.py run NAME --seeds 30 --side rexmit --tag {tag}`, "
+        f"then `--side {peer_side}`)",
+        "",
+        "Against the aligned ns-3 (RFC 6937's PRR), seeds 1 to the number given, the same runs' first 10",
+        "seeds being the table's. Per RTT class: the mean goodput per flow and its 95% CI over seeds; `CIs",
+        "overlap`: the difference is at most the sum of the half-widths. Explanations: "
+        "[validation.md](validation.md#differences-explained-or-open).",
+        "",
+    ]
+    return "\n".join(head + MORE_SEEDS_COLUMNS + rows)
+
+
 def render(
     scenarios: dict[str, Any],
     saved: Callable[[str, str], Path],

@@ -103,10 +103,10 @@ def summarize(sc: MultiScenario, side: str, runs: list[dict[str, Any]]) -> dict[
     return out
 
 
-def run_side(sc: MultiScenario, side: str, seeds: list[int]) -> dict[str, Any]:
-    doc = aqm.run_side(sc, side, seeds)
+def run_side(sc: MultiScenario, side: str, seeds: list[int], tag: str = "") -> dict[str, Any]:
+    doc = aqm.run_side(sc, side, seeds, tag)
     doc["summary"] = summarize(sc, side, doc["runs"])
-    aqm.saved(sc.name, side).write_text(json.dumps(doc, indent=1) + "\n")
+    aqm.saved(sc.name, side + tag).write_text(json.dumps(doc, indent=1) + "\n")
     return doc
 
 

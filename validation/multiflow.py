@@ -551,6 +551,7 @@ def command_line(
     r.add_argument("names", nargs="+", help=f"scenario names, or {names}")
     r.add_argument("--seeds", type=int, default=seeds)
     r.add_argument("--side", choices=["peer", "rexmit", "both", *more_sides], default="both")
+    r.add_argument("--tag", default="", help="suffix of the saved runs' file names (runs kept beside the table's)")
     sub.add_parser("table").add_argument("--out", default=str(ROOT / "docs" / table))
     return ap, r
 
@@ -558,7 +559,6 @@ def command_line(
 def main(argv: list[str]) -> int:
     ap, r = command_line(__doc__ or "", "'all', 'ns2', 'ns3'", 20, "validation_multiflow.md")
     r.add_argument("--set", action="append", default=[], metavar="K=JSON", help="rexmit tcp override (diagnostics)")
-    r.add_argument("--tag", default="", help="suffix of the saved rexmit file (diagnostics)")
     ns = ap.parse_args(argv)
     if ns.cmd == "list":
         for sc in SCENARIOS.values():
