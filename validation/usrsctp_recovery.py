@@ -23,6 +23,7 @@ measured interval (from the warm-up's end):
     python validation/usrsctp_recovery.py 2 5 8
     python validation/usrsctp_recovery.py 2 5 8 --set fr_ssthresh_floor_mtus=4   # rexmit without it
     python validation/usrsctp_recovery.py 1 2 3 --ack NR-SACK --cmt 256K   # CMT: path 1's cwnd only
+    python validation/usrsctp_recovery.py 1 --ack NR-SACK --cmt 256K --decreases   # rexmit's trace
 """
 
 from __future__ import annotations
@@ -122,6 +123,40 @@ def recovery_view(out: Path, start_ns: int) -> dict[str, Any]:
     }
 
 
+def traced_decreases(load_ack_buffer: tuple[str, str, str], seed: int) -> str:
+    """rexmit with FreeBSD's choices, CMT: every cwnd decrease of each path in the measured
+    interval from the run's trace (``trace_state``), sorted into T3-rtx cuts (to one MTU), cuts
+    that leave cwnd = ssthresh, and decreases that leave cwnd above the new ssthresh (the same
+    SACK grew cwnd after cutting it)."""
+    import pyarrow.parquet as pq
+
+    load, ack, buffer = load_ack_buffer
+    data = usrsctp_seed000.build("cmt", load, buffer, ack, "rexmit-freebsd", seed)
+    data.setdefault("metrics", {})["trace"] = [{"flow": usrsctp_seed000.setup.SCTP_APP}]
+    start = int(data["apps"][0]["warmup"].removesuffix("ns"))
+    with tempfile.TemporaryDirectory() as tmp:
+        rexmit.run(rexmit.Scenario.from_dict(data), out_dir=tmp)
+        rows = pq.read_table(Path(tmp) / "trace_state.parquet").to_pylist()
+    kinds: collections.Counter[tuple[int, str]] = collections.Counter()
+    above: dict[int, list[float]] = collections.defaultdict(list)
+    last: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        p, prev = row["path"], last.get(row["path"])
+        last[p] = row
+        if prev is None or row["t_ns"] < start or row["cwnd"] >= prev["cwnd"]:
+            continue
+        if row["cwnd"] <= MTU:
+            kinds[(p, "to one MTU")] += 1
+        elif row["cwnd"] == row["ssthresh"]:
+            kinds[(p, "cwnd = ssthresh")] += 1
+        else:
+            kinds[(p, "cwnd above ssthresh")] += 1
+            above[p].append((row["cwnd"] - row["ssthresh"]) / MTU)
+    return f"rexmit-freebsd rep {seed:2}: decreases {dict(sorted(kinds.items()))}; cwnd above ssthresh by " + ", ".join(
+        f"path {p} {statistics.mean(v):.2f} MTU" for p, v in sorted(above.items())
+    )
+
+
 def run(
     stack: str, seed: int, ack: str, overrides: dict[str, Any], detail: bool = False, cmt_buffer: str | None = None
 ) -> str:
@@ -166,9 +201,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--stacks", default="rexmit-freebsd,usrsctp")
     ap.add_argument("--detail", action="store_true", help="list the lost retransmissions a T3-rtx recovered")
     ap.add_argument("--cmt", default=None, metavar="BUFFER", help="CMT at this buffer (128K, 256K, INF): cwnd only")
+    ap.add_argument("--decreases", action="store_true", help="with --cmt: rexmit's cwnd decreases from its trace")
     ns = ap.parse_args(argv)
     overrides = {k: json.loads(v) for k, _, v in (x.partition("=") for x in ns.set)}
     for seed in ns.seeds:
+        if ns.decreases and ns.cmt:
+            print(traced_decreases(("heavy", ns.ack, ns.cmt), seed), flush=True)
+            continue
         for stack in ns.stacks.split(","):
             print(run(stack, seed, ns.ack, overrides, ns.detail, ns.cmt), flush=True)
     return 0
