@@ -22,6 +22,8 @@ measured interval (from the warm-up's end):
 
     python validation/usrsctp_recovery.py 2 5 8
     python validation/usrsctp_recovery.py 2 5 8 --set fr_ssthresh_floor_mtus=4   # rexmit without it
+    python validation/usrsctp_recovery.py 1 2 3 --ack NR-SACK --cmt 256K   # CMT: path 1's cwnd only
+    python validation/usrsctp_recovery.py 1 --ack NR-SACK --cmt 256K --decreases   # rexmit's trace
 """
 
 from __future__ import annotations
@@ -121,22 +123,66 @@ def recovery_view(out: Path, start_ns: int) -> dict[str, Any]:
     }
 
 
-def run(stack: str, seed: int, ack: str, overrides: dict[str, Any], detail: bool = False) -> str:
-    data = usrsctp_seed000.build("sctp", "heavy", "INF", ack, stack, seed)
+def traced_decreases(load_ack_buffer: tuple[str, str, str], seed: int) -> str:
+    """rexmit with FreeBSD's choices, CMT: every cwnd decrease of each path in the measured
+    interval from the run's trace (``trace_state``), sorted into T3-rtx cuts (to one MTU), cuts
+    that leave cwnd = ssthresh, and decreases that leave cwnd above the new ssthresh (the same
+    SACK grew cwnd after cutting it)."""
+    import pyarrow.parquet as pq
+
+    load, ack, buffer = load_ack_buffer
+    data = usrsctp_seed000.build("cmt", load, buffer, ack, "rexmit-freebsd", seed)
+    data.setdefault("metrics", {})["trace"] = [{"flow": usrsctp_seed000.setup.SCTP_APP}]
+    start = int(data["apps"][0]["warmup"].removesuffix("ns"))
+    with tempfile.TemporaryDirectory() as tmp:
+        rexmit.run(rexmit.Scenario.from_dict(data), out_dir=tmp)
+        rows = pq.read_table(Path(tmp) / "trace_state.parquet").to_pylist()
+    kinds: collections.Counter[tuple[int, str]] = collections.Counter()
+    above: dict[int, list[float]] = collections.defaultdict(list)
+    last: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        p, prev = row["path"], last.get(row["path"])
+        last[p] = row
+        if prev is None or row["t_ns"] < start or row["cwnd"] >= prev["cwnd"]:
+            continue
+        if row["cwnd"] <= MTU:
+            kinds[(p, "to one MTU")] += 1
+        elif row["cwnd"] == row["ssthresh"]:
+            kinds[(p, "cwnd = ssthresh")] += 1
+        else:
+            kinds[(p, "cwnd above ssthresh")] += 1
+            above[p].append((row["cwnd"] - row["ssthresh"]) / MTU)
+    return f"rexmit-freebsd rep {seed:2}: decreases {dict(sorted(kinds.items()))}; cwnd above ssthresh by " + ", ".join(
+        f"path {p} {statistics.mean(v):.2f} MTU" for p, v in sorted(above.items())
+    )
+
+
+def run(
+    stack: str, seed: int, ack: str, overrides: dict[str, Any], detail: bool = False, cmt_buffer: str | None = None
+) -> str:
+    kind, buffer = ("cmt", cmt_buffer) if cmt_buffer else ("sctp", "INF")
+    data = usrsctp_seed000.build(kind, "heavy", buffer, ack, stack, seed)
     if stack != "usrsctp":
         data["apps"][0]["sctp"].update(overrides)
     app = usrsctp_seed000.setup.SCTP_APP
     data["metrics"] = {"timeseries": [{"kind": "app", "app": app, "value": "cwnd_primary", "interval": "1ms"}]}
     s = rexmit.Scenario.from_dict(data)
-    for node in ("S", "R"):
-        s.pcap(node=node)
+    if not cmt_buffer:
+        for node in ("S", "R"):
+            s.pcap(node=node)
     start = int(data["apps"][0]["warmup"].removesuffix("ns"))
     with tempfile.TemporaryDirectory() as tmp:
         r = rexmit.run(s, out_dir=tmp)
-        rec = recovery_view(Path(tmp), start)
+        rec = recovery_view(Path(tmp), start) if not cmt_buffer else None
+    f = r.flow(app)
     t, v = r.series[f"{app}:cwnd_primary"]
     cw = cwnd_view([(ti / 1e9, x) for ti, x in zip(t, v, strict=True) if ti >= start and x == x])
-    f = r.flow(app)
+    if rec is None:
+        return (
+            f"{stack:14} rep {seed:2}: {f['goodput_bps'] / 1e6:.2f} Mb/s, T3-rtx {f['timeouts']:.0f}, path 1's mean cwnd"
+            f" {cw['mean']:.2f} MTU, time at {cw['share']}; cuts not to one MTU {cw['fr_cuts']}"
+            f" (cwnd after {cw['after']:.2f} MTU, ratio {cw['ratio']:.2f})"
+        )
     return (
         f"{stack:14} rep {seed:2}: {f['goodput_bps'] / 1e6:.2f} Mb/s, mean cwnd {cw['mean']:.2f} MTU, time at"
         f" {cw['share']}\n"
@@ -154,11 +200,16 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--set", action="append", default=[], help="key=JSON value for rexmit's sctp table")
     ap.add_argument("--stacks", default="rexmit-freebsd,usrsctp")
     ap.add_argument("--detail", action="store_true", help="list the lost retransmissions a T3-rtx recovered")
+    ap.add_argument("--cmt", default=None, metavar="BUFFER", help="CMT at this buffer (128K, 256K, INF): cwnd only")
+    ap.add_argument("--decreases", action="store_true", help="with --cmt: rexmit's cwnd decreases from its trace")
     ns = ap.parse_args(argv)
     overrides = {k: json.loads(v) for k, _, v in (x.partition("=") for x in ns.set)}
     for seed in ns.seeds:
+        if ns.decreases and ns.cmt:
+            print(traced_decreases(("heavy", ns.ack, ns.cmt), seed), flush=True)
+            continue
         for stack in ns.stacks.split(","):
-            print(run(stack, seed, ns.ack, overrides, ns.detail), flush=True)
+            print(run(stack, seed, ns.ack, overrides, ns.detail, ns.cmt), flush=True)
     return 0
 
 

@@ -346,6 +346,12 @@ macro_rules! sctp_option_table {
         /// The T3-rtx cut and the ECN echo keep RFC 9260's 4.
         opt fr_ssthresh_floor_mtus: u32 = 4, unit = packets,
             check = *fr_ssthresh_floor_mtus >= 1 => ">= 1";
+        /// A SACK's cwnd update (growth for the bytes it acknowledges) comes before the same
+        /// SACK's fast-retransmit cut, as in FreeBSD (sctp_handle_sack calls
+        /// sctp_cwnd_update_after_sack, then sctp_cwnd_update_after_fr): the cut halves the grown
+        /// window. Off: losses are detected and cwnd cut first, then the update runs (no growth
+        /// in the fast recovery just entered; with `cmt.grow_in_recovery` growth on top of the cut).
+        opt grow_before_cut: bool = false, unit = flag;
         /// Max.Burst (RFC 9260 §16: 4); 0 disables the limit.
         opt max_burst: u32 = 4, unit = packets;
         /// How Max.Burst applies (RFC 9260 §6.1 D): at most Max.Burst new-data packets per

@@ -463,3 +463,53 @@ fn t3_rtx_expiry_keeps_the_four_mtu_floor_with_freebsds_fast_retransmit_floor() 
     let cc = a.paths()[0].cc();
     assert_eq!((cc.cwnd(), cc.ssthresh()), (T as u64, 4 * T as u64));
 }
+
+/// A sends TSNs 1-10 with cwnd 10·MTU in slow start and refills cwnd on every SACK. TSN 3 is
+/// lost, TSNs 1 and 2 are late: TSNs 4 and 5 arrive first (two miss indications for 1, 2, 3),
+/// then TSNs 1 and 6 together, whose one SACK advances the cumulative ack and, newly acking
+/// TSN 6, gives TSNs 2 and 3 their third miss indication. FreeBSD grows cwnd for that SACK
+/// first and then cuts (sctp_handle_sack: sctp_cwnd_update_after_sack, then
+/// sctp_cwnd_update_after_fr): 10 → 11 → 5.5 MTU. rexmit's default order cuts first, and the
+/// fast recovery it entered stops the growth (RFC 9260 §7.2.1): 10 → 5 MTU.
+#[test]
+fn grow_before_cut_halves_the_window_the_same_sack_grew() {
+    for (on, cut) in [(false, 5 * T as u64), (true, 11 * T as u64 / 2)] {
+        let cfg = SctpConfig {
+            grow_before_cut: on,
+            initial_cwnd: Some(10 * T as u64),
+            max_burst: 0,
+            cwnd_growth: CwndGrowth::Rfc4960,
+            ..config(T3Rtx::Rfc9260)
+        };
+        let (mut a, mut b) = connect_pair(cfg, receiver(), 1, 1, false);
+        let now = Time::from_millis(1);
+        for _ in 0..30 {
+            a.send(now, 0, Payload::zeros(T), true).unwrap();
+        }
+        let out = drain(&mut a, now);
+        assert_eq!(data_tsns(&out), (1..=10).collect::<Vec<_>>());
+        let at = now + OWD;
+        let mut sent = Vec::new();
+        // At 11 ms TSN 4, then TSN 5, then TSNs 1 and 6 before B answers; TSN 3 is lost.
+        for ts in [
+            &out[3..4],
+            &out[4..5],
+            &[out[0].clone(), out[5].clone()][..],
+        ] {
+            for t in ts {
+                deliver(&mut b, at, t);
+            }
+            for s in drain(&mut b, at) {
+                deliver(&mut a, at + OWD, &s);
+            }
+            sent.push(data_tsns(&drain(&mut a, at + OWD)));
+        }
+        assert_eq!(sent[0], vec![11], "a gap ack frees room for one new chunk");
+        assert_eq!(sent[1], vec![12]);
+        // RFC 9260 §7.2.4 step 3: one packet whatever cwnd says (TSN 3 waits for room).
+        assert_eq!(sent[2], vec![2], "on: {on}: the third miss indications");
+        assert_eq!(a.stats().fast_recoveries, 1);
+        let cc = a.paths()[0].cc();
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (cut, cut), "on: {on}");
+    }
+}

@@ -49,6 +49,7 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("fast_rtx_again", BuiltIn("true: without CMT FreeBSD strikes a fast-retransmitted chunk again (in fast recovery on every SACK that moves the cumulative ack) and may fast-retransmit it again (sctp_strike_gap_ack_chunks); with CMT it never does (no_fr_allowed)")),
         ("fr_max_burst", BuiltIn("4: FreeBSD sends every packet led by a fast-retransmitted chunk whatever cwnd says, at most fr_max_burst (sysctl, 4 as shipped) per output call, and ends the call there (sctp_chunk_output); it calls its output routine after each input and each write (sctp_lower_sosend)")),
         ("fr_ssthresh_floor_mtus", BuiltIn("2: on a fast retransmit FreeBSD sets ssthresh = max(cwnd/2, 2·MTU) and cwnd = ssthresh, where RFC 9260 §7.2.3 has 4·MTU (sctp_cwnd_update_after_fr); its T3-rtx cut keeps 4·MTU (sctp_cwnd_update_after_timeout)")),
+        ("grow_before_cut", BuiltIn("true: a SACK's cwnd update comes before its fast-retransmit cut (sctp_handle_sack: sctp_cwnd_update_after_sack, then sctp_strike_gap_ack_chunks and sctp_cwnd_update_after_fr)")),
         ("cwnd_growth", BuiltIn("rfc4960: FreeBSD grows cwnd only on a SACK that advances the cumulative TSN ack (or, with CMT, the destination's pseudo-cumulative ack), never in fast recovery (sctp_cwnd_update_after_sack)")),
         ("cwnd_bytes", BuiltIn("chunk: FreeBSD counts a DATA chunk's payload plus its 16-byte header in flightsize and in the bytes a SACK acknowledges (book_size, send_size in sctp_output.c), and steps cwnd by the path MTU with the IP header (net->mtu)")),
         ("sack_delay", Socket("SCTP_DELAYED_SACK sack_delay (ms)")),
@@ -375,6 +376,7 @@ pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
     c.fast_rtx_again = true;
     c.fr_max_burst = 4;
     c.fr_ssthresh_floor_mtus = 2;
+    c.grow_before_cut = true;
     c
 }
 
@@ -401,6 +403,7 @@ fn check_built_in(cfg: &SctpConfig, key: &str, only: &str) -> Result<(), OptionE
         "fast_rtx_again" => cfg.fast_rtx_again,
         "fr_max_burst" => cfg.fr_max_burst == 4,
         "fr_ssthresh_floor_mtus" => cfg.fr_ssthresh_floor_mtus == 2,
+        "grow_before_cut" => cfg.grow_before_cut,
         _ => false,
     };
     if ok {
@@ -558,12 +561,13 @@ mod tests {
             .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
             .map(|(k, _)| *k)
             .collect();
-        assert_eq!(built_in.len(), 20, "{built_in:?}");
+        assert_eq!(built_in.len(), 21, "{built_in:?}");
         assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.rtx_pseudo_cumack"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["fr_max_burst"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["fr_ssthresh_floor_mtus"]).is_err());
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["grow_before_cut"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["sack_first_data"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["tsn_map_window"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.cut_every_sack"]).is_err());

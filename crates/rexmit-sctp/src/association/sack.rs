@@ -190,8 +190,15 @@ impl Association {
         self.take_rtt_samples(&tally);
         self.tell_deliveries(now, &tally);
         self.end_fast_recoveries(now, cum);
-        self.detect_losses(now, &mut tally, &before, &blocks, extra, thin_first, er);
-        self.update_windows(now, &tally, &before);
+        if self.cfg.grow_before_cut {
+            // FreeBSD's sctp_handle_sack: sctp_cwnd_update_after_sack, then the strikes and
+            // sctp_cwnd_update_after_fr, so a cut halves the window this SACK grew.
+            self.update_windows(now, &tally, &before);
+            self.detect_losses(now, &mut tally, &before, &blocks, extra, thin_first, er);
+        } else {
+            self.detect_losses(now, &mut tally, &before, &blocks, extra, thin_first, er);
+            self.update_windows(now, &tally, &before);
+        }
         // FreeBSD handles a SACK without gap blocks after one without them on its express
         // path, which leaves a running T3-rtx alone (sctp_express_handle_sack).
         let gaps_before = std::mem::replace(&mut self.last_sack_had_gaps, blocks.any_gap);
