@@ -48,11 +48,18 @@ SCTP = 132
 DATA, SACK, NR_SACK = 0, 3, 16
 
 
-def sctp_chunks(path: Path, dac: bool = False) -> Iterator[tuple[int, str, str, list[tuple[Any, ...]]]]:
+#: Names of the other chunk types `sctp_chunks(..., others=True)` reports (RFC 9260 §3.2).
+CHUNK_NAMES = {1: "INIT", 2: "INIT-ACK", 4: "HB", 5: "HB-ACK", 10: "COOKIE-ECHO", 11: "COOKIE-ACK"}
+
+
+def sctp_chunks(
+    path: Path, dac: bool = False, others: bool = False
+) -> Iterator[tuple[int, str, str, list[tuple[Any, ...]]]]:
     """(time ns, IPv4 source, destination, chunks) per SCTP packet of a pcap; a chunk is
     ("DATA", tsn) or ("SACK", cum, gap blocks + nr-gap blocks as (start, end) offsets), with
     `dac` one more field: whether the SACK's CMT DAC flag says it covers two packets (bit 7:
-    both stacks write the count in bits 6-7, FreeBSD's `cmt_dac_pkts_rcvd << 6`)."""
+    both stacks write the count in bits 6-7, FreeBSD's `cmt_dac_pkts_rcvd << 6`). With `others`
+    every other chunk too, as (name,) (`CHUNK_NAMES`, else "chunk N")."""
     for t, b in pcapread.records(path):
         if len(b) < 20 or b[9] != SCTP:
             continue
@@ -72,8 +79,32 @@ def sctp_chunks(path: Path, dac: bool = False) -> Iterator[tuple[int, str, str, 
                 blocks = [struct.unpack_from(">HH", v, at + 4 * i) for i in range(n_gap + n_nr)]
                 flags = s[off + 1]
                 out.append(("SACK", cum, blocks, bool(flags & 0x80)) if dac else ("SACK", cum, blocks))
+            elif others:
+                out.append((CHUNK_NAMES.get(kind, f"chunk {kind}"),))
             off += (length + 3) & ~3
         yield t, src, dst, out
+
+
+def transfer_view(out: Path) -> tuple[dict[int, list[int]], dict[int, list[int]], list[tuple[int, tuple[Any, ...]]]]:
+    """A run's transfer from the pcaps at S and R (`out/pcap/node_{S,R}.pcap`): each TSN's
+    sending times at S, its arrival times at R (in capture order), and the SACKs S received as
+    (time, chunk), in order."""
+    sent: dict[int, list[int]] = collections.defaultdict(list)
+    arrived: dict[int, list[int]] = collections.defaultdict(list)
+    sacks: list[tuple[int, tuple[Any, ...]]] = []
+    sender = None
+    for t, src, _, chunks in sctp_chunks(out / "pcap" / "node_S.pcap"):
+        for c in chunks:
+            if c[0] == "DATA":
+                sender = src
+                sent[c[1]].append(t)
+            elif c[0] == "SACK" and src != sender:
+                sacks.append((t, c))
+    for t, _, _, chunks in sctp_chunks(out / "pcap" / "node_R.pcap"):
+        for c in chunks:
+            if c[0] == "DATA":
+                arrived[c[1]].append(t)
+    return sent, arrived, sacks
 
 
 def after(a: int, b: int) -> bool:

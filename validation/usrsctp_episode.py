@@ -27,25 +27,11 @@ import rexmit
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import usrsctp_seed000  # noqa: E402
-from usrsctp_dups import after, covers, sctp_chunks  # noqa: E402
+from usrsctp_dups import after, covers, transfer_view  # noqa: E402
 
 
 def episode(out: Path, t0: float, t1: float) -> str:
-    sent: dict[int, list[int]] = collections.defaultdict(list)
-    arrived: dict[int, list[int]] = collections.defaultdict(list)
-    sacks = []
-    sender = None
-    for t, src, _, chunks in sctp_chunks(out / "pcap" / "node_S.pcap"):
-        for c in chunks:
-            if c[0] == "DATA":
-                sender = src
-                sent[c[1]].append(t)
-            elif c[0] == "SACK" and src != sender:
-                sacks.append((t, c))
-    for t, _, _, chunks in sctp_chunks(out / "pcap" / "node_R.pcap"):
-        for c in chunks:
-            if c[0] == "DATA":
-                arrived[c[1]].append(t)
+    sent, arrived, sacks = transfer_view(out)
     base = min(sent) - 1
     lost = sorted(k for k, v in sent.items() if len(v) > 1 and t0 <= v[0] / 1e9 < t1)
     if not lost:

@@ -15,37 +15,26 @@ they change.
 from __future__ import annotations
 
 import argparse
-import struct
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import rexmit
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import pcapread  # noqa: E402
 import usrsctp_seed000  # noqa: E402
+from usrsctp_dups import sctp_chunks  # noqa: E402
 
-NAMES = {1: "INIT", 2: "INIT-ACK", 4: "HB", 5: "HB-ACK", 10: "COOKIE-ECHO", 11: "COOKIE-ACK"}
 
-
-def chunks(b: bytes) -> list[str]:
-    sp = b[(b[0] & 0xF) * 4 :]
-    off, out = 12, []
-    while off + 4 <= len(sp):
-        kind, length = sp[off], struct.unpack_from(">H", sp, off + 2)[0]
-        if length < 4:
-            break
-        v = sp[off + 4 : off + length]
-        if kind == 0:
-            out.append(f"DATA {struct.unpack_from('>I', v, 0)[0]}")
-        elif kind == 3:
-            out.append(f"SACK cum {struct.unpack_from('>I', v, 0)[0]}")
-        else:
-            out.append(NAMES.get(kind, f"chunk {kind}"))
-        off += (length + 3) & ~3
-    return out
+def label(c: tuple[Any, ...]) -> str:
+    """A chunk of `sctp_chunks` as printed: DATA with its TSN, SACK with its cumulative ack."""
+    if c[0] == "DATA":
+        return f"DATA {c[1]}"
+    if c[0] == "SACK":
+        return f"SACK cum {c[1]}"
+    return c[0]
 
 
 def main(argv: list[str]) -> int:
@@ -65,13 +54,11 @@ def main(argv: list[str]) -> int:
         r = rexmit.run(s, out_dir=tmp)
         for node in ("S", "R"):
             print(f"== at {node}")
-            for t, b in pcapread.records(Path(tmp) / "pcap" / f"node_{node}.pcap"):
+            for t, src, _, chunks in sctp_chunks(Path(tmp) / "pcap" / f"node_{node}.pcap", others=True):
                 if t / 1e9 > ns.until:
                     break
-                if len(b) >= 20 and b[9] == 132:
-                    cs = chunks(b)
-                    src = ".".join(map(str, b[12:16]))
-                    print(f"{t / 1e9:.4f} {src} {' '.join(cs[:6])}{' ...' if len(cs) > 6 else ''}")
+                cs = [label(c) for c in chunks]
+                print(f"{t / 1e9:.4f} {src} {' '.join(cs[:6])}{' ...' if len(cs) > 6 else ''}")
     if ns.stack == "usrsctp":
         t, srtt = r.series[f"{app}:srtt_primary_s"]
         _, rto = r.series[f"{app}:rto_primary_s"]

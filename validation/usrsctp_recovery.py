@@ -43,7 +43,7 @@ import rexmit
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import usrsctp_seed000  # noqa: E402
-from usrsctp_dups import sctp_chunks  # noqa: E402
+from usrsctp_dups import transfer_view  # noqa: E402
 
 MTU = 1500
 NEAR_NS = 1_500_000  # a transmission within this of a SACK's arrival was sent for that SACK
@@ -74,21 +74,9 @@ def cwnd_view(pts: list[tuple[float, float]]) -> dict[str, Any]:
 
 
 def recovery_view(out: Path, start_ns: int) -> dict[str, Any]:
-    sent: dict[int, list[int]] = collections.defaultdict(list)
-    arrived: dict[int, int] = {}
-    sacks: list[int] = []
-    sender = None
-    for t, src, _, chunks in sctp_chunks(out / "pcap" / "node_S.pcap"):
-        for c in chunks:
-            if c[0] == "DATA":
-                sender = src
-                sent[c[1]].append(t)
-            elif c[0] == "SACK" and src != sender:
-                sacks.append(t)
-    for t, _, _, chunks in sctp_chunks(out / "pcap" / "node_R.pcap"):
-        for c in chunks:
-            if c[0] == "DATA" and c[1] not in arrived:
-                arrived[c[1]] = t
+    sent, arrivals, sack_chunks = transfer_view(out)
+    arrived = {tsn: v[0] for tsn, v in arrivals.items()}
+    sacks = [t for t, _ in sack_chunks]
 
     def near_sack(t: int) -> bool:
         i = bisect.bisect_right(sacks, t) - 1
