@@ -39,6 +39,9 @@ from compare import ci95  # noqa: E402
 
 MSS = 1448  # both mirrors' segment size with timestamps
 TARGET_S = 0.005
+#: A drop within this of the flow's previous one is a "second drop": the same CoDel dropping
+#: state lasted until its control law's next drop (INTERVAL after the first).
+SECOND_WITHIN_S = 0.2
 
 
 def peer_flows(sc: multiflow.MultiScenario, seed: int, start: float, extra: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -134,14 +137,21 @@ def cycles(flow: dict[str, Any], start: float, series: float | None) -> list[str
     return lines
 
 
+def first_drops(d: list[float]) -> list[tuple[float, bool]]:
+    """The drops of `d` (seconds, in order) with none in the `SECOND_WITHIN_S` before them, each
+    with whether a second drop follows it."""
+    return [
+        (x, k + 1 < len(d) and d[k + 1] - x < SECOND_WITHIN_S)
+        for k, x in enumerate(d)
+        if not (k and x - d[k - 1] < SECOND_WITHIN_S)
+    ]
+
+
 def drain_ms(flow: dict[str, Any]) -> float:
     leaves = sorted((t + x, x) for t, x in flow["packets"])
     times = [t for t, _ in leaves]
-    d = flow["drops"]
     out = []
-    for k, t0 in enumerate(d):
-        if k and t0 - d[k - 1] < 0.2:
-            continue
+    for t0, _ in first_drops(flow["drops"]):
         i = bisect.bisect_right(times, t0)
         below = next((t for t, x in leaves[i:] if x < TARGET_S), None)
         if below is not None:
@@ -157,7 +167,7 @@ def summary(flow: dict[str, Any], start: float) -> dict[str, float]:
         "drops": len(d),
         # Drops that came within 200 ms of the flow's previous one: a CoDel dropping state
         # that lasted until its control law's next drop (INTERVAL after the first).
-        "second_drops": sum(b - a < 0.2 for a, b in zip(d, d[1:])),
+        "second_drops": sum(b - a < SECOND_WITHIN_S for a, b in zip(d, d[1:])),
         # After each first drop (none in the 200 ms before it), the time until a packet of the
         # flow leaves with a delay below TARGET: how soon the queue drained after the drop.
         "drain_ms": drain_ms(flow),

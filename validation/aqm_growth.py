@@ -26,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import aqm  # noqa: E402
+import aqm_cycles  # noqa: E402
 import aqm_flows  # noqa: E402
 import multiflow  # noqa: E402
 from compare import ci95  # noqa: E402
@@ -46,11 +47,8 @@ def growth(sc: multiflow.MultiScenario, seed: int, start: float, tcp: dict[str, 
         cwnd = [c / MSS for c in st["cwnd"]]
         d = [x * 1e-9 for x in drops[a] if x is not None and x >= start * 1e9]
         firsts = []
-        for k, x in enumerate(d):
-            if k and x - d[k - 1] < 0.2:
-                continue
+        for x, second in aqm_cycles.first_drops(d):
             now, then = bisect.bisect_right(t, x) - 1, bisect.bisect_right(t, x - BEFORE_S) - 1
-            second = k + 1 < len(d) and d[k + 1] - x < 0.2
             firsts.append((second, cwnd[now], (cwnd[now] - cwnd[then]) / BEFORE_S * PER_S))
         for second in (True, False):
             rows = [r for r in firsts if r[0] == second]
