@@ -4,14 +4,18 @@
 
 use rexmit_wire::Payload;
 
+/// A message's fragments: inline for the usual single one, so queueing a message that fits in
+/// one chunk allocates nothing (issue 40).
+pub type Fragments = smallvec::SmallVec<[Payload; 1]>;
+
 /// Split `msg` into pieces of at most `max` bytes (at least one piece).
-pub fn split(msg: &Payload, max: u32) -> Vec<Payload> {
+pub fn split(msg: &Payload, max: u32) -> Fragments {
     let max = max.max(1) as usize;
     let n = msg.len();
     if n <= max {
-        return vec![msg.clone()];
+        return smallvec::smallvec![msg.clone()];
     }
-    let mut out = Vec::with_capacity(n.div_ceil(max));
+    let mut out = Fragments::with_capacity(n.div_ceil(max));
     let mut off = 0;
     while off < n {
         let len = max.min(n - off);

@@ -45,6 +45,10 @@ impl SendQueue {
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }
+    /// Chunks queued (fragments count one each).
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
 
     /// Queue a message; returns its message number. DATA chunks carry its low 32 bits as
     /// their PPID so the receiving side can name each delivered message (latency is measured

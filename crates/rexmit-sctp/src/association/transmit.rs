@@ -420,8 +420,11 @@ impl Association {
             let (tsn, chunk) = self.tx.take_new_chunk(now, p);
             self.on_data_sent(now, tsn, p, chunks.is_empty());
             if chunks.capacity() == 0 {
-                // As many chunks of this size as the packet holds: one allocation per packet.
-                chunks.reserve_exact((budget - used) / sz);
+                // As many chunks of this size as the packet holds, but no more than are
+                // queued: one allocation per packet, and a small one for a thin stream's lone
+                // chunk (12 chunks of 88 bytes for 100-byte messages took the allocator's
+                // slow path for blocks above 1 KiB on every packet, issue 40).
+                chunks.reserve_exact(((budget - used) / sz).min(self.tx.queue().len() + 1));
             }
             used += sz;
             tsns.push(tsn);
