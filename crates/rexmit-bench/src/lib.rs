@@ -6,7 +6,7 @@
 pub mod counting;
 
 use rexmit_engine::{
-    CalendarQueue, EventQueue, HeapQueue, RunLimits, Scheduler, StreamFactory, TieredQueue,
+    CalendarQueue, EventQueue, HeapQueue, RadixQueue, RunLimits, Scheduler, StreamFactory,
 };
 use rexmit_time::{Duration, Time};
 use std::time::Instant;
@@ -49,8 +49,8 @@ pub struct HoldResult {
     pub ops: u64,
     pub heap_eps: f64,
     pub calendar_eps: f64,
-    /// The simulator's queue (one heap below 4 096 events, buckets beyond).
-    pub tiered_eps: f64,
+    /// The simulator's queue (a radix heap on the time).
+    pub radix_eps: f64,
 }
 
 impl HoldResult {
@@ -61,7 +61,7 @@ impl HoldResult {
         [
             (self.heap_eps, "heap"),
             (self.calendar_eps, "calendar"),
-            (self.tiered_eps, "tiered"),
+            (self.radix_eps, "radix"),
         ]
         .into_iter()
         .max_by(|a, b| a.0.total_cmp(&b.0))
@@ -72,13 +72,13 @@ impl HoldResult {
 pub fn bench_hold(n: usize, ops: u64, reps: usize) -> HoldResult {
     let h = median_secs(reps, || hold(HeapQueue::new(), n, ops, 1));
     let c = median_secs(reps, || hold(CalendarQueue::new(), n, ops, 1));
-    let t = median_secs(reps, || hold(TieredQueue::new(), n, ops, 1));
+    let t = median_secs(reps, || hold(RadixQueue::new(), n, ops, 1));
     HoldResult {
         n,
         ops,
         heap_eps: ops as f64 / h,
         calendar_eps: ops as f64 / c,
-        tiered_eps: ops as f64 / t,
+        radix_eps: ops as f64 / t,
     }
 }
 

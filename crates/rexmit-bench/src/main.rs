@@ -23,7 +23,7 @@ fn main() {
     println!("Hold model ({ops} pop+push per run, median of {reps})");
     println!(
         "{:>9} {:>14} {:>14} {:>8} {:>14} {:>9}",
-        "N", "heap ev/s", "calendar ev/s", "cal/heap", "tiered ev/s", "faster"
+        "N", "heap ev/s", "calendar ev/s", "cal/heap", "radix ev/s", "faster"
     );
     let mut holds = Vec::new();
     for &n in sizes {
@@ -34,7 +34,7 @@ fn main() {
             r.heap_eps,
             r.calendar_eps,
             r.ratio(),
-            r.tiered_eps,
+            r.radix_eps,
             r.faster()
         );
         holds.push(r);
@@ -171,8 +171,8 @@ fn main() {
         let hold_json: Vec<String> = holds
             .iter()
             .map(|r| format!(
-                "{{\"n\":{},\"ops\":{},\"heap_events_per_s\":{:.1},\"calendar_events_per_s\":{:.1},\"calendar_over_heap\":{:.4},\"tiered_events_per_s\":{:.1},\"faster\":\"{}\"}}",
-                r.n, r.ops, r.heap_eps, r.calendar_eps, r.ratio(), r.tiered_eps, r.faster()
+                "{{\"n\":{},\"ops\":{},\"heap_events_per_s\":{:.1},\"calendar_events_per_s\":{:.1},\"calendar_over_heap\":{:.4},\"radix_events_per_s\":{:.1},\"faster\":\"{}\"}}",
+                r.n, r.ops, r.heap_eps, r.calendar_eps, r.ratio(), r.radix_eps, r.faster()
             ))
             .collect();
         // One JSON object per run; `extra` adds fields (",\"key\":value" each).

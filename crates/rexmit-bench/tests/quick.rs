@@ -3,7 +3,7 @@ use rexmit_bench::*;
 #[test]
 fn hold_and_run_loop_give_positive_rates() {
     let r = bench_hold(100, 10_000, 1);
-    assert!(r.heap_eps > 0.0 && r.calendar_eps > 0.0 && r.tiered_eps > 0.0);
+    assert!(r.heap_eps > 0.0 && r.calendar_eps > 0.0 && r.radix_eps > 0.0);
     assert!(bench_run_loop(10, 10_000, 1) > 0.0);
 }
 

@@ -8,15 +8,15 @@
 pub mod memory;
 pub mod paced;
 pub mod queue;
+pub mod radix;
 pub mod rng;
 pub mod run;
-pub mod tiered;
 
 pub use paced::{Pacer, Waited};
 pub use queue::{CalendarQueue, EventQueue, HeapQueue};
+pub use radix::RadixQueue;
 pub use rexmit_time::{Duration, Rate, Time};
 pub use rng::{RngStream, StreamFactory};
 pub use run::{
     poke_progress, Progress, RunError, RunLimits, RunOutcome, Scheduler, StopReason, TieOrder,
 };
-pub use tiered::TieredQueue;

@@ -12,6 +12,12 @@ pub trait EventQueue<E> {
     fn push(&mut self, at: Time, seq: u64, event: E);
     fn pop(&mut self) -> Option<(Time, u64, E)>;
     fn peek_time(&self) -> Option<Time>;
+    /// The earliest event's time, asked by the run loop that takes it next (or stops): a
+    /// queue may reorganise itself here, as in `pop`.
+    #[inline(always)]
+    fn next_time(&mut self) -> Option<Time> {
+        self.peek_time()
+    }
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0

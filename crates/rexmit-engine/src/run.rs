@@ -1,7 +1,7 @@
 //! The scheduler (clock + queue) and the guarded run loop.
 
 use crate::queue::EventQueue;
-use crate::tiered::TieredQueue;
+use crate::radix::RadixQueue;
 use rexmit_time::Time;
 use std::fmt;
 
@@ -36,7 +36,7 @@ fn shuffle(seq: u64, seed: u64) -> u64 {
 
 /// The simulated clock and the pending events. Models schedule through it; only the run loop
 /// advances the clock.
-pub struct Scheduler<E, Q: EventQueue<E> = TieredQueue<E>> {
+pub struct Scheduler<E, Q: EventQueue<E> = RadixQueue<E>> {
     now: Time,
     next_seq: u64,
     /// Sequence numbers of observers' events under `TieOrder::Random` (`schedule_sample`).
@@ -47,13 +47,13 @@ pub struct Scheduler<E, Q: EventQueue<E> = TieredQueue<E>> {
     _e: std::marker::PhantomData<E>,
 }
 
-impl<E> Default for Scheduler<E, TieredQueue<E>> {
+impl<E> Default for Scheduler<E, RadixQueue<E>> {
     fn default() -> Self {
-        Scheduler::with_queue(TieredQueue::new())
+        Scheduler::with_queue(RadixQueue::new())
     }
 }
 
-impl<E> Scheduler<E, TieredQueue<E>> {
+impl<E> Scheduler<E, RadixQueue<E>> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -226,7 +226,7 @@ impl<E, Q: EventQueue<E>> Scheduler<E, Q> {
         const CHECK_EVERY: u64 = 1 << 14;
         let mut until_check = CHECK_EVERY;
         loop {
-            match self.queue.peek_time() {
+            match self.queue.next_time() {
                 None => return Ok(self.outcome(StopReason::QueueEmpty, wall_start, start_events)),
                 Some(t) if t > limits.stop_time => {
                     self.now = limits.stop_time;
