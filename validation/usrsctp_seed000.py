@@ -17,7 +17,7 @@ blocking) read rexmit's retransmission queue and are not available from usrsctp
 (docs/usrsctp.md); the mean number of chunks awaiting acknowledgement is (usrsctp's
 ``sstat_unackdata``, rexmit's rtxq in chunks).
 
-    python validation/usrsctp_seed000.py run [--reps 3] [--only cmt|sctp] [--fresh]
+    python validation/usrsctp_seed000.py run [--reps 3] [--only cmt|sctp] [--stacks a,b] [--fresh]
     python validation/usrsctp_seed000.py table     # docs/validation_usrsctp_seed000.md
 
 Results: validation/results/usrsctp_seed000.json (every run, written as it goes).
@@ -122,12 +122,12 @@ def key(r: dict[str, Any]) -> tuple[Any, ...]:
     return (r["kind"], r["load"], r["buffer"], r["ack"], r["stack"], r["seed"])
 
 
-def run(reps: int, only: str | None, fresh: bool) -> None:
+def run(reps: int, only: str | None, fresh: bool, stacks: tuple[str, ...] = STACKS) -> None:
     done: list[dict[str, Any]] = json.loads(RESULTS.read_text()) if RESULTS.exists() and not fresh else []
     have = {key(r) for r in done}
     for kind, load, buffer, ack in points(only):
         for seed in range(1, reps + 1):
-            for stack in STACKS:
+            for stack in stacks:
                 if (kind, load, buffer, ack, stack, seed) in have:
                     continue
                 r = run_one(kind, load, buffer, ack, stack, seed)
@@ -295,11 +295,15 @@ def main(argv: list[str]) -> int:
     r.add_argument("--reps", type=int, default=3)
     r.add_argument("--only", choices=("cmt", "sctp"), default=None)
     r.add_argument("--fresh", action="store_true", help="start over (default: keep the runs already saved)")
+    r.add_argument("--stacks", default=",".join(STACKS), help="run only these columns (comma-separated)")
     t = sub.add_parser("table")
     t.add_argument("--out", default=str(ROOT / "docs" / "validation_usrsctp_seed000.md"))
     a = ap.parse_args(argv)
     if a.cmd == "run":
-        run(a.reps, a.only, a.fresh)
+        stacks = tuple(a.stacks.split(","))
+        if unknown := set(stacks) - set(STACKS):
+            ap.error(f"--stacks: unknown {sorted(unknown)}; known {', '.join(STACKS)}")
+        run(a.reps, a.only, a.fresh, stacks)
     else:
         table(Path(a.out))
     return 0
