@@ -10,9 +10,9 @@ measured interval (from the warm-up's end to the end of the run):
 
 - per path (S's source address; path 1 is S's first address): DATA chunks sent, of them
   retransmissions, and those whose previous copy had left on the other path; chunks lost on
-  the path (sent on it, never arriving at R over it); retransmissions that left S more than
-  1.5 ms after the last SACK's arrival ("timer": sent by a T3-rtx expiry; both stacks tick
-  their timers on instants of their own, never at a SACK's arrival);
+  the path (sent on it, never arriving at R over it); retransmissions sent again within 50 ms
+  of the previous retransmission of the same TSN (less than path 2's round trip: no SACK
+  could have shown that copy lost);
 - the send buffer as the wire shows it: the chunks S has sent and not yet seen freed, a chunk
   being freed by the cumulative ack or, with NR-SACK, by an nr-gap block (FreeBSD frees
   NR-acked chunks from the socket buffer, ``sctp_handle_segments``; rexmit drops them from its
@@ -52,6 +52,9 @@ from usrsctp_dups import after, sctp_chunks  # noqa: E402
 
 CHUNK = usrsctp_seed000.setup.MESSAGE_SIZE
 MTU = 1500
+# A retransmission resent again within this: less than path 2's round trip (about 90 ms at
+# low load), so no SACK could have reported the earlier retransmission lost.
+AGAIN_NS = 50_000_000
 BUFFERS = {"128K": 128 * 1024, "256K": 256 * 1024}
 
 
@@ -87,6 +90,7 @@ def wire_view(out: Path, start_ns: int, stop_ns: int, buffer: int) -> dict[str, 
     per: dict[int, collections.Counter[str]] = {p: collections.Counter() for p in paths.values()}
     last_path: dict[int, int] = {}
     first_sent: dict[int, int] = {}
+    last_rtx: dict[int, int] = {}
     rtx_tsns: set[int] = set()
     held: set[int] = set()
     cum: int | None = None
@@ -118,8 +122,11 @@ def wire_view(out: Path, start_ns: int, stop_ns: int, buffer: int) -> dict[str, 
                     per[p]["rtx"] += 1
                     if last_path[tsn] != p:
                         per[p]["rtx_from_other_path"] += 1
+                    if tsn in last_rtx and t - last_rtx[tsn] < AGAIN_NS:
+                        per[p]["rtx_again_soon"] += 1
             if tsn in last_path:
                 rtx_tsns.add(tsn)
+                last_rtx[tsn] = t
             else:
                 first_sent[tsn] = t
                 if cum is None or after(tsn, cum):
@@ -259,7 +266,8 @@ def run(
 def line(stack: str, seed: int, w: dict[str, Any]) -> str:
     ps = "; ".join(
         f"path {p}: sent {v.get('sent', 0)}, lost {v.get('lost', 0)}, rtx {v.get('rtx', 0)}"
-        f" (previous copy on the other path {v.get('rtx_from_other_path', 0)})"
+        f" (previous copy on the other path {v.get('rtx_from_other_path', 0)}, within 50 ms of the"
+        f" previous retransmission {v.get('rtx_again_soon', 0)})"
         for p, v in sorted(w["paths"].items())
     )
     cw = "; ".join(
@@ -306,7 +314,7 @@ def summary(stack: str, ws: list[dict[str, Any]]) -> str:
         f" (each {m('rtx_held_s'):.2f} s); "
         + "; ".join(
             f"path {p}: sent {mp(p, 'sent'):.0f}, lost {mp(p, 'lost'):.0f}, rtx {mp(p, 'rtx'):.0f}"
-            f" (other path {mp(p, 'rtx_from_other_path'):.0f})"
+            f" (other path {mp(p, 'rtx_from_other_path'):.0f}, again within 50 ms {mp(p, 'rtx_again_soon'):.1f})"
             for p in (1, 2)
         )
     )
