@@ -12,22 +12,25 @@ measured interval (from the warm-up's end to the end of the run):
   retransmissions, and those whose previous copy had left on the other path; chunks lost on
   the path (sent on it, never arriving at R over it); retransmissions sent again within 50 ms
   of the previous retransmission of the same TSN (less than path 2's round trip: no SACK
-  could have shown that copy lost);
+  could have shown that copy lost); the SACKs that reached S over the path;
 - the send buffer as the wire shows it: the chunks S has sent and not yet seen freed, a chunk
   being freed by the cumulative ack or, with NR-SACK, by an nr-gap block (FreeBSD frees
-  NR-acked chunks from the socket buffer, ``sctp_handle_segments``; rexmit drops them from its
+  NR-acked chunks' buffer space, ``sctp_process_segment_range``; rexmit drops them from its
   rtxq): the time-weighted mean in chunks, and the share of the interval with the buffer full
   (held chunks · 1 452 B above the buffer less one message: no room for the next message, the
   sender blocked on its buffer);
 - of that holding, the part held by chunks that were retransmitted (chunk-seconds from the
   first transmission to the ack that freed it, per run, over the interval's length: the mean
   number of buffer slots held by lost chunks) and how long one such chunk was held (mean);
-- the primary path as FreeBSD reports it (usrsctp only: the first destination of the
-  handshake's last INIT; FreeBSD's T1-init expiry moves the primary to the alternate address
-  when there is one, ``sctp_t1init_timer``), and the handshake's INITs.
+- the handshake's INITs (FreeBSD's T1-init expiry makes the alternate address the primary
+  when there is one, ``sctp_t1init_timer``: the primary is the source of the last INIT);
+- with ``--trace``, each path's cwnd: rexmit's from its trace (``[[metrics.trace]]``: mean,
+  cuts, and the cuts that came with the fast retransmission of a chunk a T3-rtx expiry had
+  resent, which FreeBSD's CMT never makes: ``cmt.no_fr_after_t3``), usrsctp's primary path's
+  from ``cwnd_primary`` every 1 ms.
 
-    python validation/usrsctp_cmt_paths.py 1 2 3              # CMT heavy 256K NR-SACK
-    python validation/usrsctp_cmt_paths.py 1 2 3 --set fr_ssthresh_floor_mtus=4
+    python validation/usrsctp_cmt_paths.py 1-10 --trace       # CMT heavy 256K NR-SACK
+    python validation/usrsctp_cmt_paths.py 1-10 --trace --set cmt.no_fr_after_t3=false
     python validation/usrsctp_cmt_paths.py 1-20 --brief       # goodput per run and the means
 """
 
@@ -73,7 +76,7 @@ def wire_view(out: Path, start_ns: int, stop_ns: int, buffer: int) -> dict[str, 
                 s_addrs.add(src)
                 events.append((t, "DATA", (c[1], src)))
             elif c[0] == "SACK":
-                events.append((t, "SACK", c))
+                events.append((t, "SACK", (*c, dst)))
             elif c[0] == "INIT":
                 inits.append((t / 1e9, f"{src}->{dst}"))
     paths = {a: i + 1 for i, a in enumerate(sorted(s_addrs, key=ip_key))}
@@ -133,7 +136,9 @@ def wire_view(out: Path, start_ns: int, stop_ns: int, buffer: int) -> dict[str, 
                     held.add(tsn)
             last_path[tsn] = p
         else:
-            _, new_cum, _gaps, nrs = c
+            _, new_cum, _gaps, nrs, to = c
+            if start_ns <= t < stop_ns and to in paths:
+                per[paths[to]]["sacks"] += 1
             if cum is None or after(new_cum, cum):
                 for x in [x for x in held if not after(x, new_cum)]:
                     free(x, t)
@@ -267,7 +272,7 @@ def line(stack: str, seed: int, w: dict[str, Any]) -> str:
     ps = "; ".join(
         f"path {p}: sent {v.get('sent', 0)}, lost {v.get('lost', 0)}, rtx {v.get('rtx', 0)}"
         f" (previous copy on the other path {v.get('rtx_from_other_path', 0)}, within 50 ms of the"
-        f" previous retransmission {v.get('rtx_again_soon', 0)})"
+        f" previous retransmission {v.get('rtx_again_soon', 0)}), SACKs received {v.get('sacks', 0)}"
         for p, v in sorted(w["paths"].items())
     )
     cw = "; ".join(
