@@ -62,6 +62,7 @@ FREEBSD_CMT_PINS: dict[str, Any] = {
     "rtx_dest_at_mark": True,
     "cut_every_sack": True,
     "grow_in_recovery": True,
+    "no_fr_after_t3": True,
 }
 
 # The ns-2 SCTP scenarios' settings (validation/compare.py NS2_SCTP, without the initial

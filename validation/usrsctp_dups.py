@@ -53,13 +53,15 @@ CHUNK_NAMES = {1: "INIT", 2: "INIT-ACK", 4: "HB", 5: "HB-ACK", 10: "COOKIE-ECHO"
 
 
 def sctp_chunks(
-    path: Path, dac: bool = False, others: bool = False
+    path: Path, dac: bool = False, others: bool = False, split_nr: bool = False
 ) -> Iterator[tuple[int, str, str, list[tuple[Any, ...]]]]:
     """(time ns, IPv4 source, destination, chunks) per SCTP packet of a pcap; a chunk is
     ("DATA", tsn) or ("SACK", cum, gap blocks + nr-gap blocks as (start, end) offsets), with
     `dac` one more field: whether the SACK's CMT DAC flag says it covers two packets (bit 7:
-    both stacks write the count in bits 6-7, FreeBSD's `cmt_dac_pkts_rcvd << 6`). With `others`
-    every other chunk too, as (name,) (`CHUNK_NAMES`, else "chunk N")."""
+    both stacks write the count in bits 6-7, FreeBSD's `cmt_dac_pkts_rcvd << 6`). With `split_nr`
+    a SACK is ("SACK", cum, gap blocks, nr-gap blocks) instead (an NR-SACK's two lists apart,
+    RFC draft-natarajan-tsvwg-sctp-nrsack §4). With `others` every other chunk too, as (name,)
+    (`CHUNK_NAMES`, else "chunk N")."""
     for t, b in pcapread.records(path):
         if len(b) < 20 or b[9] != SCTP:
             continue
@@ -78,7 +80,10 @@ def sctp_chunks(
                 n_nr, at = (struct.unpack_from(">H", v, 10)[0], 16) if kind == NR_SACK else (0, 12)
                 blocks = [struct.unpack_from(">HH", v, at + 4 * i) for i in range(n_gap + n_nr)]
                 flags = s[off + 1]
-                out.append(("SACK", cum, blocks, bool(flags & 0x80)) if dac else ("SACK", cum, blocks))
+                if split_nr:
+                    out.append(("SACK", cum, blocks[:n_gap], blocks[n_gap:]))
+                else:
+                    out.append(("SACK", cum, blocks, bool(flags & 0x80)) if dac else ("SACK", cum, blocks))
             elif others:
                 out.append((CHUNK_NAMES.get(kind, f"chunk {kind}"),))
             off += (length + 3) & ~3

@@ -154,6 +154,13 @@ macro_rules! cmt_option_table {
         /// destination is chosen when the lowest marked chunk is sent, from the cwnds then,
         /// and every marked chunk follows it.
         opt rtx_dest_at_mark: bool = false, unit = flag;
+        /// A chunk a T3-rtx expiry marked is never fast retransmitted afterwards, as FreeBSD's
+        /// CMT does (sctp_mark_all_for_resend sets the chunk's `no_fr_allowed` when CMT is on,
+        /// and sctp_strike_gap_ack_chunks skips such chunks): only a later expiry resends it.
+        /// Off: its miss indications count afresh from the expiry and three of them fast
+        /// retransmit it (RFC 9260 §7.2.4), though SFR's newer acks on its new destination may
+        /// be for data sent before the retransmission.
+        opt no_fr_after_t3: bool = false, unit = flag;
         /// Potentially-failed state: a path that timed out gets no new data until a heartbeat
         /// confirms it (CMT-PF).
         opt pf: bool = false, unit = flag;

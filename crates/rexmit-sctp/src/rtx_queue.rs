@@ -62,6 +62,9 @@ pub struct RtxEntry {
     /// Marked for retransmission, the destination chosen then (`cmt.rtx_dest_at_mark`);
     /// `None`: chosen when it is sent.
     pub rtx_to: Option<usize>,
+    /// Marked by a T3-rtx expiry under `cmt.no_fr_after_t3`: never fast retransmitted again
+    /// (FreeBSD's `no_fr_allowed`).
+    pub no_fast_rtx: bool,
 }
 
 impl RtxEntry {
@@ -267,21 +270,29 @@ impl RtxQueue {
     }
 
     /// T3-rtx expired on path `p` (RFC 9260 §6.3.3 E3): every chunk in flight there is marked
-    /// for retransmission. Returns whether any was.
-    pub(crate) fn mark_timed_out(&mut self, p: usize) -> u64 {
-        self.mark_timed_out_sent_by(p, Time::MAX)
+    /// for retransmission, and with `no_fast_rtx` barred from fast retransmission from then on
+    /// (`cmt.no_fr_after_t3`). Returns how many were marked.
+    pub(crate) fn mark_timed_out(&mut self, p: usize, no_fast_rtx: bool) -> u64 {
+        self.mark_timed_out_sent_by(p, Time::MAX, no_fast_rtx)
             .map_or(0, |m| m.chunks)
     }
 
     /// FreeBSD's T3-rtx expiry on path `p` (sctp_mark_all_for_resend): only the chunks in
-    /// flight there that were sent at or before `sent_by` are marked. Returns how many and the
-    /// bytes that leave the path's flight, `None` if none was marked.
-    pub(crate) fn mark_timed_out_sent_by(&mut self, p: usize, sent_by: Time) -> Option<TimedOut> {
+    /// flight there that were sent at or before `sent_by` are marked (`no_fast_rtx` as for
+    /// `mark_timed_out`). Returns how many and the bytes that leave the path's flight, `None`
+    /// if none was marked.
+    pub(crate) fn mark_timed_out_sent_by(
+        &mut self,
+        p: usize,
+        sent_by: Time,
+        no_fast_rtx: bool,
+    ) -> Option<TimedOut> {
         let mut out: Option<TimedOut> = None;
         let oh = self.flight_overhead;
         for e in self.entries.iter_mut() {
             if e.path == p && e.state == TsnState::InFlight && e.sent_at <= sent_by {
                 e.mark_for_rtx(RtxCause::Timeout);
+                e.no_fast_rtx |= no_fast_rtx;
                 let o = out.get_or_insert(TimedOut {
                     chunks: 0,
                     bytes: 0,
@@ -345,7 +356,8 @@ impl RtxQueue {
             if !tsn_lt(e.tsn, limit) {
                 break;
             }
-            if e.state != TsnState::InFlight {
+            // FreeBSD's CMT skips a chunk a timeout marked (`no_fr_allowed`).
+            if e.state != TsnState::InFlight || e.no_fast_rtx {
                 continue;
             }
             let Some(w) = weight(e) else {
@@ -479,6 +491,7 @@ mod tests {
             fast_rtx_next_tsn: 0,
             fast_rtx_pending: false,
             rtx_to: None,
+            no_fast_rtx: false,
             msg_id: 0,
             rtx_cause: RtxCause::Timeout,
             timed: false,
@@ -546,8 +559,8 @@ mod tests {
         assert_eq!(q.mark_early(0, wait, Time::from_millis(10)), Some(200));
         assert_eq!(q.mark_early(0, wait, Time::from_millis(10)), None);
         assert_eq!(q.get(1).unwrap().state, TsnState::InFlight);
-        assert_eq!(q.mark_timed_out(0), 1);
-        assert_eq!(q.mark_timed_out(0), 0, "nothing left in flight");
+        assert_eq!(q.mark_timed_out(0, false), 1);
+        assert_eq!(q.mark_timed_out(0, false), 0, "nothing left in flight");
         assert_eq!(q.get(1).unwrap().rtx_cause, RtxCause::Timeout);
     }
 
@@ -558,7 +571,7 @@ mod tests {
         q.on_sent(3, 0, Time::from_millis(50));
         let by = Time::from_millis(20);
         assert_eq!(
-            q.mark_timed_out_sent_by(0, by),
+            q.mark_timed_out_sent_by(0, by, false),
             Some(TimedOut {
                 chunks: 2,
                 bytes: 200
@@ -566,7 +579,7 @@ mod tests {
             "TSNs 1 and 2"
         );
         assert_eq!(q.get(3).unwrap().state, TsnState::InFlight);
-        assert_eq!(q.mark_timed_out_sent_by(0, by), None);
+        assert_eq!(q.mark_timed_out_sent_by(0, by, false), None);
     }
 
     #[test]

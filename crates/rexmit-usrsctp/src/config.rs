@@ -74,6 +74,7 @@ pub const OPTIONS: &[(&str, Counterpart)] = {
         ("cmt.grow_in_recovery", BuiltIn("true: with CMT on, FreeBSD updates a destination's cwnd on SACKs during fast recovery too (sctp_cwnd_update_after_sack skips it only with CMT off)")),
         ("cmt.rtx_pseudo_cumack", BuiltIn("true: FreeBSD's CUC (CUCv2) keeps separate pseudo cumulative acks per destination for first transmissions and for retransmissions (sctp_indata.c, pseudo_cumack and rtx_pseudo_cumack)")),
         ("cmt.rtx_dest_at_mark", BuiltIn("true: FreeBSD sets a chunk's retransmission destination (`whoTo`) when it marks the chunk, in sctp_strike_gap_ack_chunks and sctp_t3rxt_timer (sctp_find_alternate_net)")),
+        ("cmt.no_fr_after_t3", BuiltIn("true: with CMT on, FreeBSD never fast-retransmits a chunk a T3-rtx expiry marked (sctp_mark_all_for_resend sets `no_fr_allowed`, which sctp_strike_gap_ack_chunks skips)")),
         ("cmt.rtx_policy", BuiltIn("cwnd: FreeBSD's CMT sends retransmissions to the reachable path with the largest cwnd (sctp_find_alternate_net mode 1; its comment says RTX_SSTHRESH)")),
         ("cmt.pf", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld (off: 65535)")),
         ("cmt.pf_threshold", Socket("SCTP_PEER_ADDR_THLDS spt_pathpfthld = pf_threshold (both mark a path PF when its error count exceeds the threshold)")),
@@ -368,6 +369,7 @@ pub fn with_freebsd_built_ins(cfg: &SctpConfig) -> SctpConfig {
     c.cmt.cuc = true;
     c.cmt.rtx_pseudo_cumack = true;
     c.cmt.rtx_dest_at_mark = true;
+    c.cmt.no_fr_after_t3 = true;
     c.cmt.cut_every_sack = true;
     c.cmt.grow_in_recovery = true;
     c.cmt.rtx_policy = RtxPolicy::Cwnd;
@@ -392,6 +394,7 @@ fn check_built_in(cfg: &SctpConfig, key: &str, only: &str) -> Result<(), OptionE
         "cmt.cuc" => cfg.cmt.cuc,
         "cmt.rtx_pseudo_cumack" => cfg.cmt.rtx_pseudo_cumack,
         "cmt.rtx_dest_at_mark" => cfg.cmt.rtx_dest_at_mark,
+        "cmt.no_fr_after_t3" => cfg.cmt.no_fr_after_t3,
         "cmt.cut_every_sack" => cfg.cmt.cut_every_sack,
         "cmt.grow_in_recovery" => cfg.cmt.grow_in_recovery,
         "cmt.rtx_policy" => cfg.cmt.rtx_policy == RtxPolicy::Cwnd,
@@ -561,7 +564,7 @@ mod tests {
             .filter(|(_, c)| matches!(c, Counterpart::BuiltIn(_)))
             .map(|(k, _)| *k)
             .collect();
-        assert_eq!(built_in.len(), 21, "{built_in:?}");
+        assert_eq!(built_in.len(), 22, "{built_in:?}");
         assert!(UsrsctpConfig::from_sctp(&c, &built_in).is_ok());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.sfr"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.rtx_pseudo_cumack"]).is_err());
@@ -573,5 +576,6 @@ mod tests {
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.cut_every_sack"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.grow_in_recovery"]).is_err());
         assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.rtx_dest_at_mark"]).is_err());
+        assert!(UsrsctpConfig::from_sctp(&cfg, ["cmt.no_fr_after_t3"]).is_err());
     }
 }

@@ -347,6 +347,7 @@ impl SendSide {
             fast_rtx_next_tsn: 0,
             fast_rtx_pending: false,
             rtx_to: None,
+            no_fast_rtx: false,
             msg_id: pc.msg_id,
             rtx_cause: RtxCause::Timeout,
             timed: false,
@@ -455,8 +456,9 @@ impl SendSide {
 
     /// T3-rtx expired on path `p` (§6.3.3 E3): everything in flight there is marked for
     /// retransmission; the caller empties the path's flight size. Returns the chunks marked.
-    pub(super) fn mark_timed_out(&mut self, p: usize) -> u64 {
-        let marked = self.rtxq.mark_timed_out(p);
+    /// `no_fast_rtx`: they may not be fast retransmitted again (`cmt.no_fr_after_t3`).
+    pub(super) fn mark_timed_out(&mut self, p: usize, no_fast_rtx: bool) -> u64 {
+        let marked = self.rtxq.mark_timed_out(p, no_fast_rtx);
         if marked > 0 {
             self.rtx_marked = true;
         }
@@ -469,8 +471,9 @@ impl SendSide {
         &mut self,
         p: usize,
         sent_by: Time,
+        no_fast_rtx: bool,
     ) -> Option<crate::rtx_queue::TimedOut> {
-        let left = self.rtxq.mark_timed_out_sent_by(p, sent_by);
+        let left = self.rtxq.mark_timed_out_sent_by(p, sent_by, no_fast_rtx);
         if left.is_some() {
             self.rtx_marked = true;
         }

@@ -107,6 +107,11 @@ impl Association {
         self.cfg.cmt.enabled && self.cfg.cmt.rtx_dest_at_mark
     }
 
+    /// `cmt.no_fr_after_t3`: chunks a T3-rtx expiry marks are never fast retransmitted.
+    fn no_fr_after_t3(&self) -> bool {
+        self.cfg.cmt.enabled && self.cfg.cmt.no_fr_after_t3
+    }
+
     /// T3-rtx expiry on path `p` (§6.3.3 E1-E3, §8.2).
     pub(super) fn on_t3_expiry(&mut self, now: Time, p: usize) {
         // Armed by `arm_reneging_guard` rather than by data in flight?
@@ -123,7 +128,7 @@ impl Association {
         let freebsd = self.cfg.t3_rtx == T3Rtx::Freebsd && !guard_expired;
         let freebsd_marked = freebsd && self.mark_timed_out_freebsd(now, p);
         if !freebsd {
-            let marked = self.tx.mark_timed_out(p);
+            let marked = self.tx.mark_timed_out(p, self.no_fr_after_t3());
             // §7.2.3; a plugged controller's `on_timeout` counts the chunks just marked lost.
             let cc = self.paths[p].cc_mut();
             cc.count_lost(marked);
@@ -191,7 +196,8 @@ impl Association {
             .unbounded_rto()
             .unwrap_or(Duration::ZERO);
         let sent_by = Time::ZERO + now.saturating_since(Time::ZERO).saturating_sub(wait);
-        let Some(marked) = self.tx.mark_timed_out_sent_by(p, sent_by) else {
+        let no_fr = self.no_fr_after_t3();
+        let Some(marked) = self.tx.mark_timed_out_sent_by(p, sent_by, no_fr) else {
             return false;
         };
         self.paths[p].leave_flight(marked.bytes);
