@@ -1,6 +1,8 @@
-//! `RadixQueue`: the event queue of the simulator, a radix heap on the events' times (Ahuja,
-//! Mehlhorn, Orlin and Tarjan, "Faster algorithms for the shortest path problem", JACM 37(2),
-//! 1990, §3, in its form with one digit of `W` bits per level). It needs what the simulator
+//! `RadixQueue`: the event queue of the simulator, a radix heap on the events' times (the
+//! monotone priority queue of Ahuja, Mehlhorn, Orlin and Tarjan, "Faster algorithms for the
+//! shortest path problem", JACM 37(2), 1990), here with one digit of `W` bits per level, as in
+//! the multi-level buckets of Cherkassky, Goldberg and Silverstein ("Buckets, heaps, lists, and
+//! monotone priority queues", SIAM J. Comput. 28(4), 1999). It needs what the simulator
 //! guarantees: nothing is scheduled before the last event taken.
 //!
 //! Every waiting event is in one bucket chosen by its time `t` against `last`, the time of the
@@ -10,9 +12,9 @@
 //! holds only earlier events, and within a level a lower digit, so the lowest non-empty bucket
 //! holds the earliest events. When `now` runs empty that bucket's earliest time becomes `last`
 //! and its events move down: each one to a lower level or into `now`, so an event moves at most
-//! `LEVELS` times (in the runs measured, about once); an event alone in the lowest bucket is
-//! taken from it directly. No event is compared with another except the ones sharing the
-//! lowest bucket, and ties of one instant in `now`.
+//! `LEVELS` times; an event alone in the lowest bucket is taken from it directly. No event is
+//! compared with another except the ones sharing the lowest bucket, and ties of one instant in
+//! `now`.
 //!
 //! The order is the (time, key) order of one heap exactly, by construction: every key is unique
 //! (the scheduler's sequence numbers, or their shuffled images under random ties), so any
@@ -21,9 +23,11 @@
 //!
 //! Why (issue 40, tenth session, docs/validation.md): the tiered queue before it (a 4-ary heap
 //! of the next 524 µs, a ring of 2 048 buckets for the next second, a heap beyond) spent 166
-//! instructions per event sifting its small heap in a seed 000 CMT run, where nine in ten
+//! instructions per event sifting its small heap in a seed 000 CMT run, where three in four
 //! events land less than one of its buckets ahead; this queue takes 13% fewer instructions for
-//! that whole run, 5% fewer for a seed 004 HTTP run and 1% fewer per one-flow hop.
+//! that whole run, 5% fewer for a seed 004 HTTP run and 1% fewer per one-flow hop (which,
+//! though, now meets 1.4 L1 read misses per hop where it met none: the buckets' allocations
+//! and their 2 048 headers are more lines than the one small heap it used).
 
 use crate::queue::{EventQueue, HeapQueue};
 use rexmit_time::Time;
