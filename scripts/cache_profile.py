@@ -1,4 +1,4 @@
-"""Cache misses per packet hop after the start-up (issue 18, docs/validation.md "Session 12"):
+"""Cache misses per packet hop after the start-up (issue 18, docs/validation_speed.md "Session 12"):
 runs the benchmark's TCP dumbbell of FLOWS flows to T1 and to T2 seconds under callgrind with
 its cache simulation (this CPU's L1d and L2 by default), and prints per function what the
 second run spent beyond the first, per hop of the difference. The simulation is deterministic,

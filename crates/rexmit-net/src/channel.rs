@@ -95,7 +95,7 @@ pub struct ChannelStats {
 /// queue is read only when packets wait or the queue is active; arrivals are not counted
 /// (`stats` computes them). Names, random streams, models and the other statistics follow.
 /// With 10 000 flows most channels are cold when a packet comes, so each line is a cache miss
-/// (docs/validation.md, "Session 13" and issue 40 step 3).
+/// (docs/validation_speed.md, "Session 13", and docs/validation_speed_issue40.md, step 3).
 #[repr(C, align(64))]
 pub struct Channel {
     // Line 0.

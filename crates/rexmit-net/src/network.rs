@@ -26,7 +26,7 @@ pub struct NodeStats {
 
 /// Layout (hot path): `repr(C)`, aligned to a cache line, with what a packet reads at a host
 /// (its way out, captures, its port bindings, whether it forwards) on the first line; with
-/// 10 000 hosts most are cold when a packet comes (docs/validation.md, "Session 13").
+/// 10 000 hosts most are cold when a packet comes (docs/validation_speed.md, "Session 13").
 #[repr(C, align(64))]
 pub struct Node {
     /// A single-homed host's one way out: the channel of its only interface (set with the
