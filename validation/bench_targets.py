@@ -86,6 +86,9 @@ def scaling_verdicts(bench: dict[str, Any] | None) -> list[Verdict]:
     lo, hi = SCALING_FLOWS
     span = f"within {SCALING_TARGET:g}× from {lo} to {hi:,} flows (TCP dumbbell)".replace(",", " ")
     rows = {int(r["flows"]): r for r in (bench or {}).get("tcp_dumbbell", [])}
+    paired = (bench or {}).get("scaling_paired")
+    if paired and (int(paired["small_flows"]), int(paired["large_flows"])) == (lo, hi):
+        return paired_verdicts(paired, span, rows)
     out = []
     for what, per_hop in (
         ("per-hop wall time, whole run,", lambda r: 1e9 * float(r["wall_s"]) / float(r["packet_hops"])),
@@ -106,6 +109,31 @@ def scaling_verdicts(bench: dict[str, Any] | None) -> list[Verdict]:
             continue
         growth = values[hi] / values[lo]
         out.append(Verdict(name, f"{growth:.1f}× ({series} per hop)", growth <= SCALING_TARGET))
+    return out
+
+
+def paired_verdicts(paired: dict[str, Any], span: str, rows: dict[int, dict[str, Any]]) -> list[Verdict]:
+    """The ratios from paired runs (rexmit-bench's `paired_scaling`: the two flow counts run one
+    right after the other, so the machine's drift stays out of the ratio), median over the pairs;
+    the unpaired series is quoted beside it."""
+    out = []
+    for what, key, per_hop in (
+        ("per-hop wall time, whole run,", "whole", lambda r: 1e9 * float(r["wall_s"]) / float(r["packet_hops"])),
+        ("per-hop wall time after the start-up", "steady", lambda r: r.get("steady_ns_per_hop")),
+    ):
+        name = f"{what} {span}"
+        ratios = sorted(float(x) for x in paired.get(key, []))
+        if not ratios or ratios[0] <= 0:
+            out.append(Verdict(name, "no positive paired ratio", None))
+            continue
+        med = ratios[len(ratios) // 2]
+        series = ", ".join(f"{f}: {float(v):.0f} ns" for f, r in sorted(rows.items()) if (v := per_hop(r)) is not None)
+        measured = (
+            f"{med:.2f}× (median of {len(ratios)} paired ratios, {ratios[0]:.2f}–{ratios[-1]:.2f}; "
+            f"{paired['small_flows']} flow {paired['small_sim_s']} s against {paired['large_flows']} flows "
+            f"{paired['large_sim_s']} s); unpaired series {series} per hop"
+        )
+        out.append(Verdict(name, measured, med <= SCALING_TARGET))
     return out
 
 

@@ -87,6 +87,35 @@ def test_scaling_is_the_per_hop_growth_from_one_to_ten_thousand_flows(tmp_path: 
     assert v.met is None
 
 
+def test_paired_ratios_decide_the_scaling_verdict_when_present(tmp_path: Path) -> None:
+    one = {"flows": 1, "wall_s": 0.1, "packet_hops": 1_000_000, "steady_ns_per_hop": 90.0}
+    ten_k = {"flows": 10_000, "wall_s": 0.3, "packet_hops": 1_000_000, "steady_ns_per_hop": 171.0}
+    paired = {
+        "small_flows": 1,
+        "small_sim_s": 120,
+        "large_flows": 10_000,
+        "large_sim_s": 5,
+        "whole": [2.4, 2.1, 2.2, 9.0, 2.3],
+        "steady": [1.8, 2.05, 1.9, 1.95, 0.5],
+    }
+    _write(tmp_path, "bench.json", {"tcp_dumbbell": [one, ten_k], "scaling_paired": paired})
+    whole, after = [v for v in bench_targets.verdicts(tmp_path) if v.target.startswith("per-hop")]
+    # The median of the pairs, not the unpaired series (3.0× and 1.9× here), decides.
+    assert whole.met is False and whole.measured.startswith("2.30× (median of 5 paired ratios, 2.10–9.00")
+    assert "unpaired series 1: 100 ns, 10000: 300 ns" in whole.measured
+    assert after.met is True and after.measured.startswith("1.90×")
+    # A non-positive ratio (a half run slower than its whole run) gives no verdict.
+    paired["steady"] = [1.8, -0.3, 1.9]
+    _write(tmp_path, "bench.json", {"tcp_dumbbell": [one, ten_k], "scaling_paired": paired})
+    after = [v for v in bench_targets.verdicts(tmp_path) if v.target.startswith("per-hop")][1]
+    assert after.met is None and after.measured == "no positive paired ratio"
+    # Paired runs of other flow counts (--quick: 1 against 100) leave the unpaired verdict.
+    paired["large_flows"] = 100
+    _write(tmp_path, "bench.json", {"tcp_dumbbell": [one, ten_k], "scaling_paired": paired})
+    whole = next(v for v in bench_targets.verdicts(tmp_path) if v.target.startswith("per-hop"))
+    assert whole.measured.startswith("3.0×")
+
+
 def test_memory_and_process(tmp_path: Path) -> None:
     _write(
         tmp_path,

@@ -312,3 +312,62 @@ pub fn tcp_dumbbell_toml_cc(flows: usize, sim_secs: f64, cc: &str) -> String {
         &format!("kind = \"tcp_bulk\"\ntcp = {{ cc = \"{cc}\" }}\n"),
     )
 }
+
+/// Issue 40's scaling ratio measured in pairs: the per-hop wall time at `large` flows over the
+/// one at `small` flows, from runs taken one right after the other, `pairs` times, so that the
+/// machine's speed drifting between the two series (a shared VM's does, by 2× within an hour)
+/// does not enter the ratio. Each flow count runs stopped at its time and at half that time
+/// (see `SteadyResult`) in every pair; the ratios are per pair, whole run and after the start-up.
+#[derive(Clone, Debug)]
+pub struct PairedScaling {
+    pub small: (usize, f64),
+    pub large: (usize, f64),
+    pub whole: Vec<f64>,
+    pub steady: Vec<f64>,
+}
+
+/// The median of a non-empty list, and its minimum and maximum.
+pub fn median_range(v: &[f64]) -> (f64, f64, f64) {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    (s[s.len() / 2], s[0], s[s.len() - 1])
+}
+
+/// See `PairedScaling`: `small` and `large` are (flows, simulated seconds) of the TCP dumbbell.
+pub fn paired_scaling(small: (usize, f64), large: (usize, f64), pairs: usize) -> PairedScaling {
+    let build = |(flows, secs): (usize, f64)| {
+        [secs, secs / 2.0].map(|t| {
+            rexmit_scenario::Scenario::from_toml(&tcp_dumbbell_toml(flows, t))
+                .expect("valid benchmark scenario")
+        })
+    };
+    let (a, b) = (build(small), build(large));
+    let once = |sc: &rexmit_scenario::Scenario| {
+        let r = rexmit_scenario::run::run(sc, None, |_| true).expect("benchmark scenario runs");
+        (r.summary.wall_time_s, r.summary.packet_hops)
+    };
+    let per_hop = |[whole, half]: &[rexmit_scenario::Scenario; 2]| {
+        let ((w, wh), (h, hh)) = (once(whole), once(half));
+        let steady = (w - h) / wh.saturating_sub(hh).max(1) as f64;
+        (w / wh.max(1) as f64, steady)
+    };
+    let (mut whole, mut steady) = (Vec::new(), Vec::new());
+    for i in 0..pairs.max(1) {
+        // Alternate which one goes first, so that neither always follows the other.
+        let (s, l) = if i % 2 == 0 {
+            let s = per_hop(&a);
+            (s, per_hop(&b))
+        } else {
+            let l = per_hop(&b);
+            (per_hop(&a), l)
+        };
+        whole.push(l.0 / s.0);
+        steady.push(l.1 / s.1);
+    }
+    PairedScaling {
+        small,
+        large,
+        whole,
+        steady,
+    }
+}

@@ -120,6 +120,29 @@ fn main() {
             );
         }
     }
+    // The same ratio from paired runs (`paired_scaling`): the 1-flow runs above last tens of
+    // milliseconds and their series runs minutes before the 10 000-flow one, so on a shared VM
+    // the ratio above moves with the machine; `make bench`'s verdict reads this one.
+    let paired = if quick {
+        paired_scaling((1, 30.0), (100, 5.0), 3)
+    } else {
+        paired_scaling((1, 120.0), (10_000, sim_secs / 12.0), 7)
+    };
+    for (what, v) in [
+        ("whole run", &paired.whole),
+        ("after the start-up", &paired.steady),
+    ] {
+        let (med, lo, hi) = median_range(v);
+        println!(
+            "per-hop wall time, {what}, paired ({} pairs; {} flow {} s against {} flows {} s): \
+             {med:.2}x (range {lo:.2}-{hi:.2})",
+            v.len(),
+            paired.small.0,
+            paired.small.1,
+            paired.large.0,
+            paired.large.1
+        );
+    }
     let s001_secs = if quick { 60.0 } else { 600.0 };
     let s001 = bench_scenario(
         &seed001_toml(s001_secs),
@@ -199,8 +222,23 @@ fn main() {
                 )
             })
             .collect();
+        let list = |v: &[f64]| {
+            v.iter()
+                .map(|x| format!("{x:.4}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let paired_json = format!(
+            "{{\"small_flows\":{},\"small_sim_s\":{},\"large_flows\":{},\"large_sim_s\":{},\"whole\":[{}],\"steady\":[{}]}}",
+            paired.small.0,
+            paired.small.1,
+            paired.large.0,
+            paired.large.1,
+            list(&paired.whole),
+            list(&paired.steady)
+        );
         let text = format!(
-            "{{\"quick\":{quick},\"hold\":[{}],\"run_loop_events_per_s\":{run_eps:.1},\"dumbbell\":[{}],\"tcp_dumbbell\":[{}],\"seed001\":{},\"rust_plugin\":{{\"builtin\":{},\"plugin\":{},\"plugin_over_builtin\":{plugin_ratio:.4}}}}}\n",
+            "{{\"quick\":{quick},\"hold\":[{}],\"run_loop_events_per_s\":{run_eps:.1},\"dumbbell\":[{}],\"tcp_dumbbell\":[{}],\"scaling_paired\":{paired_json},\"seed001\":{},\"rust_plugin\":{{\"builtin\":{},\"plugin\":{},\"plugin_over_builtin\":{plugin_ratio:.4}}}}}\n",
             hold_json.join(","),
             db_json.join(","),
             tcp_json.join(","),
