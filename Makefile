@@ -13,9 +13,19 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 # Build the Rust extension in release mode and install the package (editable) into the venv.
+# With profile-guided optimisation (scripts/pgo.sh, issue 40) when rustc's llvm-profdata is there,
+# in its own target directory; PGO=0 builds without it. Results are the same either way.
+PGO ?= 1
+export PGO
+PGO_PROFILE := $(abspath target/pgo/rexmit.profdata)
 install: $(BIN)/python
 	$(BIN)/pip install -q "maturin>=1.5,<2" "pyarrow>=12" "tqdm>=4.60" "matplotlib>=3.6" "dask[distributed]>=2023.1" "plotly>=5.15"
-	$(BIN)/maturin develop --release -q
+	bash scripts/pgo.sh
+	if [ -f "$(PGO_PROFILE)" ]; then \
+	  CARGO_TARGET_DIR=target/pgo-use RUSTFLAGS="-Cprofile-use=$(PGO_PROFILE)" $(BIN)/maturin develop --release -q; \
+	else \
+	  $(BIN)/maturin develop --release -q; \
+	fi
 
 # Seed 000's NR-SACK experiments, reduced (about a minute on 2 cores).
 demo: install

@@ -17,10 +17,19 @@ QUICK=()
 for a in "$@"; do [ "$a" = --quick ] && QUICK=(--quick); done
 mkdir -p bench-results
 if [ "${SKIP_RUST:-0}" != 1 ]; then
-  cargo build --release -p rexmit-bench
-  "${CARGO_TARGET_DIR:-target}/release/rexmit-bench" --json bench-results/bench.json "$@"
-  # Memory per flow, idle and active, and the peak at 10 000 flows (a counting allocator).
-  "${CARGO_TARGET_DIR:-target}/release/rexmit-mem" --json bench-results/memory.json "$@"
+  # Built as `make install` builds the extension: with the profile of scripts/pgo.sh when there
+  # is one (PGO=0: without), so that these figures are those of what users run.
+  bash scripts/pgo.sh
+  (
+    if [ -f target/pgo/rexmit.profdata ]; then
+      export CARGO_TARGET_DIR=target/pgo-use RUSTFLAGS="-Cprofile-use=$PWD/target/pgo/rexmit.profdata"
+      echo "bench: built with profile-guided optimisation (target/pgo/rexmit.profdata)"
+    fi
+    cargo build --release -p rexmit-bench
+    "${CARGO_TARGET_DIR:-target}/release/rexmit-bench" --json bench-results/bench.json "$@"
+    # Memory per flow, idle and active, and the peak at 10 000 flows (a counting allocator).
+    "${CARGO_TARGET_DIR:-target}/release/rexmit-mem" --json bench-results/memory.json "$@"
+  )
 fi
 # Issue 36: the cost of a Python congestion controller per event (the built-in reno against the
 # same controller in Python, examples/plugins/reno.py; bench-results/plugins.json). The Rust
