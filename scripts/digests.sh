@@ -3,7 +3,7 @@
 # scripts/reference_scenarios.py): a hash of everything each run produced except wall time and
 # event counts. A restructuring must leave every line unchanged; a behaviour change lists the
 # scenarios it changes (diff against tests/reference/digests.txt, then update that file in the
-# same commit and say why).
+# same commit and say why; tests/reference/extension_digests.txt too: scripts/extension_digests.py).
 #   usage: bash scripts/digests.sh            (prints; > tests/reference/digests.txt to update)
 #          bash scripts/digests.sh --check    (exit 1 and show the diff if anything changed)
 set -euo pipefail
