@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Profile-guided optimisation (issue 40): builds an instrumented `profile_scenario`, runs it on
-# the 48 reference scenarios (tests/reference/*.toml) and on TCP dumbbells of 1 and 1 000 flows,
-# and merges what it recorded into target/pgo/rexmit.profdata; the release builds of `make
+# the 48 reference scenarios (tests/reference/*.toml), TCP dumbbells of 1 and 1 000 flows and
+# shortened runs of the reproductions' heaviest kinds (scripts/pgo/*.toml: seed 000 CMT with
+# cross traffic, seed 004 HTTP and lab runs; about 30 s in all), and merges what it recorded into target/pgo/rexmit.profdata; the release builds of `make
 # install` and `make bench` then use it (RUSTFLAGS=-Cprofile-use=...). Results do not change:
 # the profile only steers inlining and code layout (docs/validation_speed_issue40.md).
 # Needs llvm-profdata of rustc's own LLVM (rustup's llvm-tools component, added here when rustup
@@ -35,7 +36,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$bin/scaling_toml" 1 30 >"$tmp/one_flow.toml"
 "$bin/scaling_toml" 1000 5 >"$tmp/thousand_flows.toml"
-for f in tests/reference/*.toml "$tmp"/*.toml; do
+for f in tests/reference/*.toml scripts/pgo/*.toml "$tmp"/*.toml; do
   # A failing run is for the tests to report; the build then goes without a profile.
   "$bin/profile_scenario" "$f" >/dev/null 2>&1 || {
     echo "pgo: skipped (training run $f failed)" >&2
