@@ -218,9 +218,10 @@ const NEW_ACK_AT_SENDER: &[&str] = &[
 ];
 
 /// The delayed-ACK timer at the receiver (`handle_timeout`: the receiver's and the sender's
-/// timers are looked at).
+/// timers are looked at, and the sender's timeout count against the limit).
 const DELAYED_ACK_TIMER: &[&str] = &[
     "snd.now",
+    "snd.consecutive_timeouts",
     "rcv.ack_now",
     "timers.at.delayed_ack",
     "timers.at.tlp",
@@ -243,7 +244,7 @@ fn lines(offsets: &BTreeMap<String, usize>, lists: &[&[&str]]) -> BTreeSet<usize
 }
 
 /// The bounds are the counts when the hot block was made (issue 40, eleventh session;
-/// docs/validation_speed_issue40.md); the layout before it touched 24, 25 and 17 lines of the
+/// docs/validation_speed_issue40.md); the layout before it touched 24, 25 and 18 lines of the
 /// connection for these three events.
 #[test]
 fn each_common_event_touches_few_lines_of_its_connection() {
@@ -276,7 +277,7 @@ fn each_common_event_touches_few_lines_of_its_connection() {
     assert!(data.len() <= 16, "a data segment touches lines {data:?}");
     assert!(ack.len() <= 23, "an ACK touches lines {ack:?}");
     assert!(
-        timer.len() <= 14,
+        timer.len() <= 15,
         "a delayed-ACK timer touches lines {timer:?}"
     );
 }
