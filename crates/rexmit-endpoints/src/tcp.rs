@@ -119,16 +119,14 @@ impl RxTruth {
 
 /// A TCP endpoint with its application.
 // Declaration order (`repr(C)`): what every packet and timer reads first (the trace switch,
-// addresses, timer and the connection's box on the first line), the application's role and the
-// receiver's ground truth next, the configuration last (issue 40 step 6).
+// the timer and the addresses on the first line), the application's role and the receiver's
+// ground truth next, the connection last, on a line boundary (it is aligned to one: issue 40
+// step 6).
 #[repr(C)]
 pub struct TcpAgent {
     /// The sender's event record, when `[[metrics.trace]]` asks for this flow (boxed: one word
     /// on the agent's first line, which every packet and timer reads).
     trace: Option<Box<TcpTrace>>,
-    /// Boxed: the connection is a block of its own, aligned to a cache line, whose hot lines
-    /// do not depend on this struct's size (`rexmit_tcp::Connection`'s layout test).
-    conn: Option<Box<Connection>>,
     timer: DeadlineTimer,
     peer: Option<Ipv4Addr>,
     local: Ipv4Addr,
@@ -148,6 +146,8 @@ pub struct TcpAgent {
     /// window instead of the end of the run.
     peer_closed_at: Option<Time>,
     cfg: Arc<SharedConfig>,
+    /// Aligned to a cache line (`rexmit_tcp::Connection`'s layout test counts its lines).
+    conn: Option<Connection>,
 }
 
 impl TcpAgent {
@@ -220,7 +220,7 @@ impl TcpAgent {
     }
 
     pub fn connection(&self) -> Option<&Connection> {
-        self.conn.as_deref()
+        self.conn.as_ref()
     }
 
     /// Let the application write, send what the core emits, handle its events, arm its timer.
@@ -412,19 +412,19 @@ impl Agent for TcpAgent {
                 ..
             } => {
                 self.peer = Some(*remote);
-                self.conn = Some(Box::new(Connection::connect_shared(
+                self.conn = Some(Connection::connect_shared(
                     self.cfg.clone(),
                     self.local_port,
                     *remote_port,
                     self.iss,
-                )));
+                ));
             }
             Role::Receiver { .. } => {
-                self.conn = Some(Box::new(Connection::listen_shared(
+                self.conn = Some(Connection::listen_shared(
                     self.cfg.clone(),
                     self.local_port,
                     self.iss,
-                )))
+                ))
             }
         }
         self.pump(ctx);
