@@ -118,32 +118,36 @@ impl RxTruth {
 }
 
 /// A TCP endpoint with its application.
-// Declaration order (`repr(C)`): what every packet and timer reads first, the connection next,
-// the configuration last (issue 40 step 6).
+// Declaration order (`repr(C)`): what every packet and timer reads first (the trace switch,
+// the timer and the addresses on the first line), the application's role and the receiver's
+// ground truth next, the connection last, on a line boundary (it is aligned to one: issue 40
+// step 6).
 #[repr(C)]
 pub struct TcpAgent {
+    /// The sender's event record, when `[[metrics.trace]]` asks for this flow (boxed: one word
+    /// on the agent's first line, which every packet and timer reads).
+    trace: Option<Box<TcpTrace>>,
+    timer: DeadlineTimer,
     peer: Option<Ipv4Addr>,
     local: Ipv4Addr,
     local_port: u16,
     /// 0 while the connection has not failed; 1 timed out (RFC 9293 §3.8.3 R2), 2 reset.
     failure: u8,
     iss: u32,
-    timer: DeadlineTimer,
     role: Role,
     delivered: u64,
     /// Of `delivered`, what arrived before the receiver's measurement start (warm-up).
     delivered_before_measure: u64,
+    truth: RxTruth,
     /// Offsets of the sender's own bytes, for counting transmissions of a message source.
     tx_seq: SeqUnwrap,
     start: Time,
     /// When the peer's FIN arrived (a finite transfer is complete): the end of the goodput
     /// window instead of the end of the run.
     peer_closed_at: Option<Time>,
-    truth: RxTruth,
-    /// The sender's event record, when `[[metrics.trace]]` asks for this flow.
-    trace: Option<TcpTrace>,
-    conn: Option<Connection>,
     cfg: Arc<SharedConfig>,
+    /// Aligned to a cache line (`rexmit_tcp::Connection`'s layout test counts its lines).
+    conn: Option<Connection>,
 }
 
 impl TcpAgent {
@@ -190,7 +194,7 @@ impl TcpAgent {
 
     /// Record this sender's segments, ACKs and state in `trace` (`[[metrics.trace]]`).
     pub fn with_trace(mut self, trace: TraceRef) -> Self {
-        self.trace = Some(TcpTrace::new(trace, self.iss));
+        self.trace = Some(Box::new(TcpTrace::new(trace, self.iss)));
         self
     }
 

@@ -62,6 +62,15 @@
 //! assert_eq!(client.stats().retransmits(), 0);
 //! ```
 
+/// `(name, offset)` of each named field of a struct, for the connection's layout test
+/// (`connection::hot_block`); in each struct's own module, where its private fields are seen.
+#[cfg(test)]
+macro_rules! field_offsets {
+    ($t:ty; $($f:ident),+ $(,)?) => {
+        vec![$((stringify!($f), std::mem::offset_of!($t, $f))),+]
+    };
+}
+
 pub mod cc;
 pub mod config;
 pub mod connection;

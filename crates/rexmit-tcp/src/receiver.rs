@@ -366,6 +366,28 @@ impl Receiver {
     }
 }
 
+/// Offsets of the fields the connection's layout test follows (`connection::hot_block`).
+#[cfg(test)]
+pub(crate) fn field_offsets() -> Vec<(&'static str, usize)> {
+    use std::mem::offset_of;
+    let cfg = offset_of!(Receiver, cfg);
+    let ooo = offset_of!(Receiver, ooo);
+    let mut v = field_offsets!(
+        Receiver;
+        readable_bytes, autotune, rcv_nxt, rcv_adv, unacked_bytes, rcv_mss, ooo_max, ack_now,
+        fin_at, dsack, readable, sack_recent,
+    );
+    v.extend(
+        field_offsets!(ReceiverConfig; limit, ack_every, delayed_ack_timeout)
+            .into_iter()
+            .map(|(n, o)| (["cfg.", n].concat().leak() as &str, cfg + o)),
+    );
+    // The out-of-order queue: its emptiness test and its byte count, over its 56 bytes.
+    v.push(("ooo", ooo));
+    v.push(("ooo.end", ooo + std::mem::size_of::<Reassembly>() - 1));
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -62,19 +62,22 @@ pub struct SackUpdate {
 }
 
 #[derive(Clone, Debug, Default)]
+// `repr(C)`, `high_sacked` last: the quiet ACK's "nothing SACKed" test reads it, and the sender
+// places its per-ACK fields right after the scoreboard (issue 40 step 6).
+#[repr(C)]
 pub struct Scoreboard {
     segs: std::collections::VecDeque<SentSegment>,
-    /// Highest SACKed offset (exclusive), 0 when nothing SACKed.
-    high_sacked: u64,
+    /// Skip pointers over the runs of SACKed segments, parallel to `segs`.
+    runs: SackedRuns,
+    /// SetPipe's sums, kept as segments change (`None`: unknown, counted at the next `pipe`).
+    sums: Cell<Option<PipeSums>>,
     /// Every unSACKed segment ending at or below this offset is marked lost, so `update_lost`
     /// need not revisit them (IsLost only ever turns true as SACK information grows).
     lost_frontier: u64,
-    /// SetPipe's sums, kept as segments change (`None`: unknown, counted at the next `pipe`).
-    sums: Cell<Option<PipeSums>>,
-    /// Skip pointers over the runs of SACKed segments, parallel to `segs`.
-    runs: SackedRuns,
     /// How many segments are SACKed (RACK reads it on every ACK).
     sacked_count: u32,
+    /// Highest SACKed offset (exclusive), 0 when nothing SACKed.
+    high_sacked: u64,
 }
 
 /// RFC 6675 §4 SetPipe in parts, so that `pipe` costs O(1) instead of a walk over every
@@ -655,6 +658,12 @@ impl Scoreboard {
             self.high_sacked = 0;
         }
     }
+}
+
+/// Offsets of the fields the connection's layout test follows (`connection::hot_block`).
+#[cfg(test)]
+pub(crate) fn field_offsets() -> Vec<(&'static str, usize)> {
+    field_offsets!(Scoreboard; segs, runs, sums, lost_frontier, sacked_count, high_sacked)
 }
 
 #[cfg(test)]

@@ -8,13 +8,16 @@ use rexmit_wire::Payload;
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug)]
+// `repr(C)`, `start` and `len` last: every poll reads them, and the connection's per-segment
+// fields follow the send buffer (issue 40 step 6).
+#[repr(C)]
 pub struct SendBuffer {
-    /// Stream offset of the first byte held.
-    start: u64,
-    len: u64,
     /// Real bytes, once the application wrote any; synthetic data is then stored as zeros.
     bytes: Option<VecDeque<u8>>,
     limit: u64,
+    /// Stream offset of the first byte held.
+    start: u64,
+    len: u64,
 }
 
 impl SendBuffer {
@@ -90,6 +93,12 @@ impl SendBuffer {
         self.start += n;
         self.len -= n;
     }
+}
+
+/// Offsets of the fields the connection's layout test follows (`connection::hot_block`).
+#[cfg(test)]
+pub(crate) fn field_offsets() -> Vec<(&'static str, usize)> {
+    field_offsets!(SendBuffer; bytes, limit, start, len)
 }
 
 #[cfg(test)]

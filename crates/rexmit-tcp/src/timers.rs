@@ -111,6 +111,26 @@ pub(crate) fn ts_clock(now: Time) -> u32 {
     (now.as_nanos() / 1_000_000) as u32
 }
 
+/// Offsets of the fields the connection's layout test follows (`connection::hot_block`): the
+/// armed mask and each timer's deadline.
+#[cfg(test)]
+pub(crate) fn field_offsets() -> Vec<(&'static str, usize)> {
+    use std::mem::{offset_of, size_of};
+    let at = offset_of!(TimerTable, at);
+    let mut v = vec![("armed", offset_of!(TimerTable, armed))];
+    for (name, t) in [
+        ("at.tlp", Timer::TailLossProbe),
+        ("at.retransmit", Timer::Retransmit),
+        ("at.persist", Timer::Persist),
+        ("at.pacing", Timer::Pacing),
+        ("at.rack", Timer::RackReorder),
+        ("at.delayed_ack", Timer::DelayedAck),
+    ] {
+        v.push((name, at + t as usize * size_of::<Time>()));
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

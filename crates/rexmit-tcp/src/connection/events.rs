@@ -39,6 +39,12 @@ impl Events {
     }
 }
 
+/// Offsets of the fields the connection's layout test follows (`connection::hot_block`).
+#[cfg(test)]
+pub(super) fn field_offsets() -> Vec<(&'static str, usize)> {
+    field_offsets!(Events; first, rest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

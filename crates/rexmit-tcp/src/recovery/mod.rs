@@ -36,25 +36,28 @@ pub struct Episode {
 
 /// The loss-recovery state of one sender.
 #[derive(Clone, Debug)]
+// `repr(C)`, the episode and the algorithm last: every ACK, poll and send reads them (issue 40
+// step 6).
+#[repr(C)]
 pub struct Recovery {
-    pub(crate) alg: RecoveryAlgorithm,
-    tahoe_recover_guard: bool,
-    pub(crate) episode: Option<Episode>,
-    /// RFC 6582 `recover`: no new fast retransmit until snd_una reaches it.
-    pub(crate) recover: u64,
-    /// `recover` was set by a go-back-N resend (timeout or Tahoe), see `may_enter`.
-    recover_after_go_back: bool,
-    /// RFC 6675 HighRxt (exclusive end of the highest retransmitted segment).
-    pub(crate) high_rxt: u64,
-    /// RFC 6675 RescueRxt.
-    pub(crate) rescue_rxt: Option<u64>,
-    /// RFC 6937 enabled, and its state during a recovery episode.
-    prr_enabled: bool,
+    pub(crate) prr: Option<Prr>,
     /// What PRR's proportional part rounds up to (`Prr::unit`): 1 byte or one SMSS.
     pub(crate) prr_unit: u64,
-    pub(crate) prr: Option<Prr>,
+    /// RFC 6675 RescueRxt.
+    pub(crate) rescue_rxt: Option<u64>,
+    /// RFC 6582 `recover`: no new fast retransmit until snd_una reaches it.
+    pub(crate) recover: u64,
+    /// RFC 6675 HighRxt (exclusive end of the highest retransmitted segment).
+    pub(crate) high_rxt: u64,
+    tahoe_recover_guard: bool,
+    /// `recover` was set by a go-back-N resend (timeout or Tahoe), see `may_enter`.
+    recover_after_go_back: bool,
+    /// RFC 6937 enabled, and its state during a recovery episode.
+    prr_enabled: bool,
     /// `rtx_marks`: NextSeg and SetPipe read each segment's retransmission mark.
     pub(crate) rtx_marks: bool,
+    pub(crate) alg: RecoveryAlgorithm,
+    pub(crate) episode: Option<Episode>,
 }
 
 /// What an algorithm is told about the ACK (or timeout) at hand: values at the time of the

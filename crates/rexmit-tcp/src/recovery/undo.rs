@@ -25,23 +25,25 @@ pub struct Frto {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+// `repr(C)`, `marker` first: every ACK asks `is_armed` (issue 40 step 6).
+#[repr(C)]
 pub struct Undo {
+    /// Linux undo_marker: SND.UNA when the reduction happened; `None`: nothing to undo.
+    marker: Option<u64>,
+    /// Retransmissions since the marker not yet reported duplicate (Linux undo_retrans).
+    retrans: u64,
+    /// The first retransmission since the marker (Linux retrans_stamp).
+    first_rexmit: Option<Time>,
+    prior_cwnd: u64,
+    prior_ssthresh: u64,
+    frto: Option<Frto>,
     /// `tcp.undo`: D-SACK and timestamp detection at all reductions.
     undo: bool,
     /// `tcp.frto`: F-RTO after timeouts (SACK recovery).
     frto_enabled: bool,
     /// `tcp.undo_ssthresh_floor`: the sender records Linux's prior_ssthresh.
     ssthresh_floor: bool,
-    /// Linux undo_marker: SND.UNA when the reduction happened; `None`: nothing to undo.
-    marker: Option<u64>,
-    /// Retransmissions since the marker not yet reported duplicate (Linux undo_retrans).
-    retrans: u64,
     retransmitted: bool,
-    /// The first retransmission since the marker (Linux retrans_stamp).
-    first_rexmit: Option<Time>,
-    prior_cwnd: u64,
-    prior_ssthresh: u64,
-    frto: Option<Frto>,
 }
 
 impl Undo {
@@ -163,6 +165,12 @@ impl Undo {
 /// `sent`.
 pub fn echo_predates(ecr: u32, sent: Time) -> bool {
     (ecr.wrapping_sub(crate::timers::ts_clock(sent)) as i32) < 0
+}
+
+/// Offsets of the fields the connection's layout test follows (`connection::hot_block`).
+#[cfg(test)]
+pub(crate) fn field_offsets() -> Vec<(&'static str, usize)> {
+    field_offsets!(Undo; marker, retrans, undo, frto)
 }
 
 #[cfg(test)]

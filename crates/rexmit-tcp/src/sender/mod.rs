@@ -79,23 +79,32 @@ pub struct AckInput {
     pub ece: bool,
 }
 
-// Laid out in declaration order (`repr(C)`): the sequence variables, counters and switches an
-// ACK or a send reads first, then the controller, RTT estimator, send buffer and scoreboard,
-// the rarely used machinery last (issue 40 step 6: fewer cache lines per segment at 10 000 flows).
+// Laid out in declaration order (`repr(C)`), coldest first and hottest last, because the
+// connection places its own per-segment fields right after the sender (`Connection`; issue 40
+// step 6, a connection's hot block, pinned by `connection::hot_block`). From the front: the
+// configuration and rarely used state; what only an ACK of new data or a send reads (counters,
+// switches, the scoreboard, whose SACK test is its last field); what every ACK reads (the
+// `None` tests of the boxed RACK, delivery-rate and reordering state, the send window, the
+// undo marker); what every segment, poll and timer reads (the recovery episode, the sequence
+// variables, the controller, the RTT estimator's RTO inputs, the send buffer's extent).
 #[repr(C)]
 pub struct Sender {
-    /// The time of the latest ACK or timer: what a loss-detection policy is told when it is
-    /// asked while sending.
-    now: Time,
-    pub(crate) snd_una: u64,
-    pub(crate) snd_nxt: u64,
-    pub(crate) snd_max: u64,
-    pub(crate) smss: u64,
-    snd_wnd: u64,
-    /// Largest window the peer ever offered (RFC 9293 §3.8.6.2.1 Max(SND.WND)).
-    max_snd_wnd: u64,
-    snd_wl1: u64,
-    snd_wl2: u64,
+    /// Builds the controller instead of `TcpConfig::cc` (`use_controller`).
+    factory: Option<Arc<dyn ControllerFactory>>,
+    /// ECN (RFC 3168 §6.1.2): when an echo reduces the window, and the CWR flag.
+    pub(crate) ecn: Reaction,
+    /// Index into `TcpStats::recoveries` of the open episode, when it is recorded there.
+    episode_stats: Option<usize>,
+    initial_window: u64,
+    /// Cause recorded for go-back-N resends from snd_nxt below snd_max.
+    go_back_cause: RetransmitCause,
+    rto_rearm: RtoRearm,
+    /// DupThresh and RACK's reordering window (`loss`; the scenario's `loss` option).
+    loss: Box<dyn crate::loss::LossPolicy>,
+    last_data_sent: Option<Time>,
+    paced_sent: u64,
+    /// Growth only while cwnd-limited (`tcp.cwnd_limited_growth`, `sender/validation.rs`).
+    cwnd_use: Option<validation::CwndUse>,
     /// How far the last ACK of new data moved snd_una (RFC 6582 §4.1 ACK heuristic).
     last_ack_advance: u64,
     /// New data sent beyond cwnd by limited transmit since snd_una last advanced (RFC 3042).
@@ -105,68 +114,64 @@ pub struct Sender {
     lost_total: u64,
     /// D-SACK blocks received (what a loss-detection policy is told).
     dsacks: u64,
-    initial_window: u64,
     dupacks: u32,
     /// Retransmission timeouts since snd_una last advanced (RFC 9293 §3.8.3 R2 count).
     pub(crate) consecutive_timeouts: u32,
     dup_thresh: u32,
+    /// Restart after idle (`tcp.idle_restart`, `sender/idle.rs`), the initial window IW it
+    /// restarts from, and when data (new or resent) was last sent.
+    idle_restart: crate::config::IdleRestartRule,
+    decrease_base: DecreaseBase,
     limited_transmit: bool,
     early_retransmit: bool,
     thin_linear_timeouts: bool,
     thin_dupack: bool,
     nagle: bool,
-    probe_now: bool,
-    /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
-    /// The probe timeout fired: the next transmission is a tail loss probe.
-    tlp_pending: bool,
-    /// RFC 8985 §7 tail loss probes.
-    tlp: bool,
     /// RFC 8985 §6 RACK marks losses (else RFC 6675 IsLost) and pipe counts its marks.
     rack_detection: bool,
+    /// RFC 8985 §7 tail loss probes.
+    tlp: bool,
     /// Go-back-N resends at most cwnd / SMSS segments ahead of the ACKs, however small they
     /// are (`WindowUnit::Segments`: Linux counts cwnd in packets).
     go_back_in_packets: bool,
+    pub(crate) sb: Scoreboard,
+    /// RACK-TLP state when RACK or TLP is on (SACK recovery only).
+    rack: Option<Box<Rack>>,
+    /// Delivery-rate samples, kept only for controllers that ask (BBR).
+    rate: Option<Box<DeliveryRate>>,
+    /// Linux's adaptive reordering degree, with `adaptive_reordering` (reordering.rs).
+    reordering: Option<Box<reordering::Reordering>>,
+    snd_wl1: u64,
+    snd_wl2: u64,
+    /// Largest window the peer ever offered (RFC 9293 §3.8.6.2.1 Max(SND.WND)).
+    max_snd_wnd: u64,
+    snd_wnd: u64,
+    /// Undo of a spurious reduction and F-RTO (`recovery::undo`, `sender/undo.rs`).
+    undo: Undo,
+    /// Loss-recovery state and rules (`recovery`): episode, recover, HighRxt, RescueRxt, PRR.
+    rec: Recovery,
+    /// The time of the latest ACK or timer: what a loss-detection policy is told when it is
+    /// asked while sending.
+    now: Time,
+    pub(crate) smss: u64,
+    pub(crate) cc: Box<dyn CongestionControl>,
     /// A retransmission that goes out regardless of cwnd (fast retransmit, partial ACK, RTO).
     pending_rexmit: Option<(u64, RetransmitCause)>,
-    last_data_sent: Option<Time>,
     /// Pacing (controllers with a pacing rate): the earliest time the next data segment may
     /// leave (Linux's tcp_wstamp_ns), whether a transmission is waiting for it, and how many
     /// new segments went out (Linux paces from the tenth on).
     pace_at: Time,
-    paced_sent: u64,
-    pub(crate) cc: Box<dyn CongestionControl>,
-    /// DupThresh and RACK's reordering window (`loss`; the scenario's `loss` option).
-    loss: Box<dyn crate::loss::LossPolicy>,
-    pub(crate) rtt: RttEstimator,
-    pub(crate) buf: SendBuffer,
-    pub(crate) sb: Scoreboard,
-    /// Loss-recovery state and rules (`recovery`): episode, recover, HighRxt, RescueRxt, PRR.
-    rec: Recovery,
+    probe_now: bool,
+    /// RACK's reordering timer (RFC 8985 §6.3) and the probe timeout (§7.2).
+    /// The probe timeout fired: the next transmission is a tail loss probe.
+    tlp_pending: bool,
     /// Offset of our FIN once the application closed.
     pub(crate) fin_at: Option<u64>,
-    /// Index into `TcpStats::recoveries` of the open episode, when it is recorded there.
-    episode_stats: Option<usize>,
-    /// Cause recorded for go-back-N resends from snd_nxt below snd_max.
-    go_back_cause: RetransmitCause,
-    rto_rearm: RtoRearm,
-    decrease_base: DecreaseBase,
-    /// Restart after idle (`tcp.idle_restart`, `sender/idle.rs`), the initial window IW it
-    /// restarts from, and when data (new or resent) was last sent.
-    idle_restart: crate::config::IdleRestartRule,
-    /// Growth only while cwnd-limited (`tcp.cwnd_limited_growth`, `sender/validation.rs`).
-    cwnd_use: Option<validation::CwndUse>,
-    /// ECN (RFC 3168 §6.1.2): when an echo reduces the window, and the CWR flag.
-    pub(crate) ecn: Reaction,
-    /// Undo of a spurious reduction and F-RTO (`recovery::undo`, `sender/undo.rs`).
-    undo: Undo,
-    /// RACK-TLP state when RACK or TLP is on (SACK recovery only).
-    rack: Option<Rack>,
-    /// Linux's adaptive reordering degree, with `adaptive_reordering` (reordering.rs).
-    reordering: Option<reordering::Reordering>,
-    /// Delivery-rate samples, kept only for controllers that ask (BBR).
-    rate: Option<DeliveryRate>,
-    /// Builds the controller instead of `TcpConfig::cc` (`use_controller`).
-    factory: Option<Arc<dyn ControllerFactory>>,
+    pub(crate) snd_una: u64,
+    pub(crate) snd_nxt: u64,
+    pub(crate) snd_max: u64,
+    pub(crate) rtt: RttEstimator,
+    pub(crate) buf: SendBuffer,
 }
 
 impl std::fmt::Debug for Sender {
@@ -232,7 +237,7 @@ impl Sender {
             go_back_cause: RetransmitCause::Timeout,
             go_back_in_packets: cfg.window_unit == crate::config::WindowUnit::Segments,
             rack: ((cfg.rack || cfg.tlp) && cfg.recovery == RecoveryAlgorithm::Sack)
-                .then(Rack::new),
+                .then(|| Box::new(Rack::new())),
             rack_detection: cfg.rack && cfg.recovery == RecoveryAlgorithm::Sack,
             tlp: cfg.tlp && cfg.recovery == RecoveryAlgorithm::Sack,
             undo: Undo::new(
@@ -246,9 +251,12 @@ impl Sender {
             cwnd_use: cfg.cwnd_limited_growth.then(validation::CwndUse::default),
             loss,
             dsacks: 0,
-            reordering: cfg
-                .adaptive_reordering
-                .then(|| reordering::Reordering::new(cfg.dup_thresh, cfg.max_reordering)),
+            reordering: cfg.adaptive_reordering.then(|| {
+                Box::new(reordering::Reordering::new(
+                    cfg.dup_thresh,
+                    cfg.max_reordering,
+                ))
+            }),
             now: Time::ZERO,
             tlp_pending: false,
             rate: None,
@@ -291,7 +299,7 @@ impl Sender {
             self.initial_window = cfg.initial_window(smss);
         }
         if self.cc.wants_rate_samples() {
-            self.rate = Some(DeliveryRate::default());
+            self.rate = Some(Box::default());
         }
         self.cc.on_connected(&Connected {
             now,
@@ -687,4 +695,67 @@ fn detect_rack_loss(
             *lost_total += 1;
         },
     )
+}
+
+/// Offsets of the fields the connection's layout test follows (`connection::hot_block`),
+/// nested ones by their path.
+#[cfg(test)]
+pub(crate) fn field_offsets() -> Vec<(String, usize)> {
+    use std::mem::offset_of;
+    let mut v: Vec<(String, usize)> = field_offsets!(
+        Sender;
+        now, snd_una, snd_nxt, snd_max, smss, snd_wnd, max_snd_wnd, snd_wl1, snd_wl2,
+        last_ack_advance, lt_bytes, lost_total, dsacks, dupacks, consecutive_timeouts, dup_thresh,
+        limited_transmit, early_retransmit, thin_dupack, nagle, probe_now, tlp_pending, tlp,
+        rack_detection, go_back_in_packets, pending_rexmit, last_data_sent, pace_at, paced_sent, cc,
+        loss, fin_at, idle_restart, decrease_base, cwnd_use, rack, reordering, rate,
+    )
+    .into_iter()
+    .map(|(n, o)| (n.to_string(), o))
+    .collect();
+    let rec = offset_of!(Sender, rec);
+    let rtt = offset_of!(Sender, rtt);
+    let nested = [
+        (
+            "rec",
+            rec,
+            field_offsets!(Recovery; alg, episode, recover, high_rxt, rescue_rxt, prr),
+        ),
+        // What an RTO query reads: the RTT estimator's first 56 bytes; what a sample writes:
+        // bytes 56 to 119 (pinned by `rexmit_transport::rtt`'s
+        // `an_rto_query_reads_the_first_56_bytes`).
+        (
+            "rtt",
+            rtt,
+            vec![
+                ("rto", 0),
+                ("rto_end", 55),
+                ("sample", 56),
+                ("sample_end", 119),
+            ],
+        ),
+        (
+            "undo",
+            offset_of!(Sender, undo),
+            crate::recovery::undo::field_offsets(),
+        ),
+        (
+            "sb",
+            offset_of!(Sender, sb),
+            crate::sack_scoreboard::field_offsets(),
+        ),
+        (
+            "buf",
+            offset_of!(Sender, buf),
+            crate::send_buffer::field_offsets(),
+        ),
+    ];
+    for (outer, at, fields) in nested {
+        v.extend(
+            fields
+                .into_iter()
+                .map(|(n, o)| (format!("{outer}.{n}"), at + o)),
+        );
+    }
+    v
 }
