@@ -13,9 +13,8 @@ use std::time::Instant;
 
 /// Median of `reps` measurements of `f`, which returns (work units done, seconds taken).
 fn median_secs(reps: usize, mut f: impl FnMut() -> f64) -> f64 {
-    let mut v: Vec<f64> = (0..reps.max(1)).map(|_| f()).collect();
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
+    let v: Vec<f64> = (0..reps.max(1)).map(|_| f()).collect();
+    median_range(&v).0
 }
 
 /// Mean hold increment: 1 ms, drawn from an exponential stream.
@@ -337,19 +336,29 @@ pub fn median_range(v: &[f64]) -> (f64, f64, f64) {
 pub fn paired_scaling(small: (usize, f64), large: (usize, f64), pairs: usize) -> PairedScaling {
     let build = |(flows, secs): (usize, f64)| {
         [secs, secs / 2.0].map(|t| {
-            rexmit_scenario::Scenario::from_toml(&tcp_dumbbell_toml(flows, t))
-                .expect("valid benchmark scenario")
+            let sc = rexmit_scenario::Scenario::from_toml(&tcp_dumbbell_toml(flows, t))
+                .expect("valid benchmark scenario");
+            (sc, flows, t)
         })
     };
     let (a, b) = (build(small), build(large));
-    let once = |sc: &rexmit_scenario::Scenario| {
+    let once = |(sc, flows, secs): &(rexmit_scenario::Scenario, usize, f64)| {
         let r = rexmit_scenario::run::run(sc, None, |_| true).expect("benchmark scenario runs");
-        (r.summary.wall_time_s, r.summary.packet_hops)
+        DumbbellResult {
+            flows: *flows,
+            sim_secs: *secs,
+            wall_secs: r.summary.wall_time_s,
+            packet_hops: r.summary.packet_hops,
+            events: r.summary.events,
+        }
     };
-    let per_hop = |[whole, half]: &[rexmit_scenario::Scenario; 2]| {
-        let ((w, wh), (h, hh)) = (once(whole), once(half));
-        let steady = (w - h) / wh.saturating_sub(hh).max(1) as f64;
-        (w / wh.max(1) as f64, steady)
+    // (whole run, after the start-up) per hop, as `make bench`'s unpaired series measures them.
+    let per_hop = |[whole, half]: &[_; 2]| {
+        let st = SteadyResult {
+            whole: once(whole),
+            half: once(half),
+        };
+        (st.whole.ns_per_hop(), st.ns_per_hop())
     };
     let (mut whole, mut steady) = (Vec::new(), Vec::new());
     for i in 0..pairs.max(1) {
