@@ -18,7 +18,7 @@ import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,6 +79,18 @@ def loop_verdicts(peers: dict[str, Any] | None) -> list[Verdict]:
     return out
 
 
+#: The two per-hop measures of the TCP dumbbell rows: (target's words, key of the paired ratios,
+#: ns per hop of a row or None).
+PER_HOP_MEASURES: tuple[tuple[str, str, Callable[[dict[str, Any]], float | None]], ...] = (
+    ("per-hop wall time, whole run,", "whole", lambda r: 1e9 * float(r["wall_s"]) / float(r["packet_hops"])),
+    (
+        "per-hop wall time after the start-up",
+        "steady",
+        lambda r: float(r["steady_ns_per_hop"]) if "steady_ns_per_hop" in r else None,
+    ),
+)
+
+
 def scaling_verdicts(bench: dict[str, Any] | None) -> list[Verdict]:
     """The issue's measure (each run's loop time over its hops) and the same after the start-up
     (second half of each run; `steady_ns_per_hop`, written by rexmit-bench since session 12):
@@ -90,13 +102,7 @@ def scaling_verdicts(bench: dict[str, Any] | None) -> list[Verdict]:
     if paired and (int(paired["small_flows"]), int(paired["large_flows"])) == (lo, hi):
         return paired_verdicts(paired, span, rows)
     out = []
-    for what, per_hop in (
-        ("per-hop wall time, whole run,", lambda r: 1e9 * float(r["wall_s"]) / float(r["packet_hops"])),
-        (
-            "per-hop wall time after the start-up",
-            lambda r: float(r["steady_ns_per_hop"]) if "steady_ns_per_hop" in r else None,
-        ),
-    ):
+    for what, _, per_hop in PER_HOP_MEASURES:
         name = f"{what} {span}"
         values = {f: per_hop(r) for f, r in rows.items()}
         if values.get(lo) is None or values.get(hi) is None:
@@ -117,17 +123,14 @@ def paired_verdicts(paired: dict[str, Any], span: str, rows: dict[int, dict[str,
     right after the other, so the machine's drift stays out of the ratio), median over the pairs;
     the unpaired series is quoted beside it."""
     out = []
-    for what, key, per_hop in (
-        ("per-hop wall time, whole run,", "whole", lambda r: 1e9 * float(r["wall_s"]) / float(r["packet_hops"])),
-        ("per-hop wall time after the start-up", "steady", lambda r: r.get("steady_ns_per_hop")),
-    ):
+    for what, key, per_hop in PER_HOP_MEASURES:
         name = f"{what} {span}"
         ratios = sorted(float(x) for x in paired.get(key, []))
         if not ratios or ratios[0] <= 0:
             out.append(Verdict(name, "no positive paired ratio", None))
             continue
         med = ratios[len(ratios) // 2]
-        series = ", ".join(f"{f}: {float(v):.0f} ns" for f, r in sorted(rows.items()) if (v := per_hop(r)) is not None)
+        series = ", ".join(f"{f}: {v:.0f} ns" for f, r in sorted(rows.items()) if (v := per_hop(r)) is not None)
         measured = (
             f"{med:.2f}× (median of {len(ratios)} paired ratios, {ratios[0]:.2f}–{ratios[-1]:.2f}; "
             f"{paired['small_flows']} flow {paired['small_sim_s']} s against {paired['large_flows']} flows "
