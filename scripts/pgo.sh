@@ -2,8 +2,9 @@
 # Profile-guided optimisation (issue 40): builds an instrumented `profile_scenario`, runs it on
 # the 48 reference scenarios (tests/reference/*.toml), TCP dumbbells of 1 and 1 000 flows and
 # shortened runs of the reproductions' heaviest kinds (scripts/pgo/*.toml: seed 000 CMT with
-# cross traffic, seed 004 HTTP and lab runs; about 30 s in all), and merges what it recorded into target/pgo/rexmit.profdata; the release builds of `make
-# install` and `make bench` then use it (RUSTFLAGS=-Cprofile-use=...). Results do not change:
+# cross traffic, seed 004 HTTP and lab runs; about 30 s in all), and merges what it recorded
+# into target/pgo/rexmit.profdata; the release builds of `make install` and `make bench` then
+# use it (RUSTFLAGS=-Cprofile-use=...). Results do not change:
 # the profile only steers inlining and code layout (docs/validation_speed_issue40.md).
 # Needs llvm-profdata of rustc's own LLVM (rustup's llvm-tools component, added here when rustup
 # is there); without it this prints why and exits 0 with no profile, and the builds go without.
