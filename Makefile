@@ -126,7 +126,8 @@ fuzz:
 # queue discs (validation/aqm.py, docs/validation_aqm.md; DCTCP with step marking against ns-3's
 # TcpDctcp, validation/dctcp.py, in the same file) and issue 37's controllers against
 # ns-3's (validation/controllers.py, docs/validation_controllers.md). Tables explained in
-# docs/validation.md. Then Linux TCP through emulation (validate-linux, below).
+# docs/validation.md, docs/validation_queues.md (active queues, DCTCP) and docs/validation_cc.md
+# (controllers). Then Linux TCP through emulation (validate-linux, below).
 validate: peers validate-linux
 	PY=$(BIN)/python bash validation/run_peers.sh
 	$(BIN)/python validation/compare.py
@@ -142,9 +143,10 @@ validate: peers validate-linux
 
 # rexmit's SCTP core (with FreeBSD's choices, and with its RFC 9260 defaults) against FreeBSD's
 # SCTP (usrsctp, issue 39) on the ns-2 SCTP scenarios, 10 seeds of 60 s (about 3 minutes):
-# validation/results/usrsctp_*.json, docs/validation_usrsctp.md (explained in docs/validation.md);
-# then seed 000's topologies at the paper's loads, three stacks, 10 replications of the SCTP
-# points and 3 of the CMT points (about 35 minutes), docs/validation_usrsctp_seed000.md.
+# validation/results/usrsctp_*.json, docs/validation_usrsctp.md (explained in
+# docs/validation_freebsd.md); then seed 000's topologies at the paper's loads, three stacks, 10
+# replications of the SCTP points and 3 of the CMT points (about 35 minutes),
+# docs/validation_usrsctp_seed000.md (explained in docs/validation_freebsd_seed000.md).
 validate-usrsctp: install usrsctp-deps
 	$(BIN)/python validation/usrsctp.py run --seeds 10
 	$(BIN)/python validation/usrsctp.py repro
@@ -155,11 +157,13 @@ validate-usrsctp: install usrsctp-deps
 
 # Linux TCP as a peer (issue 14): rexmit's linux profile against the kernel's reno, cubic and bbr
 # through emulation on the same simulated network, in real time (about 45 minutes: 15 s runs,
-# 10 seeds, 5 cases, 3 controllers); tables in docs/validation_linux_tables.md.
+# 10 seeds, 5 cases, 3 controllers); tables in docs/validation_linux_tables.md, explained in
+# docs/validation_linux.md, which also holds issue 38 §2's behaviours (linux_behaviours.py writes
+# them between its markers there).
 validate-linux: install emulation-deps
 	$(BIN)/python validation/linux.py timelines --fresh
 	$(BIN)/python validation/linux.py stats --fresh --seeds 10 --duration 15
-	$(BIN)/python validation/linux_behaviours.py --doc docs/validation.md
+	$(BIN)/python validation/linux_behaviours.py --doc docs/validation_linux.md
 
 clean:
 	cargo clean

@@ -1,7 +1,7 @@
 """Markdown tables of the active-queue validation (validation/aqm.py `table`).
 
 Reads validation/results/aqm_<scenario>_{peer,rexmit}.json and renders docs/validation_aqm.md,
-which docs/validation.md ("Active queues") explains.
+which docs/validation_queues.md explains.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def render_more_seeds(scenarios: dict[str, Any], saved: Callable[[str, str], Pat
         "Against the aligned ns-3 (RFC 6937's PRR), seeds 1 to the number given, the same runs' first 10",
         "seeds being the table's. Per RTT class: the mean goodput per flow and its 95% CI over seeds; `CIs",
         "overlap`: the difference is at most the sum of the half-widths. Explanations: "
-        "[validation.md](validation.md#differences-explained-or-open).",
+        "[validation_queues.md](validation_queues.md#differences-explained-or-open).",
         "",
     ]
     return "\n".join(head + MORE_SEEDS_COLUMNS + rows)
@@ -126,7 +126,7 @@ def render(
         "sent (ns-3: queue disc plus its one-packet device queue). `ns-3 AQM sees`: ns-3's queue-disc",
         "sojourn alone, what its AQM acts on. Verdict: goodput (aggregate and each RTT class within",
         "±5%) / delay (mean and p99 within the sum of the CIs). Explanations: "
-        "[validation.md](validation.md#active-queues-against-ns-344).",
+        "[validation_queues.md](validation_queues.md).",
         "",
     ]
     out = head + COLUMNS + _rows(scenarios, saved, verdict, "peer", False)

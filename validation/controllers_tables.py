@@ -1,7 +1,7 @@
 """Markdown tables of issue 37's controllers against ns-3.44 (validation/controllers.py `table`).
 
 Reads validation/results/cc_<cc>_<case>.json and renders docs/validation_controllers.md, which
-docs/validation.md ("Controllers") explains.
+docs/validation_cc.md explains.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def render(controllers: tuple[str, ...], cases: list[str], saved: Callable[[str,
         "change both sides as they say (controllers.py ALIGNED): one ns-3 deviation made the same in",
         "both, so that the rule itself is compared. Verdict: goodput within",
         "±5% (`CIs overlap`: random streams, outside the band with overlapping CIs). Explanations:",
-        "[validation.md](validation.md#controllers-against-ns-344).",
+        "[validation_cc.md](validation_cc.md).",
     ]
     for cc in controllers:
         rows = []

@@ -19,7 +19,7 @@ sets cwnd to (1 − α/2)·cwnd at once, as rexmit's reduction does (RFC 3168 §
 PRR's gradual reduction. rexmit's links have `framing_bytes = 2`: ns-3's point-to-point
 devices send a 2-byte PPP header with every packet, so its packet times are 1502 byte times
 (120.16 µs at 100 Mb/s) and its ACKs' 42 or 54, which set where each flow's ACK-clocked packets
-land between the bottleneck's departures (docs/validation.md, Jain's index). Per seed: goodput per flow, queueing delay mean and p99, drops, marks,
+land between the bottleneck's departures (docs/validation_queues.md, "Jain's index"). Per seed: goodput per flow, queueing delay mean and p99, drops, marks,
 window reductions for ECN, and ns-3's α (its CongestionEstimate trace, after the warm-up).
 `ns3-dctcp-vs-newreno-2-10m` puts a NewReno flow without ECN beside a DCTCP flow.
 Saved runs: validation/results/aqm_<scenario>_{peer,rexmit}.json (aqm.py's format).
@@ -140,7 +140,7 @@ def render() -> str:
         "report α; over a run its mean equals the marked fraction of the flow's bytes). Verdict as",
         "above. Jain: Jain's index of the flows' goodputs, per run, mean over seeds. rexmit's links",
         "have `framing_bytes = 2`, ns-3's PPP header: every packet and ACK takes ns-3's link time.",
-        "Explanations: [validation.md](validation.md#dctcp-with-step-marking).",
+        "Explanations: [validation_queues.md](validation_queues.md#dctcp-with-step-marking).",
         "",
         "| scenario | K | goodput ns-3 / rexmit (Mb/s) | diff | per class (diff; Mb/s if mixed) | queue ns-3 (pkts) "
         "| queue rexmit (pkts) | p99 ns-3 (pkts) | p99 rexmit (pkts) | drops ns-3 / rexmit "

@@ -52,7 +52,7 @@ TAIL_SEGMENTS = 100
 def start_of(i: int, seed: int) -> float:
     """Flow i starts 0.25·i s in, plus a per-seed draw in [0, 250 ms) for i ≥ 1 (the same in
     both stacks): competing flows' phases then differ from seed to seed, in rexmit as in Linux
-    (docs/validation.md#linux: a fixed start made every rexmit seed the same run)."""
+    (docs/validation_linux.md: a fixed start made every rexmit seed the same run)."""
     if i == 0:
         return 0.0
     return 0.25 * i + random.Random(f"linux-start-{seed}-{i}").uniform(0.0, 0.25)
@@ -310,7 +310,7 @@ def mean_ci(xs: list[float], scale: float = 1.0, digits: int = 2) -> str:
 
 
 def tables(tl: list[dict[str, Any]], st: list[dict[str, Any]]) -> list[str]:
-    out = ["<!-- written by validation/linux.py tables; explained in docs/validation.md#linux -->", ""]
+    out = ["<!-- written by validation/linux.py tables; explained in docs/validation_linux.md -->", ""]
     if tl:
         out += [
             "### Scripted drops: retransmission timelines at R1->R2",

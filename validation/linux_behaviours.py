@@ -1,14 +1,14 @@
-"""The Linux behaviours of issue 38 §2 against the kernel (docs/validation.md, "Linux behaviours
-of issue 38 §2"): one scripted timeline per behaviour, run by rexmit in the `linux` profile, by
-rexmit with the behaviour's option off, and by Linux 6.x through `rexmit.emulate` on the same
-simulated network. Prints one table row per run: what decides the behaviour (cwnd before and
+"""The Linux behaviours of issue 38 §2 against the kernel (docs/validation_linux.md, "Linux
+behaviours of issue 38 §2"): one scripted timeline per behaviour, run by rexmit in the `linux`
+profile, by rexmit with the behaviour's option off, and by Linux 6.x through `rexmit.emulate` on the
+same simulated network. Prints one table row per run: what decides the behaviour (cwnd before and
 after the event, ssthresh, the undo and probe counters of both stacks, the time of the first
 retransmission after the event) and goodput. Emulation needs root (network namespaces).
 
-    python validation/linux_behaviours.py [--cases dsack frto ...] [--no-emulate] [--doc docs/validation.md]
+    python validation/linux_behaviours.py [--cases dsack frto ...] [--no-emulate] [--doc docs/validation_linux.md]
 
-`--doc` writes the tables between the markers BEGIN and END below in that file (docs/validation.md,
-"Linux behaviours of issue 38 §2").
+`--doc` writes the tables between the markers BEGIN and END below in that file (they are in
+docs/validation_linux.md, "Linux behaviours of issue 38 §2"; `make validate-linux` passes it).
 
 Cases (path S0 - R1 - R2 - D0: 100 Mb/s 1 ms access, 10 Mb/s 20 ms bottleneck of 1000
 packets, CUBIC, MSS 1460 with timestamps unless a case turns them off):
@@ -328,7 +328,7 @@ def main() -> None:
         for label, real, extra in runs:
             m = run_case(case, real, extra)
             # A run the emulator could not keep on time measures the emulator: again, at
-            # most LATE_ATTEMPTS in all (docs/validation.md, "The emulator and its error").
+            # most LATE_ATTEMPTS in all (docs/validation_linux.md, "The emulator and its error").
             attempts = 1
             while real and m.get("partial") and attempts < LATE_ATTEMPTS:
                 m, attempts = run_case(case, real, extra), attempts + 1
