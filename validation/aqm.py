@@ -158,7 +158,7 @@ REXMIT_TCP = {"cubic": {"hystart": True}}
 
 
 # Peer sides besides ns-3.44 as it is: ns-3 with one of its deviations aligned, each with the
-# arguments that select it and its table's heading (docs/validation.md "Active queues against
+# arguments that select it and its table's heading (docs/validation_queues.md "Active queues against
 # ns-3.44"). `prr-rfc`: RFC 6937's PRR (validation/src/ns3_prr_variants.h), where ns-3.44's
 # counts a duplicate ACK's segment twice with SACK and takes RecoverFS from the pipe (both
 # corrected in ns-3 after 3.44).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Queue delay after the start-up (docs/validation.md, "Active queues against ns-3.44"): an
+"""Queue delay after the start-up (docs/validation_queues.md, "Active queues against ns-3.44"): an
 aqm.py scenario's mean and 99th-percentile queueing delay over the packets that entered the
 bottleneck queue from FROM seconds on, beside the whole run's, in both simulators, per seed.
 

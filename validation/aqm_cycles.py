@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Per flow, the cycles between its CoDel drops, in both simulators (docs/validation.md, "Active
-queues against ns-3.44", FQ-CoDel with 2 flows after the start-up): for each drop from START on,
-when it came, the ssthresh the sender set after it, and over the packets the flow put in the queue
-since its previous drop, their mean, p99 and largest delay and the share above CoDel's TARGET.
+"""Per flow, the cycles between its CoDel drops, in both simulators (docs/validation_queues.md,
+"Active queues against ns-3.44", FQ-CoDel with 2 flows after the start-up): for each drop from START
+on, when it came, the ssthresh the sender set after it, and over the packets the flow put in the
+queue since its previous drop, their mean, p99 and largest delay and the share above CoDel's TARGET.
 
     python validation/aqm_cycles.py ns3-fq_codel-newreno-2 --seed 1 --from 20 --peer-side peer-prr-rfc \\
         --ns3 ccs=newreno-rfc-exact,newreno-rfc-exact [--fq codel='{"newton_inv_sqrt": true}'] [--series 0.02]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Whose queue stands longer: per flow, the time its packets wait in the bottleneck's active
-queue and the packets it loses there, in both simulators (docs/validation.md, "Active queues
+queue and the packets it loses there, in both simulators (docs/validation_queues.md, "Active queues
 against ns-3.44", the FQ-CoDel class split).
 
     python validation/aqm_flows.py ns3-fq_codel-newreno-4 [--seed 1] [--side both|peer|rexmit]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How fast rexmit's CUBIC flows grow before a CoDel drop, and what a TCP option does to the
-class goodput (docs/validation.md, "Active queues against ns-3.44", FQ-CoDel CUBIC 4).
+class goodput (docs/validation_queues.md, "Active queues against ns-3.44", FQ-CoDel CUBIC 4).
 
     python validation/aqm_growth.py ns3-fq_codel-cubic-4 --seed 1 [--tcp cubic_alpha_switch=false]
     python validation/aqm_growth.py ns3-fq_codel-cubic-4 --seeds 30 --tcp cubic_alpha_switch=false

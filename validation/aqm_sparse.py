@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A sparse flow beside bulk flows through the bottleneck's active queue (docs/validation.md,
+"""A sparse flow beside bulk flows through the bottleneck's active queue (docs/validation_queues.md,
 "Active queues against ns-3.44", FQ-CoDel's empty dequeue): the time a thin UDP flow's packets
 wait at R1, from R1's capture.
 

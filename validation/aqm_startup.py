@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The start-up of an active-queue scenario alone (docs/validation.md, "Active queues against
+"""The start-up of an active-queue scenario alone (docs/validation_queues.md, "Active queues against
 ns-3.44"): validation/aqm.py's scenario cut to its first seconds, both simulators, per seed.
 
     python validation/aqm_startup.py ns3-codel-cubic-4 [--seconds 5] [--seeds 5]

@@ -9,8 +9,9 @@ mirror, PPP framing as in timelines.py).
     python validation/controllers.py pair CC NS3_CC [--ns3 KEY=VALUE ...] [--param KEY=VALUE ...] [--tcp KEY=JSON ...]
         rexmit's CC (with cc_params) against one ns-3 controller or variant (with attributes), paired
         per seed over the cases: how a diagnostic alignment is measured (e.g. `pair yeah
-        yeah-flightsize-delivered --ns3 ns3::TcpYeah::Phy=1 --param phy=1`, docs/validation.md "YeAH";
-        `pair vegas vegas-sample --ns3 delAckCount=1 --tcp ack_every=1`, "Vegas")
+        yeah-flightsize-delivered --ns3 ns3::TcpYeah::Phy=1 --param phy=1`,
+        docs/validation_cc.md "YeAH"; `pair vegas vegas-sample --ns3 delAckCount=1
+        --tcp ack_every=1`, "Vegas")
 
 Cases: `none` (no loss: one deterministic run each, where the delay-based rules show), `sameloss`
 (1%) and `sameburst` (bursts of 2-5 from 1e-3 per segment): the same first transmissions
@@ -59,7 +60,7 @@ DIAGNOSTIC = {cc: [f"{cc}-sample"] for cc in ("vegas", "veno", "illinois", "htcp
 }
 # Aligned comparisons, each run beside the rows above: one ns-3 deviation (or a setting the
 # comparison depends on) made the same on both sides, so that what remains is the rule itself
-# (docs/validation.md explains each). (label, ns-3 controller, ns-3 options or attributes,
+# (docs/validation_cc.md explains each). (label, ns-3 controller, ns-3 options or attributes,
 # rexmit cc_params, rexmit TCP options).
 ALIGNED: dict[str, list[tuple[str, str, dict[str, str], dict[str, float], dict[str, Any]]]] = {
     # ns-3's BaseRTT is a sample no later delayed ACK can repeat: an ACK for every segment; and

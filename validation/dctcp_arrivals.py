@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Which arrivals DCTCP's step marker marks, in both simulators (docs/validation.md, "DCTCP
+"""Which arrivals DCTCP's step marker marks, in both simulators (docs/validation_queues.md, "DCTCP
 with step marking"): per arrival at the bottleneck, the packets already waiting ahead of it
 (not the one being sent) and whether it left marked CE; plus how the arrivals are spaced and
 how the receivers acknowledge, what share of the acknowledged bytes carried ECE, and how each

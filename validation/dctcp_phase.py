@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where each DCTCP flow's packets land between the bottleneck's departures, and what queue they
-find (docs/validation.md, "DCTCP with step marking", Jain's index at 100 Mb/s).
+find (docs/validation_queues.md, "DCTCP with step marking", Jain's index at 100 Mb/s).
 
     python validation/dctcp_phase.py ns3-dctcp-2-100m [--seed 8] [--side both|peer|rexmit]
 

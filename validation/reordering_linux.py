@@ -1,7 +1,8 @@
-"""Linux's adaptive reordering degree against rexmit's (issue 38 §2, docs/validation.md "Adaptive
-reordering"): one CUBIC flow through a bottleneck that delays 2 % of packets by an exponential
-5 ms, `profile = "linux"`, RACK off so that the duplicate threshold decides; rexmit simulated and
-the kernel through `rexmit.emulate` on the same network. Needs root (network namespaces).
+"""Linux's adaptive reordering degree against rexmit's (issue 38 §2, docs/validation_linux.md
+"Adaptive reordering"): one CUBIC flow through a bottleneck that delays 2 % of packets by an
+exponential 5 ms, `profile = "linux"`, RACK off so that the duplicate threshold decides; rexmit
+simulated and the kernel through `rexmit.emulate` on the same network. Needs root (network
+namespaces).
 
     python validation/reordering_linux.py [--seeds 1 2] [--no-emulate]
 """

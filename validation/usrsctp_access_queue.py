@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The sender's access queue in seed 000's SCTP runs (issue 39, docs/validation.md "FreeBSD's
-SCTP": the 1-in-10 overflow of the spot check).
+"""The sender's access queue in seed 000's SCTP runs (issue 39, docs/validation_freebsd_seed000.md:
+the 1-in-10 overflow of the spot check).
 
 Runs usrsctp_seed000.py's SCTP point (Fig. 5's dumbbell, INF buffer) for each stack and
 replication with the queue of S's access link (S->R1, 833 packets, 100 Mb/s) sampled every

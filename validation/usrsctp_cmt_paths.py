@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """Where CMT's goodput goes at seed 000's heavy load, per path and in the send buffer, in both
-FreeBSD stacks (issue 39, docs/validation.md "Seed 000's topologies ... usrsctp as a third
-column").
+FreeBSD stacks (issue 39, docs/validation_freebsd_seed000.md).
 
 Runs usrsctp_seed000.py's CMT point (Fig. 6's dual dumbbell, path 1 at the load, path 2 at low
 load) for each replication given, with rexmit (FreeBSD's choices, ``--set`` overriding any) and

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where FreeBSD's duplicate TSNs come from (issue 39, docs/validation.md "FreeBSD's SCTP").
+"""Where FreeBSD's duplicate TSNs come from (issue 39, docs/validation_freebsd.md "FreeBSD's SCTP").
 
 Runs one case of validation/usrsctp.py with pcaps at the sender S and the receiver R, finds the
 TSNs that reached R more than once, and sorts each extra arrival by what the sender had seen
@@ -21,7 +21,7 @@ when it sent that copy:
 - `first copy not lost, reported missing`: no copy was lost before, but a SACK that reached
   the sender after the first transmission and before this one reported the TSN missing below
   a higher TSN (with CMT: data of the other path overtook it, and FreeBSD's fast recovery
-  strikes past SFR's per-destination test, docs/validation.md).
+  strikes past SFR's per-destination test, docs/validation_freebsd.md).
 - `other`.
 
     python validation/usrsctp_dups.py sack-burst --stack usrsctp --seeds 1-10

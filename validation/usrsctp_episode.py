@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The first loss episode of a seed 000 SCTP run, in both FreeBSD stacks (issue 39,
-docs/validation.md "FreeBSD's SCTP": which runs cascade).
+docs/validation_freebsd_seed000.md: which runs cascade).
 
 Runs usrsctp_seed000.py's SCTP point (Fig. 5's dumbbell, INF buffer) for one replication with
 rexmit (FreeBSD's choices) and with usrsctp, pcaps at S and R, and prints for the TSNs first

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How many fast retransmissions FreeBSD sends per SACK (issue 39, docs/validation.md "FreeBSD's
-SCTP", `fr_max_burst`).
+"""How many fast retransmissions FreeBSD sends per SACK (issue 39, docs/validation_freebsd.md
+"FreeBSD's SCTP", `fr_max_burst`).
 
 The same TSNs' first transmissions are dropped in both stacks (a scripted error model on the
 bottleneck of validation/usrsctp.py's dumbbell, unlimited send buffer), and the sender's access

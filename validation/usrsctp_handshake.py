@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The handshake of one seed 000 SCTP run at heavy load, packet by packet (issue 39's tenth
-pass, docs/validation.md "FreeBSD's SCTP": replications 4 and 9).
+pass, docs/validation_freebsd_seed000.md: replications 4 and 9).
 
 Runs usrsctp_seed000.py's SCTP point (Fig. 5's dumbbell, INF buffer, SACK) for one replication,
 pcaps at S and R, and prints every SCTP packet at S and at R up to ``until`` seconds (its chunks:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Loss recovery and the window between losses at seed 000's heavy load, in both FreeBSD stacks
-(issue 39's tenth pass, docs/validation.md "FreeBSD's SCTP": heavy load).
+(issue 39's tenth pass, docs/validation_freebsd_seed000.md: heavy load).
 
 Runs usrsctp_seed000.py's SCTP point (Fig. 5's dumbbell, INF buffer) for each replication
 given with rexmit (FreeBSD's choices, ``--set`` overriding any) and with usrsctp, pcaps at S

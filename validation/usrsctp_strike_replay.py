@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""FreeBSD's CMT strike rule replayed over a run's sender pcap (issue 39, docs/validation.md
+"""FreeBSD's CMT strike rule replayed over a run's sender pcap (issue 39, docs/validation_freebsd.md
 "FreeBSD's SCTP", the CMT duplicates).
 
 Reads the DATA chunks S sends (TSN, destination) and the SACKs reaching S, and applies the rule

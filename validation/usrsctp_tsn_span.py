@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How far above the cumulative ack a receiver holds TSNs (issue 39, docs/validation.md
+"""How far above the cumulative ack a receiver holds TSNs (issue 39, docs/validation_freebsd.md
 "FreeBSD's SCTP": FreeBSD's mapping array of 4096 TSNs, `tsn_map_window`).
 
 Runs one CMT point of validation/usrsctp_seed000.py (Fig. 6's dual dumbbell) with a pcap at

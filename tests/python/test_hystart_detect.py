@@ -1,5 +1,5 @@
 """`hystart_detect` (Linux's tcp_cubic module parameter): which of HyStart's two detectors may
-end CUBIC's slow start (docs/validation.md, "CUBIC rows")."""
+end CUBIC's slow start (docs/validation_queues.md, "CUBIC rows")."""
 
 from __future__ import annotations
 

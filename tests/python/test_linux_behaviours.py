@@ -30,7 +30,8 @@ def test_a_tail_drop_is_repaired_by_one_probe_in_both_stacks() -> None:
     assert rexmit_side["counters"].get("tlp_probes") == 1
     assert rexmit_side["timeouts"] == linux_side["timeouts"] == 0
     # The probe ~2·SRTT after the last ACK: 183 ms in rexmit, 186-194 ms in Linux's runs
-    # (docs/validation.md); the timelines' tolerance is 5 ms, Linux's timers add up to a jiffy.
+    # (docs/validation_linux.md); the timelines' tolerance is 5 ms, Linux's timers add up to a
+    # jiffy.
     assert abs(rexmit_side["rtx_after_last_ms"] - linux_side["rtx_after_last_ms"]) < 15, (rexmit_side, linux_side)
 
 

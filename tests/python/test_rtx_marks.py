@@ -1,7 +1,7 @@
-"""`tcp.rtx_marks` end to end (docs/validation.md, "The NewReno start-ups"): with back-to-back
-RFC 6675 recovery episodes after a slow-start overshoot into FQ-CoDel, HighRxt restarts at
-HighACK and NextSeg resends retransmissions still queued; with per-segment retransmission
-marks (Linux, ns-3) it does not."""
+"""`tcp.rtx_marks` end to end (docs/validation_queues.md, "The NewReno start-ups"): with
+back-to-back RFC 6675 recovery episodes after a slow-start overshoot into FQ-CoDel, HighRxt restarts
+at HighACK and NextSeg resends retransmissions still queued; with per-segment retransmission marks
+(Linux, ns-3) it does not."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Active queues, DCTCP and issue 37's controllers against ns-3.44, a reduced live set (the full
-set is `make validate`: validation/aqm.py, validation/dctcp.py and validation/controllers.py,
-docs/validation_aqm.md and docs/validation_controllers.md, explained in docs/validation.md).
+"""Active queues, DCTCP and issue 37's controllers against ns-3.44, a reduced live set (the full set
+is `make validate`: validation/aqm.py, validation/dctcp.py and validation/controllers.py,
+docs/validation_aqm.md and docs/validation_controllers.md, explained in docs/validation_queues.md
+and docs/validation_cc.md).
 
 Both simulators are deterministic, so these are fixed comparisons. The ns-3 peer is installed by
 scripts/install_peers.sh; without it these tests skip, unless REXMIT_REQUIRE_PEERS=1 (set by
@@ -87,7 +88,7 @@ def _sameloss(cc: str, peer_cc: str, seeds: int = 3) -> tuple[list[float], list[
 def test_delay_based_controller_agrees_with_ns3_given_rtt_samples(cc, band):
     # ns-3.44 hands Vegas and Illinois the smoothed RTT; given each ACK's sample (the `-sample`
     # variant, as their papers and rexmit) they reach rexmit's goodput on the same losses, while
-    # ns-3's own stays far below it (docs/validation.md, "Controllers").
+    # ns-3's own stays far below it (docs/validation_cc.md).
     sample, ours = _sameloss(cc, f"{cc}-sample")
     rel = statistics.fmean(o / p - 1 for p, o in zip(sample, ours))
     assert abs(rel) <= band, (sample, ours)
@@ -100,7 +101,7 @@ def test_hybla_agrees_with_ns3_when_the_ack_ending_recovery_grows_by_what_it_del
     # recovery, the SACKed ones included, and Hybla adds rho^2/cwnd for each: a jump of several
     # segments after every recovery. `hybla-minrtt-delivered` counts only what that ACK newly
     # delivers (Linux's acked_sacked; rexmit's growth) and agrees; `hybla-minrtt` is ~20% above
-    # (docs/validation.md, "Hybla").
+    # (docs/validation_cc.md, "Hybla").
     delivered, ours = _sameloss("hybla", "hybla-minrtt-delivered")
     rel = statistics.fmean(o / p - 1 for p, o in zip(delivered, ours))
     assert abs(rel) <= 0.05, (delivered, ours)
@@ -112,7 +113,7 @@ def test_bic_agrees_with_ns3_without_fast_convergence():
     # ns-3.44's fast convergence lowers W_max to beta·cwnd, the paper's and Linux's (and rexmit's)
     # to (1 + beta)/2·cwnd; alone on a lossy path the lower W_max puts ns-3 into max probing
     # sooner, 8% above rexmit. With fast convergence off in both the rules are the same
-    # (docs/validation.md, "BIC").
+    # (docs/validation_cc.md, "BIC").
     probe = timelines.probe_iss(compare.Mirror(tcp=controllers.rexmit_tcp("bic")), 1, True)
     off = {"ns3::TcpBic::FastConvergence": "0"}
     ns3 = [controllers.run_ns3("bic", "sameloss", s, off)["goodput_bps"] for s in (1, 2, 3)]
@@ -128,7 +129,7 @@ def test_yeah_agrees_with_ns3_once_its_three_deviations_are_aligned():
     # with Reno"). Its default Phy and Phy = 10^6 therefore give the same run to the bit. With the
     # threshold equal in both (phy = 1), ns-3's decrease base (the RFC 6675 pipe) and its growth
     # on the ACK that ends a recovery (every segment SACKed during it) aligned in
-    # `yeah-flightsize-delivered`, the goodput agrees (docs/validation.md, "YeAH").
+    # `yeah-flightsize-delivered`, the goodput agrees (docs/validation_cc.md, "YeAH").
     seeds = (1, 2, 3)
     phy8 = [controllers.run_ns3("yeah", "sameloss", s)["goodput_bps"] for s in seeds]
     phy_huge = [
@@ -149,7 +150,7 @@ def test_vegas_agrees_with_ns3_without_loss_once_every_segment_is_acked():
     # With an ACK for every second segment ns-3's Vegas (given the samples) stops at 21 segments
     # without loss: its BaseRTT is a sample that no later ACK can repeat (later ones echo the
     # first of two back-to-back segments) and its integer diff rounds up to alpha. With an ACK
-    # for every segment in both, both fill the path (docs/validation.md, "Vegas").
+    # for every segment in both, both fill the path (docs/validation_cc.md, "Vegas").
     paired = controllers.run_ns3("vegas-sample", "none", 1)["goodput_bps"]
     each = controllers.run_ns3("vegas-sample", "none", 1, {"delAckCount": "1"})["goodput_bps"]
     tcp = {"ack_every": 1}
@@ -160,7 +161,7 @@ def test_vegas_agrees_with_ns3_without_loss_once_every_segment_is_acked():
 
 
 def test_vegas_with_loss_agrees_with_ns3_once_slow_start_grows_every_round():
-    # docs/validation.md, "Vegas": at 1% loss (the same segments lost in both) rexmit was 6.5%
+    # docs/validation_cc.md, "Vegas": at 1% loss (the same segments lost in both) rexmit was 6.5%
     # below ns-3 (ACK per segment in both), from its first slow start: the paper's slow start
     # (§3.3, rexmit's default) grows every other round, ns-3's every round, and a loss in slow
     # start leaves ns-3's Vegas one segment below the window reached (GetSsThresh). Seed 4:
@@ -189,10 +190,10 @@ def test_ledbat_window_grows_in_rexmit_and_never_in_ns3_congestion_avoidance():
 
 
 def test_cubic_startup_agrees_with_ns3_once_hystart_is_aligned():
-    # docs/validation.md, "CUBIC rows": one CUBIC flow through the CoDel bottleneck, first 5 s,
-    # HyStart's delay test alone. ns-3 given RTT samples and Linux's delay threshold
-    # (cubic-sample-linuxthresh) and rexmit with ns-3's slow-start growth leave slow start in
-    # the same round (ns-3 at 595 segments, rexmit at 656); rexmit's rounds begin where the
+    # docs/validation_queues.md, "CUBIC rows": one CUBIC flow through the CoDel bottleneck, first
+    # 5 s, HyStart's delay test alone. ns-3 given RTT samples and Linux's delay threshold
+    # (cubic-sample-linuxthresh) and rexmit with ns-3's slow-start growth leave slow start in the
+    # same round (ns-3 at 595 segments, rexmit at 656); rexmit's rounds begin where the
     # flights do (before its fix it left at 144, p99 5.6 ms). With ns-3's own threshold (the
     # whole delay_min) ns-3 runs on to its buffers and a CoDel drop ends slow start at
     # 0.7 x 725 = 507 segments.
@@ -213,9 +214,9 @@ def test_cubic_startup_agrees_with_ns3_once_hystart_is_aligned():
 
 
 def test_fq_codel_class_split_agrees_with_ns3_once_its_prr_follows_rfc_6937():
-    # docs/validation.md "The split between the RTT classes": ns-3.44's PRR counts a duplicate
-    # ACK's segment twice with SACK, which gives its 40 ms flows more of an FQ-CoDel link; with
-    # RFC 6937's PRR (src/ns3_prr_variants.h) the classes agree with rexmit's. 60 s runs (the
+    # docs/validation_queues.md, "The split between the RTT classes": ns-3.44's PRR counts a
+    # duplicate ACK's segment twice with SACK, which gives its 40 ms flows more of an FQ-CoDel link;
+    # with RFC 6937's PRR (src/ns3_prr_variants.h) the classes agree with rexmit's. 60 s runs (the
     # split needs the run after the start-up), three seeds.
     sc = aqm.SCENARIOS["ns3-fq_codel-newreno-4"]
     seeds = [1, 2, 3]

@@ -39,8 +39,8 @@ def _compare(name: str, seeds: int) -> dict:
 
 
 # RED with four flows over 20 seeds: on seeds 1-10 alone one flow is +8.8% with CIs apart
-# (seeds 11-20, 21-30, 31-40 and 1-40 agree, every flow within 3.2% over 1-40); docs/validation.md
-# "Active queues", the RED fix.
+# (seeds 11-20, 21-30, 31-40 and 1-40 agree, every flow within 3.2% over 1-40);
+# docs/validation_queues.md, the RED fix.
 @pytest.mark.parametrize(
     "name,seeds",
     [("ns2-sack-4-rtt44-82", 10), ("ns2-newreno-2-rtt1to4", 10), ("ns2-sack-4-red", 20), ("ns2-sack-16-equal", 10)],

@@ -1,5 +1,5 @@
 """The ns-3 mirrors of validation/ carry ns-3's 2-byte PPP header on every link
-(`framing_bytes = 2`, docs/validation.md "ns-3's PPP header in the mirror"); the ns-2 mirrors
+(`framing_bytes = 2`, docs/validation_queues.md "ns-3's PPP header in the mirror"); the ns-2 mirrors
 carry none (ns-2's links have no link-layer header)."""
 
 from __future__ import annotations

@@ -4,9 +4,9 @@
 rexmit runs with FreeBSD's choices (validation/usrsctp.py FREEBSD_PINS) against stack =
 "usrsctp" on the ns-2 SCTP dumbbell with the same 1% of TSNs' first transmissions dropped in both
 (seed 000 Fig. 5's path, SACK and NR-SACK), 5 seeds of 30 s. On these cases the full run agrees
-within 1% (docs/validation.md, "FreeBSD's SCTP (usrsctp)"); the tolerances are the validation's
-±5% band on goodput and mean cwnd, and 10% on the loss counters. Skipped when libusrsctp is
-missing, unless REXMIT_REQUIRE_USRSCTP=1 (set by `make test`) makes that a failure.
+within 1% (docs/validation_freebsd.md, "FreeBSD's SCTP (usrsctp)"); the tolerances are the
+validation's ±5% band on goodput and mean cwnd, and 10% on the loss counters. Skipped when
+libusrsctp is missing, unless REXMIT_REQUIRE_USRSCTP=1 (set by `make test`) makes that a failure.
 """
 
 from __future__ import annotations

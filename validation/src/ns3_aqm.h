@@ -1,5 +1,5 @@
 // The active queue under test on an ns-3.44 bottleneck device, set to the RFC values rexmit
-// uses, and its counters (written for rexmit's AQM validation; docs/validation.md, "Active
+// uses, and its counters (written for rexmit's AQM validation; docs/validation_queues.md, "Active
 // queues"). Included by ns3_tcp_multi.cc after the ns-3 headers.
 //
 // Where ns-3.44's defaults differ from RFC 8289/8290/8033 or Floyd et al. 2001 and ns-3 has the
@@ -22,7 +22,7 @@
 //   arrival), no gentle region, UseEcn with UseHardDrop off: an ECN-capable arrival that finds
 //   at least `stepK` packets in the queue disc is marked, any other such arrival dropped ("Forced
 //   drop"). validation/dctcp.py passes rexmit's K − 1 (the device holds the next packet).
-// What ns-3 has no knob for is listed in docs/validation.md.
+// What ns-3 has no knob for is listed in docs/validation_queues.md.
 //
 // Delays: `SojournTime`-like samples are taken per transmitted packet, from its enqueue into the
 // queue disc to (a) its dequeue from it and (b) the start of its transmission on the wire. ns-3

@@ -1,7 +1,7 @@
-// Diagnostic trace of ns-3.44's TcpCubic HyStart in its first slow start, and its delay
-// threshold aligned on Linux's (issue 37;
-// docs/validation.md, "CUBIC rows"), included by ns3_tcp_multi.cc inside its anonymous namespace
-// after ns3_rtt_sample_variants.h. Written for this project.
+// Diagnostic trace of ns-3.44's TcpCubic HyStart in its first slow start, and its delay threshold
+// aligned on Linux's (issue 37; docs/validation_queues.md, "CUBIC rows"), included by
+// ns3_tcp_multi.cc inside its anonymous namespace after ns3_rtt_sample_variants.h. Written for this
+// project.
 //
 // cc=cubic-trace / cubic-sample-trace: ns-3's TcpCubic (or the sample-fed CubicRttSample) run
 // unchanged, with a row recorded per call while the flow is in its first slow start:

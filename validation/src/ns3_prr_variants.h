@@ -1,5 +1,5 @@
 // A diagnostic variant of ns-3.44's Proportional Rate Reduction (written for rexmit's validation;
-// docs/validation.md "Active queues against ns-3.44", the FQ-CoDel class split). Included by
+// docs/validation_queues.md "Active queues against ns-3.44", the FQ-CoDel class split). Included by
 // ns3_tcp_defaults.h after the ns-3 headers; selected with `--recovery=prr-rfc`.
 //
 // ns-3.44's TcpPrrRecovery differs from RFC 6937 in two ways that ns-3 itself corrected after

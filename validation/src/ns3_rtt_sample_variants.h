@@ -1,5 +1,5 @@
 // Diagnostic variants of ns-3.44's delay-based congestion controls for rexmit's validation
-// (issue 37; docs/validation.md, "Controllers"), included by ns3_tcp_single.cc and
+// (issue 37; docs/validation_cc.md), included by ns3_tcp_single.cc and
 // ns3_tcp_multi.cc inside their anonymous namespace after ns3_newreno_variants.h. Written for this project.
 //
 // ns-3.44's TcpSocketBase passes the smoothed RTT (m_srtt) to PktsAcked, so Vegas, Veno,
@@ -10,7 +10,7 @@
 //
 // cc=cubic-sample: ns-3's TcpCubic given the samples too: its HyStart delay test
 // (HystartUpdate, from PktsAcked) then sees each ACK's RTT, as Linux's and rexmit's do, where
-// ns-3.44 hands it SRTT, which rises an eighth of each sample's rise (docs/validation.md,
+// ns-3.44 hands it SRTT, which rises an eighth of each sample's rise (docs/validation_cc.md,
 // "CUBIC rows").
 //
 // cc=hybla-minrtt: ns-3's TcpHybla recomputes rho only when the RTT PktsAcked receives equals
@@ -79,7 +79,7 @@ RTT_SAMPLE_VARIANT(TcpCubic, CubicRttSample, "rexmit::CubicRttSample", Sample);
 // the segments that ACK newly delivers (m_lastAckedSackedBytes, Linux's acked_sacked). ns-3.44's
 // TcpSocketBase hands IncreaseWindow every segment from the old snd_una to the ACK there, the
 // SACKed ones included, so a controller that grows per acknowledged segment grows several
-// segments at once after every recovery (docs/validation.md, "Hybla" and "YeAH").
+// segments at once after every recovery (docs/validation_cc.md, "Hybla" and "YeAH").
 template <class Cc>
 struct ExitAckName;
 
@@ -141,7 +141,7 @@ EXIT_ACK_VARIANT(VegasRttSample, VegasRttSampleDelivered, "rexmit::VegasRttSampl
 // cc=yeah-flightsize: ns-3's TcpYeah whose GetSsThresh is handed the FlightSize at the first
 // duplicate ACK (SND.NXT - SND.UNA then) where ns-3.44's TcpSocketBase hands every controller BytesInFlight (the RFC 6675
 // pipe: outstanding minus SACKed minus lost); YeAH's paper and rexmit reduce the data
-// outstanding (docs/validation.md, "YeAH"). Run with ns3::TcpYeah::Phy=1 beside rexmit's
+// outstanding (docs/validation_cc.md, "YeAH"). Run with ns3::TcpYeah::Phy=1 beside rexmit's
 // phy = 1: ns-3.44 tests `L > 1 / m_phy` in integer arithmetic, 0 for its default 8.
 class YeahFlightSize : public TcpYeah
 {

@@ -106,7 +106,7 @@ fn render() -> String {
          ## `tcp = { ... }` (tcp_bulk, tcp_messages, http)\n\n\
          `profile = \"rfc\" | \"linux\"` (default \"rfc\"): the defaults the other keys \
          override; \"linux\" is the linux column below (Linux 6.x as rexmit models it, \
-         docs/validation.md#linux). With another `cc` than \"cubic\" the linux profile's \
+         docs/validation_linux.md). With another `cc` than \"cubic\" the linux profile's \
          `hystart` is off unless written. `cc` names a built-in or a registered plugin \
          (docs/congestion_control.md); `cc_params` gives its parameters, each controller \
          declaring its own (generalised AIMD: `a` in (0, 1000] segments per RTT, default 1; `b` \

@@ -1,4 +1,4 @@
-//! FreeBSD's choices as rexmit options (issue 39, docs/validation.md "FreeBSD's SCTP"): its
+//! FreeBSD's choices as rexmit options (issue 39, docs/validation_freebsd.md "FreeBSD's SCTP"): its
 //! T3-rtx rules (`t3_rtx = "freebsd"`), RTT samples from the handshake (`handshake_rtt`), fast
 //! retransmission again (`fast_rtx_again`), its burst limit (`fr_max_burst`), its receiver
 //! acknowledging the first DATA at once (`sack_first_data`), its receiver's mapping array

@@ -111,7 +111,7 @@ rexmit_options::choices! {
 
 /// The TCP option table: every knob of a TCP endpoint, declared once (crate `rexmit-options`):
 /// its type, RFC default, the Linux profile's value where it differs (Linux 6.x as far as rexmit
-/// models it; what the kernel does that rexmit does not is in docs/validation.md#linux), unit and
+/// models it; what the kernel does that rexmit does not is in docs/validation_linux.md), unit and
 /// allowed range. `public` options are set by scenarios (`tcp = { ... }`, same names, same
 /// order); `internal` ones only by code. Checks relating two options: `Relations for TcpConfig`.
 #[macro_export]
@@ -177,7 +177,7 @@ macro_rules! tcp_option_table {
             linux = $crate::RtoRearm::HeadRetransmit, unit = choice;
         /// What a congestion response decreases from: FlightSize (RFC 5681 eq. 4, RFC 6675,
         /// RFC 6937) or cwnd (Linux's tcp_reno_ssthresh and cubictcp_recalc_ssthresh, ns-2;
-        /// docs/validation.md#linux).
+        /// docs/validation_linux.md).
         opt decrease_base: $crate::DecreaseBase = $crate::DecreaseBase::FlightSize,
             linux = $crate::DecreaseBase::Cwnd, unit = choice;
         /// Bytes (the RFCs) or whole segments (Linux counts snd_cwnd and snd_ssthresh in
@@ -186,7 +186,7 @@ macro_rules! tcp_option_table {
             linux = $crate::WindowUnit::Segments, unit = choice;
         /// The advertised window: the free buffer from the start, or Linux's autotuned one
         /// (below 64 KiB at first, growing with the data received up to recv_buffer, an ACK per
-        /// segment while it grows; docs/validation.md#linux).
+        /// segment while it grows; docs/validation_linux.md).
         opt receive_window: $crate::ReceiveWindow = $crate::ReceiveWindow::Buffer,
             linux = $crate::ReceiveWindow::LinuxAutotune, unit = choice;
         /// Send buffer limit: unsent data plus the retransmission queue. (Linux autotunes it up
@@ -271,7 +271,7 @@ macro_rules! tcp_option_table {
             relation = "false unless recovery = \"sack\"";
         /// RFC 3042 limited transmit. Linux counts SACKed segments out of flight, so every
         /// duplicate ACK with a new SACK block lets a new segment go before recovery starts:
-        /// limited transmit does that for the first two (docs/validation.md#linux).
+        /// limited transmit does that for the first two (docs/validation_linux.md).
         opt limited_transmit: bool = false, linux = true, unit = flag;
         /// RFC 5827 early retransmit (byte-based).
         opt early_retransmit: bool = false, unit = flag;

@@ -11,7 +11,7 @@ rexmit_options::choices! {
         Rfc = "rfc",
         /// Linux 6.x defaults (net/ipv4/tcp*.c and the sysctl defaults): what the kernel does
         /// that rexmit models. What it does that rexmit does not is listed in
-        /// docs/validation.md#linux.
+        /// docs/validation_linux.md.
         Linux = "linux",
     }
 }

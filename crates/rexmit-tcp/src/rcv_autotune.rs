@@ -9,7 +9,7 @@
 //!   quick ACK), as are the first 16 data segments (`tcp_incr_quickack` with
 //!   TCP_MAX_QUICKACKS at the first data segment): during slow start the sender sees an ACK
 //!   per segment, 1.2 ms apart at 10 Mb/s, which is what lets CUBIC's HyStart ACK-train
-//!   detector end slow start there (docs/validation.md#linux);
+//!   detector end slow start there (docs/validation_linux.md);
 //! - once per receiver RTT the buffer is resized from the bytes delivered in the last RTT
 //!   (`tcp_rcv_space_adjust`, dynamic right-sizing), up to the configured receive buffer;
 //! - an application read that at least doubles the window left to the peer sends a window
@@ -20,7 +20,7 @@
 //! from the time one window takes to arrive (`tcp_rcv_rtt_measure`); the buffer is resized when data is delivered, not when the
 //! application reads it (the same for an application that reads at once, as rexmit's do);
 //! the window share of a buffered byte is a constant (Linux measures payload / truesize per
-//! device; 0.625 fits the windows of the emulation's TUN devices: docs/validation.md#linux);
+//! device; 0.625 fits the windows of the emulation's TUN devices: docs/validation_linux.md);
 //! no memory pressure; no quick
 //! ACKs after an idle gap longer than the RTO.
 

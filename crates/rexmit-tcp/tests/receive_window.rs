@@ -1,6 +1,6 @@
 //! The advertised window (`TcpConfig::receive_window`): the free buffer from the start (the
 //! default), or Linux's autotuning (`rcv_autotune`), whose receiver acknowledges every segment
-//! while its window grows and the first 16 of a connection (docs/validation.md#linux).
+//! while its window grows and the first 16 of a connection (docs/validation_linux.md).
 
 mod common;
 use common::*;
@@ -145,7 +145,7 @@ fn data_with_echo(r: &mut RxInjector, t_ms: u64, pkt: u64, rtt_ms: u32) -> bool 
 /// after it, and from packet 32 on every segment widens the window, each acknowledged at
 /// once. Before, the start-up quick ACKs spent (packets 1-24), every second segment. The
 /// smoothed estimate rexmit had (gain 1/8 either way) widened it from packet 37 on, five
-/// segments late, as the seed-1 pcaps showed (docs/validation.md#linux).
+/// segments late, as the seed-1 pcaps showed (docs/validation_linux.md).
 #[test]
 fn the_linux_receiver_resizes_one_minimum_rtt_after_the_last_resize() {
     let cfg = TcpConfig {

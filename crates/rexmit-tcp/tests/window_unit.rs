@@ -1,5 +1,5 @@
 //! The window's unit (`TcpConfig::window_unit`): bytes as RFC 5681 states its rules, or whole
-//! segments as Linux counts `snd_cwnd`, `snd_ssthresh` and PRR (docs/validation.md#linux).
+//! segments as Linux counts `snd_cwnd`, `snd_ssthresh` and PRR (docs/validation_linux.md).
 
 mod common;
 use common::*;

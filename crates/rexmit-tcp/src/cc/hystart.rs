@@ -8,7 +8,7 @@
 //!   clamp(min delay / 8, 4 ms, 16 ms).
 //!
 //! Only at cwnd ≥ 16 segments (rounds are counted below it too). Linux 6.x runs this classic HyStart, not HyStart++ (RFC 9406):
-//! the kernel has no HyStart++ and keeps these two detectors (docs/validation.md#linux).
+//! the kernel has no HyStart++ and keeps these two detectors (docs/validation_linux.md).
 
 use rexmit_time::{Duration, Time};
 

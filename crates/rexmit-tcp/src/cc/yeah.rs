@@ -326,7 +326,7 @@ mod tests {
     fn a_loss_with_one_segment_in_flight_leaves_two_segments() {
         // Last round's Q = 36, so the reduction is min(max(36, 1/8), max(1/2, 2)) = 2 segments
         // against 1 in flight: ssthresh is the floor of 2 segments (RFC 5681 §3.1 eq. (4)'s
-        // 2·SMSS; ns-3.44's TcpYeah::GetSsThresh wraps here, docs/validation.md "Controllers").
+        // 2·SMSS; ns-3.44's TcpYeah::GetSsThresh wraps here, docs/validation_cc.md, "YeAH").
         let mut y = after_round(400, 110);
         y.on_congestion_event(&loss(Time::ZERO, SMSS, SMSS));
         assert_eq!((y.ssthresh(), y.window()), (2 * SMSS, 2 * SMSS));
