@@ -5,7 +5,7 @@
 # cross traffic, seed 004 HTTP and lab runs; about 30 s in all), and merges what it recorded
 # into target/pgo/rexmit.profdata; the release builds of `make install` and `make bench` then
 # use it (RUSTFLAGS=-Cprofile-use=...). Results do not change:
-# the profile only steers inlining and code layout (docs/validation_speed_issue40.md).
+# the profile only steers inlining and code layout (docs/validation_speed_issue40_sessions9to11.md).
 # Needs llvm-profdata of rustc's own LLVM (rustup's llvm-tools component, added here when rustup
 # is there); without it this prints why and exits 0 with no profile, and the builds go without.
 #   usage: bash scripts/pgo.sh        (PGO=0 skips it)

@@ -21,13 +21,13 @@
 //! correct priority queue on these keys takes the events in the same sequence. Only where an
 //! event waits changes.
 //!
-//! Why (issue 40, tenth session, docs/validation_speed_issue40.md): the tiered queue before it (a
-//! 4-ary heap of the next 524 µs, a ring of 2 048 buckets for the next second, a heap beyond) spent
-//! 166 instructions per event sifting its small heap in a seed 000 CMT run, where three in four
-//! events land less than one of its buckets ahead; this queue takes 13% fewer instructions for that
-//! whole run, 5% fewer for a seed 004 HTTP run and 1% fewer per one-flow hop (which, though, now
-//! meets 1.4 L1 read misses per hop where it met none: the buckets' allocations and their 2 048
-//! headers are more lines than the one small heap it used).
+//! Why (issue 40, tenth session, docs/validation_speed_issue40_sessions9to11.md): the tiered queue
+//! before it (a 4-ary heap of the next 524 µs, a ring of 2 048 buckets for the next second, a heap
+//! beyond) spent 166 instructions per event sifting its small heap in a seed 000 CMT run, where
+//! three in four events land less than one of its buckets ahead; this queue takes 13% fewer
+//! instructions for that whole run, 5% fewer for a seed 004 HTTP run and 1% fewer per one-flow hop
+//! (which, though, now meets 1.4 L1 read misses per hop where it met none: the buckets' allocations
+//! and their 2 048 headers are more lines than the one small heap it used).
 
 use crate::queue::{EventQueue, HeapQueue};
 use rexmit_time::Time;

@@ -245,8 +245,8 @@ fn lines(offsets: &BTreeMap<String, usize>, lists: &[&[&str]]) -> BTreeSet<usize
 }
 
 /// The bounds are the counts when the hot block was made (issue 40, eleventh session;
-/// docs/validation_speed_issue40.md); the layout before it touched 24, 25 and 18 lines of the
-/// connection for these three events.
+/// docs/validation_speed_issue40_sessions9to11.md); the layout before it touched 24, 25 and 18
+/// lines of the connection for these three events.
 #[test]
 fn each_common_event_touches_few_lines_of_its_connection() {
     assert_eq!(
