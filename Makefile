@@ -17,15 +17,10 @@ $(BIN)/python:
 # in its own target directory; PGO=0 builds without it. Results are the same either way.
 PGO ?= 1
 export PGO
-PGO_PROFILE := $(abspath target/pgo/rexmit.profdata)
 install: $(BIN)/python
 	$(BIN)/pip install -q "maturin>=1.5,<2" "pyarrow>=12" "tqdm>=4.60" "matplotlib>=3.6" "dask[distributed]>=2023.1" "plotly>=5.15"
 	bash scripts/pgo.sh
-	if [ -f "$(PGO_PROFILE)" ]; then \
-	  CARGO_TARGET_DIR=target/pgo-use RUSTFLAGS="-Cprofile-use=$(PGO_PROFILE)" $(BIN)/maturin develop --release -q; \
-	else \
-	  $(BIN)/maturin develop --release -q; \
-	fi
+	. scripts/pgo_env.sh && $(BIN)/maturin develop --release -q
 
 # Seed 000's NR-SACK experiments, reduced (about a minute on 2 cores).
 demo: install

@@ -21,10 +21,7 @@ if [ "${SKIP_RUST:-0}" != 1 ]; then
   # is one (PGO=0: without), so that these figures are those of what users run.
   bash scripts/pgo.sh
   (
-    if [ -f target/pgo/rexmit.profdata ]; then
-      export CARGO_TARGET_DIR=target/pgo-use RUSTFLAGS="-Cprofile-use=$PWD/target/pgo/rexmit.profdata"
-      echo "bench: built with profile-guided optimisation (target/pgo/rexmit.profdata)"
-    fi
+    . scripts/pgo_env.sh
     cargo build --release -p rexmit-bench
     "${CARGO_TARGET_DIR:-target}/release/rexmit-bench" --json bench-results/bench.json "$@"
     # Memory per flow, idle and active, and the peak at 10 000 flows (a counting allocator).
