@@ -77,7 +77,7 @@ test-rust: tshark emulation-deps usrsctp-deps
 # The reduced cross-validation (tests/python/test_validation_peers.py) runs against the installed
 # peers; REXMIT_REQUIRE_PEERS=1 makes a missing peer a failure instead of a skip.
 test-python: dev-deps emulation-deps
-	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 REXMIT_REQUIRE_BROWSER=1 REXMIT_REQUIRE_USRSCTP=1 $(BIN)/pytest -q tests/python
+	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 REXMIT_REQUIRE_BROWSER=1 REXMIT_REQUIRE_USRSCTP=1 $(BIN)/pytest -q --durations=15 tests/python
 
 # Code checks (issue 16): formatting, no import circles between a crate's modules nor between the
 # Python package's modules, clippy with warnings as errors, the type stub of the compiled module

@@ -8,13 +8,20 @@
 # the profile only steers inlining and code layout (docs/validation_speed_issue40_sessions9to11.md).
 # Needs llvm-profdata of rustc's own LLVM (rustup's llvm-tools component, added here when rustup
 # is there); without it this prints why and exits 0 with no profile, and the builds go without.
-#   usage: bash scripts/pgo.sh        (PGO=0 skips it)
+#   usage: bash scripts/pgo.sh        (PGO=0 skips it; a profile newer than every source is kept)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=target/pgo/rexmit.profdata
 if [ "${PGO:-1}" = 0 ]; then
   echo "pgo: skipped (PGO=0)" >&2
   rm -f "$out"
+  exit 0
+fi
+# Up to date: no source, lock file, training scenario or this script changed since the profile
+# was merged (a stale profile would only optimise less; results never depend on it).
+if [ -f "$out" ] && [ -z "$(find crates Cargo.toml Cargo.lock tests/reference scripts/pgo scripts/pgo.sh \
+  -newer "$out" -type f \( -name '*.rs' -o -name '*.toml' -o -name Cargo.lock -o -name pgo.sh \) -print -quit)" ]; then
+  echo "pgo: $out is up to date" >&2
   exit 0
 fi
 host=$(rustc -vV | sed -n 's/^host: //p')
