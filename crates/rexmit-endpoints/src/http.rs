@@ -297,14 +297,10 @@ impl HttpClient {
                 );
             }
             let iss = self.iss.next_u64() as u32;
-            let conn = Connection::connect_shared(
-                self.cfg.clone(),
-                self.ep.client_port,
-                self.ep.server_port + k as u16,
-                iss,
-            );
+            let (local, remote) = (self.ep.client_port, self.ep.server_port + k as u16);
+            // Built in its slot, one expression: the connection is not copied on its way.
             self.conns[k] = Some(ClientConn {
-                conn,
+                conn: Connection::connect_shared(self.cfg.clone(), local, remote, iss),
                 request,
                 got: 0,
                 settled: false,
