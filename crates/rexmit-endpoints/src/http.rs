@@ -407,7 +407,10 @@ impl Agent for HttpClient {
             c.conn.handle_segment_ecn(ctx.now, seg, pkt.ip.header.ecn());
             self.pump(ctx, k);
         }
-        self.dispatch(ctx);
+        // Most segments find no request waiting: the call is skipped then.
+        if !self.waiting.is_empty() {
+            self.dispatch(ctx);
+        }
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {
