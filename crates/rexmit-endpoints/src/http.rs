@@ -206,6 +206,8 @@ struct ClientConn {
     conn: Connection,
     request: usize,
     got: u64,
+    /// As `HttpServerSlot::settled`.
+    settled: bool,
 }
 
 /// The requesting side: request source, connections, response completion times.
@@ -295,16 +297,13 @@ impl HttpClient {
                 );
             }
             let iss = self.iss.next_u64() as u32;
-            let conn = Connection::connect_shared(
-                self.cfg.clone(),
-                self.ep.client_port,
-                self.ep.server_port + k as u16,
-                iss,
-            );
+            let (local, remote) = (self.ep.client_port, self.ep.server_port + k as u16);
+            // Built in its slot, one expression: the connection is not copied on its way.
             self.conns[k] = Some(ClientConn {
-                conn,
+                conn: Connection::connect_shared(self.cfg.clone(), local, remote, iss),
                 request,
                 got: 0,
+                settled: false,
             });
             self.pump(ctx, k);
         }
@@ -363,6 +362,8 @@ impl HttpClient {
             while let Some((seg, ecn)) = c.conn.poll_transmit_ecn(now) {
                 ctx.send(crate::tcp::ip_packet(self.local, self.ep.server, seg, ecn));
             }
+            // Events after the poll may call into the core (`recv`, `close`) unpolled.
+            c.settled = !c.conn.has_event();
             progress |= self.has_event(k) && self.client_events(now, k, &mut done);
             if !progress || done {
                 break;
@@ -406,7 +407,10 @@ impl Agent for HttpClient {
             c.conn.handle_segment_ecn(ctx.now, seg, pkt.ip.header.ecn());
             self.pump(ctx, k);
         }
-        self.dispatch(ctx);
+        // Most segments find no request waiting: the call is skipped then.
+        if !self.waiting.is_empty() {
+            self.dispatch(ctx);
+        }
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {
@@ -418,11 +422,21 @@ impl Agent for HttpClient {
             .filter(|&k| k < self.conns.len())
         {
             self.timers[k].fired(ctx.now);
-            if let Some(c) = self.conns[k].as_mut() {
-                if c.conn.poll_timeout().is_some_and(|t| t <= ctx.now) {
-                    c.conn.handle_timeout(ctx.now);
+            let wanted = self.timers[k].wanted();
+            match self.conns[k].as_mut() {
+                // A stale wake-up (as `HttpServerSlot::on_timer`): `pump` armed `wanted`.
+                Some(c) if c.settled && wanted.is_none_or(|t| t > ctx.now) => {
+                    debug_assert_eq!(wanted, c.conn.poll_timeout());
+                    let token = FIRST_CONN_TIMER + k as u64;
+                    self.timers[k].arm_with_token(ctx, wanted, token);
                 }
-                self.pump(ctx, k);
+                Some(c) => {
+                    if c.conn.poll_timeout().is_some_and(|t| t <= ctx.now) {
+                        c.conn.handle_timeout(ctx.now);
+                    }
+                    self.pump(ctx, k);
+                }
+                None => {}
             }
         }
         self.dispatch(ctx);
@@ -505,6 +519,9 @@ pub struct HttpServerSlot {
     local: Ipv4Addr,
     peer: Option<Ipv4Addr>,
     written: u64,
+    /// The last `pump` polled the core after its last call into it: a poll now would find
+    /// what that one found (nothing), so a stale wake-up may skip `pump`.
+    settled: bool,
 }
 
 impl HttpServerSlot {
@@ -519,6 +536,7 @@ impl HttpServerSlot {
             local: Ipv4Addr::UNSPECIFIED,
             peer: None,
             written: 0,
+            settled: true,
         }
     }
 
@@ -527,11 +545,13 @@ impl HttpServerSlot {
         self.conn = Some(Connection::listen_shared(self.cfg.clone(), self.port, iss));
         self.peer = None;
         self.written = 0;
+        self.settled = true;
     }
 
     fn pump(&mut self, ctx: &mut Ctx<'_>) {
         let now = ctx.now;
         let mut finished = false;
+        let mut settled = false;
         if let Some(conn) = self.conn.as_mut() {
             let size = self.shared.borrow().slots[self.slot].response;
             loop {
@@ -554,14 +574,19 @@ impl HttpServerSlot {
                     while let Some((seg, ecn)) = conn.poll_transmit_ecn(now) {
                         ctx.send(crate::tcp::ip_packet(self.local, dst, seg, ecn));
                     }
+                    settled = true;
                 }
                 while let Some(ev) = conn.poll_event() {
                     match ev {
                         Event::Closed | Event::Reset | Event::TimedOut => finished = true,
                         Event::SendBufferSpace => progress = true,
-                        Event::PeerClosed => conn.close(now),
+                        Event::PeerClosed => {
+                            conn.close(now);
+                            settled = false;
+                        }
                         Event::Delivered { .. } => {
                             conn.recv(usize::MAX);
+                            settled = false;
                         }
                         _ => {}
                     }
@@ -581,6 +606,7 @@ impl HttpServerSlot {
                 sh.set_server_active(self.slot, true);
             }
         }
+        self.settled = settled;
         if finished {
             // TIME-WAIT is not kept: the client picks slots round robin, so a port comes back
             // into use long after its last connection.
@@ -613,6 +639,15 @@ impl Agent for HttpServerSlot {
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, _token: u64) {
         self.timer.fired(ctx.now);
+        // A wake-up for a deadline that has since moved later, or for a connection that has
+        // since finished, changes nothing (as `TcpAgent::on_timer`): `pump` armed the core's
+        // earliest deadline, `wanted`, and left nothing to poll (`settled`).
+        let wanted = self.timer.wanted();
+        if self.settled && wanted.is_none_or(|t| t > ctx.now) {
+            debug_assert_eq!(wanted, self.conn.as_ref().and_then(|c| c.poll_timeout()));
+            self.timer.arm(ctx, wanted);
+            return;
+        }
         if let Some(conn) = self.conn.as_mut() {
             if conn.poll_timeout().is_some_and(|t| t <= ctx.now) {
                 conn.handle_timeout(ctx.now);

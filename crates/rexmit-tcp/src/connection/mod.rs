@@ -426,16 +426,20 @@ impl Connection {
     }
 
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.timers.next_of(|t| self.timer_runs(t))
+        self.timers.next_in(self.timers_served())
     }
 
-    /// The timers each state serves (the others may hold a stale deadline that nothing reads).
-    fn timer_runs(&self, t: Timer) -> bool {
+    /// The timers each state serves, one bit per `Timer` (the others may hold a stale
+    /// deadline that nothing reads).
+    #[inline]
+    fn timers_served(&self) -> u8 {
+        const HANDSHAKE: u8 = 1 << Timer::Handshake as u8;
+        const TIME_WAIT: u8 = 1 << Timer::TimeWait as u8;
         match self.state {
-            State::Closed | State::Listen => false,
-            State::SynSent | State::SynReceived => t == Timer::Handshake,
-            State::TimeWait => t == Timer::TimeWait,
-            _ => !matches!(t, Timer::Handshake | Timer::TimeWait),
+            State::Closed | State::Listen => 0,
+            State::SynSent | State::SynReceived => HANDSHAKE,
+            State::TimeWait => TIME_WAIT,
+            _ => !(HANDSHAKE | TIME_WAIT),
         }
     }
 
