@@ -422,21 +422,18 @@ impl Agent for HttpClient {
             .filter(|&k| k < self.conns.len())
         {
             self.timers[k].fired(ctx.now);
-            let wanted = self.timers[k].wanted();
-            match self.conns[k].as_mut() {
-                // A stale wake-up (as `HttpServerSlot::on_timer`): `pump` armed `wanted`.
-                Some(c) if c.settled && wanted.is_none_or(|t| t > ctx.now) => {
-                    debug_assert_eq!(wanted, c.conn.poll_timeout());
-                    let token = FIRST_CONN_TIMER + k as u64;
-                    self.timers[k].arm_with_token(ctx, wanted, token);
+            let settled = self.conns[k].as_ref().is_some_and(|c| c.settled);
+            // A stale wake-up (as `HttpServerSlot::on_timer`): `pump` armed the core's deadline.
+            if settled && self.timers[k].rearm_if_early(ctx, token) {
+                debug_assert_eq!(
+                    self.timers[k].wanted(),
+                    self.conns[k].as_ref().and_then(|c| c.conn.poll_timeout())
+                );
+            } else if let Some(c) = self.conns[k].as_mut() {
+                if c.conn.poll_timeout().is_some_and(|t| t <= ctx.now) {
+                    c.conn.handle_timeout(ctx.now);
                 }
-                Some(c) => {
-                    if c.conn.poll_timeout().is_some_and(|t| t <= ctx.now) {
-                        c.conn.handle_timeout(ctx.now);
-                    }
-                    self.pump(ctx, k);
-                }
-                None => {}
+                self.pump(ctx, k);
             }
         }
         self.dispatch(ctx);
@@ -642,10 +639,11 @@ impl Agent for HttpServerSlot {
         // A wake-up for a deadline that has since moved later, or for a connection that has
         // since finished, changes nothing (as `TcpAgent::on_timer`): `pump` armed the core's
         // earliest deadline, `wanted`, and left nothing to poll (`settled`).
-        let wanted = self.timer.wanted();
-        if self.settled && wanted.is_none_or(|t| t > ctx.now) {
-            debug_assert_eq!(wanted, self.conn.as_ref().and_then(|c| c.poll_timeout()));
-            self.timer.arm(ctx, wanted);
+        if self.settled && self.timer.rearm_if_early(ctx, 0) {
+            debug_assert_eq!(
+                self.timer.wanted(),
+                self.conn.as_ref().and_then(|c| c.poll_timeout())
+            );
             return;
         }
         if let Some(conn) = self.conn.as_mut() {

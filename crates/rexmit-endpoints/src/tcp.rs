@@ -465,10 +465,11 @@ impl Agent for TcpAgent {
         // reading the connection (issue 40: at 10 000 flows a third of the timer events, at
         // 1 000 flows 72%, and each read the cold connection's timers and ran `pump`). With a
         // trace the full path runs (`pump` records the state at every call).
-        let wanted = self.timer.wanted();
-        if self.trace.is_none() && wanted.is_none_or(|t| t > ctx.now) {
-            debug_assert_eq!(wanted, self.conn.as_ref().and_then(|c| c.poll_timeout()));
-            self.timer.arm(ctx, wanted);
+        if self.trace.is_none() && self.timer.rearm_if_early(ctx, 0) {
+            debug_assert_eq!(
+                self.timer.wanted(),
+                self.conn.as_ref().and_then(|c| c.poll_timeout())
+            );
             return;
         }
         if let Some(conn) = self.conn.as_mut() {

@@ -40,6 +40,17 @@ impl DeadlineTimer {
         self.wanted
     }
 
+    /// For a caller that arms after every call into its core: a wake-up before the deadline
+    /// given at the last `arm` (or with none given) finds nothing due in the core, so arm that
+    /// deadline again (with `token`) and return true; return false, arming nothing, when it is due.
+    pub fn rearm_if_early(&mut self, ctx: &mut Ctx<'_>, token: u64) -> bool {
+        if self.wanted.is_some_and(|t| t <= ctx.now) {
+            return false;
+        }
+        self.arm_with_token(ctx, self.wanted, token);
+        true
+    }
+
     /// An expiry fired: forget the armed event if it was this one.
     pub fn fired(&mut self, now: Time) {
         if self.armed.is_some_and(|t| t <= now) {
