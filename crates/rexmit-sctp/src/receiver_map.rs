@@ -68,6 +68,12 @@ impl ReceiverMap {
         }
         (pos - self.cum - 1) - self.ooo.range(..pos).count() as u64
     }
+    /// How many TSNs above the cumulative ack are held (the debug checks' cost measure).
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub(crate) fn out_of_order(&self) -> usize {
+        self.ooo.len()
+    }
+
     pub fn has_gaps(&self) -> bool {
         !self.ooo.is_empty()
     }

@@ -63,6 +63,12 @@ impl Receiver {
         self.map.is_some()
     }
 
+    /// How many TSNs above the cumulative ack are held (0 before set-up).
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub(super) fn out_of_order(&self) -> usize {
+        self.map.as_ref().map_or(0, |m| m.out_of_order())
+    }
+
     /// The cumulative TSN received (0 before set-up).
     pub(super) fn cum_tsn(&self) -> Option<u32> {
         self.map.as_ref().map(|m| m.cum_tsn())
