@@ -29,7 +29,7 @@ demo: install
 	@echo "Report: $(abspath results/nr-sack-quick/index.html) (claims.json beside it; sctp/ and cmt/ hold the sweeps and their report.html)"
 
 dev-deps: install tshark chromium peers usrsctp-deps
-	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6" "mypy>=1.8" "pandas>=1.5" "polars>=0.20" "duckdb>=0.9" "ruff>=0.17,<0.18"
+	$(BIN)/pip install -q "pytest>=7" "hypothesis>=6" "mypy>=1.8" "pandas>=1.5" "polars>=0.20" "duckdb>=0.9" "ruff>=0.17,<0.18" "pytest-xdist>=3.2"
 
 # The peer simulators of the cross-validation (issue 7): ns-2.35 from Debian's ns2 package, ns-3.44
 # from PyPI into the venv, and the C++ ns-3 scenario built against it. Idempotent.
@@ -76,8 +76,14 @@ test-rust: tshark emulation-deps usrsctp-deps
 # pytest exits 5 when it collects nothing: that is a failure here (the suite must not vanish).
 # The reduced cross-validation (tests/python/test_validation_peers.py) runs against the installed
 # peers; REXMIT_REQUIRE_PEERS=1 makes a missing peer a failure instead of a skip.
+# Two passes: every test not marked `realtime` on all CPUs (pytest-xdist; PYTEST_JOBS=0 runs them
+# in one process), then the real-time emulation tests alone, so that no other test shares their
+# CPU. Either pass collecting nothing is a failure too.
+PYTEST_JOBS ?= auto
+REQUIRE := REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 REXMIT_REQUIRE_BROWSER=1 REXMIT_REQUIRE_USRSCTP=1
 test-python: dev-deps emulation-deps
-	REXMIT_REQUIRE_TSHARK=1 REXMIT_REQUIRE_PEERS=1 REXMIT_REQUIRE_EMULATION=1 REXMIT_REQUIRE_BROWSER=1 REXMIT_REQUIRE_USRSCTP=1 $(BIN)/pytest -q --durations=15 tests/python
+	$(REQUIRE) $(BIN)/pytest -q -n $(PYTEST_JOBS) -m "not realtime" --durations=15 tests/python
+	$(REQUIRE) $(BIN)/pytest -q -m realtime --durations=5 tests/python
 
 # Code checks (issue 16): formatting, no import circles between a crate's modules nor between the
 # Python package's modules, clippy with warnings as errors, the type stub of the compiled module

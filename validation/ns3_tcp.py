@@ -12,6 +12,7 @@ validation/build/), runs it and prints its one JSON object. Every ns-3 option is
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +42,9 @@ def build(src: Path = SRC, headers: list[Path] = HEADERS, binary: Path = BIN) ->
     prefix = ns3_prefix()
     binary.parent.mkdir(parents=True, exist_ok=True)
     # The wheel is a release build with logging and asserts compiled in (its CMake targets say so).
+    # Compiled beside the binary, then renamed over it: tests running in parallel (pytest -n)
+    # may build the same binary at once, and none may run a half-written one.
+    partial = binary.with_name(f"{binary.name}.{os.getpid()}.tmp")
     cmd = [
         "g++",
         "-std=c++20",
@@ -51,12 +55,16 @@ def build(src: Path = SRC, headers: list[Path] = HEADERS, binary: Path = BIN) ->
         f"-I{prefix / 'include'}",
         str(src),
         "-o",
-        str(binary),
+        str(partial),
         f"-L{prefix / 'lib64'}",
         f"-Wl,-rpath,{prefix / 'lib64'}",
     ]
     cmd += [f"-lns3.44-{m}" for m in LIBS]
-    subprocess.run(cmd, check=True)
+    try:
+        subprocess.run(cmd, check=True)
+        os.replace(partial, binary)
+    finally:
+        partial.unlink(missing_ok=True)
     return binary
 
 

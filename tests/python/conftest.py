@@ -41,3 +41,10 @@ def emulation_or_skip() -> None:
     if os.environ.get("REXMIT_REQUIRE_EMULATION") == "1":
         pytest.fail(f"REXMIT_REQUIRE_EMULATION=1 but {why}")
     pytest.skip(why)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `slow` (a minute or more each, by CI's --durations) go first, the others
+    keeping their order: with `make test`'s workers (pytest -n) they then run beside the quick
+    ones instead of one after another at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

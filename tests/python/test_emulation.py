@@ -17,6 +17,9 @@ from conftest import emulation_or_skip, rexmit_cli
 
 import rexmit
 
+# Real time: `make test` runs these alone, after the others (pyproject.toml's markers).
+pytestmark = pytest.mark.realtime
+
 SCENARIO = """
 stop_time = "{stop}"
 [topology]

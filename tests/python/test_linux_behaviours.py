@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 from conftest import ROOT, emulation_or_skip
 
 sys.path.insert(0, str(ROOT / "validation"))
 import linux_behaviours as lb
+
+# Real time: `make test` runs these alone, after the others (pyproject.toml's markers).
+pytestmark = pytest.mark.realtime
 
 
 def test_each_option_is_what_changes_rexmits_timeline() -> None:

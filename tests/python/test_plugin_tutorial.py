@@ -6,11 +6,13 @@ import re
 import subprocess
 import sys
 
+import pytest
 from conftest import EXAMPLES
 
 ROOT = EXAMPLES.parent
 
 
+@pytest.mark.slow
 def test_the_plugin_tutorial_runs_and_the_rust_crate_gives_the_same_numbers(tmp_path):
     # A debug build sharing the workspace's target directory (its dependencies are built).
     subprocess.run(

@@ -4,12 +4,14 @@ cross traffic, through the CLI; and the seed-000 setup the recipe builds its run
 import random
 
 import pyarrow.parquet as pq
+import pytest
 from conftest import rexmit_cli
 
 from rexmit.recipes import seed000_setup as setup
 from rexmit.reproduce import claim_by_id, load_claims
 
 
+@pytest.mark.slow
 def test_nr_sack_quick_reproduction(tmp_path):
     out = tmp_path / "nr-sack"
     r = rexmit_cli("reproduce", "nr-sack", "--quick", "--out", str(out), "--jobs", "2")

@@ -1,10 +1,12 @@
 """`rexmit reproduce rack-sctp --quick`: seed 002's figures as sweeps, reports and claims."""
 
+import pytest
 from conftest import rexmit_cli
 
 from rexmit.reproduce import claim_by_id, load_claims
 
 
+@pytest.mark.slow
 def test_rack_sctp_quick_reproduces_the_core_claims(tmp_path):
     out = tmp_path / "rack"
     r = rexmit_cli("reproduce", "rack-sctp", "--quick", "--out", str(out), "--jobs", "2")

@@ -14,6 +14,7 @@ SWEEPS = ["fig8_lab", "lab_grid", "http_rtt", "fairness_tcp_bulk", "table1_prese
 MAIN = "thin-streams/fig8a-all-mods-lower-2nd-3rd"
 
 
+@pytest.mark.slow
 def test_thin_streams_quick_reproduction(tmp_path):
     out = tmp_path / "thin-streams"
     r = rexmit_cli("reproduce", "thin-streams", "--quick", "--out", str(out), "--jobs", "2")

@@ -52,6 +52,7 @@ def _compare_20s(script, name: str) -> dict:
         del script.SCENARIOS[short.name]
 
 
+@pytest.mark.slow
 def test_codel_with_four_flows_agrees_with_ns3():
     # aqm.py's CoDel row, shortened to 20 s and two seeds: the aggregate goodput, the mean
     # queueing delay and CoDel's drop count. (Over 20 s the split between the 40 ms and 80 ms
@@ -213,6 +214,7 @@ def test_cubic_startup_agrees_with_ns3_once_hystart_is_aligned():
         assert own["exits"][0][1] == 507, own["exits"]
 
 
+@pytest.mark.slow
 def test_fq_codel_class_split_agrees_with_ns3_once_its_prr_follows_rfc_6937():
     # docs/validation_queues.md, "The split between the RTT classes": ns-3.44's PRR counts a
     # duplicate ACK's segment twice with SACK, which gives its 40 ms flows more of an FQ-CoDel link;

@@ -14,6 +14,9 @@ from conftest import ROOT, emulation_or_skip
 sys.path.insert(0, str(ROOT / "validation"))
 import linux
 
+# Real time: `make test` runs these alone, after the others (pyproject.toml's markers).
+pytestmark = pytest.mark.realtime
+
 
 @pytest.mark.parametrize("cc,case", [("cubic", "drops3"), ("bbr", "drops1")])
 def test_scripted_drop_timelines_agree_with_linux(cc: str, case: str) -> None:

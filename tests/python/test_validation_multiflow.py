@@ -69,6 +69,7 @@ def test_sixteen_flows_time_out_about_as_often_as_in_ns2():
 # (docs/validation.md, "Competing flows"). NewReno against CUBIC with classic recovery, 20 seeds:
 # with ns-3's PPP header in the mirror its NewReno class is +10.8% on seeds 1-12 (CIs
 # overlapping), +9.0% on 1-16, +8.4% on 1-20 (the saved table's row).
+@pytest.mark.slow
 @pytest.mark.parametrize("name,seeds", [("ns3-newreno-4-rtt44-82", 24), ("ns3-newreno-vs-cubic-4-classic", 20)])
 def test_competing_flows_agree_with_ns3(name, seeds):
     _require(

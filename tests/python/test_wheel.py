@@ -2,8 +2,9 @@
 virtual environment, and its `rexmit` command runs a scenario and names the version and git
 revision it was built from.
 
-The build uses the checkout's cargo cache (target/), so after `make install` it takes seconds
-to a couple of minutes. The fresh venv gets only the wheel (`pip install --no-deps`): its
+The build takes `make install`'s build settings (scripts/pgo_env.sh: with a profile, its target
+directory and RUSTFLAGS), so cargo finds the same sources already built and the wheel takes
+seconds; with other settings it would build everything again (minutes, with fat LTO). The fresh venv gets only the wheel (`pip install --no-deps`): its
 dependencies (pyarrow, ...) come from the environment running the tests through a .pth file,
 so the test needs no network, while `rexmit` itself is imported from the wheel alone."""
 
@@ -32,8 +33,11 @@ def _run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 
 def test_wheel_installs_into_a_fresh_venv_and_runs_an_example(tmp_path):
+    # The build as `make install` runs it (VIRTUAL_ENV too: maturin gives pyo3 that interpreter,
+    # and another one would rebuild pyo3 and everything above it); the fresh venv without either.
+    build = '. scripts/pgo_env.sh && exec "$0" build --release -o "$1"'
+    _run(["bash", "-c", build, _maturin(), str(tmp_path / "dist")], cwd=ROOT, timeout=1800)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    _run([_maturin(), "build", "--release", "-o", str(tmp_path / "dist")], cwd=ROOT, env=env, timeout=1800)
     (wheel,) = (tmp_path / "dist").glob("rexmit-*.whl")
 
     venv = tmp_path / "venv"
