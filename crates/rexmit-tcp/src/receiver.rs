@@ -246,6 +246,20 @@ impl Receiver {
 
     /// Hand up to `max` in-order bytes to the application.
     pub fn read(&mut self, max: usize) -> Payload {
+        // Fast path (`crate::fast_path`, issue 40 step 7): one readable piece that fits whole
+        // (a segment arrived and the application takes everything) is handed over as it is,
+        // which is what the joiner below returns for a single part.
+        if crate::fast_path::enabled()
+            && max > 0
+            && self.readable.len() == 1
+            && self.readable_bytes <= max as u64
+        {
+            if let Some(front) = self.readable.pop_front() {
+                debug_assert_eq!(front.len() as u64, self.readable_bytes);
+                self.readable_bytes -= front.len() as u64;
+                return front;
+            }
+        }
         let mut out = PayloadJoiner::default();
         let mut want = max as u64;
         while want > 0 {

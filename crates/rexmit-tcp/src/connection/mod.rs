@@ -707,7 +707,8 @@ impl Connection {
             }
         }
         if ack >= self.snd.snd_una {
-            let sack: OffsetBlocks = if self.sack_ok {
+            // Most ACKs carry no blocks: no collecting then (the same empty list).
+            let sack: OffsetBlocks = if self.sack_ok && !seg.options.sack_blocks.is_empty() {
                 seg.options
                     .sack_blocks
                     .iter()
