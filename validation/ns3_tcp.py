@@ -41,10 +41,10 @@ def build(src: Path = SRC, headers: list[Path] = HEADERS, binary: Path = BIN) ->
         return binary
     prefix = ns3_prefix()
     binary.parent.mkdir(parents=True, exist_ok=True)
-    # The wheel is a release build with logging and asserts compiled in (its CMake targets say so).
     # Compiled beside the binary, then renamed over it: tests running in parallel (pytest -n)
     # may build the same binary at once, and none may run a half-written one.
     partial = binary.with_name(f"{binary.name}.{os.getpid()}.tmp")
+    # The wheel is a release build with logging and asserts compiled in (its CMake targets say so).
     cmd = [
         "g++",
         "-std=c++20",

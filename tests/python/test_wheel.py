@@ -4,9 +4,10 @@ revision it was built from.
 
 The build takes `make install`'s build settings (scripts/pgo_env.sh: with a profile, its target
 directory and RUSTFLAGS), so cargo finds the same sources already built and the wheel takes
-seconds; with other settings it would build everything again (minutes, with fat LTO). The fresh venv gets only the wheel (`pip install --no-deps`): its
-dependencies (pyarrow, ...) come from the environment running the tests through a .pth file,
-so the test needs no network, while `rexmit` itself is imported from the wheel alone."""
+seconds; with other settings it would build everything again (minutes, with fat LTO). The fresh
+venv gets only the wheel (`pip install --no-deps`): its dependencies (pyarrow, ...) come from
+the environment running the tests through a .pth file, so the test needs no network, while
+`rexmit` itself is imported from the wheel alone."""
 
 import os
 import shutil

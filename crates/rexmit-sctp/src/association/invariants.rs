@@ -24,6 +24,12 @@ pub(super) struct Audit {
     fast_answers: u64,
 }
 
+/// Whether the `count`-th check over `entries` entries runs: every one up to 64 entries, every
+/// k-th above, k = entries / 64, so that checks costing a pass over the entries stay linear.
+fn on_stride(count: u64, entries: usize) -> bool {
+    count % (entries as u64 / 64).max(1) == 0
+}
+
 impl Association {
     /// Every timer and its deadline, for failure messages.
     pub(crate) fn timer_report(&self) -> String {
@@ -51,8 +57,8 @@ impl Association {
             return t;
         }
         self.audit.fast_answers += 1;
-        let held = (self.tx.rtxq().len() + self.rx.out_of_order()) as u64;
-        if self.audit.fast_answers % (held / 64).max(1) != 0 {
+        let held = self.tx.rtxq().len() + self.rx.out_of_order();
+        if !on_stride(self.audit.fast_answers, held) {
             assert!(self.poll_transmit(now).is_none());
             return None;
         }
@@ -106,7 +112,7 @@ impl Association {
         // check only, k = entries / 64, so debug runs stay linear. An accounting error persists
         // until repaired, so it is still caught, a few calls later.
         self.audit.checks += 1;
-        if self.audit.checks % (self.tx.rtxq().len() as u64 / 64).max(1) == 0 {
+        if on_stride(self.audit.checks, self.tx.rtxq().len()) {
             self.check_rtx_queue();
         }
         // Timers are never armed in the past.
